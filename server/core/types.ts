@@ -1,0 +1,126 @@
+// The domain model shared by core, rules and the store. Plain data, JSON-serialisable: a collection is
+// stored as JSON in `_collections` and returned by the API as it is here.
+
+export type FieldType =
+  | 'text'
+  | 'editor'
+  | 'number'
+  | 'bool'
+  | 'email'
+  | 'url'
+  | 'date'
+  | 'autodate'
+  | 'select'
+  | 'relation'
+  | 'json'
+  | 'password'
+  | 'geoPoint';
+
+export const FIELD_TYPES: readonly FieldType[] = [
+  'text', 'editor', 'number', 'bool', 'email', 'url', 'date', 'autodate', 'select', 'relation', 'json',
+  'password', 'geoPoint',
+];
+
+/** Every field carries these; type-specific options live flat beside them, as in PocketBase. */
+export interface FieldBase {
+  id: string;
+  name: string;
+  type: FieldType;
+  system: boolean;
+  hidden: boolean;
+  presentable: boolean;
+  required?: boolean;
+  help?: string;
+}
+
+export interface TextField extends FieldBase { type: 'text'; min: number; max: number; pattern: string; autogeneratePattern: string; primaryKey: boolean }
+export interface EditorField extends FieldBase { type: 'editor'; maxSize: number; convertURLs: boolean }
+export interface NumberField extends FieldBase { type: 'number'; min: number | null; max: number | null; onlyInt: boolean }
+export interface BoolField extends FieldBase { type: 'bool' }
+export interface EmailField extends FieldBase { type: 'email'; exceptDomains: string[]; onlyDomains: string[] }
+export interface UrlField extends FieldBase { type: 'url'; exceptDomains: string[]; onlyDomains: string[] }
+export interface DateField extends FieldBase { type: 'date'; min: string; max: string }
+export interface AutodateField extends FieldBase { type: 'autodate'; onCreate: boolean; onUpdate: boolean }
+export interface SelectField extends FieldBase { type: 'select'; values: string[]; maxSelect: number }
+export interface RelationField extends FieldBase { type: 'relation'; collectionId: string; cascadeDelete: boolean; minSelect: number; maxSelect: number }
+export interface JsonField extends FieldBase { type: 'json'; maxSize: number }
+export interface PasswordField extends FieldBase { type: 'password'; min: number; max: number; pattern: string; cost: number }
+export interface GeoPointField extends FieldBase { type: 'geoPoint' }
+
+export type Field =
+  | TextField | EditorField | NumberField | BoolField | EmailField | UrlField | DateField | AutodateField
+  | SelectField | RelationField | JsonField | PasswordField | GeoPointField;
+
+export type FieldOf<T extends FieldType> = Extract<Field, { type: T }>;
+
+/** Multiple select/relation means maxSelect > 1 (0 or 1 is single), as in PocketBase. */
+export function isMultiple(field: Field): boolean {
+  return (field.type === 'select' || field.type === 'relation') && field.maxSelect > 1;
+}
+
+export interface IndexDef {
+  name: string;
+  /** Field ids, not names. */
+  fields: string[];
+  unique?: boolean;
+  type?: string;
+}
+
+export type CollectionType = 'base' | 'auth';
+
+export type RuleKey = 'listRule' | 'viewRule' | 'createRule' | 'updateRule' | 'deleteRule' | 'authRule' | 'manageRule';
+export const RULE_KEYS: readonly RuleKey[] = ['listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule', 'authRule', 'manageRule'];
+
+export interface Collection {
+  id: string;
+  name: string;
+  type: CollectionType;
+  system: boolean;
+  fields: Field[];
+  indexes: IndexDef[];
+  listRule: string | null;
+  viewRule: string | null;
+  createRule: string | null;
+  updateRule: string | null;
+  deleteRule: string | null;
+  /** Auth collections only. */
+  authRule?: string | null;
+  manageRule?: string | null;
+  identityFields?: string[];
+  created: string;
+  updated: string;
+}
+
+/** A value as stored in SQLite and bound as a parameter. */
+export type SqlValue = string | number | null;
+
+/** A record as read from its table: column name → stored value. */
+export type Row = Record<string, SqlValue>;
+
+/** The signed-in caller, if any. */
+export interface AuthInfo {
+  collection: Collection;
+  /** The auth record's stored row (includes hidden columns; never serialised as is). */
+  record: Row;
+  sessionId: string;
+}
+
+/** What rules may read of the request (`@request.*`). */
+export interface RequestInfo {
+  auth: AuthInfo | null;
+  method: string;
+  /** `default`, `expand`, `password`, ... */
+  context: string;
+  /** Submitted body after modifiers are resolved. */
+  body: Record<string, unknown>;
+  query: Record<string, string>;
+  /** Keys normalised to snake_case lower case (`X-Token` → `x_token`). */
+  headers: Record<string, string>;
+}
+
+export function isSuperuser(auth: AuthInfo | null): boolean {
+  return auth !== null && auth.collection.id === SUPERUSERS_ID;
+}
+
+export const SUPERUSERS_ID = '_superusers';
+export const SUPERUSERS_NAME = '_superusers';
