@@ -1,0 +1,223 @@
+// The only way the admin UI talks to the server: one small typed fetch client over the spec's API.
+// Same-origin by default (the UI is served by the server at /_/), bearer token kept in storage so a
+// session survives a reload, every non-2xx answer thrown as an ApiError carrying the envelope.
+import type { Collection, Field, IndexDef } from '../server/core/types.js';
+
+export type { Collection, Field, IndexDef };
+
+export interface FieldErrorDetail {
+  code: string;
+  message: string;
+}
+
+/** The envelope's `data`: per-key details, nested for nested errors (`fields.2.name`). */
+export interface ErrorData {
+  [key: string]: FieldErrorDetail | ErrorData;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly data: ErrorData = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface Page<T> {
+  page: number;
+  perPage: number;
+  totalItems: number;
+  totalPages: number;
+  items: T[];
+}
+
+export interface RecordModel {
+  id: string;
+  collectionId: string;
+  collectionName: string;
+  expand?: Record<string, RecordModel | RecordModel[]>;
+  [field: string]: unknown;
+}
+
+export interface SessionInfo {
+  id: string;
+  created: string;
+  expires: string;
+  userAgent: string;
+  current: boolean;
+  record?: { collectionName: string; id: string; email: string };
+}
+
+export interface AuthResponse {
+  token: string;
+  record: RecordModel;
+}
+
+export interface ListParams {
+  page?: number;
+  perPage?: number;
+  sort?: string;
+  filter?: string;
+  expand?: string;
+  skipTotal?: boolean;
+}
+
+/** What a collection create/update accepts (fields may omit ids: new fields get one from the server). */
+export type CollectionInput = Partial<Omit<Collection, 'fields'>> & { fields?: Array<Partial<Field>> };
+
+/** Where the bearer token lives between reloads. */
+export interface TokenStore {
+  get(): string | null;
+  set(token: string | null): void;
+}
+
+export function storageTokenStore(storage: Storage, key = 'deskbase.token'): TokenStore {
+  return {
+    get: () => storage.getItem(key),
+    set: (token) => (token === null ? storage.removeItem(key) : storage.setItem(key, token)),
+  };
+}
+
+export interface ApiOptions {
+  /** Default `/api` (same origin). */
+  baseUrl?: string;
+  store: TokenStore;
+  fetch?: typeof fetch;
+  /** Called after a 401 dropped the token, so the UI can go back to sign-in. */
+  onUnauthorized?: () => void;
+}
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+interface RequestOptions {
+  query?: Query;
+  body?: unknown;
+}
+
+const enc = encodeURIComponent;
+
+export function createApi(options: ApiOptions) {
+  const base = (options.baseUrl ?? '/api').replace(/\/$/, '');
+  const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+
+  async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    const token = options.store.get();
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (opts.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await doFetch(base + path + queryString(opts.query), {
+      method,
+      headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    });
+    const payload = await readJson(res);
+    if (!res.ok) {
+      if (res.status === 401 && token) {
+        options.store.set(null);
+        options.onUnauthorized?.();
+      }
+      throw toApiError(res, payload);
+    }
+    return payload as T;
+  }
+
+  const records = (c: string) => `/collections/${enc(c)}/records`;
+
+  return {
+    request,
+    token: () => options.store.get(),
+    setToken: (token: string | null) => options.store.set(token),
+
+    health: () => request<{ status: string }>('GET', '/health'),
+    setupStatus: () => request<{ required: boolean }>('GET', '/setup'),
+    setup: (body: { token: string; email: string; password: string }) => request<RecordModel>('POST', '/setup', { body }),
+
+    async authWithPassword(collection: string, identity: string, password: string): Promise<AuthResponse> {
+      const res = await request<AuthResponse>('POST', `/collections/${enc(collection)}/auth-with-password`, {
+        body: { identity, password },
+      });
+      options.store.set(res.token);
+      return res;
+    },
+    getSession: () => request<SessionInfo | null>('GET', '/session'),
+    async signOut(): Promise<void> {
+      try {
+        await request<void>('DELETE', '/session');
+      } finally {
+        options.store.set(null);
+      }
+    },
+    listSessions: () => request<{ items: SessionInfo[] }>('GET', '/sessions'),
+    revokeSession: (id: string) => request<void>('DELETE', `/sessions/${enc(id)}`),
+
+    listCollections: () => request<Page<Collection>>('GET', '/collections', { query: { perPage: 1000 } }),
+    getCollection: (idOrName: string) => request<Collection>('GET', `/collections/${enc(idOrName)}`),
+    createCollection: (body: CollectionInput) => request<Collection>('POST', '/collections', { body }),
+    updateCollection: (idOrName: string, body: CollectionInput) =>
+      request<Collection>('PATCH', `/collections/${enc(idOrName)}`, { body }),
+    deleteCollection: (idOrName: string) => request<void>('DELETE', `/collections/${enc(idOrName)}`),
+
+    listRecords: (c: string, params: ListParams = {}) => request<Page<RecordModel>>('GET', records(c), { query: { ...params } }),
+    getRecord: (c: string, id: string, expand?: string) => request<RecordModel>('GET', `${records(c)}/${enc(id)}`, { query: { expand } }),
+    createRecord: (c: string, body: Record<string, unknown>, expand?: string) =>
+      request<RecordModel>('POST', records(c), { body, query: { expand } }),
+    updateRecord: (c: string, id: string, body: Record<string, unknown>, expand?: string) =>
+      request<RecordModel>('PATCH', `${records(c)}/${enc(id)}`, { body, query: { expand } }),
+    deleteRecord: (c: string, id: string) => request<void>('DELETE', `${records(c)}/${enc(id)}`),
+  };
+}
+
+export type Api = ReturnType<typeof createApi>;
+
+function queryString(query: Query | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === '') continue;
+    params.set(key, String(value));
+  }
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+async function readJson(res: Response): Promise<unknown> {
+  const text = await res.text();
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function toApiError(res: Response, payload: unknown): ApiError {
+  if (isObject(payload)) {
+    const message = typeof payload.message === 'string' ? payload.message : res.statusText;
+    const data = isObject(payload.data) ? (payload.data as ErrorData) : {};
+    return new ApiError(res.status, message || `Request failed (${res.status}).`, data);
+  }
+  return new ApiError(res.status, res.statusText || `Request failed (${res.status}).`);
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** `data.<path>.message` when the server reported an error at that key path (`fields.2.name`). */
+export function errorAt(data: ErrorData | undefined, path: string): string | undefined {
+  let node: unknown = data;
+  for (const key of path.split('.')) {
+    if (!isObject(node)) return undefined;
+    node = node[key];
+  }
+  return isObject(node) && typeof node.message === 'string' ? node.message : undefined;
+}
+
+/** A readable message for any thrown value. */
+export function messageOf(err: unknown): string {
+  if (err instanceof ApiError || err instanceof Error) return err.message;
+  return String(err);
+}

@@ -1,0 +1,52 @@
+import { createSignal, Show } from 'solid-js';
+import type { FieldUi } from './types.js';
+import { NumberOpt } from './option-controls.js';
+
+/** Parses the textarea: empty → null; otherwise JSON or an error message. */
+export function parseJsonInput(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (text.trim() === '') return { ok: true, value: null };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (err) {
+    return { ok: false, message: `Not valid JSON: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+export const jsonUi: FieldUi<'json'> = {
+  label: 'JSON',
+  glyph: '{}',
+  description: 'Any JSON value: objects, arrays, numbers, text.',
+  defaults: () => ({ maxSize: 0 }),
+  Input: (props) => {
+    const [text, setText] = createSignal(props.value === null || props.value === undefined ? '' : JSON.stringify(props.value, null, 2));
+    const [problem, setProblem] = createSignal<string | null>(null);
+    return (
+      <>
+        <textarea
+          id={props.id}
+          class="mono"
+          rows={5}
+          spellcheck={false}
+          value={text()}
+          placeholder='{"key": "value"}'
+          aria-invalid={problem() || props.error ? 'true' : undefined}
+          onInput={(e) => {
+            setText(e.currentTarget.value);
+            const parsed = parseJsonInput(e.currentTarget.value);
+            setProblem(parsed.ok ? null : parsed.message);
+            props.ctx.setInvalid(props.field.name, parsed.ok ? null : parsed.message);
+            if (parsed.ok) props.onChange(parsed.value);
+          }}
+        />
+        <Show when={problem()}>
+          <small class="error-text">{problem()}</small>
+        </Show>
+      </>
+    );
+  },
+  Options: (props) => (
+    <div class="opt-grid">
+      <NumberOpt id={`${props.idPrefix}-maxSize`} label="Max size (bytes)" hint="0 means 1 MiB" step="1" value={props.field.maxSize} empty={0} error={props.error('maxSize')} disabled={props.locked} onChange={(v) => props.update({ maxSize: v ?? 0 })} />
+    </div>
+  ),
+};

@@ -1,0 +1,15 @@
+import type { FieldUi } from './types.js';
+import { DomainOptions } from './domains.js';
+
+export const urlUi: FieldUi<'url'> = {
+  label: 'URL',
+  glyph: '↗',
+  description: 'A web address, optionally limited to domains.',
+  defaults: () => ({ exceptDomains: [], onlyDomains: [] }),
+  Input: (props) => (
+    <input id={props.id} type="url" placeholder="https://" value={typeof props.value === 'string' ? props.value : ''} aria-invalid={props.error ? 'true' : undefined} onInput={(e) => props.onChange(e.currentTarget.value)} />
+  ),
+  Options: (props) => (
+    <DomainOptions idPrefix={props.idPrefix} exceptDomains={props.field.exceptDomains ?? []} onlyDomains={props.field.onlyDomains ?? []} locked={props.locked} error={props.error} update={props.update} />
+  ),
+};
