@@ -1,0 +1,82 @@
+// npm run serve -- [--dir DIR] [--http HOST:PORT] [--verbose]
+import { resolve } from 'node:path';
+import { startServer } from './index.js';
+
+export interface CliOptions {
+  dir: string;
+  host: string;
+  port: number;
+  strictPort: boolean;
+  verbose: boolean;
+}
+
+export function parseArgs(argv: string[]): CliOptions | { help: string } | { error: string } {
+  const out: CliOptions = { dir: resolve('deskbase_data'), host: '127.0.0.1', port: 8090, strictPort: false, verbose: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = () => inline ?? argv[++i];
+    if (flag === '--dir') {
+      const v = value();
+      if (!v) return { error: '--dir needs a folder' };
+      out.dir = resolve(v);
+    } else if (flag === '--http') {
+      const v = value() ?? '';
+      const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(v);
+      if (!m || Number(m[3]) > 65535) return { error: `--http takes HOST:PORT, for example 127.0.0.1:8090 (got "${v}")` };
+      out.host = m[1] ?? (m[2] || '127.0.0.1');
+      out.port = Number(m[3]);
+      out.strictPort = true;
+    } else if (flag === '--verbose' || flag === '-v') out.verbose = true;
+    else if (flag === '--help' || flag === '-h') return { help: HELP };
+    else return { error: `unknown option ${arg}\n\n${HELP}` };
+  }
+  return out;
+}
+
+const HELP = `Deskbase server
+
+Usage: npm run serve -- [--dir DIR] [--http HOST:PORT] [--verbose]
+
+  --dir DIR         data folder (default ./deskbase_data)
+  --http HOST:PORT  address to listen on (default 127.0.0.1:8090; 0.0.0.0:PORT for the LAN)
+  --verbose         log every request as a JSON line`;
+
+export async function main(argv: string[]): Promise<void> {
+  const parsed = parseArgs(argv);
+  if ('help' in parsed) {
+    console.log(parsed.help);
+    return;
+  }
+  if ('error' in parsed) {
+    console.error(parsed.error);
+    process.exitCode = 2;
+    return;
+  }
+  let server;
+  try {
+    server = await startServer({ dir: parsed.dir, host: parsed.host, port: parsed.port, strictPort: parsed.strictPort, verbose: parsed.verbose });
+  } catch (err) {
+    console.error(`Deskbase could not start: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+    return;
+  }
+  console.log(`Deskbase is running.`);
+  console.log(`  Admin UI: ${server.url}/_/`);
+  console.log(`  REST API: ${server.url}/api/`);
+  for (const url of await server.lanUrls()) console.log(`  On the LAN: ${url}/_/`);
+  console.log(`  Data folder: ${parsed.dir}`);
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: saving and stopping...`);
+    await server.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+const invoked = process.argv[1] ?? '';
+if (/cli\.(ts|js|mjs|cjs)$/.test(invoked)) void main(process.argv.slice(2));

@@ -1,0 +1,156 @@
+// Password sign-in, refresh and the session endpoints' logic. Every sign-in failure (unknown
+// identity, wrong password, failing authRule, blocked account) is the same 400, and costs one hash.
+import { ApiError, badRequest, fieldError, forbidden, notFound, unauthorized, type ErrorData } from '../errors.js';
+import type { Store } from '../store/db.js';
+import { compileFilter } from '../rules/resolver.js';
+import { burnPasswordCheck, verifyPassword } from './passwords.js';
+import type { Registry } from './registry.js';
+import type { SessionRow, Sessions } from './sessions.js';
+import { ident } from './sql-ident.js';
+import type { AuthInfo, Collection, RequestInfo, Row } from './types.js';
+import { isSuperuser } from './types.js';
+
+export const MAX_FAILURES = 10;
+export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
+
+const failed = () => badRequest('Failed to authenticate.');
+
+/** Ten failures for one account within 15 minutes block it for the rest of that window. */
+export class FailureLimiter {
+  private windows = new Map<string, { start: number; count: number }>();
+  constructor(private now: () => number = Date.now) {}
+
+  blocked(key: string): boolean {
+    const w = this.windows.get(key);
+    if (!w) return false;
+    if (this.now() - w.start >= FAILURE_WINDOW_MS) {
+      this.windows.delete(key);
+      return false;
+    }
+    return w.count >= MAX_FAILURES;
+  }
+
+  fail(key: string): void {
+    const t = this.now();
+    const w = this.windows.get(key);
+    if (!w || t - w.start >= FAILURE_WINDOW_MS) this.windows.set(key, { start: t, count: 1 });
+    else w.count++;
+    if (this.windows.size > 100_000) this.prune(t);
+  }
+
+  succeed(key: string): void {
+    this.windows.delete(key);
+  }
+
+  private prune(t: number): void {
+    for (const [k, w] of this.windows) if (t - w.start >= FAILURE_WINDOW_MS) this.windows.delete(k);
+  }
+}
+
+export interface SignIn {
+  token: string;
+  collection: Collection;
+  record: Row;
+  session: SessionRow;
+}
+
+export function createAuth(store: Store, registry: Registry, sessions: Sessions, limiter: FailureLimiter) {
+  function authCollection(name: string): Collection {
+    const c = registry.get(name);
+    if (!c) throw notFound('Missing or invalid collection context.');
+    if (c.type !== 'auth') throw notFound('Missing or invalid auth collection context.');
+    return c;
+  }
+
+  function findByIdentity(c: Collection, identity: string): Row | undefined {
+    const fields = [...(c.identityFields ?? ['email'])].sort((a, b) => (a === 'email' ? -1 : b === 'email' ? 1 : 0));
+    for (const name of fields) {
+      if (!c.fields.some((f) => f.name === name)) continue;
+      if (name === 'email' && !identity.includes('@')) continue;
+      const collate = name === 'email' ? ' COLLATE NOCASE' : '';
+      const row = store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE ${ident(name)}${collate} = ? LIMIT 1`, [identity]);
+      if (row) return row;
+    }
+    return undefined;
+  }
+
+  function passesAuthRule(c: Collection, record: Row, req: RequestInfo): boolean {
+    if (c.authRule === null || c.authRule === undefined) return false;
+    if (c.authRule.trim() === '') return true;
+    const authReq: RequestInfo = { ...req, context: 'password', auth: { collection: c, record, sessionId: '' } };
+    const w = compileFilter(c.authRule, { collection: c, alias: 'r', lookup: registry.lookup, request: authReq, mode: 'rule' });
+    return store.get(`SELECT 1 AS ok FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${w.sql})`, [record.id, ...w.params]) !== undefined;
+  }
+
+  return {
+    authCollection,
+
+    async signInWithPassword(name: string, body: unknown, req: RequestInfo, userAgent: string): Promise<SignIn> {
+      const c = authCollection(name);
+      const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+      const errors: ErrorData = {};
+      for (const key of ['identity', 'password'] as const) {
+        const v = b[key];
+        if (typeof v !== 'string' || v === '') errors[key] = fieldError('validation_required', 'Cannot be blank.');
+        else if (v.length > 255) errors[key] = fieldError('validation_length_out_of_range', 'The length must be between 1 and 255.');
+      }
+      if (Object.keys(errors).length > 0) throw badRequest('An error occurred while validating the submitted data.', errors);
+      const identity = String(b.identity);
+      const password = String(b.password);
+      const record = findByIdentity(c, identity);
+      const key = `${c.id}/${record ? String(record.id) : identity.toLowerCase()}`;
+      if (!record) {
+        await burnPasswordCheck(password);
+        limiter.fail(key);
+        throw failed();
+      }
+      const blocked = limiter.blocked(key);
+      const ok = await verifyPassword(password, String(record.password ?? ''));
+      if (blocked) throw failed();
+      if (!ok || !passesAuthRule(c, record, req)) {
+        limiter.fail(key);
+        throw failed();
+      }
+      limiter.succeed(key);
+      const started = await store.write((tx) => sessions.start(tx, c.id, String(record.id), userAgent));
+      return { token: started.token, collection: c, record, session: started.session };
+    },
+
+    /** Extends the caller's session to its full lifetime after re-checking authRule. */
+    async refresh(name: string, req: RequestInfo): Promise<{ auth: AuthInfo; expires: string }> {
+      const c = authCollection(name);
+      const auth = req.auth;
+      if (!auth) throw unauthorized();
+      if (auth.collection.id !== c.id) throw forbidden(`The request requires auth record from ${c.name} collection.`);
+      if (!passesAuthRule(c, auth.record, req)) {
+        throw new ApiError(403, "The request doesn't satisfy the collection requirements to authenticate.");
+      }
+      const expires = await store.write((tx) => sessions.extend(tx, auth.sessionId));
+      return { auth, expires };
+    },
+
+    async endSession(auth: AuthInfo | null): Promise<void> {
+      if (!auth) return;
+      await store.write((tx) => sessions.end(tx, auth.sessionId));
+    },
+
+    listSessions(auth: AuthInfo): SessionRow[] {
+      return sessions.listFor(auth.collection.id, String(auth.record.id));
+    },
+
+    getSession(auth: AuthInfo): SessionRow | undefined {
+      return sessions.get(store, auth.sessionId);
+    },
+
+    /** Ends one of the caller's own sessions; another record's session answers 404. */
+    async revoke(auth: AuthInfo, id: string): Promise<void> {
+      const s = sessions.get(store, id);
+      if (!s || s.collectionId !== auth.collection.id || s.recordId !== String(auth.record.id)) throw notFound();
+      await store.write((tx) => sessions.end(tx, id));
+    },
+
+    isSuperuser,
+  };
+}
+
+export type Auth = ReturnType<typeof createAuth>;

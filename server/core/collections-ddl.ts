@@ -1,0 +1,83 @@
+// SQL for collection tables and indexes. Tables are named after the collection, columns after fields.
+import type { WriteTx } from '../store/db.js';
+import { FIELD_SPECS } from './fields/index.js';
+import { ident } from './sql-ident.js';
+import type { Collection, Field, FieldType, FieldOf, IndexDef } from './types.js';
+import { isMultiple } from './types.js';
+
+export function columnSql(field: Field): string {
+  const spec = FIELD_SPECS[field.type] as unknown as { column(f: FieldOf<FieldType>): string };
+  if (field.type === 'text' && field.primaryKey) return `${ident(field.name)} TEXT PRIMARY KEY NOT NULL`;
+  return `${ident(field.name)} ${spec.column(field)}`;
+}
+
+export function createTableSql(table: string, fields: Field[]): string {
+  return `CREATE TABLE ${ident(table)} (${fields.map(columnSql).join(', ')})`;
+}
+
+/** The system indexes of auth collections: emails are unique, case-insensitively, when set. */
+function systemIndexSql(c: Collection): string[] {
+  if (c.type !== 'auth') return [];
+  return [
+    `CREATE UNIQUE INDEX ${ident(`_${c.id}_email_idx`)} ON ${ident(c.name)} ("email" COLLATE NOCASE) WHERE "email" != ''`,
+  ];
+}
+
+export function indexSql(c: Collection, index: IndexDef): string {
+  const cols = index.fields.map((fid) => {
+    const field = c.fields.find((f) => f.id === fid);
+    if (!field) throw new Error(`index ${index.name} names unknown field ${fid}`);
+    return ident(field.name);
+  });
+  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${ident(index.name)} ON ${ident(c.name)} (${cols.join(', ')})`;
+}
+
+export function createCollectionTable(tx: WriteTx, c: Collection): void {
+  tx.run(createTableSql(c.name, c.fields));
+  createIndexes(tx, c);
+}
+
+export function createIndexes(tx: WriteTx, c: Collection): void {
+  for (const sql of systemIndexSql(c)) tx.run(sql);
+  for (const index of c.indexes) tx.run(indexSql(c, index));
+}
+
+export function dropIndexes(tx: WriteTx, table: string): void {
+  const rows = tx.all<{ name: string }>(
+    `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`,
+    [table],
+  );
+  for (const row of rows) tx.run(`DROP INDEX ${ident(row.name)}`);
+}
+
+/** How to carry a column's values over when a field keeps its id but changes shape. */
+function carryExpr(prev: Field, next: Field): string {
+  const col = ident(prev.name);
+  const wasMulti = isMultiple(prev);
+  const isMulti = isMultiple(next);
+  // single ↔ multiple changes migrate stored values, keeping the last item when shrinking (PocketBase)
+  if (wasMulti && !isMulti) return `COALESCE(json_extract(${col}, '$[#-1]'), '')`;
+  if (!wasMulti && isMulti) return `CASE WHEN ${col} IS NULL OR ${col} = '' THEN '[]' ELSE json_array(${col}) END`;
+  return col;
+}
+
+/**
+ * Rebuilds the table for a new field list (SQLite's recommended way to change columns): a new table
+ * is filled from the old one, fields matched by id, then swapped in. Runs inside the caller's
+ * transaction, so a failure (for example a unique index over duplicates) leaves everything as it was.
+ */
+export function rebuildTable(tx: WriteTx, prev: Collection, next: Collection): void {
+  const tmp = `_tmp_${next.id}`;
+  tx.run(createTableSql(tmp, next.fields));
+  const carried = next.fields
+    .map((f) => ({ next: f, prev: prev.fields.find((p) => p.id === f.id) }))
+    .filter((pair): pair is { next: Field; prev: Field } => pair.prev !== undefined);
+  if (carried.length > 0) {
+    const cols = carried.map((p) => ident(p.next.name)).join(', ');
+    const exprs = carried.map((p) => carryExpr(p.prev, p.next)).join(', ');
+    tx.run(`INSERT INTO ${ident(tmp)} (${cols}) SELECT ${exprs} FROM ${ident(prev.name)}`);
+  }
+  tx.run(`DROP TABLE ${ident(prev.name)}`);
+  tx.run(`ALTER TABLE ${ident(tmp)} RENAME TO ${ident(next.name)}`);
+  createIndexes(tx, next);
+}

@@ -1,0 +1,242 @@
+// Turns a submitted collection (create, or update merged onto the stored one) into a complete,
+// validated Collection, or a 400 with per-key codes as PocketBase reports them.
+import { ApiError, fieldError } from '../errors.js';
+import type { ErrorData } from '../errors.js';
+import { checkRule } from '../rules/resolver.js';
+import { FIELD_SPECS, defineFieldBase } from './fields/index.js';
+import type { Collection, Field, FieldOf, FieldType, IndexDef, RuleKey } from './types.js';
+import { RULE_KEYS } from './types.js';
+import { ID_PATTERN } from './ids.js';
+
+export const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+export interface InputContext {
+  lookup(idOrName: string): Collection | undefined;
+  /** The stored collection when updating. */
+  previous?: Collection;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function setError(errors: ErrorData, key: string, code: string, message: string): void {
+  errors[key] = fieldError(code, message);
+}
+
+export function validateName(name: unknown, ctx: InputContext, id: string, errors: ErrorData): string {
+  if (typeof name !== 'string' || name.trim() === '') {
+    setError(errors, 'name', 'validation_required', 'Cannot be blank.');
+    return '';
+  }
+  if (name.length > 255) setError(errors, 'name', 'validation_length_out_of_range', 'The length must be between 1 and 255.');
+  else if (!NAME_PATTERN.test(name) || name.toLowerCase().startsWith('sqlite_')) {
+    setError(errors, 'name', 'validation_match_invalid', 'Must start with a letter and contain only letters, digits and underscores.');
+  } else {
+    const clash = ctx.lookup(name);
+    if (clash && clash.id !== id) setError(errors, 'name', 'validation_not_unique', 'Collection name must be unique (case insensitive).');
+  }
+  return name;
+}
+
+function normalizeFields(input: unknown[], ctx: InputContext, type: Collection['type'], errors: ErrorData): Field[] {
+  const fieldErrors: ErrorData = {};
+  const fields: Field[] = [];
+  const seenIds = new Set<string>();
+  const seenNames = new Set<string>();
+  input.forEach((raw, i) => {
+    const key = String(i);
+    if (!isObject(raw)) {
+      fieldErrors[key] = fieldError('validation_invalid_value', 'Invalid field definition.');
+      return;
+    }
+    const { base, errors: baseErrors } = defineFieldBase(raw);
+    const errs: ErrorData = { ...baseErrors };
+    if (base) {
+      const previous = ctx.previous?.fields.find((f) => f.id === base.id);
+      const spec = FIELD_SPECS[base.type] as unknown as {
+        define(i: Record<string, unknown>, b: typeof base, c: object): { field: FieldOf<FieldType>; errors: ErrorData };
+      };
+      const { field, errors: optErrors } = spec.define(raw, base, { collectionType: type, lookup: ctx.lookup, previous });
+      Object.assign(errs, optErrors);
+      if (previous) {
+        if (previous.type !== field.type) errs.type = fieldError('validation_field_type_change', 'Field type cannot be changed.');
+        if (previous.system && previous.name !== field.name) {
+          errs.name = fieldError('validation_system_field_change', 'System fields cannot be deleted or renamed.');
+        }
+        field.system = previous.system;
+      } else {
+        field.system = false;
+      }
+      if (seenIds.has(field.id)) errs.id = fieldError('validation_duplicated_field_id', 'Duplicated or invalid field id.');
+      if (seenNames.has(field.name.toLowerCase())) errs.name = fieldError('validation_duplicated_field_name', 'Duplicated or invalid field name.');
+      if (type === 'auth' && !field.system && ['passwordconfirm', 'oldpassword'].includes(field.name.toLowerCase())) {
+        errs.name = fieldError('validation_reserved_field_name', 'The field name is reserved.');
+      }
+      seenIds.add(field.id);
+      seenNames.add(field.name.toLowerCase());
+      fields.push(field);
+    }
+    if (Object.keys(errs).length > 0) fieldErrors[key] = errs;
+  });
+  if (Object.keys(fieldErrors).length > 0) errors.fields = fieldErrors;
+  return fields;
+}
+
+function checkSystemFieldsKept(fields: Field[], previous: Collection, errors: ErrorData): void {
+  const missing = previous.fields.filter((f) => f.system && !fields.some((n) => n.id === f.id));
+  if (missing.length > 0 && errors.fields === undefined) {
+    errors.fields = fieldError('validation_system_field_change', `System fields cannot be deleted or renamed (${missing.map((f) => f.name).join(', ')}).`);
+  }
+}
+
+function normalizeIndexes(input: unknown, fields: Field[], ctx: InputContext, collectionId: string, errors: ErrorData): IndexDef[] {
+  if (input === undefined || input === null) return [];
+  if (!Array.isArray(input)) {
+    errors.indexes = fieldError('validation_invalid_value', 'Must be an array of index definitions.');
+    return [];
+  }
+  const out: IndexDef[] = [];
+  const idxErrors: ErrorData = {};
+  const names = new Set<string>();
+  input.forEach((raw, i) => {
+    const key = String(i);
+    if (!isObject(raw)) {
+      idxErrors[key] = fieldError('validation_invalid_index_expression', 'Invalid index definition.');
+      return;
+    }
+    const errs: ErrorData = {};
+    const name = raw.name;
+    if (typeof name !== 'string' || !NAME_PATTERN.test(name.replace(/^_+/, 'x')) || name.length > 100) {
+      errs.name = fieldError('validation_required', 'A name of letters, digits and underscores is required.');
+    } else if (names.has(name.toLowerCase())) {
+      errs.name = fieldError('validation_duplicated_index_name', 'The index name must be unique.');
+    } else {
+      const owner = ctx.lookup === undefined ? undefined : findIndexOwner(ctx, name, collectionId);
+      if (owner) errs.name = fieldError('validation_existing_index_name', `The index name is already used in ${owner} collection.`);
+    }
+    const ids = raw.fields;
+    if (!Array.isArray(ids) || ids.length === 0 || !ids.every((v) => typeof v === 'string')) {
+      errs.fields = fieldError('validation_required', 'Select at least one field.');
+    } else {
+      const unknown = ids.filter((fid) => !fields.some((f) => f.id === fid));
+      if (unknown.length > 0) errs.fields = fieldError('validation_missing_field', `Unknown field ids: ${unknown.join(', ')}.`);
+      if (new Set(ids).size !== ids.length) errs.fields = fieldError('validation_duplicated_index_definition', 'A field is listed twice.');
+    }
+    if (raw.unique !== undefined && typeof raw.unique !== 'boolean') errs.unique = fieldError('validation_invalid_value', 'Must be a boolean.');
+    if (raw.type !== undefined && typeof raw.type !== 'string') errs.type = fieldError('validation_invalid_value', 'Must be a string.');
+    if (Object.keys(errs).length > 0) {
+      idxErrors[key] = errs;
+      return;
+    }
+    names.add((name as string).toLowerCase());
+    const def: IndexDef = { name: name as string, fields: ids as string[], unique: raw.unique === true };
+    if (typeof raw.type === 'string' && raw.type !== '') def.type = raw.type;
+    out.push(def);
+  });
+  if (Object.keys(idxErrors).length > 0) errors.indexes = idxErrors;
+  return out;
+}
+
+function findIndexOwner(ctx: InputContext & { allCollections?: () => Collection[] }, name: string, selfId: string): string | undefined {
+  const all = (ctx as { allCollections?: () => Collection[] }).allCollections?.() ?? [];
+  const owner = all.find((c) => c.id !== selfId && c.indexes.some((i) => i.name.toLowerCase() === name.toLowerCase()));
+  return owner?.name;
+}
+
+function normalizeRules(input: Record<string, unknown>, base: Collection, errors: ErrorData, ctx: InputContext): void {
+  const keys: RuleKey[] = base.type === 'auth' ? [...RULE_KEYS] : RULE_KEYS.filter((k) => k !== 'authRule' && k !== 'manageRule');
+  for (const key of keys) {
+    if (!(key in input)) continue;
+    const value = input[key];
+    if (value !== null && typeof value !== 'string') {
+      errors[key] = fieldError('validation_invalid_rule', 'Invalid rule. Raw error: must be a string or null.');
+      continue;
+    }
+    base[key] = value;
+  }
+  for (const key of keys) {
+    const rule = base[key];
+    if (typeof rule !== 'string' || rule.trim() === '' || errors[key]) continue;
+    const problem = checkRule(rule, base, (idOrName: string) => (idOrName === base.id || idOrName.toLowerCase() === base.name.toLowerCase() ? base : ctx.lookup(idOrName)));
+    if (problem !== null) errors[key] = fieldError('validation_invalid_rule', `Invalid rule. Raw error: ${problem}`);
+  }
+  if (base.type === 'auth' && base.manageRule === '') {
+    errors.manageRule = fieldError('validation_invalid_rule', 'Invalid rule. Raw error: the manage rule must be null or an expression.');
+  }
+}
+
+function normalizeIdentityFields(input: unknown, c: Collection, errors: ErrorData): void {
+  if (c.type !== 'auth' || input === undefined) return;
+  if (!Array.isArray(input) || input.length === 0 || !input.every((v) => typeof v === 'string')) {
+    errors.identityFields = fieldError('validation_required', 'List at least one field name.');
+    return;
+  }
+  for (const name of input as string[]) {
+    const field = c.fields.find((f) => f.name === name);
+    if (!field) {
+      errors.identityFields = fieldError('validation_missing_field', `Unknown field "${name}".`);
+      return;
+    }
+    const unique = name === 'email' || c.indexes.some((i) => i.unique && i.fields.length === 1 && i.fields[0] === field.id);
+    if (!unique) {
+      errors.identityFields = fieldError('validation_missing_unique_constraint', `The identity field "${name}" needs a unique index.`);
+      return;
+    }
+  }
+  c.identityFields = [...(input as string[])];
+}
+
+export interface Defaults {
+  newCollection(type: Collection['type'], name: string, id: string, withTimestamps: boolean): Collection;
+  /** Ensures the primary key and (auth) system fields are present on create. */
+  withSystemFields(type: Collection['type'], fields: Field[]): Field[];
+}
+
+/**
+ * Validates `input` into a complete collection. For create, `ctx.previous` is absent and defaults
+ * fill every setting; for update, settings left out keep the stored value.
+ */
+export function buildCollection(input: unknown, ctx: InputContext & { allCollections(): Collection[] }, defaults: Defaults, now: string): Collection {
+  if (!isObject(input)) throw new ApiError(400, 'Failed to load the submitted data due to invalid formatting.');
+  const prev = ctx.previous;
+  const errors: ErrorData = {};
+  let type: Collection['type'] = prev?.type ?? 'base';
+  if (input.type !== undefined) {
+    if (input.type !== 'base' && input.type !== 'auth') errors.type = fieldError('validation_in_invalid', 'Must be "base" or "auth".');
+    else if (prev && prev.type !== input.type) errors.type = fieldError('validation_collection_type_change', 'Collection type cannot be changed.');
+    else type = input.type;
+  }
+  let id = prev?.id ?? '';
+  if (!prev) {
+    if (input.id === undefined || input.id === '') id = '';
+    else if (typeof input.id !== 'string' || !ID_PATTERN.test(input.id)) errors.id = fieldError('validation_match_invalid', 'Must be 15 characters from a-z0-9.');
+    else if (ctx.lookup(input.id)) errors.id = fieldError('validation_not_unique', 'The id is already in use.');
+    else id = input.id;
+  } else if (input.id !== undefined && input.id !== prev.id) {
+    errors.id = fieldError('validation_pk_change', 'The collection id cannot be changed.');
+  }
+  const name = input.name === undefined && prev ? prev.name : validateName(input.name, ctx, id, errors);
+  if (prev?.system && name !== prev.name) errors.name = fieldError('validation_collection_system_name_change', 'System collection name cannot be changed.');
+  const base: Collection = prev ? { ...prev, name } : defaults.newCollection(type, name, id, input.fields === undefined);
+  if (input.fields !== undefined) {
+    if (!Array.isArray(input.fields)) errors.fields = fieldError('validation_invalid_value', 'Must be an array of field definitions.');
+    else {
+      let fields = normalizeFields(input.fields, ctx, type, errors);
+      if (prev) checkSystemFieldsKept(fields, prev, errors);
+      else fields = defaults.withSystemFields(type, fields);
+      base.fields = fields;
+    }
+  }
+  if (input.indexes !== undefined || !prev) base.indexes = normalizeIndexes(input.indexes, base.fields, ctx, base.id, errors);
+  else base.indexes = base.indexes.filter((i) => i.fields.every((fid) => base.fields.some((f) => f.id === fid)));
+  if (prev?.system) {
+    for (const key of RULE_KEYS) {
+      if (key in input && input[key] !== prev[key]) errors[key] = fieldError('validation_collection_system_rule_change', 'System collection rules cannot be changed.');
+    }
+  } else normalizeRules(input, base, errors, ctx);
+  normalizeIdentityFields(input.identityFields, base, errors);
+  if (Object.keys(errors).length > 0) {
+    throw new ApiError(400, prev ? 'Failed to update collection.' : 'Failed to create collection.', errors);
+  }
+  base.updated = now;
+  return base;
+}

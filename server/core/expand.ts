@@ -1,0 +1,127 @@
+// `expand`: loads related records in batches (one query per path segment, whatever the page size),
+// each filtered by its own collection's viewRule with `@request.context = "expand"` (semantics.md §4.3).
+import type { ReadDb } from '../store/db.js';
+import { ruleWhereOrNull } from './access.js';
+import { serializeRecord, sortKeys, viewerOf, type ApiRecord } from './serialize.js';
+import { ident } from './sql-ident.js';
+import type { Collection, RelationField, RequestInfo, Row, SqlValue } from './types.js';
+import { isMultiple } from './types.js';
+
+export const MAX_EXPAND_DEPTH = 6;
+const MAX_BACK_RELATIONS = 1000;
+const CHUNK = 900;
+
+type Tree = Map<string, Tree>;
+type Lookup = (idOrName: string) => Collection | undefined;
+
+export function parseExpand(param: string): Tree {
+  const root: Tree = new Map();
+  for (const raw of param.split(',')) {
+    const path = raw.replace(/\s+/g, '').replace(/^\.+|\.+$/g, '');
+    if (path === '') continue;
+    let node = root;
+    for (const seg of path.split('.').slice(0, MAX_EXPAND_DEPTH)) {
+      if (seg === '') break;
+      let next = node.get(seg);
+      if (!next) node.set(seg, (next = new Map()));
+      node = next;
+    }
+  }
+  return root;
+}
+
+function fetchRows(db: ReadDb, target: Collection, where: { sql: string; params: SqlValue[] }, cond: string, values: string[]): Row[] {
+  const rows: Row[] = [];
+  for (let i = 0; i < values.length; i += CHUNK) {
+    const part = values.slice(i, i + CHUNK);
+    const marks = part.map(() => '?').join(',');
+    rows.push(...db.all<Row>(
+      `SELECT r.* FROM ${ident(target.name)} AS r WHERE ${cond.replace('%IN%', `(${marks})`)} AND (${where.sql})`,
+      [...part, ...where.params],
+    ));
+  }
+  return rows;
+}
+
+interface Resolved {
+  target: Collection;
+  /** For each parent record, the related records in order. */
+  attach(parent: ApiRecord, byId: Map<string, ApiRecord>, rows: ApiRecord[]): ApiRecord | ApiRecord[] | undefined;
+  load(db: ReadDb, where: { sql: string; params: SqlValue[] }, parents: ApiRecord[]): Row[];
+}
+
+function resolveSegment(c: Collection, seg: string, lookup: Lookup): Resolved | null {
+  const field = c.fields.find((f) => f.name === seg);
+  if (field && field.type === 'relation') {
+    const target = lookup(field.collectionId);
+    if (!target) return null;
+    const idsOf = (p: ApiRecord): string[] => {
+      const v = p[field.name];
+      return Array.isArray(v) ? v.map(String) : typeof v === 'string' && v !== '' ? [v] : [];
+    };
+    return {
+      target,
+      load: (db, where, parents) => fetchRows(db, target, where, 'r."id" IN %IN%', [...new Set(parents.flatMap(idsOf))]),
+      attach(parent, byId) {
+        const found = idsOf(parent).map((id) => byId.get(id)).filter((r): r is ApiRecord => r !== undefined);
+        if (found.length === 0) return undefined;
+        return isMultiple(field) ? found : found[found.length - 1];
+      },
+    };
+  }
+  const via = /^(\w+)_via_(\w+)$/.exec(seg);
+  if (!via) return null;
+  const target = lookup(via[1]);
+  const back = target?.fields.find((f): f is RelationField => f.name === via[2] && f.type === 'relation' && f.collectionId === c.id);
+  if (!target || !back) return null;
+  const multi = isMultiple(back);
+  const unique = !multi && target.indexes.some((i) => i.unique && i.fields.length === 1 && i.fields[0] === back.id);
+  const col = `r.${ident(back.name)}`;
+  return {
+    target,
+    load: (db, where, parents) =>
+      fetchRows(db, target, where, multi ? `EXISTS (SELECT 1 FROM json_each(${col}) WHERE json_each.value IN %IN%)` : `${col} IN %IN%`, parents.map((p) => String(p.id))),
+    attach(parent, _byId, rows) {
+      const pid = String(parent.id);
+      const found = rows.filter((r) => {
+        const v = r[back.name];
+        return Array.isArray(v) ? v.includes(pid) : v === pid;
+      }).slice(0, MAX_BACK_RELATIONS);
+      if (found.length === 0) return undefined;
+      return unique ? found[0] : found;
+    },
+  };
+}
+
+/** Adds `expand` to each record in place (records are serialized API records of collection c). */
+export function expandRecords(db: ReadDb, c: Collection, records: ApiRecord[], tree: Tree, req: RequestInfo, lookup: Lookup): void {
+  if (tree.size === 0 || records.length === 0) return;
+  const expandReq: RequestInfo = { ...req, context: 'expand' };
+  const viewer = viewerOf(req);
+  const results = new Map<ApiRecord, Record<string, unknown>>();
+  let anyValid = false;
+  for (const [seg, sub] of tree) {
+    const resolved = resolveSegment(c, seg, lookup);
+    if (!resolved) continue; // unknown paths are ignored, as in PocketBase
+    anyValid = true;
+    const where = ruleWhereOrNull(resolved.target, 'viewRule', expandReq, lookup);
+    if (where === null) continue; // a locked viewRule hides the path silently
+    const rows = resolved.load(db, where, records).map((row) => serializeRecord(resolved.target, row, viewer));
+    expandRecords(db, resolved.target, rows, sub, req, lookup);
+    const byId = new Map(rows.map((r) => [String(r.id), r]));
+    for (const parent of records) {
+      const value = resolved.attach(parent, byId, rows);
+      if (value === undefined) continue;
+      let bag = results.get(parent);
+      if (!bag) results.set(parent, (bag = {}));
+      bag[seg] = value;
+    }
+  }
+  if (!anyValid) return;
+  for (const parent of records) {
+    parent.expand = results.get(parent) ?? {};
+    const sorted = sortKeys(parent);
+    for (const k of Object.keys(parent)) delete parent[k];
+    Object.assign(parent, sorted);
+  }
+}

@@ -1,0 +1,29 @@
+// Identifiers, tokens and timestamps are made here, in JavaScript, and bound as parameters: journal
+// replay must be deterministic, so SQL never calls random() or 'now'.
+import { randomBytes, randomInt, createHash } from 'node:crypto';
+
+const ALPHANUM = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** 15 characters from a-z0-9, the shape of record and collection ids. */
+export function newId(length = 15): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += ALPHANUM[randomInt(ALPHANUM.length)];
+  return out;
+}
+
+export const ID_PATTERN = /^[a-z0-9]{15}$/;
+
+/** 32 random bytes in base64url: 43 characters. */
+export function newToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** Only a token's SHA-256 is stored, so a copy of the database does not hold live sessions. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** ISO 8601 with milliseconds, UTC: sorts as text. */
+export function isoNow(now = Date.now()): string {
+  return new Date(now).toISOString();
+}

@@ -1,0 +1,30 @@
+// The domain, assembled from a store: `openStore(dir)` → `createCore(store)` → `createApp(core)`.
+import type { Store } from '../store/db.js';
+import { ensureSystemSchema } from '../store/schema.js';
+import { createAuth, FailureLimiter } from './auth.js';
+import { createCollections } from './collections.js';
+import { createRecords } from './records.js';
+import { Registry } from './registry.js';
+import { createSessions } from './sessions.js';
+import { createSetup } from './setup.js';
+
+export interface CoreOptions {
+  /** Called with each new setup token (the CLI prints it; the desktop app shows the setup page). */
+  onSetupToken?: (token: string) => void;
+  now?: () => number;
+}
+
+export async function createCore(store: Store, options: CoreOptions = {}) {
+  const registry = new Registry();
+  await store.write((tx) => ensureSystemSchema(tx));
+  registry.load(store);
+  const sessions = createSessions(store, registry);
+  const collections = createCollections(store, registry);
+  await store.write((tx) => collections.bootstrap(tx));
+  const records = createRecords(store, registry, sessions);
+  const auth = createAuth(store, registry, sessions, new FailureLimiter(options.now));
+  const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);
+  return { store, registry, sessions, collections, records, auth, setup };
+}
+
+export type Core = Awaited<ReturnType<typeof createCore>>;

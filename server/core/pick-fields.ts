@@ -1,0 +1,91 @@
+// The `fields` query parameter (semantics.md §4.4): comma-separated keys with dot nesting, `*` for all
+// keys at a depth, and the `:excerpt(max, withEllipsis?)` modifier.
+import { badRequest } from '../errors.js';
+
+interface Node {
+  children: Map<string, Node>;
+  excerpt?: { max: number; ellipsis: boolean };
+}
+
+function newNode(): Node {
+  return { children: new Map() };
+}
+
+/** Splits on commas that are not inside parentheses. */
+function splitTopLevel(s: string): string[] {
+  const out: string[] = [];
+  let depth = 0, start = 0;
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === '(') depth++;
+    else if (s[i] === ')') depth = Math.max(0, depth - 1);
+    else if (s[i] === ',' && depth === 0) {
+      out.push(s.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(s.slice(start));
+  return out.map((p) => p.trim()).filter((p) => p !== '');
+}
+
+function parseModifier(text: string): { max: number; ellipsis: boolean } {
+  const m = /^excerpt\(\s*(\d+)\s*(?:,\s*(true|false|1|0|t|f)\s*)?\)$/i.exec(text);
+  if (!m || Number(m[1]) <= 0) throw badRequest(`Invalid fields modifier "${text}".`);
+  return { max: Number(m[1]), ellipsis: m[2] !== undefined && /^(true|1|t)$/i.test(m[2]) };
+}
+
+export function parseFields(param: string): Node | null {
+  if (param.length > 2000) throw badRequest('The fields parameter is too long.');
+  const parts = splitTopLevel(param);
+  if (parts.length === 0) return null;
+  const root = newNode();
+  for (const part of parts) {
+    const colon = part.indexOf(':');
+    const path = colon >= 0 ? part.slice(0, colon) : part;
+    const mod = colon >= 0 ? parseModifier(part.slice(colon + 1)) : undefined;
+    let node = root;
+    for (const key of path.split('.')) {
+      if (key === '') continue;
+      let next = node.children.get(key);
+      if (!next) node.children.set(key, (next = newNode()));
+      node = next;
+    }
+    if (mod) node.excerpt = mod;
+  }
+  return root;
+}
+
+const SKIP_TAGS = /<(script|style|svg|img|iframe|noscript|select|textarea|button|object|video|audio)\b[^>]*>[\s\S]*?<\/\1>/gi;
+const BLOCK = /<\/?(p|div|br|li|ul|ol|h[1-6]|tr|td|th|table|section|article|header|footer|blockquote|pre)\b[^>]*>/gi;
+
+export function excerpt(value: unknown, max: number, ellipsis: boolean): unknown {
+  if (typeof value !== 'string') return value;
+  const text = value.replace(SKIP_TAGS, ' ').replace(BLOCK, ' ').replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim();
+  const chars = [...text];
+  if (chars.length <= max) return text;
+  return chars.slice(0, max).join('') + (ellipsis ? '...' : '');
+}
+
+function pickValue(value: unknown, node: Node): unknown {
+  if (node.excerpt) return excerpt(value, node.excerpt.max, node.excerpt.ellipsis);
+  if (node.children.size === 0) return value;
+  if (Array.isArray(value)) return value.map((v) => pickValue(v, node));
+  if (typeof value !== 'object' || value === null) return value;
+  return pickObject(value as Record<string, unknown>, node);
+}
+
+function pickObject(obj: Record<string, unknown>, node: Node): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const star = node.children.get('*');
+  if (star) for (const [k, v] of Object.entries(obj)) out[k] = pickValue(v, star);
+  for (const [key, child] of node.children) {
+    if (key === '*' || !(key in obj)) continue;
+    out[key] = pickValue(obj[key], child);
+  }
+  return out;
+}
+
+/** Applies a parsed `fields` tree to one JSON object (a record, a collection...). */
+export function pick(value: unknown, tree: Node | null): unknown {
+  if (tree === null) return value;
+  return pickValue(value, tree);
+}

@@ -1,0 +1,62 @@
+// Field validation of a record about to be written, and the mapping of SQLite's unique-constraint
+// errors back to the field that broke them (`validation_not_unique`).
+import { fieldError, type ErrorData, type FieldError } from '../errors.js';
+import type { ReadDb } from '../store/db.js';
+import { FIELD_SPECS } from './fields/index.js';
+import type { ValidateContext } from './fields/spec.js';
+import { ident } from './sql-ident.js';
+import type { Collection, Field, FieldOf, FieldType } from './types.js';
+
+type Validator = { validate(v: unknown, f: FieldOf<FieldType>, ctx: ValidateContext): FieldError | null };
+
+export function validationContext(db: ReadDb, lookup: (id: string) => Collection | undefined, isNew: boolean): ValidateContext {
+  return {
+    isNew,
+    missingRelationIds(collectionId, ids) {
+      const target = lookup(collectionId);
+      if (!target) return ids;
+      if (ids.length === 0) return [];
+      const found = new Set(
+        db.all<{ id: string }>(`SELECT "id" FROM ${ident(target.name)} WHERE "id" IN (${ids.map(() => '?').join(',')})`, ids).map((r) => r.id),
+      );
+      return ids.filter((id) => !found.has(id));
+    },
+  };
+}
+
+/** Validates the fields named in `which` (all fields when null) of a complete record. */
+export function validateFields(c: Collection, record: Record<string, unknown>, which: Set<string> | null, ctx: ValidateContext): ErrorData {
+  const errors: ErrorData = {};
+  for (const field of c.fields) {
+    if (field.type === 'autodate' || field.type === 'password') continue;
+    if (which !== null && !which.has(field.name)) continue;
+    const spec = FIELD_SPECS[field.type] as unknown as Validator;
+    const err = spec.validate(record[field.name], field, ctx);
+    if (err) errors[field.name] = err;
+  }
+  return errors;
+}
+
+/** The field names a failed UNIQUE constraint names, from SQLite's message. */
+export function uniqueViolationFields(c: Collection, message: string): string[] | null {
+  const m = /UNIQUE constraint failed: (.+)$/.exec(message);
+  if (!m) return null;
+  const what = m[1].trim();
+  const idx = /^index '(.+)'$/.exec(what);
+  if (idx) {
+    if (idx[1] === `_${c.id}_email_idx`) return ['email'];
+    const def = c.indexes.find((i) => i.name === idx[1]);
+    return def ? def.fields.map((fid) => c.fields.find((f) => f.id === fid)?.name ?? fid) : [];
+  }
+  return what.split(',').map((s) => s.trim().split('.').pop() ?? s);
+}
+
+export function notUniqueErrors(fields: string[]): ErrorData {
+  const data: ErrorData = {};
+  for (const name of fields) data[name] = fieldError('validation_not_unique', 'Value must be unique.');
+  return data;
+}
+
+export function fieldByName(c: Collection, name: string): Field | undefined {
+  return c.fields.find((f) => f.name === name);
+}

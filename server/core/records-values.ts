@@ -1,0 +1,91 @@
+// A submitted body → normalised field values, with the modifier keys (`field+`, `+field`, `field-`)
+// resolved against the current values (semantics.md §3.1-3.2). The result is both what is validated
+// and stored and what rules see as `@request.body`.
+import { FIELD_SPECS } from './fields/index.js';
+import type { ModifierOp } from './fields/spec.js';
+import type { Collection, Field, FieldOf, FieldType } from './types.js';
+
+type AnySpec = {
+  normalize(v: unknown, f: FieldOf<FieldType>): unknown;
+  zero(f: FieldOf<FieldType>): unknown;
+  modify?(current: unknown, op: ModifierOp, operand: unknown, f: FieldOf<FieldType>): unknown;
+};
+const specOf = (f: Field) => FIELD_SPECS[f.type] as unknown as AnySpec;
+
+export const normalizeValue = (f: Field, v: unknown): unknown => specOf(f).normalize(v, f);
+export const zeroValue = (f: Field): unknown => specOf(f).zero(f);
+
+/** Keys the API never takes from a body. */
+const IGNORED = new Set(['expand', 'collectionId', 'collectionName']);
+
+export interface Submitted {
+  /** Normalised values of the collection's settable fields that the body set (after modifiers). */
+  values: Map<string, unknown>;
+  /** The body as rules see it: every submitted key, field values normalised, modifiers resolved. */
+  body: Record<string, unknown>;
+  /** Auth-only keys. */
+  password?: unknown;
+  passwordConfirm?: unknown;
+  oldPassword?: unknown;
+}
+
+function parseModifierKey(key: string): { name: string; op: 'plus' | 'prepend' | 'minus' } | null {
+  if (key.startsWith('+')) return { name: key.slice(1), op: 'prepend' };
+  if (key.endsWith('+')) return { name: key.slice(0, -1), op: 'plus' };
+  if (key.endsWith('-')) return { name: key.slice(0, -1), op: 'minus' };
+  return null;
+}
+
+function opFor(field: Field, op: 'plus' | 'prepend' | 'minus'): ModifierOp | null {
+  if (field.type === 'number') return op === 'plus' ? 'add' : op === 'minus' ? 'subtract' : null;
+  if (field.type === 'select' || field.type === 'relation') return op === 'plus' ? 'append' : op === 'minus' ? 'remove' : 'prepend';
+  return null;
+}
+
+/**
+ * `current` holds the stored values in API form (update) or nothing (create: zero values).
+ * `superuser` keeps hidden fields settable; for others they are dropped, except the auth password.
+ */
+export function readSubmitted(c: Collection, raw: Record<string, unknown>, current: Record<string, unknown> | null, superuser: boolean): Submitted {
+  const byName = new Map(c.fields.map((f) => [f.name, f]));
+  const values = new Map<string, unknown>();
+  const body: Record<string, unknown> = {};
+  const out: Submitted = { values, body };
+  const settable = (f: Field | undefined): f is Field =>
+    f !== undefined && f.type !== 'autodate' && f.type !== 'password' && (superuser || !f.hidden);
+
+  // plain keys first, then modifiers, shortest key first (PocketBase applies them in that order)
+  const keys = Object.keys(raw).sort((a, b) => a.length - b.length);
+  for (const key of keys) {
+    if (IGNORED.has(key)) continue;
+    const value = raw[key];
+    if (c.type === 'auth' && (key === 'password' || key === 'passwordConfirm' || key === 'oldPassword')) {
+      out[key] = value;
+      body[key] = value;
+      continue;
+    }
+    const field = byName.get(key);
+    if (field) {
+      if (settable(field)) {
+        const v = normalizeValue(field, value);
+        values.set(key, v);
+        body[key] = v;
+      }
+      continue;
+    }
+    const mod = parseModifierKey(key);
+    const target = mod ? byName.get(mod.name) : undefined;
+    if (mod && settable(target)) {
+      const op = opFor(target, mod.op);
+      if (op === null) continue;
+      const base = values.has(target.name) ? values.get(target.name) : current ? current[target.name] : zeroValue(target);
+      const spec = specOf(target);
+      const next = spec.modify ? spec.modify(base, op, value, target) : base;
+      values.set(target.name, next);
+      body[target.name] = next;
+      continue;
+    }
+    if (!mod) body[key] = value; // arbitrary keys stay visible to rules as @request.body.<key>
+  }
+  return out;
+}

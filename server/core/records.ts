@@ -1,0 +1,79 @@
+// Records as the API shows them: rows read or written under the rules, serialised for the caller,
+// expanded in batches.
+import { notFound } from '../errors.js';
+import type { Store } from '../store/db.js';
+import { compileFilter } from '../rules/resolver.js';
+import { expandRecords, parseExpand } from './expand.js';
+import { listRecords, viewRecord, type ListQuery, type Page } from './records-read.js';
+import { createRecordWrites } from './records-write.js';
+import type { Registry } from './registry.js';
+import { serializeRecord, viewerOf, type ApiRecord, type Viewer } from './serialize.js';
+import type { Sessions } from './sessions.js';
+import { ident } from './sql-ident.js';
+import type { Collection, RequestInfo, Row } from './types.js';
+
+export function createRecords(store: Store, registry: Registry, sessions: Sessions) {
+  const lookup = registry.lookup;
+  const writes = createRecordWrites(store, registry, sessions);
+
+  function collection(idOrName: string, message = 'Missing collection context.'): Collection {
+    const c = registry.get(idOrName);
+    if (!c) throw notFound(message);
+    return c;
+  }
+
+  /** Ids among `rows` whose manageRule the caller satisfies: managers see emails. */
+  function managedIds(c: Collection, rows: Row[], req: RequestInfo): Set<string> | undefined {
+    if (c.type !== 'auth' || !c.manageRule || !req.auth || rows.length === 0) return undefined;
+    const w = compileFilter(c.manageRule, { collection: c, alias: 'r', lookup, request: req, mode: 'rule' });
+    const ids = rows.map((r) => String(r.id));
+    const found = store.all<{ id: string }>(
+      `SELECT r."id" AS id FROM ${ident(c.name)} AS r WHERE r."id" IN (${ids.map(() => '?').join(',')}) AND (${w.sql})`,
+      [...ids, ...w.params],
+    );
+    return new Set(found.map((r) => r.id));
+  }
+
+  function present(c: Collection, rows: Row[], req: RequestInfo, expand?: string): ApiRecord[] {
+    const viewer: Viewer = { ...viewerOf(req), managed: managedIds(c, rows, req) };
+    const records = rows.map((row) => serializeRecord(c, row, viewer));
+    if (expand) expandRecords(store, c, records, parseExpand(expand), req, lookup);
+    return records;
+  }
+
+  return {
+    collection,
+    present,
+
+    list(name: string, q: ListQuery, req: RequestInfo, expand?: string): Page<ApiRecord> {
+      const c = collection(name);
+      const page = listRecords(store, c, q, req, lookup);
+      return { ...page, items: present(c, page.items, req, expand) };
+    },
+
+    view(name: string, id: string, req: RequestInfo, expand?: string): ApiRecord {
+      const c = collection(name);
+      return present(c, [viewRecord(store, c, id, req, lookup)], req, expand)[0];
+    },
+
+    async create(name: string, body: unknown, req: RequestInfo, expand?: string): Promise<ApiRecord> {
+      const c = collection(name, 'Missing or invalid collection context.');
+      const row = await writes.create(c, body, req);
+      return present(c, [row], req, expand)[0];
+    },
+
+    async update(name: string, id: string, body: unknown, req: RequestInfo, expand?: string): Promise<ApiRecord> {
+      const c = collection(name, 'Missing or invalid collection context.');
+      const row = await writes.update(c, id, body, req);
+      return present(c, [row], req, expand)[0];
+    },
+
+    async remove(name: string, id: string, req: RequestInfo): Promise<void> {
+      await writes.remove(collection(name), id, req);
+    },
+
+    writes,
+  };
+}
+
+export type Records = ReturnType<typeof createRecords>;

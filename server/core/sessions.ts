@@ -1,0 +1,83 @@
+// Server-side sessions (Deskbase differs from PocketBase here, see semantics.md): an opaque token of
+// 32 random bytes names a row of `_sessions`; only its SHA-256 is stored. Lifetime 7 days, sliding on
+// refresh.
+import type { ReadDb, Store, WriteTx } from '../store/db.js';
+import { hashToken, isoNow, newId, newToken } from './ids.js';
+import type { Registry } from './registry.js';
+import { ident } from './sql-ident.js';
+import type { AuthInfo, Row } from './types.js';
+
+export const SESSION_SECONDS = 604800;
+
+export interface SessionRow {
+  id: string;
+  tokenHash: string;
+  collectionId: string;
+  recordId: string;
+  created: string;
+  expires: string;
+  userAgent: string;
+}
+
+export function createSessions(store: Store, registry: Registry) {
+  return {
+    /** Inside a write transaction: starts a session and returns its token (shown once). */
+    start(tx: WriteTx, collectionId: string, recordId: string, userAgent: string, now = Date.now()): { token: string; session: SessionRow } {
+      const token = newToken();
+      const session: SessionRow = {
+        id: newId(), tokenHash: hashToken(token), collectionId, recordId,
+        created: isoNow(now), expires: isoNow(now + SESSION_SECONDS * 1000), userAgent: userAgent.slice(0, 500),
+      };
+      tx.run('DELETE FROM "_sessions" WHERE "expires" < ?', [isoNow(now)]);
+      tx.run(
+        'INSERT INTO "_sessions" ("id","tokenHash","collectionId","recordId","created","expires","userAgent") VALUES (?,?,?,?,?,?,?)',
+        [session.id, session.tokenHash, collectionId, recordId, session.created, session.expires, session.userAgent],
+      );
+      return { token, session };
+    },
+
+    /** The live session a token names, with its auth record; null when unknown or expired. */
+    resolve(token: string, now = Date.now()): AuthInfo | null {
+      if (token.length < 20 || token.length > 100) return null;
+      const s = store.get<SessionRow>('SELECT * FROM "_sessions" WHERE "tokenHash" = ?', [hashToken(token)]);
+      if (!s || s.expires <= isoNow(now)) return null;
+      const collection = registry.get(s.collectionId);
+      if (!collection) return null;
+      const record = store.get<Row>(`SELECT * FROM ${ident(collection.name)} WHERE "id" = ?`, [s.recordId]);
+      if (!record) return null;
+      return { collection, record, sessionId: s.id };
+    },
+
+    get(db: ReadDb, id: string): SessionRow | undefined {
+      return db.get<SessionRow>('SELECT * FROM "_sessions" WHERE "id" = ?', [id]);
+    },
+
+    listFor(collectionId: string, recordId: string, now = Date.now()): SessionRow[] {
+      return store.all<SessionRow>(
+        'SELECT * FROM "_sessions" WHERE "collectionId" = ? AND "recordId" = ? AND "expires" > ? ORDER BY "created" DESC, "id" DESC',
+        [collectionId, recordId, isoNow(now)],
+      );
+    },
+
+    extend(tx: WriteTx, id: string, now = Date.now()): string {
+      const expires = isoNow(now + SESSION_SECONDS * 1000);
+      tx.run('UPDATE "_sessions" SET "expires" = ? WHERE "id" = ?', [expires, id]);
+      return expires;
+    },
+
+    end(tx: WriteTx, id: string): void {
+      tx.run('DELETE FROM "_sessions" WHERE "id" = ?', [id]);
+    },
+
+    /** A password change signs the record's other sessions out; the caller's stays live. */
+    endOthers(tx: WriteTx, collectionId: string, recordId: string, keepId: string | null): void {
+      tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ? AND "recordId" = ? AND "id" IS NOT ?', [collectionId, recordId, keepId]);
+    },
+
+    endAllFor(tx: WriteTx, collectionId: string, recordId: string): void {
+      tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ? AND "recordId" = ?', [collectionId, recordId]);
+    },
+  };
+}
+
+export type Sessions = ReturnType<typeof createSessions>;

@@ -1,0 +1,110 @@
+// The HTTP app: one h3 instance, every error mapped to the spec's envelope here and nowhere else.
+import { H3, HTTPError, type H3Event } from 'h3';
+import { ApiError } from '../errors.js';
+import type { Core } from '../core/index.js';
+import { authMiddleware } from './auth.js';
+import { assertUrlLength } from './request.js';
+import { registerAuth } from './routes/auth.js';
+import { registerCollections } from './routes/collections.js';
+import { registerHealth } from './routes/health.js';
+import { registerRecords } from './routes/records.js';
+import { registerSessions } from './routes/sessions.js';
+import { registerSetup } from './routes/setup.js';
+import { registerStatic } from './static.js';
+
+export interface AppOptions {
+  /** Folder of the built admin UI (index.html, assets/), or null when not built. */
+  uiDir?: string | null;
+  /** Structured log lines (requests when verbose, and server errors). */
+  log?: (entry: Record<string, unknown>) => void;
+  verbose?: boolean;
+}
+
+const CORS: Record<string, string> = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, HEAD, POST, PATCH, PUT, DELETE, OPTIONS',
+  'access-control-allow-headers': 'authorization, content-type, accept, x-requested-with',
+  'access-control-max-age': '86400',
+};
+
+const GENERIC: Record<number, string> = {
+  400: 'Something went wrong while processing your request.',
+  401: 'Missing or invalid authentication.',
+  403: 'You are not allowed to perform this request.',
+  404: 'Not found.',
+  405: 'Not found.',
+  413: 'Request entity too large.',
+  414: 'Request URL too long.',
+  415: 'Unsupported media type.',
+  429: 'Too Many Requests.',
+};
+
+function envelope(status: number, message: string, data: object = {}): Response {
+  return new Response(JSON.stringify({ status, message, data }), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...CORS },
+  });
+}
+
+/** h3 wraps foreign errors, so look through `cause` for ours. */
+function findApiError(error: unknown): ApiError | null {
+  let e: unknown = error;
+  for (let i = 0; i < 5 && e; i++) {
+    if (e instanceof ApiError) return e;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+export function createApp(core: Core, options: AppOptions = {}): H3 {
+  const log = options.log ?? (() => {});
+  const started = new WeakMap<H3Event, number>();
+  const app = new H3({
+    silent: true,
+    onRequest(event) {
+      started.set(event, performance.now());
+    },
+    onResponse(response, event) {
+      for (const [k, v] of Object.entries(CORS)) if (!response.headers.has(k)) {
+        try { response.headers.set(k, v); } catch { /* immutable headers (static files) */ }
+      }
+      if (options.verbose) {
+        const t0 = started.get(event);
+        log({ level: 'info', method: event.req.method, path: event.url.pathname, status: response.status, ms: t0 === undefined ? undefined : Math.round((performance.now() - t0) * 10) / 10 });
+      }
+    },
+    onError(error, event) {
+      const api = findApiError(error);
+      if (api) return envelope(api.status, api.message, api.data);
+      const status = error instanceof HTTPError ? error.status : 500;
+      if (status >= 500 || !(error instanceof HTTPError) || error.unhandled) {
+        const cause = (error as { cause?: unknown }).cause ?? error;
+        log({ level: 'error', method: event.req.method, path: event.url.pathname, error: cause instanceof Error ? (cause.stack ?? cause.message) : String(cause) });
+        const code = (cause as { code?: unknown }).code;
+        if (code === 'ENOSPC' || code === 'EROFS' || code === 'EACCES' || code === 'EPERM' || code === 'EIO' || code === 'EDQUOT') {
+          return envelope(503, 'The data folder cannot be written to right now (disk full or read-only). Nothing was changed.');
+        }
+        return envelope(500, 'Something went wrong while processing your request.');
+      }
+      return envelope(status, GENERIC[status] ?? GENERIC[400]);
+    },
+  });
+
+  app.use((event) => {
+    assertUrlLength(event);
+    if (event.req.method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS });
+    return undefined;
+  });
+  app.use('/api/**', authMiddleware(core));
+  registerHealth(app);
+  registerSetup(app, core);
+  registerAuth(app, core);
+  registerSessions(app, core);
+  registerCollections(app, core);
+  registerRecords(app, core);
+  registerStatic(app, options.uiDir ?? null);
+  app.all('/**', () => {
+    throw new ApiError(404, 'Not found.');
+  });
+  return app;
+}

@@ -1,0 +1,73 @@
+// Who is calling: a bearer token (`Authorization: Bearer <token>`, or the bare token as the PocketBase
+// SDK sends it) or the `service_session` cookie. Unknown or expired tokens act as signed out. Requests
+// authenticated by cookie that change state must carry an Origin naming this site (CSRF).
+import type { H3Event } from 'h3';
+import { getCookie } from 'h3';
+import { ApiError, forbidden, unauthorized } from '../errors.js';
+import type { Core } from '../core/index.js';
+import type { AuthInfo } from '../core/types.js';
+import { isSuperuser } from '../core/types.js';
+import { setState, stateOf } from './request.js';
+
+export const COOKIE_NAME = 'service_session';
+export const COOKIE_MAX_AGE = 604800;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function bearerOf(event: H3Event): string | null {
+  const header = event.req.headers.get('authorization');
+  if (!header) return null;
+  const token = header.replace(/^bearer\s+/i, '').trim();
+  return token === '' ? null : token;
+}
+
+/** Does the request's Origin name this site (same host and port as the request itself)? */
+export function sameOrigin(event: H3Event): boolean {
+  const origin = event.req.headers.get('origin');
+  if (!origin) return false;
+  try {
+    return new URL(origin).host === (event.req.headers.get('host') ?? event.url.host);
+  } catch {
+    return false;
+  }
+}
+
+export function authMiddleware(core: Core) {
+  return (event: H3Event): void => {
+    const bearer = bearerOf(event);
+    if (bearer !== null) {
+      setState(event, { auth: core.sessions.resolve(bearer), bearer, viaCookie: false });
+      return;
+    }
+    const cookie = getCookie(event, COOKIE_NAME);
+    const auth = cookie ? core.sessions.resolve(cookie) : null;
+    if (auth && !SAFE_METHODS.has(event.req.method.toUpperCase()) && !sameOrigin(event)) {
+      throw new ApiError(403, 'Cross-site requests with the session cookie are not allowed.');
+    }
+    setState(event, { auth, bearer: null, viaCookie: auth !== null });
+  };
+}
+
+export function authOf(event: H3Event): AuthInfo | null {
+  return stateOf(event).auth;
+}
+
+export function requireAuth(event: H3Event): AuthInfo {
+  const auth = authOf(event);
+  if (!auth) throw unauthorized();
+  return auth;
+}
+
+/** Collection management is for superusers: 401 signed out, 403 for other records. */
+export function requireSuperuser(event: H3Event): AuthInfo {
+  const auth = requireAuth(event);
+  if (!isSuperuser(auth)) throw forbidden('The authorized record is not allowed to perform this action.');
+  return auth;
+}
+
+export function sessionCookie(token: string): string {
+  return `${COOKIE_NAME}=${token}; Path=/; Max-Age=${COOKIE_MAX_AGE}; HttpOnly; SameSite=Lax; Secure`;
+}
+
+export function clearedCookie(): string {
+  return `${COOKIE_NAME}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax; Secure`;
+}

@@ -1,0 +1,158 @@
+// Reading requests: bodies under a size limit, list query parameters, and the RequestInfo rules see.
+import type { H3Event } from 'h3';
+import { getRouterParam } from 'h3';
+import { ApiError, badRequest, tooLarge } from '../errors.js';
+import type { ListQuery } from '../core/records-read.js';
+import type { AuthInfo, RequestInfo } from '../core/types.js';
+
+export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+export const MAX_URL_LENGTH = 16 * 1024;
+export const DEFAULT_PER_PAGE = 30;
+export const MAX_PER_PAGE = 1000;
+
+/** Per-request state set by the auth middleware. */
+export interface RequestState {
+  auth: AuthInfo | null;
+  /** The token as presented in the Authorization header (returned again on refresh). */
+  bearer: string | null;
+  viaCookie: boolean;
+}
+
+const states = new WeakMap<H3Event, RequestState>();
+export const setState = (event: H3Event, state: RequestState): void => void states.set(event, state);
+export const stateOf = (event: H3Event): RequestState => states.get(event) ?? { auth: null, bearer: null, viaCookie: false };
+
+export function param(event: H3Event, name: string): string {
+  return getRouterParam(event, name, { decode: true }) ?? '';
+}
+
+async function readLimited(event: H3Event, limit: number): Promise<string> {
+  const declared = Number(event.req.headers.get('content-length') ?? '0');
+  if (declared > limit) throw tooLarge();
+  const stream = event.req.body;
+  if (!stream) return '';
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Multipart and urlencoded values are type-inferred as PocketBase does (semantics.md §3.1). */
+function inferValue(v: string): unknown {
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  if (v !== '' && /^-?\d+(\.\d+)?$/.test(v) && String(Number(v)) === v) return Number(v);
+  return v;
+}
+
+function formToObject(entries: Iterable<[string, unknown]>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, raw] of entries) {
+    if (typeof raw !== 'string') continue; // file uploads are not supported
+    if (k === '@jsonPayload') {
+      try {
+        const extra: unknown = JSON.parse(raw);
+        if (extra && typeof extra === 'object' && !Array.isArray(extra)) Object.assign(out, extra);
+      } catch {
+        throw badRequest('Failed to load the submitted data due to invalid formatting.');
+      }
+      continue;
+    }
+    const v = inferValue(raw);
+    if (k in out) out[k] = Array.isArray(out[k]) ? [...(out[k] as unknown[]), v] : [out[k], v];
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** The request body as an object; `{}` when empty. */
+export async function readBodyObject(event: H3Event, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
+  const type = (event.req.headers.get('content-type') ?? '').toLowerCase();
+  if (type.startsWith('multipart/form-data')) {
+    const declared = Number(event.req.headers.get('content-length') ?? '0');
+    if (declared > limit) throw tooLarge();
+    const form = await event.req.formData().catch(() => {
+      throw badRequest('Failed to load the submitted data due to invalid formatting.');
+    });
+    return formToObject(form.entries());
+  }
+  const text = await readLimited(event, limit);
+  if (text.trim() === '') return {};
+  if (type.startsWith('application/x-www-form-urlencoded')) return formToObject(new URLSearchParams(text).entries());
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw badRequest('Failed to load the submitted data due to invalid formatting.');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw badRequest('Failed to load the submitted data due to invalid formatting.');
+  }
+  return parsed as Record<string, unknown>;
+}
+
+export function queryOf(event: H3Event): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of event.url.searchParams) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+function intParam(raw: string | undefined, name: string): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^-?\d+$/.test(raw.trim())) throw badRequest(`Invalid ${name} parameter.`);
+  return Number(raw);
+}
+
+function boolParam(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '') return false;
+  if (/^(1|t|true)$/i.test(raw)) return true;
+  if (/^(0|f|false)$/i.test(raw)) return false;
+  throw badRequest('Invalid skipTotal parameter.');
+}
+
+export function listQuery(event: H3Event): ListQuery {
+  const q = queryOf(event);
+  const page = intParam(q.page, 'page');
+  const perPage = intParam(q.perPage, 'perPage');
+  return {
+    page: page === undefined || page < 1 ? 1 : page,
+    perPage: perPage === undefined || perPage <= 0 ? DEFAULT_PER_PAGE : Math.min(perPage, MAX_PER_PAGE),
+    sort: q.sort,
+    filter: q.filter,
+    skipTotal: boolParam(q.skipTotal),
+  };
+}
+
+function snakeHeader(name: string): string {
+  return name.toLowerCase().replace(/-/g, '_');
+}
+
+export function requestInfo(event: H3Event, body: Record<string, unknown> = {}): RequestInfo {
+  const headers: Record<string, string> = {};
+  event.req.headers.forEach((value, key) => {
+    if (key === 'authorization' || key === 'cookie') return; // credentials stay out of rules
+    headers[snakeHeader(key)] = value;
+  });
+  return {
+    auth: stateOf(event).auth,
+    method: event.req.method.toUpperCase(),
+    context: 'default',
+    body,
+    query: queryOf(event),
+    headers,
+  };
+}
+
+export function assertUrlLength(event: H3Event): void {
+  if (event.req.url.length > MAX_URL_LENGTH) throw new ApiError(414, 'Request URL too long.');
+}

@@ -1,0 +1,34 @@
+// Small response helpers shared by the routes: JSON with extra headers, 204, and the `fields` picker.
+import type { H3Event } from 'h3';
+import { parseFields, pick } from '../core/pick-fields.js';
+import { queryOf } from './request.js';
+
+export function json(value: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+  return new Response(JSON.stringify(value), {
+    status: init.status ?? 200,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...init.headers },
+  });
+}
+
+export function noContent(headers: Record<string, string> = {}): Response {
+  return new Response(null, { status: 204, headers });
+}
+
+/** Applies `?fields=` to one object. */
+export function picked(event: H3Event, value: unknown): unknown {
+  const fields = queryOf(event).fields;
+  return fields ? pick(value, parseFields(fields)) : value;
+}
+
+/** Applies `?fields=` to each item of a page; the page keys are always kept. */
+export function pickedPage<T extends { items: unknown[] }>(event: H3Event, page: T): T {
+  const fields = queryOf(event).fields;
+  if (!fields) return page;
+  const tree = parseFields(fields);
+  return { ...page, items: page.items.map((item) => pick(item, tree)) };
+}
+
+export function expandParam(event: H3Event): string | undefined {
+  const e = queryOf(event).expand;
+  return e === undefined || e.trim() === '' ? undefined : e;
+}

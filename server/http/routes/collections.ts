@@ -1,0 +1,34 @@
+// The schema API, superusers only.
+import type { H3 } from 'h3';
+import type { Core } from '../../core/index.js';
+import { requireSuperuser } from '../auth.js';
+import { listQuery, param, readBodyObject } from '../request.js';
+import { noContent, picked, pickedPage } from '../respond.js';
+
+export function registerCollections(app: H3, core: Core): void {
+  app.get('/api/collections', (event) => {
+    requireSuperuser(event);
+    const q = listQuery(event);
+    const all = core.collections.list();
+    const items = all.slice((q.page - 1) * q.perPage, q.page * q.perPage);
+    const total = q.skipTotal ? -1 : all.length;
+    return pickedPage(event, { page: q.page, perPage: q.perPage, totalItems: total, totalPages: q.skipTotal ? -1 : Math.ceil(all.length / q.perPage), items });
+  });
+  app.get('/api/collections/:collection', (event) => {
+    requireSuperuser(event);
+    return picked(event, core.collections.get(param(event, 'collection')));
+  });
+  app.post('/api/collections', async (event) => {
+    requireSuperuser(event);
+    return picked(event, await core.collections.create(await readBodyObject(event)));
+  });
+  app.patch('/api/collections/:collection', async (event) => {
+    requireSuperuser(event);
+    return picked(event, await core.collections.update(param(event, 'collection'), await readBodyObject(event)));
+  });
+  app.delete('/api/collections/:collection', async (event) => {
+    requireSuperuser(event);
+    await core.collections.delete(param(event, 'collection'));
+    return noContent();
+  });
+}

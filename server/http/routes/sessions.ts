@@ -1,0 +1,39 @@
+// The caller's own sessions: GET/DELETE /session, GET /sessions, DELETE /sessions/{id}.
+import type { H3 } from 'h3';
+import type { Core } from '../../core/index.js';
+import type { SessionRow } from '../../core/sessions.js';
+import { authOf, clearedCookie, requireAuth } from '../auth.js';
+import { param, stateOf } from '../request.js';
+import { json, noContent } from '../respond.js';
+
+const view = (s: SessionRow, currentId: string) => ({
+  id: s.id, created: s.created, expires: s.expires, userAgent: s.userAgent, current: s.id === currentId,
+});
+
+export function registerSessions(app: H3, core: Core): void {
+  app.get('/api/session', (event) => {
+    const auth = authOf(event);
+    const s = auth ? core.auth.getSession(auth) : undefined;
+    if (!auth || !s) return json(null);
+    const email = typeof auth.record.email === 'string' ? auth.record.email : '';
+    return { ...view(s, auth.sessionId), record: { collectionName: auth.collection.name, id: String(auth.record.id), email } };
+  });
+
+  app.delete('/api/session', async (event) => {
+    await core.auth.endSession(authOf(event));
+    return noContent(stateOf(event).viaCookie || event.req.headers.has('cookie') ? { 'set-cookie': clearedCookie() } : {});
+  });
+
+  app.get('/api/sessions', (event) => {
+    const auth = requireAuth(event);
+    return { items: core.auth.listSessions(auth).map((s) => view(s, auth.sessionId)) };
+  });
+
+  app.delete('/api/sessions/:id', async (event) => {
+    const auth = requireAuth(event);
+    const id = param(event, 'id');
+    await core.auth.revoke(auth, id);
+    const clear = id === auth.sessionId && stateOf(event).viaCookie;
+    return noContent(clear ? { 'set-cookie': clearedCookie() } : {});
+  });
+}

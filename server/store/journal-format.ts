@@ -1,0 +1,109 @@
+// The journal's on-disk format. The journal is a series of segment files `journal.<n>.log`; a
+// checkpoint starts a new segment, so entries written while the snapshot is saved never share a file
+// with entries the snapshot already holds.
+//
+//   segment := header entry*
+//   header  := "DBJOURN1" u32be(baseSize / 2^32) u32be(baseSize % 2^32) u32be(baseCrc) u32be(crc of the 16 bytes before)
+//   entry   := u32le(payloadLength) u32le(crc32(length bytes + payload)) payload
+//
+// The header names the snapshot (byte size and CRC-32 of data.db) the segment continues from: on start,
+// replay begins at the first segment naming the snapshot on disk, whichever side of a crash the
+// snapshot's rename landed on.
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+
+/** Identifies a snapshot by content. The empty database (no data.db yet) is {size 0, crc 0}. */
+export interface SnapshotId {
+  size: number;
+  crc: number;
+}
+
+export const EMPTY_SNAPSHOT: SnapshotId = { size: 0, crc: 0 };
+
+const MAGIC = Buffer.from('DBJOURN1', 'latin1');
+export const HEADER_SIZE = MAGIC.length + 16;
+export const FRAME_OVERHEAD = 8;
+
+export function snapshotId(bytes: Uint8Array | null): SnapshotId {
+  return bytes === null ? EMPTY_SNAPSHOT : { size: bytes.length, crc: crc32(bytes) };
+}
+
+export function sameSnapshot(a: SnapshotId, b: SnapshotId): boolean {
+  return a.size === b.size && a.crc === b.crc;
+}
+
+export function segmentPath(dir: string, seq: number): string {
+  return join(dir, `journal.${seq}.log`);
+}
+
+export interface SegmentFile {
+  seq: number;
+  path: string;
+}
+
+/** The segment files of a data folder, oldest first. */
+export async function listSegments(dir: string): Promise<SegmentFile[]> {
+  const segments: SegmentFile[] = [];
+  for (const name of await readdir(dir)) {
+    const match = /^journal\.([1-9][0-9]{0,14})\.log$/.exec(name);
+    if (match) segments.push({ seq: Number(match[1]), path: join(dir, name) });
+  }
+  return segments.sort((a, b) => a.seq - b.seq);
+}
+
+export function encodeHeader(base: SnapshotId): Buffer {
+  const header = Buffer.alloc(HEADER_SIZE);
+  MAGIC.copy(header, 0);
+  let pos = MAGIC.length;
+  pos = header.writeUInt32BE(Math.floor(base.size / 2 ** 32), pos);
+  pos = header.writeUInt32BE(base.size % 2 ** 32, pos);
+  pos = header.writeUInt32BE(base.crc >>> 0, pos);
+  header.writeUInt32BE(crc32(header.subarray(0, pos)), pos);
+  return header;
+}
+
+/** The snapshot a segment continues from, or null when the header is missing or torn. */
+export function decodeHeader(file: Buffer): SnapshotId | null {
+  if (file.length < HEADER_SIZE || !file.subarray(0, MAGIC.length).equals(MAGIC)) return null;
+  const body = HEADER_SIZE - 4;
+  if (crc32(file.subarray(0, body)) !== file.readUInt32BE(body)) return null;
+  const high = file.readUInt32BE(MAGIC.length);
+  const low = file.readUInt32BE(MAGIC.length + 4);
+  return { size: high * 2 ** 32 + low, crc: file.readUInt32BE(MAGIC.length + 8) };
+}
+
+export function frameEntry(payload: Uint8Array): Buffer {
+  const frame = Buffer.allocUnsafe(FRAME_OVERHEAD + payload.length);
+  frame.writeUInt32LE(payload.length, 0);
+  frame.writeUInt32LE(crc32(payload, crc32(frame.subarray(0, 4))), 4);
+  frame.set(payload, FRAME_OVERHEAD);
+  return frame;
+}
+
+export interface ScannedEntry {
+  offset: number;
+  payload: Buffer;
+}
+
+export interface ScanResult {
+  entries: ScannedEntry[];
+  /** Where the intact entries end: everything after is a torn or corrupt tail. */
+  end: number;
+}
+
+/** Reads the entries after the header up to the first one whose length or checksum does not hold. */
+export function scanEntries(file: Buffer): ScanResult {
+  const entries: ScannedEntry[] = [];
+  let pos = HEADER_SIZE;
+  while (pos + FRAME_OVERHEAD <= file.length) {
+    const length = file.readUInt32LE(pos);
+    const end = pos + FRAME_OVERHEAD + length;
+    if (length === 0 || end > file.length) break;
+    const payload = file.subarray(pos + FRAME_OVERHEAD, end);
+    if (crc32(payload, crc32(file.subarray(pos, pos + 4))) !== file.readUInt32LE(pos + 4)) break;
+    entries.push({ offset: pos, payload });
+    pos = end;
+  }
+  return { entries, end: pos };
+}

@@ -1,0 +1,23 @@
+// The system tables every data folder has. Record tables are made per collection by core/collections.
+import type { WriteTx } from './db.js';
+
+export const SYSTEM_TABLES = ['_collections', '_sessions', '_params'] as const;
+
+export function ensureSystemSchema(tx: WriteTx): void {
+  tx.run(`CREATE TABLE IF NOT EXISTS "_collections" (
+    "id" TEXT PRIMARY KEY NOT NULL,
+    "name" TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    "data" JSON NOT NULL
+  )`);
+  tx.run(`CREATE TABLE IF NOT EXISTS "_sessions" (
+    "id" TEXT PRIMARY KEY NOT NULL,
+    "tokenHash" TEXT NOT NULL UNIQUE,
+    "collectionId" TEXT NOT NULL,
+    "recordId" TEXT NOT NULL,
+    "created" TEXT NOT NULL,
+    "expires" TEXT NOT NULL,
+    "userAgent" TEXT NOT NULL DEFAULT ''
+  )`);
+  tx.run('CREATE INDEX IF NOT EXISTS "_sessions_record" ON "_sessions" ("collectionId", "recordId")');
+  tx.run(`CREATE TABLE IF NOT EXISTS "_params" ("key" TEXT PRIMARY KEY NOT NULL, "value" JSON)`);
+}

@@ -1,0 +1,47 @@
+// The snapshot `data.db`: a plain SQLite file (the sqlite3 CLI opens it). It is replaced atomically:
+// written to `data.db.tmp`, synced, renamed over `data.db`, then the folder is synced.
+import { open, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readWhole, syncDir, writeFully } from './files.js';
+
+export const SNAPSHOT_FILE = 'data.db';
+const TEMP_FILE = 'data.db.tmp';
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+
+export function snapshotPath(dir: string): string {
+  return join(dir, SNAPSHOT_FILE);
+}
+
+/**
+ * Reads the snapshot, or null when there is none yet. A file that is not a SQLite database is an
+ * error naming it: it is never replaced silently.
+ */
+export async function readSnapshot(dir: string): Promise<Buffer | null> {
+  const path = snapshotPath(dir);
+  const bytes = await readWhole(path);
+  if (bytes !== null && !bytes.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) {
+    throw new Error(`${path} is not a SQLite database (bad header); refusing to open the data folder`);
+  }
+  return bytes;
+}
+
+export async function writeSnapshot(dir: string, bytes: Uint8Array): Promise<void> {
+  const temp = join(dir, TEMP_FILE);
+  const handle = await open(temp, 'w');
+  try {
+    await writeFully(handle, bytes, 0);
+    await handle.sync();
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw err;
+  }
+  await handle.close();
+  await rename(temp, snapshotPath(dir));
+  await syncDir(dir);
+}
+
+/** A temporary file left by a checkpoint that did not finish. */
+export async function removeTempSnapshot(dir: string): Promise<void> {
+  await rm(join(dir, TEMP_FILE), { force: true });
+}

@@ -1,0 +1,62 @@
+// Prepared statements cached per SQL text, and the two read helpers every query goes through.
+import type { Database, Statement } from 'sql.js';
+import type { SqlValue } from '../core/types.js';
+
+export type Params = readonly SqlValue[];
+
+/** Prepared statements are cached per SQL text: parsing dominates small queries otherwise. */
+export class StatementCache {
+  private cache = new Map<string, Statement>();
+  constructor(private db: Database, private max = 500) {}
+
+  prepare(sql: string): Statement {
+    let stmt = this.cache.get(sql);
+    if (stmt === undefined) {
+      stmt = this.db.prepare(sql);
+      if (this.cache.size >= this.max) {
+        const [oldestSql, oldest] = this.cache.entries().next().value as [string, Statement];
+        oldest.free();
+        this.cache.delete(oldestSql);
+      }
+      this.cache.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  clear(): void {
+    for (const stmt of this.cache.values()) stmt.free();
+    this.cache.clear();
+  }
+}
+
+export function queryAll<T>(cache: StatementCache, sql: string, params: Params = []): T[] {
+  const stmt = cache.prepare(sql);
+  try {
+    stmt.bind(params as SqlValue[]);
+    const rows: T[] = [];
+    while (stmt.step()) rows.push(stmt.getAsObject() as T);
+    return rows;
+  } finally {
+    stmt.reset();
+  }
+}
+
+export function queryGet<T>(cache: StatementCache, sql: string, params: Params = []): T | undefined {
+  const stmt = cache.prepare(sql);
+  try {
+    stmt.bind(params as SqlValue[]);
+    return stmt.step() ? (stmt.getAsObject() as T) : undefined;
+  } finally {
+    stmt.reset();
+  }
+}
+
+/** Executes one statement that returns no rows to the caller (a write, or DDL). */
+export function runStatement(cache: StatementCache, sql: string, params: Params = []): void {
+  const stmt = cache.prepare(sql);
+  try {
+    stmt.run(params as SqlValue[]);
+  } finally {
+    stmt.reset();
+  }
+}
