@@ -42,7 +42,7 @@ export interface FieldBaseResult {
  * Checks and fills the common props of one submitted field definition. `index` is the field's position
  * in the submitted list; errors are keyed by prop only, the caller nests them under `fields.<index>`.
  */
-export function defineFieldBase(input: unknown, index: number, options: FieldBaseOptions = {}): FieldBaseResult {
+export function defineFieldBase(input: unknown, index = 0, options: FieldBaseOptions = {}): FieldBaseResult {
   void index; // part of the shared signature; the position does not change any rule
   const raw = isRecord(input) ? input : {};
   const r = new OptionReader(raw);

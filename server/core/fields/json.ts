@@ -63,10 +63,8 @@ export const jsonSpec: FieldSpec<'json'> = {
     }
     return field.required && EMPTY_JSON.has(text) ? required() : null;
   },
-  toStored(value) {
-    const v = normalize(value);
-    return v === null ? null : jsonText(v) ?? null;
-  },
+  // the value is already normalised: re-reading it would turn the JSON string "1" into the number 1
+  toStored: (value) => (value === null || value === undefined ? null : jsonText(value) ?? null),
   fromStored(value) {
     if (value === null) return null;
     if (typeof value === 'number') return value;
