@@ -1,0 +1,74 @@
+// A fresh in-memory Deskbase per test: the real store, core and HTTP app, driven through
+// `app.request()` in process (design.md habit 11).
+import { createCore, type Core } from '../../server/core/index.js';
+import { createApp } from '../../server/http/app.js';
+import { openStore } from '../../server/store/db.js';
+import type { H3 } from 'h3';
+
+export interface Harness {
+  core: Core;
+  app: H3;
+  setupToken: () => string;
+  req: (method: string, path: string, opts?: ReqOpts) => Promise<Res>;
+  /** Creates the first superuser and returns its bearer token. */
+  superuser: (email?: string, password?: string) => Promise<string>;
+  /** Signs in to an auth collection and returns the token. */
+  signIn: (collection: string, identity: string, password: string) => Promise<string>;
+  close: () => Promise<void>;
+}
+
+export interface ReqOpts {
+  body?: unknown;
+  token?: string;
+  headers?: Record<string, string>;
+  raw?: string;
+}
+
+export interface Res {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
+  headers: Headers;
+  text: string;
+}
+
+export async function harness(): Promise<Harness> {
+  const store = await openStore({ dir: null });
+  let token = '';
+  const core = await createCore(store, { onSetupToken: (t) => (token = t) });
+  core.setup.issue();
+  const app = createApp(core, { uiDir: null });
+  const req = async (method: string, path: string, opts: ReqOpts = {}): Promise<Res> => {
+    const headers: Record<string, string> = { host: 'localhost:8090', ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    let body: string | undefined;
+    if (opts.raw !== undefined) body = opts.raw;
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await app.request(`http://localhost:8090${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+    return { status: res.status, body: parsed, headers: res.headers, text };
+  };
+  const signIn = async (collection: string, identity: string, password: string) => {
+    const r = await req('POST', `/api/collections/${collection}/auth-with-password`, { body: { identity, password } });
+    if (r.status !== 200) throw new Error(`sign-in failed: ${r.status} ${r.text}`);
+    return r.body.token as string;
+  };
+  return {
+    core, app, req, signIn,
+    setupToken: () => token,
+    async superuser(email = 'admin@example.com', password = 'correct horse') {
+      const r = await req('POST', '/api/setup', { body: { token, email, password } });
+      if (r.status !== 200) throw new Error(`setup failed: ${r.status} ${r.text}`);
+      return signIn('_superusers', email, password);
+    },
+    close: () => store.close(),
+  };
+}
