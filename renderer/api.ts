@@ -221,3 +221,22 @@ export function messageOf(err: unknown): string {
   if (err instanceof ApiError || err instanceof Error) return err.message;
   return String(err);
 }
+
+/** The first message found at or below `path` (index errors may be nested one level deeper). */
+export function errorUnder(data: ErrorData | undefined, path: string): string | undefined {
+  let node: unknown = data;
+  for (const key of path.split('.')) {
+    if (!isObject(node)) return undefined;
+    node = node[key];
+  }
+  const find = (n: unknown): string | undefined => {
+    if (!isObject(n)) return undefined;
+    if (typeof n.message === 'string') return n.message;
+    for (const v of Object.values(n)) {
+      const m = find(v);
+      if (m) return m;
+    }
+    return undefined;
+  };
+  return find(node);
+}

@@ -1,0 +1,83 @@
+// The root: first-run setup, sign-in, or the signed-in shell, decided by GET /setup and GET /session.
+import { createResource, createSignal, Match, Switch, type JSX } from 'solid-js';
+import type { Api, SessionInfo } from './api.js';
+import { messageOf } from './api.js';
+import { createHashRouter, RouterContext } from './router.js';
+import { ToastProvider } from './components/toasts.js';
+import { SetupPage } from './pages/setup.js';
+import { LoginPage } from './pages/login.js';
+import { Shell } from './pages/shell.js';
+
+type Boot = 'setup' | 'ready';
+
+export function App(props: { makeApi(onUnauthorized: () => void): Api }): JSX.Element {
+  const router = createHashRouter();
+  const [session, setSession] = createSignal<SessionInfo | null>(null);
+  // A 401 anywhere means the token died (revoked, expired): back to sign-in.
+  const api = props.makeApi(() => setSession(null));
+
+  const [boot, { refetch }] = createResource<Boot>(async () => {
+    const setup = await api.setupStatus();
+    if (setup.required) return 'setup';
+    if (api.token()) {
+      const current = await api.getSession();
+      if (current && current.record?.collectionName === '_superusers') setSession(current);
+      else if (current) await api.signOut();
+      else api.setToken(null);
+    }
+    return 'ready';
+  });
+
+  const signedIn = async () => {
+    setSession(await api.getSession());
+    const r = router.route();
+    if (r.segments[0] === 'setup' || r.segments[0] === 'login') router.navigate('#/collections', { replace: true });
+  };
+
+  return (
+    <RouterContext.Provider value={router}>
+      <ToastProvider>
+        <Switch>
+          <Match when={boot.error}>
+            <div class="center-screen">
+              <div class="card card-narrow">
+                <h1 class="brand-title">Deskbase</h1>
+                <p class="alert alert-error">Cannot reach the server: {messageOf(boot.error)}</p>
+                <button class="btn btn-primary" onClick={() => refetch()}>
+                  Try again
+                </button>
+              </div>
+            </div>
+          </Match>
+          <Match when={boot.loading}>
+            <div class="center-screen">
+              <div class="spinner" aria-label="Loading" />
+            </div>
+          </Match>
+          <Match when={boot() === 'setup'}>
+            <SetupPage
+              api={api}
+              onDone={async () => {
+                await refetch();
+                await signedIn();
+              }}
+            />
+          </Match>
+          <Match when={!session()}>
+            <LoginPage api={api} onSignedIn={signedIn} />
+          </Match>
+          <Match when={session()}>
+            <Shell
+              api={api}
+              session={session}
+              onSignedOut={() => {
+                setSession(null);
+                router.navigate('#/login', { replace: true });
+              }}
+            />
+          </Match>
+        </Switch>
+      </ToastProvider>
+    </RouterContext.Provider>
+  );
+}

@@ -1,0 +1,87 @@
+// One API rule: null ("locked", superusers only) vs "" (everyone, guests included) vs an expression.
+// The lock is a toggle of its own so the difference between null and "" is never a matter of whitespace.
+import { Show, type JSX } from 'solid-js';
+import { Icon } from './icon.js';
+
+export interface RuleEditorProps {
+  id: string;
+  label: string;
+  /** What the rule controls, e.g. "who can list and search records". */
+  what: string;
+  value: string | null;
+  error?: string;
+  disabled?: boolean;
+  /** manageRule cannot be "" (PocketBase: null or an expression). */
+  emptyMeansEveryone?: boolean;
+  presets?: Array<{ label: string; value: string }>;
+  onChange(value: string | null): void;
+}
+
+export function RuleEditor(props: RuleEditorProps): JSX.Element {
+  const locked = () => props.value === null;
+  const status = () => {
+    if (props.value === null) return { cls: 'rule-locked', text: `Superusers only: nobody else ${props.what}.` };
+    if (props.value.trim() === '')
+      return props.emptyMeansEveryone === false
+        ? { cls: 'rule-invalid', text: 'Write an expression, or lock the rule.' }
+        : { cls: 'rule-open', text: `Everyone, including guests, ${props.what}.` };
+    return { cls: 'rule-expr', text: `Only requests matching the expression ${props.what}; superusers always can.` };
+  };
+  return (
+    <div class="rule" classList={{ 'has-error': !!props.error, locked: locked() }}>
+      <div class="rule-head">
+        <label for={props.id} class="rule-label">{props.label}</label>
+        <button
+          type="button"
+          class="lock-toggle"
+          classList={{ on: locked() }}
+          aria-pressed={locked()}
+          disabled={props.disabled}
+          onClick={() => props.onChange(locked() ? '' : null)}
+          title={locked() ? 'Unlock to allow more than superusers' : 'Lock: superusers only'}
+        >
+          <Icon name={locked() ? 'lock' : 'unlock'} size={14} />
+          {locked() ? 'Locked' : 'Unlocked'}
+        </button>
+      </div>
+      <Show
+        when={!locked()}
+        fallback={
+          <div class="rule-locked-box">
+            <Icon name="lock" size={14} /> Superusers only
+            <button type="button" class="link" disabled={props.disabled} onClick={() => props.onChange('')}>
+              Unlock and set a rule
+            </button>
+          </div>
+        }
+      >
+        <textarea
+          id={props.id}
+          class="mono rule-input"
+          rows={2}
+          spellcheck={false}
+          placeholder={props.emptyMeansEveryone === false ? 'e.g. @request.auth.id != ""' : 'Leave empty to allow everyone, including guests'}
+          value={props.value ?? ''}
+          disabled={props.disabled}
+          aria-invalid={props.error ? 'true' : undefined}
+          onInput={(e) => props.onChange(e.currentTarget.value)}
+        />
+      </Show>
+      <div class="rule-foot">
+        <span class={`rule-status ${status().cls}`}>{status().text}</span>
+        <Show when={!props.disabled && props.presets}>
+          <span class="rule-presets">
+            {props.presets?.map((p) => (
+              <button type="button" class="chip chip-sm" onClick={() => props.onChange(p.value)} title={p.value === '' ? 'Empty rule' : p.value}>
+                {p.label}
+              </button>
+            ))}
+          </span>
+        </Show>
+      </div>
+      <Show when={props.error}>
+        <p class="error-text rule-error" role="alert">{props.error}</p>
+      </Show>
+    </div>
+  );
+}

@@ -1,0 +1,234 @@
+// Create or edit a collection: name and type, fields, API rules, indexes, auth options.
+// Saving a schema that drops fields asks first: their data goes with them.
+import { createSignal, For, Show, type JSX } from 'solid-js';
+import { createStore, produce } from 'solid-js/store';
+import type { Collection, ErrorData, Field } from '../api.js';
+import { ApiError, errorAt, errorUnder, messageOf } from '../api.js';
+import type { FieldType, RuleKey } from '../../server/core/types.js';
+import { useApp } from '../app-context.js';
+import { href, useRouter } from '../router.js';
+import { useToast } from '../components/toasts.js';
+import { draftFromCollection, emptyDraft, identityCandidates, newField, submittedFields, summarize, toBody } from '../lib/collection-draft.js';
+import { FieldRow } from '../components/field-row.js';
+import { AddFieldMenu } from '../components/add-field-menu.js';
+import { IndexesEditor } from '../components/indexes-editor.js';
+import { RulesSection } from '../components/rules-section.js';
+import { ConfirmDialog } from '../components/dialog.js';
+import { FormField } from '../components/form-field.js';
+import { Icon } from '../components/icon.js';
+
+export function CollectionEditor(props: { collection?: Collection }): JSX.Element {
+  const app = useApp();
+  const router = useRouter();
+  const toast = useToast();
+  const isNew = () => !props.collection;
+  const [draft, setDraft] = createStore(props.collection ? draftFromCollection(props.collection) : emptyDraft());
+  const [errors, setErrors] = createSignal<ErrorData>({});
+  const [message, setMessage] = createSignal('');
+  const [busy, setBusy] = createSignal(false);
+  const [confirmSave, setConfirmSave] = createSignal(false);
+  const [confirmDelete, setConfirmDelete] = createSignal(false);
+  const system = () => !!props.collection?.system;
+
+  /** Field errors come as data.fields.<index in the submitted list>.<prop>. */
+  const fieldError = (key: string, prop: string) => {
+    const i = submittedFields(draft).findIndex((f) => f.key === key);
+    return i < 0 ? undefined : errorAt(errors(), `fields.${i}.${prop}`);
+  };
+  const move = (i: number, delta: -1 | 1) =>
+    setDraft('fields', produce((list) => {
+      const [item] = list.splice(i, 1);
+      list.splice(i + delta, 0, item);
+    }));
+  const addField = (type: FieldType) => {
+    const taken = new Set(draft.fields.map((f) => f.field.name));
+    let name = type === 'relation' ? 'related' : type === 'geoPoint' ? 'location' : type;
+    for (let n = 2; taken.has(name); n++) name = `${type}${n}`;
+    const f = newField(type, name);
+    // Keep created/updated last, where people expect them.
+    const at = draft.fields.findIndex((x) => x.field.type === 'autodate' && !x.field.system && x.original === undefined && isNew());
+    setDraft('fields', produce((list) => list.splice(at < 0 ? list.length : at, 0, { key: f.id, field: f, removed: false })));
+    queueMicrotask(() => document.getElementById(`fld-${f.id}-name`)?.focus());
+  };
+
+  const submit = async () => {
+    setConfirmSave(false);
+    setBusy(true);
+    setErrors({});
+    setMessage('');
+    try {
+      const body = toBody(draft, isNew());
+      const saved = props.collection ? await app.api.updateCollection(props.collection.id, body) : await app.api.createCollection(body);
+      await app.reloadCollections();
+      toast(isNew() ? `Collection “${saved.name}” created.` : 'Changes saved.');
+      if (isNew()) router.navigate(href(['collections', saved.name]));
+      else if (saved.name !== props.collection?.name) router.navigate(href(['collections', saved.name, 'settings']), { replace: true });
+    } catch (err) {
+      if (err instanceof ApiError) setErrors(err.data);
+      setMessage(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const save = (e?: Event) => {
+    e?.preventDefault();
+    if (summarize(draft).dropped.length > 0) setConfirmSave(true);
+    else void submit();
+  };
+  const remove = async () => {
+    if (!props.collection) return;
+    setBusy(true);
+    try {
+      await app.api.deleteCollection(props.collection.id);
+      setConfirmDelete(false);
+      toast(`Collection “${props.collection.name}” deleted.`);
+      await app.reloadCollections();
+      router.navigate('#/collections', { replace: true });
+    } catch (err) {
+      setConfirmDelete(false);
+      setMessage(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const visibleRuleError = (k: RuleKey) => errorAt(errors(), k);
+  const otherErrors = () =>
+    Object.keys(errors()).filter((k) => !['name', 'type', 'fields', 'indexes', 'identityFields', 'listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule', 'authRule', 'manageRule'].includes(k));
+
+  return (
+    <form class="editor" onSubmit={save} novalidate>
+      <Show when={isNew()}>
+        <header class="page-header">
+          <div class="page-title">
+            <span class="crumb">Collections</span>
+            <span class="crumb-sep">/</span>
+            <h1>New collection</h1>
+          </div>
+        </header>
+      </Show>
+      <Show when={message()}>
+        <div class="alert alert-error" role="alert">
+          {message()}
+          <For each={otherErrors()}>{(k) => <div><b>{k}</b>: {errorUnder(errors(), k)}</div>}</For>
+        </div>
+      </Show>
+
+      <section class="card section">
+        <h2>General</h2>
+        <div class="row-2">
+          <FormField label="Name" for="col-name" error={errorAt(errors(), 'name')} hint="Letters, digits and _, starting with a letter. Used in URLs." required>
+            <input id="col-name" class="mono" value={draft.name} placeholder="posts" disabled={system()} autofocus={isNew()} onInput={(e) => setDraft('name', e.currentTarget.value)} />
+          </FormField>
+          <FormField label="Type" for="col-type" error={errorAt(errors(), 'type')} hint={isNew() ? 'Auth collections hold records that can sign in.' : 'The type cannot be changed.'}>
+            <div class="segmented" id="col-type" role="radiogroup">
+              <For each={['base', 'auth'] as const}>
+                {(t) => (
+                  <button type="button" role="radio" aria-checked={draft.type === t} classList={{ on: draft.type === t }} disabled={!isNew()} onClick={() => setDraft('type', t)}>
+                    <Icon name={t === 'auth' ? 'users' : 'database'} /> {t === 'auth' ? 'Auth' : 'Base'}
+                  </button>
+                )}
+              </For>
+            </div>
+          </FormField>
+        </div>
+      </section>
+
+      <section class="card section">
+        <h2>Fields</h2>
+        <p class="muted section-intro">
+          Fields are matched by id, so renaming keeps the data. Removing a field deletes its data when you save.
+          <Show when={isNew()}> The <code>id</code> field{draft.type === 'auth' ? ', and email, password, verified…,' : ''} are added automatically.</Show>
+        </p>
+        <Show when={typeof errorAt(errors(), 'fields') === 'string'}>
+          <p class="error-text">{errorAt(errors(), 'fields')}</p>
+        </Show>
+        <div class="field-list">
+          <For each={draft.fields}>
+            {(item, i) => (
+              <FieldRow
+                item={item}
+                index={i()}
+                count={draft.fields.length}
+                collections={app.collections() ?? []}
+                error={(prop) => fieldError(item.key, prop)}
+                update={(patch: Partial<Field>) => setDraft('fields', i(), 'field', patch as Field)}
+                move={(d) => move(i(), d)}
+                remove={() => (item.original ? setDraft('fields', i(), 'removed', true) : setDraft('fields', produce((l) => l.splice(i(), 1))))}
+                restore={() => setDraft('fields', i(), 'removed', false)}
+              />
+            )}
+          </For>
+        </div>
+        <AddFieldMenu onAdd={addField} />
+      </section>
+
+      <RulesSection
+        type={draft.type}
+        rules={draft.rules}
+        disabled={system()}
+        error={visibleRuleError}
+        onChange={(k, v) => setDraft('rules', k, v)}
+      />
+
+      <Show when={draft.type === 'auth'}>
+        <section class="card section">
+          <h2>Sign-in</h2>
+          <p class="muted section-intro">Fields a record can sign in with, together with its password.</p>
+          <div class="chips" role="group" aria-label="Identity fields">
+            <For each={identityCandidates(draft)}>
+              {(name) => {
+                const on = () => draft.identityFields.includes(name);
+                return (
+                  <button type="button" class="chip" classList={{ 'chip-on': on() }} aria-pressed={on()} onClick={() => setDraft('identityFields', on() ? draft.identityFields.filter((x) => x !== name) : [...draft.identityFields, name])}>
+                    {name}
+                  </button>
+                );
+              }}
+            </For>
+          </div>
+          <Show when={errorUnder(errors(), 'identityFields')}>
+            <small class="error-text">{errorUnder(errors(), 'identityFields')}</small>
+          </Show>
+        </section>
+      </Show>
+
+      <section class="card section">
+        <h2>Indexes</h2>
+        <IndexesEditor indexes={draft.indexes} fields={draft.fields} collectionName={draft.name} error={(p) => errorUnder(errors(), p)} onChange={(ix) => setDraft('indexes', ix)} />
+      </section>
+
+      <div class="save-bar">
+        <Show when={!isNew() && !system()}>
+          <button type="button" class="btn btn-danger-ghost" onClick={() => setConfirmDelete(true)}>
+            <Icon name="trash" /> Delete collection
+          </button>
+        </Show>
+        <span class="spacer" />
+        <Show when={isNew()}>
+          <a class="btn" href="#/collections">Cancel</a>
+        </Show>
+        <button type="submit" class="btn btn-primary" disabled={busy()}>
+          {busy() ? 'Saving…' : isNew() ? 'Create collection' : 'Save changes'}
+        </button>
+      </div>
+
+      <Show when={confirmSave()}>
+        <ConfirmDialog title="Delete fields and their data?" confirmLabel="Save and delete data" danger busy={busy()} onConfirm={() => void submit()} onCancel={() => setConfirmSave(false)}>
+          <p>These fields will be removed from every record of “{props.collection?.name}”. Their data cannot be recovered:</p>
+          <ul class="danger-list">
+            <For each={summarize(draft).dropped}>{(f) => <li><code>{f.name}</code> ({f.type})</li>}</For>
+          </ul>
+          <Show when={summarize(draft).renamed.length > 0}>
+            <p class="muted">Renamed (data kept): {summarize(draft).renamed.map((r) => `${r.from} → ${r.to}`).join(', ')}</p>
+          </Show>
+        </ConfirmDialog>
+      </Show>
+      <Show when={confirmDelete()}>
+        <ConfirmDialog title={`Delete “${props.collection?.name}”?`} confirmLabel="Delete collection" danger busy={busy()} onConfirm={() => void remove()} onCancel={() => setConfirmDelete(false)}>
+          <p>The collection, its table and <b>all its records</b> will be deleted. This cannot be undone.</p>
+        </ConfirmDialog>
+      </Show>
+    </form>
+  );
+}

@@ -1,0 +1,52 @@
+// One collection: its records, its settings (schema, rules, indexes) and its API preview, as tabs.
+import { Match, Switch, type JSX } from 'solid-js';
+import type { Collection } from '../api.js';
+import { href } from '../router.js';
+import { Icon } from '../components/icon.js';
+import { RecordsView } from './records-view.js';
+import { CollectionEditor } from './collection-editor.js';
+import { ApiPreview } from './api-preview.js';
+
+export function CollectionPage(props: { collection: Collection; tab?: string }): JSX.Element {
+  const tab = () => (props.tab === 'settings' || props.tab === 'api' ? props.tab : 'records');
+  const Tab = (p: { id: 'records' | 'settings' | 'api'; label: string; icon: 'database' | 'settings' | 'code' }) => (
+    <a
+      class="tab"
+      classList={{ active: tab() === p.id }}
+      aria-current={tab() === p.id ? 'page' : undefined}
+      href={href(p.id === 'records' ? ['collections', props.collection.name] : ['collections', props.collection.name, p.id])}
+    >
+      <Icon name={p.icon} />
+      {p.label}
+    </a>
+  );
+  return (
+    <div class="page">
+      <header class="page-header">
+        <div class="page-title">
+          <span class="crumb">Collections</span>
+          <span class="crumb-sep">/</span>
+          <h1>{props.collection.name}</h1>
+          <span class="badge" classList={{ 'badge-auth': props.collection.type === 'auth' }}>{props.collection.type}</span>
+          {props.collection.system ? <span class="badge badge-muted">system</span> : null}
+        </div>
+        <nav class="tabs" aria-label="Collection views">
+          <Tab id="records" label="Records" icon="database" />
+          <Tab id="settings" label="Settings" icon="settings" />
+          <Tab id="api" label="API preview" icon="code" />
+        </nav>
+      </header>
+      <Switch>
+        <Match when={tab() === 'records'}>
+          <RecordsView collection={props.collection} />
+        </Match>
+        <Match when={tab() === 'settings'}>
+          <CollectionEditor collection={props.collection} />
+        </Match>
+        <Match when={tab() === 'api'}>
+          <ApiPreview collection={props.collection} />
+        </Match>
+      </Switch>
+    </div>
+  );
+}

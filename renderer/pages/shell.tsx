@@ -1,0 +1,82 @@
+// The signed-in layout: sidebar of collections and the page chosen by the hash route.
+import { createEffect, createResource, createSignal, Match, Show, Switch, type Accessor, type JSX } from 'solid-js';
+import type { Api, SessionInfo } from '../api.js';
+import { AppContext, type AppCtx } from '../app-context.js';
+import { useRouter } from '../router.js';
+import { useToast } from '../components/toasts.js';
+import { Sidebar } from '../components/sidebar.js';
+import { Icon } from '../components/icon.js';
+import { CollectionPage } from './collection-page.js';
+import { CollectionEditor } from './collection-editor.js';
+import { SessionsPage } from './sessions.js';
+
+export function Shell(props: { api: Api; session: Accessor<SessionInfo | null>; onSignedOut(): void }): JSX.Element {
+  const router = useRouter();
+  const toast = useToast();
+  const [collections, { refetch }] = createResource(async () => {
+    const page = await props.api.listCollections();
+    return [...page.items].sort((a, b) => a.name.localeCompare(b.name));
+  });
+  const [menuOpen, setMenuOpen] = createSignal(false);
+
+  const ctx: AppCtx = {
+    api: props.api,
+    session: props.session,
+    collections,
+    reloadCollections: async () => (await refetch()) ?? undefined,
+    findCollection: (key) => collections()?.find((c) => c.name === key || c.id === key),
+    async signOut() {
+      try {
+        await props.api.signOut();
+      } catch {
+        // Signed out locally either way; the server may already have ended the session.
+      }
+      toast('Signed out.', 'info');
+      props.onSignedOut();
+    },
+  };
+
+  const seg = (i: number) => router.route().segments[i];
+  // "#/" or "#/collections" → the first user collection, so the app opens on data.
+  createEffect(() => {
+    const list = collections();
+    if (!list) return;
+    const s = router.route().segments;
+    if (s.length === 0 || (s[0] === 'collections' && !s[1]) || s[0] === 'login' || s[0] === 'setup') {
+      const first = list.find((c) => !c.system);
+      router.navigate(first ? `#/collections/${encodeURIComponent(first.name)}` : '#/new-collection', { replace: true });
+    }
+  });
+
+  return (
+    <AppContext.Provider value={ctx}>
+      <div class="shell" classList={{ 'menu-open': menuOpen() }}>
+        <Sidebar onNavigate={() => setMenuOpen(false)} />
+        <div class="scrim" onClick={() => setMenuOpen(false)} />
+        <main class="main">
+          <div class="mobile-bar">
+            <button type="button" class="btn-icon" aria-label="Open menu" onClick={() => setMenuOpen(true)}>
+              <Icon name="menu" />
+            </button>
+            <span class="brand-title">Deskbase</span>
+          </div>
+          <Switch fallback={<div class="page"><p class="muted">Page not found.</p></div>}>
+            <Match when={seg(0) === 'sessions'}>
+              <SessionsPage />
+            </Match>
+            <Match when={seg(0) === 'new-collection'}>
+              <CollectionEditor />
+            </Match>
+            <Match when={seg(0) === 'collections' && seg(1)}>
+              <Show when={collections()} fallback={<div class="page"><div class="spinner" /></div>}>
+                <Show when={ctx.findCollection(seg(1))} keyed fallback={<div class="page"><p class="alert alert-error">Collection “{seg(1)}” not found.</p></div>}>
+                  {(c) => <CollectionPage collection={c} tab={seg(2)} />}
+                </Show>
+              </Show>
+            </Match>
+          </Switch>
+        </main>
+      </div>
+    </AppContext.Provider>
+  );
+}
