@@ -1,12 +1,21 @@
-// The only module (with journal.ts) that touches sql.js. The database lives in memory; durability comes
-// from the journal (see design.md "Storage"). Reads run directly; every write runs through `write()`,
-// which executes a synchronous function in one transaction, records each statement with its bound
-// parameters, and resolves only once the journal entry is synced.
+// The store's interface, and `openStore`. The database lives in memory (sql.js); durability comes from
+// the journal (see design.md "Storage"). Reads run directly; every write runs through `write()`, which
+// executes a synchronous function in one transaction, records each statement with its bound
+// parameters, and resolves only once the journal entry is synced. The other files of server/store/ are
+// its parts: engine.ts (the Store), journal*.ts, codec.ts, snapshot.ts, recovery.ts, lock.ts.
+import { mkdir } from 'node:fs/promises';
 import initSqlJs from 'sql.js';
-import type { Database, Statement, SqlJsStatic } from 'sql.js';
-import type { Row, SqlValue } from '../core/types.js';
+import type { SqlJsStatic } from 'sql.js';
+import type { Row } from '../core/types.js';
+import { Engine } from './engine.js';
+import type { JournalCounters } from './journal.js';
+import { lockDir } from './lock.js';
+import { loadState } from './recovery.js';
+import type { Params } from './statements.js';
 
-export type Params = readonly SqlValue[];
+// Kept here for the code written against this module before the store was split up.
+export { queryAll, queryGet, StatementCache } from './statements.js';
+export type { Params } from './statements.js';
 
 export interface ReadDb {
   all<T = Row>(sql: string, params?: Params): T[];
@@ -29,8 +38,25 @@ export interface Store extends ReadDb {
   checkpoint(): Promise<void>;
   /** Checkpoints (when durable) and releases the database. */
   close(): Promise<void>;
+  /** Counters for tests and diagnostics (all zero for an in-memory store). */
+  stats(): StoreStats;
   /** The data folder, or null for an in-memory store. */
   readonly dir: string | null;
+}
+
+export interface StoreStats {
+  /** Journal entries appended since open: one per write() that ran at least one statement. */
+  entries: number;
+  /** fdatasync calls that made entries durable; fewer than `entries` when commits were grouped. */
+  syncs: number;
+  /** Bytes appended to the journal since open, entry framing included. */
+  journalBytes: number;
+  /** Bytes in the journal segment being appended to (what the automatic checkpoint watches). */
+  journalSize: number;
+  /** Snapshots written since open. */
+  checkpoints: number;
+  /** Journal entries replayed when the store was opened. */
+  replayed: number;
 }
 
 let sqlJs: Promise<SqlJsStatic> | null = null;
@@ -39,102 +65,46 @@ export function loadSqlJs(): Promise<SqlJsStatic> {
   return sqlJs;
 }
 
-/** Prepared statements are cached per SQL text: parsing dominates small queries otherwise. */
-export class StatementCache {
-  private cache = new Map<string, Statement>();
-  constructor(private db: Database, private max = 500) {}
-
-  prepare(sql: string): Statement {
-    let stmt = this.cache.get(sql);
-    if (stmt === undefined) {
-      stmt = this.db.prepare(sql);
-      if (this.cache.size >= this.max) {
-        const [oldestSql, oldest] = this.cache.entries().next().value as [string, Statement];
-        oldest.free();
-        this.cache.delete(oldestSql);
-      }
-      this.cache.set(sql, stmt);
-    }
-    return stmt;
-  }
-
-  clear(): void {
-    for (const stmt of this.cache.values()) stmt.free();
-    this.cache.clear();
-  }
-}
-
-export function queryAll<T>(cache: StatementCache, sql: string, params: Params = []): T[] {
-  const stmt = cache.prepare(sql);
-  try {
-    stmt.bind(params as SqlValue[]);
-    const rows: T[] = [];
-    while (stmt.step()) rows.push(stmt.getAsObject() as T);
-    return rows;
-  } finally {
-    stmt.reset();
-  }
-}
-
-export function queryGet<T>(cache: StatementCache, sql: string, params: Params = []): T | undefined {
-  const stmt = cache.prepare(sql);
-  try {
-    stmt.bind(params as SqlValue[]);
-    return stmt.step() ? (stmt.getAsObject() as T) : undefined;
-  } finally {
-    stmt.reset();
-  }
-}
-
 export interface StoreOptions {
-  /** Data folder; null keeps everything in memory (tests). */
+  /** Data folder; null keeps everything in memory (tests). Created if missing. */
   dir: string | null;
+  /**
+   * Size of the active journal segment (bytes) past which a checkpoint runs in the background, after
+   * the write that crossed it. Default 64 MiB.
+   */
+  checkpointBytes?: number;
+  /** Hears of background checkpoints that failed (the journal still holds everything). Default: stderr. */
+  onBackgroundError?: (error: Error) => void;
 }
 
-/** Opens the store. In-memory only for now: the journal makes it durable when `dir` is set. */
+export const DEFAULT_CHECKPOINT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Opens the store. With a folder: takes its lock file, loads `data.db`, replays the journal (dropping a
+ * torn tail) and keeps appending to it. Rejects, naming the file, when the snapshot or the journal is
+ * damaged beyond a torn tail, or when another process holds the folder.
+ */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const SQL = await loadSqlJs();
-  const db = new SQL.Database();
-  db.run('PRAGMA foreign_keys = OFF');
-  const cache = new StatementCache(db);
-  const read: ReadDb = {
-    all: (sql, params) => queryAll(cache, sql, params),
-    get: (sql, params) => queryGet(cache, sql, params),
+  const config = {
+    SQL,
+    checkpointBytes: options.checkpointBytes ?? DEFAULT_CHECKPOINT_BYTES,
+    onBackgroundError:
+      options.onBackgroundError ?? ((error: Error) => console.error(`store: background checkpoint failed: ${error.message}`)),
   };
-  let closed = false;
-  return {
-    ...read,
-    dir: options.dir,
-    async write<T>(fn: (tx: WriteTx) => T): Promise<T> {
-      if (closed) throw new Error('store is closed');
-      db.run('BEGIN');
-      let result: T;
-      try {
-        result = fn({
-          ...read,
-          run(sql, params = []) {
-            const stmt = cache.prepare(sql);
-            try {
-              stmt.run(params as SqlValue[]);
-            } finally {
-              stmt.reset();
-            }
-            return { changes: db.getRowsModified() };
-          },
-        });
-        db.run('COMMIT');
-      } catch (err) {
-        db.run('ROLLBACK');
-        throw err;
-      }
-      return result;
-    },
-    async checkpoint() {},
-    async close() {
-      if (closed) return;
-      closed = true;
-      cache.clear();
-      db.close();
-    },
-  };
+  const dir = options.dir;
+  if (dir === null) return new Engine(config, new SQL.Database(), null);
+  await mkdir(dir, { recursive: true });
+  const lock = await lockDir(dir);
+  try {
+    const counters: JournalCounters = { entries: 0, syncs: 0, bytes: 0 };
+    // The journal reports failures to the engine, which does not exist yet (no append can fail before).
+    let engine: Engine | null = null;
+    const loaded = await loadState(SQL, dir, counters, (error) => engine?.onJournalFailure(error));
+    engine = new Engine(config, loaded.db, { dir, lock, counters, journal: loaded.journal }, loaded.replayed);
+    return engine;
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
 }

@@ -9,7 +9,7 @@
 // The header names the snapshot (byte size and CRC-32 of data.db) the segment continues from: on start,
 // replay begins at the first segment naming the snapshot on disk, whichever side of a crash the
 // snapshot's rename landed on.
-import { readdir } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 
@@ -106,4 +106,11 @@ export function scanEntries(file: Buffer): ScanResult {
     pos = end;
   }
   return { entries, end: pos };
+}
+
+/** Deletes the segments before `seq` (a snapshot now holds their entries). */
+export async function removeSegmentsBefore(dir: string, seq: number): Promise<void> {
+  for (const segment of await listSegments(dir)) {
+    if (segment.seq < seq) await rm(segment.path, { force: true });
+  }
 }

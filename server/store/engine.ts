@@ -1,0 +1,244 @@
+// The Store: reads straight from the in-memory database, writes through one synchronous transaction
+// whose statements are journaled, checkpoints that snapshot the database without stopping writes.
+//
+// A failed append (ENOSPC, EIO, ...) cannot be undone in memory: the transaction committed before the
+// append started, and later writes may already build on it. So the failed write and everything queued
+// behind it reject with the disk's error (its `code` kept), new writes wait, and the store reloads
+// snapshot + journal from disk, cut back to the last durable entry: memory then holds exactly what was
+// acknowledged. If even that fails, the store is broken and every write rejects until it is reopened.
+import type { Database, SqlJsStatic } from 'sql.js';
+import type { Row } from '../core/types.js';
+import { StatementEncoder } from './codec.js';
+import type { Params, Store, StoreStats, WriteTx } from './db.js';
+import { asError, errorCode } from './files.js';
+import type { JournalCounters, JournalWriter } from './journal.js';
+import { removeSegmentsBefore, snapshotId } from './journal-format.js';
+import type { DirLock } from './lock.js';
+import { loadState } from './recovery.js';
+import type { LoadedState } from './recovery.js';
+import { writeSnapshot } from './snapshot.js';
+import { queryAll, queryGet, runStatement, StatementCache } from './statements.js';
+
+export interface EngineConfig {
+  SQL: SqlJsStatic;
+  checkpointBytes: number;
+  onBackgroundError: (error: Error) => void;
+}
+
+interface Durable {
+  dir: string;
+  lock: DirLock;
+  counters: JournalCounters;
+  journal: JournalWriter;
+}
+
+export class Engine implements Store {
+  readonly dir: string | null;
+  private cache: StatementCache;
+  private checkpoints = 0;
+  /** Transactions in memory but not in the snapshot on disk: a checkpoint with none has nothing to do. */
+  private unsnapshotted: number;
+  private inWrite = false;
+  private closing: Promise<void> | null = null;
+  private recovering: Promise<void> | null = null;
+  private broken: Error | null = null;
+  /** Serialises checkpoints and recoveries. */
+  private maintenance: Promise<unknown> = Promise.resolve();
+  private autoCheckpoint = { running: false, atSize: 0 };
+
+  constructor(
+    private readonly config: EngineConfig,
+    private db: Database,
+    private readonly durable: Durable | null,
+    private readonly replayed = 0,
+  ) {
+    this.dir = durable?.dir ?? null;
+    this.cache = new StatementCache(db);
+    this.unsnapshotted = replayed;
+    this.autoCheckpoint.atSize = config.checkpointBytes;
+  }
+
+  all = <T = Row>(sql: string, params?: Params): T[] => queryAll<T>(this.cache, sql, params);
+
+  get = <T = Row>(sql: string, params?: Params): T | undefined => queryGet<T>(this.cache, sql, params);
+
+  write = async <T>(fn: (tx: WriteTx) => T): Promise<T> => {
+    while (this.recovering) await this.recovering;
+    this.assertWritable();
+    if (this.inWrite) throw new Error('write() cannot be called inside another write() transaction');
+    const journal = this.durable?.journal ?? null;
+    const encoder = journal ? new StatementEncoder() : null;
+    const result = this.transact(fn, encoder);
+    if (journal === null || encoder === null || encoder.statementCount === 0) return result;
+    this.unsnapshotted++;
+    await journal.append(encoder.finish());
+    this.maybeCheckpoint(journal);
+    return result;
+  };
+
+  checkpoint = async (): Promise<void> => {
+    if (this.inWrite) throw new Error('checkpoint() cannot run inside a write() transaction');
+    if (this.durable !== null) await this.exclusive(() => this.runCheckpoint());
+  };
+
+  close = (): Promise<void> => {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  };
+
+  stats = (): StoreStats => ({
+    entries: this.durable?.counters.entries ?? 0,
+    syncs: this.durable?.counters.syncs ?? 0,
+    journalBytes: this.durable?.counters.bytes ?? 0,
+    journalSize: this.durable?.journal.activeSize ?? 0,
+    checkpoints: this.checkpoints,
+    replayed: this.replayed,
+  });
+
+  /** Installed as the journal's failure hook: runs synchronously, before any write hears of it. */
+  onJournalFailure = (error: Error): void => {
+    const durable = this.durable;
+    if (durable === null || this.recovering) return;
+    const failed = durable.journal;
+    this.recovering = this.exclusive(async () => {
+      try {
+        await failed.afterFailure();
+        await failed.close();
+        this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure));
+      } catch (err) {
+        this.broken = brokenError(error, asError(err));
+      }
+    }).finally(() => {
+      this.recovering = null;
+    });
+  };
+
+  private transact<T>(fn: (tx: WriteTx) => T, encoder: StatementEncoder | null): T {
+    runStatement(this.cache, 'BEGIN');
+    this.inWrite = true;
+    try {
+      const result = fn(this.transaction(encoder));
+      if (result instanceof Promise) throw new Error('the write() callback must be synchronous');
+      runStatement(this.cache, 'COMMIT');
+      return result;
+    } catch (err) {
+      try {
+        runStatement(this.cache, 'ROLLBACK');
+      } catch {
+        // The statement that failed had already ended the transaction (OR ROLLBACK).
+      }
+      throw err;
+    } finally {
+      this.inWrite = false;
+    }
+  }
+
+  /**
+   * Statements are journaled once they succeed (a failed one changed nothing). Reads journal nothing
+   * unless they changed rows, as `INSERT ... RETURNING` through `tx.get` does.
+   */
+  private transaction(encoder: StatementEncoder | null): WriteTx {
+    const { cache, db } = this;
+    const recordIfChanged = <R>(sql: string, params: Params | undefined, read: () => R): R => {
+      if (encoder === null) return read();
+      const before = totalChanges(cache);
+      const result = read();
+      if (totalChanges(cache) !== before) encoder.add(sql, params ?? []);
+      return result;
+    };
+    return {
+      all: (sql, params) => recordIfChanged(sql, params, () => queryAll(cache, sql, params)),
+      get: (sql, params) => recordIfChanged(sql, params, () => queryGet(cache, sql, params)),
+      run: (sql, params = []) => {
+        runStatement(cache, sql, params);
+        encoder?.add(sql, params);
+        return { changes: db.getRowsModified() };
+      },
+    };
+  }
+
+  /**
+   * `export()` is synchronous, so it sees exactly the transactions committed so far. The journal starts
+   * a new segment after the entries of those transactions are durable; later writes go to the new
+   * segment while the snapshot is written, and only then are the old segments deleted.
+   */
+  private async runCheckpoint(): Promise<void> {
+    if (this.broken) throw this.broken;
+    const durable = this.durable;
+    if (durable === null || this.unsnapshotted === 0) return;
+    const included = this.unsnapshotted;
+    const bytes = this.db.export();
+    const seq = await durable.journal.rotate(snapshotId(bytes));
+    await writeSnapshot(durable.dir, bytes);
+    this.unsnapshotted -= included;
+    this.checkpoints++;
+    await removeSegmentsBefore(durable.dir, seq);
+  }
+
+  /** Automatic checkpoints run in the background once the active segment passes the threshold. */
+  private maybeCheckpoint(journal: JournalWriter): void {
+    const auto = this.autoCheckpoint;
+    if (this.closing || auto.running || journal.activeSize < auto.atSize) return;
+    auto.running = true;
+    this.checkpoint()
+      .then(
+        () => (auto.atSize = this.config.checkpointBytes),
+        (err: unknown) => {
+          // Retry only after another threshold's worth of journal, not on every write.
+          auto.atSize = journal.activeSize + this.config.checkpointBytes;
+          this.config.onBackgroundError(asError(err));
+        },
+      )
+      .finally(() => (auto.running = false));
+  }
+
+  private async shutdown(): Promise<void> {
+    while (this.recovering) await this.recovering;
+    await this.durable?.journal.drain();
+    let failure: Error | null = null;
+    if (this.durable !== null && this.broken === null) {
+      await this.exclusive(() => this.runCheckpoint()).catch((err: unknown) => (failure = asError(err)));
+    }
+    await this.maintenance;
+    await this.durable?.journal.close().catch(() => undefined);
+    this.cache.clear();
+    this.db.close();
+    await this.durable?.lock.release();
+    if (failure !== null) throw failure;
+  }
+
+  private swap(loaded: LoadedState): void {
+    if (this.durable === null) return;
+    this.cache.clear();
+    this.db.close();
+    this.db = loaded.db;
+    this.cache = new StatementCache(loaded.db);
+    this.durable.journal = loaded.journal;
+    this.unsnapshotted = loaded.replayed;
+  }
+
+  private exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.maintenance.then(task, task);
+    this.maintenance = run.catch(() => undefined);
+    return run;
+  }
+
+  private assertWritable(): void {
+    if (this.closing) throw new Error('the store is closed');
+    if (this.broken) throw this.broken;
+  }
+}
+
+function totalChanges(cache: StatementCache): number {
+  return queryGet<{ n: number }>(cache, 'SELECT total_changes() AS n')?.n ?? 0;
+}
+
+function brokenError(cause: Error, reloadError: Error): Error {
+  const error: Error & { code?: string } = new Error(
+    `the store stopped after a failed journal write (${cause.message}) and could not reload from disk ` +
+      `(${reloadError.message}); reopen the data folder`,
+    { cause },
+  );
+  error.code = errorCode(cause);
+  return error;
+}

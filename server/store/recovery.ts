@@ -1,0 +1,153 @@
+// Rebuilds the database from the data folder: load the snapshot, replay every intact journal entry in
+// order, cut a torn or corrupt tail off the last segment, and reopen that segment for appends. Used on
+// open and after a failed append (so the memory drops what the disk does not hold).
+import { open, unlink } from 'node:fs/promises';
+import type { Database, SqlJsStatic } from 'sql.js';
+import { decodeStatements } from './codec.js';
+import { asError, readWhole } from './files.js';
+import { createSegment, JournalWriter } from './journal.js';
+import type { ActiveSegment, JournalCounters } from './journal.js';
+import { decodeHeader, HEADER_SIZE, listSegments, sameSnapshot, scanEntries, snapshotId } from './journal-format.js';
+import type { ScannedEntry, SegmentFile, SnapshotId } from './journal-format.js';
+import { readSnapshot, removeTempSnapshot, snapshotPath } from './snapshot.js';
+import { runStatement, StatementCache } from './statements.js';
+
+export interface LoadedState {
+  db: Database;
+  journal: JournalWriter;
+  /** Entries replayed on top of the snapshot (all of them are still only in the journal). */
+  replayed: number;
+}
+
+interface ReadSegment extends SegmentFile {
+  entries: ScannedEntry[];
+  /** End of the intact entries; less than the file size when the tail is torn. */
+  end: number;
+  size: number;
+}
+
+/** Entries replayed per transaction: far faster than one each, and bounded in memory. */
+const REPLAY_BATCH = 2048;
+
+export async function loadState(
+  SQL: SqlJsStatic,
+  dir: string,
+  counters: JournalCounters,
+  onFailure: (error: Error) => void,
+): Promise<LoadedState> {
+  await removeTempSnapshot(dir);
+  const bytes = await readSnapshot(dir);
+  const db = openDatabase(SQL, bytes, snapshotPath(dir));
+  try {
+    const { chain, nextSeq } = await readChain(dir, snapshotId(bytes));
+    const replayed = replay(db, chain);
+    const journal = new JournalWriter(dir, await openActive(dir, chain, nextSeq, snapshotId(bytes)), counters, onFailure);
+    return { db, journal, replayed };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+function openDatabase(SQL: SqlJsStatic, bytes: Buffer | null, path: string): Database {
+  const db = bytes === null ? new SQL.Database() : new SQL.Database(bytes);
+  try {
+    // sql.js opens lazily: read the schema now so a damaged file fails here, naming the file.
+    db.exec('SELECT count(*) FROM sqlite_master');
+  } catch (err) {
+    db.close();
+    throw new Error(`${path} cannot be opened as a SQLite database: ${asError(err).message}`);
+  }
+  db.run('PRAGMA foreign_keys = OFF');
+  return db;
+}
+
+/**
+ * The segments to replay: from the first one that continues the snapshot on disk to the last. Older
+ * segments are already in the snapshot and are deleted; a last segment whose header never made it to
+ * disk (a crash while it was created) held no entries and is deleted too.
+ */
+async function readChain(dir: string, base: SnapshotId): Promise<{ chain: ReadSegment[]; nextSeq: number }> {
+  const segments = await listSegments(dir);
+  const nextSeq = (segments.at(-1)?.seq ?? 0) + 1;
+  const read: (ReadSegment & { base: SnapshotId | null })[] = [];
+  for (const segment of segments) {
+    const file = (await readWhole(segment.path)) ?? Buffer.alloc(0);
+    const base = decodeHeader(file);
+    const scan = base === null ? { entries: [], end: 0 } : scanEntries(file);
+    read.push({ ...segment, ...scan, size: file.length, base });
+  }
+  const last = read.at(-1);
+  if (last !== undefined && last.base === null) {
+    await unlink(last.path);
+    read.pop();
+  }
+  const start = read.findIndex((segment) => segment.base !== null && sameSnapshot(segment.base, base));
+  if (read.length > 0 && start === -1) {
+    throw new Error(
+      `the journal in ${dir} does not continue from ${snapshotPath(dir)} (was the snapshot replaced?); ` +
+        'refusing to open the data folder',
+    );
+  }
+  const chain = read.slice(start);
+  chain.forEach((segment, i) => {
+    if (segment.base === null) throw new Error(`${segment.path}: damaged journal segment header`);
+    if (i > 0 && segment.seq !== chain[i - 1].seq + 1) {
+      throw new Error(`journal segment ${chain[i - 1].seq + 1} is missing in ${dir}`);
+    }
+    if (i < chain.length - 1 && segment.end !== segment.size) {
+      throw new Error(`${segment.path}: damaged journal entry at byte ${segment.end} (not at the end of the journal)`);
+    }
+  });
+  for (const covered of read.slice(0, start)) await unlink(covered.path);
+  return { chain, nextSeq };
+}
+
+function replay(db: Database, chain: ReadSegment[]): number {
+  const cache = new StatementCache(db);
+  let count = 0;
+  try {
+    for (const segment of chain) {
+      for (let i = 0; i < segment.entries.length; i += REPLAY_BATCH) {
+        db.run('BEGIN');
+        try {
+          for (const entry of segment.entries.slice(i, i + REPLAY_BATCH)) applyEntry(cache, segment, entry);
+          db.run('COMMIT');
+        } catch (err) {
+          db.run('ROLLBACK');
+          throw err;
+        }
+        count += Math.min(REPLAY_BATCH, segment.entries.length - i);
+      }
+    }
+  } finally {
+    cache.clear();
+  }
+  return count;
+}
+
+function applyEntry(cache: StatementCache, segment: ReadSegment, entry: ScannedEntry): void {
+  try {
+    for (const { sql, params } of decodeStatements(entry.payload)) runStatement(cache, sql, params);
+  } catch (err) {
+    // Replaying what once committed cannot fail unless something is badly wrong: stop rather than diverge.
+    throw new Error(`cannot replay the journal entry at byte ${entry.offset} of ${segment.path}: ${asError(err).message}`);
+  }
+}
+
+/** Opens the last segment for appends (cutting off a torn tail), or starts the first one. */
+async function openActive(dir: string, chain: ReadSegment[], nextSeq: number, base: SnapshotId): Promise<ActiveSegment> {
+  const last = chain.at(-1);
+  if (last === undefined) return { handle: await createSegment(dir, nextSeq, base), seq: nextSeq, size: HEADER_SIZE };
+  const handle = await open(last.path, 'r+');
+  try {
+    if (last.end !== last.size) {
+      await handle.truncate(last.end);
+      await handle.datasync();
+    }
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+  return { handle, seq: last.seq, size: last.end };
+}
