@@ -33,7 +33,7 @@ describe('create', () => {
     });
     expect(r.body.id).toMatch(/^[a-z0-9]{15}$/);
     expect(r.body.fields.map((f: { name: string }) => f.name)).toEqual(['id', 'created', 'updated']);
-    expect(r.body.fields[0]).toMatchObject({ id: 'text3208210256', type: 'text', primaryKey: true, system: true, required: true, min: 15, max: 15 });
+    expect(r.body.fields[0]).toMatchObject({ id: '_id', type: 'text', primaryKey: true, system: true, required: true, min: 15, max: 15 });
     expect(r.body.authRule).toBeUndefined();
   });
 

@@ -171,9 +171,9 @@ describe('zero', () => {
 });
 
 describe('system fields', () => {
-  it('builds the primary key exactly as PocketBase does', () => {
+  it('builds the primary key as PocketBase does, with the spec\'s id `_id`', () => {
     expect(primaryKeyField()).toEqual({
-      id: 'text3208210256', name: 'id', type: 'text', system: true, primaryKey: true, required: true, min: 15, max: 15,
+      id: '_id', name: 'id', type: 'text', system: true, primaryKey: true, required: true, min: 15, max: 15,
       pattern: '^[a-z0-9]+$', autogeneratePattern: '[a-z0-9]{15}', hidden: false, presentable: false, help: '',
     });
   });

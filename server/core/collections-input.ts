@@ -3,8 +3,8 @@
 import { ApiError, fieldError } from '../errors.js';
 import type { ErrorData } from '../errors.js';
 import { checkRule } from '../rules/resolver.js';
-import { FIELD_SPECS, defineFieldBase } from './fields/index.js';
-import type { Collection, Field, FieldOf, FieldType, IndexDef, RuleKey } from './types.js';
+import { defineField } from './fields/index.js';
+import type { Collection, Field, IndexDef, RuleKey } from './types.js';
 import { RULE_KEYS } from './types.js';
 import { ID_PATTERN } from './ids.js';
 
@@ -48,33 +48,23 @@ function normalizeFields(input: unknown[], ctx: InputContext, type: Collection['
       fieldErrors[key] = fieldError('validation_invalid_value', 'Invalid field definition.');
       return;
     }
-    const { base, errors: baseErrors } = defineFieldBase(raw);
-    const errs: ErrorData = { ...baseErrors };
-    if (base) {
-      const previous = ctx.previous?.fields.find((f) => f.id === base.id);
-      const spec = FIELD_SPECS[base.type] as unknown as {
-        define(i: Record<string, unknown>, b: typeof base, c: object): { field: FieldOf<FieldType>; errors: ErrorData };
-      };
-      const { field, errors: optErrors } = spec.define(raw, base, { collectionType: type, lookup: ctx.lookup, previous });
-      Object.assign(errs, optErrors);
-      if (previous) {
-        if (previous.type !== field.type) errs.type = fieldError('validation_field_type_change', 'Field type cannot be changed.');
-        if (previous.system && previous.name !== field.name) {
-          errs.name = fieldError('validation_system_field_change', 'System fields cannot be deleted or renamed.');
-        }
-        field.system = previous.system;
-      } else {
-        field.system = false;
+    const { field, errors: defErrors } = defineField(raw, i, { collectionType: type, lookup: ctx.lookup, usedIds: seenIds }, (id) => ctx.previous?.fields.find((f) => f.id === id));
+    const errs: ErrorData = { ...defErrors };
+    const previous = ctx.previous?.fields.find((f) => f.id === field.id);
+    if (previous) {
+      if (previous.type !== field.type) errs.type = fieldError('validation_field_type_change', 'Field type cannot be changed.');
+      if (previous.system && previous.name !== field.name) {
+        errs.name = fieldError('validation_system_field_change', 'System fields cannot be deleted or renamed.');
       }
-      if (seenIds.has(field.id)) errs.id = fieldError('validation_duplicated_field_id', 'Duplicated or invalid field id.');
-      if (seenNames.has(field.name.toLowerCase())) errs.name = fieldError('validation_duplicated_field_name', 'Duplicated or invalid field name.');
-      if (type === 'auth' && !field.system && ['passwordconfirm', 'oldpassword'].includes(field.name.toLowerCase())) {
-        errs.name = fieldError('validation_reserved_field_name', 'The field name is reserved.');
-      }
-      seenIds.add(field.id);
-      seenNames.add(field.name.toLowerCase());
-      fields.push(field);
+      field.system = previous.system;
+    } else {
+      field.system = false;
     }
+    if (seenIds.has(field.id)) errs.id = fieldError('validation_duplicated_field_id', 'Duplicated or invalid field id.');
+    if (seenNames.has(field.name.toLowerCase())) errs.name = fieldError('validation_duplicated_field_name', 'Duplicated or invalid field name.');
+    seenIds.add(field.id);
+    seenNames.add(field.name.toLowerCase());
+    fields.push(field);
     if (Object.keys(errs).length > 0) fieldErrors[key] = errs;
   });
   if (Object.keys(fieldErrors).length > 0) errors.fields = fieldErrors;

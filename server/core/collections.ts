@@ -2,7 +2,7 @@
 // one store transaction: the table, its indexes and the `_collections` row change together or not at all.
 import { ApiError, badRequest, fieldError, notFound, type ErrorData } from '../errors.js';
 import type { Store, WriteTx } from '../store/db.js';
-import { autodateField, authSystemFields, primaryKeyField } from './fields/index.js';
+import { autodateField, authSystemFields, defineField, primaryKeyField } from './fields/index.js';
 import { buildCollection, type Defaults } from './collections-input.js';
 import { createCollectionTable, dropIndexes, rebuildTable, createIndexes } from './collections-ddl.js';
 import { newId, isoNow } from './ids.js';
@@ -14,7 +14,7 @@ import { SUPERUSERS_ID, SUPERUSERS_NAME } from './types.js';
 export const defaults: Defaults = {
   newCollection(type, name, id, withTimestamps) {
     const now = isoNow();
-    const fields: Field[] = withTimestamps ? [autodateField('created'), autodateField('updated')] : [];
+    const fields: Field[] = withTimestamps ? [autodateField('created', false), autodateField('updated', false)] : [];
     const c: Collection = {
       id: id || newId(), name, type, system: false,
       fields: defaults.withSystemFields(type, fields),
@@ -26,13 +26,14 @@ export const defaults: Defaults = {
     return c;
   },
   withSystemFields(type, fields) {
+    // system fields submitted on create are taken as the system versions, in the submitted place
     const out = [...fields];
-    if (!out.some((f) => f.name === 'id')) out.unshift(primaryKeyField());
-    if (type === 'auth') {
-      let at = 1;
-      for (const sys of authSystemFields()) {
-        if (!out.some((f) => f.name === sys.name)) out.splice(at++, 0, sys);
-      }
+    const system = [primaryKeyField() as Field, ...(type === 'auth' ? authSystemFields() : [])];
+    let at = 0;
+    for (const sys of system) {
+      const i = out.findIndex((f) => f.name === sys.name);
+      if (i >= 0) out[i] = sys;
+      else out.splice(at++, 0, sys);
     }
     return out;
   },
@@ -144,8 +145,8 @@ export function createCollections(store: Store, registry: Registry) {
       }
       if (!registry.get('users') && !tx.get(`SELECT 1 AS x FROM "_params" WHERE "key" = 'usersCreated'`)) {
         const users = defaults.newCollection('auth', 'users', '', false);
-        const nameField = { ...(primaryKeyField() as Field), id: 'text1579384326', name: 'name', primaryKey: false, system: false, required: false, min: 0, max: 255, pattern: '', autogeneratePattern: '', presentable: false } as Field;
-        users.fields = [...defaults.withSystemFields('auth', []), nameField, autodateField('created'), autodateField('updated')];
+        const nameField = defineField({ name: 'name', type: 'text', max: 255 }, 0, { collectionType: 'auth', lookup: registry.lookup }).field;
+        users.fields = [...defaults.withSystemFields('auth', []), nameField, autodateField('created', false), autodateField('updated', false)];
         const self = 'id = @request.auth.id';
         Object.assign(users, { listRule: self, viewRule: self, createRule: '', updateRule: self, deleteRule: self, created: now, updated: now });
         createCollectionTable(tx, users);

@@ -1,6 +1,6 @@
 // The fields the service adds itself: every collection's `id` primary key, the auth system fields and
-// the default `created`/`updated` autodates. Ids are PocketBase's `<type><crc32(name)>` (text3208210256,
-// password901924565, email3885137012, bool1547992806, bool256245529, autodate2990389176, autodate3332085495).
+// the default `created`/`updated` autodates. The primary key's id is `_id` (spec.md: "The primary key
+// field has id `_id`"); the others are PocketBase's `<type><crc32(name)>` (password901924565, email3885137012, bool1547992806, bool256245529, autodate2990389176, autodate3332085495).
 // Each call returns fresh objects, so callers may change them.
 import type { AutodateField, BoolField, EmailField, Field, PasswordField, TextField } from '../types.js';
 import { defaultFieldId } from './base.js';
@@ -14,7 +14,7 @@ const common = (type: Field['type'], name: string) => ({
 
 export function primaryKeyField(): TextField {
   return sortKeys({
-    ...common('text', 'id'), type: 'text', help: '', required: true, primaryKey: true,
+    ...common('text', 'id'), id: '_id', type: 'text', help: '', required: true, primaryKey: true,
     min: 15, max: 15, pattern: DEFAULT_ID_PATTERN, autogeneratePattern: '[a-z0-9]{15}',
   });
 }
