@@ -10,7 +10,7 @@ import type { Row } from '../core/types.js';
 import { Engine } from './engine.js';
 import type { JournalCounters } from './journal.js';
 import { lockDir } from './lock.js';
-import { loadState } from './recovery.js';
+import { loadState, openDatabase } from './recovery.js';
 import type { Params } from './statements.js';
 
 // Kept here for the code written against this module before the store was split up.
@@ -93,7 +93,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       options.onBackgroundError ?? ((error: Error) => console.error(`store: background checkpoint failed: ${error.message}`)),
   };
   const dir = options.dir;
-  if (dir === null) return new Engine(config, new SQL.Database(), null);
+  if (dir === null) return new Engine(config, openDatabase(SQL, null, ':memory:'), null);
   await mkdir(dir, { recursive: true });
   const lock = await lockDir(dir);
   try {

@@ -17,7 +17,8 @@ import type { DirLock } from './lock.js';
 import { loadState } from './recovery.js';
 import type { LoadedState } from './recovery.js';
 import { writeSnapshot } from './snapshot.js';
-import { queryAll, queryGet, runStatement, StatementCache } from './statements.js';
+import { queryAll, queryGet, StatementCache } from './statements.js';
+import { runTransaction } from './transaction.js';
 
 export interface EngineConfig {
   SQL: SqlJsStatic;
@@ -68,7 +69,13 @@ export class Engine implements Store {
     if (this.inWrite) throw new Error('write() cannot be called inside another write() transaction');
     const journal = this.durable?.journal ?? null;
     const encoder = journal ? new StatementEncoder() : null;
-    const result = this.transact(fn, encoder);
+    this.inWrite = true;
+    let result: T;
+    try {
+      result = runTransaction(this.db, this.cache, fn, encoder);
+    } finally {
+      this.inWrite = false;
+    }
     if (journal === null || encoder === null || encoder.statementCount === 0) return result;
     this.unsnapshotted++;
     await journal.append(encoder.finish());
@@ -112,50 +119,6 @@ export class Engine implements Store {
       this.recovering = null;
     });
   };
-
-  private transact<T>(fn: (tx: WriteTx) => T, encoder: StatementEncoder | null): T {
-    runStatement(this.cache, 'BEGIN');
-    this.inWrite = true;
-    try {
-      const result = fn(this.transaction(encoder));
-      if (result instanceof Promise) throw new Error('the write() callback must be synchronous');
-      runStatement(this.cache, 'COMMIT');
-      return result;
-    } catch (err) {
-      try {
-        runStatement(this.cache, 'ROLLBACK');
-      } catch {
-        // The statement that failed had already ended the transaction (OR ROLLBACK).
-      }
-      throw err;
-    } finally {
-      this.inWrite = false;
-    }
-  }
-
-  /**
-   * Statements are journaled once they succeed (a failed one changed nothing). Reads journal nothing
-   * unless they changed rows, as `INSERT ... RETURNING` through `tx.get` does.
-   */
-  private transaction(encoder: StatementEncoder | null): WriteTx {
-    const { cache, db } = this;
-    const recordIfChanged = <R>(sql: string, params: Params | undefined, read: () => R): R => {
-      if (encoder === null) return read();
-      const before = totalChanges(cache);
-      const result = read();
-      if (totalChanges(cache) !== before) encoder.add(sql, params ?? []);
-      return result;
-    };
-    return {
-      all: (sql, params) => recordIfChanged(sql, params, () => queryAll(cache, sql, params)),
-      get: (sql, params) => recordIfChanged(sql, params, () => queryGet(cache, sql, params)),
-      run: (sql, params = []) => {
-        runStatement(cache, sql, params);
-        encoder?.add(sql, params);
-        return { changes: db.getRowsModified() };
-      },
-    };
-  }
 
   /**
    * `export()` is synchronous, so it sees exactly the transactions committed so far. The journal starts
@@ -227,10 +190,6 @@ export class Engine implements Store {
     if (this.closing) throw new Error('the store is closed');
     if (this.broken) throw this.broken;
   }
-}
-
-function totalChanges(cache: StatementCache): number {
-  return queryGet<{ n: number }>(cache, 'SELECT total_changes() AS n')?.n ?? 0;
 }
 
 function brokenError(cause: Error, reloadError: Error): Error {

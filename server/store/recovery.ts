@@ -49,7 +49,8 @@ export async function loadState(
   }
 }
 
-function openDatabase(SQL: SqlJsStatic, bytes: Buffer | null, path: string): Database {
+/** Opens a database from snapshot bytes (or an empty one); `path` names the file in errors. */
+export function openDatabase(SQL: SqlJsStatic, bytes: Buffer | null, path: string): Database {
   const db = bytes === null ? new SQL.Database() : new SQL.Database(bytes);
   try {
     // sql.js opens lazily: read the schema now so a damaged file fails here, naming the file.
