@@ -77,6 +77,25 @@ describe('write()', () => {
     ]);
   });
 
+  it.each([['on disk', true], ['in memory', false]])('refuses a parameter the journal cannot carry before the statement runs (%s)', async (_name, durable) => {
+    const store = await openAt(durable ? dirs.make() : null);
+    const refused: string[] = [];
+    await store.write((tx) => {
+      for (const bad of [true, 10n, new Uint8Array([1])]) {
+        try {
+          tx.run('INSERT INTO t VALUES (?, ?)', [`bad ${typeof bad}`, bad as unknown as string]);
+        } catch (error) {
+          refused.push((error as Error).message);
+        }
+      }
+      insert('good')(tx);
+    });
+    expect(refused).toHaveLength(3);
+    expect(refused[0]).toMatch(/string, a number or null/);
+    expect(store.all('SELECT id FROM t')).toEqual([{ id: 'good' }]);
+    if (durable) expect((await onDisk(store)).all('SELECT id FROM t')).toEqual([{ id: 'good' }]);
+  });
+
   it('groups concurrent commits into fewer syncs than writes', async () => {
     const store = await openAt(dirs.make());
     const before = store.stats();

@@ -100,6 +100,18 @@ export class StatementEncoder {
   }
 }
 
+/**
+ * Checks, before a statement runs, that the journal can carry its parameters: once the statement has
+ * changed the database it is too late to refuse them.
+ */
+export function assertSqlValues(params: readonly unknown[]): void {
+  for (const value of params) {
+    if (value !== null && typeof value !== 'number' && typeof value !== 'string') {
+      throw new TypeError(`a write parameter must be a string, a number or null, not ${typeof value}`);
+    }
+  }
+}
+
 /** Unsigned LEB128 with arithmetic (not bitwise) so values up to 2^53 stay exact. */
 function writeVarint(buf: Buffer, pos: number, value: number): number {
   let v = value;

@@ -1,6 +1,7 @@
 // One write transaction: runs the caller's synchronous function between BEGIN and COMMIT and records
 // each statement that succeeded, with its bound parameters, for the journal.
 import type { Database } from 'sql.js';
+import { assertSqlValues } from './codec.js';
 import type { StatementEncoder } from './codec.js';
 import type { WriteTx } from './db.js';
 import { queryAll, queryGet, runStatement } from './statements.js';
@@ -35,6 +36,7 @@ export function runTransaction<T>(
  */
 function recordingTx(db: Database, cache: StatementCache, encoder: StatementEncoder | null): WriteTx {
   const recordIfChanged = <R>(sql: string, params: Params | undefined, read: () => R): R => {
+    assertSqlValues(params ?? []);
     if (encoder === null) return read();
     const before = totalChanges(cache);
     const result = read();
@@ -45,6 +47,8 @@ function recordingTx(db: Database, cache: StatementCache, encoder: StatementEnco
     all: (sql, params) => recordIfChanged(sql, params, () => queryAll(cache, sql, params)),
     get: (sql, params) => recordIfChanged(sql, params, () => queryGet(cache, sql, params)),
     run: (sql, params = []) => {
+      // Checked in memory too, so code tested against an in-memory store behaves the same on disk.
+      assertSqlValues(params);
       runStatement(cache, sql, params);
       encoder?.add(sql, params);
       return { changes: db.getRowsModified() };
