@@ -1,0 +1,63 @@
+// Filter functions: geoDistance(lonA, latA, lonB, latB) in km and strftime(format, time, modifiers...).
+import type { FunctionOperand, Operand } from '../filter/ast.js';
+import { FilterError } from '../filter/errors.js';
+import { joinFrags, sql, type Frag } from './sql.js';
+import type { JoinSet } from './joins.js';
+import type { Value } from './values.js';
+
+type Resolve = (operand: Operand) => Value;
+
+function argError(fn: FunctionOperand, reason: string, pos = fn.pos): FilterError {
+  return new FilterError(`${fn.name}(): ${reason}`, pos);
+}
+
+export function resolveFunction(fn: FunctionOperand, resolve: Resolve): Value {
+  switch (fn.name) {
+    case 'geoDistance':
+      return geoDistance(fn, resolve);
+    case 'strftime':
+      return strftime(fn, resolve);
+    default:
+      throw new FilterError(`unknown function ${JSON.stringify(fn.name)}`, fn.pos);
+  }
+}
+
+/**
+ * Great-circle distance in km (earth radius 6371, spherical law of cosines, clamped so rounding never
+ * leaves acos' domain). Compared without the null fallback; on multi-valued arguments it means "at
+ * least one", as in PocketBase.
+ */
+function geoDistance(fn: FunctionOperand, resolve: Resolve): Value {
+  if (fn.args.length !== 4) throw argError(fn, 'expects 4 arguments (lonA, latA, lonB, latB)');
+  const args = fn.args.map((arg) => {
+    if (arg.kind !== 'identifier' && arg.kind !== 'number') throw argError(fn, 'arguments must be fields or numbers', arg.pos);
+    return resolve(arg);
+  });
+  return {
+    kind: 'exact',
+    multi: args.some((a) => a.multi),
+    anyOnly: true,
+    build: (joins: JoinSet) => {
+      const [lonA, latA, lonB, latB] = args.map((a) => a.build(joins));
+      const rad = (f: Frag) => sql`radians(${f})`;
+      return sql`(6371 * acos(max(-1.0, min(1.0, cos(${rad(latA)}) * cos(${rad(latB)}) * cos(${rad(lonB)} - ${rad(lonA)}) + sin(${rad(latA)}) * sin(${rad(latB)})))))`;
+    },
+  };
+}
+
+/** SQLite's strftime: a text format, a time value (text, number or field), then text modifiers. */
+function strftime(fn: FunctionOperand, resolve: Resolve): Value {
+  const [format, time, ...modifiers] = fn.args;
+  if (format?.kind !== 'text') throw argError(fn, 'the first argument must be a text format');
+  if (time !== undefined && time.kind !== 'text' && time.kind !== 'number' && time.kind !== 'identifier') {
+    throw argError(fn, 'the time value must be a text, a number or a field', time.pos);
+  }
+  const bad = modifiers.find((m) => m.kind !== 'text');
+  if (bad !== undefined) throw argError(fn, 'modifiers must be texts', bad.pos);
+  const args = fn.args.map(resolve);
+  return {
+    kind: 'column',
+    multi: args.some((a) => a.multi),
+    build: (joins: JoinSet) => sql`strftime(${joinFrags(args.map((a) => a.build(joins)), ', ')})`,
+  };
+}

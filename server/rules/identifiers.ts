@@ -1,0 +1,33 @@
+// Splits an identifier into its dot-separated segments and its trailing `:modifier`. A `:` is allowed
+// only there and in the `@collection.name:alias` segment.
+import { FilterError } from '../filter/errors.js';
+import type { Where } from './state.js';
+
+export type Modifier = 'isset' | 'changed' | 'length' | 'each' | 'lower';
+
+const MODIFIERS: ReadonlySet<string> = new Set<Modifier>(['isset', 'changed', 'length', 'each', 'lower']);
+
+export interface Path {
+  segments: string[];
+  modifier: Modifier | null;
+}
+
+export function splitIdentifier(where: Where): Path {
+  const segments = where.name.split('.');
+  let modifier: Modifier | null = null;
+  const last = segments[segments.length - 1];
+  const colon = last.indexOf(':');
+  if (colon !== -1 && !(segments.length === 2 && segments[0] === '@collection')) {
+    const name = last.slice(colon + 1);
+    if (!MODIFIERS.has(name)) throw new FilterError(`unknown modifier ${JSON.stringify(`:${name}`)}`, where.pos);
+    modifier = name as Modifier;
+    segments[segments.length - 1] = last.slice(0, colon);
+  }
+  segments.forEach((segment, i) => {
+    const aliasSegment = i === 1 && segments[0] === '@collection';
+    if (segment === '' || (segment.includes(':') && !aliasSegment)) {
+      throw new FilterError(`invalid identifier ${JSON.stringify(where.name)}`, where.pos);
+    }
+  });
+  return { segments, modifier };
+}

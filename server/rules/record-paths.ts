@@ -1,0 +1,133 @@
+// Record paths: `field`, `rel.field`, `rel.rel2.field`, `rel.id`, `<coll>_via_<field>.field`,
+// `json.a.0`, `point.lat`, each with an optional modifier. Every name is checked against the fields of
+// the collection it is read from (the allow-list) before it is quoted into SQL.
+import { isMultiple, type Collection, type Field } from '../core/types.js';
+import { FilterError } from '../filter/errors.js';
+import { MAX_RELATION_DEPTH } from '../filter/limits.js';
+import { backRelationHop, eachHop, nonFilterable, relationHops, relationTarget } from './hops.js';
+import type { Modifier, Path } from './identifiers.js';
+import { planValue, type Hop, type Plan } from './plan.js';
+import { alias, column, jsonArray, jsonValue, param, sql, type Frag } from './sql.js';
+import { unknownField, type State, type Where } from './state.js';
+import { lower, type Value } from './values.js';
+
+/** Where a path starts: the filtered row, the signed-in record, a `@collection` join... */
+export interface Root {
+  collection: Collection;
+  /** Namespace of the root's join keys ('' for the filtered row). */
+  key: string;
+  /** Alias of the root row when it is the caller's row; '' when `hops` reach the root row. */
+  alias: string;
+  hops: Hop[];
+}
+
+interface Walk {
+  state: State;
+  root: Root;
+  hops: Hop[];
+  where: Where;
+}
+
+function finish(walk: Walk, read: Plan['read'], kind: Plan['kind'] = 'column'): Value {
+  return planValue({ rootAlias: walk.root.alias, hops: walk.hops, read, kind }, walk.state.aliases);
+}
+
+function invalidModifier(where: Where, modifier: Modifier): FilterError {
+  return new FilterError(`invalid modifier ${JSON.stringify(`:${modifier}`)} for ${JSON.stringify(where.name)}`, where.pos);
+}
+
+/** Values that only take `:lower` (json paths, ids, back-relations). */
+function plainModifier(walk: Walk, value: Value, modifier: Modifier | null): Value {
+  if (modifier === null) return value;
+  if (modifier === 'lower') return lower(value);
+  throw invalidModifier(walk.where, modifier);
+}
+
+export function resolveRecordPath(state: State, root: Root, path: Path, where: Where): Value {
+  const { segments, modifier } = path;
+  const walk: Walk = { state, root, hops: [...root.hops], where };
+  let collection = root.collection;
+  let relations = 0;
+  for (let i = 0; i < segments.length; i++) {
+    const name = segments[i];
+    const key = `${root.key}/${segments.slice(0, i + 1).join('.')}`;
+    const rest = segments.slice(i + 1);
+    const field = collection.fields.find((f) => f.name === name);
+    if (field === undefined) {
+      const back = backRelationHop(state, collection, name, key, where);
+      if (back === null) throw unknownField(where);
+      if (++relations > MAX_RELATION_DEPTH) throw tooDeep(where);
+      walk.hops.push(back.hop);
+      collection = back.target;
+      // A bare back-relation reads the related ids.
+      if (rest.length === 0) return plainModifier(walk, finish(walk, (a) => column(a, 'id')), modifier);
+      continue;
+    }
+    if (state.restricted && field.hidden) throw nonFilterable(where, name);
+    if (rest.length === 0) return fieldValue(walk, collection, field, key, modifier);
+    if (field.type === 'relation') {
+      const target = relationTarget(state, field, where);
+      if (rest.length === 1 && rest[0] === 'id') return relationId(walk, field, key, modifier);
+      if (++relations > MAX_RELATION_DEPTH) throw tooDeep(where);
+      walk.hops.push(...relationHops(state, field, target, key, where));
+      collection = target;
+      continue;
+    }
+    if (field.type === 'json') return plainModifier(walk, jsonPath(walk, field, rest), modifier);
+    if (field.type === 'geoPoint' && rest.length === 1 && (rest[0] === 'lat' || rest[0] === 'lon')) {
+      return plainModifier(walk, jsonPath(walk, field, rest), modifier);
+    }
+    throw unknownField(where);
+  }
+  throw unknownField(where);
+}
+
+function tooDeep(where: Where): FilterError {
+  return new FilterError(`max nested relations reached (${MAX_RELATION_DEPTH})`, where.pos);
+}
+
+/** `rel.id` reads the stored ids without joining the related collection (PocketBase's shortcut). */
+function relationId(walk: Walk, field: Field, key: string, modifier: Modifier | null): Value {
+  if (!isMultiple(field)) return plainModifier(walk, finish(walk, (a) => column(a, field.name)), modifier);
+  walk.hops.push(eachHop(`${key}#each`, field));
+  return plainModifier(walk, finish(walk, (a) => sql`${alias(a)}.value`), modifier);
+}
+
+/** `json.a.b.0` → json_extract(col, '$.a.b[0]'), compared without the null fallback. */
+function jsonPath(walk: Walk, field: Field, rest: string[]): Value {
+  const path = `$${rest.map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`)).join('')}`;
+  return finish(walk, (a) => sql`json_extract(${jsonValue(column(a, field.name))}, ${param(path)})`, 'exact');
+}
+
+/** The plain value of a field, as the comparison sees it. */
+function readField(state: State, collection: Collection, field: Field, rowAlias: string): Frag {
+  const col = column(rowAlias, field.name);
+  if (field.type === 'json') return sql`json_extract(${jsonValue(col)}, '$')`;
+  // A client cannot probe e-mails their owners keep hidden (PocketBase adds `emailVisibility = TRUE`).
+  if (state.restricted && collection.type === 'auth' && field.name === 'email') {
+    return sql`(CASE WHEN ${column(rowAlias, 'emailVisibility')} = 1 THEN ${col} END)`;
+  }
+  return col;
+}
+
+function fieldValue(walk: Walk, collection: Collection, field: Field, key: string, modifier: Modifier | null): Value {
+  const read = (a: string) => readField(walk.state, collection, field, a);
+  const listLike = field.type === 'select' || field.type === 'relation';
+  switch (modifier) {
+    case null:
+      return finish(walk, read, field.type === 'json' ? 'exact' : 'column');
+    case 'lower':
+      return lower(finish(walk, read, field.type === 'json' ? 'exact' : 'column'));
+    case 'length':
+      if (!listLike) throw invalidModifier(walk.where, modifier);
+      return finish(walk, (a) => sql`json_array_length(${jsonArray(read(a))})`);
+    case 'each':
+      if (!listLike) throw invalidModifier(walk.where, modifier);
+      if (!isMultiple(field)) return finish(walk, read);
+      walk.hops.push(eachHop(`${key}:each`, field));
+      return finish(walk, (a) => sql`${alias(a)}.value`);
+    case 'isset':
+    case 'changed':
+      throw invalidModifier(walk.where, modifier);
+  }
+}

@@ -1,0 +1,175 @@
+// `@request.*` and `@collection.*`. Request values are bound as static parameters; a value the request
+// lacks (no auth, missing key) is NULL, never an error, as in PocketBase. Paths through a related record
+// (`@request.auth.org.name`, `@request.body.rel.name`) and `@collection` joins become record paths.
+import { isMultiple, type Collection, type Field } from '../core/types.js';
+import { FilterError } from '../filter/errors.js';
+import type { Modifier, Path } from './identifiers.js';
+import type { Hop } from './plan.js';
+import { resolveRecordPath, type Root } from './record-paths.js';
+import { alias, column, ident, param, sql, TRUE } from './sql.js';
+import type { State, Where } from './state.js';
+import { bool, fromJs, lower, staticValue, toSqlValue, type Value } from './values.js';
+
+function unknownIdentifier(where: Where): FilterError {
+  return new FilterError(`unknown identifier ${JSON.stringify(where.name)}`, where.pos);
+}
+
+function invalidModifier(where: Where, modifier: Modifier): FilterError {
+  return new FilterError(`invalid modifier ${JSON.stringify(`:${modifier}`)} for ${JSON.stringify(where.name)}`, where.pos);
+}
+
+/** A static value with `:lower` applied; other modifiers are refused. */
+function plainStatic(value: unknown, modifier: Modifier | null, where: Where): Value {
+  if (modifier === null) return fromJs(value);
+  if (modifier === 'lower') return lower(fromJs(value));
+  throw invalidModifier(where, modifier);
+}
+
+export function resolveRequest(state: State, path: Path, where: Where): Value {
+  const [, part, ...rest] = path.segments;
+  const request = state.ctx.request;
+  switch (part) {
+    case 'context':
+    case 'method':
+      if (rest.length > 0) throw unknownIdentifier(where);
+      return plainStatic(part === 'method' ? request.method.toUpperCase() : request.context, path.modifier, where);
+    case 'headers':
+    case 'query': {
+      if (rest.length !== 1) throw unknownIdentifier(where);
+      const map = part === 'query' ? request.query : request.headers;
+      const present = Object.hasOwn(map, rest[0]);
+      if (path.modifier === 'isset') return bool(present);
+      return plainStatic(present ? map[rest[0]] : undefined, path.modifier, where);
+    }
+    case 'body':
+      return resolveBody(state, rest, path.modifier, where);
+    case 'auth':
+      return resolveAuth(state, rest, path.modifier, where);
+    default:
+      throw unknownIdentifier(where);
+  }
+}
+
+/** A submitted value as compared: numeric strings of number fields are numbers (PocketBase casts them). */
+function bodyValue(field: Field | undefined, value: unknown): unknown {
+  if (field?.type === 'number' && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) {
+    return Number(value);
+  }
+  return value;
+}
+
+function items(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value;
+  return value === undefined || value === null || value === '' ? [] : [value];
+}
+
+function resolveBody(state: State, rest: string[], modifier: Modifier | null, where: Where): Value {
+  if (rest.length === 0) throw unknownIdentifier(where);
+  const { collection, request } = state.ctx;
+  const [key, ...more] = rest;
+  const present = Object.hasOwn(request.body, key);
+  const field = collection.fields.find((f) => f.name === key);
+  const value = bodyValue(field, present ? request.body[key] : undefined);
+  if (more.length > 0) {
+    if (field?.type === 'relation') return bodySubmittedRelation(state, field, value, more, modifier, where);
+    return plainStatic(nested(value, more), modifier, where);
+  }
+  switch (modifier) {
+    case null:
+    case 'lower':
+      return plainStatic(value, modifier, where);
+    case 'isset':
+      return bool(present);
+    case 'changed':
+      return changed(state, field, present, value, where);
+    case 'length':
+      if (field !== undefined && field.type !== 'select' && field.type !== 'relation') throw invalidModifier(where, modifier);
+      return staticValue(items(value).length);
+    case 'each': {
+      const list = JSON.stringify(items(value).map(toSqlValue));
+      const hop: Hop = { key: `@request.body/${key}:each`, multi: true, source: () => ({ from: sql`json_each(${param(list)})`, on: TRUE }) };
+      return resolveValueRows(state, hop);
+    }
+  }
+}
+
+/** `@request.body.f:changed`: submitted and different from the stored value (no null fallback). */
+function changed(state: State, field: Field | undefined, present: boolean, value: unknown, where: Where): Value {
+  if (field === undefined) throw new FilterError(`":changed" needs a field of the collection, not ${JSON.stringify(where.name)}`, where.pos);
+  if (!present) return bool(false);
+  const submitted = param(toSqlValue(value));
+  const stored = column(state.ctx.alias, field.name);
+  return { kind: 'exact', multi: false, build: () => sql`(${submitted} IS NOT ${stored})` };
+}
+
+/** Rows of one json_each hop read as `<alias>.value`. */
+function resolveValueRows(state: State, hop: Hop): Value {
+  return {
+    kind: 'column',
+    multi: true,
+    build: (joins) => sql`${alias(joins.join(hop.key, (self) => sql` LEFT JOIN ${hop.source(self, '').from} AS ${alias(self)} ON 1`))}.value`,
+  };
+}
+
+function nested(value: unknown, path: string[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+/** `@request.body.rel.field`: the related records of the submitted ids. */
+function bodySubmittedRelation(state: State, field: Field & { type: 'relation' }, value: unknown, more: string[], modifier: Modifier | null, where: Where): Value {
+  const target = state.ctx.lookup(field.collectionId);
+  if (target === undefined) return fromJs(null);
+  const ids = items(value).map(String);
+  const key = `@request.body/${field.name}`;
+  const hops: Hop[] = isMultiple(field)
+    ? [
+      { key: `${key}#each`, multi: true, source: () => ({ from: sql`json_each(${param(JSON.stringify(ids))})`, on: TRUE }) },
+      { key, multi: false, source: (self, parent) => ({ from: ident(target.name), on: sql`${column(self, 'id')} = ${alias(parent)}.value` }) },
+    ]
+    : [{ key, multi: false, source: (self) => ({ from: ident(target.name), on: sql`${column(self, 'id')} = ${param(ids[ids.length - 1] ?? '')}` }) }];
+  return resolveRecordPath(state, { collection: target, key, alias: '', hops }, { segments: more, modifier }, where);
+}
+
+const AUTH_STATIC = new Set(['id', 'collectionId', 'collectionName']);
+
+/** `@request.auth.*`: the signed-in record's own columns are static; longer paths join from it. */
+function resolveAuth(state: State, rest: string[], modifier: Modifier | null, where: Where): Value {
+  if (rest.length === 0) throw unknownIdentifier(where);
+  const auth = state.ctx.request.auth;
+  if (auth === null) return fromJs(null);
+  const first = rest[0];
+  const field = auth.collection.fields.find((f) => f.name === first);
+  if (rest.length === 1 && (modifier === null || modifier === 'lower')) {
+    if (first === 'collectionId') return plainStatic(auth.collection.id, modifier, where);
+    if (first === 'collectionName') return plainStatic(auth.collection.name, modifier, where);
+    return plainStatic(field === undefined && !AUTH_STATIC.has(first) ? null : auth.record[first], modifier, where);
+  }
+  if (field === undefined) return fromJs(null);
+  return resolveRecordPath(state, authRoot(auth.collection, auth.record.id), { segments: rest, modifier }, where);
+}
+
+function authRoot(collection: Collection, id: unknown): Root {
+  const hop: Hop = {
+    key: '@request.auth',
+    multi: false,
+    source: (self) => ({ from: ident(collection.name), on: sql`${column(self, 'id')} = ${param(toSqlValue(id))}` }),
+  };
+  return { collection, key: '@request.auth', alias: '', hops: [hop] };
+}
+
+/** `@collection.<nameOrId>[:alias].<path>`: every row of that collection (a multi-valued path). */
+export function resolveCollection(state: State, path: Path, where: Where): Value {
+  const [, target, ...rest] = path.segments;
+  if (target === undefined || rest.length === 0) throw unknownIdentifier(where);
+  const [name, joinAlias = ''] = target.split(':');
+  const collection = state.ctx.lookup(name);
+  if (collection === undefined) throw new FilterError(`unknown collection ${JSON.stringify(name)}`, where.pos);
+  const key = `@collection/${collection.id}:${joinAlias}`;
+  const hop: Hop = { key, multi: true, source: () => ({ from: ident(collection.name), on: TRUE }) };
+  return resolveRecordPath(state, { collection, key, alias: '', hops: [hop] }, { segments: rest, modifier: path.modifier }, where);
+}
