@@ -2,29 +2,16 @@
 // threshold, and between them a write costs the same at any database size (no snapshot per write).
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openStore } from '../server/store/db.js';
-import type { Store, StoreOptions, WriteTx } from '../server/store/db.js';
-import { crashCopy, segmentFiles, tempDirs } from './fixtures/store-helpers.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { WriteTx } from '../server/store/db.js';
+import { crashCopy, segmentFiles, tableIds as ids, useStores } from './fixtures/store-helpers.js';
 
-const dirs = tempDirs();
-const open: Store[] = [];
-afterEach(async () => {
-  for (const store of open.splice(0)) await store.close().catch(() => undefined);
-  dirs.cleanup();
-});
-
-async function openAt(dir: string, options: Partial<StoreOptions> = {}): Promise<Store> {
-  const store = await openStore({ dir, ...options });
-  open.push(store);
-  return store;
-}
+const { dirs, openAt } = useStores();
 
 const createTable = (tx: WriteTx) => tx.run('CREATE TABLE IF NOT EXISTS t (id TEXT PRIMARY KEY, body TEXT)');
 /** Fixed-width ids, so every single-row insert has the same journal entry size. */
 const rowId = (n: number) => `r${String(n).padStart(9, '0')}`;
 const insert = (n: number) => (tx: WriteTx) => tx.run('INSERT INTO t VALUES (?, ?)', [rowId(n), 'same body']);
-const ids = (store: Store) => store.all<{ id: string }>('SELECT id FROM t ORDER BY id').map((row) => row.id);
 
 describe('checkpoints', () => {
   it('lose nothing written while they run', async () => {

@@ -2,23 +2,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStore } from '../server/store/db.js';
 import type { Store } from '../server/store/db.js';
-import { crashCopy, startWriter, tempDirs } from './fixtures/store-helpers.js';
+import { crashCopy, startWriter, tableIds as ids, useStores } from './fixtures/store-helpers.js';
 
-const dirs = tempDirs();
-const open: Store[] = [];
-afterEach(async () => {
-  for (const store of open.splice(0)) await store.close().catch(() => undefined);
-  dirs.cleanup();
-});
-
-async function openAt(dir: string): Promise<Store> {
-  const store = await openStore({ dir });
-  open.push(store);
-  return store;
-}
+const { dirs, openAt } = useStores();
 
 async function seed(store: Store, count: number): Promise<void> {
   await store.write((tx) => tx.run('CREATE TABLE IF NOT EXISTS t (id TEXT PRIMARY KEY, n REAL, s TEXT)'));
@@ -28,8 +17,6 @@ async function seed(store: Store, count: number): Promise<void> {
     ),
   );
 }
-
-const ids = (store: Store) => store.all<{ id: string }>('SELECT id FROM t').map((row) => row.id).sort();
 
 describe('store durability', () => {
   it('keeps data across close and reopen, in a snapshot the sqlite3 CLI reads', async () => {

@@ -2,27 +2,13 @@
 // openStore reject with a message naming the file, leaving the file as it was.
 import { appendFileSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StatementEncoder } from '../server/store/codec.js';
 import { openStore } from '../server/store/db.js';
-import type { Store } from '../server/store/db.js';
 import { frameEntry, scanEntries } from '../server/store/journal-format.js';
-import { crashCopy, segmentFiles, startWriter, tempDirs } from './fixtures/store-helpers.js';
+import { crashCopy, segmentFiles, startWriter, tableIds as ids, useStores } from './fixtures/store-helpers.js';
 
-const dirs = tempDirs();
-const open: Store[] = [];
-afterEach(async () => {
-  for (const store of open.splice(0)) await store.close().catch(() => undefined);
-  dirs.cleanup();
-});
-
-async function openAt(dir: string): Promise<Store> {
-  const store = await openStore({ dir });
-  open.push(store);
-  return store;
-}
-
-const ids = (store: Store) => store.all<{ id: string }>('SELECT id FROM t ORDER BY id').map((row) => row.id);
+const { dirs, openAt } = useStores();
 
 /** A crash copy of a folder whose journal holds: CREATE TABLE, then one entry per id. */
 async function journalWith(entries: string[]): Promise<string> {

@@ -1,20 +1,15 @@
 // write(): one transaction, journaled once it commits, acknowledged once synced; commits that arrive
 // together share a sync.
-import { afterEach, describe, expect, it } from 'vitest';
-import { openStore } from '../server/store/db.js';
-import type { Store, StoreOptions, WriteTx } from '../server/store/db.js';
-import { crashCopy, tempDirs } from './fixtures/store-helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { Store, WriteTx } from '../server/store/db.js';
+import { crashCopy, useStores } from './fixtures/store-helpers.js';
 
-const dirs = tempDirs();
-const open: Store[] = [];
-afterEach(async () => {
-  for (const store of open.splice(0)) await store.close().catch(() => undefined);
-  dirs.cleanup();
-});
+const stores = useStores();
+const dirs = stores.dirs;
 
-async function openAt(dir: string | null, options: Partial<StoreOptions> = {}): Promise<Store> {
-  const store = await openStore({ dir, ...options });
-  open.push(store);
+/** Opens a store holding table t. */
+async function openAt(dir: string | null): Promise<Store> {
+  const store = await stores.openAt(dir);
   if (store.get(`SELECT 1 AS x FROM sqlite_master WHERE name = 't'`) === undefined) {
     await store.write((tx) => tx.run('CREATE TABLE t (id TEXT PRIMARY KEY, body TEXT)'));
   }
