@@ -1,0 +1,37 @@
+// Starts the one server (server/index.ts) the way the desktop app needs it: on the data folder, bound to
+// 127.0.0.1 (or every interface when LAN sharing was left on), on a stable port when it can.
+import type { RunningServer, ServerOptions } from '../server/index.js';
+import { choosePort, isPortFree, PREFERRED_PORT } from './ports.js';
+
+export type StartServer = (options: ServerOptions) => Promise<RunningServer>;
+
+export const LOOPBACK = '127.0.0.1';
+export const ALL_INTERFACES = '0.0.0.0';
+
+export interface DesktopServerOptions {
+  startServer: StartServer;
+  dataDir: string;
+  /** The built Admin UI (dist/renderer); null serves the "not built" page. */
+  uiDir: string | null;
+  lan: boolean;
+  preferredPort?: number;
+  log?: (line: string) => void;
+  onSetupToken?: (token: string, setupUrl: string) => void;
+}
+
+export async function startDesktopServer(options: DesktopServerOptions): Promise<RunningServer> {
+  const host = options.lan ? ALL_INTERFACES : LOOPBACK;
+  const start = (port: number) =>
+    options.startServer({
+      dir: options.dataDir, host, port, strictPort: true, uiDir: options.uiDir, log: options.log, onSetupToken: options.onSetupToken,
+    });
+  const port = await choosePort(host, options.preferredPort ?? PREFERRED_PORT);
+  try {
+    return await start(port);
+  } catch (err) {
+    // Another program may take the port between the probe and the bind: any free port will do then.
+    // Any other failure (the data folder locked by another process...) is the caller's to report.
+    if (port === 0 || (await isPortFree(host, port))) throw err;
+    return start(0);
+  }
+}

@@ -1,0 +1,44 @@
+// The desktop-only surface the preload script exposes to the Admin UI as `window.deskbase`. Data never
+// crosses it (the UI talks HTTP to the server); these are the few things a web page cannot do itself.
+// The renderer imports this file for its types only: `import type { DeskbaseDesktopApi } from '../main/preload-api'`.
+
+/** LAN sharing: the server listens on every interface (0.0.0.0) instead of 127.0.0.1 only. */
+export interface LanState {
+  enabled: boolean;
+  /** Base URLs other devices can use, e.g. "http://192.168.1.20:8090" (the API is under /api). Empty when off. */
+  urls: string[];
+  /** A QR code of urls[0] as a data: URL (image/png) for phones; null when off or no network address. */
+  qr: string | null;
+}
+
+export interface DeskbaseDesktopApi {
+  /** Always true: lets the UI tell the desktop window from a browser tab (where `window.deskbase` is undefined). */
+  readonly isDesktop: true;
+  readonly lan: {
+    get(): Promise<LanState>;
+    /** Rebinds the server and remembers the choice; rejects (state unchanged) when the port cannot be bound. */
+    set(enabled: boolean): Promise<LanState>;
+    /** Called after every change, including ones made from the app menu or the tray; returns an unsubscribe. */
+    onChange(listener: (state: LanState) => void): () => void;
+  };
+  /** Copies the API base URL (the LAN one while sharing, else http://127.0.0.1:PORT/api/) and returns it. */
+  copyApiUrl(): Promise<string>;
+  /** Opens the data folder in the system file manager. */
+  openDataFolder(): Promise<void>;
+}
+
+/** For the renderer: `(window as DeskbaseWindow).deskbase?.lan.get()`. */
+export type DeskbaseWindow = Window & { deskbase?: DeskbaseDesktopApi };
+
+/** IPC channel names, shared by the preload and the main process. */
+export const CHANNELS = {
+  lanGet: 'deskbase:lan-get',
+  lanSet: 'deskbase:lan-set',
+  copyApiUrl: 'deskbase:copy-api-url',
+  openDataFolder: 'deskbase:open-data-folder',
+  /** main → window only: LAN state after a change. */
+  lanChanged: 'deskbase:lan-changed',
+} as const;
+
+/** Channels the window may invoke (lanChanged only flows the other way). */
+export type InvokeChannel = Exclude<(typeof CHANNELS)[keyof typeof CHANNELS], typeof CHANNELS.lanChanged>;

@@ -1,0 +1,71 @@
+// The one window: the Admin UI served by our own server, locked down (design.md habit 13).
+import { BrowserWindow, shell, type WebPreferences } from 'electron';
+import { allowPermission, judgeNavigation } from './navigation.js';
+
+export interface MainWindowOptions {
+  /** The first page, e.g. http://127.0.0.1:8090/_/ or the setup page with its token. */
+  url: string;
+  /** The server's origin, http://127.0.0.1:PORT: the only place the window may show. */
+  origin: string;
+  /** Absolute path of the built preload (dist/main/preload.cjs). */
+  preload: string;
+  icon?: string;
+}
+
+/** Written out in full, even where Electron's defaults agree, so a reader sees the whole policy. */
+export function securePreferences(preload: string): WebPreferences {
+  return {
+    preload,
+    contextIsolation: true,
+    sandbox: true,
+    nodeIntegration: false,
+    nodeIntegrationInWorker: false,
+    nodeIntegrationInSubFrames: false,
+    webSecurity: true,
+    allowRunningInsecureContent: false,
+    webviewTag: false,
+    spellcheck: false,
+  };
+}
+
+/** Only http(s) leaves for the system browser: a page must not make us launch arbitrary protocol handlers. */
+function openOutside(url: string, origin: string): void {
+  if (judgeNavigation(url, origin) !== 'deny') void shell.openExternal(url);
+}
+
+export function createMainWindow(options: MainWindowOptions): BrowserWindow {
+  const win = new BrowserWindow({
+    title: 'Deskbase',
+    width: 1280,
+    height: 820,
+    minWidth: 720,
+    minHeight: 480,
+    show: false,
+    icon: options.icon,
+    autoHideMenuBar: false,
+    webPreferences: securePreferences(options.preload),
+  });
+  const contents = win.webContents;
+  contents.on('will-navigate', (event) => {
+    const verdict = judgeNavigation(event.url, options.origin);
+    if (verdict === 'allow') return;
+    event.preventDefault();
+    if (verdict === 'external') openOutside(event.url, options.origin);
+  });
+  // Server-side redirects stay on the server's origin too.
+  contents.on('will-redirect', (event) => {
+    if (judgeNavigation(event.url, options.origin) !== 'allow') event.preventDefault();
+  });
+  // No second Electron window, ever: links with target=_blank (even to our own API) open in the browser.
+  contents.setWindowOpenHandler(({ url }) => {
+    openOutside(url, options.origin);
+    return { action: 'deny' };
+  });
+  contents.session.setPermissionRequestHandler((wc, permission, callback) => {
+    callback(allowPermission(permission, wc.getURL(), options.origin));
+  });
+  win.once('ready-to-show', () => win.show());
+  // A failed load shows Chromium's error page in the window; the log says why as well.
+  win.loadURL(options.url).catch((err: unknown) => console.error(`Could not load ${options.url}: ${String(err)}`));
+  return win;
+}

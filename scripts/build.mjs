@@ -1,0 +1,95 @@
+// npm run build: the Admin UI (Vite) and three esbuild bundles, all under dist/ (or --out DIR):
+//   renderer/            the Admin UI, served by the server at /_/
+//   main/index.cjs       Electron main process (CJS, electron external), main/preload.cjs, main/icon.png
+//   server/index.mjs     startServer, ESM for Node; server/cli.mjs imports it; server/sql-wasm.wasm beside them
+// Usage: node scripts/build.mjs [--out DIR] [--no-renderer]
+import { copyFile, mkdir, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+// sql.js (Emscripten, CommonJS) looks for sql-wasm.wasm in `__dirname` and loads fs with `require`:
+// an ESM bundle has neither, so both are defined from import.meta.url, and the wasm is copied beside.
+const ESM_NODE_BANNER = [
+  "import { createRequire as __deskbaseCreateRequire } from 'node:module';",
+  "import { dirname as __deskbaseDirname } from 'node:path';",
+  "import { fileURLToPath as __deskbaseFileURLToPath } from 'node:url';",
+  'const require = __deskbaseCreateRequire(import.meta.url);',
+  'const __filename = __deskbaseFileURLToPath(import.meta.url);',
+  'const __dirname = __deskbaseDirname(__filename);',
+].join('\n');
+
+/** listhen's optional features we never turn on (watch mode, tunnels, clipboard, websockets, config files). */
+const UNUSED_OPTIONAL = ['@parcel/watcher', '@parcel/watcher-wasm', 'untun', 'tinyclip', 'crossws', 'crossws/*', 'jiti'];
+
+const common = { bundle: true, platform: 'node', logLevel: 'warning', legalComments: 'none', sourcemap: false };
+
+/** cli.ts imports './index.js': the CLI bundle keeps that import, pointed at the sibling index.mjs. */
+const serverIndexExternal = {
+  name: 'deskbase-server-index',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/index\.js$/ }, (args) =>
+      args.importer.endsWith(join('server', 'cli.ts')) ? { path: './index.mjs', external: true } : undefined,
+    );
+  },
+};
+
+export async function buildServer(root, outDir) {
+  const options = { ...common, format: 'esm', target: 'node20', banner: { js: ESM_NODE_BANNER }, external: UNUSED_OPTIONAL };
+  await esbuild.build({ ...options, entryPoints: [join(root, 'server/index.ts')], outfile: join(outDir, 'server/index.mjs') });
+  await esbuild.build({
+    ...options, entryPoints: [join(root, 'server/cli.ts')], outfile: join(outDir, 'server/cli.mjs'), plugins: [serverIndexExternal],
+  });
+  await copyFile(join(root, 'node_modules/sql.js/dist/sql-wasm.wasm'), join(outDir, 'server/sql-wasm.wasm'));
+}
+
+export async function buildMain(root, outDir) {
+  // Electron 45 runs Node 22 and Chromium 140.
+  const options = { ...common, format: 'cjs', target: 'node22', external: ['electron'] };
+  await esbuild.build({ ...options, entryPoints: [join(root, 'main/index.ts')], outfile: join(outDir, 'main/index.cjs') });
+  await esbuild.build({ ...options, entryPoints: [join(root, 'main/preload.cts')], outfile: join(outDir, 'main/preload.cjs') });
+  await copyFile(join(root, 'build/icon.png'), join(outDir, 'main/icon.png'));
+}
+
+export async function buildRenderer(root, outDir) {
+  const { build } = await import('vite');
+  await build({ configFile: join(root, 'vite.config.ts'), logLevel: 'warn', build: { outDir: join(outDir, 'renderer'), emptyOutDir: true } });
+}
+
+export function rendererBuilt(outDir) {
+  return existsSync(join(outDir, 'renderer', 'index.html'));
+}
+
+/** renderer: 'always' | 'if-missing' | 'never'. */
+export async function buildAll({ root = ROOT, outDir = join(ROOT, 'dist'), renderer = 'always' } = {}) {
+  await rm(join(outDir, 'main'), { recursive: true, force: true });
+  await rm(join(outDir, 'server'), { recursive: true, force: true });
+  await mkdir(outDir, { recursive: true });
+  await Promise.all([buildServer(root, outDir), buildMain(root, outDir)]);
+  if (renderer === 'always' || (renderer === 'if-missing' && !rendererBuilt(outDir))) await buildRenderer(root, outDir);
+}
+
+function parseArgs(argv) {
+  const options = { outDir: join(ROOT, 'dist'), renderer: 'always' };
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--out') options.outDir = resolve(argv[++i] ?? '');
+    else if (argv[i] === '--no-renderer') options.renderer = 'never';
+    else throw new Error(`unknown option ${argv[i]} (usage: node scripts/build.mjs [--out DIR] [--no-renderer])`);
+  }
+  return options;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  try {
+    const options = parseArgs(process.argv.slice(2));
+    const started = Date.now();
+    await buildAll(options);
+    console.log(`Built into ${options.outDir} in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+  } catch (err) {
+    console.error(`Build failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+  }
+}
