@@ -162,7 +162,6 @@ export class Engine implements Store {
     if (this.durable !== null && this.broken === null) {
       await this.exclusive(() => this.runCheckpoint()).catch((err: unknown) => (failure = asError(err)));
     }
-    await this.maintenance;
     await this.durable?.journal.close().catch(() => undefined);
     this.cache.clear();
     this.db.close();

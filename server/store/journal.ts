@@ -19,9 +19,8 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
-type QueueItem =
-  | ({ kind: 'entry'; frame: Buffer } & Waiter)
-  | ({ kind: 'rotate'; base: SnapshotId } & Waiter);
+type EntryItem = { kind: 'entry'; frame: Buffer } & Waiter;
+type QueueItem = EntryItem | ({ kind: 'rotate'; base: SnapshotId } & Waiter);
 
 export interface ActiveSegment {
   handle: FileHandle;
@@ -52,10 +51,6 @@ export class JournalWriter {
   /** Bytes in the active segment (the automatic checkpoint watches this). */
   get activeSize(): number {
     return this.active.size;
-  }
-
-  get activeSeq(): number {
-    return this.active.seq;
   }
 
   append(payload: Uint8Array): Promise<void> {
@@ -108,10 +103,9 @@ export class JournalWriter {
         await this.startSegment(head.base).then(head.resolve, (err: unknown) => head.reject(asError(err)));
         continue;
       }
-      const batchEnd = this.queue.findIndex((item) => item.kind !== 'entry');
-      const batch = this.queue.splice(0, batchEnd === -1 ? this.queue.length : batchEnd);
+      const batch = this.takeEntries();
       try {
-        await this.writeBatch(batch.map((item) => (item.kind === 'entry' ? item.frame : Buffer.alloc(0))));
+        await this.writeBatch(batch.map((item) => item.frame));
       } catch (err) {
         this.fail(asError(err), batch);
         break;
@@ -120,6 +114,17 @@ export class JournalWriter {
     }
     this.running = false;
     for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  /** The entries at the head of the queue, up to the next rotation. */
+  private takeEntries(): EntryItem[] {
+    const batch: EntryItem[] = [];
+    for (const item of this.queue) {
+      if (item.kind !== 'entry') break;
+      batch.push(item);
+    }
+    this.queue.splice(0, batch.length);
+    return batch;
   }
 
   private async writeBatch(frames: Buffer[]): Promise<void> {
