@@ -39,9 +39,10 @@ export async function loadState(
   const bytes = await readSnapshot(dir);
   const db = openDatabase(SQL, bytes, snapshotPath(dir));
   try {
-    const { chain, nextSeq } = await readChain(dir, snapshotId(bytes));
+    const base = snapshotId(bytes);
+    const { chain, nextSeq } = await readChain(dir, base);
     const replayed = replay(db, chain);
-    const journal = new JournalWriter(dir, await openActive(dir, chain, nextSeq, snapshotId(bytes)), counters, onFailure);
+    const journal = new JournalWriter(dir, await openActive(dir, chain, nextSeq, base), counters, onFailure);
     return { db, journal, replayed };
   } catch (err) {
     db.close();
