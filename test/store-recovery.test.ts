@@ -46,6 +46,21 @@ describe('journal tail damage', () => {
   });
 });
 
+describe('a segment whose header never reached the disk', () => {
+  it('is deleted and appends go on in the segment before it', async () => {
+    const dir = await journalWith(['a']);
+    const torn = join(dir, 'journal.2.log');
+    writeFileSync(torn, Buffer.from('DBJOU'));
+    const store = await openAt(dir);
+    expect(ids(store)).toEqual(['a']);
+    expect(segmentFiles(dir)).toEqual([join(dir, 'journal.1.log')]);
+    await store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['b', 'x']));
+    const again = dirs.make();
+    crashCopy(dir, again);
+    expect(ids(await openAt(again))).toEqual(['a', 'b']);
+  });
+});
+
 describe('damage that must stop the start', () => {
   it.each([
     ['not a SQLite file', () => Buffer.from('this is not a database at all, just text')],
