@@ -140,7 +140,7 @@ export function query(db: Database, sql: string, params: readonly SqlValue[] = [
   return db.exec(sql, params as SqlJsValue[])[0]?.values ?? [];
 }
 
-export type Options = Partial<Omit<CompileContext, 'collection' | 'alias' | 'lookup'>> & { collection?: Collection };
+export type Options = Partial<CompileContext>;
 
 export function context(options: Options = {}): CompileContext {
   return { collection: posts, alias: 'r', lookup, request: guest(), mode: 'rule', now: new Date('2024-06-15T12:30:45.123Z'), ...options };

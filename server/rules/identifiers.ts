@@ -31,3 +31,10 @@ export function splitIdentifier(where: Where): Path {
   });
   return { segments, modifier };
 }
+
+/** `title:each` on a text field: the message names the identifier without its modifier. */
+export function invalidModifier(where: Where, modifier: Modifier): FilterError {
+  const suffix = `:${modifier}`;
+  const name = where.name.endsWith(suffix) ? where.name.slice(0, -suffix.length) : where.name;
+  return new FilterError(`invalid modifier ${JSON.stringify(suffix)} for ${JSON.stringify(name)}`, where.pos);
+}

@@ -5,7 +5,7 @@ import { isMultiple, type Collection, type Field } from '../core/types.js';
 import { FilterError } from '../filter/errors.js';
 import { MAX_RELATION_DEPTH } from '../filter/limits.js';
 import { backRelationHop, eachHop, nonFilterable, relationHops, relationTarget } from './hops.js';
-import type { Modifier, Path } from './identifiers.js';
+import { invalidModifier, type Modifier, type Path } from './identifiers.js';
 import { planValue, type Hop, type Plan } from './plan.js';
 import { alias, column, jsonArray, jsonValue, param, sql, type Frag } from './sql.js';
 import { unknownField, type State, type Where } from './state.js';
@@ -32,9 +32,6 @@ function finish(walk: Walk, read: Plan['read'], kind: Plan['kind'] = 'column'): 
   return planValue({ rootAlias: walk.root.alias, hops: walk.hops, read, kind }, walk.state.aliases);
 }
 
-function invalidModifier(where: Where, modifier: Modifier): FilterError {
-  return new FilterError(`invalid modifier ${JSON.stringify(`:${modifier}`)} for ${JSON.stringify(where.name)}`, where.pos);
-}
 
 /** Values that only take `:lower` (json paths, ids, back-relations). */
 function plainModifier(walk: Walk, value: Value, modifier: Modifier | null): Value {

@@ -3,7 +3,7 @@
 // (`@request.auth.org.name`, `@request.body.rel.name`) and `@collection` joins become record paths.
 import { isMultiple, type Collection, type Field } from '../core/types.js';
 import { FilterError } from '../filter/errors.js';
-import type { Modifier, Path } from './identifiers.js';
+import { invalidModifier, type Modifier, type Path } from './identifiers.js';
 import type { Hop } from './plan.js';
 import { resolveRecordPath, type Root } from './record-paths.js';
 import { alias, column, ident, param, sql, TRUE } from './sql.js';
@@ -14,9 +14,6 @@ function unknownIdentifier(where: Where): FilterError {
   return new FilterError(`unknown identifier ${JSON.stringify(where.name)}`, where.pos);
 }
 
-function invalidModifier(where: Where, modifier: Modifier): FilterError {
-  return new FilterError(`invalid modifier ${JSON.stringify(`:${modifier}`)} for ${JSON.stringify(where.name)}`, where.pos);
-}
 
 /** A static value with `:lower` applied; other modifiers are refused. */
 function plainStatic(value: unknown, modifier: Modifier | null, where: Where): Value {
