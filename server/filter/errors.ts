@@ -24,3 +24,8 @@ export function describeSource(text: string): string {
   const short = text.length > 24 ? `${text.slice(0, 24)}…` : text;
   return JSON.stringify(short);
 }
+
+/** A name in an error message, in double quotes, cut short (identifiers can be as long as the input). */
+export function quote(name: string): string {
+  return JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name);
+}

@@ -1,6 +1,6 @@
 // The `sort` parameter: comma-separated fields, `-` for descending, `+` or nothing for ascending
 // (PocketBase's ParseSortFromString). Only the list shape is checked here; the compiler resolves names.
-import { FilterError } from './errors.js';
+import { FilterError, quote } from './errors.js';
 import { MAX_SORT_FIELDS, MAX_SORT_FIELD_LENGTH } from './limits.js';
 
 export interface SortItem {
@@ -31,7 +31,7 @@ export function parseSort(src: string): SortItem[] {
       throw new FilterError(`sort field is too long (max ${MAX_SORT_FIELD_LENGTH} characters)`, pos);
     }
     if (!/^[A-Za-z_@][\w.:]*$/.test(name) || /[.:]$/.test(name)) {
-      throw new FilterError(`invalid sort field ${JSON.stringify(name)}`, pos);
+      throw new FilterError(`invalid sort field ${quote(name)}`, pos);
     }
     items.push({ name, desc, pos });
   }

@@ -1,6 +1,6 @@
 // Filter functions: geoDistance(lonA, latA, lonB, latB) in km and strftime(format, time, modifiers...).
 import type { FunctionOperand, Operand } from '../filter/ast.js';
-import { FilterError } from '../filter/errors.js';
+import { FilterError, quote } from '../filter/errors.js';
 import { joinFrags, sql, type Frag } from './sql.js';
 import type { JoinSet } from './joins.js';
 import type { Value } from './values.js';
@@ -18,7 +18,7 @@ export function resolveFunction(fn: FunctionOperand, resolve: Resolve): Value {
     case 'strftime':
       return strftime(fn, resolve);
     default:
-      throw new FilterError(`unknown function ${JSON.stringify(fn.name)}`, fn.pos);
+      throw new FilterError(`unknown function ${quote(fn.name)}`, fn.pos);
   }
 }
 

@@ -3,19 +3,19 @@
 // restricted client filter, every joined collection must be listable and its list rule becomes part of
 // the join condition, so rows the caller cannot list read as missing (NULL).
 import { isMultiple, type Collection, type Field, type RelationField } from '../core/types.js';
-import { FilterError } from '../filter/errors.js';
+import { FilterError, quote } from '../filter/errors.js';
 import type { Hop } from './plan.js';
 import { alias, column, ident, jsonArray, sql, TRUE, type Frag } from './sql.js';
 import type { State, Where } from './state.js';
 
 export function nonFilterable(where: Where, name: string): FilterError {
-  return new FilterError(`non-filterable field ${JSON.stringify(name)}`, where.pos);
+  return new FilterError(`non-filterable field ${quote(name)}`, where.pos);
 }
 
 /** A restricted filter may join only collections whose list rule is not null (superusers only). */
 export function requireListable(state: State, target: Collection, where: Where): void {
   if (state.restricted && target.listRule === null) {
-    throw new FilterError(`fields of ${JSON.stringify(target.name)} can be filtered only by superusers`, where.pos);
+    throw new FilterError(`fields of ${quote(target.name)} can be filtered only by superusers`, where.pos);
   }
 }
 
@@ -26,7 +26,7 @@ function guarded(state: State, target: Collection, self: string, match: Frag, wh
 
 export function relationTarget(state: State, field: RelationField, where: Where): Collection {
   const target = state.ctx.lookup(field.collectionId);
-  if (target === undefined) throw new FilterError(`missing related collection of ${JSON.stringify(field.name)}`, where.pos);
+  if (target === undefined) throw new FilterError(`missing related collection of ${quote(field.name)}`, where.pos);
   return target;
 }
 
@@ -69,7 +69,7 @@ export function backRelationHop(state: State, current: Collection, name: string,
   const target = state.ctx.lookup(name.slice(0, at));
   const rel = target?.fields.find((f) => f.name === name.slice(at + 5));
   if (target === undefined || rel === undefined || rel.type !== 'relation' || state.ctx.lookup(rel.collectionId)?.id !== current.id) {
-    throw new FilterError(`invalid back-relation ${JSON.stringify(name)}`, where.pos);
+    throw new FilterError(`invalid back-relation ${quote(name)}`, where.pos);
   }
   if (state.restricted && rel.hidden) throw nonFilterable(where, `${target.name}.${rel.name}`);
   requireListable(state, target, where);

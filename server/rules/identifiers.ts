@@ -1,6 +1,6 @@
 // Splits an identifier into its dot-separated segments and its trailing `:modifier`. A `:` is allowed
 // only there and in the `@collection.name:alias` segment.
-import { FilterError } from '../filter/errors.js';
+import { FilterError, quote } from '../filter/errors.js';
 import type { Where } from './state.js';
 
 export type Modifier = 'isset' | 'changed' | 'length' | 'each' | 'lower';
@@ -19,14 +19,14 @@ export function splitIdentifier(where: Where): Path {
   const colon = last.indexOf(':');
   if (colon !== -1 && !(segments.length === 2 && segments[0] === '@collection')) {
     const name = last.slice(colon + 1);
-    if (!MODIFIERS.has(name)) throw new FilterError(`unknown modifier ${JSON.stringify(`:${name}`)}`, where.pos);
+    if (!MODIFIERS.has(name)) throw new FilterError(`unknown modifier ${quote(`:${name}`)}`, where.pos);
     modifier = name as Modifier;
     segments[segments.length - 1] = last.slice(0, colon);
   }
   segments.forEach((segment, i) => {
     const aliasSegment = i === 1 && segments[0] === '@collection';
     if (segment === '' || (segment.includes(':') && !aliasSegment)) {
-      throw new FilterError(`invalid identifier ${JSON.stringify(where.name)}`, where.pos);
+      throw new FilterError(`invalid identifier ${quote(where.name)}`, where.pos);
     }
   });
   return { segments, modifier };
@@ -36,5 +36,5 @@ export function splitIdentifier(where: Where): Path {
 export function invalidModifier(where: Where, modifier: Modifier): FilterError {
   const suffix = `:${modifier}`;
   const name = where.name.endsWith(suffix) ? where.name.slice(0, -suffix.length) : where.name;
-  return new FilterError(`invalid modifier ${JSON.stringify(suffix)} for ${JSON.stringify(name)}`, where.pos);
+  return new FilterError(`invalid modifier ${quote(suffix)} for ${quote(name)}`, where.pos);
 }

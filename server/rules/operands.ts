@@ -1,7 +1,7 @@
 // One operand → a Value: literals, placeholders, functions, macros, `@request.*`, `@collection.*` and
 // record paths.
 import type { IdentifierOperand, Operand } from '../filter/ast.js';
-import { FilterError } from '../filter/errors.js';
+import { FilterError, quote } from '../filter/errors.js';
 import { resolveFunction } from './functions.js';
 import { splitIdentifier } from './identifiers.js';
 import { macroValue } from './macros.js';
@@ -18,7 +18,7 @@ export function resolveOperand(state: State, operand: Operand): Value {
     case 'placeholder': {
       const params = state.ctx.params;
       if (params === undefined || !Object.hasOwn(params, operand.name)) {
-        throw new FilterError(`missing value for placeholder ${JSON.stringify(`{:${operand.name}}`)}`, operand.pos);
+        throw new FilterError(`missing value for placeholder ${quote(`{:${operand.name}}`)}`, operand.pos);
       }
       return fromJs(params[operand.name]);
     }
@@ -44,7 +44,7 @@ function resolveIdentifier(state: State, operand: IdentifierOperand): Value {
   if (path.segments[0] === '@request') return resolveRequest(state, path, where);
   if (path.segments[0] === '@collection') return resolveCollection(state, path, where);
   if (operand.name.startsWith('@') || operand.name.startsWith('#')) {
-    throw new FilterError(`unknown identifier ${JSON.stringify(operand.name)}`, operand.pos);
+    throw new FilterError(`unknown identifier ${quote(operand.name)}`, operand.pos);
   }
   const ctx = state.ctx;
   return resolveRecordPath(state, { collection: ctx.collection, key: '', alias: ctx.alias, hops: [] }, path, where);

@@ -2,7 +2,7 @@
 // lacks (no auth, missing key) is NULL, never an error, as in PocketBase. Paths through a related record
 // (`@request.auth.org.name`, `@request.body.rel.name`) and `@collection` joins become record paths.
 import { isMultiple, type Collection, type Field } from '../core/types.js';
-import { FilterError } from '../filter/errors.js';
+import { FilterError, quote } from '../filter/errors.js';
 import { invalidModifier, type Modifier, type Path } from './identifiers.js';
 import type { Hop } from './plan.js';
 import { resolveRecordPath, type Root } from './record-paths.js';
@@ -11,7 +11,7 @@ import type { State, Where } from './state.js';
 import { bool, fromJs, lower, staticValue, toSqlValue, type Value } from './values.js';
 
 function unknownIdentifier(where: Where): FilterError {
-  return new FilterError(`unknown identifier ${JSON.stringify(where.name)}`, where.pos);
+  return new FilterError(`unknown identifier ${quote(where.name)}`, where.pos);
 }
 
 
@@ -92,7 +92,7 @@ function resolveBody(state: State, rest: string[], modifier: Modifier | null, wh
 
 /** `@request.body.f:changed`: submitted and different from the stored value (no null fallback). */
 function changed(state: State, field: Field | undefined, present: boolean, value: unknown, where: Where): Value {
-  if (field === undefined) throw new FilterError(`":changed" needs a field of the collection, not ${JSON.stringify(where.name)}`, where.pos);
+  if (field === undefined) throw new FilterError(`":changed" needs a field of the collection, not ${quote(where.name)}`, where.pos);
   if (!present) return bool(false);
   const submitted = param(toSqlValue(value));
   const stored = column(state.ctx.alias, field.name);
@@ -165,7 +165,7 @@ export function resolveCollection(state: State, path: Path, where: Where): Value
   if (target === undefined || rest.length === 0) throw unknownIdentifier(where);
   const [name, joinAlias = ''] = target.split(':');
   const collection = state.ctx.lookup(name);
-  if (collection === undefined) throw new FilterError(`unknown collection ${JSON.stringify(name)}`, where.pos);
+  if (collection === undefined) throw new FilterError(`unknown collection ${quote(name)}`, where.pos);
   const key = `@collection/${collection.id}:${joinAlias}`;
   const hop: Hop = { key, multi: true, source: () => ({ from: ident(collection.name), on: TRUE }) };
   return resolveRecordPath(state, { collection, key, alias: '', hops: [hop] }, { segments: rest, modifier: path.modifier }, where);

@@ -10,7 +10,7 @@ import { isSuperuser, type Collection, type RequestInfo, type SqlValue } from '.
 import { ApiError, badRequest } from '../errors.js';
 import type { Group } from '../filter/ast.js';
 import type { ParseCache } from '../filter/cache.js';
-import { FilterError } from '../filter/errors.js';
+import { FilterError, quote } from '../filter/errors.js';
 import { MAX_FILTER_LENGTH } from '../filter/limits.js';
 import { parseFilter, type ParseOptions } from '../filter/parser.js';
 import { parseSort } from '../filter/sort.js';
@@ -124,7 +124,7 @@ function newState(ctx: CompileContext, restricted: boolean, aliases: AliasAlloca
 /** The list rule of a collection a restricted client filter joins, over the joined row `alias`. */
 function compileListRule(parent: State, collection: Collection, alias: string, pos: number): Frag | null {
   const rule = collection.listRule;
-  if (rule === null) throw new FilterError(`fields of ${JSON.stringify(collection.name)} can be filtered only by superusers`, pos);
+  if (rule === null) throw new FilterError(`fields of ${quote(collection.name)} can be filtered only by superusers`, pos);
   if (rule.trim() === '') return null;
   const ctx: CompileContext = {
     collection,
@@ -139,6 +139,6 @@ function compileListRule(parent: State, collection: Collection, alias: string, p
     return compileRoot(newState(ctx, false, parent.aliases), parse(rule, ctx, {}));
   } catch (err) {
     if (!(err instanceof FilterError)) throw err;
-    throw new FilterError(`invalid list rule of ${JSON.stringify(collection.name)} (${err.message})`, pos);
+    throw new FilterError(`invalid list rule of ${quote(collection.name)} (${err.message})`, pos);
   }
 }

@@ -1,7 +1,7 @@
 // Sort items → ORDER BY terms (semantics §4.1). A multi-valued path sorts by its smallest value
 // ascending and its largest descending, read in a subquery so the caller's rows are not multiplied.
 import type { SortItem } from '../filter/sort.js';
-import { FilterError } from '../filter/errors.js';
+import { FilterError, quote } from '../filter/errors.js';
 import { JoinSet } from './joins.js';
 import { resolveOperand } from './operands.js';
 import { alias, joinFrags, sql, type Frag } from './sql.js';
@@ -9,7 +9,7 @@ import type { State } from './state.js';
 import type { Value } from './values.js';
 
 function invalidSort(item: SortItem): FilterError {
-  return new FilterError(`invalid sort field ${JSON.stringify(item.name)}`, item.pos);
+  return new FilterError(`invalid sort field ${quote(item.name)}`, item.pos);
 }
 
 export function compileSortItems(state: State, items: readonly SortItem[]): Frag {

@@ -1,7 +1,7 @@
 // What one compilation carries around. Built by resolver.ts; a list rule compiled inside a client filter
 // gets its own State sharing the alias allocator, so nested subqueries never reuse an alias.
 import type { Collection } from '../core/types.js';
-import { FilterError } from '../filter/errors.js';
+import { FilterError, quote } from '../filter/errors.js';
 import type { CompileContext } from './resolver.js';
 import type { AliasAllocator, JoinSet } from './joins.js';
 import type { Frag } from './sql.js';
@@ -28,5 +28,5 @@ export interface Where {
 }
 
 export function unknownField(where: Where, name = where.name): FilterError {
-  return new FilterError(`unknown field ${JSON.stringify(name)}`, where.pos);
+  return new FilterError(`unknown field ${quote(name)}`, where.pos);
 }
