@@ -21,6 +21,11 @@ export interface Plan {
   /** The value, read from the last hop's alias (or the root alias without hops). */
   read(rowAlias: string): Frag;
   kind: 'column' | 'exact';
+  /**
+   * The value when single-row hops find no row, if not NULL: PocketBase reads a LEFT JOIN's NULL row,
+   * so `author.friends:length` is 0 for a post without author, while a scalar subquery would give NULL.
+   */
+  missing?: Frag;
 }
 
 export function planValue(plan: Plan, aliases: AliasAllocator): Value {
@@ -42,7 +47,8 @@ function buildScalar(plan: Plan, aliases: AliasAllocator): Frag {
     return sql` JOIN ${s.from} AS ${alias(names[i + 1])} ON ${s.on}`;
   });
   const last = names[names.length - 1];
-  return sql`(SELECT ${plan.read(last)} FROM ${first.from} AS ${alias(names[0])}${joinFrags(rest, '')} WHERE ${first.on})`;
+  const value = sql`(SELECT ${plan.read(last)} FROM ${first.from} AS ${alias(names[0])}${joinFrags(rest, '')} WHERE ${first.on})`;
+  return plan.missing === undefined ? value : sql`COALESCE(${value}, ${plan.missing})`;
 }
 
 function buildJoined(plan: Plan, joins: JoinSet): Frag {

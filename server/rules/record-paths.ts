@@ -28,8 +28,8 @@ interface Walk {
   where: Where;
 }
 
-function finish(walk: Walk, read: Plan['read'], kind: Plan['kind'] = 'column'): Value {
-  return planValue({ rootAlias: walk.root.alias, hops: walk.hops, read, kind }, walk.state.aliases);
+function finish(walk: Walk, read: Plan['read'], kind: Plan['kind'] = 'column', missing?: Frag): Value {
+  return planValue({ rootAlias: walk.root.alias, hops: walk.hops, read, kind, missing }, walk.state.aliases);
 }
 
 
@@ -79,6 +79,8 @@ export function resolveRecordPath(state: State, root: Root, path: Path, where: W
   throw unknownField(where);
 }
 
+const ZERO: Frag = { text: '0', params: [] };
+
 function tooDeep(where: Where): FilterError {
   return new FilterError(`max nested relations reached (${MAX_RELATION_DEPTH})`, where.pos);
 }
@@ -117,7 +119,8 @@ function fieldValue(walk: Walk, collection: Collection, field: Field, key: strin
       return lower(finish(walk, read, field.type === 'json' ? 'exact' : 'column'));
     case 'length':
       if (!listLike) throw invalidModifier(walk.where, modifier);
-      return finish(walk, (a) => sql`json_array_length(${jsonArray(read(a))})`);
+      // A missing related row (NULL) has no items, as in PocketBase.
+      return finish(walk, (a) => (isMultiple(field) ? sql`json_array_length(COALESCE(${read(a)}, '[]'))` : sql`json_array_length(${jsonArray(read(a))})`), 'column', ZERO);
     case 'each':
       if (!listLike) throw invalidModifier(walk.where, modifier);
       if (!isMultiple(field)) return finish(walk, read);
