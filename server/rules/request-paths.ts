@@ -82,11 +82,8 @@ function resolveBody(state: State, rest: string[], modifier: Modifier | null, wh
     case 'length':
       if (field !== undefined && field.type !== 'select' && field.type !== 'relation') throw invalidModifier(where, modifier);
       return staticValue(items(value).length);
-    case 'each': {
-      const list = JSON.stringify(items(value).map(toSqlValue));
-      const hop: Hop = { key: `@request.body/${key}:each`, multi: true, source: () => ({ from: sql`json_each(${param(list)})`, on: TRUE }) };
-      return resolveValueRows(state, hop);
-    }
+    case 'each':
+      return submittedItems(`@request.body/${key}:each`, items(value));
   }
 }
 
@@ -99,12 +96,13 @@ function changed(state: State, field: Field | undefined, present: boolean, value
   return { kind: 'exact', multi: false, build: () => sql`(${submitted} IS NOT ${stored})` };
 }
 
-/** Rows of one json_each hop read as `<alias>.value`. */
-function resolveValueRows(state: State, hop: Hop): Value {
+/** The submitted items as rows (one json_each over a bound JSON array), read as `<alias>.value`. */
+function submittedItems(key: string, list: unknown[]): Value {
+  const json = param(JSON.stringify(list.map(toSqlValue)));
   return {
     kind: 'column',
     multi: true,
-    build: (joins) => sql`${alias(joins.join(hop.key, (self) => sql` LEFT JOIN ${hop.source(self, '').from} AS ${alias(self)} ON 1`))}.value`,
+    build: (joins) => sql`${alias(joins.join(key, (self) => sql` LEFT JOIN json_each(${json}) AS ${alias(self)} ON 1`))}.value`,
   };
 }
 
