@@ -22,8 +22,21 @@ const ESM_NODE_BANNER = [
   'const __dirname = __deskbaseDirname(__filename);',
 ].join('\n');
 
-/** listhen's optional features we never turn on (watch mode, tunnels, clipboard, websockets, config files). */
-const UNUSED_OPTIONAL = ['@parcel/watcher', '@parcel/watcher-wasm', 'untun', 'tinyclip', 'crossws', 'crossws/*', 'jiti'];
+/**
+ * listhen's optional features we never turn on (file watching, tunnels, clipboard, websockets, config
+ * files) are imported lazily; each becomes a stub that says so, and the bundle needs no node_modules.
+ */
+const UNUSED_OPTIONAL = /^(@parcel\/watcher(-wasm)?|untun|tinyclip|crossws(\/.*)?|jiti)$/;
+const unusedOptional = {
+  name: 'deskbase-unused-optional',
+  setup(build) {
+    build.onResolve({ filter: UNUSED_OPTIONAL }, (args) => ({ path: args.path, namespace: 'unused-optional' }));
+    build.onLoad({ filter: /.*/, namespace: 'unused-optional' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`${args.path} is not included in the Deskbase server bundle`)});`,
+      loader: 'js',
+    }));
+  },
+};
 
 const common = { bundle: true, platform: 'node', logLevel: 'warning', legalComments: 'none', sourcemap: false };
 
@@ -38,8 +51,8 @@ const serverIndexExternal = {
 };
 
 export async function buildServer(root, outDir) {
-  const options = { ...common, format: 'esm', target: 'node20', banner: { js: ESM_NODE_BANNER }, external: UNUSED_OPTIONAL };
-  await esbuild.build({ ...options, entryPoints: [join(root, 'server/index.ts')], outfile: join(outDir, 'server/index.mjs') });
+  const options = { ...common, format: 'esm', target: 'node20', banner: { js: ESM_NODE_BANNER } };
+  await esbuild.build({ ...options, entryPoints: [join(root, 'server/index.ts')], outfile: join(outDir, 'server/index.mjs'), plugins: [unusedOptional] });
   await esbuild.build({
     ...options, entryPoints: [join(root, 'server/cli.ts')], outfile: join(outDir, 'server/cli.mjs'), plugins: [serverIndexExternal],
   });
