@@ -1,13 +1,14 @@
 // The Electron main process: thin glue between Electron's events and our own functions. Built by
-// scripts/build.mjs to dist/main/index.cjs; the server is loaded from its own bundle, dist/server/index.mjs.
+// scripts/build.mjs into one CommonJS file, dist/main/index.cjs, with the server inside it: Electron
+// then loads no ES module from app.asar (an area with open Electron bugs), and sql.js finds its wasm
+// beside the bundle.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { app, clipboard, dialog, ipcMain, powerMonitor, shell, type BrowserWindow } from 'electron';
 import QRCode from 'qrcode';
-import type { RunningServer } from '../server/index.js';
+import { startServer, type RunningServer } from '../server/index.js';
 import { createHandlers, createMenuActions, type ActionDeps } from './actions.js';
-import { ALL_INTERFACES, startDesktopServer, type StartServer } from './desktop-server.js';
+import { ALL_INTERFACES, startDesktopServer } from './desktop-server.js';
 import { registerIpc } from './ipc.js';
 import { createLanSwitch } from './lan.js';
 import { desktopPaths, userDataDir, type DesktopPaths } from './paths.js';
@@ -18,18 +19,12 @@ import { focusWindow } from './single-instance.js';
 import { installMenus, type DesktopMenus } from './tray.js';
 import { createMainWindow } from './window.js';
 
-/** dist/ (or app.asar/dist/ when packaged): main/, server/ and renderer/ sit side by side. */
+/** dist/ (or app.asar/dist/ when packaged): main/ and renderer/ sit side by side. */
 const DIST = join(__dirname, '..');
 
 interface Shell {
   window: BrowserWindow | null;
   openUi(): void;
-}
-
-async function loadStartServer(): Promise<StartServer> {
-  // The server bundle is ESM (sql.js finds its wasm beside it); Electron's main process can import() it.
-  const mod = (await import(pathToFileURL(join(DIST, 'server', 'index.mjs')).href)) as { startServer: StartServer };
-  return mod.startServer;
 }
 
 function errorText(err: unknown): string {
@@ -40,7 +35,7 @@ async function boot(paths: DesktopPaths, state: Shell): Promise<void> {
   const settings = await loadSettings(paths.settingsFile);
   const uiDir = join(DIST, 'renderer');
   const server: RunningServer = await startDesktopServer({
-    startServer: await loadStartServer(),
+    startServer,
     dataDir: paths.dataDir,
     uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : null,
     lan: settings.lan,

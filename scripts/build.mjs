@@ -1,7 +1,8 @@
 // npm run build: the Admin UI (Vite) and three esbuild bundles, all under dist/ (or --out DIR):
 //   renderer/            the Admin UI, served by the server at /_/
-//   main/index.cjs       Electron main process (CJS, electron external), main/preload.cjs, main/icon.png
-//   server/index.mjs     startServer, ESM for Node; server/cli.mjs imports it; server/sql-wasm.wasm beside them
+//   main/index.cjs       Electron main process with the server inside (CJS, electron external), main/preload.cjs,
+//                        main/icon.png, main/sql-wasm.wasm
+//   server/index.mjs     startServer, ESM for plain Node; server/cli.mjs imports it; server/sql-wasm.wasm beside them
 // Usage: node scripts/build.mjs [--out DIR] [--no-renderer]
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -12,7 +13,8 @@ import * as esbuild from 'esbuild';
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 // sql.js (Emscripten, CommonJS) looks for sql-wasm.wasm in `__dirname` and loads fs with `require`:
-// an ESM bundle has neither, so both are defined from import.meta.url, and the wasm is copied beside.
+// an ESM bundle has neither, so both are defined from import.meta.url, and the wasm is copied beside
+// each bundle that contains sql.js.
 const ESM_NODE_BANNER = [
   "import { createRequire as __deskbaseCreateRequire } from 'node:module';",
   "import { dirname as __deskbaseDirname } from 'node:path';",
@@ -38,6 +40,8 @@ const unusedOptional = {
   },
 };
 
+const SQL_WASM = 'node_modules/sql.js/dist/sql-wasm.wasm';
+
 const common = { bundle: true, platform: 'node', logLevel: 'warning', legalComments: 'none', sourcemap: false };
 
 /** cli.ts imports './index.js': the CLI bundle keeps that import, pointed at the sibling index.mjs. */
@@ -56,15 +60,27 @@ export async function buildServer(root, outDir) {
   await esbuild.build({
     ...options, entryPoints: [join(root, 'server/cli.ts')], outfile: join(outDir, 'server/cli.mjs'), plugins: [serverIndexExternal],
   });
-  await copyFile(join(root, 'node_modules/sql.js/dist/sql-wasm.wasm'), join(outDir, 'server/sql-wasm.wasm'));
+  await copyFile(join(root, SQL_WASM), join(outDir, 'server/sql-wasm.wasm'));
 }
+
+// In the CommonJS main bundle, the server's import.meta.url (where it looks for the UI by default)
+// becomes the bundle's own file URL.
+const CJS_IMPORT_META_BANNER = "const __deskbaseImportMetaUrl = require('node:url').pathToFileURL(__filename).href;";
 
 export async function buildMain(root, outDir) {
   // Electron 45 runs Node 22 and Chromium 140.
   const options = { ...common, format: 'cjs', target: 'node22', external: ['electron'] };
-  await esbuild.build({ ...options, entryPoints: [join(root, 'main/index.ts')], outfile: join(outDir, 'main/index.cjs') });
+  await esbuild.build({
+    ...options,
+    entryPoints: [join(root, 'main/index.ts')],
+    outfile: join(outDir, 'main/index.cjs'),
+    banner: { js: CJS_IMPORT_META_BANNER },
+    define: { 'import.meta.url': '__deskbaseImportMetaUrl' },
+    plugins: [unusedOptional],
+  });
   await esbuild.build({ ...options, entryPoints: [join(root, 'main/preload.cts')], outfile: join(outDir, 'main/preload.cjs') });
   await copyFile(join(root, 'build/icon.png'), join(outDir, 'main/icon.png'));
+  await copyFile(join(root, SQL_WASM), join(outDir, 'main/sql-wasm.wasm'));
 }
 
 export async function buildRenderer(root, outDir) {

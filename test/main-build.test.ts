@@ -57,7 +57,7 @@ function run(args: string[], env: Record<string, string | undefined> = process.e
 
 describe('npm run build', () => {
   it('writes the bundles, the wasm, the icon and the UI', () => {
-    for (const file of ['main/index.cjs', 'main/preload.cjs', 'main/icon.png', 'server/index.mjs', 'server/cli.mjs', 'server/sql-wasm.wasm', 'renderer/index.html']) {
+    for (const file of ['main/index.cjs', 'main/preload.cjs', 'main/icon.png', 'main/sql-wasm.wasm', 'server/index.mjs', 'server/cli.mjs', 'server/sql-wasm.wasm', 'renderer/index.html']) {
       expect(existsSync(join(out, 'dist', file)), file).toBe(true);
     }
   });
@@ -214,10 +214,10 @@ describe('electron-builder --dir, offline', () => {
     expect(existsSync(asarFile)).toBe(true);
     const { listPackage } = (await import('@electron/asar')) as { listPackage(path: string, options: object): string[] };
     const files = listPackage(asarFile, {}).map((f) => f.replaceAll('\\', '/'));
-    for (const f of ['/package.json', '/dist/main/index.cjs', '/dist/main/preload.cjs', '/dist/server/index.mjs', '/dist/server/sql-wasm.wasm', '/dist/renderer/index.html']) {
+    for (const f of ['/package.json', '/dist/main/index.cjs', '/dist/main/preload.cjs', '/dist/main/icon.png', '/dist/main/sql-wasm.wasm', '/dist/renderer/index.html']) {
       expect(files).toContain(f);
     }
-    expect(files.some((f) => f.includes('node_modules'))).toBe(false);
+    expect(files.some((f) => f.includes('node_modules') || f.startsWith('/dist/server'))).toBe(false);
     expect(existsSync(join(out, 'release/linux-unpacked/deskbase'))).toBe(true);
   }, 150_000);
 });
