@@ -1,5 +1,6 @@
 // List and view under the collection's rules, with the client's filter and sort.
-import { notFound } from '../errors.js';
+import { badRequest, fieldError, notFound } from '../errors.js';
+import { FilterError } from '../filter/errors.js';
 import type { ReadDb } from '../store/db.js';
 import { compileFilter, compileSort } from '../rules/resolver.js';
 import { ruleWhere, type Where } from './access.js';
@@ -25,9 +26,23 @@ export interface Page<T> {
 
 type Lookup = (idOrName: string) => Collection | undefined;
 
+/**
+ * Compiles the client's `filter` or `sort`. A bad one is PocketBase's generic 400; superusers (the
+ * admin UI) also get the parser's message with its position under `data.<param>`.
+ */
+function clientSql<T>(param: 'filter' | 'sort', req: RequestInfo, compile: () => T): T {
+  try {
+    return compile();
+  } catch (err) {
+    if (!(err instanceof FilterError)) throw err;
+    const data = isSuperuser(req.auth) ? { [param]: fieldError(`validation_invalid_${param}`, err.message) } : {};
+    throw badRequest(undefined, data);
+  }
+}
+
 function clientWhere(c: Collection, filter: string | undefined, req: RequestInfo, lookup: Lookup): Where | null {
   if (filter === undefined || filter.trim() === '') return null;
-  return compileFilter(filter, { collection: c, alias: 'r', lookup, request: req, mode: isSuperuser(req.auth) ? 'rule' : 'filter' });
+  return clientSql('filter', req, () => compileFilter(filter, { collection: c, alias: 'r', lookup, request: req, mode: 'filter' }));
 }
 
 function defaultSort(c: Collection): string {
@@ -45,7 +60,8 @@ export function listRecords(db: ReadDb, c: Collection, q: ListQuery, req: Reques
   let orderSql = defaultSort(c);
   let orderParams: SqlValue[] = [];
   if (q.sort !== undefined && q.sort.trim() !== '') {
-    const s = compileSort(q.sort, { collection: c, alias: 'r', lookup, request: req, mode: isSuperuser(req.auth) ? 'rule' : 'filter' });
+    const sort = q.sort;
+    const s = clientSql('sort', req, () => compileSort(sort, { collection: c, alias: 'r', lookup, request: req, mode: 'filter' }));
     orderSql = s.sql ? `${s.sql}, r._rowid_ ASC` : orderSql;
     orderParams = s.params;
   }

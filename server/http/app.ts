@@ -1,6 +1,7 @@
 // The HTTP app: one h3 instance, every error mapped to the spec's envelope here and nowhere else.
 import { H3, HTTPError, type H3Event } from 'h3';
 import { ApiError } from '../errors.js';
+import { FilterError } from '../filter/errors.js';
 import type { Core } from '../core/index.js';
 import { authMiddleware } from './auth.js';
 import { assertUrlLength } from './request.js';
@@ -47,14 +48,16 @@ function envelope(status: number, message: string, data: object = {}): Response 
 }
 
 /** h3 wraps foreign errors, so look through `cause` for ours. */
-function findApiError(error: unknown): ApiError | null {
+function findCause<T>(error: unknown, type: new (...args: never[]) => T): T | null {
   let e: unknown = error;
   for (let i = 0; i < 5 && e; i++) {
-    if (e instanceof ApiError) return e;
+    if (e instanceof type) return e;
     e = (e as { cause?: unknown }).cause;
   }
   return null;
 }
+
+const findApiError = (error: unknown): ApiError | null => findCause(error, ApiError);
 
 export function createApp(core: Core, options: AppOptions = {}): H3 {
   const log = options.log ?? (() => {});
@@ -76,6 +79,8 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
     onError(error, event) {
       const api = findApiError(error);
       if (api) return envelope(api.status, api.message, api.data);
+      // a stored rule that no longer compiles (say, a field it names was dropped) fails closed
+      if (findCause(error, FilterError)) return envelope(400, GENERIC[400]);
       const status = error instanceof HTTPError ? error.status : 500;
       if (status >= 500 || !(error instanceof HTTPError) || error.unhandled) {
         const cause = (error as { cause?: unknown }).cause ?? error;

@@ -66,9 +66,11 @@ export async function blog(h: Harness): Promise<Blog> {
     if (r.status !== 200) throw new Error(`${key}: ${r.text}`);
     postIds[key] = r.body.id;
   };
-  await post('annPublic', ann.token, { title: 'Ann public', published: true, views: 10, labels: ['news', 'tech'], author: ann.id, tags: [tagIds.js, tagIds.db], meta: { level: 2 }, secret: 's1' });
+  await post('annPublic', ann.token, { title: 'Ann public', published: true, views: 10, labels: ['news', 'tech'], author: ann.id, tags: [tagIds.js, tagIds.db], meta: { level: 2 } });
   await post('annDraft', ann.token, { title: 'Ann draft', published: false, views: 3, labels: ['life'], author: ann.id, tags: [tagIds.js], meta: { level: 1 } });
   await post('bobPublic', bob.token, { title: 'Bob public', published: true, views: 7, labels: [], author: bob.id, tags: [], meta: null });
   await post('bobDraft', bob.token, { title: 'Bob draft', published: false, views: 0, author: bob.id, tags: [tagIds.ui] });
+  // hidden fields are dropped from non-superusers' bodies: the superuser sets the secret
+  await h.req('PATCH', `/api/collections/posts/records/${postIds.annPublic}`, { token: su, body: { secret: 's1' } });
   return { su, ids: { posts, tags, comments }, users: { ann, bob }, tags: tagIds, posts: postIds };
 }
