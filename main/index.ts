@@ -18,6 +18,7 @@ import { createShutdown, type PreventableEvent } from './shutdown.js';
 import { focusWindow } from './single-instance.js';
 import { installMenus, type DesktopMenus } from './tray.js';
 import { createMainWindow } from './window.js';
+import { errorText } from './error-text.js';
 
 /** dist/ (or app.asar/dist/ when packaged): main/ and renderer/ sit side by side. */
 const DIST = join(__dirname, '..');
@@ -25,10 +26,6 @@ const DIST = join(__dirname, '..');
 interface Shell {
   window: BrowserWindow | null;
   openUi(): void;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 async function boot(paths: DesktopPaths, state: Shell): Promise<void> {
@@ -41,7 +38,8 @@ async function boot(paths: DesktopPaths, state: Shell): Promise<void> {
     lan: settings.lan,
     // A token issued later (the first one expired) goes straight to the window too.
     onSetupToken: (_token, url) => {
-      if (state.window && !state.window.isDestroyed()) void state.window.loadURL(url);
+      // A failed load leaves Chromium's error page in the window; nothing more to do here.
+      if (state.window && !state.window.isDestroyed()) state.window.loadURL(url).catch(() => undefined);
     },
   });
   console.log(`Deskbase is running at ${server.url}/_/ (data folder: ${paths.dataDir})`);

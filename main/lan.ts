@@ -3,6 +3,7 @@
 import type { RunningServer } from '../server/index.js';
 import { ALL_INTERFACES, LOOPBACK } from './desktop-server.js';
 import type { LanState } from './preload-api.js';
+import { errorText } from './error-text.js';
 
 export interface LanDeps {
   server: Pick<RunningServer, 'host' | 'rebind' | 'lanUrls'>;
@@ -38,7 +39,7 @@ export function createLanSwitch(deps: LanDeps): LanSwitch {
       } catch (err) {
         // Put the server back where it was so the window keeps working, then tell the caller why.
         await deps.server.rebind(before).catch(() => undefined);
-        throw new Error(`Could not ${enabled ? 'share on the LAN' : 'stop LAN sharing'}: ${err instanceof Error ? err.message : String(err)}`);
+        throw new Error(`Could not ${enabled ? 'share on the LAN' : 'stop LAN sharing'}: ${errorText(err)}`);
       }
     }
     await deps.remember(enabled);

@@ -2,6 +2,7 @@
 // one stop() that closes the server (which checkpoints the database) before the process exits.
 // Every write is already in the fsynced journal, so even a shutdown that cannot wait loses nothing:
 // the checkpoint only spares the next start a replay.
+import { errorText } from './error-text.js';
 
 export interface ShutdownDeps {
   /** server.close(): stops listening and checkpoints. */
@@ -45,7 +46,7 @@ export function createShutdown(deps: ShutdownDeps): Shutdown {
           code = 1;
         }
       } catch (err) {
-        deps.log(`Deskbase: error while closing the server: ${err instanceof Error ? err.message : String(err)}`);
+        deps.log(`Deskbase: error while closing the server: ${errorText(err)}`);
         code = 1;
       } finally {
         clearTimeout(timer);

@@ -1,6 +1,7 @@
 // Electron glue for the application menu and the tray icon; what they contain is in menu.ts.
 import { Menu, nativeImage, Tray } from 'electron';
 import { appMenuTemplate, trayTemplate, type DesktopActions, type MenuState } from './menu.js';
+import { errorText } from './error-text.js';
 
 export interface DesktopMenus {
   /** Rebuilds both menus, e.g. after LAN sharing changed. */
@@ -23,7 +24,7 @@ export function installMenus(actions: DesktopActions, state: MenuState, iconPath
     tray.on('click', () => actions.openUi());
   } catch (err) {
     // Some Linux desktops have no tray; the application menu offers the same commands.
-    console.error(`Deskbase: no tray icon (${err instanceof Error ? err.message : String(err)}).`);
+    console.error(`Deskbase: no tray icon (${errorText(err)}).`);
   }
   const refresh = (next: MenuState) => {
     Menu.setApplicationMenu(Menu.buildFromTemplate(appMenuTemplate(next, actions, platform)));
