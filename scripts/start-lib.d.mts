@@ -5,7 +5,7 @@ export interface Probe {
   platform: string;
   electronDir: string;
 }
-export type Availability = { ok: true; binary: string } | { ok: false; reason: string };
+export type Availability = { ok: true; binary: string } | { ok: false; reason: string; downloadable: boolean };
 export const EARLY_EXIT_MS: number;
 export function nodeProbe(root: string, platform?: string): Probe;
 export function electronAvailability(env: Record<string, string | undefined>, probe: Probe): Availability;

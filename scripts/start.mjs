@@ -1,7 +1,7 @@
 // npm start [-- --dir DIR --http HOST:PORT]: the desktop app when Electron can start here, otherwise the
 // same server headless with its Admin UI for a browser, so the command always does something useful.
 // The CLI options apply to the headless server; the desktop app keeps its data in its userData folder.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { buildAll, buildRenderer, rendererBuilt, ROOT } from './build.mjs';
 import { electronAvailability, failedAtLaunch, headlessNotice, nodeProbe } from './start-lib.mjs';
@@ -53,8 +53,19 @@ function fail(err) {
   process.exit(1);
 }
 
+/** Electron 45 fetches its binary on first use (about 100 MB, once); DESKBASE_NO_DOWNLOAD=1 skips that. */
+function availabilityAfterDownload() {
+  const first = electronAvailability(process.env, nodeProbe(ROOT));
+  if (first.ok || !first.downloadable || process.env.DESKBASE_NO_DOWNLOAD === '1') return first;
+  console.log(`${first.reason.charAt(0).toUpperCase()}${first.reason.slice(1)}: downloading it now (once, about 100 MB)...`);
+  const download = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'electron', 'install.js')], { stdio: 'inherit' });
+  const second = electronAvailability(process.env, nodeProbe(ROOT));
+  if (second.ok || download.status === 0) return second;
+  return { ok: false, reason: `${first.reason}, and downloading it failed`, downloadable: false };
+}
+
 const args = process.argv.slice(2);
-const availability = electronAvailability(process.env, nodeProbe(ROOT));
+const availability = availabilityAfterDownload();
 if (availability.ok) {
   // The bundles take a fraction of a second with esbuild: always fresh. The UI is built when missing.
   await buildAll({ root: ROOT, outDir: DIST, renderer: 'if-missing' }).catch(fail);

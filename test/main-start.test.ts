@@ -29,6 +29,7 @@ interface Row {
   platform: string;
   ok?: true;
   reason?: RegExp;
+  downloadable?: boolean;
 }
 
 describe('electronAvailability', () => {
@@ -38,17 +39,18 @@ describe('electronAvailability', () => {
     { name: 'macOS needs no DISPLAY', env: {}, files: { ...installed, [`${E}/path.txt`]: 'Electron.app/Contents/MacOS/Electron', [`${E}/dist/Electron.app/Contents/MacOS/Electron`]: '' }, platform: 'darwin', ok: true },
     { name: 'Windows needs no DISPLAY', env: {}, files: { ...installed, [`${E}/path.txt`]: 'electron.exe', [`${E}/dist/electron.exe`]: '' }, platform: 'win32', ok: true },
     { name: 'override dist path', env: { ...display, ELECTRON_OVERRIDE_DIST_PATH: '/opt/electron' }, files: { [`${E}/package.json`]: '{}', '/opt/electron/electron': '' }, platform: 'linux', ok: true },
-    { name: 'no electron package', env: display, files: {}, platform: 'linux', reason: /electron package is not installed/ },
-    { name: 'binary never downloaded', env: display, files: { [`${E}/package.json`]: '{}' }, platform: 'linux', reason: /never downloaded \(node_modules\/electron\/path\.txt is missing\)/ },
-    { name: 'binary deleted', env: display, files: { [`${E}/package.json`]: '{}', [`${E}/path.txt`]: 'electron' }, platform: 'linux', reason: /binary is missing \(.*dist\/electron does not exist\)/ },
-    { name: 'override to nowhere', env: { ...display, ELECTRON_OVERRIDE_DIST_PATH: '/nowhere' }, files: installed, platform: 'linux', reason: /\/nowhere\/electron does not exist/ },
-    { name: 'no display on Linux', env: {}, files: installed, platform: 'linux', reason: /no display .*neither DISPLAY nor WAYLAND_DISPLAY/ },
-    { name: 'empty DISPLAY', env: { DISPLAY: '' }, files: installed, platform: 'linux', reason: /no display/ },
-    { name: 'asked for headless', env: { ...display, DESKBASE_HEADLESS: '1' }, files: installed, platform: 'linux', reason: /DESKBASE_HEADLESS/ },
-  ])('$name', ({ env, files, platform, ok, reason }) => {
+    { name: 'no electron package', env: display, files: {}, platform: 'linux', reason: /electron package is not installed/, downloadable: false },
+    { name: 'binary never downloaded', env: display, files: { [`${E}/package.json`]: '{}' }, platform: 'linux', reason: /never downloaded \(node_modules\/electron\/path\.txt is missing\)/, downloadable: true },
+    { name: 'binary deleted', env: display, files: { [`${E}/package.json`]: '{}', [`${E}/path.txt`]: 'electron' }, platform: 'linux', reason: /binary is missing \(.*dist\/electron does not exist\)/, downloadable: true },
+    { name: 'override to nowhere', env: { ...display, ELECTRON_OVERRIDE_DIST_PATH: '/nowhere' }, files: installed, platform: 'linux', reason: /\/nowhere\/electron does not exist/, downloadable: false },
+    { name: 'no display on Linux', env: {}, files: installed, platform: 'linux', reason: /no display .*neither DISPLAY nor WAYLAND_DISPLAY/, downloadable: false },
+    { name: 'no display and no binary: no download', env: {}, files: { [`${E}/package.json`]: '{}' }, platform: 'linux', reason: /no display/, downloadable: false },
+    { name: 'empty DISPLAY', env: { DISPLAY: '' }, files: installed, platform: 'linux', reason: /no display/, downloadable: false },
+    { name: 'asked for headless', env: { ...display, DESKBASE_HEADLESS: '1' }, files: installed, platform: 'linux', reason: /DESKBASE_HEADLESS/, downloadable: false },
+  ])('$name', ({ env, files, platform, ok, reason, downloadable }) => {
     const result = electronAvailability(env, probe(files, platform));
     if (ok) expect(result.ok).toBe(true);
-    else expect(result).toEqual({ ok: false, reason: expect.stringMatching(reason!) });
+    else expect(result).toEqual({ ok: false, reason: expect.stringMatching(reason!), downloadable });
   });
 
   it('names the binary to launch', () => {
@@ -78,7 +80,7 @@ describe('npm start without Electron', () => {
   it('says why in one sentence and serves the API headless', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'deskbase-start-'));
     const env: Record<string, string | undefined> = {
-      ...process.env, ELECTRON_OVERRIDE_DIST_PATH: join(dir, 'no-electron-here'), DESKBASE_SKIP_UI_BUILD: '1',
+      ...process.env, ELECTRON_OVERRIDE_DIST_PATH: join(dir, 'no-electron-here'), DESKBASE_SKIP_UI_BUILD: '1', DESKBASE_NO_DOWNLOAD: '1',
     };
     delete env.DISPLAY;
     delete env.WAYLAND_DISPLAY;
@@ -100,7 +102,8 @@ describe('npm start without Electron', () => {
         });
       });
       const firstLine = out.split('\n')[0];
-      expect(firstLine).toMatch(/^Electron's binary (is missing|was never downloaded) .*, so Deskbase runs without its desktop window: open the Admin UI address below in a browser\.$/);
+      // Linux without a display says so; elsewhere the binary pointed at by ELECTRON_OVERRIDE_DIST_PATH is missing.
+      expect(firstLine).toMatch(/^(There is no display|Electron's binary is missing) .*, so Deskbase runs without its desktop window: open the Admin UI address below in a browser\.$/);
       expect(out).toMatch(/Setup token: \S{43}/);
       expect(out).toMatch(/Admin UI: http:\/\/127\.0\.0\.1:\d+\/_\//);
       const res = await fetch(`${api}health`);
