@@ -18,6 +18,8 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const registry = new Registry();
   await store.write((tx) => ensureSystemSchema(tx));
   registry.load(store);
+  // after a failed journal write the store reloads from disk: the collections may have changed back
+  store.onReload(() => registry.load(store));
   const sessions = createSessions(store, registry);
   const collections = createCollections(store, registry);
   await store.write((tx) => collections.bootstrap(tx));

@@ -16,6 +16,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function createSetup(store: Store, registry: Registry, writes: RecordWrites, onToken: (token: string) => void, now: () => number = Date.now) {
   let current: { token: string; issued: number } | null = null;
+  let completing = false;
 
   const required = (): boolean => {
     const su = registry.get(SUPERUSERS_ID);
@@ -46,7 +47,7 @@ export function createSetup(store: Store, registry: Registry, writes: RecordWrit
     token: (): string | null => (current && now() - current.issued < SETUP_TOKEN_MS && required() ? current.token : null),
 
     async complete(body: unknown): Promise<Row> {
-      if (!required()) throw notFound();
+      if (!required() || completing) throw notFound();
       const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
       if (!valid(b.token)) {
         issue(); // an expired token is replaced (at most once a minute) so the log has a fresh one
@@ -64,6 +65,7 @@ export function createSetup(store: Store, registry: Registry, writes: RecordWrit
       if (Object.keys(errors).length > 0) throw badRequest('Failed to create superuser.', errors);
       const su = registry.get(SUPERUSERS_ID);
       if (!su) throw notFound();
+      completing = true; // two concurrent requests cannot both create a "first" superuser
       try {
         const row = await writes.create(su, { email, password, passwordConfirm: password }, { auth: null, method: 'POST', context: 'default', body: {}, query: {}, headers: {} }, { system: true });
         current = null;
@@ -71,6 +73,8 @@ export function createSetup(store: Store, registry: Registry, writes: RecordWrit
       } catch (err) {
         if (err instanceof ApiError && err.status === 400) throw badRequest('Failed to create superuser.', err.data);
         throw err;
+      } finally {
+        completing = false;
       }
     },
   };

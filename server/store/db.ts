@@ -42,6 +42,11 @@ export interface Store extends ReadDb {
   stats(): StoreStats;
   /** The data folder, or null for an in-memory store. */
   readonly dir: string | null;
+  /**
+   * Calls `listener` after the store reloaded itself from disk (a failed journal write drops the
+   * unacknowledged change), so caches built from the database can be rebuilt.
+   */
+  onReload(listener: () => void): void;
 }
 
 export interface StoreStats {

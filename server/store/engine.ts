@@ -42,6 +42,7 @@ export class Engine implements Store {
   private inWrite = false;
   private closing: Promise<void> | null = null;
   private recovering: Promise<void> | null = null;
+  private reloadListeners: (() => void)[] = [];
   private broken: Error | null = null;
   /** Serialises checkpoints and recoveries. */
   private maintenance: Promise<unknown> = Promise.resolve();
@@ -83,6 +84,10 @@ export class Engine implements Store {
     return result;
   };
 
+  onReload = (listener: () => void): void => {
+    this.reloadListeners.push(listener);
+  };
+
   checkpoint = async (): Promise<void> => {
     if (this.inWrite) throw new Error('checkpoint() cannot run inside a write() transaction');
     if (this.durable !== null) await this.exclusive(() => this.runCheckpoint());
@@ -112,6 +117,7 @@ export class Engine implements Store {
         await failed.afterFailure();
         await failed.close();
         this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure));
+        for (const listener of this.reloadListeners) listener();
       } catch (err) {
         this.broken = brokenError(error, asError(err));
       }
