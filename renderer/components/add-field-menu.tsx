@@ -18,6 +18,7 @@ export function AddFieldMenu(props: { onAdd(type: FieldType): void }): JSX.Eleme
               <button
                 type="button"
                 role="menuitem"
+                aria-label={`${uiOf(t).label}: ${uiOf(t).description}`}
                 class="type-choice"
                 onClick={() => {
                   props.onAdd(t);

@@ -20,7 +20,7 @@ export interface RuleEditorProps {
 export function RuleEditor(props: RuleEditorProps): JSX.Element {
   const locked = () => props.value === null;
   const status = () => {
-    if (props.value === null) return { cls: 'rule-locked', text: `Superusers only: nobody else ${props.what}.` };
+    if (props.value === null) return { cls: '', text: '' };
     if (props.value.trim() === '')
       return props.emptyMeansEveryone === false
         ? { cls: 'rule-invalid', text: 'Write an expression, or lock the rule.' }
@@ -48,10 +48,10 @@ export function RuleEditor(props: RuleEditorProps): JSX.Element {
         when={!locked()}
         fallback={
           <div class="rule-locked-box">
-            <Icon name="lock" size={14} /> Superusers only
-            <button type="button" class="link" disabled={props.disabled} onClick={() => props.onChange('')}>
-              Unlock and set a rule
-            </button>
+            <Icon name="lock" size={14} />
+            <span>
+              <b>Superusers only.</b> Nobody else {props.what}.
+            </span>
           </div>
         }
       >
@@ -68,7 +68,9 @@ export function RuleEditor(props: RuleEditorProps): JSX.Element {
         />
       </Show>
       <div class="rule-foot">
-        <span class={`rule-status ${status().cls}`}>{status().text}</span>
+        <Show when={!locked()} fallback={<span class="spacer" />}>
+          <span class={`rule-status ${status().cls}`}>{status().text}</span>
+        </Show>
         <Show when={!props.disabled && props.presets}>
           <span class="rule-presets">
             {props.presets?.map((p) => (

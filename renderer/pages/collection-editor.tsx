@@ -138,7 +138,9 @@ export function CollectionEditor(props: { collection?: Collection }): JSX.Elemen
         <h2>Fields</h2>
         <p class="muted section-intro">
           Fields are matched by id, so renaming keeps the data. Removing a field deletes its data when you save.
-          <Show when={isNew()}> The <code>id</code> field{draft.type === 'auth' ? ', and email, password, verified…,' : ''} are added automatically.</Show>
+          <Show when={isNew()}>
+            {draft.type === 'auth' ? ' The id, email, password, emailVisibility and verified fields are added automatically.' : ' The id field is added automatically.'}
+          </Show>
         </p>
         <Show when={typeof errorAt(errors(), 'fields') === 'string'}>
           <p class="error-text">{errorAt(errors(), 'fields')}</p>

@@ -137,15 +137,16 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
           <div class="empty"><div class="spinner" /></div>
         </Show>
       </div>
-      <Show when={current()}>
-        {(d) => <Pager page={d().page} perPage={perPage()} totalItems={d().totalItems} totalPages={d().totalPages} onPage={setPage} onPerPage={(n) => (setPerPage(n), setPage(1))} />}
+      <Show when={current()} keyed>
+        {(d) => <Pager page={d.page} perPage={perPage()} totalItems={d.totalItems} totalPages={d.totalPages} onPage={setPage} onPerPage={(n) => (setPerPage(n), setPage(1))} />}
       </Show>
 
-      <Show when={editing()}>
+      {/* keyed: the panel gets the record itself, so closing it never reads a stale accessor. */}
+      <Show when={editing()} keyed>
         {(rec) => (
           <RecordPanel
             collection={props.collection}
-            record={rec() === 'new' ? undefined : (rec() as RecordModel)}
+            record={rec === 'new' ? undefined : rec}
             expand={expand()}
             onClose={() => setEditing(null)}
             onSaved={() => (setEditing(null), reload())}

@@ -65,7 +65,9 @@ export function Shell(props: { api: Api; session: Accessor<SessionInfo | null>; 
               <SessionsPage />
             </Match>
             <Match when={seg(0) === 'new-collection'}>
-              <CollectionEditor />
+              <div class="page">
+                <CollectionEditor />
+              </div>
             </Match>
             <Match when={seg(0) === 'collections' && seg(1)}>
               <Show when={collections()} fallback={<div class="page"><div class="spinner" /></div>}>

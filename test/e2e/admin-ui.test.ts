@@ -1,0 +1,235 @@
+// The admin UI end to end, in Chromium against a real server: first-run setup, sign-in, collections with
+// several field types and a relation, records (add, edit, filter, delete), a rule that does not compile,
+// and revoking a session. Steps run in order and share one browser page, as a person would.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { buildRenderer, launchBrowser, shot, startApp, type TestApp } from './helpers.js';
+
+// The server answers /_/ with a redirect to itself at the moment (reported); index.html is the same page.
+const UI_PATH = '/_/index.html';
+const EMAIL = 'admin@example.com';
+const PASSWORD = 'correct-horse-battery';
+
+let app: TestApp;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  await buildRenderer();
+  app = await startApp();
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
+  page.setDefaultTimeout(8000);
+});
+
+afterEach(async (ctx) => {
+  if (ctx.task.result?.state === 'fail') await shot(page, `failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+// Several toasts can be on screen at once: the newest is the one the last action raised.
+const toast = (text: string | RegExp) => page.locator('.toast', { hasText: text }).last();
+const row = (name: string) => page.locator(`.field-row[data-field="${name}"]`);
+
+async function addField(type: string, name: string): Promise<void> {
+  await page.getByRole('button', { name: 'New field' }).click();
+  await page.getByRole('menuitem', { name: new RegExp(`^${type}:`) }).click();
+  const input = page.locator('.field-name input:focus');
+  await input.fill(name);
+}
+
+async function createRecord(values: (p: Page) => Promise<void>): Promise<void> {
+  await page.getByRole('button', { name: 'New record' }).click();
+  await values(page);
+  await page.getByRole('button', { name: 'Create', exact: true }).click();
+  await toast('Record created.').waitFor();
+  await page.locator('.panel').waitFor({ state: 'detached' });
+}
+
+describe('admin UI', () => {
+  it('completes first-run setup with the token from the server, then lands signed in', async () => {
+    const token = app.setupToken();
+    expect(token).toBeTruthy();
+    await page.goto(`${app.url}${UI_PATH}#/setup?token=${token}`);
+    await expect(page.locator('#setup-token').inputValue()).resolves.toBe(token);
+    await page.fill('#setup-email', EMAIL);
+    await page.fill('#setup-password', 'short');
+    await page.fill('#setup-confirm', 'short');
+    await page.getByRole('button', { name: 'Create superuser and sign in' }).click();
+    // The server's field error is shown on the password field.
+    await page.locator('.form-field.has-error #setup-password').waitFor();
+    await shot(page, '01-setup-error');
+    await page.fill('#setup-password', PASSWORD);
+    await page.fill('#setup-confirm', PASSWORD);
+    await page.getByRole('button', { name: 'Create superuser and sign in' }).click();
+    // Signed in: the shell opens on the first collection (the default `users`).
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    await page.locator('.records').waitFor();
+    await shot(page, '02-signed-in');
+  });
+
+  it('keeps the session across a reload, signs out and signs back in', async () => {
+    await page.reload();
+    await page.locator('.records').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Superuser sign in' }).waitFor();
+    await page.fill('#login-email', EMAIL);
+    await page.fill('#login-password', 'wrong-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('.alert-error').waitFor();
+    await shot(page, '03-login-error');
+    await page.fill('#login-password', PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('.records').waitFor();
+  });
+
+  it('creates an authors collection with a presentable name', async () => {
+    await page.getByRole('link', { name: 'New collection' }).click();
+    await page.getByRole('heading', { name: 'New collection' }).waitFor();
+    await shot(page, '03b-new-collection');
+    await page.fill('#col-name', 'authors');
+    await addField('Plain text', 'name');
+    await row('name').getByLabel('Presentable').check();
+    await row('name').getByLabel('Required', { exact: true }).check();
+    await page.getByRole('button', { name: 'Create collection' }).click();
+    await toast('Collection “authors” created.').waitFor();
+    await page.getByRole('heading', { name: 'authors' }).waitFor();
+  });
+
+  it('creates a posts collection with several field types and a relation', async () => {
+    await page.getByRole('link', { name: 'New collection' }).click();
+    await page.fill('#col-name', 'posts');
+    await addField('Plain text', 'title');
+    await row('title').getByLabel('Required', { exact: true }).check();
+    await addField('Number', 'views');
+    await addField('Bool', 'published');
+    await addField('Select', 'status');
+    await row('status').getByLabel('Choices').fill('draft, published, archived');
+    await row('status').getByLabel('Choices').blur();
+    await addField('Relation', 'author');
+    await row('author').getByLabel('Related collection').selectOption({ label: 'authors' });
+    await addField('JSON', 'meta');
+    await addField('Date', 'publishedAt');
+    await shot(page, '04-new-collection-fields');
+    await page.getByRole('button', { name: 'Create collection' }).click();
+    await toast('Collection “posts” created.').waitFor();
+    await page.getByRole('heading', { name: 'posts' }).waitFor();
+    await shot(page, '05-posts-empty');
+  });
+
+  it('adds, edits, filters and deletes records', async () => {
+    await page.getByRole('link', { name: 'authors' }).click();
+    await page.getByRole('heading', { name: 'authors' }).waitFor();
+    for (const name of ['Ada Lovelace', 'Alan Turing']) await createRecord(async (p) => p.fill('#rf-name', name));
+
+    await page.getByRole('link', { name: 'posts' }).click();
+    await page.getByRole('heading', { name: 'posts' }).waitFor();
+    // A required field left empty: the server's error lands under the field.
+    await page.getByRole('button', { name: 'New record' }).click();
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.locator('.form-field.has-error #rf-title').waitFor();
+    await page.fill('#rf-title', 'Hello world');
+    await page.fill('#rf-views', '10');
+    await page.locator('label.switch', { has: page.locator('#rf-published') }).click();
+    await page.selectOption('#rf-status', 'published');
+    await page.locator('#rf-author').click();
+    await page.locator('.picker-list').getByText('Ada Lovelace').click();
+    await page.fill('#rf-meta', '{"tags": ["intro", "news"]}');
+    await page.fill('#rf-publishedAt', '2025-03-04T05:06:07');
+    await shot(page, '06-record-form');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await toast('Record created.').waitFor();
+    await createRecord(async (p) => {
+      await p.fill('#rf-title', 'Second post');
+      await p.fill('#rf-views', '3');
+    });
+    await createRecord(async (p) => p.fill('#rf-title', 'Draft to delete'));
+
+    const rows = page.locator('.records tbody tr');
+    await expect.poll(() => rows.count()).toBe(3);
+    // The relation shows the related record's presentable field, not its id.
+    await expect(page.locator('.records tbody tr', { hasText: 'Hello world' }).textContent()).resolves.toContain('Ada Lovelace');
+    await shot(page, '07-records');
+
+    // Edit.
+    await page.locator('.records tbody tr', { hasText: 'Second post' }).click();
+    await page.fill('#rf-views', '42');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await toast('Record saved.').waitFor();
+    await expect.poll(() => page.locator('.records tbody tr', { hasText: 'Second post' }).textContent()).toContain('42');
+
+    // Filter, then a filter the server rejects.
+    await page.getByLabel('Filter records').fill('views > 20');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => rows.count()).toBe(1);
+    await page.getByLabel('Filter records').fill('nope = 1');
+    await page.keyboard.press('Enter');
+    await page.locator('.filter-error').waitFor();
+    await shot(page, '08-filter-error');
+    await page.getByRole('button', { name: 'Clear filter' }).first().click();
+    await expect.poll(() => rows.count()).toBe(3);
+
+    // Delete with confirmation.
+    await page.locator('.records tbody tr', { hasText: 'Draft to delete' }).click();
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await shot(page, '09-delete-confirm');
+    await page.getByRole('button', { name: 'Delete record' }).click();
+    await toast('Record deleted.').waitFor();
+    await expect.poll(() => rows.count()).toBe(2);
+  });
+
+  it('shows a rule that does not compile under the rule, then saves a valid one', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    const list = page.locator('.rule', { has: page.locator('label', { hasText: 'List / search' }) });
+    await list.getByRole('button', { name: 'Locked' }).click();
+    await page.fill('#rule-listRule', 'nope = 1');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await list.locator('.rule-error').waitFor();
+    await list.scrollIntoViewIfNeeded();
+    await shot(page, '10-rule-error');
+    await page.fill('#rule-listRule', 'published = true');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await toast('Changes saved.').waitFor();
+    await expect(list.locator('.rule-error').count()).resolves.toBe(0);
+  });
+
+  it('shows the API preview with this server address', async () => {
+    await page.getByRole('link', { name: 'API preview' }).click();
+    await expect(page.locator('pre.code').textContent()).resolves.toContain(`${app.url}/api/collections/posts/records`);
+    await page.getByRole('tab', { name: 'PocketBase JS SDK' }).click();
+    await expect(page.locator('pre.code').textContent()).resolves.toContain("pb.collection('posts').getList");
+    await shot(page, '11-api-preview');
+  });
+
+  it('lists sessions and revokes another one', async () => {
+    // A second sign-in from another client.
+    const res = await fetch(`${app.url}/api/collections/_superusers/auth-with-password`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'curl/8.5.0' },
+      body: JSON.stringify({ identity: EMAIL, password: PASSWORD }),
+    });
+    expect(res.status).toBe(200);
+    const other = ((await res.json()) as { token: string }).token;
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    const rows = page.locator('.sessions-table tbody tr');
+    await expect.poll(() => rows.count()).toBe(2);
+    await shot(page, '12-sessions');
+    await page.getByRole('button', { name: 'Revoke', exact: true }).click();
+    await toast('Session revoked.').waitFor();
+    await expect.poll(() => rows.count()).toBe(1);
+    const after = await fetch(`${app.url}/api/session`, { headers: { authorization: `Bearer ${other}` } });
+    expect(await after.json()).toBeNull();
+  });
+
+  it('works in a narrow window', async () => {
+    await page.setViewportSize({ width: 400, height: 760 });
+    await page.getByRole('button', { name: 'Open menu' }).click();
+    await page.getByRole('link', { name: 'posts' }).click();
+    await page.locator('.records tbody tr').first().waitFor();
+    await shot(page, '13-narrow-records');
+  });
+});

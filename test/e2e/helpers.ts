@@ -1,0 +1,51 @@
+// Shared plumbing for the browser tests: build the admin UI once, start a server on a temp folder,
+// drive Debian's Chromium through playwright-core, and save screenshots to look at.
+import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const UI_DIR = join(ROOT, 'dist/renderer');
+export const SHOTS = join(ROOT, 'test-results/screenshots');
+
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export async function buildRenderer(): Promise<void> {
+  const { build } = await import('vite');
+  await build({ configFile: join(ROOT, 'vite.config.ts'), logLevel: 'warn' });
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+export interface TestApp {
+  url: string;
+  setupToken(): string | null;
+  close(): Promise<void>;
+}
+
+/** The real server on a fresh data folder (removed on close). */
+export async function startApp(): Promise<TestApp> {
+  const dir = await mkdtemp(join(tmpdir(), 'deskbase-e2e-'));
+  const useDev = process.env.DESKBASE_E2E_DEV_SERVER === '1';
+  const server = useDev
+    ? await (await import('./dev-server.js')).startDevServer(UI_DIR)
+    : await (await import('../../server/index.js')).startServer({ dir, port: 0, uiDir: UI_DIR, log: () => undefined });
+  return {
+    url: server.url,
+    setupToken: () => server.setupToken(),
+    async close() {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  await mkdir(SHOTS, { recursive: true });
+  // Let toasts and panel animations settle so the picture shows the resting state.
+  await page.waitForTimeout(250);
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+}
