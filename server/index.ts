@@ -1,6 +1,7 @@
 // startServer(options) → { url, close, ... }: the one entry point both hosts (the CLI and the Electron
 // main process) call. Opens the store on the data folder, builds the core and the HTTP app, listens.
 import { existsSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { toNodeHandler } from 'h3';
@@ -43,6 +44,18 @@ export interface RunningServer {
   /** Rebinds to another interface on the same port (LAN sharing on/off), keeping the data open. */
   rebind(host: string): Promise<void>;
   close(): Promise<void>;
+}
+
+function freePort(host: string): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => resolvePort(port));
+    });
+  });
 }
 
 export function defaultUiDir(): string | null {
@@ -92,12 +105,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return l;
     } catch (err) {
       const code = (err as { code?: string }).code;
-      if (code === 'EADDRINUSE') throw new Error(`Port ${port} on ${h} is already in use: choose another with --http HOST:PORT.`);
+      if (code === 'EADDRINUSE' || /available port/i.test(String((err as Error).message))) throw new Error(`Port ${port} on ${h} is already in use: choose another with --http HOST:PORT.`);
       throw err;
     }
   };
   try {
-    listener = await bind(host, current.port, options.strictPort === true || current.port === 0);
+    // listhen reads port 0 as "the first free port from 3000": ask the OS for a free one instead
+    if (current.port === 0) current.port = await freePort(host);
+    listener = await bind(host, current.port, options.strictPort === true || options.port === 0);
   } catch (err) {
     await store.close();
     throw err;
@@ -133,8 +148,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     async rebind(newHost: string) {
       if (newHost === current.host) return;
       await closeListener(listener);
+      try {
+        listener = await bind(newHost, current.port, true);
+      } catch (err) {
+        listener = await bind(current.host, current.port, true); // keep serving where we were
+        throw err;
+      }
       current.host = newHost;
-      listener = await bind(newHost, current.port, true);
       sync();
     },
     async close() {

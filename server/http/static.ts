@@ -41,7 +41,6 @@ async function fileResponse(path: string, immutable: boolean): Promise<Response 
 
 export function registerStatic(app: H3, uiDir: string | null): void {
   app.get('/', () => new Response(null, { status: 302, headers: { location: '/_/' } }));
-  app.get('/_', () => new Response(null, { status: 302, headers: { location: '/_/' } }));
   const serve = async (event: H3Event) => {
     const rel = decodeURIComponent(event.url.pathname.slice('/_/'.length)) || 'index.html';
     if (uiDir === null) return new Response(NOT_BUILT, { headers: { 'content-type': 'text/html; charset=utf-8' } });
@@ -52,6 +51,7 @@ export function registerStatic(app: H3, uiDir: string | null): void {
     if (rel === 'index.html') return new Response(NOT_BUILT, { headers: { 'content-type': 'text/html; charset=utf-8' } });
     throw notFound();
   };
-  app.get('/_/', serve);
+  // h3's router matches '/_' and '/_/' alike: redirect only the bare path
+  app.get('/_', (event) => (event.url.pathname === '/_' ? new Response(null, { status: 302, headers: { location: '/_/' } }) : serve(event)));
   app.get('/_/**', serve);
 }
