@@ -62,3 +62,12 @@ function parseStringArray(value: string): string[] | null {
     return null;
   }
 }
+
+/** Storage shared by the types kept as plain text (text, editor, email, url, password). */
+export const TEXT_STORAGE = {
+  column: (): string => "TEXT DEFAULT '' NOT NULL",
+  normalize: (value: unknown): string => toText(value),
+  zero: (): string => '',
+  toStored: (value: unknown): string => toText(value),
+  fromStored: (value: unknown): string => toText(value),
+};

@@ -1,6 +1,6 @@
 // `editor`: rich text (HTML) kept as a string, no sanitising; maxSize 0 means 5 MiB.
 import type { EditorField, FieldBase } from '../types.js';
-import { toText } from './casts.js';
+import { TEXT_STORAGE } from './casts.js';
 import { checkIntRange, err, OptionReader, required, sortKeys, unsupportedType } from './common.js';
 import type { FieldSpec } from './spec.js';
 
@@ -15,10 +15,8 @@ function define(input: Record<string, unknown>, base: FieldBase) {
 
 export const editorSpec: FieldSpec<'editor'> = {
   type: 'editor',
+  ...TEXT_STORAGE,
   define,
-  column: () => "TEXT DEFAULT '' NOT NULL",
-  normalize: (value) => toText(value),
-  zero: () => '',
   validate(value, field) {
     if (typeof value !== 'string') return unsupportedType();
     if (field.required && value === '') return required();
@@ -28,6 +26,4 @@ export const editorSpec: FieldSpec<'editor'> = {
     }
     return null;
   },
-  toStored: (value) => toText(value),
-  fromStored: (value) => toText(value),
 };

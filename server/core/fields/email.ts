@@ -1,7 +1,7 @@
 // `email`: a string in e-mail format (the same shape govalidator's IsEmail accepts), optionally limited
 // to or excluding some domains.
 import type { EmailField, FieldBase } from '../types.js';
-import { toText } from './casts.js';
+import { TEXT_STORAGE } from './casts.js';
 import { err, OptionReader, required, sortKeys, unsupportedType } from './common.js';
 import { domainAllowed, readDomains } from './domains.js';
 import type { FieldSpec } from './spec.js';
@@ -26,10 +26,8 @@ function define(input: Record<string, unknown>, base: FieldBase) {
 
 export const emailSpec: FieldSpec<'email'> = {
   type: 'email',
+  ...TEXT_STORAGE,
   define,
-  column: () => "TEXT DEFAULT '' NOT NULL",
-  normalize: (value) => toText(value),
-  zero: () => '',
   validate(value, field) {
     if (typeof value !== 'string') return unsupportedType();
     if (value === '') return field.required ? required() : null;
@@ -37,6 +35,4 @@ export const emailSpec: FieldSpec<'email'> = {
     const domain = value.slice(value.lastIndexOf('@') + 1);
     return domainAllowed(domain, field) ? null : err('validation_email_domain_not_allowed', 'Email domain is not allowed.');
   },
-  toStored: (value) => toText(value),
-  fromStored: (value) => toText(value),
 };

@@ -2,7 +2,7 @@
 // code hashes it (scrypt, off the event loop) and stores the hash, so `toStored` takes the hash as is.
 // The stored hash never reads back: `fromStored` gives "" as PocketBase's getter does for saved records.
 import type { FieldBase, PasswordField } from '../types.js';
-import { toText } from './casts.js';
+import { TEXT_STORAGE } from './casts.js';
 import {
   checkIntRange, checkRegex, err, matchesPattern, OptionReader, required, runeLength, sortKeys, unsupportedType,
 } from './common.js';
@@ -32,10 +32,8 @@ function define(input: Record<string, unknown>, base: FieldBase, ctx: DefineCont
 
 export const passwordSpec: FieldSpec<'password'> = {
   type: 'password',
+  ...TEXT_STORAGE,
   define,
-  column: () => "TEXT DEFAULT '' NOT NULL",
-  normalize: (value) => toText(value),
-  zero: () => '',
   validate(value, field) {
     if (typeof value !== 'string') return unsupportedType();
     if (value === '') return field.required ? required() : null;
@@ -46,6 +44,5 @@ export const passwordSpec: FieldSpec<'password'> = {
     if (field.pattern !== '' && !matchesPattern(field.pattern, value)) return err('validation_invalid_format', 'Invalid value format.');
     return null;
   },
-  toStored: (value) => toText(value),
   fromStored: () => '',
 };

@@ -1,7 +1,7 @@
 // `text`: any string. max 0 means 5000 characters; the primary key `id` is a text field too.
 import type { FieldError } from '../../errors.js';
 import type { FieldBase, TextField } from '../types.js';
-import { toText } from './casts.js';
+import { TEXT_STORAGE } from './casts.js';
 import {
   checkIntRange, checkRegex, err, matchesPattern, mustBeBlank, OptionReader, required, runeLength, sortKeys,
   unsupportedType,
@@ -98,11 +98,8 @@ function checkAutogenerate(field: TextField): FieldError | null {
 
 export const textSpec: FieldSpec<'text'> = {
   type: 'text',
+  ...TEXT_STORAGE,
   define,
-  column: (field) => (field.primaryKey ? 'TEXT PRIMARY KEY NOT NULL' : "TEXT DEFAULT '' NOT NULL"),
-  normalize: (value) => toText(value),
-  zero: () => '',
+  column: (field) => (field.primaryKey ? 'TEXT PRIMARY KEY NOT NULL' : TEXT_STORAGE.column()),
   validate: (value, field) => (typeof value === 'string' ? validateText(value, field) : unsupportedType()),
-  toStored: (value) => toText(value),
-  fromStored: (value) => toText(value),
 };

@@ -1,7 +1,7 @@
 // `url`: a string in URL format (the shape govalidator's IsURL accepts: http(s), ws(s), ftp, tcp, udp
 // or no scheme at all), optionally limited to or excluding some hosts.
 import type { FieldBase, UrlField } from '../types.js';
-import { toText } from './casts.js';
+import { TEXT_STORAGE } from './casts.js';
 import { err, OptionReader, required, runeLength, sortKeys, unsupportedType } from './common.js';
 import { domainAllowed, readDomains } from './domains.js';
 import type { FieldSpec } from './spec.js';
@@ -37,16 +37,12 @@ function define(input: Record<string, unknown>, base: FieldBase) {
 
 export const urlSpec: FieldSpec<'url'> = {
   type: 'url',
+  ...TEXT_STORAGE,
   define,
-  column: () => "TEXT DEFAULT '' NOT NULL",
-  normalize: (value) => toText(value),
-  zero: () => '',
   validate(value, field) {
     if (typeof value !== 'string') return unsupportedType();
     if (value === '') return field.required ? required() : null;
     if (!isUrl(value)) return err('validation_invalid_url', 'Must be a valid url.');
     return domainAllowed(urlHost(value), field) ? null : err('validation_url_domain_not_allowed', 'Url domain is not allowed.');
   },
-  toStored: (value) => toText(value),
-  fromStored: (value) => toText(value),
 };
