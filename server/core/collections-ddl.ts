@@ -1,14 +1,12 @@
 // SQL for collection tables and indexes. Tables are named after the collection, columns after fields.
 import type { WriteTx } from '../store/db.js';
-import { FIELD_SPECS } from './fields/index.js';
+import { specFor } from './fields/index.js';
 import { ident } from './sql-ident.js';
-import type { Collection, Field, FieldType, FieldOf, IndexDef } from './types.js';
+import type { Collection, Field, IndexDef } from './types.js';
 import { isMultiple } from './types.js';
 
 export function columnSql(field: Field): string {
-  const spec = FIELD_SPECS[field.type] as unknown as { column(f: FieldOf<FieldType>): string };
-  if (field.type === 'text' && field.primaryKey) return `${ident(field.name)} TEXT PRIMARY KEY NOT NULL`;
-  return `${ident(field.name)} ${spec.column(field)}`;
+  return `${ident(field.name)} ${specFor(field).column(field)}`;
 }
 
 export function createTableSql(table: string, fields: Field[]): string {

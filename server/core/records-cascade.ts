@@ -3,16 +3,15 @@
 // delete (semantics.md §3.6). Runs inside the caller's transaction.
 import { badRequest } from '../errors.js';
 import type { WriteTx } from '../store/db.js';
-import { FIELD_SPECS } from './fields/index.js';
+import { specFor } from './fields/index.js';
 import { isoNow } from './ids.js';
 import type { Registry } from './registry.js';
 import { ident } from './sql-ident.js';
-import type { Collection, Field, FieldOf, FieldType, RelationField, Row, SqlValue } from './types.js';
+import type { Collection, Field, RelationField, Row, SqlValue } from './types.js';
 import { isMultiple } from './types.js';
 
 export function toStoredValue(field: Field, value: unknown): SqlValue {
-  const spec = FIELD_SPECS[field.type] as unknown as { toStored(v: unknown, f: FieldOf<FieldType>): SqlValue };
-  return spec.toStored(value, field);
+  return specFor(field).toStored(value, field);
 }
 
 function relationIds(field: RelationField, stored: SqlValue): string[] {

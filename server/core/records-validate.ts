@@ -1,13 +1,12 @@
 // Field validation of a record about to be written, and the mapping of SQLite's unique-constraint
 // errors back to the field that broke them (`validation_not_unique`).
-import { fieldError, type ErrorData, type FieldError } from '../errors.js';
+import { fieldError, type ErrorData } from '../errors.js';
 import type { ReadDb } from '../store/db.js';
-import { FIELD_SPECS } from './fields/index.js';
+import { specFor } from './fields/index.js';
 import type { ValidateContext } from './fields/spec.js';
 import { ident } from './sql-ident.js';
-import type { Collection, Field, FieldOf, FieldType } from './types.js';
+import type { Collection, Field } from './types.js';
 
-type Validator = { validate(v: unknown, f: FieldOf<FieldType>, ctx: ValidateContext): FieldError | null };
 
 export function validationContext(db: ReadDb, lookup: (id: string) => Collection | undefined, isNew: boolean): ValidateContext {
   return {
@@ -30,8 +29,7 @@ export function validateFields(c: Collection, record: Record<string, unknown>, w
   for (const field of c.fields) {
     if (field.type === 'autodate' || field.type === 'password') continue;
     if (which !== null && !which.has(field.name)) continue;
-    const spec = FIELD_SPECS[field.type] as unknown as Validator;
-    const err = spec.validate(record[field.name], field, ctx);
+    const err = specFor(field).validate(record[field.name], field, ctx);
     if (err) errors[field.name] = err;
   }
   return errors;

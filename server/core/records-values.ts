@@ -1,19 +1,14 @@
 // A submitted body → normalised field values, with the modifier keys (`field+`, `+field`, `field-`)
 // resolved against the current values (semantics.md §3.1-3.2). The result is both what is validated
 // and stored and what rules see as `@request.body`.
-import { FIELD_SPECS } from './fields/index.js';
+import { specFor } from './fields/index.js';
 import type { ModifierOp } from './fields/spec.js';
-import type { Collection, Field, FieldOf, FieldType } from './types.js';
+import type { Collection, Field } from './types.js';
 
-type AnySpec = {
-  normalize(v: unknown, f: FieldOf<FieldType>): unknown;
-  zero(f: FieldOf<FieldType>): unknown;
-  modify?(current: unknown, op: ModifierOp, operand: unknown, f: FieldOf<FieldType>): unknown;
-};
-const specOf = (f: Field) => FIELD_SPECS[f.type] as unknown as AnySpec;
 
-export const normalizeValue = (f: Field, v: unknown): unknown => specOf(f).normalize(v, f);
-export const zeroValue = (f: Field): unknown => specOf(f).zero(f);
+
+export const normalizeValue = (f: Field, v: unknown): unknown => specFor(f).normalize(v, f);
+export const zeroValue = (f: Field): unknown => specFor(f).zero(f);
 
 /** Keys the API never takes from a body. */
 const IGNORED = new Set(['expand', 'collectionId', 'collectionName']);
@@ -79,7 +74,7 @@ export function readSubmitted(c: Collection, raw: Record<string, unknown>, curre
       const op = opFor(target, mod.op);
       if (op === null) continue;
       const base = values.has(target.name) ? values.get(target.name) : current ? current[target.name] : zeroValue(target);
-      const spec = specOf(target);
+      const spec = specFor(target);
       const next = spec.modify ? spec.modify(base, op, value, target) : base;
       values.set(target.name, next);
       body[target.name] = next;

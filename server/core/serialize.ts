@@ -1,8 +1,8 @@
 // Stored rows → API records. Keys are alphabetical as in PocketBase; passwords never leave the
 // server; hidden fields only reach superusers; an auth record's email is shown only when
 // emailVisibility is on, or to the record itself, a superuser or a manager.
-import { FIELD_SPECS } from './fields/index.js';
-import type { Collection, Field, FieldOf, FieldType, RequestInfo, Row, SqlValue } from './types.js';
+import { specFor } from './fields/index.js';
+import type { Collection, Field, RequestInfo, Row, SqlValue } from './types.js';
 import { isSuperuser } from './types.js';
 
 export type ApiRecord = Record<string, unknown>;
@@ -24,8 +24,7 @@ export function viewerOf(req: RequestInfo): Viewer {
 }
 
 export function fromStored(field: Field, value: SqlValue | undefined): unknown {
-  const spec = FIELD_SPECS[field.type] as unknown as { fromStored(v: SqlValue, f: FieldOf<FieldType>): unknown };
-  return spec.fromStored(value ?? null, field);
+  return specFor(field).fromStored(value ?? null, field);
 }
 
 export function serializeRecord(c: Collection, row: Row, viewer: Viewer): ApiRecord {
