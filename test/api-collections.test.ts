@@ -179,3 +179,21 @@ describe('delete', () => {
     expect((await h.req('DELETE', '/api/collections/_superusers', { token: su })).status).toBe(400);
   });
 });
+
+describe('backup', () => {
+  it('superusers download a consistent SQLite copy; others are refused', async () => {
+    await create({ name: 'notes', createRule: '', fields: [{ name: 't', type: 'text' }] });
+    await h.req('POST', '/api/collections/notes/records', { body: { t: 'kept' } });
+    expect((await h.req('GET', '/api/backup')).status).toBe(401);
+    const res = await h.app.request('http://localhost:8090/api/backup', { headers: { authorization: `Bearer ${su}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toMatch(/attachment; filename="deskbase-.*\.db"/);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    expect(new TextDecoder().decode(bytes.slice(0, 15))).toBe('SQLite format 3');
+    const { loadSqlJs } = await import('../server/store/db.js');
+    const SQL = await loadSqlJs();
+    const db = new SQL.Database(bytes);
+    expect(db.exec('SELECT t FROM notes')[0].values).toEqual([['kept']]);
+    db.close();
+  });
+});

@@ -6,6 +6,7 @@ import type { Core } from '../core/index.js';
 import { authMiddleware } from './auth.js';
 import { assertUrlLength } from './request.js';
 import { registerAuth } from './routes/auth.js';
+import { registerBackup } from './routes/backup.js';
 import { registerCollections } from './routes/collections.js';
 import { registerHealth } from './routes/health.js';
 import { registerRecords } from './routes/records.js';
@@ -107,6 +108,7 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   registerSessions(app, core);
   registerCollections(app, core);
   registerRecords(app, core);
+  registerBackup(app, core);
   registerStatic(app, options.uiDir ?? null);
   app.all('/**', () => {
     throw new ApiError(404, 'Not found.');

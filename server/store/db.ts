@@ -42,6 +42,8 @@ export interface Store extends ReadDb {
   stats(): StoreStats;
   /** The data folder, or null for an in-memory store. */
   readonly dir: string | null;
+  /** A consistent copy of the whole database as a SQLite file (what `GET /api/backup` sends). */
+  backup(): Uint8Array;
   /**
    * Calls `listener` after the store reloaded itself from disk (a failed journal write drops the
    * unacknowledged change), so caches built from the database can be rebuilt.

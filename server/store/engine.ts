@@ -84,6 +84,9 @@ export class Engine implements Store {
     return result;
   };
 
+  // export() sees exactly the committed transactions (writes are synchronous, none is half-done)
+  backup = (): Uint8Array => this.db.export();
+
   onReload = (listener: () => void): void => {
     this.reloadListeners.push(listener);
   };
