@@ -9,7 +9,7 @@ export function registerBackup(app: H3, core: Core): void {
     requireSuperuser(event);
     const bytes = core.store.backup();
     const name = `deskbase-${new Date().toISOString().replace(/[:.]/g, '-')}.db`;
-    return new Response(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
+    return new Response(new Blob([new Uint8Array(bytes)]), {
       headers: {
         'content-type': 'application/vnd.sqlite3',
         'content-length': String(bytes.byteLength),
