@@ -12,6 +12,7 @@ import { SidePanel } from './side-panel.js';
 import { ConfirmDialog } from './dialog.js';
 import { useToast } from './toasts.js';
 
+const omit = (data: ErrorData, keys: string[]): ErrorData => Object.fromEntries(Object.entries(data).filter(([k]) => !keys.includes(k)));
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 export function RecordPanel(props: { collection: Collection; record?: RecordModel; expand: string; onClose(): void; onSaved(): void }): JSX.Element {
@@ -180,7 +181,11 @@ export function RecordPanel(props: { collection: Collection; record?: RecordMode
                   value={values()[f.name]}
                   error={fieldError(f)}
                   ctx={ctx}
-                  onChange={(v: unknown) => setValues({ ...values(), [f.name]: v })}
+                  onChange={(v: unknown) => {
+                    setValues({ ...values(), [f.name]: v });
+                    // The server's complaint is about the old value: drop it once the person edits.
+                    if (fieldError(f)) setErrors(omit(errors(), [f.name, `${f.name}Confirm`]));
+                  }}
                 />
                 <Show when={fieldError(f)} fallback={<Show when={f.help || (f.name === 'id' && isNew())}><small class="hint">{f.name === 'id' ? 'Leave empty to autogenerate (15 characters a-z0-9).' : f.help}</small></Show>}>
                   <small class="error-text" role="alert">{fieldError(f)}</small>

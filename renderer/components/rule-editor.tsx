@@ -1,6 +1,6 @@
 // One API rule: null ("locked", superusers only) vs "" (everyone, guests included) vs an expression.
 // The lock is a toggle of its own so the difference between null and "" is never a matter of whitespace.
-import { Show, type JSX } from 'solid-js';
+import { For, Show, type JSX } from 'solid-js';
 import { Icon } from './icon.js';
 
 export interface RuleEditorProps {
@@ -31,6 +31,18 @@ export function RuleEditor(props: RuleEditorProps): JSX.Element {
     <div class="rule" classList={{ 'has-error': !!props.error, locked: locked() }}>
       <div class="rule-head">
         <label for={props.id} class="rule-label">{props.label}</label>
+        <span class="spacer" />
+        <Show when={!props.disabled && props.presets}>
+          <span class="rule-presets" aria-label="Presets">
+            <For each={props.presets}>
+              {(p) => (
+                <button type="button" class="chip chip-sm" classList={{ 'chip-on': props.value === p.value }} onClick={() => props.onChange(p.value)} title={p.value === '' ? 'Empty rule' : p.value}>
+                  {p.label}
+                </button>
+              )}
+            </For>
+          </span>
+        </Show>
         <button
           type="button"
           class="lock-toggle"
@@ -67,20 +79,9 @@ export function RuleEditor(props: RuleEditorProps): JSX.Element {
           onInput={(e) => props.onChange(e.currentTarget.value)}
         />
       </Show>
-      <div class="rule-foot">
-        <Show when={!locked()} fallback={<span class="spacer" />}>
-          <span class={`rule-status ${status().cls}`}>{status().text}</span>
-        </Show>
-        <Show when={!props.disabled && props.presets}>
-          <span class="rule-presets">
-            {props.presets?.map((p) => (
-              <button type="button" class="chip chip-sm" onClick={() => props.onChange(p.value)} title={p.value === '' ? 'Empty rule' : p.value}>
-                {p.label}
-              </button>
-            ))}
-          </span>
-        </Show>
-      </div>
+      <Show when={!locked()}>
+        <p class={`rule-status ${status().cls}`}>{status().text}</p>
+      </Show>
       <Show when={props.error}>
         <p class="error-text rule-error" role="alert">{props.error}</p>
       </Show>

@@ -10,6 +10,14 @@ import { Pager } from '../components/pager.js';
 import { FilterHelp } from '../components/filter-help.js';
 import { RecordPanel } from '../components/record-panel.js';
 
+/** The server's detail (data.*.message) when it gave one, else its message. */
+function filterDetail(err: ApiError): string {
+  const details = Object.values(err.data)
+    .map((d) => (typeof d.message === 'string' ? d.message : ''))
+    .filter((m) => m !== '');
+  return details.length > 0 ? details.join(' ') : err.message;
+}
+
 export function RecordsView(props: { collection: Collection }): JSX.Element {
   const app = useApp();
   const hasCreated = () => props.collection.fields.some((f) => f.name === 'created');
@@ -50,8 +58,10 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
         <form class="filter-box" classList={{ 'has-error': !!filterError() }} onSubmit={applyFilter} role="search">
           <Icon name="search" />
           <input
-            type="search"
+            type="text"
             class="mono"
+            spellcheck={false}
+            autocomplete="off"
             placeholder='Filter, e.g. title ~ "hello" && views > 10'
             aria-label="Filter records"
             value={draft()}
@@ -77,8 +87,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
       <Show when={filterError()}>
         {(err) => (
           <p class="alert alert-error filter-error" role="alert">
-            Invalid filter: {err().message}
-            <For each={Object.values(err().data)}>{(d) => <span> {typeof d.message === 'string' ? d.message : ''}</span>}</For>
+            <b>Invalid filter.</b> {filterDetail(err())}
           </p>
         )}
       </Show>
