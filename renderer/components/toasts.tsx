@@ -23,7 +23,7 @@ export function ToastProvider(props: { children: JSX.Element; timeoutMs?: number
   const dismiss = (id: number) => setToasts((list) => list.filter((t) => t.id !== id));
   const push: ToastFn = (text, kind = 'success') => {
     const id = next++;
-    setToasts((list) => [...list.slice(-3), { id, kind, text }]);
+    setToasts((list) => [...list.slice(-2), { id, kind, text }]);
     setTimeout(() => dismiss(id), props.timeoutMs ?? (kind === 'error' ? 6000 : 3500));
   };
   return (

@@ -197,12 +197,57 @@ describe('admin UI', () => {
     await expect(list.locator('.rule-error').count()).resolves.toBe(0);
   });
 
+  it('renames a field (data kept), removes one after a warning, and adds a unique index', async () => {
+    await row('views').getByLabel('Field name').fill('view_count');
+    await row('meta').getByRole('button', { name: 'Remove meta' }).click();
+    await row('meta').locator('.field-warning').waitFor();
+    await page.getByRole('button', { name: 'Add index' }).click();
+    const index = page.locator('.index-row').last();
+    await index.getByRole('button', { name: 'title', exact: true }).click();
+    await index.getByLabel('Unique').check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    const dialog = page.getByRole('alertdialog');
+    await dialog.waitFor();
+    await expect(dialog.textContent()).resolves.toContain('meta');
+    await shot(page, '11-drop-field-warning');
+    await page.getByRole('button', { name: 'Save and delete data' }).click();
+    await toast('Changes saved.').waitFor();
+    await page.getByRole('link', { name: 'Records' }).click();
+    await expect.poll(() => page.locator('.records thead').textContent()).toContain('view_count');
+    await expect(page.locator('.records thead').textContent()).resolves.not.toContain('meta');
+    await expect(page.locator('.records tbody tr', { hasText: 'Second post' }).textContent()).resolves.toContain('42');
+    await page.getByRole('link', { name: 'Settings' }).click();
+  });
+
+  it('creates an auth record with email, password and verified', async () => {
+    await page.getByRole('link', { name: 'users', exact: true }).click();
+    await page.getByRole('button', { name: 'New record' }).click();
+    await page.fill('#rf-email', 'ada@example.com');
+    await page.fill('#rf-password', 'analytical-engine');
+    await page.fill('#rf-password-confirm', 'analytical-engine');
+    await page.locator('label.switch', { has: page.locator('#rf-verified') }).click();
+    await page.fill('#rf-name', 'Ada');
+    await shot(page, '12-auth-record');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await toast('Record created.').waitFor();
+    await expect.poll(() => page.locator('.records tbody').textContent()).toContain('ada@example.com');
+    // The password set in the form works for signing in.
+    const res = await fetch(`${app.url}/api/collections/users/auth-with-password`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ identity: 'ada@example.com', password: 'analytical-engine' }),
+    });
+    expect(res.status).toBe(200);
+    await page.getByRole('link', { name: 'posts' }).click();
+  });
+
   it('shows the API preview with this server address', async () => {
     await page.getByRole('link', { name: 'API preview' }).click();
+    await page.locator('pre.code').waitFor();
     await expect(page.locator('pre.code').textContent()).resolves.toContain(`${app.url}/api/collections/posts/records`);
     await page.getByRole('tab', { name: 'PocketBase JS SDK' }).click();
     await expect(page.locator('pre.code').textContent()).resolves.toContain("pb.collection('posts').getList");
-    await shot(page, '11-api-preview');
+    await shot(page, '13-api-preview');
   });
 
   it('lists sessions and revokes another one', async () => {
@@ -217,7 +262,7 @@ describe('admin UI', () => {
     await page.getByRole('link', { name: 'Sessions' }).click();
     const rows = page.locator('.sessions-table tbody tr');
     await expect.poll(() => rows.count()).toBe(2);
-    await shot(page, '12-sessions');
+    await shot(page, '14-sessions');
     await page.getByRole('button', { name: 'Revoke', exact: true }).click();
     await toast('Session revoked.').waitFor();
     await expect.poll(() => rows.count()).toBe(1);
@@ -230,6 +275,6 @@ describe('admin UI', () => {
     await page.getByRole('button', { name: 'Open menu' }).click();
     await page.getByRole('link', { name: 'posts' }).click();
     await page.locator('.records tbody tr').first().waitFor();
-    await shot(page, '13-narrow-records');
+    await shot(page, '15-narrow-records');
   });
 });
