@@ -12,6 +12,13 @@ import { SidePanel } from './side-panel.js';
 import { ConfirmDialog } from './dialog.js';
 import { useToast } from './toasts.js';
 
+const AUTH_ORDER = ['id', 'email', 'password', 'emailVisibility', 'verified'];
+const authRank = (f: Field) => (AUTH_ORDER.includes(f.name) ? AUTH_ORDER.indexOf(f.name) : AUTH_ORDER.length);
+/** Help for the auth system fields, whose names alone say little. */
+const AUTH_HELP: Record<string, string> = {
+  emailVisibility: 'Show the email address to other users (superusers always see it).',
+  verified: 'The email address is confirmed; rules can require it (verified = true).',
+};
 const omit = (data: ErrorData, keys: string[]): ErrorData => Object.fromEntries(Object.entries(data).filter(([k]) => !keys.includes(k)));
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
@@ -27,8 +34,11 @@ export function RecordPanel(props: { collection: Collection; record?: RecordMode
   const [busy, setBusy] = createSignal(false);
   const [confirmDelete, setConfirmDelete] = createSignal(false);
 
-  const editable = () =>
-    props.collection.fields.filter((f) => !isInternalField(f, props.collection) && f.type !== 'autodate' && !(f.name === 'id' && !isNew()));
+  const editable = () => {
+    const list = props.collection.fields.filter((f) => !isInternalField(f, props.collection) && f.type !== 'autodate' && !(f.name === 'id' && !isNew()));
+    // Auth records read best as the sign-in card PocketBase shows: email, password, then the flags.
+    return props.collection.type === 'auth' ? [...list].sort((a, b) => authRank(a) - authRank(b)) : list;
+  };
   const autodates = () => props.collection.fields.filter((f) => f.type === 'autodate');
 
   const ctx: FieldCtx = {
@@ -115,6 +125,8 @@ export function RecordPanel(props: { collection: Collection; record?: RecordMode
   onCleanup(() => document.removeEventListener('keydown', onKey));
 
   const fieldError = (f: Field) => errorAt(errors(), f.name) ?? (f.type === 'password' ? errorAt(errors(), `${f.name}Confirm`) : undefined);
+  const hintFor = (f: Field) =>
+    f.help || (f.name === 'id' ? 'Leave empty to autogenerate (15 characters a-z0-9).' : props.collection.type === 'auth' && f.system ? AUTH_HELP[f.name] : undefined);
   const unknownErrors = () => Object.keys(errors()).filter((k) => !editable().some((f) => f.name === k || `${f.name}Confirm` === k));
 
   return (
@@ -172,7 +184,7 @@ export function RecordPanel(props: { collection: Collection; record?: RecordMode
                   <Show when={f.required && !(f.name === 'id' || (f.type === 'password' && !isNew()))}>
                     <span class="req" aria-label="required">*</span>
                   </Show>
-                  <Show when={f.hidden}><span class="badge badge-muted">hidden</span></Show>
+                  <Show when={f.hidden && f.type !== 'password'}><span class="badge badge-muted">hidden</span></Show>
                 </label>
                 <Dynamic
                   component={inputOf(f.type)}
@@ -187,7 +199,7 @@ export function RecordPanel(props: { collection: Collection; record?: RecordMode
                     if (fieldError(f)) setErrors(omit(errors(), [f.name, `${f.name}Confirm`]));
                   }}
                 />
-                <Show when={fieldError(f)} fallback={<Show when={f.help || (f.name === 'id' && isNew())}><small class="hint">{f.name === 'id' ? 'Leave empty to autogenerate (15 characters a-z0-9).' : f.help}</small></Show>}>
+                <Show when={fieldError(f)} fallback={<Show when={hintFor(f)}><small class="hint">{hintFor(f)}</small></Show>}>
                   <small class="error-text" role="alert">{fieldError(f)}</small>
                 </Show>
               </div>

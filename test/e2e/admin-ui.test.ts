@@ -5,8 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { buildRenderer, launchBrowser, shot, startApp, type TestApp } from './helpers.js';
 
-// The server answers /_/ with a redirect to itself at the moment (reported); index.html is the same page.
-const UI_PATH = '/_/index.html';
+// The address the server prints for first-run setup.
+const UI_PATH = '/_/';
 const EMAIL = 'admin@example.com';
 const PASSWORD = 'correct-horse-battery';
 
