@@ -1,6 +1,6 @@
 // Create or edit a collection: name and type, fields, API rules, indexes, auth options.
 // Saving a schema that drops fields asks first: their data goes with them.
-import { createSignal, For, Show, type JSX } from 'solid-js';
+import { createSignal, For, onCleanup, onMount, Show, type JSX } from 'solid-js';
 import { createStore, produce } from 'solid-js/store';
 import type { Collection, ErrorData, Field } from '../api.js';
 import { ApiError, errorAt, errorUnder, messageOf } from '../api.js';
@@ -45,9 +45,10 @@ export function CollectionEditor(props: { collection?: Collection }): JSX.Elemen
     let name = type === 'relation' ? 'related' : type === 'geoPoint' ? 'location' : type;
     for (let n = 2; taken.has(name); n++) name = `${type}${n}`;
     const f = newField(type, name);
-    // Keep created/updated last, where people expect them.
-    const at = draft.fields.findIndex((x) => x.field.type === 'autodate' && !x.field.system && x.original === undefined && isNew());
-    setDraft('fields', produce((list) => list.splice(at < 0 ? list.length : at, 0, { key: f.id, field: f, removed: false })));
+    // Keep the trailing created/updated dates last, where people expect them.
+    let at = draft.fields.length;
+    while (at > 0 && draft.fields[at - 1].field.type === 'autodate') at--;
+    setDraft('fields', produce((list) => list.splice(at, 0, { key: f.id, field: f, removed: false })));
     queueMicrotask(() => document.getElementById(`fld-${f.id}-name`)?.focus());
   };
 
@@ -91,6 +92,16 @@ export function CollectionEditor(props: { collection?: Collection }): JSX.Elemen
       setBusy(false);
     }
   };
+
+  // Ctrl/Cmd+S saves from anywhere in the editor.
+  const onKey = (e: KeyboardEvent) => {
+    if ((e.ctrlKey || e.metaKey) && e.key === 's' && !confirmSave() && !confirmDelete()) {
+      e.preventDefault();
+      if (!busy()) save();
+    }
+  };
+  onMount(() => document.addEventListener('keydown', onKey));
+  onCleanup(() => document.removeEventListener('keydown', onKey));
 
   const visibleRuleError = (k: RuleKey) => errorAt(errors(), k);
   const otherErrors = () =>
@@ -210,7 +221,7 @@ export function CollectionEditor(props: { collection?: Collection }): JSX.Elemen
         <Show when={isNew()}>
           <a class="btn" href="#/collections">Cancel</a>
         </Show>
-        <button type="submit" class="btn btn-primary" disabled={busy()}>
+        <button type="submit" class="btn btn-primary" disabled={busy()} title="Ctrl+S">
           {busy() ? 'Saving…' : isNew() ? 'Create collection' : 'Save changes'}
         </button>
       </div>

@@ -162,7 +162,12 @@ describe('admin UI', () => {
     await toast('Record saved.').waitFor();
     await expect.poll(() => page.locator('.records tbody tr', { hasText: 'Second post' }).textContent()).toContain('42');
 
-    // Filter, then a filter the server rejects.
+    // Filter (from the help's examples, then typed), then a filter the server rejects.
+    await page.getByRole('button', { name: 'Filter help' }).click();
+    await page.locator('.filter-help').getByRole('button', { name: 'published = true' }).click();
+    await expect.poll(() => rows.count()).toBe(1);
+    await shot(page, '07b-filter-help');
+    await page.getByRole('button', { name: 'Filter help' }).click();
     await page.getByLabel('Filter records').fill('views > 20');
     await page.keyboard.press('Enter');
     await expect.poll(() => rows.count()).toBe(1);
