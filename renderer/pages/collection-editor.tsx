@@ -14,6 +14,8 @@ import { AddFieldMenu } from '../components/add-field-menu.js';
 import { IndexesEditor } from '../components/indexes-editor.js';
 import { RulesSection } from '../components/rules-section.js';
 import { ConfirmDialog } from '../components/dialog.js';
+import { DropFieldsDialog } from '../components/drop-fields-dialog.js';
+import { IdentityFields } from '../components/identity-fields.js';
 import { FormField } from '../components/form-field.js';
 import { Icon } from '../components/icon.js';
 
@@ -185,25 +187,7 @@ export function CollectionEditor(props: { collection?: Collection }): JSX.Elemen
       />
 
       <Show when={draft.type === 'auth'}>
-        <section class="card section">
-          <h2>Sign-in</h2>
-          <p class="muted section-intro">Fields a record can sign in with, together with its password.</p>
-          <div class="chips" role="group" aria-label="Identity fields">
-            <For each={identityCandidates(draft)}>
-              {(name) => {
-                const on = () => draft.identityFields.includes(name);
-                return (
-                  <button type="button" class="chip" classList={{ 'chip-on': on() }} aria-pressed={on()} onClick={() => setDraft('identityFields', on() ? draft.identityFields.filter((x) => x !== name) : [...draft.identityFields, name])}>
-                    {name}
-                  </button>
-                );
-              }}
-            </For>
-          </div>
-          <Show when={errorUnder(errors(), 'identityFields')}>
-            <small class="error-text">{errorUnder(errors(), 'identityFields')}</small>
-          </Show>
-        </section>
+        <IdentityFields candidates={identityCandidates(draft)} value={draft.identityFields} error={errorUnder(errors(), 'identityFields')} onChange={(v) => setDraft('identityFields', v)} />
       </Show>
 
       <section class="card section">
@@ -227,15 +211,7 @@ export function CollectionEditor(props: { collection?: Collection }): JSX.Elemen
       </div>
 
       <Show when={confirmSave()}>
-        <ConfirmDialog title="Delete fields and their data?" confirmLabel="Save and delete data" danger busy={busy()} onConfirm={() => void submit()} onCancel={() => setConfirmSave(false)}>
-          <p>These fields will be removed from every record of “{props.collection?.name}”. Their data cannot be recovered:</p>
-          <ul class="danger-list">
-            <For each={summarize(draft).dropped}>{(f) => <li><code>{f.name}</code> ({f.type})</li>}</For>
-          </ul>
-          <Show when={summarize(draft).renamed.length > 0}>
-            <p class="muted">Renamed (data kept): {summarize(draft).renamed.map((r) => `${r.from} → ${r.to}`).join(', ')}</p>
-          </Show>
-        </ConfirmDialog>
+        <DropFieldsDialog collectionName={props.collection?.name ?? ''} summary={summarize(draft)} busy={busy()} onConfirm={() => void submit()} onCancel={() => setConfirmSave(false)} />
       </Show>
       <Show when={confirmDelete()}>
         <ConfirmDialog title={`Delete “${props.collection?.name}”?`} confirmLabel="Delete collection" danger busy={busy()} onConfirm={() => void remove()} onCancel={() => setConfirmDelete(false)}>
