@@ -15,8 +15,7 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  await buildRenderer();
-  app = await startApp();
+  app = await startApp(await buildRenderer());
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
   page.setDefaultTimeout(8000);

@@ -6,14 +6,19 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
-export const UI_DIR = join(ROOT, 'dist/renderer');
 export const SHOTS = join(ROOT, 'test-results/screenshots');
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-export async function buildRenderer(): Promise<void> {
+/**
+ * Builds the admin UI into a temporary folder (not dist/, which other suites and `npm run build` own)
+ * and returns it, to be served with startServer's `uiDir`.
+ */
+export async function buildRenderer(): Promise<string> {
+  const outDir = await mkdtemp(join(tmpdir(), 'deskbase-ui-'));
   const { build } = await import('vite');
-  await build({ configFile: join(ROOT, 'vite.config.ts'), logLevel: 'warn' });
+  await build({ configFile: join(ROOT, 'vite.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  return outDir;
 }
 
 export function launchBrowser(): Promise<Browser> {
@@ -26,19 +31,18 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The real server on a fresh data folder (removed on close). */
-export async function startApp(): Promise<TestApp> {
+/** The real server on a fresh data folder (removed on close), serving the UI built in `uiDir`. */
+export async function startApp(uiDir: string): Promise<TestApp> {
   const dir = await mkdtemp(join(tmpdir(), 'deskbase-e2e-'));
-  const useDev = process.env.DESKBASE_E2E_DEV_SERVER === '1';
-  const server = useDev
-    ? await (await import('./dev-server.js')).startDevServer(UI_DIR)
-    : await (await import('../../server/index.js')).startServer({ dir, port: 0, uiDir: UI_DIR, log: () => undefined });
+  const { startServer } = await import('../../server/index.js');
+  const server = await startServer({ dir, port: 0, uiDir, log: () => undefined });
   return {
     url: server.url,
     setupToken: () => server.setupToken(),
     async close() {
       await server.close();
       await rm(dir, { recursive: true, force: true });
+      await rm(uiDir, { recursive: true, force: true });
     },
   };
 }
