@@ -34,6 +34,17 @@ afterAll(async () => {
 const toast = (text: string | RegExp) => page.locator('.toast', { hasText: text }).last();
 const row = (name: string) => page.locator(`.field-row[data-field="${name}"]`);
 
+/** Signs the superuser in from another client (curl), returning its token. */
+async function signInElsewhere(): Promise<string> {
+  const res = await fetch(`${app.url}/api/collections/_superusers/auth-with-password`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'user-agent': 'curl/8.5.0' },
+    body: JSON.stringify({ identity: EMAIL, password: PASSWORD }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { token: string }).token;
+}
+
 async function addField(type: string, name: string): Promise<void> {
   await page.getByRole('button', { name: 'New field' }).click();
   await page.getByRole('menuitem', { name: new RegExp(`^${type}:`) }).click();
@@ -256,13 +267,7 @@ describe('admin UI', () => {
 
   it('lists sessions and revokes another one', async () => {
     // A second sign-in from another client.
-    const res = await fetch(`${app.url}/api/collections/_superusers/auth-with-password`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'curl/8.5.0' },
-      body: JSON.stringify({ identity: EMAIL, password: PASSWORD }),
-    });
-    expect(res.status).toBe(200);
-    const other = ((await res.json()) as { token: string }).token;
+    const other = await signInElsewhere();
     await page.getByRole('link', { name: 'Sessions' }).click();
     const rows = page.locator('.sessions-table tbody tr');
     await expect.poll(() => rows.count()).toBe(2);
@@ -272,11 +277,22 @@ describe('admin UI', () => {
     await expect.poll(() => rows.count()).toBe(1);
     const after = await fetch(`${app.url}/api/session`, { headers: { authorization: `Bearer ${other}` } });
     expect(await after.json()).toBeNull();
+
+    // Two more clients, then "sign out everywhere else" keeps only this browser.
+    for (let i = 0; i < 2; i++) await signInElsewhere();
+    await page.reload();
+    await expect.poll(() => rows.count()).toBe(3);
+    await page.getByRole('button', { name: 'Sign out everywhere else' }).click();
+    await page.getByRole('button', { name: 'Revoke 2 sessions' }).click();
+    await toast('Signed out everywhere else.').waitFor();
+    await expect.poll(() => rows.count()).toBe(1);
+    await expect(rows.first().textContent()).resolves.toContain('This device');
   });
 
   it('works in a narrow window', async () => {
     await page.setViewportSize({ width: 400, height: 760 });
     await page.getByRole('button', { name: 'Open menu' }).click();
+    await shot(page, '15a-narrow-menu');
     await page.getByRole('link', { name: 'posts' }).click();
     await page.locator('.records tbody tr').first().waitFor();
     await shot(page, '15-narrow-records');
