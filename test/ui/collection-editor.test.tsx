@@ -1,0 +1,95 @@
+// The collection editor against a tiny spec-shaped server: server field errors land on the right field
+// (data.fields.<index in the submitted list>.<prop>), rule errors under the rule.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cleanup, fireEvent, render, screen, waitFor } from '@solidjs/testing-library';
+import { createResource, createSignal } from 'solid-js';
+import type { Collection } from '../../renderer/api.js';
+import { createApi, storageTokenStore } from '../../renderer/api.js';
+import { AppContext, type AppCtx } from '../../renderer/app-context.js';
+import { createHashRouter, RouterContext } from '../../renderer/router.js';
+import { ToastProvider } from '../../renderer/components/toasts.js';
+import { CollectionEditor } from '../../renderer/pages/collection-editor.js';
+import { startTestServer, type TestServer } from './test-server.js';
+
+const posts: Collection = {
+  id: 'postscoll000001', name: 'posts', type: 'base', system: false, indexes: [], listRule: null, viewRule: null, createRule: null, updateRule: null, deleteRule: null, created: '', updated: '',
+  fields: [
+    { id: '_id', name: 'id', type: 'text', system: true, hidden: false, presentable: false, required: true, min: 15, max: 15, pattern: '', autogeneratePattern: '', primaryKey: true },
+    { id: 'f_gone', name: 'gone', type: 'text', system: false, hidden: false, presentable: false, min: 0, max: 0, pattern: '', autogeneratePattern: '', primaryKey: false },
+    { id: 'f_title', name: 'title', type: 'text', system: false, hidden: false, presentable: false, min: 0, max: 0, pattern: '', autogeneratePattern: '', primaryKey: false },
+  ],
+};
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer((req) => {
+    if (req.method === 'PATCH')
+      return {
+        status: 400,
+        body: {
+          status: 400,
+          message: 'Failed to update collection.',
+          data: {
+            // index 1 of the submitted fields: `title`, because `gone` was removed before saving
+            fields: { '1': { name: { code: 'validation_duplicated_field_name', message: 'Duplicated or invalid field name.' } } },
+            listRule: { code: 'validation_invalid_rule', message: 'Invalid rule. Raw error: unknown field "nope".' },
+          },
+        },
+      };
+    return { status: 200, body: { page: 1, perPage: 1000, totalItems: 1, totalPages: 1, items: [posts] } };
+  });
+});
+afterAll(() => server.close());
+afterEach(cleanup);
+
+function mount() {
+  render(() => {
+    const api = createApi({ baseUrl: server.baseUrl, store: storageTokenStore(localStorage) });
+    const [collections, { refetch }] = createResource(async () => (await api.listCollections()).items);
+    const [session] = createSignal(null);
+    const ctx: AppCtx = {
+      api,
+      session,
+      collections,
+      reloadCollections: async () => (await refetch()) ?? undefined,
+      findCollection: (k) => collections()?.find((c) => c.name === k || c.id === k),
+      signOut: async () => undefined,
+    };
+    return (
+      <RouterContext.Provider value={createHashRouter()}>
+        <ToastProvider>
+          <AppContext.Provider value={ctx}>
+            <CollectionEditor collection={posts} />
+          </AppContext.Provider>
+        </ToastProvider>
+      </RouterContext.Provider>
+    );
+  });
+}
+
+describe('collection editor', () => {
+  it('asks before dropping a field, sends the rest by id, and shows server errors where they belong', async () => {
+    mount();
+    fireEvent.click(screen.getByRole('button', { name: 'Remove gone' }));
+    expect(screen.getByText(/and all its data/)).toBeTruthy();
+    fireEvent.click(screen.getAllByRole('button', { name: 'Locked' })[0]);
+    fireEvent.input(document.getElementById('rule-listRule') as HTMLTextAreaElement, { target: { value: 'nope = 1' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save changes' }));
+
+    // The warning names the dropped field; nothing is sent before confirming.
+    expect(screen.getByRole('alertdialog').textContent).toContain('gone');
+    expect(server.seen.filter((r) => r.method === 'PATCH')).toHaveLength(0);
+    fireEvent.click(screen.getByRole('button', { name: 'Save and delete data' }));
+
+    await screen.findByText('Duplicated or invalid field name.');
+    const patch = server.seen.find((r) => r.method === 'PATCH');
+    const body = patch?.body as { fields: Array<{ id: string }>; listRule: string; viewRule: null };
+    expect(body.fields.map((f) => f.id)).toEqual(['_id', 'f_title']);
+    expect(body.listRule).toBe('nope = 1');
+    expect(body.viewRule).toBeNull();
+    // The field error sits in the `title` row, the rule error under the list rule.
+    const titleRow = document.querySelector('.field-row[data-field="title"]');
+    expect(titleRow?.textContent).toContain('Duplicated or invalid field name.');
+    await waitFor(() => expect(document.querySelector('.rule.has-error')?.textContent).toContain('unknown field "nope"'));
+  });
+});
