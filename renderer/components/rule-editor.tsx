@@ -13,6 +13,8 @@ export interface RuleEditorProps {
   disabled?: boolean;
   /** manageRule cannot be "" (PocketBase: null or an expression). */
   emptyMeansEveryone?: boolean;
+  /** What an empty rule means, when "everyone, including guests" does not fit (authRule). */
+  openText?: string;
   presets?: Array<{ label: string; value: string }>;
   onChange(value: string | null): void;
 }
@@ -24,7 +26,7 @@ export function RuleEditor(props: RuleEditorProps): JSX.Element {
     if (props.value.trim() === '')
       return props.emptyMeansEveryone === false
         ? { cls: 'rule-invalid', text: 'Write an expression, or lock the rule.' }
-        : { cls: 'rule-open', text: `Everyone, including guests, ${props.what}.` };
+        : { cls: 'rule-open', text: props.openText ?? `Everyone, including guests, ${props.what}.` };
     return { cls: 'rule-expr', text: `Only requests matching the expression ${props.what}; superusers always can.` };
   };
   return (

@@ -11,7 +11,7 @@ const RULES: Array<{ key: RuleKey; label: string; what: string }> = [
   { key: 'deleteRule', label: 'Delete', what: 'can delete records' },
 ];
 const AUTH_RULES: Array<{ key: RuleKey; label: string; what: string }> = [
-  { key: 'authRule', label: 'Sign in (authRule)', what: 'with valid credentials can sign in' },
+  { key: 'authRule', label: 'Sign in (authRule)', what: 'can sign in' },
   { key: 'manageRule', label: 'Manage (manageRule)', what: 'can manage other accounts (email, password, verified)' },
 ];
 
@@ -56,6 +56,7 @@ export function RulesSection(props: {
                 error={props.error(r.key)}
                 disabled={props.disabled}
                 emptyMeansEveryone={r.key !== 'manageRule'}
+                openText={r.key === 'authRule' ? 'Any account with valid credentials can sign in.' : undefined}
                 presets={r.key === 'authRule' ? [{ label: 'Everyone', value: '' }, { label: 'Verified only', value: 'verified = true' }] : undefined}
                 onChange={(v) => props.onChange(r.key, v)}
               />

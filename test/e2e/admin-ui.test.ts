@@ -253,6 +253,13 @@ describe('admin UI', () => {
       body: JSON.stringify({ identity: 'ada@example.com', password: 'analytical-engine' }),
     });
     expect(res.status).toBe(200);
+    // Auth settings: system fields locked, sign-in rules present.
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await expect(row('email').getByLabel('Field name').isDisabled()).resolves.toBe(true);
+    await page.locator('#rule-authRule').waitFor();
+    await shot(page, '12b-auth-settings');
+    await page.locator('.rule', { has: page.locator('#rule-authRule') }).scrollIntoViewIfNeeded();
+    await shot(page, '12c-auth-rules');
     await page.getByRole('link', { name: 'posts' }).click();
   });
 
