@@ -177,3 +177,12 @@ describe('cookie mode', () => {
     expect((await h.req('GET', '/api/session', { headers: { cookie: value } })).text).toBe('null');
   });
 });
+
+describe('auth-methods', () => {
+  it('lists password sign-in with the identity fields, 404 for base collections', async () => {
+    const r = await h.req('GET', '/api/collections/users/auth-methods');
+    expect(r.body).toMatchObject({ password: { enabled: true, identityFields: ['email'] }, oauth2: { enabled: false } });
+    await h.req('POST', '/api/collections', { token: su, body: { name: 'posts' } });
+    expect((await h.req('GET', '/api/collections/posts/auth-methods')).status).toBe(404);
+  });
+});

@@ -7,6 +7,18 @@ import { sameOrigin, sessionCookie } from '../auth.js';
 import { expandParam, json, picked } from '../respond.js';
 
 export function registerAuth(app: H3, core: Core): void {
+  // what the PocketBase SDK's listAuthMethods() reads: password sign-in only
+  app.get('/api/collections/:collection/auth-methods', (event) => {
+    const c = core.auth.authCollection(param(event, 'collection'));
+    const identityFields = c.identityFields ?? ['email'];
+    return picked(event, {
+      password: { enabled: true, identityFields },
+      oauth2: { enabled: false, providers: [] },
+      mfa: { enabled: false, duration: 0 },
+      otp: { enabled: false, duration: 0 },
+    });
+  });
+
   app.post('/api/collections/:collection/auth-with-password', async (event) => {
     const body = await readBodyObject(event);
     const cookie = body.cookie === true;
