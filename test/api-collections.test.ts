@@ -197,3 +197,21 @@ describe('backup', () => {
     db.close();
   });
 });
+
+describe('list with filter and sort', () => {
+  it('filters and sorts collections like PocketBase', async () => {
+    await create({ name: 'zeta' });
+    await create({ name: 'alpha', type: 'auth' });
+    const q = (s: string) => h.req('GET', `/api/collections?${s}`, { token: su });
+    const byName = await q(`filter=${encodeURIComponent("name ~ 'a' && system = false")}&sort=name`);
+    expect(byName.status, byName.text).toBe(200);
+    expect(byName.body.items.map((c: { name: string }) => c.name)).toEqual(['alpha', 'zeta']);
+    const auth = await q(`filter=${encodeURIComponent("type = 'auth'")}&sort=-name`);
+    expect(auth.body.items.map((c: { name: string }) => c.name)).toEqual(['users', 'alpha', '_superusers']);
+    expect(auth.body.totalItems).toBe(3);
+    const paged = await q('perPage=1&page=2&skipTotal=1');
+    expect(paged.body).toMatchObject({ page: 2, perPage: 1, totalItems: -1, totalPages: -1 });
+    expect(paged.body.items).toHaveLength(1);
+    expect((await q('filter=nope%20%3D%201')).status).toBe(400);
+  });
+});

@@ -8,7 +8,9 @@ import { createCollectionTable, dropIndexes, rebuildTable, createIndexes } from 
 import { newId, isoNow } from './ids.js';
 import type { Registry } from './registry.js';
 import { ident } from './sql-ident.js';
-import type { Collection, Field } from './types.js';
+import type { Collection, Field, RequestInfo } from './types.js';
+import { listCollections } from './collections-list.js';
+import type { ListQuery, Page } from './records-read.js';
 import { SUPERUSERS_ID, SUPERUSERS_NAME } from './types.js';
 
 export const defaults: Defaults = {
@@ -66,8 +68,8 @@ export function createCollections(store: Store, registry: Registry) {
   }
 
   return {
-    list(): Collection[] {
-      return registry.all().sort((a, b) => (a.system === b.system ? a.created.localeCompare(b.created) || a.name.localeCompare(b.name) : a.system ? -1 : 1));
+    list(q: ListQuery, req: RequestInfo): Page<Collection> {
+      return listCollections(store, registry, q, req);
     },
 
     get(idOrName: string): Collection {

@@ -2,17 +2,13 @@
 import type { H3 } from 'h3';
 import type { Core } from '../../core/index.js';
 import { requireSuperuser } from '../auth.js';
-import { listQuery, param, readBodyObject } from '../request.js';
+import { listQuery, param, readBodyObject, requestInfo } from '../request.js';
 import { noContent, picked, pickedPage } from '../respond.js';
 
 export function registerCollections(app: H3, core: Core): void {
   app.get('/api/collections', (event) => {
     requireSuperuser(event);
-    const q = listQuery(event);
-    const all = core.collections.list();
-    const items = all.slice((q.page - 1) * q.perPage, q.page * q.perPage);
-    const total = q.skipTotal ? -1 : all.length;
-    return pickedPage(event, { page: q.page, perPage: q.perPage, totalItems: total, totalPages: q.skipTotal ? -1 : Math.ceil(all.length / q.perPage), items });
+    return pickedPage(event, core.collections.list(listQuery(event), requestInfo(event)));
   });
   app.get('/api/collections/:collection', (event) => {
     requireSuperuser(event);

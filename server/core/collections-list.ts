@@ -1,0 +1,46 @@
+// GET /api/collections with PocketBase's `filter` and `sort` over id, name, type, system, created and
+// updated: the filter language runs against a view of `_collections` described as a collection.
+import { badRequest, fieldError } from '../errors.js';
+import { FilterError } from '../filter/errors.js';
+import type { ReadDb } from '../store/db.js';
+import { compileFilter, compileSort } from '../rules/resolver.js';
+import { defineField } from './fields/index.js';
+import type { ListQuery, Page } from './records-read.js';
+import type { Registry } from './registry.js';
+import type { Collection, RequestInfo } from './types.js';
+
+const SOURCE = `(SELECT "id", "name", json_extract("data", '$.type') AS "type",
+  json_extract("data", '$.system') AS "system", json_extract("data", '$.created') AS "created",
+  json_extract("data", '$.updated') AS "updated" FROM "_collections")`;
+
+function metaCollection(): Collection {
+  const f = (name: string, type: string) => defineField({ name, type }, 0, { collectionType: 'base', lookup: () => undefined }).field;
+  return {
+    id: '_collections', name: '_collections', type: 'base', system: true,
+    fields: [f('id', 'text'), f('name', 'text'), f('type', 'text'), f('system', 'bool'), f('created', 'text'), f('updated', 'text')],
+    indexes: [], listRule: '', viewRule: '', createRule: null, updateRule: null, deleteRule: null, created: '', updated: '',
+  };
+}
+
+export function listCollections(db: ReadDb, registry: Registry, q: ListQuery, req: RequestInfo): Page<Collection> {
+  const meta = metaCollection();
+  const ctx = { collection: meta, alias: 'c', lookup: () => undefined, request: req, mode: 'rule' as const };
+  let where = { sql: '1', params: [] as (string | number | null)[] };
+  let order = { sql: '', params: [] as (string | number | null)[] };
+  try {
+    if (q.filter?.trim()) where = compileFilter(q.filter, ctx);
+    if (q.sort?.trim()) order = compileSort(q.sort, ctx);
+  } catch (err) {
+    if (err instanceof FilterError) throw badRequest(undefined, { [q.sort && !q.filter ? 'sort' : 'filter']: fieldError('validation_invalid_filter', err.message) });
+    throw err;
+  }
+  const orderSql = order.sql ? `${order.sql}, c."system" DESC, c."created" ASC` : 'c."system" DESC, c."created" ASC, c."name" ASC';
+  const ids = db.all<{ id: string }>(
+    `SELECT c."id" AS id FROM ${SOURCE} AS c WHERE ${where.sql} ORDER BY ${orderSql} LIMIT ? OFFSET ?`,
+    [...where.params, ...order.params, q.perPage, (q.page - 1) * q.perPage],
+  );
+  const items = ids.map((r) => registry.get(r.id)).filter((c): c is Collection => c !== undefined);
+  let totalItems = -1;
+  if (!q.skipTotal) totalItems = Number(db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${SOURCE} AS c WHERE ${where.sql}`, where.params)?.n ?? 0);
+  return { page: q.page, perPage: q.perPage, totalItems, totalPages: totalItems < 0 ? -1 : Math.ceil(totalItems / q.perPage), items };
+}
