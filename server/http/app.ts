@@ -87,7 +87,8 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
         const cause = (error as { cause?: unknown }).cause ?? error;
         log({ level: 'error', method: event.req.method, path: event.url.pathname, error: cause instanceof Error ? (cause.stack ?? cause.message) : String(cause) });
         const code = (cause as { code?: unknown }).code;
-        if (code === 'ENOSPC' || code === 'EROFS' || code === 'EACCES' || code === 'EPERM' || code === 'EIO' || code === 'EDQUOT') {
+        // EFBIG: a file-size limit (ulimit -f, some file systems' largest file) refuses the write like a full disk
+        if (code === 'ENOSPC' || code === 'EROFS' || code === 'EACCES' || code === 'EPERM' || code === 'EIO' || code === 'EDQUOT' || code === 'EFBIG') {
           return envelope(503, 'The data folder cannot be written to right now (disk full or read-only). Nothing was changed.');
         }
         return envelope(500, 'Something went wrong while processing your request.');

@@ -5,16 +5,17 @@
 // append started, and later writes may already build on it. So the failed write and everything queued
 // behind it reject with the disk's error (its `code` kept), new writes wait, and the store reloads
 // snapshot + journal from disk, cut back to the last durable entry: memory then holds exactly what was
-// acknowledged. If even that fails, the store is broken and every write rejects until it is reopened.
+// acknowledged. If even that fails (a read-only folder), memory is reloaded read-only from the disk so
+// reads go on, writes reject, and a later write (at most once a second) tries the full reload again.
 import type { Database, SqlJsStatic } from 'sql.js';
 import type { Row } from '../core/types.js';
 import { StatementEncoder } from './codec.js';
 import type { Params, Store, StoreStats, WriteTx } from './db.js';
 import { asError, errorCode } from './files.js';
 import type { JournalCounters, JournalWriter } from './journal.js';
-import { removeSegmentsBefore, snapshotId } from './journal-format.js';
+import { removeSegmentsBefore, segmentPath, snapshotId } from './journal-format.js';
 import type { DirLock } from './lock.js';
-import { loadState } from './recovery.js';
+import { cutSegment, loadReadOnly, loadState } from './recovery.js';
 import type { LoadedState } from './recovery.js';
 import { writeSnapshot } from './snapshot.js';
 import { queryAll, queryGet, StatementCache } from './statements.js';
@@ -44,6 +45,8 @@ export class Engine implements Store {
   private recovering: Promise<void> | null = null;
   private reloadListeners: (() => void)[] = [];
   private broken: Error | null = null;
+  /** While broken: the failed segment's last durable byte, the disk's first error, the last retry. */
+  private stopped: { seq: number; size: number; cause: Error; retried: number } | null = null;
   /** Serialises checkpoints and recoveries. */
   private maintenance: Promise<unknown> = Promise.resolve();
   private autoCheckpoint = { running: false, atSize: 0 };
@@ -66,6 +69,7 @@ export class Engine implements Store {
 
   write = async <T>(fn: (tx: WriteTx) => T): Promise<T> => {
     while (this.recovering) await this.recovering;
+    if (this.stopped) await this.retryWritable(this.stopped);
     this.assertWritable();
     if (this.inWrite) throw new Error('write() cannot be called inside another write() transaction');
     const journal = this.durable?.journal ?? null;
@@ -79,7 +83,14 @@ export class Engine implements Store {
     }
     if (journal === null || encoder === null || encoder.statementCount === 0) return result;
     this.unsnapshotted++;
-    await journal.append(encoder.finish());
+    try {
+      await journal.append(encoder.finish());
+    } catch (err) {
+      // the caller hears of the refusal once memory is back to what the disk holds, so that its next
+      // read does not show the write it was told failed
+      while (this.recovering) await this.recovering;
+      throw err;
+    }
     this.maybeCheckpoint(journal);
     return result;
   };
@@ -122,12 +133,48 @@ export class Engine implements Store {
         this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure));
         for (const listener of this.reloadListeners) listener();
       } catch (err) {
+        await failed.close().catch(() => undefined);
         this.broken = brokenError(error, asError(err));
+        this.stopped = { seq: failed.activeSeq, size: failed.activeSize, cause: error, retried: Date.now() };
+        await this.reloadReadOnly(this.stopped);
       }
     }).finally(() => {
       this.recovering = null;
     });
   };
+
+  /** Memory must not show what the disk refused: reload what the disk holds, writing nothing. */
+  private async reloadReadOnly(at: { seq: number; size: number }): Promise<void> {
+    if (this.durable === null) return;
+    try {
+      const loaded = await loadReadOnly(this.config.SQL, this.durable.dir, at);
+      this.replaceDb(loaded.db, loaded.replayed);
+      for (const listener of this.reloadListeners) listener();
+    } catch {
+      // the disk cannot even be read: memory stays as it is, and writes keep being refused
+    }
+  }
+
+  /** A stopped store tries the full reload again (the folder may be writable again), at most once a second. */
+  private async retryWritable(stopped: NonNullable<Engine['stopped']>): Promise<void> {
+    const durable = this.durable;
+    if (durable === null || this.closing || Date.now() - stopped.retried < 1000) return;
+    stopped.retried = Date.now();
+    this.recovering = this.exclusive(async () => {
+      try {
+        await cutSegment(segmentPath(durable.dir, stopped.seq), stopped.size);
+        this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure));
+        this.broken = null;
+        this.stopped = null;
+        for (const listener of this.reloadListeners) listener();
+      } catch (err) {
+        this.broken = brokenError(stopped.cause, asError(err));
+      }
+    }).finally(() => {
+      this.recovering = null;
+    });
+    await this.recovering;
+  }
 
   /**
    * `export()` is synchronous, so it sees exactly the transactions committed so far. The journal starts
@@ -180,12 +227,16 @@ export class Engine implements Store {
 
   private swap(loaded: LoadedState): void {
     if (this.durable === null) return;
+    this.replaceDb(loaded.db, loaded.replayed);
+    this.durable.journal = loaded.journal;
+  }
+
+  private replaceDb(db: Database, replayed: number): void {
     this.cache.clear();
     this.db.close();
-    this.db = loaded.db;
-    this.cache = new StatementCache(loaded.db);
-    this.durable.journal = loaded.journal;
-    this.unsnapshotted = loaded.replayed;
+    this.db = db;
+    this.cache = new StatementCache(db);
+    this.unsnapshotted = replayed;
   }
 
   private exclusive<T>(task: () => Promise<T>): Promise<T> {
@@ -203,7 +254,7 @@ export class Engine implements Store {
 function brokenError(cause: Error, reloadError: Error): Error {
   const error: Error & { code?: string } = new Error(
     `the store stopped after a failed journal write (${cause.message}) and could not reload from disk ` +
-      `(${reloadError.message}); reopen the data folder`,
+      `(${reloadError.message}); writes are refused until the data folder can be written again`,
     { cause },
   );
   error.code = errorCode(cause);

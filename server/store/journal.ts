@@ -53,6 +53,11 @@ export class JournalWriter {
     return this.active.size;
   }
 
+  /** The number of the segment being appended to. */
+  get activeSeq(): number {
+    return this.active.seq;
+  }
+
   append(payload: Uint8Array): Promise<void> {
     return this.enqueue((waiter) => ({ kind: 'entry', frame: frameEntry(payload), ...waiter }));
   }

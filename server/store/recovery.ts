@@ -7,7 +7,7 @@ import { decodeStatements } from './codec.js';
 import { asError, readWhole } from './files.js';
 import { createSegment, JournalWriter } from './journal.js';
 import type { ActiveSegment, JournalCounters } from './journal.js';
-import { decodeHeader, HEADER_SIZE, listSegments, sameSnapshot, scanEntries, snapshotId } from './journal-format.js';
+import { decodeHeader, FRAME_OVERHEAD, HEADER_SIZE, listSegments, sameSnapshot, scanEntries, snapshotId } from './journal-format.js';
 import type { ScannedEntry, SegmentFile, SnapshotId } from './journal-format.js';
 import { readSnapshot, removeTempSnapshot, snapshotPath } from './snapshot.js';
 import { runStatement, StatementCache } from './statements.js';
@@ -50,6 +50,25 @@ export async function loadState(
   }
 }
 
+/**
+ * The database as the disk holds it, writing nothing: for a store whose folder refuses writes, so that
+ * memory drops what the disk refused while reads go on. Entries of segment `durable.seq` past byte
+ * `durable.size` (what a failed append may have left) are not replayed.
+ */
+export async function loadReadOnly(SQL: SqlJsStatic, dir: string, durable: { seq: number; size: number }): Promise<{ db: Database; replayed: number }> {
+  const bytes = await readSnapshot(dir);
+  const db = openDatabase(SQL, bytes, snapshotPath(dir));
+  try {
+    const { chain } = await readChain(dir, snapshotId(bytes), false);
+    const capped = chain.map((segment) => segment.seq !== durable.seq ? segment
+      : { ...segment, entries: segment.entries.filter((e) => e.offset + FRAME_OVERHEAD + e.payload.length <= durable.size) });
+    return { db, replayed: replay(db, capped) };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
 /** Opens a database from snapshot bytes (or an empty one); `path` names the file in errors. */
 export function openDatabase(SQL: SqlJsStatic, bytes: Buffer | null, path: string): Database {
   const db = bytes === null ? new SQL.Database() : new SQL.Database(bytes);
@@ -61,15 +80,29 @@ export function openDatabase(SQL: SqlJsStatic, bytes: Buffer | null, path: strin
     throw new Error(`${path} cannot be opened as a SQLite database: ${asError(err).message}`);
   }
   db.run('PRAGMA foreign_keys = OFF');
+  for (const pragma of MEMORY_PRAGMAS) db.run(pragma);
   return db;
 }
+
+/**
+ * The database file lives in sql.js's in-memory file system and only this connection uses it, so
+ * SQLite's file locking and on-"disk" rollback journal buy nothing (durability is our journal's job):
+ * - an exclusive lock kept for good skips the hot-journal check and the re-read of the file header
+ *   before each statement (a primary-key read: 16 µs → 6 µs, measured with bench/);
+ * - the rollback journal kept in memory (ROLLBACK still works) makes a one-row write transaction
+ *   about 3 times cheaper;
+ * - a page cache up to 128 MiB keeps scans of a large table from copying every page out of the file
+ *   system again (100k posts: a full scan 24 → 16 ms). It fills only as pages are read.
+ * None of these are stored in the snapshot: it stays a plain SQLite file.
+ */
+const MEMORY_PRAGMAS = ['PRAGMA locking_mode = EXCLUSIVE', 'PRAGMA journal_mode = MEMORY', 'PRAGMA cache_size = -131072'];
 
 /**
  * The segments to replay: from the first one that continues the snapshot on disk to the last. Older
  * segments are already in the snapshot and are deleted; a last segment whose header never made it to
  * disk (a crash while it was created) held no entries and is deleted too.
  */
-async function readChain(dir: string, base: SnapshotId): Promise<{ chain: ReadSegment[]; nextSeq: number }> {
+async function readChain(dir: string, base: SnapshotId, cleanUp = true): Promise<{ chain: ReadSegment[]; nextSeq: number }> {
   const segments = await listSegments(dir);
   const nextSeq = (segments.at(-1)?.seq ?? 0) + 1;
   const read: (ReadSegment & { base: SnapshotId | null })[] = [];
@@ -81,7 +114,7 @@ async function readChain(dir: string, base: SnapshotId): Promise<{ chain: ReadSe
   }
   const last = read.at(-1);
   if (last !== undefined && last.base === null) {
-    await unlink(last.path);
+    if (cleanUp) await unlink(last.path);
     read.pop();
   }
   const start = read.findIndex((segment) => segment.base !== null && sameSnapshot(segment.base, base));
@@ -101,7 +134,7 @@ async function readChain(dir: string, base: SnapshotId): Promise<{ chain: ReadSe
       throw new Error(`${segment.path}: damaged journal entry at byte ${segment.end} (not at the end of the journal)`);
     }
   });
-  for (const covered of read.slice(0, start)) await unlink(covered.path);
+  if (cleanUp) for (const covered of read.slice(0, start)) await unlink(covered.path);
   return { chain, nextSeq };
 }
 
@@ -134,6 +167,19 @@ function applyEntry(cache: StatementCache, segment: ReadSegment, entry: ScannedE
   } catch (err) {
     // Replaying what once committed cannot fail unless something is badly wrong: stop rather than diverge.
     throw new Error(`cannot replay the journal entry at byte ${entry.offset} of ${segment.path}: ${asError(err).message}`);
+  }
+}
+
+/** Cuts a segment back to `size` bytes, durably: a failed append may have left bytes past its last entry. */
+export async function cutSegment(path: string, size: number): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    if ((await handle.stat()).size > size) {
+      await handle.truncate(size);
+      await handle.datasync();
+    }
+  } finally {
+    await handle.close();
   }
 }
 
