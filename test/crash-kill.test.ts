@@ -123,7 +123,7 @@ describe('kill -9 under load', () => {
     // a snapshot that SQLite itself finds healthy
     last.child.proc.kill('SIGTERM');
     expect((await last.child.exited).code).toBe(0);
-    expect(Math.max(...segmentNumbers())).toBeGreaterThan(KILLS);
+    expect(Math.max(...segmentNumbers())).toBeGreaterThan(5);
     let integrity = 'ok';
     try {
       integrity = execFileSync('sqlite3', [join(dir, 'data.db'), 'PRAGMA integrity_check']).toString().trim();

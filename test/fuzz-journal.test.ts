@@ -5,12 +5,13 @@
 //   flight, which is what a kill -9 at that instant leaves; copies with a damaged journal tail must
 //   still open to some earlier acknowledged state;
 // - a child process killed with SIGKILL at random points (during writes, checkpoints, even replay).
-import { closeSync, cpSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../server/store/db.js';
+import { HEADER_SIZE } from '../server/store/journal-format.js';
 import { bundle, runChild } from './fixtures/hardening-child.js';
 import { CREATE_TABLE, journaled, makeOps, readState, runOp, show, statesOf, type Op, type State } from './fixtures/hardening-ops.js';
 import { fuzzRuns, SOAK } from './fixtures/hardening-soak.js';
@@ -25,15 +26,29 @@ afterAll(() => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
 
-const copyAsCrash = (from: string): string => {
-  const to = tempDir();
-  cpSync(from, to, { recursive: true, filter: (src) => !src.endsWith('deskbase.lock') });
-  return to;
-};
+const segmentNames = (dir: string): string[] => readdirSync(dir).filter((n) => /^journal\.\d+\.log$/.test(n))
+  .sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]));
+const snapshotInode = (dir: string): number => (existsSync(join(dir, 'data.db')) ? statSync(join(dir, 'data.db')).ino : 0);
+
+/**
+ * Copies the folder as a crash at this instant leaves it. The copy runs on the main thread, but the
+ * store's file operations go on in libuv's thread pool meanwhile, so the copy is taken in the order a
+ * checkpoint cannot tear (segments oldest first, the snapshot last) and taken again if a checkpoint
+ * renamed the snapshot or started a segment during it.
+ */
+function copyAsCrash(from: string): string {
+  for (;;) {
+    const to = tempDir();
+    const names = segmentNames(from);
+    const inode = snapshotInode(from);
+    for (const name of names) copyFileSync(join(from, name), join(to, name));
+    if (inode !== 0) copyFileSync(join(from, 'data.db'), join(to, 'data.db'));
+    if (snapshotInode(from) === inode && segmentNames(from).join() === names.join()) return to;
+  }
+}
 
 const lastSegment = (dir: string): string | null => {
-  const names = readdirSync(dir).filter((n) => /^journal\.\d+\.log$/.test(n));
-  names.sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]));
+  const names = segmentNames(dir);
   return names.length === 0 ? null : join(dir, names[names.length - 1]);
 };
 
@@ -44,9 +59,8 @@ function damage(dir: string, how: Damage): void {
   const file = lastSegment(dir);
   if (file === null || how.kind === 'none') return;
   const size = statSync(file).size;
-  const header = 32;
-  if (size <= header) return;
-  const offset = header + Math.floor(how.at * (size - header));
+  if (size <= HEADER_SIZE) return;
+  const offset = HEADER_SIZE + Math.floor(how.at * (size - HEADER_SIZE));
   if (how.kind === 'truncate') truncateSync(file, offset);
   else {
     const fd = openSync(file, 'r+');
@@ -129,7 +143,7 @@ describe('journal under random writes and crashes (in process)', () => {
           const done = Math.max(-1, ...acked) + 1;
           for (let i = 0; i < done; i++) if (journaled(ops[i])) expect(acked.has(i), `op ${i} before acked op ${done - 1}`).toBe(true);
           const candidates = states.slice(done, issued + 1).map(show);
-          expect(candidates, `after ${acked.size} acks of ${issued} issued`).toContain(got);
+          expect(candidates, `after ${acked.size} acks of ${issued} issued: ${JSON.stringify(ops.slice(0, issued))}`).toContain(got);
         } else {
           // a damaged tail drops entries from the end: what is left is still a state the history went through
           expect(history.has(got), got).toBe(true);
@@ -138,7 +152,7 @@ describe('journal under random writes and crashes (in process)', () => {
         dir = copy;
       }
     }), { numRuns: fuzzRuns(25) });
-  });
+  }, 60_000 * SOAK);
 });
 
 describe('journal under SIGKILL (child process)', () => {
@@ -170,5 +184,5 @@ describe('journal under SIGKILL (child process)', () => {
       state = new Map(JSON.parse(got) as [string, number][]);
     }
     expect(acknowledged).toBeGreaterThan(kills * 20);
-  });
+  }, 60_000 * SOAK);
 });
