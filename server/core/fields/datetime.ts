@@ -26,8 +26,24 @@ export function parseDateTime(value: unknown): string {
 }
 
 function validIsoOrEmpty(value: string): string {
+  if (plainlyValid(value)) return value;
   const out = format(Date.parse(value));
   return out === value ? value : '';
+}
+
+const digits = (s: string, at: number, n: number): number => Number(s.slice(at, at + n));
+
+/**
+ * Stored values are read back through here for every record served, and the round trip through Date
+ * is most of a list's serialising time: a value whose every part is in range (days up to 28, so no
+ * month can roll it over) is what the round trip gives back; anything else takes the round trip.
+ * `value` already has the shape YYYY-MM-DDTHH:MM:SS.mmmZ.
+ */
+function plainlyValid(value: string): boolean {
+  const month = digits(value, 5, 2);
+  const day = digits(value, 8, 2);
+  return month >= 1 && month <= 12 && day >= 1 && day <= 28 && digits(value, 11, 2) <= 23 &&
+    digits(value, 14, 2) <= 59 && digits(value, 17, 2) <= 59 && value !== GO_ZERO;
 }
 
 function fromParts(m: RegExpExecArray): string {
