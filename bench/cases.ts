@@ -1,0 +1,70 @@
+// The HTTP cases of the bench, as requests, and the capture of Deskbase's real answers to them that
+// the ceiling server then replays from memory.
+import { FILTER_WORD, postContent, prng } from './data.js';
+import type { CapturedResponse, SeedInfo } from './protocol.js';
+import { routeKey } from './protocol.js';
+
+export type CaseId = 'view' | 'list' | 'listSkipTotal' | 'listFilter' | 'listExpand' | 'create' | 'signIn';
+
+export interface HttpCase {
+  id: CaseId;
+  label: string;
+  method: 'GET' | 'POST';
+  paths: string[];
+  bodies?: string[];
+  headers?: Record<string, string>;
+}
+
+const RECORDS = '/api/collections/posts/records';
+
+export const listPath = (query: Record<string, string>): string => `${RECORDS}?${new URLSearchParams({ page: '1', perPage: '30', ...query })}`;
+
+/** The body of a create as a signed-in user: a ~500-character post by that user. */
+export function createBody(info: SeedInfo): string {
+  return JSON.stringify({ ...postContent(prng(7)), author: info.userIds[0] });
+}
+
+export function httpCases(info: SeedInfo): Record<CaseId, HttpCase> {
+  return {
+    view: { id: 'view', label: 'view one record by id (guest)', method: 'GET', paths: info.viewIds.map((id) => `${RECORDS}/${id}`) },
+    list: { id: 'list', label: 'list 30 with totals', method: 'GET', paths: [listPath({})] },
+    listSkipTotal: { id: 'listSkipTotal', label: 'list 30, skipTotal', method: 'GET', paths: [listPath({ skipTotal: '1' })] },
+    listFilter: { id: 'listFilter', label: `list 30, filter title ~ '${FILTER_WORD}'`, method: 'GET', paths: [listPath({ filter: `title ~ '${FILTER_WORD}'` })] },
+    listExpand: { id: 'listExpand', label: 'list 30, expand=author', method: 'GET', paths: [listPath({ expand: 'author' })] },
+    create: {
+      id: 'create', label: 'create (signed-in user, durable)', method: 'POST', paths: [RECORDS],
+      bodies: [createBody(info)], headers: { authorization: `Bearer ${info.userToken}` },
+    },
+    signIn: {
+      id: 'signIn', label: 'auth-with-password', method: 'POST', paths: ['/api/collections/users/auth-with-password'],
+      bodies: info.userEmails.map((identity) => JSON.stringify({ identity, password: info.userPassword })),
+    },
+  };
+}
+
+/** Headers a server sets per connection or per body; the ceiling's node:http sets its own. */
+const HOP_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+
+async function capture(baseUrl: string, c: HttpCase, path: string, body: string | undefined): Promise<CapturedResponse> {
+  const headers: Record<string, string> = { ...c.headers };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${baseUrl}${path}`, { method: c.method, headers, body });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`capturing ${c.method} ${path}: ${res.status} ${text}`);
+  const kept: Record<string, string> = {};
+  res.headers.forEach((value, key) => {
+    if (!HOP_HEADERS.has(key)) kept[key] = value;
+  });
+  return { status: res.status, headers: kept, body: text };
+}
+
+/** Deskbase's answer to every distinct request of the cases, keyed for the ceiling server. */
+export async function captureRoutes(baseUrl: string, cases: HttpCase[]): Promise<Record<string, CapturedResponse>> {
+  const routes: Record<string, CapturedResponse> = {};
+  for (const c of cases) {
+    for (const path of c.paths) {
+      routes[routeKey(c.method, path)] = await capture(baseUrl, c, path, c.bodies?.[0]);
+    }
+  }
+  return routes;
+}

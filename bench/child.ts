@@ -1,0 +1,90 @@
+// A server under test, in its own process (the load generator runs in the parent, so the two do not
+// share an event loop). Driven over IPC by bench/run.ts: seed or open a Deskbase data folder, or serve
+// captured responses as the ceiling; report start-up, memory and checkpoint figures.
+import type { Server } from 'node:http';
+import { mkdir } from 'node:fs/promises';
+import { startServer, type RunningServer } from '../server/index.js';
+import { startCeiling } from './ceiling.js';
+import type { ChildEnvelope, ChildReply, ChildRequest, MemoryInfo, StartInfo } from './protocol.js';
+import { seed } from './seed.js';
+
+interface ChildState {
+  deskbase: RunningServer | null;
+  ceiling: Server | null;
+}
+
+function memory(): MemoryInfo {
+  const m = process.memoryUsage();
+  return { rssBytes: m.rss, heapUsedBytes: m.heapUsed, externalBytes: m.external };
+}
+
+function start(dir: string): Promise<RunningServer> {
+  return startServer({ dir, host: '127.0.0.1', port: 0, strictPort: true, uiDir: null, log: () => undefined });
+}
+
+function postsCount(server: RunningServer): number {
+  return Number(server.core.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM "posts"')?.n ?? 0);
+}
+
+function need(server: RunningServer | null): RunningServer {
+  if (server === null) throw new Error('no Deskbase running in this child');
+  return server;
+}
+
+async function handle(state: ChildState, request: ChildRequest): Promise<unknown> {
+  switch (request.op) {
+    case 'seed': {
+      await mkdir(request.dir, { recursive: true });
+      state.deskbase = await start(request.dir);
+      return seed(state.deskbase, request.posts, request.users);
+    }
+    case 'open': {
+      const t0 = performance.now();
+      state.deskbase = await start(request.dir);
+      const startMs = performance.now() - t0;
+      const info: StartInfo = {
+        url: state.deskbase.url, startMs, sinceProcessStartMs: performance.now(),
+        rssBytes: process.memoryUsage().rss, postsCount: postsCount(state.deskbase),
+      };
+      return info;
+    }
+    case 'ceiling': {
+      const { server, url } = await startCeiling(request.routes);
+      state.ceiling = server;
+      return { url };
+    }
+    case 'checkpoint': {
+      const store = need(state.deskbase).core.store;
+      const t0 = performance.now();
+      await store.checkpoint();
+      return { ms: performance.now() - t0, checkpoints: store.stats().checkpoints };
+    }
+    case 'count':
+      return postsCount(need(state.deskbase));
+    case 'memory':
+      return memory();
+    case 'close': {
+      await state.deskbase?.close();
+      state.deskbase = null;
+      const ceiling = state.ceiling;
+      state.ceiling = null;
+      if (ceiling) await new Promise<void>((resolve) => ceiling.close(() => resolve()).closeAllConnections());
+      return null;
+    }
+  }
+}
+
+const state: ChildState = { deskbase: null, ceiling: null };
+process.on('message', (message: ChildEnvelope) => {
+  handle(state, message.request).then(
+    (result) => process.send?.({ id: message.id, ok: true, result } satisfies ChildReply),
+    (err: unknown) => process.send?.({ id: message.id, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) } satisfies ChildReply),
+  );
+});
+// the parent going away (Ctrl-C, a crash) ends the child too
+process.on('disconnect', () => {
+  void (async () => {
+    await state.deskbase?.close().catch(() => undefined);
+    process.exit(0);
+  })();
+});

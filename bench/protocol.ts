@@ -1,0 +1,62 @@
+// Messages between the bench runner (load generator) and its child processes (the servers under test).
+// Requests carry an id; the child answers each with `{ id, ok, result }` or `{ id, ok: false, error }`.
+
+/** A captured HTTP answer the ceiling server replays from memory. */
+export interface CapturedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What a seeded Deskbase instance tells the runner. */
+export interface SeedInfo {
+  url: string;
+  postsCount: number;
+  /** Ids of posts the view case rotates through. */
+  viewIds: string[];
+  userIds: string[];
+  userEmails: string[];
+  userPassword: string;
+  /** A signed-in user's bearer token (create case). */
+  userToken: string;
+  /** A word that appears in some titles (the unindexed `~` filter). */
+  filterWord: string;
+  /** Milliseconds spent inserting the posts. */
+  seedMs: number;
+}
+
+export interface StartInfo {
+  url: string;
+  /** startServer() on the existing folder, measured inside the child. */
+  startMs: number;
+  /** Process start (performance.timeOrigin) to listening, measured inside the child. */
+  sinceProcessStartMs: number;
+  rssBytes: number;
+  postsCount: number;
+}
+
+export interface MemoryInfo {
+  rssBytes: number;
+  heapUsedBytes: number;
+  externalBytes: number;
+}
+
+export type ChildRequest =
+  | { op: 'seed'; dir: string; posts: number; users: number }
+  | { op: 'open'; dir: string }
+  | { op: 'ceiling'; routes: Record<string, CapturedResponse> }
+  | { op: 'capture'; requests: { method: 'GET' | 'POST'; path: string; body?: string; token?: string }[] }
+  | { op: 'checkpoint' }
+  | { op: 'count' }
+  | { op: 'memory' }
+  | { op: 'close' };
+
+export interface ChildEnvelope {
+  id: number;
+  request: ChildRequest;
+}
+
+export type ChildReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
+
+/** Routes of the ceiling server are keyed `METHOD path` (path with its query string). */
+export const routeKey = (method: string, path: string): string => `${method} ${path}`;

@@ -1,0 +1,79 @@
+// The bench's output: one table (Deskbase beside the ceiling, then scale figures) and the targets of
+// the issue, each with its measured value and whether it is met.
+import type { CaseId } from './cases.js';
+import type { LoadResult } from './load.js';
+import type { LargeFigures, ScalePoint, SideBySide, SignInUnderLoad } from './phases.js';
+
+export interface BenchResults {
+  cases: Record<CaseId, SideBySide>;
+  signInUnderLoad: SignInUnderLoad;
+  small: ScalePoint;
+  large: LargeFigures;
+}
+
+export interface Target {
+  name: string;
+  goal: string;
+  measured: string;
+  met: boolean;
+}
+
+const MB = 2 ** 20;
+const num = (n: number, digits = 0): string => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+const pct = (n: number): string => `${num(100 * n)}%`;
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => `| ${r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (i === 0 ? ':' : '-').padEnd(w + 1, '-') + (i === 0 ? '-' : ':')).join('|')}|`;
+  return [line(rows[0]), rule, ...rows.slice(1).map(line)];
+}
+
+const cells = (r: LoadResult): string[] => [num(r.rps), num(r.p50, 2), num(r.p99, 2)];
+
+export function mainTable(results: BenchResults): string[] {
+  const posts = results.cases.view.posts.toLocaleString('en');
+  const header = [`case (${posts} posts, 10 connections)`, 'Deskbase req/s', 'p50 ms', 'p99 ms', 'ceiling req/s', 'p50 ms', 'p99 ms', 'Deskbase / ceiling'];
+  const rows = Object.values(results.cases).map((c) => [c.label, ...cells(c.deskbase), ...cells(c.ceiling), pct(c.ratio)]);
+  const u = results.signInUnderLoad;
+  rows.push([`view while sign-ins run (${num(u.signIn.rps, 1)} sign-ins/s)`, ...cells(u.view), '', '', '', `p99 ${num(u.factor, 2)}x idle (${num(u.idleViewP99, 2)} ms)`]);
+  return table([header, ...rows]);
+}
+
+export function scaleTable(results: BenchResults): string[] {
+  const { small, large } = results;
+  const row = (label: string, a: LoadResult, b: LoadResult, fmt: (r: LoadResult) => string) => [label, fmt(a), fmt(b), pct(b.rps / a.rps)];
+  const lat = (r: LoadResult) => `p50 ${num(r.p50, 2)} / p99 ${num(r.p99, 2)} ms`;
+  const rate = (r: LoadResult) => `${num(r.rps)}/s`;
+  return table([
+    ['scale', `${small.posts.toLocaleString('en')} posts`, `${large.posts.toLocaleString('en')} posts`, 'large / small rate'],
+    row('create (durable, 10 connections) rate', small.create, large.create, rate),
+    row('create latency', small.create, large.create, lat),
+    row('list 30 with totals (1 connection)', small.list, large.list, lat),
+    row('list 30, unindexed ~ filter (1 connection)', small.listFilter, large.listFilter, lat),
+    ['start-up (startServer / process spawn to ready)', '', `${num(large.start.startMs)} ms / ${num(large.spawnToReadyMs)} ms`, ''],
+    ['RSS after start / after load', '', `${num(large.start.rssBytes / MB)} MB / ${num(large.memoryAfterLoad.rssBytes / MB)} MB`, ''],
+    ['checkpoint', '', `${num(large.checkpointMs)} ms`, ''],
+  ]);
+}
+
+export function targets(r: BenchResults): Target[] {
+  const t = (name: string, goal: string, measured: string, met: boolean): Target => ({ name, goal, measured, met });
+  const createRatio = r.large.create.rps / r.small.create.rps;
+  const rssMax = Math.max(r.large.start.rssBytes, r.large.memoryAfterLoad.rssBytes);
+  return [
+    t('view by id vs ceiling', '>= 50%', pct(r.cases.view.ratio), r.cases.view.ratio >= 0.5),
+    t('list 30 with totals vs ceiling', '>= 35%', pct(r.cases.list.ratio), r.cases.list.ratio >= 0.35),
+    t('durable creates', '>= 3000/s', `${num(r.cases.create.deskbase.rps)}/s`, r.cases.create.deskbase.rps >= 3000),
+    t('create rate at 100k vs 1k', '>= 80%', pct(createRatio), createRatio >= 0.8),
+    t('sign-ins', '>= 25/s', `${num(r.cases.signIn.deskbase.rps, 1)}/s`, r.cases.signIn.deskbase.rps >= 25),
+    t('view p99 while sign-ins run', '<= 3x idle p99', `${num(r.signInUnderLoad.factor, 2)}x`, r.signInUnderLoad.factor <= 3),
+    t('start-up at 100k (startServer)', '< 2000 ms', `${num(r.large.start.startMs)} ms`, r.large.start.startMs < 2000),
+    t('RSS at 100k', '< 400 MB', `${num(rssMax / MB)} MB`, rssMax < 400 * MB),
+    t('unindexed ~ filter p50 at 100k', '<= 30 ms', `${num(r.large.listFilter.p50, 1)} ms`, r.large.listFilter.p50 <= 30),
+  ];
+}
+
+export function targetTable(list: Target[]): string[] {
+  return table([['target', 'goal', 'measured', 'met'], ...list.map((x) => [x.name, x.goal, x.measured, x.met ? 'yes' : 'NO'])]);
+}

@@ -1,0 +1,105 @@
+// `npm run bench`: Deskbase side by side with a bare node:http ceiling on this machine, then scale
+// figures; prints one table and writes bench/results/<time>.json. Not part of `npm test`.
+//
+//   npm run bench [-- --seconds 5 --warmup 1 --quick --profile DIR]
+//
+// --quick: 1-second cases on 1k/2k/10k posts (a smoke run). --profile DIR: servers run under
+// `node --cpu-prof` and write their .cpuprofile files to DIR.
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Child } from './children.js';
+import { runLarge, runMain, runSmall, type Settings } from './phases.js';
+import { mainTable, scaleTable, targets, targetTable, type BenchResults } from './report.js';
+
+/** The whole run is bounded: past this, the children are killed and the bench fails. */
+const WATCHDOG_MS = 9 * 60 * 1000;
+
+function settingsFromArgs(): Settings {
+  const { values } = parseArgs({
+    options: {
+      seconds: { type: 'string' },
+      warmup: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      profile: { type: 'string' },
+    },
+  });
+  const quick = values.quick === true;
+  const seconds = Number(values.seconds ?? (quick ? 1 : 5));
+  const warmupSeconds = Number(values.warmup ?? 1);
+  if (!(seconds > 0 && seconds <= 30) || !(warmupSeconds >= 0 && warmupSeconds <= 10)) {
+    throw new Error('--seconds must be in (0, 30] and --warmup in [0, 10]');
+  }
+  return {
+    connections: 10,
+    seconds,
+    rounds: quick ? 1 : 5,
+    warmupSeconds,
+    mainPosts: quick ? 2_000 : 10_000,
+    smallPosts: 1_000,
+    largePosts: quick ? 10_000 : 100_000,
+    users: 100,
+    profileDir: values.profile ? resolve(values.profile) : null,
+    log: (line) => console.log(`  ${line}`),
+  };
+}
+
+const METHOD = [
+  'Method: each server runs in its own child process (Deskbase: startServer() on a temporary data folder,',
+  'journal synced with fdatasync before each answer; ceiling: a bare node:http server replaying the JSON',
+  'bodies and headers Deskbase gave for the same requests). autocannon runs in the parent process,',
+  '10 keep-alive connections, 1 s warm-up each, then Deskbase and the ceiling alternate in 5 slices',
+  '(pooled), so background load weighs on both alike; the servers and autocannon share the cores.',
+  'Latencies: per response, in ms. Sign-in under load: sign-ins and views, 10 connections each, at once.',
+];
+
+async function main(): Promise<void> {
+  const s = settingsFromArgs();
+  const started = performance.now();
+  const dir = await mkdtemp(join(tmpdir(), 'deskbase-bench-'));
+  const children = new Set<Child>();
+  const watchdog = setTimeout(() => {
+    console.error(`bench: still running after ${WATCHDOG_MS / 60000} minutes, giving up`);
+    for (const child of children) process.kill(child.pid, 'SIGKILL');
+    process.exit(2);
+  }, WATCHDOG_MS);
+  watchdog.unref();
+  console.log(`Deskbase bench on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GB, Node ${process.version}`);
+  try {
+    if (s.profileDir !== null) await mkdir(s.profileDir, { recursive: true });
+    console.log(`\n1. ${s.mainPosts.toLocaleString('en')} posts, Deskbase and ceiling, ${s.seconds} s per case`);
+    const main = await runMain(s, dir, children);
+    console.log(`\n2. scale: ${s.smallPosts.toLocaleString('en')} posts`);
+    const small = await runSmall(s, dir, children);
+    console.log(`\n3. scale: ${s.largePosts.toLocaleString('en')} posts`);
+    const large = await runLarge(s, dir, children);
+    const results: BenchResults = { ...main, small, large };
+    const checked = targets(results);
+    const lines = ['', ...METHOD, '', ...mainTable(results), '', ...scaleTable(results), '', ...targetTable(checked)];
+    console.log(lines.join('\n'));
+    const file = await writeResults(s, results, checked, (performance.now() - started) / 1000);
+    console.log(`\nResults: ${file} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  } finally {
+    clearTimeout(watchdog);
+    for (const child of children) await child.stop().catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function writeResults(s: Settings, results: BenchResults, checked: ReturnType<typeof targets>, seconds: number): Promise<string> {
+  const folder = join(dirname(fileURLToPath(import.meta.url)), 'results');
+  await mkdir(folder, { recursive: true });
+  const date = new Date().toISOString();
+  const file = join(folder, `bench-${date.replace(/[:.]/g, '-')}.json`);
+  const machine = { cpus: cpus().length, model: cpus()[0]?.model ?? '', memoryBytes: totalmem(), node: process.version, platform: process.platform };
+  const { log: _log, ...settings } = s;
+  await writeFile(file, `${JSON.stringify({ date, machine, method: METHOD.join(' '), settings, seconds, results, targets: checked }, null, 2)}\n`);
+  return file;
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  process.exit(1);
+});
