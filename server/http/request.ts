@@ -26,11 +26,12 @@ export function param(event: H3Event, name: string): string {
   return getRouterParam(event, name, { decode: true }) ?? '';
 }
 
-async function readLimited(event: H3Event, limit: number): Promise<string> {
+/** The raw body, refused with a 413 as soon as it passes `limit` (declared or streamed, chunked included). */
+async function readLimited(event: H3Event, limit: number): Promise<Buffer> {
   const declared = Number(event.req.headers.get('content-length') ?? '0');
   if (declared > limit) throw tooLarge();
   const stream = event.req.body;
-  if (!stream) return '';
+  if (!stream) return Buffer.alloc(0);
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -39,12 +40,14 @@ async function readLimited(event: H3Event, limit: number): Promise<string> {
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel().catch(() => {});
+      // not reader.cancel(): that destroys the socket under the response on its way out, and listhen's
+      // http-shutdown then throws in the response's 'finish' (an uncaught exception that stopped the server)
+      reader.releaseLock();
       throw tooLarge();
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** Multipart and urlencoded values are type-inferred as PocketBase does (semantics.md §3.1). */
@@ -79,14 +82,14 @@ function formToObject(entries: Iterable<[string, unknown]>): Record<string, unkn
 export async function readBodyObject(event: H3Event, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
   const type = (event.req.headers.get('content-type') ?? '').toLowerCase();
   if (type.startsWith('multipart/form-data')) {
-    const declared = Number(event.req.headers.get('content-length') ?? '0');
-    if (declared > limit) throw tooLarge();
-    const form = await event.req.formData().catch(() => {
+    // read under the limit first: formData() alone would buffer a chunked upload of any size
+    const bytes = await readLimited(event, limit);
+    const form = await new Response(bytes, { headers: { 'content-type': type } }).formData().catch(() => {
       throw badRequest('Failed to load the submitted data due to invalid formatting.');
     });
     return formToObject(form.entries());
   }
-  const text = await readLimited(event, limit);
+  const text = (await readLimited(event, limit)).toString('utf8');
   if (text.trim() === '') return {};
   if (type.startsWith('application/x-www-form-urlencoded')) return formToObject(new URLSearchParams(text).entries());
   let parsed: unknown;
