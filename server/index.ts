@@ -8,6 +8,7 @@ import { toNodeHandler } from 'h3';
 import { listen, type Listener } from 'listhen';
 import { createCore, type Core } from './core/index.js';
 import { createApp } from './http/app.js';
+import { answerClientError } from './http/client-error.js';
 import { openStore, type StoreOptions } from './store/db.js';
 
 export interface ServerOptions {
@@ -102,6 +103,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         hostname: h, port, showURL: false, autoClose: false, isProd: strict, public: h === '0.0.0.0', qr: false, open: false, clipboard: false,
       });
       l.server.keepAliveTimeout = 5000;
+      l.server.on('clientError', answerClientError);
       return l;
     } catch (err) {
       const code = (err as { code?: string }).code;

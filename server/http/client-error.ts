@@ -1,0 +1,40 @@
+// Requests that node:http refuses before the app sees them (its parser's 16 KiB limit on the request
+// line and headers, malformed requests, header timeouts) still answer with the spec's error envelope.
+// Node's own answer would be a bare 431 or 400: a long URL, which the parser reaches before our
+// MAX_URL_LENGTH check can, is the 414 the app gives shorter over-long URLs.
+import type { Duplex } from 'node:stream';
+import { MAX_URL_LENGTH } from './request.js';
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 414: 'URI Too Long', 431: 'Request Header Fields Too Large',
+};
+
+type ParserError = Error & { code?: string; rawPacket?: Buffer };
+
+/** The status for a parser error: a request line that does not end within the packet (or is over the limit) is a 414. */
+export function clientErrorStatus(err: ParserError): [number, string] {
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    const raw = err.rawPacket ?? Buffer.alloc(0);
+    const lineEnd = raw.indexOf('\r\n');
+    const requestLine = lineEnd !== -1 && / HTTP\/\d\.\d$/.test(raw.subarray(Math.max(0, lineEnd - 9), lineEnd).toString('latin1'));
+    if (lineEnd === -1 || (requestLine && lineEnd > MAX_URL_LENGTH / 4)) return [414, 'Request URL too long.'];
+    return [431, 'Request header fields too large.'];
+  }
+  if (err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') return [413, 'Request entity too large.'];
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'Request timeout.'];
+  return [400, 'Something went wrong while processing your request.'];
+}
+
+/** A node:http `clientError` listener. */
+export function answerClientError(err: ParserError, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, message] = clientErrorStatus(err);
+  const body = JSON.stringify({ status, message, data: {} });
+  socket.end(
+    `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
