@@ -84,7 +84,7 @@ export async function readBodyObject(event: H3Event, limit = MAX_BODY_BYTES): Pr
   if (type.startsWith('multipart/form-data')) {
     // read under the limit first: formData() alone would buffer a chunked upload of any size
     const bytes = await readLimited(event, limit);
-    const form = await new Response(bytes, { headers: { 'content-type': type } }).formData().catch(() => {
+    const form = await new Response(new Uint8Array(bytes), { headers: { 'content-type': type } }).formData().catch(() => {
       throw badRequest('Failed to load the submitted data due to invalid formatting.');
     });
     return formToObject(form.entries());
