@@ -13,6 +13,7 @@ import { fromJs, staticValue, type Value } from './values.js';
 export function resolveOperand(state: State, operand: Operand): Value {
   switch (operand.kind) {
     case 'text':
+      return staticValue(datetimeLiteral(operand.value));
     case 'number':
       return staticValue(operand.value);
     case 'placeholder': {
@@ -27,6 +28,20 @@ export function resolveOperand(state: State, operand: Operand): Value {
     case 'identifier':
       return resolveIdentifier(state, operand);
   }
+}
+
+// PocketBase stores datetimes as `2024-01-02 10:00:00.000Z`, and its SDK's pb.filter() writes Dates
+// that way. Ours are ISO 8601 with a `T`, which sorts above any such text of the same day, so
+// `created >= "<an hour ago>"` would match the whole day. A text literal in exactly PocketBase's
+// layout is read as the datetime it names, in our layout: date fields compare as they do in PocketBase.
+const PB_DATETIME = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)Z?$/;
+
+function datetimeLiteral(text: string): string {
+  const m = PB_DATETIME.exec(text);
+  if (!m) return text;
+  const date = new Date(`${m[1]}T${m[2]}Z`);
+  // not a real day (Date rolls 2024-02-30 over to March): keep the text as it is
+  return Number.isNaN(date.getTime()) || !date.toISOString().startsWith(m[1]) ? text : date.toISOString();
 }
 
 // Field names `true`, `false` and `null` are forbidden, so these names are always literals.
