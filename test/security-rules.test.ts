@@ -125,19 +125,19 @@ describe('expand, fields and back-relations never reach hidden records or fields
   });
 });
 
-describe('writes cannot cross the rules', () => {
-  const annPost = () => `/api/collections/posts/records/${b.posts.annPublic}`;
+describe('writes cannot cross the rules', (): string => {
+  const annPost = (): string => `/api/collections/posts/records/${b.posts.annPublic}`;
   it.each([
-    ['update another user\'s post', 'PATCH', () => annPost(), { title: 'pwned' }, 404],
-    ['increment another user\'s post', 'PATCH', () => annPost(), { 'views+': 1000 }, 404],
-    ['delete another user\'s post', 'DELETE', () => annPost(), undefined, 404],
-    ['create a post in someone else\'s name', 'POST', () => '/api/collections/posts/records', { title: 'x', author: 'ANN' }, 400],
-    ['update another user', 'PATCH', () => `/api/collections/users/records/${b.users.ann.id}`, { name: 'pwned' }, 404],
-    ['list superusers', 'GET', () => '/api/collections/_superusers/records', undefined, 403],
-    ['create a superuser', 'POST', () => '/api/collections/_superusers/records', { email: 'x@example.com', password: 'password123', passwordConfirm: 'password123' }, 403],
-    ['manage collections', 'PATCH', () => '/api/collections/posts', { listRule: '' }, 403],
-    ['reach a system table by name', 'GET', () => '/api/collections/_sessions/records', undefined, 404],
-    ['escape the collection path', 'GET', () => '/api/collections/..%2F_superusers/records', undefined, 404],
+    ['update another user\'s post', 'PATCH', (): string => annPost(), { title: 'pwned' }, 404],
+    ['increment another user\'s post', 'PATCH', (): string => annPost(), { 'views+': 1000 }, 404],
+    ['delete another user\'s post', 'DELETE', (): string => annPost(), undefined, 404],
+    ['create a post in someone else\'s name', 'POST', (): string => '/api/collections/posts/records', { title: 'x', author: 'ANN' }, 400],
+    ['update another user', 'PATCH', (): string => `/api/collections/users/records/${b.users.ann.id}`, { name: 'pwned' }, 404],
+    ['list superusers', 'GET', (): string => '/api/collections/_superusers/records', undefined, 403],
+    ['create a superuser', 'POST', (): string => '/api/collections/_superusers/records', { email: 'x@example.com', password: 'password123', passwordConfirm: 'password123' }, 403],
+    ['manage collections', 'PATCH', (): string => '/api/collections/posts', { listRule: '' }, 403],
+    ['reach a system table by name', 'GET', (): string => '/api/collections/_sessions/records', undefined, 404],
+    ['escape the collection path', 'GET', (): string => '/api/collections/..%2F_superusers/records', undefined, 404],
   ] as const)('%s', async (_name, method, path, body, status) => {
     const concrete = body && 'author' in body ? { ...body, author: b.users.ann.id } : body;
     const r = await h.req(method, path(), { token: b.users.bob.token, body: concrete });
