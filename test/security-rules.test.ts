@@ -125,7 +125,7 @@ describe('expand, fields and back-relations never reach hidden records or fields
   });
 });
 
-describe('writes cannot cross the rules', (): string => {
+describe('writes cannot cross the rules', () => {
   const annPost = (): string => `/api/collections/posts/records/${b.posts.annPublic}`;
   it.each([
     ['update another user\'s post', 'PATCH', (): string => annPost(), { title: 'pwned' }, 404],
