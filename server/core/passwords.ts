@@ -1,15 +1,17 @@
 // scrypt from node:crypto (design.md): N=16384, r=8, p=1, 64-byte key, 16-byte salt. The parameters
-// are stored with the hash so they can be raised later. Hashing runs on libuv's thread pool, so the
-// event loop stays free for other requests.
-import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+// are stored with the hash so they can be raised later. Hashing runs on worker threads (scrypt-pool.ts),
+// so the event loop stays free for other requests.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { ScryptPool } from './scrypt-pool.js';
 
 const N = 16384, R = 8, P = 1, KEYLEN = 64;
 
+/** One pool per process, as libuv's (see scrypt-pool.ts): it keeps no state between hashes. */
+const pool = new ScryptPool();
+
 function derive(password: string, salt: Buffer, n: number, r: number, p: number, keylen: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    // maxmem: node's default (32 MiB) is too small from N = 32768 on
-    scrypt(password, salt, keylen, { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key)));
-  });
+  // maxmem: node's default (32 MiB) is too small from N = 32768 on
+  return pool.derive(password, salt, keylen, { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 });
 }
 
 export async function hashPassword(password: string): Promise<string> {
