@@ -13,10 +13,11 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-export function spawnChild(profileDir: string | null): Child {
+/** `script` is another copy of bench/child.ts (say, of an older commit, to compare two versions). */
+export function spawnChild(profileDir: string | null, script = CHILD): Child {
   const execArgv = ['--import', 'tsx'];
   if (profileDir !== null) execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
-  const proc: ChildProcess = fork(CHILD, [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const proc: ChildProcess = fork(script, [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   let nextId = 1;
   let exited = false;

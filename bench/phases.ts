@@ -1,10 +1,10 @@
-// The bench's phases: the side-by-side cases on 10,000 posts (Deskbase and the ceiling), sign-in
-// under load, and the scale figures at 1k and 100k posts.
+// The bench's main phase: every case on 10,000 posts, Deskbase beside the ceiling, then sign-ins
+// under load; and the helpers the scale phase (scale.ts) shares.
 import { join } from 'node:path';
 import { captureRoutes, httpCases, type CaseId, type HttpCase } from './cases.js';
 import { spawnChild, type Child } from './children.js';
 import { figures, pool, runLoad, type LoadResult, type LoadRun } from './load.js';
-import type { MemoryInfo, SeedInfo, StartInfo } from './protocol.js';
+import type { SeedInfo } from './protocol.js';
 
 export interface Settings {
   connections: number;
@@ -35,51 +35,35 @@ export interface SignInUnderLoad {
   factor: number;
 }
 
-export interface ScalePoint {
-  posts: number;
-  list: LoadResult;
-  listFilter: LoadResult;
-  create: LoadResult;
-}
-
-export interface LargeFigures extends ScalePoint {
-  seedMs: number;
-  start: StartInfo;
-  /** fork() to the child's server listening, seen from the runner (Node + tsx start included). */
-  spawnToReadyMs: number;
-  memoryAfterLoad: MemoryInfo;
-  checkpointMs: number;
+export interface Target {
+  url: string;
+  c: HttpCase;
 }
 
 const MAIN_CASES: CaseId[] = ['view', 'list', 'listSkipTotal', 'listFilter', 'listExpand', 'create', 'signIn'];
 
-function load(s: Settings, url: string, c: HttpCase, seconds = s.seconds, connections = s.connections): Promise<LoadRun> {
+export function load(s: Settings, url: string, c: HttpCase, seconds = s.seconds, connections = s.connections): Promise<LoadRun> {
   return runLoad({ url, method: c.method, paths: c.paths, bodies: c.bodies, headers: c.headers, connections, seconds });
 }
 
-/** A short run first (JIT, statement caches, connections), then the measured one. */
-async function measure(s: Settings, url: string, c: HttpCase, connections = s.connections): Promise<LoadResult> {
-  if (s.warmupSeconds > 0) await load(s, url, c, s.warmupSeconds, connections);
-  return figures(await load(s, url, c, s.seconds, connections));
-}
-
 /**
- * Deskbase and the ceiling on the same case, in alternating slices: whatever else the machine does
- * during the run weighs on both alike. Each side is warmed up first; the slices are pooled.
+ * Two targets in alternating slices (Deskbase and the ceiling, or a small and a large data set):
+ * whatever else the machine does during the run weighs on both alike. Each is warmed up first; the
+ * slices are pooled.
  */
-async function sideBySide(s: Settings, deskbaseUrl: string, ceilingUrl: string, c: HttpCase): Promise<{ deskbase: LoadResult; ceiling: LoadResult }> {
+export async function alternate(s: Settings, a: Target, b: Target, connections = s.connections): Promise<[LoadResult, LoadResult]> {
   if (s.warmupSeconds > 0) {
-    await load(s, deskbaseUrl, c, s.warmupSeconds);
-    await load(s, ceilingUrl, c, s.warmupSeconds);
+    await load(s, a.url, a.c, s.warmupSeconds, connections);
+    await load(s, b.url, b.c, s.warmupSeconds, connections);
   }
-  const d: LoadRun[] = [];
-  const k: LoadRun[] = [];
+  const ra: LoadRun[] = [];
+  const rb: LoadRun[] = [];
   const slice = s.seconds / s.rounds;
   for (let round = 0; round < s.rounds; round++) {
-    d.push(await load(s, deskbaseUrl, c, slice));
-    k.push(await load(s, ceilingUrl, c, slice));
+    ra.push(await load(s, a.url, a.c, slice, connections));
+    rb.push(await load(s, b.url, b.c, slice, connections));
   }
-  return { deskbase: figures(pool(d)), ceiling: figures(pool(k)) };
+  return [figures(pool(ra)), figures(pool(rb))];
 }
 
 export const fmtResult = (r: LoadResult): string =>
@@ -96,7 +80,7 @@ export async function runMain(s: Settings, dir: string, children: Set<Child>): P
   const out = {} as Record<CaseId, SideBySide>;
   for (const id of MAIN_CASES) {
     const c = cases[id];
-    const { deskbase: d, ceiling: k } = await sideBySide(s, info.url, ceilingUrl, c);
+    const [d, k] = await alternate(s, { url: info.url, c }, { url: ceilingUrl, c });
     out[id] = { label: c.label, posts: info.postsCount, deskbase: d, ceiling: k, ratio: d.rps / k.rps };
     s.log(`${c.label}: Deskbase ${fmtResult(d)} | ceiling ${fmtResult(k)} | ratio ${(100 * d.rps / k.rps).toFixed(0)}%`);
   }
@@ -111,49 +95,12 @@ export async function runMain(s: Settings, dir: string, children: Set<Child>): P
   return { cases: out, signInUnderLoad: { signIn, view, idleViewP99, factor: view.p99 / idleViewP99 } };
 }
 
-/** Latencies of lists on one connection (no queueing behind other requests); creates on all of them. */
-async function scaleLoads(s: Settings, info: { url: string }, cases: Record<CaseId, HttpCase>): Promise<Omit<ScalePoint, 'posts'>> {
-  const list = await measure(s, info.url, cases.list, 1);
-  const listFilter = await measure(s, info.url, cases.listFilter, 1);
-  const create = await measure(s, info.url, cases.create);
-  return { list, listFilter, create };
-}
-
-export async function runSmall(s: Settings, dir: string, children: Set<Child>): Promise<ScalePoint> {
-  const child = track(children, spawnChild(s.profileDir));
-  const info = await child.call<SeedInfo>({ op: 'seed', dir: join(dir, 'small'), posts: s.smallPosts, users: s.users }, 300_000);
-  const point = { posts: info.postsCount, ...(await scaleLoads(s, info, httpCases(info))) };
-  s.log(`${info.postsCount} posts: list ${fmtResult(point.list)}; filter ${fmtResult(point.listFilter)}; create ${fmtResult(point.create)}`);
-  await stop(children, child);
-  return point;
-}
-
-export async function runLarge(s: Settings, dir: string, children: Set<Child>): Promise<LargeFigures> {
-  const folder = join(dir, 'large');
-  const seeder = track(children, spawnChild(null));
-  const info = await seeder.call<SeedInfo>({ op: 'seed', dir: folder, posts: s.largePosts, users: s.users }, 300_000);
-  s.log(`seeded ${info.postsCount} posts in ${info.seedMs.toFixed(0)} ms`);
-  await stop(children, seeder);
-
-  const t0 = performance.now();
-  const child = track(children, spawnChild(s.profileDir));
-  const start = await child.call<StartInfo>({ op: 'open', dir: folder }, 120_000);
-  const spawnToReadyMs = performance.now() - t0;
-  s.log(`opened ${start.postsCount} posts: startServer ${start.startMs.toFixed(0)} ms, RSS ${(start.rssBytes / 2 ** 20).toFixed(0)} MB`);
-  const loads = await scaleLoads(s, { url: start.url }, httpCases({ ...info, url: start.url }));
-  const memoryAfterLoad = await child.call<MemoryInfo>({ op: 'memory' });
-  const { ms: checkpointMs } = await child.call<{ ms: number }>({ op: 'checkpoint' }, 120_000);
-  s.log(`${start.postsCount} posts: list ${fmtResult(loads.list)}; filter ${fmtResult(loads.listFilter)}; create ${fmtResult(loads.create)}; checkpoint ${checkpointMs.toFixed(0)} ms`);
-  await stop(children, child);
-  return { posts: start.postsCount, ...loads, seedMs: info.seedMs, start, spawnToReadyMs, memoryAfterLoad, checkpointMs };
-}
-
-function track(children: Set<Child>, child: Child): Child {
+export function track(children: Set<Child>, child: Child): Child {
   children.add(child);
   return child;
 }
 
-async function stop(children: Set<Child>, child: Child): Promise<void> {
+export async function stop(children: Set<Child>, child: Child): Promise<void> {
   await child.stop();
   children.delete(child);
 }

@@ -37,6 +37,7 @@ async function main(): Promise<void> {
     if (replay) url = (await replay.call<{ url: string }>({ op: 'ceiling', routes: await captureRoutes(info.url, [c]) })).url;
     const result = await runLoad({ url, method: c.method, paths: c.paths, bodies: c.bodies, headers: c.headers, connections: 10, seconds: Number(values.seconds ?? 5) });
     console.log(`${c.label}${ceiling ? ' (ceiling)' : ''}: ${fmtResult(result)}`);
+    console.log('store stats:', await deskbase.call({ op: 'stats' }));
     await deskbase.stop();
     await replay?.stop();
     // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread (tsx's loader

@@ -45,9 +45,9 @@ export type ChildRequest =
   | { op: 'seed'; dir: string; posts: number; users: number }
   | { op: 'open'; dir: string }
   | { op: 'ceiling'; routes: Record<string, CapturedResponse> }
-  | { op: 'capture'; requests: { method: 'GET' | 'POST'; path: string; body?: string; token?: string }[] }
   | { op: 'checkpoint' }
   | { op: 'count' }
+  | { op: 'stats' }
   | { op: 'memory' }
   | { op: 'close' };
 

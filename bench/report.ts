@@ -2,7 +2,8 @@
 // the issue, each with its measured value and whether it is met.
 import type { CaseId } from './cases.js';
 import type { LoadResult } from './load.js';
-import type { LargeFigures, ScalePoint, SideBySide, SignInUnderLoad } from './phases.js';
+import type { SideBySide, SignInUnderLoad } from './phases.js';
+import type { LargeFigures, ScalePoint } from './scale.js';
 
 export interface BenchResults {
   cases: Record<CaseId, SideBySide>;
@@ -49,6 +50,7 @@ export function scaleTable(results: BenchResults): string[] {
     ['scale', `${small.posts.toLocaleString('en')} posts`, `${large.posts.toLocaleString('en')} posts`, 'large / small rate'],
     row('create (durable, 10 connections) rate', small.create, large.create, rate),
     row('create latency', small.create, large.create, lat),
+    ['journal entries per fdatasync (group commit)', num(small.entriesPerSync, 1), num(large.entriesPerSync, 1), ''],
     row('list 30 with totals (1 connection)', small.list, large.list, lat),
     row('list 30, unindexed ~ filter (1 connection)', small.listFilter, large.listFilter, lat),
     ['start-up (startServer / process spawn to ready)', '', `${num(large.start.startMs)} ms / ${num(large.spawnToReadyMs)} ms`, ''],

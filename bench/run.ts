@@ -11,7 +11,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Child } from './children.js';
-import { runLarge, runMain, runSmall, type Settings } from './phases.js';
+import { runMain, type Settings } from './phases.js';
+import { runScale } from './scale.js';
 import { mainTable, scaleTable, targets, targetTable, type BenchResults } from './report.js';
 
 /** The whole run is bounded: past this, the children are killed and the bench fails. */
@@ -71,10 +72,8 @@ async function main(): Promise<void> {
     if (s.profileDir !== null) await mkdir(s.profileDir, { recursive: true });
     console.log(`\n1. ${s.mainPosts.toLocaleString('en')} posts, Deskbase and ceiling, ${s.seconds} s per case`);
     const main = await runMain(s, dir, children);
-    console.log(`\n2. scale: ${s.smallPosts.toLocaleString('en')} posts`);
-    const small = await runSmall(s, dir, children);
-    console.log(`\n3. scale: ${s.largePosts.toLocaleString('en')} posts`);
-    const large = await runLarge(s, dir, children);
+    console.log(`\n2. scale: ${s.smallPosts.toLocaleString('en')} and ${s.largePosts.toLocaleString('en')} posts, side by side`);
+    const { small, large } = await runScale(s, dir, children);
     const results: BenchResults = { ...main, small, large };
     const checked = targets(results);
     const lines = ['', ...METHOD, '', ...mainTable(results), '', ...scaleTable(results), '', ...targetTable(checked)];
