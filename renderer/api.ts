@@ -2,6 +2,7 @@
 // Same-origin by default (the UI is served by the server at /_/), bearer token kept in storage so a
 // session survives a reload, every non-2xx answer thrown as an ApiError carrying the envelope.
 import type { Collection, Field, IndexDef } from '../server/core/types.js';
+import { filenameFromDisposition } from './lib/save-file.js';
 
 export type { Collection, Field, IndexDef };
 
@@ -68,6 +69,12 @@ export interface ListParams {
 /** What a collection create/update accepts (fields may omit ids: new fields get one from the server). */
 export type CollectionInput = Partial<Omit<Collection, 'fields'>> & { fields?: Array<Partial<Field>> };
 
+/** A file the server sent as an attachment. */
+export interface DownloadedFile {
+  blob: Blob;
+  filename: string;
+}
+
 /** Where the bearer token lives between reloads. */
 export interface TokenStore {
   get(): string | null;
@@ -103,8 +110,9 @@ export function createApi(options: ApiOptions) {
   const base = (options.baseUrl ?? '/api').replace(/\/$/, '');
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
 
-  async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+  /** Sends one request and throws the envelope of any non-2xx answer; the body is left to the caller. */
+  async function send(method: string, path: string, opts: RequestOptions = {}, accept = 'application/json'): Promise<Response> {
+    const headers: Record<string, string> = { accept };
     const token = options.store.get();
     if (token) headers.authorization = `Bearer ${token}`;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
@@ -113,15 +121,19 @@ export function createApi(options: ApiOptions) {
       headers,
       body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
     });
-    const payload = await readJson(res);
     if (!res.ok) {
+      const payload = await readJson(res);
       if (res.status === 401 && token) {
         options.store.set(null);
         options.onUnauthorized?.();
       }
       throw toApiError(res, payload);
     }
-    return payload as T;
+    return res;
+  }
+
+  async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    return (await readJson(await send(method, path, opts))) as T;
   }
 
   const records = (c: string) => `/collections/${enc(c)}/records`;
@@ -167,6 +179,13 @@ export function createApi(options: ApiOptions) {
     updateRecord: (c: string, id: string, body: Record<string, unknown>, expand?: string) =>
       request<RecordModel>('PATCH', `${records(c)}/${enc(id)}`, { body, query: { expand } }),
     deleteRecord: (c: string, id: string) => request<void>('DELETE', `${records(c)}/${enc(id)}`),
+
+    /** GET /backup: the whole database as a SQLite file, named as the server suggests. */
+    async downloadBackup(): Promise<DownloadedFile> {
+      const res = await send('GET', '/backup', {}, 'application/vnd.sqlite3, application/octet-stream');
+      const filename = filenameFromDisposition(res.headers.get('content-disposition')) ?? 'deskbase-backup.db';
+      return { blob: await res.blob(), filename };
+    },
   };
 }
 

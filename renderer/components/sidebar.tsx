@@ -5,10 +5,13 @@ import { messageOf } from '../api.js';
 import { useApp } from '../app-context.js';
 import { href, useRouter } from '../router.js';
 import { Icon } from './icon.js';
+import { useDesktop } from '../desktop.js';
+import { dataPageTitle } from '../pages/data.js';
 
 export function Sidebar(props: { onNavigate(): void }): JSX.Element {
   const app = useApp();
   const router = useRouter();
+  const desktop = useDesktop();
   const [q, setQ] = createSignal('');
   const matches = createMemo(() => {
     const term = q().trim().toLowerCase();
@@ -61,6 +64,13 @@ export function Sidebar(props: { onNavigate(): void }): JSX.Element {
         <a href="#/sessions" class="nav-item" classList={{ active: router.route().segments[0] === 'sessions' }} onClick={() => props.onNavigate()}>
           <Icon name="monitor" />
           <span class="nav-label">Sessions</span>
+        </a>
+        <a href="#/data" class="nav-item" classList={{ active: router.route().segments[0] === 'data' }} onClick={() => props.onNavigate()}>
+          <Icon name={desktop ? 'wifi' : 'download'} />
+          <span class="nav-label">{dataPageTitle(!!desktop)}</span>
+          <Show when={desktop?.lan.state().enabled}>
+            <span class="badge badge-warning" title="Sharing on the local network">on</span>
+          </Show>
         </a>
         <div class="account">
           <span class="account-email" title={app.session()?.record?.email}>{app.session()?.record?.email}</span>

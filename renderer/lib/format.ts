@@ -84,3 +84,16 @@ export function searchFilter(fields: string[], q: string): string {
 export function isInternalField(field: Field, collection: Collection): boolean {
   return collection.type === 'auth' && field.name === 'tokenKey';
 }
+
+/** 512 B, 12.3 KB, 4.5 MB: sizes people read at a glance (powers of 1024, as file managers show). */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = n / 1024;
+  let i = 0;
+  while (value >= 1024 && i < units.length - 1) {
+    value /= 1024;
+    i++;
+  }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[i]}`;
+}

@@ -1,6 +1,6 @@
 // Create or edit a collection: name and type, fields, API rules, indexes, auth options.
 // Saving a schema that drops fields asks first: their data goes with them.
-import { createSignal, For, onCleanup, onMount, Show, type JSX } from 'solid-js';
+import { createMemo, createSignal, For, onCleanup, onMount, Show, type JSX } from 'solid-js';
 import { createStore, produce } from 'solid-js/store';
 import type { Collection, ErrorData, Field } from '../api.js';
 import { ApiError, errorAt, errorUnder, messageOf } from '../api.js';
@@ -16,6 +16,7 @@ import { RulesSection } from '../components/rules-section.js';
 import { ConfirmDialog } from '../components/dialog.js';
 import { DropFieldsDialog } from '../components/drop-fields-dialog.js';
 import { IdentityFields } from '../components/identity-fields.js';
+import { LeaveGuard } from '../components/leave-guard.js';
 import { FormField } from '../components/form-field.js';
 import { Icon } from '../components/icon.js';
 
@@ -31,6 +32,9 @@ export function CollectionEditor(props: { collection?: Collection }): JSX.Elemen
   const [confirmSave, setConfirmSave] = createSignal(false);
   const [confirmDelete, setConfirmDelete] = createSignal(false);
   const system = () => !!props.collection?.system;
+  // Unsaved when the working copy differs from what was loaded or last saved (the store is read deeply).
+  const [savedAs, setSavedAs] = createSignal(JSON.stringify(draft));
+  const dirty = createMemo(() => JSON.stringify(draft) !== savedAs());
 
   /** Field errors come as data.fields.<index in the submitted list>.<prop>. */
   const fieldError = (key: string, prop: string) => {
@@ -62,6 +66,7 @@ export function CollectionEditor(props: { collection?: Collection }): JSX.Elemen
     try {
       const body = toBody(draft, isNew());
       const saved = props.collection ? await app.api.updateCollection(props.collection.id, body) : await app.api.createCollection(body);
+      setSavedAs(JSON.stringify(draft));
       await app.reloadCollections();
       toast(isNew() ? `Collection “${saved.name}” created.` : 'Changes saved.');
       if (isNew()) router.navigate(href(['collections', saved.name]));
@@ -210,6 +215,9 @@ export function CollectionEditor(props: { collection?: Collection }): JSX.Elemen
         </button>
       </div>
 
+      <LeaveGuard when={dirty()} title={isNew() ? 'Discard the new collection?' : `Leave “${props.collection?.name}” without saving?`}>
+        <p>{isNew() ? 'The collection has not been created yet.' : 'Your changes to the fields, rules and indexes are not saved yet.'} They will be lost.</p>
+      </LeaveGuard>
       <Show when={confirmSave()}>
         <DropFieldsDialog collectionName={props.collection?.name ?? ''} summary={summarize(draft)} busy={busy()} onConfirm={() => void submit()} onCancel={() => setConfirmSave(false)} />
       </Show>

@@ -9,6 +9,9 @@ import { Icon } from '../components/icon.js';
 import { CollectionPage } from './collection-page.js';
 import { CollectionEditor } from './collection-editor.js';
 import { SessionsPage } from './sessions.js';
+import { DataPage } from './data.js';
+import { createLanSharing, desktopBridge, DesktopContext, type DesktopCtx } from '../desktop.js';
+import { LanBanner } from '../components/lan-banner.js';
 
 export function Shell(props: { api: Api; session: Accessor<SessionInfo | null>; onSignedOut(): void }): JSX.Element {
   const router = useRouter();
@@ -18,6 +21,9 @@ export function Shell(props: { api: Api; session: Accessor<SessionInfo | null>; 
     return [...page.items].sort((a, b) => a.name.localeCompare(b.name));
   });
   const [menuOpen, setMenuOpen] = createSignal(false);
+  // Only the desktop window has the bridge; LAN state lives here so the warning shows on every page.
+  const bridge = desktopBridge();
+  const desktop: DesktopCtx | undefined = bridge ? { bridge, lan: createLanSharing(bridge) } : undefined;
 
   const ctx: AppCtx = {
     api: props.api,
@@ -50,35 +56,43 @@ export function Shell(props: { api: Api; session: Accessor<SessionInfo | null>; 
 
   return (
     <AppContext.Provider value={ctx}>
-      <div class="shell" classList={{ 'menu-open': menuOpen() }}>
-        <Sidebar onNavigate={() => setMenuOpen(false)} />
-        <div class="scrim" onClick={() => setMenuOpen(false)} />
-        <main class="main">
-          <div class="mobile-bar">
-            <button type="button" class="btn-icon" aria-label="Open menu" onClick={() => setMenuOpen(true)}>
-              <Icon name="menu" />
-            </button>
-            <span class="brand-title">Deskbase</span>
+      <DesktopContext.Provider value={desktop}>
+        <div class="shell" classList={{ 'menu-open': menuOpen() }}>
+          <Sidebar onNavigate={() => setMenuOpen(false)} />
+          <div class="scrim" onClick={() => setMenuOpen(false)} />
+          <div class="main-column">
+            <div class="mobile-bar">
+              <button type="button" class="btn-icon" aria-label="Open menu" onClick={() => setMenuOpen(true)}>
+                <Icon name="menu" />
+              </button>
+              <span class="brand-title">Deskbase</span>
+            </div>
+            <Show when={desktop}>{(d) => <LanBanner lan={d().lan} />}</Show>
+            <main class="main">
+              <Switch fallback={<div class="page"><p class="muted">Page not found.</p></div>}>
+                <Match when={seg(0) === 'sessions'}>
+                  <SessionsPage />
+                </Match>
+                <Match when={seg(0) === 'data'}>
+                  <DataPage />
+                </Match>
+                <Match when={seg(0) === 'new-collection'}>
+                  <div class="page">
+                    <CollectionEditor />
+                  </div>
+                </Match>
+                <Match when={seg(0) === 'collections' && seg(1)}>
+                  <Show when={collections()} fallback={<div class="page"><div class="spinner" /></div>}>
+                    <Show when={ctx.findCollection(seg(1))} keyed fallback={<div class="page"><p class="alert alert-error">Collection “{seg(1)}” not found.</p></div>}>
+                      {(c) => <CollectionPage collection={c} tab={seg(2)} />}
+                    </Show>
+                  </Show>
+                </Match>
+              </Switch>
+            </main>
           </div>
-          <Switch fallback={<div class="page"><p class="muted">Page not found.</p></div>}>
-            <Match when={seg(0) === 'sessions'}>
-              <SessionsPage />
-            </Match>
-            <Match when={seg(0) === 'new-collection'}>
-              <div class="page">
-                <CollectionEditor />
-              </div>
-            </Match>
-            <Match when={seg(0) === 'collections' && seg(1)}>
-              <Show when={collections()} fallback={<div class="page"><div class="spinner" /></div>}>
-                <Show when={ctx.findCollection(seg(1))} keyed fallback={<div class="page"><p class="alert alert-error">Collection “{seg(1)}” not found.</p></div>}>
-                  {(c) => <CollectionPage collection={c} tab={seg(2)} />}
-                </Show>
-              </Show>
-            </Match>
-          </Switch>
-        </main>
-      </div>
+        </div>
+      </DesktopContext.Provider>
     </AppContext.Provider>
   );
 }

@@ -3,7 +3,10 @@
 // and revoking a session. Steps run in order and share one browser page, as a person would.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import { readFile } from 'node:fs/promises';
+import QRCode from 'qrcode';
 import { buildRenderer, launchBrowser, shot, startApp, type TestApp } from './helpers.js';
+import { installDeskbaseStub } from './desktop-stub.js';
 
 // The address the server prints for first-run setup.
 const UI_PATH = '/_/';
@@ -294,6 +297,97 @@ describe('admin UI', () => {
     await toast('Signed out everywhere else.').waitFor();
     await expect.poll(() => rows.count()).toBe(1);
     await expect(rows.first().textContent()).resolves.toContain('This device');
+  });
+
+  it('asks before leaving a collection editor with unsaved changes', async () => {
+    await page.getByRole('link', { name: 'posts' }).click();
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await row('title').getByLabel('Field name').fill('headline');
+    // In-app navigation: our dialog; Cancel keeps the edit.
+    await page.getByRole('link', { name: 'Records' }).click();
+    const dialog = page.getByRole('alertdialog');
+    await expect(dialog.textContent()).resolves.toContain('Leave “posts” without saving?');
+    await shot(page, '16-leave-unsaved');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect(row('headline').getByLabel('Field name').inputValue()).resolves.toBe('headline');
+    // Closing or reloading the tab: the browser's own prompt; dismissing it stays.
+    const prompt = page.waitForEvent('dialog');
+    // Not awaited on its own: the evaluation settles only once the prompt is answered.
+    const reloading = page.evaluate(() => location.reload()).catch(() => undefined);
+    const beforeUnload = await prompt;
+    expect(beforeUnload.type()).toBe('beforeunload');
+    await beforeUnload.dismiss();
+    await reloading;
+    await expect(row('headline').getByLabel('Field name').inputValue()).resolves.toBe('headline');
+    await page.getByRole('link', { name: 'Records' }).click();
+    await dialog.getByRole('button', { name: 'Leave without saving' }).click();
+    await page.locator('.records').waitFor();
+    await expect(page.locator('.records thead').textContent()).resolves.toContain('title');
+  });
+
+  it('downloads a backup that is a SQLite file', async () => {
+    await page.getByRole('link', { name: 'Backup', exact: true }).click();
+    await page.getByRole('heading', { name: 'Backup', level: 1 }).waitFor();
+    // No desktop bridge in a browser tab: no sharing switch.
+    await expect(page.getByRole('switch').count()).resolves.toBe(0);
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download backup' }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toMatch(/^deskbase-.*\.db$/);
+    const bytes = await readFile(await file.path());
+    expect(bytes.subarray(0, 15).toString('latin1')).toBe('SQLite format 3');
+    await toast(/Backup ready: deskbase-.*\.db \(.+\)\./).waitFor();
+    await shot(page, '17-backup');
+  });
+
+  it('shares on the local network from the desktop window (preload bridge stubbed in the page)', async () => {
+    const port = new URL(app.url).port;
+    const urls = [`http://192.168.1.20:${port}`, `http://10.0.0.7:${port}`];
+    const context = await browser.newContext({ viewport: { width: 1280, height: 820 } });
+    try {
+      await context.addInitScript(installDeskbaseStub, {
+        on: { enabled: true, urls, qr: await QRCode.toDataURL(urls[0], { margin: 1, width: 256 }) },
+        failFirstOn: `Port ${port} is already in use on all interfaces.`,
+      });
+      // The desktop window signs in like a tab does: the token in localStorage.
+      const token = await signInElsewhere();
+      await context.addInitScript((t) => localStorage.setItem('deskbase.token', t), token);
+      const desk = await context.newPage();
+      desk.setDefaultTimeout(8000);
+      await desk.goto(`${app.url}${UI_PATH}#/data`);
+      const lan = desk.getByRole('switch', { name: 'Share on local network' });
+      await expect(lan.isChecked()).resolves.toBe(false);
+      await expect(desk.locator('.lan-banner').count()).resolves.toBe(0);
+
+      // The first try fails (port taken): the reason shows, the switch stays off.
+      await desk.locator('label.switch', { has: lan }).click();
+      await desk.getByText(`Could not change sharing: Port ${port} is already in use on all interfaces.`).waitFor();
+      await expect(lan.isChecked()).resolves.toBe(false);
+      await shot(desk, '18a-lan-error');
+
+      await desk.locator('label.switch', { has: lan }).click();
+      await expect.poll(() => lan.isChecked()).toBe(true);
+      await expect(desk.locator('.lan-banner').textContent()).resolves.toContain(
+        `Deskbase is reachable from your local network at ${urls[0]} and ${urls[1]}: anyone on this network can call the API; rules still apply.`,
+      );
+      const qr = desk.locator('.lan-qr img');
+      await expect.poll(() => qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+      await desk.getByRole('button', { name: 'Copy API URL' }).click();
+      await desk.locator('.toast', { hasText: `Copied ${urls[0]}/api/` }).waitFor();
+      await desk.getByRole('button', { name: 'Open data folder' }).click();
+      await expect.poll(() => desk.evaluate(() => (window as unknown as { openedDataFolder: number }).openedDataFolder)).toBe(1);
+      await shot(desk, '18-lan-sharing-on');
+
+      // The warning follows to every page, and narrow windows too.
+      await desk.getByRole('link', { name: 'posts' }).click();
+      await desk.locator('.records').waitFor();
+      await desk.setViewportSize({ width: 400, height: 760 });
+      await shot(desk, '18b-lan-banner-narrow');
+      await desk.getByRole('button', { name: 'Stop sharing' }).click();
+      await desk.locator('.lan-banner').waitFor({ state: 'detached' });
+    } finally {
+      await context.close();
+    }
   });
 
   it('works in a narrow window', async () => {

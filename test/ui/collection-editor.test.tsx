@@ -1,6 +1,6 @@
 // The collection editor against a tiny spec-shaped server: server field errors land on the right field
 // (data.fields.<index in the submitted list>.<prop>), rule errors under the rule.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanup, fireEvent, render, screen, waitFor } from '@solidjs/testing-library';
 import { createResource, createSignal } from 'solid-js';
 import type { Collection } from '../../renderer/api.js';
@@ -41,11 +41,15 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 afterEach(cleanup);
+beforeEach(() => window.history.replaceState(null, '', '#/collections/posts/settings'));
 
-function mount() {
+/** Mounts the editor; resolves once the collections list has loaded (so nothing is in flight at cleanup). */
+async function mount(): Promise<void> {
+  let loaded = () => false;
   render(() => {
     const api = createApi({ baseUrl: server.baseUrl, store: storageTokenStore(localStorage) });
     const [collections, { refetch }] = createResource(async () => (await api.listCollections()).items);
+    loaded = () => collections.state === 'ready';
     const [session] = createSignal(null);
     const ctx: AppCtx = {
       api,
@@ -60,16 +64,18 @@ function mount() {
         <ToastProvider>
           <AppContext.Provider value={ctx}>
             <CollectionEditor collection={posts} />
+            <a href="#/elsewhere">Elsewhere</a>
           </AppContext.Provider>
         </ToastProvider>
       </RouterContext.Provider>
     );
   });
+  await waitFor(() => expect(loaded()).toBe(true));
 }
 
 describe('collection editor', () => {
   it('asks before dropping a field, sends the rest by id, and shows server errors where they belong', async () => {
-    mount();
+    await mount();
     fireEvent.click(screen.getByRole('button', { name: 'Remove gone' }));
     expect(screen.getByText(/and all its data/)).toBeTruthy();
     fireEvent.click(screen.getAllByRole('button', { name: 'Locked' })[0]);
@@ -91,5 +97,51 @@ describe('collection editor', () => {
     const titleRow = document.querySelector('.field-row[data-field="title"]');
     expect(titleRow?.textContent).toContain('Duplicated or invalid field name.');
     await waitFor(() => expect(document.querySelector('.rule.has-error')?.textContent).toContain('unknown field "nope"'));
+  });
+});
+
+describe('leaving with unsaved changes', () => {
+  const unload = () => {
+    const e = new Event('beforeunload', { cancelable: true });
+    window.dispatchEvent(e);
+    return e.defaultPrevented;
+  };
+  const rename = (name: string) => fireEvent.input(document.getElementById('col-name') as HTMLInputElement, { target: { value: name } });
+
+  it('lets a clean editor go without asking, tab close included', async () => {
+    await mount();
+    expect(unload()).toBe(false);
+    fireEvent.click(screen.getByRole('link', { name: 'Elsewhere' }));
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+    await waitFor(() => expect(window.location.hash).toBe('#/elsewhere'));
+    // Typing and undoing it is clean again.
+    rename('articles');
+    rename('posts');
+    expect(unload()).toBe(false);
+  });
+
+  it('holds an in-app link behind a confirm dialog, stays on cancel, goes on confirm', async () => {
+    await mount();
+    rename('articles');
+    expect(unload()).toBe(true);
+    fireEvent.click(screen.getByRole('link', { name: 'Elsewhere' }));
+    expect(screen.getByRole('alertdialog').textContent).toContain('Leave “posts” without saving?');
+    expect(window.location.hash).toBe('#/collections/posts/settings');
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+    expect(window.location.hash).toBe('#/collections/posts/settings');
+    fireEvent.click(screen.getByRole('link', { name: 'Elsewhere' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Leave without saving' }));
+    expect(window.location.hash).toBe('#/elsewhere');
+  });
+
+  it('holds back/forward (a hash change) the same way', async () => {
+    await mount();
+    rename('articles');
+    window.location.hash = '#/sessions';
+    await screen.findByRole('alertdialog');
+    expect(window.location.hash).toBe('#/collections/posts/settings');
+    fireEvent.click(screen.getByRole('button', { name: 'Leave without saving' }));
+    expect(window.location.hash).toBe('#/sessions');
   });
 });

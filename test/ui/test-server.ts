@@ -10,7 +10,8 @@ export interface SeenRequest {
   body: unknown;
 }
 
-export type Reply = { status: number; body?: unknown };
+/** A JSON body, or raw bytes with their own headers (a file download). */
+export type Reply = { status: number; body?: unknown; raw?: Uint8Array; headers?: Record<string, string> };
 export type Handler = (req: SeenRequest) => Reply;
 
 export interface TestServer {
@@ -32,6 +33,8 @@ export async function startTestServer(handler: Handler): Promise<TestServer> {
     res.setHeader('access-control-allow-origin', '*');
     res.setHeader('access-control-allow-headers', 'authorization, content-type, accept');
     res.setHeader('access-control-allow-methods', 'GET, POST, PATCH, DELETE, OPTIONS');
+    // Cross-origin, a script reads only the headers it is allowed to (same-origin in the app).
+    res.setHeader('access-control-expose-headers', 'content-disposition');
     if (req.method === 'OPTIONS') {
       res.writeHead(204).end();
       return;
@@ -39,6 +42,10 @@ export async function startTestServer(handler: Handler): Promise<TestServer> {
     const seenReq: SeenRequest = { method: req.method ?? 'GET', url: req.url ?? '/', authorization: req.headers.authorization, body: await readBody(req) };
     seen.push(seenReq);
     const reply = handler(seenReq);
+    if (reply.raw) {
+      res.writeHead(reply.status, reply.headers ?? {}).end(Buffer.from(reply.raw));
+      return;
+    }
     if (reply.body === undefined) {
       res.writeHead(reply.status).end();
       return;

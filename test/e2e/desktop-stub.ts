@@ -1,0 +1,43 @@
+// A stand-in for the Electron preload bridge, installed in the page with addInitScript: a browser tab
+// then looks like the desktop window to the admin UI. It keeps the LAN state in the page as the main
+// process would, and its first attempt to turn sharing on fails the way a taken port does.
+import type { LanState } from '../../main/preload-api.js';
+
+export interface StubArgs {
+  on: LanState;
+  failFirstOn: string;
+}
+
+/** Runs in the page (serialized by playwright): no imports, no closures over test code. */
+export function installDeskbaseStub(args: StubArgs): void {
+  const off: LanState = { enabled: false, urls: [], qr: null };
+  let state = off;
+  let fail: string | null = args.failFirstOn;
+  const listeners = new Set<(s: LanState) => void>();
+  const w = window as unknown as { deskbase: unknown; openedDataFolder: number };
+  w.openedDataFolder = 0;
+  w.deskbase = {
+    isDesktop: true,
+    lan: {
+      get: async () => state,
+      async set(enabled: boolean) {
+        if (enabled && fail !== null) {
+          const message = fail;
+          fail = null;
+          throw new Error(`Error invoking remote method 'deskbase:lan-set': Error: ${message}`);
+        }
+        state = enabled ? args.on : off;
+        listeners.forEach((l) => l(state));
+        return state;
+      },
+      onChange(listener: (s: LanState) => void) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    },
+    copyApiUrl: async () => `${state.enabled ? state.urls[0] : location.origin}/api/`,
+    async openDataFolder() {
+      w.openedDataFolder++;
+    },
+  };
+}
