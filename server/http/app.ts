@@ -42,11 +42,9 @@ const GENERIC: Record<number, string> = {
 };
 
 function envelope(status: number, message: string, data: object = {}): Response {
-  // a refused body may still be streaming in: close the connection after the answer rather than read it
-  const close: Record<string, string> = status === 413 ? { connection: 'close' } : {};
   return new Response(JSON.stringify({ status, message, data }), {
     status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...CORS, ...close },
+    headers: { 'content-type': 'application/json; charset=utf-8', ...CORS },
   });
 }
 

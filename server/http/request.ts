@@ -26,6 +26,21 @@ export function param(event: H3Event, name: string): string {
   return getRouterParam(event, name, { decode: true }) ?? '';
 }
 
+/**
+ * Reads and drops what is left of a refused body, as node:http does for a body nobody read, so the 413
+ * reaches the client whole. Not reader.cancel(): that destroys the socket under the response on its
+ * way out, and listhen's http-shutdown then throws in the response's 'finish' (an uncaught exception
+ * that stopped the server); nor closing the connection, which resets it while the client still sends
+ * and can lose the answer.
+ */
+function discardRest(event: H3Event): void {
+  const req = event.runtime?.node?.req;
+  if (!req) return;
+  req.removeAllListeners('data');
+  req.on('data', () => undefined);
+  req.resume();
+}
+
 /** The raw body, refused with a 413 as soon as it passes `limit` (declared or streamed, chunked included). */
 async function readLimited(event: H3Event, limit: number): Promise<Buffer> {
   const declared = Number(event.req.headers.get('content-length') ?? '0');
@@ -40,9 +55,8 @@ async function readLimited(event: H3Event, limit: number): Promise<Buffer> {
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      // not reader.cancel(): that destroys the socket under the response on its way out, and listhen's
-      // http-shutdown then throws in the response's 'finish' (an uncaught exception that stopped the server)
       reader.releaseLock();
+      discardRest(event);
       throw tooLarge();
     }
     chunks.push(value);
