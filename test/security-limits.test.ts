@@ -90,6 +90,13 @@ describe('body size', () => {
     expect((await http(server.url, 'GET', '/api/health')).status).toBe(200);
   });
 
+  it('a client that sends its whole over-limit body anyway (fetch) still gets the 413, and the connection stays usable', async () => {
+    const r = await http(server.url, 'POST', '/api/collections/notes/records', { body: { junk: 'x'.repeat(MAX_BODY_BYTES) } });
+    expect(r.status).toBe(413);
+    expect(r.body).toEqual({ status: 413, message: 'Request entity too large.', data: {} });
+    expect((await http(server.url, 'GET', '/api/health')).status).toBe(200);
+  });
+
   it('a body just under the limit is read (and validated), not refused', async () => {
     // unknown keys are ignored (semantics.md 3.1): the body is read whole, then the record is created
     const r = await http(server.url, 'POST', '/api/collections/notes/records', { body: { text: 'small', junk: 'x'.repeat(MAX_BODY_BYTES - 1024) } });
