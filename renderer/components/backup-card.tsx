@@ -12,13 +12,16 @@ export function BackupCard(): JSX.Element {
   const toast = useToast();
   const [busy, setBusy] = createSignal(false);
   const [error, setError] = createSignal('');
+  const [last, setLast] = createSignal('');
   const download = async () => {
     setBusy(true);
     setError('');
     try {
       const file = await app.api.downloadBackup();
       saveBlob(file.blob, file.filename);
-      toast(`Backup ready: ${file.filename} (${formatBytes(file.blob.size)}).`);
+      const size = formatBytes(file.blob.size);
+      setLast(`${file.filename} (${size})`);
+      toast(`Backup ready (${size}).`);
     } catch (err) {
       setError(messageOf(err));
     } finally {
@@ -38,6 +41,9 @@ export function BackupCard(): JSX.Element {
       <button type="button" class="btn btn-primary" disabled={busy()} onClick={() => void download()}>
         <Icon name="download" /> {busy() ? 'Preparing…' : 'Download backup'}
       </button>
+      <Show when={last()}>
+        <p class="muted small backup-last">Last one: <code>{last()}</code></p>
+      </Show>
     </section>
   );
 }

@@ -1,9 +1,11 @@
-// How a LAN app talks to this collection: URLs, who is allowed (the rule), and copy-ready examples.
+// How an app talks to this collection: URLs, who is allowed (the rule), and copy-ready examples. The
+// address is the LAN one while the desktop app shares on the network, else the one this page came from.
 import { createSignal, For, Show, type JSX } from 'solid-js';
 import type { Collection } from '../api.js';
 import { operations, snippet, type Flavor, type OperationId } from '../lib/api-examples.js';
 import { useToast } from '../components/toasts.js';
 import { Icon } from '../components/icon.js';
+import { useDesktop } from '../desktop.js';
 
 const FLAVORS: Array<[Flavor, string]> = [
   ['curl', 'curl'],
@@ -19,7 +21,10 @@ function ruleText(rule: string | null | undefined): string {
 
 export function ApiPreview(props: { collection: Collection }): JSX.Element {
   const toast = useToast();
-  const origin = () => window.location.origin;
+  const desktop = useDesktop();
+  const lanUrl = () => (desktop?.lan.state().enabled ? desktop.lan.state().urls[0] : undefined);
+  const origin = () => lanUrl() ?? window.location.origin;
+  const loopback = () => /^(localhost|127\.|\[::1\])/.test(new URL(origin()).host);
   const [opId, setOpId] = createSignal<OperationId>('list');
   const [flavor, setFlavor] = createSignal<Flavor>('curl');
   const op = () => operations(props.collection).find((o) => o.id === opId()) ?? operations(props.collection)[0];
@@ -35,8 +40,11 @@ export function ApiPreview(props: { collection: Collection }): JSX.Element {
   return (
     <section class="api-preview">
       <p class="muted">
-        Apps on your network reach this collection at <code>{origin()}/api/collections/{props.collection.name}</code>. Deskbase speaks
-        PocketBase's API, so its JavaScript SDK works too.
+        Apps {loopback() ? 'on this computer' : 'on your network'} reach this collection at <code>{origin()}/api/collections/{props.collection.name}</code>.
+        <Show when={desktop && loopback()}>
+          {' '}Other devices can once you <a href="#/data">share on the local network</a>.
+        </Show>{' '}
+        Deskbase speaks PocketBase's API, so its JavaScript SDK works too.
       </p>
       <div class="api-layout">
         <nav class="op-list-nav" aria-label="Operations">

@@ -62,7 +62,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
             class="mono"
             spellcheck={false}
             autocomplete="off"
-            placeholder='Filter, e.g. title ~ "hello" && views > 10'
+            placeholder='Filter, e.g. title ~ "hello"'
             aria-label="Filter records"
             value={draft()}
             onInput={(e) => setDraft(e.currentTarget.value)}

@@ -336,7 +336,8 @@ describe('admin UI', () => {
     expect(file.suggestedFilename()).toMatch(/^deskbase-.*\.db$/);
     const bytes = await readFile(await file.path());
     expect(bytes.subarray(0, 15).toString('latin1')).toBe('SQLite format 3');
-    await toast(/Backup ready: deskbase-.*\.db \(.+\)\./).waitFor();
+    await toast(/Backup ready \(.+\)\./).waitFor();
+    await expect(page.locator('.backup-last').textContent()).resolves.toMatch(new RegExp(`^Last one: ${file.suggestedFilename().replace(/\./g, '\\.')} \\(\\d+ KB\\)$`));
     await shot(page, '17-backup');
   });
 
@@ -380,9 +381,16 @@ describe('admin UI', () => {
 
       // The warning follows to every page, and narrow windows too.
       await desk.getByRole('link', { name: 'posts' }).click();
+      // Examples use the address other devices reach while sharing.
+      await desk.getByRole('link', { name: 'API preview' }).click();
+      await expect(desk.locator('pre.code').textContent()).resolves.toContain(`${urls[0]}/api/collections/posts/records`);
+      await desk.getByRole('link', { name: 'Records' }).click();
       await desk.locator('.records').waitFor();
       await desk.setViewportSize({ width: 400, height: 760 });
       await shot(desk, '18b-lan-banner-narrow');
+      await desk.locator('.lan-banner').getByRole('link', { name: 'Details' }).click();
+      await desk.locator('.lan-qr').evaluate((el) => el.scrollIntoView({ block: 'center' }));
+      await shot(desk, '18c-lan-details-narrow');
       await desk.getByRole('button', { name: 'Stop sharing' }).click();
       await desk.locator('.lan-banner').waitFor({ state: 'detached' });
     } finally {
