@@ -12,7 +12,7 @@ import { SOAK } from './fixtures/hardening-soak.js';
 
 const KILLS = 20 * SOAK;
 const WRITERS = 6;
-const CHECKPOINT_BYTES = 8 * 1024;
+const CHECKPOINT_BYTES = 4 * 1024;
 
 const dir = mkdtempSync(join(tmpdir(), 'deskbase-crash-'));
 const running: Child[] = [];
@@ -39,6 +39,11 @@ interface Tally {
 }
 
 const segmentNumbers = () => readdirSync(dir).filter((n) => /^journal\.\d+\.log$/.test(n)).map((n) => Number(n.split('.')[1]));
+/** Resolves once `count` notes are acknowledged, or after `timeoutMs`. */
+async function untilAcked(tally: Tally, count: number, timeoutMs: number): Promise<void> {
+  for (const t0 = Date.now(); tally.acked.size < count && Date.now() - t0 < timeoutMs;) await sleep(2);
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One client: creates notes and bumps the shared counter until the server goes away. */
@@ -101,8 +106,10 @@ describe('kill -9 under load', () => {
     for (let k = 0; k < KILLS; k++) {
       const { child, url } = await start(script);
       const clients = Array.from({ length: WRITERS }, (_, w) => writer(url, `L${k}W${w}`, counterId, tally));
-      // kill at a random point: sometimes almost at once, mostly after a few hundred writes
-      await sleep(k % 5 === 0 ? 5 + k : 120 + ((k * 7919) % 250));
+      // kill at a random point: sometimes almost at once, mostly after some dozens of writes (counted,
+      // not timed, so a loaded machine still gets them)
+      if (k % 5 === 0) await sleep(5 + k);
+      else await untilAcked(tally, tally.acked.size + 15 + ((k * 7919) % 40), 3000);
       await child.kill();
       await Promise.all(clients);
     }
@@ -116,7 +123,7 @@ describe('kill -9 under load', () => {
     expect(views).toBeGreaterThanOrEqual(tally.incrementsAcked);
     expect(views).toBeLessThanOrEqual(tally.incrementsSent);
     expect(tally.unexpected).toEqual([]);
-    expect(tally.acked.size).toBeGreaterThan(KILLS * 20);
+    expect(tally.acked.size).toBeGreaterThan(KILLS * 10);
 
     console.log(`crash-kill: ${KILLS} kills, ${tally.acked.size} notes and ${tally.incrementsAcked} increments acknowledged, ${stored.size} notes stored, views ${views}, ${Math.max(...segmentNumbers())} journal segments`);
     // checkpoints ran during the lives (each one starts a new journal segment) and the clean stop leaves

@@ -169,7 +169,7 @@ describe('journal under SIGKILL (child process)', () => {
       // some kills land while the child is still replaying the journal, most in the middle of writes
       if (k % 4 === 3) await new Promise((r) => setTimeout(r, 60 + ((k * 37) % 120)));
       else {
-        const target = 20 + ((k * 7919) % 400);
+        const target = 20 + ((k * 7919) % 250);
         await child.line((l) => l === `ack ${target}` || l === 'done');
       }
       await child.kill();

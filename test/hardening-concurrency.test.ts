@@ -1,20 +1,21 @@
 // Races: many clients changing the same records at once. Modifiers (`views+`, `tags+`) are resolved
 // against the stored record inside the write transaction, so concurrent increments add up exactly;
 // unique constraints (records, sign-up e-mails, collection names) hold whatever the interleaving.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../server/index.js';
 import { blog, type Blog } from './support/blog.js';
 import { harness, type Harness } from './support/harness.js';
 import { http, setupSuperuser } from './fixtures/hardening-http.js';
 import { SOAK } from './fixtures/hardening-soak.js';
 
+// One blog for the in-process tests: each works on records and names of its own.
 let h: Harness;
 let b: Blog;
-beforeEach(async () => {
+beforeAll(async () => {
   h = await harness();
   b = await blog(h);
 });
-afterEach(async () => { await h.close(); });
+afterAll(async () => { await h.close(); });
 
 const post = (id: string) => `/api/collections/posts/records/${id}`;
 
