@@ -5,8 +5,7 @@ import { messageOf } from '../api.js';
 import { useApp } from '../app-context.js';
 import { href, useRouter } from '../router.js';
 import { Icon } from './icon.js';
-import { useDesktop } from '../desktop.js';
-import { dataPageTitle } from '../pages/data.js';
+import { dataPageTitle, useDesktop } from '../desktop.js';
 
 export function Sidebar(props: { onNavigate(): void }): JSX.Element {
   const app = useApp();

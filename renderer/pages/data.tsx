@@ -1,12 +1,10 @@
 // The data page: LAN sharing and desktop shortcuts (only in the desktop window), and the backup download.
 // Its title depends on where it runs: a browser tab has only the backup.
 import { Show, type JSX } from 'solid-js';
-import { useDesktop } from '../desktop.js';
+import { dataPageTitle, useDesktop } from '../desktop.js';
 import { LanSharingCard } from '../components/lan-sharing-card.js';
 import { DesktopActions } from '../components/desktop-actions.js';
 import { BackupCard } from '../components/backup-card.js';
-
-export const dataPageTitle = (desktop: boolean) => (desktop ? 'Sharing & backup' : 'Backup');
 
 export function DataPage(): JSX.Element {
   const desktop = useDesktop();
