@@ -9,7 +9,7 @@ import { FilterError } from '../server/filter/errors.js';
 import { compileFilter, compileSort, type CompileContext } from '../server/rules/resolver.js';
 import { blog, type Blog } from './support/blog.js';
 import { harness, type Harness, type Res } from './support/harness.js';
-import { fuzzRuns } from './fixtures/hardening-soak.js';
+import { fuzzRuns, SOAK } from './fixtures/hardening-soak.js';
 
 let h: Harness;
 let b: Blog;
@@ -89,7 +89,7 @@ describe('random list queries over HTTP', () => {
       },
     ), { numRuns: fuzzRuns(300) });
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(statuses.length / 20);
-  });
+  }, 30_000 * SOAK);
 
   it('view and back-relation lists hold the same way', async () => {
     await fc.assert(fc.asyncProperty(
@@ -113,7 +113,7 @@ describe('random list queries over HTTP', () => {
         }
       },
     ), { numRuns: fuzzRuns(150) });
-  });
+  }, 30_000 * SOAK);
 });
 
 describe('values are always bound', () => {
@@ -147,7 +147,7 @@ describe('values are always bound', () => {
         h.core.store.all(`SELECT count(*) FROM "posts" AS r WHERE ${first.sql}`, first.params);
       },
     ), { numRuns: fuzzRuns(300) });
-  });
+  }, 30_000 * SOAK);
 
   it('the SQL text of a filter does not depend on the numbers in it', () => {
     // numbers are digits with at most one dot, no exponent (semantics.md 1.1)
@@ -157,7 +157,7 @@ describe('values are always bound', () => {
       const first = compileFilter(src(x), ctx('filter', 'guest'));
       expect(compileFilter(src(y), ctx('filter', 'guest')).sql).toBe(first.sql);
     }), { numRuns: fuzzRuns(200) });
-  });
+  }, 30_000 * SOAK);
 
   /** Compiles, or returns null when the compiler refused the input with one of its own errors. */
   const attempt = <T>(compile: () => T): T | null => {
@@ -176,5 +176,5 @@ describe('values are always bound', () => {
       const order = attempt(() => compileSort(sort, ctx('filter', who)));
       if (order && order.sql !== '') h.core.store.all(`SELECT r.id FROM "posts" AS r ORDER BY ${order.sql}`, order.params);
     }), { numRuns: fuzzRuns(300) });
-  });
+  }, 30_000 * SOAK);
 });

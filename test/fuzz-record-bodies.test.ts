@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, type Harness, type Res } from './support/harness.js';
-import { fuzzRuns } from './fixtures/hardening-soak.js';
+import { fuzzRuns, SOAK } from './fixtures/hardening-soak.js';
 
 let h: Harness;
 let su: string;
@@ -136,7 +136,7 @@ describe.each(['every', 'members'] as const)('random bodies on %s', (collection)
     // the property must see both outcomes to mean anything
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(statuses.length / 10);
     expect(statuses.filter((s) => s === 400).length).toBeGreaterThan(statuses.length / 10);
-  });
+  }, 30_000 * SOAK);
 
   it('update answers 200, 400 or 404 and stores what it returns', async () => {
     const statuses: number[] = [];
@@ -147,7 +147,7 @@ describe.each(['every', 'members'] as const)('random bodies on %s', (collection)
       await expectStored(collection, r);
     }), { numRuns: fuzzRuns(150) });
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(statuses.length / 10);
-  });
+  }, 30_000 * SOAK);
 });
 
 describe('raw bodies', () => {
@@ -161,7 +161,7 @@ describe('raw bodies', () => {
         expectContract(r);
       },
     ), { numRuns: fuzzRuns(150) });
-  });
+  }, 30_000 * SOAK);
 
   it.each([
     ['req=a&uniq=form1&num=12&flag=true&many=a&many=b&data=%7B%22k%22%3A1%7D', 'application/x-www-form-urlencoded'],
