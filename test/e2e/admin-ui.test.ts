@@ -35,6 +35,12 @@ afterAll(async () => {
 
 // Several toasts can be on screen at once: the newest is the one the last action raised.
 const toast = (text: string | RegExp) => page.locator('.toast', { hasText: text }).last();
+/** Closes every notice, so waiting for a repeated text ("Changes saved.") waits for the new one. */
+async function dismissToasts(): Promise<void> {
+  const close = page.locator('.toast-close');
+  // One at a time: each click removes a notice, and the rest may time out on their own meanwhile.
+  while ((await close.count()) > 0) await close.first().click({ timeout: 1000 }).catch(() => undefined);
+}
 const row = (name: string) => page.locator(`.field-row[data-field="${name}"]`);
 
 /** Signs the superuser in from another client (curl), returning its token. */
@@ -216,6 +222,7 @@ describe('admin UI', () => {
   });
 
   it('renames a field (data kept), removes one after a warning, and adds a unique index', async () => {
+    await dismissToasts();
     await row('views').getByLabel('Field name').fill('view_count');
     await row('meta').getByRole('button', { name: 'Remove meta' }).click();
     await row('meta').locator('.field-warning').waitFor();
