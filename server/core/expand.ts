@@ -2,7 +2,7 @@
 // each filtered by its own collection's viewRule with `@request.context = "expand"` (semantics.md §4.3).
 import type { ReadDb } from '../store/db.js';
 import { ruleWhereOrNull } from './access.js';
-import { serializeRecord, sortKeys, viewerOf, type ApiRecord } from './serialize.js';
+import { recordSerializer, sortKeys, viewerOf, type ApiRecord } from './serialize.js';
 import { ident } from './sql-ident.js';
 import type { Collection, RelationField, RequestInfo, Row, SqlValue } from './types.js';
 import { isMultiple } from './types.js';
@@ -106,7 +106,7 @@ export function expandRecords(db: ReadDb, c: Collection, records: ApiRecord[], t
     anyValid = true;
     const where = ruleWhereOrNull(resolved.target, 'viewRule', expandReq, lookup);
     if (where === null) continue; // a locked viewRule hides the path silently
-    const rows = resolved.load(db, where, records).map((row) => serializeRecord(resolved.target, row, viewer));
+    const rows = resolved.load(db, where, records).map(recordSerializer(resolved.target, viewer));
     expandRecords(db, resolved.target, rows, sub, req, lookup);
     const byId = new Map(rows.map((r) => [String(r.id), r]));
     for (const parent of records) {

@@ -7,7 +7,7 @@ import { expandRecords, parseExpand } from './expand.js';
 import { listRecords, viewRecord, type ListQuery, type Page } from './records-read.js';
 import { createRecordWrites } from './records-write.js';
 import type { Registry } from './registry.js';
-import { serializeRecord, viewerOf, type ApiRecord, type Viewer } from './serialize.js';
+import { recordSerializer, viewerOf, type ApiRecord, type Viewer } from './serialize.js';
 import type { Sessions } from './sessions.js';
 import { ident } from './sql-ident.js';
 import type { Collection, RequestInfo, Row } from './types.js';
@@ -36,7 +36,7 @@ export function createRecords(store: Store, registry: Registry, sessions: Sessio
 
   function present(c: Collection, rows: Row[], req: RequestInfo, expand?: string): ApiRecord[] {
     const viewer: Viewer = { ...viewerOf(req), managed: managedIds(c, rows, req) };
-    const records = rows.map((row) => serializeRecord(c, row, viewer));
+    const records = rows.map(recordSerializer(c, viewer));
     if (expand) expandRecords(store, c, records, parseExpand(expand), req, lookup);
     return records;
   }

@@ -28,18 +28,45 @@ export function fromStored(field: Field, value: SqlValue | undefined): unknown {
 }
 
 export function serializeRecord(c: Collection, row: Row, viewer: Viewer): ApiRecord {
-  const out: ApiRecord = { collectionId: c.id, collectionName: c.name };
-  const self = viewer.authCollectionId === c.id && viewer.authId === row.id;
+  return recordSerializer(c, viewer)(row);
+}
+
+interface OutputKey {
+  key: string;
+  /** null: collectionId or collectionName. */
+  field: Field | null;
+}
+
+/**
+ * A serializer for the rows of one collection as one viewer sees them: which fields show and the order
+ * of the keys are worked out once for a whole page instead of per record (a list's records were a
+ * tenth of its time, much of it sorting keys).
+ */
+export function recordSerializer(c: Collection, viewer: Viewer): (row: Row) => ApiRecord {
+  // later fields replace earlier keys of the same name, as assigning them one by one did
+  const byKey = new Map<string, Field | null>([['collectionId', null], ['collectionName', null]]);
   for (const field of c.fields) {
     if (field.type === 'password') continue;
     if (field.hidden && !viewer.superuser) continue;
-    out[field.name] = fromStored(field, row[field.name]);
+    byKey.set(field.name, field);
   }
-  if (c.type === 'auth') {
-    const visible = out.emailVisibility === true || self || viewer.superuser || viewer.managed?.has(String(row.id)) === true;
-    if (!visible) delete out.email;
-  }
-  return sortKeys(out);
+  const keys: OutputKey[] = [...byKey.keys()].sort().map((key) => ({ key, field: byKey.get(key) ?? null }));
+  const visibility = c.type === 'auth' ? byKey.get('emailVisibility') : undefined;
+  return (row) => {
+    const showEmail = c.type !== 'auth' || emailShown(c, row, viewer, visibility);
+    const out: ApiRecord = {};
+    for (const { key, field } of keys) {
+      if (key === 'email' && !showEmail) continue;
+      out[key] = field !== null ? fromStored(field, row[field.name]) : key === 'collectionId' ? c.id : c.name;
+    }
+    return out;
+  };
+}
+
+function emailShown(c: Collection, row: Row, viewer: Viewer, visibility: Field | null | undefined): boolean {
+  const self = viewer.authCollectionId === c.id && viewer.authId === row.id;
+  const visible = visibility ? fromStored(visibility, row[visibility.name]) === true : false;
+  return visible || self || viewer.superuser || viewer.managed?.has(String(row.id)) === true;
 }
 
 export function sortKeys(obj: ApiRecord): ApiRecord {
