@@ -71,8 +71,14 @@ export async function main(argv: string[]): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`\n${signal}: saving and stopping...`);
-    await server.close();
-    process.exit(0);
+    try {
+      await server.close();
+      process.exit(0);
+    } catch (err) {
+      // e.g. a full disk refuses the final snapshot: the journal still holds every acknowledged write
+      console.error(`Could not write the final snapshot (${err instanceof Error ? err.message : String(err)}); no data is lost: the journal is replayed on the next start.`);
+      process.exit(1);
+    }
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));

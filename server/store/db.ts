@@ -68,7 +68,8 @@ export interface StoreStats {
 
 let sqlJs: Promise<SqlJsStatic> | null = null;
 export function loadSqlJs(): Promise<SqlJsStatic> {
-  sqlJs ??= initSqlJs();
+  // native SQLite math functions instead of sql.js's deprecated JavaScript ones (which warn on each call)
+  sqlJs ??= initSqlJs({ useOldExtensionFunctions: false } as Parameters<typeof initSqlJs>[0]);
   return sqlJs;
 }
 
