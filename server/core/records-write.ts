@@ -109,13 +109,16 @@ export function createRecordWrites(store: Store, registry: Registry, sessions: S
       }
       Object.assign(errors, passwordErrors(sub, true, c));
     }
+    let ruleQuery: { sql: string; params: SqlValue[] } | null = null;
     const checkRule = (tx: Pick<WriteTx, 'get'>) => {
       if (su || c.createRule === '' ) return;
-      const w = ruleWhere(c, 'createRule', ruleReq, lookup);
-      const src = rowSource(c, { ...record, verified: c.type === 'auth' ? false : record.verified });
-      if (!tx.get(`SELECT 1 AS ok FROM ${src.sql} AS r WHERE ${w.sql} LIMIT 1`, [...src.params, ...w.params])) {
-        throw badRequest('Failed to create record.');
+      // compiled once for both checks: the record and the request are the same
+      if (ruleQuery === null) {
+        const w = ruleWhere(c, 'createRule', ruleReq, lookup);
+        const src = rowSource(c, { ...record, verified: c.type === 'auth' ? false : record.verified });
+        ruleQuery = { sql: `SELECT 1 AS ok FROM ${src.sql} AS r WHERE ${w.sql} LIMIT 1`, params: [...src.params, ...w.params] };
       }
+      if (!tx.get(ruleQuery.sql, ruleQuery.params)) throw badRequest('Failed to create record.');
     };
     checkRule(store);
     Object.assign(errors, validateFields(c, record, null, validationContext(store, lookup, true)));
