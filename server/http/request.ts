@@ -43,8 +43,16 @@ function discardRest(event: H3Event): void {
 
 /** The raw body, refused with a 413 as soon as it passes `limit` (declared or streamed, chunked included). */
 async function readLimited(event: H3Event, limit: number): Promise<Buffer> {
-  const declared = Number(event.req.headers.get('content-length') ?? '0');
-  if (declared > limit) throw tooLarge();
+  const declared = event.req.headers.get('content-length');
+  if (Number(declared ?? '0') > limit) throw tooLarge();
+  // A body of declared length (node's parser delivers exactly that many bytes) is read straight from
+  // node's request: the web stream srvx would wrap it in cost a tenth of a durable create's rate.
+  const node = event.runtime?.node?.req;
+  if (node !== undefined && declared !== null && event.req.headers.get('transfer-encoding') === null) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of node) chunks.push(chunk as Buffer);
+    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  }
   const stream = event.req.body;
   if (!stream) return Buffer.alloc(0);
   const reader = stream.getReader();
