@@ -59,6 +59,8 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
       await store.checkpoint();
       return { ms: performance.now() - t0, checkpoints: store.stats().checkpoints };
     }
+    case 'cpu':
+      return process.cpuUsage();
     case 'stats':
       return need(state.deskbase).core.store.stats();
     case 'count':

@@ -23,8 +23,8 @@ export interface Settings {
 export interface SideBySide {
   label: string;
   posts: number;
-  deskbase: LoadResult;
-  ceiling: LoadResult;
+  deskbase: Measured;
+  ceiling: Measured;
   ratio: number;
 }
 
@@ -38,6 +38,25 @@ export interface SignInUnderLoad {
 export interface Target {
   url: string;
   c: HttpCase;
+  /** The server's process, asked for its CPU time around each slice. */
+  child: Child;
+}
+
+/** A load result with the server's CPU time (user + system, all threads) per 2xx response. */
+export interface Measured extends LoadResult {
+  cpuUsPerRequest: number;
+}
+
+interface CpuTime {
+  user: number;
+  system: number;
+}
+
+async function loadWithCpu(s: Settings, t: Target, seconds: number, connections: number): Promise<{ run: LoadRun; cpuUs: number }> {
+  const before = await t.child.call<CpuTime>({ op: 'cpu' });
+  const run = await load(s, t.url, t.c, seconds, connections);
+  const after = await t.child.call<CpuTime>({ op: 'cpu' });
+  return { run, cpuUs: after.user + after.system - before.user - before.system };
 }
 
 const MAIN_CASES: CaseId[] = ['view', 'list', 'listSkipTotal', 'listFilter', 'listExpand', 'create', 'signIn'];
@@ -51,19 +70,26 @@ export function load(s: Settings, url: string, c: HttpCase, seconds = s.seconds,
  * whatever else the machine does during the run weighs on both alike. Each is warmed up first; the
  * slices are pooled.
  */
-export async function alternate(s: Settings, a: Target, b: Target, connections = s.connections): Promise<[LoadResult, LoadResult]> {
+export async function alternate(s: Settings, a: Target, b: Target, connections = s.connections): Promise<[Measured, Measured]> {
   if (s.warmupSeconds > 0) {
     await load(s, a.url, a.c, s.warmupSeconds, connections);
     await load(s, b.url, b.c, s.warmupSeconds, connections);
   }
-  const ra: LoadRun[] = [];
-  const rb: LoadRun[] = [];
+  const runs: [LoadRun[], LoadRun[]] = [[], []];
+  const cpu = [0, 0];
   const slice = s.seconds / s.rounds;
   for (let round = 0; round < s.rounds; round++) {
-    ra.push(await load(s, a.url, a.c, slice, connections));
-    rb.push(await load(s, b.url, b.c, slice, connections));
+    for (const [i, t] of [a, b].entries()) {
+      const { run, cpuUs } = await loadWithCpu(s, t, slice, connections);
+      runs[i].push(run);
+      cpu[i] += cpuUs;
+    }
   }
-  return [figures(pool(ra)), figures(pool(rb))];
+  const measured = (i: number): Measured => {
+    const result = figures(pool(runs[i]));
+    return { ...result, cpuUsPerRequest: cpu[i] / Math.max(1, result.ok) };
+  };
+  return [measured(0), measured(1)];
 }
 
 export const fmtResult = (r: LoadResult): string =>
@@ -80,7 +106,7 @@ export async function runMain(s: Settings, dir: string, children: Set<Child>): P
   const out = {} as Record<CaseId, SideBySide>;
   for (const id of MAIN_CASES) {
     const c = cases[id];
-    const [d, k] = await alternate(s, { url: info.url, c }, { url: ceilingUrl, c });
+    const [d, k] = await alternate(s, { url: info.url, c, child: deskbase }, { url: ceilingUrl, c, child: ceiling });
     out[id] = { label: c.label, posts: info.postsCount, deskbase: d, ceiling: k, ratio: d.rps / k.rps };
     s.log(`${c.label}: Deskbase ${fmtResult(d)} | ceiling ${fmtResult(k)} | ratio ${(100 * d.rps / k.rps).toFixed(0)}%`);
   }

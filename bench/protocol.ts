@@ -48,6 +48,7 @@ export type ChildRequest =
   | { op: 'checkpoint' }
   | { op: 'count' }
   | { op: 'stats' }
+  | { op: 'cpu' }
   | { op: 'memory' }
   | { op: 'close' };
 

@@ -2,7 +2,7 @@
 // the issue, each with its measured value and whether it is met.
 import type { CaseId } from './cases.js';
 import type { LoadResult } from './load.js';
-import type { SideBySide, SignInUnderLoad } from './phases.js';
+import type { Measured, SideBySide, SignInUnderLoad } from './phases.js';
 import type { LargeFigures, ScalePoint } from './scale.js';
 
 export interface BenchResults {
@@ -31,13 +31,17 @@ function table(rows: string[][]): string[] {
 }
 
 const cells = (r: LoadResult): string[] => [num(r.rps), num(r.p50, 2), num(r.p99, 2)];
+const withCpu = (r: Measured): string[] => [...cells(r), num(r.cpuUsPerRequest)];
 
 export function mainTable(results: BenchResults): string[] {
   const posts = results.cases.view.posts.toLocaleString('en');
-  const header = [`case (${posts} posts, 10 connections)`, 'Deskbase req/s', 'p50 ms', 'p99 ms', 'ceiling req/s', 'p50 ms', 'p99 ms', 'Deskbase / ceiling'];
-  const rows = Object.values(results.cases).map((c) => [c.label, ...cells(c.deskbase), ...cells(c.ceiling), pct(c.ratio)]);
+  const header = [
+    `case (${posts} posts, 10 connections)`, 'Deskbase req/s', 'p50 ms', 'p99 ms', 'CPU µs/req',
+    'ceiling req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'Deskbase / ceiling',
+  ];
+  const rows = Object.values(results.cases).map((c) => [c.label, ...withCpu(c.deskbase), ...withCpu(c.ceiling), pct(c.ratio)]);
   const u = results.signInUnderLoad;
-  rows.push([`view while sign-ins run (${num(u.signIn.rps, 1)} sign-ins/s)`, ...cells(u.view), '', '', '', `p99 ${num(u.factor, 2)}x idle (${num(u.idleViewP99, 2)} ms)`]);
+  rows.push([`view while sign-ins run (${num(u.signIn.rps, 1)} sign-ins/s)`, ...cells(u.view), '', '', '', '', '', `p99 ${num(u.factor, 2)}x idle (${num(u.idleViewP99, 2)} ms)`]);
   return table([header, ...rows]);
 }
 

@@ -6,6 +6,7 @@
 // --quick: 1-second cases on 1k/2k/10k posts (a smoke run). --profile DIR: servers run under
 // `node --cpu-prof` and write their .cpuprofile files to DIR.
 import { cpus, tmpdir, totalmem } from 'node:os';
+import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,7 +54,8 @@ const METHOD = [
   'bodies and headers Deskbase gave for the same requests). autocannon runs in the parent process,',
   '10 keep-alive connections, 1 s warm-up each, then Deskbase and the ceiling alternate in 5 slices',
   '(pooled), so background load weighs on both alike; the servers and autocannon share the cores.',
-  'Latencies: per response, in ms. Sign-in under load: sign-ins and views, 10 connections each, at once.',
+  'Latencies: per response, in ms. CPU µs/req: the server process\'s CPU time (all threads) per 2xx answer.',
+  'Sign-in under load: sign-ins and views, 10 connections each, at once.',
 ];
 
 async function main(): Promise<void> {
@@ -61,12 +63,16 @@ async function main(): Promise<void> {
   const started = performance.now();
   const dir = await mkdtemp(join(tmpdir(), 'deskbase-bench-'));
   const children = new Set<Child>();
-  const watchdog = setTimeout(() => {
-    console.error(`bench: still running after ${WATCHDOG_MS / 60000} minutes, giving up`);
+  // past the time bound or on Ctrl-C: kill our children (by pid) and remove the temporary folder
+  const abort = (reason: string, code: number) => {
+    console.error(`bench: ${reason}`);
     for (const child of children) process.kill(child.pid, 'SIGKILL');
-    process.exit(2);
-  }, WATCHDOG_MS);
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(code);
+  };
+  const watchdog = setTimeout(() => abort(`still running after ${WATCHDOG_MS / 60000} minutes, giving up`, 2), WATCHDOG_MS);
   watchdog.unref();
+  process.once('SIGINT', () => abort('interrupted', 130));
   console.log(`Deskbase bench on ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GB, Node ${process.version}`);
   try {
     if (s.profileDir !== null) await mkdir(s.profileDir, { recursive: true });

@@ -3,15 +3,14 @@
 import { join } from 'node:path';
 import { httpCases, type CaseId, type HttpCase } from './cases.js';
 import { spawnChild, type Child } from './children.js';
-import type { LoadResult } from './load.js';
-import { alternate, fmtResult, stop, track, type Settings } from './phases.js';
+import { alternate, fmtResult, stop, track, type Measured, type Settings } from './phases.js';
 import type { MemoryInfo, SeedInfo, StartInfo } from './protocol.js';
 
 export interface ScalePoint {
   posts: number;
-  list: LoadResult;
-  listFilter: LoadResult;
-  create: LoadResult;
+  list: Measured;
+  listFilter: Measured;
+  create: Measured;
   /** Journal entries per fdatasync during the create run (group commit). */
   entriesPerSync: number;
 }
@@ -36,7 +35,7 @@ interface Side {
   cases: Record<CaseId, HttpCase>;
 }
 
-const target = (side: Side, id: CaseId) => ({ url: side.url, c: side.cases[id] });
+const target = (side: Side, id: CaseId) => ({ url: side.url, c: side.cases[id], child: side.child });
 
 async function seedSmall(s: Settings, dir: string, children: Set<Child>): Promise<Side & { posts: number }> {
   const child = track(children, spawnChild(s.profileDir));
@@ -60,7 +59,7 @@ async function openLarge(s: Settings, dir: string, children: Set<Child>) {
   return { side, seedMs: info.seedMs, start, spawnToReadyMs };
 }
 
-async function entriesPerSync(sides: Side[], run: () => Promise<[LoadResult, LoadResult]>): Promise<[LoadResult, LoadResult, number[]]> {
+async function entriesPerSync(sides: Side[], run: () => Promise<[Measured, Measured]>): Promise<[Measured, Measured, number[]]> {
   const before = await Promise.all(sides.map((x) => x.child.call<StoreCounters>({ op: 'stats' })));
   const [a, b] = await run();
   const after = await Promise.all(sides.map((x) => x.child.call<StoreCounters>({ op: 'stats' })));
