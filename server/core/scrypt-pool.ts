@@ -1,8 +1,9 @@
-// scrypt on a few worker threads that, on Linux, run below normal priority. A sign-in costs ~50 ms of
-// CPU; on libuv's pool (4 threads) a burst of sign-ins took both cores of a 2-core machine from the
-// event loop: views served meanwhile fell from 8,700/s to 2,200/s and their p99 went 5.6 ms → 31 ms.
-// Niced workers take only the CPU the event loop leaves (views: 8,000/s, p99 8.9 ms), and sign-ins
-// alone still use every core (30 → 34/s), measured with bench/.
+// scrypt on a few worker threads that, on Linux, run at the lowest priority (nice 19). A sign-in
+// costs 30-50 ms of CPU; on libuv's pool (4 threads) a burst of sign-ins took both cores of a 2-core
+// machine from the event loop: views served meanwhile fell from 8,700/s to 2,200/s and their p99 went
+// 5.6 ms → 31 ms. Niced workers take only the CPU the event loop leaves (views: 8,000/s, p99 8.9 ms
+// at nice 10; nice 19 served 15% more views again), and sign-ins alone still use every core
+// (30 → 34/s), measured with bench/.
 //
 // Like libuv's own pool this is one pool per process: it holds no application state, starts its
 // workers on the first hash and lets them exit when idle, and never keeps the process alive.
@@ -30,7 +31,7 @@ const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { scryptSync } = require('node:crypto');
 if (process.platform === 'linux') {
-  try { require('node:os').setPriority(0, 10); } catch {}
+  try { require('node:os').setPriority(0, 19); } catch {}
 }
 parentPort.on('message', (m) => {
   try {
