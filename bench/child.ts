@@ -5,12 +5,14 @@ import type { Server } from 'node:http';
 import { mkdir } from 'node:fs/promises';
 import { startServer, type RunningServer } from '../server/index.js';
 import { startCeiling } from './ceiling.js';
+import { WindowProfiler } from './inspector-profile.js';
 import type { ChildEnvelope, ChildReply, ChildRequest, MemoryInfo, StartInfo } from './protocol.js';
 import { seed } from './seed.js';
 
 interface ChildState {
   deskbase: RunningServer | null;
   ceiling: Server | null;
+  profiler: WindowProfiler;
 }
 
 function memory(): MemoryInfo {
@@ -59,6 +61,10 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
       await store.checkpoint();
       return { ms: performance.now() - t0, checkpoints: store.stats().checkpoints };
     }
+    case 'profileStart':
+      return state.profiler.start();
+    case 'profileStop':
+      return state.profiler.stop(request.file);
     case 'cpu':
       return process.cpuUsage();
     case 'stats':
@@ -78,7 +84,7 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
   }
 }
 
-const state: ChildState = { deskbase: null, ceiling: null };
+const state: ChildState = { deskbase: null, ceiling: null, profiler: new WindowProfiler() };
 process.on('message', (message: ChildEnvelope) => {
   handle(state, message.request).then(
     (result) => process.send?.({ id: message.id, ok: true, result } satisfies ChildReply),

@@ -58,3 +58,23 @@ export async function summarize(file: string): Promise<{ totalMs: number; functi
   const functions = [...total.keys()].map((name) => ({ name, selfMs: (self.get(name) ?? 0) / 1000, totalMs: (total.get(name) ?? 0) / 1000 }));
   return { totalMs: all / 1000, functions };
 }
+
+/** Where a function's self time belongs, by its source. */
+export function category(name: string): string {
+  if (name.startsWith('(idle)')) return 'idle';
+  if (name.startsWith('(garbage collector)')) return 'garbage collector';
+  if (/^(writev|writeBuffer|writeUtf8String|writeLatin1String) /.test(name)) return 'socket writes (syscalls)';
+  if (/sql-wasm|wasm-function|wasm-to-js|js-to-wasm|JSToWasm/.test(name)) return 'sql.js (SQLite in wasm + its JS glue)';
+  if (/ server\//.test(name)) return 'Deskbase (server/)';
+  if (/node_modules\/(h3|srvx|rou3|cookie-es)\//.test(name)) return 'h3 + srvx';
+  if (/undici/.test(name)) return 'undici (web Headers, Response)';
+  if (/ (_http_|internal\/|net:|events:|buffer:|node:|stream)/.test(name) || / :0$/.test(name)) return 'Node (http, streams, natives)';
+  return 'other';
+}
+
+/** Self time per category, largest first, idle apart. */
+export function byCategory(functions: FunctionCost[]): { name: string; ms: number }[] {
+  const sums = new Map<string, number>();
+  for (const f of functions) sums.set(category(f.name), (sums.get(category(f.name)) ?? 0) + f.selfMs);
+  return [...sums].map(([name, ms]) => ({ name, ms })).sort((a, b) => b.ms - a.ms);
+}

@@ -49,6 +49,8 @@ export type ChildRequest =
   | { op: 'count' }
   | { op: 'stats' }
   | { op: 'cpu' }
+  | { op: 'profileStart' }
+  | { op: 'profileStop'; file: string }
   | { op: 'memory' }
   | { op: 'close' };
 
