@@ -34,7 +34,8 @@ describe('startServer over a socket', () => {
   it('serves health, redirects / to /_/, serves /_/ without looping, and closes cleanly', async () => {
     dir = await mkdtemp(join(tmpdir(), 'deskbase-cli-'));
     const lines: string[] = [];
-    server = await startServer({ dir, port: 0, log: (l) => lines.push(l) });
+    // uiDir null: the page that says how to build the UI (a clean clone has no dist/ yet)
+    server = await startServer({ dir, port: 0, uiDir: null, log: (l) => lines.push(l) });
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(lines.some((l) => l.startsWith('Setup token: '))).toBe(true);
     expect(lines.some((l) => l.includes('/_/#/setup?token='))).toBe(true);
@@ -46,6 +47,7 @@ describe('startServer over a socket', () => {
     const ui = await fetch(`${server.url}/_/`, { redirect: 'manual' });
     expect(ui.status).toBe(200);
     expect(ui.headers.get('content-security-policy')).toMatch(/default-src 'self'/);
+    expect(await ui.text()).toMatch(/npm run build/);
     const bare = await fetch(`${server.url}/_`, { redirect: 'manual' });
     expect(bare.status).toBe(302);
     await server.close();

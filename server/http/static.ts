@@ -20,6 +20,9 @@ const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Deskbase</title>
 <h1>Deskbase</h1><p>The API is running at <code>/api</code>, but the admin UI has not been built.</p>
 <p>Run <code>npm run build</code> (or <code>npm start</code>, which builds it) and reload.</p></body>`;
 
+const notBuilt = (): Response =>
+  new Response(NOT_BUILT, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': CSP, 'cache-control': 'no-cache' } });
+
 async function fileResponse(path: string, immutable: boolean): Promise<Response | null> {
   try {
     const s = await stat(path);
@@ -43,12 +46,12 @@ export function registerStatic(app: H3, uiDir: string | null): void {
   app.get('/', () => new Response(null, { status: 302, headers: { location: '/_/' } }));
   const serve = async (event: H3Event) => {
     const rel = decodeURIComponent(event.url.pathname.slice('/_/'.length)) || 'index.html';
-    if (uiDir === null) return new Response(NOT_BUILT, { headers: { 'content-type': 'text/html; charset=utf-8' } });
+    if (uiDir === null) return notBuilt();
     const full = normalize(join(uiDir, rel));
     if (!full.startsWith(normalize(uiDir) + sep) && full !== normalize(uiDir)) throw notFound();
     const res = await fileResponse(full, rel.startsWith('assets/'));
     if (res) return res;
-    if (rel === 'index.html') return new Response(NOT_BUILT, { headers: { 'content-type': 'text/html; charset=utf-8' } });
+    if (rel === 'index.html') return notBuilt();
     throw notFound();
   };
   // h3's router matches '/_' and '/_/' alike: redirect only the bare path
