@@ -27,13 +27,9 @@ export class ApiError extends Error {
   }
 }
 
-export interface Page<T> {
-  page: number;
-  perPage: number;
-  totalItems: number;
-  totalPages: number;
-  items: T[];
-}
+// the page envelope is the server's own type (renderer imports nothing from server/ but types)
+export type { Page } from '../server/core/records-read.js';
+import type { Page } from '../server/core/records-read.js';
 
 export interface RecordModel {
   id: string;
