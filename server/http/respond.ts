@@ -1,17 +1,19 @@
 // Small response helpers shared by the routes: JSON with extra headers, 204, and the `fields` picker.
-import type { H3Event } from 'h3';
+import { HTTPResponse, type H3Event } from 'h3';
 import { parseFields, pick } from '../core/pick-fields.js';
 import { queryOf } from './request.js';
 
-export function json(value: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
-  return new Response(JSON.stringify(value), {
+// h3's HTTPResponse (not the global Response) keeps srvx on its direct write path instead of
+// streaming the body.
+export function json(value: unknown, init: { status?: number; headers?: Record<string, string> } = {}): HTTPResponse {
+  return new HTTPResponse(JSON.stringify(value), {
     status: init.status ?? 200,
     headers: { 'content-type': 'application/json; charset=utf-8', ...init.headers },
   });
 }
 
-export function noContent(headers: Record<string, string> = {}): Response {
-  return new Response(null, { status: 204, headers });
+export function noContent(headers: Record<string, string> = {}): HTTPResponse {
+  return new HTTPResponse(null, { status: 204, headers });
 }
 
 /** Applies `?fields=` to one object. */
