@@ -186,3 +186,33 @@ describe('auth-methods', () => {
     expect((await h.req('GET', '/api/collections/posts/auth-methods')).status).toBe(404);
   });
 });
+
+describe('revoking the current cookie session', () => {
+  it('DELETE /sessions/{current id} also removes the cookie', async () => {
+    const origin = { origin: 'http://localhost:8090' };
+    const r = await h.req('POST', '/api/collections/_superusers/auth-with-password', { headers: origin, body: { identity: 'admin@example.com', password: 'correct horse', cookie: true } });
+    const cookie = (r.headers.get('set-cookie') ?? '').split(';')[0];
+    const me = await h.req('GET', '/api/session', { headers: { cookie } });
+    const out = await h.req('DELETE', `/api/sessions/${me.body.id}`, { headers: { cookie, ...origin } });
+    expect(out.status).toBe(204);
+    expect(out.headers.get('set-cookie')).toMatch(/^service_session=; .*Max-Age=0/);
+    expect((await h.req('GET', '/api/session', { headers: { cookie } })).text).toBe('null');
+  });
+});
+
+describe('FailureLimiter', () => {
+  it('blocks after ten failures for the rest of the 15-minute window, then opens again', async () => {
+    const { FailureLimiter, FAILURE_WINDOW_MS } = await import('../server/core/auth.js');
+    let now = 1_000_000;
+    const limiter = new FailureLimiter(() => now);
+    for (let i = 0; i < 9; i++) limiter.fail('a');
+    expect(limiter.blocked('a')).toBe(false);
+    limiter.fail('a');
+    expect(limiter.blocked('a')).toBe(true);
+    expect(limiter.blocked('b')).toBe(false);
+    now += FAILURE_WINDOW_MS - 1;
+    expect(limiter.blocked('a')).toBe(true);
+    now += 1;
+    expect(limiter.blocked('a')).toBe(false);
+  });
+});
