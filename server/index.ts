@@ -4,10 +4,9 @@ import { existsSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { toNodeHandler } from 'h3';
 import { listen, type Listener } from 'listhen';
 import { createCore, type Core } from './core/index.js';
-import { createApp } from './http/app.js';
+import { createNodeHandler } from './http/app.js';
 import { answerClientError } from './http/client-error.js';
 import { openStore, type StoreOptions } from './store/db.js';
 
@@ -88,12 +87,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     log(`Create the first superuser at ${url}`);
     options.onSetupToken?.(token, url);
   };
-  const app = createApp(core, {
+  const handler = createNodeHandler(core, {
     uiDir: options.uiDir === undefined ? defaultUiDir() : options.uiDir,
     verbose: options.verbose,
     log: (entry) => log(JSON.stringify({ time: new Date().toISOString(), ...entry })),
   });
-  const handler = toNodeHandler(app);
 
   let listener: Listener;
   let current = { host, port: options.port ?? 8090 };

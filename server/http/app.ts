@@ -1,5 +1,5 @@
 // The HTTP app: one h3 instance, every error mapped to the spec's envelope here and nowhere else.
-import { H3, HTTPError, type H3Event } from 'h3';
+import { H3, HTTPError, toNodeHandler, type H3Event } from 'h3';
 import { ApiError } from '../errors.js';
 import { FilterError } from '../filter/errors.js';
 import type { Core } from '../core/index.js';
@@ -115,4 +115,9 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
     throw new ApiError(404, 'Not found.');
   });
   return app;
+}
+
+/** The app as a node:http request listener (the server's only contact with h3 outside this folder). */
+export function createNodeHandler(core: Core, options: AppOptions = {}): ReturnType<typeof toNodeHandler> {
+  return toNodeHandler(createApp(core, options));
 }
