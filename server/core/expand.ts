@@ -2,7 +2,7 @@
 // each filtered by its own collection's viewRule with `@request.context = "expand"` (semantics.md §4.3).
 import type { ReadDb } from '../store/db.js';
 import { ruleWhereOrNull } from './access.js';
-import { recordSerializer, sortKeys, viewerOf, type ApiRecord } from './serialize.js';
+import { recordSerializer, viewerOf, type ApiRecord } from './serialize.js';
 import { ident } from './sql-ident.js';
 import type { Collection, RelationField, RequestInfo, Row, SqlValue } from './types.js';
 import { isMultiple } from './types.js';
@@ -93,9 +93,24 @@ function resolveSegment(c: Collection, seg: string, lookup: Lookup): Resolved | 
   };
 }
 
-/** Adds `expand` to each record in place (records are serialized API records of collection c). */
-export function expandRecords(db: ReadDb, c: Collection, records: ApiRecord[], tree: Tree, req: RequestInfo, lookup: Lookup): void {
-  if (tree.size === 0 || records.length === 0) return;
+/** A copy of `record` with `expand` in its alphabetical place among the (already sorted) keys. */
+function withExpand(record: ApiRecord, expand: Record<string, unknown>): ApiRecord {
+  const out: ApiRecord = {};
+  let placed = false;
+  for (const key of Object.keys(record)) {
+    if (!placed && key > 'expand') {
+      out.expand = expand;
+      placed = true;
+    }
+    out[key] = record[key];
+  }
+  if (!placed) out.expand = expand;
+  return out;
+}
+
+/** The records (serialized API records of collection c) with `expand` added where a path was valid. */
+export function expandRecords(db: ReadDb, c: Collection, records: ApiRecord[], tree: Tree, req: RequestInfo, lookup: Lookup): ApiRecord[] {
+  if (tree.size === 0 || records.length === 0) return records;
   const expandReq: RequestInfo = { ...req, context: 'expand' };
   const viewer = viewerOf(req);
   const results = new Map<ApiRecord, Record<string, unknown>>();
@@ -106,8 +121,8 @@ export function expandRecords(db: ReadDb, c: Collection, records: ApiRecord[], t
     anyValid = true;
     const where = ruleWhereOrNull(resolved.target, 'viewRule', expandReq, lookup);
     if (where === null) continue; // a locked viewRule hides the path silently
-    const rows = resolved.load(db, where, records).map(recordSerializer(resolved.target, viewer));
-    expandRecords(db, resolved.target, rows, sub, req, lookup);
+    const loaded = resolved.load(db, where, records).map(recordSerializer(resolved.target, viewer));
+    const rows = expandRecords(db, resolved.target, loaded, sub, req, lookup);
     const byId = new Map(rows.map((r) => [String(r.id), r]));
     for (const parent of records) {
       const value = resolved.attach(parent, byId, rows);
@@ -117,11 +132,6 @@ export function expandRecords(db: ReadDb, c: Collection, records: ApiRecord[], t
       bag[seg] = value;
     }
   }
-  if (!anyValid) return;
-  for (const parent of records) {
-    parent.expand = results.get(parent) ?? {};
-    const sorted = sortKeys(parent);
-    for (const k of Object.keys(parent)) delete parent[k];
-    Object.assign(parent, sorted);
-  }
+  if (!anyValid) return records;
+  return records.map((parent) => withExpand(parent, results.get(parent) ?? {}));
 }

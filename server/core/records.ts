@@ -37,7 +37,7 @@ export function createRecords(store: Store, registry: Registry, sessions: Sessio
   function present(c: Collection, rows: Row[], req: RequestInfo, expand?: string): ApiRecord[] {
     const viewer: Viewer = { ...viewerOf(req), managed: managedIds(c, rows, req) };
     const records = rows.map(recordSerializer(c, viewer));
-    if (expand) expandRecords(store, c, records, parseExpand(expand), req, lookup);
+    if (expand) return expandRecords(store, c, records, parseExpand(expand), req, lookup);
     return records;
   }
 

@@ -68,9 +68,3 @@ function emailShown(c: Collection, row: Row, viewer: Viewer, visibility: Field |
   const visible = visibility ? fromStored(visibility, row[visibility.name]) === true : false;
   return visible || self || viewer.superuser || viewer.managed?.has(String(row.id)) === true;
 }
-
-export function sortKeys(obj: ApiRecord): ApiRecord {
-  const sorted: ApiRecord = {};
-  for (const key of Object.keys(obj).sort()) sorted[key] = obj[key];
-  return sorted;
-}
