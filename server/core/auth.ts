@@ -2,6 +2,7 @@
 // identity, wrong password, failing authRule, blocked account) is the same 400, and costs one hash.
 import { ApiError, badRequest, fieldError, forbidden, notFound, unauthorized, type ErrorData } from '../errors.js';
 import type { Store } from '../store/db.js';
+import { isRecord } from './fields/common.js';
 import { compileFilter } from '../rules/resolver.js';
 import { burnPasswordCheck, verifyPassword } from './passwords.js';
 import type { Registry } from './registry.js';
@@ -87,7 +88,7 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
 
     async signInWithPassword(name: string, body: unknown, req: RequestInfo, userAgent: string): Promise<SignIn> {
       const c = authCollection(name);
-      const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+      const b = isRecord(body) ? body : {};
       const errors: ErrorData = {};
       for (const key of ['identity', 'password'] as const) {
         const v = b[key];

@@ -4,6 +4,7 @@ import { ApiError, fieldError } from '../errors.js';
 import type { ErrorData } from '../errors.js';
 import { checkRule } from '../rules/resolver.js';
 import { defineField } from './fields/index.js';
+import { isRecord } from './fields/common.js';
 import type { Collection, Field, IndexDef, RuleKey } from './types.js';
 import { RULE_KEYS } from './types.js';
 import { ID_PATTERN } from './ids.js';
@@ -16,7 +17,6 @@ export interface InputContext {
   previous?: Collection;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function setError(errors: ErrorData, key: string, code: string, message: string): void {
   errors[key] = fieldError(code, message);
@@ -44,7 +44,7 @@ function normalizeFields(input: unknown[], ctx: InputContext, type: Collection['
   const seenNames = new Set<string>();
   input.forEach((raw, i) => {
     const key = String(i);
-    if (!isObject(raw)) {
+    if (!isRecord(raw)) {
       fieldErrors[key] = fieldError('validation_invalid_value', 'Invalid field definition.');
       return;
     }
@@ -89,7 +89,7 @@ function normalizeIndexes(input: unknown, fields: Field[], ctx: InputContext, co
   const names = new Set<string>();
   input.forEach((raw, i) => {
     const key = String(i);
-    if (!isObject(raw)) {
+    if (!isRecord(raw)) {
       idxErrors[key] = fieldError('validation_invalid_index_expression', 'Invalid index definition.');
       return;
     }
@@ -186,7 +186,7 @@ export interface Defaults {
  * fill every setting; for update, settings left out keep the stored value.
  */
 export function buildCollection(input: unknown, ctx: InputContext & { allCollections(): Collection[] }, defaults: Defaults, now: string): Collection {
-  if (!isObject(input)) throw new ApiError(400, 'Failed to load the submitted data due to invalid formatting.');
+  if (!isRecord(input)) throw new ApiError(400, 'Failed to load the submitted data due to invalid formatting.');
   const prev = ctx.previous;
   const errors: ErrorData = {};
   let type: Collection['type'] = prev?.type ?? 'base';

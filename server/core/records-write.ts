@@ -5,6 +5,7 @@ import type { Store, WriteTx } from '../store/db.js';
 import { compileFilter } from '../rules/resolver.js';
 import { ruleWhere } from './access.js';
 import { autogenerate } from './fields/index.js';
+import { isRecord } from './fields/common.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { isoNow, newId } from './ids.js';
 import { readSubmitted, zeroValue } from './records-values.js';
@@ -18,7 +19,6 @@ import { ident } from './sql-ident.js';
 import type { Collection, RequestInfo, Row, SqlValue } from './types.js';
 import { isSuperuser, SUPERUSERS_ID } from './types.js';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function apiValues(c: Collection, row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -85,7 +85,7 @@ export function createRecordWrites(store: Store, registry: Registry, sessions: S
   async function create(c: Collection, rawBody: unknown, req: RequestInfo, opts: WriteOptions = {}): Promise<Row> {
     const su = opts.system === true || isSuperuser(req.auth);
     if (!su && c.createRule === null) throw onlySuperusers();
-    if (!isObject(rawBody)) throw badRequest('Failed to create record.');
+    if (!isRecord(rawBody)) throw badRequest('Failed to create record.');
     const sub = readSubmitted(c, rawBody, null, su);
     const record: Record<string, unknown> = {};
     for (const f of c.fields) record[f.name] = sub.values.has(f.name) ? sub.values.get(f.name) : zeroValue(f);
@@ -142,7 +142,7 @@ export function createRecordWrites(store: Store, registry: Registry, sessions: S
     if (!su && c.updateRule === null) throw onlySuperusers();
     const stored = getRow(store, c, id);
     if (!stored) throw notFound();
-    if (!isObject(rawBody)) throw badRequest('Failed to update record.');
+    if (!isRecord(rawBody)) throw badRequest('Failed to update record.');
     const current = apiValues(c, stored);
     const sub = readSubmitted(c, rawBody, current, su);
     const ruleReq: RequestInfo = { ...req, body: sub.body };
@@ -179,7 +179,7 @@ export function createRecordWrites(store: Store, registry: Registry, sessions: S
         if (f.onUpdate) { sets.push(`${ident(f.name)} = ?`); params.push(now); }
       } else if (f.type === 'password') {
         if (newHash) { sets.push(`${ident(f.name)} = ?`); params.push(newHash); }
-      } else if (sub.values.has(f.name) || c.id === SUPERUSERS_ID) {
+      } else if (sub.values.has(f.name) || (c.id === SUPERUSERS_ID && f.name === 'verified')) {
         sets.push(`${ident(f.name)} = ?`);
         params.push(toStoredValue(f, next[f.name]));
       }

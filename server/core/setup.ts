@@ -3,6 +3,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError, badRequest, fieldError, notFound, type ErrorData } from '../errors.js';
 import type { Store } from '../store/db.js';
+import { isRecord } from './fields/common.js';
 import { newToken } from './ids.js';
 import type { RecordWrites } from './records-write.js';
 import type { Registry } from './registry.js';
@@ -48,7 +49,7 @@ export function createSetup(store: Store, registry: Registry, writes: RecordWrit
 
     async complete(body: unknown): Promise<Row> {
       if (!required() || completing) throw notFound();
-      const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+      const b = isRecord(body) ? body : {};
       if (!valid(b.token)) {
         issue(); // an expired token is replaced (at most once a minute) so the log has a fresh one
         throw new ApiError(403, 'Invalid or expired setup token. Check the server logs for a new one.');
