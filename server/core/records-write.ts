@@ -12,6 +12,7 @@ import { readSubmitted, zeroValue } from './records-values.js';
 import { getRow, viewRecord } from './records-read.js';
 import { notUniqueErrors, uniqueViolationFields, validateFields, validationContext } from './records-validate.js';
 import { fromStored } from './serialize.js';
+import { validatePassword } from './fields/password.js';
 import { toStoredValue, deleteWithReferences } from './records-cascade.js';
 import type { Registry } from './registry.js';
 import type { Sessions } from './sessions.js';
@@ -41,6 +42,7 @@ function rowSource(c: Collection, values: Record<string, unknown>): { sql: strin
   return { sql: `(SELECT ${cols})`, params: c.fields.map((f) => toStoredValue(f, values[f.name])) };
 }
 
+/** The auth keys `password` and `passwordConfirm`; the password itself is checked by its field's spec. */
 function passwordErrors(sub: { password?: unknown; passwordConfirm?: unknown }, required: boolean, c: Collection): ErrorData {
   const errors: ErrorData = {};
   const given = sub.password !== undefined || sub.passwordConfirm !== undefined;
@@ -49,14 +51,23 @@ function passwordErrors(sub: { password?: unknown; passwordConfirm?: unknown }, 
   const field = c.fields.find((f) => f.type === 'password');
   if (pw === '') errors.password = fieldError('validation_required', 'Cannot be blank.');
   else if (field && field.type === 'password') {
-    const min = field.min || 8;
-    const max = field.max || 71;
-    if (pw.length < min) errors.password = fieldError('validation_min_text_constraint', `Must be at least ${min} character(s).`, { min });
-    else if (pw.length > max) errors.password = fieldError('validation_max_text_constraint', `Must be less than ${max} character(s).`, { max });
+    const problem = validatePassword(pw, field);
+    if (problem) errors.password = problem;
   }
   if (typeof sub.passwordConfirm !== 'string' || sub.passwordConfirm === '') errors.passwordConfirm = fieldError('validation_required', 'Cannot be blank.');
   else if (sub.passwordConfirm !== pw) errors.passwordConfirm = fieldError('validation_values_mismatch', "Values don't match.");
   return errors;
+}
+
+const invalidAuthId = () => fieldError('validation_invalid_auth_id', 'Invalid or duplicated auth record id.');
+
+/** Does a record of another auth collection have this id? (PocketBase cross-checks every auth collection.) */
+function authIdTaken(db: Pick<WriteTx, 'get'>, registry: Registry, c: Collection, id: string): boolean {
+  if (c.type !== 'auth') return false;
+  const others = registry.all().filter((o) => o.type === 'auth' && o.id !== c.id);
+  if (others.length === 0) return false;
+  const sql = others.map((o) => `SELECT 1 AS x FROM ${ident(o.name)} WHERE "id" = ?`).join(' UNION ALL ');
+  return db.get(`${sql} LIMIT 1`, others.map(() => id)) !== undefined;
 }
 
 function throwIfErrors(errors: ErrorData, message: string): void {
@@ -96,7 +107,9 @@ export function createRecordWrites(store: Store, registry: Registry, sessions: S
     for (const f of c.fields) {
       if (f.type === 'text' && f.autogeneratePattern && record[f.name] === '') record[f.name] = autogenerate(f);
     }
-    if (record.id === '' || record.id === undefined) record.id = newId();
+    const generatedId = record.id === '' || record.id === undefined;
+    if (generatedId) record.id = newId();
+    else if (errors.id === undefined && authIdTaken(store, registry, c, String(record.id))) errors.id = invalidAuthId();
     const now = isoNow();
     for (const f of c.fields) if (f.type === 'autodate') record[f.name] = now;
     const ruleReq: RequestInfo = { ...req, body: sub.body };
@@ -125,6 +138,13 @@ export function createRecordWrites(store: Store, registry: Registry, sessions: S
     throwIfErrors(errors, 'Failed to create record.');
     const hash = c.type === 'auth' ? await hashPassword(String(sub.password)) : null;
     await store.write((tx) => {
+      // auth ids are unique across every auth collection (an id names who `@request.auth.id` is): the
+      // check and the insert are one transaction, so no concurrent create can slip in between
+      while (authIdTaken(tx, registry, c, String(record.id))) {
+        if (!generatedId) throw badRequest('Failed to create record.', { id: invalidAuthId() });
+        record.id = newId();
+        ruleQuery = null;
+      }
       checkRule(tx); // the check and the insert are one transaction
       const cols = c.fields.map((f) => ident(f.name));
       const params = c.fields.map((f) => (f.type === 'password' ? hash : toStoredValue(f, record[f.name])));

@@ -1,19 +1,35 @@
 // First-time setup: while no superuser exists, a one-time setup token (printed in the server log,
 // valid one hour, issued at most once a minute) lets POST /setup create the first superuser.
 import { timingSafeEqual } from 'node:crypto';
-import { ApiError, badRequest, fieldError, notFound, type ErrorData } from '../errors.js';
+import { ApiError, badRequest, fieldError, notFound, type ErrorData, type FieldError } from '../errors.js';
 import type { Store } from '../store/db.js';
 import { isRecord } from './fields/common.js';
+import { PASSWORD_MAX, validatePassword } from './fields/password.js';
 import { newToken } from './ids.js';
 import type { RecordWrites } from './records-write.js';
 import type { Registry } from './registry.js';
 import { ident } from './sql-ident.js';
-import type { Row } from './types.js';
+import type { Collection, Row } from './types.js';
 import { SUPERUSERS_ID } from './types.js';
 
 export const SETUP_TOKEN_MS = 60 * 60 * 1000;
 export const SETUP_REISSUE_MS = 60 * 1000;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * The superusers' password field decides (one owner for password rules); the spec reports its length
+ * bounds on POST /setup as `validation_length_out_of_range`.
+ */
+function passwordProblem(su: Collection, password: string): FieldError | null {
+  const field = su.fields.find((f) => f.type === 'password');
+  if (!field || field.type !== 'password') return null;
+  const problem = validatePassword(password, field);
+  if (problem?.code === 'validation_min_text_constraint' || problem?.code === 'validation_max_text_constraint') {
+    const max = field.max > 0 ? field.max : PASSWORD_MAX;
+    return fieldError('validation_length_out_of_range', `The length must be between ${field.min} and ${max}.`);
+  }
+  return problem;
+}
 
 export function createSetup(store: Store, registry: Registry, writes: RecordWrites, onToken: (token: string) => void, now: () => number = Date.now) {
   let current: { token: string; issued: number } | null = null;
@@ -24,11 +40,14 @@ export function createSetup(store: Store, registry: Registry, writes: RecordWrit
     return !su || store.get(`SELECT 1 AS x FROM ${ident(su.name)} LIMIT 1`) === undefined;
   };
 
-  /** Issues a new token unless one was issued less than a minute ago; returns the live token. */
+  /**
+   * Returns the live token, issuing a new one only when there is none or it expired (and never twice
+   * within a minute): the printed link stays valid for its whole hour, whatever anyone sends meanwhile.
+   */
   function issue(): string | null {
     if (!required()) return null;
     const t = now();
-    if (current && t - current.issued < SETUP_REISSUE_MS) return current.token;
+    if (current && t - current.issued < Math.max(SETUP_TOKEN_MS, SETUP_REISSUE_MS)) return current.token;
     current = { token: newToken(), issued: t };
     onToken(current.token);
     return current.token;
@@ -51,7 +70,7 @@ export function createSetup(store: Store, registry: Registry, writes: RecordWrit
       if (!required() || completing) throw notFound();
       const b = isRecord(body) ? body : {};
       if (!valid(b.token)) {
-        issue(); // an expired token is replaced (at most once a minute) so the log has a fresh one
+        issue(); // only an expired token is replaced, so the log has a fresh one
         throw new ApiError(403, 'Invalid or expired setup token. Check the server logs for a new one.');
       }
       const errors: ErrorData = {};
@@ -59,13 +78,14 @@ export function createSetup(store: Store, registry: Registry, writes: RecordWrit
       const password = typeof b.password === 'string' ? b.password : '';
       if (email === '') errors.email = fieldError('validation_required', 'Cannot be blank.');
       else if (email.length > 255 || !EMAIL.test(email)) errors.email = fieldError('validation_is_email', 'Must be a valid email address.');
-      if (password === '') errors.password = fieldError('validation_required', 'Cannot be blank.');
-      else if (password.length < 8 || password.length > 71) {
-        errors.password = fieldError('validation_length_out_of_range', 'The length must be between 8 and 71.');
-      }
-      if (Object.keys(errors).length > 0) throw badRequest('Failed to create superuser.', errors);
       const su = registry.get(SUPERUSERS_ID);
       if (!su) throw notFound();
+      if (password === '') errors.password = fieldError('validation_required', 'Cannot be blank.');
+      else {
+        const problem = passwordProblem(su, password);
+        if (problem) errors.password = problem;
+      }
+      if (Object.keys(errors).length > 0) throw badRequest('Failed to create superuser.', errors);
       completing = true; // two concurrent requests cannot both create a "first" superuser
       try {
         const row = await writes.create(su, { email, password, passwordConfirm: password }, { auth: null, method: 'POST', context: 'default', body: {}, query: {}, headers: {} }, { system: true });

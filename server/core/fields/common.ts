@@ -137,9 +137,13 @@ export function matchesPattern(pattern: string, value: string): boolean {
   }
 }
 
-/** Number of characters as PocketBase counts them (runes, not UTF-16 units). */
-export function runeLength(value: string): number {
+/**
+ * Number of characters as PocketBase counts them (runes, not UTF-16 units). Counting stops once it
+ * passes `stopAfter` (the result is then `stopAfter + 1`), so checking a huge value against a small
+ * maximum costs the maximum, not the value's length.
+ */
+export function runeLength(value: string, stopAfter = Infinity): number {
   let n = 0;
-  for (const _ of value) n++;
+  for (const _ of value) if (++n > stopAfter) break;
   return n;
 }

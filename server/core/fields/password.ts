@@ -1,6 +1,7 @@
 // `password`: the normalised value is the plain password, which is what `validate` checks; the record
 // code hashes it (scrypt, off the event loop) and stores the hash, so `toStored` takes the hash as is.
 // The stored hash never reads back: `fromStored` gives "" as PocketBase's getter does for saved records.
+import type { FieldError } from '../../errors.js';
 import type { FieldBase, PasswordField } from '../types.js';
 import { TEXT_STORAGE } from './casts.js';
 import {
@@ -30,19 +31,21 @@ function define(input: Record<string, unknown>, base: FieldBase, ctx: DefineCont
   return { field, errors: r.errors };
 }
 
+/** The one check of a plain password (records, setup): required, length in characters, pattern. */
+export function validatePassword(value: string, field: PasswordField): FieldError | null {
+  if (value === '') return field.required ? required() : null;
+  const max = field.max > 0 ? field.max : PASSWORD_MAX;
+  const length = runeLength(value, Math.max(max, field.min));
+  if (length < field.min) return err('validation_min_text_constraint', 'Must be at least {min} character(s).', { min: field.min });
+  if (length > max) return err('validation_max_text_constraint', 'Must be less than {max} character(s).', { max });
+  if (field.pattern !== '' && !matchesPattern(field.pattern, value)) return err('validation_invalid_format', 'Invalid value format.');
+  return null;
+}
+
 export const passwordSpec: FieldSpec<'password'> = {
   type: 'password',
   ...TEXT_STORAGE,
   define,
-  validate(value, field) {
-    if (typeof value !== 'string') return unsupportedType();
-    if (value === '') return field.required ? required() : null;
-    const length = runeLength(value);
-    if (length < field.min) return err('validation_min_text_constraint', 'Must be at least {min} character(s).', { min: field.min });
-    const max = field.max > 0 ? field.max : PASSWORD_MAX;
-    if (length > max) return err('validation_max_text_constraint', 'Must be less than {max} character(s).', { max });
-    if (field.pattern !== '' && !matchesPattern(field.pattern, value)) return err('validation_invalid_format', 'Invalid value format.');
-    return null;
-  },
+  validate: (value, field) => (typeof value === 'string' ? validatePassword(value, field) : unsupportedType()),
   fromStored: () => '',
 };

@@ -20,11 +20,11 @@ const RESERVED_PKS = ['CON', 'PRN', 'AUX', 'NUL', ...[1, 2, 3, 4, 5, 6, 7, 8, 9]
 /** PocketBase's ValidatePlainValue: required (always for the primary key), length, pattern, id safety. */
 export function validateText(value: string, field: TextField): FieldError | null {
   if (value === '') return field.required || field.primaryKey ? required() : null;
-  const length = runeLength(value);
+  const max = field.max === 0 ? DEFAULT_TEXT_MAX : field.max;
+  const length = runeLength(value, Math.max(max, field.min));
   if (field.min > 0 && length < field.min) {
     return err('validation_min_text_constraint', 'Must be at least {min} character(s).', { min: field.min });
   }
-  const max = field.max === 0 ? DEFAULT_TEXT_MAX : field.max;
   if (max > 0 && length > max) {
     return err('validation_max_text_constraint', 'Must be no more than {max} character(s).', { max });
   }
