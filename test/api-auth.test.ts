@@ -205,14 +205,22 @@ describe('FailureLimiter', () => {
     const { FailureLimiter, FAILURE_WINDOW_MS } = await import('../server/core/auth.js');
     let now = 1_000_000;
     const limiter = new FailureLimiter(() => now);
-    for (let i = 0; i < 9; i++) limiter.fail('a');
-    expect(limiter.blocked('a')).toBe(false);
-    limiter.fail('a');
-    expect(limiter.blocked('a')).toBe(true);
-    expect(limiter.blocked('b')).toBe(false);
+    const fail = (key: string) => limiter.settle(limiter.reserve(key)!, false);
+    const blocked = (key: string) => {
+      const attempt = limiter.reserve(key);
+      if (attempt) limiter.settle(attempt, true); // a probe that succeeds would reset the count: undo it
+      return attempt === null;
+    };
+    for (let i = 0; i < 9; i++) fail('a');
+    expect(limiter.reserve('a')).not.toBeNull(); // the tenth attempt may run...
+    expect(limiter.reserve('a')).toBeNull(); // ...and while it runs, an eleventh may not
+    now += FAILURE_WINDOW_MS; // (the two reservations above lapse with their window)
+    for (let i = 0; i < 10; i++) fail('a');
+    expect(blocked('a')).toBe(true);
+    expect(blocked('b')).toBe(false);
     now += FAILURE_WINDOW_MS - 1;
-    expect(limiter.blocked('a')).toBe(true);
+    expect(blocked('a')).toBe(true);
     now += 1;
-    expect(limiter.blocked('a')).toBe(false);
+    expect(blocked('a')).toBe(false);
   });
 });

@@ -16,35 +16,55 @@ export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
 
 const failed = () => badRequest('Failed to authenticate.');
 
-/** Ten failures for one account within 15 minutes block it for the rest of that window. */
+interface Window {
+  start: number;
+  /** Failed attempts counted in this window. */
+  failures: number;
+  /** Attempts whose password check is under way: they count as failures until they succeed. */
+  pending: number;
+}
+
+/** An attempt reserved before its password is checked. */
+export interface Attempt {
+  key: string;
+  window: Window;
+}
+
+/**
+ * Ten failures for one account within 15 minutes block it for the rest of that window. An attempt is
+ * reserved before its (asynchronous) password check and counts as a failure until it succeeds, so at
+ * most ten checks run per account per window however many attempts arrive at once; the next one is
+ * refused without checking. A success starts the count again.
+ */
 export class FailureLimiter {
-  private windows = new Map<string, { start: number; count: number }>();
+  private windows = new Map<string, Window>();
   constructor(private now: () => number = Date.now) {}
 
-  blocked(key: string): boolean {
-    const w = this.windows.get(key);
-    if (!w) return false;
-    if (this.now() - w.start >= FAILURE_WINDOW_MS) {
-      this.windows.delete(key);
-      return false;
-    }
-    return w.count >= MAX_FAILURES;
-  }
-
-  fail(key: string): void {
+  /** Reserves one attempt, or null when the account is blocked. */
+  reserve(key: string): Attempt | null {
     const t = this.now();
-    const w = this.windows.get(key);
-    if (!w || t - w.start >= FAILURE_WINDOW_MS) this.windows.set(key, { start: t, count: 1 });
-    else w.count++;
-    if (this.windows.size > 100_000) this.prune(t);
+    let w = this.windows.get(key);
+    if (!w || t - w.start >= FAILURE_WINDOW_MS) {
+      w = { start: t, failures: 0, pending: 0 };
+      this.windows.set(key, w);
+      if (this.windows.size > 100_000) this.prune(t);
+    }
+    if (w.failures + w.pending >= MAX_FAILURES) return null;
+    w.pending++;
+    return { key, window: w };
   }
 
-  succeed(key: string): void {
-    this.windows.delete(key);
+  /** Settles a reserved attempt. Attempts of a window that has since closed change nothing. */
+  settle(attempt: Attempt, ok: boolean): void {
+    const w = attempt.window;
+    w.pending--;
+    if (this.windows.get(attempt.key) !== w) return;
+    if (ok) w.failures = 0;
+    else w.failures++;
   }
 
   private prune(t: number): void {
-    for (const [k, w] of this.windows) if (t - w.start >= FAILURE_WINDOW_MS) this.windows.delete(k);
+    for (const [k, w] of this.windows) if (t - w.start >= FAILURE_WINDOW_MS && w.pending === 0) this.windows.delete(k);
   }
 }
 
@@ -100,19 +120,20 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
       const password = String(b.password);
       const record = findByIdentity(c, identity);
       const key = `${c.id}/${record ? String(record.id) : identity.toLowerCase()}`;
-      if (!record) {
-        await burnPasswordCheck(password);
-        limiter.fail(key);
+      // reserved before any await: concurrent attempts cannot all read the count before one is recorded
+      const attempt = limiter.reserve(key);
+      if (!record || !attempt) {
+        await burnPasswordCheck(password); // a blocked or unknown account costs what a wrong password does
+        if (attempt) limiter.settle(attempt, false);
         throw failed();
       }
-      const blocked = limiter.blocked(key);
-      const ok = await verifyPassword(password, String(record.password ?? ''));
-      if (blocked) throw failed();
-      if (!ok || !passesAuthRule(c, record, req)) {
-        limiter.fail(key);
-        throw failed();
+      let ok = false;
+      try {
+        ok = (await verifyPassword(password, String(record.password ?? ''))) && passesAuthRule(c, record, req);
+      } finally {
+        limiter.settle(attempt, ok);
       }
-      limiter.succeed(key);
+      if (!ok) throw failed();
       const started = await store.write((tx) => sessions.start(tx, c.id, String(record.id), userAgent));
       return { token: started.token, collection: c, record, session: started.session };
     },
