@@ -112,6 +112,9 @@ export function createCollections(store: Store, registry: Registry) {
         } catch (err) {
           ddlFailure(err, next, true);
         }
+        // PocketBase signs everyone out of an auth collection whose authRule changed (it regenerates the
+        // collection's token secret): sessions that may no longer pass the rule end with this change
+        if (next.type === 'auth' && next.authRule !== prev.authRule) tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ?', [prev.id]);
         saveRow(tx, next);
         registry.put(next);
         return next;
