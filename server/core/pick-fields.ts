@@ -1,6 +1,8 @@
 // The `fields` query parameter (semantics.md §4.4): comma-separated keys with dot nesting, `*` for all
 // keys at a depth, and the `:excerpt(max, withEllipsis?)` modifier.
 import { badRequest } from '../errors.js';
+import { excerpt } from './excerpt.js';
+import { setOwn } from './own-keys.js';
 
 interface Node {
   children: Map<string, Node>;
@@ -54,17 +56,6 @@ export function parseFields(param: string): Node | null {
   return root;
 }
 
-const SKIP_TAGS = /<(script|style|svg|img|iframe|noscript|select|textarea|button|object|video|audio)\b[^>]*>[\s\S]*?<\/\1>/gi;
-const BLOCK = /<\/?(p|div|br|li|ul|ol|h[1-6]|tr|td|th|table|section|article|header|footer|blockquote|pre)\b[^>]*>/gi;
-
-export function excerpt(value: unknown, max: number, ellipsis: boolean): unknown {
-  if (typeof value !== 'string') return value;
-  const text = value.replace(SKIP_TAGS, ' ').replace(BLOCK, ' ').replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim();
-  const chars = [...text];
-  if (chars.length <= max) return text;
-  return chars.slice(0, max).join('') + (ellipsis ? '...' : '');
-}
-
 function pickValue(value: unknown, node: Node): unknown {
   if (node.excerpt) return excerpt(value, node.excerpt.max, node.excerpt.ellipsis);
   if (node.children.size === 0) return value;
@@ -76,10 +67,10 @@ function pickValue(value: unknown, node: Node): unknown {
 function pickObject(obj: Record<string, unknown>, node: Node): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const star = node.children.get('*');
-  if (star) for (const [k, v] of Object.entries(obj)) out[k] = pickValue(v, star);
+  if (star) for (const [k, v] of Object.entries(obj)) setOwn(out, k, pickValue(v, star));
   for (const [key, child] of node.children) {
-    if (key === '*' || !(key in obj)) continue;
-    out[key] = pickValue(obj[key], child);
+    if (key === '*' || !Object.hasOwn(obj, key)) continue; // never an inherited `constructor`
+    setOwn(out, key, pickValue(obj[key], child));
   }
   return out;
 }
