@@ -1,5 +1,6 @@
 // `expand`: loads related records in batches (one query per path segment, whatever the page size),
 // each filtered by its own collection's viewRule with `@request.context = "expand"` (semantics.md §4.3).
+import { ApiError } from '../errors.js';
 import type { ReadDb } from '../store/db.js';
 import { ruleWhereOrNull } from './access.js';
 import { recordSerializer, viewerOf, type ApiRecord } from './serialize.js';
@@ -8,6 +9,13 @@ import type { Collection, RelationField, RequestInfo, Row, SqlValue } from './ty
 import { isMultiple } from './types.js';
 
 export const MAX_EXPAND_DEPTH = 6;
+/**
+ * Related records one response may hold, counted as the JSON would repeat them: a record reached
+ * through several parents (or paths) counts each time. Multi-relations that point at each other grow
+ * exponentially with the depth (seven records, each linked to all seven, six levels deep: 7^6 copies,
+ * 225 MB), so the count is kept while the tree is built and the request stops with a 400 at the cap.
+ */
+export const MAX_EXPANDED_RECORDS = 20_000;
 const MAX_BACK_RELATIONS = 1000;
 const CHUNK = 900;
 
@@ -30,15 +38,31 @@ export function parseExpand(param: string): Tree {
   return root;
 }
 
-function fetchRows(db: ReadDb, target: Collection, where: { sql: string; params: SqlValue[] }, cond: string, values: string[]): Row[] {
+/** The 400 past MAX_EXPANDED_RECORDS (a class of its own: after a write, the record is answered unexpanded). */
+export class ExpandTooLarge extends ApiError {
+  constructor() {
+    super(400, `The expand would return more than ${MAX_EXPANDED_RECORDS} related records: expand fewer relations or levels, or ask for a smaller page.`);
+  }
+}
+
+const tooMany = () => new ExpandTooLarge();
+
+/**
+ * Every record an expand loads shows at least once in the response, so the whole expand (all levels
+ * and paths) loads at most MAX_EXPANDED_RECORDS rows: the query asks for one more, which is a 400.
+ */
+function fetchRows(db: ReadDb, target: Collection, where: { sql: string; params: SqlValue[] }, cond: string, values: string[], budget: Budget): Row[] {
   const rows: Row[] = [];
   for (let i = 0; i < values.length; i += CHUNK) {
     const part = values.slice(i, i + CHUNK);
     const marks = part.map(() => '?').join(',');
-    rows.push(...db.all<Row>(
-      `SELECT r.* FROM ${ident(target.name)} AS r WHERE ${cond.replace('%IN%', `(${marks})`)} AND (${where.sql})`,
-      [...part, ...where.params],
-    ));
+    const found = db.all<Row>(
+      `SELECT r.* FROM ${ident(target.name)} AS r WHERE ${cond.replace('%IN%', `(${marks})`)} AND (${where.sql}) LIMIT ?`,
+      [...part, ...where.params, MAX_EXPANDED_RECORDS + 1 - budget.loaded],
+    );
+    budget.loaded += found.length;
+    if (budget.loaded > MAX_EXPANDED_RECORDS) throw tooMany();
+    rows.push(...found);
   }
   return rows;
 }
@@ -47,7 +71,7 @@ interface Resolved {
   target: Collection;
   /** For each parent record, the related records in order. */
   attach(parent: ApiRecord, byId: Map<string, ApiRecord>, rows: ApiRecord[]): ApiRecord | ApiRecord[] | undefined;
-  load(db: ReadDb, where: { sql: string; params: SqlValue[] }, parents: ApiRecord[]): Row[];
+  load(db: ReadDb, where: { sql: string; params: SqlValue[] }, parents: ApiRecord[], budget: Budget): Row[];
 }
 
 function resolveSegment(c: Collection, seg: string, lookup: Lookup): Resolved | null {
@@ -61,7 +85,7 @@ function resolveSegment(c: Collection, seg: string, lookup: Lookup): Resolved | 
     };
     return {
       target,
-      load: (db, where, parents) => fetchRows(db, target, where, 'r."id" IN %IN%', [...new Set(parents.flatMap(idsOf))]),
+      load: (db, where, parents, budget) => fetchRows(db, target, where, 'r."id" IN %IN%', [...new Set(parents.flatMap(idsOf))], budget),
       attach(parent, byId) {
         const found = idsOf(parent).map((id) => byId.get(id)).filter((r): r is ApiRecord => r !== undefined);
         if (found.length === 0) return undefined;
@@ -77,17 +101,30 @@ function resolveSegment(c: Collection, seg: string, lookup: Lookup): Resolved | 
   const multi = isMultiple(back);
   const unique = !multi && target.indexes.some((i) => i.unique && i.fields.length === 1 && i.fields[0] === back.id);
   const col = `r.${ident(back.name)}`;
+  // rows by the parent id they point at, built once per level (not a scan of all rows per parent)
+  const byParent = new WeakMap<ApiRecord[], Map<string, ApiRecord[]>>();
+  const index = (rows: ApiRecord[]): Map<string, ApiRecord[]> => {
+    let map = byParent.get(rows);
+    if (map) return map;
+    map = new Map();
+    for (const r of rows) {
+      const v = r[back.name];
+      for (const pid of new Set(Array.isArray(v) ? v.map(String) : [String(v)])) {
+        const list = map.get(pid);
+        if (!list) map.set(pid, [r]);
+        else if (list.length < MAX_BACK_RELATIONS) list.push(r);
+      }
+    }
+    byParent.set(rows, map);
+    return map;
+  };
   return {
     target,
-    load: (db, where, parents) =>
-      fetchRows(db, target, where, multi ? `EXISTS (SELECT 1 FROM json_each(${col}) WHERE json_each.value IN %IN%)` : `${col} IN %IN%`, parents.map((p) => String(p.id))),
+    load: (db, where, parents, budget) =>
+      fetchRows(db, target, where, multi ? `EXISTS (SELECT 1 FROM json_each(${col}) WHERE json_each.value IN %IN%)` : `${col} IN %IN%`, parents.map((p) => String(p.id)), budget),
     attach(parent, _byId, rows) {
-      const pid = String(parent.id);
-      const found = rows.filter((r) => {
-        const v = r[back.name];
-        return Array.isArray(v) ? v.includes(pid) : v === pid;
-      }).slice(0, MAX_BACK_RELATIONS);
-      if (found.length === 0) return undefined;
+      const found = index(rows).get(String(parent.id));
+      if (found === undefined) return undefined;
       return unique ? found[0] : found;
     },
   };
@@ -108,12 +145,39 @@ function withExpand(record: ApiRecord, expand: Record<string, unknown>): ApiReco
   return out;
 }
 
-/** The records (serialized API records of collection c) with `expand` added where a path was valid. */
+/**
+ * The counts one expand keeps: rows loaded so far, and how many related records each expanded record
+ * holds, counted as the JSON repeats them. Sizes are kept per object (a related record is one object
+ * shared by all its parents), so counting costs what building the tree does, never what writing it out
+ * would.
+ */
+interface Budget {
+  loaded: number;
+  sizes: WeakMap<ApiRecord, number>;
+}
+
+/** The records with `expand` added; throws a 400 once they would hold more than MAX_EXPANDED_RECORDS. */
 export function expandRecords(db: ReadDb, c: Collection, records: ApiRecord[], tree: Tree, req: RequestInfo, lookup: Lookup): ApiRecord[] {
+  const budget: Budget = { loaded: 0, sizes: new WeakMap() };
+  const out = expandLevel(db, c, records, tree, req, lookup, budget);
+  let total = 0;
+  for (const r of out) if ((total += budget.sizes.get(r) ?? 0) > MAX_EXPANDED_RECORDS) throw tooMany();
+  return out;
+}
+
+/** The size of an attached value: each related record, plus what it holds itself. */
+function sizeOf(value: ApiRecord | ApiRecord[], sizes: Budget['sizes']): number {
+  const list = Array.isArray(value) ? value : [value];
+  let n = list.length;
+  for (const r of list) n += sizes.get(r) ?? 0;
+  return n;
+}
+
+function expandLevel(db: ReadDb, c: Collection, records: ApiRecord[], tree: Tree, req: RequestInfo, lookup: Lookup, budget: Budget): ApiRecord[] {
   if (tree.size === 0 || records.length === 0) return records;
   const expandReq: RequestInfo = { ...req, context: 'expand' };
   const viewer = viewerOf(req);
-  const results = new Map<ApiRecord, Record<string, unknown>>();
+  const results = new Map<ApiRecord, Record<string, ApiRecord | ApiRecord[]>>();
   let anyValid = false;
   for (const [seg, sub] of tree) {
     const resolved = resolveSegment(c, seg, lookup);
@@ -121,8 +185,8 @@ export function expandRecords(db: ReadDb, c: Collection, records: ApiRecord[], t
     anyValid = true;
     const where = ruleWhereOrNull(resolved.target, 'viewRule', expandReq, lookup);
     if (where === null) continue; // a locked viewRule hides the path silently
-    const loaded = resolved.load(db, where, records).map(recordSerializer(resolved.target, viewer));
-    const rows = expandRecords(db, resolved.target, loaded, sub, req, lookup);
+    const loaded = resolved.load(db, where, records, budget).map(recordSerializer(resolved.target, viewer));
+    const rows = expandLevel(db, resolved.target, loaded, sub, req, lookup, budget);
     const byId = new Map(rows.map((r) => [String(r.id), r]));
     for (const parent of records) {
       const value = resolved.attach(parent, byId, rows);
@@ -133,5 +197,13 @@ export function expandRecords(db: ReadDb, c: Collection, records: ApiRecord[], t
     }
   }
   if (!anyValid) return records;
-  return records.map((parent) => withExpand(parent, results.get(parent) ?? {}));
+  return records.map((parent) => {
+    const bag = results.get(parent) ?? {};
+    let size = 0;
+    for (const value of Object.values(bag)) size += sizeOf(value, budget.sizes);
+    if (size > MAX_EXPANDED_RECORDS) throw tooMany();
+    const out = withExpand(parent, bag);
+    budget.sizes.set(out, size);
+    return out;
+  });
 }

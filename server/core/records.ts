@@ -3,7 +3,7 @@
 import { notFound } from '../errors.js';
 import type { Store } from '../store/db.js';
 import { compileFilter } from '../rules/resolver.js';
-import { expandRecords, parseExpand } from './expand.js';
+import { expandRecords, ExpandTooLarge, parseExpand } from './expand.js';
 import { listRecords, viewRecord, type ListQuery, type Page } from './records-read.js';
 import { createRecordWrites } from './records-write.js';
 import type { Registry } from './registry.js';
@@ -34,11 +34,21 @@ export function createRecords(store: Store, registry: Registry, sessions: Sessio
     return new Set(found.map((r) => r.id));
   }
 
-  function present(c: Collection, rows: Row[], req: RequestInfo, expand?: string): ApiRecord[] {
+  /**
+   * Rows as the caller sees them, expanded. `written`: the answer to a write (or a sign-in) that is
+   * already committed, where an expand past MAX_EXPANDED_RECORDS leaves the record unexpanded rather
+   * than turn a done write into a 400 (a client would retry it).
+   */
+  function present(c: Collection, rows: Row[], req: RequestInfo, expand?: string, written = false): ApiRecord[] {
     const viewer: Viewer = { ...viewerOf(req), managed: managedIds(c, rows, req) };
     const records = rows.map(recordSerializer(c, viewer));
-    if (expand) return expandRecords(store, c, records, parseExpand(expand), req, lookup);
-    return records;
+    if (!expand) return records;
+    try {
+      return expandRecords(store, c, records, parseExpand(expand), req, lookup);
+    } catch (err) {
+      if (written && err instanceof ExpandTooLarge) return records;
+      throw err;
+    }
   }
 
   return {
@@ -59,13 +69,13 @@ export function createRecords(store: Store, registry: Registry, sessions: Sessio
     async create(name: string, body: unknown, req: RequestInfo, expand?: string): Promise<ApiRecord> {
       const c = collection(name, 'Missing or invalid collection context.');
       const row = await writes.create(c, body, req);
-      return present(c, [row], req, expand)[0];
+      return present(c, [row], req, expand, true)[0];
     },
 
     async update(name: string, id: string, body: unknown, req: RequestInfo, expand?: string): Promise<ApiRecord> {
       const c = collection(name, 'Missing or invalid collection context.');
       const row = await writes.update(c, id, body, req);
-      return present(c, [row], req, expand)[0];
+      return present(c, [row], req, expand, true)[0];
     },
 
     async remove(name: string, id: string, req: RequestInfo): Promise<void> {

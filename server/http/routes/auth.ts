@@ -2,7 +2,8 @@
 import type { H3 } from 'h3';
 import { ApiError } from '../../errors.js';
 import type { Core } from '../../core/index.js';
-import { requestInfo, readBodyObject, param, stateOf } from '../request.js';
+import { requestInfo, param, stateOf } from '../request.js';
+import { AUTH_BODY_BYTES, readBodyObject } from '../body.js';
 import { sameOrigin, sessionCookie } from '../auth.js';
 import { expandParam, json, picked } from '../respond.js';
 
@@ -20,7 +21,7 @@ export function registerAuth(app: H3, core: Core): void {
   });
 
   app.post('/api/collections/:collection/auth-with-password', async (event) => {
-    const body = await readBodyObject(event);
+    const body = await readBodyObject(event, AUTH_BODY_BYTES);
     const cookie = body.cookie === true;
     if (cookie && !sameOrigin(event)) {
       throw new ApiError(400, 'Cookie sign-in requires an Origin header naming this site.');
@@ -28,7 +29,7 @@ export function registerAuth(app: H3, core: Core): void {
     const req = requestInfo(event, body);
     const signIn = await core.auth.signInWithPassword(param(event, 'collection'), body, req, event.req.headers.get('user-agent') ?? '');
     const viewerReq = { ...req, auth: { collection: signIn.collection, record: signIn.record, sessionId: signIn.session.id } };
-    const [record] = core.records.present(signIn.collection, [signIn.record], viewerReq, expandParam(event));
+    const [record] = core.records.present(signIn.collection, [signIn.record], viewerReq, expandParam(event), true);
     const pickedRecord = picked(event, record);
     if (cookie) return json({ record: pickedRecord }, { headers: { 'set-cookie': sessionCookie(signIn.token) } });
     return { token: signIn.token, record: pickedRecord };
@@ -37,7 +38,7 @@ export function registerAuth(app: H3, core: Core): void {
   app.post('/api/collections/:collection/auth-refresh', async (event) => {
     const req = requestInfo(event);
     const { auth } = await core.auth.refresh(param(event, 'collection'), req);
-    const [record] = core.records.present(auth.collection, [auth.record], req, expandParam(event));
+    const [record] = core.records.present(auth.collection, [auth.record], req, expandParam(event), true);
     const state = stateOf(event);
     if (state.viaCookie) {
       // cookie sessions get a renewed cookie and no token; the session row keeps its token hash

@@ -1,0 +1,95 @@
+// `expand` answers are bounded: multi-relations pointing at each other (or posts and comments through a
+// back-relation, round and round) grow exponentially with the depth. Seven records linked to all seven,
+// six levels deep, answered 225 MB after 7 s. The expanded records are counted while the tree is built
+// (a record reached through several parents counts each time, as the JSON repeats it), and past
+// MAX_EXPANDED_RECORDS the request is a 400 before any of it is written out.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_EXPANDED_RECORDS } from '../server/core/expand.js';
+import { harness, type Harness } from './support/harness.js';
+
+let h: Harness;
+let su: string;
+const nodeIds: string[] = [];
+const postIds: string[] = [];
+
+beforeAll(async () => {
+  h = await harness();
+  su = await h.superuser();
+  const nodes = await h.req('POST', '/api/collections', { token: su, body: { name: 'nodes', fields: [{ name: 'name', type: 'text' }], listRule: '', viewRule: '' } });
+  const links = await h.req('PATCH', '/api/collections/nodes', { token: su, body: { fields: [...nodes.body.fields, { name: 'links', type: 'relation', collectionId: nodes.body.id, maxSelect: 99 }] } });
+  expect(links.status, links.text).toBe(200);
+  for (let i = 0; i < 7; i++) nodeIds.push((await h.req('POST', '/api/collections/nodes/records', { token: su, body: { name: `n${i}` } })).body.id);
+  for (const id of nodeIds) await h.req('PATCH', `/api/collections/nodes/records/${id}`, { token: su, body: { links: nodeIds } });
+
+  const posts = await h.req('POST', '/api/collections', { token: su, body: { name: 'posts', fields: [{ name: 'title', type: 'text' }], listRule: '', viewRule: '' } });
+  await h.req('POST', '/api/collections', {
+    token: su, body: { name: 'comments', fields: [{ name: 'post', type: 'relation', collectionId: posts.body.id, maxSelect: 1 }, { name: 'n', type: 'number' }], listRule: '', viewRule: '' },
+  });
+  for (let p = 0; p < 12; p++) {
+    postIds.push((await h.req('POST', '/api/collections/posts/records', { token: su, body: { title: `p${p}` } })).body.id);
+    for (let c = 0; c < 12; c++) await h.req('POST', '/api/collections/comments/records', { token: su, body: { post: postIds[p], n: c } });
+  }
+});
+afterAll(async () => { await h.close(); });
+
+/** Related records in a response, counted as the JSON holds them. */
+function countExpanded(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + countExpanded(v), 0);
+  if (typeof value !== 'object' || value === null) return 0;
+  const expand = (value as { expand?: Record<string, unknown> }).expand ?? {};
+  let n = 0;
+  for (const related of Object.values(expand)) {
+    const list = Array.isArray(related) ? related : [related];
+    n += list.length + list.reduce((m: number, r) => m + countExpanded(r), 0);
+  }
+  return n;
+}
+
+describe('expand is bounded', () => {
+  it('seven nodes linked to all seven: four levels fit (19,600 related records), five and six are a 400', async () => {
+    const four = await h.req('GET', '/api/collections/nodes/records?expand=links.links.links.links');
+    expect(four.status).toBe(200);
+    expect(countExpanded(four.body.items)).toBe(7 * 7 * (1 + 7 * (1 + 7 * (1 + 7))));
+    for (const path of ['links.links.links.links.links', 'links.links.links.links.links.links']) {
+      const r = await h.req('GET', `/api/collections/nodes/records?expand=${path}`);
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({
+        status: 400,
+        message: `The expand would return more than ${MAX_EXPANDED_RECORDS} related records: expand fewer relations or levels, or ask for a smaller page.`,
+        data: {},
+      });
+      expect(r.text.length).toBeLessThan(400);
+    }
+  });
+
+  it('counts every path: two paths that fit alone are refused together', async () => {
+    const view = (expand: string) => h.req('GET', `/api/collections/nodes/records/${nodeIds[0]}?expand=${expand}`);
+    const five = 'links.links.links.links.links'; // 7 × (1 + 2,800) = 19,607 related records
+    const back = 'nodes_via_links.links.links'; // 7 × (1 + 56) = 399
+    expect(countExpanded((await view(five)).body)).toBe(19_607);
+    expect(countExpanded((await view(back)).body)).toBe(399);
+    expect((await view(`${five},${back}`)).status).toBe(400);
+  });
+
+  it('posts and comments round and round through the back-relation: a 400', async () => {
+    const loop = 'comments_via_post.post.comments_via_post.post.comments_via_post.post';
+    const r = await h.req('GET', `/api/collections/posts/records?perPage=100&expand=${loop}`);
+    expect(r.status).toBe(400);
+    // a round trip that fits is answered, each comment under its own post, in order
+    const fits = await h.req('GET', `/api/collections/posts/records/${postIds[3]}?expand=comments_via_post.post`);
+    expect(fits.status).toBe(200);
+    const comments = fits.body.expand.comments_via_post as { n: number; post: string; expand: { post: { id: string } } }[];
+    expect(comments.map((c) => c.n)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    for (const c of comments) expect(c.expand.post.id).toBe(postIds[3]);
+  });
+
+  it('after a write the record is answered, unexpanded: the write is done, a 400 would be a lie', async () => {
+    const six = 'links.links.links.links.links.links';
+    const patched = await h.req('PATCH', `/api/collections/nodes/records/${nodeIds[1]}?expand=${six}`, { token: su, body: { name: 'renamed' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.name).toBe('renamed');
+    expect(patched.body.expand).toBeUndefined();
+    const fits = await h.req('PATCH', `/api/collections/nodes/records/${nodeIds[1]}?expand=links`, { token: su, body: { name: 'n1' } });
+    expect(fits.body.expand.links).toHaveLength(7);
+  });
+});
