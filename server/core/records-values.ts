@@ -3,6 +3,7 @@
 // and stored and what rules see as `@request.body`.
 import { specFor } from './fields/index.js';
 import type { ModifierOp } from './fields/spec.js';
+import { setOwn } from './own-keys.js';
 import type { Collection, Field } from './types.js';
 
 
@@ -56,7 +57,7 @@ export function readSubmitted(c: Collection, raw: Record<string, unknown>, curre
     const value = raw[key];
     if (c.type === 'auth' && (key === 'password' || key === 'passwordConfirm' || key === 'oldPassword')) {
       out[key] = value;
-      body[key] = value;
+      setOwn(body, key, value);
       continue;
     }
     const field = byName.get(key);
@@ -64,7 +65,7 @@ export function readSubmitted(c: Collection, raw: Record<string, unknown>, curre
       if (settable(field)) {
         const v = normalizeValue(field, value);
         values.set(key, v);
-        body[key] = v;
+        setOwn(body, key, v);
       }
       continue;
     }
@@ -80,7 +81,7 @@ export function readSubmitted(c: Collection, raw: Record<string, unknown>, curre
       body[target.name] = next;
       continue;
     }
-    if (!mod) body[key] = value; // arbitrary keys stay visible to rules as @request.body.<key>
+    if (!mod) setOwn(body, key, value); // arbitrary keys stay visible to rules as @request.body.<key>
   }
   return out;
 }

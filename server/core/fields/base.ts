@@ -7,6 +7,12 @@ import { err, isRecord, lengthError, OptionReader, required, runeLength, unsuppo
 
 /** Filter literals and the record's dynamic keys: a field with such a name could never be addressed. */
 export const RESERVED_FIELD_NAMES: readonly string[] = ['null', 'true', 'false', '_rowid_', 'collectionId', 'collectionName', 'expand'];
+/**
+ * Names of Object.prototype's members (`__proto__`, `constructor`, `toString`, ...): records, bodies
+ * and rule inputs are JavaScript objects keyed by field name, where such a key reads an inherited
+ * member or, for `__proto__`, cannot be set at all, so a field with one of these names is refused.
+ */
+export const PROTOTYPE_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
 /** Body keys of auth records that would clash with a field (`validation_reserved_field_name`). */
 export const RESERVED_AUTH_FIELD_NAMES: readonly string[] = ['passwordConfirm', 'oldPassword'];
 
@@ -82,6 +88,7 @@ export function checkName(name: string, collectionType?: CollectionType): FieldE
   if (runeLength(name) > 100) return lengthError(1, 100);
   if (!NAME_RE.test(name)) return err('validation_match_invalid', 'Must be in a valid format.');
   if (RESERVED_FIELD_NAMES.includes(name)) return err('validation_not_in_invalid', 'Must not be in list.');
+  if (PROTOTYPE_NAMES.has(name)) return err('validation_not_in_invalid', 'The name is reserved (a built-in property of JavaScript objects).');
   if (name.toLowerCase().includes('_via_')) return err('validation_found_via', 'The value cannot contain "_via_".');
   if (collectionType === 'auth' && RESERVED_AUTH_FIELD_NAMES.includes(name)) {
     return err('validation_reserved_field_name', 'The field name is reserved and cannot be used.');
