@@ -4,7 +4,8 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../server/index.js';
-import { MAX_BODY_BYTES, MAX_URL_LENGTH } from '../server/http/request.js';
+import { MAX_BODY_BYTES } from '../server/http/body.js';
+import { MAX_URL_LENGTH } from '../server/http/request.js';
 import { http, setupSuperuser } from './fixtures/hardening-http.js';
 
 let server: RunningServer;

@@ -2,7 +2,8 @@
 import type { H3 } from 'h3';
 import type { Core } from '../../core/index.js';
 import { requireSuperuser } from '../auth.js';
-import { listQuery, param, readBodyObject, requestInfo } from '../request.js';
+import { listQuery, param, requestInfo } from '../request.js';
+import { COLLECTION_BODY_BYTES, readBodyObject } from '../body.js';
 import { noContent, picked, pickedPage } from '../respond.js';
 
 export function registerCollections(app: H3, core: Core): void {
@@ -16,11 +17,11 @@ export function registerCollections(app: H3, core: Core): void {
   });
   app.post('/api/collections', async (event) => {
     requireSuperuser(event);
-    return picked(event, await core.collections.create(await readBodyObject(event)));
+    return picked(event, await core.collections.create(await readBodyObject(event, COLLECTION_BODY_BYTES)));
   });
   app.patch('/api/collections/:collection', async (event) => {
     requireSuperuser(event);
-    return picked(event, await core.collections.update(param(event, 'collection'), await readBodyObject(event)));
+    return picked(event, await core.collections.update(param(event, 'collection'), await readBodyObject(event, COLLECTION_BODY_BYTES)));
   });
   app.delete('/api/collections/:collection', async (event) => {
     requireSuperuser(event);

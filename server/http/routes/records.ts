@@ -1,7 +1,8 @@
 // Record CRUD under the collection's rules.
 import type { H3 } from 'h3';
 import type { Core } from '../../core/index.js';
-import { listQuery, param, readBodyObject, requestInfo } from '../request.js';
+import { listQuery, param, requestInfo } from '../request.js';
+import { readBodyObject } from '../body.js';
 import { expandParam, noContent, picked, pickedPage } from '../respond.js';
 
 export function registerRecords(app: H3, core: Core): void {
