@@ -83,6 +83,8 @@ export interface StoreOptions {
   checkpointBytes?: number;
   /** Hears of background checkpoints that failed (the journal still holds everything). Default: stderr. */
   onBackgroundError?: (error: Error) => void;
+  /** Human-readable notices (a damaged journal tail kept aside on open). Default: stderr. */
+  log?: (line: string) => void;
 }
 
 export const DEFAULT_CHECKPOINT_BYTES = 64 * 1024 * 1024;
@@ -99,6 +101,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     checkpointBytes: options.checkpointBytes ?? DEFAULT_CHECKPOINT_BYTES,
     onBackgroundError:
       options.onBackgroundError ?? ((error: Error) => console.error(`store: background checkpoint failed: ${error.message}`)),
+    log: options.log ?? ((line: string) => console.error(line)),
   };
   const dir = options.dir;
   if (dir === null) return new Engine(config, openDatabase(SQL, null, ':memory:'), null);
@@ -108,7 +111,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const counters: JournalCounters = { entries: 0, syncs: 0, bytes: 0 };
     // The journal reports failures to the engine, which does not exist yet (no append can fail before).
     let engine: Engine | null = null;
-    const loaded = await loadState(SQL, dir, counters, (error) => engine?.onJournalFailure(error));
+    const loaded = await loadState(SQL, dir, counters, (error) => engine?.onJournalFailure(error), config.log);
     engine = new Engine(config, loaded.db, { dir, lock, counters, journal: loaded.journal }, loaded.replayed);
     return engine;
   } catch (err) {

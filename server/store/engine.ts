@@ -25,6 +25,7 @@ export interface EngineConfig {
   SQL: SqlJsStatic;
   checkpointBytes: number;
   onBackgroundError: (error: Error) => void;
+  log: (line: string) => void;
 }
 
 interface Durable {
@@ -130,7 +131,7 @@ export class Engine implements Store {
       try {
         await failed.afterFailure();
         await failed.close();
-        this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure));
+        this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log));
         for (const listener of this.reloadListeners) listener();
       } catch (err) {
         await failed.close().catch(() => undefined);
@@ -163,7 +164,7 @@ export class Engine implements Store {
     this.recovering = this.exclusive(async () => {
       try {
         await cutSegment(segmentPath(durable.dir, stopped.seq), stopped.size);
-        this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure));
+        this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log));
         this.broken = null;
         this.stopped = null;
         for (const listener of this.reloadListeners) listener();

@@ -2,9 +2,11 @@
 // order, cut a torn or corrupt tail off the last segment, and reopen that segment for appends. Used on
 // open and after a failed append (so the memory drops what the disk does not hold).
 import { open, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { decodeStatements } from './codec.js';
-import { asError, readWhole } from './files.js';
+import { asError, readWhole, syncDir, writeFully } from './files.js';
 import { createSegment, JournalWriter } from './journal.js';
 import type { ActiveSegment, JournalCounters } from './journal.js';
 import { decodeHeader, FRAME_OVERHEAD, HEADER_SIZE, listSegments, sameSnapshot, scanEntries, snapshotId } from './journal-format.js';
@@ -34,6 +36,7 @@ export async function loadState(
   dir: string,
   counters: JournalCounters,
   onFailure: (error: Error) => void,
+  log: (line: string) => void = () => undefined,
 ): Promise<LoadedState> {
   await removeTempSnapshot(dir);
   const bytes = await readSnapshot(dir);
@@ -42,7 +45,7 @@ export async function loadState(
     const base = snapshotId(bytes);
     const { chain, nextSeq } = await readChain(dir, base);
     const replayed = replay(db, chain);
-    const journal = new JournalWriter(dir, await openActive(dir, chain, nextSeq, base), counters, onFailure);
+    const journal = new JournalWriter(dir, await openActive(dir, chain, nextSeq, base, log), counters, onFailure);
     return { db, journal, replayed };
   } catch (err) {
     db.close();
@@ -183,19 +186,45 @@ export async function cutSegment(path: string, size: number): Promise<void> {
   }
 }
 
-/** Opens the last segment for appends (cutting off a torn tail), or starts the first one. */
-async function openActive(dir: string, chain: ReadSegment[], nextSeq: number, base: SnapshotId): Promise<ActiveSegment> {
+/**
+ * Opens the last segment for appends, or starts the first one. Bytes after the last intact entry (a
+ * write torn by a crash, or damage) are first copied to `journal.<n>.log.damaged-<time>` beside it,
+ * durably, and only then cut off: nothing on disk is destroyed, and the log says what was kept where.
+ */
+async function openActive(dir: string, chain: ReadSegment[], nextSeq: number, base: SnapshotId, log: (line: string) => void): Promise<ActiveSegment> {
   const last = chain.at(-1);
   if (last === undefined) return { handle: await createSegment(dir, nextSeq, base), seq: nextSeq, size: HEADER_SIZE };
   const handle = await open(last.path, 'r+');
   try {
     if (last.end !== last.size) {
+      const aside = await keepTail(handle, last);
       await handle.truncate(last.end);
       await handle.datasync();
+      log(
+        `journal: ${basename(last.path)} held ${last.size - last.end} bytes after its last intact entry (byte ${last.end}; ` +
+          `${last.entries.length} entries replayed): moved them to ${aside} and continued from there`,
+      );
     }
   } catch (err) {
     await handle.close();
     throw err;
   }
   return { handle, seq: last.seq, size: last.end };
+}
+
+/** Copies a segment's bytes past its intact entries to a new file beside it, synced with its folder entry. */
+async function keepTail(handle: FileHandle, segment: ReadSegment): Promise<string> {
+  const tail = Buffer.alloc(segment.size - segment.end);
+  const { bytesRead } = await handle.read(tail, 0, tail.length, segment.end);
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const path = `${segment.path}.damaged-${stamp}`;
+  const out = await open(path, 'wx');
+  try {
+    await writeFully(out, tail.subarray(0, bytesRead), 0);
+    await out.datasync();
+  } finally {
+    await out.close();
+  }
+  await syncDir(dirname(path));
+  return basename(path);
 }
