@@ -8,6 +8,7 @@ import { listen, type Listener } from 'listhen';
 import { createCore, type Core } from './core/index.js';
 import { createNodeHandler } from './http/app.js';
 import { answerClientError } from './http/client-error.js';
+import { hostCheck } from './http/hosts.js';
 import { openStore, type StoreOptions } from './store/db.js';
 
 export interface ServerOptions {
@@ -71,7 +72,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const host = options.host ?? '127.0.0.1';
   let baseUrl = '';
   let pendingToken: string | null = null;
-  const store = await openStore({ ...options.store, dir: options.dir });
+  const store = await openStore({ log, ...options.store, dir: options.dir });
   const core = await createCore(store, {
     onSetupToken(token) {
       if (!baseUrl) {
@@ -91,6 +92,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     uiDir: options.uiDir === undefined ? defaultUiDir() : options.uiDir,
     verbose: options.verbose,
     log: (entry) => log(JSON.stringify({ time: new Date().toISOString(), ...entry })),
+    // the policy follows the binding: loopback names only, or also the machine's own while on the LAN
+    allowHost: hostCheck(() => current.host),
   });
 
   let listener: Listener;

@@ -4,6 +4,7 @@ import { ApiError } from '../errors.js';
 import { FilterError } from '../filter/errors.js';
 import type { Core } from '../core/index.js';
 import { authMiddleware } from './auth.js';
+import { hostCheck } from './hosts.js';
 import { assertUrlLength } from './request.js';
 import { registerAuth } from './routes/auth.js';
 import { registerBackup } from './routes/backup.js';
@@ -20,6 +21,8 @@ export interface AppOptions {
   /** Structured log lines (requests when verbose, and server errors). */
   log?: (entry: Record<string, unknown>) => void;
   verbose?: boolean;
+  /** Whether a Host header names this server (DNS rebinding); by default loopback names only. */
+  allowHost?: (host: string | null) => boolean;
 }
 
 const CORS: Record<string, string> = {
@@ -97,7 +100,10 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
     },
   });
 
+  const allowHost = options.allowHost ?? hostCheck(() => '127.0.0.1');
   app.use((event) => {
+    // before anything reads a cookie or answers: a page on another name must not reach this server
+    if (!allowHost(event.req.headers.get('host'))) throw new ApiError(421, 'The Host header does not name this server.');
     assertUrlLength(event);
     if (event.req.method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS });
     return undefined;
