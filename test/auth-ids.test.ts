@@ -2,8 +2,8 @@
 // (PocketBase's `validation_invalid_auth_id`): signing up in `users` with the id of a `staff` record
 // used to succeed, and that user then passed every `owner = @request.auth.id` rule written for staff.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../server/index.js';
-import { http, setupSuperuser } from './fixtures/hardening-http.js';
+import type { RunningServer } from '../server/index.js';
+import { http, liveServer } from './fixtures/hardening-http.js';
 
 let server: RunningServer;
 let su: string;
@@ -11,8 +11,7 @@ const password = 'password123';
 const body = (email: string, id?: string) => ({ email, password, passwordConfirm: password, ...(id ? { id } : {}) });
 
 beforeAll(async () => {
-  server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined });
-  su = await setupSuperuser(server.url, server.setupToken()!);
+  ({ server, su } = await liveServer());
   for (const name of ['staff', 'members']) {
     const r = await http(server.url, 'POST', '/api/collections', { token: su, body: { name, type: 'auth', createRule: '', listRule: 'id = @request.auth.id', viewRule: 'id = @request.auth.id' } });
     expect(r.status, r.text).toBe(200);

@@ -2,13 +2,12 @@
 // Record writes used to run their own check, which ignored `pattern` and counted UTF-16 units.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../server/index.js';
-import { http, setupSuperuser } from './fixtures/hardening-http.js';
+import { http, liveServer } from './fixtures/hardening-http.js';
 
 let server: RunningServer;
 let su: string;
 beforeAll(async () => {
-  server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined });
-  su = await setupSuperuser(server.url, server.setupToken()!);
+  ({ server, su } = await liveServer());
   const users = (await http(server.url, 'GET', '/api/collections/users', { token: su })).body;
   const fields = users.fields.map((f: { name: string }) => (f.name === 'password' ? { ...f, min: 10, max: 12, pattern: '^\\S*\\d\\S*$' } : f));
   const r = await http(server.url, 'PATCH', '/api/collections/users', { token: su, body: { fields } });

@@ -3,14 +3,13 @@
 // transaction as the change: an unverified user's token no longer works after `verified = true`,
 // instead of working for days. Other collections' sessions are untouched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../server/index.js';
-import { http, setupSuperuser } from './fixtures/hardening-http.js';
+import type { RunningServer } from '../server/index.js';
+import { http, liveServer } from './fixtures/hardening-http.js';
 
 let server: RunningServer;
 let su: string;
 beforeAll(async () => {
-  server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined });
-  su = await setupSuperuser(server.url, server.setupToken()!);
+  ({ server, su } = await liveServer());
   for (const email of ['ann@example.com', 'bob@example.com']) {
     expect((await http(server.url, 'POST', '/api/collections/users/records', { body: { email, password: 'password123', passwordConfirm: 'password123' } })).status).toBe(200);
   }

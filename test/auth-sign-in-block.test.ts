@@ -5,13 +5,12 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FailureLimiter, MAX_FAILURES } from '../server/core/auth.js';
-import { startServer, type RunningServer } from '../server/index.js';
-import { http, setupSuperuser } from './fixtures/hardening-http.js';
+import type { RunningServer } from '../server/index.js';
+import { http, liveServer } from './fixtures/hardening-http.js';
 
 let server: RunningServer;
 beforeAll(async () => {
-  server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined });
-  await setupSuperuser(server.url, server.setupToken()!);
+  ({ server } = await liveServer());
   for (const email of ['ann@example.com', 'bob@example.com']) {
     const r = await http(server.url, 'POST', '/api/collections/users/records', { body: { email, password: 'password123', passwordConfirm: 'password123' } });
     expect(r.status, r.text).toBe(200);

@@ -8,14 +8,13 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_BODY_BYTES, COLLECTION_BODY_BYTES } from '../server/http/body.js';
 import { MAX_BODY_KEYS, MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../server/http/body-shape.js';
-import { startServer, type RunningServer } from '../server/index.js';
-import { http, setupSuperuser } from './fixtures/hardening-http.js';
+import type { RunningServer } from '../server/index.js';
+import { http, liveServer } from './fixtures/hardening-http.js';
 
 let server: RunningServer;
 let su: string;
 beforeAll(async () => {
-  server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined });
-  su = await setupSuperuser(server.url, server.setupToken()!);
+  ({ server, su } = await liveServer());
   const r = await http(server.url, 'POST', '/api/collections', {
     token: su,
     body: {

@@ -3,14 +3,13 @@
 // `__proto__` member could graft inherited keys onto a body. Field names equal to a member of
 // Object.prototype are refused; every other such key is stored as an own property and read as one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../server/index.js';
-import { http, setupSuperuser } from './fixtures/hardening-http.js';
+import type { RunningServer } from '../server/index.js';
+import { http, liveServer } from './fixtures/hardening-http.js';
 
 let server: RunningServer;
 let su: string;
 beforeAll(async () => {
-  server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined });
-  su = await setupSuperuser(server.url, server.setupToken()!);
+  ({ server, su } = await liveServer());
   const r = await http(server.url, 'POST', '/api/collections', {
     token: su,
     body: {

@@ -7,20 +7,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../server/index.js';
 import { scanEntries } from '../server/store/journal-format.js';
-import { crashCopy, segmentFiles, tableIds as ids, useStores } from './fixtures/store-helpers.js';
+import { crashCopy, journalWith as journalWithIds, segmentFiles, tableIds as ids, useStores } from './fixtures/store-helpers.js';
 
-const { dirs, openAt } = useStores();
+const stores = useStores();
+const { dirs, openAt } = stores;
+const journalWith = (entries: string[]) => journalWithIds(stores, entries);
 
-/** A crash copy of a folder whose journal holds CREATE TABLE, then one entry per id. */
-async function journalWith(entries: string[]): Promise<string> {
-  const dir = dirs.make();
-  const store = await openAt(dir);
-  await store.write((tx) => tx.run('CREATE TABLE t (id TEXT PRIMARY KEY, body TEXT)'));
-  for (const id of entries) await store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', [id, `body of ${id}`]));
-  const crashed = dirs.make();
-  crashCopy(dir, crashed);
-  return crashed;
-}
 
 /** Flips a byte inside the entry of `index` (0 is CREATE TABLE); returns where that entry starts. */
 function damageEntry(segment: string, index: number): number {

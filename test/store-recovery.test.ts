@@ -6,20 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { StatementEncoder } from '../server/store/codec.js';
 import { openStore } from '../server/store/db.js';
 import { frameEntry, scanEntries } from '../server/store/journal-format.js';
-import { crashCopy, segmentFiles, startWriter, tableIds as ids, useStores } from './fixtures/store-helpers.js';
+import { crashCopy, journalWith as journalWithIds, segmentFiles, startWriter, tableIds as ids, useStores } from './fixtures/store-helpers.js';
 
-const { dirs, openAt } = useStores();
+const stores = useStores();
+const { dirs, openAt } = stores;
+const journalWith = (entries: string[]) => journalWithIds(stores, entries);
 
-/** A crash copy of a folder whose journal holds: CREATE TABLE, then one entry per id. */
-async function journalWith(entries: string[]): Promise<string> {
-  const dir = dirs.make();
-  const store = await openAt(dir);
-  await store.write((tx) => tx.run('CREATE TABLE t (id TEXT PRIMARY KEY, body TEXT)'));
-  for (const id of entries) await store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', [id, `body of ${id}`]));
-  const crashed = dirs.make();
-  crashCopy(dir, crashed);
-  return crashed;
-}
 
 describe('journal tail damage', () => {
   it.each([
