@@ -65,7 +65,8 @@ class BodyParser {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.current = job;
     const { bytes } = job.message;
-    // the bytes move to the worker without a copy (they are the request's own buffer)
+    // the bytes move to the worker without a copy when they fill their own memory (body.ts copies a
+    // large body into a fresh buffer); otherwise they are copied
     const transfer = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : [];
     (this.worker ??= this.spawn()).postMessage(job.message, transfer);
   }

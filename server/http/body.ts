@@ -105,9 +105,12 @@ function readNode(req: Readable, limit: number, inspect?: (chunk: Uint8Array) =>
   });
 }
 
-/** The chunks as one fresh buffer (its own ArrayBuffer, so it can move to the parser thread). */
+/**
+ * The chunks as one buffer. A body large enough for the parser thread is always a fresh copy, whose
+ * memory can move there without a second copy (a chunk's memory may be shared with other buffers).
+ */
 function join(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1 && chunks[0].byteOffset === 0 && chunks[0].byteLength === chunks[0].buffer.byteLength) return chunks[0];
+  if (chunks.length === 1 && size <= INLINE_BYTES) return chunks[0];
   const out = new Uint8Array(size);
   let at = 0;
   for (const chunk of chunks) {

@@ -55,13 +55,29 @@ function ownNames(): () => Set<string> {
  */
 export function hostCheck(boundHost: () => string): (host: string | null) => boolean {
   const own = ownNames();
-  return (host) => {
-    if (host === null || host === '') return true;
+  // answers by Host header, for the binding they were given under (nearly every request repeats a Host)
+  let answers = new Map<string, boolean>();
+  let answeredFor = '';
+  const decide = (host: string, bound: string): boolean => {
     const name = hostnameOf(host);
     if (name === null) return false;
     if (isLoopback(name)) return true;
-    const bound = boundHost().toLowerCase();
     if (isLoopback(bound.includes(':') && !bound.startsWith('[') ? `[${bound}]` : bound)) return false;
     return own().has(name) || (!ALL_INTERFACES.has(bound) && name === bound);
+  };
+  return (host) => {
+    if (host === null || host === '') return true;
+    const bound = boundHost().toLowerCase();
+    if (bound !== answeredFor || answers.size > 256) {
+      answers = new Map();
+      answeredFor = bound;
+    }
+    let ok = answers.get(host);
+    if (ok === undefined) {
+      ok = decide(host, bound);
+      // a refusal is not kept while on the LAN: the machine's addresses may change (DHCP, a new network)
+      if (ok || isLoopback(bound)) answers.set(host, ok);
+    }
+    return ok;
   };
 }
