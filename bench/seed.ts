@@ -6,7 +6,7 @@ import { isoNow, newId } from '../server/core/ids.js';
 import { hashPassword } from '../server/core/passwords.js';
 import { toStoredValue } from '../server/core/records-cascade.js';
 import { zeroValue } from '../server/core/records-values.js';
-import { ident } from '../server/core/sql-ident.js';
+import { ident } from '../server/filter/sql.js';
 import type { Collection } from '../server/core/types.js';
 import { FILTER_WORD, postContent, prng, TAGS } from './data.js';
 import type { SeedInfo } from './protocol.js';

@@ -1,7 +1,7 @@
 // SQL for collection tables and indexes. Tables are named after the collection, columns after fields.
 import type { WriteTx } from '../store/db.js';
 import { specFor } from './fields/index.js';
-import { ident } from './sql-ident.js';
+import { ident } from '../filter/sql.js';
 import type { Collection, Field, IndexDef } from './types.js';
 import { isMultiple } from './types.js';
 

@@ -2,7 +2,7 @@
 // validated Collection, or a 400 with per-key codes as PocketBase reports them.
 import { ApiError, fieldError } from '../errors.js';
 import type { ErrorData } from '../errors.js';
-import { checkRule } from '../rules/resolver.js';
+import { checkRule } from '../rules/compile.js';
 import { defineField } from './fields/index.js';
 import { isRecord } from './fields/common.js';
 import type { Collection, Field, IndexDef, RuleKey } from './types.js';

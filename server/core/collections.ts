@@ -7,7 +7,7 @@ import { buildCollection, type Defaults } from './collections-input.js';
 import { createCollectionTable, dropIndexes, rebuildTable, createIndexes } from './collections-ddl.js';
 import { newId, isoNow } from './ids.js';
 import type { Registry } from './registry.js';
-import { ident } from './sql-ident.js';
+import { ident } from '../filter/sql.js';
 import type { Collection, Field, RequestInfo } from './types.js';
 import { listCollections } from './collections-list.js';
 import type { ListQuery, Page } from './records-read.js';

@@ -3,7 +3,7 @@
 import type { ReadDb } from '../store/db.js';
 import { ruleWhereOrNull } from './access.js';
 import { recordSerializer, viewerOf, type ApiRecord } from './serialize.js';
-import { ident } from './sql-ident.js';
+import { ident } from '../filter/sql.js';
 import type { Collection, RelationField, RequestInfo, Row, SqlValue } from './types.js';
 import { isMultiple } from './types.js';
 

@@ -1,12 +1,11 @@
 // List and view under the collection's rules, with the client's filter and sort.
-import { badRequest, fieldError, notFound } from '../errors.js';
-import { FilterError } from '../filter/errors.js';
+import { notFound } from '../errors.js';
+import { ident, type CompiledSql } from '../filter/sql.js';
 import type { ReadDb } from '../store/db.js';
-import { compileFilter, compileSort } from '../rules/resolver.js';
-import { ruleWhere, type Where } from './access.js';
-import { ident } from './sql-ident.js';
+import { compileFilter, compileSort } from '../rules/compile.js';
+import { ruleWhere } from './access.js';
+import { compiling } from './filter-errors.js';
 import type { Collection, RequestInfo, Row, SqlValue } from './types.js';
-import { isSuperuser } from './types.js';
 
 export interface ListQuery {
   page: number;
@@ -26,23 +25,10 @@ export interface Page<T> {
 
 type Lookup = (idOrName: string) => Collection | undefined;
 
-/**
- * Compiles the client's `filter` or `sort`. A bad one is PocketBase's generic 400; superusers (the
- * admin UI) also get the parser's message with its position under `data.<param>`.
- */
-function clientSql<T>(param: 'filter' | 'sort', req: RequestInfo, compile: () => T): T {
-  try {
-    return compile();
-  } catch (err) {
-    if (!(err instanceof FilterError)) throw err;
-    const data = isSuperuser(req.auth) ? { [param]: fieldError(`validation_invalid_${param}`, err.message) } : {};
-    throw badRequest(undefined, data);
-  }
-}
-
-function clientWhere(c: Collection, filter: string | undefined, req: RequestInfo, lookup: Lookup): Where | null {
+/** The client's `filter`; a bad one is a 400 (see filter-errors.ts). */
+function clientWhere(c: Collection, filter: string | undefined, req: RequestInfo, lookup: Lookup): CompiledSql | null {
   if (filter === undefined || filter.trim() === '') return null;
-  return clientSql('filter', req, () => compileFilter(filter, { collection: c, alias: 'r', lookup, request: req, mode: 'filter' }));
+  return compiling(() => compileFilter(filter, { collection: c, alias: 'r', lookup, request: req, mode: 'filter' }), { param: 'filter', request: req });
 }
 
 function defaultSort(c: Collection): string {
@@ -52,7 +38,7 @@ function defaultSort(c: Collection): string {
 }
 
 export function listRecords(db: ReadDb, c: Collection, q: ListQuery, req: RequestInfo, lookup: Lookup): Page<Row> {
-  const conds: Where[] = [ruleWhere(c, 'listRule', req, lookup)];
+  const conds: CompiledSql[] = [ruleWhere(c, 'listRule', req, lookup)];
   const fw = clientWhere(c, q.filter, req, lookup);
   if (fw) conds.push(fw);
   const whereSql = conds.filter((w) => w.sql !== '1').map((w) => `(${w.sql})`).join(' AND ') || '1';
@@ -61,7 +47,7 @@ export function listRecords(db: ReadDb, c: Collection, q: ListQuery, req: Reques
   let orderParams: SqlValue[] = [];
   if (q.sort !== undefined && q.sort.trim() !== '') {
     const sort = q.sort;
-    const s = clientSql('sort', req, () => compileSort(sort, { collection: c, alias: 'r', lookup, request: req, mode: 'filter' }));
+    const s = compiling(() => compileSort(sort, { collection: c, alias: 'r', lookup, request: req, mode: 'filter' }), { param: 'sort', request: req });
     orderSql = s.sql ? `${s.sql}, r._rowid_ ASC` : orderSql;
     orderParams = s.params;
   }

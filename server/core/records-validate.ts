@@ -4,7 +4,7 @@ import { fieldError, type ErrorData } from '../errors.js';
 import type { ReadDb } from '../store/db.js';
 import { specFor } from './fields/index.js';
 import type { ValidateContext } from './fields/spec.js';
-import { ident } from './sql-ident.js';
+import { ident } from '../filter/sql.js';
 import type { Collection, Field } from './types.js';
 
 

@@ -2,14 +2,14 @@
 // expanded in batches.
 import { notFound } from '../errors.js';
 import type { Store } from '../store/db.js';
-import { compileFilter } from '../rules/resolver.js';
+import { ruleSql } from './access.js';
 import { expandRecords, parseExpand } from './expand.js';
 import { listRecords, viewRecord, type ListQuery, type Page } from './records-read.js';
 import { createRecordWrites } from './records-write.js';
 import type { Registry } from './registry.js';
 import { recordSerializer, viewerOf, type ApiRecord, type Viewer } from './serialize.js';
 import type { Sessions } from './sessions.js';
-import { ident } from './sql-ident.js';
+import { ident } from '../filter/sql.js';
 import type { Collection, RequestInfo, Row } from './types.js';
 
 export function createRecords(store: Store, registry: Registry, sessions: Sessions) {
@@ -25,7 +25,7 @@ export function createRecords(store: Store, registry: Registry, sessions: Sessio
   /** Ids among `rows` whose manageRule the caller satisfies: managers see emails. */
   function managedIds(c: Collection, rows: Row[], req: RequestInfo): Set<string> | undefined {
     if (c.type !== 'auth' || !c.manageRule || !req.auth || rows.length === 0) return undefined;
-    const w = compileFilter(c.manageRule, { collection: c, alias: 'r', lookup, request: req, mode: 'rule' });
+    const w = ruleSql(c.manageRule, c, req, lookup);
     const ids = rows.map((r) => String(r.id));
     const found = store.all<{ id: string }>(
       `SELECT r."id" AS id FROM ${ident(c.name)} AS r WHERE r."id" IN (${ids.map(() => '?').join(',')}) AND (${w.sql})`,

@@ -7,7 +7,7 @@ import { isRecord } from './fields/common.js';
 import { newToken } from './ids.js';
 import type { RecordWrites } from './records-write.js';
 import type { Registry } from './registry.js';
-import { ident } from './sql-ident.js';
+import { ident } from '../filter/sql.js';
 import type { Row } from './types.js';
 import { SUPERUSERS_ID } from './types.js';
 

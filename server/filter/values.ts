@@ -1,9 +1,9 @@
-// What an operand resolves to. Static values (literals, @request values, macros) are bound parameters
-// whose emptiness is known at compile time, which the `=` / `!=` null normalisation needs (semantics
-// §1.4); everything else is an SQL expression over the filtered row.
-import type { SqlValue } from '../core/types.js';
+// What an operand resolves to: the currency between the language and a resolver. Static values
+// (literals, @request values, macros) are bound parameters whose emptiness is known at compile time,
+// which the `=` / `!=` null normalisation needs (semantics §1.4); everything else is an SQL expression
+// over the filtered row.
 import type { JoinSet } from './joins.js';
-import { EMPTY_TEXT, NULL, param, sql, type Frag } from './sql.js';
+import { EMPTY_TEXT, NULL, param, sql, type Frag, type SqlValue } from './sql.js';
 
 /**
  * - empty:  a static value that is NULL or '' (also a missing @request value);

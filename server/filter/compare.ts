@@ -1,8 +1,8 @@
 // One operator between two built values (semantics §1.3-1.4). `=` / `!=` treat NULL and '' alike unless
 // a side is an exact value (json path, :changed, geoDistance); when one side is a known non-empty static
 // value the comparison is a plain `col = ?`, which SQLite can serve from an index.
-import type { BaseOp } from '../filter/ast.js';
-import { likePattern } from '../filter/like.js';
+import type { BaseOp } from './ast.js';
+import { likePattern } from './like.js';
 import { EMPTY_TEXT, param, sql, type Frag } from './sql.js';
 import type { Value } from './values.js';
 

@@ -1,6 +1,7 @@
-// A resolved path: the joins (hops) that reach the row holding the value, and how to read the value
-// there. Without hops the value is read from the row itself; with single-row hops only (single
-// relations) it is one scalar subquery; with any multi-row hop it reads shared joins (joins.ts).
+// A value reached through a chain of joins, for resolvers: the hops that reach the row holding the
+// value, and how to read the value there. Without hops the value is read from the row itself; with
+// single-row hops only it is one scalar subquery; with any multi-row hop it reads the compilation's
+// shared joins (joins.ts). What a hop joins (a table, json_each...) is the resolver's business.
 import { alias, joinFrags, sql, type Frag } from './sql.js';
 import type { AliasAllocator, JoinSet } from './joins.js';
 import type { Value } from './values.js';
