@@ -10,7 +10,8 @@
 import type { Database, SqlJsStatic } from 'sql.js';
 import type { Row } from '../core/types.js';
 import { StatementEncoder } from './codec.js';
-import type { Params, Store, StoreStats, WriteTx } from './db.js';
+import type { Store, StoreStats, WriteTx } from './contract.js';
+import type { Params } from './statements.js';
 import { asError, errorCode } from './files.js';
 import type { JournalCounters, JournalWriter } from './journal.js';
 import { removeSegmentsBefore, segmentPath, snapshotId } from './journal-format.js';
