@@ -14,7 +14,7 @@ const MATCH_ALL: CompiledSql = { sql: '1', params: [] };
 
 /** A stored rule expression (authRule, manageRule...) over rows aliased `alias`, as this caller sees it. */
 export function ruleSql(rule: string, collection: Collection, req: RequestInfo, lookup: Lookup, alias = 'r'): CompiledSql {
-  return compiling(() => compileFilter(rule, { collection, alias, lookup, request: req, mode: 'rule' }));
+  return compiling(() => compileFilter(rule, { collection, alias, lookup, request: req, mode: 'rule', guard: true }));
 }
 
 /**

@@ -28,7 +28,7 @@ type Lookup = (idOrName: string) => Collection | undefined;
 /** The client's `filter`; a bad one is a 400 (see filter-errors.ts). */
 function clientWhere(c: Collection, filter: string | undefined, req: RequestInfo, lookup: Lookup): CompiledSql | null {
   if (filter === undefined || filter.trim() === '') return null;
-  return compiling(() => compileFilter(filter, { collection: c, alias: 'r', lookup, request: req, mode: 'filter' }), { param: 'filter', request: req });
+  return compiling(() => compileFilter(filter, { collection: c, alias: 'r', lookup, request: req, mode: 'filter', guard: true }), { param: 'filter', request: req });
 }
 
 function defaultSort(c: Collection): string {
@@ -47,7 +47,7 @@ export function listRecords(db: ReadDb, c: Collection, q: ListQuery, req: Reques
   let orderParams: SqlValue[] = [];
   if (q.sort !== undefined && q.sort.trim() !== '') {
     const sort = q.sort;
-    const s = compiling(() => compileSort(sort, { collection: c, alias: 'r', lookup, request: req, mode: 'filter' }), { param: 'sort', request: req });
+    const s = compiling(() => compileSort(sort, { collection: c, alias: 'r', lookup, request: req, mode: 'filter', guard: true }), { param: 'sort', request: req });
     orderSql = s.sql ? `${s.sql}, r._rowid_ ASC` : orderSql;
     orderParams = s.params;
   }

@@ -3,6 +3,7 @@
 import { notFound } from '../errors.js';
 import type { Store } from '../store/db.js';
 import { ruleSql } from './access.js';
+import { underDeadline } from './deadline.js';
 import { expandRecords, parseExpand } from './expand.js';
 import { listRecords, viewRecord, type ListQuery, type Page } from './records-read.js';
 import { createRecordWrites } from './records-write.js';
@@ -12,9 +13,11 @@ import type { Sessions } from './sessions.js';
 import { ident } from '../filter/sql.js';
 import type { Collection, RequestInfo, Row } from './types.js';
 
-export function createRecords(store: Store, registry: Registry, sessions: Sessions) {
+/** Every operation a client drives runs under the request's query budget (deadline.ts). */
+export function createRecords(store: Store, registry: Registry, sessions: Sessions, budgetMs: number) {
   const lookup = registry.lookup;
   const writes = createRecordWrites(store, registry, sessions);
+  const budgeted = <T>(operation: () => T): T => underDeadline(store, budgetMs, operation);
 
   function collection(idOrName: string, message = 'Missing collection context.'): Collection {
     const c = registry.get(idOrName);
@@ -47,29 +50,29 @@ export function createRecords(store: Store, registry: Registry, sessions: Sessio
 
     list(name: string, q: ListQuery, req: RequestInfo, expand?: string): Page<ApiRecord> {
       const c = collection(name);
-      const page = listRecords(store, c, q, req, lookup);
-      return { ...page, items: present(c, page.items, req, expand) };
+      return budgeted(() => {
+        const page = listRecords(store, c, q, req, lookup);
+        return { ...page, items: present(c, page.items, req, expand) };
+      });
     },
 
     view(name: string, id: string, req: RequestInfo, expand?: string): ApiRecord {
       const c = collection(name);
-      return present(c, [viewRecord(store, c, id, req, lookup)], req, expand)[0];
+      return budgeted(() => present(c, [viewRecord(store, c, id, req, lookup)], req, expand)[0]);
     },
 
     async create(name: string, body: unknown, req: RequestInfo, expand?: string): Promise<ApiRecord> {
       const c = collection(name, 'Missing or invalid collection context.');
-      const row = await writes.create(c, body, req);
-      return present(c, [row], req, expand)[0];
+      return budgeted(async () => present(c, [await writes.create(c, body, req)], req, expand)[0]);
     },
 
     async update(name: string, id: string, body: unknown, req: RequestInfo, expand?: string): Promise<ApiRecord> {
       const c = collection(name, 'Missing or invalid collection context.');
-      const row = await writes.update(c, id, body, req);
-      return present(c, [row], req, expand)[0];
+      return budgeted(async () => present(c, [await writes.update(c, id, body, req)], req, expand)[0]);
     },
 
     async remove(name: string, id: string, req: RequestInfo): Promise<void> {
-      await writes.remove(collection(name), id, req);
+      return budgeted(() => writes.remove(collection(name), id, req));
     },
 
     writes,

@@ -12,6 +12,7 @@ import { baseOp, isAnyOp, type Expr, type Group, type GroupItem } from './ast.js
 import { compare } from './compare.js';
 import { JoinSet } from './joins.js';
 import type { CompileScope } from './field-resolver.js';
+import { LIKE_WORK_PER_ROW, needsRowGuard, rowGuard, shapeOf } from './guard.js';
 import { resolveOperand } from './operands.js';
 import { joinFrags, sql, type Frag } from './sql.js';
 
@@ -25,11 +26,20 @@ interface Term {
 interface Build {
   scope: CompileScope;
   joins: JoinSet;
+  /** Guarded only: the LIKE work each `~` term may do on one row (guard.ts). */
+  likeWork?: number;
 }
 
 /** The whole filter: the top-level OR branches each get the EXISTS their joined terms need. */
 export function compileCondition(root: Group, scope: CompileScope): Frag {
-  const state: Build = { scope, joins: new JoinSet(scope.aliases) };
+  if (scope.guard === undefined) return compileBranches({ scope, joins: new JoinSet(scope.aliases) }, root);
+  const shape = shapeOf(root);
+  const likeWork = Math.floor(LIKE_WORK_PER_ROW / Math.max(1, shape.likes));
+  const condition = compileBranches({ scope, joins: new JoinSet(scope.aliases, true), likeWork }, root);
+  return needsRowGuard(shape) ? sql`(${rowGuard(scope.guard.rowid)} AND ${condition})` : condition;
+}
+
+function compileBranches(state: Build, root: Group): Frag {
   const branches = splitOr(root.items).map((chain) => {
     const terms = chain.map((item) => compileItem(state, item));
     const plain = terms.filter((t) => t.joins.size === 0).map((t) => t.sql);
@@ -77,12 +87,12 @@ function compileExpr(state: Build, expr: Expr): Term {
   const op = baseOp(expr.op);
   const joins = new Set<string>();
   state.joins.track(joins);
-  const base = compare(op, { value: left, sql: left.build(state.joins) }, { value: right, sql: right.build(state.joins) });
+  const base = compare(op, { value: left, sql: left.build(state.joins) }, { value: right, sql: right.build(state.joins) }, state.likeWork);
   state.joins.track(null);
   const all = !isAnyOp(expr.op) && ((left.multi && left.anyOnly !== true) || (right.multi && right.anyOnly !== true));
   if (!all) return { sql: base, joins };
   // "All": no value of the path may violate the condition (a NULL comparison is no violation).
-  const fresh = new JoinSet(state.scope.aliases);
-  const check = compare(op, { value: left, sql: left.build(fresh) }, { value: right, sql: right.build(fresh) });
+  const fresh = new JoinSet(state.scope.aliases, state.joins.guarded);
+  const check = compare(op, { value: left, sql: left.build(fresh) }, { value: right, sql: right.build(fresh) }, state.likeWork);
   return { sql: sql`(${base} AND NOT EXISTS (SELECT 1 FROM ${fresh.from()} WHERE NOT (${check})))`, joins };
 }

@@ -14,7 +14,7 @@ function invalidSort(item: SortItem): FilterError {
 }
 
 export function compileOrder(items: readonly SortItem[], scope: CompileScope): Frag {
-  const joins = new JoinSet(scope.aliases);
+  const joins = new JoinSet(scope.aliases, scope.guard !== undefined);
   return joinFrags(items.map((item) => (item.desc ? sql`${sortExpr(scope, joins, item)} DESC` : sql`${sortExpr(scope, joins, item)} ASC`)), ', ');
 }
 
@@ -31,7 +31,7 @@ function sortExpr(scope: CompileScope, shared: JoinSet, item: SortItem): Frag {
   // A literal, macro or request value sorts nothing (PocketBase refuses it too).
   if (value.kind === 'static' || value.kind === 'empty') throw invalidSort(item);
   if (!value.multi) return value.build(shared);
-  const joins = new JoinSet(scope.aliases);
+  const joins = new JoinSet(scope.aliases, shared.guarded);
   const read = value.build(joins);
   return item.desc ? sql`(SELECT MAX(${read}) FROM ${joins.from()})` : sql`(SELECT MIN(${read}) FROM ${joins.from()})`;
 }

@@ -56,10 +56,7 @@ function buildJoined(plan: Plan, joins: JoinSet): Frag {
   let parent = plan.rootAlias;
   for (const hop of plan.hops) {
     const from = parent;
-    parent = joins.join(hop.key, (self) => {
-      const s = hop.source(self, from);
-      return sql` LEFT JOIN ${s.from} AS ${alias(self)} ON ${s.on}`;
-    });
+    parent = joins.join(hop.key, (self) => hop.source(self, from));
   }
   return plan.read(parent);
 }

@@ -43,6 +43,11 @@ export interface CompileContext {
   now?: Date;
   /** Values of `{:name}` placeholders, bound as parameters (server-side filters only). */
   params?: Record<string, unknown>;
+  /**
+   * Check the request's query deadline inside the SQL (filter/guard.ts): what the server does for
+   * everything a request drives. Off, the SQL is the plain translation.
+   */
+  guard?: boolean;
 }
 
 /**
@@ -92,6 +97,9 @@ function checkAccess(src: string, ctx: CompileContext): boolean {
 function scopeOf(ctx: CompileContext, restricted: boolean): CompileScope {
   const aliases = new AliasAllocator();
   const now = ctx.now ?? new Date();
-  const resolver = createRecordResolver({ ...ctx, restricted, aliases, now });
-  return { resolver, aliases, now, params: ctx.params };
+  const guarded = ctx.guard === true;
+  const resolver = createRecordResolver({ ...ctx, restricted, aliases, now, guarded });
+  if (!guarded) return { resolver, aliases, now, params: ctx.params };
+  // A client filter always runs over the collection's table; a rule may run over a one-row subquery.
+  return { resolver, aliases, now, params: ctx.params, guard: { rowid: ctx.mode === 'filter' ? resolver.rowid() : null } };
 }

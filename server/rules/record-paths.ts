@@ -6,6 +6,7 @@ import { FilterError } from '../filter/errors.js';
 import { MAX_RELATION_DEPTH } from '../filter/limits.js';
 import { backRelationHop, eachHop, nonFilterable, relationHops, relationTarget } from './hops.js';
 import { invalidModifier, type Modifier, type Path } from './identifiers.js';
+import { sized } from '../filter/guard.js';
 import { planValue, type Hop, type Plan } from '../filter/paths.js';
 import { alias, column, param, sql, ZERO, type Frag } from '../filter/sql.js';
 import { jsonArray, jsonValue } from './json-sql.js';
@@ -95,13 +96,18 @@ function relationId(walk: Walk, field: Field, key: string, modifier: Modifier | 
 /** `json.a.b.0` → json_extract(col, '$.a.b[0]'), compared without the null fallback. */
 function jsonPath(walk: Walk, field: Field, rest: string[]): Value {
   const path = `$${rest.map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`)).join('')}`;
-  return finish(walk, (a) => sql`json_extract(${jsonValue(column(a, field.name))}, ${param(path)})`, 'exact');
+  return finish(walk, (a) => sql`json_extract(${jsonValue(jsonColumn(walk.scope, a, field))}, ${param(path)})`, 'exact');
+}
+
+/** A json column; guarded, a large value calls the deadline guard before SQLite parses it. */
+function jsonColumn(scope: RecordScope, rowAlias: string, field: Field): Frag {
+  return scope.guarded ? sized(column(rowAlias, field.name)) : column(rowAlias, field.name);
 }
 
 /** The plain value of a field, as the comparison sees it. */
 function readField(scope: RecordScope, collection: Collection, field: Field, rowAlias: string): Frag {
   const col = column(rowAlias, field.name);
-  if (field.type === 'json') return sql`json_extract(${jsonValue(col)}, '$')`;
+  if (field.type === 'json') return sql`json_extract(${jsonValue(jsonColumn(scope, rowAlias, field))}, '$')`;
   // A client cannot probe e-mails their owners keep hidden (PocketBase adds `emailVisibility = TRUE`).
   if (scope.restricted && collection.type === 'auth' && field.name === 'email') {
     return sql`(CASE WHEN ${column(rowAlias, 'emailVisibility')} = 1 THEN ${col} END)`;

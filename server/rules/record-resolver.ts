@@ -25,6 +25,7 @@ export interface RecordResolverOptions {
   restricted: boolean;
   aliases: AliasAllocator;
   now: Date;
+  guarded: boolean;
 }
 
 export function createRecordResolver(options: RecordResolverOptions): FieldResolver {
@@ -35,6 +36,7 @@ export function createRecordResolver(options: RecordResolverOptions): FieldResol
     request: options.request,
     restricted: options.restricted,
     aliases: options.aliases,
+    guarded: options.guarded,
     listRule: (collection, rowAlias, pos) => listRuleCondition(options, collection, rowAlias, pos),
   };
   return {
@@ -61,7 +63,8 @@ function listRuleCondition(parent: RecordResolverOptions, collection: Collection
   if (rule.trim() === '') return null;
   const options: RecordResolverOptions = { ...parent, collection, alias: rowAlias, restricted: false };
   try {
-    return compileCondition(parseFilter(rule), { resolver: createRecordResolver(options), aliases: parent.aliases, now: parent.now });
+    const guard = parent.guarded ? { rowid: null } : undefined;
+    return compileCondition(parseFilter(rule), { resolver: createRecordResolver(options), aliases: parent.aliases, now: parent.now, guard });
   } catch (err) {
     if (!(err instanceof FilterError)) throw err;
     throw new FilterError(`invalid list rule of ${quote(collection.name)} (${err.message})`, pos);

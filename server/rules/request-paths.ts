@@ -102,7 +102,7 @@ function submittedItems(key: string, list: unknown[]): Value {
   return {
     kind: 'column',
     multi: true,
-    build: (joins) => sql`${alias(joins.join(key, (self) => sql` LEFT JOIN json_each(${json}) AS ${alias(self)} ON 1`))}.value`,
+    build: (joins) => sql`${alias(joins.join(key, () => ({ from: sql`json_each(${json})`, on: TRUE })))}.value`,
   };
 }
 

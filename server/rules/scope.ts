@@ -20,6 +20,8 @@ export interface RecordScope {
   /** A client filter or sort from a non-superuser: hidden fields refused, list rules applied to joins. */
   readonly restricted: boolean;
   readonly aliases: AliasAllocator;
+  /** The SQL checks the query deadline (filter/guard.ts): large JSON values call the guard before parsing. */
+  readonly guarded: boolean;
   /**
    * The list rule of a collection a restricted filter joins, compiled against the joined row `alias`:
    * null when the rule is "" (everyone). Throws when the rule is null (superusers only).

@@ -1,6 +1,6 @@
 // The store's interface: what core sees of the database (reads, one write funnel, checkpoints). The
 // Engine implements it; db.ts opens one and is the module the rest of the server imports.
-import type { Row } from '../core/types.js';
+import type { Row, SqlValue } from '../core/types.js';
 import type { Params } from './statements.js';
 
 export interface ReadDb {
@@ -35,7 +35,20 @@ export interface Store extends ReadDb {
    * unacknowledged change), so caches built from the database can be rebuilt.
    */
   onReload(listener: () => void): void;
+  /**
+   * Runs `fn`, and the async work it starts, with a budget of `ms` milliseconds of database time:
+   * past it, a statement that calls `checkDeadline()` (through an SQL function) fails with
+   * QueryTimeoutError. Nested calls keep the outer budget.
+   */
+  withDeadline<T>(ms: number, fn: () => T): T;
+  /** Throws when the budget of the database call running now is spent; a no-op without one. */
+  checkDeadline(): void;
+  /** Registers a scalar SQL function for every statement from now on (kept across reloads). */
+  defineFunction(name: string, fn: SqlFunction): void;
 }
+
+/** A scalar SQL function: arguments as sql.js hands them over (text, number, blob, NULL). */
+export type SqlFunction = (...args: (SqlValue | Uint8Array)[]) => SqlValue;
 
 export interface StoreStats {
   /** Journal entries appended since open: one per write() that ran at least one statement. */
