@@ -12,7 +12,7 @@ import { baseOp, isAnyOp, type Expr, type Group, type GroupItem } from './ast.js
 import { compare } from './compare.js';
 import { JoinSet } from './joins.js';
 import type { CompileScope } from './field-resolver.js';
-import { LIKE_WORK_PER_ROW, needsRowGuard, rowGuard, shapeOf } from './guard.js';
+import { LIKE_WORK_PER_ROW, needsRowGuard, ROW_GUARD, shapeOf } from './guard.js';
 import { resolveOperand } from './operands.js';
 import { joinFrags, sql, type Frag } from './sql.js';
 
@@ -32,11 +32,11 @@ interface Build {
 
 /** The whole filter: the top-level OR branches each get the EXISTS their joined terms need. */
 export function compileCondition(root: Group, scope: CompileScope): Frag {
-  if (scope.guard === undefined) return compileBranches({ scope, joins: new JoinSet(scope.aliases) }, root);
+  if (scope.guard !== true) return compileBranches({ scope, joins: new JoinSet(scope.aliases) }, root);
   const shape = shapeOf(root);
   const likeWork = Math.floor(LIKE_WORK_PER_ROW / Math.max(1, shape.likes));
   const condition = compileBranches({ scope, joins: new JoinSet(scope.aliases, true), likeWork }, root);
-  return needsRowGuard(shape) ? sql`(${rowGuard(scope.guard.rowid)} AND ${condition})` : condition;
+  return needsRowGuard(shape) ? sql`(${ROW_GUARD} AND ${condition})` : condition;
 }
 
 function compileBranches(state: Build, root: Group): Frag {

@@ -22,9 +22,6 @@ export interface CompileScope {
   now: Date;
   /** Values of `{:name}` placeholders (server-side filters only). */
   params?: Record<string, unknown>;
-  /**
-   * Deadline checks in the emitted SQL (guard.ts); none without. `rowid` is the filtered row's rowid
-   * when its source is a table (a cheap sampled row guard), null otherwise (a guard on every row).
-   */
-  guard?: { rowid: Frag | null };
+  /** Deadline checks in the emitted SQL (guard.ts); none without. */
+  guard?: boolean;
 }

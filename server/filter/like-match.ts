@@ -22,6 +22,7 @@ interface Pattern {
 const MAX_PATTERN_BYTES = 50_000;
 const TICK_EVERY = 4096;
 const FOLD_CHUNK = 8192;
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Null when either side is NULL, as in SQL. */
 export function likeMatches(text: unknown, pattern: unknown, tick: () => void): boolean | null {
@@ -48,6 +49,8 @@ function cut(s: string): string {
 function fold(s: string, tick: () => void): string {
   const first = s.search(/[A-Z]/);
   if (first === -1) return s;
+  // toLowerCase is native and, on ASCII, folds exactly A-Z
+  if (!NON_ASCII.test(s)) return s.toLowerCase();
   const parts = [s.slice(0, first)];
   const buf = new Uint16Array(FOLD_CHUNK);
   for (let start = first; start < s.length; start += FOLD_CHUNK) {

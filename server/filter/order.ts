@@ -14,7 +14,7 @@ function invalidSort(item: SortItem): FilterError {
 }
 
 export function compileOrder(items: readonly SortItem[], scope: CompileScope): Frag {
-  const joins = new JoinSet(scope.aliases, scope.guard !== undefined);
+  const joins = new JoinSet(scope.aliases, scope.guard === true);
   return joinFrags(items.map((item) => (item.desc ? sql`${sortExpr(scope, joins, item)} DESC` : sql`${sortExpr(scope, joins, item)} ASC`)), ', ');
 }
 

@@ -97,9 +97,7 @@ function checkAccess(src: string, ctx: CompileContext): boolean {
 function scopeOf(ctx: CompileContext, restricted: boolean): CompileScope {
   const aliases = new AliasAllocator();
   const now = ctx.now ?? new Date();
-  const guarded = ctx.guard === true;
-  const resolver = createRecordResolver({ ...ctx, restricted, aliases, now, guarded });
-  if (!guarded) return { resolver, aliases, now, params: ctx.params };
-  // A client filter always runs over the collection's table; a rule may run over a one-row subquery.
-  return { resolver, aliases, now, params: ctx.params, guard: { rowid: ctx.mode === 'filter' ? resolver.rowid() : null } };
+  const guard = ctx.guard === true;
+  const resolver = createRecordResolver({ ...ctx, restricted, aliases, now, guarded: guard });
+  return guard ? { resolver, aliases, now, params: ctx.params, guard } : { resolver, aliases, now, params: ctx.params };
 }

@@ -63,8 +63,8 @@ function listRuleCondition(parent: RecordResolverOptions, collection: Collection
   if (rule.trim() === '') return null;
   const options: RecordResolverOptions = { ...parent, collection, alias: rowAlias, restricted: false };
   try {
-    const guard = parent.guarded ? { rowid: null } : undefined;
-    return compileCondition(parseFilter(rule), { resolver: createRecordResolver(options), aliases: parent.aliases, now: parent.now, guard });
+    const scope = { resolver: createRecordResolver(options), aliases: parent.aliases, now: parent.now, guard: parent.guarded };
+    return compileCondition(parseFilter(rule), scope);
   } catch (err) {
     if (!(err instanceof FilterError)) throw err;
     throw new FilterError(`invalid list rule of ${quote(collection.name)} (${err.message})`, pos);
