@@ -13,7 +13,7 @@ export interface CoreOptions {
   /** Called with each new setup token (the CLI prints it; the desktop app shows the setup page). */
   onSetupToken?: (token: string) => void;
   now?: () => number;
-  /** Database time one request may use, in ms (QUERY_BUDGET_MS by default). */
+  /** How long a request may hold the event loop in queries, in ms (QUERY_BUDGET_MS by default). */
   queryBudgetMs?: number;
 }
 

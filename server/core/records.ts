@@ -13,7 +13,7 @@ import type { Sessions } from './sessions.js';
 import { ident } from '../filter/sql.js';
 import type { Collection, RequestInfo, Row } from './types.js';
 
-/** Every operation a client drives runs under the request's query budget (deadline.ts). */
+/** Every stretch of work a client drives runs under the query budget (deadline.ts). */
 export function createRecords(store: Store, registry: Registry, sessions: Sessions, budgetMs: number) {
   const lookup = registry.lookup;
   const writes = createRecordWrites(store, registry, sessions);
@@ -61,18 +61,22 @@ export function createRecords(store: Store, registry: Registry, sessions: Sessio
       return budgeted(() => present(c, [viewRecord(store, c, id, req, lookup)], req, expand)[0]);
     },
 
+    // A write's rule checks run before its first await (the one in the write transaction repeats a
+    // check that already passed); the response is built in a stretch of its own.
     async create(name: string, body: unknown, req: RequestInfo, expand?: string): Promise<ApiRecord> {
       const c = collection(name, 'Missing or invalid collection context.');
-      return budgeted(async () => present(c, [await writes.create(c, body, req)], req, expand)[0]);
+      const row = await budgeted(() => writes.create(c, body, req));
+      return budgeted(() => present(c, [row], req, expand)[0]);
     },
 
     async update(name: string, id: string, body: unknown, req: RequestInfo, expand?: string): Promise<ApiRecord> {
       const c = collection(name, 'Missing or invalid collection context.');
-      return budgeted(async () => present(c, [await writes.update(c, id, body, req)], req, expand)[0]);
+      const row = await budgeted(() => writes.update(c, id, body, req));
+      return budgeted(() => present(c, [row], req, expand)[0]);
     },
 
     async remove(name: string, id: string, req: RequestInfo): Promise<void> {
-      return budgeted(() => writes.remove(collection(name), id, req));
+      await budgeted(() => writes.remove(collection(name), id, req));
     },
 
     writes,

@@ -36,12 +36,12 @@ export interface Store extends ReadDb {
    */
   onReload(listener: () => void): void;
   /**
-   * Runs `fn`, and the async work it starts, with a budget of `ms` milliseconds of database time:
-   * past it, a statement that calls `checkDeadline()` (through an SQL function) fails with
-   * QueryTimeoutError. Nested calls keep the outer budget.
+   * Runs the synchronous part of `fn` with a deadline `ms` milliseconds away: past it, a statement that
+   * calls `checkDeadline()` (through an SQL function) fails with QueryTimeoutError. Nested calls keep
+   * the outer deadline.
    */
   withDeadline<T>(ms: number, fn: () => T): T;
-  /** Throws when the budget of the database call running now is spent; a no-op without one. */
+  /** Throws when the deadline of the work running now has passed; a no-op without one. */
   checkDeadline(): void;
   /** Registers a scalar SQL function for every statement from now on (kept across reloads). */
   defineFunction(name: string, fn: SqlFunction): void;
