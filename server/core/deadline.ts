@@ -21,7 +21,7 @@ export function queryTooSlow(budgetMs: number): ApiError {
 
 /** Registers the SQL functions guarded SQL calls. */
 export function installQueryGuards(store: Store): void {
-  for (const [name, fn] of Object.entries(guardFunctions(() => store.checkDeadline()))) store.defineFunction(name, fn);
+  for (const [name, fn] of Object.entries(guardFunctions(store.checkDeadline))) store.defineFunction(name, fn);
 }
 
 /** Runs the synchronous part of a client-driven operation under the budget; running past it is a 400. */

@@ -56,11 +56,17 @@ export class Deadlines {
     }
   }
 
-  /** The guard: throws once the running stretch's budget is spent (SQLite reports it as the statement's error). */
-  check(): void {
+  private calls = 0;
+
+  /**
+   * The guard: throws once the running stretch's budget is spent (SQLite reports it as the statement's
+   * error). It runs for every row of a guarded loop, so it reads the clock on one call in eight: a
+   * call and a clock read cost about the same as the row itself.
+   */
+  check = (): void => {
     const budget = this.active;
-    if (budget === null || performance.now() <= budget.until) return;
+    if (budget === null || (++this.calls & 7) !== 0 || performance.now() <= budget.until) return;
     budget.fired = true;
     throw new Error('query deadline passed');
-  }
+  };
 }

@@ -74,7 +74,7 @@ export class Engine implements Store {
 
   withDeadline = <T>(ms: number, fn: () => T): T => this.deadlines.run(ms, fn);
 
-  checkDeadline = (): void => this.deadlines.check();
+  checkDeadline = this.deadlines.check;
 
   defineFunction = (name: string, fn: SqlFunction): void => {
     this.functions.set(name, fn);
