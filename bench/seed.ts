@@ -43,8 +43,6 @@ function postsDefinition(usersId: string): Record<string, unknown> {
       { id: 'bench_created', name: 'created', type: 'autodate', onCreate: true, onUpdate: false },
       { id: 'bench_updated', name: 'updated', type: 'autodate', onCreate: true, onUpdate: true },
     ],
-    // the default sort is -created: an app with many records indexes it
-    indexes: [{ name: 'idx_posts_created', fields: ['bench_created'] }],
     listRule: '',
     viewRule: '',
     createRule: '@request.auth.id != ""',
