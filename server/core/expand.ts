@@ -2,7 +2,7 @@
 // each filtered by its own collection's viewRule with `@request.context = "expand"` (semantics.md §4.3).
 import type { ReadDb } from '../store/db.js';
 import { ruleWhereOrNull } from './access.js';
-import { recordSerializer, viewerOf, type ApiRecord } from './serialize.js';
+import { recordSerializer, shownFields, viewerOf, type ApiRecord, type Viewer } from './serialize.js';
 import { ident } from '../filter/sql.js';
 import type { Collection, RelationField, RequestInfo, Row, SqlValue } from './types.js';
 import { isMultiple } from './types.js';
@@ -30,13 +30,18 @@ export function parseExpand(param: string): Tree {
   return root;
 }
 
-function fetchRows(db: ReadDb, target: Collection, where: { sql: string; params: SqlValue[] }, cond: string, values: string[]): Row[] {
+/**
+ * The related rows, with only the columns their serializer shows this viewer (a user's password hash
+ * is the longest column of its row, and reading columns is most of what a row costs in sql.js).
+ */
+function fetchRows(db: ReadDb, target: Collection, viewer: Viewer, where: { sql: string; params: SqlValue[] }, cond: string, values: string[]): Row[] {
   const rows: Row[] = [];
+  const columns = shownFields(target, viewer).map((f) => `r.${ident(f.name)}`).join(', ');
   for (let i = 0; i < values.length; i += CHUNK) {
     const part = values.slice(i, i + CHUNK);
     const marks = part.map(() => '?').join(',');
     rows.push(...db.all<Row>(
-      `SELECT r.* FROM ${ident(target.name)} AS r WHERE ${cond.replace('%IN%', `(${marks})`)} AND (${where.sql})`,
+      `SELECT ${columns} FROM ${ident(target.name)} AS r WHERE ${cond.replace('%IN%', `(${marks})`)} AND (${where.sql})`,
       [...part, ...where.params],
     ));
   }
@@ -47,7 +52,7 @@ interface Resolved {
   target: Collection;
   /** For each parent record, the related records in order. */
   attach(parent: ApiRecord, byId: Map<string, ApiRecord>, rows: ApiRecord[]): ApiRecord | ApiRecord[] | undefined;
-  load(db: ReadDb, where: { sql: string; params: SqlValue[] }, parents: ApiRecord[]): Row[];
+  load(db: ReadDb, viewer: Viewer, where: { sql: string; params: SqlValue[] }, parents: ApiRecord[]): Row[];
 }
 
 function resolveSegment(c: Collection, seg: string, lookup: Lookup): Resolved | null {
@@ -61,7 +66,7 @@ function resolveSegment(c: Collection, seg: string, lookup: Lookup): Resolved | 
     };
     return {
       target,
-      load: (db, where, parents) => fetchRows(db, target, where, 'r."id" IN %IN%', [...new Set(parents.flatMap(idsOf))]),
+      load: (db, viewer, where, parents) => fetchRows(db, target, viewer, where, 'r."id" IN %IN%', [...new Set(parents.flatMap(idsOf))]),
       attach(parent, byId) {
         const found = idsOf(parent).map((id) => byId.get(id)).filter((r): r is ApiRecord => r !== undefined);
         if (found.length === 0) return undefined;
@@ -79,8 +84,8 @@ function resolveSegment(c: Collection, seg: string, lookup: Lookup): Resolved | 
   const col = `r.${ident(back.name)}`;
   return {
     target,
-    load: (db, where, parents) =>
-      fetchRows(db, target, where, multi ? `EXISTS (SELECT 1 FROM json_each(${col}) WHERE json_each.value IN %IN%)` : `${col} IN %IN%`, parents.map((p) => String(p.id))),
+    load: (db, viewer, where, parents) =>
+      fetchRows(db, target, viewer, where, multi ? `EXISTS (SELECT 1 FROM json_each(${col}) WHERE json_each.value IN %IN%)` : `${col} IN %IN%`, parents.map((p) => String(p.id))),
     attach(parent, _byId, rows) {
       const pid = String(parent.id);
       const found = rows.filter((r) => {
@@ -121,7 +126,7 @@ export function expandRecords(db: ReadDb, c: Collection, records: ApiRecord[], t
     anyValid = true;
     const where = ruleWhereOrNull(resolved.target, 'viewRule', expandReq, lookup);
     if (where === null) continue; // a locked viewRule hides the path silently
-    const loaded = resolved.load(db, where, records).map(recordSerializer(resolved.target, viewer));
+    const loaded = resolved.load(db, viewer, where, records).map(recordSerializer(resolved.target, viewer));
     const rows = expandRecords(db, resolved.target, loaded, sub, req, lookup);
     const byId = new Map(rows.map((r) => [String(r.id), r]));
     for (const parent of records) {

@@ -4,6 +4,7 @@ import { ensureSystemSchema } from '../store/schema.js';
 import { createAuth, FailureLimiter } from './auth.js';
 import { createCollections } from './collections.js';
 import { installQueryGuards, QUERY_BUDGET_MS } from './deadline.js';
+import { addMissingMaintainedIndexes } from './maintained-indexes.js';
 import { createRecords } from './records.js';
 import { Registry } from './registry.js';
 import { createSessions } from './sessions.js';
@@ -27,6 +28,8 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const sessions = createSessions(store, registry);
   const collections = createCollections(store, registry);
   await store.write((tx) => collections.bootstrap(tx));
+  // data folders made before Deskbase kept an index get it now (nothing is written when none is missing)
+  await store.write((tx) => addMissingMaintainedIndexes(tx, registry.all()));
   const records = createRecords(store, registry, sessions, options.queryBudgetMs ?? QUERY_BUDGET_MS);
   const auth = createAuth(store, registry, sessions, new FailureLimiter(options.now));
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);

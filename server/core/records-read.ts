@@ -5,6 +5,7 @@ import type { ReadDb } from '../store/db.js';
 import { compileFilter, compileSort } from '../rules/compile.js';
 import { ruleWhere } from './access.js';
 import { compiling } from './filter-errors.js';
+import { defaultSortField } from './maintained-indexes.js';
 import type { Collection, RequestInfo, Row, SqlValue } from './types.js';
 
 export interface ListQuery {
@@ -33,8 +34,9 @@ function clientWhere(c: Collection, filter: string | undefined, req: RequestInfo
 
 function defaultSort(c: Collection): string {
   // Deskbase sorts by -created by default when the collection has it (spec); rowid breaks ties so
-  // paging is stable.
-  return c.fields.some((f) => f.name === 'created') ? 'r."created" DESC, r._rowid_ DESC' : 'r._rowid_ ASC';
+  // paging is stable. The maintained index on the field serves exactly this order.
+  const field = defaultSortField(c);
+  return field ? `r.${ident(field.name)} DESC, r._rowid_ DESC` : 'r._rowid_ ASC';
 }
 
 export function listRecords(db: ReadDb, c: Collection, q: ListQuery, req: RequestInfo, lookup: Lookup): Page<Row> {
@@ -53,8 +55,14 @@ export function listRecords(db: ReadDb, c: Collection, q: ListQuery, req: Reques
   }
   const table = ident(c.name);
   const offset = (q.page - 1) * q.perPage;
+  // Sorts and skips on row ids only, then reads the page's full rows (a deferred join): SQLite's
+  // sorter otherwise copies every candidate row whole, and OFFSET walks whole rows (100k posts with
+  // 500-character bodies, sort on an unindexed field: 440 ms against 85 ms; page 3,000 of the
+  // indexed default sort: 4.7 ms against 1.4 ms). CROSS JOIN keeps the ordered ids as the outer
+  // loop, so rows come out in their order; a LIMIT subquery is never flattened into a join.
   const items = db.all<Row>(
-    `SELECT r.* FROM ${table} AS r WHERE ${whereSql} ORDER BY ${orderSql} LIMIT ? OFFSET ?`,
+    `SELECT r.* FROM (SELECT r._rowid_ AS k FROM ${table} AS r WHERE ${whereSql} ORDER BY ${orderSql} LIMIT ? OFFSET ?) AS p ` +
+      `CROSS JOIN ${table} AS r ON r._rowid_ = p.k`,
     [...whereParams, ...orderParams, q.perPage, offset],
   );
   let totalItems = -1;
