@@ -4,7 +4,9 @@ import { FILTER_WORD, postContent, prng } from './data.js';
 import type { CapturedResponse, SeedInfo } from './protocol.js';
 import { routeKey } from './protocol.js';
 
-export type CaseId = 'view' | 'list' | 'listSkipTotal' | 'listFilter' | 'listExpand' | 'create' | 'signIn';
+export type CaseId =
+  | 'view' | 'list' | 'listSkipTotal' | 'listFilter' | 'listExpand' | 'listExpandMulti' | 'listSortTitle' | 'listDeepPage'
+  | 'create' | 'signIn';
 
 export interface HttpCase {
   id: CaseId;
@@ -19,6 +21,9 @@ const RECORDS = '/api/collections/posts/records';
 
 export const listPath = (query: Record<string, string>): string => `${RECORDS}?${new URLSearchParams({ page: '1', perPage: '30', ...query })}`;
 
+/** A page nine tenths of the way through the default order: page 3,000 of 100,000 posts. */
+export const deepPage = (posts: number): number => Math.max(1, Math.round((0.9 * posts) / 30));
+
 /** The body of a create as a signed-in user: a ~500-character post by that user. */
 export function createBody(info: SeedInfo): string {
   return JSON.stringify({ ...postContent(prng(7)), author: info.userIds[0] });
@@ -31,6 +36,14 @@ export function httpCases(info: SeedInfo): Record<CaseId, HttpCase> {
     listSkipTotal: { id: 'listSkipTotal', label: 'list 30, skipTotal', method: 'GET', paths: [listPath({ skipTotal: '1' })] },
     listFilter: { id: 'listFilter', label: `list 30, filter title ~ '${FILTER_WORD}'`, method: 'GET', paths: [listPath({ filter: `title ~ '${FILTER_WORD}'` })] },
     listExpand: { id: 'listExpand', label: 'list 30, expand=author', method: 'GET', paths: [listPath({ expand: 'author' })] },
+    listExpandMulti: {
+      id: 'listExpandMulti', label: 'list 30, expand=coauthors (multiple relation)', method: 'GET', paths: [listPath({ expand: 'coauthors' })],
+    },
+    listSortTitle: { id: 'listSortTitle', label: 'list 30, sort=title (unindexed text)', method: 'GET', paths: [listPath({ sort: 'title' })] },
+    listDeepPage: {
+      id: 'listDeepPage', label: `list 30, page ${deepPage(info.postsCount).toLocaleString('en')} (default sort)`, method: 'GET',
+      paths: [listPath({ page: String(deepPage(info.postsCount)) })],
+    },
     create: {
       id: 'create', label: 'create (signed-in user, durable)', method: 'POST', paths: [RECORDS],
       bodies: [createBody(info)], headers: { authorization: `Bearer ${info.userToken}` },

@@ -20,6 +20,9 @@ export interface Settings {
   log: (line: string) => void;
 }
 
+/** The cases run on the main data set beside the ceiling (the others run in the scale phase). */
+export type MainCaseId = Exclude<CaseId, 'listSortTitle' | 'listDeepPage'>;
+
 export interface SideBySide {
   label: string;
   posts: number;
@@ -33,6 +36,13 @@ export interface SignInUnderLoad {
   view: LoadResult;
   idleViewP99: number;
   factor: number;
+}
+
+/** The same list with and without `expand=author`, alternating on one server (their ratio is a target). */
+export interface ExpandCost {
+  list: Measured;
+  expand: Measured;
+  ratio: number;
 }
 
 export interface Target {
@@ -59,7 +69,7 @@ async function loadWithCpu(s: Settings, t: Target, seconds: number, connections:
   return { run, cpuUs: after.user + after.system - before.user - before.system };
 }
 
-const MAIN_CASES: CaseId[] = ['view', 'list', 'listSkipTotal', 'listFilter', 'listExpand', 'create', 'signIn'];
+const MAIN_CASES: MainCaseId[] = ['view', 'list', 'listSkipTotal', 'listFilter', 'listExpand', 'listExpandMulti', 'create', 'signIn'];
 
 export function load(s: Settings, url: string, c: HttpCase, seconds = s.seconds, connections = s.connections): Promise<LoadRun> {
   return runLoad({ url, method: c.method, paths: c.paths, bodies: c.bodies, headers: c.headers, connections, seconds });
@@ -95,7 +105,13 @@ export async function alternate(s: Settings, a: Target, b: Target, connections =
 export const fmtResult = (r: LoadResult): string =>
   `${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${r.errors + r.non2xx > 0 ? ` (${r.errors} errors, ${r.non2xx} non-2xx)` : ''}`;
 
-export async function runMain(s: Settings, dir: string, children: Set<Child>): Promise<{ cases: Record<CaseId, SideBySide>; signInUnderLoad: SignInUnderLoad }> {
+export interface MainResults {
+  cases: Record<MainCaseId, SideBySide>;
+  expandCost: ExpandCost;
+  signInUnderLoad: SignInUnderLoad;
+}
+
+export async function runMain(s: Settings, dir: string, children: Set<Child>): Promise<MainResults> {
   const deskbase = track(children, spawnChild(s.profileDir));
   const info = await deskbase.call<SeedInfo>({ op: 'seed', dir: join(dir, 'main'), posts: s.mainPosts, users: s.users }, 300_000);
   s.log(`seeded ${info.postsCount} posts in ${info.seedMs.toFixed(0)} ms`);
@@ -103,13 +119,17 @@ export async function runMain(s: Settings, dir: string, children: Set<Child>): P
   const routes = await captureRoutes(info.url, MAIN_CASES.map((id) => cases[id]));
   const ceiling = track(children, spawnChild(null));
   const { url: ceilingUrl } = await ceiling.call<{ url: string }>({ op: 'ceiling', routes });
-  const out = {} as Record<CaseId, SideBySide>;
+  const out = {} as Record<MainCaseId, SideBySide>;
   for (const id of MAIN_CASES) {
     const c = cases[id];
     const [d, k] = await alternate(s, { url: info.url, c, child: deskbase }, { url: ceilingUrl, c, child: ceiling });
     out[id] = { label: c.label, posts: info.postsCount, deskbase: d, ceiling: k, ratio: d.rps / k.rps };
     s.log(`${c.label}: Deskbase ${fmtResult(d)} | ceiling ${fmtResult(k)} | ratio ${(100 * d.rps / k.rps).toFixed(0)}%`);
   }
+  // both were warmed up as cases above; measured against each other, not at different times
+  const [list, expand] = await alternate({ ...s, warmupSeconds: 0 }, { url: info.url, c: cases.list, child: deskbase }, { url: info.url, c: cases.listExpand, child: deskbase });
+  const expandCost = { list, expand, ratio: expand.rps / list.rps };
+  s.log(`list ${fmtResult(list)} | same with expand=author ${fmtResult(expand)} | ratio ${(100 * expandCost.ratio).toFixed(0)}%`);
   // views alone, then views and sign-ins at once (each with its own connections) on the same server
   const idleViewP99 = figures(await load(s, info.url, cases.view)).p99;
   const [signInRun, viewRun] = await Promise.all([load(s, info.url, cases.signIn), load(s, info.url, cases.view)]);
@@ -118,7 +138,7 @@ export async function runMain(s: Settings, dir: string, children: Set<Child>): P
   s.log(`views while signing in: ${fmtResult(view)}; sign-ins ${fmtResult(signIn)}`);
   await stop(children, ceiling);
   await stop(children, deskbase);
-  return { cases: out, signInUnderLoad: { signIn, view, idleViewP99, factor: view.p99 / idleViewP99 } };
+  return { cases: out, expandCost, signInUnderLoad: { signIn, view, idleViewP99, factor: view.p99 / idleViewP99 } };
 }
 
 export function track(children: Set<Child>, child: Child): Child {

@@ -6,7 +6,8 @@
 //
 // --ceiling profiles the ceiling server (replaying Deskbase's answers) instead, for comparison.
 // --keep writes the .cpuprofile to FILE (Chrome DevTools and speedscope open it).
-// Cases: view, list, listSkipTotal, listFilter, listExpand, create, signIn.
+// Cases: view, list, listSkipTotal, listFilter, listExpand, listExpandMulti, listSortTitle, listDeepPage (page
+// 3,000 at --posts 100000), create, signIn.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

@@ -1,13 +1,11 @@
 // The bench's output: one table (Deskbase beside the ceiling, then scale figures) and the targets of
 // the issue, each with its measured value and whether it is met.
-import type { CaseId } from './cases.js';
+import { deepPage } from './cases.js';
 import type { LoadResult } from './load.js';
-import type { Measured, SideBySide, SignInUnderLoad } from './phases.js';
+import type { MainResults, Measured } from './phases.js';
 import type { LargeFigures, ScalePoint } from './scale.js';
 
-export interface BenchResults {
-  cases: Record<CaseId, SideBySide>;
-  signInUnderLoad: SignInUnderLoad;
+export interface BenchResults extends MainResults {
   small: ScalePoint;
   large: LargeFigures;
 }
@@ -42,6 +40,9 @@ export function mainTable(results: BenchResults): string[] {
   const rows = Object.values(results.cases).map((c) => [c.label, ...withCpu(c.deskbase), ...withCpu(c.ceiling), pct(c.ratio)]);
   const u = results.signInUnderLoad;
   rows.push([`view while sign-ins run (${num(u.signIn.rps, 1)} sign-ins/s)`, ...cells(u.view), '', '', '', '', '', `p99 ${num(u.factor, 2)}x idle (${num(u.idleViewP99, 2)} ms)`]);
+  const e = results.expandCost;
+  rows.push(['list 30 with totals, alternating with the next', ...withCpu(e.list), '', '', '', '', '']);
+  rows.push(['same list, expand=author', ...withCpu(e.expand), '', '', '', '', `${pct(e.ratio)} of the list's rate`]);
   return table([header, ...rows]);
 }
 
@@ -57,6 +58,8 @@ export function scaleTable(results: BenchResults): string[] {
     ['journal entries per fdatasync (group commit)', num(small.entriesPerSync, 1), num(large.entriesPerSync, 1), ''],
     row('list 30 with totals (1 connection)', small.list, large.list, lat),
     row('list 30, unindexed ~ filter (1 connection)', small.listFilter, large.listFilter, lat),
+    row('list 30, sort=title, unindexed (1 connection)', small.listSortTitle, large.listSortTitle, lat),
+    row(`list 30, page ${deepPage(small.posts)} / ${deepPage(large.posts).toLocaleString('en')} (1 connection)`, small.listDeepPage, large.listDeepPage, lat),
     ['start-up (startServer / process spawn to ready)', '', `${num(large.start.startMs)} ms / ${num(large.spawnToReadyMs)} ms`, ''],
     ['RSS after start / after load', '', `${num(large.start.rssBytes / MB)} MB / ${num(large.memoryAfterLoad.rssBytes / MB)} MB`, ''],
     ['checkpoint', '', `${num(large.checkpointMs)} ms`, ''],
@@ -69,6 +72,7 @@ export function targets(r: BenchResults): Target[] {
   const large = `${Math.round(r.large.posts / 1000)}k`;
   const small = `${Math.round(r.small.posts / 1000)}k`;
   const rssMax = Math.max(r.large.start.rssBytes, r.large.memoryAfterLoad.rssBytes);
+  const expandRatio = r.expandCost.ratio;
   return [
     t('view by id vs ceiling', '>= 50%', pct(r.cases.view.ratio), r.cases.view.ratio >= 0.5),
     t('list 30 with totals vs ceiling', '>= 35%', pct(r.cases.list.ratio), r.cases.list.ratio >= 0.35),
@@ -79,6 +83,10 @@ export function targets(r: BenchResults): Target[] {
     t(`start-up at ${large} (startServer)`, '< 2000 ms', `${num(r.large.start.startMs)} ms`, r.large.start.startMs < 2000),
     t(`RSS at ${large}`, '< 400 MB', `${num(rssMax / MB)} MB`, rssMax < 400 * MB),
     t(`unindexed ~ filter p50 at ${large}`, '<= 30 ms', `${num(r.large.listFilter.p50, 1)} ms`, r.large.listFilter.p50 <= 30),
+    t(`default-sorted list 30 p50 at ${large}`, '<= 2 ms', `${num(r.large.list.p50, 2)} ms`, r.large.list.p50 <= 2),
+    t(`page ${deepPage(r.large.posts).toLocaleString('en')} p50 at ${large}`, '<= 10 ms', `${num(r.large.listDeepPage.p50, 2)} ms`, r.large.listDeepPage.p50 <= 10),
+    t(`sort on unindexed text p50 at ${large}`, '<= 40 ms', `${num(r.large.listSortTitle.p50, 1)} ms`, r.large.listSortTitle.p50 <= 40),
+    t('list 30 expand=author vs without', '>= 60%', pct(expandRatio), expandRatio >= 0.6),
   ];
 }
 

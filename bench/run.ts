@@ -55,7 +55,9 @@ const METHOD = [
   '10 keep-alive connections, 1 s warm-up each, then Deskbase and the ceiling alternate in 5 slices',
   '(pooled), so background load weighs on both alike; the servers and autocannon share the cores.',
   'Latencies: per response, in ms. CPU µs/req: the server process\'s CPU time (all threads) per 2xx answer.',
+  'The list with and without expand=author also alternate with each other on the same server (their ratio).',
   'Sign-in under load: sign-ins and views, 10 connections each, at once.',
+  'Scale: the small and the large data set alternate; list latencies on 1 connection for at most 3 s each.',
 ];
 
 async function main(): Promise<void> {

@@ -6,7 +6,7 @@ import { isoNow, newId } from '../server/core/ids.js';
 import { hashPassword } from '../server/core/passwords.js';
 import { toStoredValue } from '../server/core/records-cascade.js';
 import { zeroValue } from '../server/core/records-values.js';
-import { ident } from '../server/core/sql-ident.js';
+import { ident } from '../server/filter/sql.js';
 import type { Collection } from '../server/core/types.js';
 import { FILTER_WORD, postContent, prng, TAGS } from './data.js';
 import type { SeedInfo } from './protocol.js';
@@ -30,7 +30,10 @@ async function signIn(server: RunningServer, collection: string, identity: strin
   return out.token;
 }
 
-/** The posts schema of the issue: public list/view, create for signed-in users. */
+/**
+ * The posts schema of the issue: public list/view, create for signed-in users, and only the indexes
+ * Deskbase makes by itself (users rarely add one).
+ */
 function postsDefinition(usersId: string): Record<string, unknown> {
   return {
     name: 'posts',
@@ -40,11 +43,10 @@ function postsDefinition(usersId: string): Record<string, unknown> {
       { name: 'published', type: 'bool' },
       { name: 'tags', type: 'select', maxSelect: 3, values: TAGS },
       { name: 'author', type: 'relation', collectionId: usersId, maxSelect: 1 },
+      { name: 'coauthors', type: 'relation', collectionId: usersId, maxSelect: 3 },
       { id: 'bench_created', name: 'created', type: 'autodate', onCreate: true, onUpdate: false },
       { id: 'bench_updated', name: 'updated', type: 'autodate', onCreate: true, onUpdate: true },
     ],
-    // the default sort is -created: an app with many records indexes it
-    indexes: [{ name: 'idx_posts_created', fields: ['bench_created'] }],
     listRule: '',
     viewRule: '',
     createRule: '@request.auth.id != ""',
@@ -88,7 +90,8 @@ export async function seed(server: RunningServer, posts: number, users: number):
   const postRows: Record<string, unknown>[] = [];
   for (let i = 0; i < posts; i++) {
     const at = isoNow(now - (posts - i) * 1000); // one second apart, oldest first
-    postRows.push({ id: newId(), ...postContent(rand), author: userRows[i % users].id, created: at, updated: at });
+    const coauthors = [userRows[(i * 7 + 1) % users].id, userRows[(i * 13 + 2) % users].id];
+    postRows.push({ id: newId(), ...postContent(rand), author: userRows[i % users].id, coauthors, created: at, updated: at });
   }
   await insertRows(server, postsCollection, postRows);
   const seedMs = performance.now() - started;

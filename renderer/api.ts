@@ -1,10 +1,13 @@
 // The only way the admin UI talks to the server: one small typed fetch client over the spec's API.
 // Same-origin by default (the UI is served by the server at /_/), bearer token kept in storage so a
 // session survives a reload, every non-2xx answer thrown as an ApiError carrying the envelope.
-import type { Collection, Field, IndexDef } from '../server/core/types.js';
+import type { MaintainedIndex } from '../server/core/maintained-indexes.js';
+import type { Collection as StoredCollection, Field, IndexDef } from '../server/core/types.js';
 import { filenameFromDisposition } from './lib/save-file.js';
 
-export type { Collection, Field, IndexDef };
+/** A collection as the schema API returns it; `maintainedIndexes` are the ones Deskbase keeps itself. */
+export type Collection = StoredCollection & { maintainedIndexes?: MaintainedIndex[] };
+export type { Field, IndexDef, MaintainedIndex };
 
 export interface FieldErrorDetail {
   code: string;

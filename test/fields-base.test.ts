@@ -47,6 +47,7 @@ describe('defineFieldBase: names', () => {
     ['true', 'validation_not_in_invalid', 'Must not be in list.'],
     ['false', 'validation_not_in_invalid', 'Must not be in list.'],
     ['_rowid_', 'validation_not_in_invalid', 'Must not be in list.'],
+    ['_ROWID_', 'validation_not_in_invalid', 'Must not be in list.'], // SQLite names are case-insensitive
     ['collectionId', 'validation_not_in_invalid', 'Must not be in list.'],
     ['collectionName', 'validation_not_in_invalid', 'Must not be in list.'],
     ['expand', 'validation_not_in_invalid', 'Must not be in list.'],

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { Group, Operand } from '../server/filter/ast.js';
-import { ParseCache } from '../server/filter/cache.js';
 import { FilterError } from '../server/filter/errors.js';
 import { MAX_EXPRESSIONS, MAX_FILTER_LENGTH, MAX_NESTING_DEPTH } from '../server/filter/limits.js';
 import { parseFilter } from '../server/filter/parser.js';
@@ -165,24 +164,5 @@ describe('parseFilter: limits', () => {
     expect(performance.now() - start).toBeLessThan(500);
     const node = tree.items[0].node;
     expect(node.kind === 'expr' && node.right.kind === 'text' && node.right.value.length).toBe(1_000_000);
-  });
-});
-
-describe('ParseCache', () => {
-  it('returns the same tree for the same source and options, and evicts the oldest', () => {
-    const cache = new ParseCache(2);
-    const a = cache.parse('a = 1');
-    expect(cache.parse('a = 1')).toBe(a);
-    expect(cache.parse('a = 1', { placeholders: true })).not.toBe(a);
-    cache.parse('b = 1');
-    expect(cache.size).toBe(2);
-    expect(cache.parse('a = 1')).not.toBe(a);
-  });
-
-  it('does not keep errors or very long sources', () => {
-    const cache = new ParseCache(10, 100);
-    expect(() => cache.parse('a =')).toThrow(FilterError);
-    cache.parse(`a = '${'x'.repeat(200)}'`);
-    expect(cache.size).toBe(0);
   });
 });

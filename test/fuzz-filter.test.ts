@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestInfo } from '../server/core/types.js';
 import { ApiError } from '../server/errors.js';
 import { FilterError } from '../server/filter/errors.js';
-import { compileFilter, compileSort, type CompileContext } from '../server/rules/resolver.js';
+import { compileFilter, compileSort, type CompileContext } from '../server/rules/compile.js';
 import { blog, type Blog } from './support/blog.js';
 import { harness, type Harness, type Res } from './support/harness.js';
 import { fuzzRuns, SOAK } from './fixtures/hardening-soak.js';

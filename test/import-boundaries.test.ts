@@ -1,36 +1,8 @@
 // design.md's layout, enforced: imports point down only, and each outside dependency stays in its folder.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve, dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles, type Import } from './support/imports.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
-
-function files(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(join(ROOT, dir))) {
-    const rel = join(dir, name);
-    if (statSync(join(ROOT, rel)).isDirectory()) out.push(...files(rel));
-    else if (/\.(ts|tsx|cts|mts)$/.test(name) && !name.endsWith('.d.ts')) out.push(rel);
-  }
-  return out;
-}
-
-interface Import { spec: string; typeOnly: boolean; target: string | null }
-
-function importsOf(file: string): Import[] {
-  const src = readFileSync(join(ROOT, file), 'utf8');
-  const out: Import[] = [];
-  const re = /^\s*(import|export)\s+(type\s+)?(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
-  for (const m of src.matchAll(re)) {
-    const spec = m[3];
-    const target = spec.startsWith('.') ? relative(ROOT, resolve(ROOT, dirname(file), spec)).replace(/\.(js|ts|tsx|cjs|mjs)$/, '') : null;
-    out.push({ spec, typeOnly: m[2] !== undefined, target });
-  }
-  for (const m of src.matchAll(/require\(['"]([^'"]+)['"]\)/g)) out.push({ spec: m[1], typeOnly: false, target: null });
-  return out;
-}
-
-const all = [...files('server'), ...files('main'), ...files('renderer')].map((f) => ({ file: f, imports: importsOf(f) }));
+const all = sourceFiles();
 const under = (prefix: string) => all.filter((f) => f.file.startsWith(prefix));
 const offenders = (list: typeof all, bad: (i: Import, file: string) => boolean) =>
   list.flatMap((f) => f.imports.filter((i) => bad(i, f.file)).map((i) => `${f.file} → ${i.spec}`));
@@ -56,6 +28,19 @@ describe('import boundaries', () => {
 
   it('server/filter/ is pure: nothing outside its folder', () => {
     expect(offenders(under('server/filter/'), (i) => i.target !== null && !i.target.startsWith('server/filter'))).toEqual([]);
+  });
+
+  it('the filter compiler is a language over a resolver: the domain sits on top, reached through one entry', () => {
+    // server/filter/ (lexer, parser, AST → SQL over FieldResolver) imports nothing of the domain, not
+    // even types: checked above. server/rules/ (the record resolver) reaches down only.
+    const rulesMay = (t: string) => t.startsWith('server/filter/') || t.startsWith('server/rules/') || t === 'server/core/types' || t === 'server/errors';
+    expect(offenders(under('server/rules/'), (i) => i.target !== null && !rulesMay(i.target))).toEqual([]);
+    // Everything above uses the compiler's public entry, the SQL and error primitives and the guard
+    // functions the server registers, nothing else.
+    const entry = new Set(['server/rules/compile', 'server/filter/sql', 'server/filter/errors', 'server/filter/guard']);
+    const above = all.filter((f) => !f.file.startsWith('server/rules/') && !f.file.startsWith('server/filter/'));
+    const inCompiler = (t: string) => t.startsWith('server/rules/') || t.startsWith('server/filter/');
+    expect(offenders(above, (i) => i.target !== null && inCompiler(i.target) && !entry.has(i.target))).toEqual([]);
   });
 
   it('imports point down: core never imports http; rules and store import core only for the shared model types', () => {

@@ -1,9 +1,16 @@
 // Input → compile error (message with position), rule validation and the mapping to API errors.
-import { describe, expect, it } from 'vitest';
+import type { Database } from 'sql.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { asClientError } from '../server/core/filter-errors.js';
 import { ApiError } from '../server/errors.js';
 import { FilterError } from '../server/filter/errors.js';
-import { checkRule, compileFilter, compileSort, toApiError } from '../server/rules/resolver.js';
-import { context, lookup, posts, users } from './resolver-fixtures.js';
+import { checkRule, compileFilter, compileSort } from '../server/rules/compile.js';
+import { context, guest, lookup, openFixtureDb, posts, signedIn, users } from './resolver-fixtures.js';
+
+let db: Database;
+beforeAll(async () => {
+  db = await openFixtureDb();
+});
 
 const deep = (hops: number) => `author${'.friends'.repeat(hops - 1)}.name ?= 'x'`;
 
@@ -94,12 +101,19 @@ describe('checkRule (collection save validation)', () => {
   });
 });
 
-describe('toApiError', () => {
+describe('asClientError (the one FilterError → 400 mapping)', () => {
   it('maps filter errors to the generic 400 and leaves others alone', () => {
-    const mapped = toApiError(new FilterError('unknown field "x"', 0));
+    const mapped = asClientError(new FilterError('unknown field "x"', 0));
     expect(mapped).toBeInstanceOf(ApiError);
     expect((mapped as ApiError).toJSON()).toEqual({ status: 400, message: 'Something went wrong while processing your request.', data: {} });
     const other = new ApiError(403, 'Only superusers can filter by @request.');
-    expect(toApiError(other)).toBe(other);
+    expect(asClientError(other)).toBe(other);
+  });
+
+  it('tells superusers which parameter failed and why; others get no detail', () => {
+    const err = new FilterError('unknown field "x"', 0);
+    const su = asClientError(err, { param: 'sort', request: signedIn(db, 'root') }) as ApiError;
+    expect(su.toJSON().data).toEqual({ sort: { code: 'validation_invalid_sort', message: 'Unknown field "x" at character 1.' } });
+    expect((asClientError(err, { param: 'filter', request: guest() }) as ApiError).toJSON().data).toEqual({});
   });
 });

@@ -4,7 +4,7 @@
 import initSqlJs from 'sql.js';
 import type { Database, SqlValue as SqlJsValue } from 'sql.js';
 import type { AuthInfo, Collection, Field, RequestInfo, SqlValue } from '../server/core/types.js';
-import { compileFilter, compileSort, type CompileContext } from '../server/rules/resolver.js';
+import { compileFilter, compileSort, type CompileContext } from '../server/rules/compile.js';
 
 type FieldInput = Partial<Field> & { name: string; type: Field['type'] };
 

@@ -4,7 +4,7 @@
 import type { Database } from 'sql.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RequestInfo } from '../server/core/types.js';
-import { macroValue } from '../server/rules/macros.js';
+import { macroValue } from '../server/filter/macros.js';
 import { guest, matching, openFixtureDb, signedIn } from './resolver-fixtures.js';
 
 let db: Database;

@@ -1,8 +1,8 @@
 // Input → exact SQL and parameters, for the shapes callers and SQLite's planner depend on.
 import type { Database } from 'sql.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { compileFilter, compileSort } from '../server/rules/resolver.js';
-import { ident } from '../server/rules/sql.js';
+import { compileFilter, compileSort } from '../server/rules/compile.js';
+import { ident } from '../server/filter/sql.js';
 import { context, guest, openFixtureDb, query, signedIn, sorted, users, type Options } from './resolver-fixtures.js';
 
 let db: Database;
@@ -124,7 +124,10 @@ describe('sorted rows', () => {
 });
 
 describe('identifier quoting', () => {
-  it('doubles quotes inside identifiers', () => {
-    expect(ident('a"b').text).toBe('"a""b"');
+  // One helper for the whole server (it used to be two: one doubled quotes, one refused them).
+  it('quotes allow-listed names and refuses anything else', () => {
+    expect(ident('posts')).toBe('"posts"');
+    expect(ident('_f1')).toBe('"_f1"');
+    for (const bad of ['a"b', 'a b', '1st', '', 'x;--', 'é']) expect(() => ident(bad), bad).toThrow('unsafe SQL identifier');
   });
 });

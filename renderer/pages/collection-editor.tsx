@@ -12,6 +12,7 @@ import { draftFromCollection, emptyDraft, identityCandidates, newField, submitte
 import { FieldRow } from '../components/field-row.js';
 import { AddFieldMenu } from '../components/add-field-menu.js';
 import { IndexesEditor } from '../components/indexes-editor.js';
+import { MaintainedIndexes } from '../components/maintained-indexes.js';
 import { RulesSection } from '../components/rules-section.js';
 import { ConfirmDialog } from '../components/dialog.js';
 import { DropFieldsDialog } from '../components/drop-fields-dialog.js';
@@ -198,6 +199,7 @@ export function CollectionEditor(props: { collection?: Collection }): JSX.Elemen
       <section class="card section">
         <h2>Indexes</h2>
         <IndexesEditor indexes={draft.indexes} fields={draft.fields} collectionName={draft.name} error={(p) => errorUnder(errors(), p)} onChange={(ix) => setDraft('indexes', ix)} />
+        <Show when={props.collection}>{(c) => <MaintainedIndexes collection={c()} />}</Show>
       </section>
 
       <div class="save-bar">

@@ -1,43 +1,36 @@
 // What a rule means (semantics.md §1.10): null = superusers only, "" = everyone, an expression must
-// hold for the record. Superusers bypass every collection rule.
+// hold for the record. Superusers bypass every collection rule. Every stored rule the server checks is
+// compiled here; one that no longer compiles (a field it names was dropped) fails closed with a 400.
 import { onlySuperusers } from '../errors.js';
-import { compileFilter } from '../rules/resolver.js';
-import type { Collection, RequestInfo, RuleKey, SqlValue } from './types.js';
+import type { CompiledSql } from '../filter/sql.js';
+import { compileFilter } from '../rules/compile.js';
+import { compiling } from './filter-errors.js';
+import type { Collection, RequestInfo, RuleKey } from './types.js';
 import { isSuperuser } from './types.js';
 
-export interface Where {
-  sql: string;
-  params: SqlValue[];
-}
+type Lookup = (idOrName: string) => Collection | undefined;
 
-export const TRUE_WHERE: Where = { sql: '1', params: [] };
+const MATCH_ALL: CompiledSql = { sql: '1', params: [] };
+
+/** A stored rule expression (authRule, manageRule...) over rows aliased `alias`, as this caller sees it. */
+export function ruleSql(rule: string, collection: Collection, req: RequestInfo, lookup: Lookup, alias = 'r'): CompiledSql {
+  return compiling(() => compileFilter(rule, { collection, alias, lookup, request: req, mode: 'rule', guard: true }));
+}
 
 /**
  * The SQL condition a rule adds for this caller over rows aliased `alias`, or throws the 403 of a
  * locked (null) rule.
  */
-export function ruleWhere(
-  collection: Collection,
-  key: RuleKey,
-  req: RequestInfo,
-  lookup: (idOrName: string) => Collection | undefined,
-  alias = 'r',
-): Where {
-  if (isSuperuser(req.auth)) return TRUE_WHERE;
+export function ruleWhere(collection: Collection, key: RuleKey, req: RequestInfo, lookup: Lookup, alias = 'r'): CompiledSql {
+  if (isSuperuser(req.auth)) return MATCH_ALL;
   const rule = collection[key];
   if (rule === null || rule === undefined) throw onlySuperusers();
-  if (rule.trim() === '') return TRUE_WHERE;
-  return compileFilter(rule, { collection, alias, lookup, request: req, mode: 'rule' });
+  if (rule.trim() === '') return MATCH_ALL;
+  return ruleSql(rule, collection, req, lookup, alias);
 }
 
 /** Like ruleWhere, but a locked rule yields null instead of throwing (expand skips such paths). */
-export function ruleWhereOrNull(
-  collection: Collection,
-  key: RuleKey,
-  req: RequestInfo,
-  lookup: (idOrName: string) => Collection | undefined,
-  alias = 'r',
-): Where | null {
+export function ruleWhereOrNull(collection: Collection, key: RuleKey, req: RequestInfo, lookup: Lookup, alias = 'r'): CompiledSql | null {
   if (!isSuperuser(req.auth) && (collection[key] === null || collection[key] === undefined)) return null;
   return ruleWhere(collection, key, req, lookup, alias);
 }

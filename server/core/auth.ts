@@ -3,11 +3,11 @@
 import { ApiError, badRequest, fieldError, forbidden, notFound, unauthorized, type ErrorData } from '../errors.js';
 import type { Store } from '../store/db.js';
 import { isRecord } from './fields/common.js';
-import { compileFilter } from '../rules/resolver.js';
+import { ruleSql } from './access.js';
 import { burnPasswordCheck, verifyPassword } from './passwords.js';
 import type { Registry } from './registry.js';
 import type { SessionRow, Sessions } from './sessions.js';
-import { ident } from './sql-ident.js';
+import { ident } from '../filter/sql.js';
 import type { AuthInfo, Collection, RequestInfo, Row } from './types.js';
 import { isSuperuser } from './types.js';
 
@@ -99,7 +99,7 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
     if (c.authRule === null || c.authRule === undefined) return false;
     if (c.authRule.trim() === '') return true;
     const authReq: RequestInfo = { ...req, context: 'password', auth: { collection: c, record, sessionId: '' } };
-    const w = compileFilter(c.authRule, { collection: c, alias: 'r', lookup: registry.lookup, request: authReq, mode: 'rule' });
+    const w = ruleSql(c.authRule, c, authReq, registry.lookup);
     return store.get(`SELECT 1 AS ok FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${w.sql})`, [record.id, ...w.params]) !== undefined;
   }
 

@@ -1,7 +1,8 @@
 // SQL for collection tables and indexes. Tables are named after the collection, columns after fields.
 import type { WriteTx } from '../store/db.js';
 import { specFor } from './fields/index.js';
-import { ident } from './sql-ident.js';
+import { ident } from '../filter/sql.js';
+import { maintainedIndexes, maintainedIndexSql } from './maintained-indexes.js';
 import type { Collection, Field, IndexDef } from './types.js';
 import { isMultiple } from './types.js';
 
@@ -11,14 +12,6 @@ export function columnSql(field: Field): string {
 
 export function createTableSql(table: string, fields: Field[]): string {
   return `CREATE TABLE ${ident(table)} (${fields.map(columnSql).join(', ')})`;
-}
-
-/** The system indexes of auth collections: emails are unique, case-insensitively, when set. */
-function systemIndexSql(c: Collection): string[] {
-  if (c.type !== 'auth') return [];
-  return [
-    `CREATE UNIQUE INDEX ${ident(`_${c.id}_email_idx`)} ON ${ident(c.name)} ("email" COLLATE NOCASE) WHERE "email" != ''`,
-  ];
 }
 
 export function indexSql(c: Collection, index: IndexDef): string {
@@ -36,7 +29,7 @@ export function createCollectionTable(tx: WriteTx, c: Collection): void {
 }
 
 export function createIndexes(tx: WriteTx, c: Collection): void {
-  for (const sql of systemIndexSql(c)) tx.run(sql);
+  for (const index of maintainedIndexes(c)) tx.run(maintainedIndexSql(c, index));
   for (const index of c.indexes) tx.run(indexSql(c, index));
 }
 

@@ -2,9 +2,10 @@
 // validated Collection, or a 400 with per-key codes as PocketBase reports them.
 import { ApiError, fieldError } from '../errors.js';
 import type { ErrorData } from '../errors.js';
-import { checkRule } from '../rules/resolver.js';
+import { checkRule } from '../rules/compile.js';
 import { defineField } from './fields/index.js';
 import { isRecord } from './fields/common.js';
+import { isReservedIndexName } from './maintained-indexes.js';
 import type { Collection, Field, IndexDef, RuleKey } from './types.js';
 import { RULE_KEYS } from './types.js';
 import { ID_PATTERN } from './ids.js';
@@ -15,6 +16,8 @@ export interface InputContext {
   lookup(idOrName: string): Collection | undefined;
   /** The stored collection when updating. */
   previous?: Collection;
+  /** Every collection (index names are unique across them). */
+  allCollections?(): Collection[];
 }
 
 
@@ -102,6 +105,9 @@ function normalizeIndexes(input: unknown, fields: Field[], ctx: InputContext, co
     } else {
       const owner = ctx.lookup === undefined ? undefined : findIndexOwner(ctx, name, collectionId);
       if (owner) errs.name = fieldError('validation_existing_index_name', `The index name is already used in ${owner} collection.`);
+      else if (isReservedIndexName(name, [collectionId, ...allCollections(ctx).map((c) => c.id)])) {
+        errs.name = fieldError('validation_existing_index_name', 'The index name is reserved for an index Deskbase maintains.');
+      }
     }
     const ids = raw.fields;
     if (!Array.isArray(ids) || ids.length === 0 || !ids.every((v) => typeof v === 'string')) {
@@ -126,9 +132,12 @@ function normalizeIndexes(input: unknown, fields: Field[], ctx: InputContext, co
   return out;
 }
 
-function findIndexOwner(ctx: InputContext & { allCollections?: () => Collection[] }, name: string, selfId: string): string | undefined {
-  const all = (ctx as { allCollections?: () => Collection[] }).allCollections?.() ?? [];
-  const owner = all.find((c) => c.id !== selfId && c.indexes.some((i) => i.name.toLowerCase() === name.toLowerCase()));
+function allCollections(ctx: InputContext): Collection[] {
+  return ctx.allCollections?.() ?? [];
+}
+
+function findIndexOwner(ctx: InputContext, name: string, selfId: string): string | undefined {
+  const owner = allCollections(ctx).find((c) => c.id !== selfId && c.indexes.some((i) => i.name.toLowerCase() === name.toLowerCase()));
   return owner?.name;
 }
 

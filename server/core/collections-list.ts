@@ -1,10 +1,10 @@
 // GET /api/collections with PocketBase's `filter` and `sort` over id, name, type, system, created and
 // updated: the filter language runs against a view of `_collections` described as a collection.
-import { badRequest, fieldError } from '../errors.js';
-import { FilterError } from '../filter/errors.js';
+import type { CompiledSql } from '../filter/sql.js';
 import type { ReadDb } from '../store/db.js';
-import { compileFilter, compileSort } from '../rules/resolver.js';
+import { compileFilter, compileSort } from '../rules/compile.js';
 import { defineField } from './fields/index.js';
+import { compiling } from './filter-errors.js';
 import type { ListQuery, Page } from './records-read.js';
 import type { Registry } from './registry.js';
 import type { Collection, RequestInfo } from './types.js';
@@ -25,15 +25,9 @@ function metaCollection(): Collection {
 export function listCollections(db: ReadDb, registry: Registry, q: ListQuery, req: RequestInfo): Page<Collection> {
   const meta = metaCollection();
   const ctx = { collection: meta, alias: 'c', lookup: () => undefined, request: req, mode: 'rule' as const };
-  let where = { sql: '1', params: [] as (string | number | null)[] };
-  let order = { sql: '', params: [] as (string | number | null)[] };
-  try {
-    if (q.filter?.trim()) where = compileFilter(q.filter, ctx);
-    if (q.sort?.trim()) order = compileSort(q.sort, ctx);
-  } catch (err) {
-    if (err instanceof FilterError) throw badRequest(undefined, { [q.sort && !q.filter ? 'sort' : 'filter']: fieldError('validation_invalid_filter', err.message) });
-    throw err;
-  }
+  const { filter, sort } = q;
+  const where: CompiledSql = filter?.trim() ? compiling(() => compileFilter(filter, ctx), { param: 'filter', request: req }) : { sql: '1', params: [] };
+  const order: CompiledSql = sort?.trim() ? compiling(() => compileSort(sort, ctx), { param: 'sort', request: req }) : { sql: '', params: [] };
   const orderSql = order.sql ? `${order.sql}, c."system" DESC, c."created" ASC` : 'c."system" DESC, c."created" ASC, c."name" ASC';
   const ids = db.all<{ id: string }>(
     `SELECT c."id" AS id FROM ${SOURCE} AS c WHERE ${where.sql} ORDER BY ${orderSql} LIMIT ? OFFSET ?`,

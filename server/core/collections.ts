@@ -7,9 +7,10 @@ import { buildCollection, type Defaults } from './collections-input.js';
 import { createCollectionTable, dropIndexes, rebuildTable, createIndexes } from './collections-ddl.js';
 import { newId, isoNow } from './ids.js';
 import type { Registry } from './registry.js';
-import { ident } from './sql-ident.js';
+import { ident } from '../filter/sql.js';
 import type { Collection, Field, RequestInfo } from './types.js';
 import { listCollections } from './collections-list.js';
+import { withMaintainedIndexes, type CollectionView } from './maintained-indexes.js';
 import type { ListQuery, Page } from './records-read.js';
 import { SUPERUSERS_ID, SUPERUSERS_NAME } from './types.js';
 
@@ -68,17 +69,18 @@ export function createCollections(store: Store, registry: Registry) {
   }
 
   return {
-    list(q: ListQuery, req: RequestInfo): Page<Collection> {
-      return listCollections(store, registry, q, req);
+    list(q: ListQuery, req: RequestInfo): Page<CollectionView> {
+      const page = listCollections(store, registry, q, req);
+      return { ...page, items: page.items.map(withMaintainedIndexes) };
     },
 
-    get(idOrName: string): Collection {
+    get(idOrName: string): CollectionView {
       const c = registry.get(idOrName);
       if (!c) throw notFound();
-      return c;
+      return withMaintainedIndexes(c);
     },
 
-    async create(input: unknown): Promise<Collection> {
+    async create(input: unknown): Promise<CollectionView> {
       const c = buildCollection(input, ctx(), defaults, isoNow());
       c.created = c.updated;
       return store.write((tx) => {
@@ -90,11 +92,11 @@ export function createCollections(store: Store, registry: Registry) {
         }
         saveRow(tx, c);
         registry.put(c);
-        return c;
+        return withMaintainedIndexes(c);
       });
     },
 
-    async update(idOrName: string, input: unknown): Promise<Collection> {
+    async update(idOrName: string, input: unknown): Promise<CollectionView> {
       const prev = registry.get(idOrName);
       if (!prev) throw notFound();
       const next = buildCollection(input, { ...ctx(), previous: prev }, defaults, isoNow());
@@ -117,7 +119,7 @@ export function createCollections(store: Store, registry: Registry) {
         if (next.type === 'auth' && next.authRule !== prev.authRule) tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ?', [prev.id]);
         saveRow(tx, next);
         registry.put(next);
-        return next;
+        return withMaintainedIndexes(next);
       });
     },
 

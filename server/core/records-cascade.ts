@@ -6,7 +6,7 @@ import type { WriteTx } from '../store/db.js';
 import { specFor } from './fields/index.js';
 import { isoNow } from './ids.js';
 import type { Registry } from './registry.js';
-import { ident } from './sql-ident.js';
+import { ident } from '../filter/sql.js';
 import type { Collection, Field, RelationField, Row, SqlValue } from './types.js';
 import { isMultiple } from './types.js';
 

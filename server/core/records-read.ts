@@ -1,12 +1,12 @@
 // List and view under the collection's rules, with the client's filter and sort.
-import { badRequest, fieldError, notFound } from '../errors.js';
-import { FilterError } from '../filter/errors.js';
+import { notFound } from '../errors.js';
+import { ident, type CompiledSql } from '../filter/sql.js';
 import type { ReadDb } from '../store/db.js';
-import { compileFilter, compileSort } from '../rules/resolver.js';
-import { ruleWhere, type Where } from './access.js';
-import { ident } from './sql-ident.js';
+import { compileFilter, compileSort } from '../rules/compile.js';
+import { ruleWhere } from './access.js';
+import { compiling } from './filter-errors.js';
+import { defaultSortField } from './maintained-indexes.js';
 import type { Collection, RequestInfo, Row, SqlValue } from './types.js';
-import { isSuperuser } from './types.js';
 
 export interface ListQuery {
   page: number;
@@ -26,33 +26,21 @@ export interface Page<T> {
 
 type Lookup = (idOrName: string) => Collection | undefined;
 
-/**
- * Compiles the client's `filter` or `sort`. A bad one is PocketBase's generic 400; superusers (the
- * admin UI) also get the parser's message with its position under `data.<param>`.
- */
-function clientSql<T>(param: 'filter' | 'sort', req: RequestInfo, compile: () => T): T {
-  try {
-    return compile();
-  } catch (err) {
-    if (!(err instanceof FilterError)) throw err;
-    const data = isSuperuser(req.auth) ? { [param]: fieldError(`validation_invalid_${param}`, err.message) } : {};
-    throw badRequest(undefined, data);
-  }
-}
-
-function clientWhere(c: Collection, filter: string | undefined, req: RequestInfo, lookup: Lookup): Where | null {
+/** The client's `filter`; a bad one is a 400 (see filter-errors.ts). */
+function clientWhere(c: Collection, filter: string | undefined, req: RequestInfo, lookup: Lookup): CompiledSql | null {
   if (filter === undefined || filter.trim() === '') return null;
-  return clientSql('filter', req, () => compileFilter(filter, { collection: c, alias: 'r', lookup, request: req, mode: 'filter' }));
+  return compiling(() => compileFilter(filter, { collection: c, alias: 'r', lookup, request: req, mode: 'filter', guard: true }), { param: 'filter', request: req });
 }
 
 function defaultSort(c: Collection): string {
   // Deskbase sorts by -created by default when the collection has it (spec); rowid breaks ties so
-  // paging is stable.
-  return c.fields.some((f) => f.name === 'created') ? 'r."created" DESC, r._rowid_ DESC' : 'r._rowid_ ASC';
+  // paging is stable. The maintained index on the field serves exactly this order.
+  const field = defaultSortField(c);
+  return field ? `r.${ident(field.name)} DESC, r._rowid_ DESC` : 'r._rowid_ ASC';
 }
 
 export function listRecords(db: ReadDb, c: Collection, q: ListQuery, req: RequestInfo, lookup: Lookup): Page<Row> {
-  const conds: Where[] = [ruleWhere(c, 'listRule', req, lookup)];
+  const conds: CompiledSql[] = [ruleWhere(c, 'listRule', req, lookup)];
   const fw = clientWhere(c, q.filter, req, lookup);
   if (fw) conds.push(fw);
   const whereSql = conds.filter((w) => w.sql !== '1').map((w) => `(${w.sql})`).join(' AND ') || '1';
@@ -61,14 +49,20 @@ export function listRecords(db: ReadDb, c: Collection, q: ListQuery, req: Reques
   let orderParams: SqlValue[] = [];
   if (q.sort !== undefined && q.sort.trim() !== '') {
     const sort = q.sort;
-    const s = clientSql('sort', req, () => compileSort(sort, { collection: c, alias: 'r', lookup, request: req, mode: 'filter' }));
+    const s = compiling(() => compileSort(sort, { collection: c, alias: 'r', lookup, request: req, mode: 'filter', guard: true }), { param: 'sort', request: req });
     orderSql = s.sql ? `${s.sql}, r._rowid_ ASC` : orderSql;
     orderParams = s.params;
   }
   const table = ident(c.name);
   const offset = (q.page - 1) * q.perPage;
+  // Sorts and skips on row ids only, then reads the page's full rows (a deferred join): SQLite's
+  // sorter otherwise copies every candidate row whole, and OFFSET walks whole rows (100k posts with
+  // 500-character bodies, sort on an unindexed field: 440 ms against 85 ms; page 3,000 of the
+  // indexed default sort: 4.7 ms against 1.4 ms). CROSS JOIN keeps the ordered ids as the outer
+  // loop, so rows come out in their order; a LIMIT subquery is never flattened into a join.
   const items = db.all<Row>(
-    `SELECT r.* FROM ${table} AS r WHERE ${whereSql} ORDER BY ${orderSql} LIMIT ? OFFSET ?`,
+    `SELECT r.* FROM (SELECT r._rowid_ AS k FROM ${table} AS r WHERE ${whereSql} ORDER BY ${orderSql} LIMIT ? OFFSET ?) AS p ` +
+      `CROSS JOIN ${table} AS r ON r._rowid_ = p.k`,
     [...whereParams, ...orderParams, q.perPage, offset],
   );
   let totalItems = -1;

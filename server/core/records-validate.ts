@@ -3,8 +3,9 @@
 import { fieldError, type ErrorData } from '../errors.js';
 import type { ReadDb } from '../store/db.js';
 import { specFor } from './fields/index.js';
+import { emailIndexName } from './maintained-indexes.js';
 import type { ValidateContext } from './fields/spec.js';
-import { ident } from './sql-ident.js';
+import { ident } from '../filter/sql.js';
 import type { Collection, Field } from './types.js';
 
 
@@ -42,7 +43,7 @@ export function uniqueViolationFields(c: Collection, message: string): string[] 
   const what = m[1].trim();
   const idx = /^index '(.+)'$/.exec(what);
   if (idx) {
-    if (idx[1] === `_${c.id}_email_idx`) return ['email'];
+    if (idx[1] === emailIndexName(c)) return ['email'];
     const def = c.indexes.find((i) => i.name === idx[1]);
     return def ? def.fields.map((fid) => c.fields.find((f) => f.id === fid)?.name ?? fid) : [];
   }

@@ -2,8 +2,7 @@
 // defaults, validation, hashing, rules, cascades and journaling happen once.
 import { ApiError, badRequest, fieldError, notFound, onlySuperusers, type ErrorData } from '../errors.js';
 import type { Store, WriteTx } from '../store/db.js';
-import { compileFilter } from '../rules/resolver.js';
-import { ruleWhere } from './access.js';
+import { ruleSql, ruleWhere } from './access.js';
 import { autogenerate } from './fields/index.js';
 import { isRecord } from './fields/common.js';
 import { hashPassword, verifyPassword } from './passwords.js';
@@ -16,7 +15,7 @@ import { validatePassword } from './fields/password.js';
 import { toStoredValue, deleteWithReferences } from './records-cascade.js';
 import type { Registry } from './registry.js';
 import type { Sessions } from './sessions.js';
-import { ident } from './sql-ident.js';
+import { ident } from '../filter/sql.js';
 import type { Collection, RequestInfo, Row, SqlValue } from './types.js';
 import { isSuperuser, SUPERUSERS_ID } from './types.js';
 
@@ -32,7 +31,7 @@ function isManager(tx: Pick<WriteTx, 'get'>, c: Collection, req: RequestInfo, lo
   if (c.type !== 'auth') return false;
   if (isSuperuser(req.auth)) return true;
   if (!req.auth || !c.manageRule) return false;
-  const w = compileFilter(c.manageRule, { collection: c, alias: 'r', lookup, request: req, mode: 'rule' });
+  const w = ruleSql(c.manageRule, c, req, lookup);
   return tx.get(`SELECT 1 AS ok FROM ${source.sql} AS r WHERE ${w.sql} LIMIT 1`, [...source.params, ...w.params]) !== undefined;
 }
 

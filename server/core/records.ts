@@ -2,19 +2,22 @@
 // expanded in batches.
 import { notFound } from '../errors.js';
 import type { Store } from '../store/db.js';
-import { compileFilter } from '../rules/resolver.js';
+import { ruleSql } from './access.js';
+import { underDeadline } from './deadline.js';
 import { expandRecords, ExpandTooLarge, parseExpand } from './expand.js';
 import { listRecords, viewRecord, type ListQuery, type Page } from './records-read.js';
 import { createRecordWrites } from './records-write.js';
 import type { Registry } from './registry.js';
 import { recordSerializer, viewerOf, type ApiRecord, type Viewer } from './serialize.js';
 import type { Sessions } from './sessions.js';
-import { ident } from './sql-ident.js';
+import { ident } from '../filter/sql.js';
 import type { Collection, RequestInfo, Row } from './types.js';
 
-export function createRecords(store: Store, registry: Registry, sessions: Sessions) {
+/** Every stretch of work a client drives runs under the query budget (deadline.ts). */
+export function createRecords(store: Store, registry: Registry, sessions: Sessions, budgetMs: number) {
   const lookup = registry.lookup;
   const writes = createRecordWrites(store, registry, sessions);
+  const budgeted = <T>(operation: () => T): T => underDeadline(store, budgetMs, operation);
 
   function collection(idOrName: string, message = 'Missing collection context.'): Collection {
     const c = registry.get(idOrName);
@@ -25,7 +28,7 @@ export function createRecords(store: Store, registry: Registry, sessions: Sessio
   /** Ids among `rows` whose manageRule the caller satisfies: managers see emails. */
   function managedIds(c: Collection, rows: Row[], req: RequestInfo): Set<string> | undefined {
     if (c.type !== 'auth' || !c.manageRule || !req.auth || rows.length === 0) return undefined;
-    const w = compileFilter(c.manageRule, { collection: c, alias: 'r', lookup, request: req, mode: 'rule' });
+    const w = ruleSql(c.manageRule, c, req, lookup);
     const ids = rows.map((r) => String(r.id));
     const found = store.all<{ id: string }>(
       `SELECT r."id" AS id FROM ${ident(c.name)} AS r WHERE r."id" IN (${ids.map(() => '?').join(',')}) AND (${w.sql})`,
@@ -57,29 +60,33 @@ export function createRecords(store: Store, registry: Registry, sessions: Sessio
 
     list(name: string, q: ListQuery, req: RequestInfo, expand?: string): Page<ApiRecord> {
       const c = collection(name);
-      const page = listRecords(store, c, q, req, lookup);
-      return { ...page, items: present(c, page.items, req, expand) };
+      return budgeted(() => {
+        const page = listRecords(store, c, q, req, lookup);
+        return { ...page, items: present(c, page.items, req, expand) };
+      });
     },
 
     view(name: string, id: string, req: RequestInfo, expand?: string): ApiRecord {
       const c = collection(name);
-      return present(c, [viewRecord(store, c, id, req, lookup)], req, expand)[0];
+      return budgeted(() => present(c, [viewRecord(store, c, id, req, lookup)], req, expand)[0]);
     },
 
+    // A write's rule checks run before its first await (the one in the write transaction repeats a
+    // check that already passed); the response is built in a stretch of its own.
     async create(name: string, body: unknown, req: RequestInfo, expand?: string): Promise<ApiRecord> {
       const c = collection(name, 'Missing or invalid collection context.');
-      const row = await writes.create(c, body, req);
-      return present(c, [row], req, expand, true)[0];
+      const row = await budgeted(() => writes.create(c, body, req));
+      return budgeted(() => present(c, [row], req, expand, true)[0]);
     },
 
     async update(name: string, id: string, body: unknown, req: RequestInfo, expand?: string): Promise<ApiRecord> {
       const c = collection(name, 'Missing or invalid collection context.');
-      const row = await writes.update(c, id, body, req);
-      return present(c, [row], req, expand, true)[0];
+      const row = await budgeted(() => writes.update(c, id, body, req));
+      return budgeted(() => present(c, [row], req, expand, true)[0]);
     },
 
     async remove(name: string, id: string, req: RequestInfo): Promise<void> {
-      await writes.remove(collection(name), id, req);
+      await budgeted(() => writes.remove(collection(name), id, req));
     },
 
     writes,

@@ -45,11 +45,7 @@ interface OutputKey {
 export function recordSerializer(c: Collection, viewer: Viewer): (row: Row) => ApiRecord {
   // later fields replace earlier keys of the same name, as assigning them one by one did
   const byKey = new Map<string, Field | null>([['collectionId', null], ['collectionName', null]]);
-  for (const field of c.fields) {
-    if (field.type === 'password') continue;
-    if (field.hidden && !viewer.superuser) continue;
-    byKey.set(field.name, field);
-  }
+  for (const field of shownFields(c, viewer)) byKey.set(field.name, field);
   const keys: OutputKey[] = [...byKey.keys()].sort().map((key) => ({ key, field: byKey.get(key) ?? null }));
   const visibility = c.type === 'auth' ? byKey.get('emailVisibility') : undefined;
   return (row) => {
@@ -61,6 +57,11 @@ export function recordSerializer(c: Collection, viewer: Viewer): (row: Row) => A
     }
     return out;
   };
+}
+
+/** The fields a record shows this viewer: never a password, hidden ones to superusers only. */
+export function shownFields(c: Collection, viewer: Viewer): Field[] {
+  return c.fields.filter((field) => field.type !== 'password' && (!field.hidden || viewer.superuser));
 }
 
 function emailShown(c: Collection, row: Row, viewer: Viewer, visibility: Field | null | undefined): boolean {

@@ -4,7 +4,7 @@
 import type { ReadDb, Store, WriteTx } from '../store/db.js';
 import { hashToken, isoNow, newId, newToken } from './ids.js';
 import type { Registry } from './registry.js';
-import { ident } from './sql-ident.js';
+import { ident } from '../filter/sql.js';
 import type { AuthInfo, Row } from './types.js';
 
 export const SESSION_SECONDS = 604800;

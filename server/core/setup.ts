@@ -8,7 +8,7 @@ import { PASSWORD_MAX, validatePassword } from './fields/password.js';
 import { newToken } from './ids.js';
 import type { RecordWrites } from './records-write.js';
 import type { Registry } from './registry.js';
-import { ident } from './sql-ident.js';
+import { ident } from '../filter/sql.js';
 import type { Collection, Row } from './types.js';
 import { SUPERUSERS_ID } from './types.js';
 

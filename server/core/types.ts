@@ -1,5 +1,6 @@
 // The domain model shared by core, rules and the store. Plain data, JSON-serialisable: a collection is
 // stored as JSON in `_collections` and returned by the API as it is here.
+import type { SqlValue } from '../filter/sql.js';
 
 export type FieldType =
   | 'text'
@@ -91,8 +92,8 @@ export interface Collection {
   updated: string;
 }
 
-/** A value as stored in SQLite and bound as a parameter. */
-export type SqlValue = string | number | null;
+/** A value as stored in SQLite and bound as a parameter (owned by filter/sql.ts, where SQL is built). */
+export type { SqlValue };
 
 /** A record as read from its table: column name → stored value. */
 export type Row = Record<string, SqlValue>;

@@ -1,7 +1,6 @@
 // The HTTP app: one h3 instance, every error mapped to the spec's envelope here and nowhere else.
 import { H3, HTTPError, toNodeHandler, type H3Event } from 'h3';
 import { ApiError } from '../errors.js';
-import { FilterError } from '../filter/errors.js';
 import type { Core } from '../core/index.js';
 import { authMiddleware } from './auth.js';
 import { hostCheck } from './hosts.js';
@@ -83,8 +82,6 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
     onError(error, event) {
       const api = findApiError(error);
       if (api) return envelope(api.status, api.message, api.data);
-      // a stored rule that no longer compiles (say, a field it names was dropped) fails closed
-      if (findCause(error, FilterError)) return envelope(400, GENERIC[400]);
       const status = error instanceof HTTPError ? error.status : 500;
       if (status >= 500 || !(error instanceof HTTPError) || error.unhandled) {
         const cause = (error as { cause?: unknown }).cause ?? error;

@@ -4,29 +4,30 @@
 // the join condition, so rows the caller cannot list read as missing (NULL).
 import { isMultiple, type Collection, type Field, type RelationField } from '../core/types.js';
 import { FilterError, quote } from '../filter/errors.js';
-import type { Hop } from './plan.js';
-import { alias, column, ident, jsonArray, sql, TRUE, type Frag } from './sql.js';
-import type { State, Where } from './state.js';
+import type { Hop } from '../filter/paths.js';
+import { alias, column, sql, table, TRUE, type Frag } from '../filter/sql.js';
+import { jsonArray } from './json-sql.js';
+import type { RecordScope, Site } from './scope.js';
 
-export function nonFilterable(where: Where, name: string): FilterError {
-  return new FilterError(`non-filterable field ${quote(name)}`, where.pos);
+export function nonFilterable(site: Site, name: string): FilterError {
+  return new FilterError(`non-filterable field ${quote(name)}`, site.pos);
 }
 
 /** A restricted filter may join only collections whose list rule is not null (superusers only). */
-export function requireListable(state: State, target: Collection, where: Where): void {
-  if (state.restricted && target.listRule === null) {
-    throw new FilterError(`fields of ${quote(target.name)} can be filtered only by superusers`, where.pos);
+export function requireListable(scope: RecordScope, target: Collection, site: Site): void {
+  if (scope.restricted && target.listRule === null) {
+    throw new FilterError(`fields of ${quote(target.name)} can be filtered only by superusers`, site.pos);
   }
 }
 
-function guarded(state: State, target: Collection, self: string, match: Frag, where: Where): Frag {
-  const rule = state.restricted ? state.listRule(target, self, where.pos) : null;
+function guarded(scope: RecordScope, target: Collection, self: string, match: Frag, site: Site): Frag {
+  const rule = scope.restricted ? scope.listRule(target, self, site.pos) : null;
   return rule === null ? match : sql`${match} AND (${rule})`;
 }
 
-export function relationTarget(state: State, field: RelationField, where: Where): Collection {
-  const target = state.ctx.lookup(field.collectionId);
-  if (target === undefined) throw new FilterError(`missing related collection of ${quote(field.name)}`, where.pos);
+export function relationTarget(scope: RecordScope, field: RelationField, site: Site): Collection {
+  const target = scope.lookup(field.collectionId);
+  if (target === undefined) throw new FilterError(`missing related collection of ${quote(field.name)}`, site.pos);
   return target;
 }
 
@@ -49,15 +50,15 @@ export function eachHop(key: string, field: Field): Hop {
 }
 
 /** `rel.` → the related row(s). */
-export function relationHops(state: State, field: RelationField, target: Collection, key: string, where: Where): Hop[] {
-  requireListable(state, target, where);
+export function relationHops(scope: RecordScope, field: RelationField, target: Collection, key: string, site: Site): Hop[] {
+  requireListable(scope, target, site);
   if (!isMultiple(field)) {
     return [{
       key,
       multi: false,
       source: (self, parent) => ({
-        from: ident(target.name),
-        on: guarded(state, target, self, sql`${column(self, 'id')} = ${column(parent, field.name)}`, where),
+        from: table(target.name),
+        on: guarded(scope, target, self, sql`${column(self, 'id')} = ${column(parent, field.name)}`, site),
       }),
     }];
   }
@@ -65,23 +66,23 @@ export function relationHops(state: State, field: RelationField, target: Collect
     key,
     multi: false,
     source: (self, parent) => ({
-      from: ident(target.name),
-      on: guarded(state, target, self, sql`${column(self, 'id')} = ${alias(parent)}.value`, where),
+      from: table(target.name),
+      on: guarded(scope, target, self, sql`${column(self, 'id')} = ${alias(parent)}.value`, site),
     }),
   }];
 }
 
 /** A back-relation segment, or null when `name` does not have the `<collection>_via_<field>` shape. */
-export function backRelationHop(state: State, current: Collection, name: string, key: string, where: Where): { hop: Hop; target: Collection } | null {
+export function backRelationHop(scope: RecordScope, current: Collection, name: string, key: string, site: Site): { hop: Hop; target: Collection } | null {
   const at = name.lastIndexOf('_via_');
   if (at <= 0) return null;
-  const target = state.ctx.lookup(name.slice(0, at));
+  const target = scope.lookup(name.slice(0, at));
   const rel = target?.fields.find((f) => f.name === name.slice(at + 5));
-  if (target === undefined || rel === undefined || rel.type !== 'relation' || state.ctx.lookup(rel.collectionId)?.id !== current.id) {
-    throw new FilterError(`invalid back-relation ${quote(name)}`, where.pos);
+  if (target === undefined || rel === undefined || rel.type !== 'relation' || scope.lookup(rel.collectionId)?.id !== current.id) {
+    throw new FilterError(`invalid back-relation ${quote(name)}`, site.pos);
   }
-  if (state.restricted && rel.hidden) throw nonFilterable(where, `${target.name}.${rel.name}`);
-  requireListable(state, target, where);
+  if (scope.restricted && rel.hidden) throw nonFilterable(site, `${target.name}.${rel.name}`);
+  requireListable(scope, target, site);
   // One row per record only when the relation is single and unique (PocketBase's exception).
   const unique = target.indexes.some((ix) => ix.unique === true && ix.fields.length === 1 && ix.fields[0] === rel.id);
   const multiple = isMultiple(rel);
@@ -92,7 +93,7 @@ export function backRelationHop(state: State, current: Collection, name: string,
       const match = multiple
         ? sql`${column(parent, 'id')} IN (SELECT value FROM json_each(${storedItems(rel, column(self, rel.name))}))`
         : sql`${column(self, rel.name)} = ${column(parent, 'id')}`;
-      return { from: ident(target.name), on: guarded(state, target, self, match, where) };
+      return { from: table(target.name), on: guarded(scope, target, self, match, site) };
     },
   };
   return { hop, target };

@@ -6,10 +6,12 @@ import { FilterError } from '../filter/errors.js';
 import { MAX_RELATION_DEPTH } from '../filter/limits.js';
 import { backRelationHop, eachHop, nonFilterable, relationHops, relationTarget } from './hops.js';
 import { invalidModifier, type Modifier, type Path } from './identifiers.js';
-import { planValue, type Hop, type Plan } from './plan.js';
-import { alias, column, jsonArray, jsonValue, param, sql, type Frag } from './sql.js';
-import { unknownField, type State, type Where } from './state.js';
-import { lower, type Value } from './values.js';
+import { sized } from '../filter/guard.js';
+import { planValue, type Hop, type Plan } from '../filter/paths.js';
+import { alias, column, param, sql, ZERO, type Frag } from '../filter/sql.js';
+import { jsonArray, jsonValue } from './json-sql.js';
+import { unknownField, type RecordScope, type Site } from './scope.js';
+import { lower, type Value } from '../filter/values.js';
 
 /** Where a path starts: the filtered row, the signed-in record, a `@collection` join... */
 export interface Root {
@@ -22,14 +24,14 @@ export interface Root {
 }
 
 interface Walk {
-  state: State;
+  scope: RecordScope;
   root: Root;
   hops: Hop[];
-  where: Where;
+  site: Site;
 }
 
 function finish(walk: Walk, read: Plan['read'], kind: Plan['kind'] = 'column', missing?: Frag): Value {
-  return planValue({ rootAlias: walk.root.alias, hops: walk.hops, read, kind, missing }, walk.state.aliases);
+  return planValue({ rootAlias: walk.root.alias, hops: walk.hops, read, kind, missing }, walk.scope.aliases);
 }
 
 
@@ -37,12 +39,12 @@ function finish(walk: Walk, read: Plan['read'], kind: Plan['kind'] = 'column', m
 function plainModifier(walk: Walk, value: Value, modifier: Modifier | null): Value {
   if (modifier === null) return value;
   if (modifier === 'lower') return lower(value);
-  throw invalidModifier(walk.where, modifier);
+  throw invalidModifier(walk.site, modifier);
 }
 
-export function resolveRecordPath(state: State, root: Root, path: Path, where: Where): Value {
+export function resolveRecordPath(scope: RecordScope, root: Root, path: Path, site: Site): Value {
   const { segments, modifier } = path;
-  const walk: Walk = { state, root, hops: [...root.hops], where };
+  const walk: Walk = { scope, root, hops: [...root.hops], site };
   let collection = root.collection;
   let relations = 0;
   for (let i = 0; i < segments.length; i++) {
@@ -51,22 +53,22 @@ export function resolveRecordPath(state: State, root: Root, path: Path, where: W
     const rest = segments.slice(i + 1);
     const field = collection.fields.find((f) => f.name === name);
     if (field === undefined) {
-      const back = backRelationHop(state, collection, name, key, where);
-      if (back === null) throw unknownField(where);
-      if (++relations > MAX_RELATION_DEPTH) throw tooDeep(where);
+      const back = backRelationHop(scope, collection, name, key, site);
+      if (back === null) throw unknownField(site);
+      if (++relations > MAX_RELATION_DEPTH) throw tooDeep(site);
       walk.hops.push(back.hop);
       collection = back.target;
       // A bare back-relation reads the related ids.
       if (rest.length === 0) return plainModifier(walk, finish(walk, (a) => column(a, 'id')), modifier);
       continue;
     }
-    if (state.restricted && field.hidden) throw nonFilterable(where, name);
+    if (scope.restricted && field.hidden) throw nonFilterable(site, name);
     if (rest.length === 0) return fieldValue(walk, collection, field, key, modifier);
     if (field.type === 'relation') {
-      const target = relationTarget(state, field, where);
+      const target = relationTarget(scope, field, site);
       if (rest.length === 1 && rest[0] === 'id') return relationId(walk, field, key, modifier);
-      if (++relations > MAX_RELATION_DEPTH) throw tooDeep(where);
-      walk.hops.push(...relationHops(state, field, target, key, where));
+      if (++relations > MAX_RELATION_DEPTH) throw tooDeep(site);
+      walk.hops.push(...relationHops(scope, field, target, key, site));
       collection = target;
       continue;
     }
@@ -74,15 +76,14 @@ export function resolveRecordPath(state: State, root: Root, path: Path, where: W
     if (field.type === 'geoPoint' && rest.length === 1 && (rest[0] === 'lat' || rest[0] === 'lon')) {
       return plainModifier(walk, jsonPath(walk, field, rest), modifier);
     }
-    throw unknownField(where);
+    throw unknownField(site);
   }
-  throw unknownField(where);
+  throw unknownField(site);
 }
 
-const ZERO: Frag = { text: '0', params: [] };
 
-function tooDeep(where: Where): FilterError {
-  return new FilterError(`max nested relations reached (${MAX_RELATION_DEPTH})`, where.pos);
+function tooDeep(site: Site): FilterError {
+  return new FilterError(`max nested relations reached (${MAX_RELATION_DEPTH})`, site.pos);
 }
 
 /** `rel.id` reads the stored ids without joining the related collection (PocketBase's shortcut). */
@@ -95,22 +96,27 @@ function relationId(walk: Walk, field: Field, key: string, modifier: Modifier | 
 /** `json.a.b.0` → json_extract(col, '$.a.b[0]'), compared without the null fallback. */
 function jsonPath(walk: Walk, field: Field, rest: string[]): Value {
   const path = `$${rest.map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`)).join('')}`;
-  return finish(walk, (a) => sql`json_extract(${jsonValue(column(a, field.name))}, ${param(path)})`, 'exact');
+  return finish(walk, (a) => sql`json_extract(${jsonValue(jsonColumn(walk.scope, a, field))}, ${param(path)})`, 'exact');
+}
+
+/** A json column; guarded, a large value calls the deadline guard before SQLite parses it. */
+function jsonColumn(scope: RecordScope, rowAlias: string, field: Field): Frag {
+  return scope.guarded ? sized(column(rowAlias, field.name)) : column(rowAlias, field.name);
 }
 
 /** The plain value of a field, as the comparison sees it. */
-function readField(state: State, collection: Collection, field: Field, rowAlias: string): Frag {
+function readField(scope: RecordScope, collection: Collection, field: Field, rowAlias: string): Frag {
   const col = column(rowAlias, field.name);
-  if (field.type === 'json') return sql`json_extract(${jsonValue(col)}, '$')`;
+  if (field.type === 'json') return sql`json_extract(${jsonValue(jsonColumn(scope, rowAlias, field))}, '$')`;
   // A client cannot probe e-mails their owners keep hidden (PocketBase adds `emailVisibility = TRUE`).
-  if (state.restricted && collection.type === 'auth' && field.name === 'email') {
+  if (scope.restricted && collection.type === 'auth' && field.name === 'email') {
     return sql`(CASE WHEN ${column(rowAlias, 'emailVisibility')} = 1 THEN ${col} END)`;
   }
   return col;
 }
 
 function fieldValue(walk: Walk, collection: Collection, field: Field, key: string, modifier: Modifier | null): Value {
-  const read = (a: string) => readField(walk.state, collection, field, a);
+  const read = (a: string) => readField(walk.scope, collection, field, a);
   const listLike = field.type === 'select' || field.type === 'relation';
   switch (modifier) {
     case null:
@@ -118,16 +124,16 @@ function fieldValue(walk: Walk, collection: Collection, field: Field, key: strin
     case 'lower':
       return lower(finish(walk, read, field.type === 'json' ? 'exact' : 'column'));
     case 'length':
-      if (!listLike) throw invalidModifier(walk.where, modifier);
+      if (!listLike) throw invalidModifier(walk.site, modifier);
       // A missing related row (NULL) has no items, as in PocketBase.
       return finish(walk, (a) => (isMultiple(field) ? sql`json_array_length(COALESCE(${read(a)}, '[]'))` : sql`json_array_length(${jsonArray(read(a))})`), 'column', ZERO);
     case 'each':
-      if (!listLike) throw invalidModifier(walk.where, modifier);
+      if (!listLike) throw invalidModifier(walk.site, modifier);
       if (!isMultiple(field)) return finish(walk, read);
       walk.hops.push(eachHop(`${key}:each`, field));
       return finish(walk, (a) => sql`${alias(a)}.value`);
     case 'isset':
     case 'changed':
-      throw invalidModifier(walk.where, modifier);
+      throw invalidModifier(walk.site, modifier);
   }
 }

@@ -4,46 +4,46 @@
 import { isMultiple, type Collection, type Field } from '../core/types.js';
 import { FilterError, quote } from '../filter/errors.js';
 import { invalidModifier, type Modifier, type Path } from './identifiers.js';
-import type { Hop } from './plan.js';
+import type { Hop } from '../filter/paths.js';
 import { resolveRecordPath, type Root } from './record-paths.js';
-import { alias, column, ident, param, sql, TRUE } from './sql.js';
-import type { State, Where } from './state.js';
-import { bool, fromJs, lower, staticValue, toSqlValue, type Value } from './values.js';
+import { alias, column, param, sql, table, TRUE } from '../filter/sql.js';
+import type { RecordScope, Site } from './scope.js';
+import { bool, fromJs, lower, staticValue, toSqlValue, type Value } from '../filter/values.js';
 
-function unknownIdentifier(where: Where): FilterError {
-  return new FilterError(`unknown identifier ${quote(where.name)}`, where.pos);
+function unknownIdentifier(site: Site): FilterError {
+  return new FilterError(`unknown identifier ${quote(site.name)}`, site.pos);
 }
 
 
 /** A static value with `:lower` applied; other modifiers are refused. */
-function plainStatic(value: unknown, modifier: Modifier | null, where: Where): Value {
+function plainStatic(value: unknown, modifier: Modifier | null, site: Site): Value {
   if (modifier === null) return fromJs(value);
   if (modifier === 'lower') return lower(fromJs(value));
-  throw invalidModifier(where, modifier);
+  throw invalidModifier(site, modifier);
 }
 
-export function resolveRequest(state: State, path: Path, where: Where): Value {
+export function resolveRequest(scope: RecordScope, path: Path, site: Site): Value {
   const [, part, ...rest] = path.segments;
-  const request = state.ctx.request;
+  const request = scope.request;
   switch (part) {
     case 'context':
     case 'method':
-      if (rest.length > 0) throw unknownIdentifier(where);
-      return plainStatic(part === 'method' ? request.method.toUpperCase() : request.context, path.modifier, where);
+      if (rest.length > 0) throw unknownIdentifier(site);
+      return plainStatic(part === 'method' ? request.method.toUpperCase() : request.context, path.modifier, site);
     case 'headers':
     case 'query': {
-      if (rest.length !== 1) throw unknownIdentifier(where);
+      if (rest.length !== 1) throw unknownIdentifier(site);
       const map = part === 'query' ? request.query : request.headers;
       const present = Object.hasOwn(map, rest[0]);
       if (path.modifier === 'isset') return bool(present);
-      return plainStatic(present ? map[rest[0]] : undefined, path.modifier, where);
+      return plainStatic(present ? map[rest[0]] : undefined, path.modifier, site);
     }
     case 'body':
-      return resolveBody(state, rest, path.modifier, where);
+      return resolveBody(scope, rest, path.modifier, site);
     case 'auth':
-      return resolveAuth(state, rest, path.modifier, where);
+      return resolveAuth(scope, rest, path.modifier, site);
     default:
-      throw unknownIdentifier(where);
+      throw unknownIdentifier(site);
   }
 }
 
@@ -60,27 +60,27 @@ function items(value: unknown): unknown[] {
   return value === undefined || value === null || value === '' ? [] : [value];
 }
 
-function resolveBody(state: State, rest: string[], modifier: Modifier | null, where: Where): Value {
-  if (rest.length === 0) throw unknownIdentifier(where);
-  const { collection, request } = state.ctx;
+function resolveBody(scope: RecordScope, rest: string[], modifier: Modifier | null, site: Site): Value {
+  if (rest.length === 0) throw unknownIdentifier(site);
+  const { collection, request } = scope;
   const [key, ...more] = rest;
   const present = Object.hasOwn(request.body, key);
   const field = collection.fields.find((f) => f.name === key);
   const value = bodyValue(field, present ? request.body[key] : undefined);
   if (more.length > 0) {
-    if (field?.type === 'relation') return bodySubmittedRelation(state, field, value, more, modifier, where);
-    return plainStatic(nested(value, more), modifier, where);
+    if (field?.type === 'relation') return bodySubmittedRelation(scope, field, value, more, modifier, site);
+    return plainStatic(nested(value, more), modifier, site);
   }
   switch (modifier) {
     case null:
     case 'lower':
-      return plainStatic(value, modifier, where);
+      return plainStatic(value, modifier, site);
     case 'isset':
       return bool(present);
     case 'changed':
-      return changed(state, field, present, value, where);
+      return changed(scope, field, present, value, site);
     case 'length':
-      if (field !== undefined && field.type !== 'select' && field.type !== 'relation') throw invalidModifier(where, modifier);
+      if (field !== undefined && field.type !== 'select' && field.type !== 'relation') throw invalidModifier(site, modifier);
       return staticValue(items(value).length);
     case 'each':
       return submittedItems(`@request.body/${key}:each`, items(value));
@@ -88,11 +88,11 @@ function resolveBody(state: State, rest: string[], modifier: Modifier | null, wh
 }
 
 /** `@request.body.f:changed`: submitted and different from the stored value (no null fallback). */
-function changed(state: State, field: Field | undefined, present: boolean, value: unknown, where: Where): Value {
-  if (field === undefined) throw new FilterError(`":changed" needs a field of the collection, not ${quote(where.name)}`, where.pos);
+function changed(scope: RecordScope, field: Field | undefined, present: boolean, value: unknown, site: Site): Value {
+  if (field === undefined) throw new FilterError(`":changed" needs a field of the collection, not ${quote(site.name)}`, site.pos);
   if (!present) return bool(false);
   const submitted = param(toSqlValue(value));
-  const stored = column(state.ctx.alias, field.name);
+  const stored = column(scope.alias, field.name);
   return { kind: 'exact', multi: false, build: () => sql`(${submitted} IS NOT ${stored})` };
 }
 
@@ -102,7 +102,7 @@ function submittedItems(key: string, list: unknown[]): Value {
   return {
     kind: 'column',
     multi: true,
-    build: (joins) => sql`${alias(joins.join(key, (self) => sql` LEFT JOIN json_each(${json}) AS ${alias(self)} ON 1`))}.value`,
+    build: (joins) => sql`${alias(joins.join(key, () => ({ from: sql`json_each(${json})`, on: TRUE })))}.value`,
   };
 }
 
@@ -116,55 +116,55 @@ function nested(value: unknown, path: string[]): unknown {
 }
 
 /** `@request.body.rel.field`: the related records of the submitted ids. */
-function bodySubmittedRelation(state: State, field: Field & { type: 'relation' }, value: unknown, more: string[], modifier: Modifier | null, where: Where): Value {
-  const target = state.ctx.lookup(field.collectionId);
+function bodySubmittedRelation(scope: RecordScope, field: Field & { type: 'relation' }, value: unknown, more: string[], modifier: Modifier | null, site: Site): Value {
+  const target = scope.lookup(field.collectionId);
   if (target === undefined) return fromJs(null);
   const ids = items(value).map(String);
   const key = `@request.body/${field.name}`;
   const hops: Hop[] = isMultiple(field)
     ? [
       { key: `${key}#each`, multi: true, source: () => ({ from: sql`json_each(${param(JSON.stringify(ids))})`, on: TRUE }) },
-      { key, multi: false, source: (self, parent) => ({ from: ident(target.name), on: sql`${column(self, 'id')} = ${alias(parent)}.value` }) },
+      { key, multi: false, source: (self, parent) => ({ from: table(target.name), on: sql`${column(self, 'id')} = ${alias(parent)}.value` }) },
     ]
-    : [{ key, multi: false, source: (self) => ({ from: ident(target.name), on: sql`${column(self, 'id')} = ${param(ids[ids.length - 1] ?? '')}` }) }];
-  return resolveRecordPath(state, { collection: target, key, alias: '', hops }, { segments: more, modifier }, where);
+    : [{ key, multi: false, source: (self) => ({ from: table(target.name), on: sql`${column(self, 'id')} = ${param(ids[ids.length - 1] ?? '')}` }) }];
+  return resolveRecordPath(scope, { collection: target, key, alias: '', hops }, { segments: more, modifier }, site);
 }
 
 const AUTH_STATIC = new Set(['id', 'collectionId', 'collectionName']);
 
 /** `@request.auth.*`: the signed-in record's own columns are static; longer paths join from it. */
-function resolveAuth(state: State, rest: string[], modifier: Modifier | null, where: Where): Value {
-  if (rest.length === 0) throw unknownIdentifier(where);
-  const auth = state.ctx.request.auth;
+function resolveAuth(scope: RecordScope, rest: string[], modifier: Modifier | null, site: Site): Value {
+  if (rest.length === 0) throw unknownIdentifier(site);
+  const auth = scope.request.auth;
   if (auth === null) return fromJs(null);
   const first = rest[0];
   const field = auth.collection.fields.find((f) => f.name === first);
   if (rest.length === 1 && (modifier === null || modifier === 'lower')) {
-    if (first === 'collectionId') return plainStatic(auth.collection.id, modifier, where);
-    if (first === 'collectionName') return plainStatic(auth.collection.name, modifier, where);
-    return plainStatic(field === undefined && !AUTH_STATIC.has(first) ? null : auth.record[first], modifier, where);
+    if (first === 'collectionId') return plainStatic(auth.collection.id, modifier, site);
+    if (first === 'collectionName') return plainStatic(auth.collection.name, modifier, site);
+    return plainStatic(field === undefined && !AUTH_STATIC.has(first) ? null : auth.record[first], modifier, site);
   }
   if (field === undefined) return fromJs(null);
-  return resolveRecordPath(state, authRoot(auth.collection, auth.record.id), { segments: rest, modifier }, where);
+  return resolveRecordPath(scope, authRoot(auth.collection, auth.record.id), { segments: rest, modifier }, site);
 }
 
 function authRoot(collection: Collection, id: unknown): Root {
   const hop: Hop = {
     key: '@request.auth',
     multi: false,
-    source: (self) => ({ from: ident(collection.name), on: sql`${column(self, 'id')} = ${param(toSqlValue(id))}` }),
+    source: (self) => ({ from: table(collection.name), on: sql`${column(self, 'id')} = ${param(toSqlValue(id))}` }),
   };
   return { collection, key: '@request.auth', alias: '', hops: [hop] };
 }
 
 /** `@collection.<nameOrId>[:alias].<path>`: every row of that collection (a multi-valued path). */
-export function resolveCollection(state: State, path: Path, where: Where): Value {
+export function resolveCollection(scope: RecordScope, path: Path, site: Site): Value {
   const [, target, ...rest] = path.segments;
-  if (target === undefined || rest.length === 0) throw unknownIdentifier(where);
+  if (target === undefined || rest.length === 0) throw unknownIdentifier(site);
   const [name, joinAlias = ''] = target.split(':');
-  const collection = state.ctx.lookup(name);
-  if (collection === undefined) throw new FilterError(`unknown collection ${quote(name)}`, where.pos);
+  const collection = scope.lookup(name);
+  if (collection === undefined) throw new FilterError(`unknown collection ${quote(name)}`, site.pos);
   const key = `@collection/${collection.id}:${joinAlias}`;
-  const hop: Hop = { key, multi: true, source: () => ({ from: ident(collection.name), on: TRUE }) };
-  return resolveRecordPath(state, { collection, key, alias: '', hops: [hop] }, { segments: rest, modifier: path.modifier }, where);
+  const hop: Hop = { key, multi: true, source: () => ({ from: table(collection.name), on: TRUE }) };
+  return resolveRecordPath(scope, { collection, key, alias: '', hops: [hop] }, { segments: rest, modifier: path.modifier }, site);
 }

@@ -2,69 +2,22 @@
 // the journal (see design.md "Storage"). Reads run directly; every write runs through `write()`, which
 // executes a synchronous function in one transaction, records each statement with its bound
 // parameters, and resolves only once the journal entry is synced. The other files of server/store/ are
-// its parts: engine.ts (the Store), journal*.ts, codec.ts, snapshot.ts, recovery.ts, lock.ts.
+// its parts: contract.ts (the interfaces), engine.ts (the Store), journal*.ts, codec.ts, snapshot.ts, recovery.ts, lock.ts.
 import { mkdir } from 'node:fs/promises';
 import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
-import type { Row } from '../core/types.js';
+import type { Store } from './contract.js';
 import { Engine } from './engine.js';
 import type { JournalCounters } from './journal.js';
 import { lockDir } from './lock.js';
 import { loadState, openDatabase } from './recovery.js';
-import type { Params } from './statements.js';
 
 // Kept here for the code written against this module before the store was split up.
 export { queryAll, queryGet, StatementCache } from './statements.js';
 export type { Params } from './statements.js';
 
-export interface ReadDb {
-  all<T = Row>(sql: string, params?: Params): T[];
-  get<T = Row>(sql: string, params?: Params): T | undefined;
-}
-
-export interface WriteTx extends ReadDb {
-  /** Executes one statement inside the write transaction and records it for the journal. */
-  run(sql: string, params?: Params): { changes: number };
-}
-
-export interface Store extends ReadDb {
-  /**
-   * Runs `fn` synchronously inside one transaction. If it throws, the transaction is rolled back and
-   * nothing is journaled. Otherwise the statements are committed, appended to the journal, and the
-   * promise resolves after the journal is synced (concurrent writes may share one sync).
-   */
-  write<T>(fn: (tx: WriteTx) => T): Promise<T>;
-  /** Writes a snapshot and empties the journal. */
-  checkpoint(): Promise<void>;
-  /** Checkpoints (when durable) and releases the database. */
-  close(): Promise<void>;
-  /** Counters for tests and diagnostics (all zero for an in-memory store). */
-  stats(): StoreStats;
-  /** The data folder, or null for an in-memory store. */
-  readonly dir: string | null;
-  /** A consistent copy of the whole database as a SQLite file (what `GET /api/backup` sends). */
-  backup(): Uint8Array;
-  /**
-   * Calls `listener` after the store reloaded itself from disk (a failed journal write drops the
-   * unacknowledged change), so caches built from the database can be rebuilt.
-   */
-  onReload(listener: () => void): void;
-}
-
-export interface StoreStats {
-  /** Journal entries appended since open: one per write() that ran at least one statement. */
-  entries: number;
-  /** fdatasync calls that made entries durable; fewer than `entries` when commits were grouped. */
-  syncs: number;
-  /** Bytes appended to the journal since open, entry framing included. */
-  journalBytes: number;
-  /** Bytes in the journal segment being appended to (what the automatic checkpoint watches). */
-  journalSize: number;
-  /** Snapshots written since open. */
-  checkpoints: number;
-  /** Journal entries replayed when the store was opened. */
-  replayed: number;
-}
+// The interfaces live in contract.ts so the engine can implement them without importing this module.
+export type { ReadDb, Store, StoreStats, WriteTx } from './contract.js';
 
 let sqlJs: Promise<SqlJsStatic> | null = null;
 export function loadSqlJs(): Promise<SqlJsStatic> {

@@ -10,7 +10,9 @@
 import type { Database, SqlJsStatic } from 'sql.js';
 import type { Row } from '../core/types.js';
 import { StatementEncoder } from './codec.js';
-import type { Params, Store, StoreStats, WriteTx } from './db.js';
+import type { SqlFunction, Store, StoreStats, WriteTx } from './contract.js';
+import { Deadlines } from './deadline.js';
+import type { Params } from './statements.js';
 import { asError, errorCode } from './files.js';
 import type { JournalCounters, JournalWriter } from './journal.js';
 import { removeSegmentsBefore, segmentPath, snapshotId } from './journal-format.js';
@@ -51,6 +53,9 @@ export class Engine implements Store {
   /** Serialises checkpoints and recoveries. */
   private maintenance: Promise<unknown> = Promise.resolve();
   private autoCheckpoint = { running: false, atSize: 0 };
+  private readonly deadlines = new Deadlines();
+  /** SQL functions defined by core, installed again on every database a reload brings. */
+  private readonly functions = new Map<string, SqlFunction>();
 
   constructor(
     private readonly config: EngineConfig,
@@ -64,9 +69,18 @@ export class Engine implements Store {
     this.autoCheckpoint.atSize = config.checkpointBytes;
   }
 
-  all = <T = Row>(sql: string, params?: Params): T[] => queryAll<T>(this.cache, sql, params);
+  all = <T = Row>(sql: string, params?: Params): T[] => this.deadlines.within(() => queryAll<T>(this.cache, sql, params));
 
-  get = <T = Row>(sql: string, params?: Params): T | undefined => queryGet<T>(this.cache, sql, params);
+  get = <T = Row>(sql: string, params?: Params): T | undefined => this.deadlines.within(() => queryGet<T>(this.cache, sql, params));
+
+  withDeadline = <T>(ms: number, fn: () => T): T => this.deadlines.run(ms, fn);
+
+  checkDeadline = this.deadlines.check;
+
+  defineFunction = (name: string, fn: SqlFunction): void => {
+    this.functions.set(name, fn);
+    this.db.create_function(name, fn);
+  };
 
   write = async <T>(fn: (tx: WriteTx) => T): Promise<T> => {
     while (this.recovering) await this.recovering;
@@ -78,7 +92,7 @@ export class Engine implements Store {
     this.inWrite = true;
     let result: T;
     try {
-      result = runTransaction(this.db, this.cache, fn, encoder);
+      result = this.deadlines.within(() => runTransaction(this.db, this.cache, fn, encoder));
     } finally {
       this.inWrite = false;
     }
@@ -236,6 +250,7 @@ export class Engine implements Store {
     this.cache.clear();
     this.db.close();
     this.db = db;
+    for (const [name, fn] of this.functions) db.create_function(name, fn);
     this.cache = new StatementCache(db);
     this.unsnapshotted = replayed;
   }

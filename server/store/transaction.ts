@@ -3,7 +3,7 @@
 import type { Database } from 'sql.js';
 import { assertSqlValues } from './codec.js';
 import type { StatementEncoder } from './codec.js';
-import type { WriteTx } from './db.js';
+import type { WriteTx } from './contract.js';
 import { queryAll, queryGet, runStatement } from './statements.js';
 import type { Params, StatementCache } from './statements.js';
 

@@ -44,7 +44,7 @@ afterEach(cleanup);
 beforeEach(() => window.history.replaceState(null, '', '#/collections/posts/settings'));
 
 /** Mounts the editor; resolves once the collections list has loaded (so nothing is in flight at cleanup). */
-async function mount(): Promise<void> {
+async function mount(collection: Collection = posts): Promise<void> {
   let loaded = () => false;
   render(() => {
     const api = createApi({ baseUrl: server.baseUrl, store: storageTokenStore(localStorage) });
@@ -63,7 +63,7 @@ async function mount(): Promise<void> {
       <RouterContext.Provider value={createHashRouter()}>
         <ToastProvider>
           <AppContext.Provider value={ctx}>
-            <CollectionEditor collection={posts} />
+            <CollectionEditor collection={collection} />
             <a href="#/elsewhere">Elsewhere</a>
           </AppContext.Provider>
         </ToastProvider>
@@ -97,6 +97,35 @@ describe('collection editor', () => {
     const titleRow = document.querySelector('.field-row[data-field="title"]');
     expect(titleRow?.textContent).toContain('Duplicated or invalid field name.');
     await waitFor(() => expect(document.querySelector('.rule.has-error')?.textContent).toContain('unknown field "nope"'));
+  });
+});
+
+describe('indexes Deskbase maintains', () => {
+  const created = { id: 'f_created', name: 'created', type: 'autodate', system: false, hidden: false, presentable: false, onCreate: true, onUpdate: false } as const;
+  const withMaintained: Collection = {
+    ...posts,
+    fields: [...posts.fields, created],
+    maintainedIndexes: [{ name: '_postscoll000001_created_idx', fields: ['f_created'], unique: false, purpose: 'defaultSort' }],
+  };
+
+  it('are listed read-only under the indexes, by field name and purpose, and never sent back', async () => {
+    await mount(withMaintained);
+    const box = document.querySelector('.maintained-indexes');
+    expect(box?.textContent).toContain('Maintained by Deskbase');
+    expect(box?.querySelector('li')?.textContent).toBe('_postscoll000001_created_idx on created: the default sort of lists (newest first)');
+    expect(box?.querySelector('input, button')).toBeNull();
+    expect(screen.getByText(/No indexes\./)).toBeTruthy(); // the user's own list stays empty
+    fireEvent.input(document.getElementById('col-name') as HTMLInputElement, { target: { value: 'articles' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save changes' }));
+    await waitFor(() => expect(server.seen.some((r) => r.method === 'PATCH')).toBe(true));
+    const body = server.seen.filter((r) => r.method === 'PATCH').at(-1)?.body as Record<string, unknown>;
+    expect(body).not.toHaveProperty('maintainedIndexes');
+    expect(body.indexes).toEqual([]);
+  });
+
+  it('show nothing for a collection without any', async () => {
+    await mount();
+    expect(document.querySelector('.maintained-indexes')).toBeNull();
   });
 });
 

@@ -87,7 +87,9 @@ export function checkName(name: string, collectionType?: CollectionType): FieldE
   if (name === '') return required();
   if (runeLength(name) > 100) return lengthError(1, 100);
   if (!NAME_RE.test(name)) return err('validation_match_invalid', 'Must be in a valid format.');
-  if (RESERVED_FIELD_NAMES.includes(name)) return err('validation_not_in_invalid', 'Must not be in list.');
+  // SQLite matches column names case-insensitively: a column `_ROWID_` would hide the row id that
+  // lists sort, page and join on
+  if (RESERVED_FIELD_NAMES.includes(name) || name.toLowerCase() === '_rowid_') return err('validation_not_in_invalid', 'Must not be in list.');
   if (PROTOTYPE_NAMES.has(name)) return err('validation_not_in_invalid', 'The name is reserved (a built-in property of JavaScript objects).');
   if (name.toLowerCase().includes('_via_')) return err('validation_found_via', 'The value cannot contain "_via_".');
   if (collectionType === 'auth' && RESERVED_AUTH_FIELD_NAMES.includes(name)) {

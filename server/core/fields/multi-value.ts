@@ -10,6 +10,33 @@ interface MultiValued {
 
 export const isMulti = (field: MultiValued): boolean => field.maxSelect > 1;
 
+/**
+ * A stored value read back: what normalizeMulti gives, without its copies for the values the write
+ * funnel stores (an id, or a JSON array of distinct non-empty ids), which every listed record has.
+ */
+export function multiFromStored(value: unknown, field: MultiValued): string | string[] {
+  if (typeof value === 'string' && !value.includes('[')) {
+    // no JSON array: the string is the one item
+    if (!isMulti(field)) return value;
+    return value === '' ? [] : [value];
+  }
+  if (isMulti(field) && typeof value === 'string' && value.startsWith('[')) {
+    const parsed = parseJson(value);
+    if (Array.isArray(parsed) && parsed.every((s) => typeof s === 'string' && s !== '') && new Set(parsed).size === parsed.length) {
+      return parsed as string[];
+    }
+  }
+  return normalizeMulti(value, field);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 export function normalizeMulti(value: unknown, field: MultiValued): string | string[] {
   const items = toUniqueStrings(value);
   if (isMulti(field)) return items;

@@ -1,7 +1,7 @@
 // `relation`: ids of records of one other collection (or of the same one).
 import type { FieldBase, RelationField } from '../types.js';
 import { err, minThreshold, OptionReader, required, sortKeys, unsupportedType } from './common.js';
-import { itemsOf, modifyMulti, multiColumn, multiToStored, multiZero, normalizeMulti } from './multi-value.js';
+import { itemsOf, modifyMulti, multiFromStored, multiColumn, multiToStored, multiZero, normalizeMulti } from './multi-value.js';
 import type { DefineContext, FieldSpec } from './spec.js';
 
 function define(input: Record<string, unknown>, base: FieldBase, ctx: DefineContext) {
@@ -51,6 +51,6 @@ export const relationSpec: FieldSpec<'relation'> = {
     return null;
   },
   toStored: multiToStored,
-  fromStored: normalizeMulti,
+  fromStored: multiFromStored,
   modify: modifyMulti,
 };

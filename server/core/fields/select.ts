@@ -1,7 +1,7 @@
 // `select`: one or more of a fixed list of string values.
 import type { FieldBase, SelectField } from '../types.js';
 import { err, maxThreshold, minThreshold, OptionReader, required, sortKeys, unsupportedType } from './common.js';
-import { itemsOf, modifyMulti, multiColumn, multiToStored, multiZero, normalizeMulti } from './multi-value.js';
+import { itemsOf, modifyMulti, multiFromStored, multiColumn, multiToStored, multiZero, normalizeMulti } from './multi-value.js';
 import type { FieldSpec } from './spec.js';
 
 function define(input: Record<string, unknown>, base: FieldBase) {
@@ -30,6 +30,6 @@ export const selectSpec: FieldSpec<'select'> = {
     return invalid === undefined ? null : err('validation_invalid_value', 'Invalid value {value}.', { value: invalid });
   },
   toStored: multiToStored,
-  fromStored: normalizeMulti,
+  fromStored: multiFromStored,
   modify: modifyMulti,
 };

@@ -1,8 +1,9 @@
 // One operator between two built values (semantics §1.3-1.4). `=` / `!=` treat NULL and '' alike unless
 // a side is an exact value (json path, :changed, geoDistance); when one side is a known non-empty static
 // value the comparison is a plain `col = ?`, which SQLite can serve from an index.
-import type { BaseOp } from '../filter/ast.js';
-import { likePattern } from '../filter/like.js';
+import type { BaseOp } from './ast.js';
+import { likeCall } from './guard.js';
+import { likePattern } from './like.js';
 import { EMPTY_TEXT, param, sql, type Frag } from './sql.js';
 import type { Value } from './values.js';
 
@@ -11,7 +12,8 @@ export interface Side {
   sql: Frag;
 }
 
-export function compare(op: BaseOp, left: Side, right: Side): Frag {
+/** `likeWork`: guarded compilation only, the LIKE work a `~` may do on one row before it is routed. */
+export function compare(op: BaseOp, left: Side, right: Side, likeWork?: number): Frag {
   switch (op) {
     case '=':
       return equality(left, right, false);
@@ -26,17 +28,29 @@ export function compare(op: BaseOp, left: Side, right: Side): Frag {
     case '<=':
       return sql`${left.sql} <= ${right.sql}`;
     case '~':
-      return sql`${left.sql} LIKE ${pattern(right)} ESCAPE '\\'`;
+      return like(left, right, false, likeWork);
     case '!~':
-      return sql`${left.sql} NOT LIKE ${pattern(right)} ESCAPE '\\'`;
+      return like(left, right, true, likeWork);
   }
 }
 
-/** A static right side is a "contains" search unless it has its own `%`; an expression is wrapped in SQL. */
-function pattern(right: Side): Frag {
+/**
+ * `left LIKE pattern ESCAPE '\'`. Guarded, a row whose text is long enough for LIKE to pass its share of
+ * the row's work (text length times pattern length) goes to LIKE_FUNCTION, same meaning, which keeps
+ * checking the deadline while it searches (guard.ts).
+ */
+function like(left: Side, right: Side, negate: boolean, likeWork?: number): Frag {
   const v = right.value;
-  if (v.kind === 'static' || v.kind === 'empty') return param(likePattern(String(v.staticValue ?? '')));
-  return sql`('%' || ${right.sql} || '%')`;
+  const fixed = v.kind === 'static' || v.kind === 'empty' ? likePattern(String(v.staticValue ?? '')) : null;
+  // A static right side is a "contains" search unless it has its own `%`; an expression is wrapped in SQL.
+  const pattern = fixed === null ? sql`('%' || ${right.sql} || '%')` : param(fixed);
+  const plain = negate ? sql`${left.sql} NOT LIKE ${pattern} ESCAPE '\\'` : sql`${left.sql} LIKE ${pattern} ESCAPE '\\'`;
+  if (likeWork === undefined) return plain;
+  const long = fixed === null
+    ? sql`octet_length(${left.sql}) * (octet_length(${right.sql}) + 2) > ${param(likeWork)}`
+    : sql`octet_length(${left.sql}) > ${param(Math.floor(likeWork / Math.max(1, fixed.length)))}`;
+  const matcher = likeCall(left.sql, pattern);
+  return sql`(CASE WHEN ${long} THEN ${negate ? sql`NOT ${matcher}` : matcher} ELSE ${plain} END)`;
 }
 
 function equality(left: Side, right: Side, negate: boolean): Frag {

@@ -1,4 +1,4 @@
-// Groups and expressions → one SQL condition over the caller's row.
+// A parsed filter or rule → one SQL condition over the caller's row (PocketBase's FilterData.BuildExpr).
 //
 // Multi-valued paths follow PocketBase (semantics §1.5). There, each path is LEFT JOINed once for the
 // whole query and rows are deduplicated, so `A && B` on the same path must hold for the same joined row,
@@ -8,12 +8,13 @@
 //                          the other terms use> WHERE <those terms>)
 //   plain op, multi     →  <op on the joined row> AND NOT EXISTS (<fresh joins> WHERE NOT (<op>))
 // `A || B` distributes over EXISTS, so each OR branch of the top level gets its own EXISTS.
-import { baseOp, isAnyOp, type Expr, type Group, type GroupItem } from '../filter/ast.js';
+import { baseOp, isAnyOp, type Expr, type Group, type GroupItem } from './ast.js';
 import { compare } from './compare.js';
 import { JoinSet } from './joins.js';
+import type { CompileScope } from './field-resolver.js';
+import { LIKE_WORK_PER_ROW, needsRowGuard, ROW_GUARD, shapeOf } from './guard.js';
 import { resolveOperand } from './operands.js';
 import { joinFrags, sql, type Frag } from './sql.js';
-import type { State } from './state.js';
 
 interface Term {
   sql: Frag;
@@ -21,8 +22,24 @@ interface Term {
   joins: Set<string>;
 }
 
+/** What one condition's compilation carries: its scope and the joins its multi-valued paths share. */
+interface Build {
+  scope: CompileScope;
+  joins: JoinSet;
+  /** Guarded only: the LIKE work each `~` term may do on one row (guard.ts). */
+  likeWork?: number;
+}
+
 /** The whole filter: the top-level OR branches each get the EXISTS their joined terms need. */
-export function compileRoot(state: State, root: Group): Frag {
+export function compileCondition(root: Group, scope: CompileScope): Frag {
+  if (scope.guard !== true) return compileBranches({ scope, joins: new JoinSet(scope.aliases) }, root);
+  const shape = shapeOf(root);
+  const likeWork = Math.floor(LIKE_WORK_PER_ROW / Math.max(1, shape.likes));
+  const condition = compileBranches({ scope, joins: new JoinSet(scope.aliases, true), likeWork }, root);
+  return needsRowGuard(shape) ? sql`(${ROW_GUARD} AND ${condition})` : condition;
+}
+
+function compileBranches(state: Build, root: Group): Frag {
   const branches = splitOr(root.items).map((chain) => {
     const terms = chain.map((item) => compileItem(state, item));
     const plain = terms.filter((t) => t.joins.size === 0).map((t) => t.sql);
@@ -47,12 +64,12 @@ function splitOr(items: readonly GroupItem[]): GroupItem[][] {
   return chains;
 }
 
-function compileItem(state: State, item: GroupItem): Term {
+function compileItem(state: Build, item: GroupItem): Term {
   return item.node.kind === 'expr' ? compileExpr(state, item.node) : compileGroup(state, item.node);
 }
 
 /** A nested group keeps its source order; SQLite's precedence applies inside the brackets. */
-function compileGroup(state: State, group: Group): Term {
+function compileGroup(state: Build, group: Group): Term {
   const joins = new Set<string>();
   const parts: Frag[] = [];
   group.items.forEach((item, i) => {
@@ -64,18 +81,18 @@ function compileGroup(state: State, group: Group): Term {
   return { sql: sql`(${joinFrags(parts, '')})`, joins };
 }
 
-function compileExpr(state: State, expr: Expr): Term {
-  const left = resolveOperand(state, expr.left);
-  const right = resolveOperand(state, expr.right);
+function compileExpr(state: Build, expr: Expr): Term {
+  const left = resolveOperand(state.scope, expr.left);
+  const right = resolveOperand(state.scope, expr.right);
   const op = baseOp(expr.op);
   const joins = new Set<string>();
   state.joins.track(joins);
-  const base = compare(op, { value: left, sql: left.build(state.joins) }, { value: right, sql: right.build(state.joins) });
+  const base = compare(op, { value: left, sql: left.build(state.joins) }, { value: right, sql: right.build(state.joins) }, state.likeWork);
   state.joins.track(null);
   const all = !isAnyOp(expr.op) && ((left.multi && left.anyOnly !== true) || (right.multi && right.anyOnly !== true));
   if (!all) return { sql: base, joins };
   // "All": no value of the path may violate the condition (a NULL comparison is no violation).
-  const fresh = new JoinSet(state.aliases);
-  const check = compare(op, { value: left, sql: left.build(fresh) }, { value: right, sql: right.build(fresh) });
+  const fresh = new JoinSet(state.scope.aliases, state.joins.guarded);
+  const check = compare(op, { value: left, sql: left.build(fresh) }, { value: right, sql: right.build(fresh) }, state.likeWork);
   return { sql: sql`(${base} AND NOT EXISTS (SELECT 1 FROM ${fresh.from()} WHERE NOT (${check})))`, joins };
 }

@@ -1,9 +1,10 @@
-// What an operand resolves to. Static values (literals, @request values, macros) are bound parameters
-// whose emptiness is known at compile time, which the `=` / `!=` null normalisation needs (semantics
-// §1.4); everything else is an SQL expression over the filtered row.
-import type { SqlValue } from '../core/types.js';
+// What an operand resolves to: the currency between the language and a resolver. Static values
+// (literals, @request values, macros) are bound parameters whose emptiness is known at compile time,
+// which the `=` / `!=` null normalisation needs (semantics §1.4); everything else is an SQL expression
+// over the filtered row.
+import { sized } from './guard.js';
 import type { JoinSet } from './joins.js';
-import { EMPTY_TEXT, NULL, param, sql, type Frag } from './sql.js';
+import { EMPTY_TEXT, NULL, param, sql, type Frag, type SqlValue } from './sql.js';
 
 /**
  * - empty:  a static value that is NULL or '' (also a missing @request value);
@@ -62,6 +63,6 @@ export function lower(value: Value): Value {
     anyOnly: value.anyOnly,
     // ASCII only, like SQLite's LOWER() without ICU.
     staticValue: typeof value.staticValue === 'string' ? value.staticValue.replace(/[A-Z]/g, (c) => c.toLowerCase()) : value.staticValue,
-    build: (joins) => sql`LOWER(${value.build(joins)})`,
+    build: (joins) => (joins.guarded ? sql`LOWER(${sized(value.build(joins))})` : sql`LOWER(${value.build(joins)})`),
   };
 }

@@ -1,24 +1,25 @@
 // The filter/rule compiler's public API: a filter or rule → an SQL condition over the caller's row alias,
-// a sort → an ORDER BY body. Output never adds JOINs to the caller's query (multi-valued paths are
-// correlated subqueries), so `SELECT r.* FROM "posts" AS r WHERE (<rule>) AND (<filter>)` and its
-// COUNT(*) stay correct without DISTINCT. Every value is a bound parameter.
+// a sort → an ORDER BY body. It parses with the filter language (server/filter) and resolves
+// identifiers with the record resolver. Output never adds JOINs to the caller's query (multi-valued
+// paths are correlated subqueries), so `SELECT r.* FROM "posts" AS r WHERE (<rule>) AND (<filter>)` and
+// its COUNT(*) stay correct without DISTINCT. Every value is a bound parameter.
 //
 // Errors: syntax and resolution errors are FilterError (message with position, for rule validation and
-// the admin UI; map them to a 400 for clients, see toApiError); a non-superuser client filter or sort
+// the admin UI; core/filter-errors.ts says what a client gets); a non-superuser client filter or sort
 // naming @collection / @request is ApiError 403, as in PocketBase.
-import { isSuperuser, type Collection, type RequestInfo, type SqlValue } from '../core/types.js';
-import { ApiError, badRequest } from '../errors.js';
-import type { Group } from '../filter/ast.js';
-import type { ParseCache } from '../filter/cache.js';
-import { FilterError, quote } from '../filter/errors.js';
+import { isSuperuser, type Collection, type RequestInfo } from '../core/types.js';
+import { ApiError } from '../errors.js';
+import { compileCondition } from '../filter/condition.js';
+import { FilterError } from '../filter/errors.js';
+import type { CompileScope } from '../filter/field-resolver.js';
+import { AliasAllocator } from '../filter/joins.js';
 import { MAX_FILTER_LENGTH } from '../filter/limits.js';
+import { compileOrder } from '../filter/order.js';
 import { parseFilter, type ParseOptions } from '../filter/parser.js';
 import { parseSort } from '../filter/sort.js';
-import { compileRoot } from './conditions.js';
-import { AliasAllocator, JoinSet } from './joins.js';
-import { compileSortItems } from './sort.js';
-import type { Frag } from './sql.js';
-import type { State } from './state.js';
+import { compiled, type CompiledSql } from '../filter/sql.js';
+import { createRecordResolver } from './record-resolver.js';
+import type { Lookup } from './scope.js';
 
 export type CompileMode = 'rule' | 'filter';
 
@@ -28,7 +29,7 @@ export interface CompileContext {
   /** SQL alias of that row source in the caller's query, e.g. "r" (letters, digits, `_`). */
   alias: string;
   /** Other collections by id or name (relations, back-relations, @collection). */
-  lookup(idOrName: string): Collection | undefined;
+  lookup: Lookup;
   /** The values `@request.*` reads. */
   request: RequestInfo;
   /**
@@ -42,17 +43,11 @@ export interface CompileContext {
   now?: Date;
   /** Values of `{:name}` placeholders, bound as parameters (server-side filters only). */
   params?: Record<string, unknown>;
-  /** Shared parse cache (the server keeps one); parses every time without it. */
-  cache?: ParseCache;
-}
-
-export interface CompiledSql {
-  sql: string;
-  params: SqlValue[];
-}
-
-function done(frag: Frag): CompiledSql {
-  return { sql: frag.text, params: [...frag.params] };
+  /**
+   * Check the request's query deadline inside the SQL (filter/guard.ts): what the server does for
+   * everything a request drives. Off, the SQL is the plain translation.
+   */
+  guard?: boolean;
 }
 
 /**
@@ -66,8 +61,8 @@ export function compileFilter(src: string, ctx: CompileContext): CompiledSql {
   if (src.trim() === '' && (options.maxLength === undefined || src.length <= options.maxLength)) {
     return { sql: '1', params: [] };
   }
-  const tree = parse(src, ctx, options);
-  return done(compileRoot(newState(ctx, restricted, new AliasAllocator()), tree));
+  const tree = parseFilter(src, options);
+  return compiled(compileCondition(tree, scopeOf(ctx, restricted)));
 }
 
 /**
@@ -76,11 +71,11 @@ export function compileFilter(src: string, ctx: CompileContext): CompiledSql {
  */
 export function compileSort(src: string, ctx: CompileContext): CompiledSql {
   const restricted = checkAccess(src, ctx);
-  return done(compileSortItems(newState(ctx, restricted, new AliasAllocator()), parseSort(src)));
+  return compiled(compileOrder(parseSort(src), scopeOf(ctx, restricted)));
 }
 
 /** Null when `src` compiles as a rule of `collection`, else the raw error (for validation_invalid_rule). */
-export function checkRule(src: string, collection: Collection, lookup: (idOrName: string) => Collection | undefined): string | null {
+export function checkRule(src: string, collection: Collection, lookup: Lookup): string | null {
   const request: RequestInfo = { auth: null, method: 'GET', context: 'default', body: {}, query: {}, headers: {} };
   try {
     compileFilter(src, { collection, alias: 'r', lookup, request, mode: 'rule' });
@@ -91,11 +86,6 @@ export function checkRule(src: string, collection: Collection, lookup: (idOrName
   }
 }
 
-/** A FilterError becomes PocketBase's generic 400 (no detail for clients); anything else is returned as is. */
-export function toApiError(err: unknown): unknown {
-  return err instanceof FilterError ? badRequest() : err;
-}
-
 /** PocketBase's loose substring check on the raw parameter, even inside quotes. Returns "restricted". */
 function checkAccess(src: string, ctx: CompileContext): boolean {
   if (ctx.mode !== 'filter' || isSuperuser(ctx.request.auth)) return false;
@@ -104,41 +94,10 @@ function checkAccess(src: string, ctx: CompileContext): boolean {
   return true;
 }
 
-function parse(src: string, ctx: CompileContext, options: ParseOptions): Group {
-  return ctx.cache === undefined ? parseFilter(src, options) : ctx.cache.parse(src, options);
-}
-
-function newState(ctx: CompileContext, restricted: boolean, aliases: AliasAllocator): State {
+function scopeOf(ctx: CompileContext, restricted: boolean): CompileScope {
+  const aliases = new AliasAllocator();
   const now = ctx.now ?? new Date();
-  const state: State = {
-    ctx,
-    restricted,
-    now,
-    aliases,
-    joins: new JoinSet(aliases),
-    listRule: (collection, alias, pos) => compileListRule(state, collection, alias, pos),
-  };
-  return state;
-}
-
-/** The list rule of a collection a restricted client filter joins, over the joined row `alias`. */
-function compileListRule(parent: State, collection: Collection, alias: string, pos: number): Frag | null {
-  const rule = collection.listRule;
-  if (rule === null) throw new FilterError(`fields of ${quote(collection.name)} can be filtered only by superusers`, pos);
-  if (rule.trim() === '') return null;
-  const ctx: CompileContext = {
-    collection,
-    alias,
-    lookup: (idOrName) => parent.ctx.lookup(idOrName),
-    request: parent.ctx.request,
-    mode: 'rule',
-    now: parent.now,
-    cache: parent.ctx.cache,
-  };
-  try {
-    return compileRoot(newState(ctx, false, parent.aliases), parse(rule, ctx, {}));
-  } catch (err) {
-    if (!(err instanceof FilterError)) throw err;
-    throw new FilterError(`invalid list rule of ${quote(collection.name)} (${err.message})`, pos);
-  }
+  const guard = ctx.guard === true;
+  const resolver = createRecordResolver({ ...ctx, restricted, aliases, now, guarded: guard });
+  return guard ? { resolver, aliases, now, params: ctx.params, guard } : { resolver, aliases, now, params: ctx.params };
 }

@@ -1,7 +1,7 @@
 // Datetime macros (`@now`, `@todayStart`, `@month`...), resolved in UTC when the filter is compiled and
 // bound as parameters. Datetimes are ISO 8601 `YYYY-MM-DDTHH:MM:SS.mmmZ`, the format Deskbase stores,
 // so comparisons with stored dates are plain text comparisons.
-import type { SqlValue } from '../core/types.js';
+import type { SqlValue } from './sql.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 

@@ -1,6 +1,7 @@
-// A resolved path: the joins (hops) that reach the row holding the value, and how to read the value
-// there. Without hops the value is read from the row itself; with single-row hops only (single
-// relations) it is one scalar subquery; with any multi-row hop it reads shared joins (joins.ts).
+// A value reached through a chain of joins, for resolvers: the hops that reach the row holding the
+// value, and how to read the value there. Without hops the value is read from the row itself; with
+// single-row hops only it is one scalar subquery; with any multi-row hop it reads the compilation's
+// shared joins (joins.ts). What a hop joins (a table, json_each...) is the resolver's business.
 import { alias, joinFrags, sql, type Frag } from './sql.js';
 import type { AliasAllocator, JoinSet } from './joins.js';
 import type { Value } from './values.js';
@@ -55,10 +56,7 @@ function buildJoined(plan: Plan, joins: JoinSet): Frag {
   let parent = plan.rootAlias;
   for (const hop of plan.hops) {
     const from = parent;
-    parent = joins.join(hop.key, (self) => {
-      const s = hop.source(self, from);
-      return sql` LEFT JOIN ${s.from} AS ${alias(self)} ON ${s.on}`;
-    });
+    parent = joins.join(hop.key, (self) => hop.source(self, from));
   }
   return plan.read(parent);
 }

@@ -1,0 +1,89 @@
+// Indexes Deskbase makes and keeps by itself, beside the user's `indexes` (which stay exactly what the
+// user defined, so a schema exported to PocketBase carries only those). They are created, rebuilt,
+// renamed and dropped with the table in the same transaction as every other schema change
+// (collections-ddl.ts), reported to superusers as `maintainedIndexes`, and added on start to data
+// folders made before one of them existed.
+import type { WriteTx } from '../store/db.js';
+import { ident } from '../filter/sql.js';
+import type { Collection, Field } from './types.js';
+
+/** Why Deskbase keeps the index: sign-in by email (unique), or the default `-created` sort of lists. */
+export type MaintainedPurpose = 'email' | 'defaultSort';
+
+export interface MaintainedIndex {
+  name: string;
+  /** Field ids, like a user index definition. */
+  fields: string[];
+  unique: boolean;
+  purpose: MaintainedPurpose;
+}
+
+/** A collection as the schema API shows it to superusers: the stored definition plus its maintained indexes. */
+export type CollectionView = Collection & { maintainedIndexes: MaintainedIndex[] };
+
+/**
+ * The field lists sort by when the client gives no sort: `created`, when the collection has it (the
+ * spec's default `-created`); otherwise lists follow insertion order.
+ */
+export function defaultSortField(c: Collection): Field | undefined {
+  return c.fields.find((f) => f.name === 'created');
+}
+
+// named after the collection id, so that renaming the collection keeps the names (see isReservedIndexName)
+export const emailIndexName = (c: Collection): string => `_${c.id}_email_idx`;
+const createdIndexName = (c: Collection): string => `_${c.id}_created_idx`;
+
+export function maintainedIndexes(c: Collection): MaintainedIndex[] {
+  const out: MaintainedIndex[] = [];
+  const email = c.type === 'auth' ? c.fields.find((f) => f.name === 'email') : undefined;
+  if (email) out.push({ name: emailIndexName(c), fields: [email.id], unique: true, purpose: 'email' });
+  const created = defaultSortField(c);
+  // Every list without a sort orders by created: without an index that is a full scan and a sort of
+  // every row on each request (100k posts: 500 ms a page). A user index starting with the field
+  // serves the same order, so none is added beside it.
+  if (created && !c.indexes.some((i) => i.fields[0] === created.id)) {
+    out.push({ name: createdIndexName(c), fields: [created.id], unique: false, purpose: 'defaultSort' });
+  }
+  return out;
+}
+
+export function maintainedIndexSql(c: Collection, index: MaintainedIndex): string {
+  if (index.purpose === 'email') {
+    // emails are unique case-insensitively, when set
+    return `CREATE UNIQUE INDEX ${ident(index.name)} ON ${ident(c.name)} ("email" COLLATE NOCASE) WHERE "email" != ''`;
+  }
+  const field = c.fields.find((f) => f.id === index.fields[0]);
+  if (!field) throw new Error(`maintained index ${index.name} names unknown field ${index.fields[0]}`);
+  return `CREATE INDEX ${ident(index.name)} ON ${ident(c.name)} (${ident(field.name)})`;
+}
+
+/**
+ * Whether a user index name is one Deskbase keeps for a collection among `collectionIds` (whether that
+ * index exists yet or not: adding a `created` field later must not collide with the user's index).
+ */
+export function isReservedIndexName(name: string, collectionIds: string[]): boolean {
+  const m = /^_(.+)_(email|created)_idx$/i.exec(name);
+  return m !== null && collectionIds.some((id) => id.toLowerCase() === m[1].toLowerCase());
+}
+
+export function withMaintainedIndexes(c: Collection): CollectionView {
+  return { ...c, maintainedIndexes: maintainedIndexes(c) };
+}
+
+/**
+ * On start: creates the maintained indexes a data folder lacks (made by a version that did not keep
+ * them yet), in one journaled transaction. Only non-unique ones: they cannot fail on existing data,
+ * and the unique email index has been made with every auth collection from the start.
+ */
+export function addMissingMaintainedIndexes(tx: WriteTx, collections: Collection[]): number {
+  let added = 0;
+  for (const c of collections) {
+    const present = new Set(tx.all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`, [c.name]).map((r) => r.name));
+    for (const index of maintainedIndexes(c)) {
+      if (index.unique || present.has(index.name)) continue;
+      tx.run(maintainedIndexSql(c, index));
+      added++;
+    }
+  }
+  return added;
+}
