@@ -107,7 +107,7 @@ function resolveSegment(c: Collection, seg: string, lookup: Lookup): Resolved | 
   const unique = !multi && target.indexes.some((i) => i.unique && i.fields.length === 1 && i.fields[0] === back.id);
   const col = `r.${ident(back.name)}`;
   // rows by the parent id they point at, built once per level (not a scan of all rows per parent)
-  const byParent = new WeakMap<ApiRecord[], Map<string, ApiRecord[]>>();
+  const byParent = new Map<ApiRecord[], Map<string, ApiRecord[]>>();
   const index = (rows: ApiRecord[]): Map<string, ApiRecord[]> => {
     let map = byParent.get(rows);
     if (map) return map;
@@ -158,12 +158,12 @@ function withExpand(record: ApiRecord, expand: Record<string, unknown>): ApiReco
  */
 interface Budget {
   loaded: number;
-  sizes: WeakMap<ApiRecord, number>;
+  sizes: Map<ApiRecord, number>;
 }
 
 /** The records with `expand` added; throws a 400 once they would hold more than MAX_EXPANDED_RECORDS. */
 export function expandRecords(db: ReadDb, c: Collection, records: ApiRecord[], tree: Tree, req: RequestInfo, lookup: Lookup): ApiRecord[] {
-  const budget: Budget = { loaded: 0, sizes: new WeakMap() };
+  const budget: Budget = { loaded: 0, sizes: new Map() };
   const out = expandLevel(db, c, records, tree, req, lookup, budget);
   let total = 0;
   for (const r of out) if ((total += budget.sizes.get(r) ?? 0) > MAX_EXPANDED_RECORDS) throw tooMany();
