@@ -37,7 +37,14 @@ export const NULL: Frag = { text: 'NULL', params: [] };
 export const TRUE: Frag = { text: '1', params: [] };
 export const ZERO: Frag = { text: '0', params: [] };
 
-const SAFE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/**
+ * The allow-list of quoted identifiers: PocketBase's field name rule (`^\w+$`, so `1st` is a valid
+ * field name) and the collection and index name rules all fit it, and inside double quotes any such
+ * name is a plain SQLite identifier.
+ */
+const SAFE_NAME = /^\w+$/;
+/** Aliases are written unquoted, so they must also not start with a digit. */
+const SAFE_ALIAS = /^[A-Za-z_]\w*$/;
 
 /** The one identifier quoting helper: `"name"` for a table, column or index name on the allow-list. */
 export function ident(name: string): string {
@@ -52,7 +59,7 @@ export function table(name: string): Frag {
 
 /** A table alias: ours (`_f3`) or the caller's (`r`); checked, not quoted, so the SQL stays readable. */
 export function alias(name: string): Frag {
-  if (!SAFE_NAME.test(name)) throw new Error(`invalid SQL alias ${JSON.stringify(name)}`);
+  if (!SAFE_ALIAS.test(name)) throw new Error(`invalid SQL alias ${JSON.stringify(name)}`);
   return { text: name, params: [] };
 }
 
