@@ -98,6 +98,11 @@ table('@request.body', [
   ['@request.body.author.id = author', 'guest', { body: { author: 'u2' } }, ['p2']],
   ["@request.body.anything = 'x'", 'guest', { body: { anything: 'x' } }, ALL],
   ['@request.body.data.a = 1', 'guest', { body: { data: { a: 1 } } }, ALL],
+  // nested body paths read own keys only: an inherited member is a missing key (NULL), never '{}'
+  ['@request.body.data.__proto__ = null', 'guest', { body: { data: {} } }, ALL],
+  ["@request.body.data.__proto__ != ''", 'guest', { body: { data: { a: 1 } } }, []],
+  ['@request.body.data.a.__proto__ = null', 'guest', { body: { data: { a: { b: 1 } } } }, ALL],
+  ['@request.body.data.a.b = 1', 'guest', { body: { data: { a: { b: 1 } } } }, ALL],
   ['@request.body.data.a.b = 1', 'guest', { body: { data: { a: 1 } } }, []],
   ['@request.body.tags = tags', 'guest', { body: { tags: ['t1'] } }, ['p2']],
 ]);

@@ -14,7 +14,6 @@ function unknownIdentifier(site: Site): FilterError {
   return new FilterError(`unknown identifier ${quote(site.name)}`, site.pos);
 }
 
-
 /** A static value with `:lower` applied; other modifiers are refused. */
 function plainStatic(value: unknown, modifier: Modifier | null, site: Site): Value {
   if (modifier === null) return fromJs(value);
@@ -106,10 +105,11 @@ function submittedItems(key: string, list: unknown[]): Value {
   };
 }
 
+/** `@request.body.x.a.b`: own keys only, so `x.__proto__` or `x.constructor` reads nothing (NULL). */
 function nested(value: unknown, path: string[]): unknown {
   let current = value;
   for (const key of path) {
-    if (current === null || typeof current !== 'object') return undefined;
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, key)) return undefined;
     current = (current as Record<string, unknown>)[key];
   }
   return current;
