@@ -4,6 +4,7 @@
 import type { BaseOp } from './ast.js';
 import { likeCall } from './guard.js';
 import { likePattern } from './like.js';
+import { MAX_LIKE_PATTERN_BYTES } from './limits.js';
 import { EMPTY_TEXT, param, sql, type Frag } from './sql.js';
 import type { Value } from './values.js';
 
@@ -37,7 +38,8 @@ export function compare(op: BaseOp, left: Side, right: Side, likeWork?: number):
 /**
  * `left LIKE pattern ESCAPE '\'`. Guarded, a row whose text is long enough for LIKE to pass its share of
  * the row's work (text length times pattern length) goes to LIKE_FUNCTION, same meaning, which keeps
- * checking the deadline while it searches (guard.ts).
+ * checking the deadline while it searches (guard.ts); so does every row when the pattern is longer than
+ * SQLite's LIKE takes (MAX_LIKE_PATTERN_BYTES: a bound value, or a column's value on that row).
  */
 function like(left: Side, right: Side, negate: boolean, likeWork?: number): Frag {
   const v = right.value;
@@ -47,9 +49,10 @@ function like(left: Side, right: Side, negate: boolean, likeWork?: number): Frag
   const plain = negate ? sql`${left.sql} NOT LIKE ${pattern} ESCAPE '\\'` : sql`${left.sql} LIKE ${pattern} ESCAPE '\\'`;
   if (likeWork === undefined) return plain;
   const long = fixed === null
-    ? sql`octet_length(${left.sql}) * (octet_length(${right.sql}) + 2) > ${param(likeWork)}`
+    ? sql`(octet_length(${left.sql}) * (octet_length(${right.sql}) + 2) > ${param(likeWork)} OR octet_length(${right.sql}) + 2 > ${param(MAX_LIKE_PATTERN_BYTES)})`
     : sql`octet_length(${left.sql}) > ${param(Math.floor(likeWork / Math.max(1, fixed.length)))}`;
   const matcher = likeCall(left.sql, pattern);
+  if (fixed !== null && Buffer.byteLength(fixed) > MAX_LIKE_PATTERN_BYTES) return negate ? sql`NOT ${matcher}` : matcher;
   return sql`(CASE WHEN ${long} THEN ${negate ? sql`NOT ${matcher}` : matcher} ELSE ${plain} END)`;
 }
 

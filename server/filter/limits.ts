@@ -19,3 +19,9 @@ export const MAX_FUNCTION_ARGS = 10;
 export const MAX_SORT_FIELDS = 8;
 /** Longest single sort field, in characters. */
 export const MAX_SORT_FIELD_LENGTH = 255;
+/**
+ * Longest `~` pattern, in UTF-8 bytes: SQLite's own limit (SQLITE_MAX_LIKE_PATTERN_LENGTH), past which
+ * its LIKE fails the statement. Guarded SQL (what the server runs) sends longer patterns, bound or
+ * read from a column, to the JavaScript LIKE (guard.ts), which has no such limit.
+ */
+export const MAX_LIKE_PATTERN_BYTES = 50_000;
