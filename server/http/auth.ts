@@ -5,12 +5,12 @@ import type { H3Event } from 'h3';
 import { getCookie } from 'h3';
 import { ApiError, forbidden, unauthorized } from '../errors.js';
 import type { Core } from '../core/index.js';
+import { SESSION_SECONDS } from '../core/sessions.js';
 import type { AuthInfo } from '../core/types.js';
 import { isSuperuser } from '../core/types.js';
 import { setState, stateOf } from './request.js';
 
 export const COOKIE_NAME = 'service_session';
-export const COOKIE_MAX_AGE = 604800;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export function bearerOf(event: H3Event): string | null {
@@ -64,8 +64,9 @@ export function requireSuperuser(event: H3Event): AuthInfo {
   return auth;
 }
 
+/** The cookie lives as long as the session it names (the session's own lifetime decides). */
 export function sessionCookie(token: string): string {
-  return `${COOKIE_NAME}=${token}; Path=/; Max-Age=${COOKIE_MAX_AGE}; HttpOnly; SameSite=Lax; Secure`;
+  return `${COOKIE_NAME}=${token}; Path=/; Max-Age=${SESSION_SECONDS}; HttpOnly; SameSite=Lax; Secure`;
 }
 
 export function clearedCookie(): string {
