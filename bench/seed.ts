@@ -1,11 +1,11 @@
 // Seeds a running Deskbase for the bench (in the server's own process): the first superuser and the
 // `posts` collection over HTTP, then users and posts inserted straight through the store in large
-// transactions, with the column conventions of the record write funnel (zero values, toStoredValue).
+// transactions, with the column conventions of the record write funnel (zero values, stored values,
+// through each field's spec: core/fields/index.ts is a path every compared commit has).
 import type { RunningServer } from '../server/index.js';
 import { isoNow, newId } from '../server/core/ids.js';
 import { hashPassword } from '../server/core/passwords.js';
-import { toStoredValue } from '../server/core/records-cascade.js';
-import { zeroValue } from '../server/core/records-values.js';
+import { specFor } from '../server/core/fields/index.js';
 import { ident } from '../server/filter/sql.js';
 import type { Collection } from '../server/core/types.js';
 import { FILTER_WORD, postContent, prng, TAGS } from './data.js';
@@ -61,7 +61,7 @@ async function insertRows(server: RunningServer, c: Collection, rows: Record<str
     const part = rows.slice(i, i + BATCH);
     await server.core.store.write((tx) => {
       for (const row of part) {
-        tx.run(sql, c.fields.map((f) => (f.type === 'password' ? String(row[f.name]) : toStoredValue(f, row[f.name] ?? zeroValue(f)))));
+        tx.run(sql, c.fields.map((f) => (f.type === 'password' ? String(row[f.name]) : specFor(f).toStored(row[f.name] ?? specFor(f).zero(f), f))));
       }
     });
   }

@@ -3,16 +3,11 @@
 // delete (semantics.md §3.6). Runs inside the caller's transaction.
 import { badRequest } from '../errors.js';
 import type { WriteTx } from '../store/db.js';
-import { specFor } from './fields/index.js';
 import { isoNow } from './ids.js';
 import type { Registry } from './registry.js';
 import { ident } from '../filter/sql.js';
-import type { Collection, Field, RelationField, Row, SqlValue } from './types.js';
+import type { Collection, RelationField, Row, SqlValue } from './types.js';
 import { isMultiple } from './types.js';
-
-export function toStoredValue(field: Field, value: unknown): SqlValue {
-  return specFor(field).toStored(value, field);
-}
 
 function relationIds(field: RelationField, stored: SqlValue): string[] {
   if (stored === null || stored === '') return [];

@@ -1,15 +1,10 @@
 // A submitted body → normalised field values, with the modifier keys (`field+`, `+field`, `field-`)
 // resolved against the current values (semantics.md §3.1-3.2). The result is both what is validated
 // and stored and what rules see as `@request.body`.
-import { specFor } from './fields/index.js';
+import { modifyValue, normalizeValue, zeroValue } from './field-values.js';
 import type { ModifierOp } from './fields/spec.js';
 import { setOwn } from './own-keys.js';
 import type { Collection, Field } from './types.js';
-
-
-
-export const normalizeValue = (f: Field, v: unknown): unknown => specFor(f).normalize(v, f);
-export const zeroValue = (f: Field): unknown => specFor(f).zero(f);
 
 /** Keys the API never takes from a body. */
 const IGNORED = new Set(['expand', 'collectionId', 'collectionName']);
@@ -75,8 +70,7 @@ export function readSubmitted(c: Collection, raw: Record<string, unknown>, curre
       const op = opFor(target, mod.op);
       if (op === null) continue;
       const base = values.has(target.name) ? values.get(target.name) : current ? current[target.name] : zeroValue(target);
-      const spec = specFor(target);
-      const next = spec.modify ? spec.modify(base, op, value, target) : base;
+      const next = modifyValue(target, base, op, value);
       values.set(target.name, next);
       body[target.name] = next;
       continue;

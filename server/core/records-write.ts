@@ -7,24 +7,18 @@ import { autogenerate } from './fields/index.js';
 import { isRecord } from './fields/common.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { isoNow, newId } from './ids.js';
-import { readSubmitted, zeroValue } from './records-values.js';
+import { readSubmitted } from './records-values.js';
+import { apiValues, toStoredValue, zeroValue } from './field-values.js';
 import { getRow, viewRecord } from './records-read.js';
 import { notUniqueErrors, uniqueViolationFields, validateFields, validationContext } from './records-validate.js';
-import { fromStored } from './serialize.js';
 import { validatePassword } from './fields/password.js';
-import { toStoredValue, deleteWithReferences } from './records-cascade.js';
+import { deleteWithReferences } from './records-cascade.js';
 import type { Registry } from './registry.js';
 import type { Sessions } from './sessions.js';
 import { ident } from '../filter/sql.js';
 import type { Collection, RequestInfo, Row, SqlValue } from './types.js';
 import { isSuperuser, SUPERUSERS_ID } from './types.js';
 
-
-function apiValues(c: Collection, row: Row): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const f of c.fields) out[f.name] = fromStored(f, row[f.name]);
-  return out;
-}
 
 /** Does the caller satisfy `manageRule` for the record in `source` (a table or a one-row subselect)? */
 function isManager(tx: Pick<WriteTx, 'get'>, c: Collection, req: RequestInfo, lookup: Registry['lookup'], source: { sql: string; params: SqlValue[] }): boolean {

@@ -1,8 +1,8 @@
 // Stored rows → API records. Keys are alphabetical as in PocketBase; passwords never leave the
 // server; hidden fields only reach superusers; an auth record's email is shown only when
 // emailVisibility is on, or to the record itself, a superuser or a manager.
-import { specFor } from './fields/index.js';
-import type { Collection, Field, RequestInfo, Row, SqlValue } from './types.js';
+import { fromStoredValue } from './field-values.js';
+import type { Collection, Field, RequestInfo, Row } from './types.js';
 import { isSuperuser } from './types.js';
 
 export type ApiRecord = Record<string, unknown>;
@@ -21,10 +21,6 @@ export function viewerOf(req: RequestInfo): Viewer {
     authCollectionId: req.auth?.collection.id ?? null,
     authId: req.auth ? String(req.auth.record.id) : null,
   };
-}
-
-export function fromStored(field: Field, value: SqlValue | undefined): unknown {
-  return specFor(field).fromStored(value ?? null, field);
 }
 
 export function serializeRecord(c: Collection, row: Row, viewer: Viewer): ApiRecord {
@@ -53,7 +49,7 @@ export function recordSerializer(c: Collection, viewer: Viewer): (row: Row) => A
     const out: ApiRecord = {};
     for (const { key, field } of keys) {
       if (key === 'email' && !showEmail) continue;
-      out[key] = field !== null ? fromStored(field, row[field.name]) : key === 'collectionId' ? c.id : c.name;
+      out[key] = field !== null ? fromStoredValue(field, row[field.name]) : key === 'collectionId' ? c.id : c.name;
     }
     return out;
   };
@@ -66,6 +62,6 @@ export function shownFields(c: Collection, viewer: Viewer): Field[] {
 
 function emailShown(c: Collection, row: Row, viewer: Viewer, visibility: Field | null | undefined): boolean {
   const self = viewer.authCollectionId === c.id && viewer.authId === row.id;
-  const visible = visibility ? fromStored(visibility, row[visibility.name]) === true : false;
+  const visible = visibility ? fromStoredValue(visibility, row[visibility.name]) === true : false;
   return visible || self || viewer.superuser || viewer.managed?.has(String(row.id)) === true;
 }
