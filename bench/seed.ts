@@ -74,9 +74,14 @@ export async function seed(server: RunningServer, posts: number, users: number):
   const su = await signIn(server, '_superusers', ADMIN.email, ADMIN.password);
   // expand=author shows the author to guests only if users are viewable
   await api(server, 'PATCH', '/api/collections/users', { viewRule: '' }, su);
-  const usersCollection = server.core.collections.get('users');
+  const collection = (name: string): Collection => {
+    const c = server.core.registry.get(name);
+    if (!c) throw new Error(`no collection ${name}`);
+    return c;
+  };
+  const usersCollection = collection('users');
   await api(server, 'POST', '/api/collections', postsDefinition(usersCollection.id), su);
-  const postsCollection = server.core.collections.get('posts');
+  const postsCollection = collection('posts');
 
   const hash = await hashPassword(USER_PASSWORD); // one hash for all: scrypt per user would take seconds
   const now = Date.now();

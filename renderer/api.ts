@@ -31,8 +31,8 @@ export class ApiError extends Error {
 }
 
 // the page envelope is the server's own type (renderer imports nothing from server/ but types)
-export type { Page } from '../server/core/records-read.js';
-import type { Page } from '../server/core/records-read.js';
+export type { Page } from '../server/core/request-params.js';
+import type { Page } from '../server/core/request-params.js';
 
 export interface RecordModel {
   id: string;

@@ -137,7 +137,7 @@ describe('data folders made before the index existed', () => {
         return { store, core: await createCore(store) };
       };
       let { store, core } = await open();
-      await core.collections.create({ name: 'posts', fields: [{ name: 'title', type: 'text' }, { name: 'created', type: 'autodate', onCreate: true }] });
+      await core.collections.create({ name: 'posts', fields: [{ name: 'title', type: 'text' }, { name: 'created', type: 'autodate', onCreate: true }] }, core.internalContext());
       const name = `_${core.registry.get('posts')!.id}_created_idx`;
       // what an older version left: the table without the index
       await store.write((tx) => tx.run(`DROP INDEX "${name}"`));

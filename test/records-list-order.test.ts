@@ -5,8 +5,8 @@
 // paging across them are what is tested.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expandRecords, parseExpand } from '../server/core/expand.js';
-import type { ApiRecord } from '../server/core/serialize.js';
+import { expandRecords } from '../server/core/expand.js';
+import type { ApiRecord } from '../server/core/record-serializer.js';
 import type { ReadDb } from '../server/store/db.js';
 import { harness, type Harness } from './support/harness.js';
 
@@ -241,14 +241,15 @@ describe('expand on a list', () => {
 
   it('runs one query per relation field for a whole page, however many records it has', () => {
     const c = h.core.registry.get('items')!;
-    const req = { auth: null, method: 'GET', context: 'default', body: {}, query: {}, headers: {} };
-    const records = h.core.records.list('items', { page: 1, perPage: 100, skipTotal: true }, req).items;
+    const input = { auth: null, method: 'GET', query: { perPage: '100', skipTotal: 'true', expand: 'owner,labels' }, headers: [] };
+    const page = h.core.listContext({ ...input, query: { perPage: '100', skipTotal: 'true' } });
+    const records = h.core.records.list('items', page).items as ApiRecord[];
     let queries = 0;
     const counting: ReadDb = {
       all: (sql, params) => (queries++, h.core.store.all(sql, params)),
       get: (sql, params) => (queries++, h.core.store.get(sql, params)),
     };
-    const out = expandRecords(counting, c, records, parseExpand('owner,labels'), req, h.core.registry.lookup);
+    const out = expandRecords(counting, c, records, h.core.context(input));
     expect(records.length).toBeGreaterThan(50);
     expect(out.filter((r) => (r.expand as Record<string, unknown>).labels !== undefined).length).toBeGreaterThan(10);
     expect(queries).toBe(2);

@@ -5,32 +5,31 @@ import { onlySuperusers } from '../errors.js';
 import type { CompiledSql } from '../filter/sql.js';
 import { compileFilter } from '../rules/compile.js';
 import { compiling } from './filter-errors.js';
-import type { Collection, RequestInfo, RuleKey } from './types.js';
+import type { RuleInput } from './request-context.js';
+import type { Collection, RuleKey } from './types.js';
 import { isSuperuser } from './types.js';
-
-type Lookup = (idOrName: string) => Collection | undefined;
 
 const MATCH_ALL: CompiledSql = { sql: '1', params: [] };
 
 /** A stored rule expression (authRule, manageRule...) over rows aliased `alias`, as this caller sees it. */
-export function ruleSql(rule: string, collection: Collection, req: RequestInfo, lookup: Lookup, alias = 'r'): CompiledSql {
-  return compiling(() => compileFilter(rule, { collection, alias, lookup, request: req, mode: 'rule', guard: true }));
+export function ruleSql(rule: string, collection: Collection, ctx: RuleInput, alias = 'r'): CompiledSql {
+  return compiling(() => compileFilter(rule, { collection, alias, lookup: ctx.lookup, request: ctx.request, mode: 'rule', guard: true }));
 }
 
 /**
  * The SQL condition a rule adds for this caller over rows aliased `alias`, or throws the 403 of a
  * locked (null) rule.
  */
-export function ruleWhere(collection: Collection, key: RuleKey, req: RequestInfo, lookup: Lookup, alias = 'r'): CompiledSql {
-  if (isSuperuser(req.auth)) return MATCH_ALL;
+export function ruleWhere(collection: Collection, key: RuleKey, ctx: RuleInput, alias = 'r'): CompiledSql {
+  if (isSuperuser(ctx.request.auth)) return MATCH_ALL;
   const rule = collection[key];
   if (rule === null || rule === undefined) throw onlySuperusers();
   if (rule.trim() === '') return MATCH_ALL;
-  return ruleSql(rule, collection, req, lookup, alias);
+  return ruleSql(rule, collection, ctx, alias);
 }
 
 /** Like ruleWhere, but a locked rule yields null instead of throwing (expand skips such paths). */
-export function ruleWhereOrNull(collection: Collection, key: RuleKey, req: RequestInfo, lookup: Lookup, alias = 'r'): CompiledSql | null {
-  if (!isSuperuser(req.auth) && (collection[key] === null || collection[key] === undefined)) return null;
-  return ruleWhere(collection, key, req, lookup, alias);
+export function ruleWhereOrNull(collection: Collection, key: RuleKey, ctx: RuleInput, alias = 'r'): CompiledSql | null {
+  if (!isSuperuser(ctx.request.auth) && (collection[key] === null || collection[key] === undefined)) return null;
+  return ruleWhere(collection, key, ctx, alias);
 }

@@ -5,11 +5,13 @@ import type { Store } from '../store/db.js';
 import { isRecord } from './fields/common.js';
 import { ruleSql } from './access.js';
 import { burnPasswordCheck, verifyPassword } from './passwords.js';
+import { pick } from './pick-fields.js';
+import { presentRecords } from './record-response.js';
 import type { Registry } from './registry.js';
+import { asCaller, type RequestContext, type RuleInput } from './request-context.js';
 import type { SessionRow, Sessions } from './sessions.js';
 import { ident } from '../filter/sql.js';
-import type { AuthInfo, Collection, RequestInfo, Row } from './types.js';
-import { isSuperuser } from './types.js';
+import type { AuthInfo, Collection, Row } from './types.js';
 
 export const MAX_FAILURES = 10;
 export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
@@ -70,9 +72,8 @@ export class FailureLimiter {
 
 export interface SignIn {
   token: string;
-  collection: Collection;
-  record: Row;
-  session: SessionRow;
+  /** The signed-in record as it sees itself (record-response.ts), with the request's expand and fields. */
+  record: unknown;
 }
 
 export function createAuth(store: Store, registry: Registry, sessions: Sessions, limiter: FailureLimiter) {
@@ -95,18 +96,35 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
     return undefined;
   }
 
-  function passesAuthRule(c: Collection, record: Row, req: RequestInfo): boolean {
+  function passesAuthRule(c: Collection, record: Row, ctx: RuleInput): boolean {
     if (c.authRule === null || c.authRule === undefined) return false;
     if (c.authRule.trim() === '') return true;
-    const authReq: RequestInfo = { ...req, context: 'password', auth: { collection: c, record, sessionId: '' } };
-    const w = ruleSql(c.authRule, c, authReq, registry.lookup);
+    const authCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context: 'password', auth: { collection: c, record, sessionId: '' } } };
+    const w = ruleSql(c.authRule, c, authCtx);
     return store.get(`SELECT 1 AS ok FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${w.sql})`, [record.id, ...w.params]) !== undefined;
+  }
+
+  /** The record as the session it now holds sees it; a large expand leaves it unexpanded (the session exists). */
+  function presentSelf(auth: AuthInfo, ctx: RequestContext): unknown {
+    return presentRecords(store, auth.collection, [auth.record], asCaller(ctx, auth), true)[0];
   }
 
   return {
     authCollection,
 
-    async signInWithPassword(name: string, body: unknown, req: RequestInfo, userAgent: string): Promise<SignIn> {
+    /** What the PocketBase SDK's listAuthMethods() reads: password sign-in only. */
+    methods(name: string, ctx: RequestContext): unknown {
+      const identityFields = authCollection(name).identityFields ?? ['email'];
+      return pick({
+        password: { enabled: true, identityFields },
+        oauth2: { enabled: false, providers: [] },
+        mfa: { enabled: false, duration: 0 },
+        otp: { enabled: false, duration: 0 },
+      }, ctx.fields);
+    },
+
+    /** `ctx` carries the sign-in body (an authRule may read `@request.body`). */
+    async signInWithPassword(name: string, body: unknown, ctx: RequestContext, userAgent: string): Promise<SignIn> {
       const c = authCollection(name);
       const b = isRecord(body) ? body : {};
       const errors: ErrorData = {};
@@ -129,26 +147,26 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
       }
       let ok = false;
       try {
-        ok = (await verifyPassword(password, String(record.password ?? ''))) && passesAuthRule(c, record, req);
+        ok = (await verifyPassword(password, String(record.password ?? ''))) && passesAuthRule(c, record, ctx);
       } finally {
         limiter.settle(attempt, ok);
       }
       if (!ok) throw failed();
       const started = await store.write((tx) => sessions.start(tx, c.id, String(record.id), userAgent));
-      return { token: started.token, collection: c, record, session: started.session };
+      return { token: started.token, record: presentSelf({ collection: c, record, sessionId: started.session.id }, ctx) };
     },
 
-    /** Extends the caller's session to its full lifetime after re-checking authRule. */
-    async refresh(name: string, req: RequestInfo): Promise<{ auth: AuthInfo; expires: string }> {
+    /** Extends the caller's session to its full lifetime after re-checking authRule; answers the record. */
+    async refresh(name: string, ctx: RequestContext): Promise<{ record: unknown; expires: string }> {
       const c = authCollection(name);
-      const auth = req.auth;
+      const auth = ctx.request.auth;
       if (!auth) throw unauthorized();
       if (auth.collection.id !== c.id) throw forbidden(`The request requires auth record from ${c.name} collection.`);
-      if (!passesAuthRule(c, auth.record, req)) {
+      if (!passesAuthRule(c, auth.record, ctx)) {
         throw new ApiError(403, "The request doesn't satisfy the collection requirements to authenticate.");
       }
       const expires = await store.write((tx) => sessions.extend(tx, auth.sessionId));
-      return { auth, expires };
+      return { record: presentSelf(auth, ctx), expires };
     },
 
     async endSession(auth: AuthInfo | null): Promise<void> {
@@ -170,8 +188,6 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
       if (!s || s.collectionId !== auth.collection.id || s.recordId !== String(auth.record.id)) throw notFound();
       await store.write((tx) => sessions.end(tx, id));
     },
-
-    isSuperuser,
   };
 }
 

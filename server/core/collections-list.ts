@@ -5,9 +5,9 @@ import type { ReadDb } from '../store/db.js';
 import { compileFilter, compileSort } from '../rules/compile.js';
 import { defineField } from './fields/index.js';
 import { compiling } from './filter-errors.js';
-import type { ListQuery, Page } from './records-read.js';
-import type { Registry } from './registry.js';
-import type { Collection, RequestInfo } from './types.js';
+import type { Page } from './request-params.js';
+import type { ListContext } from './request-context.js';
+import type { Collection } from './types.js';
 
 const SOURCE = `(SELECT "id", "name", json_extract("data", '$.type') AS "type",
   json_extract("data", '$.system') AS "system", json_extract("data", '$.created') AS "created",
@@ -22,18 +22,19 @@ function metaCollection(): Collection {
   };
 }
 
-export function listCollections(db: ReadDb, registry: Registry, q: ListQuery, req: RequestInfo): Page<Collection> {
+export function listCollections(db: ReadDb, ctx: ListContext): Page<Collection> {
   const meta = metaCollection();
-  const ctx = { collection: meta, alias: 'c', lookup: () => undefined, request: req, mode: 'rule' as const };
+  const { request, paging: q } = ctx;
+  const compile = { collection: meta, alias: 'c', lookup: () => undefined, request, mode: 'rule' as const };
   const { filter, sort } = q;
-  const where: CompiledSql = filter?.trim() ? compiling(() => compileFilter(filter, ctx), { param: 'filter', request: req }) : { sql: '1', params: [] };
-  const order: CompiledSql = sort?.trim() ? compiling(() => compileSort(sort, ctx), { param: 'sort', request: req }) : { sql: '', params: [] };
+  const where: CompiledSql = filter?.trim() ? compiling(() => compileFilter(filter, compile), { param: 'filter', request }) : { sql: '1', params: [] };
+  const order: CompiledSql = sort?.trim() ? compiling(() => compileSort(sort, compile), { param: 'sort', request }) : { sql: '', params: [] };
   const orderSql = order.sql ? `${order.sql}, c."system" DESC, c."created" ASC` : 'c."system" DESC, c."created" ASC, c."name" ASC';
   const ids = db.all<{ id: string }>(
     `SELECT c."id" AS id FROM ${SOURCE} AS c WHERE ${where.sql} ORDER BY ${orderSql} LIMIT ? OFFSET ?`,
     [...where.params, ...order.params, q.perPage, (q.page - 1) * q.perPage],
   );
-  const items = ids.map((r) => registry.get(r.id)).filter((c): c is Collection => c !== undefined);
+  const items = ids.map((r) => ctx.lookup(r.id)).filter((c): c is Collection => c !== undefined);
   let totalItems = -1;
   if (!q.skipTotal) totalItems = Number(db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${SOURCE} AS c WHERE ${where.sql}`, where.params)?.n ?? 0);
   return { page: q.page, perPage: q.perPage, totalItems, totalPages: totalItems < 0 ? -1 : Math.ceil(totalItems / q.perPage), items };

@@ -8,10 +8,12 @@ import { createCollectionTable, dropIndexes, rebuildTable, createIndexes } from 
 import { newId, isoNow } from './ids.js';
 import type { Registry } from './registry.js';
 import { ident } from '../filter/sql.js';
-import type { Collection, Field, RequestInfo } from './types.js';
+import type { Collection, Field } from './types.js';
 import { listCollections } from './collections-list.js';
-import { withMaintainedIndexes, type CollectionView } from './maintained-indexes.js';
-import type { ListQuery, Page } from './records-read.js';
+import { withMaintainedIndexes } from './maintained-indexes.js';
+import type { Page } from './request-params.js';
+import { pick } from './pick-fields.js';
+import type { ListContext, RequestContext } from './request-context.js';
 import { SUPERUSERS_ID, SUPERUSERS_NAME } from './types.js';
 
 export const defaults: Defaults = {
@@ -62,26 +64,26 @@ function ddlFailure(err: unknown, c: Collection, update: boolean): never {
 }
 
 export function createCollections(store: Store, registry: Registry) {
-  const ctx = () => ({ lookup: registry.lookup, allCollections: () => registry.all() });
+  const inputContext = () => ({ lookup: registry.lookup, allCollections: () => registry.all() });
 
   function referencing(target: Collection): Collection[] {
     return registry.all().filter((c) => c.id !== target.id && c.fields.some((f) => f.type === 'relation' && f.collectionId === target.id));
   }
 
   return {
-    list(q: ListQuery, req: RequestInfo): Page<CollectionView> {
-      const page = listCollections(store, registry, q, req);
-      return { ...page, items: page.items.map(withMaintainedIndexes) };
+    list(ctx: ListContext): Page<unknown> {
+      const page = listCollections(store, ctx);
+      return { ...page, items: page.items.map((c) => pick(withMaintainedIndexes(c), ctx.fields)) };
     },
 
-    get(idOrName: string): CollectionView {
+    get(idOrName: string, ctx: RequestContext): unknown {
       const c = registry.get(idOrName);
       if (!c) throw notFound();
-      return withMaintainedIndexes(c);
+      return pick(withMaintainedIndexes(c), ctx.fields);
     },
 
-    async create(input: unknown): Promise<CollectionView> {
-      const c = buildCollection(input, ctx(), defaults, isoNow());
+    async create(input: unknown, ctx: RequestContext): Promise<unknown> {
+      const c = buildCollection(input, inputContext(), defaults, isoNow());
       c.created = c.updated;
       return store.write((tx) => {
         if (registry.get(c.name) || registry.get(c.id)) throw badRequest('Failed to create collection.', { name: fieldError('validation_not_unique', 'Collection name must be unique (case insensitive).') });
@@ -92,14 +94,14 @@ export function createCollections(store: Store, registry: Registry) {
         }
         saveRow(tx, c);
         registry.put(c);
-        return withMaintainedIndexes(c);
+        return pick(withMaintainedIndexes(c), ctx.fields);
       });
     },
 
-    async update(idOrName: string, input: unknown): Promise<CollectionView> {
+    async update(idOrName: string, input: unknown, ctx: RequestContext): Promise<unknown> {
       const prev = registry.get(idOrName);
       if (!prev) throw notFound();
-      const next = buildCollection(input, { ...ctx(), previous: prev }, defaults, isoNow());
+      const next = buildCollection(input, { ...inputContext(), previous: prev }, defaults, isoNow());
       return store.write((tx) => {
         try {
           if (next.name !== prev.name) tx.run(`ALTER TABLE ${ident(prev.name)} RENAME TO ${ident(next.name)}`);
@@ -119,7 +121,7 @@ export function createCollections(store: Store, registry: Registry) {
         if (next.type === 'auth' && next.authRule !== prev.authRule) tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ?', [prev.id]);
         saveRow(tx, next);
         registry.put(next);
-        return withMaintainedIndexes(next);
+        return pick(withMaintainedIndexes(next), ctx.fields);
       });
     },
 

@@ -3,12 +3,13 @@
 import { ApiError } from '../errors.js';
 import type { ReadDb } from '../store/db.js';
 import { ruleWhereOrNull } from './access.js';
-import { recordSerializer, shownFields, viewerOf, type ApiRecord, type Viewer } from './serialize.js';
+import type { RequestContext, RuleInput } from './request-context.js';
+import type { ExpandTree } from './request-params.js';
+import { recordSerializer, shownFields, viewerOf, type ApiRecord, type Viewer } from './record-serializer.js';
 import { ident } from '../filter/sql.js';
-import type { Collection, RelationField, RequestInfo, Row, SqlValue } from './types.js';
+import type { Collection, Lookup, RelationField, Row, SqlValue } from './types.js';
 import { isMultiple } from './types.js';
 
-export const MAX_EXPAND_DEPTH = 6;
 /**
  * Related records one response may hold, counted as the JSON would repeat them: a record reached
  * through several parents (or paths) counts each time. Multi-relations that point at each other grow
@@ -18,25 +19,6 @@ export const MAX_EXPAND_DEPTH = 6;
 export const MAX_EXPANDED_RECORDS = 20_000;
 const MAX_BACK_RELATIONS = 1000;
 const CHUNK = 900;
-
-type Tree = Map<string, Tree>;
-type Lookup = (idOrName: string) => Collection | undefined;
-
-export function parseExpand(param: string): Tree {
-  const root: Tree = new Map();
-  for (const raw of param.split(',')) {
-    const path = raw.replace(/\s+/g, '').replace(/^\.+|\.+$/g, '');
-    if (path === '') continue;
-    let node = root;
-    for (const seg of path.split('.').slice(0, MAX_EXPAND_DEPTH)) {
-      if (seg === '') break;
-      let next = node.get(seg);
-      if (!next) node.set(seg, (next = new Map()));
-      node = next;
-    }
-  }
-  return root;
-}
 
 /** The 400 past MAX_EXPANDED_RECORDS (a class of its own: after a write, the record is answered unexpanded). */
 export class ExpandTooLarge extends ApiError {
@@ -161,10 +143,14 @@ interface Budget {
   sizes: Map<ApiRecord, number>;
 }
 
-/** The records with `expand` added; throws a 400 once they would hold more than MAX_EXPANDED_RECORDS. */
-export function expandRecords(db: ReadDb, c: Collection, records: ApiRecord[], tree: Tree, req: RequestInfo, lookup: Lookup): ApiRecord[] {
+/**
+ * The records with the request's `expand` added, each related collection filtered by its viewRule with
+ * `@request.context = "expand"`; throws a 400 once they would hold more than MAX_EXPANDED_RECORDS.
+ */
+export function expandRecords(db: ReadDb, c: Collection, records: ApiRecord[], ctx: RequestContext): ApiRecord[] {
   const budget: Budget = { loaded: 0, sizes: new Map() };
-  const out = expandLevel(db, c, records, tree, req, lookup, budget);
+  const expandCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context: 'expand' } };
+  const out = expandLevel(db, c, records, ctx.expand, expandCtx, viewerOf(ctx.request), budget);
   let total = 0;
   for (const r of out) if ((total += budget.sizes.get(r) ?? 0) > MAX_EXPANDED_RECORDS) throw tooMany();
   return out;
@@ -178,20 +164,18 @@ function sizeOf(value: ApiRecord | ApiRecord[], sizes: Budget['sizes']): number 
   return n;
 }
 
-function expandLevel(db: ReadDb, c: Collection, records: ApiRecord[], tree: Tree, req: RequestInfo, lookup: Lookup, budget: Budget): ApiRecord[] {
+function expandLevel(db: ReadDb, c: Collection, records: ApiRecord[], tree: ExpandTree, ctx: RuleInput, viewer: Viewer, budget: Budget): ApiRecord[] {
   if (tree.size === 0 || records.length === 0) return records;
-  const expandReq: RequestInfo = { ...req, context: 'expand' };
-  const viewer = viewerOf(req);
   const results = new Map<ApiRecord, Record<string, ApiRecord | ApiRecord[]>>();
   let anyValid = false;
   for (const [seg, sub] of tree) {
-    const resolved = resolveSegment(c, seg, lookup);
+    const resolved = resolveSegment(c, seg, ctx.lookup);
     if (!resolved) continue; // unknown paths are ignored, as in PocketBase
     anyValid = true;
-    const where = ruleWhereOrNull(resolved.target, 'viewRule', expandReq, lookup);
+    const where = ruleWhereOrNull(resolved.target, 'viewRule', ctx);
     if (where === null) continue; // a locked viewRule hides the path silently
     const loaded = resolved.load(db, viewer, where, records, budget).map(recordSerializer(resolved.target, viewer));
-    const rows = expandLevel(db, resolved.target, loaded, sub, req, lookup, budget);
+    const rows = expandLevel(db, resolved.target, loaded, sub, ctx, viewer, budget);
     const byId = new Map(rows.map((r) => [String(r.id), r]));
     for (const parent of records) {
       const value = resolved.attach(parent, byId, rows);

@@ -7,6 +7,7 @@ import { installQueryGuards, QUERY_BUDGET_MS } from './deadline.js';
 import { addMissingMaintainedIndexes } from './maintained-indexes.js';
 import { createRecords } from './records.js';
 import { Registry } from './registry.js';
+import { internalContext, listContext, requestContext, type RequestInput } from './request-context.js';
 import { createSessions } from './sessions.js';
 import { createSetup } from './setup.js';
 
@@ -33,7 +34,14 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const records = createRecords(store, registry, sessions, options.queryBudgetMs ?? QUERY_BUDGET_MS);
   const auth = createAuth(store, registry, sessions, new FailureLimiter(options.now));
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);
-  return { store, registry, sessions, collections, records, auth, setup };
+  return {
+    store, registry, sessions, collections, records, auth, setup,
+    /** A request's context, built once per request by the HTTP layer and carried through core. */
+    context: (input: RequestInput) => requestContext(input, registry.lookup),
+    listContext: (input: RequestInput) => listContext(input, registry.lookup),
+    /** The context of work the server does for itself (no caller, no parameters). */
+    internalContext: () => internalContext(registry.lookup),
+  };
 }
 
 export type Core = Awaited<ReturnType<typeof createCore>>;

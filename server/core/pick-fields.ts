@@ -1,62 +1,10 @@
-// The `fields` query parameter (semantics.md §4.4): comma-separated keys with dot nesting, `*` for all
-// keys at a depth, and the `:excerpt(max, withEllipsis?)` modifier.
-import { badRequest } from '../errors.js';
+// The `fields` query parameter applied to a response (semantics.md §4.4): keys kept with dot nesting, `*`
+// for all keys at a depth, `:excerpt(max, withEllipsis?)` where asked (parsed in request-params.ts).
 import { excerpt } from './excerpt.js';
 import { setOwn } from './own-keys.js';
+import type { FieldsTree } from './request-params.js';
 
-interface Node {
-  children: Map<string, Node>;
-  excerpt?: { max: number; ellipsis: boolean };
-}
-
-function newNode(): Node {
-  return { children: new Map() };
-}
-
-/** Splits on commas that are not inside parentheses. */
-function splitTopLevel(s: string): string[] {
-  const out: string[] = [];
-  let depth = 0, start = 0;
-  for (let i = 0; i < s.length; i++) {
-    if (s[i] === '(') depth++;
-    else if (s[i] === ')') depth = Math.max(0, depth - 1);
-    else if (s[i] === ',' && depth === 0) {
-      out.push(s.slice(start, i));
-      start = i + 1;
-    }
-  }
-  out.push(s.slice(start));
-  return out.map((p) => p.trim()).filter((p) => p !== '');
-}
-
-function parseModifier(text: string): { max: number; ellipsis: boolean } {
-  const m = /^excerpt\(\s*(\d+)\s*(?:,\s*(true|false|1|0|t|f)\s*)?\)$/i.exec(text);
-  if (!m || Number(m[1]) <= 0) throw badRequest(`Invalid fields modifier "${text}".`);
-  return { max: Number(m[1]), ellipsis: m[2] !== undefined && /^(true|1|t)$/i.test(m[2]) };
-}
-
-export function parseFields(param: string): Node | null {
-  if (param.length > 2000) throw badRequest('The fields parameter is too long.');
-  const parts = splitTopLevel(param);
-  if (parts.length === 0) return null;
-  const root = newNode();
-  for (const part of parts) {
-    const colon = part.indexOf(':');
-    const path = colon >= 0 ? part.slice(0, colon) : part;
-    const mod = colon >= 0 ? parseModifier(part.slice(colon + 1)) : undefined;
-    let node = root;
-    for (const key of path.split('.')) {
-      if (key === '') continue;
-      let next = node.children.get(key);
-      if (!next) node.children.set(key, (next = newNode()));
-      node = next;
-    }
-    if (mod) node.excerpt = mod;
-  }
-  return root;
-}
-
-function pickValue(value: unknown, node: Node): unknown {
+function pickValue(value: unknown, node: FieldsTree): unknown {
   if (node.excerpt) return excerpt(value, node.excerpt.max, node.excerpt.ellipsis);
   if (node.children.size === 0) return value;
   if (Array.isArray(value)) return value.map((v) => pickValue(v, node));
@@ -64,7 +12,7 @@ function pickValue(value: unknown, node: Node): unknown {
   return pickObject(value as Record<string, unknown>, node);
 }
 
-function pickObject(obj: Record<string, unknown>, node: Node): Record<string, unknown> {
+function pickObject(obj: Record<string, unknown>, node: FieldsTree): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const star = node.children.get('*');
   if (star) for (const [k, v] of Object.entries(obj)) setOwn(out, k, pickValue(v, star));
@@ -76,7 +24,7 @@ function pickObject(obj: Record<string, unknown>, node: Node): Record<string, un
 }
 
 /** Applies a parsed `fields` tree to one JSON object (a record, a collection...). */
-export function pick(value: unknown, tree: Node | null): unknown {
+export function pick(value: unknown, tree: FieldsTree | null): unknown {
   if (tree === null) return value;
   return pickValue(value, tree);
 }

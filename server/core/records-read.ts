@@ -6,30 +6,15 @@ import { compileFilter, compileSort } from '../rules/compile.js';
 import { ruleWhere } from './access.js';
 import { compiling } from './filter-errors.js';
 import { defaultSortField } from './maintained-indexes.js';
-import type { Collection, RequestInfo, Row, SqlValue } from './types.js';
-
-export interface ListQuery {
-  page: number;
-  perPage: number;
-  sort?: string;
-  filter?: string;
-  skipTotal: boolean;
-}
-
-export interface Page<T> {
-  page: number;
-  perPage: number;
-  totalItems: number;
-  totalPages: number;
-  items: T[];
-}
-
-type Lookup = (idOrName: string) => Collection | undefined;
+import type { Page } from './request-params.js';
+import type { ListContext, RuleInput } from './request-context.js';
+import type { Collection, Row, SqlValue } from './types.js';
 
 /** The client's `filter`; a bad one is a 400 (see filter-errors.ts). */
-function clientWhere(c: Collection, filter: string | undefined, req: RequestInfo, lookup: Lookup): CompiledSql | null {
+function clientWhere(c: Collection, filter: string | undefined, ctx: RuleInput): CompiledSql | null {
   if (filter === undefined || filter.trim() === '') return null;
-  return compiling(() => compileFilter(filter, { collection: c, alias: 'r', lookup, request: req, mode: 'filter', guard: true }), { param: 'filter', request: req });
+  const { request, lookup } = ctx;
+  return compiling(() => compileFilter(filter, { collection: c, alias: 'r', lookup, request, mode: 'filter', guard: true }), { param: 'filter', request });
 }
 
 function defaultSort(c: Collection): string {
@@ -39,9 +24,11 @@ function defaultSort(c: Collection): string {
   return field ? `r.${ident(field.name)} DESC, r._rowid_ DESC` : 'r._rowid_ ASC';
 }
 
-export function listRecords(db: ReadDb, c: Collection, q: ListQuery, req: RequestInfo, lookup: Lookup): Page<Row> {
-  const conds: CompiledSql[] = [ruleWhere(c, 'listRule', req, lookup)];
-  const fw = clientWhere(c, q.filter, req, lookup);
+export function listRecords(db: ReadDb, c: Collection, ctx: ListContext): Page<Row> {
+  const q = ctx.paging;
+  const { request, lookup } = ctx;
+  const conds: CompiledSql[] = [ruleWhere(c, 'listRule', ctx)];
+  const fw = clientWhere(c, q.filter, ctx);
   if (fw) conds.push(fw);
   const whereSql = conds.filter((w) => w.sql !== '1').map((w) => `(${w.sql})`).join(' AND ') || '1';
   const whereParams: SqlValue[] = conds.flatMap((w) => w.params);
@@ -49,7 +36,7 @@ export function listRecords(db: ReadDb, c: Collection, q: ListQuery, req: Reques
   let orderParams: SqlValue[] = [];
   if (q.sort !== undefined && q.sort.trim() !== '') {
     const sort = q.sort;
-    const s = compiling(() => compileSort(sort, { collection: c, alias: 'r', lookup, request: req, mode: 'filter', guard: true }), { param: 'sort', request: req });
+    const s = compiling(() => compileSort(sort, { collection: c, alias: 'r', lookup, request, mode: 'filter', guard: true }), { param: 'sort', request });
     orderSql = s.sql ? `${s.sql}, r._rowid_ ASC` : orderSql;
     orderParams = s.params;
   }
@@ -86,8 +73,8 @@ function countRows(db: ReadDb, table: string, whereSql: string, params: SqlValue
 }
 
 /** A record the rule does not match answers 404 like a missing one, so existence does not leak. */
-export function viewRecord(db: ReadDb, c: Collection, id: string, req: RequestInfo, lookup: Lookup, key: 'viewRule' | 'updateRule' | 'deleteRule' = 'viewRule'): Row {
-  const w = ruleWhere(c, key, req, lookup);
+export function viewRecord(db: ReadDb, c: Collection, id: string, ctx: RuleInput, key: 'viewRule' | 'updateRule' | 'deleteRule' = 'viewRule'): Row {
+  const w = ruleWhere(c, key, ctx);
   const row = db.get<Row>(`SELECT r.* FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${w.sql}) LIMIT 1`, [id, ...w.params]);
   if (!row) throw notFound();
   return row;

@@ -16,16 +16,17 @@ import { deleteWithReferences } from './records-cascade.js';
 import type { Registry } from './registry.js';
 import type { Sessions } from './sessions.js';
 import { ident } from '../filter/sql.js';
-import type { Collection, RequestInfo, Row, SqlValue } from './types.js';
+import { withBody, type RequestContext, type RuleInput } from './request-context.js';
+import type { Collection, Row, SqlValue } from './types.js';
 import { isSuperuser, SUPERUSERS_ID } from './types.js';
 
 
 /** Does the caller satisfy `manageRule` for the record in `source` (a table or a one-row subselect)? */
-function isManager(tx: Pick<WriteTx, 'get'>, c: Collection, req: RequestInfo, lookup: Registry['lookup'], source: { sql: string; params: SqlValue[] }): boolean {
+function isManager(tx: Pick<WriteTx, 'get'>, c: Collection, ctx: RuleInput, source: { sql: string; params: SqlValue[] }): boolean {
   if (c.type !== 'auth') return false;
-  if (isSuperuser(req.auth)) return true;
-  if (!req.auth || !c.manageRule) return false;
-  const w = ruleSql(c.manageRule, c, req, lookup);
+  if (isSuperuser(ctx.request.auth)) return true;
+  if (!ctx.request.auth || !c.manageRule) return false;
+  const w = ruleSql(c.manageRule, c, ctx);
   return tx.get(`SELECT 1 AS ok FROM ${source.sql} AS r WHERE ${w.sql} LIMIT 1`, [...source.params, ...w.params]) !== undefined;
 }
 
@@ -84,10 +85,8 @@ export interface WriteOptions {
 }
 
 export function createRecordWrites(store: Store, registry: Registry, sessions: Sessions) {
-  const lookup = registry.lookup;
-
-  async function create(c: Collection, rawBody: unknown, req: RequestInfo, opts: WriteOptions = {}): Promise<Row> {
-    const su = opts.system === true || isSuperuser(req.auth);
+  async function create(c: Collection, rawBody: unknown, ctx: RequestContext, opts: WriteOptions = {}): Promise<Row> {
+    const su = opts.system === true || isSuperuser(ctx.request.auth);
     if (!su && c.createRule === null) throw onlySuperusers();
     if (!isRecord(rawBody)) throw badRequest('Failed to create record.');
     const sub = readSubmitted(c, rawBody, null, su);
@@ -105,11 +104,11 @@ export function createRecordWrites(store: Store, registry: Registry, sessions: S
     else if (errors.id === undefined && authIdTaken(store, registry, c, String(record.id))) errors.id = invalidAuthId();
     const now = isoNow();
     for (const f of c.fields) if (f.type === 'autodate') record[f.name] = now;
-    const ruleReq: RequestInfo = { ...req, body: sub.body };
+    const ruleCtx = withBody(ctx, sub.body);
     if (c.type === 'auth') {
       if (c.id === SUPERUSERS_ID) record.verified = true; // superusers are always verified
       // createRule and manageRule see `verified` as false, as in PocketBase
-      const manager = su || isManager(store, c, ruleReq, lookup, rowSource(c, { ...record, verified: false }));
+      const manager = su || isManager(store, c, ruleCtx, rowSource(c, { ...record, verified: false }));
       if (!manager && sub.values.has('verified') && record.verified !== false) {
         errors.verified = fieldError('validation_values_mismatch', "Values don't match.");
       }
@@ -120,14 +119,14 @@ export function createRecordWrites(store: Store, registry: Registry, sessions: S
       if (su || c.createRule === '' ) return;
       // compiled once for both checks: the record and the request are the same
       if (ruleQuery === null) {
-        const w = ruleWhere(c, 'createRule', ruleReq, lookup);
+        const w = ruleWhere(c, 'createRule', ruleCtx);
         const src = rowSource(c, { ...record, verified: c.type === 'auth' ? false : record.verified });
         ruleQuery = { sql: `SELECT 1 AS ok FROM ${src.sql} AS r WHERE ${w.sql} LIMIT 1`, params: [...src.params, ...w.params] };
       }
       if (!tx.get(ruleQuery.sql, ruleQuery.params)) throw badRequest('Failed to create record.');
     };
     checkRule(store);
-    Object.assign(errors, validateFields(c, record, null, validationContext(store, lookup, true)));
+    Object.assign(errors, validateFields(c, record, null, validationContext(store, ctx.lookup, true)));
     throwIfErrors(errors, 'Failed to create record.');
     const hash = c.type === 'auth' ? await hashPassword(String(sub.password)) : null;
     await store.write((tx) => {
@@ -150,24 +149,24 @@ export function createRecordWrites(store: Store, registry: Registry, sessions: S
     return getRow(store, c, String(record.id)) as Row;
   }
 
-  async function update(c: Collection, id: string, rawBody: unknown, req: RequestInfo): Promise<Row> {
-    const su = isSuperuser(req.auth);
+  async function update(c: Collection, id: string, rawBody: unknown, ctx: RequestContext): Promise<Row> {
+    const su = isSuperuser(ctx.request.auth);
     if (!su && c.updateRule === null) throw onlySuperusers();
     const stored = getRow(store, c, id);
     if (!stored) throw notFound();
     if (!isRecord(rawBody)) throw badRequest('Failed to update record.');
     const current = apiValues(c, stored);
     const sub = readSubmitted(c, rawBody, current, su);
-    const ruleReq: RequestInfo = { ...req, body: sub.body };
+    const ruleCtx = withBody(ctx, sub.body);
     // the rule is checked before validation, so errors never reveal a record the caller cannot change
-    viewRecord(store, c, id, ruleReq, lookup, 'updateRule');
+    viewRecord(store, c, id, ruleCtx, 'updateRule');
     const errors: ErrorData = {};
     const next: Record<string, unknown> = { ...current };
     for (const [k, v] of sub.values) next[k] = v;
     if (sub.values.has('id') && next.id !== stored.id) errors.id = fieldError('validation_pk_change', 'The record primary key cannot be changed.');
     let newHash: string | null = null;
     if (c.type === 'auth') {
-      const manager = su || isManager(store, c, ruleReq, lookup, { sql: `(SELECT * FROM ${ident(c.name)} WHERE "id" = ?)`, params: [id] });
+      const manager = su || isManager(store, c, ruleCtx, { sql: `(SELECT * FROM ${ident(c.name)} WHERE "id" = ?)`, params: [id] });
       if (!manager && sub.values.has('verified') && next.verified !== current.verified) errors.verified = fieldError('validation_values_mismatch', "Values don't match.");
       if (!manager && sub.values.has('email') && next.email !== current.email) errors.email = fieldError('validation_values_mismatch', "Values don't match.");
       if (c.id === SUPERUSERS_ID) next.verified = true;
@@ -181,7 +180,7 @@ export function createRecordWrites(store: Store, registry: Registry, sessions: S
       }
       if (changing && Object.keys(errors).length === 0) newHash = await hashPassword(String(sub.password));
     }
-    Object.assign(errors, validateFields(c, next, null, validationContext(store, lookup, false)));
+    Object.assign(errors, validateFields(c, next, null, validationContext(store, ctx.lookup, false)));
     throwIfErrors(errors, 'Failed to update record.');
     const now = isoNow();
     const sets: string[] = [];
@@ -198,7 +197,7 @@ export function createRecordWrites(store: Store, registry: Registry, sessions: S
       }
     }
     await store.write((tx) => {
-      viewRecord(tx, c, id, ruleReq, lookup, 'updateRule'); // still allowed, atomically with the write
+      viewRecord(tx, c, id, ruleCtx, 'updateRule'); // still allowed, atomically with the write
       if (sets.length > 0) {
         try {
           tx.run(`UPDATE ${ident(c.name)} SET ${sets.join(', ')} WHERE "id" = ?`, [...params, id]);
@@ -207,18 +206,19 @@ export function createRecordWrites(store: Store, registry: Registry, sessions: S
         }
       }
       if (newHash) {
-        const keep = req.auth && req.auth.collection.id === c.id && req.auth.record.id === id ? req.auth.sessionId : null;
+        const auth = ctx.request.auth;
+        const keep = auth && auth.collection.id === c.id && auth.record.id === id ? auth.sessionId : null;
         sessions.endOthers(tx, c.id, id, keep);
       }
     });
     return getRow(store, c, id) as Row;
   }
 
-  async function remove(c: Collection, id: string, req: RequestInfo): Promise<void> {
-    if (!isSuperuser(req.auth) && c.deleteRule === null) throw onlySuperusers();
-    viewRecord(store, c, id, req, lookup, 'deleteRule');
+  async function remove(c: Collection, id: string, ctx: RequestContext): Promise<void> {
+    if (!isSuperuser(ctx.request.auth) && c.deleteRule === null) throw onlySuperusers();
+    viewRecord(store, c, id, ctx, 'deleteRule');
     await store.write((tx) => {
-      viewRecord(tx, c, id, req, lookup, 'deleteRule');
+      viewRecord(tx, c, id, ctx, 'deleteRule');
       if (c.id === SUPERUSERS_ID) {
         const n = tx.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${ident(c.name)}`)?.n ?? 0;
         if (Number(n) <= 1) throw badRequest("You can't delete the only existing superuser.");

@@ -1,21 +1,18 @@
-// Records as the API shows them: rows read or written under the rules, serialised for the caller,
-// expanded in batches.
+// Records through the API: reads and writes under the rules, answered in the record response shape
+// (record-response.ts). Every stretch of work a client drives runs under the query budget (deadline.ts).
 import { notFound } from '../errors.js';
 import type { Store } from '../store/db.js';
-import { ruleSql } from './access.js';
 import { underDeadline } from './deadline.js';
-import { expandRecords, ExpandTooLarge, parseExpand } from './expand.js';
-import { listRecords, viewRecord, type ListQuery, type Page } from './records-read.js';
+import type { Page } from './request-params.js';
+import { listRecords, viewRecord } from './records-read.js';
 import { createRecordWrites } from './records-write.js';
+import { presentRecords } from './record-response.js';
 import type { Registry } from './registry.js';
-import { recordSerializer, viewerOf, type ApiRecord, type Viewer } from './serialize.js';
+import type { ListContext, RequestContext } from './request-context.js';
 import type { Sessions } from './sessions.js';
-import { ident } from '../filter/sql.js';
-import type { Collection, RequestInfo, Row } from './types.js';
+import type { Collection } from './types.js';
 
-/** Every stretch of work a client drives runs under the query budget (deadline.ts). */
 export function createRecords(store: Store, registry: Registry, sessions: Sessions, budgetMs: number) {
-  const lookup = registry.lookup;
   const writes = createRecordWrites(store, registry, sessions);
   const budgeted = <T>(operation: () => T): T => underDeadline(store, budgetMs, operation);
 
@@ -25,68 +22,38 @@ export function createRecords(store: Store, registry: Registry, sessions: Sessio
     return c;
   }
 
-  /** Ids among `rows` whose manageRule the caller satisfies: managers see emails. */
-  function managedIds(c: Collection, rows: Row[], req: RequestInfo): Set<string> | undefined {
-    if (c.type !== 'auth' || !c.manageRule || !req.auth || rows.length === 0) return undefined;
-    const w = ruleSql(c.manageRule, c, req, lookup);
-    const ids = rows.map((r) => String(r.id));
-    const found = store.all<{ id: string }>(
-      `SELECT r."id" AS id FROM ${ident(c.name)} AS r WHERE r."id" IN (${ids.map(() => '?').join(',')}) AND (${w.sql})`,
-      [...ids, ...w.params],
-    );
-    return new Set(found.map((r) => r.id));
-  }
-
-  /**
-   * Rows as the caller sees them, expanded. `written`: the answer to a write (or a sign-in) that is
-   * already committed, where an expand past MAX_EXPANDED_RECORDS leaves the record unexpanded rather
-   * than turn a done write into a 400 (a client would retry it).
-   */
-  function present(c: Collection, rows: Row[], req: RequestInfo, expand?: string, written = false): ApiRecord[] {
-    const viewer: Viewer = { ...viewerOf(req), managed: managedIds(c, rows, req) };
-    const records = rows.map(recordSerializer(c, viewer));
-    if (!expand) return records;
-    try {
-      return expandRecords(store, c, records, parseExpand(expand), req, lookup);
-    } catch (err) {
-      if (written && err instanceof ExpandTooLarge) return records;
-      throw err;
-    }
-  }
-
   return {
     collection,
-    present,
 
-    list(name: string, q: ListQuery, req: RequestInfo, expand?: string): Page<ApiRecord> {
+    list(name: string, ctx: ListContext): Page<unknown> {
       const c = collection(name);
       return budgeted(() => {
-        const page = listRecords(store, c, q, req, lookup);
-        return { ...page, items: present(c, page.items, req, expand) };
+        const page = listRecords(store, c, ctx);
+        return { ...page, items: presentRecords(store, c, page.items, ctx) };
       });
     },
 
-    view(name: string, id: string, req: RequestInfo, expand?: string): ApiRecord {
+    view(name: string, id: string, ctx: RequestContext): unknown {
       const c = collection(name);
-      return budgeted(() => present(c, [viewRecord(store, c, id, req, lookup)], req, expand)[0]);
+      return budgeted(() => presentRecords(store, c, [viewRecord(store, c, id, ctx)], ctx)[0]);
     },
 
     // A write's rule checks run before its first await (the one in the write transaction repeats a
     // check that already passed); the response is built in a stretch of its own.
-    async create(name: string, body: unknown, req: RequestInfo, expand?: string): Promise<ApiRecord> {
+    async create(name: string, body: unknown, ctx: RequestContext): Promise<unknown> {
       const c = collection(name, 'Missing or invalid collection context.');
-      const row = await budgeted(() => writes.create(c, body, req));
-      return budgeted(() => present(c, [row], req, expand, true)[0]);
+      const row = await budgeted(() => writes.create(c, body, ctx));
+      return budgeted(() => presentRecords(store, c, [row], ctx, true)[0]);
     },
 
-    async update(name: string, id: string, body: unknown, req: RequestInfo, expand?: string): Promise<ApiRecord> {
+    async update(name: string, id: string, body: unknown, ctx: RequestContext): Promise<unknown> {
       const c = collection(name, 'Missing or invalid collection context.');
-      const row = await budgeted(() => writes.update(c, id, body, req));
-      return budgeted(() => present(c, [row], req, expand, true)[0]);
+      const row = await budgeted(() => writes.update(c, id, body, ctx));
+      return budgeted(() => presentRecords(store, c, [row], ctx, true)[0]);
     },
 
-    async remove(name: string, id: string, req: RequestInfo): Promise<void> {
-      await budgeted(() => writes.remove(collection(name), id, req));
+    async remove(name: string, id: string, ctx: RequestContext): Promise<void> {
+      await budgeted(() => writes.remove(collection(name), id, ctx));
     },
 
     writes,

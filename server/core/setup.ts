@@ -6,10 +6,12 @@ import type { Store } from '../store/db.js';
 import { isRecord } from './fields/common.js';
 import { PASSWORD_MAX, validatePassword } from './fields/password.js';
 import { newToken } from './ids.js';
+import { presentRecords } from './record-response.js';
 import type { RecordWrites } from './records-write.js';
 import type { Registry } from './registry.js';
+import { asCaller, internalContext } from './request-context.js';
 import { ident } from '../filter/sql.js';
-import type { Collection, Row } from './types.js';
+import type { Collection } from './types.js';
 import { SUPERUSERS_ID } from './types.js';
 
 export const SETUP_TOKEN_MS = 60 * 60 * 1000;
@@ -66,7 +68,8 @@ export function createSetup(store: Store, registry: Registry, writes: RecordWrit
     /** The live token, if any (the desktop app hands it straight to its window). */
     token: (): string | null => (current && now() - current.issued < SETUP_TOKEN_MS && required() ? current.token : null),
 
-    async complete(body: unknown): Promise<Row> {
+    /** Creates the first superuser and answers it as it sees itself. */
+    async complete(body: unknown): Promise<unknown> {
       if (!required() || completing) throw notFound();
       const b = isRecord(body) ? body : {};
       if (!valid(b.token)) {
@@ -88,9 +91,10 @@ export function createSetup(store: Store, registry: Registry, writes: RecordWrit
       if (Object.keys(errors).length > 0) throw badRequest('Failed to create superuser.', errors);
       completing = true; // two concurrent requests cannot both create a "first" superuser
       try {
-        const row = await writes.create(su, { email, password, passwordConfirm: password }, { auth: null, method: 'POST', context: 'default', body: {}, query: {}, headers: {} }, { system: true });
+        const ctx = internalContext(registry.lookup);
+        const row = await writes.create(su, { email, password, passwordConfirm: password }, ctx, { system: true });
         current = null;
-        return row;
+        return presentRecords(store, su, [row], asCaller(ctx, { collection: su, record: row, sessionId: '' }), true)[0];
       } catch (err) {
         if (err instanceof ApiError && err.status === 400) throw badRequest('Failed to create superuser.', err.data);
         throw err;

@@ -92,6 +92,9 @@ export interface Collection {
   updated: string;
 }
 
+/** Finds a collection by id or by name (names match case-insensitively): relations, rules, expand. */
+export type Lookup = (idOrName: string) => Collection | undefined;
+
 /** A value as stored in SQLite and bound as a parameter (owned by filter/sql.ts, where SQL is built). */
 export type { SqlValue };
 

@@ -1,14 +1,14 @@
-// Reading requests: list query parameters, and the RequestInfo rules see (bodies: body.ts).
+// Reading requests: the caller's state set by the auth middleware, route and query parameters, and the
+// request context core works with (bodies: body.ts).
 import type { H3Event } from 'h3';
 import { getRouterParam } from 'h3';
-import { ApiError, badRequest } from '../errors.js';
+import { ApiError } from '../errors.js';
+import type { Core } from '../core/index.js';
 import { setOwn } from '../core/own-keys.js';
-import type { ListQuery } from '../core/records-read.js';
-import type { AuthInfo, RequestInfo } from '../core/types.js';
+import type { ListContext, RequestContext, RequestInput } from '../core/request-context.js';
+import type { AuthInfo } from '../core/types.js';
 
 export const MAX_URL_LENGTH = 16 * 1024;
-export const DEFAULT_PER_PAGE = 30;
-export const MAX_PER_PAGE = 1000;
 
 /** Per-request state set by the auth middleware. */
 export interface RequestState {
@@ -32,50 +32,18 @@ export function queryOf(event: H3Event): Record<string, string> {
   return out;
 }
 
-function intParam(raw: string | undefined, name: string): number | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  if (!/^-?\d+$/.test(raw.trim())) throw badRequest(`Invalid ${name} parameter.`);
-  return Number(raw);
+function inputOf(event: H3Event, body?: Record<string, unknown>): RequestInput {
+  return { auth: stateOf(event).auth, method: event.req.method, query: queryOf(event), headers: event.req.headers, body };
 }
 
-function boolParam(raw: string | undefined): boolean {
-  if (raw === undefined || raw === '') return false;
-  if (/^(1|t|true)$/i.test(raw)) return true;
-  if (/^(0|f|false)$/i.test(raw)) return false;
-  throw badRequest('Invalid skipTotal parameter.');
+/** The request as core sees it (who is asking, what rules read, `expand` and `fields`), built once per request. */
+export function contextOf(event: H3Event, core: Core, body?: Record<string, unknown>): RequestContext {
+  return core.context(inputOf(event, body));
 }
 
-export function listQuery(event: H3Event): ListQuery {
-  const q = queryOf(event);
-  const page = intParam(q.page, 'page');
-  const perPage = intParam(q.perPage, 'perPage');
-  return {
-    page: page === undefined || page < 1 ? 1 : page,
-    perPage: perPage === undefined || perPage <= 0 ? DEFAULT_PER_PAGE : Math.min(perPage, MAX_PER_PAGE),
-    sort: q.sort,
-    filter: q.filter,
-    skipTotal: boolParam(q.skipTotal),
-  };
-}
-
-function snakeHeader(name: string): string {
-  return name.toLowerCase().replace(/-/g, '_');
-}
-
-export function requestInfo(event: H3Event, body: Record<string, unknown> = {}): RequestInfo {
-  const headers: Record<string, string> = {};
-  event.req.headers.forEach((value, key) => {
-    if (key === 'authorization' || key === 'cookie') return; // credentials stay out of rules
-    setOwn(headers, snakeHeader(key), value);
-  });
-  return {
-    auth: stateOf(event).auth,
-    method: event.req.method.toUpperCase(),
-    context: 'default',
-    body,
-    query: queryOf(event),
-    headers,
-  };
+/** The same for a list: also its page, perPage, sort, filter and skipTotal. */
+export function listContextOf(event: H3Event, core: Core): ListContext {
+  return core.listContext(inputOf(event));
 }
 
 export function assertUrlLength(event: H3Event): void {

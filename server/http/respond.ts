@@ -1,7 +1,5 @@
-// Small response helpers shared by the routes: JSON with extra headers, 204, and the `fields` picker.
-import { HTTPResponse, type H3Event } from 'h3';
-import { parseFields, pick } from '../core/pick-fields.js';
-import { queryOf } from './request.js';
+// Small response helpers shared by the routes: JSON with extra headers, and 204.
+import { HTTPResponse } from 'h3';
 
 // h3's HTTPResponse (not the global Response) keeps srvx on its direct write path instead of
 // streaming the body.
@@ -14,23 +12,4 @@ export function json(value: unknown, init: { status?: number; headers?: Record<s
 
 export function noContent(headers: Record<string, string> = {}): HTTPResponse {
   return new HTTPResponse(null, { status: 204, headers });
-}
-
-/** Applies `?fields=` to one object. */
-export function picked(event: H3Event, value: unknown): unknown {
-  const fields = queryOf(event).fields;
-  return fields ? pick(value, parseFields(fields)) : value;
-}
-
-/** Applies `?fields=` to each item of a page; the page keys are always kept. */
-export function pickedPage<T extends { items: unknown[] }>(event: H3Event, page: T): T {
-  const fields = queryOf(event).fields;
-  if (!fields) return page;
-  const tree = parseFields(fields);
-  return { ...page, items: page.items.map((item) => pick(item, tree)) };
-}
-
-export function expandParam(event: H3Event): string | undefined {
-  const e = queryOf(event).expand;
-  return e === undefined || e.trim() === '' ? undefined : e;
 }

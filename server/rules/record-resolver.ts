@@ -3,7 +3,7 @@
 // `@collection.*` and modifiers are resolved here; the language (server/filter) does the rest. For a
 // restricted client filter, the list rules of joined collections are compiled here too, through the
 // language's public entry, with a resolver of their own.
-import type { Collection, RequestInfo } from '../core/types.js';
+import type { Collection, Lookup, RequestInfo } from '../core/types.js';
 import type { IdentifierOperand } from '../filter/ast.js';
 import { compileCondition } from '../filter/condition.js';
 import { FilterError, quote } from '../filter/errors.js';
@@ -15,7 +15,7 @@ import type { Value } from '../filter/values.js';
 import { splitIdentifier } from './identifiers.js';
 import { resolveRecordPath } from './record-paths.js';
 import { resolveCollection, resolveRequest } from './request-paths.js';
-import type { Lookup, RecordScope, Site } from './scope.js';
+import type { RecordScope, Site } from './scope.js';
 
 export interface RecordResolverOptions {
   collection: Collection;

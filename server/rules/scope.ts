@@ -1,12 +1,10 @@
 // What the record resolver carries through one compilation, and where an identifier sits in the source.
 // A list rule compiled inside a client filter gets its own scope sharing the alias allocator, so nested
 // subqueries never reuse an alias.
-import type { Collection, RequestInfo } from '../core/types.js';
+import type { Collection, Lookup, RequestInfo } from '../core/types.js';
 import { FilterError, quote } from '../filter/errors.js';
 import type { AliasAllocator } from '../filter/joins.js';
 import type { Frag } from '../filter/sql.js';
-
-export type Lookup = (idOrName: string) => Collection | undefined;
 
 export interface RecordScope {
   /** The collection whose rows are filtered. */

@@ -2,26 +2,28 @@
 import type { H3 } from 'h3';
 import type { Core } from '../../core/index.js';
 import { requireSuperuser } from '../auth.js';
-import { listQuery, param, requestInfo } from '../request.js';
+import { contextOf, listContextOf, param } from '../request.js';
 import { COLLECTION_BODY_BYTES, readBodyObject } from '../body.js';
-import { noContent, picked, pickedPage } from '../respond.js';
+import { noContent } from '../respond.js';
 
 export function registerCollections(app: H3, core: Core): void {
   app.get('/api/collections', (event) => {
     requireSuperuser(event);
-    return pickedPage(event, core.collections.list(listQuery(event), requestInfo(event)));
+    return core.collections.list(listContextOf(event, core));
   });
   app.get('/api/collections/:collection', (event) => {
     requireSuperuser(event);
-    return picked(event, core.collections.get(param(event, 'collection')));
+    return core.collections.get(param(event, 'collection'), contextOf(event, core));
   });
   app.post('/api/collections', async (event) => {
     requireSuperuser(event);
-    return picked(event, await core.collections.create(await readBodyObject(event, COLLECTION_BODY_BYTES)));
+    const ctx = contextOf(event, core);
+    return core.collections.create(await readBodyObject(event, COLLECTION_BODY_BYTES), ctx);
   });
   app.patch('/api/collections/:collection', async (event) => {
     requireSuperuser(event);
-    return picked(event, await core.collections.update(param(event, 'collection'), await readBodyObject(event, COLLECTION_BODY_BYTES)));
+    const ctx = contextOf(event, core);
+    return core.collections.update(param(event, 'collection'), await readBodyObject(event, COLLECTION_BODY_BYTES), ctx);
   });
   app.delete('/api/collections/:collection', async (event) => {
     requireSuperuser(event);

@@ -1,15 +1,9 @@
+// First-time setup: is it required, and creating the first superuser with the printed token.
 import type { H3 } from 'h3';
 import type { Core } from '../../core/index.js';
-import { viewerOf, serializeRecord } from '../../core/serialize.js';
-import { SUPERUSERS_ID } from '../../core/types.js';
-import { requestInfo } from '../request.js';
 import { AUTH_BODY_BYTES, readBodyObject } from '../body.js';
 
 export function registerSetup(app: H3, core: Core): void {
   app.get('/api/setup', () => ({ required: core.setup.required() }));
-  app.post('/api/setup', async (event) => {
-    const row = await core.setup.complete(await readBodyObject(event, AUTH_BODY_BYTES));
-    const su = core.collections.get(SUPERUSERS_ID);
-    return serializeRecord(su, row, { ...viewerOf(requestInfo(event)), superuser: true });
-  });
+  app.post('/api/setup', async (event) => core.setup.complete(await readBodyObject(event, AUTH_BODY_BYTES)));
 }

@@ -1,6 +1,7 @@
-// Stored rows → API records. Keys are alphabetical as in PocketBase; passwords never leave the
-// server; hidden fields only reach superusers; an auth record's email is shown only when
-// emailVisibility is on, or to the record itself, a superuser or a manager.
+// Stored rows → API records as one viewer sees them (record-response.ts adds expand and `fields`). Keys
+// are alphabetical as in PocketBase; passwords never leave the server; hidden fields only reach
+// superusers; an auth record's email is shown only when emailVisibility is on, or to the record
+// itself, a superuser or a manager.
 import { fromStoredValue } from './field-values.js';
 import type { Collection, Field, RequestInfo, Row } from './types.js';
 import { isSuperuser } from './types.js';
@@ -21,10 +22,6 @@ export function viewerOf(req: RequestInfo): Viewer {
     authCollectionId: req.auth?.collection.id ?? null,
     authId: req.auth ? String(req.auth.record.id) : null,
   };
-}
-
-export function serializeRecord(c: Collection, row: Row, viewer: Viewer): ApiRecord {
-  return recordSerializer(c, viewer)(row);
 }
 
 interface OutputKey {

@@ -1,0 +1,41 @@
+// A record's response shape, built here and nowhere else (lists, views, writes, sign-in, refresh,
+// setup): stored rows → API records as the caller may see them (record-serializer.ts), expanded
+// (expand.ts), then cut to the `fields` asked for (pick-fields.ts).
+import { ident } from '../filter/sql.js';
+import type { ReadDb } from '../store/db.js';
+import { ruleSql } from './access.js';
+import { expandRecords, ExpandTooLarge } from './expand.js';
+import { pick } from './pick-fields.js';
+import { recordSerializer, viewerOf, type Viewer } from './record-serializer.js';
+import type { RequestContext } from './request-context.js';
+import type { Collection, Row } from './types.js';
+
+/** Ids among `rows` whose manageRule the caller satisfies: managers see emails. */
+function managedIds(db: ReadDb, c: Collection, rows: Row[], ctx: RequestContext): Set<string> | undefined {
+  if (c.type !== 'auth' || !c.manageRule || !ctx.request.auth || rows.length === 0) return undefined;
+  const w = ruleSql(c.manageRule, c, ctx);
+  const ids = rows.map((r) => String(r.id));
+  const found = db.all<{ id: string }>(
+    `SELECT r."id" AS id FROM ${ident(c.name)} AS r WHERE r."id" IN (${ids.map(() => '?').join(',')}) AND (${w.sql})`,
+    [...ids, ...w.params],
+  );
+  return new Set(found.map((r) => r.id));
+}
+
+/**
+ * Rows as the caller sees them, expanded and picked. `written`: the answer to a write (or a sign-in)
+ * that is already committed, where an expand past MAX_EXPANDED_RECORDS leaves the record unexpanded
+ * rather than turn a done write into a 400 (a client would retry it).
+ */
+export function presentRecords(db: ReadDb, c: Collection, rows: Row[], ctx: RequestContext, written = false): unknown[] {
+  const viewer: Viewer = { ...viewerOf(ctx.request), managed: managedIds(db, c, rows, ctx) };
+  let records = rows.map(recordSerializer(c, viewer));
+  if (ctx.expand.size > 0) {
+    try {
+      records = expandRecords(db, c, records, ctx);
+    } catch (err) {
+      if (!(written && err instanceof ExpandTooLarge)) throw err;
+    }
+  }
+  return ctx.fields === null ? records : records.map((r) => pick(r, ctx.fields));
+}
