@@ -1,5 +1,6 @@
 // Races: many clients changing the same records at once. Modifiers (`views+`, `tags+`) are resolved
-// against the stored record inside the write transaction, so concurrent increments add up exactly;
+// again inside the write transaction when another write changed the record since the request read it
+// (core/writes/prepare-update.ts), so concurrent increments add up exactly;
 // unique constraints (records, sign-up e-mails, collection names) hold whatever the interleaving.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../server/index.js';

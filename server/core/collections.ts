@@ -7,6 +7,7 @@ import { buildCollection, type Defaults } from './collections-input.js';
 import { createCollectionTable, dropIndexes, rebuildTable, createIndexes } from './collections-ddl.js';
 import { newId, isoNow } from './ids.js';
 import type { Registry } from './registry.js';
+import type { Sessions } from './sessions.js';
 import { ident } from '../filter/sql.js';
 import type { Collection, Field } from './types.js';
 import { listCollections } from './collections-list.js';
@@ -63,7 +64,7 @@ function ddlFailure(err: unknown, c: Collection, update: boolean): never {
   throw badRequest(`${update ? 'Failed to update collection' : 'Failed to create collection'}. Raw error: ${message}`, data);
 }
 
-export function createCollections(store: Store, registry: Registry) {
+export function createCollections(store: Store, registry: Registry, sessions: Sessions) {
   const inputContext = () => ({ lookup: registry.lookup, allCollections: () => registry.all() });
 
   function referencing(target: Collection): Collection[] {
@@ -118,7 +119,7 @@ export function createCollections(store: Store, registry: Registry) {
         }
         // PocketBase signs everyone out of an auth collection whose authRule changed (it regenerates the
         // collection's token secret): sessions that may no longer pass the rule end with this change
-        if (next.type === 'auth' && next.authRule !== prev.authRule) tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ?', [prev.id]);
+        if (next.type === 'auth' && next.authRule !== prev.authRule) sessions.endCollection(tx, prev.id);
         saveRow(tx, next);
         registry.put(next);
         return pick(withMaintainedIndexes(next), ctx.fields);
@@ -136,7 +137,7 @@ export function createCollections(store: Store, registry: Registry) {
       await store.write((tx) => {
         tx.run(`DROP TABLE ${ident(c.name)}`);
         tx.run('DELETE FROM "_collections" WHERE "id" = ?', [c.id]);
-        tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ?', [c.id]);
+        sessions.endCollection(tx, c.id);
         registry.remove(c.id);
       });
     },

@@ -10,6 +10,7 @@ import { Registry } from './registry.js';
 import { internalContext, listContext, requestContext, type RequestInput } from './request-context.js';
 import { createSessions } from './sessions.js';
 import { createSetup } from './setup.js';
+import { ChangeFeed, type ChangeListener } from './writes/changes.js';
 
 export interface CoreOptions {
   /** Called with each new setup token (the CLI prints it; the desktop app shows the setup page). */
@@ -17,6 +18,8 @@ export interface CoreOptions {
   now?: () => number;
   /** How long a request may hold the event loop in queries, in ms (QUERY_BUDGET_MS by default). */
   queryBudgetMs?: number;
+  /** Hears failures that cannot reach a client any more: a change listener's, a committed write's after-effect. */
+  onError?: (error: unknown) => void;
 }
 
 export async function createCore(store: Store, options: CoreOptions = {}) {
@@ -27,15 +30,19 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   // after a failed journal write the store reloads from disk: the collections may have changed back
   store.onReload(() => registry.load(store));
   const sessions = createSessions(store, registry);
-  const collections = createCollections(store, registry);
+  const collections = createCollections(store, registry, sessions);
   await store.write((tx) => collections.bootstrap(tx));
   // data folders made before Deskbase kept an index get it now (nothing is written when none is missing)
   await store.write((tx) => addMissingMaintainedIndexes(tx, registry.all()));
-  const records = createRecords(store, registry, sessions, options.queryBudgetMs ?? QUERY_BUDGET_MS);
+  const report = options.onError ?? ((error: unknown) => console.error(error));
+  const feed = new ChangeFeed(report);
+  const records = createRecords(store, registry, sessions, feed, options.queryBudgetMs ?? QUERY_BUDGET_MS, report);
   const auth = createAuth(store, registry, sessions, new FailureLimiter(options.now));
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);
   return {
     store, registry, sessions, collections, records, auth, setup,
+    /** The one subscription point for record changes: each committed write's, once durable, in commit order. */
+    changes: { subscribe: (listener: ChangeListener) => feed.subscribe(listener) },
     /** A request's context, built once per request by the HTTP layer and carried through core. */
     context: (input: RequestInput) => requestContext(input, registry.lookup),
     listContext: (input: RequestInput) => listContext(input, registry.lookup),

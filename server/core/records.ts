@@ -5,15 +5,16 @@ import type { Store } from '../store/db.js';
 import { underDeadline } from './deadline.js';
 import type { Page } from './request-params.js';
 import { listRecords, viewRecord } from './records-read.js';
-import { createRecordWrites } from './records-write.js';
+import type { ChangeFeed } from './writes/changes.js';
+import { createRecordWrites } from './writes/funnel.js';
 import { presentRecords } from './record-response.js';
 import type { Registry } from './registry.js';
 import type { ListContext, RequestContext } from './request-context.js';
 import type { Sessions } from './sessions.js';
 import type { Collection } from './types.js';
 
-export function createRecords(store: Store, registry: Registry, sessions: Sessions, budgetMs: number) {
-  const writes = createRecordWrites(store, registry, sessions);
+export function createRecords(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, budgetMs: number, report: (error: unknown) => void) {
+  const writes = createRecordWrites(store, registry, sessions, feed, { budgetMs, report });
   const budgeted = <T>(operation: () => T): T => underDeadline(store, budgetMs, operation);
 
   function collection(idOrName: string, message = 'Missing collection context.'): Collection {

@@ -77,6 +77,11 @@ export function createSessions(store: Store, registry: Registry) {
     endAllFor(tx: WriteTx, collectionId: string, recordId: string): void {
       tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ? AND "recordId" = ?', [collectionId, recordId]);
     },
+
+    /** Every session of a collection (its authRule changed, or it is deleted). */
+    endCollection(tx: WriteTx, collectionId: string): void {
+      tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ?', [collectionId]);
+    },
   };
 }
 

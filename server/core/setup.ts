@@ -7,7 +7,7 @@ import { isRecord } from './fields/common.js';
 import { PASSWORD_MAX, validatePassword } from './fields/password.js';
 import { newToken } from './ids.js';
 import { presentRecords } from './record-response.js';
-import type { RecordWrites } from './records-write.js';
+import type { RecordWrites } from './writes/funnel.js';
 import type { Registry } from './registry.js';
 import { asCaller, internalContext } from './request-context.js';
 import { ident } from '../filter/sql.js';

@@ -1,10 +1,10 @@
 // A submitted body → normalised field values, with the modifier keys (`field+`, `+field`, `field-`)
 // resolved against the current values (semantics.md §3.1-3.2). The result is both what is validated
 // and stored and what rules see as `@request.body`.
-import { modifyValue, normalizeValue, zeroValue } from './field-values.js';
-import type { ModifierOp } from './fields/spec.js';
-import { setOwn } from './own-keys.js';
-import type { Collection, Field } from './types.js';
+import { modifyValue, normalizeValue, zeroValue } from '../field-values.js';
+import type { ModifierOp } from '../fields/spec.js';
+import { setOwn } from '../own-keys.js';
+import type { Collection, Field } from '../types.js';
 
 /** Keys the API never takes from a body. */
 const IGNORED = new Set(['expand', 'collectionId', 'collectionName']);

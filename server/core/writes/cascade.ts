@@ -1,13 +1,17 @@
 // Deleting a record clears the relation fields that point at it, or deletes the referring record when
 // its field has cascadeDelete and nothing is left; a required relation left empty aborts the whole
-// delete (semantics.md §3.6). Runs inside the caller's transaction.
-import { badRequest } from '../errors.js';
-import type { WriteTx } from '../store/db.js';
-import { isoNow } from './ids.js';
-import type { Registry } from './registry.js';
-import { ident } from '../filter/sql.js';
-import type { Collection, RelationField, Row, SqlValue } from './types.js';
-import { isMultiple } from './types.js';
+// delete (semantics.md §3.6). Runs inside the caller's transaction, and reports each record it deletes
+// or changes.
+import { badRequest } from '../../errors.js';
+import type { WriteTx } from '../../store/db.js';
+import { isoNow } from '../ids.js';
+import { getRow } from '../records-read.js';
+import type { Registry } from '../registry.js';
+import type { Sessions } from '../sessions.js';
+import type { RecordChange } from './changes.js';
+import { ident } from '../../filter/sql.js';
+import type { Collection, RelationField, Row, SqlValue } from '../types.js';
+import { isMultiple } from '../types.js';
 
 function relationIds(field: RelationField, stored: SqlValue): string[] {
   if (stored === null || stored === '') return [];
@@ -55,7 +59,7 @@ class Referrers {
     }
     const rows: Row[] = [];
     for (const rowId of index.get(id) ?? []) {
-      const row = this.tx.get<Row>(`SELECT * FROM ${ident(owner.name)} WHERE "id" = ?`, [rowId]);
+      const row = getRow(this.tx, owner, rowId);
       if (row !== undefined && relationIds(field, row[field.name]).includes(id)) rows.push(row);
     }
     return rows;
@@ -77,6 +81,16 @@ class Referrers {
   }
 }
 
+/** What one delete's walk shares: the transaction, the collections, who refers to whom, what it did. */
+interface Walk {
+  tx: WriteTx;
+  registry: Registry;
+  sessions: Sessions;
+  referring: Referrers;
+  visited: Set<string>;
+  changes: RecordChange[];
+}
+
 /** One record being deleted: where its walk over the relation fields pointing at it has got to. */
 interface Frame {
   id: string;
@@ -89,13 +103,13 @@ interface Frame {
 }
 
 /**
- * Deletes `c`/`id` and processes what refers to it, depth first exactly as a recursive walk would (a
- * cascaded record is deleted, and its own references processed, before the next referring record),
+ * Deletes `row` of `c` and processes what refers to it, depth first exactly as a recursive walk would
+ * (a cascaded record is deleted, and its own references processed, before the next referring record),
  * but on an explicit stack: a 6,000-deep chain of cascades is as safe as a short one.
  */
-export function deleteWithReferences(tx: WriteTx, registry: Registry, c: Collection, id: string, visited: Set<string>): void {
-  const stack: Frame[] = [open(tx, registry, c, id, visited)];
-  const referring = new Referrers(tx);
+export function deleteWithReferences(tx: WriteTx, registry: Registry, sessions: Sessions, c: Collection, row: Row, changes: RecordChange[]): void {
+  const walk: Walk = { tx, registry, sessions, referring: new Referrers(tx), visited: new Set(), changes };
+  const stack: Frame[] = [open(walk, c, row)];
   while (stack.length > 0) {
     const frame = stack[stack.length - 1];
     if (frame.pair >= frame.pairs.length) {
@@ -103,7 +117,7 @@ export function deleteWithReferences(tx: WriteTx, registry: Registry, c: Collect
       continue;
     }
     const { owner, field } = frame.pairs[frame.pair];
-    frame.rows ??= referring.of(owner, field, frame.id);
+    frame.rows ??= walk.referring.of(owner, field, frame.id);
     if (frame.row >= frame.rows.length) {
       frame.pair++;
       frame.rows = null;
@@ -112,33 +126,40 @@ export function deleteWithReferences(tx: WriteTx, registry: Registry, c: Collect
     }
     const row = frame.rows[frame.row++];
     const rowId = String(row.id);
-    if (visited.has(`${owner.id}/${rowId}`)) continue;
+    if (walk.visited.has(`${owner.id}/${rowId}`)) continue;
     const remaining = relationIds(field, row[field.name]).filter((v) => v !== frame.id);
     if (remaining.length === 0 && field.cascadeDelete) {
-      stack.push(open(tx, registry, owner, rowId, visited));
+      // read again: a deeper step of the walk may have changed it since its pair was read
+      const current = getRow(walk.tx, owner, rowId) ?? row;
+      stack.push(open(walk, owner, current));
       continue;
     }
     if (remaining.length === 0 && field.required) {
       throw badRequest('Failed to delete record. Make sure that the record is not part of a required relation reference.');
     }
-    clearReference(tx, owner, field, rowId, remaining);
+    clearReference(walk, owner, field, row, remaining);
   }
 }
 
 /** Deletes one record (and its sessions) and starts its walk. */
-function open(tx: WriteTx, registry: Registry, c: Collection, id: string, visited: Set<string>): Frame {
-  visited.add(`${c.id}/${id}`);
+function open(walk: Walk, c: Collection, row: Row): Frame {
+  const { tx } = walk;
+  const id = String(row.id);
+  walk.visited.add(`${c.id}/${id}`);
   tx.run(`DELETE FROM ${ident(c.name)} WHERE "id" = ?`, [id]);
-  if (c.type === 'auth') tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ? AND "recordId" = ?', [c.id, id]);
+  if (c.type === 'auth') walk.sessions.endAllFor(tx, c.id, id);
+  walk.changes.push({ action: 'delete', collection: c, before: row, after: null });
   const pairs: Frame['pairs'] = [];
-  for (const owner of registry.all().sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const owner of walk.registry.all().sort((a, b) => a.name.localeCompare(b.name))) {
     for (const field of owner.fields) if (field.type === 'relation' && field.collectionId === c.id) pairs.push({ owner, field });
   }
   return { id, pairs, pair: 0, rows: null, row: 0 };
 }
 
 /** The referring record keeps its other ids, saved without validation (its `updated` moves on). */
-function clearReference(tx: WriteTx, owner: Collection, field: RelationField, rowId: string, remaining: string[]): void {
+function clearReference(walk: Walk, owner: Collection, field: RelationField, row: Row, remaining: string[]): void {
+  const { tx } = walk;
+  const rowId = String(row.id);
   const value = isMultiple(field) ? JSON.stringify(remaining) : (remaining[remaining.length - 1] ?? '');
   const sets = [`${ident(field.name)} = ?`];
   const params: SqlValue[] = [value];
@@ -148,5 +169,7 @@ function clearReference(tx: WriteTx, owner: Collection, field: RelationField, ro
       params.push(isoNow());
     }
   }
-  tx.run(`UPDATE ${ident(owner.name)} SET ${sets.join(', ')} WHERE "id" = ?`, [...params, rowId]);
+  const table = ident(owner.name);
+  tx.run(`UPDATE ${table} SET ${sets.join(', ')} WHERE "id" = ?`, [...params, rowId]);
+  walk.changes.push({ action: 'update', collection: owner, before: row, after: getRow(tx, owner, rowId) ?? null });
 }

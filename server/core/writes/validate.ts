@@ -1,12 +1,12 @@
 // Field validation of a record about to be written, and the mapping of SQLite's unique-constraint
 // errors back to the field that broke them (`validation_not_unique`).
-import { fieldError, type ErrorData } from '../errors.js';
-import type { ReadDb } from '../store/db.js';
-import { specFor } from './fields/index.js';
-import { emailIndexName } from './maintained-indexes.js';
-import type { ValidateContext } from './fields/spec.js';
-import { ident } from '../filter/sql.js';
-import type { Collection, Field } from './types.js';
+import { fieldError, type ErrorData } from '../../errors.js';
+import type { ReadDb } from '../../store/db.js';
+import { specFor } from '../fields/index.js';
+import { emailIndexName } from '../maintained-indexes.js';
+import type { ValidateContext } from '../fields/spec.js';
+import { ident } from '../../filter/sql.js';
+import type { Collection, Field } from '../types.js';
 
 
 export function validationContext(db: ReadDb, lookup: (id: string) => Collection | undefined, isNew: boolean): ValidateContext {

@@ -1,0 +1,60 @@
+// What a write to an auth collection checks besides its fields: managers (manageRule), the password
+// keys, and ids unique across every auth collection.
+import { fieldError, type ErrorData } from '../../errors.js';
+import { ident } from '../../filter/sql.js';
+import type { WriteTx } from '../../store/db.js';
+import { ruleSql } from '../access.js';
+import { validatePassword } from '../fields/password.js';
+import { verifyPassword } from '../passwords.js';
+import type { Registry } from '../registry.js';
+import type { RuleInput } from '../request-context.js';
+import type { Collection, Row } from '../types.js';
+import { isSuperuser } from '../types.js';
+import type { Submitted } from './submitted.js';
+import type { RowSource } from './write-sql.js';
+
+/** Does the caller satisfy `manageRule` for the record in `source` (a table or a one-row subselect)? */
+export function isManager(db: Pick<WriteTx, 'get'>, c: Collection, ctx: RuleInput, source: RowSource): boolean {
+  if (c.type !== 'auth') return false;
+  if (isSuperuser(ctx.request.auth)) return true;
+  if (!ctx.request.auth || !c.manageRule) return false;
+  const w = ruleSql(c.manageRule, c, ctx);
+  return db.get(`SELECT 1 AS ok FROM ${source.sql} AS r WHERE ${w.sql} LIMIT 1`, [...source.params, ...w.params]) !== undefined;
+}
+
+/** The auth keys `password` and `passwordConfirm`; the password itself is checked by its field's spec. */
+export function passwordErrors(sub: Submitted, c: Collection): ErrorData {
+  const errors: ErrorData = {};
+  const pw = typeof sub.password === 'string' ? sub.password : '';
+  const field = c.fields.find((f) => f.type === 'password');
+  if (pw === '') errors.password = fieldError('validation_required', 'Cannot be blank.');
+  else if (field && field.type === 'password') {
+    const problem = validatePassword(pw, field);
+    if (problem) errors.password = problem;
+  }
+  if (typeof sub.passwordConfirm !== 'string' || sub.passwordConfirm === '') errors.passwordConfirm = fieldError('validation_required', 'Cannot be blank.');
+  else if (sub.passwordConfirm !== pw) errors.passwordConfirm = fieldError('validation_values_mismatch', "Values don't match.");
+  return errors;
+}
+
+/** Is the body changing the password (any of its keys given)? */
+export function changesPassword(sub: Submitted): boolean {
+  return sub.password !== undefined || sub.passwordConfirm !== undefined || sub.oldPassword !== undefined;
+}
+
+/** Non-managers prove the current password with `oldPassword` (one hash, whatever the answer). */
+export async function oldPasswordError(sub: Submitted, stored: Row): Promise<ErrorData> {
+  const ok = typeof sub.oldPassword === 'string' && sub.oldPassword !== '' && (await verifyPassword(sub.oldPassword, String(stored.password ?? '')));
+  return ok ? {} : { oldPassword: fieldError('validation_invalid_old_password', 'Missing or invalid old password.') };
+}
+
+export const invalidAuthId = () => fieldError('validation_invalid_auth_id', 'Invalid or duplicated auth record id.');
+
+/** Does a record of another auth collection have this id? (PocketBase cross-checks every auth collection.) */
+export function authIdTaken(db: Pick<WriteTx, 'get'>, registry: Registry, c: Collection, id: string): boolean {
+  if (c.type !== 'auth') return false;
+  const others = registry.all().filter((o) => o.type === 'auth' && o.id !== c.id);
+  if (others.length === 0) return false;
+  const sql = others.map((o) => `SELECT 1 AS x FROM ${ident(o.name)} WHERE "id" = ?`).join(' UNION ALL ');
+  return db.get(`${sql} LIMIT 1`, others.map(() => id)) !== undefined;
+}

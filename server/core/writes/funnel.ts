@@ -1,0 +1,77 @@
+// The write funnel for records: create, update and delete (HTTP, setup and tests all come here), so
+// defaults, validation, hashing, rules, cascades and journaling happen once. Each write is prepared
+// (prepare-create.ts, prepare-update.ts, prepare-delete.ts), then applied inside one store transaction
+// with any others committed together, then its after-effects run (prepared.ts).
+import type { Store } from '../../store/db.js';
+import type { Registry } from '../registry.js';
+import type { RequestContext } from '../request-context.js';
+import type { Sessions } from '../sessions.js';
+import type { Collection, Row } from '../types.js';
+import type { ChangeFeed } from './changes.js';
+import { prepareCreate } from './prepare-create.js';
+import { prepareDelete } from './prepare-delete.js';
+import { prepareUpdate } from './prepare-update.js';
+import type { PreparedWrite, WriteDeps, WriteOptions } from './prepared.js';
+
+export interface FunnelOptions {
+  /** The query budget of the transaction's synchronous stretch (rule re-checks), in ms (deadline.ts). */
+  budgetMs: number;
+  /** Hears after-effects that failed once the outcome was decided. */
+  report: (error: unknown) => void;
+}
+
+export function createRecordWrites(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, options: FunnelOptions) {
+  const deps: WriteDeps = { store, registry, sessions };
+  const { budgetMs, report } = options;
+
+  /** Runs after-effects one by one; a failing one is reported, never thrown (the outcome is decided). */
+  async function settle(hooks: (() => void | Promise<void>)[]): Promise<void> {
+    for (const hook of hooks) {
+      try {
+        await hook();
+      } catch (err) {
+        report(err);
+      }
+    }
+  }
+
+  /**
+   * Applies prepared writes in one transaction: one journal entry and one sync, all or nothing. Their
+   * record changes are published together once durable (changes.ts). The transaction runs as soon as
+   * `store.write` is called, so the budget covers its rule re-checks (a QueryTimeoutError rolls it back).
+   */
+  async function commit<T>(writes: readonly PreparedWrite<T>[]): Promise<T[]> {
+    let results: T[];
+    try {
+      results = await store.withDeadline(budgetMs, () => feed.write(store, (tx, changes) => writes.map((w) => w.apply(tx, changes))));
+    } catch (err) {
+      await settle(writes.flatMap((w) => (w.afterRollback ? [() => w.afterRollback?.()] : [])));
+      throw err;
+    }
+    await settle(writes.flatMap((w) => (w.afterCommit ? [() => w.afterCommit?.()] : [])));
+    return results;
+  }
+
+  return {
+    prepareCreate: (c: Collection, body: unknown, ctx: RequestContext, opts?: WriteOptions) => prepareCreate(deps, c, body, ctx, opts),
+    prepareUpdate: (c: Collection, id: string, body: unknown, ctx: RequestContext) => prepareUpdate(deps, c, id, body, ctx),
+    prepareDelete: (c: Collection, id: string, ctx: RequestContext) => prepareDelete(deps, c, id, ctx),
+    commit,
+
+    async create(c: Collection, body: unknown, ctx: RequestContext, opts?: WriteOptions): Promise<Row> {
+      const [row] = await commit([await prepareCreate(deps, c, body, ctx, opts)]);
+      return row;
+    },
+
+    async update(c: Collection, id: string, body: unknown, ctx: RequestContext): Promise<Row> {
+      const [row] = await commit([await prepareUpdate(deps, c, id, body, ctx)]);
+      return row;
+    },
+
+    async remove(c: Collection, id: string, ctx: RequestContext): Promise<void> {
+      await commit([prepareDelete(deps, c, id, ctx)]);
+    },
+  };
+}
+
+export type RecordWrites = ReturnType<typeof createRecordWrites>;

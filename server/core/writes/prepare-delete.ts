@@ -1,0 +1,27 @@
+// Deleting a record: the deleteRule first (404 when it fails); inside the transaction, the deleteRule
+// again, the last superuser kept, and the delete with its cascades (cascade.ts).
+import { badRequest, onlySuperusers } from '../../errors.js';
+import { ident } from '../../filter/sql.js';
+import { viewRecord } from '../records-read.js';
+import type { RequestContext } from '../request-context.js';
+import type { Collection } from '../types.js';
+import { isSuperuser, SUPERUSERS_ID } from '../types.js';
+import { deleteWithReferences } from './cascade.js';
+import type { PreparedWrite, WriteDeps } from './prepared.js';
+
+export function prepareDelete(deps: WriteDeps, c: Collection, id: string, ctx: RequestContext): PreparedWrite<null> {
+  const { store, registry, sessions } = deps;
+  if (!isSuperuser(ctx.request.auth) && c.deleteRule === null) throw onlySuperusers();
+  viewRecord(store, c, id, ctx, 'deleteRule');
+  return {
+    apply(tx, changes) {
+      const row = viewRecord(tx, c, id, ctx, 'deleteRule');
+      if (c.id === SUPERUSERS_ID) {
+        const n = tx.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${ident(c.name)}`)?.n ?? 0;
+        if (Number(n) <= 1) throw badRequest("You can't delete the only existing superuser.");
+      }
+      deleteWithReferences(tx, registry, sessions, c, row, changes);
+      return null;
+    },
+  };
+}

@@ -1,0 +1,37 @@
+// The shape of one record write in the funnel (funnel.ts), in three steps:
+//   prepare (async, before the transaction): normalise the body, pre-check the rules, validate, hash;
+//   apply(tx) (synchronous, inside the store transaction): re-check what may have changed since, run
+//     the SQL and the cascades, report every record change;
+//   after the write is durable (or rolled back): effects that must wait for the outcome.
+// Several prepared writes can be applied in one transaction (one journal entry, one sync, all or
+// nothing): the seam batch requests build on; realtime listens to the changes (changes.ts); file
+// fields stage files in prepare and delete replaced ones after the commit.
+import type { Store, WriteTx } from '../../store/db.js';
+import type { Registry } from '../registry.js';
+import type { Sessions } from '../sessions.js';
+import type { RecordChange } from './changes.js';
+
+export interface PreparedWrite<T> {
+  /**
+   * Runs inside the transaction: re-checks the rules against the rows as they are now, writes, and
+   * pushes each record it creates, changes or deletes to `changes`. Throwing rolls the whole
+   * transaction back (every write applied with it included).
+   */
+  apply(tx: WriteTx, changes: RecordChange[]): T;
+  /** After the transaction is committed and its journal entry synced. */
+  afterCommit?(): void | Promise<void>;
+  /** After the transaction rolled back or its journal append failed: undoes what prepare staged. */
+  afterRollback?(): void | Promise<void>;
+}
+
+/** What the prepare steps read and write through. */
+export interface WriteDeps {
+  store: Store;
+  registry: Registry;
+  sessions: Sessions;
+}
+
+export interface WriteOptions {
+  /** Internal callers (setup) act with superuser rights without a signed-in superuser. */
+  system?: boolean;
+}

@@ -1,0 +1,34 @@
+// SQL pieces the write steps share: a record as a one-row subselect (for rules checked before the row
+// exists), and SQLite's constraint errors turned into the API's validation errors.
+import { ApiError, badRequest, fieldError, type ErrorData } from '../../errors.js';
+import { ident } from '../../filter/sql.js';
+import { toStoredValue } from '../field-values.js';
+import type { Collection, SqlValue } from '../types.js';
+import { notUniqueErrors, uniqueViolationFields } from './validate.js';
+
+export interface RowSource {
+  sql: string;
+  params: SqlValue[];
+}
+
+/** A one-row subselect holding `values` under the collection's column names (createRule, manageRule). */
+export function rowSource(c: Collection, values: Record<string, unknown>): RowSource {
+  const cols = c.fields.map((f) => `? AS ${ident(f.name)}`).join(', ');
+  return { sql: `(SELECT ${cols})`, params: c.fields.map((f) => toStoredValue(f, values[f.name])) };
+}
+
+export function throwIfErrors(errors: ErrorData, message: string): void {
+  if (Object.keys(errors).length > 0) throw badRequest(message, errors);
+}
+
+/** A UNIQUE failure is the field's `validation_not_unique` (the id's `validation_pk_invalid`). */
+export function mapWriteError(err: unknown, c: Collection, message: string): never {
+  if (err instanceof ApiError) throw err;
+  const text = err instanceof Error ? err.message : String(err);
+  const fields = uniqueViolationFields(c, text);
+  if (fields) {
+    if (fields.includes('id')) throw badRequest(message, { id: fieldError('validation_pk_invalid', 'The record primary key is invalid or already exists.') });
+    throw badRequest(message, notUniqueErrors(fields));
+  }
+  throw err;
+}
