@@ -1,15 +1,13 @@
 // startServer(options) → { url, close, ... }: the one entry point both hosts (the CLI and the Electron
 // main process) call. Opens the store on the data folder, builds the core and the HTTP app, listens.
 import { existsSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { listen, type Listener } from 'listhen';
 import { createCore, type Core } from './core/index.js';
 import { createNodeHandler } from './http/app.js';
-import { answerClientError } from './http/client-error.js';
 import { hostCheck } from './http/hosts.js';
-import { openStore, type StoreOptions } from './store/db.js';
+import { Binding } from './http/listener.js';
+import { openStore, type Store, type StoreOptions } from './store/db.js';
 
 export interface ServerOptions {
   /** Data folder; null keeps everything in memory. */
@@ -47,18 +45,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function freePort(host: string): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createNetServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolvePort(port));
-    });
-  });
-}
-
 export function defaultUiDir(): string | null {
   const here = dirname(fileURLToPath(import.meta.url));
   for (const candidate of [resolve(here, '../dist/renderer'), resolve(here, '../renderer'), resolve(here, 'renderer')]) {
@@ -69,106 +55,58 @@ export function defaultUiDir(): string | null {
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => console.log(line));
-  const host = options.host ?? '127.0.0.1';
-  let baseUrl = '';
-  let pendingToken: string | null = null;
   const store = await openStore({ log, ...options.store, dir: options.dir });
-  const core = await createCore(store, {
-    onSetupToken(token) {
-      if (!baseUrl) {
-        pendingToken = token;
-        return;
-      }
-      announceToken(token);
-    },
-  });
-  const announceToken = (token: string) => {
-    const url = `${baseUrl}/_/#/setup?token=${token}`;
+  let binding: Binding | null = null;
+  const setupUrl = (token: string) => `${binding?.url ?? ''}/_/#/setup?token=${token}`;
+  // tokens are issued only once the server listens (below), so the link names the bound address
+  const announce = (token: string) => {
     log(`Setup token: ${token}`);
-    log(`Create the first superuser at ${url}`);
-    options.onSetupToken?.(token, url);
-  };
-  const handler = createNodeHandler(core, {
-    uiDir: options.uiDir === undefined ? defaultUiDir() : options.uiDir,
-    verbose: options.verbose,
-    log: (entry) => log(JSON.stringify({ time: new Date().toISOString(), ...entry })),
-    // the policy follows the binding: loopback names only, or also the machine's own while on the LAN
-    allowHost: hostCheck(() => current.host),
-  });
-
-  let listener: Listener;
-  let current = { host, port: options.port ?? 8090 };
-  const bind = async (h: string, port: number, strict: boolean): Promise<Listener> => {
-    try {
-      const l = await listen(handler, {
-        hostname: h, port, showURL: false, autoClose: false, isProd: strict, public: h === '0.0.0.0', qr: false, open: false, clipboard: false,
-      });
-      l.server.keepAliveTimeout = 5000;
-      l.server.on('clientError', answerClientError);
-      return l;
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (code === 'EADDRINUSE' || /available port/i.test(String((err as Error).message))) throw new Error(`Port ${port} on ${h} is already in use: choose another with --http HOST:PORT.`);
-      throw err;
-    }
+    log(`Create the first superuser at ${setupUrl(token)}`);
+    options.onSetupToken?.(token, setupUrl(token));
   };
   try {
-    // listhen reads port 0 as "the first free port from 3000": ask the OS for a free one instead
-    if (current.port === 0) current.port = await freePort(host);
-    listener = await bind(host, current.port, options.strictPort === true || options.port === 0);
+    const core = await createCore(store, { onSetupToken: announce, onError: (error) => log(`error: ${errorText(error)}`) });
+    const host = options.host ?? '127.0.0.1';
+    const handler = createNodeHandler(core, {
+      uiDir: options.uiDir === undefined ? defaultUiDir() : options.uiDir,
+      verbose: options.verbose,
+      log: (entry) => log(JSON.stringify({ time: new Date().toISOString(), ...entry })),
+      // the policy follows the binding: loopback names only, or also the machine's own while on the LAN
+      allowHost: hostCheck(() => binding?.host ?? host),
+    });
+    const bound = await Binding.open(handler, host, options.port ?? 8090, options.strictPort === true);
+    binding = bound;
+    core.setup.issue();
+    return runningServer(core, store, bound, setupUrl);
   } catch (err) {
     await store.close();
     throw err;
   }
-  const sync = () => {
-    current = { host: current.host, port: listener.address.port };
-    const shown = current.host === '0.0.0.0' ? '127.0.0.1' : current.host.includes(':') ? `[${current.host}]` : current.host;
-    baseUrl = `http://${shown}:${current.port}`;
-    server.url = baseUrl;
-    server.port = current.port;
-    server.host = current.host;
-  };
-  const closeListener = async (l: Listener) => {
-    const s = l.server as import('node:http').Server;
-    const done = new Promise<void>((res) => s.close(() => res()));
-    s.closeIdleConnections?.();
-    setTimeout(() => s.closeAllConnections?.(), 2000).unref();
-    await done;
-  };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+function runningServer(core: Core, store: Store, binding: Binding, setupUrl: (token: string) => string): RunningServer {
   let closed = false;
-  const server: RunningServer = {
-    url: '', host, port: 0, core,
+  return {
+    get url() { return binding.url; },
+    get host() { return binding.host; },
+    get port() { return binding.port; },
+    core,
     setupToken: () => core.setup.token(),
     setupUrl: () => {
       const t = core.setup.token();
-      return t ? `${baseUrl}/_/#/setup?token=${t}` : null;
+      return t ? setupUrl(t) : null;
     },
-    async lanUrls() {
-      if (current.host !== '0.0.0.0') return [];
-      const urls = await listener.getURLs();
-      return urls.filter((u) => u.type === 'network').map((u) => u.url.replace(/\/$/, ''));
-    },
-    async rebind(newHost: string) {
-      if (newHost === current.host) return;
-      await closeListener(listener);
-      try {
-        listener = await bind(newHost, current.port, true);
-      } catch (err) {
-        listener = await bind(current.host, current.port, true); // keep serving where we were
-        throw err;
-      }
-      current.host = newHost;
-      sync();
-    },
+    lanUrls: () => binding.lanUrls(),
+    rebind: (host) => binding.rebind(host),
     async close() {
       if (closed) return;
       closed = true;
-      await closeListener(listener);
+      await binding.close();
       await store.close();
     },
   };
-  sync();
-  if (pendingToken) announceToken(pendingToken);
-  else core.setup.issue();
-  return server;
 }

@@ -1,0 +1,93 @@
+// The listening socket, through listhen (it prints nothing here, but finds the LAN addresses). Owns
+// listhen's workarounds: port 0 means "any free port" (listhen reads it as "the first free one from
+// 3000"), `isProd` keeps the asked port instead of moving to another, `autoClose: false` leaves
+// SIGINT/SIGTERM to the host (listhen would exit before the final checkpoint), and close() also ends
+// keep-alive connections so no handle stays open.
+import type { Server } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { listen, type Listener } from 'listhen';
+import { answerClientError } from './client-error.js';
+
+type NodeHandler = Parameters<typeof listen>[0];
+
+function freePort(host: string): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function bind(handler: NodeHandler, host: string, port: number, strict: boolean): Promise<Listener> {
+  try {
+    const l = await listen(handler, {
+      hostname: host, port, showURL: false, autoClose: false, isProd: strict, public: host === '0.0.0.0', qr: false, open: false, clipboard: false,
+    });
+    l.server.keepAliveTimeout = 5000;
+    l.server.on('clientError', answerClientError);
+    return l;
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'EADDRINUSE' || /available port/i.test(String((err as Error).message))) throw new Error(`Port ${port} on ${host} is already in use: choose another with --http HOST:PORT.`);
+    throw err;
+  }
+}
+
+async function closeListener(l: Listener): Promise<void> {
+  const s = l.server as Server;
+  const done = new Promise<void>((res) => s.close(() => res()));
+  s.closeIdleConnections?.();
+  setTimeout(() => s.closeAllConnections?.(), 2000).unref();
+  await done;
+}
+
+export class Binding {
+  private constructor(
+    private listener: Listener,
+    private readonly handler: NodeHandler,
+    /** The interface bound: 127.0.0.1, 0.0.0.0 (the LAN), ... */
+    public host: string,
+    public readonly port: number,
+  ) {}
+
+  /** Listens on `host:port` (0: a free port); `strict` fails when that port is taken instead of moving on. */
+  static async open(handler: NodeHandler, host: string, port: number, strict: boolean): Promise<Binding> {
+    const chosen = port === 0 ? await freePort(host) : port;
+    const listener = await bind(handler, host, chosen, strict || port === 0);
+    return new Binding(listener, handler, host, listener.address.port);
+  }
+
+  /** The server's base URL (127.0.0.1 when bound to every interface). */
+  get url(): string {
+    const shown = this.host === '0.0.0.0' ? '127.0.0.1' : this.host.includes(':') ? `[${this.host}]` : this.host;
+    return `http://${shown}:${this.port}`;
+  }
+
+  /** Network URLs (empty unless bound to all interfaces). */
+  async lanUrls(): Promise<string[]> {
+    if (this.host !== '0.0.0.0') return [];
+    const urls = await this.listener.getURLs();
+    return urls.filter((u) => u.type === 'network').map((u) => u.url.replace(/\/$/, ''));
+  }
+
+  /** Binds another interface on the same port; on failure it goes on serving where it was. */
+  async rebind(host: string): Promise<void> {
+    if (host === this.host) return;
+    await closeListener(this.listener);
+    try {
+      this.listener = await bind(this.handler, host, this.port, true);
+    } catch (err) {
+      this.listener = await bind(this.handler, this.host, this.port, true);
+      throw err;
+    }
+    this.host = host;
+  }
+
+  close(): Promise<void> {
+    return closeListener(this.listener);
+  }
+}
