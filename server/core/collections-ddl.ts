@@ -1,4 +1,6 @@
-// SQL for collection tables and indexes. Tables are named after the collection, columns after fields.
+// SQL for collection tables, their indexes and their `_collections` rows. Tables are named after the
+// collection, columns after fields. Everything runs inside the caller's transaction.
+import { ApiError, badRequest, fieldError, type ErrorData } from '../errors.js';
 import type { WriteTx } from '../store/db.js';
 import { specFor } from './fields/index.js';
 import { ident } from '../filter/sql.js';
@@ -71,4 +73,41 @@ export function rebuildTable(tx: WriteTx, prev: Collection, next: Collection): v
   tx.run(`DROP TABLE ${ident(prev.name)}`);
   tx.run(`ALTER TABLE ${ident(tmp)} RENAME TO ${ident(next.name)}`);
   createIndexes(tx, next);
+}
+
+/** Field and index definitions only; rules and names can change without touching the table. */
+function tableShape(c: Collection): string {
+  return JSON.stringify([c.fields.map((f) => ({ ...f, help: undefined, presentable: undefined, hidden: undefined, required: undefined })), c.indexes]);
+}
+
+/** Renames, rebuilds or re-indexes the table of `prev` into the shape of `next`, as much as changed. */
+export function changeTable(tx: WriteTx, prev: Collection, next: Collection): void {
+  if (next.name !== prev.name) tx.run(`ALTER TABLE ${ident(prev.name)} RENAME TO ${ident(next.name)}`);
+  if (tableShape(next) !== tableShape(prev)) {
+    dropIndexes(tx, next.name);
+    rebuildTable(tx, { ...prev, name: next.name }, next);
+  } else if (next.name !== prev.name) {
+    dropIndexes(tx, next.name);
+    createIndexes(tx, next);
+  }
+}
+
+/** The collection's definition as stored in `_collections` (what the registry loads on start). */
+export function saveDefinition(tx: WriteTx, c: Collection): void {
+  tx.run('INSERT OR REPLACE INTO "_collections" ("id", "name", "data") VALUES (?, ?, ?)', [c.id, c.name, JSON.stringify(c)]);
+}
+
+export function dropCollectionTable(tx: WriteTx, c: Collection): void {
+  tx.run(`DROP TABLE ${ident(c.name)}`);
+  tx.run('DELETE FROM "_collections" WHERE "id" = ?', [c.id]);
+}
+
+/** A failing DDL statement (typically a unique index over duplicates) as a 400 that shows SQLite's reason. */
+export function ddlFailure(err: unknown, c: Collection, update: boolean): never {
+  if (err instanceof ApiError) throw err;
+  const message = err instanceof Error ? err.message : String(err);
+  const m = /UNIQUE constraint failed|index/i.test(message);
+  const data: ErrorData = {};
+  if (m && c.indexes.length > 0) data.indexes = fieldError('validation_invalid_index_expression', `Failed to create the index: ${message}`);
+  throw badRequest(`${update ? 'Failed to update collection' : 'Failed to create collection'}. Raw error: ${message}`, data);
 }

@@ -5,21 +5,18 @@ import type { ErrorData } from '../errors.js';
 import { checkRule } from '../rules/compile.js';
 import { defineField } from './fields/index.js';
 import { isRecord } from './fields/common.js';
-import { isReservedIndexName } from './maintained-indexes.js';
-import type { Collection, Field, IndexDef, RuleKey } from './types.js';
+import { NAME_PATTERN, normalizeIndexes } from './collections-input-indexes.js';
+import type { Collection, Field, Lookup, RuleKey } from './types.js';
 import { RULE_KEYS } from './types.js';
 import { ID_PATTERN } from './ids.js';
 
-export const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
-
 export interface InputContext {
-  lookup(idOrName: string): Collection | undefined;
+  lookup: Lookup;
   /** The stored collection when updating. */
   previous?: Collection;
   /** Every collection (index names are unique across them). */
-  allCollections?(): Collection[];
+  allCollections(): Collection[];
 }
-
 
 function setError(errors: ErrorData, key: string, code: string, message: string): void {
   errors[key] = fieldError(code, message);
@@ -81,66 +78,6 @@ function checkSystemFieldsKept(fields: Field[], previous: Collection, errors: Er
   }
 }
 
-function normalizeIndexes(input: unknown, fields: Field[], ctx: InputContext, collectionId: string, errors: ErrorData): IndexDef[] {
-  if (input === undefined || input === null) return [];
-  if (!Array.isArray(input)) {
-    errors.indexes = fieldError('validation_invalid_value', 'Must be an array of index definitions.');
-    return [];
-  }
-  const out: IndexDef[] = [];
-  const idxErrors: ErrorData = {};
-  const names = new Set<string>();
-  input.forEach((raw, i) => {
-    const key = String(i);
-    if (!isRecord(raw)) {
-      idxErrors[key] = fieldError('validation_invalid_index_expression', 'Invalid index definition.');
-      return;
-    }
-    const errs: ErrorData = {};
-    const name = raw.name;
-    if (typeof name !== 'string' || !NAME_PATTERN.test(name.replace(/^_+/, 'x')) || name.length > 100) {
-      errs.name = fieldError('validation_required', 'A name of letters, digits and underscores is required.');
-    } else if (names.has(name.toLowerCase())) {
-      errs.name = fieldError('validation_duplicated_index_name', 'The index name must be unique.');
-    } else {
-      const owner = ctx.lookup === undefined ? undefined : findIndexOwner(ctx, name, collectionId);
-      if (owner) errs.name = fieldError('validation_existing_index_name', `The index name is already used in ${owner} collection.`);
-      else if (isReservedIndexName(name, [collectionId, ...allCollections(ctx).map((c) => c.id)])) {
-        errs.name = fieldError('validation_existing_index_name', 'The index name is reserved for an index Deskbase maintains.');
-      }
-    }
-    const ids = raw.fields;
-    if (!Array.isArray(ids) || ids.length === 0 || !ids.every((v) => typeof v === 'string')) {
-      errs.fields = fieldError('validation_required', 'Select at least one field.');
-    } else {
-      const unknown = ids.filter((fid) => !fields.some((f) => f.id === fid));
-      if (unknown.length > 0) errs.fields = fieldError('validation_missing_field', `Unknown field ids: ${unknown.join(', ')}.`);
-      if (new Set(ids).size !== ids.length) errs.fields = fieldError('validation_duplicated_index_definition', 'A field is listed twice.');
-    }
-    if (raw.unique !== undefined && typeof raw.unique !== 'boolean') errs.unique = fieldError('validation_invalid_value', 'Must be a boolean.');
-    if (raw.type !== undefined && typeof raw.type !== 'string') errs.type = fieldError('validation_invalid_value', 'Must be a string.');
-    if (Object.keys(errs).length > 0) {
-      idxErrors[key] = errs;
-      return;
-    }
-    names.add((name as string).toLowerCase());
-    const def: IndexDef = { name: name as string, fields: ids as string[], unique: raw.unique === true };
-    if (typeof raw.type === 'string' && raw.type !== '') def.type = raw.type;
-    out.push(def);
-  });
-  if (Object.keys(idxErrors).length > 0) errors.indexes = idxErrors;
-  return out;
-}
-
-function allCollections(ctx: InputContext): Collection[] {
-  return ctx.allCollections?.() ?? [];
-}
-
-function findIndexOwner(ctx: InputContext, name: string, selfId: string): string | undefined {
-  const owner = allCollections(ctx).find((c) => c.id !== selfId && c.indexes.some((i) => i.name.toLowerCase() === name.toLowerCase()));
-  return owner?.name;
-}
-
 function normalizeRules(input: Record<string, unknown>, base: Collection, errors: ErrorData, ctx: InputContext): void {
   const keys: RuleKey[] = base.type === 'auth' ? [...RULE_KEYS] : RULE_KEYS.filter((k) => k !== 'authRule' && k !== 'manageRule');
   for (const key of keys) {
@@ -194,7 +131,7 @@ export interface Defaults {
  * Validates `input` into a complete collection. For create, `ctx.previous` is absent and defaults
  * fill every setting; for update, settings left out keep the stored value.
  */
-export function buildCollection(input: unknown, ctx: InputContext & { allCollections(): Collection[] }, defaults: Defaults, now: string): Collection {
+export function buildCollection(input: unknown, ctx: InputContext, defaults: Defaults, now: string): Collection {
   if (!isRecord(input)) throw new ApiError(400, 'Failed to load the submitted data due to invalid formatting.');
   const prev = ctx.previous;
   const errors: ErrorData = {};
@@ -225,7 +162,7 @@ export function buildCollection(input: unknown, ctx: InputContext & { allCollect
       base.fields = fields;
     }
   }
-  if (input.indexes !== undefined || !prev) base.indexes = normalizeIndexes(input.indexes, base.fields, ctx, base.id, errors);
+  if (input.indexes !== undefined || !prev) base.indexes = normalizeIndexes(input.indexes, base.fields, ctx.allCollections(), base.id, errors);
   else base.indexes = base.indexes.filter((i) => i.fields.every((fid) => base.fields.some((f) => f.id === fid)));
   if (prev?.system) {
     for (const key of RULE_KEYS) {

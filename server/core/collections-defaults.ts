@@ -1,0 +1,53 @@
+// What a new collection starts with: PocketBase's defaults (rules locked, no indexes), the system
+// fields every collection and every auth collection has, and the two collections a fresh data folder
+// gets (`_superusers`, `users`).
+import { autodateField, authSystemFields, defineField, primaryKeyField } from './fields/index.js';
+import type { Defaults } from './collections-input.js';
+import { isoNow, newId } from './ids.js';
+import type { Collection, Field, Lookup } from './types.js';
+import { SUPERUSERS_ID, SUPERUSERS_NAME } from './types.js';
+
+export const defaults: Defaults = {
+  newCollection(type, name, id, withTimestamps) {
+    const now = isoNow();
+    const fields: Field[] = withTimestamps ? [autodateField('created', false), autodateField('updated', false)] : [];
+    const c: Collection = {
+      id: id || newId(), name, type, system: false,
+      fields: defaults.withSystemFields(type, fields),
+      indexes: [],
+      listRule: null, viewRule: null, createRule: null, updateRule: null, deleteRule: null,
+      created: now, updated: now,
+    };
+    if (type === 'auth') Object.assign(c, { authRule: '', manageRule: null, identityFields: ['email'] });
+    return c;
+  },
+  withSystemFields(type, fields) {
+    // system fields submitted on create are taken as the system versions, in the submitted place
+    const out = [...fields];
+    const system = [primaryKeyField() as Field, ...(type === 'auth' ? authSystemFields() : [])];
+    let at = 0;
+    for (const sys of system) {
+      const i = out.findIndex((f) => f.name === sys.name);
+      if (i >= 0) out[i] = sys;
+      else out.splice(at++, 0, sys);
+    }
+    return out;
+  },
+};
+
+/** The superusers' collection: system, every rule locked. */
+export function superusersCollection(): Collection {
+  const su = defaults.newCollection('auth', SUPERUSERS_NAME, SUPERUSERS_ID, true);
+  su.system = true;
+  return su;
+}
+
+/** PocketBase's starter `users` collection: a name, timestamps, each user sees and changes only itself. */
+export function usersCollection(lookup: Lookup): Collection {
+  const users = defaults.newCollection('auth', 'users', '', false);
+  const nameField = defineField({ name: 'name', type: 'text', max: 255 }, 0, { collectionType: 'auth', lookup }).field;
+  users.fields = [...defaults.withSystemFields('auth', []), nameField, autodateField('created', false), autodateField('updated', false)];
+  const self = 'id = @request.auth.id';
+  Object.assign(users, { listRule: self, viewRule: self, createRule: '', updateRule: self, deleteRule: self });
+  return users;
+}

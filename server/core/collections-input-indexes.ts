@@ -1,0 +1,67 @@
+// The `indexes` of a submitted collection: names unique across every collection and not reserved for
+// the indexes Deskbase maintains, at least one known field each, with PocketBase's error codes.
+import { fieldError, type ErrorData } from '../errors.js';
+import { isRecord } from './fields/common.js';
+import { isReservedIndexName } from './maintained-indexes.js';
+import type { Collection, Field, IndexDef } from './types.js';
+
+/** Collection names (and index names, past leading underscores): a letter, then letters, digits, `_`. */
+export const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+/** `others`: every stored collection (index names are unique across them all). */
+export function normalizeIndexes(input: unknown, fields: Field[], others: Collection[], collectionId: string, errors: ErrorData): IndexDef[] {
+  if (input === undefined || input === null) return [];
+  if (!Array.isArray(input)) {
+    errors.indexes = fieldError('validation_invalid_value', 'Must be an array of index definitions.');
+    return [];
+  }
+  const out: IndexDef[] = [];
+  const idxErrors: ErrorData = {};
+  const names = new Set<string>();
+  input.forEach((raw, i) => {
+    const key = String(i);
+    if (!isRecord(raw)) {
+      idxErrors[key] = fieldError('validation_invalid_index_expression', 'Invalid index definition.');
+      return;
+    }
+    const errs: ErrorData = {};
+    const name = raw.name;
+    if (typeof name !== 'string' || !NAME_PATTERN.test(name.replace(/^_+/, 'x')) || name.length > 100) {
+      errs.name = fieldError('validation_required', 'A name of letters, digits and underscores is required.');
+    } else if (names.has(name.toLowerCase())) {
+      errs.name = fieldError('validation_duplicated_index_name', 'The index name must be unique.');
+    } else {
+      const owner = findIndexOwner(others, name, collectionId);
+      if (owner) errs.name = fieldError('validation_existing_index_name', `The index name is already used in ${owner} collection.`);
+      else if (isReservedIndexName(name, [collectionId, ...others.map((c) => c.id)])) {
+        errs.name = fieldError('validation_existing_index_name', 'The index name is reserved for an index Deskbase maintains.');
+      }
+    }
+    const ids = raw.fields;
+    if (!Array.isArray(ids) || ids.length === 0 || !ids.every((v) => typeof v === 'string')) {
+      errs.fields = fieldError('validation_required', 'Select at least one field.');
+    } else {
+      const unknown = ids.filter((fid) => !fields.some((f) => f.id === fid));
+      if (unknown.length > 0) errs.fields = fieldError('validation_missing_field', `Unknown field ids: ${unknown.join(', ')}.`);
+      if (new Set(ids).size !== ids.length) errs.fields = fieldError('validation_duplicated_index_definition', 'A field is listed twice.');
+    }
+    if (raw.unique !== undefined && typeof raw.unique !== 'boolean') errs.unique = fieldError('validation_invalid_value', 'Must be a boolean.');
+    if (raw.type !== undefined && typeof raw.type !== 'string') errs.type = fieldError('validation_invalid_value', 'Must be a string.');
+    if (Object.keys(errs).length > 0) {
+      idxErrors[key] = errs;
+      return;
+    }
+    names.add((name as string).toLowerCase());
+    const def: IndexDef = { name: name as string, fields: ids as string[], unique: raw.unique === true };
+    if (typeof raw.type === 'string' && raw.type !== '') def.type = raw.type;
+    out.push(def);
+  });
+  if (Object.keys(idxErrors).length > 0) errors.indexes = idxErrors;
+  return out;
+}
+
+function findIndexOwner(others: Collection[], name: string, selfId: string): string | undefined {
+  const owner = others.find((c) => c.id !== selfId && c.indexes.some((i) => i.name.toLowerCase() === name.toLowerCase()));
+  return owner?.name;
+}
+
