@@ -1,0 +1,128 @@
+// The record panel's working copy and its actions: the values typed so far, the fields' own complaints
+// and the server's errors, what a save sends (all of it for a new record, what changed for an edit),
+// saving and deleting. record-panel.tsx renders it.
+import { createSignal } from 'solid-js';
+import type { Collection, ErrorData, Field, RecordModel } from '../api.js';
+import { ApiError, errorAt, messageOf } from '../api.js';
+import type { AppCtx } from '../app-context.js';
+import { isInternalField } from '../lib/format.js';
+import type { FieldCtx } from '../fields/types.js';
+
+const AUTH_ORDER = ['id', 'email', 'password', 'emailVisibility', 'verified'];
+const authRank = (f: Field) => (AUTH_ORDER.includes(f.name) ? AUTH_ORDER.indexOf(f.name) : AUTH_ORDER.length);
+const omit = (data: ErrorData, keys: string[]): ErrorData => Object.fromEntries(Object.entries(data).filter(([k]) => !keys.includes(k)));
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+export interface RecordFormProps {
+  collection: Collection;
+  record?: RecordModel;
+  expand: string;
+  onSaved(): void;
+}
+
+export function createRecordForm(props: RecordFormProps, app: AppCtx, toast: (message: string) => void) {
+  const isNew = () => !props.record;
+  const [values, setValues] = createSignal<Record<string, unknown>>({ ...(props.record ?? {}) });
+  const [extras, setExtras] = createSignal<Record<string, unknown>>({});
+  const [invalid, setInvalid] = createSignal<Record<string, string>>({});
+  const [errors, setErrors] = createSignal<ErrorData>({});
+  const [message, setMessage] = createSignal('');
+  const [busy, setBusy] = createSignal(false);
+  const [confirmDelete, setConfirmDelete] = createSignal(false);
+
+  const editable = () => {
+    const list = props.collection.fields.filter((f) => !isInternalField(f, props.collection) && f.type !== 'autodate' && !(f.name === 'id' && !isNew()));
+    // Auth records read best as the sign-in card PocketBase shows: email, password, then the flags.
+    return props.collection.type === 'auth' ? [...list].sort((a, b) => authRank(a) - authRank(b)) : list;
+  };
+
+  /** What the field inputs may ask of the form (fields/types.ts). */
+  const fieldCtx: FieldCtx = {
+    api: app.api,
+    collections: () => app.collections() ?? [],
+    get isNew() {
+      return isNew();
+    },
+    record: props.record,
+    setExtra: (key, value) => setExtras({ ...extras(), [key]: value }),
+    setInvalid: (name, msg) => {
+      const next = { ...invalid() };
+      if (msg === null) delete next[name];
+      else next[name] = msg;
+      setInvalid(next);
+    },
+  };
+
+  /** New records send what was typed; edits send only what changed (PATCH keeps the rest). */
+  const body = (): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const f of editable()) {
+      const v = values()[f.name];
+      if (v === undefined) continue;
+      if (f.type === 'password') {
+        if (v === '' && !isNew()) continue;
+        out[f.name] = v;
+        out[`${f.name}Confirm`] = extras()[`${f.name}Confirm`] ?? '';
+        continue;
+      }
+      if (f.name === 'id' && v === '') continue;
+      if (isNew() || !same(v, props.record?.[f.name])) out[f.name] = v;
+    }
+    return out;
+  };
+
+  const fieldError = (f: Field) => errorAt(errors(), f.name) ?? (f.type === 'password' ? errorAt(errors(), `${f.name}Confirm`) : undefined);
+
+  /** A new value for `f`; the server's complaint was about the old one, so it goes. */
+  const change = (f: Field, v: unknown) => {
+    setValues({ ...values(), [f.name]: v });
+    if (fieldError(f)) setErrors(omit(errors(), [f.name, `${f.name}Confirm`]));
+  };
+
+  const save = async (e?: Event) => {
+    e?.preventDefault();
+    if (busy()) return;
+    const bad = Object.entries(invalid());
+    if (bad.length > 0) {
+      setMessage(`Fix ${bad.map(([k]) => k).join(', ')} first.`);
+      return;
+    }
+    setBusy(true);
+    setErrors({});
+    setMessage('');
+    try {
+      const data = body();
+      if (props.record) await app.api.updateRecord(props.collection.name, props.record.id, data, props.expand);
+      else await app.api.createRecord(props.collection.name, data, props.expand);
+      toast(isNew() ? 'Record created.' : 'Record saved.');
+      props.onSaved();
+    } catch (err) {
+      if (err instanceof ApiError) setErrors(err.data);
+      setMessage(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const remove = async () => {
+    if (!props.record) return;
+    setBusy(true);
+    try {
+      await app.api.deleteRecord(props.collection.name, props.record.id);
+      toast('Record deleted.');
+      props.onSaved();
+    } catch (err) {
+      setConfirmDelete(false);
+      setMessage(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  /** Errors about keys no input shows (the alert lists them). */
+  const unknownErrors = () => Object.keys(errors()).filter((k) => !editable().some((f) => f.name === k || `${f.name}Confirm` === k));
+
+  return { isNew, values, errors, message, busy, confirmDelete, setConfirmDelete, editable, fieldCtx, fieldError, change, save, remove, unknownErrors };
+}
+
+export type RecordForm = ReturnType<typeof createRecordForm>;
