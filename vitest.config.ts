@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 import solid from 'vite-plugin-solid';
 
 // Two projects: vite-plugin-solid makes `sql.js` resolve to its browser build, so the server and
-// main-process tests must run in a plain node project without it (design.md, toolchain facts).
+// main-process tests must run in a plain node project without it (docs/architecture.md, "Toolchain facts").
 export default defineConfig({
   test: {
     projects: [

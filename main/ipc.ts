@@ -1,5 +1,5 @@
 // The main-process side of preload-api.ts. Every handler first checks that the call comes from a page
-// of our own server (design.md habit 13): a frame from anywhere else gets an error, not the call.
+// of our own server (docs/architecture.md, "The desktop shell"): a frame from anywhere else gets an error, not the call.
 import { CHANNELS, type InvokeChannel, type LanState } from './preload-api.js';
 
 export interface SenderEvent {

@@ -1,5 +1,5 @@
 // Runs sandboxed before the Admin UI loads. It exposes only the desktop calls of preload-api.ts: the UI
-// gets no ipcRenderer, no Node, nothing else (design.md habit 13). The main process re-checks the sender.
+// gets no ipcRenderer, no Node, nothing else (docs/architecture.md, "The desktop shell"). The main process re-checks the sender.
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import { CHANNELS, type DeskbaseDesktopApi, type LanState } from './preload-api.js';
 

@@ -1,4 +1,4 @@
-// The one window: the Admin UI served by our own server, locked down (design.md habit 13).
+// The one window: the Admin UI served by our own server, locked down (docs/architecture.md, "The desktop shell").
 import { BrowserWindow, shell, type WebPreferences } from 'electron';
 import { allowPermission, judgeNavigation } from './navigation.js';
 

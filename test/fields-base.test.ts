@@ -1,6 +1,7 @@
-// Common field props: ids, names, types, flags (semantics.md §2 and §5).
+// Common field props: ids, names, types, flags (PocketBase's field rules).
 import { describe, expect, it } from 'vitest';
-import { defaultFieldId, defineField, defineFieldBase, FIELD_SPECS } from '../server/core/fields/index.js';
+import { defaultFieldId, defineFieldBase } from '../server/core/fields/base.js';
+import { defineField, FIELD_SPECS } from '../server/core/fields/index.js';
 import { FIELD_TYPES } from '../server/core/types.js';
 
 const codeOf = (e: unknown): unknown => (e as { code?: unknown } | undefined)?.code;

@@ -1,7 +1,8 @@
-// Field options: defaults and every option error (semantics.md §2, §5).
+// Field options: defaults and every option error (PocketBase's field options).
 import { describe, expect, it } from 'vitest';
 import type { ErrorData } from '../server/errors.js';
-import { defineFieldBase, FIELD_SPECS } from '../server/core/fields/index.js';
+import { defineFieldBase } from '../server/core/fields/base.js';
+import { FIELD_SPECS } from '../server/core/fields/index.js';
 import type { DefineContext, FieldSpec } from '../server/core/fields/spec.js';
 import type { Collection, CollectionType, Field, FieldType } from '../server/core/types.js';
 

@@ -1,6 +1,7 @@
-// Submitted value → normalised value: PocketBase's casts (semantics.md §2 "Input normalization").
+// Submitted value → normalised value: PocketBase's casts (PocketBase's input normalisation).
 import { describe, expect, it } from 'vitest';
-import { autodateField, createdField, FIELD_SPECS, primaryKeyField, specFor } from '../server/core/fields/index.js';
+import { FIELD_SPECS, specFor } from '../server/core/fields/index.js';
+import { autodateField, createdField, primaryKeyField } from '../server/core/fields/system-fields.js';
 import type { FieldSpec } from '../server/core/fields/spec.js';
 import type { Field, FieldType } from '../server/core/types.js';
 

@@ -1,4 +1,4 @@
-// Columns, toStored / fromStored, through a real sql.js table (spec.ts storage conventions).
+// Columns, toStored / fromStored, through a real sql.js table (server/core/fields/spec.ts storage conventions).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeMulti } from '../server/core/fields/multi-value.js';

@@ -1,4 +1,4 @@
-// Value validation: every code with its message and params (semantics.md §2 "Value validation codes").
+// Value validation: every code with its message and params (PocketBase's validation codes).
 import { describe, expect, it } from 'vitest';
 import { specFor } from '../server/core/fields/index.js';
 import type { ValidateContext } from '../server/core/fields/spec.js';

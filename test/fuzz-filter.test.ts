@@ -123,7 +123,7 @@ describe('values are always bound', () => {
   const ctx = (mode: CompileContext['mode'], auth: 'guest' | 'su'): CompileContext => ({
     collection: h.core.registry.get('posts')!, alias: 'r', lookup: h.core.registry.lookup, request: request(auth), mode,
   });
-  // only the quote itself can be escaped (semantics.md 1.1): other backslashes stay literal
+  // only the quote itself can be escaped (PocketBase's lexer): other backslashes stay literal
   const quoteText = (s: string) => `"${s.replaceAll('"', '\\"')}"`;
   const textValue = fc.string({ minLength: 1, maxLength: 30 }).filter((s) => !s.includes('\\') && !s.includes('%'));
   const templates = [
@@ -150,7 +150,7 @@ describe('values are always bound', () => {
   }, 30_000 * SOAK);
 
   it('the SQL text of a filter does not depend on the numbers in it', () => {
-    // numbers are digits with at most one dot, no exponent (semantics.md 1.1)
+    // numbers are digits with at most one dot, no exponent (PocketBase's lexer)
     const decimal = fc.tuple(fc.integer(), fc.nat()).map(([i, f]) => `${i}.${f}`);
     fc.assert(fc.property(decimal, decimal, (x, y) => {
       const src = (n: string) => `views > ${n} && meta.level = ${n}`;

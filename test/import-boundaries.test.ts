@@ -1,4 +1,4 @@
-// design.md's layout, enforced: imports point down only, and each outside dependency stays in its folder.
+// The layers of docs/architecture.md, enforced: imports point down only, and each outside dependency stays in its folder.
 import { describe, expect, it } from 'vitest';
 import { sourceFiles, type Import } from './support/imports.js';
 

@@ -1,5 +1,5 @@
 // No import cycles anywhere in server/, main/ or renderer/, type imports included: a cycle means two
-// files can only be understood together (design.md, "Layers").
+// files can only be understood together (docs/architecture.md, "Layers").
 import { describe, expect, it } from 'vitest';
 import { resolveTarget, sourceFiles } from './support/imports.js';
 

@@ -1,5 +1,5 @@
 // The window's security (main/window.ts, main/navigation.ts) with a test double of Electron's
-// BrowserWindow: Electron's binary cannot run here (design.md, toolchain facts).
+// BrowserWindow: Electron's binary cannot run here (docs/architecture.md, "Toolchain facts").
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
 type Listener = (...args: unknown[]) => unknown;

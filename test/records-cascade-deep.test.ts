@@ -1,6 +1,6 @@
 // Deleting through cascades walks an explicit stack, not the call stack: the head of a 6,000-deep chain
 // of cascadeDelete self-relations used to answer 500 (stack overflow). The walk keeps PocketBase's
-// order (semantics.md §3.6: the record first, then referring records, collections by name, fields in
+// order (PocketBase's: the record first, then referring records, collections by name, fields in
 // order, each cascade followed to its end before the next referrer) and stays one transaction.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { harness, type Harness } from './support/harness.js';

@@ -99,7 +99,7 @@ describe('body size', () => {
   });
 
   it('a body just under the limit is read (and validated), not refused', async () => {
-    // unknown keys are ignored (semantics.md 3.1): the body is read whole, then the record is created
+    // unknown keys are ignored (as PocketBase ignores them): the body is read whole, then the record is created
     const r = await http(server.url, 'POST', '/api/collections/notes/records', { body: { text: 'small', junk: 'x'.repeat(MAX_BODY_BYTES - 1024) } });
     expect(r.status, r.text.slice(0, 200)).toBe(200);
   });

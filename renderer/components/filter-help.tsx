@@ -1,4 +1,4 @@
-// A cheat sheet of the filter language (semantics.md §1) using this collection's own field names.
+// A cheat sheet of the filter language (PocketBase's filter syntax) using this collection's own field names.
 import { For, type JSX } from 'solid-js';
 import type { Collection } from '../api.js';
 

@@ -23,7 +23,6 @@ export interface Draft {
   identityFields: string[];
 }
 
-export const BASE_RULES: RuleKey[] = ['listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule'];
 export const AUTH_RULES: RuleKey[] = ['authRule', 'manageRule'];
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';

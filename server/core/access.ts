@@ -1,4 +1,4 @@
-// What a rule means (semantics.md §1.10): null = superusers only, "" = everyone, an expression must
+// What a rule means, as in PocketBase: null = superusers only, "" = everyone, an expression must
 // hold for the record. Superusers bypass every collection rule. Every stored rule the server checks is
 // compiled here; one that no longer compiles (a field it names was dropped) fails closed with a 400.
 import { onlySuperusers } from '../errors.js';

@@ -1,7 +1,8 @@
 // What a new collection starts with: PocketBase's defaults (rules locked, no indexes), the system
 // fields every collection and every auth collection has, and the two collections a fresh data folder
 // gets (`_superusers`, `users`).
-import { autodateField, authSystemFields, defineField, primaryKeyField } from './fields/index.js';
+import { defineField } from './fields/index.js';
+import { autodateField, authSystemFields, primaryKeyField } from './fields/system-fields.js';
 import type { Defaults } from './collections-input.js';
 import { isoNow, newId } from './ids.js';
 import type { Collection, Field, Lookup } from './types.js';

@@ -1,4 +1,4 @@
-// The `:excerpt(max, withEllipsis?)` fields modifier (semantics.md §4.4): HTML to plain text, then cut
+// The `:excerpt(max, withEllipsis?)` fields modifier (PocketBase's): HTML to plain text, then cut
 // to `max` characters. It runs over text clients write, so its cost must stay linear in the text. The
 // former one-line version,
 //   .replace(/<(script|style|...)\b[^>]*>[\s\S]*?<\/\1>/gi, ' ').replace(/<\/?(p|div|...)\b[^>]*>/gi, ' ')

@@ -1,5 +1,5 @@
 // `expand`: loads related records in batches (one query per path segment, whatever the page size),
-// each filtered by its own collection's viewRule with `@request.context = "expand"` (semantics.md §4.3).
+// each filtered by its own collection's viewRule with `@request.context = "expand"` (PocketBase's expand).
 import { ApiError } from '../errors.js';
 import type { ReadDb } from '../store/db.js';
 import { ruleWhereOrNull } from './access.js';

@@ -1,4 +1,4 @@
-// scrypt from node:crypto (design.md): N=16384, r=8, p=1, 64-byte key, 16-byte salt. The parameters
+// scrypt from node:crypto (docs/architecture.md, "Decisions"): N=16384, r=8, p=1, 64-byte key, 16-byte salt. The parameters
 // are stored with the hash so they can be raised later. Hashing runs on worker threads (scrypt-pool.ts),
 // so the event loop stays free for other requests.
 import { randomBytes, timingSafeEqual } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The `fields` query parameter applied to a response (semantics.md §4.4): keys kept with dot nesting, `*`
+// The `fields` query parameter applied to a response (PocketBase's): keys kept with dot nesting, `*`
 // for all keys at a depth, `:excerpt(max, withEllipsis?)` where asked (parsed in request-params.ts).
 import { excerpt } from './excerpt.js';
 import { setOwn } from './own-keys.js';

@@ -1,5 +1,5 @@
 // The request parameters that shape a response, parsed once per request (request-context.ts): `expand`
-// (semantics.md §4.3), `fields` (§4.4) and a list's `page`, `perPage`, `sort`, `filter`, `skipTotal`
+// and `fields` (PocketBase's syntax) and a list's `page`, `perPage`, `sort`, `filter`, `skipTotal`
 // (PocketBase's search provider defaults and limits). expand.ts and pick-fields.ts apply them.
 import { badRequest } from '../errors.js';
 

@@ -1,4 +1,4 @@
-// Server-side sessions (Deskbase differs from PocketBase here, see semantics.md): an opaque token of
+// Server-side sessions (Deskbase differs from PocketBase here: no JWTs): an opaque token of
 // 32 random bytes names a row of `_sessions`; only its SHA-256 is stored. Lifetime 7 days, sliding on
 // refresh.
 import type { ReadDb, Store, WriteTx } from '../store/db.js';

@@ -1,4 +1,4 @@
-// One operator between two built values (semantics §1.3-1.4). `=` / `!=` treat NULL and '' alike unless
+// One operator between two built values (PocketBase's operators). `=` / `!=` treat NULL and '' alike unless
 // a side is an exact value (json path, :changed, geoDistance); when one side is a known non-empty static
 // value the comparison is a plain `col = ?`, which SQLite can serve from an index.
 import type { BaseOp } from './ast.js';

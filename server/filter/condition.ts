@@ -1,6 +1,6 @@
 // A parsed filter or rule → one SQL condition over the caller's row (PocketBase's FilterData.BuildExpr).
 //
-// Multi-valued paths follow PocketBase (semantics §1.5). There, each path is LEFT JOINed once for the
+// Multi-valued paths follow PocketBase. There, each path is LEFT JOINed once for the
 // whole query and rows are deduplicated, so `A && B` on the same path must hold for the same joined row,
 // and a plain operator also requires that no value of the path violates it ("all"), while a `?`
 // operator only needs one ("any"). Here, without touching the caller's FROM clause:

@@ -1,4 +1,4 @@
-// Sort items → the body of an ORDER BY (PocketBase's SortField.BuildExpr, semantics §4.1). A
+// Sort items → the body of an ORDER BY (PocketBase's SortField.BuildExpr). A
 // multi-valued path sorts by its smallest value ascending and its largest descending, read in a
 // subquery so the caller's rows are not multiplied.
 import { FilterError, quote } from './errors.js';

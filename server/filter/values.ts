@@ -1,6 +1,6 @@
 // What an operand resolves to: the currency between the language and a resolver. Static values
 // (literals, @request values, macros) are bound parameters whose emptiness is known at compile time,
-// which the `=` / `!=` null normalisation needs (semantics §1.4); everything else is an SQL expression
+// which the `=` / `!=` null normalisation needs (PocketBase's `=` treats NULL and '' alike); everything else is an SQL expression
 // over the filtered row.
 import { sized } from './guard.js';
 import type { JoinSet } from './joins.js';

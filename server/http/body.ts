@@ -122,7 +122,7 @@ function join(chunks: Uint8Array[], size: number): Uint8Array {
 
 const invalidBody = () => badRequest('Failed to load the submitted data due to invalid formatting.');
 
-/** Multipart and urlencoded values are type-inferred as PocketBase does (semantics.md §3.1). */
+/** Multipart and urlencoded values are type-inferred as PocketBase does. */
 function inferValue(v: string): unknown {
   if (v === 'true') return true;
   if (v === 'false') return false;

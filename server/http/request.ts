@@ -26,7 +26,7 @@ export function param(event: H3Event, name: string): string {
   return getRouterParam(event, name, { decode: true }) ?? '';
 }
 
-export function queryOf(event: H3Event): Record<string, string> {
+function queryOf(event: H3Event): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of event.url.searchParams) if (!Object.hasOwn(out, k)) setOwn(out, k, v);
   return out;

@@ -1,5 +1,5 @@
 // The store's interface, and `openStore`. The database lives in memory (sql.js); durability comes from
-// the journal (see design.md "Storage"). Reads run directly; every write runs through `write()`, which
+// the journal (docs/architecture.md, "The store"). Reads run directly; every write runs through `write()`, which
 // executes a synchronous function in one transaction, records each statement with its bound
 // parameters, and resolves only once the journal entry is synced. The other files of server/store/ are
 // its parts: contract.ts (the interfaces), engine.ts (the Store), journal*.ts, codec.ts, snapshot.ts, recovery.ts, lock.ts.
@@ -11,10 +11,6 @@ import { Engine } from './engine.js';
 import type { JournalCounters } from './journal.js';
 import { lockDir } from './lock.js';
 import { loadState, openDatabase } from './recovery.js';
-
-// Kept here for the code written against this module before the store was split up.
-export { queryAll, queryGet, StatementCache } from './statements.js';
-export type { Params } from './statements.js';
 
 // The interfaces live in contract.ts so the engine can implement them without importing this module.
 export type { ReadDb, Store, StoreStats, WriteTx } from './contract.js';

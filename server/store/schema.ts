@@ -1,8 +1,6 @@
 // The system tables every data folder has. Record tables are made per collection by core/collections.
 import type { WriteTx } from './db.js';
 
-export const SYSTEM_TABLES = ['_collections', '_sessions', '_params'] as const;
-
 export function ensureSystemSchema(tx: WriteTx): void {
   tx.run(`CREATE TABLE IF NOT EXISTS "_collections" (
     "id" TEXT PRIMARY KEY NOT NULL,

@@ -1,5 +1,5 @@
 // A fresh in-memory Deskbase per test: the real store, core and HTTP app, driven through
-// `app.request()` in process (design.md habit 11).
+// `app.request()` in process (docs/architecture.md, "Tests").
 import { createCore, type Core } from '../../server/core/index.js';
 import { createApp } from '../../server/http/app.js';
 import { openStore } from '../../server/store/db.js';

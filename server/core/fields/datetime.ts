@@ -67,8 +67,3 @@ function format(time: number): string {
   const iso = date.toISOString();
   return iso === GO_ZERO ? '' : iso;
 }
-
-/** The current time in the stored format. */
-export function nowDateTime(now: Date = new Date()): string {
-  return now.toISOString();
-}

@@ -1,5 +1,5 @@
 // The fields the service adds itself: every collection's `id` primary key, the auth system fields and
-// the default `created`/`updated` autodates. The primary key's id is `_id` (spec.md: "The primary key
+// the default `created`/`updated` autodates. The primary key's id is `_id` (the API contract: "The primary key
 // field has id `_id`"); the others are PocketBase's `<type><crc32(name)>` (password901924565, email3885137012, bool1547992806, bool256245529, autodate2990389176, autodate3332085495).
 // Each call returns fresh objects, so callers may change them.
 import type { AutodateField, BoolField, EmailField, Field, PasswordField, TextField } from '../types.js';
@@ -51,4 +51,3 @@ export function autodateField(name: 'created' | 'updated', system = true): Autod
 }
 
 export const createdField = (system = true): AutodateField => autodateField('created', system);
-export const updatedField = (system = true): AutodateField => autodateField('updated', system);

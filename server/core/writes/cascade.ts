@@ -1,6 +1,6 @@
 // Deleting a record clears the relation fields that point at it, or deletes the referring record when
 // its field has cascadeDelete and nothing is left; a required relation left empty aborts the whole
-// delete (semantics.md §3.6). Runs inside the caller's transaction, and reports each record it deletes
+// delete (PocketBase's cascade rules). Runs inside the caller's transaction, and reports each record it deletes
 // or changes.
 import { badRequest } from '../../errors.js';
 import type { WriteTx } from '../../store/db.js';

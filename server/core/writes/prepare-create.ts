@@ -7,7 +7,7 @@ import type { WriteTx } from '../../store/db.js';
 import { ruleWhere } from '../access.js';
 import { toStoredValue, zeroValue } from '../field-values.js';
 import { isRecord } from '../fields/common.js';
-import { autogenerate } from '../fields/index.js';
+import { autogenerate } from '../fields/text.js';
 import { ID_PATTERN, isoNow, newId } from '../ids.js';
 import { hashPassword } from '../passwords.js';
 import { getRow } from '../records-read.js';

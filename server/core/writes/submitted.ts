@@ -1,5 +1,5 @@
 // A submitted body → normalised field values, with the modifier keys (`field+`, `+field`, `field-`)
-// resolved against the current values (semantics.md §3.1-3.2). The result is both what is validated
+// resolved against the current values, as PocketBase does. The result is both what is validated
 // and stored and what rules see as `@request.body`.
 import { modifyValue, normalizeValue, zeroValue } from '../field-values.js';
 import type { ModifierOp } from '../fields/spec.js';

@@ -6,7 +6,7 @@ import { specFor } from '../fields/index.js';
 import { emailIndexName } from '../maintained-indexes.js';
 import type { ValidateContext } from '../fields/spec.js';
 import { ident } from '../../filter/sql.js';
-import type { Collection, Field } from '../types.js';
+import type { Collection } from '../types.js';
 
 
 export function validationContext(db: ReadDb, lookup: (id: string) => Collection | undefined, isNew: boolean): ValidateContext {
@@ -54,8 +54,4 @@ export function notUniqueErrors(fields: string[]): ErrorData {
   const data: ErrorData = {};
   for (const name of fields) data[name] = fieldError('validation_not_unique', 'Value must be unique.');
   return data;
-}
-
-export function fieldByName(c: Collection, name: string): Field | undefined {
-  return c.fields.find((f) => f.name === name);
 }
