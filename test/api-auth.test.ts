@@ -202,7 +202,7 @@ describe('revoking the current cookie session', () => {
 
 describe('FailureLimiter', () => {
   it('blocks after ten failures for the rest of the 15-minute window, then opens again', async () => {
-    const { FailureLimiter, FAILURE_WINDOW_MS } = await import('../server/core/auth.js');
+    const { FailureLimiter, FAILURE_WINDOW_MS } = await import('../server/core/sign-in-limiter.js');
     let now = 1_000_000;
     const limiter = new FailureLimiter(() => now);
     const fail = (key: string) => limiter.settle(limiter.reserve(key)!, false);

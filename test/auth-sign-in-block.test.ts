@@ -4,7 +4,7 @@
 // attempt is reserved before its check: at most ten checks per account per window, the rest refused.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FailureLimiter, MAX_FAILURES } from '../server/core/auth.js';
+import { FailureLimiter, MAX_FAILURES } from '../server/core/sign-in-limiter.js';
 import type { RunningServer } from '../server/index.js';
 import { http, liveServer } from './fixtures/hardening-http.js';
 

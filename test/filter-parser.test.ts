@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Group, Operand } from '../server/filter/ast.js';
-import { FilterError } from '../server/filter/errors.js';
+import { FilterError } from '../server/filter/filter-error.js';
 import { MAX_EXPRESSIONS, MAX_FILTER_LENGTH, MAX_NESTING_DEPTH } from '../server/filter/limits.js';
 import { parseFilter } from '../server/filter/parser.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FilterError } from '../server/filter/errors.js';
+import { FilterError } from '../server/filter/filter-error.js';
 import { escapeLike, hasUnescapedPercent, likePattern } from '../server/filter/like.js';
 import { MAX_SORT_FIELDS, MAX_SORT_FIELD_LENGTH } from '../server/filter/limits.js';
 import { parseSort } from '../server/filter/sort.js';

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestInfo } from '../server/core/types.js';
 import { ApiError } from '../server/errors.js';
-import { FilterError } from '../server/filter/errors.js';
+import { FilterError } from '../server/filter/filter-error.js';
 import { compileFilter, compileSort, type CompileContext } from '../server/rules/compile.js';
 import { blog, type Blog } from './support/blog.js';
 import { harness, type Harness, type Res } from './support/harness.js';

@@ -5,7 +5,7 @@ import type { Database } from 'sql.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Collection, RequestInfo } from '../server/core/types.js';
 import { ApiError } from '../server/errors.js';
-import { FilterError } from '../server/filter/errors.js';
+import { FilterError } from '../server/filter/filter-error.js';
 import { MAX_FILTER_LENGTH } from '../server/filter/limits.js';
 import { collections, comments, guest, matching, openFixtureDb, signedIn, sorted, users, type Options } from './resolver-fixtures.js';
 

@@ -3,7 +3,7 @@ import type { Database } from 'sql.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { asClientError } from '../server/core/filter-errors.js';
 import { ApiError } from '../server/errors.js';
-import { FilterError } from '../server/filter/errors.js';
+import { FilterError } from '../server/filter/filter-error.js';
 import { checkRule, compileFilter, compileSort } from '../server/rules/compile.js';
 import { context, guest, lookup, openFixtureDb, posts, signedIn, users } from './resolver-fixtures.js';
 

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import type { Database } from 'sql.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../server/errors.js';
-import { FilterError } from '../server/filter/errors.js';
+import { FilterError } from '../server/filter/filter-error.js';
 import { guardFunctions } from '../server/filter/guard.js';
 import { compileFilter, compileSort, type CompileContext } from '../server/rules/compile.js';
 import { context, guest, openFixtureDb, query, signedIn } from './resolver-fixtures.js';

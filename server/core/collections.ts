@@ -9,10 +9,10 @@ import { listCollections } from './collections-list.js';
 import { isoNow } from './ids.js';
 import { withMaintainedIndexes } from './maintained-indexes.js';
 import { pick } from './pick-fields.js';
-import type { Registry } from './registry.js';
+import type { Registry } from './collection-registry.js';
 import type { ListContext, RequestContext } from './request-context.js';
 import type { Page } from './request-params.js';
-import type { Sessions } from './sessions.js';
+import type { Sessions } from './session-store.js';
 import type { Collection } from './types.js';
 import { SUPERUSERS_ID } from './types.js';
 

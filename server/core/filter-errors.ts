@@ -3,7 +3,7 @@
 // superusers (the admin UI) also get the parser's message with its position under `data.filter` /
 // `data.sort` (`validation_invalid_filter` / `validation_invalid_sort`).
 import { badRequest, fieldError } from '../errors.js';
-import { FilterError } from '../filter/errors.js';
+import { FilterError } from '../filter/filter-error.js';
 import { isSuperuser, type RequestInfo } from './types.js';
 
 /** The client parameter a compiled source came from; none for a stored rule. */

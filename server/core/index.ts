@@ -1,14 +1,15 @@
 // The domain, assembled from a store: `openStore(dir)` → `createCore(store)` → `createApp(core)`.
 import type { Store } from '../store/db.js';
 import { ensureSystemSchema } from '../store/schema.js';
-import { createAuth, FailureLimiter } from './auth.js';
+import { createAuth } from './sign-in.js';
+import { FailureLimiter } from './sign-in-limiter.js';
 import { createCollections } from './collections.js';
-import { installQueryGuards, QUERY_BUDGET_MS } from './deadline.js';
+import { installQueryGuards, QUERY_BUDGET_MS } from './query-budget.js';
 import { addMissingMaintainedIndexes } from './maintained-indexes.js';
 import { createRecords } from './records.js';
-import { Registry } from './registry.js';
+import { Registry } from './collection-registry.js';
 import { internalContext, listContext, requestContext, type RequestInput } from './request-context.js';
-import { createSessions } from './sessions.js';
+import { createSessions } from './session-store.js';
 import { createSetup } from './setup.js';
 import { ChangeFeed, type ChangeListener } from './writes/changes.js';
 

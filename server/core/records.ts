@@ -1,16 +1,16 @@
 // Records through the API: reads and writes under the rules, answered in the record response shape
-// (record-response.ts). Every stretch of work a client drives runs under the query budget (deadline.ts).
+// (record-response.ts). Every stretch of work a client drives runs under the query budget (query-budget.ts).
 import { notFound } from '../errors.js';
 import type { Store } from '../store/db.js';
-import { underDeadline } from './deadline.js';
+import { underDeadline } from './query-budget.js';
 import type { Page } from './request-params.js';
 import { listRecords, viewRecord } from './records-read.js';
 import type { ChangeFeed } from './writes/changes.js';
 import { createRecordWrites } from './writes/funnel.js';
 import { presentRecords } from './record-response.js';
-import type { Registry } from './registry.js';
+import type { Registry } from './collection-registry.js';
 import type { ListContext, RequestContext } from './request-context.js';
-import type { Sessions } from './sessions.js';
+import type { Sessions } from './session-store.js';
 import type { Collection } from './types.js';
 
 export function createRecords(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, budgetMs: number, report: (error: unknown) => void) {

@@ -8,7 +8,7 @@ import { PASSWORD_MAX, validatePassword } from './fields/password.js';
 import { newToken } from './ids.js';
 import { presentRecords } from './record-response.js';
 import type { RecordWrites } from './writes/funnel.js';
-import type { Registry } from './registry.js';
+import type { Registry } from './collection-registry.js';
 import { asCaller, internalContext } from './request-context.js';
 import { ident } from '../filter/sql.js';
 import type { Collection } from './types.js';

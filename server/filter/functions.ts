@@ -1,6 +1,6 @@
 // Filter functions: geoDistance(lonA, latA, lonB, latB) in km and strftime(format, time, modifiers...).
 import type { FunctionOperand, Operand } from './ast.js';
-import { FilterError, quote } from './errors.js';
+import { FilterError, quote } from './filter-error.js';
 import { joinFrags, sql, type Frag } from './sql.js';
 import type { JoinSet } from './joins.js';
 import type { Value } from './values.js';

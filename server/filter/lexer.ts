@@ -1,7 +1,7 @@
 // Hand-written scanner for the filter language (PocketBase's fexpr lexical grammar). It hands out one
 // token at a time, so the parser can stop at the first error or limit without scanning the rest, and it
 // is linear in the input: no regular expressions, no backtracking.
-import { FilterError, describeSource } from './errors.js';
+import { FilterError, describeSource } from './filter-error.js';
 import { SIGN_OPS, type SignOp } from './ast.js';
 
 export type TokenKind =

@@ -1,7 +1,7 @@
 // One operand → a Value. Texts, numbers, placeholders, `true` / `false` / `null`, datetime macros and
 // functions belong to the language; any other identifier is the resolver's.
 import type { IdentifierOperand, Operand } from './ast.js';
-import { FilterError, quote } from './errors.js';
+import { FilterError, quote } from './filter-error.js';
 import type { CompileScope } from './field-resolver.js';
 import { resolveFunction } from './functions.js';
 import { macroValue } from './macros.js';

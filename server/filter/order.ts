@@ -1,7 +1,7 @@
 // Sort items → the body of an ORDER BY (PocketBase's SortField.BuildExpr). A
 // multi-valued path sorts by its smallest value ascending and its largest descending, read in a
 // subquery so the caller's rows are not multiplied.
-import { FilterError, quote } from './errors.js';
+import { FilterError, quote } from './filter-error.js';
 import type { CompileScope } from './field-resolver.js';
 import { JoinSet } from './joins.js';
 import { resolveOperand } from './operands.js';

@@ -2,7 +2,7 @@
 // thousand opening brackets cost a depth check, not ten thousand stack frames; only function calls
 // recurse, and they are capped at MAX_FUNCTION_DEPTH. Expression and nesting limits are checked as the
 // tokens arrive, so hostile input fails at the first token past a limit.
-import { FilterError, describeSource } from './errors.js';
+import { FilterError, describeSource } from './filter-error.js';
 import { Lexer, type Token } from './lexer.js';
 import type { Expr, Group, JoinOp, Operand, SignOp } from './ast.js';
 import { MAX_EXPRESSIONS, MAX_FUNCTION_ARGS, MAX_FUNCTION_DEPTH, MAX_NESTING_DEPTH } from './limits.js';

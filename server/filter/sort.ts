@@ -1,6 +1,6 @@
 // The `sort` parameter: comma-separated fields, `-` for descending, `+` or nothing for ascending
 // (PocketBase's ParseSortFromString). Only the list shape is checked here; the compiler resolves names.
-import { FilterError, quote } from './errors.js';
+import { FilterError, quote } from './filter-error.js';
 import { MAX_SORT_FIELDS, MAX_SORT_FIELD_LENGTH } from './limits.js';
 
 export interface SortItem {

@@ -2,16 +2,16 @@
 import { H3, HTTPError, toNodeHandler, type H3Event } from 'h3';
 import { ApiError } from '../errors.js';
 import type { Core } from '../core/index.js';
-import { authMiddleware } from './auth.js';
+import { authMiddleware } from './caller.js';
 import { hostCheck } from './hosts.js';
 import { assertUrlLength } from './request.js';
-import { registerAuth } from './routes/auth.js';
-import { registerBackup } from './routes/backup.js';
-import { registerCollections } from './routes/collections.js';
-import { registerHealth } from './routes/health.js';
-import { registerRecords } from './routes/records.js';
-import { registerSessions } from './routes/sessions.js';
-import { registerSetup } from './routes/setup.js';
+import { registerAuth } from './routes/auth-api.js';
+import { registerBackup } from './routes/backup-api.js';
+import { registerCollections } from './routes/collections-api.js';
+import { registerHealth } from './routes/health-api.js';
+import { registerRecords } from './routes/records-api.js';
+import { registerSessions } from './routes/sessions-api.js';
+import { registerSetup } from './routes/setup-api.js';
 import { registerStatic } from './static.js';
 
 export interface AppOptions {

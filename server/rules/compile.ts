@@ -10,7 +10,7 @@
 import { isSuperuser, type Collection, type Lookup, type RequestInfo } from '../core/types.js';
 import { ApiError } from '../errors.js';
 import { compileCondition } from '../filter/condition.js';
-import { FilterError } from '../filter/errors.js';
+import { FilterError } from '../filter/filter-error.js';
 import type { CompileScope } from '../filter/field-resolver.js';
 import { AliasAllocator } from '../filter/joins.js';
 import { MAX_FILTER_LENGTH } from '../filter/limits.js';

@@ -3,8 +3,8 @@
 // restricted client filter, every joined collection must be listable and its list rule becomes part of
 // the join condition, so rows the caller cannot list read as missing (NULL).
 import { isMultiple, type Collection, type Field, type RelationField } from '../core/types.js';
-import { FilterError, quote } from '../filter/errors.js';
-import type { Hop } from '../filter/paths.js';
+import { FilterError, quote } from '../filter/filter-error.js';
+import type { Hop } from '../filter/path-values.js';
 import { alias, column, sql, table, TRUE, type Frag } from '../filter/sql.js';
 import { jsonArray } from './json-sql.js';
 import type { RecordScope, Site } from './scope.js';

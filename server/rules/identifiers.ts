@@ -1,6 +1,6 @@
 // Splits an identifier into its dot-separated segments and its trailing `:modifier`. A `:` is allowed
 // only there and in the `@collection.name:alias` segment.
-import { FilterError, quote } from '../filter/errors.js';
+import { FilterError, quote } from '../filter/filter-error.js';
 import type { Site } from './scope.js';
 
 export type Modifier = 'isset' | 'changed' | 'length' | 'each' | 'lower';

@@ -2,12 +2,12 @@
 // `json.a.0`, `point.lat`, each with an optional modifier. Every name is checked against the fields of
 // the collection it is read from (the allow-list) before it is quoted into SQL.
 import { isMultiple, type Collection, type Field } from '../core/types.js';
-import { FilterError } from '../filter/errors.js';
+import { FilterError } from '../filter/filter-error.js';
 import { MAX_RELATION_DEPTH } from '../filter/limits.js';
 import { backRelationHop, eachHop, nonFilterable, relationHops, relationTarget } from './hops.js';
 import { invalidModifier, type Modifier, type Path } from './identifiers.js';
 import { sized } from '../filter/guard.js';
-import { planValue, type Hop, type Plan } from '../filter/paths.js';
+import { planValue, type Hop, type Plan } from '../filter/path-values.js';
 import { alias, column, param, sql, ZERO, type Frag } from '../filter/sql.js';
 import { jsonArray, jsonValue } from './json-sql.js';
 import { unknownField, type RecordScope, type Site } from './scope.js';

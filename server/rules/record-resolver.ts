@@ -6,7 +6,7 @@
 import type { Collection, Lookup, RequestInfo } from '../core/types.js';
 import type { IdentifierOperand } from '../filter/ast.js';
 import { compileCondition } from '../filter/condition.js';
-import { FilterError, quote } from '../filter/errors.js';
+import { FilterError, quote } from '../filter/filter-error.js';
 import type { FieldResolver } from '../filter/field-resolver.js';
 import type { AliasAllocator } from '../filter/joins.js';
 import { parseFilter } from '../filter/parser.js';

@@ -2,9 +2,9 @@
 // lacks (no auth, missing key) is NULL, never an error, as in PocketBase. Paths through a related record
 // (`@request.auth.org.name`, `@request.body.rel.name`) and `@collection` joins become record paths.
 import { isMultiple, type Collection, type Field } from '../core/types.js';
-import { FilterError, quote } from '../filter/errors.js';
+import { FilterError, quote } from '../filter/filter-error.js';
 import { invalidModifier, type Modifier, type Path } from './identifiers.js';
-import type { Hop } from '../filter/paths.js';
+import type { Hop } from '../filter/path-values.js';
 import { resolveRecordPath, type Root } from './record-paths.js';
 import { alias, column, param, sql, table, TRUE } from '../filter/sql.js';
 import type { RecordScope, Site } from './scope.js';

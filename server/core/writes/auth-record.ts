@@ -6,7 +6,7 @@ import type { WriteTx } from '../../store/db.js';
 import { ruleSql } from '../access.js';
 import { validatePassword } from '../fields/password.js';
 import { verifyPassword } from '../passwords.js';
-import type { Registry } from '../registry.js';
+import type { Registry } from '../collection-registry.js';
 import type { RuleInput } from '../request-context.js';
 import type { Collection, Row } from '../types.js';
 import { isSuperuser } from '../types.js';

@@ -3,9 +3,9 @@
 // (prepare-create.ts, prepare-update.ts, prepare-delete.ts), then applied inside one store transaction
 // with any others committed together, then its after-effects run (prepared.ts).
 import type { Store } from '../../store/db.js';
-import type { Registry } from '../registry.js';
+import type { Registry } from '../collection-registry.js';
 import type { RequestContext } from '../request-context.js';
-import type { Sessions } from '../sessions.js';
+import type { Sessions } from '../session-store.js';
 import type { Collection, Row } from '../types.js';
 import type { ChangeFeed } from './changes.js';
 import { prepareCreate } from './prepare-create.js';
@@ -14,7 +14,7 @@ import { prepareUpdate } from './prepare-update.js';
 import type { PreparedWrite, WriteDeps, WriteOptions } from './prepared.js';
 
 export interface FunnelOptions {
-  /** The query budget of the transaction's synchronous stretch (rule re-checks), in ms (deadline.ts). */
+  /** The query budget of the transaction's synchronous stretch (rule re-checks), in ms (query-budget.ts). */
   budgetMs: number;
   /** Hears after-effects that failed once the outcome was decided. */
   report: (error: unknown) => void;

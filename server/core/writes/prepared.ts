@@ -7,8 +7,8 @@
 // nothing): the seam batch requests build on; realtime listens to the changes (changes.ts); file
 // fields stage files in prepare and delete replaced ones after the commit.
 import type { Store, WriteTx } from '../../store/db.js';
-import type { Registry } from '../registry.js';
-import type { Sessions } from '../sessions.js';
+import type { Registry } from '../collection-registry.js';
+import type { Sessions } from '../session-store.js';
 import type { RecordChange } from './changes.js';
 
 export interface PreparedWrite<T> {

@@ -4,7 +4,7 @@ import { ApiError } from '../../errors.js';
 import type { Core } from '../../core/index.js';
 import { contextOf, param, stateOf } from '../request.js';
 import { AUTH_BODY_BYTES, readBodyObject } from '../body.js';
-import { COOKIE_NAME, sameOrigin, sessionCookie } from '../auth.js';
+import { COOKIE_NAME, sameOrigin, sessionCookie } from '../caller.js';
 import { json } from '../respond.js';
 
 export function registerAuth(app: H3, core: Core): void {

@@ -1,7 +1,7 @@
 // The schema API, superusers only.
 import type { H3 } from 'h3';
 import type { Core } from '../../core/index.js';
-import { requireSuperuser } from '../auth.js';
+import { requireSuperuser } from '../caller.js';
 import { contextOf, listContextOf, param } from '../request.js';
 import { COLLECTION_BODY_BYTES, readBodyObject } from '../body.js';
 import { noContent } from '../respond.js';

@@ -3,7 +3,7 @@
 // refresh.
 import type { ReadDb, Store, WriteTx } from '../store/db.js';
 import { hashToken, isoNow, newId, newToken } from './ids.js';
-import type { Registry } from './registry.js';
+import type { Registry } from './collection-registry.js';
 import { ident } from '../filter/sql.js';
 import type { AuthInfo, Row } from './types.js';
 

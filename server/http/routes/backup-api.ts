@@ -2,7 +2,7 @@
 // server runs (copying the data folder by hand is only safe while it is stopped).
 import type { H3 } from 'h3';
 import type { Core } from '../../core/index.js';
-import { requireSuperuser } from '../auth.js';
+import { requireSuperuser } from '../caller.js';
 
 export function registerBackup(app: H3, core: Core): void {
   app.get('/api/backup', (event) => {

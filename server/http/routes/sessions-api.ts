@@ -1,8 +1,8 @@
 // The caller's own sessions: GET/DELETE /session, GET /sessions, DELETE /sessions/{id}.
 import type { H3 } from 'h3';
 import type { Core } from '../../core/index.js';
-import type { SessionRow } from '../../core/sessions.js';
-import { authOf, clearedCookie, requireAuth } from '../auth.js';
+import type { SessionRow } from '../../core/session-store.js';
+import { authOf, clearedCookie, requireAuth } from '../caller.js';
 import { param, stateOf } from '../request.js';
 import { json, noContent } from '../respond.js';
 

@@ -5,7 +5,7 @@ import type { H3Event } from 'h3';
 import { getCookie } from 'h3';
 import { ApiError, forbidden, unauthorized } from '../errors.js';
 import type { Core } from '../core/index.js';
-import { SESSION_SECONDS } from '../core/sessions.js';
+import { SESSION_SECONDS } from '../core/session-store.js';
 import type { AuthInfo } from '../core/types.js';
 import { isSuperuser } from '../core/types.js';
 import { setState, stateOf } from './request.js';
