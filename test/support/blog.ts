@@ -1,6 +1,7 @@
 // A small blog schema shared by the record scenario tests: users (auth), tags, posts with an author
 // relation, a multiple tags relation, a multiple select, json and numbers, and comments on posts.
-import type { Harness } from './harness.js';
+import { afterEach, beforeEach, expect } from 'vitest';
+import { harness, type Harness } from './harness.js';
 
 export interface Blog {
   su: string;
@@ -73,4 +74,21 @@ export async function blog(h: Harness): Promise<Blog> {
   // hidden fields are dropped from non-superusers' bodies: the superuser sets the secret
   await h.req('PATCH', `/api/collections/posts/records/${postIds.annPublic}`, { token: su, body: { secret: 's1' } });
   return { su, ids: { posts, tags, comments }, users: { ann, bob }, tags: tagIds, posts: postIds };
+}
+
+/** A fresh harness and blog before each test of the enclosing describe (handed to `set`), closed after it. */
+export function eachBlog(set: (h: Harness, b: Blog) => void): void {
+  let current: Harness | null = null;
+  beforeEach(async () => {
+    current = await harness();
+    set(current, await blog(current));
+  });
+  afterEach(async () => { await current?.close(); });
+}
+
+/** PATCH /api/collections/{name} as the blog's superuser, expecting a 200; answers the collection. */
+export async function patchAsSuperuser(h: Harness, b: Blog, name: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const r = await h.req('PATCH', `/api/collections/${name}`, { token: b.su, body });
+  expect(r.status, r.text).toBe(200);
+  return r.body;
 }

@@ -1,5 +1,6 @@
 // A fresh in-memory Deskbase per test: the real store, core and HTTP app, driven through
 // `app.request()` in process (docs/architecture.md, "Tests").
+import { afterEach, beforeEach, expect } from 'vitest';
 import { createCore, type Core } from '../../server/core/index.js';
 import { createApp } from '../../server/http/app.js';
 import { openStore } from '../../server/store/db.js';
@@ -71,4 +72,24 @@ export async function harness(): Promise<Harness> {
     },
     close: () => store.close(),
   };
+}
+
+/**
+ * A fresh harness with its first superuser before each test of the enclosing describe (handed to
+ * `set` with the superuser's token), closed after it.
+ */
+export function eachSuperuser(set: (h: Harness, su: string) => void): void {
+  let current: Harness | null = null;
+  beforeEach(async () => {
+    current = await harness();
+    set(current, await current.superuser());
+  });
+  afterEach(async () => { await current?.close(); });
+}
+
+/** Signs a user up in `users` (expecting a 200) and answers the record. */
+export async function signUpUser(h: Harness, email: string, password = 'password123', extra: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+  const r = await h.req('POST', '/api/collections/users/records', { body: { email, password, passwordConfirm: password, ...extra } });
+  expect(r.status, r.text).toBe(200);
+  return r.body;
 }

@@ -1,0 +1,150 @@
+// First start: setup is required while no superuser exists, the printed one-time token creates the
+// first superuser (once, whatever the races), and stays valid for its whole hour.
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { harness, type Harness } from '../support/harness.js';
+import { SETUP_TOKEN_MS } from '../../server/core/setup.js';
+import { createCore } from '../../server/core/index.js';
+import { createApp } from '../../server/http/app.js';
+import { openStore, type Store } from '../../server/store/db.js';
+import { startServer } from '../../server/index.js';
+import { http } from '../fixtures/hardening-http.js';
+
+describe('first superuser', () => {
+  let h: Harness;
+  beforeEach(async () => { h = await harness(); });
+  afterEach(async () => { await h.close(); });
+
+  describe('setup', () => {
+    it('is required on a fresh data folder, and the system collections exist', async () => {
+      expect((await h.req('GET', '/api/setup')).body).toEqual({ required: true });
+      expect(h.core.registry.get('_superusers')?.system).toBe(true);
+      const users = h.core.registry.get('users');
+      expect(users?.type).toBe('auth');
+      expect(users?.fields.map((f) => f.name)).toEqual(expect.arrayContaining(['id', 'email', 'name', 'created', 'updated']));
+    });
+
+    it.each([
+      ['missing token', { email: 'a@b.co', password: 'long enough' }, 403],
+      ['wrong token', { token: 'nope', email: 'a@b.co', password: 'long enough' }, 403],
+    ])('refuses a %s with 403 pointing at the log', async (_name, body, status) => {
+      const r = await h.req('POST', '/api/setup', { body });
+      expect(r.status).toBe(status);
+      expect(r.body).toMatchObject({ status: 403, data: {} });
+      expect(r.body.message).toMatch(/log/i);
+    });
+
+    it.each([
+      ['short password', { email: 'a@b.co', password: 'short' }, 'password', 'validation_length_out_of_range'],
+      ['missing password', { email: 'a@b.co' }, 'password', 'validation_required'],
+      ['bad email', { email: 'not-an-email', password: 'long enough' }, 'email', 'validation_is_email'],
+      ['missing email', { password: 'long enough' }, 'email', 'validation_required'],
+    ])('400 with per-field codes for %s', async (_n, body, key, code) => {
+      const r = await h.req('POST', '/api/setup', { body: { token: h.setupToken(), ...body } });
+      expect(r.status).toBe(400);
+      expect(r.body.data[key].code).toBe(code);
+      expect((await h.req('GET', '/api/setup')).body.required).toBe(true);
+    });
+
+    it('creates the first superuser once, then answers 404 Not found.', async () => {
+      const r = await h.req('POST', '/api/setup', { body: { token: h.setupToken(), email: 'Admin@Example.com', password: 'correct horse' } });
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ collectionName: '_superusers', email: 'Admin@Example.com', verified: true });
+      expect(r.body.password).toBeUndefined();
+      expect((await h.req('GET', '/api/setup')).body).toEqual({ required: false });
+      const again = await h.req('POST', '/api/setup', { body: { token: h.setupToken(), email: 'b@b.co', password: 'correct horse' } });
+      expect(again.status).toBe(404);
+      expect(again.body).toEqual({ status: 404, message: 'Not found.', data: {} });
+    });
+
+    it('an expired token is refused and a new one is issued at most once a minute', async () => {
+      let now = Date.now();
+      const { createCore } = await import('../../server/core/index.js');
+      const { openStore } = await import('../../server/store/db.js');
+      const tokens: string[] = [];
+      const core = await createCore(await openStore({ dir: null }), { onSetupToken: (t) => tokens.push(t), now: () => now });
+      core.setup.issue();
+      expect(tokens).toHaveLength(1);
+      core.setup.issue();
+      expect(tokens).toHaveLength(1); // within the minute: same token
+      now += 61 * 60 * 1000;
+      await expect(core.setup.complete({ token: tokens[0], email: 'a@b.co', password: 'long enough' })).rejects.toMatchObject({ status: 403 });
+      expect(tokens).toHaveLength(2);
+      await expect(core.setup.complete({ token: tokens[1], email: 'a@b.co', password: 'long enough' })).resolves.toMatchObject({ email: 'a@b.co' });
+    });
+  });
+
+  describe('setup races', () => {
+    it('two concurrent POST /setup create exactly one superuser', async () => {
+      const body = (email: string) => ({ body: { token: h.setupToken(), email, password: 'long enough' } });
+      const [a, b] = await Promise.all([h.req('POST', '/api/setup', body('a@b.co')), h.req('POST', '/api/setup', body('b@b.co'))]);
+      expect([a.status, b.status].sort()).toEqual([200, 404]);
+      expect(h.core.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM "_superusers"')?.n).toBe(1);
+    });
+  });
+});
+
+describe('the printed token', () => {
+  // The printed setup token stays valid for its whole hour. A wrong POST /setup used to replace it once
+  // the token was a minute old, so anyone who could reach the port kept invalidating the link the owner
+  // was given. A new token is issued only once the old one expired (and never twice within a minute).
+
+  let store: Store;
+  let now: number;
+  let tokens: string[];
+  let post: (body: unknown) => Promise<number>;
+  beforeEach(async () => {
+    store = await openStore({ dir: null });
+    now = Date.parse('2030-01-01T00:00:00Z');
+    tokens = [];
+    const core = await createCore(store, { onSetupToken: (t) => tokens.push(t), now: () => now });
+    core.setup.issue();
+    const app = createApp(core, { uiDir: null });
+    post = async (body) => (await app.request('http://localhost:8090/api/setup', {
+      method: 'POST', headers: { host: 'localhost:8090', 'content-type': 'application/json' }, body: JSON.stringify(body),
+    })).status;
+  });
+  afterEach(async () => { await store.close(); });
+
+  const credentials = { email: 'owner@example.com', password: 'correct horse' };
+
+  describe('the setup token', () => {
+    it('outlives wrong attempts for its whole hour, then is replaced once', async () => {
+      expect(tokens).toHaveLength(1);
+      for (const minutes of [2, 10, 30, 59]) {
+        now = Date.parse('2030-01-01T00:00:00Z') + minutes * 60_000;
+        for (let i = 0; i < 5; i++) expect(await post({ token: `guess-${i}`, ...credentials })).toBe(403);
+      }
+      expect(tokens).toHaveLength(1); // the printed link still works
+      now = Date.parse('2030-01-01T00:00:00Z') + SETUP_TOKEN_MS;
+      expect(await post({ token: tokens[0], ...credentials })).toBe(403); // expired
+      expect(tokens).toHaveLength(2);
+      for (let i = 0; i < 5; i++) expect(await post({ token: 'wrong', ...credentials })).toBe(403);
+      expect(tokens).toHaveLength(2);
+      expect(await post({ token: tokens[1], ...credentials })).toBe(200);
+    });
+
+    it('the first token still completes setup after an hour\'s worth of wrong attempts minus a second', async () => {
+      now += SETUP_TOKEN_MS - 1000;
+      expect(await post({ token: 'nope', ...credentials })).toBe(403);
+      expect(await post({ token: tokens[0], ...credentials })).toBe(200);
+      expect(tokens).toHaveLength(1);
+    });
+  });
+});
+
+describe('password bounds', () => {
+  // the superusers' password field decides, as for every other auth collection (auth-records.test.ts)
+  it('setup answers the spec\'s code for a password outside the superusers\' bounds', async () => {
+    const fresh = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined });
+    try {
+      const r = await http(fresh.url, 'POST', '/api/setup', { body: { token: fresh.setupToken(), email: 'a@b.co', password: '1234567' } });
+      expect(r.status).toBe(400);
+      expect(r.body.data.password).toEqual({ code: 'validation_length_out_of_range', message: 'The length must be between 8 and 71.' });
+      const emoji = await http(fresh.url, 'POST', '/api/setup', { body: { token: fresh.setupToken(), email: 'a@b.co', password: '😀😀😀😀😀😀😀😀' } });
+      expect(emoji.status, emoji.text).toBe(200); // eight characters, sixteen UTF-16 units
+    } finally {
+      await fresh.close();
+    }
+  });
+});

@@ -1,0 +1,161 @@
+// The indexes Deskbase keeps by itself: the one on `created` that every default-sorted list needs (and
+// the unique email index of auth collections). They follow the table through every schema change in
+// the same transaction, show as `maintainedIndexes` beside (never inside) the user's `indexes`, and
+// data folders made before they existed get them on start.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createCore } from '../../server/core/index.js';
+import { openStore, type ReadDb } from '../../server/store/db.js';
+import { harness, type Harness } from '../support/harness.js';
+
+let h: Harness;
+let su: string;
+beforeEach(async () => {
+  h = await harness();
+  su = await h.superuser();
+});
+afterEach(() => h.close());
+
+/** The indexes SQLite holds for a table, by name (automatic ones left out). */
+function tableIndexes(db: ReadDb, table: string): Record<string, string> {
+  const rows = db.all<{ name: string; sql: string }>(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`, [table]);
+  return Object.fromEntries(rows.map((r) => [r.name, r.sql]));
+}
+
+/** SQLite's plan for the key query of a default-sorted list page. */
+function defaultListPlan(db: ReadDb, table: string): string {
+  return db.all<{ detail: string }>(`EXPLAIN QUERY PLAN SELECT r._rowid_ FROM "${table}" AS r ORDER BY r."created" DESC, r._rowid_ DESC LIMIT 30`).map((r) => r.detail).join('; ');
+}
+
+async function createPosts(extra: Record<string, unknown> = {}) {
+  const r = await h.req('POST', '/api/collections', { token: su, body: { name: 'posts', fields: [{ name: 'title', type: 'text' }, { name: 'created', type: 'autodate', onCreate: true }], ...extra } });
+  expect(r.status, r.text).toBe(200);
+  return r.body as { id: string; fields: { id: string; name: string }[]; indexes: unknown[]; maintainedIndexes: { name: string; fields: string[]; unique: boolean; purpose: string }[] };
+}
+
+const fieldId = (c: { fields: { id: string; name: string }[] }, name: string) => c.fields.find((f) => f.name === name)!.id;
+
+describe('the index on created', () => {
+  it('is made with the collection, serves the default sort, and is reported beside the user indexes, not among them', async () => {
+    const posts = await createPosts();
+    const name = `_${posts.id}_created_idx`;
+    expect(posts.indexes).toEqual([]);
+    expect(posts.maintainedIndexes).toEqual([{ name, fields: [fieldId(posts, 'created')], unique: false, purpose: 'defaultSort' }]);
+    expect(Object.keys(tableIndexes(h.core.store, 'posts'))).toEqual([name]);
+    expect(defaultListPlan(h.core.store, 'posts')).toContain(name);
+    expect(defaultListPlan(h.core.store, 'posts')).not.toContain('TEMP B-TREE');
+    const got = await h.req('GET', '/api/collections/posts', { token: su });
+    expect(got.body.maintainedIndexes).toEqual(posts.maintainedIndexes);
+    const listed = await h.req('GET', '/api/collections?filter=name="posts"', { token: su });
+    expect(listed.body.items[0].maintainedIndexes).toEqual(posts.maintainedIndexes);
+  });
+
+  it('auth collections keep their unique email index too', async () => {
+    const users = (await h.req('GET', '/api/collections/users', { token: su })).body;
+    expect(users.maintainedIndexes.map((i: { purpose: string; unique: boolean }) => [i.purpose, i.unique])).toEqual([['email', true], ['defaultSort', false]]);
+    expect(Object.keys(tableIndexes(h.core.store, 'users')).sort()).toEqual(users.maintainedIndexes.map((i: { name: string }) => i.name).sort());
+  });
+
+  it('is not made when a user index already starts with created, and comes back when that index goes', async () => {
+    const posts = await createPosts();
+    const created = fieldId(posts, 'created');
+    const withUser = await h.req('PATCH', '/api/collections/posts', { token: su, body: { indexes: [{ name: 'idx_posts_created', fields: [created, fieldId(posts, 'title')] }] } });
+    expect(withUser.body.maintainedIndexes).toEqual([]);
+    expect(Object.keys(tableIndexes(h.core.store, 'posts'))).toEqual(['idx_posts_created']);
+    expect(defaultListPlan(h.core.store, 'posts')).toContain('idx_posts_created');
+    const without = await h.req('PATCH', '/api/collections/posts', { token: su, body: { indexes: [] } });
+    expect(without.body.maintainedIndexes.map((i: { name: string }) => i.name)).toEqual([`_${posts.id}_created_idx`]);
+    expect(Object.keys(tableIndexes(h.core.store, 'posts'))).toEqual([`_${posts.id}_created_idx`]);
+  });
+
+  it('follows renames of the collection and of fields, goes with the created field, and comes with a new one', async () => {
+    const posts = await createPosts();
+    const name = `_${posts.id}_created_idx`;
+    await h.req('PATCH', '/api/collections/posts', { token: su, body: { name: 'articles' } });
+    expect(tableIndexes(h.core.store, 'articles')[name]).toContain('"articles" ("created")');
+    // renaming another field rebuilds the table: the index is made again on the new one
+    const renamed = posts.fields.map((f) => (f.name === 'title' ? { ...f, name: 'heading' } : f));
+    expect((await h.req('PATCH', '/api/collections/articles', { token: su, body: { fields: renamed } })).status).toBe(200);
+    expect(Object.keys(tableIndexes(h.core.store, 'articles'))).toEqual([name]);
+    // `created` renamed: lists no longer sort by it, so the index goes
+    const noCreated = renamed.map((f) => (f.name === 'created' ? { ...f, name: 'made' } : f));
+    const r1 = await h.req('PATCH', '/api/collections/articles', { token: su, body: { fields: noCreated } });
+    expect(r1.body.maintainedIndexes).toEqual([]);
+    expect(tableIndexes(h.core.store, 'articles')).toEqual({});
+    // a field named created again (here a plain date): the index is back, on that field
+    const r2 = await h.req('PATCH', '/api/collections/articles', { token: su, body: { fields: [...noCreated, { name: 'created', type: 'date' }] } });
+    expect(r2.body.maintainedIndexes).toEqual([{ name, fields: [fieldId(r2.body, 'created')], unique: false, purpose: 'defaultSort' }]);
+    expect(defaultListPlan(h.core.store, 'articles')).toContain(name);
+  });
+
+  it('stays as it was when a schema change fails, and goes with the collection', async () => {
+    const posts = await createPosts();
+    for (const title of ['same', 'same']) await h.req('POST', '/api/collections/posts/records', { token: su, body: { title } });
+    const before = tableIndexes(h.core.store, 'posts');
+    const failed = await h.req('PATCH', '/api/collections/posts', { token: su, body: { name: 'renamed', indexes: [{ name: 'idx_title', fields: [fieldId(posts, 'title')], unique: true }] } });
+    expect(failed.status).toBe(400);
+    expect(tableIndexes(h.core.store, 'posts')).toEqual(before);
+    expect((await h.req('DELETE', '/api/collections/posts', { token: su })).status).toBe(204);
+    expect(h.core.store.all(`SELECT name FROM sqlite_master WHERE name = ?`, [`_${posts.id}_created_idx`])).toEqual([]);
+  });
+
+  it('keeps its name from user indexes, in this collection and in others', async () => {
+    const posts = await createPosts();
+    const created = fieldId(posts, 'created');
+    for (const name of [`_${posts.id}_created_idx`, `_${posts.id.toUpperCase()}_CREATED_IDX`, `_${posts.id}_email_idx`]) {
+      const r = await h.req('PATCH', '/api/collections/posts', { token: su, body: { indexes: [{ name, fields: [created] }] } });
+      expect(r.status).toBe(400);
+      expect(r.body.data.indexes['0'].name.code).toBe('validation_existing_index_name');
+    }
+    const other = await h.req('POST', '/api/collections', { token: su, body: { name: 'notes', fields: [{ name: 'text', type: 'text' }], indexes: [{ name: `_${posts.id}_created_idx`, fields: ['x'] }] } });
+    expect(other.body.data.indexes['0'].name.code).toBe('validation_existing_index_name');
+    // a name that only looks like one is fine
+    const ok = await h.req('PATCH', '/api/collections/posts', { token: su, body: { indexes: [{ name: '_nocollection_created_idx', fields: [created] }] } });
+    expect(ok.status, ok.text).toBe(200);
+  });
+
+  it('round-trips: a collection as read back creates its copy with the same user indexes and its own maintained one', async () => {
+    const posts = await createPosts();
+    const withIndex = await h.req('PATCH', '/api/collections/posts', { token: su, body: { indexes: [{ name: 'idx_title', fields: [fieldId(posts, 'title')] }] } });
+    const { id: _id, created: _c, updated: _u, ...exported } = withIndex.body;
+    const copy = await h.req('POST', '/api/collections', { token: su, body: { ...exported, name: 'posts_copy', indexes: [{ ...exported.indexes[0], name: 'idx_title_copy' }] } });
+    expect(copy.status, copy.text).toBe(200);
+    expect(copy.body.indexes).toEqual([{ name: 'idx_title_copy', fields: [fieldId(posts, 'title')], unique: false }]);
+    expect(copy.body.maintainedIndexes.map((i: { name: string }) => i.name)).toEqual([`_${copy.body.id}_created_idx`]);
+    expect(h.core.registry.get('posts_copy')).not.toHaveProperty('maintainedIndexes'); // never stored
+  });
+});
+
+describe('data folders made before the index existed', () => {
+  it('get it on start, once, in a journaled write', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'deskbase-maintained-'));
+    try {
+      const open = async () => {
+        const store = await openStore({ dir });
+        return { store, core: await createCore(store) };
+      };
+      let { store, core } = await open();
+      await core.collections.create({ name: 'posts', fields: [{ name: 'title', type: 'text' }, { name: 'created', type: 'autodate', onCreate: true }] }, core.internalContext());
+      const name = `_${core.registry.get('posts')!.id}_created_idx`;
+      // what an older version left: the table without the index
+      await store.write((tx) => tx.run(`DROP INDEX "${name}"`));
+      expect(tableIndexes(store, 'posts')).toEqual({});
+      await store.close();
+
+      ({ store, core } = await open());
+      expect(Object.keys(tableIndexes(store, 'posts'))).toEqual([name]);
+      expect(defaultListPlan(store, 'posts')).toContain(name);
+      const addingStart = store.stats().entries;
+      await store.close();
+      // made once: the next start finds it and writes one journal entry less
+      ({ store, core } = await open());
+      expect(Object.keys(tableIndexes(store, 'posts'))).toEqual([name]);
+      expect(store.stats().entries).toBe(addingStart - 1);
+      await store.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
