@@ -9,6 +9,12 @@ import type { AuthInfo, RequestInfo } from '../core/types.js';
 export const MAX_URL_LENGTH = 16 * 1024;
 export const DEFAULT_PER_PAGE = 30;
 export const MAX_PER_PAGE = 1000;
+/**
+ * The last page a list may ask for: its offset, (page - 1) × perPage, stays a safe integer, which SQLite
+ * takes as an integer (a larger one arrives as a float and fails with "datatype mismatch"). Any page past
+ * the data answers empty with the real totals, as PocketBase does, so this one does too.
+ */
+export const MAX_PAGE = Math.floor(Number.MAX_SAFE_INTEGER / MAX_PER_PAGE);
 
 /** Per-request state set by the auth middleware. */
 export interface RequestState {
@@ -50,7 +56,7 @@ export function listQuery(event: H3Event): ListQuery {
   const page = intParam(q.page, 'page');
   const perPage = intParam(q.perPage, 'perPage');
   return {
-    page: page === undefined || page < 1 ? 1 : page,
+    page: page === undefined || page < 1 ? 1 : Math.min(page, MAX_PAGE),
     perPage: perPage === undefined || perPage <= 0 ? DEFAULT_PER_PAGE : Math.min(perPage, MAX_PER_PAGE),
     sort: q.sort,
     filter: q.filter,
