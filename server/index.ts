@@ -168,7 +168,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     },
   };
   sync();
+  const heldBack = core.setup.heldBack();
   if (pendingToken) announceToken(pendingToken);
+  else if (heldBack !== null) log(heldBack);
   else core.setup.issue();
   return server;
 }

@@ -28,6 +28,11 @@ export interface Store extends ReadDb {
   stats(): StoreStats;
   /** The data folder, or null for an in-memory store. */
   readonly dir: string | null;
+  /**
+   * The `journal.<n>.log.damaged-*` files in the data folder when it was opened: writes kept aside from a
+   * damaged journal (this start's or an earlier one's) that the owner has not dealt with yet.
+   */
+  readonly keptAside: readonly string[];
   /** A consistent copy of the whole database as a SQLite file (what `GET /api/backup` sends). */
   backup(): Uint8Array;
   /**

@@ -9,6 +9,7 @@ import type { SqlJsStatic } from 'sql.js';
 import type { Store } from './contract.js';
 import { Engine } from './engine.js';
 import type { JournalCounters } from './journal.js';
+import { listKeptAside } from './journal-format.js';
 import { lockDir } from './lock.js';
 import { loadState, openDatabase } from './recovery.js';
 
@@ -65,7 +66,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // The journal reports failures to the engine, which does not exist yet (no append can fail before).
     let engine: Engine | null = null;
     const loaded = await loadState(SQL, dir, counters, (error) => engine?.onJournalFailure(error), config.log);
-    engine = new Engine(config, loaded.db, { dir, lock, counters, journal: loaded.journal }, loaded.replayed);
+    const keptAside = await listKeptAside(dir);
+    engine = new Engine(config, loaded.db, { dir, lock, counters, journal: loaded.journal, keptAside }, loaded.replayed);
     return engine;
   } catch (err) {
     await lock.release();

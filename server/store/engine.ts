@@ -35,10 +35,12 @@ interface Durable {
   lock: DirLock;
   counters: JournalCounters;
   journal: JournalWriter;
+  keptAside: string[];
 }
 
 export class Engine implements Store {
   readonly dir: string | null;
+  readonly keptAside: readonly string[];
   private cache: StatementCache;
   private checkpoints = 0;
   /** Transactions in memory but not in the snapshot on disk: a checkpoint with none has nothing to do. */
@@ -64,6 +66,7 @@ export class Engine implements Store {
     private readonly replayed = 0,
   ) {
     this.dir = durable?.dir ?? null;
+    this.keptAside = durable?.keptAside ?? [];
     this.cache = new StatementCache(db);
     this.unsnapshotted = replayed;
     this.autoCheckpoint.atSize = config.checkpointBytes;

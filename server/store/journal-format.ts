@@ -52,6 +52,11 @@ export async function listSegments(dir: string): Promise<SegmentFile[]> {
   return segments.sort((a, b) => a.seq - b.seq);
 }
 
+/** Names of the files recovery moved damaged journal bytes to (`journal.<n>.log.damaged-<time>`). */
+export async function listKeptAside(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((name) => /^journal\.[0-9]+\.log\.damaged-/.test(name)).sort();
+}
+
 export function encodeHeader(base: SnapshotId): Buffer {
   const header = Buffer.alloc(HEADER_SIZE);
   MAGIC.copy(header, 0);

@@ -6,7 +6,10 @@ import { requestInfo } from '../request.js';
 import { AUTH_BODY_BYTES, readBodyObject } from '../body.js';
 
 export function registerSetup(app: H3, core: Core): void {
-  app.get('/api/setup', () => ({ required: core.setup.required() }));
+  app.get('/api/setup', () => {
+    const heldBack = core.setup.heldBack();
+    return heldBack === null ? { required: core.setup.required() } : { required: true, heldBack };
+  });
   app.post('/api/setup', async (event) => {
     const row = await core.setup.complete(await readBodyObject(event, AUTH_BODY_BYTES));
     const su = core.collections.get(SUPERUSERS_ID);
