@@ -54,11 +54,15 @@ export class FailureLimiter {
     return { key, window: w };
   }
 
-  /** Settles a reserved attempt. Attempts of a window that has since closed change nothing. */
-  settle(attempt: Attempt, ok: boolean): void {
+  /**
+   * Settles a reserved attempt; `null` when its password was never checked (refused before its hash,
+   * a 429 under load), which only frees the reservation. Attempts of a window that has since closed
+   * change nothing.
+   */
+  settle(attempt: Attempt, ok: boolean | null): void {
     const w = attempt.window;
     w.pending--;
-    if (this.windows.get(attempt.key) !== w) return;
+    if (this.windows.get(attempt.key) !== w || ok === null) return;
     if (ok) w.failures = 0;
     else w.failures++;
   }
@@ -123,15 +127,20 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
       // reserved before any await: concurrent attempts cannot all read the count before one is recorded
       const attempt = limiter.reserve(key);
       if (!record || !attempt) {
-        await burnPasswordCheck(password); // a blocked or unknown account costs what a wrong password does
+        try {
+          await burnPasswordCheck(password, req.client); // a blocked or unknown account costs what a wrong password does
+        } catch (err) {
+          if (attempt) limiter.settle(attempt, null);
+          throw err;
+        }
         if (attempt) limiter.settle(attempt, false);
         throw failed();
       }
-      let ok = false;
+      let ok: boolean | null = null;
       try {
-        ok = (await verifyPassword(password, String(record.password ?? ''))) && passesAuthRule(c, record, req);
+        ok = (await verifyPassword(password, String(record.password ?? ''), req.client)) && passesAuthRule(c, record, req);
       } finally {
-        limiter.settle(attempt, ok);
+        limiter.settle(attempt, ok); // null: never checked (a 429), which counts as no failure
       }
       if (!ok) throw failed();
       const started = await store.write((tx) => sessions.start(tx, c.id, String(record.id), userAgent));

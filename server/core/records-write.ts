@@ -135,7 +135,7 @@ export function createRecordWrites(store: Store, registry: Registry, sessions: S
     checkRule(store);
     Object.assign(errors, validateFields(c, record, null, validationContext(store, lookup, true)));
     throwIfErrors(errors, 'Failed to create record.');
-    const hash = c.type === 'auth' ? await hashPassword(String(sub.password)) : null;
+    const hash = c.type === 'auth' ? await hashPassword(String(sub.password), req.client) : null;
     await store.write((tx) => {
       // auth ids are unique across every auth collection (an id names who `@request.auth.id` is): the
       // check and the insert are one transaction, so no concurrent create can slip in between
@@ -181,11 +181,11 @@ export function createRecordWrites(store: Store, registry: Registry, sessions: S
       if (changing) {
         Object.assign(errors, passwordErrors(sub, true, c));
         if (!manager) {
-          const ok = typeof sub.oldPassword === 'string' && sub.oldPassword !== '' && (await verifyPassword(sub.oldPassword, String(stored.password ?? '')));
+          const ok = typeof sub.oldPassword === 'string' && sub.oldPassword !== '' && (await verifyPassword(sub.oldPassword, String(stored.password ?? ''), req.client));
           if (!ok) errors.oldPassword = fieldError('validation_invalid_old_password', 'Missing or invalid old password.');
         }
       }
-      if (changing && Object.keys(errors).length === 0) newHash = await hashPassword(String(sub.password));
+      if (changing && Object.keys(errors).length === 0) newHash = await hashPassword(String(sub.password), req.client);
     }
     Object.assign(errors, validateFields(c, next, null, validationContext(store, lookup, false)));
     throwIfErrors(errors, 'Failed to update record.');

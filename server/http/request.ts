@@ -5,6 +5,7 @@ import { ApiError, badRequest } from '../errors.js';
 import { setOwn } from '../core/own-keys.js';
 import type { ListQuery } from '../core/records-read.js';
 import type { AuthInfo, RequestInfo } from '../core/types.js';
+import { clientKey } from '../core/scrypt-pool.js';
 
 export const MAX_URL_LENGTH = 16 * 1024;
 export const DEFAULT_PER_PAGE = 30;
@@ -81,6 +82,7 @@ export function requestInfo(event: H3Event, body: Record<string, unknown> = {}):
     body,
     query: queryOf(event),
     headers,
+    client: clientKey(event.runtime?.node?.req.socket.remoteAddress),
   };
 }
 
