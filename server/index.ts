@@ -30,6 +30,13 @@ export interface ServerOptions {
   onSetupToken?: (token: string, setupUrl: string) => void;
   /** Extra store options (journal threshold...). */
   store?: Omit<StoreOptions, 'dir'>;
+  /** Lower or raise the server's resource limits (tests lower them to prove a bound cheaply). */
+  limits?: ServerLimits;
+}
+
+export interface ServerLimits {
+  /** Request body bytes held in memory at once, all requests together; past it a 503. Default 96 MiB. */
+  bodyBytesInFlight?: number;
 }
 
 export interface RunningServer {
@@ -94,6 +101,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     log: (entry) => log(JSON.stringify({ time: new Date().toISOString(), ...entry })),
     // the policy follows the binding: loopback names only, or also the machine's own while on the LAN
     allowHost: hostCheck(() => current.host),
+    bodyBytesInFlight: options.limits?.bodyBytesInFlight,
   });
 
   let listener: Listener;

@@ -3,6 +3,7 @@ import { H3, HTTPError, toNodeHandler, type H3Event } from 'h3';
 import { ApiError } from '../errors.js';
 import type { Core } from '../core/index.js';
 import { authMiddleware } from './auth.js';
+import { BodyBudget, setBodyBudget } from './body-budget.js';
 import { hostCheck } from './hosts.js';
 import { assertUrlLength } from './request.js';
 import { registerAuth } from './routes/auth.js';
@@ -22,6 +23,8 @@ export interface AppOptions {
   verbose?: boolean;
   /** Whether a Host header names this server (DNS rebinding); by default loopback names only. */
   allowHost?: (host: string | null) => boolean;
+  /** Request body bytes held in memory at once across all requests (body-budget.ts). */
+  bodyBytesInFlight?: number;
 }
 
 const CORS: Record<string, string> = {
@@ -98,7 +101,9 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   });
 
   const allowHost = options.allowHost ?? hostCheck(() => '127.0.0.1');
+  const bodyBudget = new BodyBudget(options.bodyBytesInFlight);
   app.use((event) => {
+    setBodyBudget(event, bodyBudget);
     // before anything reads a cookie or answers: a page on another name must not reach this server
     if (!allowHost(event.req.headers.get('host'))) throw new ApiError(421, 'The Host header does not name this server.');
     assertUrlLength(event);
