@@ -8,6 +8,7 @@ import { listen, type Listener } from 'listhen';
 import { createCore, type Core } from './core/index.js';
 import { createNodeHandler } from './http/app.js';
 import { answerClientError } from './http/client-error.js';
+import { limitConnections, type ConnectionLimits } from './http/connections.js';
 import { hostCheck } from './http/hosts.js';
 import { openStore, type StoreOptions } from './store/db.js';
 
@@ -34,7 +35,7 @@ export interface ServerOptions {
   limits?: ServerLimits;
 }
 
-export interface ServerLimits {
+export interface ServerLimits extends ConnectionLimits {
   /** Request body bytes held in memory at once, all requests together; past it a 503. Default 96 MiB. */
   bodyBytesInFlight?: number;
 }
@@ -112,6 +113,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         hostname: h, port, showURL: false, autoClose: false, isProd: strict, public: h === '0.0.0.0', qr: false, open: false, clipboard: false,
       });
       l.server.keepAliveTimeout = 5000;
+      limitConnections(l.server as import('node:http').Server, options.limits);
       l.server.on('clientError', answerClientError);
       return l;
     } catch (err) {

@@ -3,6 +3,7 @@ import { H3, HTTPError, toNodeHandler, type H3Event } from 'h3';
 import { ApiError } from '../errors.js';
 import type { Core } from '../core/index.js';
 import { authMiddleware } from './auth.js';
+import { BodyNotReceived } from './body.js';
 import { BodyBudget, setBodyBudget } from './body-budget.js';
 import { hostCheck } from './hosts.js';
 import { assertUrlLength } from './request.js';
@@ -84,6 +85,7 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
     },
     onError(error, event) {
       const api = findApiError(error);
+      if (api instanceof BodyNotReceived) log({ level: 'warn', method: event.req.method, path: event.url.pathname, error: 'client closed the connection before its body was received' });
       if (api) return envelope(api.status, api.message, api.data);
       const status = error instanceof HTTPError ? error.status : 500;
       if (status >= 500 || !(error instanceof HTTPError) || error.unhandled) {

@@ -124,8 +124,10 @@ function readNode(req: Readable, limit: number, budget: { take(bytes: number): v
     };
     req.on('data', onData);
     req.once('end', () => finish(null));
-    req.once('error', (err) => finish(err));
-    req.once('close', () => finish(new ApiError(400, 'The request body was not received whole.')));
+    // a client that closes or resets the connection mid-body (or is cut off as idle): its own doing, not
+    // a server error (it used to be logged with a stack, once per aborted body)
+    req.once('error', () => finish(new BodyNotReceived()));
+    req.once('close', () => finish(new BodyNotReceived()));
   });
 }
 
@@ -142,6 +144,13 @@ function join(chunks: Uint8Array[], size: number): Uint8Array {
     at += chunk.byteLength;
   }
   return out;
+}
+
+/** The client stopped sending its body; app.ts logs it as one line. */
+export class BodyNotReceived extends ApiError {
+  constructor() {
+    super(400, 'The request body was not received whole.');
+  }
 }
 
 const invalidBody = () => badRequest('Failed to load the submitted data due to invalid formatting.');
