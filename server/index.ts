@@ -36,6 +36,8 @@ export interface ServerOptions {
 }
 
 export interface ServerLimits extends ConnectionLimits {
+  /** Bytes one answer may hold (rows read, an expand as repeated); past it a 400. Default 48 MiB. */
+  responseBytes?: number;
   /** Request body bytes held in memory at once, all requests together; past it a 503. Default 96 MiB. */
   bodyBytesInFlight?: number;
 }
@@ -82,6 +84,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let pendingToken: string | null = null;
   const store = await openStore({ log, ...options.store, dir: options.dir });
   const core = await createCore(store, {
+    responseBytes: options.limits?.responseBytes,
     onSetupToken(token) {
       if (!baseUrl) {
         pendingToken = token;

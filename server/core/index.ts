@@ -3,7 +3,7 @@ import type { Store } from '../store/db.js';
 import { ensureSystemSchema } from '../store/schema.js';
 import { createAuth, FailureLimiter } from './auth.js';
 import { createCollections } from './collections.js';
-import { installQueryGuards, QUERY_BUDGET_MS } from './deadline.js';
+import { installQueryGuards, MAX_RESPONSE_BYTES, QUERY_BUDGET_MS } from './deadline.js';
 import { addMissingMaintainedIndexes } from './maintained-indexes.js';
 import { createRecords } from './records.js';
 import { Registry } from './registry.js';
@@ -16,6 +16,8 @@ export interface CoreOptions {
   now?: () => number;
   /** How long a request may hold the event loop in queries, in ms (QUERY_BUDGET_MS by default). */
   queryBudgetMs?: number;
+  /** Bytes one answer may hold (MAX_RESPONSE_BYTES by default). */
+  responseBytes?: number;
 }
 
 export async function createCore(store: Store, options: CoreOptions = {}) {
@@ -30,7 +32,7 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   await store.write((tx) => collections.bootstrap(tx));
   // data folders made before Deskbase kept an index get it now (nothing is written when none is missing)
   await store.write((tx) => addMissingMaintainedIndexes(tx, registry.all()));
-  const records = createRecords(store, registry, sessions, options.queryBudgetMs ?? QUERY_BUDGET_MS);
+  const records = createRecords(store, registry, sessions, options.queryBudgetMs ?? QUERY_BUDGET_MS, options.responseBytes ?? MAX_RESPONSE_BYTES);
   const auth = createAuth(store, registry, sessions, new FailureLimiter(options.now));
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);
   return { store, registry, sessions, collections, records, auth, setup };

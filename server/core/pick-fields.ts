@@ -80,3 +80,9 @@ export function pick(value: unknown, tree: Node | null): unknown {
   if (tree === null) return value;
   return pickValue(value, tree);
 }
+
+/** The top-level keys `fields` picks, or null when it picks all of them (`*`) or there is no `fields`. */
+export function topLevelNames(tree: Node | null): Set<string> | null {
+  if (tree === null || tree.children.has('*')) return null;
+  return new Set(tree.children.keys());
+}

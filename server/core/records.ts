@@ -3,7 +3,7 @@
 import { notFound } from '../errors.js';
 import type { Store } from '../store/db.js';
 import { ruleSql } from './access.js';
-import { underDeadline } from './deadline.js';
+import { MAX_RESPONSE_BYTES, underDeadline } from './deadline.js';
 import { expandRecords, ExpandTooLarge, parseExpand } from './expand.js';
 import { listRecords, viewRecord, type ListQuery, type Page } from './records-read.js';
 import { createRecordWrites } from './records-write.js';
@@ -14,10 +14,10 @@ import { ident } from '../filter/sql.js';
 import type { Collection, RequestInfo, Row } from './types.js';
 
 /** Every stretch of work a client drives runs under the query budget (deadline.ts). */
-export function createRecords(store: Store, registry: Registry, sessions: Sessions, budgetMs: number) {
+export function createRecords(store: Store, registry: Registry, sessions: Sessions, budgetMs: number, responseBytes = MAX_RESPONSE_BYTES) {
   const lookup = registry.lookup;
   const writes = createRecordWrites(store, registry, sessions);
-  const budgeted = <T>(operation: () => T): T => underDeadline(store, budgetMs, operation);
+  const budgeted = <T>(operation: () => T): T => underDeadline(store, budgetMs, operation, responseBytes);
 
   function collection(idOrName: string, message = 'Missing collection context.'): Collection {
     const c = registry.get(idOrName);
@@ -58,10 +58,12 @@ export function createRecords(store: Store, registry: Registry, sessions: Sessio
     collection,
     present,
 
-    list(name: string, q: ListQuery, req: RequestInfo, expand?: string): Page<ApiRecord> {
+    /** `fields`: the top-level fields the caller picked (null: all); only those columns are read. */
+    list(name: string, q: ListQuery, req: RequestInfo, expand?: string, fields: ReadonlySet<string> | null = null): Page<ApiRecord> {
       const c = collection(name);
       return budgeted(() => {
-        const page = listRecords(store, c, q, req, lookup);
+        const columns = fields === null ? null : new Set([...fields, ...(expand ? parseExpand(expand).keys() : [])]);
+        const page = listRecords(store, c, q, req, lookup, columns);
         return { ...page, items: present(c, page.items, req, expand) };
       });
     },

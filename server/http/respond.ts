@@ -1,6 +1,6 @@
 // Small response helpers shared by the routes: JSON with extra headers, 204, and the `fields` picker.
 import { HTTPResponse, type H3Event } from 'h3';
-import { parseFields, pick } from '../core/pick-fields.js';
+import { parseFields, pick, topLevelNames } from '../core/pick-fields.js';
 import { queryOf } from './request.js';
 
 // h3's HTTPResponse (not the global Response) keeps srvx on its direct write path instead of
@@ -28,6 +28,12 @@ export function pickedPage<T extends { items: unknown[] }>(event: H3Event, page:
   if (!fields) return page;
   const tree = parseFields(fields);
   return { ...page, items: page.items.map((item) => pick(item, tree)) };
+}
+
+/** The top-level fields `?fields=` picks (null: all), so that a list reads only those columns. */
+export function pickedNames(event: H3Event): Set<string> | null {
+  const fields = queryOf(event).fields;
+  return fields ? topLevelNames(parseFields(fields)) : null;
 }
 
 export function expandParam(event: H3Event): string | undefined {

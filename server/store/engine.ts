@@ -72,11 +72,13 @@ export class Engine implements Store {
     this.autoCheckpoint.atSize = config.checkpointBytes;
   }
 
-  all = <T = Row>(sql: string, params?: Params): T[] => this.deadlines.within(() => queryAll<T>(this.cache, sql, params));
+  private readonly rowRead = (bytes: number): void => this.deadlines.rowRead(bytes);
 
-  get = <T = Row>(sql: string, params?: Params): T | undefined => this.deadlines.within(() => queryGet<T>(this.cache, sql, params));
+  all = <T = Row>(sql: string, params?: Params): T[] => this.deadlines.within(() => queryAll<T>(this.cache, sql, params, this.rowRead));
 
-  withDeadline = <T>(ms: number, fn: () => T): T => this.deadlines.run(ms, fn);
+  get = <T = Row>(sql: string, params?: Params): T | undefined => this.deadlines.within(() => queryGet<T>(this.cache, sql, params, this.rowRead));
+
+  withDeadline = <T>(ms: number, fn: () => T, readBytes?: number): T => this.deadlines.run(ms, fn, readBytes);
 
   checkDeadline = this.deadlines.check;
 

@@ -3,12 +3,12 @@ import type { H3 } from 'h3';
 import type { Core } from '../../core/index.js';
 import { listQuery, param, requestInfo } from '../request.js';
 import { readBodyObject } from '../body.js';
-import { expandParam, noContent, picked, pickedPage } from '../respond.js';
+import { expandParam, noContent, picked, pickedNames, pickedPage } from '../respond.js';
 
 export function registerRecords(app: H3, core: Core): void {
   const base = '/api/collections/:collection/records';
   app.get(base, (event) =>
-    pickedPage(event, core.records.list(param(event, 'collection'), listQuery(event), requestInfo(event), expandParam(event))));
+    pickedPage(event, core.records.list(param(event, 'collection'), listQuery(event), requestInfo(event), expandParam(event), pickedNames(event))));
   app.get(`${base}/:id`, (event) =>
     picked(event, core.records.view(param(event, 'collection'), param(event, 'id'), requestInfo(event), expandParam(event))));
   app.post(base, async (event) => {
