@@ -47,7 +47,7 @@ export function createRecords(store: Store, registry: Registry, sessions: Sessio
     const records = rows.map(recordSerializer(c, viewer));
     if (!expand) return records;
     try {
-      return expandRecords(store, c, records, parseExpand(expand), req, lookup);
+      return expandRecords(store, c, records, parseExpand(expand), req, lookup, responseBytes);
     } catch (err) {
       if (written && err instanceof ExpandTooLarge) return records;
       throw err;
