@@ -1,6 +1,6 @@
 // Small response helpers shared by the routes: JSON with extra headers, 204, and the `fields` picker.
 import { HTTPResponse, type H3Event } from 'h3';
-import { parseFields, pick, topLevelNames } from '../core/pick-fields.js';
+import { parseFields, pick, pickAll, topLevelNames } from '../core/pick-fields.js';
 import { queryOf } from './request.js';
 
 // h3's HTTPResponse (not the global Response) keeps srvx on its direct write path instead of
@@ -26,8 +26,7 @@ export function picked(event: H3Event, value: unknown): unknown {
 export function pickedPage<T extends { items: unknown[] }>(event: H3Event, page: T): T {
   const fields = queryOf(event).fields;
   if (!fields) return page;
-  const tree = parseFields(fields);
-  return { ...page, items: page.items.map((item) => pick(item, tree)) };
+  return { ...page, items: pickAll(page.items, parseFields(fields)) };
 }
 
 /** The top-level fields `?fields=` picks (null: all), so that a list reads only those columns. */
