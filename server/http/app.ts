@@ -90,6 +90,11 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
       const status = error instanceof HTTPError ? error.status : 500;
       if (status >= 500 || !(error instanceof HTTPError) || error.unhandled) {
         const cause = (error as { cause?: unknown }).cause ?? error;
+        // SQLite's max_page_count (store option maxDatabaseBytes): the database reached its size cap
+        if (cause instanceof Error && /database or disk is full/.test(cause.message)) {
+          log({ level: 'warn', method: event.req.method, path: event.url.pathname, error: 'the database has reached its size limit' });
+          return envelope(507, 'The database has reached its size limit. Nothing was changed; delete records to make room.');
+        }
         log({ level: 'error', method: event.req.method, path: event.url.pathname, error: cause instanceof Error ? (cause.stack ?? cause.message) : String(cause) });
         const code = (cause as { code?: unknown }).code;
         // EFBIG: a file-size limit (ulimit -f, some file systems' largest file) refuses the write like a full disk

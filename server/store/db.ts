@@ -39,7 +39,15 @@ export interface StoreOptions {
   onBackgroundError?: (error: Error) => void;
   /** Human-readable notices (a damaged journal tail kept aside on open). Default: stderr. */
   log?: (line: string) => void;
+  /**
+   * The largest the database may grow; writes that would pass it fail ("database or disk is full",
+   * which the HTTP layer answers with a 507). Default DEFAULT_MAX_DATABASE_BYTES.
+   */
+  maxDatabaseBytes?: number;
 }
+
+/** 1 GiB: a checkpoint's synchronous copy stays near a second, and sql.js's memory (2 GiB) has room for the copy. */
+export const DEFAULT_MAX_DATABASE_BYTES = 1024 * 1024 * 1024;
 
 export const DEFAULT_CHECKPOINT_BYTES = 64 * 1024 * 1024;
 
@@ -56,6 +64,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     onBackgroundError:
       options.onBackgroundError ?? ((error: Error) => console.error(`store: background checkpoint failed: ${error.message}`)),
     log: options.log ?? ((line: string) => console.error(line)),
+    maxDatabaseBytes: options.maxDatabaseBytes ?? DEFAULT_MAX_DATABASE_BYTES,
   };
   const dir = options.dir;
   if (dir === null) return new Engine(config, openDatabase(SQL, null, ':memory:'), null);
