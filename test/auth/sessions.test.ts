@@ -140,8 +140,7 @@ describe('cookies and sessions at rest', () => {
   });
   afterEach(async () => { await app.store.close(); });
 
-  const signIn = (identity: string, password: string, extra: { headers?: Record<string, string>; cookie?: boolean } = {}) =>
-    app.req('POST', '/api/collections/users/auth-with-password', { body: { identity, password, ...(extra.cookie ? { cookie: true } : {}) }, headers: extra.headers });
+  const signIn: Clocked['signIn'] = (...args) => app.signIn(...args);
 
   describe('cookie sessions and cross-site requests', () => {
     const site = 'http://localhost:8090';

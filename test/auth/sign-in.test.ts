@@ -119,8 +119,7 @@ describe('the block and timing on a fake clock', () => {
   });
   afterEach(async () => { await app.store.close(); });
 
-  const signIn = (identity: string, password: string, extra: { headers?: Record<string, string>; cookie?: boolean } = {}) =>
-    app.req('POST', '/api/collections/users/auth-with-password', { body: { identity, password, ...(extra.cookie ? { cookie: true } : {}) }, headers: extra.headers });
+  const signIn: Clocked['signIn'] = (...args) => app.signIn(...args);
 
   describe('the sign-in block', () => {
     const fail = (identity = 'ann@example.com') => signIn(identity, 'wrong password');
