@@ -6,10 +6,9 @@ import { specFor } from '../fields/index.js';
 import { emailIndexName } from '../maintained-indexes.js';
 import type { ValidateContext } from '../fields/spec.js';
 import { ident } from '../../filter/sql.js';
-import type { Collection } from '../types.js';
+import type { Collection, Lookup } from '../types.js';
 
-
-export function validationContext(db: ReadDb, lookup: (id: string) => Collection | undefined, isNew: boolean): ValidateContext {
+export function validationContext(db: ReadDb, lookup: Lookup, isNew: boolean): ValidateContext {
   return {
     isNew,
     missingRelationIds(collectionId, ids) {
