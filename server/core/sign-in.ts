@@ -102,17 +102,22 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
       return { token: started.token, record: presentSelf({ collection: c, record, sessionId: started.session.id }, ctx) };
     },
 
-    /** Extends the caller's session to its full lifetime after re-checking authRule; answers the record. */
-    async refresh(name: string, ctx: RequestContext): Promise<{ record: unknown; expires: string }> {
-      const c = authCollection(name);
+    /**
+     * Extends the caller's session to its full lifetime after re-checking authRule; answers the record
+     * and the presented token re-shaped with the new expiry (session-store.ts `extend`).
+     */
+    async refresh(name: string, ctx: RequestContext, presented: string): Promise<{ record: unknown; token: string; expires: string }> {
+      // as PocketBase's RequireSameCollectionContextAuth: signed out is 401, and any collection but the
+      // token's (a missing one included) is 403 naming the token's collection
       const auth = ctx.request.auth;
       if (!auth) throw unauthorized();
-      if (auth.collection.id !== c.id) throw forbidden(`The request requires auth record from ${c.name} collection.`);
+      const c = registry.get(name);
+      if (!c || c.id !== auth.collection.id) throw forbidden(`The request requires auth record from ${auth.collection.name} collection.`);
       if (!passesAuthRule(c, auth.record, ctx)) {
         throw new ApiError(403, "The request doesn't satisfy the collection requirements to authenticate.");
       }
-      const expires = await store.write((tx) => sessions.extend(tx, auth.sessionId));
-      return { record: presentSelf(auth, ctx), expires };
+      const { token, expires } = await store.write((tx) => sessions.extend(tx, auth.sessionId, presented));
+      return { record: presentSelf(auth, ctx), token, expires };
     },
 
     async endSession(auth: AuthInfo | null): Promise<void> {
