@@ -26,6 +26,8 @@ export interface ServerOptions {
   verbose?: boolean;
   /** Called with each new setup token while no superuser exists. */
   onSetupToken?: (token: string, setupUrl: string) => void;
+  /** A realtime connection without a message for this long is closed (default 5 minutes, as PocketBase). */
+  realtimeIdleMs?: number;
   /** Extra store options (journal threshold...). */
   store?: Omit<StoreOptions, 'dir'>;
 }
@@ -65,7 +67,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     options.onSetupToken?.(token, setupUrl(token));
   };
   try {
-    const core = await createCore(store, { onSetupToken: announce, onError: (error) => log(`error: ${errorText(error)}`) });
+    const core = await createCore(store, { realtimeIdleMs: options.realtimeIdleMs, onSetupToken: announce, onError: (error) => log(`error: ${errorText(error)}`) });
     const host = options.host ?? '127.0.0.1';
     const handler = createNodeHandler(core, {
       uiDir: options.uiDir === undefined ? defaultUiDir() : options.uiDir,
@@ -105,6 +107,7 @@ function runningServer(core: Core, store: Store, binding: Binding, setupUrl: (to
     async close() {
       if (closed) return;
       closed = true;
+      core.realtime.broker.closeAll(); // open event streams would hold the listener open
       await binding.close();
       await store.close();
     },

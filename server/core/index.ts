@@ -12,6 +12,7 @@ import { internalContext, listContext, requestContext, type RequestInput } from 
 import { createSessions } from './session-store.js';
 import { createSetup } from './setup.js';
 import { ChangeFeed, type ChangeListener } from './writes/changes.js';
+import { createRealtime } from './realtime/fan-out.js';
 
 export interface CoreOptions {
   /** Called with each new setup token (the CLI prints it; the desktop app shows the setup page). */
@@ -21,6 +22,8 @@ export interface CoreOptions {
   queryBudgetMs?: number;
   /** Hears failures that cannot reach a client any more: a change listener's, a committed write's after-effect. */
   onError?: (error: unknown) => void;
+  /** How long a realtime connection may go without a message before it is closed (PocketBase: 5 minutes). */
+  realtimeIdleMs?: number;
 }
 
 export async function createCore(store: Store, options: CoreOptions = {}) {
@@ -39,9 +42,11 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const feed = new ChangeFeed(report);
   const records = createRecords(store, registry, sessions, feed, options.queryBudgetMs ?? QUERY_BUDGET_MS, report);
   const auth = createAuth(store, registry, sessions, new FailureLimiter(options.now));
+  const realtime = createRealtime(store, registry, { budgetMs: options.queryBudgetMs ?? QUERY_BUDGET_MS, report, idleMs: options.realtimeIdleMs });
+  feed.subscribe((changes) => realtime.onChanges(changes));
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);
   return {
-    store, registry, sessions, collections, records, auth, setup,
+    store, registry, sessions, collections, records, auth, setup, realtime,
     /** The one subscription point for record changes: each committed write's, once durable, in commit order. */
     changes: { subscribe: (listener: ChangeListener) => feed.subscribe(listener) },
     /** A request's context, built once per request by the HTTP layer and carried through core. */

@@ -1,0 +1,139 @@
+// Record changes to realtime messages. The core's change feed hands over each committed write's changes
+// once its journal entry is synced, in commit order, never a rolled-back one (writes/changes.ts); here
+// they wait for a later turn of the event loop, so a write's response never waits for its fan-out.
+// Subscribers are grouped by shape (collection and topic kind, identity, options): one rule check and
+// one message body per shape, however many clients share it. The work runs in slices of a few
+// milliseconds, each shape's queries under the query budget, so a burst of events or costly subscriber
+// filters cannot hold the loop.
+import type { Store } from '../../store/db.js';
+import type { Registry } from '../collection-registry.js';
+import type { AuthInfo } from '../types.js';
+import type { RecordChange } from '../writes/changes.js';
+import { RealtimeBroker, type RealtimeClient } from './broker.js';
+import { eventData, mayAccess, subscriberContext } from './record-access.js';
+import { parseSubscribeForm, type Subscription } from './topics.js';
+
+const SLICE_MS = 8;
+
+interface Shape {
+  rule: 'listRule' | 'viewRule';
+  auth: AuthInfo | null;
+  sub: Subscription;
+  members: [RealtimeClient, string][];
+}
+
+export interface RealtimeOptions {
+  budgetMs: number;
+  report: (error: unknown) => void;
+  idleMs?: number;
+}
+
+export function createRealtime(store: Store, registry: Registry, options: RealtimeOptions) {
+  const broker = new RealtimeBroker(options.idleMs);
+  const pending: (readonly RecordChange[])[] = [];
+  let running: Generator<void> | null = null;
+  let scheduled = false;
+
+  /** The subscriber shapes one change reaches (each topic spelling: by name or id, `/*`, bare, `/id`). */
+  function shapes(change: RecordChange, id: string): Map<string, Shape> {
+    const c = change.collection;
+    const out = new Map<string, Shape>();
+    const topics = new Set([`${c.name}/*`, `${c.id}/*`, c.name, c.id, `${c.name}/${id}`, `${c.id}/${id}`].map((t) => t.toLowerCase()));
+    for (const topic of topics) {
+      for (const [client, subs] of broker.subscribers(topic) ?? []) {
+        for (const sub of subs) {
+          const rule = sub.recordId === '*' ? 'listRule' : 'viewRule';
+          const who = client.auth ? `${client.auth.collection.id}/${String(client.auth.record.id)}` : '';
+          const key = `${rule}\n${who}\n${sub.optionsKey}`;
+          const shape = out.get(key);
+          if (shape) shape.members.push([client, sub.raw]);
+          else out.set(key, { rule, auth: client.auth, sub, members: [[client, sub.raw]] });
+        }
+      }
+    }
+    return out;
+  }
+
+  /** One shape: its check and its message, or nothing when it may not see the record (or fails). */
+  function message(change: RecordChange, shape: Shape): string | null {
+    const c = change.collection;
+    const row = change.after ?? change.before;
+    if (!row) return null;
+    try {
+      return store.withDeadline(options.budgetMs, () => {
+        const ctx = subscriberContext(shape.auth, shape.sub, registry.lookup);
+        if (!mayAccess(store, c, shape.rule, ctx, row, change.after === null)) return null;
+        return eventData(store, c, change.action, row, ctx);
+      });
+    } catch {
+      return null; // a filter that does not compile or runs past the budget matches nothing, as in PocketBase
+    }
+  }
+
+  function* work(): Generator<void> {
+    while (pending.length > 0) {
+      const changes = pending.shift() as readonly RecordChange[];
+      broker.dropEndedSessions(store);
+      for (const change of changes) {
+        const row = change.after ?? change.before;
+        if (!row) continue;
+        if (change.collection.type === 'auth') broker.authRecordChanged(change.collection.id, String(row.id), change.after);
+        for (const shape of shapes(change, String(row.id)).values()) {
+          const data = message(change, shape);
+          if (data !== null) {
+            for (const [client, name] of shape.members) if (!client.send(name, data)) broker.disconnect(client.id);
+          }
+          yield;
+        }
+      }
+    }
+  }
+
+  function run(): void {
+    scheduled = false;
+    const end = performance.now() + SLICE_MS;
+    try {
+      running ??= work();
+      while (performance.now() < end) {
+        if (running.next().done) {
+          running = null;
+          return;
+        }
+      }
+    } catch (err) {
+      running = null;
+      options.report(err);
+    }
+    schedule();
+  }
+
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(run);
+  }
+
+  return {
+    broker,
+    /** POST /api/realtime: the client's new subscriptions, bound to the caller (topics.ts, broker.ts). */
+    subscribe(body: Record<string, unknown>, auth: AuthInfo | null): void {
+      const form = parseSubscribeForm(body);
+      broker.subscribe(form.clientId, auth, form.subscriptions);
+    },
+    /** The change feed's listener: queued, delivered from a later turn of the loop. */
+    onChanges(changes: readonly RecordChange[]): void {
+      if (broker.size === 0) return;
+      pending.push(changes);
+      schedule();
+    },
+    /** Resolves once every change queued so far is delivered (tests, benches). */
+    idle(): Promise<void> {
+      return new Promise((resolve) => {
+        const check = () => (pending.length === 0 && running === null && !scheduled ? resolve() : setImmediate(check));
+        check();
+      });
+    },
+  };
+}
+
+export type Realtime = ReturnType<typeof createRealtime>;
