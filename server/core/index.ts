@@ -13,6 +13,7 @@ import { createSessions } from './session-store.js';
 import { createSetup } from './setup.js';
 import { ChangeFeed, type ChangeListener } from './writes/changes.js';
 import { createRealtime } from './realtime/fan-out.js';
+import { createBatch } from './batch.js';
 
 export interface CoreOptions {
   /** Called with each new setup token (the CLI prints it; the desktop app shows the setup page). */
@@ -44,9 +45,10 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const auth = createAuth(store, registry, sessions, new FailureLimiter(options.now));
   const realtime = createRealtime(store, registry, { budgetMs: options.queryBudgetMs ?? QUERY_BUDGET_MS, report, idleMs: options.realtimeIdleMs });
   feed.subscribe((changes) => realtime.onChanges(changes));
+  const batch = createBatch(store, registry, records.writes, options.queryBudgetMs ?? QUERY_BUDGET_MS);
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);
   return {
-    store, registry, sessions, collections, records, auth, setup, realtime,
+    store, registry, sessions, collections, records, auth, setup, realtime, batch,
     /** The one subscription point for record changes: each committed write's, once durable, in commit order. */
     changes: { subscribe: (listener: ChangeListener) => feed.subscribe(listener) },
     /** A request's context, built once per request by the HTTP layer and carried through core. */

@@ -7,6 +7,7 @@ import { hostCheck } from './hosts.js';
 import { assertUrlLength } from './request.js';
 import { registerAuth } from './routes/auth-api.js';
 import { registerBackup } from './routes/backup-api.js';
+import { registerBatch } from './routes/batch-api.js';
 import { registerCollections } from './routes/collections-api.js';
 import { registerHealth } from './routes/health-api.js';
 import { registerRealtime } from './routes/realtime-api.js';
@@ -114,6 +115,7 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   registerCollections(app, core);
   registerRecords(app, core);
   registerRealtime(app, core);
+  registerBatch(app, core);
   registerBackup(app, core);
   registerStatic(app, options.uiDir ?? null);
   app.all('/**', () => {
