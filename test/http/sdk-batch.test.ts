@@ -48,7 +48,7 @@ beforeAll(async () => {
     listRule: '', viewRule: '', createRule: '@request.auth.id != ""', updateRule: 'owner = @request.auth.id', deleteRule: 'owner = @request.auth.id',
   });
   const codes = await admin.collections.create({ name: 'codes', type: 'base', fields: [{ name: 'title', type: 'text' }, { name: 'code', type: 'text' }], listRule: '', viewRule: '', createRule: '' });
-  const code = codes.fields.find((f: { name: string }) => f.name === 'code').id as string;
+  const code = codes.fields.find((f: { name: string }) => f.name === 'code')!.id as string;
   await admin.collections.update('codes', { indexes: [{ name: 'codes_code', fields: [code], unique: true }] });
   // only batches may create here: the rule reads @request.context
   await admin.collections.create({ name: 'batched', type: 'base', fields: [{ name: 'title', type: 'text' }], listRule: '', viewRule: '', createRule: '@request.context = "batch"' });
