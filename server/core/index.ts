@@ -35,17 +35,18 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   // after a failed journal write the store reloads from disk: the collections may have changed back
   store.onReload(() => registry.load(store));
   const sessions = createSessions(store, registry);
-  const collections = createCollections(store, registry, sessions);
+  const report = options.onError ?? ((error: unknown) => console.error(error));
+  const budgetMs = options.queryBudgetMs ?? QUERY_BUDGET_MS;
+  const realtime = createRealtime(store, registry, { budgetMs, report, idleMs: options.realtimeIdleMs });
+  const collections = createCollections(store, registry, sessions, (action, c) => realtime.onCollection(action, c));
   await store.write((tx) => collections.bootstrap(tx));
   // data folders made before Deskbase kept an index get it now (nothing is written when none is missing)
   await store.write((tx) => addMissingMaintainedIndexes(tx, registry.all()));
-  const report = options.onError ?? ((error: unknown) => console.error(error));
   const feed = new ChangeFeed(report);
-  const records = createRecords(store, registry, sessions, feed, options.queryBudgetMs ?? QUERY_BUDGET_MS, report);
+  const records = createRecords(store, registry, sessions, feed, budgetMs, report);
   const auth = createAuth(store, registry, sessions, new FailureLimiter(options.now));
-  const realtime = createRealtime(store, registry, { budgetMs: options.queryBudgetMs ?? QUERY_BUDGET_MS, report, idleMs: options.realtimeIdleMs });
   feed.subscribe((changes) => realtime.onChanges(changes));
-  const batch = createBatch(store, registry, records.writes, options.queryBudgetMs ?? QUERY_BUDGET_MS);
+  const batch = createBatch(store, registry, records.writes, budgetMs);
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);
   return {
     store, registry, sessions, collections, records, auth, setup, realtime, batch,

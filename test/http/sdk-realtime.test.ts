@@ -231,6 +231,28 @@ describe('realtime with the SDK', () => {
   });
 });
 
+describe('schema changes', () => {
+  it('go to superusers subscribed to _collections/* (the admin UI), never to others', async () => {
+    const su = client();
+    await su.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
+    const ann = await signedIn('ann@example.com');
+    const seen: unknown[] = [];
+    const annSeen: unknown[] = [];
+    await su.realtime.subscribe('_collections/*', (e) => seen.push(e));
+    await ann.realtime.subscribe('_collections/*', (e) => annSeen.push(e));
+    await admin.collections.create({ name: 'scratch', type: 'base', fields: [{ name: 't', type: 'text' }] });
+    await admin.collections.delete('scratch');
+    await expect.poll(() => seen.length, { timeout: 5000 }).toBe(2);
+    expect(seen).toEqual([
+      { action: 'create', record: expect.objectContaining({ name: 'scratch', type: 'base', system: false }) },
+      { action: 'delete', record: expect.objectContaining({ name: 'scratch' }) },
+    ]);
+    expect(annSeen).toEqual([]);
+    await su.realtime.unsubscribe();
+    await ann.realtime.unsubscribe();
+  });
+});
+
 describe('the subscribe form', () => {
   async function post(body: unknown, token?: string): Promise<Response> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };

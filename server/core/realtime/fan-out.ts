@@ -7,13 +7,25 @@
 // filters cannot hold the loop.
 import type { Store } from '../../store/db.js';
 import type { Registry } from '../collection-registry.js';
-import type { AuthInfo } from '../types.js';
+import type { AuthInfo, Collection } from '../types.js';
+import { isSuperuser } from '../types.js';
 import type { RecordChange } from '../writes/changes.js';
 import { RealtimeBroker, type RealtimeClient } from './broker.js';
 import { eventData, mayAccess, subscriberContext } from './record-access.js';
 import { parseSubscribeForm, type Subscription } from './topics.js';
 
 const SLICE_MS = 8;
+
+/**
+ * Schema changes go to superusers subscribed to `_collections/*` (a Deskbase topic: PocketBase has no
+ * realtime for collections; the admin UI's collections list uses it). Queued with the record changes,
+ * so every message keeps commit order.
+ */
+export const COLLECTIONS_TOPIC = '_collections/*';
+
+type Pending =
+  | { kind: 'records'; changes: readonly RecordChange[] }
+  | { kind: 'collection'; action: 'create' | 'update' | 'delete'; collection: Collection };
 
 interface Shape {
   rule: 'listRule' | 'viewRule';
@@ -30,7 +42,7 @@ export interface RealtimeOptions {
 
 export function createRealtime(store: Store, registry: Registry, options: RealtimeOptions) {
   const broker = new RealtimeBroker(options.idleMs);
-  const pending: (readonly RecordChange[])[] = [];
+  const pending: Pending[] = [];
   let running: Generator<void> | null = null;
   let scheduled = false;
 
@@ -72,9 +84,21 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
 
   function* work(): Generator<void> {
     while (pending.length > 0) {
-      const changes = pending.shift() as readonly RecordChange[];
+      const next = pending.shift() as Pending;
       broker.dropEndedSessions(store);
-      for (const change of changes) {
+      if (next.kind === 'collection') {
+        const { id, name, type, system } = next.collection;
+        const data = JSON.stringify({ action: next.action, record: { id, name, type, system } });
+        for (const topic of [COLLECTIONS_TOPIC, '_collections']) {
+          for (const [client, subs] of broker.subscribers(topic) ?? []) {
+            if (!isSuperuser(client.auth)) continue;
+            for (const sub of subs) if (!client.send(sub.raw, data)) broker.disconnect(client.id);
+          }
+        }
+        yield;
+        continue;
+      }
+      for (const change of next.changes) {
         const row = change.after ?? change.before;
         if (!row) continue;
         if (change.collection.type === 'auth') broker.authRecordChanged(change.collection.id, String(row.id), change.after);
@@ -123,7 +147,13 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
     /** The change feed's listener: queued, delivered from a later turn of the loop. */
     onChanges(changes: readonly RecordChange[]): void {
       if (broker.size === 0) return;
-      pending.push(changes);
+      pending.push({ kind: 'records', changes });
+      schedule();
+    },
+    /** A committed schema change (collections.ts). */
+    onCollection(action: 'create' | 'update' | 'delete', collection: Collection): void {
+      if (broker.size === 0) return;
+      pending.push({ kind: 'collection', action, collection });
       schedule();
     },
     /** Resolves once every change queued so far is delivered (tests, benches). */
