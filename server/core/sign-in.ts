@@ -30,8 +30,10 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
     return c;
   }
 
-  function findByIdentity(c: Collection, identity: string): Row | undefined {
-    const fields = [...(c.identityFields ?? ['email'])].sort((a, b) => (a === 'email' ? -1 : b === 'email' ? 1 : 0));
+  /** `only`: the body's identityField, which restricts the lookup to that field (PocketBase's form). */
+  function findByIdentity(c: Collection, identity: string, only?: string): Row | undefined {
+    const listed = only === undefined ? [...(c.identityFields ?? ['email'])] : [only];
+    const fields = listed.sort((a, b) => (a === 'email' ? -1 : b === 'email' ? 1 : 0));
     for (const name of fields) {
       if (!c.fields.some((f) => f.name === name)) continue;
       if (name === 'email' && !identity.includes('@')) continue;
@@ -79,10 +81,15 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
         if (typeof v !== 'string' || v === '') errors[key] = fieldError('validation_required', 'Cannot be blank.');
         else if (v.length > 255) errors[key] = fieldError('validation_length_out_of_range', 'The length must be between 1 and 255.');
       }
+      // identityField, when given, must be one of the collection's identityFields (PocketBase's validation.In)
+      const only = b.identityField;
+      if (only !== undefined && only !== '' && (typeof only !== 'string' || !(c.identityFields ?? ['email']).includes(only))) {
+        errors.identityField = fieldError('validation_in_invalid', 'Must be a valid value.');
+      }
       if (Object.keys(errors).length > 0) throw badRequest('An error occurred while validating the submitted data.', errors);
       const identity = String(b.identity);
       const password = String(b.password);
-      const record = findByIdentity(c, identity);
+      const record = findByIdentity(c, identity, typeof only === 'string' && only !== '' ? only : undefined);
       const key = `${c.id}/${record ? String(record.id) : identity.toLowerCase()}`;
       // reserved before any await: concurrent attempts cannot all read the count before one is recorded
       const attempt = limiter.reserve(key);
