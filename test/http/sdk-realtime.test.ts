@@ -44,7 +44,7 @@ function collector() {
       const seen = events.find(pred);
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no matching event; got ${JSON.stringify(events.map((e) => [e.action, e.record.title]))}`)), 5000);
+        const timer = setTimeout(() => reject(new Error(`no matching event; got ${JSON.stringify(events.map((e) => [e.action, e.record.title]))}`)), 15_000);
         waiters.push({ pred, resolve: (e) => { clearTimeout(timer); resolve(e); } });
       });
     },
@@ -179,13 +179,16 @@ describe('realtime with the SDK', () => {
     const b = collector();
     await bob.collection('notes').subscribe('*', b.cb);
     const changer = await signedIn('bob@example.com');
-    await changer.collection('users').update(bobId, { oldPassword: 'password123', password: 'password456', passwordConfirm: 'password456' });
-    await admin.collection('notes').create({ title: 'bob-secret', owner: bobId });
-    await admin.collection('notes').create({ title: 'bob-public', public: true });
-    await b.next(titled('bob-public'));
-    expect(titles(b.events)).toEqual(['create:bob-public']);
-    await bob.realtime.unsubscribe();
-    await admin.collection('users').update(bobId, { password: 'password123', passwordConfirm: 'password123' });
+    try {
+      await changer.collection('users').update(bobId, { oldPassword: 'password123', password: 'password456', passwordConfirm: 'password456' });
+      await admin.collection('notes').create({ title: 'bob-secret', owner: bobId });
+      await admin.collection('notes').create({ title: 'bob-public', public: true });
+      await b.next(titled('bob-public'));
+      expect(titles(b.events)).toEqual(['create:bob-public']);
+      await bob.realtime.unsubscribe();
+    } finally {
+      await admin.collection('users').update(bobId, { password: 'password123', passwordConfirm: 'password123' });
+    }
   });
 
   it('unsubscribe stops the events and closes the connection once nothing is left', async () => {
@@ -304,7 +307,7 @@ describe('a reader that stops reading', () => {
     socket.resume();
     await closed;
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
-  });
+  }, 90_000); // about 5 s alone: the kernel's socket buffers take several MB before the server's queue does
 });
 
 async function post(body: unknown): Promise<Response> {

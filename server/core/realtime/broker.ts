@@ -8,10 +8,19 @@ import type { ReadDb } from '../../store/db.js';
 import type { AuthInfo } from '../types.js';
 import { topicCollection, type Subscription } from './topics.js';
 
+/**
+ * One message: the event name (a subscription as the client sent it) and its JSON data. Every client a
+ * message goes to gets the same object, so the HTTP layer encodes it once, not once per client.
+ */
+export interface RealtimeMessage {
+  readonly name: string;
+  readonly data: string;
+}
+
 /** Where a client's messages go (the HTTP layer's event stream). */
 export interface RealtimeSink {
-  /** Queues one SSE message; false when the client's queue is full (the client is then closed). */
-  send(eventId: string, name: string, data: string): boolean;
+  /** Queues one message; false when the client's queue is full (the client is then closed). */
+  send(message: RealtimeMessage): boolean;
   /** Ends the stream (idle, overflow, auth record deleted, server closing). */
   close(): void;
 }
@@ -30,8 +39,8 @@ export class RealtimeClient {
   }
 
   /** Sends one message; a full queue closes the client (its subscriptions must be sent again). */
-  send(name: string, data: string): boolean {
-    if (!this.sink.send(this.id, name, data)) return false;
+  send(message: RealtimeMessage): boolean {
+    if (!this.sink.send(message)) return false;
     this.idle.refresh();
     return true;
   }

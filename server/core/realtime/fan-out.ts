@@ -10,7 +10,7 @@ import type { Registry } from '../collection-registry.js';
 import type { AuthInfo, Collection } from '../types.js';
 import { isSuperuser } from '../types.js';
 import type { RecordChange } from '../writes/changes.js';
-import { RealtimeBroker, type RealtimeClient } from './broker.js';
+import { RealtimeBroker, type RealtimeClient, type RealtimeMessage } from './broker.js';
 import { eventData, mayAccess, subscriberContext } from './record-access.js';
 import { parseSubscribeForm, type Subscription } from './topics.js';
 
@@ -38,6 +38,16 @@ export interface RealtimeOptions {
   budgetMs: number;
   report: (error: unknown) => void;
   idleMs?: number;
+}
+
+/** One message object per event name for `data`: its clients share it (and its encoding). */
+function messagesFor(data: string): (name: string) => RealtimeMessage {
+  const byName = new Map<string, RealtimeMessage>();
+  return (name) => {
+    let m = byName.get(name);
+    if (!m) byName.set(name, (m = { name, data }));
+    return m;
+  };
 }
 
 export function createRealtime(store: Store, registry: Registry, options: RealtimeOptions) {
@@ -89,10 +99,11 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
       if (next.kind === 'collection') {
         const { id, name, type, system } = next.collection;
         const data = JSON.stringify({ action: next.action, record: { id, name, type, system } });
+        const messages = messagesFor(data);
         for (const topic of [COLLECTIONS_TOPIC, '_collections']) {
           for (const [client, subs] of broker.subscribers(topic) ?? []) {
             if (!isSuperuser(client.auth)) continue;
-            for (const sub of subs) if (!client.send(sub.raw, data)) broker.disconnect(client.id);
+            for (const sub of subs) if (!client.send(messages(sub.raw))) broker.disconnect(client.id);
           }
         }
         yield;
@@ -105,7 +116,8 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
         for (const shape of shapes(change, String(row.id)).values()) {
           const data = message(change, shape);
           if (data !== null) {
-            for (const [client, name] of shape.members) if (!client.send(name, data)) broker.disconnect(client.id);
+            const messages = messagesFor(data);
+            for (const [client, name] of shape.members) if (!client.send(messages(name))) broker.disconnect(client.id);
           }
           yield;
         }

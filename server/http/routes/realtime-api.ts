@@ -5,7 +5,7 @@
 import type { H3 } from 'h3';
 import { HTTPResponse } from 'h3';
 import type { Core } from '../../core/index.js';
-import type { RealtimeSink } from '../../core/realtime/broker.js';
+import type { RealtimeMessage, RealtimeSink } from '../../core/realtime/broker.js';
 import { COLLECTION_BODY_BYTES, readBodyObject } from '../body.js';
 import { authOf } from '../caller.js';
 import { noContent } from '../respond.js';
@@ -25,6 +25,14 @@ const HEADERS: Record<string, string> = {
   'x-accel-buffering': 'no',
 };
 
+/** A message's `event:` and `data:` lines, encoded once for all the clients it goes to. */
+const frames = new WeakMap<RealtimeMessage, Buffer>();
+function frame(message: RealtimeMessage): Buffer {
+  let bytes = frames.get(message);
+  if (!bytes) frames.set(message, (bytes = Buffer.from(`event:${message.name}\ndata:${message.data}\n\n`)));
+  return bytes;
+}
+
 export function registerRealtime(app: H3, core: Core): void {
   const { broker } = core.realtime;
 
@@ -32,20 +40,20 @@ export function registerRealtime(app: H3, core: Core): void {
     // between events the stream is quiet by design: the broker's idle timer (5 minutes) ends it, not
     // the server's socket inactivity timeout
     event.runtime?.node?.req.socket.setTimeout(0);
-    const encoder = new TextEncoder();
     let clientId = '';
+    let prefix = Buffer.alloc(0);
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         let closed = false;
         const sink: RealtimeSink = {
-          send(id, name, data) {
+          send(message) {
             if (closed) return true;
             if ((controller.desiredSize ?? 0) <= 0) {
               closed = true;
               controller.error(new Error('realtime client queue full'));
               return false;
             }
-            controller.enqueue(encoder.encode(`id:${id}\nevent:${name}\ndata:${data}\n\n`));
+            controller.enqueue(Buffer.concat([prefix, frame(message)]));
             return true;
           },
           close() {
@@ -56,7 +64,8 @@ export function registerRealtime(app: H3, core: Core): void {
         };
         const client = broker.connect(sink);
         clientId = client.id;
-        client.send('PB_CONNECT', JSON.stringify({ clientId }));
+        prefix = Buffer.from(`id:${clientId}\n`);
+        client.send({ name: 'PB_CONNECT', data: JSON.stringify({ clientId }) });
       },
       cancel() {
         broker.disconnect(clientId);
