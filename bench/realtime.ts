@@ -10,6 +10,7 @@ import { createBody, httpCases } from './cases.js';
 import { spawnChild, type Child } from './children.js';
 import { figures, pool, type LoadResult, type LoadRun } from './load.js';
 import { load, track, type Settings } from './phases.js';
+import { table } from './report.js';
 import type { SeedInfo } from './protocol.js';
 
 export const SUBSCRIBERS = 1000;
@@ -132,7 +133,9 @@ export async function runRealtime(s: Settings, dir: string, children: Set<Child>
     runs[0].push(await load(s, url, create, slice));
     for (const x of subs) x.close();
     subs = [];
-    await sleep(200); // the server notices the closed streams
+    // the server notices the closed streams and finishes the deliveries still queued for them
+    await sleep(200);
+    await createOne(url, info, body);
     runs[1].push(await load(s, url, create, slice));
   }
   const [attached, detached] = [figures(pool(runs[0])), figures(pool(runs[1]))];
@@ -155,4 +158,15 @@ export async function runRealtime(s: Settings, dir: string, children: Set<Child>
     subscribers: SUBSCRIBERS, deliveryP50: percentile(times, 0.5), deliveryP99: percentile(times, 0.99), creates,
     attached, detached, batchMs: median(batchTimes), singlesMs: median(singleTimes),
   };
+}
+
+export function realtimeTable(r: RealtimeFigures): string[] {
+  const ms = (n: number) => `${n.toFixed(1)} ms`;
+  return table([
+    [`realtime and batch (${r.subscribers.toLocaleString('en')} subscribers on posts/*)`, 'value'],
+    [`one create delivered to the last subscriber, p50 / p99 (${r.creates} creates)`, `${ms(r.deliveryP50)} / ${ms(r.deliveryP99)}`],
+    ['create rate, subscribers attached / none (10 connections)', `${r.attached.rps.toFixed(0)}/s / ${r.detached.rps.toFixed(0)}/s`],
+    ['create p50 latency, subscribers attached / none', `${ms(r.attached.p50)} / ${ms(r.detached.p50)}`],
+    ['50 creates: one batch / 50 single requests in a row (median)', `${ms(r.batchMs)} / ${ms(r.singlesMs)}`],
+  ]);
 }

@@ -2,41 +2,23 @@
 // update, upsert and delete in one transaction; rules per sub-request as the caller with
 // @request.context = "batch"; rollback naming the failing request (before and inside the transaction);
 // limits; realtime events after the commit, in order, and none for a rolled-back batch.
-import { EventSource } from 'eventsource';
-import PocketBase, { ClientResponseError, type RecordSubscription } from 'pocketbase';
+import PocketBase, { type RecordSubscription } from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BATCH_REQUESTS } from '../../server/core/batch.js';
-import { startServer, type RunningServer } from '../../server/index.js';
-
-(globalThis as { EventSource?: unknown }).EventSource = EventSource;
+import type { RunningServer } from '../../server/index.js';
+import { failure, startSdkServer } from '../support/sdk-server.js';
 
 let server: RunningServer;
 let admin: PocketBase;
 let annId: string;
-const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
-
-function client(): PocketBase {
-  const pb = new PocketBase(server.url);
-  pb.autoCancellation(false);
-  return pb;
-}
+let client: () => PocketBase;
 
 async function count(collection: string): Promise<number> {
   return (await admin.collection(collection).getList(1, 1)).totalItems;
 }
 
-async function failure(promise: Promise<unknown>): Promise<ClientResponseError> {
-  const err = await promise.catch((e: unknown) => e);
-  expect(err).toBeInstanceOf(ClientResponseError);
-  return err as ClientResponseError;
-}
-
 beforeAll(async () => {
-  server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined });
-  const setup = await fetch(`${server.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: server.setupToken(), ...ADMIN }) });
-  expect(setup.status).toBe(200);
-  admin = client();
-  await admin.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
+  ({ server, admin, client } = await startSdkServer());
   const users = server.core.registry.get('users')!.id;
   annId = (await admin.collection('users').create({ email: 'ann@example.com', password: 'password123', passwordConfirm: 'password123', name: 'Ann' })).id;
   await admin.collections.create({

@@ -2,32 +2,17 @@
 // real socket: identityField, collection validation (`_via_`, duplicate indexes, the system flag,
 // number and relation options), expand paths with an invalid segment, and the error shapes kept on
 // purpose (filter detail for superusers only; every field error of a sign-up at once).
-import PocketBase, { ClientResponseError } from 'pocketbase';
+import type PocketBase from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../server/index.js';
+import type { RunningServer } from '../../server/index.js';
+import { failure, startSdkServer } from '../support/sdk-server.js';
 
 let server: RunningServer;
 let admin: PocketBase;
-const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
-
-function client(): PocketBase {
-  const pb = new PocketBase(server.url);
-  pb.autoCancellation(false);
-  return pb;
-}
-
-async function failure(promise: Promise<unknown>): Promise<ClientResponseError> {
-  const err = await promise.catch((e: unknown) => e);
-  expect(err).toBeInstanceOf(ClientResponseError);
-  return err as ClientResponseError;
-}
+let client: () => PocketBase;
 
 beforeAll(async () => {
-  server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined });
-  const setup = await fetch(`${server.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: server.setupToken(), ...ADMIN }) });
-  expect(setup.status).toBe(200);
-  admin = client();
-  await admin.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
+  ({ server, admin, client } = await startSdkServer());
 });
 afterAll(async () => { await server.close(); });
 

@@ -3,24 +3,16 @@
 // that end, commit order, unsubscribe, reconnects after a dropped or idle connection, the form's
 // errors, and a reader that stops reading.
 import { connect } from 'node:net';
-import { EventSource } from 'eventsource';
 import PocketBase, { ClientResponseError, type RecordSubscription } from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../server/index.js';
-
-(globalThis as { EventSource?: unknown }).EventSource = EventSource;
+import type { RunningServer } from '../../server/index.js';
+import { ADMIN, startSdkServer } from '../support/sdk-server.js';
 
 let server: RunningServer;
 let admin: PocketBase;
 let annId: string;
 let bobId: string;
-const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
-
-function client(): PocketBase {
-  const pb = new PocketBase(server.url);
-  pb.autoCancellation(false);
-  return pb;
-}
+let client: () => PocketBase;
 
 async function signedIn(email: string): Promise<PocketBase> {
   const pb = client();
@@ -55,11 +47,7 @@ const titled = (title: string) => (e: Event) => e.record.title === title;
 const titles = (events: Event[]) => events.map((e) => `${e.action}:${String(e.record.title)}`);
 
 beforeAll(async () => {
-  server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, realtimeIdleMs: 1500 });
-  const setup = await fetch(`${server.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: server.setupToken(), ...ADMIN }) });
-  expect(setup.status).toBe(200);
-  admin = client();
-  await admin.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
+  ({ server, admin, client } = await startSdkServer({ realtimeIdleMs: 1500 }));
   const users = server.core.registry.get('users')!.id;
   annId = (await admin.collection('users').create({ email: 'ann@example.com', password: 'password123', passwordConfirm: 'password123', name: 'Ann' })).id;
   bobId = (await admin.collection('users').create({ email: 'bob@example.com', password: 'password123', passwordConfirm: 'password123', name: 'Bob' })).id;

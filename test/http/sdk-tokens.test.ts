@@ -6,18 +6,13 @@ import PocketBase, { ClientResponseError, getTokenPayload } from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken, newId } from '../../server/core/ids.js';
 import { SESSION_SECONDS } from '../../server/core/session-store.js';
-import { startServer, type RunningServer } from '../../server/index.js';
+import type { RunningServer } from '../../server/index.js';
+import { ADMIN, startSdkServer } from '../support/sdk-server.js';
 
 let server: RunningServer;
 let usersId: string;
 let annId: string;
-const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
-
-function client(): PocketBase {
-  const pb = new PocketBase(server.url);
-  pb.autoCancellation(false);
-  return pb;
-}
+let client: () => PocketBase;
 
 /** The session row's expiry, in seconds, for the token's session. */
 function sessionExpiry(token: string): number {
@@ -36,11 +31,8 @@ function dartIsValid(token: string): boolean {
 }
 
 beforeAll(async () => {
-  server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined });
-  const setup = await fetch(`${server.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: server.setupToken(), ...ADMIN }) });
-  expect(setup.status).toBe(200);
-  const admin = client();
-  await admin.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
+  let admin: PocketBase;
+  ({ server, admin, client } = await startSdkServer());
   usersId = server.core.registry.get('users')!.id;
   annId = (await admin.collection('users').create({ email: 'ann@example.com', password: 'password123', passwordConfirm: 'password123' })).id;
 });

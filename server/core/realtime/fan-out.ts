@@ -17,6 +17,13 @@ import { parseSubscribeForm, type Subscription } from './topics.js';
 const SLICE_MS = 8;
 
 /**
+ * Committed writes waiting for delivery. Writers are never held back by subscribers, so when writes
+ * come faster than their fan-out for long enough, the queue is dropped and every client disconnected:
+ * they reconnect and resubscribe (the SDK does so by itself), and memory stays bounded.
+ */
+export const MAX_PENDING = 5000;
+
+/**
  * Schema changes go to superusers subscribed to `_collections/*` (a Deskbase topic: PocketBase has no
  * realtime for collections; the admin UI's collections list uses it). Queued with the record changes,
  * so every message keeps commit order.
@@ -143,6 +150,18 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
     schedule();
   }
 
+  function enqueue(item: Pending): void {
+    if (broker.size === 0) return;
+    if (pending.length >= MAX_PENDING) {
+      options.report(new Error(`realtime: ${MAX_PENDING} writes waiting for delivery; every client was disconnected to catch up`));
+      pending.length = 0;
+      broker.closeAll();
+      return;
+    }
+    pending.push(item);
+    schedule();
+  }
+
   function schedule(): void {
     if (scheduled) return;
     scheduled = true;
@@ -158,15 +177,11 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
     },
     /** The change feed's listener: queued, delivered from a later turn of the loop. */
     onChanges(changes: readonly RecordChange[]): void {
-      if (broker.size === 0) return;
-      pending.push({ kind: 'records', changes });
-      schedule();
+      enqueue({ kind: 'records', changes });
     },
     /** A committed schema change (collections.ts). */
     onCollection(action: 'create' | 'update' | 'delete', collection: Collection): void {
-      if (broker.size === 0) return;
-      pending.push({ kind: 'collection', action, collection });
-      schedule();
+      enqueue({ kind: 'collection', action, collection });
     },
     /** Resolves once every change queued so far is delivered (tests, benches). */
     idle(): Promise<void> {
