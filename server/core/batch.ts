@@ -15,7 +15,7 @@ import type { Store } from '../store/db.js';
 import type { Registry } from './collection-registry.js';
 import { isRecord } from './fields/common.js';
 import { setOwn } from './own-keys.js';
-import { queryTooSlow, underDeadline } from './query-budget.js';
+import { MAX_RESPONSE_BYTES, queryTooSlow, underDeadline } from './query-budget.js';
 import { presentRecords } from './record-response.js';
 import { getRow } from './records-read.js';
 import { requestContext, type RequestContext, type RequestInput } from './request-context.js';
@@ -90,8 +90,9 @@ class FailedWrite extends Error {
   }
 }
 
-export function createBatch(store: Store, registry: Registry, writes: RecordWrites, budgetMs: number) {
-  const budgeted = <T>(operation: () => T): T => underDeadline(store, budgetMs, operation);
+/** `responseBytes`: what the whole answer may hold (every sub-response's rows and expands together). */
+export function createBatch(store: Store, registry: Registry, writes: RecordWrites, budgetMs: number, responseBytes = MAX_RESPONSE_BYTES) {
+  const budgeted = <T>(operation: () => T): T => underDeadline(store, budgetMs, operation, responseBytes);
 
   /** One sub-request's prepared write, as the caller (`base`: the batch request's own input). */
   async function prepare(r: SubRequest, base: RequestInput): Promise<Prepared> {
@@ -104,7 +105,7 @@ export function createBatch(store: Store, registry: Registry, writes: RecordWrit
     for (const [k, v] of new URLSearchParams(m[3] ?? '')) if (!Object.hasOwn(query, k)) setOwn(query, k, v);
     const headers = new Map(base.headers);
     for (const [k, v] of Object.entries(r.headers)) headers.set(k, v);
-    const input: RequestInput = { auth: base.auth, method: r.method, query, headers, body: r.body };
+    const input: RequestInput = { auth: base.auth, method: r.method, query, headers, body: r.body, client: base.client };
     const plain = requestContext(input, registry.lookup);
     const ctx: RequestContext = { ...plain, request: { ...plain.request, context: 'batch' } };
     let method = r.method;
@@ -165,7 +166,7 @@ export function createBatch(store: Store, registry: Registry, writes: RecordWrit
       return budgeted(() => prepared.map((p, i): BatchResult => {
         const row = rows[i];
         if (p.deletes || !row) return { status: 204, body: null };
-        return { status: 200, body: presentRecords(store, p.collection, [row], p.ctx, true)[0] };
+        return { status: 200, body: presentRecords(store, p.collection, [row], p.ctx, true, responseBytes)[0] };
       }));
     },
   };

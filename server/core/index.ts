@@ -4,7 +4,7 @@ import { ensureSystemSchema } from '../store/schema.js';
 import { createAuth } from './sign-in.js';
 import { FailureLimiter } from './sign-in-limiter.js';
 import { createCollections } from './collections.js';
-import { installQueryGuards, QUERY_BUDGET_MS } from './query-budget.js';
+import { installQueryGuards, MAX_RESPONSE_BYTES, QUERY_BUDGET_MS } from './query-budget.js';
 import { addMissingMaintainedIndexes } from './maintained-indexes.js';
 import { createRecords } from './records.js';
 import { Registry } from './collection-registry.js';
@@ -25,6 +25,8 @@ export interface CoreOptions {
   onError?: (error: unknown) => void;
   /** How long a realtime connection may go without a message before it is closed (PocketBase: 5 minutes). */
   realtimeIdleMs?: number;
+  /** Bytes one answer may hold (MAX_RESPONSE_BYTES by default). */
+  responseBytes?: number;
 }
 
 export async function createCore(store: Store, options: CoreOptions = {}) {
@@ -43,10 +45,11 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   // data folders made before Deskbase kept an index get it now (nothing is written when none is missing)
   await store.write((tx) => addMissingMaintainedIndexes(tx, registry.all()));
   const feed = new ChangeFeed(report);
-  const records = createRecords(store, registry, sessions, feed, budgetMs, report);
-  const auth = createAuth(store, registry, sessions, new FailureLimiter(options.now));
+  const responseBytes = options.responseBytes ?? MAX_RESPONSE_BYTES;
+  const records = createRecords(store, registry, sessions, feed, budgetMs, report, responseBytes);
+  const auth = createAuth(store, registry, sessions, new FailureLimiter(options.now), responseBytes);
   feed.subscribe((changes) => realtime.onChanges(changes));
-  const batch = createBatch(store, registry, records.writes, budgetMs);
+  const batch = createBatch(store, registry, records.writes, budgetMs, responseBytes);
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);
   return {
     store, registry, sessions, collections, records, auth, setup, realtime, batch,
