@@ -222,6 +222,26 @@ describe('realtime with the SDK', () => {
   });
 });
 
+describe('the server\'s connection limits', () => {
+  it('a quiet event stream outlives the socket inactivity timeout (only the realtime idle timer ends it)', async () => {
+    const quiet = await startSdkServer({ limits: { idleMs: 300 } });
+    try {
+      await quiet.admin.collections.create({ name: 'pings', type: 'base', fields: [{ name: 'title', type: 'text' }], listRule: '', viewRule: '', createRule: '' });
+      const guest = quiet.client();
+      const got: string[] = [];
+      await guest.collection('pings').subscribe('*', (e) => got.push(String(e.record.title)));
+      const id = guest.realtime.clientId;
+      await new Promise((resolve) => setTimeout(resolve, 1000)); // three times the inactivity timeout
+      await guest.collection('pings').create({ title: 'still here' });
+      await expect.poll(() => got, { timeout: 5000 }).toEqual(['still here']);
+      expect(guest.realtime.clientId).toBe(id); // the same connection, not a reconnect
+      await guest.realtime.unsubscribe();
+    } finally {
+      await quiet.server.close();
+    }
+  });
+});
+
 describe('schema changes', () => {
   it('go to superusers subscribed to _collections/* (the admin UI), never to others', async () => {
     const su = client();
