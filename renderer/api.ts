@@ -179,6 +179,24 @@ export function createApi(options: ApiOptions) {
       request<RecordModel>('PATCH', `${records(c)}/${enc(id)}`, { body, query: { expand } }),
     deleteRecord: (c: string, id: string) => request<void>('DELETE', `${records(c)}/${enc(id)}`),
 
+    /**
+     * Realtime, as the PocketBase SDK speaks it: an event stream (GET /realtime) whose PB_CONNECT names
+     * the client, then its topics posted with the token (again after each reconnect, which the browser's
+     * EventSource does by itself). Calls `onEvent` with each message's data; returns the function that stops.
+     */
+    subscribe(topics: string[], onEvent: (topic: string, data: unknown) => void): () => void {
+      if (typeof EventSource === 'undefined') return () => undefined;
+      const source = new EventSource(`${base}/realtime`);
+      source.addEventListener('PB_CONNECT', (e) => {
+        const clientId = (e as MessageEvent).lastEventId;
+        send('POST', '/realtime', { body: { clientId, subscriptions: topics } }).catch(() => undefined);
+      });
+      for (const topic of topics) {
+        source.addEventListener(topic, (e) => onEvent(topic, JSON.parse(String((e as MessageEvent).data)) as unknown));
+      }
+      return () => source.close();
+    },
+
     /** GET /backup: the whole database as a SQLite file, named as the server suggests. */
     async downloadBackup(): Promise<DownloadedFile> {
       const res = await send('GET', '/backup', {}, 'application/vnd.sqlite3, application/octet-stream');

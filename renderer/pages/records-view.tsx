@@ -9,6 +9,7 @@ import { Cell } from '../components/cell.js';
 import { Pager } from '../components/pager.js';
 import { FilterHelp } from '../components/filter-help.js';
 import { RecordPanel } from '../components/record-panel.js';
+import { useLive } from '../lib/live.js';
 
 /** The server's detail (data.*.message) when it gave one, else its message. */
 function filterDetail(err: ApiError): string {
@@ -50,6 +51,8 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
   // Reading an errored resource throws, so the table reads the last good page through this guard.
   const current = () => (data.error ? undefined : data.latest);
   const reload = () => setVersion(version() + 1);
+  // another client's writes show up without a manual refresh
+  useLive(app.api, () => [`${props.collection.name}/*`], reload);
   const filterError = () => (data.error instanceof ApiError && data.error.status === 400 && filter() !== '' ? data.error : undefined);
 
   return (

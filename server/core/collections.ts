@@ -16,7 +16,10 @@ import type { Sessions } from './session-store.js';
 import type { Collection } from './types.js';
 import { SUPERUSERS_ID } from './types.js';
 
-export function createCollections(store: Store, registry: Registry, sessions: Sessions) {
+/** Hears a committed schema change (the admin UI's live collections list, through realtime). */
+export type CollectionListener = (action: 'create' | 'update' | 'delete', collection: Collection) => void;
+
+export function createCollections(store: Store, registry: Registry, sessions: Sessions, onChange: CollectionListener = () => {}) {
   const inputContext = () => ({ lookup: registry.lookup, allCollections: () => registry.all() });
   /** A collection as the schema API answers it, cut to the `fields` asked for. */
   const shown = (c: Collection, ctx: RequestContext) => pick(withMaintainedIndexes(c), ctx.fields);
@@ -51,18 +54,20 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
     async create(input: unknown, ctx: RequestContext): Promise<unknown> {
       const c = buildCollection(input, inputContext(), defaults, isoNow());
       c.created = c.updated;
-      return store.write((tx) => {
+      const out = await store.write((tx) => {
         if (registry.get(c.name) || registry.get(c.id)) throw badRequest('Failed to create collection.', { name: fieldError('validation_not_unique', 'Collection name must be unique (case insensitive).') });
         add(tx, c);
         return shown(c, ctx);
       });
+      onChange('create', c);
+      return out;
     },
 
     async update(idOrName: string, input: unknown, ctx: RequestContext): Promise<unknown> {
       const prev = registry.get(idOrName);
       if (!prev) throw notFound();
       const next = buildCollection(input, { ...inputContext(), previous: prev }, defaults, isoNow());
-      return store.write((tx) => {
+      const out = await store.write((tx) => {
         try {
           changeTable(tx, prev, next);
         } catch (err) {
@@ -75,6 +80,8 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
         registry.put(next);
         return shown(next, ctx);
       });
+      onChange('update', next);
+      return out;
     },
 
     async delete(idOrName: string): Promise<void> {
@@ -90,6 +97,7 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
         sessions.endCollection(tx, c.id);
         registry.remove(c.id);
       });
+      onChange('delete', c);
     },
 
     /** Creates `_superusers` and `users` on a fresh data folder (`users` once: a user may delete it). */

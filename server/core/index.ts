@@ -12,6 +12,8 @@ import { internalContext, listContext, requestContext, type RequestInput } from 
 import { createSessions } from './session-store.js';
 import { createSetup } from './setup.js';
 import { ChangeFeed, type ChangeListener } from './writes/changes.js';
+import { createRealtime } from './realtime/fan-out.js';
+import { createBatch } from './batch.js';
 
 export interface CoreOptions {
   /** Called with each new setup token (the CLI prints it; the desktop app shows the setup page). */
@@ -21,6 +23,8 @@ export interface CoreOptions {
   queryBudgetMs?: number;
   /** Hears failures that cannot reach a client any more: a change listener's, a committed write's after-effect. */
   onError?: (error: unknown) => void;
+  /** How long a realtime connection may go without a message before it is closed (PocketBase: 5 minutes). */
+  realtimeIdleMs?: number;
   /** Bytes one answer may hold (MAX_RESPONSE_BYTES by default). */
   responseBytes?: number;
 }
@@ -33,18 +37,22 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   // after a failed journal write the store reloads from disk: the collections may have changed back
   store.onReload(() => registry.load(store));
   const sessions = createSessions(store, registry);
-  const collections = createCollections(store, registry, sessions);
+  const report = options.onError ?? ((error: unknown) => console.error(error));
+  const budgetMs = options.queryBudgetMs ?? QUERY_BUDGET_MS;
+  const realtime = createRealtime(store, registry, { budgetMs, report, idleMs: options.realtimeIdleMs });
+  const collections = createCollections(store, registry, sessions, (action, c) => realtime.onCollection(action, c));
   await store.write((tx) => collections.bootstrap(tx));
   // data folders made before Deskbase kept an index get it now (nothing is written when none is missing)
   await store.write((tx) => addMissingMaintainedIndexes(tx, registry.all()));
-  const report = options.onError ?? ((error: unknown) => console.error(error));
   const feed = new ChangeFeed(report);
   const responseBytes = options.responseBytes ?? MAX_RESPONSE_BYTES;
-  const records = createRecords(store, registry, sessions, feed, options.queryBudgetMs ?? QUERY_BUDGET_MS, report, responseBytes);
+  const records = createRecords(store, registry, sessions, feed, budgetMs, report, responseBytes);
   const auth = createAuth(store, registry, sessions, new FailureLimiter(options.now), responseBytes);
+  feed.subscribe((changes) => realtime.onChanges(changes));
+  const batch = createBatch(store, registry, records.writes, budgetMs, responseBytes);
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);
   return {
-    store, registry, sessions, collections, records, auth, setup,
+    store, registry, sessions, collections, records, auth, setup, realtime, batch,
     /** The one subscription point for record changes: each committed write's, once durable, in commit order. */
     changes: { subscribe: (listener: ChangeListener) => feed.subscribe(listener) },
     /** A request's context, built once per request by the HTTP layer and carried through core. */

@@ -11,8 +11,10 @@ import { hostCheck } from './hosts.js';
 import { assertUrlLength } from './request.js';
 import { registerAuth } from './routes/auth-api.js';
 import { registerBackup } from './routes/backup-api.js';
+import { registerBatch } from './routes/batch-api.js';
 import { registerCollections } from './routes/collections-api.js';
 import { registerHealth } from './routes/health-api.js';
+import { registerRealtime } from './routes/realtime-api.js';
 import { registerRecords } from './routes/records-api.js';
 import { registerSessions } from './routes/sessions-api.js';
 import { registerSetup } from './routes/setup-api.js';
@@ -114,6 +116,8 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   registerSessions(app, core);
   registerCollections(app, core);
   registerRecords(app, core);
+  registerRealtime(app, core);
+  registerBatch(app, core);
   registerBackup(app, core);
   registerStatic(app, options.uiDir ?? null);
   app.all('/**', () => {
