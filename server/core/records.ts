@@ -1,6 +1,7 @@
 // Records through the API: reads and writes under the rules, answered in the record response shape
 // (record-response.ts). Every stretch of work a client drives runs under the query budget (query-budget.ts).
 import { notFound } from '../errors.js';
+import type { FileStorage } from '../files/storage.js';
 import type { Store } from '../store/db.js';
 import { underDeadline } from './query-budget.js';
 import type { Page } from './request-params.js';
@@ -13,8 +14,8 @@ import type { ListContext, RequestContext } from './request-context.js';
 import type { Sessions } from './session-store.js';
 import type { Collection } from './types.js';
 
-export function createRecords(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, budgetMs: number, report: (error: unknown) => void) {
-  const writes = createRecordWrites(store, registry, sessions, feed, { budgetMs, report });
+export function createRecords(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, files: FileStorage, budgetMs: number, report: (error: unknown) => void) {
+  const writes = createRecordWrites(store, registry, sessions, feed, { budgetMs, report, files });
   const budgeted = <T>(operation: () => T): T => underDeadline(store, budgetMs, operation);
 
   function collection(idOrName: string, message = 'Missing collection context.'): Collection {

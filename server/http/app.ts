@@ -8,6 +8,7 @@ import { assertUrlLength } from './request.js';
 import { registerAuth } from './routes/auth-api.js';
 import { registerBackup } from './routes/backup-api.js';
 import { registerCollections } from './routes/collections-api.js';
+import { registerFiles } from './routes/files-api.js';
 import { registerHealth } from './routes/health-api.js';
 import { registerRecords } from './routes/records-api.js';
 import { registerSessions } from './routes/sessions-api.js';
@@ -112,6 +113,7 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   registerSessions(app, core);
   registerCollections(app, core);
   registerRecords(app, core);
+  registerFiles(app, core);
   registerBackup(app, core);
   registerStatic(app, options.uiDir ?? null);
   app.all('/**', () => {

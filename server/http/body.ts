@@ -5,12 +5,13 @@ import type { Readable } from 'node:stream';
 import type { H3Event } from 'h3';
 import { ApiError, badRequest, tooLarge } from '../errors.js';
 import { isRecord } from '../core/fields/common.js';
+import { RECORD_BODY_BYTES } from '../core/files.js';
 import { setOwn } from '../core/own-keys.js';
 import { checkEntryCount, JsonShape } from './body-shape.js';
 import { INLINE_BYTES, parseOffThread, type BodyKind, type Parsed } from './body-worker.js';
 
-/** Record bodies (file uploads, when they come, will stream apart from this limit). */
-export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** Record bodies (file uploads stream apart from this limit: upload-form.ts). */
+export const MAX_BODY_BYTES = RECORD_BODY_BYTES;
 /** Bodies small by nature: sign-in (identity and password of at most 255 characters) and setup. */
 export const AUTH_BODY_BYTES = 64 * 1024;
 /** A collection's definition (superusers only). */
@@ -120,7 +121,7 @@ function join(chunks: Uint8Array[], size: number): Uint8Array {
   return out;
 }
 
-const invalidBody = () => badRequest('Failed to load the submitted data due to invalid formatting.');
+export const invalidBody = () => badRequest('Failed to load the submitted data due to invalid formatting.');
 
 /** Multipart and urlencoded values are type-inferred as PocketBase does. */
 function inferValue(v: string): unknown {
@@ -131,7 +132,7 @@ function inferValue(v: string): unknown {
   return v;
 }
 
-async function formToObject(entries: Iterable<[string, unknown]>): Promise<Record<string, unknown>> {
+export async function formToObject(entries: Iterable<[string, unknown]>): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   const repeated = new Set<string>();
   for (const [k, raw] of entries) {

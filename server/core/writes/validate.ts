@@ -9,9 +9,10 @@ import { ident } from '../../filter/sql.js';
 import type { Collection } from '../types.js';
 
 
-export function validationContext(db: ReadDb, lookup: (id: string) => Collection | undefined, isNew: boolean): ValidateContext {
+export function validationContext(db: ReadDb, lookup: (id: string) => Collection | undefined, isNew: boolean, current: Record<string, unknown> | null = null): ValidateContext {
   return {
     isNew,
+    current,
     missingRelationIds(collectionId, ids) {
       const target = lookup(collectionId);
       if (!target) return ids;
