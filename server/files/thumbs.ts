@@ -5,7 +5,7 @@
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
-import sharp, { type ResizeOptions } from 'sharp';
+import type { ResizeOptions } from 'sharp';
 
 /** Image types thumbnails are made of (PocketBase's imageContentTypes). */
 export const THUMBABLE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
@@ -54,6 +54,8 @@ export class Thumbnails {
     const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
     try {
       await mkdir(dirname(target), { recursive: true });
+      // loaded on first use: the native module costs a fraction of a second at start-up
+      const { default: sharp } = await import('sharp');
       await sharp(source, { limitInputPixels: MAX_PIXELS }).rotate().resize(options).toFormat(format).toFile(temp);
       await rename(temp, target);
       this.generated++;
