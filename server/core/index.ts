@@ -18,6 +18,7 @@ import { sweepStorage, type NamedFiles } from '../files/sweep.js';
 import { dropReleasedFiles, namesOfRow } from './file-cleanup.js';
 import { createFileTokens } from './file-tokens.js';
 import { createFiles } from './files.js';
+import { createBackups } from './backups.js';
 import { getRow } from './records-read.js';
 
 /** For the start-up sweep: the names a stored record holds, or null when it is gone. */
@@ -53,7 +54,10 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   await store.write((tx) => collections.bootstrap(tx));
   // data folders made before Deskbase kept an index get it now (nothing is written when none is missing)
   await store.write((tx) => addMissingMaintainedIndexes(tx, registry.all()));
-  if (store.dir !== null) await sweepStorage(storage, namedFiles(store, registry), (id) => registry.get(id) !== undefined);
+  const sweep = async () => {
+    if (store.dir !== null) await sweepStorage(storage, namedFiles(store, registry), (id) => registry.get(id) !== undefined);
+  };
+  await sweep();
   const feed = new ChangeFeed(report);
   feed.subscribe(dropReleasedFiles(storage));
   const budgetMs = options.queryBudgetMs ?? QUERY_BUDGET_MS;
@@ -63,6 +67,8 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);
   return {
     store, registry, sessions, collections, records, auth, setup, files,
+    /** Backups (`GET /api/backup`) and restores; a restore sweeps what its records do not name. */
+    backups: createBackups(store, storage, sweep),
     /** The one subscription point for record changes: each committed write's, once durable, in commit order. */
     changes: { subscribe: (listener: ChangeListener) => feed.subscribe(listener) },
     /** A request's context, built once per request by the HTTP layer and carried through core. */

@@ -11,6 +11,7 @@ import { Engine } from './engine.js';
 import type { JournalCounters } from './journal.js';
 import { lockDir } from './lock.js';
 import { loadState, openDatabase } from './recovery.js';
+import { finishRestore } from './restore.js';
 
 // The interfaces live in contract.ts so the engine can implement them without importing this module.
 export type { ReadDb, Store, StoreStats, WriteTx } from './contract.js';
@@ -57,6 +58,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   await mkdir(dir, { recursive: true });
   const lock = await lockDir(dir);
   try {
+    await finishRestore(dir); // a restore a crash interrupted rolls forward (or its staging goes)
     const counters: JournalCounters = { entries: 0, syncs: 0, bytes: 0 };
     // The journal reports failures to the engine, which does not exist yet (no append can fail before).
     let engine: Engine | null = null;
