@@ -57,7 +57,7 @@ function FileInput(props: InputProps<'file'>) {
         <For each={items()}>
           {(item, i) => (
             <li class="file-item" classList={{ 'file-new': isFile(item) }}>
-              <Show when={preview(item)} fallback={<span class="file-glyph" aria-hidden="true">📄</span>}>
+              <Show when={preview(item)} fallback={<span class="file-glyph" aria-hidden="true">▤</span>}>
                 {(src) => <img class="file-thumb" src={src()} alt="" width="40" height="40" />}
               </Show>
               <span class="file-name">
@@ -86,7 +86,7 @@ function FileInput(props: InputProps<'file'>) {
 
 export const fileUi: FieldUi<'file'> = {
   label: 'File',
-  glyph: '📎',
+  glyph: '▤',
   description: 'Uploaded files: images with thumbnails, documents, anything.',
   defaults: () => ({ maxSelect: 1, maxSize: 0, mimeTypes: [], thumbs: [], protected: false }),
   Input: FileInput,
