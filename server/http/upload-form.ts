@@ -11,6 +11,7 @@ import type { Core } from '../core/index.js';
 import { RECORD_BODY_BYTES } from '../core/files.js';
 import { setOwn } from '../core/own-keys.js';
 import { OversizeFile, StagedFile } from '../files/staged.js';
+import { bodyBudgetOf } from './body-budget.js';
 import { MAX_BODY_KEYS } from './body-shape.js';
 import { formToObject, invalidBody } from './body.js';
 
@@ -56,6 +57,11 @@ export async function readRecordForm(event: H3Event, core: Core, collection: str
     throw invalidBody();
   }
 
+  // the parts other than files are held in memory: they count against all requests' body budget until
+  // this one's response is sent (body-budget.ts); files stream to disk and do not
+  const budget = bodyBudgetOf(event).forRequest();
+  const response = event.runtime?.node?.res;
+  if (response) response.once('close', budget.release);
   const entries: [string, string][] = [];
   const files = new Map<string, (StagedFile | OversizeFile)[]>();
   const receiving: Promise<void>[] = [];
@@ -80,8 +86,13 @@ export async function readRecordForm(event: H3Event, core: Core, collection: str
     source.once('error', refuse);
     parser.on('field', (name, value, info) => {
       fieldBytes += name.length + value.length;
-      if (info.valueTruncated || fieldBytes > RECORD_BODY_BYTES) refuse(tooLarge());
-      else entries.push([name, value]);
+      if (info.valueTruncated || fieldBytes > RECORD_BODY_BYTES) return refuse(tooLarge());
+      try {
+        budget.take(name.length + value.length);
+      } catch (err) {
+        return refuse(err);
+      }
+      entries.push([name, value]);
     });
     parser.on('file', (key, stream, info) => {
       const field = limits.fields.get(fieldOf(key));
@@ -128,6 +139,7 @@ export async function readRecordForm(event: H3Event, core: Core, collection: str
     throw badRequest(failed, data);
   }
   const body = await formToObject(entries);
+  if (!response) budget.release(); // no response to wait for: an in-process request (tests)
   // files join the strings sent under the same key (kept names first), as PocketBase's form does
   for (const [key, list] of files) {
     const strings: unknown[] = Object.hasOwn(body, key) ? (Array.isArray(body[key]) ? (body[key] as unknown[]) : [body[key]]) : [];
