@@ -126,6 +126,7 @@ export async function readRecordForm(event: H3Event, core: Core, collection: str
     await done;
     await Promise.all(receiving);
   } catch (err) {
+    if (!response) budget.release();
     await Promise.allSettled(receiving);
     await core.files.discard(uploads);
     throw err instanceof ApiError ? err : (err as { code?: unknown }).code !== undefined ? err : invalidBody();
