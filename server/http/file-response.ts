@@ -63,7 +63,7 @@ export async function fileResponse(req: Request, url: URL, file: ServedFile): Pr
     const disposition = INLINE.has(mime) && !truthy(url.searchParams.get('download')) ? 'inline' : 'attachment';
     const headers: Record<string, string> = {
       'content-type': file.sniffed.mime,
-      'content-disposition': `${disposition}; filename="${file.name.replace(/["\\\r\n]/g, '_')}"`,
+      'content-disposition': `${disposition}; filename="${file.name.replace(/[^\x20-\x7e]|["\\]/g, '_')}"`,
       'content-security-policy': FILE_CSP,
       'x-content-type-options': 'nosniff',
       'cache-control': `${file.protected ? 'private, ' : ''}max-age=2592000, stale-while-revalidate=86400`,
