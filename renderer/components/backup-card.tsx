@@ -53,7 +53,7 @@ export function BackupCard(): JSX.Element {
     <section class="card section">
       <h2>Backup and restore</h2>
       <p class="muted section-intro">
-        A consistent copy of everything (collections, records, superusers and uploaded files) as one zip holding
+        A consistent copy of everything (collections, records, superusers and uploaded files) as one zip holding{' '}
         <code>data.db</code> and <code>storage/</code>, taken while Deskbase runs. Restoring a backup replaces all
         data; the data it replaces is kept as a zip in the data folder's <code>backups/</code>.
       </p>

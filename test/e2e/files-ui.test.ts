@@ -116,6 +116,22 @@ describe('file fields in the admin UI', () => {
     expect(after.body.photos).toEqual([rec.photos[1]]);
   });
 
+  it('restores a backup zip picked on the Backup page, after a confirmation', async () => {
+    const archive = Buffer.from(await (await fetch(`${app.url}/api/backup`, { headers: { authorization: token } })).arrayBuffer());
+    const before = (await api('GET', '/collections/gallery/records')).body.items as { id: string }[];
+    await api('DELETE', `/collections/gallery/records/${before[0].id}`);
+    await page.goto(`${app.url}/_/#/data`);
+    await page.locator('input[aria-label="Backup zip to restore"]').setInputFiles({ name: 'backup.zip', mimeType: 'application/zip', buffer: archive });
+    await page.getByRole('alertdialog', { name: 'Confirm restore' }).waitFor();
+    await shot(page, 'files-06-restore-confirm-1920');
+    await page.getByRole('button', { name: 'Replace all data' }).click();
+    await page.getByRole('status').filter({ hasText: 'Restored backup.zip' }).waitFor();
+    await shot(page, 'files-07-restored-1920');
+    // the archive's sessions are the superuser's of the time it was taken, this one included
+    const after = (await api('GET', '/collections/gallery/records')).body.items as { id: string }[];
+    expect(after.map((r) => r.id)).toEqual(before.map((r) => r.id));
+  });
+
   it('fits a small window', async () => {
     await page.setViewportSize({ width: 800, height: 600 });
     await page.goto(`${app.url}/_/#/collections/gallery`);
@@ -126,5 +142,8 @@ describe('file fields in the admin UI', () => {
     await shot(page, 'files-05-record-800');
     const box = await page.locator('.file-input').boundingBox();
     expect(box!.x + box!.width).toBeLessThanOrEqual(800);
+    await page.goto(`${app.url}/_/#/data`);
+    await page.getByText('Restore from a backup').waitFor();
+    await shot(page, 'files-08-backup-800');
   });
 });
