@@ -121,7 +121,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
             <For each={current()?.items ?? []}>
               {(r) => (
                 <tr tabIndex={0} onClick={() => setEditing(r)} onKeyDown={(e) => e.key === 'Enter' && setEditing(r)} aria-label={`Edit record ${r.id}`}>
-                  <For each={columns()}>{(f) => <td data-type={f.type}><Cell record={r} field={f} findCollection={app.findCollection} /></td>}</For>
+                  <For each={columns()}>{(f) => <td data-type={f.type}><Cell record={r} field={f} findCollection={app.findCollection} fileUrl={app.api.fileUrl} /></td>}</For>
                 </tr>
               )}
             </For>

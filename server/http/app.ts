@@ -13,6 +13,7 @@ import { registerAuth } from './routes/auth-api.js';
 import { registerBackup } from './routes/backup-api.js';
 import { registerBatch } from './routes/batch-api.js';
 import { registerCollections } from './routes/collections-api.js';
+import { registerFiles } from './routes/files-api.js';
 import { registerHealth } from './routes/health-api.js';
 import { registerRealtime } from './routes/realtime-api.js';
 import { registerRecords } from './routes/records-api.js';
@@ -118,6 +119,7 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   registerRecords(app, core);
   registerRealtime(app, core);
   registerBatch(app, core);
+  registerFiles(app, core);
   registerBackup(app, core);
   registerStatic(app, options.uiDir ?? null);
   app.all('/**', () => {

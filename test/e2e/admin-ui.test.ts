@@ -382,7 +382,7 @@ describe('admin UI', () => {
     await expect(page.locator('.records thead').textContent()).resolves.toContain('title');
   });
 
-  it('downloads a backup that is a SQLite file', async () => {
+  it('downloads a backup: a zip holding the SQLite file', async () => {
     await page.getByRole('link', { name: 'Backup', exact: true }).click();
     await page.getByRole('heading', { name: 'Backup', level: 1 }).waitFor();
     // No desktop bridge in a browser tab: no sharing switch.
@@ -390,11 +390,12 @@ describe('admin UI', () => {
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download backup' }).click();
     const file = await download;
-    expect(file.suggestedFilename()).toMatch(/^deskbase-.*\.db$/);
-    const bytes = await readFile(await file.path());
+    expect(file.suggestedFilename()).toMatch(/^deskbase-.*\.zip$/);
+    const { unzip } = await import('../files/zip-read.js');
+    const bytes = (await unzip(await readFile(await file.path()))).get('data.db')!;
     expect(bytes.subarray(0, 15).toString('latin1')).toBe('SQLite format 3');
     await toast(/Backup ready \(.+\)\./).waitFor();
-    await expect(page.locator('.backup-last').textContent()).resolves.toMatch(new RegExp(`^Last one: ${file.suggestedFilename().replace(/\./g, '\\.')} \\(\\d+ KB\\)$`));
+    await expect(page.locator('.backup-last').textContent()).resolves.toMatch(new RegExp(`^Last one: ${file.suggestedFilename().replace(/\./g, '\\.')} \\([\\d.]+ KB\\)$`));
     await shot(page, '17-backup');
   });
 

@@ -22,6 +22,8 @@ export interface DefineContext {
 
 export interface ValidateContext {
   isNew: boolean;
+  /** The record's stored values in API form (update), null on create: file names already stored. */
+  current?: Record<string, unknown> | null;
   /** The ids among `ids` that do not exist in the collection `collectionId`. */
   missingRelationIds(collectionId: string, ids: string[]): string[];
 }

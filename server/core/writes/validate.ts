@@ -8,9 +8,10 @@ import type { ValidateContext } from '../fields/spec.js';
 import { ident } from '../../filter/sql.js';
 import type { Collection, Lookup } from '../types.js';
 
-export function validationContext(db: ReadDb, lookup: Lookup, isNew: boolean): ValidateContext {
+export function validationContext(db: ReadDb, lookup: Lookup, isNew: boolean, current: Record<string, unknown> | null = null): ValidateContext {
   return {
     isNew,
+    current,
     missingRelationIds(collectionId, ids) {
       const target = lookup(collectionId);
       if (!target) return ids;
