@@ -2,11 +2,12 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import PocketBase from 'pocketbase';
+import type PocketBase from 'pocketbase';
 import sharp from 'sharp';
-import { startServer, type RunningServer } from '../../server/index.js';
+import type { RunningServer } from '../../server/index.js';
+import { startSdkServer } from '../support/sdk-server.js';
 
-export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
+export { ADMIN } from '../support/sdk-server.js';
 
 export interface FileServer {
   server: RunningServer;
@@ -20,16 +21,7 @@ export interface FileServer {
 
 export async function fileServer(): Promise<FileServer> {
   const dir = await mkdtemp(join(tmpdir(), 'deskbase-files-'));
-  const server = await startServer({ dir, port: 0, uiDir: null, log: () => undefined });
-  const setup = await fetch(`${server.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: server.setupToken(), ...ADMIN }) });
-  if (setup.status !== 200) throw new Error(`setup: ${setup.status}`);
-  const client = () => {
-    const pb = new PocketBase(server.url);
-    pb.autoCancellation(false);
-    return pb;
-  };
-  const admin = client();
-  await admin.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
+  const { server, admin, client } = await startSdkServer({ dir });
   return {
     server, dir, admin, client,
     async stored(collectionId, recordId) {
