@@ -64,6 +64,9 @@ describe('file fields in the admin UI', () => {
     await row.locator('input[id$="-thumbs"]').fill('80x80, 0x120');
     await shot(page, 'files-01-field-options-1920');
     await page.getByRole('button', { name: /^Save/ }).click();
+    // The page has taken the answer (its draft is no longer unsaved) once it says so: only then may
+    // the next step navigate away without the unsaved-changes guard holding it.
+    await page.getByRole('status').getByText('Changes saved.').waitFor();
     for (let i = 0; i < 50; i++) {
       const c = await api('GET', '/collections/gallery');
       const f = (c.body.fields as { name: string; type: string; maxSelect: number; thumbs: string[] }[]).find((x) => x.name === 'photos');
@@ -78,6 +81,7 @@ describe('file fields in the admin UI', () => {
 
   it('uploads by picking and by dropping, shows previews, reorders and removes, and shows thumbnails in the table', async () => {
     await page.goto(`${app.url}/_/#/collections/gallery`);
+    await page.getByText('No records yet.').waitFor();
     await page.getByRole('button', { name: 'New record' }).click();
     await page.locator('#field-title, input[id$="title"]').first().fill('Sunset');
     const picker = page.locator('.file-input input[type="file"]');
