@@ -1,7 +1,7 @@
 // A fresh in-memory Deskbase per test: the real store, core and HTTP app, driven through
 // `app.request()` in process (docs/architecture.md, "Tests").
 import { afterEach, beforeEach, expect } from 'vitest';
-import { createCore, type Core } from '../../server/core/index.js';
+import { createCore, type Core, type CoreOptions } from '../../server/core/index.js';
 import { createApp } from '../../server/http/app.js';
 import { openStore } from '../../server/store/db.js';
 import type { H3 } from 'h3';
@@ -32,10 +32,11 @@ export interface Res {
   text: string;
 }
 
-export async function harness(): Promise<Harness> {
+/** `options` go to the core (a test about a cap, not the deadline, may give queries more time). */
+export async function harness(options: Omit<CoreOptions, 'onSetupToken'> = {}): Promise<Harness> {
   const store = await openStore({ dir: null });
   let token = '';
-  const core = await createCore(store, { onSetupToken: (t) => (token = t) });
+  const core = await createCore(store, { ...options, onSetupToken: (t) => (token = t) });
   core.setup.issue();
   const app = createApp(core, { uiDir: null });
   const req = async (method: string, path: string, opts: ReqOpts = {}): Promise<Res> => {
