@@ -46,7 +46,7 @@ describe("a user's sessions, for superusers", () => {
 
   it("answers 404 for another record's session, an unknown record, and a base collection", async () => {
     const ann = await signUpUser(h, 'ann@example.com');
-    const bob = await signUpUser(h, 'bob@example.com');
+    await signUpUser(h, 'bob@example.com');
     const b = await h.signIn('users', 'bob@example.com', 'password123');
     const bId = (await h.req('GET', '/api/session', { token: b })).body.id;
     expect((await h.req('DELETE', `${path(String(ann.id))}/${bId}`, { token: su })).status).toBe(404);

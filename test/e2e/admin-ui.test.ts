@@ -344,7 +344,12 @@ describe('admin UI', () => {
     const bytes = await readFile(await file.path());
     expect(bytes.subarray(0, 15).toString('latin1')).toBe('SQLite format 3');
     await toast(/Backup ready \(.+\)\./).waitFor();
-    await expect(page.locator('.backup-last').textContent()).resolves.toMatch(new RegExp(`^Last one: ${file.suggestedFilename().replace(/\./g, '\\.')} \\(\\d+ KB\\)$`));
+    await expect(page.locator('.backup-last').textContent()).resolves.toMatch(
+      new RegExp(`^Last backup: \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC, ${file.suggestedFilename().replace(/\./g, '\\.')} \\(\\d+ KB\\)$`),
+    );
+    // Remembered: a reload still says when the last copy was taken.
+    await page.reload();
+    await expect(page.locator('.backup-last').textContent()).resolves.toContain(file.suggestedFilename());
     await shot(page, '17-backup');
   });
 
