@@ -36,7 +36,8 @@ export function Pager(props: { page: number; perPage: number; totalItems: number
         <button type="button" class="btn btn-small" disabled={props.page <= 1} onClick={() => props.onPage(props.page - 1)}>
           ← Previous
         </button>
-        <form class="pager-jump" onSubmit={jump}>
+        {/* novalidate: a page past the end is taken to the last page, not refused by the browser. */}
+        <form class="pager-jump" onSubmit={jump} novalidate>
           <label class="muted" for="pager-page">Page</label>
           <input
             id="pager-page"

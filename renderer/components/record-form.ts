@@ -46,15 +46,19 @@ export function createRecordForm(props: RecordFormProps, app: AppCtx, toast: (me
       return isNew();
     },
     record: props.record,
-    setExtra: (key, value) => setExtras({ ...extras(), [key]: value }),
+    // Functional updates: inputs may call these from their own effects, which must not subscribe to
+    // (and rerun on) the form's whole state.
+    setExtra: (key, value) => setExtras((cur) => ({ ...cur, [key]: value })),
     attempted,
     serverError: (key) => errorAt(errors(), key),
-    setInvalid: (name, msg) => {
-      const next = { ...invalid() };
-      if (msg === null) delete next[name];
-      else next[name] = msg;
-      setInvalid(next);
-    },
+    setInvalid: (name, msg) =>
+      setInvalid((cur) => {
+        if ((cur[name] ?? null) === msg) return cur;
+        const next = { ...cur };
+        if (msg === null) delete next[name];
+        else next[name] = msg;
+        return next;
+      }),
   };
 
   /** New records send what was typed; edits send only what changed (PATCH keeps the rest). */
@@ -96,10 +100,9 @@ export function createRecordForm(props: RecordFormProps, app: AppCtx, toast: (me
     if (busy()) return;
     setAttempted(true);
     // Inputs that know their value cannot be sent (invalid JSON, passwords that differ) say why next to
-    // themselves; nothing is sent, and focus goes to the first of them.
-    const bad = Object.values(invalid());
-    if (bad.length > 0) {
-      setMessage(bad.join(' '));
+    // themselves, once; nothing is sent, and focus goes to the first of them.
+    if (Object.keys(invalid()).length > 0) {
+      setMessage('');
       queueMicrotask(() => document.querySelector<HTMLElement>('#record-form [aria-invalid="true"]')?.focus());
       return;
     }

@@ -39,7 +39,8 @@ const JOINERS: Suggestion[] = [
   { text: '||', detail: 'or' },
 ];
 const MACROS = ['@now', '@second', '@minute', '@hour', '@weekday', '@day', '@month', '@year', '@todayStart', '@todayEnd', '@monthStart', '@monthEnd', '@yearStart', '@yearEnd'];
-const REQUEST = ['auth', 'body', 'query', 'headers', 'method', 'context'];
+// The parts of @request that lead further end with a dot, so choosing one goes on to its names.
+const REQUEST = ['auth.', 'body.', 'query.', 'headers.', 'method', 'context'];
 const AUTH_EXTRA = ['collectionId', 'collectionName'];
 const MULTI = new Set(['select', 'relation', 'file']);
 
@@ -107,7 +108,7 @@ function walk(segments: string[], ctx: CompleteContext): Walked {
     } else return { body };
     i = 2;
   } else if (segments[0] === '@collection') {
-    if (segments.length === 1) return { fixed: ctx.collections.map((c) => ({ text: c.name, detail: `${c.type} collection` })), body };
+    if (segments.length === 1) return { fixed: ctx.collections.map((c) => ({ text: `${c.name}.`, detail: `${c.type} collection` })), body };
     scope = ctx.collections.find((c) => c.name === segments[1]);
     i = 2;
   }

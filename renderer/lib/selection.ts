@@ -1,7 +1,7 @@
 // Which records of a table are selected, kept by id across pages and reloads, with Shift ranges as file
 // managers do them: Shift+click sets every row between the last clicked one and this one to the state
 // the click gives this row.
-import { createSignal } from 'solid-js';
+import { createSignal, untrack } from 'solid-js';
 import type { RecordModel } from '../api.js';
 
 export function createSelection() {
@@ -38,7 +38,8 @@ export function createSelection() {
 
   /** Newer copies of selected records (after a reload), and ids that are gone removed. */
   const refresh = (rows: readonly RecordModel[], gone: readonly string[] = []) => {
-    const cur = picked();
+    // Untracked: an effect that refreshes on new rows must not also rerun on its own write.
+    const cur = untrack(picked);
     if (cur.size === 0) return;
     const next = new Map(cur);
     for (const r of rows) if (next.has(r.id)) next.set(r.id, r);
