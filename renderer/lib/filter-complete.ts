@@ -74,8 +74,11 @@ function step(from: Scope, name: string, ctx: CompleteContext): { scope?: Scope;
   const f = from.fields.find((x) => x.name === name);
   if (f?.type === 'relation') return { scope: ctx.collections.find((c) => c.id === f.collectionId), field: f };
   if (f) return { field: f };
+  // `<collection>_via_<field>`: only when that field of that collection points back here.
   const via = /^(\w+)_via_(\w+)$/.exec(name);
-  if (via) return { scope: ctx.collections.find((c) => c.name === via[1]) };
+  const owner = via ? ctx.collections.find((c) => c.name === via[1]) : undefined;
+  const back = owner?.fields.find((x) => x.name === via?.[2]);
+  if (owner && back?.type === 'relation' && from.id !== undefined && back.collectionId === from.id) return { scope: owner };
   return {};
 }
 
