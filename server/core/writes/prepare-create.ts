@@ -84,7 +84,7 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
   rule.check(store);
   Object.assign(errors, validateFields(c, record, null, validationContext(store, ctx.lookup, true)));
   throwIfErrors(errors, FAILED);
-  const hash = c.type === 'auth' ? await hashPassword(String(sub.password)) : null;
+  const hash = c.type === 'auth' ? await hashPassword(String(sub.password), ctx.request.client) : null;
 
   return {
     apply(tx, changes) {
