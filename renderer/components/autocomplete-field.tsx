@@ -3,6 +3,7 @@
 // suggestion, Enter takes one only after the arrows picked it (so Enter still submits a typed filter),
 // Escape closes the list without closing the panel around it.
 import { createSignal, createUniqueId, For, Show, type JSX } from 'solid-js';
+import { Dynamic } from 'solid-js/web';
 import type { Completion } from '../lib/filter-complete.js';
 
 export interface AutocompleteFieldProps {
@@ -115,43 +116,26 @@ export function AutocompleteField(props: AutocompleteFieldProps): JSX.Element {
   };
   return (
     <div class="autocomplete">
-      {props.multiline ? (
-        <textarea
-          {...common}
-          ref={(el) => (control = el)}
-          class={props.class}
-          rows={props.rows ?? 2}
-          value={props.value}
-          placeholder={props.placeholder}
-          aria-label={props.ariaLabel}
-          aria-invalid={props.ariaInvalid ? 'true' : undefined}
-          aria-expanded={open()}
-          aria-activedescendant={active() >= 0 ? `${listId}-${active()}` : undefined}
-          disabled={props.disabled}
-          onInput={(e) => (props.onInput(e.currentTarget.value), refresh())}
-          // Bound on the element, not delegated: it must run before the panel's document-level Escape.
-          on:keydown={onKeyDown}
-          onBlur={close}
-        />
-      ) : (
-        <input
-          {...common}
-          ref={(el) => (control = el)}
-          type="text"
-          class={props.class}
-          value={props.value}
-          placeholder={props.placeholder}
-          aria-label={props.ariaLabel}
-          aria-invalid={props.ariaInvalid ? 'true' : undefined}
-          aria-expanded={open()}
-          aria-activedescendant={active() >= 0 ? `${listId}-${active()}` : undefined}
-          disabled={props.disabled}
-          onInput={(e) => (props.onInput(e.currentTarget.value), refresh())}
-          // Bound on the element, not delegated: it must run before the panel's document-level Escape.
-          on:keydown={onKeyDown}
-          onBlur={close}
-        />
-      )}
+      {/* One control, an input or a textarea: everything but the tag and its size is shared. */}
+      <Dynamic
+        component={props.multiline ? 'textarea' : 'input'}
+        {...common}
+        ref={(el: HTMLInputElement | HTMLTextAreaElement) => (control = el)}
+        type={props.multiline ? undefined : 'text'}
+        rows={props.multiline ? (props.rows ?? 2) : undefined}
+        class={props.class}
+        value={props.value}
+        placeholder={props.placeholder}
+        aria-label={props.ariaLabel}
+        aria-invalid={props.ariaInvalid ? 'true' : undefined}
+        aria-expanded={open()}
+        aria-activedescendant={active() >= 0 ? `${listId}-${active()}` : undefined}
+        disabled={props.disabled}
+        onInput={(e: InputEvent & { currentTarget: HTMLInputElement | HTMLTextAreaElement }) => (props.onInput(e.currentTarget.value), refresh())}
+        // Bound on the element, not delegated: it must run before the panel's document-level Escape.
+        on:keydown={onKeyDown}
+        onBlur={close}
+      />
       <Show when={open()}>
         <ul class="completions" id={listId} role="listbox" aria-label="Suggestions">
           <For each={items()}>
