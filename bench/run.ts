@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import type { Child } from './children.js';
 import { runMain, type Settings } from './phases.js';
 import { runScale } from './scale.js';
+import { realtimeTable, runRealtime } from './realtime.js';
 import { mainTable, scaleTable, targets, targetTable, type BenchResults } from './report.js';
 
 /** The whole run is bounded: past this, the children are killed and the bench fails. */
@@ -58,6 +59,9 @@ const METHOD = [
   'The list with and without expand=author also alternate with each other on the same server (their ratio).',
   'Sign-in under load: sign-ins and views, 10 connections each, at once.',
   'Scale: the small and the large data set alternate; list latencies on 1 connection for at most 3 s each.',
+  'Realtime: 1,000 guests subscribed to posts/* over SSE from the runner; delivery = create sent to the last',
+  'subscriber holding the event, one create at a time; the create rate with them attached and with none',
+  'alternates. Batch: 50 creates in one POST /api/batch against 50 single creates in a row, alternating.',
 ];
 
 async function main(): Promise<void> {
@@ -82,9 +86,11 @@ async function main(): Promise<void> {
     const main = await runMain(s, dir, children);
     console.log(`\n2. scale: ${s.smallPosts.toLocaleString('en')} and ${s.largePosts.toLocaleString('en')} posts, side by side`);
     const { small, large } = await runScale(s, dir, children);
-    const results: BenchResults = { ...main, small, large };
+    console.log(`\n3. realtime and batch: ${s.smallPosts.toLocaleString('en')} posts`);
+    const realtime = await runRealtime(s, dir, children);
+    const results: BenchResults = { ...main, small, large, realtime };
     const checked = targets(results);
-    const lines = ['', ...METHOD, '', ...mainTable(results), '', ...scaleTable(results), '', ...targetTable(checked)];
+    const lines = ['', ...METHOD, '', ...mainTable(results), '', ...scaleTable(results), '', ...realtimeTable(realtime), '', ...targetTable(checked)];
     console.log(lines.join('\n'));
     const file = await writeResults(s, results, checked, (performance.now() - started) / 1000);
     console.log(`\nResults: ${file} (${((performance.now() - started) / 1000).toFixed(0)} s)`);

@@ -31,7 +31,39 @@ function chips(labels: string[], cls: string): JSX.Element {
   return span;
 }
 
-export function renderCell(record: RecordModel, field: Field, findCollection: (id: string) => Collection | undefined): JSX.Element {
+/** Where the grid reads a stored file (renderer/api.ts `fileUrl`); thumbnails ask for 100x100. */
+export type FileUrl = (collectionId: string, recordId: string, name: string, thumb?: string) => string;
+
+const IMAGE = /\.(png|jpe?g|gif|webp)$/i;
+
+/** Images as 100x100 thumbnails (not for protected fields: their URLs need a file token), others as chips. */
+function files(record: RecordModel, names: string[], isProtected: boolean, fileUrl?: FileUrl): JSX.Element {
+  if (names.length === 0) return empty();
+  const span = document.createElement('span');
+  span.className = 'chips-inline file-cell';
+  for (const name of names) {
+    if (IMAGE.test(name) && !isProtected && fileUrl) {
+      const img = document.createElement('img');
+      img.className = 'cell-thumb';
+      img.src = fileUrl(record.collectionId, record.id, name, '100x100');
+      img.alt = name;
+      img.title = name;
+      img.width = 28;
+      img.height = 28;
+      img.loading = 'lazy';
+      span.append(img);
+    } else {
+      const chip = document.createElement('span');
+      chip.className = 'chip chip-sm';
+      chip.title = name;
+      chip.textContent = abbreviate(name, 24);
+      span.append(chip);
+    }
+  }
+  return span;
+}
+
+export function renderCell(record: RecordModel, field: Field, findCollection: (id: string) => Collection | undefined, fileUrl?: FileUrl): JSX.Element {
   const v = record[field.name];
   switch (field.type) {
     case 'bool': {
@@ -60,6 +92,8 @@ export function renderCell(record: RecordModel, field: Field, findCollection: (i
       const target = findCollection(field.collectionId);
       return chips(expanded.length > 0 ? expanded.map((r) => recordLabel(r, target)) : ids(v), 'chip chip-sm chip-rel');
     }
+    case 'file':
+      return files(record, ids(v), field.protected === true, fileUrl);
     case 'json': {
       if (v === null || v === undefined) return empty();
       const text = formatJson(v, 48);

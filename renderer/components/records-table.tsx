@@ -6,7 +6,7 @@
 // (lib/column-widths.ts), so rows coming into view never move the columns.
 import { createMemo, createRenderEffect, createSelector, createSignal, For, onCleanup, onMount, Show, type JSX } from 'solid-js';
 import type { Collection, Field, RecordModel } from '../api.js';
-import { renderCell } from './cell.js';
+import { renderCell, type FileUrl } from './cell.js';
 import type { Selection } from '../lib/selection.js';
 import { sortKeyOf } from '../lib/sort-keys.js';
 import { columnWidth, SELECT_COLUMN } from '../lib/column-widths.js';
@@ -17,6 +17,8 @@ export interface RecordsTableProps {
   sort: string;
   selection: Selection;
   findCollection(id: string): Collection | undefined;
+  /** Thumbnails of image files in file columns. */
+  fileUrl?: FileUrl;
   onSort(key: string): void;
   onOpen(record: RecordModel): void;
 }
@@ -172,7 +174,7 @@ export function RecordsTable(props: RecordsTableProps): JSX.Element {
               >
                 <input type="checkbox" tabIndex={-1} aria-label={`Select record ${r.id}`} checked={props.selection.has(r.id)} />
               </td>
-              <For each={props.columns}>{(f) => <td data-type={f.type}>{renderCell(r, f, props.findCollection)}</td>}</For>
+              <For each={props.columns}>{(f) => <td data-type={f.type}>{renderCell(r, f, props.findCollection, props.fileUrl)}</td>}</For>
             </tr>
           )}
         </For>

@@ -19,6 +19,7 @@ import { RecordsTable } from '../components/records-table.js';
 import { ColumnPicker } from '../components/column-picker.js';
 import { BulkActions } from '../components/bulk-actions.js';
 import { useToast } from '../components/toasts.js';
+import { useLive } from '../lib/live.js';
 
 /** The server's detail (data.*.message) when it gave one, else its message. */
 function filterDetail(err: ApiError): string {
@@ -115,6 +116,8 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
   const filterError = () => (data.error instanceof ApiError && data.error.status === 400 && q().filter !== '' ? data.error : undefined);
   const open = (r: RecordModel | 'new') => list.set({ record: r === 'new' ? 'new' : r.id }, { push: true });
   const close = () => list.set({ record: null });
+  // another client's writes show up without a manual refresh (rows that come back unchanged keep their DOM)
+  useLive(app.api, () => [`${props.collection.name}/*`], reload);
 
   return (
     <section class="records">
@@ -166,6 +169,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
           sort={q().sort}
           selection={selection}
           findCollection={app.findCollection}
+          fileUrl={app.api.fileUrl}
           onSort={toggleSort}
           onOpen={open}
         />
