@@ -213,7 +213,9 @@ export function createApi(options: ApiOptions) {
     /** POST /backup/restore: swaps a backup zip in; answers what it lacked and where the previous data went. */
     restoreBackup: (archive: Blob) => request<{ missingFiles: string[]; previous: string }>('POST', '/backup/restore', { body: archive }),
     deleteRecord: (c: string, id: string) => request<void>('DELETE', `${records(c)}/${enc(id)}`),
-
+    /** POST /batch: deletes these records in one transaction (all or none), each under the collection's rules. */
+    deleteRecords: (c: string, ids: string[]) =>
+      request<Array<{ status: number }>>('POST', '/batch', { body: { requests: ids.map((id) => ({ method: 'DELETE', url: `/api${records(c)}/${enc(id)}` })) } }),
 
     /**
      * Realtime, as the PocketBase SDK speaks it: an event stream (GET /realtime) whose PB_CONNECT names

@@ -1,9 +1,11 @@
 // What can be done with the selected records: export them (CSV or JSON, made in the browser from the
-// loaded records) or delete them after a confirmation. Deletes run one by one through the API, so each
-// obeys the collection's rules and cascades; a failure stops the run and says which record and why.
+// loaded records) or delete them after a confirmation. Deletes go through the batch API
+// (lib/bulk-delete.ts), so each obeys the collection's rules and cascades; a failure stops the run and
+// says which record and why.
 import { createSignal, Show, type JSX } from 'solid-js';
 import type { Collection, Field } from '../api.js';
 import { messageOf } from '../api.js';
+import { BulkDeleteError, deleteInBatches } from '../lib/bulk-delete.js';
 import { useApp } from '../app-context.js';
 import { exportFile, type ExportFormat } from '../lib/records-export.js';
 import { saveBlob } from '../lib/save-file.js';
@@ -31,19 +33,14 @@ export function BulkActions(props: { collection: Collection; fields: Field[]; se
   const remove = async () => {
     setBusy(true);
     setError('');
-    const done: string[] = [];
+    let done: string[] = [];
     try {
-      for (const r of props.selection.records()) {
-        try {
-          await app.api.deleteRecord(props.collection.name, r.id);
-        } catch (err) {
-          throw new Error(`Record ${r.id} could not be deleted: ${messageOf(err)}`);
-        }
-        done.push(r.id);
-      }
+      const ids = props.selection.records().map((r) => r.id);
+      done = await deleteInBatches(app.api, props.collection.name, ids);
       toast(`Deleted ${noun(done.length)}.`);
     } catch (err) {
-      const text = `${messageOf(err)}${done.length > 0 ? ` ${noun(done.length)} were deleted before it.` : ''}`;
+      if (err instanceof BulkDeleteError) done = err.deleted;
+      const text = `${messageOf(err)}${done.length > 0 ? ` ${noun(done.length)} ${done.length === 1 ? 'was' : 'were'} deleted before it.` : ''}`;
       setError(text);
       toast(text, 'error');
     } finally {

@@ -315,13 +315,49 @@ describe('records grid', () => {
     expect(json[0]).not.toHaveProperty('expand');
 
     const before = await total('posts');
+    const writes: string[] = [];
+    p.on('request', (r) => r.method() !== 'GET' && writes.push(`${r.method()} ${new URL(r.url()).pathname}`));
     await p.getByRole('button', { name: 'Delete selected' }).click();
     await p.getByRole('button', { name: 'Delete 5 records' }).click();
     await toast(p, 'Deleted 5 records.').waitFor();
     expect(await total('posts')).toBe(before - 5);
+    // One batch request, not one DELETE per record.
+    expect(writes.filter((w) => !w.endsWith('/api/realtime'))).toEqual(['POST /api/batch']);
     await expect.poll(() => p.locator('.bulk-bar').count()).toBe(0);
     // The list reloads after the deletes.
     await expect.poll(() => rows(p).first().locator('td').nth(2).textContent()).toBe('Post 05');
+  });
+
+  it('bulk delete: a record a selected record cascades to counts as deleted; a refused one is named', async () => {
+    const nodes = await seeder.call<{ id: string; fields: unknown[] }>('POST', '/collections', { name: 'nodes', fields: [{ name: 'name', type: 'text' }] });
+    await seeder.call('PATCH', `/collections/${nodes.id}`, {
+      fields: [...nodes.fields, { name: 'parent', type: 'relation', collectionId: nodes.id, maxSelect: 1, cascadeDelete: true }],
+    });
+    await seeder.call('POST', '/collections', { name: 'pins', fields: [{ name: 'node', type: 'relation', collectionId: nodes.id, maxSelect: 1, required: true }] });
+    const root = await seeder.call<{ id: string }>('POST', '/collections/nodes/records', { name: 'a root' });
+    await seeder.call('POST', '/collections/nodes/records', { name: 'b child', parent: root.id });
+    const pinned = await seeder.call<{ id: string }>('POST', '/collections/nodes/records', { name: 'c pinned' });
+    await seeder.call('POST', '/collections/pins/records', { node: pinned.id });
+
+    const p = await open('#/collections/nodes?sort=name', NARROW);
+    await expect.poll(() => rows(p).count()).toBe(3);
+    // The root first: its delete takes the child with it, so the child's own delete finds nothing.
+    await rows(p).nth(0).locator('td.select-col').click();
+    await rows(p).nth(1).locator('td.select-col').click();
+    await p.getByRole('button', { name: 'Delete selected' }).click();
+    await p.getByRole('button', { name: 'Delete 2 records' }).click();
+    await toast(p, 'Deleted 2 records.').waitFor();
+    await expect.poll(() => rows(p).count()).toBe(1);
+    expect(await total('nodes')).toBe(1);
+
+    await rows(p).nth(0).locator('td.select-col').click();
+    await p.getByRole('button', { name: 'Delete selected' }).click();
+    await p.getByRole('button', { name: 'Delete 1 record' }).click();
+    await expect(p.locator('.records .alert-error').textContent()).resolves.toBe(
+      `Record ${pinned.id} could not be deleted: Failed to delete record. Make sure that the record is not part of a required relation reference.`,
+    );
+    expect(await total('nodes')).toBe(1);
+    await shot(p, 'grid-08b-bulk-refused-narrow');
   });
 
   it('remembers the columns picked per collection, sorts relations by their label, and jumps to a page', async () => {
