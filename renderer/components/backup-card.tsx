@@ -74,7 +74,7 @@ export function BackupCard(): JSX.Element {
         )}
       </Show>
       <div class="restore-row">
-        <label class="btn btn-ghost" classList={{ disabled: busy() }}>
+        <label class="btn file-btn" classList={{ disabled: busy() }}>
           <Icon name="upload" /> Restore from a backup…
           <input type="file" accept=".zip,application/zip" class="visually-hidden" aria-label="Backup zip to restore" disabled={busy()}
             onChange={(e) => { setRestoring(e.currentTarget.files?.[0] ?? null); e.currentTarget.value = ''; }} />

@@ -218,6 +218,9 @@ describe('admin UI', () => {
     const made = await other.collection('posts').create({ title: 'Written elsewhere', views: 7 });
     await expect.poll(() => rows.count()).toBe(before + 1);
     await page.locator('.records tbody tr', { hasText: 'Written elsewhere' }).waitFor();
+    // a change rebuilds its row (cells are built once per record object)
+    await other.collection('posts').update(made.id, { title: 'Changed elsewhere' });
+    await page.locator('.records tbody tr', { hasText: 'Changed elsewhere' }).waitFor();
     await other.collection('posts').delete(made.id);
     await expect.poll(() => rows.count()).toBe(before);
     await expect.poll(() => app.subscribers('_collections/*')).toBeGreaterThan(0);
