@@ -4,10 +4,9 @@
 import type { MaintainedIndex } from '../server/core/maintained-indexes.js';
 import type { Collection as StoredCollection, Field, IndexDef } from '../server/core/types.js';
 import { filenameFromDisposition } from './lib/save-file.js';
-
-/** A collection as the schema API returns it; `maintainedIndexes` are the ones Deskbase keeps itself. */
 import { hasFiles, toFormData } from './lib/form-body.js';
 
+/** A collection as the schema API returns it; `maintainedIndexes` are the ones Deskbase keeps itself. */
 export type Collection = StoredCollection & { maintainedIndexes?: MaintainedIndex[] };
 export type { Field, IndexDef, MaintainedIndex };
 
@@ -94,7 +93,7 @@ export interface ApiOptions {
   baseUrl?: string;
   store: TokenStore;
   fetch?: typeof fetch;
-  /** Called after a 401 dropped the token, so the UI can go back to sign-in. */
+  /** Called once an answer shows the session is gone (401, or GET /session null): the UI goes to sign-in. */
   onUnauthorized?: () => void;
 }
 
@@ -127,13 +126,30 @@ export function createApi(options: ApiOptions) {
     });
     if (!res.ok) {
       const payload = await readJson(res);
-      if (res.status === 401 && token) {
-        options.store.set(null);
-        options.onUnauthorized?.();
-      }
+      if (token && (res.status === 401 || res.status === 403) && (res.status === 401 || !(await sessionAlive(token)))) sessionEnded(token);
       throw toApiError(res, payload);
     }
     return res;
+  }
+
+  /**
+   * The one place that notices a session is gone. A revoked or expired token acts as a guest, so the
+   * server may answer 403 ("Only superusers…") rather than 401: a 403 is checked against
+   * GET /session, and a null there means the session ended too.
+   */
+  async function sessionAlive(token: string): Promise<boolean> {
+    try {
+      const res = await doFetch(`${base}/session`, { headers: { accept: 'application/json', authorization: `Bearer ${token}` } });
+      return !res.ok || (await readJson(res)) !== null;
+    } catch {
+      return true;
+    }
+  }
+  function sessionEnded(token: string): void {
+    // Only if it is still the token in use: a sign-in meanwhile must not be undone.
+    if (options.store.get() !== token) return;
+    options.store.set(null);
+    options.onUnauthorized?.();
   }
 
   async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
@@ -158,7 +174,13 @@ export function createApi(options: ApiOptions) {
       options.store.set(res.token);
       return res;
     },
-    getSession: () => request<SessionInfo | null>('GET', '/session'),
+    /** The caller's session; null (signed out elsewhere, expired) also ends it here. */
+    async getSession(): Promise<SessionInfo | null> {
+      const token = options.store.get();
+      const s = await request<SessionInfo | null>('GET', '/session');
+      if (s === null && token) sessionEnded(token);
+      return s;
+    },
     async signOut(): Promise<void> {
       try {
         await request<void>('DELETE', '/session');
@@ -168,6 +190,9 @@ export function createApi(options: ApiOptions) {
     },
     listSessions: () => request<{ items: SessionInfo[] }>('GET', '/sessions'),
     revokeSession: (id: string) => request<void>('DELETE', `/sessions/${enc(id)}`),
+    /** Superusers: the sessions of any auth record, and ending one of them. */
+    listRecordSessions: (c: string, id: string) => request<{ items: SessionInfo[] }>('GET', `${records(c)}/${enc(id)}/sessions`),
+    revokeRecordSession: (c: string, id: string, sessionId: string) => request<void>('DELETE', `${records(c)}/${enc(id)}/sessions/${enc(sessionId)}`),
 
     listCollections: () => request<Page<Collection>>('GET', '/collections', { query: { perPage: 1000 } }),
     getCollection: (idOrName: string) => request<Collection>('GET', `/collections/${enc(idOrName)}`),
@@ -188,6 +213,9 @@ export function createApi(options: ApiOptions) {
     /** POST /backup/restore: swaps a backup zip in; answers what it lacked and where the previous data went. */
     restoreBackup: (archive: Blob) => request<{ missingFiles: string[]; previous: string }>('POST', '/backup/restore', { body: archive }),
     deleteRecord: (c: string, id: string) => request<void>('DELETE', `${records(c)}/${enc(id)}`),
+    /** POST /batch: deletes these records in one transaction (all or none), each under the collection's rules. */
+    deleteRecords: (c: string, ids: string[]) =>
+      request<Array<{ status: number }>>('POST', '/batch', { body: { requests: ids.map((id) => ({ method: 'DELETE', url: `/api${records(c)}/${enc(id)}` })) } }),
 
     /**
      * Realtime, as the PocketBase SDK speaks it: an event stream (GET /realtime) whose PB_CONNECT names

@@ -13,8 +13,13 @@ type Boot = 'setup' | 'ready';
 export function App(props: { makeApi(onUnauthorized: () => void): Api }): JSX.Element {
   const router = createHashRouter();
   const [session, setSession] = createSignal<SessionInfo | null>(null);
-  // A 401 anywhere means the token died (revoked, expired): back to sign-in.
-  const api = props.makeApi(() => setSession(null));
+  // The session ended under a signed-in page (revoked elsewhere, expired): sign-in shows in its place and
+  // the address stays, so signing in again lands on the same page (api.ts decides when it ended).
+  const [ended, setEnded] = createSignal(false);
+  const api = props.makeApi(() => {
+    if (session()) setEnded(true);
+    setSession(null);
+  });
 
   const [boot, { refetch }] = createResource<Boot>(async () => {
     const setup = await api.setupStatus();
@@ -29,6 +34,7 @@ export function App(props: { makeApi(onUnauthorized: () => void): Api }): JSX.El
   });
 
   const signedIn = async () => {
+    setEnded(false);
     setSession(await api.getSession());
     const r = router.route();
     if (r.segments[0] === 'setup' || r.segments[0] === 'login') router.navigate('#/collections', { replace: true });
@@ -64,13 +70,14 @@ export function App(props: { makeApi(onUnauthorized: () => void): Api }): JSX.El
             />
           </Match>
           <Match when={!session()}>
-            <LoginPage api={api} onSignedIn={signedIn} />
+            <LoginPage api={api} onSignedIn={signedIn} sessionEnded={ended()} />
           </Match>
           <Match when={session()}>
             <Shell
               api={api}
               session={session}
               onSignedOut={() => {
+                setEnded(false);
                 setSession(null);
                 router.navigate('#/login', { replace: true });
               }}

@@ -1,11 +1,12 @@
-// "Download backup": GET /api/backup with the bearer token, saved as the zip the server names.
-// "Restore": a backup zip picked here replaces all data (after a confirmation); the server keeps the
-// previous data as a zip in the data folder's backups/.
+// "Download backup": GET /api/backup with the bearer token, saved as the zip the server names. The
+// last download (when, which file, how big) is remembered in this browser, so the page says how old the
+// newest copy is. "Restore": a backup zip picked here replaces all data (after a confirmation); the
+// server keeps the previous data as a zip in the data folder's backups/.
 import { createSignal, Show, type JSX } from 'solid-js';
 import { messageOf } from '../api.js';
 import { useApp } from '../app-context.js';
 import { saveBlob } from '../lib/save-file.js';
-import { formatBytes } from '../lib/format.js';
+import { formatBytes, formatDate } from '../lib/format.js';
 import { useToast } from './toasts.js';
 import { Icon } from './icon.js';
 
@@ -14,7 +15,7 @@ export function BackupCard(): JSX.Element {
   const toast = useToast();
   const [busy, setBusy] = createSignal(false);
   const [error, setError] = createSignal('');
-  const [last, setLast] = createSignal('');
+  const [last, setLast] = createSignal<LastBackup | null>(readLast());
   const [restoring, setRestoring] = createSignal<File | null>(null);
   const [restored, setRestored] = createSignal('');
   const restore = async () => {
@@ -41,7 +42,9 @@ export function BackupCard(): JSX.Element {
       const file = await app.api.downloadBackup();
       saveBlob(file.blob, file.filename);
       const size = formatBytes(file.blob.size);
-      setLast(`${file.filename} (${size})`);
+      const entry = { at: new Date().toISOString(), filename: file.filename, size };
+      setLast(entry);
+      writeLast(entry);
       toast(`Backup ready (${size}).`);
     } catch (err) {
       setError(messageOf(err));
@@ -63,11 +66,15 @@ export function BackupCard(): JSX.Element {
       <button type="button" class="btn btn-primary" disabled={busy()} onClick={() => void download()}>
         <Icon name="download" /> {busy() ? 'Preparing…' : 'Download backup'}
       </button>
-      <Show when={last()}>
-        <p class="muted small backup-last">Last one: <code>{last()}</code></p>
+      <Show when={last()} fallback={<p class="muted small backup-last">No backup downloaded from this browser yet.</p>}>
+        {(l) => (
+          <p class="muted small backup-last">
+            Last backup: <time datetime={l().at}>{formatDate(l().at)}</time>, <code>{l().filename}</code> ({l().size})
+          </p>
+        )}
       </Show>
       <div class="restore-row">
-        <label class="btn btn-ghost" classList={{ disabled: busy() }}>
+        <label class="btn file-btn" classList={{ disabled: busy() }}>
           <Icon name="upload" /> Restore from a backup…
           <input type="file" accept=".zip,application/zip" class="visually-hidden" aria-label="Backup zip to restore" disabled={busy()}
             onChange={(e) => { setRestoring(e.currentTarget.files?.[0] ?? null); e.currentTarget.value = ''; }} />
@@ -87,4 +94,30 @@ export function BackupCard(): JSX.Element {
       </div>
     </section>
   );
+}
+
+export interface LastBackup {
+  at: string;
+  filename: string;
+  size: string;
+}
+const LAST_KEY = 'deskbase.lastBackup';
+
+export function readLast(storage: Storage = localStorage): LastBackup | null {
+  try {
+    const v: unknown = JSON.parse(storage.getItem(LAST_KEY) ?? 'null');
+    if (typeof v !== 'object' || v === null) return null;
+    const o = v as Record<string, unknown>;
+    return typeof o.at === 'string' && typeof o.filename === 'string' && typeof o.size === 'string' ? { at: o.at, filename: o.filename, size: o.size } : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeLast(entry: LastBackup, storage: Storage = localStorage): void {
+  try {
+    storage.setItem(LAST_KEY, JSON.stringify(entry));
+  } catch {
+    // Storage full or disabled: the line shows until the page closes.
+  }
 }

@@ -81,6 +81,13 @@ export function SaveBar(props: { form: CollectionForm; system: boolean }): JSX.E
         </button>
       </Show>
       <span class="spacer" />
+      <Show when={f.problem()}>
+        {(p) => (
+          <p class="save-problem error-text" role="alert">
+            {p().summary}
+          </p>
+        )}
+      </Show>
       <Show when={f.isNew()}>
         <a class="btn" href="#/collections">Cancel</a>
       </Show>

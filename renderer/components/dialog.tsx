@@ -1,5 +1,7 @@
-// A modal confirmation: focus lands on the safe choice, Escape cancels, Enter on a button confirms.
-import { onCleanup, onMount, Show, type JSX } from 'solid-js';
+// A modal confirmation: focus lands on the safe choice and stays in the dialog (lib/focus-trap.ts),
+// Escape cancels, Enter on a button confirms.
+import { Show, type JSX } from 'solid-js';
+import { useFocusTrap } from '../lib/focus-trap.js';
 
 export interface ConfirmProps {
   title: string;
@@ -13,17 +15,11 @@ export interface ConfirmProps {
 
 export function ConfirmDialog(props: ConfirmProps): JSX.Element {
   let cancelBtn: HTMLButtonElement | undefined;
-  const onKey = (e: KeyboardEvent) => {
-    if (e.key === 'Escape') props.onCancel();
-  };
-  onMount(() => {
-    cancelBtn?.focus();
-    document.addEventListener('keydown', onKey);
-  });
-  onCleanup(() => document.removeEventListener('keydown', onKey));
+  let box: HTMLDivElement | undefined;
+  useFocusTrap(() => box, { onEscape: () => props.onCancel(), initial: () => cancelBtn });
   return (
     <div class="overlay" onClick={(e) => e.target === e.currentTarget && props.onCancel()}>
-      <div class="dialog" role="alertdialog" aria-modal="true" aria-labelledby="dialog-title">
+      <div ref={box} class="dialog" role="alertdialog" aria-modal="true" aria-labelledby="dialog-title">
         <h2 id="dialog-title">{props.title}</h2>
         <div class="dialog-body">{props.children}</div>
         <div class="dialog-actions">

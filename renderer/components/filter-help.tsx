@@ -8,7 +8,9 @@ const OPERATORS: Array<[string, string]> = [
   ['> >= < <=', 'greater / less than'],
   ['~', 'contains (text, % for wildcards)'],
   ['!~', 'does not contain'],
-  ['?= ?~ …', 'any item matches (multiple relations)'],
+  ['?= ?~ …', 'any item matches (relation paths such as tags.name ?= "x")'],
+  [':each', 'the items of a multi-valued field: tags:each ?= "x" (has x), tags:each = "x" (only x)'],
+  [':length', 'how many items: tags:length > 2'],
   ['&& ||', 'and / or, group with ( )'],
 ];
 
@@ -22,6 +24,13 @@ export function FilterHelp(props: { collection: Collection; onPick(example: stri
     if (f('bool')) out.push(`${f('bool')} = true`);
     if (props.collection.fields.some((x) => x.name === 'created')) out.push(`created >= "2025-01-01"`);
     if (f('relation')) out.push(`${f('relation')}.id != ""`);
+    // A multi-valued field compared directly is its stored JSON text, so `tags ?= "eco"` finds nothing
+    // (PocketBase does the same): its items are reached with :each.
+    const multi = props.collection.fields.find((x) => ['select', 'relation', 'file'].includes(x.type) && 'maxSelect' in x && typeof x.maxSelect === 'number' && x.maxSelect > 1);
+    if (multi) {
+      const sample = multi.type === 'select' && multi.values.length > 0 ? multi.values[0] : 'VALUE';
+      out.push(`${multi.name}:each ?= "${sample}"`);
+    }
     out.push(`(${text} = "a" || ${text} = "b")`);
     return out;
   };
@@ -51,7 +60,7 @@ export function FilterHelp(props: { collection: Collection; onPick(example: stri
             )}
           </For>
         </ul>
-        <p class="hint">Text goes in quotes. Fields: {props.collection.fields.filter((x) => x.type !== 'password').map((x) => x.name).join(', ')}.</p>
+        <p class="hint">Text goes in quotes; dates compare as UTC text, as the table shows them. Fields: {props.collection.fields.filter((x) => x.type !== 'password').map((x) => x.name).join(', ')}.</p>
       </div>
     </div>
   );

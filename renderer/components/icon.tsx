@@ -12,6 +12,7 @@ const PATHS = {
   unlock: 'M7 11V7a5 5 0 0 1 9.9-1M5 11h14v10H5z',
   trash: 'M3 6h18M8 6V4h8v2M19 6l-1 14H6L5 6M10 11v6M14 11v6',
   x: 'M18 6L6 18M6 6l12 12',
+  columns: 'M3 4h18v16H3zM9 4v16M15 4v16',
   up: 'M12 19V5M5 12l7-7 7 7',
   down: 'M12 5v14M19 12l-7 7-7-7',
   refresh: 'M21 12a9 9 0 1 1-2.6-6.4M21 3v6h-6',

@@ -8,7 +8,8 @@ export function IndexesEditor(props: {
   indexes: IndexDef[];
   fields: DraftField[];
   collectionName: string;
-  error(path: string): string | undefined;
+  /** What to show under index `i` (the server's words, or an explained failure). */
+  error(i: number): string | undefined;
   onChange(indexes: IndexDef[]): void;
 }): JSX.Element {
   const set = (i: number, patch: Partial<IndexDef>) => props.onChange(props.indexes.map((x, j) => (j === i ? { ...x, ...patch } : x)));
@@ -23,7 +24,7 @@ export function IndexesEditor(props: {
     <div class="indexes">
       <For each={props.indexes} fallback={<p class="muted">No indexes. Add one to speed up filters and sorts, or to make values unique.</p>}>
         {(ix, i) => (
-          <div class="index-row" classList={{ 'has-error': !!props.error(`indexes.${i()}`) }}>
+          <div class="index-row" classList={{ 'has-error': !!props.error(i()) }}>
             <div class="index-head">
               <input value={ix.name} aria-label="Index name" class="mono" onInput={(e) => set(i(), { name: e.currentTarget.value })} />
               <label class="check">
@@ -52,8 +53,8 @@ export function IndexesEditor(props: {
                 }}
               </For>
             </div>
-            <Show when={props.error(`indexes.${i()}`)}>
-              <small class="error-text">{props.error(`indexes.${i()}`)}</small>
+            <Show when={props.error(i())}>
+              <small class="error-text">{props.error(i())}</small>
             </Show>
           </div>
         )}

@@ -12,6 +12,7 @@ const AUTH_ORDER = ['id', 'email', 'password', 'emailVisibility', 'verified'];
 const authRank = (f: Field) => (AUTH_ORDER.includes(f.name) ? AUTH_ORDER.indexOf(f.name) : AUTH_ORDER.length);
 const omit = (data: ErrorData, keys: string[]): ErrorData => Object.fromEntries(Object.entries(data).filter(([k]) => !keys.includes(k)));
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+const blank = (v: unknown) => v === undefined || v === null || v === '' || v === false || (Array.isArray(v) && v.length === 0);
 
 export interface RecordFormProps {
   collection: Collection;
@@ -28,6 +29,7 @@ export function createRecordForm(props: RecordFormProps, app: AppCtx, toast: (me
   const [errors, setErrors] = createSignal<ErrorData>({});
   const [message, setMessage] = createSignal('');
   const [busy, setBusy] = createSignal(false);
+  const [attempted, setAttempted] = createSignal(false);
   const [confirmDelete, setConfirmDelete] = createSignal(false);
 
   const editable = () => {
@@ -44,13 +46,19 @@ export function createRecordForm(props: RecordFormProps, app: AppCtx, toast: (me
       return isNew();
     },
     record: props.record,
-    setExtra: (key, value) => setExtras({ ...extras(), [key]: value }),
-    setInvalid: (name, msg) => {
-      const next = { ...invalid() };
-      if (msg === null) delete next[name];
-      else next[name] = msg;
-      setInvalid(next);
-    },
+    // Functional updates: inputs may call these from their own effects, which must not subscribe to
+    // (and rerun on) the form's whole state.
+    setExtra: (key, value) => setExtras((cur) => ({ ...cur, [key]: value })),
+    attempted,
+    serverError: (key) => errorAt(errors(), key),
+    setInvalid: (name, msg) =>
+      setInvalid((cur) => {
+        if ((cur[name] ?? null) === msg) return cur;
+        const next = { ...cur };
+        if (msg === null) delete next[name];
+        else next[name] = msg;
+        return next;
+      }),
   };
 
   /** New records send what was typed; edits send only what changed (PATCH keeps the rest). */
@@ -71,7 +79,15 @@ export function createRecordForm(props: RecordFormProps, app: AppCtx, toast: (me
     return out;
   };
 
-  const fieldError = (f: Field) => errorAt(errors(), f.name) ?? (f.type === 'password' ? errorAt(errors(), `${f.name}Confirm`) : undefined);
+  // A password's confirmation has its own input, which shows its own error (fields/password.tsx).
+  const fieldError = (f: Field) => errorAt(errors(), f.name);
+
+  /**
+   * Unsaved: an edit that would send something, or a new record with anything typed. Closing the panel
+   * then asks first, as the collection editor does.
+   */
+  const dirty = () =>
+    isNew() ? Object.values(values()).some((v) => !blank(v)) || Object.values(extras()).some((v) => !blank(v)) : Object.keys(body()).length > 0;
 
   /** A new value for `f`; the server's complaint was about the old one, so it goes. */
   const change = (f: Field, v: unknown) => {
@@ -82,9 +98,12 @@ export function createRecordForm(props: RecordFormProps, app: AppCtx, toast: (me
   const save = async (e?: Event) => {
     e?.preventDefault();
     if (busy()) return;
-    const bad = Object.entries(invalid());
-    if (bad.length > 0) {
-      setMessage(`Fix ${bad.map(([k]) => k).join(', ')} first.`);
+    setAttempted(true);
+    // Inputs that know their value cannot be sent (invalid JSON, passwords that differ) say why next to
+    // themselves, once; nothing is sent, and focus goes to the first of them.
+    if (Object.keys(invalid()).length > 0) {
+      setMessage('');
+      queueMicrotask(() => document.querySelector<HTMLElement>('#record-form [aria-invalid="true"]')?.focus());
       return;
     }
     setBusy(true);
@@ -122,7 +141,7 @@ export function createRecordForm(props: RecordFormProps, app: AppCtx, toast: (me
   /** Errors about keys no input shows (the alert lists them). */
   const unknownErrors = () => Object.keys(errors()).filter((k) => !editable().some((f) => f.name === k || `${f.name}Confirm` === k));
 
-  return { isNew, values, errors, message, busy, confirmDelete, setConfirmDelete, editable, fieldCtx, fieldError, change, save, remove, unknownErrors };
+  return { isNew, values, errors, message, busy, dirty, confirmDelete, setConfirmDelete, editable, fieldCtx, fieldError, change, save, remove, unknownErrors };
 }
 
 export type RecordForm = ReturnType<typeof createRecordForm>;

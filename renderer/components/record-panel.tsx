@@ -1,7 +1,7 @@
 // Create or edit one record in a side panel: one input per field type (fields/<type>.tsx), the server's
 // per-field errors under each input, delete with confirmation. The working copy and the actions live
 // in record-form.ts.
-import { For, Show, type JSX } from 'solid-js';
+import { createSignal, For, Show, type JSX } from 'solid-js';
 import { Dynamic } from 'solid-js/web';
 import type { Collection, Field, RecordModel } from '../api.js';
 import { errorAt } from '../api.js';
@@ -12,6 +12,8 @@ import { inputOf, uiOf } from '../fields/registry.js';
 import { SidePanel } from './side-panel.js';
 import { ConfirmDialog } from './dialog.js';
 import { createRecordForm, type RecordForm } from './record-form.js';
+import { RecordSessions } from './record-sessions.js';
+import { LeaveGuard } from './leave-guard.js';
 import { useToast } from './toasts.js';
 
 /** Help for the auth system fields, whose names alone say little. */
@@ -55,8 +57,12 @@ function RecordFieldInput(props: { form: RecordForm; field: Field; collection: C
 
 export function RecordPanel(props: { collection: Collection; record?: RecordModel; expand: string; onClose(): void; onSaved(): void }): JSX.Element {
   const form = createRecordForm(props, useApp(), useToast());
-  useSaveShortcut(['Enter', 's'], () => void form.save());
+  const [confirmDiscard, setConfirmDiscard] = createSignal(false);
+  useSaveShortcut(['Enter', 's'], () => void form.save(), () => !confirmDiscard() && !form.confirmDelete());
   const autodates = () => props.collection.fields.filter((f) => f.type === 'autodate');
+  // Esc, the backdrop, Close and Cancel all come here: unsaved edits are confirmed first, as the
+  // collection editor does, never dropped silently.
+  const requestClose = () => (form.dirty() ? setConfirmDiscard(true) : props.onClose());
 
   return (
     <SidePanel
@@ -65,14 +71,15 @@ export function RecordPanel(props: { collection: Collection; record?: RecordMode
           {form.isNew() ? 'New' : 'Edit'} <span class="muted">{props.collection.name}</span> record
         </>
       }
-      onClose={() => props.onClose()}
+      label={form.isNew() ? `New ${props.collection.name} record` : `Edit ${props.collection.name} record`}
+      onClose={requestClose}
       footer={
         <>
           <Show when={!form.isNew()}>
             <button type="button" class="btn btn-danger-ghost" onClick={() => form.setConfirmDelete(true)}>Delete</button>
           </Show>
           <span class="spacer" />
-          <button type="button" class="btn" onClick={() => props.onClose()}>Cancel</button>
+          <button type="button" class="btn" onClick={requestClose}>Cancel</button>
           <button type="submit" form="record-form" class="btn btn-primary" disabled={form.busy()} title="Ctrl+Enter">
             {form.busy() ? 'Saving…' : form.isNew() ? 'Create' : 'Save changes'}
           </button>
@@ -104,6 +111,17 @@ export function RecordPanel(props: { collection: Collection; record?: RecordMode
         </Show>
         <For each={form.editable()}>{(f) => <RecordFieldInput form={form} field={f} collection={props.collection} />}</For>
       </form>
+      <Show when={props.collection.type === 'auth' && props.record}>
+        {(r) => <RecordSessions collection={props.collection.name} recordId={r().id} />}
+      </Show>
+      <LeaveGuard when={form.dirty()} title="Leave without saving this record?">
+        <p>Your changes to this record are not saved yet. They will be lost.</p>
+      </LeaveGuard>
+      <Show when={confirmDiscard()}>
+        <ConfirmDialog title="Discard your changes?" confirmLabel="Discard changes" danger onConfirm={() => props.onClose()} onCancel={() => setConfirmDiscard(false)}>
+          <p>The changes to this record are not saved yet. Closing the panel loses them.</p>
+        </ConfirmDialog>
+      </Show>
       <Show when={form.confirmDelete()}>
         <ConfirmDialog title="Delete this record?" confirmLabel="Delete record" danger busy={form.busy()} onConfirm={form.remove} onCancel={() => form.setConfirmDelete(false)}>
           <p>

@@ -2,6 +2,10 @@
 // The lock is a toggle of its own so the difference between null and "" is never a matter of whitespace.
 import { For, Show, type JSX } from 'solid-js';
 import { Icon } from './icon.js';
+import { AutocompleteField } from './autocomplete-field.js';
+import type { Completion } from '../lib/filter-complete.js';
+
+const noCompletion = (_text: string, caret: number): Completion => ({ from: caret, to: caret, items: [] });
 
 export interface RuleEditorProps {
   id: string;
@@ -16,6 +20,7 @@ export interface RuleEditorProps {
   /** What an empty rule means, when "everyone, including guests" does not fit (authRule). */
   openText?: string;
   presets?: Array<{ label: string; value: string }>;
+  complete?: (text: string, caret: number) => Completion;
   onChange(value: string | null): void;
 }
 
@@ -69,16 +74,17 @@ export function RuleEditor(props: RuleEditorProps): JSX.Element {
           </div>
         }
       >
-        <textarea
+        <AutocompleteField
           id={props.id}
+          multiline
           class="mono rule-input"
           rows={2}
-          spellcheck={false}
           placeholder={props.emptyMeansEveryone === false ? 'e.g. @request.auth.id != ""' : 'Leave empty to allow everyone, including guests'}
           value={props.value ?? ''}
           disabled={props.disabled}
-          aria-invalid={props.error ? 'true' : undefined}
-          onInput={(e) => props.onChange(e.currentTarget.value)}
+          ariaInvalid={!!props.error}
+          complete={props.complete ?? noCompletion}
+          onInput={(v) => props.onChange(v)}
         />
       </Show>
       <Show when={!locked()}>

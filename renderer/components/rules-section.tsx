@@ -2,6 +2,7 @@
 import { For, Show, type JSX } from 'solid-js';
 import type { CollectionType, RuleKey } from '../../server/core/types.js';
 import { RuleEditor } from './rule-editor.js';
+import type { Completion } from '../lib/filter-complete.js';
 
 const RULES: Array<{ key: RuleKey; label: string; what: string }> = [
   { key: 'listRule', label: 'List / search', what: 'can list and search records' },
@@ -21,6 +22,8 @@ export function RulesSection(props: {
   disabled: boolean;
   error(key: RuleKey): string | undefined;
   onChange(key: RuleKey, value: string | null): void;
+  /** Completion for the rule text (lib/filter-complete.ts over the collection being edited). */
+  complete?: (text: string, caret: number) => Completion;
 }): JSX.Element {
   const presets = (key: RuleKey) => {
     const list = [
@@ -43,7 +46,7 @@ export function RulesSection(props: {
       </Show>
       <div class="rules">
         <For each={RULES}>
-          {(r) => <RuleEditor id={`rule-${r.key}`} label={r.label} what={r.what} value={props.rules[r.key]} error={props.error(r.key)} disabled={props.disabled} presets={presets(r.key)} onChange={(v) => props.onChange(r.key, v)} />}
+          {(r) => <RuleEditor id={`rule-${r.key}`} label={r.label} what={r.what} value={props.rules[r.key]} error={props.error(r.key)} disabled={props.disabled} presets={presets(r.key)} complete={props.complete} onChange={(v) => props.onChange(r.key, v)} />}
         </For>
         <Show when={props.type === 'auth'}>
           <For each={AUTH_RULES}>
@@ -58,6 +61,7 @@ export function RulesSection(props: {
                 emptyMeansEveryone={r.key !== 'manageRule'}
                 openText={r.key === 'authRule' ? 'Any account with valid credentials can sign in.' : undefined}
                 presets={r.key === 'authRule' ? [{ label: 'Everyone', value: '' }, { label: 'Verified only', value: 'verified = true' }] : undefined}
+                complete={props.complete}
                 onChange={(v) => props.onChange(r.key, v)}
               />
             )}

@@ -1,16 +1,16 @@
-// A panel sliding in from the right for create/edit forms; Escape closes it, the page stays visible.
-import { onCleanup, onMount, type JSX } from 'solid-js';
+// A panel sliding in from the right for create/edit forms. It is modal: focus moves in and stays
+// (lib/focus-trap.ts), and Escape, the backdrop and the close button all ask `onClose`, which may say
+// no (unsaved edits are confirmed first by the caller).
+import { type JSX } from 'solid-js';
+import { useFocusTrap } from '../lib/focus-trap.js';
 import { Icon } from './icon.js';
 
-export function SidePanel(props: { title: JSX.Element; onClose: () => void; children: JSX.Element; footer?: JSX.Element; wide?: boolean }): JSX.Element {
-  const onKey = (e: KeyboardEvent) => {
-    if (e.key === 'Escape' && !document.querySelector('.overlay .dialog')) props.onClose();
-  };
-  onMount(() => document.addEventListener('keydown', onKey));
-  onCleanup(() => document.removeEventListener('keydown', onKey));
+export function SidePanel(props: { title: JSX.Element; label?: string; onClose: () => void; children: JSX.Element; footer?: JSX.Element; wide?: boolean }): JSX.Element {
+  let panel: HTMLElement | undefined;
+  useFocusTrap(() => panel, { onEscape: () => props.onClose() });
   return (
     <div class="panel-backdrop" onClick={(e) => e.target === e.currentTarget && props.onClose()}>
-      <aside class={props.wide ? 'panel panel-wide' : 'panel'} role="dialog" aria-modal="true" aria-label="Record editor">
+      <aside ref={panel} class={props.wide ? 'panel panel-wide' : 'panel'} role="dialog" aria-modal="true" aria-label={props.label ?? 'Record editor'}>
         <header class="panel-header">
           <h2>{props.title}</h2>
           <button type="button" class="btn-icon" aria-label="Close" onClick={() => props.onClose()}>

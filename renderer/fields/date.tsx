@@ -1,23 +1,24 @@
 import type { FieldUi } from './types.js';
-import { isoToLocalInput, localInputToIso } from '../lib/format.js';
+import { isoToUtcInput, utcInputToIso } from '../lib/format.js';
 import { TextOpt } from './option-controls.js';
 
 export const dateUi: FieldUi<'date'> = {
   label: 'Date',
   glyph: '◷',
-  description: 'A date and time, shown in local time and stored in UTC.',
+  description: 'A date and time, shown, edited and stored in UTC (as filters compare it).',
   defaults: () => ({ min: '', max: '' }),
-  // datetime-local edits local time; the server stores ISO 8601 UTC.
+  // The input edits UTC, the zone the table shows and filters compare; the server stores ISO 8601 UTC.
   Input: (props) => (
     <div class="input-row">
       <input
         id={props.id}
         type="datetime-local"
         step="1"
-        value={isoToLocalInput(props.value)}
+        value={isoToUtcInput(props.value)}
         aria-invalid={props.error ? 'true' : undefined}
-        onInput={(e) => props.onChange(localInputToIso(e.currentTarget.value))}
+        onInput={(e) => props.onChange(utcInputToIso(e.currentTarget.value))}
       />
+      <span class="muted input-zone">UTC</span>
       <button type="button" class="btn btn-small btn-ghost" onClick={() => props.onChange(new Date().toISOString())}>
         Now
       </button>
@@ -28,8 +29,8 @@ export const dateUi: FieldUi<'date'> = {
   ),
   Options: (props) => (
     <div class="opt-grid">
-      <TextOpt id={`${props.idPrefix}-min`} type="datetime-local" label="Min date" value={isoToLocalInput(props.field.min)} error={props.error('min')} disabled={props.locked} onChange={(v) => props.update({ min: localInputToIso(v) })} />
-      <TextOpt id={`${props.idPrefix}-max`} type="datetime-local" label="Max date" value={isoToLocalInput(props.field.max)} error={props.error('max')} disabled={props.locked} onChange={(v) => props.update({ max: localInputToIso(v) })} />
+      <TextOpt id={`${props.idPrefix}-min`} type="datetime-local" label="Min date" value={isoToUtcInput(props.field.min)} error={props.error('min')} disabled={props.locked} onChange={(v) => props.update({ min: utcInputToIso(v) })} />
+      <TextOpt id={`${props.idPrefix}-max`} type="datetime-local" label="Max date" value={isoToUtcInput(props.field.max)} error={props.error('max')} disabled={props.locked} onChange={(v) => props.update({ max: utcInputToIso(v) })} />
     </div>
   ),
 };

@@ -1,4 +1,4 @@
-import { createSignal, Show } from 'solid-js';
+import { createEffect, createSignal, onCleanup, Show } from 'solid-js';
 import type { FieldUi } from './types.js';
 import { NumberOpt, TextOpt } from './option-controls.js';
 
@@ -12,7 +12,14 @@ export const passwordUi: FieldUi<'password'> = {
   Input: (props) => {
     const [confirm, setConfirm] = createSignal('');
     const value = () => (typeof props.value === 'string' ? props.value : '');
-    const mismatch = () => confirm() !== '' && confirm() !== value();
+    const confirmKey = () => `${props.field.name}Confirm`;
+    // Differing passwords are caught here, before anything is sent: the form refuses to save while
+    // this field is marked invalid, and the one message shows under the confirmation, where the
+    // mistake is.
+    const problem = () => (value() === '' ? null : confirm() === '' ? 'Repeat the password to confirm it.' : confirm() !== value() ? 'The passwords do not match.' : null);
+    createEffect(() => props.ctx.setInvalid(confirmKey(), problem()));
+    onCleanup(() => props.ctx.setInvalid(confirmKey(), null));
+    const confirmError = () => (confirm() !== '' || props.ctx.attempted() ? problem() : null) ?? props.ctx.serverError(confirmKey());
     return (
       <div class="stack-sm">
         <input
@@ -35,13 +42,14 @@ export const passwordUi: FieldUi<'password'> = {
             placeholder="Repeat the password"
             aria-label="Confirm password"
             value={confirm()}
+            aria-invalid={confirmError() ? 'true' : undefined}
             onInput={(e) => {
               setConfirm(e.currentTarget.value);
-              props.ctx.setExtra(`${props.field.name}Confirm`, e.currentTarget.value);
+              props.ctx.setExtra(confirmKey(), e.currentTarget.value);
             }}
           />
-          <Show when={mismatch()}>
-            <small class="error-text">The passwords do not match.</small>
+          <Show when={confirmError()}>
+            <small class="error-text confirm-error" role="alert">{confirmError()}</small>
           </Show>
         </Show>
       </div>

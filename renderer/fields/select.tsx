@@ -26,12 +26,17 @@ export const selectUi: FieldUi<'select'> = {
         <For each={props.field.values}>
           {(v) => {
             const on = () => asList(props.value).includes(v);
+            // At the maximum, only chosen values can be clicked (to take them out), as PocketBase's
+            // picker does: "4 of at most 3" cannot happen.
+            const full = () => !on() && asList(props.value).length >= props.field.maxSelect;
             return (
               <button
                 type="button"
                 class="chip"
                 classList={{ 'chip-on': on() }}
                 aria-pressed={on()}
+                disabled={full()}
+                title={full() ? `At most ${props.field.maxSelect} can be selected` : undefined}
                 onClick={() => {
                   const list = asList(props.value);
                   props.onChange(on() ? list.filter((x) => x !== v) : [...list, v]);

@@ -12,6 +12,10 @@ export interface FieldCtx {
   record?: RecordModel;
   /** Sets a body key that is not a field (`passwordConfirm`). */
   setExtra(key: string, value: unknown): void;
+  /** True once a save was tried: inputs then show what they held back while the user was typing. */
+  attempted(): boolean;
+  /** The server's message for a body key of this record (`passwordConfirm`), if it gave one. */
+  serverError(key: string): string | undefined;
   /** Marks this field's raw input as unusable (invalid JSON...) so the form refuses to save it. */
   setInvalid(fieldName: string, message: string | null): void;
 }

@@ -119,9 +119,14 @@ export function summarize(d: Draft): SaveSummary {
   return { dropped, renamed };
 }
 
-/** Field names usable as identity: email and text fields (they need a unique index on the server). */
+/**
+ * Field names usable as identity: email and text fields (they need a unique index on the server). A new
+ * auth collection has no `email` field in the draft yet (the server adds it on create), but it is the
+ * default identity, so it is offered from the start.
+ */
 export function identityCandidates(d: Draft): string[] {
-  return submittedFields(d)
+  const names = submittedFields(d)
     .filter((f) => f.field.type === 'email' || (f.field.type === 'text' && f.field.name !== 'id' && f.field.name !== 'tokenKey'))
     .map((f) => f.field.name);
+  return d.type === 'auth' && !names.includes('email') && !d.fields.some((f) => f.field.name === 'email') ? ['email', ...names] : names;
 }

@@ -1,26 +1,46 @@
 // Pure helpers that turn record values into short readable text for tables, pickers and panels.
 import type { Collection, Field, RecordModel } from '../api.js';
 
-/** ISO datetime → local time text; '' for an empty value, the raw text when unparsable. */
+// Dates are shown and edited in UTC with the zone written out, because filters compare UTC text
+// (`created >= "2025-01-01 00:00:00"`): what the table shows is what a filter matches. Numbers read with
+// the reader's digit grouping ("1–30 of 10,000").
+
+/** ISO datetime → `2025-03-04 05:06:07 UTC`; '' for an empty value, the raw text when unparsable. */
 export function formatDate(iso: unknown): string {
-  if (typeof iso !== 'string' || iso === '') return '';
+  const text = utcText(iso);
+  return text === null ? (typeof iso === 'string' ? iso : '') : `${text} UTC`;
+}
+
+/** `YYYY-MM-DD HH:MM:SS` in UTC, or null when `iso` is not a parsable date. */
+function utcText(iso: unknown): string | null {
+  if (typeof iso !== 'string' || iso === '') return null;
   const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  if (Number.isNaN(d.getTime())) return null;
+  return d.toISOString().slice(0, 19).replace('T', ' ');
 }
 
-/** ISO datetime → `datetime-local` input value (local time, seconds kept). */
-export function isoToLocalInput(iso: unknown): string {
-  const text = formatDate(iso);
-  return text === '' || text === iso ? '' : text.replace(' ', 'T');
+/** ISO datetime → `datetime-local` input value, in UTC (seconds kept). */
+export function isoToUtcInput(iso: unknown): string {
+  return utcText(iso)?.replace(' ', 'T') ?? '';
 }
 
-/** `datetime-local` value → ISO 8601 UTC, as the server stores datetimes; '' stays ''. */
-export function localInputToIso(local: string): string {
-  if (local === '') return '';
-  const d = new Date(local);
+/** `datetime-local` value read as UTC → ISO 8601, as the server stores datetimes; '' stays ''. */
+export function utcInputToIso(value: string): string {
+  if (value === '') return '';
+  const d = new Date(`${value.length === 16 ? `${value}:00` : value}Z`);
   return Number.isNaN(d.getTime()) ? '' : d.toISOString();
+}
+
+let numbers: Intl.NumberFormat | undefined;
+/** 10000 → "10,000" in the reader's locale. */
+export function formatCount(n: number): string {
+  numbers ??= new Intl.NumberFormat(undefined, { maximumFractionDigits: 20 });
+  return numbers.format(n);
+}
+
+/** A number field's value as stored (no grouping: numbers may be years, codes or ids). */
+export function formatNumberValue(v: unknown): string {
+  return typeof v === 'number' ? String(v) : '0';
 }
 
 /** Shortens text to `max` characters with an ellipsis. */

@@ -7,7 +7,8 @@ import type { RuleKey } from '../../server/core/types.js';
 import { useApp } from '../app-context.js';
 import { useRouter } from '../router.js';
 import { useToast } from '../components/toasts.js';
-import { identityCandidates, summarize } from '../lib/collection-draft.js';
+import { identityCandidates, submittedFields, summarize } from '../lib/collection-draft.js';
+import { complete } from '../lib/filter-complete.js';
 import { useSaveShortcut } from '../lib/save-shortcut.js';
 import { createCollectionForm } from './collection-form.js';
 import { FieldsSection, GeneralSection, SaveBar } from '../components/collection-sections.js';
@@ -43,7 +44,8 @@ export function CollectionEditor(props: { collection?: Collection }): JSX.Elemen
           </div>
         </header>
       </Show>
-      <Show when={form.message()}>
+      {/* Only what no section shows in place; the rest is next to its input and in the save bar. */}
+      <Show when={form.message() && otherErrors().length > 0}>
         <div class="alert alert-error" role="alert">
           {form.message()}
           <For each={otherErrors()}>{(k) => <div><b>{k}</b>: {errorUnder(errors(), k)}</div>}</For>
@@ -58,13 +60,23 @@ export function CollectionEditor(props: { collection?: Collection }): JSX.Elemen
         disabled={system()}
         error={(k: RuleKey) => errorAt(errors(), k)}
         onChange={(k, v) => setDraft('rules', k, v)}
+        complete={(text, caret) =>
+          complete(text, caret, {
+            collection: { id: props.collection?.id, name: draft.name, type: draft.type, fields: submittedFields(draft).map((f) => f.field) },
+            collections: app.collections() ?? [],
+            mode: 'rule',
+          })
+        }
       />
       <Show when={draft.type === 'auth'}>
         <IdentityFields candidates={identityCandidates(draft)} value={draft.identityFields} error={errorUnder(errors(), 'identityFields')} onChange={(v) => setDraft('identityFields', v)} />
       </Show>
       <section class="card section">
         <h2>Indexes</h2>
-        <IndexesEditor indexes={draft.indexes} fields={draft.fields} collectionName={draft.name} error={(p) => errorUnder(errors(), p)} onChange={(ix) => setDraft('indexes', ix)} />
+        <IndexesEditor indexes={draft.indexes} fields={draft.fields} collectionName={draft.name} error={form.indexError} onChange={(ix) => setDraft('indexes', ix)} />
+        <Show when={typeof errorAt(errors(), 'indexes') === 'string' && form.problem()?.index === undefined}>
+          <p class="error-text" role="alert">{errorAt(errors(), 'indexes')}</p>
+        </Show>
         <Show when={props.collection}>{(c) => <MaintainedIndexes collection={c()} />}</Show>
       </section>
       <SaveBar form={form} system={system()} />

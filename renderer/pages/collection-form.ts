@@ -3,17 +3,20 @@
 import { createMemo, createSignal } from 'solid-js';
 import { createStore, produce } from 'solid-js/store';
 import type { Collection, ErrorData } from '../api.js';
-import { ApiError, errorAt, messageOf } from '../api.js';
+import { ApiError, errorAt, errorUnder, messageOf } from '../api.js';
 import type { FieldType } from '../../server/core/types.js';
 import type { AppCtx } from '../app-context.js';
 import { href, type Router } from '../router.js';
 import { draftFromCollection, emptyDraft, newField, submittedFields, summarize, toBody } from '../lib/collection-draft.js';
+import { explainSaveError, type SaveProblem } from '../lib/save-errors.js';
+import type { ToastFn } from '../components/toasts.js';
 
-export function createCollectionForm(props: { collection?: Collection }, app: AppCtx, router: Router, toast: (message: string) => void) {
+export function createCollectionForm(props: { collection?: Collection }, app: AppCtx, router: Router, toast: ToastFn) {
   const isNew = () => !props.collection;
   const [draft, setDraft] = createStore(props.collection ? draftFromCollection(props.collection) : emptyDraft());
   const [errors, setErrors] = createSignal<ErrorData>({});
   const [message, setMessage] = createSignal('');
+  const [problem, setProblem] = createSignal<SaveProblem | null>(null);
   const [busy, setBusy] = createSignal(false);
   const [confirmSave, setConfirmSave] = createSignal(false);
   const [confirmDelete, setConfirmDelete] = createSignal(false);
@@ -50,6 +53,7 @@ export function createCollectionForm(props: { collection?: Collection }, app: Ap
     setBusy(true);
     setErrors({});
     setMessage('');
+    setProblem(null);
     try {
       const body = toBody(draft, isNew());
       const saved = props.collection ? await app.api.updateCollection(props.collection.id, body) : await app.api.createCollection(body);
@@ -59,12 +63,21 @@ export function createCollectionForm(props: { collection?: Collection }, app: Ap
       if (isNew()) router.navigate(href(['collections', saved.name]));
       else if (saved.name !== props.collection?.name) router.navigate(href(['collections', saved.name, 'settings']), { replace: true });
     } catch (err) {
+      // Said in words where the user is looking: next to what failed, in the save bar by the button,
+      // and as a toast; the page scrolls to the first thing marked.
+      const p = err instanceof ApiError ? explainSaveError(err, draft) : { summary: `Not saved: ${messageOf(err)}` };
       if (err instanceof ApiError) setErrors(err.data);
       setMessage(messageOf(err));
+      setProblem(p);
+      toast(p.summary, 'error');
+      queueMicrotask(() => document.querySelector('.editor .has-error')?.scrollIntoView({ block: 'center' }));
     } finally {
       setBusy(false);
     }
   };
+
+  /** What to show under index `i`: the server's words for it, or the explained failure. */
+  const indexError = (i: number) => errorUnder(errors(), `indexes.${i}`) ?? (problem()?.index?.at === i ? problem()?.index?.text : undefined);
 
   /** Saving a schema that drops fields asks first: their data goes with them. */
   const save = (e?: Event) => {
@@ -91,7 +104,7 @@ export function createCollectionForm(props: { collection?: Collection }, app: Ap
   };
 
   return {
-    isNew, draft, setDraft, errors, message, busy, dirty, confirmSave, setConfirmSave, confirmDelete, setConfirmDelete,
+    isNew, draft, setDraft, errors, message, problem, indexError, busy, dirty, confirmSave, setConfirmSave, confirmDelete, setConfirmDelete,
     fieldError, move, addField, submit, save, remove,
   };
 }

@@ -21,7 +21,7 @@ export function CollectionPage(props: { collection: Collection; tab?: string }):
     </a>
   );
   return (
-    <div class="page">
+    <div class="page" classList={{ 'page-fill': tab() === 'records', 'page-narrow': tab() === 'settings' }}>
       <header class="page-header">
         <div class="page-title">
           <span class="crumb">Collections</span>

@@ -4,7 +4,7 @@ import type { Api } from '../api.js';
 import { messageOf } from '../api.js';
 import { FormField } from '../components/form-field.js';
 
-export function LoginPage(props: { api: Api; onSignedIn(): Promise<void> }): JSX.Element {
+export function LoginPage(props: { api: Api; onSignedIn(): Promise<void>; sessionEnded?: boolean }): JSX.Element {
   const [email, setEmail] = createSignal('');
   const [password, setPassword] = createSignal('');
   const [error, setError] = createSignal('');
@@ -33,6 +33,9 @@ export function LoginPage(props: { api: Api; onSignedIn(): Promise<void> }): JSX
           <span class="brand-title">Deskbase</span>
         </div>
         <h1>Superuser sign in</h1>
+        <Show when={props.sessionEnded && !error()}>
+          <p class="alert alert-info" role="status">Your session ended (signed out elsewhere, or expired). Sign in to go back to where you were.</p>
+        </Show>
         <Show when={error()}>
           <p class="alert alert-error" role="alert">{error()}</p>
         </Show>

@@ -1,14 +1,24 @@
-// The records of one collection: filter, sortable table, paging, and the side panel to create/edit.
-import { createMemo, createResource, createSignal, For, Show, type JSX } from 'solid-js';
+// The records of one collection: filter (with completion), the grid, paging, bulk actions, and the side
+// panel to create/edit. Filter, sort, page, page size and the open record live in the URL
+// (lib/list-state.ts); the grid's columns are remembered per collection (lib/column-prefs.ts).
+import { createEffect, createMemo, createResource, createSignal, on, onMount, Show, type JSX } from 'solid-js';
 import type { Collection, RecordModel } from '../api.js';
 import { ApiError, messageOf } from '../api.js';
 import { useApp } from '../app-context.js';
+import { useRouter } from '../router.js';
 import { isInternalField } from '../lib/format.js';
+import { createListState } from '../lib/list-state.js';
+import { loadHiddenColumns, saveHiddenColumns } from '../lib/column-prefs.js';
+import { createSelection } from '../lib/selection.js';
 import { Icon } from '../components/icon.js';
-import { Cell } from '../components/cell.js';
 import { Pager } from '../components/pager.js';
+import { FilterBox } from '../components/filter-box.js';
 import { FilterHelp } from '../components/filter-help.js';
 import { RecordPanel } from '../components/record-panel.js';
+import { RecordsTable } from '../components/records-table.js';
+import { ColumnPicker } from '../components/column-picker.js';
+import { BulkActions } from '../components/bulk-actions.js';
+import { useToast } from '../components/toasts.js';
 import { useLive } from '../lib/live.js';
 
 /** The server's detail (data.*.message) when it gave one, else its message. */
@@ -19,71 +29,121 @@ function filterDetail(err: ApiError): string {
   return details.length > 0 ? details.join(' ') : err.message;
 }
 
+/**
+ * The page's records, keeping the previous object of every record that came back unchanged: rows are
+ * keyed by object, so an unchanged record keeps its row (and focus) across reloads.
+ */
+function stableRows() {
+  let known = new Map<string, { json: string; record: RecordModel }>();
+  return (items: RecordModel[]): RecordModel[] => {
+    const next = new Map<string, { json: string; record: RecordModel }>();
+    const out = items.map((r) => {
+      const json = JSON.stringify(r);
+      const old = known.get(r.id);
+      const record = old && old.json === json ? old.record : r;
+      next.set(r.id, { json, record });
+      return record;
+    });
+    known = next;
+    return out;
+  };
+}
+
 export function RecordsView(props: { collection: Collection }): JSX.Element {
   const app = useApp();
-  const hasCreated = () => props.collection.fields.some((f) => f.name === 'created');
-  const [page, setPage] = createSignal(1);
-  const [perPage, setPerPage] = createSignal(30);
-  const [sort, setSort] = createSignal(hasCreated() ? '-created' : '');
-  const [filter, setFilter] = createSignal('');
-  const [draft, setDraft] = createSignal('');
+  const toast = useToast();
+  const defaultSort = () => (props.collection.fields.some((f) => f.name === 'created') ? '-created' : '');
+  const list = createListState(useRouter(), () => props.collection.name, defaultSort);
+  onMount(() => list.restore());
+  const q = () => list.query();
+  const [draft, setDraft] = createSignal(q().filter);
+  createEffect(on(() => q().filter, (f) => setDraft(f)));
   const [showHelp, setShowHelp] = createSignal(false);
   const [version, setVersion] = createSignal(0);
-  const [editing, setEditing] = createSignal<RecordModel | 'new' | null>(null);
+  const selection = createSelection();
 
-  const columns = createMemo(() => props.collection.fields.filter((f) => f.type !== 'password' && !isInternalField(f, props.collection)));
+  const fields = createMemo(() => props.collection.fields.filter((f) => f.type !== 'password' && !isInternalField(f, props.collection)));
+  const [hidden, setHidden] = createSignal(loadHiddenColumns(props.collection.id));
+  const columns = createMemo(() => fields().filter((f) => !hidden().includes(f.id)));
   const expand = () => props.collection.fields.filter((f) => f.type === 'relation').map((f) => f.name).join(',');
 
   const [data] = createResource(
-    () => ({ c: props.collection.name, page: page(), perPage: perPage(), sort: sort(), filter: filter(), v: version() }),
-    (q) => app.api.listRecords(q.c, { page: q.page, perPage: q.perPage, sort: q.sort, filter: q.filter, expand: expand() }),
+    () => ({ c: props.collection.name, page: q().page, perPage: q().perPage, sort: q().sort, filter: q().filter, v: version() }),
+    (p) => app.api.listRecords(p.c, { page: p.page, perPage: p.perPage, sort: p.sort, filter: p.filter, expand: expand() }),
   );
-
-  const applyFilter = (e?: Event) => {
-    e?.preventDefault();
-    setPage(1);
-    setFilter(draft().trim());
-  };
-  const toggleSort = (name: string) => {
-    setSort(sort() === name ? `-${name}` : sort() === `-${name}` ? '' : name);
-    setPage(1);
-  };
   // Reading an errored resource throws, so the table reads the last good page through this guard.
   const current = () => (data.error ? undefined : data.latest);
+  const keep = stableRows();
+  const rows = createMemo(() => keep(current()?.items ?? []));
+  createEffect(() => selection.refresh(rows()));
+  // A page past the end (after deletes, or an old link) moves to the last page there is.
+  createEffect(() => {
+    const d = current();
+    if (d && d.items.length === 0 && d.page > 1 && d.totalPages > 0) list.set({ page: d.totalPages });
+  });
+
+  // The open record: the row's own object when it is on this page, else fetched by id (a link).
+  const openId = () => q().record;
+  const [fetched] = createResource(
+    () => {
+      const id = openId();
+      return id && id !== 'new' && !rows().some((r) => r.id === id) && !data.loading ? id : false;
+    },
+    (id) => app.api.getRecord(props.collection.name, id, expand()),
+  );
+  createEffect(() => {
+    if (fetched.error) {
+      toast(`Record ${openId()} was not found: ${messageOf(fetched.error)}`, 'error');
+      list.set({ record: null });
+    }
+  });
+  const idOf = (e: RecordModel | 'new' | null) => (e === null || e === 'new' ? e : e.id);
+  // Compared by id: a reload that brings a newer copy of the open record does not reopen the panel.
+  const editing = createMemo<RecordModel | 'new' | null>(
+    () => {
+      const id = openId();
+      if (!id) return null;
+      if (id === 'new') return 'new';
+      return rows().find((r) => r.id === id) ?? (fetched.error || fetched.loading ? null : (fetched() ?? null));
+    },
+    null,
+    { equals: (a, b) => idOf(a) === idOf(b) },
+  );
+
+  const applyFilter = (text = draft()) => list.set({ filter: text.trim() });
+  const toggleSort = (key: string) => list.set({ sort: q().sort === key ? `-${key}` : q().sort === `-${key}` ? '' : key });
   const reload = () => setVersion(version() + 1);
-  // another client's writes show up without a manual refresh
+  const filterError = () => (data.error instanceof ApiError && data.error.status === 400 && q().filter !== '' ? data.error : undefined);
+  const open = (r: RecordModel | 'new') => list.set({ record: r === 'new' ? 'new' : r.id }, { push: true });
+  const close = () => list.set({ record: null });
+  // another client's writes show up without a manual refresh (rows that come back unchanged keep their DOM)
   useLive(app.api, () => [`${props.collection.name}/*`], reload);
-  const filterError = () => (data.error instanceof ApiError && data.error.status === 400 && filter() !== '' ? data.error : undefined);
 
   return (
     <section class="records">
       <div class="toolbar">
-        <form class="filter-box" classList={{ 'has-error': !!filterError() }} onSubmit={applyFilter} role="search">
-          <Icon name="search" />
-          <input
-            type="text"
-            class="mono"
-            spellcheck={false}
-            autocomplete="off"
-            placeholder='Filter, e.g. title ~ "hello"'
-            aria-label="Filter records"
-            value={draft()}
-            onInput={(e) => setDraft(e.currentTarget.value)}
-            onKeyDown={(e) => e.key === 'Escape' && (setDraft(''), applyFilter())}
-          />
-          <Show when={filter() !== ''}>
-            <button type="button" class="btn-icon" aria-label="Clear filter" onClick={() => (setDraft(''), applyFilter())}>
-              <Icon name="x" />
-            </button>
-          </Show>
-          <button type="button" class="btn-icon" classList={{ active: showHelp() }} aria-label="Filter help" aria-expanded={showHelp()} onClick={() => setShowHelp(!showHelp())}>
-            <Icon name="help" />
-          </button>
-        </form>
+        <FilterBox
+          collection={props.collection}
+          value={draft()}
+          applied={q().filter}
+          invalid={!!filterError()}
+          helpOpen={showHelp()}
+          onInput={setDraft}
+          onApply={applyFilter}
+          onToggleHelp={() => setShowHelp(!showHelp())}
+        />
+        <ColumnPicker
+          fields={fields()}
+          hidden={hidden()}
+          onChange={(h) => {
+            setHidden(h);
+            saveHiddenColumns(props.collection.id, h);
+          }}
+        />
         <button type="button" class="btn" onClick={reload} aria-label="Refresh" title="Refresh">
           <Icon name="refresh" />
         </button>
-        <button type="button" class="btn btn-primary" onClick={() => setEditing('new')}>
+        <button type="button" class="btn btn-primary" onClick={() => open('new')}>
           <Icon name="plus" /> New record
         </button>
       </div>
@@ -95,51 +155,37 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
         )}
       </Show>
       <Show when={showHelp()}>
-        <FilterHelp collection={props.collection} onPick={(ex) => (setDraft(ex), applyFilter())} />
+        <FilterHelp collection={props.collection} onPick={(ex) => (setDraft(ex), applyFilter(ex))} />
       </Show>
       <Show when={data.error && !filterError()}>
         <p class="alert alert-error" role="alert">Could not load records: {messageOf(data.error)}</p>
       </Show>
+      <BulkActions collection={props.collection} fields={fields()} selection={selection} onDeleted={(ids) => (selection.refresh([], ids), reload())} />
 
       <div class="table-wrap" classList={{ loading: data.loading }}>
-        <table class="table">
-          <thead>
-            <tr>
-              <For each={columns()}>
-                {(f) => (
-                  <th scope="col" aria-sort={sort() === f.name ? 'ascending' : sort() === `-${f.name}` ? 'descending' : undefined}>
-                    <button type="button" class="th-sort" onClick={() => toggleSort(f.name)} title={`Sort by ${f.name}`}>
-                      <span>{f.name}</span>
-                      <span class="sort-mark" aria-hidden="true">{sort() === f.name ? '▲' : sort() === `-${f.name}` ? '▼' : ''}</span>
-                    </button>
-                  </th>
-                )}
-              </For>
-            </tr>
-          </thead>
-          <tbody>
-            <For each={current()?.items ?? []}>
-              {(r) => (
-                <tr tabIndex={0} onClick={() => setEditing(r)} onKeyDown={(e) => e.key === 'Enter' && setEditing(r)} aria-label={`Edit record ${r.id}`}>
-                  <For each={columns()}>{(f) => <td data-type={f.type}><Cell record={r} field={f} findCollection={app.findCollection} fileUrl={app.api.fileUrl} /></td>}</For>
-                </tr>
-              )}
-            </For>
-          </tbody>
-        </table>
+        <RecordsTable
+          rows={rows()}
+          columns={columns()}
+          sort={q().sort}
+          selection={selection}
+          findCollection={app.findCollection}
+          fileUrl={app.api.fileUrl}
+          onSort={toggleSort}
+          onOpen={open}
+        />
         <Show when={current()?.items.length === 0}>
           <div class="empty">
             <Show
-              when={filter() === ''}
+              when={q().filter === ''}
               fallback={
                 <>
                   <p>No records match this filter.</p>
-                  <button type="button" class="btn" onClick={() => (setDraft(''), applyFilter())}>Clear filter</button>
+                  <button type="button" class="btn" onClick={() => (setDraft(''), applyFilter(''))}>Clear filter</button>
                 </>
               }
             >
               <p>No records yet.</p>
-              <button type="button" class="btn btn-primary" onClick={() => setEditing('new')}>
+              <button type="button" class="btn btn-primary" onClick={() => open('new')}>
                 <Icon name="plus" /> Add the first record
               </button>
             </Show>
@@ -149,8 +195,17 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
           <div class="empty"><div class="spinner" /></div>
         </Show>
       </div>
-      <Show when={current()} keyed>
-        {(d) => <Pager page={d.page} perPage={perPage()} totalItems={d.totalItems} totalPages={d.totalPages} onPage={setPage} onPerPage={(n) => (setPerPage(n), setPage(1))} />}
+      <Show when={current()}>
+        {(d) => (
+          <Pager
+            page={d().page}
+            perPage={q().perPage}
+            totalItems={d().totalItems}
+            totalPages={d().totalPages}
+            onPage={(page) => list.set({ page })}
+            onPerPage={(perPage) => list.set({ perPage })}
+          />
+        )}
       </Show>
 
       {/* keyed: the panel gets the record itself, so closing it never reads a stale accessor. */}
@@ -160,8 +215,8 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
             collection={props.collection}
             record={rec === 'new' ? undefined : rec}
             expand={expand()}
-            onClose={() => setEditing(null)}
-            onSaved={() => (setEditing(null), reload())}
+            onClose={close}
+            onSaved={() => (close(), reload())}
           />
         )}
       </Show>

@@ -1,5 +1,5 @@
 // The signed-in layout: sidebar of collections and the page chosen by the hash route.
-import { createEffect, createResource, createSignal, Match, Show, Switch, type Accessor, type JSX } from 'solid-js';
+import { createEffect, createResource, createSignal, Match, onCleanup, onMount, Show, Switch, type Accessor, type JSX } from 'solid-js';
 import type { Api, SessionInfo } from '../api.js';
 import { AppContext, type AppCtx } from '../app-context.js';
 import { useRouter } from '../router.js';
@@ -46,6 +46,33 @@ export function Shell(props: { api: Api; session: Accessor<SessionInfo | null>; 
   };
 
   const seg = (i: number) => router.route().segments[i];
+
+  // Coming back to the window checks the session (it may have been revoked meanwhile): api.ts turns a
+  // null answer into the sign-in page, before the user acts on a page that would only say "forbidden".
+  let checked = 0;
+  const checkSession = () => {
+    if (document.visibilityState !== 'visible' || Date.now() - checked < 5000) return;
+    checked = Date.now();
+    props.api.getSession().catch(() => undefined);
+  };
+  onMount(() => {
+    window.addEventListener('focus', checkSession);
+    document.addEventListener('visibilitychange', checkSession);
+  });
+  onCleanup(() => {
+    window.removeEventListener('focus', checkSession);
+    document.removeEventListener('visibilitychange', checkSession);
+  });
+
+  // A collection the list does not know (created elsewhere since it loaded) reloads the list once before
+  // the page says "not found".
+  const [refreshedFor, setRefreshedFor] = createSignal<string | null>(null);
+  createEffect(() => {
+    const name = seg(0) === 'collections' ? seg(1) : undefined;
+    if (!name || collections.loading || !collections() || ctx.findCollection(name) || refreshedFor() === name) return;
+    setRefreshedFor(name);
+    void refetch();
+  });
   // "#/" or "#/collections" → the first user collection, so the app opens on data.
   createEffect(() => {
     const list = collections();
@@ -85,7 +112,7 @@ export function Shell(props: { api: Api; session: Accessor<SessionInfo | null>; 
                   </div>
                 </Match>
                 <Match when={seg(0) === 'collections' && seg(1)}>
-                  <Show when={collections()} fallback={<div class="page"><div class="spinner" /></div>}>
+                  <Show when={collections() && !(collections.loading && !ctx.findCollection(seg(1)))} fallback={<div class="page"><div class="spinner" /></div>}>
                     <Show when={ctx.findCollection(seg(1))} keyed fallback={<div class="page"><p class="alert alert-error">Collection “{seg(1)}” not found.</p></div>}>
                       {(c) => <CollectionPage collection={c} tab={seg(2)} />}
                     </Show>

@@ -146,6 +146,24 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
       return sessions.get(store, auth.sessionId);
     },
 
+    /**
+     * A superuser's view of any auth record's live sessions (the admin UI's record panel). The caller is
+     * checked by the route; an unknown collection or record answers 404, as a record view does.
+     */
+    sessionsOf(collection: string, recordId: string): SessionRow[] {
+      const c = authCollection(collection);
+      if (!store.get(`SELECT 1 AS ok FROM ${ident(c.name)} WHERE "id" = ?`, [recordId])) throw notFound();
+      return sessions.listFor(c.id, recordId);
+    },
+
+    /** A superuser ends a session of that record; a session of any other record answers 404. */
+    async revokeOf(collection: string, recordId: string, id: string): Promise<void> {
+      const c = authCollection(collection);
+      const s = sessions.get(store, id);
+      if (!s || s.collectionId !== c.id || s.recordId !== recordId) throw notFound();
+      await store.write((tx) => sessions.end(tx, id));
+    },
+
     /** Ends one of the caller's own sessions; another record's session answers 404. */
     async revoke(auth: AuthInfo, id: string): Promise<void> {
       const s = sessions.get(store, id);

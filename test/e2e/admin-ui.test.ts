@@ -218,6 +218,9 @@ describe('admin UI', () => {
     const made = await other.collection('posts').create({ title: 'Written elsewhere', views: 7 });
     await expect.poll(() => rows.count()).toBe(before + 1);
     await page.locator('.records tbody tr', { hasText: 'Written elsewhere' }).waitFor();
+    // a change rebuilds its row (cells are built once per record object)
+    await other.collection('posts').update(made.id, { title: 'Changed elsewhere' });
+    await page.locator('.records tbody tr', { hasText: 'Changed elsewhere' }).waitFor();
     await other.collection('posts').delete(made.id);
     await expect.poll(() => rows.count()).toBe(before);
     await expect.poll(() => app.subscribers('_collections/*')).toBeGreaterThan(0);
@@ -395,8 +398,20 @@ describe('admin UI', () => {
     const bytes = (await unzip(await readFile(await file.path()))).get('data.db')!;
     expect(bytes.subarray(0, 15).toString('latin1')).toBe('SQLite format 3');
     await toast(/Backup ready \(.+\)\./).waitFor();
-    await expect(page.locator('.backup-last').textContent()).resolves.toMatch(new RegExp(`^Last one: ${file.suggestedFilename().replace(/\./g, '\\.')} \\([\\d.]+ KB\\)$`));
+    await expect(page.locator('.backup-last').textContent()).resolves.toMatch(
+      new RegExp(`^Last backup: \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC, ${file.suggestedFilename().replace(/\./g, '\\.')} \\([\\d.]+ KB\\)$`),
+    );
+    // Remembered: a reload still says when the last copy was taken.
+    await page.reload();
+    await expect(page.locator('.backup-last').textContent()).resolves.toContain(file.suggestedFilename());
+    // the last backup's time and the restore control side by side, narrow and wide
+    await page.getByText('Restore from a backup…').waitFor();
     await shot(page, '17-backup');
+    for (const [width, height] of [[800, 600], [1920, 1080]]) {
+      await page.setViewportSize({ width, height });
+      await shot(page, `17-backup-${width}`);
+    }
+    await page.setViewportSize({ width: 1280, height: 820 });
   });
 
   it('shares on the local network from the desktop window (preload bridge stubbed in the page)', async () => {

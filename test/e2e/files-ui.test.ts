@@ -111,7 +111,7 @@ describe('file fields in the admin UI', () => {
     await count('img.cell-thumb', 2);
     await page.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('img.cell-thumb')].every((i) => i.complete && i.naturalWidth === 100));
     await shot(page, 'files-03-table-1920');
-    await page.getByRole('row', { name: `Edit record ${rec.id}` }).click();
+    await page.getByRole('row', { name: `Record ${rec.id}` }).click();
     await page.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('img.file-thumb')].length === 2 && [...document.querySelectorAll<HTMLImageElement>('img.file-thumb')].every((i) => i.complete && i.naturalWidth > 0));
     await page.getByRole('button', { name: `Remove ${rec.photos[0]}` }).click();
     await page.getByRole('button', { name: 'Save changes', exact: true }).click();

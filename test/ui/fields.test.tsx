@@ -29,6 +29,8 @@ function mount(f: Field, initial: unknown, ctxOver: Partial<FieldCtx> = {}): Har
     isNew: true,
     setExtra: (k, v) => (h.extras[k] = v),
     setInvalid: (k, m) => (h.invalid[k] = m),
+    attempted: () => false,
+    serverError: () => undefined,
     ...ctxOver,
   };
   render(() => {
@@ -91,6 +93,19 @@ describe('field inputs turn what a person types into the value the API expects',
     expect(h.changes.at(-1)).toEqual(['a']);
   });
 
+  it('multiple select stops at its maximum: the other choices are disabled', () => {
+    const h = mount(field('select', { values: ['a', 'b', 'c', 'd'], maxSelect: 2 }), []);
+    fireEvent.click(screen.getByRole('button', { name: 'a' }));
+    fireEvent.click(screen.getByRole('button', { name: 'b' }));
+    expect((screen.getByRole('button', { name: 'c' }) as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.click(screen.getByRole('button', { name: 'c' }));
+    expect(h.changes.at(-1)).toEqual(['a', 'b']);
+    expect(screen.getByText('2 of at most 2 selected')).toBeTruthy();
+    // A chosen value can still be taken out, which frees a place.
+    fireEvent.click(screen.getByRole('button', { name: 'a' }));
+    expect((screen.getByRole('button', { name: 'c' }) as HTMLButtonElement).disabled).toBe(false);
+  });
+
   it('json refuses invalid text and says why, without sending it', () => {
     const h = mount(field('json'), null);
     fireEvent.input(input(), { target: { value: '{"a":' } });
@@ -106,9 +121,14 @@ describe('field inputs turn what a person types into the value the API expects',
     const h = mount(field('password'), undefined);
     fireEvent.input(input(), { target: { value: 'pw-12345678' } });
     fireEvent.input(input('in-confirm'), { target: { value: 'pw-1234567' } });
-    expect(screen.getByText('The passwords do not match.')).toBeTruthy();
+    expect(screen.getAllByText('The passwords do not match.')).toHaveLength(1);
+    // The mismatch is held back from saving, and marked on the confirmation, not on the password.
+    expect(h.invalid.passwordConfirm).toBe('The passwords do not match.');
+    expect(input('in-confirm').getAttribute('aria-invalid')).toBe('true');
+    expect(input().getAttribute('aria-invalid')).toBeNull();
     fireEvent.input(input('in-confirm'), { target: { value: 'pw-12345678' } });
     expect(h.extras.passwordConfirm).toBe('pw-12345678');
+    expect(h.invalid.passwordConfirm).toBeNull();
   });
 
   it('password left empty while editing keeps the current one (no value sent)', () => {

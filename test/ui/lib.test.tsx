@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, fireEvent, render, screen } from '@solidjs/testing-library';
 import { createSignal } from 'solid-js';
 import type { Collection, Field } from '../../renderer/api.js';
-import { displayField, formatDate, isoToLocalInput, localInputToIso, recordLabel, searchFilter, searchableFields } from '../../renderer/lib/format.js';
+import { displayField, formatCount, formatDate, isoToUtcInput, utcInputToIso, recordLabel, searchFilter, searchableFields } from '../../renderer/lib/format.js';
 import { describeUserAgent } from '../../renderer/lib/user-agent.js';
-import { draftFromCollection, emptyDraft, newFieldId, summarize, toBody } from '../../renderer/lib/collection-draft.js';
+import { draftFromCollection, emptyDraft, identityCandidates, newFieldId, summarize, toBody } from '../../renderer/lib/collection-draft.js';
 import { operations, snippet } from '../../renderer/lib/api-examples.js';
 import { href, parseHash } from '../../renderer/router.js';
 import { RuleEditor } from '../../renderer/components/rule-editor.js';
@@ -18,17 +18,21 @@ function collection(fields: Field[], extra: Partial<Collection> = {}): Collectio
   return { id: 'c1', name: 'posts', type: 'base', system: false, fields, indexes: [], listRule: null, viewRule: null, createRule: null, updateRule: null, deleteRule: null, created: '', updated: '', ...extra };
 }
 
-describe('dates', () => {
-  it('round-trips ISO ↔ datetime-local in local time', () => {
+describe('dates and numbers', () => {
+  it('round-trips ISO ↔ datetime-local in UTC, whatever the local zone', () => {
     const iso = '2025-02-03T04:05:06.000Z';
-    expect(localInputToIso(isoToLocalInput(iso))).toBe(iso);
+    expect(isoToUtcInput(iso)).toBe('2025-02-03T04:05:06');
+    expect(utcInputToIso(isoToUtcInput(iso))).toBe(iso);
+    // An input without seconds (some browsers drop ":00").
+    expect(utcInputToIso('2025-02-03T04:05')).toBe('2025-02-03T04:05:00.000Z');
   });
   it.each([
     ['', ''],
     [undefined, ''],
     ['not a date', 'not a date'],
   ])('formatDate(%j) = %j', (input, out) => expect(formatDate(input)).toBe(out));
-  it('shows dates as local YYYY-MM-DD HH:MM:SS', () => expect(formatDate('2025-02-03T04:05:06.000Z')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/));
+  it('shows dates in UTC with the zone, as filters compare them', () => expect(formatDate('2025-02-03T04:05:06.000Z')).toBe('2025-02-03 04:05:06 UTC'));
+  it('groups digits of counts', () => expect(formatCount(10000)).toBe((10000).toLocaleString()));
 });
 
 describe('how related records are named', () => {
@@ -90,6 +94,13 @@ describe('collection drafts', () => {
     const body = toBody(d, true);
     expect(body).toMatchObject({ name: 'people', type: 'auth', authRule: '', manageRule: null, identityFields: ['email'] });
     expect(body.fields?.map((f) => f.name)).toEqual(['created', 'updated']);
+  });
+
+  it('offers email as identity for a new auth collection before the server adds the field', () => {
+    const d = emptyDraft();
+    expect(identityCandidates(d)).toEqual([]);
+    d.type = 'auth';
+    expect(identityCandidates(d)).toEqual(['email']);
   });
 
   it('makes 10-character field ids from a-z0-9', () => expect(newFieldId()).toMatch(/^[a-z0-9]{10}$/));

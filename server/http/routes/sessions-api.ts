@@ -1,8 +1,9 @@
-// The caller's own sessions: GET/DELETE /session, GET /sessions, DELETE /sessions/{id}.
+// The caller's own sessions: GET/DELETE /session, GET /sessions, DELETE /sessions/{id}; and, for
+// superusers only, any auth record's sessions: GET/DELETE /collections/{c}/records/{id}/sessions[/{sid}].
 import type { H3 } from 'h3';
 import type { Core } from '../../core/index.js';
 import type { SessionRow } from '../../core/session-store.js';
-import { authOf, clearedCookie, requireAuth } from '../caller.js';
+import { authOf, clearedCookie, requireAuth, requireSuperuser } from '../caller.js';
 import { param, stateOf } from '../request.js';
 import { json, noContent } from '../respond.js';
 
@@ -35,5 +36,19 @@ export function registerSessions(app: H3, core: Core): void {
     await core.auth.revoke(auth, id);
     const clear = id === auth.sessionId && stateOf(event).viaCookie;
     return noContent(clear ? { 'set-cookie': clearedCookie() } : {});
+  });
+
+  const ofRecord = '/api/collections/:collection/records/:id/sessions';
+  app.get(ofRecord, (event) => {
+    const auth = requireSuperuser(event);
+    return { items: core.auth.sessionsOf(param(event, 'collection'), param(event, 'id')).map((s) => view(s, auth.sessionId)) };
+  });
+
+  app.delete(`${ofRecord}/:sessionId`, async (event) => {
+    const auth = requireSuperuser(event);
+    const id = param(event, 'sessionId');
+    await core.auth.revokeOf(param(event, 'collection'), param(event, 'id'), id);
+    // A superuser ending its own current cookie session from its record: the cookie goes too.
+    return noContent(id === auth.sessionId && stateOf(event).viaCookie ? { 'set-cookie': clearedCookie() } : {});
   });
 }

@@ -1,0 +1,189 @@
+// The records grid: a sticky header of sortable columns, a selection box per row (Shift for ranges), and
+// rows that are reached with the keyboard (one row in the Tab order, arrows move, Enter opens, Space
+// selects). Rows are keyed by record: a reload that brings the same record back keeps its row.
+// Long pages are windowed: past WINDOW_FROM rows only the rows in view (and a margin) are in the DOM,
+// between two spacer rows, so a 500-row page costs what a 40-row one does. Columns have fixed widths
+// (lib/column-widths.ts), so rows coming into view never move the columns.
+import { createMemo, createRenderEffect, createSelector, createSignal, For, onCleanup, onMount, Show, type JSX } from 'solid-js';
+import type { Collection, Field, RecordModel } from '../api.js';
+import { renderCell, type FileUrl } from './cell.js';
+import type { Selection } from '../lib/selection.js';
+import { sortKeyOf } from '../lib/sort-keys.js';
+import { columnWidth, SELECT_COLUMN } from '../lib/column-widths.js';
+
+export interface RecordsTableProps {
+  rows: RecordModel[];
+  columns: Field[];
+  sort: string;
+  selection: Selection;
+  findCollection(id: string): Collection | undefined;
+  /** Thumbnails of image files in file columns. */
+  fileUrl?: FileUrl;
+  onSort(key: string): void;
+  onOpen(record: RecordModel): void;
+}
+
+/** Pages up to this many rows render whole (find-in-page sees them all); longer ones are windowed. */
+export const WINDOW_FROM = 120;
+const OVERSCAN = 12;
+const DEFAULT_ROW_HEIGHT = 41;
+
+export function RecordsTable(props: RecordsTableProps): JSX.Element {
+  const [active, setActive] = createSignal<string | null>(null);
+  // The row in the Tab order: the last one focused, else the first.
+  const activeId = () => (props.rows.some((r) => r.id === active()) ? active() : (props.rows[0]?.id ?? null));
+  const isActive = createSelector(activeId);
+  const allOnPage = () => props.rows.length > 0 && props.rows.every((r) => props.selection.has(r.id));
+  const someOnPage = () => !allOnPage() && props.rows.some((r) => props.selection.has(r.id));
+  let table: HTMLTableElement | undefined;
+  let body: HTMLTableSectionElement | undefined;
+
+  // The scrolling box (the .table-wrap around the table) and what of it is in view.
+  const [view, setView] = createSignal({ top: 0, height: 900, head: DEFAULT_ROW_HEIGHT });
+  const [rowHeight, setRowHeight] = createSignal(DEFAULT_ROW_HEIGHT);
+  const scroller = () => table?.parentElement ?? undefined;
+  const measure = () => {
+    const box = scroller();
+    if (!box) return;
+    setView({ top: box.scrollTop, height: box.clientHeight, head: table?.tHead?.offsetHeight ?? DEFAULT_ROW_HEIGHT });
+    const first = body?.querySelector<HTMLTableRowElement>('tr[data-id]');
+    if (first && first.offsetHeight > 0) setRowHeight(first.offsetHeight);
+  };
+  onMount(() => {
+    const box = scroller();
+    if (!box) return;
+    measure();
+    box.addEventListener('scroll', measure, { passive: true });
+    const resize = new ResizeObserver(measure);
+    resize.observe(box);
+    onCleanup(() => {
+      box.removeEventListener('scroll', measure);
+      resize.disconnect();
+    });
+  });
+  const windowed = () => props.rows.length > WINDOW_FROM;
+  const range = createMemo(
+    () => {
+      const n = props.rows.length;
+      if (!windowed()) return { first: 0, last: n };
+      const v = view();
+      const h = rowHeight();
+      const first = Math.max(0, Math.floor((v.top - v.head) / h) - OVERSCAN);
+      return { first, last: Math.min(n, Math.ceil((v.top + v.height) / h) + OVERSCAN) };
+    },
+    undefined,
+    { equals: (a, b) => a.first === b.first && a.last === b.last },
+  );
+  const shown = createMemo(() => props.rows.slice(range().first, range().last));
+
+  const focusRow = (i: number) => {
+    const n = props.rows.length;
+    const target = props.rows[Math.max(0, Math.min(i, n - 1))];
+    const box = scroller();
+    if (!target || !box) return;
+    const at = props.rows.indexOf(target);
+    if (windowed() && (at < range().first || at >= range().last)) {
+      // Bring it into the window first; the DOM follows synchronously.
+      box.scrollTop = Math.max(0, at * rowHeight() - box.clientHeight / 2);
+      measure();
+    }
+    const row = body?.querySelector<HTMLTableRowElement>(`tr[data-id="${CSS.escape(target.id)}"]`);
+    row?.focus();
+    row?.scrollIntoView({ block: 'nearest' });
+  };
+
+  const onRowKey = (e: KeyboardEvent, r: RecordModel) => {
+    if (e.target !== e.currentTarget) return;
+    const i = props.rows.indexOf(r);
+    const moves: Record<string, number> = { ArrowDown: i + 1, ArrowUp: i - 1, Home: 0, End: props.rows.length - 1, PageDown: i + 10, PageUp: i - 10 };
+    if (e.key in moves) {
+      e.preventDefault();
+      focusRow(moves[e.key]);
+    } else if (e.key === 'Enter') {
+      e.preventDefault();
+      props.onOpen(r);
+    } else if (e.key === ' ') {
+      e.preventDefault();
+      props.selection.toggle(r, props.rows, e.shiftKey);
+    }
+  };
+
+  const SortHeader = (p: { field: Field }) => {
+    const key = () => sortKeyOf(p.field, props.findCollection);
+    const dir = () => (props.sort === key() ? 'ascending' : props.sort === `-${key()}` ? 'descending' : undefined);
+    return (
+      <th scope="col" aria-sort={dir()}>
+        <button type="button" class="th-sort" onClick={() => props.onSort(key())} title={`Sort by ${key()}`}>
+          <span>{p.field.name}</span>
+          <span class="sort-mark" aria-hidden="true">{dir() === 'ascending' ? '▲' : dir() === 'descending' ? '▼' : ''}</span>
+        </button>
+      </th>
+    );
+  };
+
+  const minWidth = () => SELECT_COLUMN + props.columns.reduce((sum, f) => sum + columnWidth(f), 0);
+  const span = () => props.columns.length + 1;
+
+  return (
+    <table ref={table} class="table records-table" style={{ 'min-width': `${minWidth()}px` }} aria-rowcount={props.rows.length + 1}>
+      <colgroup>
+        <col style={{ width: `${SELECT_COLUMN}px` }} />
+        <For each={props.columns}>{(f) => <col style={{ width: `${columnWidth(f)}px` }} />}</For>
+      </colgroup>
+      <thead>
+        <tr aria-rowindex={1}>
+          <th scope="col" class="select-col">
+            <input
+              ref={(el) => createRenderEffect(() => (el.indeterminate = someOnPage()))}
+              type="checkbox"
+              aria-label="Select all on this page"
+              checked={allOnPage()}
+              disabled={props.rows.length === 0}
+              onChange={() => props.selection.togglePage(props.rows)}
+            />
+          </th>
+          <For each={props.columns}>{(f) => <SortHeader field={f} />}</For>
+        </tr>
+      </thead>
+      <tbody ref={body}>
+        <Show when={range().first > 0}>
+          <tr class="spacer-row" aria-hidden="true" style={{ height: `${range().first * rowHeight()}px` }}>
+            <td colSpan={span()} />
+          </tr>
+        </Show>
+        <For each={shown()}>
+          {(r) => (
+            <tr
+              data-id={r.id}
+              tabIndex={isActive(r.id) ? 0 : -1}
+              classList={{ selected: props.selection.has(r.id) }}
+              aria-selected={props.selection.has(r.id)}
+              aria-rowindex={props.rows.indexOf(r) + 2}
+              aria-label={`Record ${r.id}`}
+              onFocus={() => setActive(r.id)}
+              onClick={() => props.onOpen(r)}
+              onKeyDown={(e) => onRowKey(e, r)}
+            >
+              {/* The whole cell is the box's target, and a click there never opens the record. */}
+              <td
+                class="select-col"
+                onClick={(e) => {
+                  e.stopPropagation();
+                  props.selection.toggle(r, props.rows, e.shiftKey);
+                }}
+              >
+                <input type="checkbox" tabIndex={-1} aria-label={`Select record ${r.id}`} checked={props.selection.has(r.id)} />
+              </td>
+              <For each={props.columns}>{(f) => <td data-type={f.type}>{renderCell(r, f, props.findCollection, props.fileUrl)}</td>}</For>
+            </tr>
+          )}
+        </For>
+        <Show when={range().last < props.rows.length}>
+          <tr class="spacer-row" aria-hidden="true" style={{ height: `${(props.rows.length - range().last) * rowHeight()}px` }}>
+            <td colSpan={span()} />
+          </tr>
+        </Show>
+      </tbody>
+    </table>
+  );
+}
