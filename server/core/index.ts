@@ -12,6 +12,7 @@ import { internalContext, listContext, requestContext, type RequestInput } from 
 import { createSessions } from './session-store.js';
 import { createSetup } from './setup.js';
 import { ChangeFeed, type ChangeListener } from './writes/changes.js';
+import { createTransfer } from './transfer/transfer.js';
 
 export interface CoreOptions {
   /** Called with each new setup token (the CLI prints it; the desktop app shows the setup page). */
@@ -40,8 +41,9 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const records = createRecords(store, registry, sessions, feed, options.queryBudgetMs ?? QUERY_BUDGET_MS, report);
   const auth = createAuth(store, registry, sessions, new FailureLimiter(options.now));
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);
+  const transfer = createTransfer(store, registry, sessions, records);
   return {
-    store, registry, sessions, collections, records, auth, setup,
+    store, registry, sessions, collections, records, auth, setup, transfer,
     /** The one subscription point for record changes: each committed write's, once durable, in commit order. */
     changes: { subscribe: (listener: ChangeListener) => feed.subscribe(listener) },
     /** A request's context, built once per request by the HTTP layer and carried through core. */
