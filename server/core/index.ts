@@ -41,7 +41,7 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const records = createRecords(store, registry, sessions, feed, options.queryBudgetMs ?? QUERY_BUDGET_MS, report);
   const auth = createAuth(store, registry, sessions, new FailureLimiter(options.now));
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);
-  const transfer = createTransfer(store, registry, sessions, records);
+  const transfer = createTransfer(store, registry, sessions, records, options.queryBudgetMs ?? QUERY_BUDGET_MS);
   return {
     store, registry, sessions, collections, records, auth, setup, transfer,
     /** The one subscription point for record changes: each committed write's, once durable, in commit order. */

@@ -12,7 +12,7 @@ import { registerHealth } from './routes/health-api.js';
 import { registerRecords } from './routes/records-api.js';
 import { registerSessions } from './routes/sessions-api.js';
 import { registerSetup } from './routes/setup-api.js';
-import { registerTransfer } from './routes/transfer-api.js';
+import { registerRecordsTransfer, registerTransfer } from './routes/transfer-api.js';
 import { registerStatic } from './static.js';
 
 export interface AppOptions {
@@ -112,6 +112,7 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   registerAuth(app, core);
   registerSessions(app, core);
   registerTransfer(app, core);
+  registerRecordsTransfer(app, core);
   registerCollections(app, core);
   registerRecords(app, core);
   registerBackup(app, core);

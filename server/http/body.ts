@@ -15,6 +15,8 @@ export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 export const AUTH_BODY_BYTES = 64 * 1024;
 /** A collection's definition (superusers only). */
 export const COLLECTION_BODY_BYTES = 4 * 1024 * 1024;
+/** A records import or a PocketBase data.db upload (superusers only). */
+export const IMPORT_BODY_BYTES = 128 * 1024 * 1024;
 /**
  * Reads and drops what is left of a refused body, as node:http does for a body nobody read, so the 413
  * reaches the client whole. Not reader.cancel(): that destroys the socket under the response on its
@@ -220,3 +222,8 @@ export async function readBodyObject(event: H3Event, limit = MAX_BODY_BYTES): Pr
   return value;
 }
 
+
+/** The raw body (a records import, an uploaded database), a 413 past `limit`; parsed by core in slices. */
+export async function readBodyBytes(event: H3Event, limit: number): Promise<Uint8Array> {
+  return readLimited(event, limit);
+}

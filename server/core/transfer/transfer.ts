@@ -5,10 +5,20 @@ import type { Store } from '../../store/db.js';
 import type { Registry } from '../collection-registry.js';
 import type { Records } from '../records.js';
 import type { Sessions } from '../session-store.js';
+import { badRequest } from '../../errors.js';
+import type { ListContext, RequestContext } from '../request-context.js';
+import { isSuperuser } from '../types.js';
+import { EXPORT_FORMATS, exportRecords, type ExportFormat } from './records-export.js';
+import { IMPORT_FORMATS, importRecords, type ImportFormat } from './records-import.js';
 import { exportSchema } from './schema-export.js';
 import { createSchemaImport } from './schema-import.js';
 
-export function createTransfer(store: Store, registry: Registry, sessions: Sessions, records: Records) {
+function formatOf<T extends string>(value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw badRequest(`Unknown format "${value}": use ${allowed.join(', ')}.`);
+  return value as T;
+}
+
+export function createTransfer(store: Store, registry: Registry, sessions: Sessions, records: Records, budgetMs: number) {
   const importSchema = createSchemaImport(store, registry, sessions);
   return {
     importSchema,
@@ -18,6 +28,17 @@ export function createTransfer(store: Store, registry: Registry, sessions: Sessi
       const c = registry.get(idOrName);
       if (!c) throw notFound();
       return records.writes.truncate(c);
+    },
+    /** Records as CSV, JSON or NDJSON under the list rule, filter and sort: pieces of text, streamed. */
+    exportRecords(idOrName: string, format: string, ctx: ListContext): AsyncGenerator<string> {
+      const c = records.collection(idOrName);
+      return exportRecords(store, c, ctx, formatOf<ExportFormat>(format, EXPORT_FORMATS), budgetMs);
+    },
+    /** Records from CSV, JSON or NDJSON: all or none (superusers only: the HTTP layer checks). */
+    importRecords(idOrName: string, text: string, format: string, ctx: RequestContext): Promise<{ imported: number }> {
+      if (!isSuperuser(ctx.request.auth)) throw badRequest('Only superusers can import records.');
+      const c = records.collection(idOrName);
+      return importRecords(records.writes, c, text, formatOf<ImportFormat>(format, IMPORT_FORMATS), ctx);
     },
   };
 }

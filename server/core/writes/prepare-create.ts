@@ -5,7 +5,8 @@ import { badRequest, fieldError, onlySuperusers, type ErrorData } from '../../er
 import { ident } from '../../filter/sql.js';
 import type { WriteTx } from '../../store/db.js';
 import { ruleWhere } from '../access.js';
-import { toStoredValue, zeroValue } from '../field-values.js';
+import { normalizeValue, toStoredValue, zeroValue } from '../field-values.js';
+import type { ValidateContext } from '../fields/spec.js';
 import { isRecord } from '../fields/common.js';
 import { autogenerate } from '../fields/text.js';
 import { ID_PATTERN, isoNow, newId } from '../ids.js';
@@ -57,6 +58,27 @@ function createRuleCheck(c: Collection, record: Record<string, unknown>, ctx: Ru
   };
 }
 
+/** Submitted autodate values that parse as datetimes replace the creation time (records imports). */
+function keepAutodates(c: Collection, body: Record<string, unknown>, record: Record<string, unknown>): void {
+  for (const f of c.fields) {
+    if (f.type !== 'autodate' || !Object.hasOwn(body, f.name)) continue;
+    const v = normalizeValue(f, body[f.name]);
+    if (typeof v === 'string' && v !== '') record[f.name] = v;
+  }
+}
+
+/** Relations may name records the same import creates (WriteOptions.pendingIds). */
+function withPending(ctx: ValidateContext, pending: WriteOptions['pendingIds']): ValidateContext {
+  if (pending === undefined) return ctx;
+  return {
+    ...ctx,
+    missingRelationIds(collectionId, ids) {
+      const created = pending(collectionId);
+      return ctx.missingRelationIds(collectionId, created === undefined ? ids : ids.filter((id) => !created.has(id)));
+    },
+  };
+}
+
 export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unknown, ctx: RequestContext, opts: WriteOptions = {}): Promise<PreparedWrite<Row>> {
   const { store, registry } = deps;
   const su = opts.system === true || isSuperuser(ctx.request.auth);
@@ -64,6 +86,7 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
   if (!isRecord(rawBody)) throw badRequest(FAILED);
   const sub = readSubmitted(c, rawBody, null, su);
   const record = initialValues(c, sub);
+  if (opts.keepAutodates) keepAutodates(c, rawBody, record);
   const errors: ErrorData = {};
   if (sub.values.has('id') && record.id !== '' && (typeof record.id !== 'string' || !ID_PATTERN.test(record.id))) {
     errors.id = fieldError('validation_invalid_format', 'Invalid value format.');
@@ -82,7 +105,7 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
   }
   const rule = createRuleCheck(c, record, ruleCtx, su);
   rule.check(store);
-  Object.assign(errors, validateFields(c, record, null, validationContext(store, ctx.lookup, true)));
+  Object.assign(errors, validateFields(c, record, null, withPending(validationContext(store, ctx.lookup, true), opts.pendingIds)));
   throwIfErrors(errors, FAILED);
   const hash = c.type === 'auth' ? await hashPassword(String(sub.password)) : null;
 

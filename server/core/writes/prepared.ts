@@ -34,4 +34,8 @@ export interface WriteDeps {
 export interface WriteOptions {
   /** Internal callers (setup) act with superuser rights without a signed-in superuser. */
   system?: boolean;
+  /** A records import: ids of records the same import creates, which relations may name before they exist. */
+  pendingIds?: (collectionId: string) => ReadonlySet<string> | undefined;
+  /** A records import: submitted autodate values are kept (a record that moves keeps its times). */
+  keepAutodates?: boolean;
 }

@@ -3,8 +3,8 @@
 import type { H3 } from 'h3';
 import type { Core } from '../../core/index.js';
 import { requireSuperuser } from '../caller.js';
-import { param } from '../request.js';
-import { COLLECTION_BODY_BYTES, readBodyObject } from '../body.js';
+import { contextOf, listContextOf, param } from '../request.js';
+import { COLLECTION_BODY_BYTES, IMPORT_BODY_BYTES, readBodyBytes, readBodyObject } from '../body.js';
 import { noContent } from '../respond.js';
 
 export function registerTransfer(app: H3, core: Core): void {
@@ -21,5 +21,54 @@ export function registerTransfer(app: H3, core: Core): void {
     requireSuperuser(event);
     await core.transfer.truncate(param(event, 'collection'));
     return noContent();
+  });
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  csv: 'text/csv; charset=utf-8',
+  json: 'application/json; charset=utf-8',
+  ndjson: 'application/x-ndjson; charset=utf-8',
+};
+
+/** The format a records import names (`?format=`), or the one its content type says. */
+function importFormat(query: string | null, contentType: string): string {
+  if (query !== null && query !== '') return query;
+  const media = contentType.split(';', 1)[0].trim().toLowerCase();
+  if (media === 'text/csv') return 'csv';
+  if (media === 'application/x-ndjson') return 'ndjson';
+  return 'json';
+}
+
+/** A streamed body from text pieces; the generator's first piece is already read (its errors came first). */
+function streamOf(pieces: AsyncGenerator<string>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    async pull(controller) {
+      const next = await pieces.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    async cancel() {
+      await pieces.return(undefined);
+    },
+  });
+}
+
+export function registerRecordsTransfer(app: H3, core: Core): void {
+  const base = '/api/collections/:collection/records';
+  app.get(`${base}/export`, (event) => {
+    const format = event.url.searchParams.get('format') ?? 'csv';
+    const name = param(event, 'collection');
+    const pieces = core.transfer.exportRecords(name, format, listContextOf(event, core));
+    const file = `${name.replace(/[^\w-]/g, '_')}.${format}`;
+    return new Response(streamOf(pieces), {
+      headers: { 'content-type': CONTENT_TYPES[format], 'content-disposition': `attachment; filename="${file}"`, 'cache-control': 'no-store' },
+    });
+  });
+  app.post(`${base}/import`, async (event) => {
+    requireSuperuser(event);
+    const format = importFormat(event.url.searchParams.get('format'), event.req.headers.get('content-type') ?? '');
+    const text = new TextDecoder().decode(await readBodyBytes(event, IMPORT_BODY_BYTES));
+    return core.transfer.importRecords(param(event, 'collection'), text, format, contextOf(event, core));
   });
 }
