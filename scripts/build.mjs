@@ -41,6 +41,8 @@ const unusedOptional = {
 };
 
 const SQL_WASM = 'node_modules/sql.js/dist/sql-wasm.wasm';
+// bcryptjs runs on the password worker thread, which loads it from a file: copied beside each bundle
+const BCRYPTJS = 'node_modules/bcryptjs/umd/index.js';
 
 const common = { bundle: true, platform: 'node', logLevel: 'warning', legalComments: 'none', sourcemap: false };
 
@@ -61,6 +63,7 @@ export async function buildServer(root, outDir) {
     ...options, entryPoints: [join(root, 'server/cli.ts')], outfile: join(outDir, 'server/cli.mjs'), plugins: [serverIndexExternal],
   });
   await copyFile(join(root, SQL_WASM), join(outDir, 'server/sql-wasm.wasm'));
+  await copyFile(join(root, BCRYPTJS), join(outDir, 'server/bcryptjs.cjs'));
 }
 
 // In the CommonJS main bundle, the server's import.meta.url (where it looks for the UI by default)
@@ -81,6 +84,7 @@ export async function buildMain(root, outDir) {
   await esbuild.build({ ...options, entryPoints: [join(root, 'main/preload.cts')], outfile: join(outDir, 'main/preload.cjs') });
   await copyFile(join(root, 'build/icon.png'), join(outDir, 'main/icon.png'));
   await copyFile(join(root, SQL_WASM), join(outDir, 'main/sql-wasm.wasm'));
+  await copyFile(join(root, BCRYPTJS), join(outDir, 'main/bcryptjs.cjs'));
 }
 
 export async function buildRenderer(root, outDir) {

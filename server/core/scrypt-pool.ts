@@ -1,4 +1,4 @@
-// scrypt on a few worker threads that, on Linux, run at the lowest priority (nice 19). A sign-in
+// scrypt (and bcrypt, for hashes moved from PocketBase) on a few worker threads that, on Linux, run at the lowest priority (nice 19). A sign-in
 // costs 30-50 ms of CPU; on libuv's pool (4 threads) a burst of sign-ins took both cores of a 2-core
 // machine from the event loop: views served meanwhile fell from 8,700/s to 2,200/s and their p99 went
 // 5.6 ms → 31 ms. Niced workers take only the CPU the event loop leaves (views: 8,000/s, p99 8.9 ms
@@ -17,13 +17,18 @@ export interface ScryptParams {
   maxmem: number;
 }
 
+type Message =
+  | { kind: 'scrypt'; password: string; salt: Uint8Array; keylen: number; options: ScryptParams }
+  /** PocketBase's bcrypt hashes (data moved from PocketBase), checked with bcryptjs loaded from `module`. */
+  | { kind: 'bcrypt'; password: string; hash: string; module: string };
+
 interface Job {
-  message: { password: string; salt: Uint8Array; keylen: number; options: ScryptParams };
-  resolve: (key: Buffer) => void;
+  message: Message;
+  resolve: (reply: Reply) => void;
   reject: (error: Error) => void;
 }
 
-type Reply = { key: Uint8Array } | { error: string };
+type Reply = { key: Uint8Array } | { match: boolean } | { error: string };
 
 // Inline (eval) so that bundles (the Electron main process) need no extra file. Linux applies a nice
 // value to the calling thread only; elsewhere setPriority(0) would lower the whole process, so skip.
@@ -35,7 +40,8 @@ if (process.platform === 'linux') {
 }
 parentPort.on('message', (m) => {
   try {
-    parentPort.postMessage({ key: scryptSync(m.password, m.salt, m.keylen, m.options) });
+    if (m.kind === 'bcrypt') parentPort.postMessage({ match: require(m.module).compareSync(m.password, m.hash) });
+    else parentPort.postMessage({ key: scryptSync(m.password, m.salt, m.keylen, m.options) });
   } catch (e) {
     parentPort.postMessage({ error: e instanceof Error ? e.message : String(e) });
   }
@@ -53,9 +59,21 @@ export class ScryptPool {
     private readonly idleMs = 30_000,
   ) {}
 
-  derive(password: string, salt: Uint8Array, keylen: number, options: ScryptParams): Promise<Buffer> {
+  async derive(password: string, salt: Uint8Array, keylen: number, options: ScryptParams): Promise<Buffer> {
+    const reply = await this.run({ kind: 'scrypt', password, salt, keylen, options });
+    if (!('key' in reply)) throw new Error('scrypt worker answered without a key');
+    return Buffer.from(reply.key);
+  }
+
+  /** bcrypt's compare on a worker: bcryptjs is pure JavaScript and would hold the loop ~70 ms a check. */
+  async bcryptCompare(password: string, hash: string, module: string): Promise<boolean> {
+    const reply = await this.run({ kind: 'bcrypt', password, hash, module });
+    return 'match' in reply && reply.match;
+  }
+
+  private run(message: Message): Promise<Reply> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ message: { password, salt, keylen, options }, resolve, reject });
+      this.queue.push({ message, resolve, reject });
       this.dispatch();
     });
   }
@@ -79,8 +97,8 @@ export class ScryptPool {
       this.busy.delete(worker);
       this.idle.push(worker);
       if (job) {
-        if ('key' in reply) job.resolve(Buffer.from(reply.key));
-        else job.reject(new Error(reply.error));
+        if ('error' in reply) job.reject(new Error(reply.error));
+        else job.resolve(reply);
       }
       this.dispatch();
     });

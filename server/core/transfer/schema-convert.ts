@@ -51,7 +51,8 @@ function convertFields(raw: unknown, type: Collection['type'], name: string, ctx
     }
     const field: Record<string, unknown> = { ...f };
     // a system field of the stored collection keeps its id (PocketBase and Deskbase name them alike)
-    const stored = ctx.existing?.fields.find((e) => e.system && e.name === fieldName);
+    // (a new auth collection starts with Deskbase's auth system fields, which PocketBase's replace)
+    const stored = ctx.existing?.fields.find((e) => e.system && e.name === fieldName) ?? (type === 'auth' ? authSystemFields().find((e) => e.name === fieldName) : undefined);
     if (stored) field.id = stored.id;
     if (f.type === 'relation') {
       const target = typeof f.collectionId === 'string' ? ctx.idOf(f.collectionId) : undefined;

@@ -70,7 +70,7 @@ function readBody(body: unknown): { list: unknown[]; deleteMissing: boolean; dry
 }
 
 export function createSchemaImport(store: Store, registry: Registry, sessions: Sessions) {
-  function apply(tx: WriteTx, plan: Plan, deleteMissing: boolean, notes: Notes): CollectionDiff[] {
+  function apply(tx: WriteTx, plan: Plan, deleteMissing: boolean, notes: Notes): { changes: CollectionDiff[]; scratch: Registry } {
     const scratch = new Registry();
     scratch.load(tx);
     const before = new Map(scratch.all().map((c) => [c.id, c]));
@@ -137,21 +137,25 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
       // an unchanged collection keeps its stored definition (and its `updated` time)
       if (changes.find((d) => d.id === item.id)?.action !== 'unchanged') saveDefinition(tx, scratch.get(item.id) as Collection);
     }
-    return changes;
+    return { changes, scratch };
   }
 
-  return async function importSchema(body: unknown): Promise<SchemaImportResult> {
+  /**
+   * Imports `body`'s collections. `then` runs in the same transaction once the schema is in place (the
+   * PocketBase import adds the records there), with the new schema's registry and the id map.
+   */
+  return async function importSchema<R = undefined>(body: unknown, then?: (tx: WriteTx, schema: Registry, plan: Plan, notes: Notes) => R): Promise<SchemaImportResult & { then?: R }> {
     const { list, deleteMissing, dryRun } = readBody(body);
     const notes = new Notes();
     const plan = planImport(list, registry, notes);
     try {
-      const changes = await store.write((tx) => {
-        const result = apply(tx, plan, deleteMissing, notes);
-        if (dryRun) throw new DryRun({ changes: result, notes: notes.list, dryRun });
+      return await store.write((tx) => {
+        const { changes, scratch } = apply(tx, plan, deleteMissing, notes);
+        if (dryRun) throw new DryRun({ changes, notes: notes.list, dryRun });
+        const more = then?.(tx, scratch, plan, notes);
         registry.load(tx); // the live registry takes the new schema with the commit
-        return result;
+        return { changes, notes: notes.list, dryRun, then: more };
       });
-      return { changes, notes: notes.list, dryRun };
     } catch (err) {
       if (err instanceof DryRun) return err.result;
       throw err;

@@ -10,6 +10,7 @@ import type { ListContext, RequestContext } from '../request-context.js';
 import { isSuperuser } from '../types.js';
 import { EXPORT_FORMATS, exportRecords, type ExportFormat } from './records-export.js';
 import { IMPORT_FORMATS, importRecords, type ImportFormat } from './records-import.js';
+import { importPocketBase, type PocketBaseImportResult } from './pocketbase-folder.js';
 import { exportSchema } from './schema-export.js';
 import { createSchemaImport } from './schema-import.js';
 
@@ -24,6 +25,8 @@ export function createTransfer(store: Store, registry: Registry, sessions: Sessi
     importSchema,
     /** PocketBase's collections JSON: every non-system collection, or those named (ids or names). */
     exportSchema: (only: string[] | null) => exportSchema(registry.all(), only),
+    /** A PocketBase data.db's collections and records, in one transaction (superusers only: callers check). */
+    importPocketBase: (bytes: Uint8Array, hasStorage = false): Promise<PocketBaseImportResult> => importPocketBase(importSchema, bytes, hasStorage),
     async truncate(idOrName: string): Promise<number> {
       const c = registry.get(idOrName);
       if (!c) throw notFound();

@@ -17,6 +17,12 @@ export function registerTransfer(app: H3, core: Core): void {
     const only = event.url.searchParams.get('collections');
     return core.transfer.exportSchema(only === null || only.trim() === '' ? null : only.split(',').map((s) => s.trim()).filter(Boolean));
   });
+  // the upload is PocketBase's pb_data/data.db itself (a desktop file picker reaches it; a server path
+  // would let anyone holding a superuser session read files the server can read)
+  app.post('/api/import/pocketbase', async (event) => {
+    requireSuperuser(event);
+    return core.transfer.importPocketBase(await readBodyBytes(event, IMPORT_BODY_BYTES));
+  });
   app.delete('/api/collections/:collection/truncate', async (event) => {
     requireSuperuser(event);
     await core.transfer.truncate(param(event, 'collection'));
