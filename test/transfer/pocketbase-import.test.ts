@@ -12,10 +12,12 @@ import { eachSuperuser, type Harness } from '../support/harness.js';
 import { pocketBaseDb } from './pocketbase-db.js';
 import { SAMPLES } from './pocketbase-fixtures.js';
 
-const upload = (h: Harness, token: string, bytes: Uint8Array) =>
-  h.app.request('http://localhost:8090/api/import/pocketbase', {
-    method: 'POST', headers: { host: 'localhost:8090', authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body: bytes,
-  }).then(async (r) => ({ status: r.status, body: JSON.parse(await r.text()) }));
+async function upload(h: Harness, token: string, bytes: Uint8Array): Promise<{ status: number; body: any }> {
+  const r = await h.app.request('http://localhost:8090/api/import/pocketbase', {
+    method: 'POST', headers: { host: 'localhost:8090', authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body: new Blob([new Uint8Array(bytes)]),
+  });
+  return { status: r.status, body: JSON.parse(await r.text()) };
+}
 
 describe('moving from PocketBase', () => {
   let h: Harness;
