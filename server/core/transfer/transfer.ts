@@ -12,6 +12,8 @@ import { EXPORT_FORMATS, exportRecords, type ExportFormat } from './records-expo
 import { IMPORT_FORMATS, importRecords, type ImportFormat } from './records-import.js';
 import { importPocketBase, type PocketBaseImportResult } from './pocketbase-folder.js';
 import { exportSchema } from './schema-export.js';
+import { typescriptTypes } from './typescript-types.js';
+import { isoNow } from '../ids.js';
 import { createSchemaImport } from './schema-import.js';
 
 function formatOf<T extends string>(value: string, allowed: readonly T[]): T {
@@ -27,6 +29,8 @@ export function createTransfer(store: Store, registry: Registry, sessions: Sessi
     exportSchema: (only: string[] | null) => exportSchema(registry.all(), only),
     /** A PocketBase data.db's collections and records, in one transaction (superusers only: callers check). */
     importPocketBase: (bytes: Uint8Array, hasStorage = false): Promise<PocketBaseImportResult> => importPocketBase(importSchema, bytes, hasStorage),
+    /** TypeScript declarations of every collection for the pocketbase SDK. */
+    typescriptTypes: () => typescriptTypes(registry.all(), isoNow()),
     async truncate(idOrName: string): Promise<number> {
       const c = registry.get(idOrName);
       if (!c) throw notFound();

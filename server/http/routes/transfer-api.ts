@@ -23,6 +23,12 @@ export function registerTransfer(app: H3, core: Core): void {
     requireSuperuser(event);
     return core.transfer.importPocketBase(await readBodyBytes(event, IMPORT_BODY_BYTES));
   });
+  app.get('/api/collections/types.ts', (event) => {
+    requireSuperuser(event);
+    return new Response(core.transfer.typescriptTypes(), {
+      headers: { 'content-type': 'text/plain; charset=utf-8', 'content-disposition': 'attachment; filename="pocketbase-types.ts"', 'cache-control': 'no-store' },
+    });
+  });
   app.delete('/api/collections/:collection/truncate', async (event) => {
     requireSuperuser(event);
     await core.transfer.truncate(param(event, 'collection'));
