@@ -8,6 +8,12 @@ import { filenameFromDisposition } from './lib/save-file.js';
 /** A collection as the schema API returns it; `maintainedIndexes` are the ones Deskbase keeps itself. */
 export type Collection = StoredCollection & { maintainedIndexes?: MaintainedIndex[] };
 export type { Field, IndexDef, MaintainedIndex };
+export type { TransferNote } from '../server/core/transfer/transfer-notes.js';
+export type { CollectionDiff } from '../server/core/transfer/schema-diff.js';
+export type { SchemaImportResult } from '../server/core/transfer/schema-import.js';
+export type { PocketBaseImportResult } from '../server/core/transfer/pocketbase-folder.js';
+import type { SchemaImportResult } from '../server/core/transfer/schema-import.js';
+import type { PocketBaseImportResult } from '../server/core/transfer/pocketbase-folder.js';
 
 export interface FieldErrorDetail {
   code: string;
@@ -101,6 +107,8 @@ type Query = Record<string, string | number | boolean | undefined>;
 interface RequestOptions {
   query?: Query;
   body?: unknown;
+  /** A file sent as it is (records import, a PocketBase data.db), with its media type. */
+  raw?: { blob: Blob; type: string };
 }
 
 const enc = encodeURIComponent;
@@ -115,10 +123,11 @@ export function createApi(options: ApiOptions) {
     const token = options.store.get();
     if (token) headers.authorization = `Bearer ${token}`;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
+    if (opts.raw !== undefined) headers['content-type'] = opts.raw.type;
     const res = await doFetch(base + path + queryString(opts.query), {
       method,
       headers,
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      body: opts.raw !== undefined ? opts.raw.blob : opts.body === undefined ? undefined : JSON.stringify(opts.body),
     });
     if (!res.ok) {
       const payload = await readJson(res);
@@ -136,6 +145,12 @@ export function createApi(options: ApiOptions) {
   }
 
   const records = (c: string) => `/collections/${enc(c)}/records`;
+
+  /** A GET answered with a file (Content-Disposition names it). */
+  async function download(path: string, query: Query, accept: string, fallback: string): Promise<DownloadedFile> {
+    const res = await send('GET', path, { query }, accept);
+    return { blob: await res.blob(), filename: filenameFromDisposition(res.headers.get('content-disposition')) ?? fallback };
+  }
 
   return {
     request,
@@ -178,6 +193,20 @@ export function createApi(options: ApiOptions) {
     updateRecord: (c: string, id: string, body: Record<string, unknown>, expand?: string) =>
       request<RecordModel>('PATCH', `${records(c)}/${enc(id)}`, { body, query: { expand } }),
     deleteRecord: (c: string, id: string) => request<void>('DELETE', `${records(c)}/${enc(id)}`),
+
+    truncateCollection: (idOrName: string) => request<void>('DELETE', `/collections/${enc(idOrName)}/truncate`),
+    /** The schema as PocketBase's collections JSON (every collection but the system ones, or those named). */
+    exportSchema: (only?: string[]) => request<Record<string, unknown>[]>('GET', '/collections/meta/export', { query: { collections: only?.join(',') } }),
+    importSchema: (collections: unknown[], deleteMissing: boolean, dryRun: boolean) =>
+      request<SchemaImportResult>('PUT', '/collections/import', { body: { collections, deleteMissing, dryRun } }),
+    downloadTypes: () => download('/collections/types.ts', {}, 'text/plain', 'pocketbase-types.ts'),
+    /** The records the filter and sort select, as CSV, JSON or NDJSON. */
+    exportRecords: (c: string, format: 'csv' | 'json' | 'ndjson', params: { filter?: string; sort?: string } = {}) =>
+      download(`${records(c)}/export`, { format, ...params }, '*/*', `${c}.${format}`),
+    importRecords: (c: string, file: Blob, format: 'csv' | 'json' | 'ndjson') =>
+      request<{ imported: number }>('POST', `${records(c)}/import`, { query: { format }, raw: { blob: file, type: format === 'csv' ? 'text/csv' : 'application/json' } }),
+    /** PocketBase's pb_data/data.db, uploaded as it is. */
+    importPocketBase: (file: Blob) => request<PocketBaseImportResult>('POST', '/import/pocketbase', { raw: { blob: file, type: 'application/octet-stream' } }),
 
     /** GET /backup: the whole database as a SQLite file, named as the server suggests. */
     async downloadBackup(): Promise<DownloadedFile> {

@@ -9,6 +9,7 @@ import { Cell } from '../components/cell.js';
 import { Pager } from '../components/pager.js';
 import { FilterHelp } from '../components/filter-help.js';
 import { RecordPanel } from '../components/record-panel.js';
+import { ImportErrors, RecordsTransfer, type ImportProblem } from '../components/records-transfer.js';
 
 /** The server's detail (data.*.message) when it gave one, else its message. */
 function filterDetail(err: ApiError): string {
@@ -29,6 +30,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
   const [showHelp, setShowHelp] = createSignal(false);
   const [version, setVersion] = createSignal(0);
   const [editing, setEditing] = createSignal<RecordModel | 'new' | null>(null);
+  const [importProblem, setImportProblem] = createSignal<ImportProblem | null>(null);
 
   const columns = createMemo(() => props.collection.fields.filter((f) => f.type !== 'password' && !isInternalField(f, props.collection)));
   const expand = () => props.collection.fields.filter((f) => f.type === 'relation').map((f) => f.name).join(',');
@@ -77,6 +79,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
             <Icon name="help" />
           </button>
         </form>
+        <RecordsTransfer collection={props.collection.name} filter={filter()} sort={sort()} onImported={reload} onFailed={setImportProblem} />
         <button type="button" class="btn" onClick={reload} aria-label="Refresh" title="Refresh">
           <Icon name="refresh" />
         </button>
@@ -84,6 +87,9 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
           <Icon name="plus" /> New record
         </button>
       </div>
+      <Show when={importProblem()}>
+        {(p) => <ImportErrors problem={p()} onDismiss={() => setImportProblem(null)} />}
+      </Show>
       <Show when={filterError()}>
         {(err) => (
           <p class="alert alert-error filter-error" role="alert">

@@ -66,14 +66,13 @@ export function planImport(list: unknown[], registry: Registry, notes: Notes): P
       return;
     }
     const type = raw.type === 'auth' ? 'auth' : raw.type === undefined || raw.type === 'base' ? 'base' : invalid(index, 'type', 'Must be "base" or "auth".');
-    const byId = foreignId !== '' ? registry.get(foreignId) : undefined;
-    const existing = byId !== undefined && byId.id === foreignId ? byId : registry.get(name);
-    let id: string;
-    if (existing) id = existing.id;
-    else if (ID_PATTERN.test(foreignId)) id = foreignId;
-    else id = derivedId(foreignId || name);
+    // the id this collection has here when it came before: its own, or the one derived from it
+    const ownId = ID_PATTERN.test(foreignId) ? foreignId : derivedId(foreignId || name);
+    const byId = registry.get(ownId);
+    const existing = byId !== undefined && byId.id === ownId ? byId : registry.get(name);
+    const id = existing?.id ?? ownId;
     if (taken.has(id)) invalid(index, 'id', `The collection is listed twice (as "${name}").`);
-    if (existing && foreignId !== '' && foreignId !== existing.id) {
+    if (existing && foreignId !== '' && existing.id !== ownId) {
       notes.add(name, 'id', `Matched the stored collection "${existing.name}" by name: its id stays ${existing.id} (was ${foreignId}).`);
     } else if (!existing && foreignId !== '' && foreignId !== id) {
       notes.add(name, 'id', `The id ${foreignId} became ${id} (Deskbase ids are 15 characters from a-z0-9); relations follow it.`);
