@@ -6,11 +6,14 @@
 // (`created`, `updated`) are kept. Rows are parsed and prepared in slices with a turn of the event
 // loop between them; the apply is one synchronous stretch (measured in README, "Move your data").
 import { ApiError, badRequest, fieldError, type ErrorData } from '../../errors.js';
-import { isMultiple, type Collection, type Row } from '../types.js';
+import { ident } from '../../filter/sql.js';
+import type { ReadDb } from '../../store/db.js';
+import { isMultiple, type Collection, type Lookup } from '../types.js';
 import { isRecord } from '../fields/common.js';
 import type { RequestContext } from '../request-context.js';
 import type { RecordWrites } from '../writes/funnel.js';
-import type { PreparedWrite } from '../writes/prepared.js';
+import { bulkCreate } from '../writes/bulk-create.js';
+import type { PreparedCreate } from '../writes/prepare-create.js';
 import { parseCsv } from './csv.js';
 import { jsonArrayItems } from './json-rows.js';
 
@@ -62,6 +65,40 @@ function* rowsOf(c: Collection, text: string, format: ImportFormat): Generator<u
   }
 }
 
+/** Ids as a relation value names them (one id, or a list), before normalising. */
+function idsIn(value: unknown): string[] {
+  if (typeof value === 'string') return value === '' ? [] : [value];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v !== '') : [];
+}
+
+/**
+ * Per collection the import's relations point at, the ids that exist there: the import's own (for its
+ * collection) and those found stored, in one query per 500 ids instead of one per row and field.
+ */
+function knownRelationTargets(db: ReadDb, lookup: Lookup, c: Collection, rows: unknown[], given: Set<string>): Map<string, Set<string>> {
+  const known = new Map<string, Set<string>>([[c.id, new Set(given)]]);
+  const wanted = new Map<string, Set<string>>();
+  for (const f of c.fields) {
+    if (f.type !== 'relation') continue;
+    const ids = wanted.get(f.collectionId) ?? new Set<string>();
+    for (const row of rows) if (isRecord(row) && Object.hasOwn(row, f.name)) for (const id of idsIn(row[f.name])) ids.add(id);
+    wanted.set(f.collectionId, ids);
+  }
+  for (const [collectionId, ids] of wanted) {
+    const target = lookup(collectionId);
+    if (target === undefined) continue;
+    const found = known.get(collectionId) ?? new Set<string>();
+    const list = [...ids].filter((id) => !found.has(id));
+    for (let i = 0; i < list.length; i += 500) {
+      const slice = list.slice(i, i + 500);
+      const rows = db.all<{ id: string }>(`SELECT "id" AS id FROM ${ident(target.name)} WHERE "id" IN (${slice.map(() => '?').join(',')})`, slice);
+      for (const r of rows) found.add(r.id);
+    }
+    known.set(collectionId, found);
+  }
+  return known;
+}
+
 function rowError(message: string): ErrorData {
   return { row: fieldError('validation_invalid_value', message) };
 }
@@ -73,7 +110,8 @@ function failure(errors: Map<number, ErrorData>): ApiError {
   return badRequest(`Failed to import records: ${errors.size}${errors.size >= MAX_ERRORS ? '+' : ''} rows have errors (row ${row}, ${detail})`, { rows: Object.fromEntries([...errors].map(([n, e]) => [String(n), e])) });
 }
 
-export async function importRecords(writes: RecordWrites, c: Collection, text: string, format: ImportFormat, ctx: RequestContext): Promise<{ imported: number }> {
+/** `system`: an internal caller acting with superuser rights (the HTTP route passes a superuser's context). */
+export async function importRecords(db: ReadDb, writes: RecordWrites, c: Collection, text: string, format: ImportFormat, ctx: RequestContext, system = false): Promise<{ imported: number }> {
   const rows: unknown[] = [];
   try {
     for (const row of rowsOf(c, text, format)) rows.push(row);
@@ -89,8 +127,9 @@ export async function importRecords(writes: RecordWrites, c: Collection, text: s
     if (given.has(row.id)) errors.set(i + 1, { id: fieldError('validation_pk_invalid', 'The id is listed twice in the import.') });
     given.add(row.id);
   });
-  const pendingIds = (collectionId: string) => (collectionId === c.id ? given : undefined);
-  const prepared: PreparedWrite<Row>[] = [];
+  const known = knownRelationTargets(db, ctx.lookup, c, rows, given);
+  const knownIds = (collectionId: string) => known.get(collectionId);
+  const prepared: PreparedCreate[] = [];
   const rowOf: number[] = [];
   for (let i = 0; i < rows.length && errors.size < MAX_ERRORS; i++) {
     if (i % SLICE === 0 && i > 0) await nextTurn();
@@ -103,26 +142,23 @@ export async function importRecords(writes: RecordWrites, c: Collection, text: s
     // a password alone is enough in an import (no one types it twice)
     const body = c.type === 'auth' && row.password !== undefined && row.passwordConfirm === undefined ? { ...row, passwordConfirm: row.password } : row;
     try {
-      prepared.push(await writes.prepareCreate(c, body, ctx, { pendingIds, keepAutodates: true }));
+      prepared.push(await writes.prepareCreate(c, body, ctx, { knownIds, keepAutodates: true, system }));
       rowOf.push(i + 1);
     } catch (err) {
-      if (!(err instanceof ApiError) || err.status >= 500) throw err;
+      if (!(err instanceof ApiError) || err.status !== 400) throw err;
       errors.set(i + 1, Object.keys(err.data).length > 0 ? err.data : rowError(err.message));
     }
   }
   if (errors.size > 0) throw failure(errors);
-  // each write names its row when the transaction refuses it (a unique index, an id already stored)
-  const numbered = prepared.map((w, k): PreparedWrite<Row> => ({
-    ...w,
-    apply(tx, changes) {
-      try {
-        return w.apply(tx, changes);
-      } catch (err) {
-        if (err instanceof ApiError && err.status === 400) throw failure(new Map([[rowOf[k], Object.keys(err.data).length > 0 ? err.data : rowError(err.message)]]));
-        throw err;
-      }
-    },
-  }));
-  await writes.commit(numbered);
-  return { imported: numbered.length };
+  // applied together (bulk-create.ts); a create applied alone names its row when the transaction refuses it
+  let current = -1;
+  try {
+    await writes.commit([bulkCreate(c, prepared, (i) => (current = i))]);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 400 && current >= 0) {
+      throw failure(new Map([[rowOf[current], Object.keys(err.data).length > 0 ? err.data : rowError(err.message)]]));
+    }
+    throw err;
+  }
+  return { imported: prepared.length };
 }

@@ -45,7 +45,7 @@ export function createTransfer(store: Store, registry: Registry, sessions: Sessi
     importRecords(idOrName: string, text: string, format: string, ctx: RequestContext): Promise<{ imported: number }> {
       if (!isSuperuser(ctx.request.auth)) throw badRequest('Only superusers can import records.');
       const c = records.collection(idOrName);
-      return importRecords(records.writes, c, text, formatOf<ImportFormat>(format, IMPORT_FORMATS), ctx);
+      return importRecords(store, records.writes, c, text, formatOf<ImportFormat>(format, IMPORT_FORMATS), ctx);
     },
   };
 }

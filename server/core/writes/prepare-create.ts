@@ -13,7 +13,7 @@ import { ID_PATTERN, isoNow, newId } from '../ids.js';
 import { hashPassword } from '../passwords.js';
 import { getRow } from '../records-read.js';
 import { withBody, type RequestContext, type RuleInput } from '../request-context.js';
-import type { Collection, Row } from '../types.js';
+import type { Collection, Row, SqlValue } from '../types.js';
 import { isSuperuser, SUPERUSERS_ID } from '../types.js';
 import { authIdTaken, invalidAuthId, isManager, passwordErrors } from './auth-record.js';
 import type { PreparedWrite, WriteDeps, WriteOptions } from './prepared.js';
@@ -67,19 +67,29 @@ function keepAutodates(c: Collection, body: Record<string, unknown>, record: Rec
   }
 }
 
-/** Relations may name records the same import creates (WriteOptions.pendingIds). */
-function withPending(ctx: ValidateContext, pending: WriteOptions['pendingIds']): ValidateContext {
-  if (pending === undefined) return ctx;
+/** Relations to ids known to exist (WriteOptions.knownIds) need no query; the others are looked up. */
+function withKnown(ctx: ValidateContext, known: WriteOptions['knownIds']): ValidateContext {
+  if (known === undefined) return ctx;
   return {
     ...ctx,
     missingRelationIds(collectionId, ids) {
-      const created = pending(collectionId);
-      return ctx.missingRelationIds(collectionId, created === undefined ? ids : ids.filter((id) => !created.has(id)));
+      const set = known(collectionId);
+      const unknown = set === undefined ? ids : ids.filter((id) => !set.has(id));
+      return unknown.length === 0 ? [] : ctx.missingRelationIds(collectionId, unknown);
     },
   };
 }
 
-export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unknown, ctx: RequestContext, opts: WriteOptions = {}): Promise<PreparedWrite<Row>> {
+/** A prepared create that can also be applied with others of its collection in one multi-row INSERT (bulk-create.ts). */
+export interface PreparedCreate extends PreparedWrite<Row> {
+  /**
+   * The record's id and stored values when its apply would do nothing but insert them: a base
+   * collection (no auth id to check) whose createRule needs no re-check (a superuser, or `""`).
+   */
+  readonly bulk: { id: string; values(): SqlValue[] } | null;
+}
+
+export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unknown, ctx: RequestContext, opts: WriteOptions = {}): Promise<PreparedCreate> {
   const { store, registry } = deps;
   const su = opts.system === true || isSuperuser(ctx.request.auth);
   if (!su && c.createRule === null) throw onlySuperusers();
@@ -105,11 +115,13 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
   }
   const rule = createRuleCheck(c, record, ruleCtx, su);
   rule.check(store);
-  Object.assign(errors, validateFields(c, record, null, withPending(validationContext(store, ctx.lookup, true), opts.pendingIds)));
+  Object.assign(errors, validateFields(c, record, null, withKnown(validationContext(store, ctx.lookup, true), opts.knownIds)));
   throwIfErrors(errors, FAILED);
   const hash = c.type === 'auth' ? await hashPassword(String(sub.password)) : null;
+  const storedValues = () => c.fields.map((f) => (f.type === 'password' ? hash : toStoredValue(f, record[f.name])));
 
   return {
+    bulk: c.type !== 'auth' && (su || c.createRule === '') ? { id: String(record.id), values: storedValues } : null,
     apply(tx, changes) {
       // auth ids are unique across every auth collection (an id names who `@request.auth.id` is): the
       // check and the insert are one transaction, so no concurrent create can slip in between
@@ -120,9 +132,8 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
       }
       rule.check(tx); // the check and the insert are one transaction
       const cols = c.fields.map((f) => ident(f.name));
-      const params = c.fields.map((f) => (f.type === 'password' ? hash : toStoredValue(f, record[f.name])));
       try {
-        tx.run(`INSERT INTO ${ident(c.name)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, params);
+        tx.run(`INSERT INTO ${ident(c.name)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, storedValues());
       } catch (err) {
         mapWriteError(err, c, FAILED);
       }
