@@ -76,6 +76,8 @@ export async function runImportBench(rows: number, dir: string, children: Set<Ch
     const waits = (await health).sort((a, b) => a - b);
     if (!res.ok) throw new Error(`import failed: ${res.status} ${text.slice(0, 300)}`);
     const after = await child.call<{ syncs: number }>({ op: 'stats' });
+    const mem = await child.call<{ rssBytes: number }>({ op: 'memory' });
+    log(`server RSS after the import: ${(mem.rssBytes / 2 ** 20).toFixed(0)} MiB`);
     return {
       rows, bodyBytes: body.length, importMs, rowsPerSecond: rows / (importMs / 1000), syncs: after.syncs - before.syncs,
       health: { samples: waits.length, resets: resets.n, p50Ms: quantile(waits, 0.5), p99Ms: quantile(waits, 0.99), maxMs: waits[waits.length - 1] ?? 0 },

@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import type { Child } from './children.js';
 import { runMain, type Settings } from './phases.js';
 import { runScale } from './scale.js';
+import { importTable, runImportBench } from './import.js';
 import { mainTable, scaleTable, targets, targetTable, type BenchResults } from './report.js';
 
 /** The whole run is bounded: past this, the children are killed and the bench fails. */
@@ -82,9 +83,11 @@ async function main(): Promise<void> {
     const main = await runMain(s, dir, children);
     console.log(`\n2. scale: ${s.smallPosts.toLocaleString('en')} and ${s.largePosts.toLocaleString('en')} posts, side by side`);
     const { small, large } = await runScale(s, dir, children);
-    const results: BenchResults = { ...main, small, large };
+    console.log(`\n3. records import: ${s.largePosts.toLocaleString('en')} posts in one request`);
+    const recordsImport = await runImportBench(s.largePosts, dir, children, s.log);
+    const results: BenchResults = { ...main, small, large, recordsImport };
     const checked = targets(results);
-    const lines = ['', ...METHOD, '', ...mainTable(results), '', ...scaleTable(results), '', ...targetTable(checked)];
+    const lines = ['', ...METHOD, '', ...mainTable(results), '', ...scaleTable(results), '', ...importTable(recordsImport), '', ...targetTable(checked)];
     console.log(lines.join('\n'));
     const file = await writeResults(s, results, checked, (performance.now() - started) / 1000);
     console.log(`\nResults: ${file} (${((performance.now() - started) / 1000).toFixed(0)} s)`);

@@ -114,7 +114,9 @@ function failure(errors: Map<number, ErrorData>): ApiError {
 export async function importRecords(db: ReadDb, writes: RecordWrites, c: Collection, text: string, format: ImportFormat, ctx: RequestContext, system = false): Promise<{ imported: number }> {
   const rows: unknown[] = [];
   try {
-    for (const row of rowsOf(c, text, format)) rows.push(row);
+    for (const row of rowsOf(c, text, format)) {
+      if (rows.push(row) % SLICE === 0) await nextTurn();
+    }
   } catch (err) {
     throw badRequest(`Failed to read the ${format.toUpperCase()}: ${err instanceof Error ? err.message : String(err)}`);
   }
