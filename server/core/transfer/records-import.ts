@@ -111,15 +111,16 @@ function failure(errors: Map<number, ErrorData>): ApiError {
 }
 
 /** `system`: an internal caller acting with superuser rights (the HTTP route passes a superuser's context). */
-export async function importRecords(db: ReadDb, writes: RecordWrites, c: Collection, text: string, format: ImportFormat, ctx: RequestContext, system = false): Promise<{ imported: number }> {
+export async function importRecords(db: ReadDb, writes: RecordWrites, c: Collection, body: string, format: ImportFormat, ctx: RequestContext, system = false): Promise<{ imported: number }> {
   const rows: unknown[] = [];
   try {
-    for (const row of rowsOf(c, text, format)) {
+    for (const row of rowsOf(c, body, format)) {
       if (rows.push(row) % SLICE === 0) await nextTurn();
     }
   } catch (err) {
     throw badRequest(`Failed to read the ${format.toUpperCase()}: ${err instanceof Error ? err.message : String(err)}`);
   }
+  body = ''; // dropped once parsed: a large import's memory is its rows from then on
   if (rows.length === 0) throw badRequest('Nothing to import: no rows.');
   // ids given anywhere in the import: relations may name them before their rows come
   const given = new Set<string>();
@@ -136,6 +137,7 @@ export async function importRecords(db: ReadDb, writes: RecordWrites, c: Collect
   for (let i = 0; i < rows.length && errors.size < MAX_ERRORS; i++) {
     if (i % SLICE === 0 && i > 0) await nextTurn();
     const row = rows[i];
+    rows[i] = undefined; // the prepared write holds what it needs
     if (errors.has(i + 1)) continue;
     if (!isRecord(row)) {
       errors.set(i + 1, rowError('Must be an object of field values.'));

@@ -80,7 +80,7 @@ export function registerRecordsTransfer(app: H3, core: Core): void {
   app.post(`${base}/import`, async (event) => {
     requireSuperuser(event);
     const format = importFormat(event.url.searchParams.get('format'), event.req.headers.get('content-type') ?? '');
-    const text = new TextDecoder().decode(await readBodyBytes(event, IMPORT_BODY_BYTES));
-    return core.transfer.importRecords(param(event, 'collection'), text, format, contextOf(event, core));
+    // no variable holds the body: the import drops its text once parsed
+    return core.transfer.importRecords(param(event, 'collection'), new TextDecoder().decode(await readBodyBytes(event, IMPORT_BODY_BYTES)), format, contextOf(event, core));
   });
 }
