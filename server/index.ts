@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCore, type Core } from './core/index.js';
 import { createNodeHandler } from './http/app.js';
+import type { ConnectionLimits } from './http/connections.js';
 import { hostCheck } from './http/hosts.js';
 import { Binding } from './http/listener.js';
 import { openStore, type Store, type StoreOptions } from './store/db.js';
@@ -28,6 +29,15 @@ export interface ServerOptions {
   onSetupToken?: (token: string, setupUrl: string) => void;
   /** Extra store options (journal threshold...). */
   store?: Omit<StoreOptions, 'dir'>;
+  /** Lower or raise the server's resource limits (tests lower them to prove a bound cheaply). */
+  limits?: ServerLimits;
+}
+
+export interface ServerLimits extends ConnectionLimits {
+  /** Bytes one answer may hold (rows read, an expand as repeated); past it a 400. Default 48 MiB. */
+  responseBytes?: number;
+  /** Request body bytes held in memory at once, all requests together; past it a 503. Default 96 MiB. */
+  bodyBytesInFlight?: number;
 }
 
 export interface RunningServer {
@@ -65,7 +75,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     options.onSetupToken?.(token, setupUrl(token));
   };
   try {
-    const core = await createCore(store, { onSetupToken: announce, onError: (error) => log(`error: ${errorText(error)}`) });
+    const core = await createCore(store, {
+      onSetupToken: announce,
+      onError: (error) => log(`error: ${errorText(error)}`),
+      responseBytes: options.limits?.responseBytes,
+    });
     const host = options.host ?? '127.0.0.1';
     const handler = createNodeHandler(core, {
       uiDir: options.uiDir === undefined ? defaultUiDir() : options.uiDir,
@@ -73,10 +87,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       log: (entry) => log(JSON.stringify({ time: new Date().toISOString(), ...entry })),
       // the policy follows the binding: loopback names only, or also the machine's own while on the LAN
       allowHost: hostCheck(() => binding?.host ?? host),
+      bodyBytesInFlight: options.limits?.bodyBytesInFlight,
     });
-    const bound = await Binding.open(handler, host, options.port ?? 8090, options.strictPort === true);
+    const bound = await Binding.open(handler, host, options.port ?? 8090, options.strictPort === true, options.limits);
     binding = bound;
-    core.setup.issue();
+    // no token while writes kept aside from a damaged journal may hold the first superuser (setup.ts)
+    const heldBack = core.setup.heldBack();
+    if (heldBack !== null) log(heldBack);
+    else core.setup.issue();
     return runningServer(core, store, bound, setupUrl);
   } catch (err) {
     await store.close();

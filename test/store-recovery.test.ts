@@ -1,11 +1,11 @@
 // Damaged files: a torn or corrupt journal tail is dropped and the store goes on; anything worse makes
 // openStore reject with a message naming the file, leaving the file as it was.
-import { appendFileSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { StatementEncoder } from '../server/store/codec.js';
 import { openStore } from '../server/store/db.js';
-import { frameEntry, scanEntries } from '../server/store/journal-format.js';
+import { frameEntry, HEADER_SIZE, scanEntries } from '../server/store/journal-format.js';
 import { crashCopy, journalWith as journalWithIds, segmentFiles, startWriter, tableIds as ids, useStores } from './fixtures/store-helpers.js';
 
 const stores = useStores();
@@ -50,6 +50,31 @@ describe('a segment whose header never reached the disk', () => {
     const again = dirs.make();
     crashCopy(dir, again);
     expect(ids(await openAt(again))).toEqual(['a', 'b']);
+  });
+});
+
+describe('F7: a segment whose header was damaged after it took writes', () => {
+  it('stops the start, naming the file, and leaves it untouched until its owner moves it', async () => {
+    const dir = await journalWith(['a', 'b']);
+    const [segment] = segmentFiles(dir);
+    const bytes = readFileSync(segment);
+    bytes[3] ^= 0x01; // one byte of the magic
+    writeFileSync(segment, bytes);
+    await expect(openStore({ dir })).rejects.toThrow(/journal\.1\.log: damaged journal segment header, with \d+ bytes of writes after it; refusing/);
+    expect(readFileSync(segment).equals(bytes)).toBe(true);
+    // the same again on the next start: nothing was dropped in between
+    await expect(openStore({ dir })).rejects.toThrow(/journal\.1\.log: damaged journal segment header/);
+    renameSync(segment, join(dirs.make(), 'kept.log'));
+    const store = await openAt(dir); // the owner's choice: the folder without those writes
+    expect(store.get(`SELECT count(*) AS n FROM sqlite_master WHERE name = 't'`)).toEqual({ n: 0 });
+  });
+
+  it('a header-sized segment with a bad checksum is a torn creation: deleted', async () => {
+    const dir = await journalWith(['a']);
+    const torn = join(dir, 'journal.2.log');
+    writeFileSync(torn, Buffer.alloc(HEADER_SIZE, 0));
+    expect(ids(await openAt(dir))).toEqual(['a']);
+    expect(segmentFiles(dir)).toEqual([join(dir, 'journal.1.log')]);
   });
 });
 

@@ -48,7 +48,7 @@ function closingTag(s: string, name: string): (from: number) => number {
  * with no closing tag left never matches again, so it leaves the search (an opening tag repeated a
  * million times costs one look for its closing tag).
  */
-function dropSkipped(s: string): string {
+function dropSkipped(s: string, unclosed?: { seen: boolean }): string {
   const last = s.lastIndexOf('>');
   if (last === -1) return s;
   const nextGt = forward((from) => s.indexOf('>', from));
@@ -63,6 +63,7 @@ function dropSkipped(s: string): string {
     if (!closer) closers.set(name, (closer = closingTag(s, name)));
     const close = closer(nextGt(m.index) + 1);
     if (close === -1) {
+      if (unclosed) unclosed.seen = true;
       alive = alive.filter((n) => n !== name);
       if (alive.length === 0) break;
       const at = starts.lastIndex;
@@ -81,7 +82,7 @@ function dropSkipped(s: string): string {
  * The words of `text` (maximal runs of non-whitespace) joined by single spaces, as `/\s+/g` → ' ' and
  * trim() would make them, but only as far as the first `max` characters: the rest is never built.
  */
-function collapseAndCut(text: string, max: number, ellipsis: boolean): string {
+function collapseAndCut(text: string, max: number, ellipsis: boolean, cut?: { seen: boolean }): string {
   const words = /\S+/g;
   let out = '';
   let chars = 0;
@@ -91,6 +92,7 @@ function collapseAndCut(text: string, max: number, ellipsis: boolean): string {
     const n = runeCount(word, max + 1);
     if (chars + sep.length + n > max) {
       const room = max - chars;
+      if (cut) cut.seen = true;
       return out + (room > 0 ? sep : '') + firstRunes(word, room - sep.length) + (ellipsis ? '...' : '');
     }
     out += sep + word;
@@ -118,8 +120,35 @@ function firstRunes(s: string, n: number): string {
   return n <= 0 ? '' : s.slice(0, units);
 }
 
-/** The first `max` characters of the value's text (`...` appended when cut and asked for). */
+/** Characters of a text's beginning an excerpt first tries, beyond four per character asked for. */
+const HEAD = 4096;
+
+/**
+ * The first `max` characters of the value's text (`...` appended when cut and asked for). The passes run
+ * on the text's beginning first, up to a `>`: when no skipped element is left open there, no `<` is left
+ * in its visible text (a `<` whose tag would end further on), and that text already passes `max`
+ * characters, the rest cannot change the answer (every match of the passes that starts in the beginning
+ * also ends in it, and collapsing whitespace keeps a prefix a prefix), so a 5 MB text costs what its
+ * first few kilobytes do. Otherwise the whole text is read.
+ */
 export function excerpt(value: unknown, max: number, ellipsis: boolean): unknown {
   if (typeof value !== 'string') return value;
-  return collapseAndCut(replaceTags(replaceTags(dropSkipped(value), BLOCK_TAG, ' '), ANY_TAG, ''), max, ellipsis);
+  const window = HEAD + 4 * max;
+  if (value.length > window) {
+    const end = value.lastIndexOf('>', window) + 1;
+    if (end > 0) {
+      const unclosed = { seen: false };
+      const visible = visibleText(value.slice(0, end), unclosed);
+      if (!unclosed.seen && !visible.includes('<')) {
+        const cut = { seen: false };
+        const head = collapseAndCut(visible, max, ellipsis, cut);
+        if (cut.seen) return head;
+      }
+    }
+  }
+  return collapseAndCut(visibleText(value), max, ellipsis);
+}
+
+function visibleText(html: string, unclosed?: { seen: boolean }): string {
+  return replaceTags(replaceTags(dropSkipped(html, unclosed), BLOCK_TAG, ' '), ANY_TAG, '');
 }

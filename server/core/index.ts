@@ -4,7 +4,7 @@ import { ensureSystemSchema } from '../store/schema.js';
 import { createAuth } from './sign-in.js';
 import { FailureLimiter } from './sign-in-limiter.js';
 import { createCollections } from './collections.js';
-import { installQueryGuards, QUERY_BUDGET_MS } from './query-budget.js';
+import { installQueryGuards, MAX_RESPONSE_BYTES, QUERY_BUDGET_MS } from './query-budget.js';
 import { addMissingMaintainedIndexes } from './maintained-indexes.js';
 import { createRecords } from './records.js';
 import { Registry } from './collection-registry.js';
@@ -22,6 +22,8 @@ export interface CoreOptions {
   queryBudgetMs?: number;
   /** Hears failures that cannot reach a client any more: a change listener's, a committed write's after-effect. */
   onError?: (error: unknown) => void;
+  /** Bytes one answer may hold (MAX_RESPONSE_BYTES by default). */
+  responseBytes?: number;
 }
 
 export async function createCore(store: Store, options: CoreOptions = {}) {
@@ -38,8 +40,9 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   await store.write((tx) => addMissingMaintainedIndexes(tx, registry.all()));
   const report = options.onError ?? ((error: unknown) => console.error(error));
   const feed = new ChangeFeed(report);
-  const records = createRecords(store, registry, sessions, feed, options.queryBudgetMs ?? QUERY_BUDGET_MS, report);
-  const auth = createAuth(store, registry, sessions, new FailureLimiter(options.now));
+  const responseBytes = options.responseBytes ?? MAX_RESPONSE_BYTES;
+  const records = createRecords(store, registry, sessions, feed, options.queryBudgetMs ?? QUERY_BUDGET_MS, report, responseBytes);
+  const auth = createAuth(store, registry, sessions, new FailureLimiter(options.now), responseBytes);
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);
   const transfer = createTransfer(store, registry, sessions, records, options.queryBudgetMs ?? QUERY_BUDGET_MS);
   return {

@@ -13,14 +13,16 @@ const N = 16384, R = 8, P = 1, KEYLEN = 64;
 /** One pool per process, as libuv's (see scrypt-pool.ts): it keeps no state between hashes. */
 const pool = new ScryptPool();
 
-function derive(password: string, salt: Buffer, n: number, r: number, p: number, keylen: number): Promise<Buffer> {
+function derive(password: string, salt: Buffer, n: number, r: number, p: number, keylen: number, client: string): Promise<Buffer> {
   // maxmem: node's default (32 MiB) is too small from N = 32768 on
-  return pool.derive(password, salt, keylen, { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 });
+  return pool.derive(password, salt, keylen, { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 }, client);
 }
 
-export async function hashPassword(password: string): Promise<string> {
+// `client` (RequestInfo.client) is who the hash is charged to: past the pool's bounds a 429, before any work.
+
+export async function hashPassword(password: string, client = ''): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, N, R, P, KEYLEN);
+  const key = await derive(password, salt, N, R, P, KEYLEN, client);
   return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
@@ -38,21 +40,21 @@ export function needsRehash(stored: string): boolean {
   return BCRYPT_HASH.test(stored);
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  if (BCRYPT_HASH.test(stored)) return pool.bcryptCompare(password, stored, bcryptModule());
+export async function verifyPassword(password: string, stored: string, client = ''): Promise<boolean> {
+  if (BCRYPT_HASH.test(stored)) return pool.bcryptCompare(password, stored, bcryptModule(), client);
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') {
-    await derive(password, DUMMY_SALT, N, R, P, KEYLEN); // same cost on malformed hashes
+    await derive(password, DUMMY_SALT, N, R, P, KEYLEN, client); // same cost on malformed hashes
     return false;
   }
   const [, n, r, p, salt, key] = parts;
   const expected = Buffer.from(key, 'base64');
-  const actual = await derive(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p), expected.length);
+  const actual = await derive(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p), expected.length, client);
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
 const DUMMY_SALT = Buffer.alloc(16, 7);
 /** Unknown identities still cost one hash, so timing does not reveal which accounts exist. */
-export async function burnPasswordCheck(password: string): Promise<void> {
-  await derive(password, DUMMY_SALT, N, R, P, KEYLEN);
+export async function burnPasswordCheck(password: string, client = ''): Promise<void> {
+  await derive(password, DUMMY_SALT, N, R, P, KEYLEN, client);
 }

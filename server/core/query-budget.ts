@@ -10,10 +10,22 @@
 import { ApiError } from '../errors.js';
 import { guardFunctions } from '../filter/guard.js';
 import type { Store } from '../store/db.js';
-import { QueryTimeoutError } from '../store/deadline.js';
+import { QueryTimeoutError, ReadTooLargeError } from '../store/deadline.js';
 
 /** One stretch's budget. Legitimate list queries over 100k records take 30-40 ms. */
 export const QUERY_BUDGET_MS = 150;
+
+/**
+ * What one answer may hold: the rows one stretch reads, and an expand as its JSON repeats the records it
+ * holds. A record of the largest body (32 MiB) fits; 200 rows of a 5 MB field used to be read whole
+ * (a gigabyte) before the answer failed in JSON.stringify with a 500.
+ */
+export const MAX_RESPONSE_BYTES = 48 * 1024 * 1024;
+
+export function responseTooLarge(limitBytes: number): ApiError {
+  const size = limitBytes >= 1024 * 1024 ? `${Math.round(limitBytes / 1024 / 1024)} MiB` : `${limitBytes} bytes`;
+  return new ApiError(400, `The response would hold more than ${size}: ask for fewer records (perPage), only the fields you need (fields), or a smaller expand.`);
+}
 
 export function queryTooSlow(budgetMs: number): ApiError {
   return new ApiError(400, `The request needed more than ${budgetMs} ms of database time and was stopped; narrow its filter, sort or expand.`);
@@ -24,11 +36,15 @@ export function installQueryGuards(store: Store): void {
   for (const [name, fn] of Object.entries(guardFunctions(store.checkDeadline))) store.defineFunction(name, fn);
 }
 
-/** Runs the synchronous part of a client-driven operation under the budget; running past it is a 400. */
-export function underDeadline<T>(store: Store, budgetMs: number, operation: () => T): T {
-  const mapped = (err: unknown) => (err instanceof QueryTimeoutError ? queryTooSlow(budgetMs) : err);
+/**
+ * Runs the synchronous part of a client-driven operation under the budget and a read limit of
+ * `readBytes`; running past either is a 400.
+ */
+export function underDeadline<T>(store: Store, budgetMs: number, operation: () => T, readBytes = MAX_RESPONSE_BYTES): T {
+  const mapped = (err: unknown) =>
+    err instanceof QueryTimeoutError ? queryTooSlow(budgetMs) : err instanceof ReadTooLargeError ? responseTooLarge(err.limitBytes) : err;
   try {
-    const result = store.withDeadline(budgetMs, operation);
+    const result = store.withDeadline(budgetMs, operation, readBytes);
     if (result instanceof Promise) {
       return result.catch((err: unknown) => {
         throw mapped(err);

@@ -5,7 +5,8 @@ import { ident } from '../filter/sql.js';
 import type { ReadDb } from '../store/db.js';
 import { ruleSql } from './access.js';
 import { expandRecords, ExpandTooLarge } from './expand.js';
-import { pick } from './pick-fields.js';
+import { pickAll } from './pick-fields.js';
+import { MAX_RESPONSE_BYTES } from './query-budget.js';
 import { recordSerializer, viewerOf, type Viewer } from './record-serializer.js';
 import type { RequestContext } from './request-context.js';
 import type { Collection, Row } from './types.js';
@@ -24,18 +25,19 @@ function managedIds(db: ReadDb, c: Collection, rows: Row[], ctx: RequestContext)
 
 /**
  * Rows as the caller sees them, expanded and picked. `written`: the answer to a write (or a sign-in)
- * that is already committed, where an expand past MAX_EXPANDED_RECORDS leaves the record unexpanded
- * rather than turn a done write into a 400 (a client would retry it).
+ * that is already committed, where an expand past MAX_EXPANDED_RECORDS or `maxBytes` leaves the record
+ * unexpanded rather than turn a done write into a 400 (a client would retry it). `:excerpt` is made
+ * once per distinct text of the whole answer (pickAll).
  */
-export function presentRecords(db: ReadDb, c: Collection, rows: Row[], ctx: RequestContext, written = false): unknown[] {
+export function presentRecords(db: ReadDb, c: Collection, rows: Row[], ctx: RequestContext, written = false, maxBytes = MAX_RESPONSE_BYTES): unknown[] {
   const viewer: Viewer = { ...viewerOf(ctx.request), managed: managedIds(db, c, rows, ctx) };
   let records = rows.map(recordSerializer(c, viewer));
   if (ctx.expand.size > 0) {
     try {
-      records = expandRecords(db, c, records, ctx);
+      records = expandRecords(db, c, records, ctx, maxBytes);
     } catch (err) {
       if (!(written && err instanceof ExpandTooLarge)) throw err;
     }
   }
-  return ctx.fields === null ? records : records.map((r) => pick(r, ctx.fields));
+  return pickAll(records, ctx.fields);
 }

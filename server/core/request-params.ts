@@ -80,6 +80,12 @@ export function parseFields(param: string): FieldsTree | null {
 
 export const DEFAULT_PER_PAGE = 30;
 export const MAX_PER_PAGE = 1000;
+/**
+ * The last page a list may ask for: its offset, (page - 1) × perPage, stays a safe integer, which SQLite
+ * takes as an integer (a larger one arrives as a float and fails with "datatype mismatch"). Any page past
+ * the data answers empty with the real totals, as PocketBase does, so this one does too.
+ */
+export const MAX_PAGE = Math.floor(Number.MAX_SAFE_INTEGER / MAX_PER_PAGE);
 
 export interface Paging {
   page: number;
@@ -110,12 +116,12 @@ function boolParam(raw: string | undefined): boolean {
   throw badRequest('Invalid skipTotal parameter.');
 }
 
-/** The list parameters of a query string; a page below 1 is the first, perPage is clamped to 1..MAX_PER_PAGE. */
+/** The list parameters of a query string; a page below 1 is the first (past MAX_PAGE, MAX_PAGE), perPage is clamped to 1..MAX_PER_PAGE. */
 export function parsePaging(query: Readonly<Record<string, string>>): Paging {
   const page = intParam(query.page, 'page');
   const perPage = intParam(query.perPage, 'perPage');
   return {
-    page: page === undefined || page < 1 ? 1 : page,
+    page: page === undefined || page < 1 ? 1 : Math.min(page, MAX_PAGE),
     perPage: perPage === undefined || perPage <= 0 ? DEFAULT_PER_PAGE : Math.min(perPage, MAX_PER_PAGE),
     sort: query.sort,
     filter: query.filter,

@@ -7,8 +7,25 @@
 //
 // Like libuv's own pool this is one pool per process: it holds no application state, starts its
 // workers on the first hash and lets them exit when idle, and never keeps the process alive.
+//
+// Hashes are bounded, since each costs every other caller time: at most MAX_WAITING wait for a worker,
+// and one client (its network address) has at most PER_CLIENT hashed or waiting at once; past either a
+// 429. Without the bounds, 2,000 sign-ins with unknown identities from one address queued 2,000 hashes
+// and a real sign-in waited 16.6 s behind them.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { ApiError } from '../errors.js';
+
+/** Hashes waiting for a worker, whoever asked: at 40 ms a hash on two cores, about a second of work. */
+export const MAX_WAITING_HASHES = 64;
+/**
+ * Hashes one client address may have running or waiting at once: a script on this machine signing in
+ * ten users at once (the bench does) still fits, and a flood from one address holds up others by at
+ * most this many hashes (about 0.3 s on two cores).
+ */
+export const PER_CLIENT_HASHES = 16;
+
+const tooMany = () => new ApiError(429, 'Too Many Requests.');
 
 export interface ScryptParams {
   N: number;
@@ -24,6 +41,7 @@ type Message =
 
 interface Job {
   message: Message;
+  client: string;
   resolve: (reply: Reply) => void;
   reject: (error: Error) => void;
 }
@@ -53,27 +71,44 @@ export class ScryptPool {
   private busy = new Map<Worker, Job>();
   private queue: Job[] = [];
   private idleTimer: NodeJS.Timeout | null = null;
+  /** Hashes running or waiting per client key. */
+  private perClient = new Map<string, number>();
 
   constructor(
     private readonly size = Math.max(1, Math.min(4, availableParallelism())),
     private readonly idleMs = 30_000,
+    private readonly maxWaiting = MAX_WAITING_HASHES,
+    private readonly maxPerClient = PER_CLIENT_HASHES,
   ) {}
 
-  async derive(password: string, salt: Uint8Array, keylen: number, options: ScryptParams): Promise<Buffer> {
-    const reply = await this.run({ kind: 'scrypt', password, salt, keylen, options });
+  /** `client` names who asked (see clientKey); '' is the server itself, bounded only by the queue. */
+  async derive(password: string, salt: Uint8Array, keylen: number, options: ScryptParams, client = ''): Promise<Buffer> {
+    const reply = await this.run({ kind: 'scrypt', password, salt, keylen, options }, client);
     if (!('key' in reply)) throw new Error('scrypt worker answered without a key');
     return Buffer.from(reply.key);
   }
 
-  /** bcrypt's compare on a worker: bcryptjs is pure JavaScript and would hold the loop ~70 ms a check. */
-  async bcryptCompare(password: string, hash: string, module: string): Promise<boolean> {
-    const reply = await this.run({ kind: 'bcrypt', password, hash, module });
+  /** bcrypt's compare on a worker (bcryptjs is pure JavaScript: ~70 ms of the loop a check at cost 10), bounded like a hash. */
+  async bcryptCompare(password: string, hash: string, module: string, client = ''): Promise<boolean> {
+    const reply = await this.run({ kind: 'bcrypt', password, hash, module }, client);
     return 'match' in reply && reply.match;
   }
 
-  private run(message: Message): Promise<Reply> {
+  private run(message: Message, client: string): Promise<Reply> {
+    const mine = this.perClient.get(client) ?? 0;
+    if (this.queue.length >= this.maxWaiting || (client !== '' && mine >= this.maxPerClient)) return Promise.reject(tooMany());
+    if (client !== '') this.perClient.set(client, mine + 1);
+    const done = () => {
+      const left = (this.perClient.get(client) ?? 1) - 1;
+      if (left > 0) this.perClient.set(client, left);
+      else this.perClient.delete(client);
+    };
     return new Promise((resolve, reject) => {
-      this.queue.push({ message, resolve, reject });
+      const settle = <T>(f: (v: T) => void) => (v: T) => {
+        if (client !== '') done();
+        f(v);
+      };
+      this.queue.push({ message, client, resolve: settle(resolve), reject: settle(reject) });
       this.dispatch();
     });
   }
@@ -126,4 +161,20 @@ export class ScryptPool {
     }, this.idleMs);
     this.idleTimer.unref();
   }
+}
+
+/**
+ * Who a hash is charged to: the client's network address, IPv6 addresses by their /64 (one host
+ * commonly holds a whole /64, and could otherwise rotate through it), IPv4-mapped ones as IPv4.
+ */
+export function clientKey(address: string | undefined): string {
+  if (address === undefined || address === '') return '';
+  const v4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (v4) return v4[1];
+  if (!address.includes(':')) return address;
+  const [head, tail = ''] = address.toLowerCase().split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === '' ? [] : tail.split(':');
+  const groups = address.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }

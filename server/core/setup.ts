@@ -43,11 +43,23 @@ export function createSetup(store: Store, registry: Registry, writes: RecordWrit
   };
 
   /**
+   * Why setup is not offered although no superuser exists: writes kept aside from a damaged journal may
+   * hold the first superuser's creation, and a setup token over the surviving data would hand the folder
+   * to whoever reaches the port first. Holds until the owner deals with the kept files (restores what
+   * they need, deletes them) and restarts.
+   */
+  const heldBack = (): string | null => {
+    if (store.keptAside.length === 0 || !required()) return null;
+    return `Setup is held back: the data folder keeps writes moved aside from a damaged journal (${store.keptAside.join(', ')}), ` +
+      'which may include the first superuser. Look at them, then delete them and restart Deskbase to create a superuser.';
+  };
+
+  /**
    * Returns the live token, issuing a new one only when there is none or it expired (and never twice
    * within a minute): the printed link stays valid for its whole hour, whatever anyone sends meanwhile.
    */
   function issue(): string | null {
-    if (!required()) return null;
+    if (!required() || heldBack() !== null) return null;
     const t = now();
     if (current && t - current.issued < Math.max(SETUP_TOKEN_MS, SETUP_REISSUE_MS)) return current.token;
     current = { token: newToken(), issued: t };
@@ -64,6 +76,12 @@ export function createSetup(store: Store, registry: Registry, writes: RecordWrit
 
   return {
     required,
+    heldBack,
+    /** What GET /api/setup answers: whether setup is required, and why it is held back when it is. */
+    status(): { required: boolean; heldBack?: string } {
+      const held = heldBack();
+      return held === null ? { required: required() } : { required: true, heldBack: held };
+    },
     issue,
     /** The live token, if any (the desktop app hands it straight to its window). */
     token: (): string | null => (current && now() - current.issued < SETUP_TOKEN_MS && required() ? current.token : null),
@@ -71,6 +89,8 @@ export function createSetup(store: Store, registry: Registry, writes: RecordWrit
     /** Creates the first superuser and answers it as it sees itself. */
     async complete(body: unknown): Promise<unknown> {
       if (!required() || completing) throw notFound();
+      const held = heldBack();
+      if (held !== null) throw new ApiError(403, held);
       const b = isRecord(body) ? body : {};
       if (!valid(b.token)) {
         issue(); // only an expired token is replaced, so the log has a fresh one

@@ -40,11 +40,15 @@ export class FailureLimiter {
     return { key, window: w };
   }
 
-  /** Settles a reserved attempt. Attempts of a window that has since closed change nothing. */
-  settle(attempt: Attempt, ok: boolean): void {
+  /**
+   * Settles a reserved attempt; `null` when its password was never checked (refused before its hash,
+   * a 429 under load), which only frees the reservation. Attempts of a window that has since closed
+   * change nothing.
+   */
+  settle(attempt: Attempt, ok: boolean | null): void {
     const w = attempt.window;
     w.pending--;
-    if (this.windows.get(attempt.key) !== w) return;
+    if (this.windows.get(attempt.key) !== w || ok === null) return;
     if (ok) w.failures = 0;
     else w.failures++;
   }

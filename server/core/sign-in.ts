@@ -7,6 +7,7 @@ import { ruleSql } from './access.js';
 import { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from './passwords.js';
 import type { FailureLimiter } from './sign-in-limiter.js';
 import { pick } from './pick-fields.js';
+import { MAX_RESPONSE_BYTES } from './query-budget.js';
 import { presentRecords } from './record-response.js';
 import type { Registry } from './collection-registry.js';
 import { asCaller, type RequestContext, type RuleInput } from './request-context.js';
@@ -22,7 +23,7 @@ export interface SignIn {
 
 const failed = () => badRequest('Failed to authenticate.');
 
-export function createAuth(store: Store, registry: Registry, sessions: Sessions, limiter: FailureLimiter) {
+export function createAuth(store: Store, registry: Registry, sessions: Sessions, limiter: FailureLimiter, responseBytes = MAX_RESPONSE_BYTES) {
   function authCollection(name: string): Collection {
     const c = registry.get(name);
     if (!c) throw notFound('Missing or invalid collection context.');
@@ -52,7 +53,7 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
 
   /** The record as the session it now holds sees it; a large expand leaves it unexpanded (the session exists). */
   function presentSelf(auth: AuthInfo, ctx: RequestContext): unknown {
-    return presentRecords(store, auth.collection, [auth.record], asCaller(ctx, auth), true)[0];
+    return presentRecords(store, auth.collection, [auth.record], asCaller(ctx, auth), true, responseBytes)[0];
   }
 
   return {
@@ -87,20 +88,25 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
       // reserved before any await: concurrent attempts cannot all read the count before one is recorded
       const attempt = limiter.reserve(key);
       if (!record || !attempt) {
-        await burnPasswordCheck(password); // a blocked or unknown account costs what a wrong password does
+        try {
+          await burnPasswordCheck(password, ctx.request.client); // a blocked or unknown account costs what a wrong password does
+        } catch (err) {
+          if (attempt) limiter.settle(attempt, null);
+          throw err;
+        }
         if (attempt) limiter.settle(attempt, false);
         throw failed();
       }
-      let ok = false;
+      let ok: boolean | null = null;
       try {
-        ok = (await verifyPassword(password, String(record.password ?? ''))) && passesAuthRule(c, record, ctx);
+        ok = (await verifyPassword(password, String(record.password ?? ''), ctx.request.client)) && passesAuthRule(c, record, ctx);
       } finally {
-        limiter.settle(attempt, ok);
+        limiter.settle(attempt, ok); // null: never checked (a 429), which counts as no failure
       }
       if (!ok) throw failed();
       // a PocketBase bcrypt hash becomes scrypt with the first sign-in that proves the password
       const stored = String(record.password ?? '');
-      const rehash = needsRehash(stored) ? await hashPassword(password) : null;
+      const rehash = needsRehash(stored) ? await hashPassword(password, ctx.request.client) : null;
       const started = await store.write((tx) => {
         if (rehash !== null) tx.run(`UPDATE ${ident(c.name)} SET "password" = ? WHERE "id" = ? AND "password" = ?`, [rehash, record.id, stored]);
         return sessions.start(tx, c.id, String(record.id), userAgent);

@@ -120,6 +120,8 @@ export interface RequestInfo {
   query: Record<string, string>;
   /** Keys normalised to snake_case lower case (`X-Token` → `x_token`). */
   headers: Record<string, string>;
+  /** Who shared costs (password hashes) are charged to: the client address's key; never seen by rules. */
+  client?: string;
 }
 
 export function isSuperuser(auth: AuthInfo | null): boolean {

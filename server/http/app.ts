@@ -3,6 +3,8 @@ import { H3, HTTPError, toNodeHandler, type H3Event } from 'h3';
 import { ApiError } from '../errors.js';
 import type { Core } from '../core/index.js';
 import { authMiddleware } from './caller.js';
+import { BodyNotReceived } from './body.js';
+import { BodyBudget, setBodyBudget } from './body-budget.js';
 import { hostCheck } from './hosts.js';
 import { assertUrlLength } from './request.js';
 import { registerAuth } from './routes/auth-api.js';
@@ -23,6 +25,8 @@ export interface AppOptions {
   verbose?: boolean;
   /** Whether a Host header names this server (DNS rebinding); by default loopback names only. */
   allowHost?: (host: string | null) => boolean;
+  /** Request body bytes held in memory at once across all requests (body-budget.ts). */
+  bodyBytesInFlight?: number;
 }
 
 const CORS: Record<string, string> = {
@@ -82,10 +86,16 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
     },
     onError(error, event) {
       const api = findApiError(error);
+      if (api instanceof BodyNotReceived) log({ level: 'warn', method: event.req.method, path: event.url.pathname, error: 'client closed the connection before its body was received' });
       if (api) return envelope(api.status, api.message, api.data);
       const status = error instanceof HTTPError ? error.status : 500;
       if (status >= 500 || !(error instanceof HTTPError) || error.unhandled) {
         const cause = (error as { cause?: unknown }).cause ?? error;
+        // SQLite's max_page_count (store option maxDatabaseBytes): the database reached its size cap
+        if (cause instanceof Error && /database or disk is full/.test(cause.message)) {
+          log({ level: 'warn', method: event.req.method, path: event.url.pathname, error: 'the database has reached its size limit' });
+          return envelope(507, 'The database has reached its size limit. Nothing was changed; delete records to make room.');
+        }
         log({ level: 'error', method: event.req.method, path: event.url.pathname, error: cause instanceof Error ? (cause.stack ?? cause.message) : String(cause) });
         const code = (cause as { code?: unknown }).code;
         // EFBIG: a file-size limit (ulimit -f, some file systems' largest file) refuses the write like a full disk
@@ -99,7 +109,9 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   });
 
   const allowHost = options.allowHost ?? hostCheck(() => '127.0.0.1');
+  const bodyBudget = new BodyBudget(options.bodyBytesInFlight);
   app.use((event) => {
+    setBodyBudget(event, bodyBudget);
     // before anything reads a cookie or answers: a page on another name must not reach this server
     if (!allowHost(event.req.headers.get('host'))) throw new ApiError(421, 'The Host header does not name this server.');
     assertUrlLength(event);

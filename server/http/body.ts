@@ -7,6 +7,7 @@ import { ApiError, badRequest, tooLarge } from '../errors.js';
 import { isRecord } from '../core/fields/common.js';
 import { setOwn } from '../core/own-keys.js';
 import { checkEntryCount, JsonShape } from './body-shape.js';
+import { bodyBudgetOf } from './body-budget.js';
 import { INLINE_BYTES, parseOffThread, type BodyKind, type Parsed } from './body-worker.js';
 
 /** Record bodies (file uploads, when they come, will stream apart from this limit). */
@@ -15,8 +16,8 @@ export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 export const AUTH_BODY_BYTES = 64 * 1024;
 /** A collection's definition (superusers only). */
 export const COLLECTION_BODY_BYTES = 4 * 1024 * 1024;
-/** A records import or a PocketBase data.db upload (superusers only). */
-export const IMPORT_BODY_BYTES = 128 * 1024 * 1024;
+/** A records import or a PocketBase data.db upload (superusers only); within the bodies in flight (body-budget.ts). */
+export const IMPORT_BODY_BYTES = 64 * 1024 * 1024;
 /**
  * Reads and drops what is left of a refused body, as node:http does for a body nobody read, so the 413
  * reaches the client whole. Not reader.cancel(): that destroys the socket under the response on its
@@ -38,61 +39,84 @@ function discardRest(event: H3Event): void {
  * is drained without being kept.
  */
 async function readLimited(event: H3Event, limit: number, inspect?: (chunk: Uint8Array) => void): Promise<Uint8Array> {
-  const declared = event.req.headers.get('content-length');
-  if (Number(declared ?? '0') > limit) throw tooLarge();
+  const declaredText = event.req.headers.get('content-length');
+  const declared = declaredText === null ? null : Number(declaredText);
+  if ((declared ?? 0) > limit) throw tooLarge();
+  // the bytes held count against all requests' budget until this one's response is sent
+  const budget = bodyBudgetOf(event).forRequest();
+  const node = event.runtime?.node;
+  if (node?.res) node.res.once('close', budget.release);
+  try {
+    if (declared !== null && Number.isSafeInteger(declared) && declared > 0) budget.take(declared);
+  } catch (err) {
+    discardRest(event);
+    throw err;
+  }
   // Read straight from node's request where there is one: the web stream srvx would wrap it in cost a
   // tenth of a durable create's rate.
-  const node = event.runtime?.node?.req;
-  if (node !== undefined) return readNode(node, limit, inspect);
-  const stream = event.req.body;
-  if (!stream) return new Uint8Array(0);
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    try {
-      if (size > limit) throw tooLarge();
-      inspect?.(value);
-    } catch (err) {
-      reader.releaseLock();
-      discardRest(event);
-      throw err;
+  if (node?.req !== undefined) return readNode(node.req, limit, budget, declared, inspect);
+  try {
+    const stream = event.req.body;
+    if (!stream) return new Uint8Array(0);
+    const reader = stream.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      try {
+        if (size > limit) throw tooLarge();
+        if (declared === null) budget.take(value.byteLength);
+        inspect?.(value);
+      } catch (err) {
+        reader.releaseLock();
+        discardRest(event);
+        throw err;
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+    return join(chunks, size);
+  } finally {
+    if (!node?.res) budget.release(); // no response to wait for: an in-process request (tests)
   }
-  return join(chunks, size);
 }
 
 /** Body bytes inspected in one turn of the event loop before the read pauses for a turn. */
 const YIELD_BYTES = 1024 * 1024;
 
-function readNode(req: Readable, limit: number, inspect?: (chunk: Uint8Array) => void): Promise<Uint8Array> {
+/**
+ * Reads node's request. With a declared length the body goes straight into one buffer of that size as
+ * it arrives (its chunks are dropped at once: no second copy, and the buffer can move to the parser
+ * thread as it is); without one, chunks are collected and joined at the end.
+ */
+function readNode(req: Readable, limit: number, budget: { take(bytes: number): void }, declared: number | null, inspect?: (chunk: Uint8Array) => void): Promise<Uint8Array> {
   if (req.readableEnded) return Promise.resolve(new Uint8Array(0));
   return new Promise((resolve, reject) => {
     const chunks: Uint8Array[] = [];
+    const whole = declared !== null && declared > INLINE_BYTES ? new Uint8Array(declared) : null;
     let size = 0;
     let settled = false;
     const finish = (error: unknown) => {
       if (settled) return;
       settled = true;
       req.removeListener('data', onData);
-      if (error === null) return resolve(join(chunks, size));
+      if (error === null) return resolve(whole !== null ? whole.subarray(0, size) : join(chunks, size));
       req.on('data', () => undefined); // drain the rest, keeping the connection for the answer
       reject(error);
     };
     let sinceYield = 0;
     const onData = (chunk: Buffer) => {
-      size += chunk.length;
       try {
-        if (size > limit) throw tooLarge();
+        if (size + chunk.length > limit || (whole !== null && size + chunk.length > whole.length)) throw tooLarge();
+        if (declared === null) budget.take(chunk.length);
         inspect?.(chunk);
       } catch (err) {
         return finish(err);
       }
-      chunks.push(chunk);
+      if (whole !== null) whole.set(chunk, size);
+      else chunks.push(chunk);
+      size += chunk.length;
       // node can hand over megabytes in one turn of the loop: let other requests in between
       if (inspect && (sinceYield += chunk.length) >= YIELD_BYTES) {
         sinceYield = 0;
@@ -102,8 +126,10 @@ function readNode(req: Readable, limit: number, inspect?: (chunk: Uint8Array) =>
     };
     req.on('data', onData);
     req.once('end', () => finish(null));
-    req.once('error', (err) => finish(err));
-    req.once('close', () => finish(new ApiError(400, 'The request body was not received whole.')));
+    // a client that closes or resets the connection mid-body (or is cut off as idle): its own doing, not
+    // a server error (it used to be logged with a stack, once per aborted body)
+    req.once('error', () => finish(new BodyNotReceived()));
+    req.once('close', () => finish(new BodyNotReceived()));
   });
 }
 
@@ -122,6 +148,13 @@ function join(chunks: Uint8Array[], size: number): Uint8Array {
   return out;
 }
 
+/** The client stopped sending its body; app.ts logs it as one line. */
+export class BodyNotReceived extends ApiError {
+  constructor() {
+    super(400, 'The request body was not received whole.');
+  }
+}
+
 const invalidBody = () => badRequest('Failed to load the submitted data due to invalid formatting.');
 
 /** Multipart and urlencoded values are type-inferred as PocketBase does. */
@@ -133,13 +166,20 @@ function inferValue(v: string): unknown {
   return v;
 }
 
+/**
+ * Form entries as an object. Every `@jsonPayload` entry is merged in, in order, as PocketBase does; their
+ * keys and values count together against the JSON body limits (one shape for all of them: 2,000 payloads
+ * each under the limits used to merge 4 million keys, 16 s of the loop), and each is parsed in a turn of
+ * the loop of its own, large ones on the parser thread.
+ */
 async function formToObject(entries: Iterable<[string, unknown]>): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   const repeated = new Set<string>();
+  const payloads = new JsonShape();
   for (const [k, raw] of entries) {
     if (typeof raw !== 'string') continue; // file uploads are not supported
     if (k === '@jsonPayload') {
-      const extra = await parseJson(new TextEncoder().encode(raw));
+      const extra = await parseJson(new TextEncoder().encode(raw), payloads);
       if (isRecord(extra)) for (const key of Object.keys(extra)) setOwn(out, key, extra[key]);
       continue;
     }
@@ -155,12 +195,14 @@ async function formToObject(entries: Iterable<[string, unknown]>): Promise<Recor
   return out;
 }
 
-/** A JSON text: its shape checked in slices (the loop serves others in between), then parsed. */
-async function parseJson(bytes: Uint8Array): Promise<unknown> {
-  const shape = new JsonShape();
+/**
+ * A JSON text: its shape added to `shape` in slices, each in a turn of the loop of its own (others are
+ * served in between), then parsed.
+ */
+async function parseJson(bytes: Uint8Array, shape: JsonShape): Promise<unknown> {
   const SLICE = 256 * 1024;
   for (let at = 0; at < bytes.length; at += SLICE) {
-    if (at > 0) await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
     shape.push(bytes.subarray(at, at + SLICE));
   }
   const parsed = await parseBody('json', bytes, '');

@@ -20,12 +20,18 @@ export function bearerOf(event: H3Event): string | null {
   return token === '' ? null : token;
 }
 
-/** Does the request's Origin name this site (same host and port as the request itself)? */
+/**
+ * Does the request's Origin name this site? Browsers send Origin as exactly `scheme://host[:port]`
+ * (lower-case host, default port left out, no path, no user info), so it must equal this server's own
+ * origin as built from the request's scheme and Host: `https://` for an http server, a trailing slash or
+ * `user@` are someone else's origin, or no browser's.
+ */
 export function sameOrigin(event: H3Event): boolean {
   const origin = event.req.headers.get('origin');
-  if (!origin) return false;
+  const host = event.req.headers.get('host') ?? event.url.host;
+  if (!origin || !host) return false;
   try {
-    return new URL(origin).host === (event.req.headers.get('host') ?? event.url.host);
+    return origin === new URL(`${event.url.protocol}//${host}`).origin;
   } catch {
     return false;
   }

@@ -2,11 +2,13 @@
 // listhen's workarounds: port 0 means "any free port" (listhen reads it as "the first free one from
 // 3000"), `isProd` keeps the asked port instead of moving to another, `autoClose: false` leaves
 // SIGINT/SIGTERM to the host (listhen would exit before the final checkpoint), and close() also ends
-// keep-alive connections so no handle stays open.
+// keep-alive connections so no handle stays open. Every socket it binds gets the connection limits
+// (connections.ts).
 import type { Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { listen, type Listener } from 'listhen';
 import { answerClientError } from './client-error.js';
+import { limitConnections, type ConnectionLimits } from './connections.js';
 
 type NodeHandler = Parameters<typeof listen>[0];
 
@@ -22,12 +24,13 @@ function freePort(host: string): Promise<number> {
   });
 }
 
-async function bind(handler: NodeHandler, host: string, port: number, strict: boolean): Promise<Listener> {
+async function bind(handler: NodeHandler, host: string, port: number, strict: boolean, limits: ConnectionLimits): Promise<Listener> {
   try {
     const l = await listen(handler, {
       hostname: host, port, showURL: false, autoClose: false, isProd: strict, public: host === '0.0.0.0', qr: false, open: false, clipboard: false,
     });
     l.server.keepAliveTimeout = 5000;
+    limitConnections(l.server as Server, limits);
     l.server.on('clientError', answerClientError);
     return l;
   } catch (err) {
@@ -52,13 +55,14 @@ export class Binding {
     /** The interface bound: 127.0.0.1, 0.0.0.0 (the LAN), ... */
     public host: string,
     public readonly port: number,
+    private readonly limits: ConnectionLimits,
   ) {}
 
   /** Listens on `host:port` (0: a free port); `strict` fails when that port is taken instead of moving on. */
-  static async open(handler: NodeHandler, host: string, port: number, strict: boolean): Promise<Binding> {
+  static async open(handler: NodeHandler, host: string, port: number, strict: boolean, limits: ConnectionLimits = {}): Promise<Binding> {
     const chosen = port === 0 ? await freePort(host) : port;
-    const listener = await bind(handler, host, chosen, strict || port === 0);
-    return new Binding(listener, handler, host, listener.address.port);
+    const listener = await bind(handler, host, chosen, strict || port === 0, limits);
+    return new Binding(listener, handler, host, listener.address.port, limits);
   }
 
   /** The server's base URL (127.0.0.1 when bound to every interface). */
@@ -79,9 +83,9 @@ export class Binding {
     if (host === this.host) return;
     await closeListener(this.listener);
     try {
-      this.listener = await bind(this.handler, host, this.port, true);
+      this.listener = await bind(this.handler, host, this.port, true, this.limits);
     } catch (err) {
-      this.listener = await bind(this.handler, this.host, this.port, true);
+      this.listener = await bind(this.handler, this.host, this.port, true, this.limits);
       throw err;
     }
     this.host = host;

@@ -6,6 +6,7 @@ import { ApiError } from '../errors.js';
 import type { Core } from '../core/index.js';
 import { setOwn } from '../core/own-keys.js';
 import type { ListContext, RequestContext, RequestInput } from '../core/request-context.js';
+import { clientKey } from '../core/scrypt-pool.js';
 import type { AuthInfo } from '../core/types.js';
 
 export const MAX_URL_LENGTH = 16 * 1024;
@@ -33,7 +34,14 @@ function queryOf(event: H3Event): Record<string, string> {
 }
 
 function inputOf(event: H3Event, body?: Record<string, unknown>): RequestInput {
-  return { auth: stateOf(event).auth, method: event.req.method, query: queryOf(event), headers: event.req.headers, body };
+  return {
+    auth: stateOf(event).auth,
+    method: event.req.method,
+    query: queryOf(event),
+    headers: event.req.headers,
+    body,
+    client: clientKey(event.runtime?.node?.req.socket.remoteAddress),
+  };
 }
 
 /** The request as core sees it (who is asking, what rules read, `expand` and `fields`), built once per request. */

@@ -28,6 +28,11 @@ export interface Store extends ReadDb {
   stats(): StoreStats;
   /** The data folder, or null for an in-memory store. */
   readonly dir: string | null;
+  /**
+   * The `journal.<n>.log.damaged-*` files in the data folder when it was opened: writes kept aside from a
+   * damaged journal (this start's or an earlier one's) that the owner has not dealt with yet.
+   */
+  readonly keptAside: readonly string[];
   /** A consistent copy of the whole database as a SQLite file (what `GET /api/backup` sends). */
   backup(): Uint8Array;
   /**
@@ -37,10 +42,11 @@ export interface Store extends ReadDb {
   onReload(listener: () => void): void;
   /**
    * Runs the synchronous part of `fn` with a deadline `ms` milliseconds away: past it, a statement that
-   * calls `checkDeadline()` (through an SQL function) fails with QueryTimeoutError. Nested calls keep
-   * the outer deadline.
+   * calls `checkDeadline()` (through an SQL function) fails with QueryTimeoutError, and so does a read
+   * between two of its rows. Rows read in the stretch may hold `readBytes` bytes (see valueBytes); past
+   * them the read fails with ReadTooLargeError. Nested calls keep the outer deadline.
    */
-  withDeadline<T>(ms: number, fn: () => T): T;
+  withDeadline<T>(ms: number, fn: () => T, readBytes?: number): T;
   /** Throws when the deadline of the work running now has passed; a no-op without one. */
   checkDeadline(): void;
   /** Registers a scalar SQL function for every statement from now on (kept across reloads). */

@@ -9,6 +9,7 @@ import type { SqlJsStatic } from 'sql.js';
 import type { Store } from './contract.js';
 import { Engine } from './engine.js';
 import type { JournalCounters } from './journal.js';
+import { listKeptAside } from './journal-format.js';
 import { lockDir } from './lock.js';
 import { loadState, openDatabase } from './recovery.js';
 
@@ -34,7 +35,15 @@ export interface StoreOptions {
   onBackgroundError?: (error: Error) => void;
   /** Human-readable notices (a damaged journal tail kept aside on open). Default: stderr. */
   log?: (line: string) => void;
+  /**
+   * The largest the database may grow; writes that would pass it fail ("database or disk is full",
+   * which the HTTP layer answers with a 507). Default DEFAULT_MAX_DATABASE_BYTES.
+   */
+  maxDatabaseBytes?: number;
 }
+
+/** 1 GiB: a checkpoint's synchronous copy stays near a second, and sql.js's memory (2 GiB) has room for the copy. */
+export const DEFAULT_MAX_DATABASE_BYTES = 1024 * 1024 * 1024;
 
 export const DEFAULT_CHECKPOINT_BYTES = 64 * 1024 * 1024;
 
@@ -51,6 +60,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     onBackgroundError:
       options.onBackgroundError ?? ((error: Error) => console.error(`store: background checkpoint failed: ${error.message}`)),
     log: options.log ?? ((line: string) => console.error(line)),
+    maxDatabaseBytes: options.maxDatabaseBytes ?? DEFAULT_MAX_DATABASE_BYTES,
   };
   const dir = options.dir;
   if (dir === null) return new Engine(config, openDatabase(SQL, null, ':memory:'), null);
@@ -61,7 +71,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // The journal reports failures to the engine, which does not exist yet (no append can fail before).
     let engine: Engine | null = null;
     const loaded = await loadState(SQL, dir, counters, (error) => engine?.onJournalFailure(error), config.log);
-    engine = new Engine(config, loaded.db, { dir, lock, counters, journal: loaded.journal }, loaded.replayed);
+    const keptAside = await listKeptAside(dir);
+    engine = new Engine(config, loaded.db, { dir, lock, counters, journal: loaded.journal, keptAside }, loaded.replayed);
     return engine;
   } catch (err) {
     await lock.release();

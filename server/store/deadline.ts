@@ -18,24 +18,50 @@ export class QueryTimeoutError extends Error {
   }
 }
 
+/**
+ * Rows read in one stretch hold more bytes than its read limit: reading stops there (five rows of a
+ * 5 MB field per page of 200 read a gigabyte before the answer failed).
+ */
+export class ReadTooLargeError extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`the rows read passed ${limitBytes} bytes`);
+    this.name = 'ReadTooLargeError';
+  }
+}
+
 class Budget {
   readonly until: number;
   /** The guard threw: the failure of the running call is this budget's doing. */
   fired = false;
+  /** Bytes of the rows read so far in this stretch. */
+  read = 0;
 
-  constructor(readonly limit: number) {
+  constructor(
+    readonly limit: number,
+    readonly readLimit: number,
+  ) {
     this.until = performance.now() + limit;
   }
+}
+
+/** What a value read from SQLite weighs in a JSON answer, roughly: its characters or bytes. */
+export function valueBytes(value: unknown): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (value instanceof Uint8Array) return value.byteLength;
+  return 8;
 }
 
 export class Deadlines {
   /** The budget of the stretch running now (JavaScript runs one stretch at a time). */
   private active: Budget | null = null;
 
-  /** Runs the synchronous part of `fn` under a budget of `ms`; inside another budget, that one holds. */
-  run<T>(ms: number, fn: () => T): T {
+  /**
+   * Runs the synchronous part of `fn` under a budget of `ms` and of `readBytes` bytes of rows read;
+   * inside another budget, that one holds.
+   */
+  run<T>(ms: number, fn: () => T, readBytes = Infinity): T {
     if (this.active !== null) return fn();
-    const budget = new Budget(ms);
+    const budget = new Budget(ms, readBytes);
     this.active = budget;
     try {
       return fn();
@@ -57,6 +83,20 @@ export class Deadlines {
   }
 
   private calls = 0;
+
+  /**
+   * Between the rows a read returns (the store's read loop): the clock, since reading and copying out a
+   * large row is work no guard inside the statement sees, and the bytes read so far in this stretch.
+   */
+  rowRead(bytes: number): void {
+    const budget = this.active;
+    if (budget === null) return;
+    if ((budget.read += bytes) > budget.readLimit) throw new ReadTooLargeError(budget.readLimit);
+    if (performance.now() > budget.until) {
+      budget.fired = true;
+      throw new Error('query deadline passed');
+    }
+  }
 
   /**
    * The guard: throws once the running stretch's budget is spent (SQLite reports it as the statement's

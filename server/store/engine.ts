@@ -15,7 +15,7 @@ import { Deadlines } from './deadline.js';
 import type { Params } from './statements.js';
 import { asError, errorCode } from './files.js';
 import type { JournalCounters, JournalWriter } from './journal.js';
-import { removeSegmentsBefore, segmentPath, snapshotId } from './journal-format.js';
+import { removeSegmentsBefore, segmentPath, snapshotIdInSlices } from './journal-format.js';
 import type { DirLock } from './lock.js';
 import { cutSegment, loadReadOnly, loadState } from './recovery.js';
 import type { LoadedState } from './recovery.js';
@@ -28,6 +28,8 @@ export interface EngineConfig {
   checkpointBytes: number;
   onBackgroundError: (error: Error) => void;
   log: (line: string) => void;
+  /** SQLite's max_page_count, in bytes: a write that would grow the database past it fails (SQLITE_FULL). */
+  maxDatabaseBytes: number;
 }
 
 interface Durable {
@@ -35,10 +37,12 @@ interface Durable {
   lock: DirLock;
   counters: JournalCounters;
   journal: JournalWriter;
+  keptAside: string[];
 }
 
 export class Engine implements Store {
   readonly dir: string | null;
+  readonly keptAside: readonly string[];
   private cache: StatementCache;
   private checkpoints = 0;
   /** Transactions in memory but not in the snapshot on disk: a checkpoint with none has nothing to do. */
@@ -64,16 +68,20 @@ export class Engine implements Store {
     private readonly replayed = 0,
   ) {
     this.dir = durable?.dir ?? null;
+    this.keptAside = durable?.keptAside ?? [];
+    limitSize(db, config.maxDatabaseBytes);
     this.cache = new StatementCache(db);
     this.unsnapshotted = replayed;
     this.autoCheckpoint.atSize = config.checkpointBytes;
   }
 
-  all = <T = Row>(sql: string, params?: Params): T[] => this.deadlines.within(() => queryAll<T>(this.cache, sql, params));
+  private readonly rowRead = (bytes: number): void => this.deadlines.rowRead(bytes);
 
-  get = <T = Row>(sql: string, params?: Params): T | undefined => this.deadlines.within(() => queryGet<T>(this.cache, sql, params));
+  all = <T = Row>(sql: string, params?: Params): T[] => this.deadlines.within(() => queryAll<T>(this.cache, sql, params, this.rowRead));
 
-  withDeadline = <T>(ms: number, fn: () => T): T => this.deadlines.run(ms, fn);
+  get = <T = Row>(sql: string, params?: Params): T | undefined => this.deadlines.within(() => queryGet<T>(this.cache, sql, params, this.rowRead));
+
+  withDeadline = <T>(ms: number, fn: () => T, readBytes?: number): T => this.deadlines.run(ms, fn, readBytes);
 
   checkDeadline = this.deadlines.check;
 
@@ -202,7 +210,8 @@ export class Engine implements Store {
     if (durable === null || this.unsnapshotted === 0) return;
     const included = this.unsnapshotted;
     const bytes = this.db.export();
-    const seq = await durable.journal.rotate(snapshotId(bytes));
+    // rotated now, so that writes made while the checksum is computed go to the new segment
+    const seq = await durable.journal.rotate(snapshotIdInSlices(bytes));
     await writeSnapshot(durable.dir, bytes);
     this.unsnapshotted -= included;
     this.checkpoints++;
@@ -250,6 +259,7 @@ export class Engine implements Store {
     this.cache.clear();
     this.db.close();
     this.db = db;
+    limitSize(db, this.config.maxDatabaseBytes);
     for (const [name, fn] of this.functions) db.create_function(name, fn);
     this.cache = new StatementCache(db);
     this.unsnapshotted = replayed;
@@ -265,6 +275,18 @@ export class Engine implements Store {
     if (this.closing) throw new Error('the store is closed');
     if (this.broken) throw this.broken;
   }
+}
+
+/**
+ * Caps the database's size after it is loaded (a replay must never fail on it): past the cap, writes
+ * that need more pages fail with SQLITE_FULL, while deletes and updates in place go on. A checkpoint
+ * copies the whole database synchronously (sql.js's export(), about 110 ms per 100 MB on 2 cores),
+ * and the database lives in sql.js's memory twice while it does, so the cap bounds both.
+ */
+function limitSize(db: Database, maxBytes: number): void {
+  if (!Number.isFinite(maxBytes)) return;
+  const pageSize = Number(db.exec('PRAGMA page_size')[0].values[0][0]);
+  db.run(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxBytes / pageSize))}`);
 }
 
 function brokenError(cause: Error, reloadError: Error): Error {

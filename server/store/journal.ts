@@ -20,7 +20,7 @@ interface Waiter {
 }
 
 type EntryItem = { kind: 'entry'; frame: Buffer } & Waiter;
-type QueueItem = EntryItem | ({ kind: 'rotate'; base: SnapshotId } & Waiter);
+type QueueItem = EntryItem | ({ kind: 'rotate'; base: SnapshotId | Promise<SnapshotId> } & Waiter);
 
 export interface ActiveSegment {
   handle: FileHandle;
@@ -64,10 +64,11 @@ export class JournalWriter {
 
   /**
    * Starts a new segment continuing from snapshot `base`, after every entry appended before this call
-   * is durable in the current one. Resolves with the new segment's number. A failure here leaves the
+   * is durable in the current one; entries appended after this call go to the new segment, even while
+   * `base` is still being computed. Resolves with the new segment's number. A failure here leaves the
    * current segment in use and the journal healthy.
    */
-  rotate(base: SnapshotId): Promise<number> {
+  rotate(base: SnapshotId | Promise<SnapshotId>): Promise<number> {
     return this.enqueue<void>((waiter) => ({ kind: 'rotate', base, ...waiter })).then(() => this.active.seq);
   }
 
@@ -105,7 +106,7 @@ export class JournalWriter {
       const head = this.queue[0];
       if (head.kind === 'rotate') {
         this.queue.shift();
-        await this.startSegment(head.base).then(head.resolve, (err: unknown) => head.reject(asError(err)));
+        await Promise.resolve(head.base).then((base) => this.startSegment(base)).then(head.resolve, (err: unknown) => head.reject(asError(err)));
         continue;
       }
       const batch = this.takeEntries();

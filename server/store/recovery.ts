@@ -102,8 +102,11 @@ const MEMORY_PRAGMAS = ['PRAGMA locking_mode = EXCLUSIVE', 'PRAGMA journal_mode 
 
 /**
  * The segments to replay: from the first one that continues the snapshot on disk to the last. Older
- * segments are already in the snapshot and are deleted; a last segment whose header never made it to
- * disk (a crash while it was created) held no entries and is deleted too.
+ * segments are already in the snapshot and are deleted. A last segment no longer than a header whose
+ * header is unreadable was torn while it was created (entries are appended only once the header is
+ * durable), held no entries and is deleted too; a longer one held acknowledged writes and its header was
+ * damaged since, so the start is refused, naming the file, and the file is left as it is: deleting it
+ * silently dropped every write it held (the first superuser's too, which reopened setup to anyone).
  */
 async function readChain(dir: string, base: SnapshotId, cleanUp = true): Promise<{ chain: ReadSegment[]; nextSeq: number }> {
   const segments = await listSegments(dir);
@@ -117,6 +120,7 @@ async function readChain(dir: string, base: SnapshotId, cleanUp = true): Promise
   }
   const last = read.at(-1);
   if (last !== undefined && last.base === null) {
+    if (last.size > HEADER_SIZE) throw damagedHeader(last.path, last.size);
     if (cleanUp) await unlink(last.path);
     read.pop();
   }
@@ -129,7 +133,7 @@ async function readChain(dir: string, base: SnapshotId, cleanUp = true): Promise
   }
   const chain = read.slice(start);
   chain.forEach((segment, i) => {
-    if (segment.base === null) throw new Error(`${segment.path}: damaged journal segment header`);
+    if (segment.base === null) throw damagedHeader(segment.path, segment.size);
     if (i > 0 && segment.seq !== chain[i - 1].seq + 1) {
       throw new Error(`journal segment ${chain[i - 1].seq + 1} is missing in ${dir}`);
     }
@@ -139,6 +143,14 @@ async function readChain(dir: string, base: SnapshotId, cleanUp = true): Promise
   });
   if (cleanUp) for (const covered of read.slice(0, start)) await unlink(covered.path);
   return { chain, nextSeq };
+}
+
+function damagedHeader(path: string, size: number): Error {
+  return new Error(
+    `${path}: damaged journal segment header, with ${size - HEADER_SIZE} bytes of writes after it; refusing to open ` +
+      'the data folder rather than drop them. Keep a copy of the folder, then move that file out of it to open ' +
+      'the data without those writes.',
+  );
 }
 
 function replay(db: Database, chain: ReadSegment[]): number {

@@ -1,5 +1,6 @@
 // Prepared statements cached per SQL text, and the two read helpers every query goes through.
 import type { Database, Statement } from 'sql.js';
+import { valueBytes } from './deadline.js';
 import type { SqlValue } from '../core/types.js';
 
 export type Params = readonly SqlValue[];
@@ -34,7 +35,7 @@ export class StatementCache {
  * reading the values does; the names are read once per execution instead (not once per statement:
  * a `SELECT *` prepared before a schema change returns the new columns after it).
  */
-export function queryAll<T>(cache: StatementCache, sql: string, params: Params = []): T[] {
+export function queryAll<T>(cache: StatementCache, sql: string, params: Params = [], onRow?: (bytes: number) => void): T[] {
   const stmt = cache.prepare(sql);
   try {
     stmt.bind(params as SqlValue[]);
@@ -44,7 +45,12 @@ export function queryAll<T>(cache: StatementCache, sql: string, params: Params =
       names ??= stmt.getColumnNames();
       const values = stmt.get();
       const row: Record<string, unknown> = {};
-      for (let i = 0; i < names.length; i++) row[names[i]] = values[i];
+      let bytes = 0;
+      for (let i = 0; i < names.length; i++) {
+        row[names[i]] = values[i];
+        bytes += valueBytes(values[i]);
+      }
+      onRow?.(bytes);
       rows.push(row as T);
     }
     return rows;
@@ -53,11 +59,18 @@ export function queryAll<T>(cache: StatementCache, sql: string, params: Params =
   }
 }
 
-export function queryGet<T>(cache: StatementCache, sql: string, params: Params = []): T | undefined {
+export function queryGet<T>(cache: StatementCache, sql: string, params: Params = [], onRow?: (bytes: number) => void): T | undefined {
   const stmt = cache.prepare(sql);
   try {
     stmt.bind(params as SqlValue[]);
-    return stmt.step() ? (stmt.getAsObject() as T) : undefined;
+    if (!stmt.step()) return undefined;
+    const row = stmt.getAsObject() as Record<string, unknown>;
+    if (onRow) {
+      let bytes = 0;
+      for (const key in row) bytes += valueBytes(row[key]);
+      onRow(bytes);
+    }
+    return row as T;
   } finally {
     stmt.reset();
   }

@@ -195,9 +195,13 @@ describe('under concurrency', () => {
   const signIn = (identity: string, password: string) =>
     http(server.url, 'POST', '/api/collections/users/auth-with-password', { body: { identity, password } });
 
-  /** A connected socket that sends one sign-in when told and resolves with its answer's status. */
+  /**
+   * A connected socket that sends one sign-in when told and resolves with its answer's status. Each from a
+   * loopback address of its own: one address may have only a few password hashes under way at once.
+   */
+  let nextAddress = 2;
   async function connection(): Promise<{ send(identity: string, password: string): Promise<number> }> {
-    const socket = net.connect(server.port, '127.0.0.1');
+    const socket = net.connect({ port: server.port, host: '127.0.0.1', localAddress: `127.0.1.${nextAddress++ % 250 + 2}` });
     await new Promise((resolve) => socket.once('connect', resolve));
     return {
       send(identity, password) {

@@ -75,6 +75,23 @@ describe('the shape of a body is bounded before it is parsed', () => {
     expect(r.body.message).toMatch(/more than 20000 form fields/);
   });
 
+  it('F6: the keys of all @jsonPayload parts count together, multipart and urlencoded', async () => {
+    // each part alone is well under the limit; together they pass it
+    const part = (p: number) => keys(1000).replace(/"k/g, `"p${p}k`);
+    const parts = Array.from({ length: 21 }, (_, p): [string, string] => ['@jsonPayload', part(p)]);
+    const r = await send(notes, multipart('XyZ', parts), 'multipart/form-data; boundary=XyZ');
+    expect(r.status, r.text.slice(0, 200)).toBe(400);
+    expect(r.body.message).toMatch(/more than 20000 keys/);
+    const form = parts.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+    const u = await send(notes, form, 'application/x-www-form-urlencoded');
+    expect(u.status).toBe(400);
+    expect(u.body.message).toMatch(/more than 20000 keys/);
+    // under the limit together, every part is merged in order, later ones winning (PocketBase's order)
+    const ok = await send(notes, multipart('XyZ', [['@jsonPayload', json({ text: 'a', n: 1 })], ['@jsonPayload', json({ text: 'b' })]]), 'multipart/form-data; boundary=XyZ');
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body).toMatchObject({ text: 'b', n: 1 });
+  });
+
   it('strings full of colons, commas, brackets and escaped quotes count as one value each', async () => {
     const tricky = '\\":,{[\\\\'.repeat(40_000);
     const r = await send(notes, `{"text":"${tricky}","data":{"s":"${tricky}"}}`, 'application/json');

@@ -1,11 +1,14 @@
 // The `fields` query parameter: keys kept with dot nesting and `*`, on records (expanded ones included)
-// and on collections, and the `:excerpt(max, withEllipsis?)` modifier, whose cost stays linear in the text.
+// and on collections, and the `:excerpt(max, withEllipsis?)` modifier, whose cost stays linear in the text
+// (and is paid once per distinct text of an answer).
 
 import { describe, expect, it } from 'vitest';
 import { type Harness } from '../support/harness.js';
 import { eachBlog, type Blog } from '../support/blog.js';
 import fc from 'fast-check';
 import { excerpt } from '../../server/core/excerpt.js';
+import { pickAll } from '../../server/core/pick-fields.js';
+import { parseFields } from '../../server/core/request-params.js';
 import { fuzzRuns } from '../fixtures/hardening-soak.js';
 
 describe('on records and collections', () => {
@@ -59,6 +62,26 @@ describe(':excerpt', () => {
     ), { numRuns: fuzzRuns(20_000) });
   });
 
+  it('F4: gives the former output on long texts too, where it reads only their beginning when it can', () => {
+    const filler = fc.constantFrom('lorem ipsum dolor '.repeat(300), '<p>long paragraph</p> '.repeat(250), 'x'.repeat(6000), ' \n '.repeat(1500));
+    fc.assert(fc.property(
+      fc.array(fc.oneof(fc.constantFrom(...pieces), filler), { maxLength: 16 }).map((p) => p.join('')),
+      fc.integer({ min: 1, max: 40 }),
+      fc.boolean(),
+      (html, max, ellipsis) => {
+        expect(excerpt(html, max, ellipsis)).toBe(reference(html, max, ellipsis));
+      },
+    ), { numRuns: fuzzRuns(3_000) });
+  });
+
+  it('F4: a large text with its words early costs what its beginning does', () => {
+    const html = `<p>${'word '.repeat(40)}</p>${'<div>'.repeat(2_000_000)}`;
+    const t0 = performance.now();
+    for (let i = 0; i < 20; i++) expect(excerpt(html, 10, true)).toBe('word word ...');
+    // 20 whole passes over 10 MB take seconds; 20 heads take microseconds (the bound is loose for CI)
+    expect(performance.now() - t0).toBeLessThan(500);
+  });
+
   it('keeps ordinary HTML as before', () => {
     const html = '<article><h1>Title</h1><p>First <b>bold</b> paragraph.</p><script>alert(1)</script><ul><li>one</li><li>two</li></ul>'
       + '<style>p{color:red}</style><img src="x.png"><p>Último 😀 párrafo</p></article>';
@@ -79,5 +102,18 @@ describe(':excerpt', () => {
     ['an opener with its closer a megabyte later', `<style>${'<'.repeat(1_000_000)}</style>after`, 'after'],
   ])('%s: answered, in linear time', (_name, html, expected) => {
     expect(excerpt(html, 10, true)).toBe(expected);
+  });
+});
+
+describe('F4: one excerpt per distinct text in an answer', () => {
+  it('a text shared by a thousand records (an expanded relation) is excerpted once', () => {
+    // a megabyte that the beginning cannot settle: block tags only, so the whole text is read
+    const shared = { id: 'post1', body: `${'<div>'.repeat(200_000)}end` };
+    const items = Array.from({ length: 1000 }, (_, i) => ({ id: `c${i}`, expand: { post: shared } }));
+    const t0 = performance.now();
+    const out = pickAll(items, parseFields('id,expand.post.body:excerpt(5)')) as { expand: { post: { body: string } } }[];
+    expect(out.every((o) => o.expand.post.body === 'end')).toBe(true);
+    // a thousand passes over a megabyte take seconds; one takes milliseconds (the bound is loose for CI)
+    expect(performance.now() - t0).toBeLessThan(1500);
   });
 });

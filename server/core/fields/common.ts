@@ -1,6 +1,7 @@
 // Shared pieces of the field specs: PocketBase's (ozzo-validation's) error codes and messages, and the
 // readers that pull typed options out of a submitted field definition while collecting errors.
 import { fieldError, type ErrorData, type FieldError } from '../../errors.js';
+import { patternError } from './pattern.js';
 
 /** Go's maxSafeJSONInt: PocketBase caps numeric options at 2^53 - 1. */
 export const MAX_SAFE_JSON_INT = Number.MAX_SAFE_INTEGER;
@@ -105,36 +106,13 @@ export function checkIntRange(r: OptionReader, key: string, value: number, min: 
   else if (value > max) r.fail(key, maxThreshold(max));
 }
 
-/**
- * Compiles a field pattern. PocketBase uses Go's RE2 syntax; JavaScript covers the common subset, and a
- * leading Go flag group such as `(?i)` is turned into JavaScript flags so such patterns keep working.
- */
-export function compilePattern(pattern: string): RegExp {
-  const m = /^\(\?([imsU]+)\)/.exec(pattern);
-  if (m === null) return new RegExp(pattern);
-  const flags = [...new Set(m[1].replace('U', ''))].join('');
-  return new RegExp(pattern.slice(m[0].length), flags);
-}
-
-/** PocketBase's `validators.IsRegex`: the message is the parser's own error. */
+/** PocketBase's `validators.IsRegex`: RE2 decides, and the message is Go's own parser error. */
 export function checkRegex(r: OptionReader, key: string, pattern: string): boolean {
   if (pattern === '') return true;
-  try {
-    compilePattern(pattern);
-    return true;
-  } catch (e) {
-    r.fail(key, err('validation_invalid_regex', e instanceof Error ? e.message : 'Invalid regular expression.'));
-    return false;
-  }
-}
-
-/** Tests a value against a field pattern; an uncompilable stored pattern matches nothing. */
-export function matchesPattern(pattern: string, value: string): boolean {
-  try {
-    return compilePattern(pattern).test(value);
-  } catch {
-    return false;
-  }
+  const message = patternError(pattern);
+  if (message === null) return true;
+  r.fail(key, err('validation_invalid_regex', message));
+  return false;
 }
 
 /**

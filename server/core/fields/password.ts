@@ -5,8 +5,9 @@ import type { FieldError } from '../../errors.js';
 import type { FieldBase, PasswordField } from '../types.js';
 import { TEXT_STORAGE } from './casts.js';
 import {
-  checkIntRange, checkRegex, err, matchesPattern, OptionReader, required, runeLength, sortKeys, unsupportedType,
+  checkIntRange, checkRegex, err, OptionReader, required, runeLength, sortKeys, unsupportedType,
 } from './common.js';
+import { matchesPattern } from './pattern.js';
 import type { DefineContext, FieldSpec } from './spec.js';
 
 /** bcrypt's 72-byte limit made PocketBase cap passwords at 71 characters; kept for compatibility. */

@@ -3,9 +3,10 @@ import type { FieldError } from '../../errors.js';
 import type { FieldBase, TextField } from '../types.js';
 import { TEXT_STORAGE } from './casts.js';
 import {
-  checkIntRange, checkRegex, err, matchesPattern, mustBeBlank, OptionReader, required, runeLength, sortKeys,
+  checkIntRange, checkRegex, err, mustBeBlank, OptionReader, required, runeLength, sortKeys,
   unsupportedType,
 } from './common.js';
+import { matchesPattern } from './pattern.js';
 import { generateFromPattern } from './pattern-generate.js';
 import type { FieldSpec } from './spec.js';
 

@@ -42,9 +42,12 @@ export function changesPassword(sub: Submitted): boolean {
   return sub.password !== undefined || sub.passwordConfirm !== undefined || sub.oldPassword !== undefined;
 }
 
-/** Non-managers prove the current password with `oldPassword` (one hash, whatever the answer). */
-export async function oldPasswordError(sub: Submitted, stored: Row): Promise<ErrorData> {
-  const ok = typeof sub.oldPassword === 'string' && sub.oldPassword !== '' && (await verifyPassword(sub.oldPassword, String(stored.password ?? '')));
+/**
+ * Non-managers prove the current password with `oldPassword` (one hash, whatever the answer), charged to
+ * `client` (the request's, see passwords.ts).
+ */
+export async function oldPasswordError(sub: Submitted, stored: Row, client?: string): Promise<ErrorData> {
+  const ok = typeof sub.oldPassword === 'string' && sub.oldPassword !== '' && (await verifyPassword(sub.oldPassword, String(stored.password ?? ''), client));
   return ok ? {} : { oldPassword: fieldError('validation_invalid_old_password', 'Missing or invalid old password.') };
 }
 

@@ -117,7 +117,7 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
   rule.check(store);
   Object.assign(errors, validateFields(c, record, null, withKnown(validationContext(store, ctx.lookup, true), opts.knownIds)));
   throwIfErrors(errors, FAILED);
-  const hash = c.type === 'auth' ? await hashPassword(String(sub.password)) : null;
+  const hash = c.type === 'auth' ? await hashPassword(String(sub.password), ctx.request.client) : null;
   const storedValues = () => c.fields.map((f) => (f.type === 'password' ? hash : toStoredValue(f, record[f.name])));
 
   return {

@@ -97,11 +97,11 @@ export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, 
   if (changing) {
     Object.assign(errors, passwordErrors(r.sub, c));
     if (!r.manager) {
-      Object.assign(errors, await oldPasswordError(r.sub, stored));
+      Object.assign(errors, await oldPasswordError(r.sub, stored, ctx.request.client));
       oldPasswordChecked = true;
     }
   }
-  const newHash = changing && Object.keys(errors).length === 0 ? await hashPassword(String(r.sub.password)) : null;
+  const newHash = changing && Object.keys(errors).length === 0 ? await hashPassword(String(r.sub.password), ctx.request.client) : null;
   Object.assign(errors, validateFields(c, r.next, null, validationContext(store, ctx.lookup, false)));
   throwIfErrors(errors, FAILED);
 

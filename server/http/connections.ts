@@ -1,0 +1,69 @@
+// Connections, bounded: each costs a file descriptor for as long as it stays open, and 1,100 clients
+// trickling request bodies under a 1,024-descriptor limit left the server unable to accept anything (its
+// own files included) for as long as they kept at it, since node's defaults allow any number of
+// connections and 300 s per request.
+// - at most `maxConnections` at once (node refuses more at accept), kept well under the descriptor
+//   limit so the journal, snapshots and workers always have theirs;
+// - at most `perAddress` from one client address (IPv6 by its /64): one device on the LAN cannot take
+//   them all;
+// - a connection with no bytes either way for `idleMs` is closed (slow headers, a stalled body, a client
+//   gone quiet); headers must be complete within `headersTimeoutMs` and a whole request within
+//   `requestTimeoutMs` however slowly it trickles (node checks these two every 30 s).
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { clientKey } from '../core/scrypt-pool.js';
+
+export interface ConnectionLimits {
+  /** Connections open at once; by default from the descriptor limit (see defaultMaxConnections). */
+  maxConnections?: number;
+  /** Connections from one client address at once. Default 128. */
+  perAddress?: number;
+  /** Inactivity (no bytes either way) after which a connection is closed. Default 30 s. */
+  idleMs?: number;
+  /** Time to receive a request's headers. Default 20 s. */
+  headersTimeoutMs?: number;
+  /** Time to receive a whole request. Default 120 s (a 32 MiB body at 300 KB/s). */
+  requestTimeoutMs?: number;
+}
+
+/** Descriptors kept for everything but connections: data files, the lock, workers, the admin UI's files. */
+const RESERVED_DESCRIPTORS = 128;
+
+/**
+ * The soft limit on open files (Linux: /proc/self/limits; node has already raised it to the hard limit
+ * where it could) less a reserve, between 64 and 4,096. Where it cannot be read (macOS, Windows), 1,024.
+ */
+export function defaultMaxConnections(limitsFile = '/proc/self/limits'): number {
+  let limit = 1024 + RESERVED_DESCRIPTORS;
+  try {
+    const m = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync(limitsFile, 'utf8'));
+    if (m) limit = m[1] === 'unlimited' ? Infinity : Number(m[1]);
+  } catch {
+    // not Linux
+  }
+  return Math.max(64, Math.min(4096, limit - RESERVED_DESCRIPTORS));
+}
+
+export function limitConnections(server: Server, limits: ConnectionLimits = {}): void {
+  server.maxConnections = limits.maxConnections ?? defaultMaxConnections();
+  server.timeout = limits.idleMs ?? 30_000;
+  server.headersTimeout = limits.headersTimeoutMs ?? 20_000;
+  server.requestTimeout = limits.requestTimeoutMs ?? 120_000;
+  const perAddress = limits.perAddress ?? 128;
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const key = clientKey(socket.remoteAddress);
+    const count = (open.get(key) ?? 0) + 1;
+    if (count > perAddress) {
+      socket.destroy();
+      return;
+    }
+    open.set(key, count);
+    socket.once('close', () => {
+      const left = (open.get(key) ?? 1) - 1;
+      if (left > 0) open.set(key, left);
+      else open.delete(key);
+    });
+  });
+}
