@@ -21,7 +21,8 @@ function memory(): MemoryInfo {
 }
 
 function start(dir: string): Promise<RunningServer> {
-  return startServer({ dir, host: '127.0.0.1', port: 0, strictPort: true, uiDir: null, log: () => undefined });
+  // the realtime phase holds 1,000 event streams open from the bench's one address
+  return startServer({ dir, host: '127.0.0.1', port: 0, strictPort: true, uiDir: null, log: () => undefined, limits: { perAddress: 2048, maxConnections: 2048 } });
 }
 
 function postsCount(server: RunningServer): number {

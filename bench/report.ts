@@ -5,11 +5,13 @@ import type { LoadResult } from './load.js';
 import type { MainResults, Measured } from './phases.js';
 import type { LargeFigures, ScalePoint } from './scale.js';
 import type { ImportFigures } from './import.js';
+import type { RealtimeFigures } from './realtime.js';
 
 export interface BenchResults extends MainResults {
   small: ScalePoint;
   large: LargeFigures;
   recordsImport: ImportFigures;
+  realtime: RealtimeFigures;
 }
 
 export interface Target {
@@ -22,7 +24,7 @@ const MB = 2 ** 20;
 const num = (n: number, digits = 0): string => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 const pct = (n: number): string => `${num(100 * n)}%`;
 
-function table(rows: string[][]): string[] {
+export function table(rows: string[][]): string[] {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => `| ${r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (i === 0 ? ':' : '-').padEnd(w + 1, '-') + (i === 0 ? '-' : ':')).join('|')}|`;

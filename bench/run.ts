@@ -15,6 +15,7 @@ import type { Child } from './children.js';
 import { runMain, type Settings } from './phases.js';
 import { runScale } from './scale.js';
 import { importTable, runImportBench } from './import.js';
+import { realtimeTable, runRealtime } from './realtime.js';
 import { mainTable, scaleTable, targets, targetTable, type BenchResults } from './report.js';
 
 /** The whole run is bounded: past this, the children are killed and the bench fails. */
@@ -59,6 +60,9 @@ const METHOD = [
   'The list with and without expand=author also alternate with each other on the same server (their ratio).',
   'Sign-in under load: sign-ins and views, 10 connections each, at once.',
   'Scale: the small and the large data set alternate; list latencies on 1 connection for at most 3 s each.',
+  'Realtime: 1,000 guests subscribed to posts/* over SSE from the runner; delivery = create sent to the last',
+  'subscriber holding the event, one create at a time; the create rate with them attached and with none',
+  'alternates. Batch: 50 creates in one POST /api/batch against 50 single creates in a row, alternating.',
 ];
 
 async function main(): Promise<void> {
@@ -83,11 +87,15 @@ async function main(): Promise<void> {
     const main = await runMain(s, dir, children);
     console.log(`\n2. scale: ${s.smallPosts.toLocaleString('en')} and ${s.largePosts.toLocaleString('en')} posts, side by side`);
     const { small, large } = await runScale(s, dir, children);
-    console.log(`\n3. records import: ${s.largePosts.toLocaleString('en')} posts in one request`);
+    console.log(`
+3. realtime and batch: ${s.smallPosts.toLocaleString('en')} posts`);
+    const realtime = await runRealtime(s, dir, children);
+    console.log(`
+4. records import: ${s.largePosts.toLocaleString('en')} posts in one request`);
     const recordsImport = await runImportBench(s.largePosts, dir, children, s.log);
-    const results: BenchResults = { ...main, small, large, recordsImport };
+    const results: BenchResults = { ...main, small, large, realtime, recordsImport };
     const checked = targets(results);
-    const lines = ['', ...METHOD, '', ...mainTable(results), '', ...scaleTable(results), '', ...importTable(recordsImport), '', ...targetTable(checked)];
+    const lines = ['', ...METHOD, '', ...mainTable(results), '', ...scaleTable(results), '', ...realtimeTable(realtime), '', ...importTable(recordsImport), '', ...targetTable(checked)];
     console.log(lines.join('\n'));
     const file = await writeResults(s, results, checked, (performance.now() - started) / 1000);
     console.log(`\nResults: ${file} (${((performance.now() - started) / 1000).toFixed(0)} s)`);

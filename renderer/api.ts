@@ -4,6 +4,9 @@
 import type { MaintainedIndex } from '../server/core/maintained-indexes.js';
 import type { Collection as StoredCollection, Field, IndexDef } from '../server/core/types.js';
 import { filenameFromDisposition } from './lib/save-file.js';
+import { hasFiles, toFormData } from './lib/form-body.js';
+import type { SchemaImportResult } from '../server/core/transfer/schema-import.js';
+import type { PocketBaseImportResult } from '../server/core/transfer/pocketbase-folder.js';
 
 /** A collection as the schema API returns it; `maintainedIndexes` are the ones Deskbase keeps itself. */
 export type Collection = StoredCollection & { maintainedIndexes?: MaintainedIndex[] };
@@ -12,8 +15,6 @@ export type { TransferNote } from '../server/core/transfer/transfer-notes.js';
 export type { CollectionDiff } from '../server/core/transfer/schema-diff.js';
 export type { SchemaImportResult } from '../server/core/transfer/schema-import.js';
 export type { PocketBaseImportResult } from '../server/core/transfer/pocketbase-folder.js';
-import type { SchemaImportResult } from '../server/core/transfer/schema-import.js';
-import type { PocketBaseImportResult } from '../server/core/transfer/pocketbase-folder.js';
 
 export interface FieldErrorDetail {
   code: string;
@@ -122,12 +123,14 @@ export function createApi(options: ApiOptions) {
     const headers: Record<string, string> = { accept };
     const token = options.store.get();
     if (token) headers.authorization = `Bearer ${token}`;
-    if (opts.body !== undefined) headers['content-type'] = 'application/json';
+    // FormData (files) goes as it is (the browser sets its boundary), a raw Blob with its type, the rest as JSON
+    const form = opts.body instanceof FormData;
     if (opts.raw !== undefined) headers['content-type'] = opts.raw.type;
+    else if (opts.body !== undefined && !form) headers['content-type'] = 'application/json';
     const res = await doFetch(base + path + queryString(opts.query), {
       method,
       headers,
-      body: opts.raw !== undefined ? opts.raw.blob : opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      body: opts.raw !== undefined ? opts.raw.blob : opts.body === undefined ? undefined : form ? (opts.body as FormData) : JSON.stringify(opts.body),
     });
     if (!res.ok) {
       const payload = await readJson(res);
@@ -189,9 +192,14 @@ export function createApi(options: ApiOptions) {
     listRecords: (c: string, params: ListParams = {}) => request<Page<RecordModel>>('GET', records(c), { query: { ...params } }),
     getRecord: (c: string, id: string, expand?: string) => request<RecordModel>('GET', `${records(c)}/${enc(id)}`, { query: { expand } }),
     createRecord: (c: string, body: Record<string, unknown>, expand?: string) =>
-      request<RecordModel>('POST', records(c), { body, query: { expand } }),
+      request<RecordModel>('POST', records(c), { body: hasFiles(body) ? toFormData(body) : body, query: { expand } }),
     updateRecord: (c: string, id: string, body: Record<string, unknown>, expand?: string) =>
-      request<RecordModel>('PATCH', `${records(c)}/${enc(id)}`, { body, query: { expand } }),
+      request<RecordModel>('PATCH', `${records(c)}/${enc(id)}`, { body: hasFiles(body) ? toFormData(body) : body, query: { expand } }),
+    /** The URL of a stored file (`thumb`: one of the field's sizes, or 100x100). */
+    fileUrl: (collectionId: string, recordId: string, name: string, thumb?: string) =>
+      `${base}/files/${enc(collectionId)}/${enc(recordId)}/${enc(name)}${thumb ? `?thumb=${enc(thumb)}` : ''}`,
+    /** POST /backup/restore: swaps a backup zip in; answers what it lacked and where the previous data went. */
+    restoreBackup: (archive: Blob) => request<{ missingFiles: string[]; previous: string }>('POST', '/backup/restore', { raw: { blob: archive, type: 'application/zip' } }),
     deleteRecord: (c: string, id: string) => request<void>('DELETE', `${records(c)}/${enc(id)}`),
 
     truncateCollection: (idOrName: string) => request<void>('DELETE', `/collections/${enc(idOrName)}/truncate`),
@@ -207,11 +215,28 @@ export function createApi(options: ApiOptions) {
       request<{ imported: number }>('POST', `${records(c)}/import`, { query: { format }, raw: { blob: file, type: format === 'csv' ? 'text/csv' : 'application/json' } }),
     /** PocketBase's pb_data/data.db, uploaded as it is. */
     importPocketBase: (file: Blob) => request<PocketBaseImportResult>('POST', '/import/pocketbase', { raw: { blob: file, type: 'application/octet-stream' } }),
+    /**
+     * Realtime, as the PocketBase SDK speaks it: an event stream (GET /realtime) whose PB_CONNECT names
+     * the client, then its topics posted with the token (again after each reconnect, which the browser's
+     * EventSource does by itself). Calls `onEvent` with each message's data; returns the function that stops.
+     */
+    subscribe(topics: string[], onEvent: (topic: string, data: unknown) => void): () => void {
+      if (typeof EventSource === 'undefined') return () => undefined;
+      const source = new EventSource(`${base}/realtime`);
+      source.addEventListener('PB_CONNECT', (e) => {
+        const clientId = (e as MessageEvent).lastEventId;
+        send('POST', '/realtime', { body: { clientId, subscriptions: topics } }).catch(() => undefined);
+      });
+      for (const topic of topics) {
+        source.addEventListener(topic, (e) => onEvent(topic, JSON.parse(String((e as MessageEvent).data)) as unknown));
+      }
+      return () => source.close();
+    },
 
-    /** GET /backup: the whole database as a SQLite file, named as the server suggests. */
+    /** GET /backup: the database and the files as one zip, named as the server suggests. */
     async downloadBackup(): Promise<DownloadedFile> {
-      const res = await send('GET', '/backup', {}, 'application/vnd.sqlite3, application/octet-stream');
-      const filename = filenameFromDisposition(res.headers.get('content-disposition')) ?? 'deskbase-backup.db';
+      const res = await send('GET', '/backup', {}, 'application/zip, application/octet-stream');
+      const filename = filenameFromDisposition(res.headers.get('content-disposition')) ?? 'deskbase-backup.zip';
       return { blob: await res.blob(), filename };
     },
   };

@@ -3,8 +3,10 @@
 //   main/index.cjs       Electron main process with the server inside (CJS, electron external), main/preload.cjs,
 //                        main/icon.png, main/sql-wasm.wasm
 //   server/index.mjs     startServer, ESM for plain Node; server/cli.mjs imports it; server/sql-wasm.wasm beside them
+//   node_modules/        sharp (thumbnails) and what it loads: a native module cannot be bundled, so it is
+//                        external in both bundles and copied here with this OS's prebuilt binaries
 // Usage: node scripts/build.mjs [--out DIR] [--no-renderer]
-import { copyFile, mkdir, rm } from 'node:fs/promises';
+import { copyFile, cp, mkdir, readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -44,7 +46,26 @@ const SQL_WASM = 'node_modules/sql.js/dist/sql-wasm.wasm';
 // bcryptjs runs on the password worker thread, which loads it from a file: copied beside each bundle
 const BCRYPTJS = 'node_modules/bcryptjs/umd/index.js';
 
-const common = { bundle: true, platform: 'node', logLevel: 'warning', legalComments: 'none', sourcemap: false };
+/** Packages loaded at run time from dist/node_modules instead of being bundled (native code). */
+const RUNTIME_PACKAGES = ['sharp'];
+
+const common = { bundle: true, platform: 'node', logLevel: 'warning', legalComments: 'none', sourcemap: false, external: RUNTIME_PACKAGES };
+
+/** Copies the runtime packages and the dependencies they have installed here (optional ones: this OS's binaries). */
+export async function copyRuntimePackages(root, outDir) {
+  const done = new Set();
+  const copy = async (name) => {
+    if (done.has(name)) return;
+    const from = join(root, 'node_modules', name);
+    if (!existsSync(join(from, 'package.json'))) return; // an optional dependency for another OS
+    done.add(name);
+    await cp(from, join(outDir, 'node_modules', name), { recursive: true, dereference: true });
+    const pkg = JSON.parse(await readFile(join(from, 'package.json'), 'utf8'));
+    for (const dep of [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})]) await copy(dep);
+  };
+  await rm(join(outDir, 'node_modules'), { recursive: true, force: true });
+  for (const name of RUNTIME_PACKAGES) await copy(name);
+}
 
 /** cli.ts imports './index.js': the CLI bundle keeps that import, pointed at the sibling index.mjs. */
 const serverIndexExternal = {
@@ -72,7 +93,7 @@ const CJS_IMPORT_META_BANNER = "const __deskbaseImportMetaUrl = require('node:ur
 
 export async function buildMain(root, outDir) {
   // Electron 45 runs Node 22 and Chromium 140.
-  const options = { ...common, format: 'cjs', target: 'node22', external: ['electron'] };
+  const options = { ...common, format: 'cjs', target: 'node22', external: ['electron', ...RUNTIME_PACKAGES] };
   await esbuild.build({
     ...options,
     entryPoints: [join(root, 'main/index.ts')],
@@ -101,7 +122,7 @@ export async function buildAll({ root = ROOT, outDir = join(ROOT, 'dist'), rende
   await rm(join(outDir, 'main'), { recursive: true, force: true });
   await rm(join(outDir, 'server'), { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
-  await Promise.all([buildServer(root, outDir), buildMain(root, outDir)]);
+  await Promise.all([buildServer(root, outDir), buildMain(root, outDir), copyRuntimePackages(root, outDir)]);
   if (renderer === 'always' || (renderer === 'if-missing' && !rendererBuilt(outDir))) await buildRenderer(root, outDir);
 }
 

@@ -5,6 +5,8 @@ export interface FieldError {
   code: string;
   message: string;
   params?: Record<string, unknown>;
+  /** A failed batch sub-request's own error (PocketBase's `batch_request_failed`). */
+  response?: { status: number; message: string; data: ErrorData };
 }
 
 /** Per-key details; nested for nested errors (for example `fields.2.name`). */

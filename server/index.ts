@@ -27,6 +27,8 @@ export interface ServerOptions {
   verbose?: boolean;
   /** Called with each new setup token while no superuser exists. */
   onSetupToken?: (token: string, setupUrl: string) => void;
+  /** A realtime connection without a message for this long is closed (default 5 minutes, as PocketBase). */
+  realtimeIdleMs?: number;
   /** Extra store options (journal threshold...). */
   store?: Omit<StoreOptions, 'dir'>;
   /** Lower or raise the server's resource limits (tests lower them to prove a bound cheaply). */
@@ -79,6 +81,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       onSetupToken: announce,
       onError: (error) => log(`error: ${errorText(error)}`),
       responseBytes: options.limits?.responseBytes,
+      realtimeIdleMs: options.realtimeIdleMs,
     });
     const host = options.host ?? '127.0.0.1';
     const handler = createNodeHandler(core, {
@@ -123,6 +126,7 @@ function runningServer(core: Core, store: Store, binding: Binding, setupUrl: (to
     async close() {
       if (closed) return;
       closed = true;
+      core.realtime.broker.closeAll(); // open event streams would hold the listener open
       await binding.close();
       await store.close();
     },

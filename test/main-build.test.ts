@@ -62,14 +62,20 @@ describe('npm run build', () => {
     }
   });
 
-  it.each(['main/index.cjs', 'main/preload.cjs', 'server/index.mjs', 'server/cli.mjs'])('%s needs no node_modules at run time', (file) => {
+  it.each(['main/index.cjs', 'main/preload.cjs', 'server/index.mjs', 'server/cli.mjs'])('%s needs no node_modules at run time but the sharp the build copies', (file) => {
     const code = readFileSync(join(out, 'dist', file), 'utf8');
     const required = [...code.matchAll(/\brequire\(\s*["']([^"'\s]+)["']\s*\)|\bfrom\s*["']([^"'\s]+)["']|\bimport\(\s*["']([^"'\s]+)["']\s*\)/g)]
       .map((m) => m[1] ?? m[2] ?? m[3]);
     expect(required.length).toBeGreaterThan(0);
     const builtins = new Set(builtinModules);
-    const foreign = required.filter((name) => name !== 'electron' && !name.startsWith('node:') && !builtins.has(name) && !name.startsWith('./'));
+    const foreign = required.filter((name) => name !== 'electron' && name !== 'sharp' && !name.startsWith('node:') && !builtins.has(name) && !name.startsWith('./'));
     expect(foreign).toEqual([]);
+  });
+
+  it('copies sharp with this OS\'s binaries into dist/node_modules, where both bundles load it', () => {
+    const made = spawnSync(process.execPath, ['-e', "require('sharp')({create:{width:2,height:2,channels:3,background:'red'}}).png().toBuffer().then(b=>console.log(b.length))"], { cwd: join(out, 'dist/main'), encoding: 'utf8' });
+    expect(made.status, made.stderr).toBe(0);
+    expect(Number(made.stdout.trim())).toBeGreaterThan(0);
   });
 
   it('the built server serves the API and the Admin UI from outside the repository', async () => {
@@ -192,7 +198,7 @@ describe('the built main process, under Node with a fake electron', () => {
 });
 
 describe('electron-builder --dir, offline', () => {
-  it('packs app.asar with the bundles and no node_modules, using a stub Electron', async () => {
+  it('packs app.asar with the bundles and no node_modules but sharp, unpacked, using a stub Electron', async () => {
     const stub = join(out, 'electron-stub');
     await mkdir(join(stub, 'resources'), { recursive: true });
     await writeFile(join(stub, 'electron'), '#!/bin/sh\n', { mode: 0o755 });
@@ -217,7 +223,11 @@ describe('electron-builder --dir, offline', () => {
     for (const f of ['/package.json', '/dist/main/index.cjs', '/dist/main/preload.cjs', '/dist/main/icon.png', '/dist/main/sql-wasm.wasm', '/dist/renderer/index.html']) {
       expect(files).toContain(f);
     }
-    expect(files.some((f) => f.includes('node_modules') || f.startsWith('/dist/server'))).toBe(false);
+    expect(files.some((f) => f.startsWith('/node_modules') || f.startsWith('/dist/server'))).toBe(false);
+    // the native module sits outside the archive, where the OS can load it
+    const unpacked = join(out, 'release/linux-unpacked/resources/app.asar.unpacked/dist/node_modules');
+    expect(existsSync(join(unpacked, 'sharp/package.json'))).toBe(true);
+    expect(readdirSync(join(unpacked, '@img')).some((n) => n.startsWith('sharp-libvips-'))).toBe(true);
     expect(existsSync(join(out, 'release/linux-unpacked/deskbase'))).toBe(true);
   }, 150_000);
 });

@@ -3,20 +3,16 @@
 // patterns over long texts, heavy sorts, heavy rules on view) while this process polls /api/health
 // every 50 ms over a real socket: each hostile request answers within its bound, with its result or
 // the deadline's 400, and no health check waits more than 250 ms.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle, runChild, type Child } from './fixtures/hardening-child.js';
-import { http, setupSuperuser, type HttpRes } from './fixtures/hardening-http.js';
+import { http, type HttpRes } from './fixtures/hardening-http.js';
+import { startChildServer, type ChildServer } from './support/child-server.js';
 
 const DEADLINE_MESSAGE = /^The request needed more than 150 ms of database time and was stopped/;
 
-let child: Child;
+let server: ChildServer;
 let base = '';
 let su = '';
 let user = '';
-const dir = mkdtempSync(join(tmpdir(), 'deskbase-deadline-'));
 const ids: Record<string, string> = {};
 
 async function ok(res: Promise<HttpRes>): Promise<HttpRes> {
@@ -26,10 +22,8 @@ async function ok(res: Promise<HttpRes>): Promise<HttpRes> {
 }
 
 beforeAll(async () => {
-  const script = await bundle('test/fixtures/hardening-server.ts');
-  child = runChild(script, [dir, String(64 * 1024 * 1024)]);
-  base = (await child.line((l) => l.startsWith('url '))).slice(4);
-  su = await setupSuperuser(base, (await child.line((l) => l.startsWith('setup '))).slice(6));
+  server = await startChildServer('deadline');
+  ({ url: base, su } = server);
   const make = (body: Record<string, unknown>) => ok(http(base, 'POST', '/api/collections', { token: su, body }));
   const nodes = await make({ name: 'nodes', listRule: '', viewRule: '', fields: [{ name: 'name', type: 'text' }] });
   await ok(http(base, 'PATCH', '/api/collections/nodes', {
@@ -61,8 +55,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await child?.kill();
-  rmSync(dir, { recursive: true, force: true });
+  await server?.stop();
 });
 
 /** Runs `request` while polling /api/health every 50 ms; returns its answer, its time and the longest health wait. */

@@ -2,26 +2,17 @@
 // server in its own process, `/api/health` polled every 50 ms keeps answering. Classes (issue 10):
 // 3, `:excerpt` over text full of `<`; 4, expands that grow exponentially; 6, huge or complex bodies.
 // Each hostile request also gets its clear answer (a 400/413 in the envelope, or the page).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle, runChild, type Child } from './fixtures/hardening-child.js';
-import { http, setupSuperuser } from './fixtures/hardening-http.js';
+import { http } from './fixtures/hardening-http.js';
+import { startChildServer, type ChildServer } from './support/child-server.js';
 
-/** The bound asserted here is loose for CI on a shared machine; the figures measured are in the README. */
-const MAX_HEALTH_WAIT_MS = 600;
-
-const dir = mkdtempSync(join(tmpdir(), 'deskbase-loop-'));
-let child: Child;
+let server: ChildServer;
 let url: string;
 let su: string;
-const worst: Record<string, number> = {};
 
 beforeAll(async () => {
-  child = runChild(await bundle('test/fixtures/hardening-server.ts'), [dir, String(64 * 1024 * 1024)]);
-  url = (await child.line((l) => l.startsWith('url '))).slice(4);
-  su = await setupSuperuser(url, (await child.line((l) => l.startsWith('setup '))).slice(6));
+  server = await startChildServer('event-loop');
+  ({ url, su } = server);
   const make = async (body: Record<string, unknown>) => {
     const r = await http(url, 'POST', '/api/collections', { token: su, body });
     expect(r.status, r.text).toBe(200);
@@ -53,34 +44,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await child?.kill();
-  rmSync(dir, { recursive: true, force: true });
-  console.log(`event loop: longest /api/health wait (ms) during each hostile request: ${JSON.stringify(worst)}`);
+  await server?.stop();
 });
-
-/** Runs `request` while polling /api/health every 50 ms; the longest health answer time, and the request's answer. */
-async function whilePolled<T>(name: string, request: () => Promise<T>): Promise<T> {
-  let running = true;
-  let longest = 0;
-  const poll = (async () => {
-    while (running) {
-      const t0 = performance.now();
-      const r = await fetch(`${url}/api/health`);
-      await r.arrayBuffer();
-      longest = Math.max(longest, performance.now() - t0);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  })();
-  await new Promise((resolve) => setTimeout(resolve, 60)); // the poller is running first
-  try {
-    return await request();
-  } finally {
-    running = false;
-    await poll;
-    worst[name] = Math.round(longest);
-    expect(longest, `${name}: /api/health waited ${longest.toFixed(0)} ms`).toBeLessThan(MAX_HEALTH_WAIT_MS);
-  }
-}
 
 /** Posts raw bytes (built before the clock starts) and reads the JSON answer. */
 async function post(path: string, body: Uint8Array<ArrayBuffer>, type: string): Promise<{ status: number; body: { status: number; message: string } }> {
@@ -90,7 +55,7 @@ async function post(path: string, body: Uint8Array<ArrayBuffer>, type: string): 
 
 describe('class 3: :excerpt over hostile text', () => {
   it('a page of notes full of `<` is excerpted in linear time', async () => {
-    const r = await whilePolled('excerpt', () => http(url, 'GET', '/api/collections/notes/records?perPage=100&fields=id,body:excerpt(5,true),title:excerpt(3)'));
+    const r = await server.polled('excerpt', () => http(url, 'GET', '/api/collections/notes/records?perPage=100&fields=id,body:excerpt(5,true),title:excerpt(3)'));
     expect(r.status).toBe(200);
     expect(r.body.items).toHaveLength(10);
     for (const item of r.body.items) expect(item.body.length).toBeLessThanOrEqual(8);
@@ -99,14 +64,14 @@ describe('class 3: :excerpt over hostile text', () => {
 
 describe('class 4: expands that grow exponentially', () => {
   it('seven nodes linked to all seven, six levels deep: a 400 before anything is built', async () => {
-    const r = await whilePolled('expand-multi', () => http(url, 'GET', '/api/collections/nodes/records?expand=links.links.links.links.links.links'));
+    const r = await server.polled('expand-multi', () => http(url, 'GET', '/api/collections/nodes/records?expand=links.links.links.links.links.links'));
     expect(r.status, r.text.slice(0, 200)).toBe(400);
     expect(r.body.message).toMatch(/more than 20000 related records/);
   });
 
   it('posts and comments round trips through the back-relation: a 400', async () => {
     const path = 'comments_via_post.post.comments_via_post.post.comments_via_post.post';
-    const r = await whilePolled('expand-back', () => http(url, 'GET', `/api/collections/posts/records?perPage=100&expand=${path}`));
+    const r = await server.polled('expand-back', () => http(url, 'GET', `/api/collections/posts/records?perPage=100&expand=${path}`));
     expect(r.status, r.text.slice(0, 200)).toBe(400);
   });
 });
@@ -133,7 +98,7 @@ describe('class 6: huge and complex bodies', () => {
     ['30 MB multipart field to a record', '/api/collections/notes/records', bigPart, `multipart/form-data; boundary=${boundary}`, 400],
     ['7 million form pairs to a record', '/api/collections/notes/records', manyPairs, 'application/x-www-form-urlencoded', 400],
   ])('%s: refused in the envelope', async (name, path, body, type, status) => {
-    const r = await whilePolled(name, () => post(path, body, type));
+    const r = await server.polled(name, () => post(path, body, type));
     expect(r.status).toBe(status);
     expect(r.body.status).toBe(status);
   });

@@ -1,23 +1,16 @@
 // Hostile requests of the third attack round, each against a server in its own process while
 // `/api/health` is polled: the request gets its clear answer and nobody else waits for it.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle, runChild, type Child } from './fixtures/hardening-child.js';
-import { MAX_HEALTH_WAIT_MS, whilePolled } from './fixtures/health-poll.js';
-import { http, setupSuperuser } from './fixtures/hardening-http.js';
+import { http } from './fixtures/hardening-http.js';
+import { startChildServer, type ChildServer } from './support/child-server.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'deskbase-stalls-'));
-let child: Child;
+let server: ChildServer;
 let url: string;
 let su: string;
-const worst: Record<string, number> = {};
 
 beforeAll(async () => {
-  child = runChild(await bundle('test/fixtures/hardening-server.ts'), [dir, String(64 * 1024 * 1024)]);
-  url = (await child.line((l) => l.startsWith('url '))).slice(4);
-  su = await setupSuperuser(url, (await child.line((l) => l.startsWith('setup '))).slice(6));
+  server = await startChildServer('stalls');
+  ({ url, su } = server);
   const r = await http(url, 'POST', '/api/collections', {
     token: su, body: { name: 'contacts', fields: [{ name: 'mail', type: 'email' }], createRule: '' },
   });
@@ -37,17 +30,10 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await child?.kill();
-  rmSync(dir, { recursive: true, force: true });
-  console.log(`stalls: longest /api/health wait (ms) during each hostile request: ${JSON.stringify(worst)}`);
+  await server?.stop();
 });
 
-async function polled<T>(name: string, request: () => Promise<T>): Promise<T> {
-  const { result, longest } = await whilePolled(url, request);
-  worst[name] = Math.round(longest);
-  expect(longest, `${name}: /api/health waited ${longest.toFixed(0)} ms`).toBeLessThan(MAX_HEALTH_WAIT_MS);
-  return result;
-}
+const polled = <T>(name: string, request: () => Promise<T>): Promise<T> => server.polled(name, request);
 
 describe('F1: e-mail addresses are checked in linear time', () => {
   // `x@a.a.a.…!`: each dot could end a label or sit inside one; 24 of them stalled the loop 466 ms,

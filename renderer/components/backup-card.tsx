@@ -1,4 +1,6 @@
-// "Download backup": GET /api/backup with the bearer token, saved as the file the server names.
+// "Download backup": GET /api/backup with the bearer token, saved as the zip the server names.
+// "Restore": a backup zip picked here replaces all data (after a confirmation); the server keeps the
+// previous data as a zip in the data folder's backups/.
 import { createSignal, Show, type JSX } from 'solid-js';
 import { messageOf } from '../api.js';
 import { useApp } from '../app-context.js';
@@ -13,6 +15,25 @@ export function BackupCard(): JSX.Element {
   const [busy, setBusy] = createSignal(false);
   const [error, setError] = createSignal('');
   const [last, setLast] = createSignal('');
+  const [restoring, setRestoring] = createSignal<File | null>(null);
+  const [restored, setRestored] = createSignal('');
+  const restore = async () => {
+    const archive = restoring();
+    if (!archive) return;
+    setBusy(true);
+    setError('');
+    try {
+      const res = await app.api.restoreBackup(archive);
+      const missing = res.missingFiles.length > 0 ? ` ${res.missingFiles.length} file(s) its records name were not in it.` : '';
+      setRestored(`Restored ${archive.name}. The previous data is in ${res.previous}.${missing}`);
+      toast('Backup restored.');
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      setBusy(false);
+      setRestoring(null);
+    }
+  };
   const download = async () => {
     setBusy(true);
     setError('');
@@ -30,10 +51,11 @@ export function BackupCard(): JSX.Element {
   };
   return (
     <section class="card section">
-      <h2>Database backup</h2>
+      <h2>Backup and restore</h2>
       <p class="muted section-intro">
-        A consistent copy of the whole database (collections, records, superusers) as one SQLite file, taken while
-        Deskbase runs. To restore, quit Deskbase and put the file in an empty data folder as <code>data.db</code>.
+        A consistent copy of everything (collections, records, superusers and uploaded files) as one zip holding{' '}
+        <code>data.db</code> and <code>storage/</code>, taken while Deskbase runs. Restoring a backup replaces all
+        data; the data it replaces is kept as a zip in the data folder's <code>backups/</code>.
       </p>
       <Show when={error()}>
         <p class="alert alert-error" role="alert">Backup failed: {error()}</p>
@@ -44,6 +66,25 @@ export function BackupCard(): JSX.Element {
       <Show when={last()}>
         <p class="muted small backup-last">Last one: <code>{last()}</code></p>
       </Show>
+      <div class="restore-row">
+        <label class="btn btn-ghost" classList={{ disabled: busy() }}>
+          <Icon name="upload" /> Restore from a backup…
+          <input type="file" accept=".zip,application/zip" class="visually-hidden" aria-label="Backup zip to restore" disabled={busy()}
+            onChange={(e) => { setRestoring(e.currentTarget.files?.[0] ?? null); e.currentTarget.value = ''; }} />
+        </label>
+        <Show when={restoring()}>
+          {(f) => (
+            <div class="alert alert-info" role="alertdialog" aria-label="Confirm restore">
+              <p>Replace all current data with <code>{f().name}</code> ({formatBytes(f().size)})? Signed-in sessions may end.</p>
+              <button type="button" class="btn btn-danger" disabled={busy()} onClick={() => void restore()}>{busy() ? 'Restoring…' : 'Replace all data'}</button>{' '}
+              <button type="button" class="btn btn-ghost" disabled={busy()} onClick={() => setRestoring(null)}>Cancel</button>
+            </div>
+          )}
+        </Show>
+        <Show when={restored()}>
+          <p class="alert alert-info" role="status">{restored()}</p>
+        </Show>
+      </div>
     </section>
   );
 }

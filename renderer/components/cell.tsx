@@ -14,7 +14,7 @@ function ids(value: unknown): string[] {
   return typeof value === 'string' && value !== '' ? [value] : [];
 }
 
-export function Cell(props: { record: RecordModel; field: Field; findCollection(id: string): Collection | undefined }): JSX.Element {
+export function Cell(props: { record: RecordModel; field: Field; findCollection(id: string): Collection | undefined; fileUrl?(collectionId: string, recordId: string, name: string, thumb?: string): string }): JSX.Element {
   const v = () => props.record[props.field.name];
   const empty = <span class="muted">—</span>;
   return (
@@ -55,6 +55,20 @@ export function Cell(props: { record: RecordModel; field: Field; findCollection(
             </span>
           );
         }}
+      </Match>
+      <Match when={props.field.type === 'file' && props.field}>
+        {(f) => (
+          <span class="chips-inline file-cell">
+            <For each={ids(v())} fallback={empty}>
+              {(name) => {
+                const prot = () => { const ff = f(); return ff.type === 'file' && ff.protected; };
+                return /\.(png|jpe?g|gif|webp)$/i.test(name) && !prot() && props.fileUrl
+                  ? <img class="cell-thumb" src={props.fileUrl(props.record.collectionId, props.record.id, name, '100x100')} alt={name} title={name} width="28" height="28" loading="lazy" />
+                  : <span class="chip chip-sm" title={name}>{abbreviate(name, 24)}</span>;
+              }}
+            </For>
+          </span>
+        )}
       </Match>
       <Match when={props.field.type === 'json'}>
         {v() === null || v() === undefined ? empty : <code class="json">{formatJson(v(), 48)}</code>}

@@ -15,6 +15,7 @@ import { relationUi } from './relation.js';
 import { jsonUi } from './json.js';
 import { passwordUi } from './password.js';
 import { geoPointUi } from './geo-point.js';
+import { fileUi } from './file.js';
 
 export const FIELD_UI: { [K in FieldType]: FieldUi<K> } = {
   text: textUi,
@@ -30,9 +31,10 @@ export const FIELD_UI: { [K in FieldType]: FieldUi<K> } = {
   json: jsonUi,
   password: passwordUi,
   geoPoint: geoPointUi,
+  file: fileUi,
 };
 
-export const FIELD_TYPE_ORDER: FieldType[] = ['text', 'editor', 'number', 'bool', 'email', 'url', 'date', 'autodate', 'select', 'relation', 'json', 'password', 'geoPoint'];
+export const FIELD_TYPE_ORDER: FieldType[] = ['text', 'editor', 'number', 'bool', 'email', 'url', 'date', 'autodate', 'select', 'relation', 'file', 'json', 'password', 'geoPoint'];
 
 /** The UI of a field whose type is only known at run time (one cast instead of one per call site). */
 export function uiOf(type: FieldType): FieldUi<FieldType> {

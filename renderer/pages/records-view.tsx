@@ -10,6 +10,7 @@ import { Pager } from '../components/pager.js';
 import { FilterHelp } from '../components/filter-help.js';
 import { RecordPanel } from '../components/record-panel.js';
 import { ImportErrors, RecordsTransfer, type ImportProblem } from '../components/records-transfer.js';
+import { useLive } from '../lib/live.js';
 
 /** The server's detail (data.*.message) when it gave one, else its message. */
 function filterDetail(err: ApiError): string {
@@ -52,6 +53,8 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
   // Reading an errored resource throws, so the table reads the last good page through this guard.
   const current = () => (data.error ? undefined : data.latest);
   const reload = () => setVersion(version() + 1);
+  // another client's writes show up without a manual refresh
+  useLive(app.api, () => [`${props.collection.name}/*`], reload);
   const filterError = () => (data.error instanceof ApiError && data.error.status === 400 && filter() !== '' ? data.error : undefined);
 
   return (
@@ -124,7 +127,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
             <For each={current()?.items ?? []}>
               {(r) => (
                 <tr tabIndex={0} onClick={() => setEditing(r)} onKeyDown={(e) => e.key === 'Enter' && setEditing(r)} aria-label={`Edit record ${r.id}`}>
-                  <For each={columns()}>{(f) => <td data-type={f.type}><Cell record={r} field={f} findCollection={app.findCollection} /></td>}</For>
+                  <For each={columns()}>{(f) => <td data-type={f.type}><Cell record={r} field={f} findCollection={app.findCollection} fileUrl={app.api.fileUrl} /></td>}</For>
                 </tr>
               )}
             </For>

@@ -12,6 +12,7 @@ import { SessionsPage } from './sessions.js';
 import { DataPage } from './data.js';
 import { createLanSharing, desktopBridge, DesktopContext, type DesktopCtx } from '../desktop.js';
 import { LanBanner } from '../components/lan-banner.js';
+import { useLive } from '../lib/live.js';
 
 export function Shell(props: { api: Api; session: Accessor<SessionInfo | null>; onSignedOut(): void }): JSX.Element {
   const router = useRouter();
@@ -20,6 +21,8 @@ export function Shell(props: { api: Api; session: Accessor<SessionInfo | null>; 
     const page = await props.api.listCollections();
     return [...page.items].sort((a, b) => a.name.localeCompare(b.name));
   });
+  // collections another client creates, renames or deletes appear in the sidebar (a superuser topic)
+  useLive(props.api, () => ['_collections/*'], () => void refetch());
   const [menuOpen, setMenuOpen] = createSignal(false);
   // Only the desktop window has the bridge; LAN state lives here so the warning shows on every page.
   const bridge = desktopBridge();

@@ -18,6 +18,7 @@ export function normalizeIndexes(input: unknown, fields: Field[], others: Collec
   const out: IndexDef[] = [];
   const idxErrors: ErrorData = {};
   const names = new Set<string>();
+  const seenColumns = new Set<string>();
   input.forEach((raw, i) => {
     const key = String(i);
     if (!isRecord(raw)) {
@@ -51,6 +52,13 @@ export function normalizeIndexes(input: unknown, fields: Field[], others: Collec
       idxErrors[key] = errs;
       return;
     }
+    // two indexes over the same fields (in the same order) are refused, as PocketBase does
+    const columns = (ids as string[]).join('\n');
+    if (seenColumns.has(columns)) {
+      idxErrors[key] = { fields: fieldError('validation_duplicated_index_definition', 'Another index already covers the same fields.') };
+      return;
+    }
+    seenColumns.add(columns);
     names.add((name as string).toLowerCase());
     const def: IndexDef = { name: name as string, fields: ids as string[], unique: raw.unique === true };
     if (typeof raw.type === 'string' && raw.type !== '') def.type = raw.type;

@@ -30,6 +30,9 @@ export function validateName(name: unknown, ctx: InputContext, id: string, error
   if (name.length > 255) setError(errors, 'name', 'validation_length_out_of_range', 'The length must be between 1 and 255.');
   else if (!NAME_PATTERN.test(name) || name.toLowerCase().startsWith('sqlite_')) {
     setError(errors, 'name', 'validation_match_invalid', 'Must start with a letter and contain only letters, digits and underscores.');
+  } else if (name.toLowerCase().includes('_via_')) {
+    // `x_via_y` names a back-relation in expand and filters: a collection so named would be ambiguous
+    setError(errors, 'name', 'validation_found_via', 'The value cannot contain "_via_".');
   } else {
     const clash = ctx.lookup(name);
     if (clash && clash.id !== id) setError(errors, 'name', 'validation_not_unique', 'Collection name must be unique (case insensitive).');
@@ -149,6 +152,10 @@ export function buildCollection(input: unknown, ctx: InputContext, defaults: Def
     else id = input.id;
   } else if (input.id !== undefined && input.id !== prev.id) {
     errors.id = fieldError('validation_pk_change', 'The collection id cannot be changed.');
+  }
+  // PocketBase's ensureNoSystemFlagChange: an existing collection's `system` flag stays as it is
+  if (prev && 'system' in input && input.system !== prev.system) {
+    errors.system = fieldError('validation_collection_system_flag_change', 'System collection state cannot be changed.');
   }
   const name = input.name === undefined && prev ? prev.name : validateName(input.name, ctx, id, errors);
   if (prev?.system && name !== prev.name) errors.name = fieldError('validation_collection_system_name_change', 'System collection name cannot be changed.');

@@ -13,10 +13,15 @@ import type { Registry } from './collection-registry.js';
 import type { ListContext, RequestContext } from './request-context.js';
 import type { Page } from './request-params.js';
 import type { Sessions } from './session-store.js';
-import type { Collection } from './types.js';
+import type { Collection, FileField } from './types.js';
+import type { FileStorage } from '../files/storage.js';
+import { cutFileFields, dropCutNames, readNames, type NamesById } from './file-cleanup.js';
 import { SUPERUSERS_ID } from './types.js';
 
-export function createCollections(store: Store, registry: Registry, sessions: Sessions) {
+/** Hears a committed schema change (the admin UI's live collections list, through realtime). */
+export type CollectionListener = (action: 'create' | 'update' | 'delete', collection: Collection) => void;
+
+export function createCollections(store: Store, registry: Registry, sessions: Sessions, files: FileStorage, onChange: CollectionListener = () => {}) {
   const inputContext = () => ({ lookup: registry.lookup, allCollections: () => registry.all() });
   /** A collection as the schema API answers it, cut to the `fields` asked for. */
   const shown = (c: Collection, ctx: RequestContext) => pick(withMaintainedIndexes(c), ctx.fields);
@@ -51,23 +56,31 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
     async create(input: unknown, ctx: RequestContext): Promise<unknown> {
       const c = buildCollection(input, inputContext(), defaults, isoNow());
       c.created = c.updated;
-      return store.write((tx) => {
+      const out = await store.write((tx) => {
         if (registry.get(c.name) || registry.get(c.id)) throw badRequest('Failed to create collection.', { name: fieldError('validation_not_unique', 'Collection name must be unique (case insensitive).') });
         add(tx, c);
         return shown(c, ctx);
       });
+      onChange('create', c);
+      return out;
     },
 
     async update(idOrName: string, input: unknown, ctx: RequestContext): Promise<unknown> {
       const prev = registry.get(idOrName);
       if (!prev) throw notFound();
       const next = buildCollection(input, { ...inputContext(), previous: prev }, defaults, isoNow());
-      return store.write((tx) => {
+      const cut = cutFileFields(prev, next);
+      let before: NamesById = new Map();
+      let after: NamesById = new Map();
+      const shownNext = await store.write((tx) => {
+        // the files of removed file fields (or of items a field made single drops) go once this is durable
+        before = readNames(tx, prev, cut);
         try {
           changeTable(tx, prev, next);
         } catch (err) {
           ddlFailure(err, next, true);
         }
+        if (cut.length > 0) after = readNames(tx, next, next.fields.filter((f): f is FileField => f.type === 'file'));
         // PocketBase signs everyone out of an auth collection whose authRule changed (it regenerates the
         // collection's token secret): sessions that may no longer pass the rule end with this change
         if (next.type === 'auth' && next.authRule !== prev.authRule) sessions.endCollection(tx, prev.id);
@@ -75,6 +88,9 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
         registry.put(next);
         return shown(next, ctx);
       });
+      dropCutNames(files, prev, before, after);
+      onChange('update', next);
+      return shownNext;
     },
 
     async delete(idOrName: string): Promise<void> {
@@ -90,6 +106,8 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
         sessions.endCollection(tx, c.id);
         registry.remove(c.id);
       });
+      files.dropCollection(c.id);
+      onChange('delete', c);
     },
 
     /** Creates `_superusers` and `users` on a fresh data folder (`users` once: a user may delete it). */

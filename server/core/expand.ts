@@ -6,7 +6,7 @@ import { responseTooLarge } from './query-budget.js';
 import type { ReadDb } from '../store/db.js';
 import { ruleWhereOrNull } from './access.js';
 import type { RequestContext, RuleInput } from './request-context.js';
-import type { ExpandTree } from './request-params.js';
+import { PATH_END, type ExpandTree } from './request-params.js';
 import { recordSerializer, shownFields, viewerOf, type ApiRecord, type Viewer } from './record-serializer.js';
 import { ident } from '../filter/sql.js';
 import type { Collection, Lookup, RelationField, Row, SqlValue } from './types.js';
@@ -179,12 +179,31 @@ export function expandRecords(db: ReadDb, c: Collection, records: ApiRecord[], c
   const budget: Budget = { loaded: 0, sizes: new Map(), bytes: new Map(), maxBytes };
   for (const r of records) budget.bytes.set(r, recordBytes(r));
   const expandCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context: 'expand' } };
-  const out = expandLevel(db, c, records, ctx.expand, expandCtx, viewerOf(ctx.request), budget);
+  const out = expandLevel(db, c, records, validPaths(c, ctx.expand, ctx.lookup), expandCtx, viewerOf(ctx.request), budget);
   let total = 0;
   let bytes = 0;
   for (const r of out) {
     if ((total += budget.sizes.get(r) ?? 0) > MAX_EXPANDED_RECORDS) throw tooMany();
     if ((bytes += budget.bytes.get(r) ?? 0) > maxBytes) throw tooHeavy(maxBytes);
+  }
+  return out;
+}
+
+/**
+ * The tree cut to the paths whose every segment is a relation (or back-relation): as PocketBase expands
+ * each path as a whole, `rel.title` with `title` not a relation expands nothing, while `rel,rel.title`
+ * still expands `rel`.
+ */
+function validPaths(c: Collection, tree: ExpandTree, lookup: Lookup): ExpandTree {
+  const out: ExpandTree = new Map();
+  for (const [seg, sub] of tree) {
+    if (seg === PATH_END) {
+      out.set(seg, sub);
+      continue;
+    }
+    const resolved = resolveSegment(c, seg, lookup);
+    const kept = resolved ? validPaths(resolved.target, sub, lookup) : new Map();
+    if (kept.size > 0) out.set(seg, kept);
   }
   return out;
 }
@@ -205,10 +224,11 @@ function sizeOf(value: ApiRecord | ApiRecord[], sizes: Budget['sizes']): number 
 }
 
 function expandLevel(db: ReadDb, c: Collection, records: ApiRecord[], tree: ExpandTree, ctx: RuleInput, viewer: Viewer, budget: Budget): ApiRecord[] {
-  if (tree.size === 0 || records.length === 0) return records;
+  if (tree.size === 0 || (tree.size === 1 && tree.has(PATH_END)) || records.length === 0) return records;
   const results = new Map<ApiRecord, Record<string, ApiRecord | ApiRecord[]>>();
   let anyValid = false;
   for (const [seg, sub] of tree) {
+    if (seg === PATH_END) continue;
     const resolved = resolveSegment(c, seg, ctx.lookup);
     if (!resolved) continue; // unknown paths are ignored, as in PocketBase
     anyValid = true;

@@ -3,7 +3,7 @@ import type { Store } from '../store/db.js';
 import { ensureSystemSchema } from '../store/schema.js';
 import { createAuth } from './sign-in.js';
 import { FailureLimiter } from './sign-in-limiter.js';
-import { createCollections } from './collections.js';
+import { createCollections, type CollectionListener } from './collections.js';
 import { installQueryGuards, MAX_RESPONSE_BYTES, QUERY_BUDGET_MS } from './query-budget.js';
 import { addMissingMaintainedIndexes } from './maintained-indexes.js';
 import { createRecords } from './records.js';
@@ -13,6 +13,25 @@ import { createSessions } from './session-store.js';
 import { createSetup } from './setup.js';
 import { ChangeFeed, type ChangeListener } from './writes/changes.js';
 import { createTransfer } from './transfer/transfer.js';
+import { createRealtime } from './realtime/fan-out.js';
+import { createBatch } from './batch.js';
+import { FileStorage } from '../files/storage.js';
+import { memoryDataDir } from '../files/memory-dir.js';
+import { sweepStorage, type NamedFiles } from '../files/sweep.js';
+import { dropReleasedFiles, namesOfRow } from './file-cleanup.js';
+import { createFileTokens } from './file-tokens.js';
+import { createFiles } from './files.js';
+import { createBackups } from './backups.js';
+import { getRow } from './records-read.js';
+
+/** For the start-up sweep: the names a stored record holds, or null when it is gone. */
+function namedFiles(store: Store, registry: Registry): NamedFiles {
+  return (collectionId, recordId) => {
+    const c = registry.get(collectionId);
+    const row = c ? getRow(store, c, recordId) : undefined;
+    return c && row ? namesOfRow(c, row) : null;
+  };
+}
 
 export interface CoreOptions {
   /** Called with each new setup token (the CLI prints it; the desktop app shows the setup page). */
@@ -22,6 +41,8 @@ export interface CoreOptions {
   queryBudgetMs?: number;
   /** Hears failures that cannot reach a client any more: a change listener's, a committed write's after-effect. */
   onError?: (error: unknown) => void;
+  /** How long a realtime connection may go without a message before it is closed (PocketBase: 5 minutes). */
+  realtimeIdleMs?: number;
   /** Bytes one answer may hold (MAX_RESPONSE_BYTES by default). */
   responseBytes?: number;
 }
@@ -34,19 +55,33 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   // after a failed journal write the store reloads from disk: the collections may have changed back
   store.onReload(() => registry.load(store));
   const sessions = createSessions(store, registry);
-  const collections = createCollections(store, registry, sessions);
+  const report = options.onError ?? ((error: unknown) => console.error(error));
+  const budgetMs = options.queryBudgetMs ?? QUERY_BUDGET_MS;
+  const realtime = createRealtime(store, registry, { budgetMs, report, idleMs: options.realtimeIdleMs });
+  const storage = new FileStorage(store.dir ?? memoryDataDir(), report);
+  const onCollection: CollectionListener = (action, c) => realtime.onCollection(action, c);
+  const collections = createCollections(store, registry, sessions, storage, onCollection);
   await store.write((tx) => collections.bootstrap(tx));
   // data folders made before Deskbase kept an index get it now (nothing is written when none is missing)
   await store.write((tx) => addMissingMaintainedIndexes(tx, registry.all()));
-  const report = options.onError ?? ((error: unknown) => console.error(error));
+  const sweep = async () => {
+    if (store.dir !== null) await sweepStorage(storage, namedFiles(store, registry), (id) => registry.get(id) !== undefined);
+  };
+  await sweep();
   const feed = new ChangeFeed(report);
+  feed.subscribe(dropReleasedFiles(storage));
   const responseBytes = options.responseBytes ?? MAX_RESPONSE_BYTES;
-  const records = createRecords(store, registry, sessions, feed, options.queryBudgetMs ?? QUERY_BUDGET_MS, report, responseBytes);
+  const records = createRecords(store, registry, sessions, feed, storage, budgetMs, report, responseBytes);
+  const files = createFiles(store, registry, storage, createFileTokens(store, registry, sessions, options.now), budgetMs);
   const auth = createAuth(store, registry, sessions, new FailureLimiter(options.now), responseBytes);
+  feed.subscribe((changes) => realtime.onChanges(changes));
+  const batch = createBatch(store, registry, records.writes, budgetMs, responseBytes);
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);
-  const transfer = createTransfer(store, registry, sessions, records, options.queryBudgetMs ?? QUERY_BUDGET_MS);
+  const transfer = createTransfer(store, registry, sessions, records, storage, onCollection, budgetMs);
   return {
-    store, registry, sessions, collections, records, auth, setup, transfer,
+    store, registry, sessions, collections, records, auth, setup, transfer, realtime, batch, files,
+    /** Backups (`GET /api/backup`) and restores; a restore sweeps what its records do not name. */
+    backups: createBackups(store, storage, sweep),
     /** The one subscription point for record changes: each committed write's, once durable, in commit order. */
     changes: { subscribe: (listener: ChangeListener) => feed.subscribe(listener) },
     /** A request's context, built once per request by the HTTP layer and carried through core. */

@@ -1,6 +1,7 @@
 // Records through the API: reads and writes under the rules, answered in the record response shape
 // (record-response.ts). Every stretch of work a client drives runs under the query budget (query-budget.ts).
 import { notFound } from '../errors.js';
+import type { FileStorage } from '../files/storage.js';
 import type { Store } from '../store/db.js';
 import { MAX_RESPONSE_BYTES, underDeadline } from './query-budget.js';
 import type { Page } from './request-params.js';
@@ -15,8 +16,8 @@ import type { Sessions } from './session-store.js';
 import type { Collection, Row } from './types.js';
 
 /** `responseBytes`: what one answer may hold, in the rows read and an expand as repeated (query-budget.ts). */
-export function createRecords(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, budgetMs: number, report: (error: unknown) => void, responseBytes = MAX_RESPONSE_BYTES) {
-  const writes = createRecordWrites(store, registry, sessions, feed, { budgetMs, report });
+export function createRecords(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, files: FileStorage, budgetMs: number, report: (error: unknown) => void, responseBytes = MAX_RESPONSE_BYTES) {
+  const writes = createRecordWrites(store, registry, sessions, feed, { budgetMs, report, files });
   const budgeted = <T>(operation: () => T): T => underDeadline(store, budgetMs, operation, responseBytes);
   const present = (c: Collection, rows: Row[], ctx: RequestContext, written = false) => presentRecords(store, c, rows, ctx, written, responseBytes);
 

@@ -6,8 +6,14 @@ import { badRequest } from '../errors.js';
 /** Expand paths deeper than this are cut (PocketBase's limit). */
 export const MAX_EXPAND_DEPTH = 6;
 
-/** The parsed `expand` parameter: relation paths as a tree of field (or `x_via_y`) names. */
+/**
+ * The parsed `expand` parameter: relation paths as a tree of field (or `x_via_y`) names. The key
+ * PATH_END marks where a requested path ends (`rel` asked alone, or only as part of `rel.sub`).
+ */
 export type ExpandTree = Map<string, ExpandTree>;
+
+/** No segment is empty, so the empty key marks the end of a path. */
+export const PATH_END = '';
 
 export function parseExpand(param: string): ExpandTree {
   const root: ExpandTree = new Map();
@@ -21,6 +27,7 @@ export function parseExpand(param: string): ExpandTree {
       if (!next) node.set(seg, (next = new Map()));
       node = next;
     }
+    if (node !== root) node.set(PATH_END, new Map());
   }
   return root;
 }

@@ -31,8 +31,10 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
     return c;
   }
 
-  function findByIdentity(c: Collection, identity: string): Row | undefined {
-    const fields = [...(c.identityFields ?? ['email'])].sort((a, b) => (a === 'email' ? -1 : b === 'email' ? 1 : 0));
+  /** `only`: the body's identityField, which restricts the lookup to that field (PocketBase's form). */
+  function findByIdentity(c: Collection, identity: string, only?: string): Row | undefined {
+    const listed = only === undefined ? [...(c.identityFields ?? ['email'])] : [only];
+    const fields = listed.sort((a, b) => (a === 'email' ? -1 : b === 'email' ? 1 : 0));
     for (const name of fields) {
       if (!c.fields.some((f) => f.name === name)) continue;
       if (name === 'email' && !identity.includes('@')) continue;
@@ -80,10 +82,15 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
         if (typeof v !== 'string' || v === '') errors[key] = fieldError('validation_required', 'Cannot be blank.');
         else if (v.length > 255) errors[key] = fieldError('validation_length_out_of_range', 'The length must be between 1 and 255.');
       }
+      // identityField, when given, must be one of the collection's identityFields (PocketBase's validation.In)
+      const only = b.identityField;
+      if (only !== undefined && only !== '' && (typeof only !== 'string' || !(c.identityFields ?? ['email']).includes(only))) {
+        errors.identityField = fieldError('validation_in_invalid', 'Must be a valid value.');
+      }
       if (Object.keys(errors).length > 0) throw badRequest('An error occurred while validating the submitted data.', errors);
       const identity = String(b.identity);
       const password = String(b.password);
-      const record = findByIdentity(c, identity);
+      const record = findByIdentity(c, identity, typeof only === 'string' && only !== '' ? only : undefined);
       const key = `${c.id}/${record ? String(record.id) : identity.toLowerCase()}`;
       // reserved before any await: concurrent attempts cannot all read the count before one is recorded
       const attempt = limiter.reserve(key);
@@ -114,17 +121,22 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
       return { token: started.token, record: presentSelf({ collection: c, record, sessionId: started.session.id }, ctx) };
     },
 
-    /** Extends the caller's session to its full lifetime after re-checking authRule; answers the record. */
-    async refresh(name: string, ctx: RequestContext): Promise<{ record: unknown; expires: string }> {
-      const c = authCollection(name);
+    /**
+     * Extends the caller's session to its full lifetime after re-checking authRule; answers the record
+     * and the presented token re-shaped with the new expiry (session-store.ts `extend`).
+     */
+    async refresh(name: string, ctx: RequestContext, presented: string): Promise<{ record: unknown; token: string; expires: string }> {
+      // as PocketBase's RequireSameCollectionContextAuth: signed out is 401, and any collection but the
+      // token's (a missing one included) is 403 naming the token's collection
       const auth = ctx.request.auth;
       if (!auth) throw unauthorized();
-      if (auth.collection.id !== c.id) throw forbidden(`The request requires auth record from ${c.name} collection.`);
+      const c = registry.get(name);
+      if (!c || c.id !== auth.collection.id) throw forbidden(`The request requires auth record from ${auth.collection.name} collection.`);
       if (!passesAuthRule(c, auth.record, ctx)) {
         throw new ApiError(403, "The request doesn't satisfy the collection requirements to authenticate.");
       }
-      const expires = await store.write((tx) => sessions.extend(tx, auth.sessionId));
-      return { record: presentSelf(auth, ctx), expires };
+      const { token, expires } = await store.write((tx) => sessions.extend(tx, auth.sessionId, presented));
+      return { record: presentSelf(auth, ctx), token, expires };
     },
 
     async endSession(auth: AuthInfo | null): Promise<void> {

@@ -15,11 +15,12 @@ export type FieldType =
   | 'relation'
   | 'json'
   | 'password'
-  | 'geoPoint';
+  | 'geoPoint'
+  | 'file';
 
 export const FIELD_TYPES: readonly FieldType[] = [
   'text', 'editor', 'number', 'bool', 'email', 'url', 'date', 'autodate', 'select', 'relation', 'json',
-  'password', 'geoPoint',
+  'password', 'geoPoint', 'file',
 ];
 
 /** Every field carries these; type-specific options live flat beside them, as in PocketBase. */
@@ -47,16 +48,23 @@ export interface RelationField extends FieldBase { type: 'relation'; collectionI
 export interface JsonField extends FieldBase { type: 'json'; maxSize: number }
 export interface PasswordField extends FieldBase { type: 'password'; min: number; max: number; pattern: string; cost: number }
 export interface GeoPointField extends FieldBase { type: 'geoPoint' }
+/** maxSize 0 means 5 MiB per file; thumbs are the sizes `?thumb=` may ask for (100x100 always). */
+export interface FileField extends FieldBase { type: 'file'; maxSelect: number; maxSize: number; mimeTypes: string[]; thumbs: string[]; protected: boolean }
 
 export type Field =
   | TextField | EditorField | NumberField | BoolField | EmailField | UrlField | DateField | AutodateField
-  | SelectField | RelationField | JsonField | PasswordField | GeoPointField;
+  | SelectField | RelationField | JsonField | PasswordField | GeoPointField | FileField;
 
 export type FieldOf<T extends FieldType> = Extract<Field, { type: T }>;
 
-/** Multiple select/relation means maxSelect > 1 (0 or 1 is single), as in PocketBase. */
+/** Select, relation and file fields hold lists of strings (one, or several when multiple). */
+export function isListField(field: Field): field is SelectField | RelationField | FileField {
+  return field.type === 'select' || field.type === 'relation' || field.type === 'file';
+}
+
+/** Multiple select/relation/file means maxSelect > 1 (0 or 1 is single), as in PocketBase. */
 export function isMultiple(field: Field): boolean {
-  return (field.type === 'select' || field.type === 'relation') && field.maxSelect > 1;
+  return isListField(field) && field.maxSelect > 1;
 }
 
 export interface IndexDef {

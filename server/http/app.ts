@@ -1,16 +1,21 @@
-// The HTTP app: one h3 instance, every error mapped to the spec's envelope here and nowhere else.
+// The HTTP app: one h3 instance, every error a request meets mapped to the spec's envelope here and nowhere
+// else (node:http's own refusals before the app sees a request: client-error.ts; both through envelope.ts).
 import { H3, HTTPError, toNodeHandler, type H3Event } from 'h3';
 import { ApiError } from '../errors.js';
 import type { Core } from '../core/index.js';
 import { authMiddleware } from './caller.js';
 import { BodyNotReceived } from './body.js';
 import { BodyBudget, setBodyBudget } from './body-budget.js';
+import { envelopeJson, GENERIC_MESSAGES } from './envelope.js';
 import { hostCheck } from './hosts.js';
 import { assertUrlLength } from './request.js';
 import { registerAuth } from './routes/auth-api.js';
 import { registerBackup } from './routes/backup-api.js';
+import { registerBatch } from './routes/batch-api.js';
 import { registerCollections } from './routes/collections-api.js';
+import { registerFiles } from './routes/files-api.js';
 import { registerHealth } from './routes/health-api.js';
+import { registerRealtime } from './routes/realtime-api.js';
 import { registerRecords } from './routes/records-api.js';
 import { registerSessions } from './routes/sessions-api.js';
 import { registerSetup } from './routes/setup-api.js';
@@ -36,20 +41,8 @@ const CORS: Record<string, string> = {
   'access-control-max-age': '86400',
 };
 
-const GENERIC: Record<number, string> = {
-  400: 'Something went wrong while processing your request.',
-  401: 'Missing or invalid authentication.',
-  403: 'You are not allowed to perform this request.',
-  404: 'Not found.',
-  405: 'Not found.',
-  413: 'Request entity too large.',
-  414: 'Request URL too long.',
-  415: 'Unsupported media type.',
-  429: 'Too Many Requests.',
-};
-
 function envelope(status: number, message: string, data: object = {}): Response {
-  return new Response(JSON.stringify({ status, message, data }), {
+  return new Response(envelopeJson(status, message, data), {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...CORS },
   });
@@ -104,7 +97,7 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
         }
         return envelope(500, 'Something went wrong while processing your request.');
       }
-      return envelope(status, GENERIC[status] ?? GENERIC[400]);
+      return envelope(status, GENERIC_MESSAGES[status] ?? GENERIC_MESSAGES[400]);
     },
   });
 
@@ -127,6 +120,9 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   registerRecordsTransfer(app, core);
   registerCollections(app, core);
   registerRecords(app, core);
+  registerRealtime(app, core);
+  registerBatch(app, core);
+  registerFiles(app, core);
   registerBackup(app, core);
   registerStatic(app, options.uiDir ?? null);
   app.all('/**', () => {

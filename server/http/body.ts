@@ -5,13 +5,14 @@ import type { Readable } from 'node:stream';
 import type { H3Event } from 'h3';
 import { ApiError, badRequest, tooLarge } from '../errors.js';
 import { isRecord } from '../core/fields/common.js';
+import { RECORD_BODY_BYTES } from '../core/files.js';
 import { setOwn } from '../core/own-keys.js';
 import { checkEntryCount, JsonShape } from './body-shape.js';
 import { bodyBudgetOf } from './body-budget.js';
 import { INLINE_BYTES, parseOffThread, type BodyKind, type Parsed } from './body-worker.js';
 
-/** Record bodies (file uploads, when they come, will stream apart from this limit). */
-export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** Record bodies (file uploads stream apart from this limit: upload-form.ts). */
+export const MAX_BODY_BYTES = RECORD_BODY_BYTES;
 /** Bodies small by nature: sign-in (identity and password of at most 255 characters) and setup. */
 export const AUTH_BODY_BYTES = 64 * 1024;
 /** A collection's definition (superusers only). */
@@ -155,7 +156,7 @@ export class BodyNotReceived extends ApiError {
   }
 }
 
-const invalidBody = () => badRequest('Failed to load the submitted data due to invalid formatting.');
+export const invalidBody = () => badRequest('Failed to load the submitted data due to invalid formatting.');
 
 /** Multipart and urlencoded values are type-inferred as PocketBase does. */
 function inferValue(v: string): unknown {
@@ -170,9 +171,10 @@ function inferValue(v: string): unknown {
  * Form entries as an object. Every `@jsonPayload` entry is merged in, in order, as PocketBase does; their
  * keys and values count together against the JSON body limits (one shape for all of them: 2,000 payloads
  * each under the limits used to merge 4 million keys, 16 s of the loop), and each is parsed in a turn of
- * the loop of its own, large ones on the parser thread.
+ * the loop of its own, large ones on the parser thread. Streamed multipart bodies with files come here
+ * too (upload-form.ts), with their string parts.
  */
-async function formToObject(entries: Iterable<[string, unknown]>): Promise<Record<string, unknown>> {
+export async function formToObject(entries: Iterable<[string, unknown]>): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   const repeated = new Set<string>();
   const payloads = new JsonShape();

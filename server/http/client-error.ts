@@ -3,6 +3,7 @@
 // Node's own answer would be a bare 431 or 400: a long URL, which the parser reaches before our
 // MAX_URL_LENGTH check can, is the 414 the app gives shorter over-long URLs.
 import type { Duplex } from 'node:stream';
+import { envelopeJson, GENERIC_MESSAGES } from './envelope.js';
 import { MAX_URL_LENGTH } from './request.js';
 
 const REASONS: Record<number, string> = {
@@ -17,12 +18,12 @@ export function clientErrorStatus(err: ParserError): [number, string] {
     const raw = err.rawPacket ?? Buffer.alloc(0);
     const lineEnd = raw.indexOf('\r\n');
     const requestLine = lineEnd !== -1 && / HTTP\/\d\.\d$/.test(raw.subarray(Math.max(0, lineEnd - 9), lineEnd).toString('latin1'));
-    if (lineEnd === -1 || (requestLine && lineEnd > MAX_URL_LENGTH / 4)) return [414, 'Request URL too long.'];
-    return [431, 'Request header fields too large.'];
+    if (lineEnd === -1 || (requestLine && lineEnd > MAX_URL_LENGTH / 4)) return [414, GENERIC_MESSAGES[414]];
+    return [431, GENERIC_MESSAGES[431]];
   }
-  if (err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') return [413, 'Request entity too large.'];
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'Request timeout.'];
-  return [400, 'Something went wrong while processing your request.'];
+  if (err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') return [413, GENERIC_MESSAGES[413]];
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, GENERIC_MESSAGES[408]];
+  return [400, GENERIC_MESSAGES[400]];
 }
 
 /** A node:http `clientError` listener. */
@@ -32,7 +33,7 @@ export function answerClientError(err: ParserError, socket: Duplex): void {
     return;
   }
   const [status, message] = clientErrorStatus(err);
-  const body = JSON.stringify({ status, message, data: {} });
+  const body = envelopeJson(status, message);
   socket.end(
     `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

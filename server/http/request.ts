@@ -33,7 +33,8 @@ function queryOf(event: H3Event): Record<string, string> {
   return out;
 }
 
-function inputOf(event: H3Event, body?: Record<string, unknown>): RequestInput {
+/** The request in plain values for core (a batch builds its sub-requests' contexts from it). */
+export function inputOf(event: H3Event, body?: Record<string, unknown>): RequestInput {
   return {
     auth: stateOf(event).auth,
     method: event.req.method,

@@ -1,7 +1,7 @@
 // Record paths: `field`, `rel.field`, `rel.rel2.field`, `rel.id`, `<coll>_via_<field>.field`,
 // `json.a.0`, `point.lat`, each with an optional modifier. Every name is checked against the fields of
 // the collection it is read from (the allow-list) before it is quoted into SQL.
-import { isMultiple, type Collection, type Field } from '../core/types.js';
+import { isListField, isMultiple, type Collection, type Field } from '../core/types.js';
 import { FilterError } from '../filter/filter-error.js';
 import { MAX_RELATION_DEPTH } from '../filter/limits.js';
 import { backRelationHop, eachHop, nonFilterable, relationHops, relationTarget } from './hops.js';
@@ -117,7 +117,7 @@ function readField(scope: RecordScope, collection: Collection, field: Field, row
 
 function fieldValue(walk: Walk, collection: Collection, field: Field, key: string, modifier: Modifier | null): Value {
   const read = (a: string) => readField(walk.scope, collection, field, a);
-  const listLike = field.type === 'select' || field.type === 'relation';
+  const listLike = isListField(field);
   switch (modifier) {
     case null:
       return finish(walk, read, field.type === 'json' ? 'exact' : 'column');

@@ -1,7 +1,7 @@
 // `@request.*` and `@collection.*`. Request values are bound as static parameters; a value the request
 // lacks (no auth, missing key) is NULL, never an error, as in PocketBase. Paths through a related record
 // (`@request.auth.org.name`, `@request.body.rel.name`) and `@collection` joins become record paths.
-import { isMultiple, type Collection, type Field } from '../core/types.js';
+import { isListField, isMultiple, type Collection, type Field } from '../core/types.js';
 import { FilterError, quote } from '../filter/filter-error.js';
 import { invalidModifier, type Modifier, type Path } from './identifiers.js';
 import type { Hop } from '../filter/path-values.js';
@@ -79,7 +79,7 @@ function resolveBody(scope: RecordScope, rest: string[], modifier: Modifier | nu
     case 'changed':
       return changed(scope, field, present, value, site);
     case 'length':
-      if (field !== undefined && field.type !== 'select' && field.type !== 'relation') throw invalidModifier(site, modifier);
+      if (field !== undefined && !isListField(field)) throw invalidModifier(site, modifier);
       return staticValue(items(value).length);
     case 'each':
       return submittedItems(`@request.body/${key}:each`, items(value));

@@ -49,6 +49,13 @@ export interface Store extends ReadDb {
   withDeadline<T>(ms: number, fn: () => T, readBytes?: number): T;
   /** Throws when the deadline of the work running now has passed; a no-op without one. */
   checkDeadline(): void;
+  /**
+   * Replaces the data with what `swap` leaves in the folder (a restore): writes wait, the journal is
+   * drained, `swap` runs, and memory reloads from the folder (reload listeners hear of it).
+   */
+  replaceFromDisk(swap: () => Promise<void>): Promise<void>;
+  /** Opens a database file for checking (a restore's candidate); throws unless it is a healthy Deskbase database. */
+  inspect(bytes: Buffer): ReadDb & { close(): void };
   /** Registers a scalar SQL function for every statement from now on (kept across reloads). */
   defineFunction(name: string, fn: SqlFunction): void;
 }

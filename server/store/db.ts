@@ -12,6 +12,7 @@ import type { JournalCounters } from './journal.js';
 import { listKeptAside } from './journal-format.js';
 import { lockDir } from './lock.js';
 import { loadState, openDatabase } from './recovery.js';
+import { finishRestore } from './restore.js';
 
 // The interfaces live in contract.ts so the engine can implement them without importing this module.
 export type { ReadDb, Store, StoreStats, WriteTx } from './contract.js';
@@ -67,6 +68,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   await mkdir(dir, { recursive: true });
   const lock = await lockDir(dir);
   try {
+    await finishRestore(dir); // a restore a crash interrupted rolls forward (or its staging goes)
     const counters: JournalCounters = { entries: 0, syncs: 0, bytes: 0 };
     // The journal reports failures to the engine, which does not exist yet (no append can fail before).
     let engine: Engine | null = null;

@@ -10,7 +10,8 @@
 import type { Database, SqlJsStatic } from 'sql.js';
 import type { Row } from '../core/types.js';
 import { StatementEncoder } from './codec.js';
-import type { SqlFunction, Store, StoreStats, WriteTx } from './contract.js';
+import type { ReadDb, SqlFunction, Store, StoreStats, WriteTx } from './contract.js';
+import { inspectDatabase } from './restore.js';
 import { Deadlines } from './deadline.js';
 import type { Params } from './statements.js';
 import { asError, errorCode } from './files.js';
@@ -143,6 +144,26 @@ export class Engine implements Store {
     checkpoints: this.checkpoints,
     replayed: this.replayed,
   });
+
+  replaceFromDisk = async (swap: () => Promise<void>): Promise<void> => {
+    const durable = this.durable;
+    if (durable === null) throw new Error('an in-memory store has no folder to restore into');
+    while (this.recovering) await this.recovering;
+    this.assertWritable();
+    // writes wait on `recovering` from here until memory holds the restored data
+    this.recovering = this.exclusive(async () => {
+      await durable.journal.drain();
+      await swap();
+      await durable.journal.close();
+      this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log));
+      for (const listener of this.reloadListeners) listener();
+    }).finally(() => {
+      this.recovering = null;
+    });
+    await this.recovering;
+  };
+
+  inspect = (bytes: Buffer): ReadDb & { close(): void } => inspectDatabase(this.config.SQL, bytes);
 
   /** Installed as the journal's failure hook: runs synchronously, before any write hears of it. */
   onJournalFailure = (error: Error): void => {

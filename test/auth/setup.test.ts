@@ -46,6 +46,15 @@ describe('first superuser', () => {
       expect((await h.req('GET', '/api/setup')).body.required).toBe(true);
     });
 
+    it.each([
+      ['a numeric TLD', 'a@b.c1'],
+      ['255 characters', `${'a'.repeat(243)}@example.com`],
+    ])('checks the email by the superusers\' email field (%s), reported beside a password problem', async (_n, email) => {
+      const r = await h.req('POST', '/api/setup', { body: { token: h.setupToken(), email, password: 'short' } });
+      expect(r.status).toBe(400);
+      expect(r.body.data).toMatchObject({ email: { code: 'validation_is_email' }, password: { code: 'validation_length_out_of_range' } });
+    });
+
     it('creates the first superuser once, then answers 404 Not found.', async () => {
       const r = await h.req('POST', '/api/setup', { body: { token: h.setupToken(), email: 'Admin@Example.com', password: 'correct horse' } });
       expect(r.status).toBe(200);

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { readFile } from 'node:fs/promises';
 import QRCode from 'qrcode';
+import PocketBase from 'pocketbase';
 import { buildRenderer, launchBrowser, shot, startApp, type TestApp } from './helpers.js';
 import { installDeskbaseStub } from './desktop-stub.js';
 
@@ -206,6 +207,55 @@ describe('admin UI', () => {
     await expect.poll(() => rows.count()).toBe(2);
   });
 
+  it('updates the records table and the collections list live when another client writes', async () => {
+    await page.getByRole('link', { name: 'posts' }).click();
+    await page.getByRole('heading', { name: 'posts' }).waitFor();
+    const rows = page.locator('.records tbody tr');
+    const before = await rows.count();
+    const other = new PocketBase(app.url);
+    await other.collection('_superusers').authWithPassword(EMAIL, PASSWORD);
+    await expect.poll(() => app.subscribers('posts/*')).toBeGreaterThan(0);
+    const made = await other.collection('posts').create({ title: 'Written elsewhere', views: 7 });
+    await expect.poll(() => rows.count()).toBe(before + 1);
+    await page.locator('.records tbody tr', { hasText: 'Written elsewhere' }).waitFor();
+    await other.collection('posts').delete(made.id);
+    await expect.poll(() => rows.count()).toBe(before);
+    await expect.poll(() => app.subscribers('_collections/*')).toBeGreaterThan(0);
+    await other.collections.create({ name: 'live_notes', type: 'base', fields: [{ name: 'text', type: 'text' }] });
+    await page.getByRole('link', { name: 'live_notes' }).waitFor();
+    await shot(page, '09b-live-collection');
+    await other.collections.delete('live_notes');
+    await page.getByRole('link', { name: 'live_notes' }).waitFor({ state: 'detached' });
+    await other.send('/api/session', { method: 'DELETE' }); // the sessions step counts the superuser's sessions
+  });
+
+  it('runs the PocketBase SDK browser build: isValid and a filtered subscription in Chromium', async () => {
+    const sdkPage = await browser.newPage();
+    try {
+      await sdkPage.goto(`${app.url}/api/health`);
+      await sdkPage.addScriptTag({ content: await readFile('node_modules/pocketbase/dist/pocketbase.umd.js', 'utf8') });
+      const valid = await sdkPage.evaluate(async ([email, password]) => {
+        type Sdk = { authStore: { isValid: boolean }; collection(n: string): { authWithPassword(e: string, p: string): Promise<unknown>; subscribe(t: string, cb: (e: { action: string; record: { title: string } }) => void, o: object): Promise<unknown> } };
+        const w = window as unknown as { PocketBase: new (url: string) => Sdk; pb: Sdk; events: string[] };
+        w.pb = new w.PocketBase(location.origin);
+        w.events = [];
+        await w.pb.collection('_superusers').authWithPassword(email, password);
+        await w.pb.collection('posts').subscribe('*', (e) => w.events.push(`${e.action}:${e.record.title}`), { filter: 'views > 100' });
+        return w.pb.authStore.isValid;
+      }, [EMAIL, PASSWORD]);
+      expect(valid).toBe(true);
+      const other = new PocketBase(app.url);
+      await other.collection('_superusers').authWithPassword(EMAIL, PASSWORD);
+      await other.collection('posts').create({ title: 'small', views: 1 });
+      await other.collection('posts').create({ title: 'big', views: 500 });
+      await expect.poll(() => sdkPage.evaluate(() => (window as unknown as { events: string[] }).events)).toEqual(['create:big']);
+      await other.send('/api/session', { method: 'DELETE' });
+      await sdkPage.evaluate(() => (window as unknown as { pb: { send(p: string, o: object): Promise<unknown> } }).pb.send('/api/session', { method: 'DELETE' }));
+    } finally {
+      await sdkPage.close();
+    }
+  });
+
   it('shows a rule that does not compile under the rule, then saves a valid one', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     const list = page.locator('.rule', { has: page.locator('label', { hasText: 'List / search' }) });
@@ -332,7 +382,7 @@ describe('admin UI', () => {
     await expect(page.locator('.records thead').textContent()).resolves.toContain('title');
   });
 
-  it('downloads a backup that is a SQLite file', async () => {
+  it('downloads a backup: a zip holding the SQLite file', async () => {
     await page.getByRole('link', { name: 'Data', exact: true }).click();
     await page.getByRole('heading', { name: 'Data', level: 1 }).waitFor();
     // No desktop bridge in a browser tab: no sharing switch.
@@ -340,11 +390,12 @@ describe('admin UI', () => {
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download backup' }).click();
     const file = await download;
-    expect(file.suggestedFilename()).toMatch(/^deskbase-.*\.db$/);
-    const bytes = await readFile(await file.path());
+    expect(file.suggestedFilename()).toMatch(/^deskbase-.*\.zip$/);
+    const { unzip } = await import('../files/zip-read.js');
+    const bytes = (await unzip(await readFile(await file.path()))).get('data.db')!;
     expect(bytes.subarray(0, 15).toString('latin1')).toBe('SQLite format 3');
     await toast(/Backup ready \(.+\)\./).waitFor();
-    await expect(page.locator('.backup-last').textContent()).resolves.toMatch(new RegExp(`^Last one: ${file.suggestedFilename().replace(/\./g, '\\.')} \\(\\d+ KB\\)$`));
+    await expect(page.locator('.backup-last').textContent()).resolves.toMatch(new RegExp(`^Last one: ${file.suggestedFilename().replace(/\./g, '\\.')} \\([\\d.]+ KB\\)$`));
     await shot(page, '17-backup');
   });
 

@@ -28,6 +28,8 @@ export function launchBrowser(): Promise<Browser> {
 export interface TestApp {
   url: string;
   setupToken(): string | null;
+  /** How many realtime clients subscribe to `topic` (a page's live view is ready once it is there). */
+  subscribers(topic: string): number;
   close(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export async function startApp(uiDir: string): Promise<TestApp> {
   return {
     url: server.url,
     setupToken: () => server.setupToken(),
+    subscribers: (topic) => server.core.realtime.broker.subscribers(topic)?.size ?? 0,
     async close() {
       await server.close();
       await rm(dir, { recursive: true, force: true });

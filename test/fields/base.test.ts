@@ -80,7 +80,7 @@ describe('defineFieldBase: names', () => {
 describe('defineFieldBase: type and flags', () => {
   it.each([
     [{ name: 'a' }, 'type', 'validation_required'],
-    [{ name: 'a', type: 'file' }, 'type', 'validation_in_invalid'],
+    [{ name: 'a', type: 'view' }, 'type', 'validation_in_invalid'],
     [{ name: 'a', type: 'Text' }, 'type', 'validation_in_invalid'],
     [{ name: 'a', type: 'text', system: 'yes' }, 'system', 'validation_unsupported_value_type'],
     [{ name: 'a', type: 'text', hidden: 1 }, 'hidden', 'validation_unsupported_value_type'],

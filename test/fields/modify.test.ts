@@ -43,9 +43,9 @@ describe('modify', () => {
     expect(spec.modify?.(current, op, operand, field)).toEqual(expected);
   });
 
-  it('is offered by number, select and relation only', () => {
+  it('is offered by number, select, relation and file only', () => {
     const withModify = Object.values(FIELD_SPECS).filter((s) => s.modify !== undefined).map((s) => s.type).sort();
-    expect(withModify).toEqual(['number', 'relation', 'select']);
+    expect(withModify).toEqual(['file', 'number', 'relation', 'select']);
   });
 });
 

@@ -1,5 +1,6 @@
 // `email`: a string in e-mail format (the same shape govalidator's IsEmail accepts), optionally limited
 // to or excluding some domains.
+import type { FieldError } from '../../errors.js';
 import type { EmailField, FieldBase } from '../types.js';
 import { TEXT_STORAGE } from './casts.js';
 import { err, OptionReader, required, sortKeys, unsupportedType } from './common.js';
@@ -42,6 +43,14 @@ function isEmailDomain(domain: string): boolean {
   return false;
 }
 
+/** An e-mail value against its field (format, then the field's domain lists); setup checks through it too. */
+export function validateEmail(value: string, field: EmailField): FieldError | null {
+  if (value === '') return field.required ? required() : null;
+  if (!isEmail(value)) return err('validation_is_email', 'Must be a valid email address.');
+  const domain = value.slice(value.lastIndexOf('@') + 1);
+  return domainAllowed(domain, field) ? null : err('validation_email_domain_not_allowed', 'Email domain is not allowed.');
+}
+
 function define(input: Record<string, unknown>, base: FieldBase) {
   const r = new OptionReader(input);
   const field: EmailField = sortKeys({ ...base, type: 'email', ...readDomains(r) });
@@ -52,11 +61,5 @@ export const emailSpec: FieldSpec<'email'> = {
   type: 'email',
   ...TEXT_STORAGE,
   define,
-  validate(value, field) {
-    if (typeof value !== 'string') return unsupportedType();
-    if (value === '') return field.required ? required() : null;
-    if (!isEmail(value)) return err('validation_is_email', 'Must be a valid email address.');
-    const domain = value.slice(value.lastIndexOf('@') + 1);
-    return domainAllowed(domain, field) ? null : err('validation_email_domain_not_allowed', 'Email domain is not allowed.');
-  },
+  validate: (value, field) => (typeof value === 'string' ? validateEmail(value, field) : unsupportedType()),
 };

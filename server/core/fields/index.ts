@@ -9,6 +9,7 @@ import { boolSpec } from './bool.js';
 import { dateSpec } from './date.js';
 import { editorSpec } from './editor.js';
 import { emailSpec } from './email.js';
+import { fileSpec } from './file.js';
 import { geoPointSpec } from './geo-point.js';
 import { jsonSpec } from './json.js';
 import { numberSpec } from './number.js';
@@ -33,6 +34,7 @@ export const FIELD_SPECS: { [K in FieldType]: FieldSpec<K> } = {
   json: jsonSpec,
   password: passwordSpec,
   geoPoint: geoPointSpec,
+  file: fileSpec,
 };
 
 /** The spec of a field of any type (TypeScript cannot correlate `FIELD_SPECS[field.type]` with `field`). */

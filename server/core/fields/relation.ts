@@ -25,7 +25,9 @@ function define(input: Record<string, unknown>, base: FieldBase, ctx: DefineCont
     r.fail('collectionId', err('validation_field_relation_missing_collection', "The relation collection doesn't exist."));
   }
   if (field.minSelect < 0) r.fail('minSelect', minThreshold(0));
-  if (field.minSelect > 0 && field.maxSelect === 0) r.fail('maxSelect', required());
+  // PocketBase requires maxSelect once minSelect is set (a missing one would default to a single value)
+  const maxGiven = input.maxSelect !== undefined && input.maxSelect !== null && input.maxSelect !== 0;
+  if (field.minSelect > 0 && (!maxGiven || field.maxSelect === 0)) r.fail('maxSelect', required());
   else if (field.maxSelect !== 0 && field.maxSelect < field.minSelect) r.fail('maxSelect', minThreshold(field.minSelect));
   return { field, errors: r.errors };
 }

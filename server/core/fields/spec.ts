@@ -10,18 +10,20 @@
 // - json: JSON DEFAULT NULL (JSON text); geoPoint: JSON NOT NULL DEFAULT '{"lon":0,"lat":0}';
 // - datetimes are ISO 8601 text `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC), so they sort as text.
 import type { ErrorData, FieldError } from '../../errors.js';
-import type { Collection, FieldBase, FieldOf, FieldType, SqlValue } from '../types.js';
+import type { Collection, FieldBase, FieldOf, FieldType, Lookup, SqlValue } from '../types.js';
 
 export interface DefineContext {
   collectionType: Collection['type'];
   /** Looks a collection up by id or name (relation targets). */
-  lookup(idOrName: string): Collection | undefined;
+  lookup: Lookup;
   /** The stored definition of this field (same id) when the collection is being updated. */
   previous?: FieldOf<FieldType>;
 }
 
 export interface ValidateContext {
   isNew: boolean;
+  /** The record's stored values in API form (update), null on create: file names already stored. */
+  current?: Record<string, unknown> | null;
   /** The ids among `ids` that do not exist in the collection `collectionId`. */
   missingRelationIds(collectionId: string, ids: string[]): string[];
 }

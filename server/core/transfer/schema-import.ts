@@ -9,6 +9,8 @@
 //      silently; a structural error fails the whole import, naming the collection and the key.
 // The work runs on a scratch registry that becomes the live one only when the transaction succeeds.
 // `dryRun` runs every step and rolls back: the admin UI's diff is what applying would do.
+// Once durable, as the schema API does (collections.ts): files of removed collections and cut file
+// fields are dropped, and each changed collection is announced (the admin UI's live list).
 import { ApiError, badRequest, type ErrorData, type FieldError } from '../../errors.js';
 import type { Store, WriteTx } from '../../store/db.js';
 import { checkRule } from '../../rules/compile.js';
@@ -19,7 +21,10 @@ import { buildCollection, type InputContext } from '../collections-input.js';
 import { isRecord } from '../fields/common.js';
 import { isoNow } from '../ids.js';
 import type { Sessions } from '../session-store.js';
-import type { Collection } from '../types.js';
+import type { Collection, FileField } from '../types.js';
+import type { FileStorage } from '../../files/storage.js';
+import type { CollectionListener } from '../collections.js';
+import { cutFileFields, dropCutNames, readNames, type NamesById } from '../file-cleanup.js';
 import { convertCollection, type Converted } from './schema-convert.js';
 import { diffCollections, type CollectionDiff } from './schema-diff.js';
 import { planImport, type Plan, type PlannedCollection } from './schema-plan.js';
@@ -69,14 +74,22 @@ function readBody(body: unknown): { list: unknown[]; deleteMissing: boolean; dry
   return { list: collections, deleteMissing: deleteMissing === true, dryRun: dryRun === true };
 }
 
-export function createSchemaImport(store: Store, registry: Registry, sessions: Sessions) {
-  function apply(tx: WriteTx, plan: Plan, deleteMissing: boolean, notes: Notes): { changes: CollectionDiff[]; scratch: Registry } {
+/** File names a schema change stops naming, read inside its transaction, dropped after it. */
+interface CutNames {
+  prev: Collection;
+  before: NamesById;
+  after: NamesById;
+}
+
+export function createSchemaImport(store: Store, registry: Registry, sessions: Sessions, files: FileStorage, onChange: CollectionListener) {
+  function apply(tx: WriteTx, plan: Plan, deleteMissing: boolean, notes: Notes): { changes: CollectionDiff[]; scratch: Registry; removed: Collection[]; cuts: CutNames[] } {
     const scratch = new Registry();
     scratch.load(tx);
     const before = new Map(scratch.all().map((c) => [c.id, c]));
     const ctx = (previous?: Collection): InputContext => ({ lookup: scratch.lookup, allCollections: () => scratch.all(), previous });
     const kept = new Set(plan.items.map((i) => i.id));
     const removed: Collection[] = [];
+    const cuts: CutNames[] = [];
     if (deleteMissing) {
       for (const c of scratch.all()) {
         if (c.system || kept.has(c.id)) continue;
@@ -108,11 +121,14 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
       const { structure } = converted.get(item.id) as Converted;
       const noRules = prev.system ? {} : Object.fromEntries(Object.keys((converted.get(item.id) as Converted).rules).map((k) => [k, null]));
       const next = step(item, () => buildCollection({ ...(item.name === prev.name ? {} : { name: item.name }), type: item.type, ...structure, ...noRules }, ctx(prev), defaults, now));
+      const cut = cutFileFields(prev, next);
+      const before = cut.length > 0 ? readNames(tx, prev, cut) : new Map();
       try {
         changeTable(tx, prev, next);
       } catch (err) {
         step(item, () => ddlFailure(err, next, true));
       }
+      if (cut.length > 0) cuts.push({ prev, before, after: readNames(tx, next, next.fields.filter((f): f is FileField => f.type === 'file')) });
       scratch.put(next);
     }
     // 3. rules, each compiled against the whole new schema
@@ -137,7 +153,20 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
       // an unchanged collection keeps its stored definition (and its `updated` time)
       if (changes.find((d) => d.id === item.id)?.action !== 'unchanged') saveDefinition(tx, scratch.get(item.id) as Collection);
     }
-    return { changes, scratch };
+    return { changes, scratch, removed, cuts };
+  }
+
+  /** After the commit: the files nothing names any more go, and each change is announced. */
+  function settle(changes: CollectionDiff[], removed: Collection[], cuts: CutNames[]): void {
+    for (const cut of cuts) dropCutNames(files, cut.prev, cut.before, cut.after);
+    for (const c of removed) {
+      files.dropCollection(c.id);
+      onChange('delete', c);
+    }
+    for (const d of changes) {
+      const c = registry.get(d.id);
+      if (c && (d.action === 'added' || d.action === 'changed')) onChange(d.action === 'added' ? 'create' : 'update', c);
+    }
   }
 
   /**
@@ -149,13 +178,17 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
     const notes = new Notes();
     const plan = planImport(list, registry, notes);
     try {
-      return await store.write((tx) => {
-        const { changes, scratch } = apply(tx, plan, deleteMissing, notes);
+      let applied: { removed: Collection[]; cuts: CutNames[] } = { removed: [], cuts: [] };
+      const result = await store.write((tx) => {
+        const { changes, scratch, removed, cuts } = apply(tx, plan, deleteMissing, notes);
         if (dryRun) throw new DryRun({ changes, notes: notes.list, dryRun });
         const more = then?.(tx, scratch, plan, notes);
         registry.load(tx); // the live registry takes the new schema with the commit
+        applied = { removed, cuts };
         return { changes, notes: notes.list, dryRun, then: more };
       });
+      settle(result.changes, applied.removed, applied.cuts);
+      return result;
     } catch (err) {
       if (err instanceof DryRun) return err.result;
       throw err;

@@ -15,14 +15,16 @@ import { exportSchema } from './schema-export.js';
 import { typescriptTypes } from './typescript-types.js';
 import { isoNow } from '../ids.js';
 import { createSchemaImport } from './schema-import.js';
+import type { FileStorage } from '../../files/storage.js';
+import type { CollectionListener } from '../collections.js';
 
 function formatOf<T extends string>(value: string, allowed: readonly T[]): T {
   if (!(allowed as readonly string[]).includes(value)) throw badRequest(`Unknown format "${value}": use ${allowed.join(', ')}.`);
   return value as T;
 }
 
-export function createTransfer(store: Store, registry: Registry, sessions: Sessions, records: Records, budgetMs: number) {
-  const importSchema = createSchemaImport(store, registry, sessions);
+export function createTransfer(store: Store, registry: Registry, sessions: Sessions, records: Records, files: FileStorage, onChange: CollectionListener, budgetMs: number) {
+  const importSchema = createSchemaImport(store, registry, sessions, files, onChange);
   return {
     importSchema,
     /** PocketBase's collections JSON: every non-system collection, or those named (ids or names). */

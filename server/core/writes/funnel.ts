@@ -2,6 +2,7 @@
 // defaults, validation, hashing, rules, cascades and journaling happen once. Each write is prepared
 // (prepare-create.ts, prepare-update.ts, prepare-delete.ts), then applied inside one store transaction
 // with any others committed together, then its after-effects run (prepared.ts).
+import type { FileStorage } from '../../files/storage.js';
 import type { Store } from '../../store/db.js';
 import type { Registry } from '../collection-registry.js';
 import type { RequestContext } from '../request-context.js';
@@ -19,10 +20,12 @@ export interface FunnelOptions {
   budgetMs: number;
   /** Hears after-effects that failed once the outcome was decided. */
   report: (error: unknown) => void;
+  /** Where file fields' uploads are placed. */
+  files: FileStorage;
 }
 
 export function createRecordWrites(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, options: FunnelOptions) {
-  const deps: WriteDeps = { store, registry, sessions };
+  const deps: WriteDeps = { store, registry, sessions, files: options.files };
   const { budgetMs, report } = options;
 
   /** Runs after-effects one by one; a failing one is reported, never thrown (the outcome is decided). */

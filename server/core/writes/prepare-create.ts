@@ -18,6 +18,7 @@ import { isSuperuser, SUPERUSERS_ID } from '../types.js';
 import { authIdTaken, invalidAuthId, isManager, passwordErrors } from './auth-record.js';
 import type { PreparedWrite, WriteDeps, WriteOptions } from './prepared.js';
 import { readSubmitted, type Submitted } from './submitted.js';
+import { uploadsIn, withPlacedUploads } from './file-uploads.js';
 import { validateFields, validationContext } from './validate.js';
 import { mapWriteError, rowSource, throwIfErrors, type RowSource } from './write-sql.js';
 
@@ -119,14 +120,17 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
   throwIfErrors(errors, FAILED);
   const hash = c.type === 'auth' ? await hashPassword(String(sub.password), ctx.request.client) : null;
   const storedValues = () => c.fields.map((f) => (f.type === 'password' ? hash : toStoredValue(f, record[f.name])));
+  const hasUploads = uploadsIn(c, record).length > 0;
+  // a bulk insert has no after-effects to run: writes that place uploads apply one by one
+  const bulk = !hasUploads && c.type !== 'auth' && (su || c.createRule === '') ? { id: String(record.id), values: storedValues } : null;
 
-  return {
-    bulk: c.type !== 'auth' && (su || c.createRule === '') ? { id: String(record.id), values: storedValues } : null,
+  const write = await withPlacedUploads(deps.files, c, String(record.id), record, {
     apply(tx, changes) {
       // auth ids are unique across every auth collection (an id names who `@request.auth.id` is): the
       // check and the insert are one transaction, so no concurrent create can slip in between
       while (authIdTaken(tx, registry, c, String(record.id))) {
-        if (!generatedId) throw badRequest(FAILED, { id: invalidAuthId() });
+        // the uploads already sit in the folder of the id: the write fails rather than move them
+        if (!generatedId || hasUploads) throw badRequest(FAILED, { id: invalidAuthId() });
         record.id = newId();
         rule.reset();
       }
@@ -141,5 +145,6 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
       changes.push({ action: 'create', collection: c, before: null, after });
       return after;
     },
-  };
+  });
+  return { ...write, bulk };
 }

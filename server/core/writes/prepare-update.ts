@@ -18,6 +18,7 @@ import { isSuperuser, SUPERUSERS_ID } from '../types.js';
 import { changesPassword, isManager, oldPasswordError, passwordErrors } from './auth-record.js';
 import type { PreparedWrite, WriteDeps } from './prepared.js';
 import { readSubmitted, type Submitted } from './submitted.js';
+import { withPlacedUploads } from './file-uploads.js';
 import { validateFields, validationContext } from './validate.js';
 import { mapWriteError, throwIfErrors } from './write-sql.js';
 
@@ -102,10 +103,10 @@ export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, 
     }
   }
   const newHash = changing && Object.keys(errors).length === 0 ? await hashPassword(String(r.sub.password), ctx.request.client) : null;
-  Object.assign(errors, validateFields(c, r.next, null, validationContext(store, ctx.lookup, false)));
+  Object.assign(errors, validateFields(c, r.next, null, validationContext(store, ctx.lookup, false, r.current)));
   throwIfErrors(errors, FAILED);
 
-  return {
+  return withPlacedUploads(deps.files, c, id, r.next, {
     apply(tx, changes) {
       const before = getRow(tx, c, id);
       if (!before) throw notFound();
@@ -116,7 +117,7 @@ export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, 
         if (changing && !r.manager && (!oldPasswordChecked || before.password !== stored.password)) {
           again.oldPassword = fieldError('validation_invalid_old_password', 'Missing or invalid old password.');
         }
-        Object.assign(again, validateFields(c, r.next, null, validationContext(tx, ctx.lookup, false)));
+        Object.assign(again, validateFields(c, r.next, null, validationContext(tx, ctx.lookup, false, r.current)));
         throwIfErrors(again, FAILED);
       }
       viewRecord(tx, c, id, r.ruleCtx, 'updateRule'); // still allowed, atomically with the write
@@ -138,5 +139,5 @@ export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, 
       changes.push({ action: 'update', collection: c, before, after });
       return after;
     },
-  };
+  });
 }

@@ -6,6 +6,7 @@
 // Several prepared writes can be applied in one transaction (one journal entry, one sync, all or
 // nothing): the seam batch requests build on; realtime listens to the changes (changes.ts); file
 // fields stage files in prepare and delete replaced ones after the commit.
+import type { FileStorage } from '../../files/storage.js';
 import type { Store, WriteTx } from '../../store/db.js';
 import type { Registry } from '../collection-registry.js';
 import type { Sessions } from '../session-store.js';
@@ -29,6 +30,8 @@ export interface WriteDeps {
   store: Store;
   registry: Registry;
   sessions: Sessions;
+  /** Where file fields' uploads are placed. */
+  files: FileStorage;
 }
 
 export interface WriteOptions {

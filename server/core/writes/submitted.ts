@@ -4,7 +4,7 @@
 import { modifyValue, normalizeValue, zeroValue } from '../field-values.js';
 import type { ModifierOp } from '../fields/spec.js';
 import { setOwn } from '../own-keys.js';
-import type { Collection, Field } from '../types.js';
+import { isListField, type Collection, type Field } from '../types.js';
 
 /** Keys the API never takes from a body. */
 const IGNORED = new Set(['expand', 'collectionId', 'collectionName']);
@@ -29,7 +29,7 @@ function parseModifierKey(key: string): { name: string; op: 'plus' | 'prepend' |
 
 function opFor(field: Field, op: 'plus' | 'prepend' | 'minus'): ModifierOp | null {
   if (field.type === 'number') return op === 'plus' ? 'add' : op === 'minus' ? 'subtract' : null;
-  if (field.type === 'select' || field.type === 'relation') return op === 'plus' ? 'append' : op === 'minus' ? 'remove' : 'prepend';
+  if (isListField(field)) return op === 'plus' ? 'append' : op === 'minus' ? 'remove' : 'prepend';
   return null;
 }
 

@@ -6,12 +6,12 @@ import { specFor } from '../fields/index.js';
 import { emailIndexName } from '../maintained-indexes.js';
 import type { ValidateContext } from '../fields/spec.js';
 import { ident } from '../../filter/sql.js';
-import type { Collection } from '../types.js';
+import type { Collection, Lookup } from '../types.js';
 
-
-export function validationContext(db: ReadDb, lookup: (id: string) => Collection | undefined, isNew: boolean): ValidateContext {
+export function validationContext(db: ReadDb, lookup: Lookup, isNew: boolean, current: Record<string, unknown> | null = null): ValidateContext {
   return {
     isNew,
+    current,
     missingRelationIds(collectionId, ids) {
       const target = lookup(collectionId);
       if (!target) return ids;

@@ -1,5 +1,6 @@
 // Sign-in and refresh for any auth collection.
 import type { H3 } from 'h3';
+import { getCookie } from 'h3';
 import { ApiError } from '../../errors.js';
 import type { Core } from '../../core/index.js';
 import { contextOf, param, stateOf } from '../request.js';
@@ -23,14 +24,11 @@ export function registerAuth(app: H3, core: Core): void {
   });
 
   app.post('/api/collections/:collection/auth-refresh', async (event) => {
-    const { record } = await core.auth.refresh(param(event, 'collection'), contextOf(event, core));
     const state = stateOf(event);
-    if (state.viaCookie) {
-      // cookie sessions get a renewed cookie and no token; the session row keeps its token hash
-      const cookie = event.req.headers.get('cookie') ?? '';
-      const token = new RegExp(`(?:^|;\\s*)${COOKIE_NAME}=([^;]+)`).exec(cookie)?.[1] ?? '';
-      return json({ record }, { headers: { 'set-cookie': sessionCookie(token) } });
-    }
-    return { token: state.bearer, record };
+    const presented = state.viaCookie ? (getCookie(event, COOKIE_NAME) ?? '') : (state.bearer ?? '');
+    const { record, token } = await core.auth.refresh(param(event, 'collection'), contextOf(event, core), presented);
+    // cookie sessions get a renewed cookie and no token in the body
+    if (state.viaCookie) return json({ record }, { headers: { 'set-cookie': sessionCookie(token) } });
+    return { token, record };
   });
 }

@@ -1,0 +1,17 @@
+import { startServer } from '/work/b13/server/index.js';
+const server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined });
+const u = server.url;
+const j = (m: string, p: string, body?: unknown, token?: string) => fetch(u + p, { method: m, headers: { 'content-type': 'application/json', ...(token ? { authorization: token } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (r) => [r.status, await r.text()]);
+await j('POST', '/api/setup', { token: server.setupToken(), email: 'a@b.co', password: 'correct horse battery' });
+const su = JSON.parse((await j('POST', '/api/collections/_superusers/auth-with-password', { identity: 'a@b.co', password: 'correct horse battery' }))[1] as string).token;
+console.log('via', await j('POST', '/api/collections', { name: 'a_via_b', type: 'base' }, su));
+console.log('via field', await j('POST', '/api/collections', { name: 'ab', type: 'base', fields: [{ name: 'x_via_y', type: 'text' }] }, su));
+console.log('system', await j('PATCH', '/api/collections/users', { system: true }, su));
+console.log('num', await j('POST', '/api/collections', { name: 'n1', type: 'base', fields: [{ name: 'x', type: 'number', min: 10, max: 5 }] }, su));
+console.log('rel', await j('POST', '/api/collections', { name: 'r1', type: 'base', fields: [{ name: 'x', type: 'relation', collectionId: '_pb_users_auth_', minSelect: 1 }] }, su));
+const c = JSON.parse((await j('POST', '/api/collections', { name: 'ix', type: 'base', fields: [{ name: 'a', type: 'text' }, { name: 'b', type: 'text' }] }, su))[1] as string);
+const a = c.fields.find((f: {name: string}) => f.name === 'a').id;
+console.log('dupidx', await j('PATCH', '/api/collections/ix', { indexes: [{ name: 'i1', fields: [a] }, { name: 'i2', fields: [a], unique: true }] }, su));
+console.log('idf', await j('POST', '/api/collections/users/auth-with-password', { identity: 'a@b.co', password: 'x', identityField: 'name' }));
+console.log('filter', await j('GET', '/api/collections/users/records?filter=' + encodeURIComponent('nope = 1')));
+await server.close();

@@ -1,0 +1,175 @@
+// `POST /api/batch` as PocketBase's apis/batch.go: record creates, updates, upserts (`PUT`) and deletes,
+// all or nothing. Each sub-request is checked as the caller against its own collection's rules, with
+// `@request.context = "batch"`, its own query (`expand`, `fields`) and its headers over the batch's.
+// Every write is prepared first (rules, validation, hashing: the write funnel's prepare step), then all
+// are applied in one store transaction: one journal entry, one sync, and their realtime events go out
+// together after it, in order. A failure names its request: 400 `Batch transaction failed.` with
+// `data.requests.N` = {code: batch_request_failed, message, response: the request's own error}.
+//
+// Unlike PocketBase, each sub-request is prepared against the data as it was before the batch: a
+// request cannot update or relate to a record an earlier request of the same batch creates (inside the
+// transaction the rules are checked again against the rows as they are then).
+import { ApiError, badRequest, fieldError, type ErrorData, type FieldError } from '../errors.js';
+import { QueryTimeoutError } from '../store/deadline.js';
+import type { Store } from '../store/db.js';
+import type { Registry } from './collection-registry.js';
+import { isRecord } from './fields/common.js';
+import { setOwn } from './own-keys.js';
+import { MAX_RESPONSE_BYTES, queryTooSlow, underDeadline } from './query-budget.js';
+import { presentRecords } from './record-response.js';
+import { getRow } from './records-read.js';
+import { requestContext, type RequestContext, type RequestInput } from './request-context.js';
+import type { Collection, Row } from './types.js';
+import type { PreparedWrite } from './writes/prepared.js';
+import type { RecordWrites } from './writes/funnel.js';
+
+/** PocketBase's default batch.maxRequests. */
+export const MAX_BATCH_REQUESTS = 50;
+
+interface SubRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+interface Prepared {
+  collection: Collection;
+  ctx: RequestContext;
+  deletes: boolean;
+  write: PreparedWrite<Row | null>;
+}
+
+export interface BatchResult {
+  status: number;
+  body: unknown;
+}
+
+const RECORDS_URL = /^\/api\/collections\/([^/?]+)\/records(?:\/([^/?]+))?(?:\?(.*))?$/;
+
+function invalid(data: ErrorData): ApiError {
+  return badRequest('Invalid batch request data.', data);
+}
+
+/** The form: `requests`, 1 to MAX_BATCH_REQUESTS of `{method, url, headers?, body?}`. */
+function parseForm(body: Record<string, unknown>): SubRequest[] {
+  const list = body.requests;
+  if (!Array.isArray(list) || list.length === 0) throw invalid({ requests: fieldError('validation_required', 'Cannot be blank.') });
+  if (list.length > MAX_BATCH_REQUESTS) {
+    throw invalid({ requests: fieldError('validation_length_too_long', `The length must be no more than ${MAX_BATCH_REQUESTS}.`) });
+  }
+  const errors: ErrorData = {};
+  const out = list.map((item: unknown, i): SubRequest => {
+    const r = isRecord(item) ? item : {};
+    const method = typeof r.method === 'string' ? r.method.toUpperCase() : '';
+    const url = typeof r.url === 'string' ? r.url : '';
+    const e: ErrorData = {};
+    if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) e.method = fieldError('validation_in_invalid', 'Must be a valid value.');
+    if (url === '') e.url = fieldError('validation_required', 'Cannot be blank.');
+    else if (url.length > 2000) e.url = fieldError('validation_length_too_long', 'The length must be no more than 2000.');
+    if (Object.keys(e).length > 0) errors[i] = e;
+    const headers: Record<string, string> = {};
+    if (isRecord(r.headers)) for (const [k, v] of Object.entries(r.headers)) if (typeof v === 'string') setOwn(headers, k.toLowerCase(), v);
+    return { method, url, headers, body: isRecord(r.body) ? r.body : {} };
+  });
+  if (Object.keys(errors).length > 0) throw invalid({ requests: errors });
+  return out;
+}
+
+/** PocketBase's error shape for request `i`; errors that are not a client's (a disk failure) stay as they are. */
+function failedAt(i: number, err: unknown, budgetMs: number): unknown {
+  const api = err instanceof QueryTimeoutError ? queryTooSlow(budgetMs) : err;
+  if (!(api instanceof ApiError)) return err;
+  const item: FieldError = { code: 'batch_request_failed', message: 'Batch request failed.', response: api.toJSON() };
+  return badRequest('Batch transaction failed.', { requests: { [i]: item } });
+}
+
+class FailedWrite extends Error {
+  constructor(readonly index: number, readonly error: unknown) {
+    super('batch sub-request failed');
+  }
+}
+
+/** `responseBytes`: what the whole answer may hold (every sub-response's rows and expands together). */
+export function createBatch(store: Store, registry: Registry, writes: RecordWrites, budgetMs: number, responseBytes = MAX_RESPONSE_BYTES) {
+  const budgeted = <T>(operation: () => T): T => underDeadline(store, budgetMs, operation, responseBytes);
+
+  /** One sub-request's prepared write, as the caller (`base`: the batch request's own input). */
+  async function prepare(r: SubRequest, base: RequestInput): Promise<Prepared> {
+    const m = RECORDS_URL.exec(r.url);
+    if (!m) throw badRequest('Unknown batch request action.');
+    const c = registry.get(decodeURIComponent(m[1]));
+    if (!c) throw new ApiError(404, 'Missing or invalid collection context.');
+    const id = m[2] === undefined ? undefined : decodeURIComponent(m[2]);
+    const query: Record<string, string> = {};
+    for (const [k, v] of new URLSearchParams(m[3] ?? '')) if (!Object.hasOwn(query, k)) setOwn(query, k, v);
+    const headers = new Map(base.headers);
+    for (const [k, v] of Object.entries(r.headers)) headers.set(k, v);
+    const input: RequestInput = { auth: base.auth, method: r.method, query, headers, body: r.body, client: base.client };
+    const plain = requestContext(input, registry.lookup);
+    const ctx: RequestContext = { ...plain, request: { ...plain.request, context: 'batch' } };
+    let method = r.method;
+    let target = id;
+    if (method === 'PUT' && id === undefined) {
+      // upsert: an update when the body's id names a stored record, else a create
+      const bodyId = typeof r.body.id === 'string' ? r.body.id : '';
+      const exists = bodyId !== '' && getRow(store, c, bodyId) !== undefined;
+      method = exists ? 'PATCH' : 'POST';
+      target = exists ? bodyId : undefined;
+    }
+    if (method === 'POST' && target === undefined) {
+      return { collection: c, ctx, deletes: false, write: await budgeted(() => writes.prepareCreate(c, r.body, ctx)) };
+    }
+    if (method === 'PATCH' && target !== undefined) {
+      return { collection: c, ctx, deletes: false, write: await budgeted(() => writes.prepareUpdate(c, target, r.body, ctx)) };
+    }
+    if (method === 'DELETE' && target !== undefined) {
+      return { collection: c, ctx, deletes: true, write: budgeted(() => writes.prepareDelete(c, target, ctx)) };
+    }
+    throw badRequest('Unknown batch request action.');
+  }
+
+  return {
+    /** Runs a batch as `base`'s caller; answers each sub-request's `{status, body}` in order. */
+    async run(body: Record<string, unknown>, base: RequestInput): Promise<BatchResult[]> {
+      const requests = parseForm(body);
+      const prepared: Prepared[] = [];
+      for (let i = 0; i < requests.length; i++) {
+        try {
+          prepared.push(await prepare(requests[i], base));
+        } catch (err) {
+          // what earlier requests staged (files, later) is undone as after a rollback
+          for (const p of prepared) await p.write.afterRollback?.();
+          throw failedAt(i, err, budgetMs);
+        }
+      }
+      // each write's failure inside the transaction keeps its index
+      const tagged = prepared.map((p, i): PreparedWrite<Row | null> => ({
+        apply(tx, changes) {
+          try {
+            return p.write.apply(tx, changes);
+          } catch (err) {
+            throw new FailedWrite(i, err);
+          }
+        },
+        afterCommit: p.write.afterCommit && (() => p.write.afterCommit?.()),
+        afterRollback: p.write.afterRollback && (() => p.write.afterRollback?.()),
+      }));
+      let rows: (Row | null)[];
+      try {
+        rows = await writes.commit(tagged);
+      } catch (err) {
+        if (err instanceof FailedWrite) throw failedAt(err.index, err.error, budgetMs);
+        throw err;
+      }
+      // the answers are built after the commit: a large expand leaves its record unexpanded
+      return budgeted(() => prepared.map((p, i): BatchResult => {
+        const row = rows[i];
+        if (p.deletes || !row) return { status: 204, body: null };
+        return { status: 200, body: presentRecords(store, p.collection, [row], p.ctx, true, responseBytes)[0] };
+      }));
+    },
+  };
+}
+
+export type Batch = ReturnType<typeof createBatch>;

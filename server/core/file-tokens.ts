@@ -1,0 +1,53 @@
+// File tokens (`POST /api/files/token`, `?token=` on a protected file): short-lived (3 minutes, as
+// PocketBase's fileToken), shaped like a JWT so the SDK and apps that read `exp` work, and naming the
+// caller's session, which must still be live when the token is used (signing out ends its file
+// tokens too). Signed with HMAC-SHA256 under a secret that never leaves this process: a restart ends
+// every file token, which a 3-minute token can afford.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Registry } from './collection-registry.js';
+import { isoNow } from './ids.js';
+import type { Sessions } from './session-store.js';
+import type { ReadDb } from '../store/db.js';
+import { ident } from '../filter/sql.js';
+import type { AuthInfo, Row } from './types.js';
+
+export const FILE_TOKEN_SECONDS = 180;
+const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+
+export function createFileTokens(db: ReadDb, registry: Registry, sessions: Sessions, now: () => number = Date.now) {
+  const secret = randomBytes(32);
+  const sign = (text: string) => createHmac('sha256', secret).update(text).digest();
+
+  return {
+    issue(auth: AuthInfo): string {
+      const payload = { type: 'file', collectionId: auth.collection.id, id: String(auth.record.id), sid: auth.sessionId, exp: Math.floor(now() / 1000) + FILE_TOKEN_SECONDS };
+      const body = `${HEADER}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
+      return `${body}.${sign(body).toString('base64url')}`;
+    },
+
+    /** The caller a valid, unexpired token names whose session is still live; null otherwise. */
+    resolve(token: string): AuthInfo | null {
+      if (token.length === 0 || token.length > 1000) return null;
+      const parts = token.split('.');
+      if (parts.length !== 3) return null;
+      const given = Buffer.from(parts[2], 'base64url');
+      const expected = sign(`${parts[0]}.${parts[1]}`);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+      let claims: { sid?: unknown; exp?: unknown };
+      try {
+        claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as typeof claims;
+      } catch {
+        return null;
+      }
+      if (typeof claims.sid !== 'string' || typeof claims.exp !== 'number' || claims.exp * 1000 <= now()) return null;
+      const session = sessions.get(db, claims.sid);
+      if (!session || session.expires <= isoNow(now())) return null;
+      const collection = registry.get(session.collectionId);
+      if (!collection) return null;
+      const record = db.get<Row>(`SELECT * FROM ${ident(collection.name)} WHERE "id" = ?`, [session.recordId]);
+      return record ? { collection, record, sessionId: session.id } : null;
+    },
+  };
+}
+
+export type FileTokens = ReturnType<typeof createFileTokens>;

@@ -1,0 +1,117 @@
+// Files through the API: receiving uploads for a record body, and finding what
+// `GET /api/files/{collection}/{recordId}/{filename}` serves (PocketBase's apis/file.go): the record
+// must exist and name the file in one of its file fields; a protected field's file needs a file token
+// whose owner passes the record's viewRule; `?thumb=` names a size of the field's (or 100x100) for
+// images, else the original is served.
+import { open } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { notFound } from '../errors.js';
+import { filePath, thumbPath } from '../files/paths.js';
+import { sniff, SNIFF_BYTES, baseMime, type Sniffed } from '../files/sniff.js';
+import type { OversizeFile, StagedFile } from '../files/staged.js';
+import type { FileStorage } from '../files/storage.js';
+import { THUMBABLE, Thumbnails } from '../files/thumbs.js';
+import type { Store } from '../store/db.js';
+import type { Registry } from './collection-registry.js';
+import { storedNames } from './file-cleanup.js';
+import type { FileTokens } from './file-tokens.js';
+import { DEFAULT_THUMBS, effectiveMaxSelect, effectiveMaxSize } from './fields/file.js';
+import { underDeadline } from './query-budget.js';
+import { getRow, viewRecord } from './records-read.js';
+import type { RequestContext } from './request-context.js';
+import type { AuthInfo, FileField } from './types.js';
+
+/** Record bodies apart from their files (PocketBase's 32 MiB; the HTTP layer's record body limit). */
+export const RECORD_BODY_BYTES = 32 * 1024 * 1024;
+
+export interface ServedFile {
+  /** Path on disk of what is served (the original or its thumbnail). */
+  path: string;
+  /** The name it is served as (`100x100_photo_abc.png` for a thumbnail). */
+  name: string;
+  sniffed: Sniffed;
+  protected: boolean;
+}
+
+/** What a multipart body may carry for one collection: each file field's limits (by field name). */
+export interface UploadLimits {
+  fields: Map<string, { maxSize: number; maxSelect: number }>;
+  /** Bytes the whole body may hold: the other fields' 32 MiB plus every file field's maxSize × maxSelect (PocketBase). */
+  bodyLimit: number;
+}
+
+async function sniffFile(path: string): Promise<Sniffed> {
+  const handle = await open(path, 'r');
+  try {
+    const head = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0);
+    return sniff(head.subarray(0, bytesRead));
+  } finally {
+    await handle.close();
+  }
+}
+
+export function createFiles(store: Store, registry: Registry, storage: FileStorage, tokens: FileTokens, budgetMs: number) {
+  const thumbs = new Thumbnails();
+
+  return {
+    storage,
+    thumbs,
+
+    uploadLimits(collection: string): UploadLimits {
+      const c = registry.get(collection);
+      const fields = new Map<string, { maxSize: number; maxSelect: number }>();
+      let bodyLimit = RECORD_BODY_BYTES;
+      for (const f of c?.fields ?? []) {
+        if (f.type !== 'file') continue;
+        fields.set(f.name, { maxSize: effectiveMaxSize(f), maxSelect: effectiveMaxSelect(f) });
+        bodyLimit += effectiveMaxSize(f) * effectiveMaxSelect(f);
+      }
+      return { fields, bodyLimit };
+    },
+
+    receive: (source: Readable, originalName: string, limit: number): Promise<StagedFile | OversizeFile> => storage.receive(source, originalName, limit),
+
+    discard: (files: readonly StagedFile[]): Promise<void> => storage.discard(files),
+
+    token: (auth: AuthInfo): string => tokens.issue(auth),
+
+    /** Throws a 404 for anything missing or not allowed (PocketBase answers both alike). */
+    async find(collection: string, recordId: string, filename: string, ctx: RequestContext): Promise<ServedFile> {
+      const c = registry.get(collection);
+      if (!c) throw notFound();
+      const { field, isProtected } = underDeadline(store, budgetMs, () => {
+        const row = getRow(store, c, recordId);
+        if (!row) throw notFound();
+        const found = c.fields.find((f): f is FileField => f.type === 'file' && storedNames(f, row).includes(filename));
+        if (!found) throw notFound();
+        if (found.protected) {
+          const auth = tokens.resolve(ctx.request.query.token ?? '');
+          const asked = { ...ctx, request: { ...ctx.request, auth, context: 'protectedFile' } };
+          viewRecord(store, c, recordId, asked); // a 404 when the token's owner cannot view the record
+        }
+        return { field: found, isProtected: found.protected };
+      });
+      const original = filePath(storage.root, c.id, recordId, filename);
+      let sniffed: Sniffed;
+      try {
+        sniffed = await sniffFile(original);
+      } catch {
+        throw notFound();
+      }
+      const size = ctx.request.query.thumb ?? '';
+      if (size !== '' && (DEFAULT_THUMBS.includes(size) || field.thumbs.includes(size)) && THUMBABLE.has(baseMime(sniffed.mime))) {
+        const target = thumbPath(storage.root, c.id, recordId, filename, size);
+        try {
+          await thumbs.ensure(original, target, size, baseMime(sniffed.mime));
+          return { path: target, name: `${size}_${filename}`, sniffed, protected: isProtected };
+        } catch {
+          // PocketBase serves the original when a thumbnail cannot be made
+        }
+      }
+      return { path: original, name: filename, sniffed, protected: isProtected };
+    },
+  };
+}
+
+export type Files = ReturnType<typeof createFiles>;

@@ -1,0 +1,196 @@
+// Record changes to realtime messages. The core's change feed hands over each committed write's changes
+// once its journal entry is synced, in commit order, never a rolled-back one (writes/changes.ts); here
+// they wait for a later turn of the event loop, so a write's response never waits for its fan-out.
+// Subscribers are grouped by shape (collection and topic kind, identity, options): one rule check and
+// one message body per shape, however many clients share it. The work runs in slices of a few
+// milliseconds, each shape's queries under the query budget, so a burst of events or costly subscriber
+// filters cannot hold the loop.
+import type { Store } from '../../store/db.js';
+import type { Registry } from '../collection-registry.js';
+import type { AuthInfo, Collection } from '../types.js';
+import { isSuperuser } from '../types.js';
+import type { RecordChange } from '../writes/changes.js';
+import { RealtimeBroker, type RealtimeClient, type RealtimeMessage } from './broker.js';
+import { eventData, mayAccess, subscriberContext } from './record-access.js';
+import { parseSubscribeForm, type Subscription } from './topics.js';
+
+const SLICE_MS = 8;
+
+/**
+ * Committed writes waiting for delivery. Writers are never held back by subscribers, so when writes
+ * come faster than their fan-out for long enough, the queue is dropped and every client disconnected:
+ * they reconnect and resubscribe (the SDK does so by itself), and memory stays bounded.
+ */
+export const MAX_PENDING = 5000;
+
+/**
+ * Schema changes go to superusers subscribed to `_collections/*` (a Deskbase topic: PocketBase has no
+ * realtime for collections; the admin UI's collections list uses it). Queued with the record changes,
+ * so every message keeps commit order.
+ */
+export const COLLECTIONS_TOPIC = '_collections/*';
+
+type Pending =
+  | { kind: 'records'; changes: readonly RecordChange[] }
+  | { kind: 'collection'; action: 'create' | 'update' | 'delete'; collection: Collection };
+
+interface Shape {
+  rule: 'listRule' | 'viewRule';
+  auth: AuthInfo | null;
+  sub: Subscription;
+  members: [RealtimeClient, string][];
+}
+
+export interface RealtimeOptions {
+  budgetMs: number;
+  report: (error: unknown) => void;
+  idleMs?: number;
+}
+
+/** One message object per event name for `data`: its clients share it (and its encoding). */
+function messagesFor(data: string): (name: string) => RealtimeMessage {
+  const byName = new Map<string, RealtimeMessage>();
+  return (name) => {
+    let m = byName.get(name);
+    if (!m) byName.set(name, (m = { name, data }));
+    return m;
+  };
+}
+
+export function createRealtime(store: Store, registry: Registry, options: RealtimeOptions) {
+  const broker = new RealtimeBroker(options.idleMs);
+  const pending: Pending[] = [];
+  let running: Generator<void> | null = null;
+  let scheduled = false;
+
+  /** The subscriber shapes one change reaches (each topic spelling: by name or id, `/*`, bare, `/id`). */
+  function shapes(change: RecordChange, id: string): Map<string, Shape> {
+    const c = change.collection;
+    const out = new Map<string, Shape>();
+    const topics = new Set([`${c.name}/*`, `${c.id}/*`, c.name, c.id, `${c.name}/${id}`, `${c.id}/${id}`].map((t) => t.toLowerCase()));
+    for (const topic of topics) {
+      for (const [client, subs] of broker.subscribers(topic) ?? []) {
+        for (const sub of subs) {
+          const rule = sub.recordId === '*' ? 'listRule' : 'viewRule';
+          const who = client.auth ? `${client.auth.collection.id}/${String(client.auth.record.id)}` : '';
+          const key = `${rule}\n${who}\n${sub.optionsKey}`;
+          const shape = out.get(key);
+          if (shape) shape.members.push([client, sub.raw]);
+          else out.set(key, { rule, auth: client.auth, sub, members: [[client, sub.raw]] });
+        }
+      }
+    }
+    return out;
+  }
+
+  /** One shape: its check and its message, or nothing when it may not see the record (or fails). */
+  function message(change: RecordChange, shape: Shape): string | null {
+    const c = change.collection;
+    const row = change.after ?? change.before;
+    if (!row) return null;
+    try {
+      return store.withDeadline(options.budgetMs, () => {
+        const ctx = subscriberContext(shape.auth, shape.sub, registry.lookup);
+        if (!mayAccess(store, c, shape.rule, ctx, row, change.after === null)) return null;
+        return eventData(store, c, change.action, row, ctx);
+      });
+    } catch {
+      return null; // a filter that does not compile or runs past the budget matches nothing, as in PocketBase
+    }
+  }
+
+  function* work(): Generator<void> {
+    while (pending.length > 0) {
+      const next = pending.shift() as Pending;
+      broker.dropEndedSessions(store);
+      if (next.kind === 'collection') {
+        const { id, name, type, system } = next.collection;
+        const data = JSON.stringify({ action: next.action, record: { id, name, type, system } });
+        const messages = messagesFor(data);
+        for (const topic of [COLLECTIONS_TOPIC, '_collections']) {
+          for (const [client, subs] of broker.subscribers(topic) ?? []) {
+            if (!isSuperuser(client.auth)) continue;
+            for (const sub of subs) if (!client.send(messages(sub.raw))) broker.disconnect(client.id);
+          }
+        }
+        yield;
+        continue;
+      }
+      for (const change of next.changes) {
+        const row = change.after ?? change.before;
+        if (!row) continue;
+        if (change.collection.type === 'auth') broker.authRecordChanged(change.collection.id, String(row.id), change.after);
+        for (const shape of shapes(change, String(row.id)).values()) {
+          const data = message(change, shape);
+          if (data !== null) {
+            const messages = messagesFor(data);
+            for (const [client, name] of shape.members) if (!client.send(messages(name))) broker.disconnect(client.id);
+          }
+          yield;
+        }
+      }
+    }
+  }
+
+  function run(): void {
+    scheduled = false;
+    const end = performance.now() + SLICE_MS;
+    try {
+      running ??= work();
+      while (performance.now() < end) {
+        if (running.next().done) {
+          running = null;
+          return;
+        }
+      }
+    } catch (err) {
+      running = null;
+      options.report(err);
+    }
+    schedule();
+  }
+
+  function enqueue(item: Pending): void {
+    if (broker.size === 0) return;
+    if (pending.length >= MAX_PENDING) {
+      options.report(new Error(`realtime: ${MAX_PENDING} writes waiting for delivery; every client was disconnected to catch up`));
+      pending.length = 0;
+      broker.closeAll();
+      return;
+    }
+    pending.push(item);
+    schedule();
+  }
+
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(run);
+  }
+
+  return {
+    broker,
+    /** POST /api/realtime: the client's new subscriptions, bound to the caller (topics.ts, broker.ts). */
+    subscribe(body: Record<string, unknown>, auth: AuthInfo | null): void {
+      const form = parseSubscribeForm(body);
+      broker.subscribe(form.clientId, auth, form.subscriptions);
+    },
+    /** The change feed's listener: queued, delivered from a later turn of the loop. */
+    onChanges(changes: readonly RecordChange[]): void {
+      enqueue({ kind: 'records', changes });
+    },
+    /** A committed schema change (collections.ts). */
+    onCollection(action: 'create' | 'update' | 'delete', collection: Collection): void {
+      enqueue({ kind: 'collection', action, collection });
+    },
+    /** Resolves once every change queued so far is delivered (tests, benches). */
+    idle(): Promise<void> {
+      return new Promise((resolve) => {
+        const check = () => (pending.length === 0 && running === null && !scheduled ? resolve() : setImmediate(check));
+        check();
+      });
+    },
+  };
+}
+
+export type Realtime = ReturnType<typeof createRealtime>;

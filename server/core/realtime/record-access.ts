@@ -1,0 +1,67 @@
+// Whether one realtime subscriber shape may see a changed record, and what it sees: PocketBase's
+// realtimeCanAccessRecord (the topic's rule as the subscriber, `@request.context = "realtime"`, then
+// the subscription's own `filter`) and its message (`expand` and `fields` as the REST API applies them).
+// One call serves every subscriber with the same collection, rule, identity and options.
+import { ident, type CompiledSql } from '../../filter/sql.js';
+import { compileFilter } from '../../rules/compile.js';
+import type { ReadDb } from '../../store/db.js';
+import { ruleSql } from '../access.js';
+import { presentRecords } from '../record-response.js';
+import { requestContext, type RequestContext } from '../request-context.js';
+import type { AuthInfo, Collection, Lookup, Row, SqlValue } from '../types.js';
+import { isSuperuser } from '../types.js';
+import type { Subscription } from './topics.js';
+
+/** The request a subscription stands for: a GET by its identity with its options' query and headers. */
+export function subscriberContext(auth: AuthInfo | null, sub: Subscription, lookup: Lookup): RequestContext {
+  const ctx = requestContext({ auth, method: 'GET', query: sub.query, headers: Object.entries(sub.headers) }, lookup);
+  return { ...ctx, request: { ...ctx.request, context: 'realtime' } };
+}
+
+/** The subscription's rule and filter as SQL over `r`; null when the rule is locked to superusers. */
+function conditions(c: Collection, rule: 'listRule' | 'viewRule', ctx: RequestContext): CompiledSql[] | null {
+  const conds: CompiledSql[] = [];
+  if (!isSuperuser(ctx.request.auth)) {
+    const text = c[rule];
+    if (text === null || text === undefined) return null;
+    if (text.trim() !== '') conds.push(ruleSql(text, c, ctx));
+  }
+  const filter = ctx.request.query.filter;
+  if (filter !== undefined && filter.trim() !== '') {
+    conds.push(compileFilter(filter, { collection: c, alias: 'r', lookup: ctx.lookup, request: ctx.request, mode: 'filter', guard: true }));
+  }
+  return conds;
+}
+
+/**
+ * The record's own values as a one-row table `r`: a deleted record is judged as it was before the
+ * delete (PocketBase checks before deleting); other collections are read as they are now.
+ */
+function snapshotSource(row: Row): { sql: string; params: SqlValue[] } {
+  const cols = Object.keys(row);
+  return { sql: `(SELECT ${cols.map((k) => `? AS ${ident(k)}`).join(', ')})`, params: cols.map((k) => row[k]) };
+}
+
+/**
+ * Whether the subscriber may see `row`: the live row when it is still stored (create, update), else
+ * the row as it was (delete, or one deleted since). Throws what compiling or the deadline throws.
+ */
+export function mayAccess(db: ReadDb, c: Collection, rule: 'listRule' | 'viewRule', ctx: RequestContext, row: Row, deleted: boolean): boolean {
+  const conds = conditions(c, rule, ctx);
+  if (conds === null) return false;
+  if (conds.length === 0) return true;
+  const where = conds.map((w) => `(${w.sql})`).join(' AND ');
+  const params = conds.flatMap((w) => w.params);
+  const table = ident(c.name);
+  if (!deleted) {
+    if (db.get(`SELECT 1 AS ok FROM ${table} AS r WHERE r."id" = ? AND ${where}`, [row.id, ...params])) return true;
+    if (db.get(`SELECT 1 AS ok FROM ${table} WHERE "id" = ?`, [row.id])) return false;
+  }
+  const snap = snapshotSource(row);
+  return db.get(`SELECT 1 AS ok FROM ${snap.sql} AS r WHERE ${where}`, [...snap.params, ...params]) !== undefined;
+}
+
+/** The event's data as this subscriber shape sees it; an expand past its cap leaves the record unexpanded. */
+export function eventData(db: ReadDb, c: Collection, action: string, row: Row, ctx: RequestContext): string {
+  return JSON.stringify({ action, record: presentRecords(db, c, [row], ctx, true)[0] });
+}

@@ -1,0 +1,35 @@
+// File fields in the write funnel: a write's uploads are placed in the record's folder at the end of
+// its prepare step (before the transaction, so before its journal entry), kept from sweeps until the
+// write settles, and removed again when it rolls back. What a durable write stops naming is dropped
+// by the change listener in core/file-cleanup.ts.
+import type { FileStorage } from '../../files/storage.js';
+import type { StagedFile } from '../../files/staged.js';
+import { uploadsOf } from '../fields/file.js';
+import type { Collection } from '../types.js';
+import type { PreparedWrite } from './prepared.js';
+
+/** The uploads a record's values hold, over all its file fields. */
+export function uploadsIn(c: Collection, values: Record<string, unknown>): StagedFile[] {
+  return c.fields.flatMap((f) => (f.type === 'file' ? uploadsOf(values[f.name]) : []));
+}
+
+/**
+ * Places the uploads of `values` under the record and returns the write with the after-effects that
+ * settle them: kept after a commit, removed after a rollback.
+ */
+export async function withPlacedUploads<T>(files: FileStorage, c: Collection, recordId: string, values: Record<string, unknown>, write: PreparedWrite<T>): Promise<PreparedWrite<T>> {
+  const uploads = uploadsIn(c, values);
+  if (uploads.length === 0) return write;
+  const placed = await files.place(c.id, recordId, uploads);
+  return {
+    apply: (tx, changes) => write.apply(tx, changes),
+    async afterCommit() {
+      files.settle(placed);
+      await write.afterCommit?.();
+    },
+    async afterRollback() {
+      await files.unplace(placed);
+      await write.afterRollback?.();
+    },
+  };
+}

@@ -1,0 +1,128 @@
+// Backup archives: one zip holding `data.db` and `storage/<collectionId>/<recordId>/<name>` (yazl to
+// write, streamed; yauzl to read). Reading checks every entry before anything lands on disk: only
+// those two shapes of path, each segment plain (no zip-slip, no hidden names), no links, sizes
+// bounded and checked against what the entries declare.
+import { createWriteStream } from 'node:fs';
+import { access, mkdir, open } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Transform, type Readable } from 'node:stream';
+import yauzl from 'yauzl';
+import yazl from 'yazl';
+import { syncDir } from '../store/files.js';
+import { isSafeSegment, STORAGE_DIR } from './paths.js';
+
+export const ARCHIVE_DB = 'data.db';
+
+/** What an archive may hold when restored (the server's memory holds the database). */
+export interface ArchiveLimits {
+  dbBytes: number;
+  totalBytes: number;
+  entries: number;
+}
+
+export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = { dbBytes: 2 * 1024 ** 3, totalBytes: 256 * 1024 ** 3, entries: 1_000_000 };
+
+/**
+ * `files` are paths relative to storage/ (`<collectionId>/<recordId>/<name>`); a named file that is not
+ * on disk (a restore reported it missing) is left out. Failures end the stream with the error.
+ */
+export function writeArchive(db: Uint8Array, storageRoot: string, files: readonly string[]): Readable {
+  const zip = new yazl.ZipFile();
+  const out = zip.outputStream as Readable;
+  zip.on('error', (err: Error) => out.destroy(err));
+  zip.addBuffer(Buffer.from(db.buffer, db.byteOffset, db.byteLength), ARCHIVE_DB, { compress: true });
+  void (async () => {
+    for (const rel of files) {
+      const path = join(storageRoot, rel);
+      if (!(await access(path).then(() => true, () => false))) continue;
+      // stored, not deflated: uploads are mostly compressed already, and deflate would cost CPU per byte
+      zip.addFile(path, `${STORAGE_DIR}/${rel}`, { compress: false });
+    }
+    zip.end();
+  })().catch((err: unknown) => out.destroy(err instanceof Error ? err : new Error(String(err))));
+  return out;
+}
+
+export class ArchiveError extends Error {}
+
+/** Where an entry goes: `data.db`, a file or folder under storage/, or a refusal. */
+function target(name: string): { kind: 'db' } | { kind: 'file' | 'dir'; segments: string[] } {
+  if (name === ARCHIVE_DB) return { kind: 'db' };
+  const dir = name.endsWith('/');
+  const parts = (dir ? name.slice(0, -1) : name).split('/');
+  if (parts[0] !== STORAGE_DIR) throw new ArchiveError(`unexpected entry ${JSON.stringify(name.slice(0, 200))}`);
+  const segments = parts.slice(1);
+  // <collectionId>/<recordId>/<name>, or a thumbnail <collectionId>/<recordId>/thumbs_<name>/<size>_<name>
+  if (segments.length > 4 || (!dir && segments.length < 3) || !segments.every(isSafeSegment)) {
+    throw new ArchiveError(`unsafe entry ${JSON.stringify(name.slice(0, 200))}`);
+  }
+  return { kind: dir ? 'dir' : 'file', segments };
+}
+
+const isLink = (entry: yauzl.Entry) => ((entry.externalFileAttributes >>> 16) & 0o170000) === 0o120000;
+
+/**
+ * Extracts an archive into `into` (data.db and storage/), every file synced, after checking it.
+ * Rejects with an ArchiveError naming the first problem; the caller removes `into`.
+ */
+export async function extractArchive(zipPath: string, into: string, limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS): Promise<{ files: number }> {
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.open(zipPath, { lazyEntries: true, validateEntrySizes: true, strictFileNames: true, decodeStrings: true }, (err, z) => (err ? reject(new ArchiveError(err.message)) : resolve(z))),
+  );
+  let total = 0;
+  let count = 0;
+  let db = false;
+  let files = 0;
+  const dirs = new Set<string>();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      zip.on('error', (err: Error) => reject(new ArchiveError(err.message)));
+      zip.on('end', () => resolve());
+      zip.on('entry', (entry: yauzl.Entry) => {
+        void (async () => {
+          if (++count > limits.entries) throw new ArchiveError(`more than ${limits.entries} entries`);
+          if (isLink(entry)) throw new ArchiveError(`links are not allowed (${entry.fileName.slice(0, 200)})`);
+          const t = target(entry.fileName);
+          total += entry.uncompressedSize;
+          if (total > limits.totalBytes) throw new ArchiveError('the archive is larger than the limit');
+          if (t.kind === 'dir') return;
+          if (t.kind === 'db') {
+            if (db) throw new ArchiveError('two data.db entries');
+            if (entry.uncompressedSize > limits.dbBytes) throw new ArchiveError('data.db is larger than the limit');
+            db = true;
+          } else files++;
+          const path = t.kind === 'db' ? join(into, ARCHIVE_DB) : join(into, STORAGE_DIR, ...t.segments);
+          await mkdir(dirname(path), { recursive: true });
+          dirs.add(dirname(path));
+          const source = await new Promise<Readable>((res, rej) => zip.openReadStream(entry, (err, s) => (err ? rej(new ArchiveError(err.message)) : res(s))));
+          await writeSynced(source, path, entry.uncompressedSize);
+        })().then(() => zip.readEntry(), reject);
+      });
+      zip.readEntry();
+    });
+  } finally {
+    zip.close();
+  }
+  if (!db) throw new ArchiveError('the archive has no data.db');
+  for (const d of dirs) await syncDir(d);
+  return { files };
+}
+
+/** Writes a stream to a new file (never over an existing one) and syncs it; at most `limit` bytes. */
+async function writeSynced(source: Readable, path: string, limit: number): Promise<void> {
+  let size = 0;
+  const count = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length;
+      done(size > limit ? new ArchiveError('an entry is larger than it declares') : null, chunk);
+    },
+  });
+  await pipeline(source, count, createWriteStream(path, { flags: 'wx' }));
+  const handle = await open(path, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,92 @@
+// Thumbnails (`?thumb=WxH` and its crop and fit variants) with sharp: decoded and resized on libuv's
+// thread pool, never on the event loop. Each is generated once, on first request (concurrent first
+// requests share one generation), written to a temporary name and renamed into place, so a reader
+// never sees half a thumbnail; a few generations run at a time (as PocketBase's semaphore).
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { dirname } from 'node:path';
+import type { ResizeOptions } from 'sharp';
+
+/** Image types thumbnails are made of (PocketBase's imageContentTypes). */
+export const THUMBABLE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+/** Larger images are not decoded (decompression bombs): 100 megapixels. */
+const MAX_PIXELS = 100_000_000;
+const CONCURRENCY = 2;
+
+const FORMATS: Record<string, 'png' | 'jpeg' | 'gif' | 'webp'> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' };
+
+function transform(size: string): ResizeOptions | null {
+  const m = /^(\d+)x(\d+)([tbf]?)$/.exec(size);
+  if (!m) return null;
+  const width = Number(m[1]);
+  const height = Number(m[2]);
+  if (width === 0 && height === 0) return null;
+  if (width === 0) return { height };
+  if (height === 0) return { width };
+  if (m[3] === 'f') return { width, height, fit: 'inside', withoutEnlargement: true };
+  const position = m[3] === 't' ? 'top' : m[3] === 'b' ? 'bottom' : 'centre';
+  return { width, height, fit: 'cover', position };
+}
+
+export class Thumbnails {
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  /** Generations done (tests count them). */
+  generated = 0;
+
+  /** Makes `target` from `source` unless it exists; rejects when the image cannot be read. */
+  async ensure(source: string, target: string, size: string, mime: string): Promise<void> {
+    if (await exists(target)) return;
+    let job = this.inFlight.get(target);
+    if (job === undefined) {
+      job = this.generate(source, target, size, mime).finally(() => this.inFlight.delete(target));
+      this.inFlight.set(target, job);
+    }
+    return job;
+  }
+
+  private async generate(source: string, target: string, size: string, mime: string): Promise<void> {
+    const options = transform(size);
+    const format = FORMATS[mime];
+    if (options === null || format === undefined) throw new Error(`cannot make a ${size} thumbnail of ${mime}`);
+    await this.slot();
+    const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      await mkdir(dirname(target), { recursive: true });
+      // loaded on first use: the native module costs a fraction of a second at start-up
+      const { default: sharp } = await import('sharp');
+      await sharp(source, { limitInputPixels: MAX_PIXELS }).rotate().resize(options).toFormat(format).toFile(temp);
+      await rename(temp, target);
+      this.generated++;
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw err;
+    } finally {
+      this.release();
+    }
+  }
+
+  private async slot(): Promise<void> {
+    if (this.running < CONCURRENCY) {
+      this.running++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running--;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

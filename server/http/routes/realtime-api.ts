@@ -1,0 +1,83 @@
+// Realtime as PocketBase serves it (apis/realtime.go): GET opens a server-sent event stream that starts
+// with PB_CONNECT {clientId}; POST {clientId, subscriptions} with the caller's Authorization binds who
+// the client is and what it listens to. Each message is `id:<clientId>`, `event:<subscription>`,
+// `data:<json>`. What a client is sent, and when, is the core's (core/realtime/).
+import type { H3 } from 'h3';
+import { HTTPResponse } from 'h3';
+import type { Core } from '../../core/index.js';
+import type { RealtimeMessage, RealtimeSink } from '../../core/realtime/broker.js';
+import { COLLECTION_BODY_BYTES, readBodyObject } from '../body.js';
+import { authOf } from '../caller.js';
+import { noContent } from '../respond.js';
+
+/**
+ * Bytes a client may have waiting (sent, not yet taken by its socket). Past it the stream is ended,
+ * its queue dropped: a reader that stopped reading cannot grow the server's memory. The SDK reconnects
+ * and resubscribes, as after any dropped connection (PocketBase leaves such a client's goroutines
+ * waiting instead).
+ */
+export const REALTIME_QUEUE_BYTES = 4 * 1024 * 1024;
+
+const HEADERS: Record<string, string> = {
+  'content-type': 'text/event-stream; charset=UTF-8',
+  'cache-control': 'no-store',
+  // nginx and similar proxies would otherwise buffer the stream
+  'x-accel-buffering': 'no',
+};
+
+/** A message's `event:` and `data:` lines, encoded once for all the clients it goes to. */
+const frames = new WeakMap<RealtimeMessage, Buffer>();
+function frame(message: RealtimeMessage): Buffer {
+  let bytes = frames.get(message);
+  if (!bytes) frames.set(message, (bytes = Buffer.from(`event:${message.name}\ndata:${message.data}\n\n`)));
+  return bytes;
+}
+
+export function registerRealtime(app: H3, core: Core): void {
+  const { broker } = core.realtime;
+
+  app.get('/api/realtime', (event) => {
+    // between events the stream is quiet by design: the broker's idle timer (5 minutes) ends it, not
+    // the server's socket inactivity timeout
+    event.runtime?.node?.req.socket.setTimeout(0);
+    let clientId = '';
+    let prefix = Buffer.alloc(0);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        let closed = false;
+        const sink: RealtimeSink = {
+          send(message) {
+            if (closed) return true;
+            if ((controller.desiredSize ?? 0) <= 0) {
+              closed = true;
+              controller.error(new Error('realtime client queue full'));
+              return false;
+            }
+            controller.enqueue(Buffer.concat([prefix, frame(message)]));
+            return true;
+          },
+          close() {
+            if (closed) return;
+            closed = true;
+            controller.close();
+          },
+        };
+        const client = broker.connect(sink);
+        clientId = client.id;
+        prefix = Buffer.from(`id:${clientId}\n`);
+        client.send({ name: 'PB_CONNECT', data: JSON.stringify({ clientId }) });
+      },
+      cancel() {
+        broker.disconnect(clientId);
+      },
+    }, { highWaterMark: REALTIME_QUEUE_BYTES, size: (chunk) => chunk.byteLength });
+    return new HTTPResponse(stream, { status: 200, headers: HEADERS });
+  });
+
+  app.post('/api/realtime', async (event) => {
+    // 1,000 subscriptions of 2,500 characters fit
+    const body = await readBodyObject(event, COLLECTION_BODY_BYTES);
+    core.realtime.subscribe(body, authOf(event));
+    return noContent();
+  });
+}

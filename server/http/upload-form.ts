@@ -1,0 +1,150 @@
+// Multipart record bodies with files, streamed: busboy parses the body as it arrives; each file part
+// streams to a temporary file of the data folder under its field's maxSize (core/files.ts), never
+// held in memory; the other parts keep the limits every record body has (32 MiB, 20,000 fields) and
+// become the body as body.ts builds it (inferred values, repeated keys, `@jsonPayload`). The whole
+// body may hold 32 MiB plus each file field's maxSize × maxSelect, as PocketBase allows (a 413 past it).
+import { Readable } from 'node:stream';
+import busboy from 'busboy';
+import type { H3Event } from 'h3';
+import { ApiError, badRequest, fieldError, tooLarge } from '../errors.js';
+import type { Core } from '../core/index.js';
+import { RECORD_BODY_BYTES } from '../core/files.js';
+import { setOwn } from '../core/own-keys.js';
+import { OversizeFile, StagedFile } from '../files/staged.js';
+import { bodyBudgetOf } from './body-budget.js';
+import { MAX_BODY_KEYS } from './body-shape.js';
+import { formToObject, invalidBody } from './body.js';
+
+export interface RecordForm {
+  body: Record<string, unknown>;
+  /** Every upload received: the caller discards what no write placed. */
+  uploads: StagedFile[];
+}
+
+/** `avatar+`, `+avatar`, `avatar` → `avatar`. */
+const fieldOf = (key: string): string => key.replace(/^\+/, '').replace(/\+$/, '');
+
+function requestStream(event: H3Event): Readable | null {
+  const node = event.runtime?.node?.req;
+  if (node !== undefined) return node.readableEnded ? null : node;
+  const web = event.req.body;
+  return web ? Readable.fromWeb(web as import('node:stream/web').ReadableStream<Uint8Array>) : null;
+}
+
+/** Reads and drops what is left of a refused body, so the answer reaches the client whole (body.ts). */
+function drain(source: Readable): void {
+  source.on('data', () => undefined);
+  source.resume();
+}
+
+/**
+ * A multipart record body with its files received. `failed` is the write's message (`Failed to create
+ * record.`) for a field sent more files than it takes.
+ */
+export async function readRecordForm(event: H3Event, core: Core, collection: string, failed: string): Promise<RecordForm> {
+  const type = event.req.headers.get('content-type') ?? '';
+  const limits = core.files.uploadLimits(collection);
+  if (Number(event.req.headers.get('content-length') ?? '0') > limits.bodyLimit) throw tooLarge();
+  const source = requestStream(event);
+  if (source === null) return { body: {}, uploads: [] };
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: { 'content-type': type },
+      limits: { fields: MAX_BODY_KEYS, parts: MAX_BODY_KEYS, fieldSize: RECORD_BODY_BYTES, fieldNameSize: 1024 },
+    });
+  } catch {
+    throw invalidBody();
+  }
+
+  // the parts other than files are held in memory: they count against all requests' body budget until
+  // this one's response is sent (body-budget.ts); files stream to disk and do not
+  const budget = bodyBudgetOf(event).forRequest();
+  const response = event.runtime?.node?.res;
+  if (response) response.once('close', budget.release);
+  const entries: [string, string][] = [];
+  const files = new Map<string, (StagedFile | OversizeFile)[]>();
+  const receiving: Promise<void>[] = [];
+  const uploads: StagedFile[] = [];
+  const tooMany = new Set<string>();
+  let received = 0;
+  let fieldBytes = 0;
+
+  const done = new Promise<void>((resolve, reject) => {
+    let refused: unknown = null;
+    const refuse = (error: unknown) => {
+      if (refused !== null) return;
+      refused = error;
+      source.unpipe(parser);
+      drain(source);
+      reject(error);
+    };
+    source.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limits.bodyLimit) refuse(tooLarge());
+    });
+    source.once('error', refuse);
+    parser.on('field', (name, value, info) => {
+      fieldBytes += name.length + value.length;
+      if (info.valueTruncated || fieldBytes > RECORD_BODY_BYTES) return refuse(tooLarge());
+      try {
+        budget.take(name.length + value.length);
+      } catch (err) {
+        return refuse(err);
+      }
+      entries.push([name, value]);
+    });
+    parser.on('file', (key, stream, info) => {
+      const field = limits.fields.get(fieldOf(key));
+      const list = files.get(key) ?? [];
+      if (field === undefined || refused !== null) return void stream.resume(); // not a file field: dropped
+      if (list.length >= field.maxSelect) {
+        tooMany.add(fieldOf(key));
+        return void stream.resume();
+      }
+      files.set(key, list);
+      const index = list.length;
+      list.push(new OversizeFile(info.filename ?? 'file', 0)); // its place, kept in order while it streams
+      receiving.push(
+        core.files.receive(stream, info.filename ?? 'file', field.maxSize).then((file) => {
+          list[index] = file;
+          if (file instanceof StagedFile) uploads.push(file);
+        }),
+      );
+    });
+    const tooComplex = () => refuse(badRequest(`The request body is too complex to process (more than ${MAX_BODY_KEYS} form fields).`));
+    parser.on('partsLimit', tooComplex);
+    parser.on('fieldsLimit', tooComplex);
+    parser.on('error', () => refuse(invalidBody()));
+    parser.on('close', () => {
+      if (refused === null) resolve();
+    });
+    source.pipe(parser);
+  });
+
+  try {
+    await done;
+    await Promise.all(receiving);
+  } catch (err) {
+    if (!response) budget.release();
+    await Promise.allSettled(receiving);
+    await core.files.discard(uploads);
+    throw err instanceof ApiError ? err : (err as { code?: unknown }).code !== undefined ? err : invalidBody();
+  }
+  if (tooMany.size > 0) {
+    await core.files.discard(uploads);
+    const data: Record<string, ReturnType<typeof fieldError>> = {};
+    for (const name of tooMany) {
+      data[name] = fieldError('validation_too_many_files', `The maximum allowed files is ${limits.fields.get(name)?.maxSelect ?? 1}`, { maxSelect: limits.fields.get(name)?.maxSelect ?? 1 });
+    }
+    throw badRequest(failed, data);
+  }
+  const body = await formToObject(entries);
+  if (!response) budget.release(); // no response to wait for: an in-process request (tests)
+  // files join the strings sent under the same key (kept names first), as PocketBase's form does
+  for (const [key, list] of files) {
+    const strings: unknown[] = Object.hasOwn(body, key) ? (Array.isArray(body[key]) ? (body[key] as unknown[]) : [body[key]]) : [];
+    setOwn(body, key, [...strings, ...list]);
+  }
+  return { body, uploads };
+}

@@ -1,0 +1,85 @@
+// Swapping a restored archive into the data folder, crash-safe. The archive is first extracted into
+// `restore-staging/` (data.db and storage/, every file synced), then the marker `restore-commit` is
+// written: that is the commit point. From it on the swap only rolls forward, every step repeatable:
+// the old storage/ goes and the staged one takes its place, the journal segments go, the staged
+// data.db is renamed over data.db, the marker goes. `openStore` finishes a swap a crash interrupted
+// (and drops a staging folder that never got its marker) before it reads anything.
+import { access, open, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SqlJsStatic } from 'sql.js';
+import type { ReadDb } from './contract.js';
+import { syncDir } from './files.js';
+import { removeSegmentsBefore } from './journal-format.js';
+import { openDatabase } from './recovery.js';
+import { queryAll, queryGet, StatementCache } from './statements.js';
+import { SNAPSHOT_FILE } from './snapshot.js';
+
+export const RESTORE_STAGING = 'restore-staging';
+const MARKER = 'restore-commit';
+const STORAGE = 'storage';
+/** Tables every Deskbase database has (store/schema.ts). */
+const SYSTEM_TABLES = ['_collections', '_sessions', '_params'];
+
+const exists = (path: string) => access(path).then(() => true, () => false);
+
+/** Writes the commit marker: from here on the staged data replaces the folder's. */
+export async function commitRestore(dir: string): Promise<void> {
+  const handle = await open(join(dir, MARKER), 'w');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await syncDir(dir);
+}
+
+/** Finishes a committed swap, or drops an uncommitted staging folder. Returns whether a swap ran. */
+export async function finishRestore(dir: string): Promise<boolean> {
+  const staging = join(dir, RESTORE_STAGING);
+  if (!(await exists(join(dir, MARKER)))) {
+    await rm(staging, { recursive: true, force: true });
+    return false;
+  }
+  if (await exists(join(staging, STORAGE))) {
+    await rm(join(dir, STORAGE), { recursive: true, force: true });
+    await rename(join(staging, STORAGE), join(dir, STORAGE));
+  }
+  if (await exists(join(staging, SNAPSHOT_FILE))) {
+    // the segments continue the old snapshot: they go before the new one takes its name
+    await removeSegmentsBefore(dir, Number.MAX_SAFE_INTEGER);
+    await syncDir(dir);
+    await rename(join(staging, SNAPSHOT_FILE), join(dir, SNAPSHOT_FILE));
+  }
+  await syncDir(dir);
+  await rm(join(dir, MARKER), { force: true });
+  await rm(staging, { recursive: true, force: true });
+  await syncDir(dir);
+  return true;
+}
+
+/**
+ * Opens a database file for checking (a restore's candidate): a SQLite file with Deskbase's system
+ * tables that SQLite's quick_check finds healthy. Throws with the reason otherwise.
+ */
+export function inspectDatabase(SQL: SqlJsStatic, bytes: Buffer): ReadDb & { close(): void } {
+  const db = openDatabase(SQL, bytes, 'data.db in the archive');
+  try {
+    const check = db.exec('PRAGMA quick_check');
+    if (String(check[0]?.values[0]?.[0]) !== 'ok') throw new Error('data.db in the archive is damaged');
+    const tables = new Set(db.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0]?.values.map((v) => String(v[0])) ?? []);
+    const missing = SYSTEM_TABLES.filter((t) => !tables.has(t));
+    if (missing.length > 0) throw new Error(`data.db in the archive is not a Deskbase database (no ${missing.join(', ')})`);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const cache = new StatementCache(db);
+  return {
+    all: (sql, params) => queryAll(cache, sql, params),
+    get: (sql, params) => queryGet(cache, sql, params),
+    close: () => {
+      cache.clear();
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,120 @@
+// Uploads through the official SDK over a real socket: single and multiple fields, the `+field`,
+// `field+` and `field-` modifiers, kept names, unknown names, size and type limits, stored names.
+import type PocketBase from 'pocketbase';
+import { ClientResponseError } from 'pocketbase';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { file, fileServer, png, type FileServer } from './fixture.js';
+
+let fx: FileServer;
+let pb: PocketBase;
+let docsId: string;
+
+beforeAll(async () => {
+  fx = await fileServer();
+  pb = fx.admin;
+  const docs = await pb.collections.create({
+    name: 'docs',
+    fields: [
+      { name: 'title', type: 'text' },
+      { name: 'cover', type: 'file', maxSelect: 1, mimeTypes: ['image/png', 'image/jpeg'] },
+      { name: 'attachments', type: 'file', maxSelect: 4, maxSize: 1000 },
+    ],
+    listRule: '', viewRule: '', createRule: '', updateRule: '', deleteRule: '',
+  });
+  docsId = docs.id;
+});
+afterAll(async () => { await fx.close(); });
+
+/** Polls until the record's folder holds exactly `names` (deletions run after the write is durable). */
+async function eventually(recordId: string, names: string[]): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (JSON.stringify(await fx.stored(docsId, recordId)) === JSON.stringify([...names].sort())) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  expect(await fx.stored(docsId, recordId)).toEqual([...names].sort());
+}
+
+describe('uploads', () => {
+  it('stores a single file under storage/<collectionId>/<recordId>/ with a sanitized, suffixed name', async () => {
+    const rec = await pb.collection('docs').create({ title: 'a', cover: file(await png(4, 4), 'My Photo.PNG') });
+    expect(rec.cover).toMatch(/^my_photo_[a-z0-9]{10}\.PNG$/);
+    expect(await fx.stored(docsId, rec.id)).toEqual([rec.cover]);
+    const back = await pb.collection('docs').getOne(rec.id);
+    expect(back.cover).toBe(rec.cover);
+  });
+
+  it('stores several files in order, appends, prepends and removes by name', async () => {
+    const rec = await pb.collection('docs').create({ title: 'b', attachments: [file('one', 'one.txt'), file('two', 'two.txt')] });
+    expect(rec.attachments).toHaveLength(2);
+    expect(rec.attachments[0]).toMatch(/^one_[a-z0-9]{10}\.txt$/);
+    expect(rec.attachments[1]).toMatch(/^two_/);
+    const appended = await pb.collection('docs').update(rec.id, { 'attachments+': file('three', 'three.txt') });
+    expect(appended.attachments.slice(0, 2)).toEqual(rec.attachments);
+    expect(appended.attachments[2]).toMatch(/^three_/);
+    const prepended = await pb.collection('docs').update(rec.id, { '+attachments': file('zero', 'zero.txt') });
+    expect(prepended.attachments[0]).toMatch(/^zero_/);
+    expect(prepended.attachments.slice(1)).toEqual(appended.attachments);
+    const removed = await pb.collection('docs').update(rec.id, { 'attachments-': [rec.attachments[0]] });
+    expect(removed.attachments).toEqual(prepended.attachments.filter((n: string) => n !== rec.attachments[0]));
+    await eventually(rec.id, removed.attachments);
+  });
+
+  it('a plain upload replaces the value; resent names keep their files; an empty value clears', async () => {
+    const rec = await pb.collection('docs').create({ title: 'c', attachments: [file('1', 'a.txt'), file('2', 'b.txt')] });
+    const form = new FormData();
+    form.append('attachments', rec.attachments[1]);
+    form.append('attachments', new File(['3'], 'cee.txt'));
+    const kept = await pb.collection('docs').update(rec.id, form);
+    expect(kept.attachments[0]).toBe(rec.attachments[1]);
+    expect(kept.attachments[1]).toMatch(/^cee_[a-z0-9]{10}\.txt$/);
+    await eventually(rec.id, kept.attachments);
+    const cleared = await pb.collection('docs').update(rec.id, { attachments: [] });
+    expect(cleared.attachments).toEqual([]);
+    await eventually(rec.id, []);
+  });
+
+  it('refuses names the record does not hold (validation_invalid_file) and leaves no file', async () => {
+    const other = await pb.collection('docs').create({ title: 'd', cover: file(await png(2, 2), 'x.png') });
+    const err = await pb.collection('docs').create({ title: 'e', cover: other.cover, attachments: file('x', 'x.txt') }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ClientResponseError);
+    expect((err as ClientResponseError).status).toBe(400);
+    expect((err as ClientResponseError).response.data.cover.code).toBe('validation_invalid_file');
+    const list = await pb.collection('docs').getFullList({ filter: 'title = "e"' });
+    expect(list).toHaveLength(0);
+  });
+
+  it('refuses a file over maxSize with a field error, keeping nothing of it', async () => {
+    const err = (await pb.collection('docs').create({ title: 'f', attachments: file('x'.repeat(1001), 'big.txt') }).catch((e: unknown) => e)) as ClientResponseError;
+    expect(err.status).toBe(400);
+    expect(err.response.data.attachments.code).toBe('validation_file_size_limit');
+  });
+
+  it('refuses a type outside mimeTypes, judged by content and not by the name or the client type', async () => {
+    const err = (await pb.collection('docs').create({ title: 'g', cover: file('<html><script>alert(1)</script>', 'evil.png', 'image/png') }).catch((e: unknown) => e)) as ClientResponseError;
+    expect(err.status).toBe(400);
+    expect(err.response.data.cover.code).toBe('validation_invalid_mime_type');
+  });
+
+  it('refuses more files than maxSelect', async () => {
+    const err = (await pb.collection('docs').create({ title: 'h', attachments: [1, 2, 3, 4, 5].map((i) => file(String(i), `${i}.txt`)) }).catch((e: unknown) => e)) as ClientResponseError;
+    expect(err.status).toBe(400);
+    expect(err.response.data.attachments.code).toBe('validation_too_many_files');
+  });
+
+  it('a refused write (a rule) leaves no file behind', async () => {
+    await pb.collections.update('docs', { createRule: 'title = "ok"' });
+    try {
+      const guest = fx.client();
+      const err = (await guest.collection('docs').create({ title: 'no', cover: file(await png(2, 2), 'p.png') }).catch((e: unknown) => e)) as ClientResponseError;
+      expect(err.status).toBe(400);
+      const { readdir } = await import('node:fs/promises');
+      const { join } = await import('node:path');
+      const all = await readdir(join(fx.dir, 'storage', docsId), { recursive: true });
+      const names = all.map(String);
+      expect(names.filter((n) => n.includes('p_'))).toEqual([]);
+      expect(await readdir(join(fx.dir, 'upload-temp')).catch(() => [])).toEqual([]);
+    } finally {
+      await pb.collections.update('docs', { createRule: '' });
+    }
+  });
+});

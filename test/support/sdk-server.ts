@@ -1,0 +1,40 @@
+// A real server on a socket for tests that drive the official PocketBase SDK: first-time setup done,
+// a signed-in superuser SDK client, fresh clients on demand, and the SDK's error for a refused call.
+import { EventSource } from 'eventsource';
+import PocketBase, { ClientResponseError } from 'pocketbase';
+import { expect } from 'vitest';
+import { startServer, type RunningServer, type ServerOptions } from '../../server/index.js';
+
+// Node has no EventSource; the SDK's realtime service needs one (PocketBase's docs name this package)
+(globalThis as { EventSource?: unknown }).EventSource ??= EventSource;
+
+export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
+
+export interface SdkServer {
+  server: RunningServer;
+  /** Signed in as the superuser. */
+  admin: PocketBase;
+  /** A fresh SDK client, auto-cancellation off (parallel requests from Node). */
+  client(): PocketBase;
+}
+
+export async function startSdkServer(options: Partial<ServerOptions> = {}): Promise<SdkServer> {
+  const server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, ...options });
+  const setup = await fetch(`${server.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: server.setupToken(), ...ADMIN }) });
+  expect(setup.status).toBe(200);
+  const client = () => {
+    const pb = new PocketBase(server.url);
+    pb.autoCancellation(false);
+    return pb;
+  };
+  const admin = client();
+  await admin.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
+  return { server, admin, client };
+}
+
+/** The ClientResponseError a refused SDK call throws. */
+export async function failure(promise: Promise<unknown>): Promise<ClientResponseError> {
+  const err = await promise.catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(ClientResponseError);
+  return err as ClientResponseError;
+}
