@@ -213,7 +213,7 @@ export function createApi(options: ApiOptions) {
       download(`${records(c)}/export`, { format, ...params }, '*/*', `${c}.${format}`),
     importRecords: (c: string, file: Blob, format: 'csv' | 'json' | 'ndjson') =>
       request<{ imported: number }>('POST', `${records(c)}/import`, { query: { format }, raw: { blob: file, type: format === 'csv' ? 'text/csv' : 'application/json' } }),
-    /** PocketBase's pb_data/data.db, uploaded as it is. */
+    /** A PocketBase backup zip or its pb_data/data.db, uploaded as it is (the server tells them apart by their first bytes). */
     importPocketBase: (file: Blob) => request<PocketBaseImportResult>('POST', '/import/pocketbase', { raw: { blob: file, type: 'application/octet-stream' } }),
     /**
      * Realtime, as the PocketBase SDK speaks it: an event stream (GET /realtime) whose PB_CONNECT names

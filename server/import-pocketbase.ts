@@ -1,8 +1,9 @@
 // npm run import-pocketbase -- <pb_data> [--dir DIR]: moves a PocketBase (v0.23+) data folder's
-// collections, records and auth records (passwords included) into a Deskbase data folder. The
-// Deskbase server must be stopped (the data folder's lock says so otherwise).
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+// collections, records, auth records (passwords included) and uploaded files into a Deskbase data
+// folder. The PocketBase folder is only read; the Deskbase server must be stopped (the data folder's
+// lock says so otherwise).
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { createCore } from './core/index.js';
 import { openStore } from './store/db.js';
 
@@ -10,7 +11,7 @@ const HELP = `Moves a PocketBase (v0.23+) data folder into a Deskbase data folde
 
 Usage: npm run import-pocketbase -- <pb_data> [--dir DIR]
 
-  <pb_data>  PocketBase's data folder (or its data.db)
+  <pb_data>  PocketBase's data folder (data.db and storage/), or its data.db
   --dir DIR  Deskbase data folder (default ./deskbase_data); stop the server using it first`;
 
 export function parseImportArgs(argv: string[]): { source: string; dir: string } | { help: string } | { error: string } {
@@ -34,9 +35,7 @@ export async function runImport(argv: string[], log: (line: string) => void = co
   const args = parseImportArgs(argv);
   if ('help' in args) return log(args.help), 0;
   if ('error' in args) return console.error(args.error), 2;
-  const isDir = existsSync(args.source) && statSync(args.source).isDirectory();
-  const dbFile = isDir ? join(args.source, 'data.db') : args.source;
-  if (!existsSync(dbFile)) return console.error(`No PocketBase database at ${dbFile}`), 1;
+  if (!existsSync(args.source)) return console.error(`No PocketBase folder or database at ${args.source}`), 1;
   let store;
   try {
     store = await openStore({ dir: args.dir });
@@ -45,9 +44,14 @@ export async function runImport(argv: string[], log: (line: string) => void = co
   }
   try {
     const core = await createCore(store);
-    const result = await core.transfer.importPocketBase(readFileSync(dbFile), isDir && existsSync(join(args.source, 'storage')));
-    log(`Imported into ${args.dir}:`);
-    for (const c of result.changes) log(`  ${c.name}: collection ${c.action}, ${result.records.find((r) => r.collection === c.name)?.count ?? 0} records`);
+    const started = performance.now();
+    const result = await core.transfer.importPocketBaseFolder(args.source);
+    log(`Imported into ${args.dir} in ${((performance.now() - started) / 1000).toFixed(1)} s:`);
+    for (const c of result.changes) {
+      const copied = result.records.find((r) => r.collection === c.name);
+      const files = copied?.files ?? 0;
+      log(`  ${c.name}: collection ${c.action}, ${copied?.count ?? 0} records${files > 0 ? `, ${files} file${files === 1 ? '' : 's'}` : ''}`);
+    }
     if (result.notes.length > 0) log('\nLeft out or changed:');
     for (const n of result.notes) log(`  - ${n.collection === '*' ? '' : `${n.collection}: `}${n.item}: ${n.reason}`);
     return 0;

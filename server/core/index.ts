@@ -77,7 +77,7 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   feed.subscribe((changes) => realtime.onChanges(changes));
   const batch = createBatch(store, registry, records.writes, budgetMs, responseBytes);
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);
-  const transfer = createTransfer(store, registry, sessions, records, storage, onCollection, budgetMs);
+  const transfer = createTransfer(store, registry, sessions, records, storage, onCollection, budgetMs, responseBytes);
   return {
     store, registry, sessions, collections, records, auth, setup, transfer, realtime, batch, files,
     /** Backups (`GET /api/backup`) and restores; a restore sweeps what its records do not name. */

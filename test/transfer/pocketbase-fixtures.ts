@@ -53,6 +53,7 @@ export const pbPosts = {
     { hidden: false, id: 'select2063623452', maxSelect: 1, name: 'status', presentable: false, required: false, system: false, type: 'select', values: ['draft', 'published'] },
     { cascadeDelete: false, collectionId: 'pbc_1125843985', hidden: false, id: 'relation1032740943', maxSelect: 999, minSelect: 0, name: 'related', presentable: false, required: false, system: false, type: 'relation' },
     { hidden: false, id: 'file3834550803', maxSelect: 1, maxSize: 0, mimeTypes: [], name: 'cover', presentable: false, protected: false, required: false, system: false, thumbs: [], type: 'file' },
+    { hidden: false, id: 'file1204091606', maxSelect: 5, maxSize: 0, mimeTypes: [], name: 'attachments', presentable: false, protected: false, required: false, system: false, thumbs: [], type: 'file' },
     { hidden: false, id: 'number2245608546', max: null, min: 0, name: 'views', onlyInt: true, presentable: false, required: false, system: false, type: 'number' },
     created, updated,
   ],

@@ -23,13 +23,19 @@ describe('schema import and export', () => {
   });
 
   it('takes PocketBase collections: ids mapped, relations rewritten, indexes parsed, the rest reported', async () => {
-    const r = await importSchema([pbPosts, pbUsers, pbView, pbMfas]);
+    // a field of a type Deskbase lacks is left out, and a rule reading it is set to null and reported
+    const drafts = {
+      ...pbPosts, id: 'pbc_2000000001', name: 'drafts', indexes: [],
+      fields: [...pbPosts.fields.filter((f) => f.name !== 'related'), { hidden: false, id: 'vector1', name: 'embedding', presentable: false, required: false, system: false, type: 'vector' }],
+      deleteRule: 'author = @request.auth.id && embedding != ""',
+    };
+    const r = await importSchema([pbPosts, pbUsers, pbView, pbMfas, drafts]);
     expect(r.status, r.text).toBe(200);
     const all = await schema();
     const users = all.find((c) => c.name === 'users')!;
     const posts = all.find((c) => c.name === 'posts')!;
     expect(posts.id).toMatch(/^[a-z0-9]{15}$/);
-    expect(all.map((c) => c.name).sort()).toEqual(['_superusers', 'posts', 'users']);
+    expect(all.map((c) => c.name).sort()).toEqual(['_superusers', 'drafts', 'posts', 'users']);
     // PocketBase's users matched Deskbase's users by name; the relation follows both mappings
     const author = posts.fields.find((f: any) => f.name === 'author');
     expect(author.collectionId).toBe(users.id);
@@ -37,22 +43,49 @@ describe('schema import and export', () => {
     expect(posts.fields.find((f: any) => f.name === 'status')).toMatchObject({ id: 'select2063623452', values: ['draft', 'published'] });
     expect(posts.indexes).toEqual([{ name: 'idx_posts_status', fields: ['select2063623452', 'number2245608546'], unique: false }]);
     expect(users.fields.map((f: any) => f.name)).not.toContain('tokenKey');
+    // file fields come over with their options (PocketBase's `thumbs: null` is an empty list)
+    expect(posts.fields.find((f: any) => f.name === 'cover')).toMatchObject({ id: 'file3834550803', type: 'file', maxSelect: 1, maxSize: 0, mimeTypes: [], thumbs: [], protected: false });
+    expect(users.fields.find((f: any) => f.name === 'avatar')).toMatchObject({ id: 'file376926767', type: 'file', maxSelect: 1, mimeTypes: ['image/jpeg'], thumbs: [] });
     expect(posts.listRule).toBe('');
-    expect(posts.deleteRule).toBeNull(); // read the file field that could not come over
+    expect(posts.deleteRule).toBe('author = @request.auth.id && cover != ""'); // reads the file field, which came over
     const notes = r.body.notes as Note[];
     const about = (c: string, item: string) => notes.find((n) => n.collection === c && n.item === item);
-    expect(about('posts', 'field cover')?.reason).toMatch(/type "file"/);
+    expect(about('posts', 'field cover')).toBeUndefined();
+    expect(about('posts', 'deleteRule')).toBeUndefined();
+    expect(about('drafts', 'field embedding')?.reason).toMatch(/type "vector"/);
+    expect(all.find((c) => c.name === 'drafts')!.deleteRule).toBeNull();
+    expect(about('drafts', 'deleteRule')?.reason).toContain('author = @request.auth.id && embedding != ""');
     expect(about('posts', 'index idx_posts_lower')).toBeDefined();
-    expect(about('posts', 'deleteRule')?.reason).toContain('author = @request.auth.id && cover != ""');
     expect(about('users', 'OAuth2')?.reason).toContain('google');
     expect(about('post_counts', 'collection')?.reason).toMatch(/View collections/);
     expect(about('_mfas', 'collection')).toBeDefined();
     expect(r.body.changes.find((c: any) => c.name === 'posts')).toMatchObject({ action: 'added' });
-    // Deskbase's own users has what PocketBase's brings, less what could not come over
-    expect(r.body.changes.find((c: any) => c.name === 'users')).toMatchObject({ action: 'unchanged' });
+    // Deskbase's own users has what PocketBase's brings but the avatar file field, which is added
+    expect(r.body.changes.find((c: any) => c.name === 'users')).toMatchObject({ action: 'changed', fields: { added: ['avatar'], changed: [], removed: [] }, settings: [] });
     // the imported collections work: a record through the API
     const rec = await h.req('POST', '/api/collections/posts/records', { token: su, body: { title: 'hi', status: 'draft' } });
     expect(rec.status, rec.text).toBe(200);
+  });
+
+  it('file fields keep their options both ways, under the names PocketBase gives them', async () => {
+    const docs = {
+      id: 'pbc_3000000001', name: 'docs', type: 'base', system: false, indexes: [], listRule: null, viewRule: null, createRule: null, updateRule: null, deleteRule: null,
+      fields: [
+        pbPosts.fields[0],
+        { hidden: false, id: 'file1000000001', maxSelect: 3, maxSize: 1048576, mimeTypes: ['image/png', 'application/pdf'], name: 'scans', presentable: false, protected: true, required: true, system: false, thumbs: ['100x100', '0x300', '640x480f'], type: 'file' },
+      ],
+    };
+    expect((await importSchema([docs, pbUsers])).status).toBe(200);
+    const exported = (await h.req('GET', '/api/collections/meta/export', { token: su })).body as any[];
+    const scans = exported.find((c) => c.name === 'docs').fields.find((f: any) => f.name === 'scans');
+    // every key PocketBase writes, with the same value (Deskbase adds `help`, which PocketBase ignores)
+    expect(scans).toMatchObject(docs.fields[1]);
+    const avatar = exported.find((c) => c.name === 'users').fields.find((f: any) => f.name === 'avatar');
+    const pbAvatar = pbUsers.fields.find((f) => f.name === 'avatar')!;
+    expect(avatar).toMatchObject({ ...pbAvatar, thumbs: [] });
+    // and back: the export imports unchanged
+    const again = await importSchema(exported);
+    expect(again.body.changes.every((c: any) => c.action === 'unchanged'), again.text).toBe(true);
   });
 
   it('a second import of the same file changes nothing, and the ids stay the same', async () => {

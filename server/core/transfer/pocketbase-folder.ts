@@ -2,7 +2,8 @@
 // options as JSON, core/collection_model.go) become the collections JSON the schema import takes, and
 // every record of each imported collection is copied in the same transaction, ids, times and password
 // hashes as they are (PocketBase's bcrypt hashes are accepted at sign-in and re-hashed to scrypt then).
-// What cannot come over is listed, never silently dropped.
+// The records' files are placed before that transaction (pocketbase-files.ts) and taken away again if
+// it fails. What cannot come over is listed, never silently dropped.
 import { badRequest } from '../../errors.js';
 import { ident } from '../../filter/sql.js';
 import { openForeignDb, type ForeignDb } from '../../store/foreign-db.js';
@@ -10,19 +11,28 @@ import type { WriteTx } from '../../store/db.js';
 import type { Registry } from '../collection-registry.js';
 import { fromStoredValue, toStoredValue } from '../field-values.js';
 import type { Collection, SqlValue } from '../types.js';
-import type { SchemaImportResult } from './schema-import.js';
+import type { FileStorage } from '../../files/storage.js';
+import type { Adopted } from '../../files/adopt.js';
+import { bringFiles, type FileSource } from './pocketbase-files.js';
+import type { ImportSteps, SchemaImportResult } from './schema-import.js';
 import type { Plan } from './schema-plan.js';
 import type { Notes } from './transfer-notes.js';
 
 const RULES = ['listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule'] as const;
 
 export interface PocketBaseImportResult extends SchemaImportResult {
-  /** Records copied, per collection. */
-  records: { collection: string; count: number }[];
+  /** Records copied, and the files they name that came with them, per collection. */
+  records: { collection: string; count: number; files: number }[];
 }
 
-type SchemaImporter = (body: unknown, then: (tx: WriteTx, schema: Registry, plan: Plan, notes: Notes) => PocketBaseImportResult['records']) =>
-  Promise<SchemaImportResult & { then?: PocketBaseImportResult['records'] }>;
+type Copied = PocketBaseImportResult['records'];
+type SchemaImporter = (body: unknown, steps: ImportSteps<Copied>) => Promise<SchemaImportResult & { then?: Copied }>;
+
+/** A PocketBase data folder: its data.db's bytes and where its files are. */
+export interface PocketBaseSource {
+  db: Uint8Array;
+  files: FileSource;
+}
 
 function parseJson(value: SqlValue, fallback: unknown): unknown {
   try {
@@ -58,9 +68,9 @@ function storedValue(c: Collection, name: string, value: SqlValue | undefined): 
   return toStoredValue(field, fromStoredValue(field, value ?? null));
 }
 
-function copyRecords(db: ForeignDb, tx: WriteTx, schema: Registry, plan: Plan, notes: Notes): PocketBaseImportResult['records'] {
+function copyRecords(db: ForeignDb, tx: WriteTx, schema: Registry, plan: Plan, notes: Notes, files: Map<string, number>): Copied {
   const tables = db.tables();
-  const out: PocketBaseImportResult['records'] = [];
+  const out: Copied = [];
   for (const item of plan.items) {
     const c = schema.get(item.id);
     if (!c || !tables.has(item.name)) continue;
@@ -84,13 +94,13 @@ function copyRecords(db: ForeignDb, tx: WriteTx, schema: Registry, plan: Plan, n
       count++;
     }
     if (skipped > 0) notes.add(c.name, 'records', `${skipped} record(s) already here (same id or email) were left as they are.`);
-    out.push({ collection: c.name, count });
+    out.push({ collection: c.name, count, files: files.get(item.name) ?? 0 });
   }
   return out;
 }
 
 /** What a PocketBase data folder holds that never comes over, counted where the database shows it. */
-function folderNotes(db: ForeignDb, notes: Notes, hasStorage: boolean): void {
+function folderNotes(db: ForeignDb, notes: Notes): void {
   const tables = db.tables();
   const count = (table: string) => (tables.has(table) ? Number(db.all(`SELECT COUNT(*) AS n FROM ${ident(table)}`)[0]?.n ?? 0) : 0);
   const linked = count('_externalAuths');
@@ -101,25 +111,35 @@ function folderNotes(db: ForeignDb, notes: Notes, hasStorage: boolean): void {
   notes.add('*', 'hooks and migrations', 'pb_hooks (JavaScript hooks) and pb_migrations are code that runs inside PocketBase; they are not part of pb_data and do not run in Deskbase.');
   notes.add('*', 'logs', 'Request logs (auxiliary.db) are not imported.');
   notes.add('*', 'sessions', 'Auth tokens issued by PocketBase do not carry over: users sign in again (with the same passwords).');
-  if (hasStorage) notes.add('*', 'storage/', 'Uploaded files (storage/) are not imported: Deskbase has no file fields yet.');
 }
 
-/** Imports the database `bytes` (PocketBase's data.db); `hasStorage` says whether the folder has uploaded files. */
-export async function importPocketBase(importSchema: SchemaImporter, bytes: Uint8Array, hasStorage: boolean): Promise<PocketBaseImportResult> {
+/** Imports a PocketBase folder: collections, records and their files, all or nothing. */
+export async function importPocketBase(importSchema: SchemaImporter, storage: FileStorage, source: PocketBaseSource): Promise<PocketBaseImportResult> {
   let db: ForeignDb;
   try {
-    db = await openForeignDb(bytes);
+    db = await openForeignDb(source.db);
   } catch (err) {
     throw badRequest(`Failed to read the PocketBase database: ${err instanceof Error ? err.message : String(err)}`);
   }
+  let adopted: Adopted | null = null;
+  let files = new Map<string, number>();
   try {
     const collections = collectionsOf(db);
-    const result = await importSchema({ collections, deleteMissing: false }, (tx, schema, plan, notes) => {
-      const records = copyRecords(db, tx, schema, plan, notes);
-      folderNotes(db, notes, hasStorage);
-      return records;
+    const result = await importSchema({ collections, deleteMissing: false }, {
+      before: async (plan, notes) => {
+        ({ adopted, counts: files } = await bringFiles(db, plan, storage, source.files, notes));
+      },
+      then: (tx, schema, plan, notes) => {
+        const records = copyRecords(db, tx, schema, plan, notes, files);
+        folderNotes(db, notes);
+        return records;
+      },
     });
+    (adopted as Adopted | null)?.settle();
     return { changes: result.changes, notes: result.notes, dryRun: false, records: result.then ?? [] };
+  } catch (err) {
+    await (adopted as Adopted | null)?.undo();
+    throw err;
   } finally {
     db.close();
   }

@@ -37,6 +37,12 @@ export interface SchemaImportResult {
   dryRun: boolean;
 }
 
+/** What an import may add around the schema's own transaction (the PocketBase import's files and records). */
+export interface ImportSteps<R> {
+  before?: (plan: Plan, notes: Notes) => Promise<void>;
+  then?: (tx: WriteTx, schema: Registry, plan: Plan, notes: Notes) => R;
+}
+
 class DryRun extends Error {
   constructor(readonly result: SchemaImportResult) {
     super('dry run');
@@ -170,19 +176,22 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
   }
 
   /**
-   * Imports `body`'s collections. `then` runs in the same transaction once the schema is in place (the
-   * PocketBase import adds the records there), with the new schema's registry and the id map.
+   * Imports `body`'s collections. `steps.before` runs once the plan is made, before the transaction
+   * (the PocketBase import places its files there, so they are durable before the records naming
+   * them); `steps.then` runs in the same transaction once the schema is in place (the PocketBase import
+   * adds the records there), with the new schema's registry and the id map.
    */
-  return async function importSchema<R = undefined>(body: unknown, then?: (tx: WriteTx, schema: Registry, plan: Plan, notes: Notes) => R): Promise<SchemaImportResult & { then?: R }> {
+  return async function importSchema<R = undefined>(body: unknown, steps: ImportSteps<R> = {}): Promise<SchemaImportResult & { then?: R }> {
     const { list, deleteMissing, dryRun } = readBody(body);
     const notes = new Notes();
     const plan = planImport(list, registry, notes);
+    if (!dryRun) await steps.before?.(plan, notes);
     try {
       let applied: { removed: Collection[]; cuts: CutNames[] } = { removed: [], cuts: [] };
       const result = await store.write((tx) => {
         const { changes, scratch, removed, cuts } = apply(tx, plan, deleteMissing, notes);
         if (dryRun) throw new DryRun({ changes, notes: notes.list, dryRun });
-        const more = then?.(tx, scratch, plan, notes);
+        const more = steps.then?.(tx, scratch, plan, notes);
         registry.load(tx); // the live registry takes the new schema with the commit
         applied = { removed, cuts };
         return { changes, notes: notes.list, dryRun, then: more };

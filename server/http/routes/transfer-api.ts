@@ -4,7 +4,7 @@ import type { H3 } from 'h3';
 import type { Core } from '../../core/index.js';
 import { requireSuperuser } from '../caller.js';
 import { contextOf, listContextOf, param } from '../request.js';
-import { COLLECTION_BODY_BYTES, IMPORT_BODY_BYTES, readBodyBytes, readBodyObject } from '../body.js';
+import { COLLECTION_BODY_BYTES, IMPORT_BODY_BYTES, readBodyBytes, readBodyObject, takeBody } from '../body.js';
 import { noContent } from '../respond.js';
 
 export function registerTransfer(app: H3, core: Core): void {
@@ -17,11 +17,15 @@ export function registerTransfer(app: H3, core: Core): void {
     const only = event.url.searchParams.get('collections');
     return core.transfer.exportSchema(only === null || only.trim() === '' ? null : only.split(',').map((s) => s.trim()).filter(Boolean));
   });
-  // the upload is PocketBase's pb_data/data.db itself (a desktop file picker reaches it; a server path
-  // would let anyone holding a superuser session read files the server can read)
+  // the upload is PocketBase's pb_data/data.db or a backup zip of pb_data (a desktop file picker reaches
+  // them; a server path would let anyone holding a superuser session read files the server can read),
+  // streamed to disk as a restore's body is
   app.post('/api/import/pocketbase', async (event) => {
     requireSuperuser(event);
-    return core.transfer.importPocketBase(await readBodyBytes(event, IMPORT_BODY_BYTES));
+    // a large import works for a while after its body arrived, with no bytes either way: the
+    // connection's inactivity limit must not cut it (node sets it again for the next request)
+    event.runtime?.node?.req.socket?.setTimeout(0);
+    return core.transfer.importPocketBaseUpload(() => takeBody(event), Number(event.req.headers.get('content-length') ?? '0'));
   });
   app.get('/api/collections/types.ts', (event) => {
     requireSuperuser(event);
@@ -51,7 +55,7 @@ function importFormat(query: string | null, contentType: string): string {
   return 'json';
 }
 
-/** A streamed body from text pieces; the generator's first piece is already read (its errors came first). */
+/** A streamed body from text pieces; the generator's first chunk is already read (its errors came first). A later error cuts the connection. */
 function streamOf(pieces: AsyncGenerator<string>): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   return new ReadableStream({
@@ -68,10 +72,10 @@ function streamOf(pieces: AsyncGenerator<string>): ReadableStream<Uint8Array> {
 
 export function registerRecordsTransfer(app: H3, core: Core): void {
   const base = '/api/collections/:collection/records';
-  app.get(`${base}/export`, (event) => {
+  app.get(`${base}/export`, async (event) => {
     const format = event.url.searchParams.get('format') ?? 'csv';
     const name = param(event, 'collection');
-    const pieces = core.transfer.exportRecords(name, format, listContextOf(event, core));
+    const pieces = await core.transfer.exportRecords(name, format, listContextOf(event, core));
     const file = `${name.replace(/[^\w-]/g, '_')}.${format}`;
     return new Response(streamOf(pieces), {
       headers: { 'content-type': CONTENT_TYPES[format], 'content-disposition': `attachment; filename="${file}"`, 'cache-control': 'no-store' },
