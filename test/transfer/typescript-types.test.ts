@@ -47,6 +47,8 @@ describe('typed clients', () => {
         { name: 'where', type: 'geoPoint' },
         { name: 'notes', type: 'text', hidden: true },
         { name: '1st', type: 'bool' },
+        { name: 'cover', type: 'file', maxSelect: 1 },
+        { name: 'scans', type: 'file', maxSelect: 3 },
       ],
     } });
     expect(posts.status, posts.text).toBe(200);
@@ -59,6 +61,7 @@ describe('typed clients', () => {
     const types = r.text;
     expect(types).toContain(`status: "draft" | "published" | '';`);
     expect(types).toContain('comments_via_post?: CommentsRecord[];');
+    expect(types).toContain('  cover: string;\n  scans: string[];');
     expect(types).not.toMatch(/password/);
 
     const use = `
@@ -73,13 +76,18 @@ export async function read(): Promise<void> {
   const lat: number = post.where.lat;
   const first: boolean = post['1st'];
   const notes: string | undefined = post.notes;
+  const cover: string = post.cover;
+  const scans: string[] = post.scans;
   const email: string | undefined = post.expand?.author?.email;
   const bodies: string[] | undefined = post.expand?.comments_via_post?.map((c) => c.body);
   const list = await pb.collection('comments').getList(1, 20);
   const postId: string = list.items[0].post;
   const name: CollectionName = 'users';
   const any = await pb.collection('anything').getOne('x');
-  void [title, status, labels, lat, first, notes, email, bodies, postId, name, any.whatever];
+  void [title, status, labels, lat, first, notes, cover, scans, email, bodies, postId, name, any.whatever];
+  // @ts-expect-error a multiple file field is a list of names
+  const one: string = post.scans;
+  void one;
   // @ts-expect-error no such field
   void post.nope;
   // @ts-expect-error not one of the select's values

@@ -5,11 +5,16 @@
 // when given; relations may name records of the same import, before or after them; autodates given
 // (`created`, `updated`) are kept. Rows are parsed and prepared in slices with a turn of the event
 // loop between them; the apply is one synchronous stretch (measured in README, "Move your data").
+// File fields: a row holds at most the names of stored files, never their bytes, and a name means
+// nothing to a record that does not hold that file yet (PocketBase answers validation_invalid_file to
+// such a name in a create). A row naming files is refused with an error on that field saying so:
+// leaving the field empty instead would drop what the user meant to import without their knowing.
 import { ApiError, badRequest, fieldError, type ErrorData } from '../../errors.js';
 import { ident } from '../../filter/sql.js';
 import type { ReadDb } from '../../store/db.js';
 import { isMultiple, type Collection, type Lookup } from '../types.js';
 import { isRecord } from '../fields/common.js';
+import { fileNames } from '../fields/file.js';
 import type { RequestContext } from '../request-context.js';
 import type { RecordWrites } from '../writes/funnel.js';
 import { bulkCreate } from '../writes/bulk-create.js';
@@ -99,6 +104,16 @@ function knownRelationTargets(db: ReadDb, lookup: Lookup, c: Collection, rows: u
   return known;
 }
 
+/** The file fields of `row` that name files: an error for each (none when every file field is empty). */
+function fileErrors(c: Collection, row: Record<string, unknown>): ErrorData | null {
+  const errors: ErrorData = {};
+  for (const f of c.fields) {
+    if (f.type !== 'file' || !Object.hasOwn(row, f.name) || fileNames(row[f.name]).length === 0) continue;
+    errors[f.name] = fieldError('validation_invalid_file', 'Files cannot be imported from CSV or JSON (a row holds their names, not their bytes): leave this field empty and upload the files to the records afterwards.');
+  }
+  return Object.keys(errors).length > 0 ? errors : null;
+}
+
 function rowError(message: string): ErrorData {
   return { row: fieldError('validation_invalid_value', message) };
 }
@@ -141,6 +156,11 @@ export async function importRecords(db: ReadDb, writes: RecordWrites, c: Collect
     if (errors.has(i + 1)) continue;
     if (!isRecord(row)) {
       errors.set(i + 1, rowError('Must be an object of field values.'));
+      continue;
+    }
+    const refused = fileErrors(c, row);
+    if (refused !== null) {
+      errors.set(i + 1, refused);
       continue;
     }
     // a password alone is enough in an import (no one types it twice)

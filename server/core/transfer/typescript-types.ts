@@ -36,6 +36,8 @@ function valueType(f: Field): string {
       return isMultiple(f) ? `Array<${union}>` : `${union} | ''`;
     }
     case 'relation': return isMultiple(f) ? 'RecordIdString[]' : 'RecordIdString';
+    // stored file names, as the API shows them (pb.files.getURL(record, name) makes the URL)
+    case 'file': return isMultiple(f) ? 'string[]' : 'string';
     case 'date':
     case 'autodate': return 'IsoDateString';
     default: return 'string';
