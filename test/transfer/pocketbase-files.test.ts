@@ -3,13 +3,16 @@
 // disk and extracted with every entry checked; the records' files are served byte for byte after it,
 // files the zip lacks are noted, and a failed or refused import leaves no file behind.
 import { request } from 'node:http';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type PocketBase from 'pocketbase';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSdkServer } from '../support/sdk-server.js';
 import { startServer, type RunningServer } from '../../server/index.js';
+import { adoptFiles } from '../../server/files/adopt.js';
+import { FileStorage } from '../../server/files/storage.js';
+import { derivedId } from '../../server/core/transfer/schema-plan.js';
 import { zipOf } from '../files/zip-read.js';
 import { pocketBaseData, pocketBaseZip, type PocketBaseFolder } from './pocketbase-storage.js';
 
@@ -176,5 +179,16 @@ describe('moving from PocketBase with files', () => {
     server = await startServer({ dir, port: 0, uiDir: null, log: () => undefined, limits: { idleMs: 40 } });
     const r = await upload(await pocketBaseZip(pb));
     expect(r.status, JSON.stringify(r.body)).toBe(200);
+  });
+
+  it('files an import placed before a crash, for records that never committed, go at the next start', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'deskbase-pbfiles-'));
+    await writeFile(join(dir, 'source.bin'), 'bytes');
+    // what the import's before step does, then the process dies before the transaction
+    const placed = await adoptFiles(new FileStorage(dir, () => undefined), [{ collectionId: derivedId('pbc_1125843985'), recordId: 'post00000000001', name: 'cover.png', source: join(dir, 'source.bin') }], 'copy');
+    expect(placed.placed).toBe(1);
+    expect(await filesUnder(join(dir, 'storage'))).toHaveLength(1);
+    server = await startServer({ dir, port: 0, uiDir: null, log: () => undefined });
+    expect(await filesUnder(join(dir, 'storage'))).toEqual([]);
   });
 });
