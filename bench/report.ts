@@ -4,11 +4,13 @@ import { deepPage } from './cases.js';
 import type { LoadResult } from './load.js';
 import type { MainResults, Measured } from './phases.js';
 import type { LargeFigures, ScalePoint } from './scale.js';
+import type { ImportFigures } from './import.js';
 import type { RealtimeFigures } from './realtime.js';
 
 export interface BenchResults extends MainResults {
   small: ScalePoint;
   large: LargeFigures;
+  recordsImport: ImportFigures;
   realtime: RealtimeFigures;
 }
 
@@ -18,7 +20,6 @@ export interface Target {
   measured: string;
   met: boolean;
 }
-
 const MB = 2 ** 20;
 const num = (n: number, digits = 0): string => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 const pct = (n: number): string => `${num(100 * n)}%`;

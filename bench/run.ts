@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import type { Child } from './children.js';
 import { runMain, type Settings } from './phases.js';
 import { runScale } from './scale.js';
+import { importTable, runImportBench } from './import.js';
 import { realtimeTable, runRealtime } from './realtime.js';
 import { mainTable, scaleTable, targets, targetTable, type BenchResults } from './report.js';
 
@@ -86,11 +87,15 @@ async function main(): Promise<void> {
     const main = await runMain(s, dir, children);
     console.log(`\n2. scale: ${s.smallPosts.toLocaleString('en')} and ${s.largePosts.toLocaleString('en')} posts, side by side`);
     const { small, large } = await runScale(s, dir, children);
-    console.log(`\n3. realtime and batch: ${s.smallPosts.toLocaleString('en')} posts`);
+    console.log(`
+3. realtime and batch: ${s.smallPosts.toLocaleString('en')} posts`);
     const realtime = await runRealtime(s, dir, children);
-    const results: BenchResults = { ...main, small, large, realtime };
+    console.log(`
+4. records import: ${s.largePosts.toLocaleString('en')} posts in one request`);
+    const recordsImport = await runImportBench(s.largePosts, dir, children, s.log);
+    const results: BenchResults = { ...main, small, large, realtime, recordsImport };
     const checked = targets(results);
-    const lines = ['', ...METHOD, '', ...mainTable(results), '', ...scaleTable(results), '', ...realtimeTable(realtime), '', ...targetTable(checked)];
+    const lines = ['', ...METHOD, '', ...mainTable(results), '', ...scaleTable(results), '', ...realtimeTable(realtime), '', ...importTable(recordsImport), '', ...targetTable(checked)];
     console.log(lines.join('\n'));
     const file = await writeResults(s, results, checked, (performance.now() - started) / 1000);
     console.log(`\nResults: ${file} (${((performance.now() - started) / 1000).toFixed(0)} s)`);

@@ -11,7 +11,7 @@ import type { Collection } from '../server/core/types.js';
 import { FILTER_WORD, postContent, prng, TAGS } from './data.js';
 import type { SeedInfo } from './protocol.js';
 
-const ADMIN = { email: 'admin@bench.local', password: 'bench-admin-password' };
+export const ADMIN = { email: 'admin@bench.local', password: 'bench-admin-password' };
 const USER_PASSWORD = 'bench-user-password';
 const BATCH = 5000;
 const VIEW_IDS = 1000;

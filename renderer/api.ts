@@ -5,10 +5,16 @@ import type { MaintainedIndex } from '../server/core/maintained-indexes.js';
 import type { Collection as StoredCollection, Field, IndexDef } from '../server/core/types.js';
 import { filenameFromDisposition } from './lib/save-file.js';
 import { hasFiles, toFormData } from './lib/form-body.js';
+import type { SchemaImportResult } from '../server/core/transfer/schema-import.js';
+import type { PocketBaseImportResult } from '../server/core/transfer/pocketbase-folder.js';
 
 /** A collection as the schema API returns it; `maintainedIndexes` are the ones Deskbase keeps itself. */
 export type Collection = StoredCollection & { maintainedIndexes?: MaintainedIndex[] };
 export type { Field, IndexDef, MaintainedIndex };
+export type { TransferNote } from '../server/core/transfer/transfer-notes.js';
+export type { CollectionDiff } from '../server/core/transfer/schema-diff.js';
+export type { SchemaImportResult } from '../server/core/transfer/schema-import.js';
+export type { PocketBaseImportResult } from '../server/core/transfer/pocketbase-folder.js';
 
 export interface FieldErrorDetail {
   code: string;
@@ -102,6 +108,8 @@ type Query = Record<string, string | number | boolean | undefined>;
 interface RequestOptions {
   query?: Query;
   body?: unknown;
+  /** A file sent as it is (records import, a PocketBase data.db), with its media type. */
+  raw?: { blob: Blob; type: string };
 }
 
 const enc = encodeURIComponent;
@@ -115,14 +123,14 @@ export function createApi(options: ApiOptions) {
     const headers: Record<string, string> = { accept };
     const token = options.store.get();
     if (token) headers.authorization = `Bearer ${token}`;
-    // FormData (files) and Blobs (a backup to restore) go as they are; everything else as JSON
-    const raw = opts.body instanceof FormData || opts.body instanceof Blob;
-    if (opts.body !== undefined && !raw) headers['content-type'] = 'application/json';
-    if (opts.body instanceof Blob) headers['content-type'] = 'application/zip';
+    // FormData (files) goes as it is (the browser sets its boundary), a raw Blob with its type, the rest as JSON
+    const form = opts.body instanceof FormData;
+    if (opts.raw !== undefined) headers['content-type'] = opts.raw.type;
+    else if (opts.body !== undefined && !form) headers['content-type'] = 'application/json';
     const res = await doFetch(base + path + queryString(opts.query), {
       method,
       headers,
-      body: opts.body === undefined ? undefined : raw ? (opts.body as BodyInit) : JSON.stringify(opts.body),
+      body: opts.raw !== undefined ? opts.raw.blob : opts.body === undefined ? undefined : form ? (opts.body as FormData) : JSON.stringify(opts.body),
     });
     if (!res.ok) {
       const payload = await readJson(res);
@@ -157,6 +165,12 @@ export function createApi(options: ApiOptions) {
   }
 
   const records = (c: string) => `/collections/${enc(c)}/records`;
+
+  /** A GET answered with a file (Content-Disposition names it). */
+  async function download(path: string, query: Query, accept: string, fallback: string): Promise<DownloadedFile> {
+    const res = await send('GET', path, { query }, accept);
+    return { blob: await res.blob(), filename: filenameFromDisposition(res.headers.get('content-disposition')) ?? fallback };
+  }
 
   return {
     request,
@@ -211,12 +225,25 @@ export function createApi(options: ApiOptions) {
     fileUrl: (collectionId: string, recordId: string, name: string, thumb?: string) =>
       `${base}/files/${enc(collectionId)}/${enc(recordId)}/${enc(name)}${thumb ? `?thumb=${enc(thumb)}` : ''}`,
     /** POST /backup/restore: swaps a backup zip in; answers what it lacked and where the previous data went. */
-    restoreBackup: (archive: Blob) => request<{ missingFiles: string[]; previous: string }>('POST', '/backup/restore', { body: archive }),
+    restoreBackup: (archive: Blob) => request<{ missingFiles: string[]; previous: string }>('POST', '/backup/restore', { raw: { blob: archive, type: 'application/zip' } }),
     deleteRecord: (c: string, id: string) => request<void>('DELETE', `${records(c)}/${enc(id)}`),
     /** POST /batch: deletes these records in one transaction (all or none), each under the collection's rules. */
     deleteRecords: (c: string, ids: string[]) =>
       request<Array<{ status: number }>>('POST', '/batch', { body: { requests: ids.map((id) => ({ method: 'DELETE', url: `/api${records(c)}/${enc(id)}` })) } }),
 
+    truncateCollection: (idOrName: string) => request<void>('DELETE', `/collections/${enc(idOrName)}/truncate`),
+    /** The schema as PocketBase's collections JSON (every collection but the system ones, or those named). */
+    exportSchema: (only?: string[]) => request<Record<string, unknown>[]>('GET', '/collections/meta/export', { query: { collections: only?.join(',') } }),
+    importSchema: (collections: unknown[], deleteMissing: boolean, dryRun: boolean) =>
+      request<SchemaImportResult>('PUT', '/collections/import', { body: { collections, deleteMissing, dryRun } }),
+    downloadTypes: () => download('/collections/types.ts', {}, 'text/plain', 'pocketbase-types.ts'),
+    /** The records the filter and sort select, as CSV, JSON or NDJSON. */
+    exportRecords: (c: string, format: 'csv' | 'json' | 'ndjson', params: { filter?: string; sort?: string } = {}) =>
+      download(`${records(c)}/export`, { format, ...params }, '*/*', `${c}.${format}`),
+    importRecords: (c: string, file: Blob, format: 'csv' | 'json' | 'ndjson') =>
+      request<{ imported: number }>('POST', `${records(c)}/import`, { query: { format }, raw: { blob: file, type: format === 'csv' ? 'text/csv' : 'application/json' } }),
+    /** A PocketBase backup zip or its pb_data/data.db, uploaded as it is (the server tells them apart by their first bytes). */
+    importPocketBase: (file: Blob) => request<PocketBaseImportResult>('POST', '/import/pocketbase', { raw: { blob: file, type: 'application/octet-stream' } }),
     /**
      * Realtime, as the PocketBase SDK speaks it: an event stream (GET /realtime) whose PB_CONNECT names
      * the client, then its topics posted with the token (again after each reconnect, which the browser's

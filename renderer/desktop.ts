@@ -74,7 +74,7 @@ export interface DesktopCtx {
 export const DesktopContext = createContext<DesktopCtx | undefined>();
 
 /** The #/data page's name: a browser tab has only the backup there. */
-export const dataPageTitle = (desktop: boolean): string => (desktop ? 'Sharing & backup' : 'Backup');
+export const dataPageTitle = (desktop: boolean): string => (desktop ? 'Sharing & data' : 'Data');
 
 /** The desktop bridge and LAN state, or undefined in a browser tab. */
 export function useDesktop(): DesktopCtx | undefined {

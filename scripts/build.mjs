@@ -43,6 +43,8 @@ const unusedOptional = {
 };
 
 const SQL_WASM = 'node_modules/sql.js/dist/sql-wasm.wasm';
+// bcryptjs runs on the password worker thread, which loads it from a file: copied beside each bundle
+const BCRYPTJS = 'node_modules/bcryptjs/umd/index.js';
 
 /** Packages loaded at run time from dist/node_modules instead of being bundled (native code). */
 const RUNTIME_PACKAGES = ['sharp'];
@@ -82,6 +84,7 @@ export async function buildServer(root, outDir) {
     ...options, entryPoints: [join(root, 'server/cli.ts')], outfile: join(outDir, 'server/cli.mjs'), plugins: [serverIndexExternal],
   });
   await copyFile(join(root, SQL_WASM), join(outDir, 'server/sql-wasm.wasm'));
+  await copyFile(join(root, BCRYPTJS), join(outDir, 'server/bcryptjs.cjs'));
 }
 
 // In the CommonJS main bundle, the server's import.meta.url (where it looks for the UI by default)
@@ -102,6 +105,7 @@ export async function buildMain(root, outDir) {
   await esbuild.build({ ...options, entryPoints: [join(root, 'main/preload.cts')], outfile: join(outDir, 'main/preload.cjs') });
   await copyFile(join(root, 'build/icon.png'), join(outDir, 'main/icon.png'));
   await copyFile(join(root, SQL_WASM), join(outDir, 'main/sql-wasm.wasm'));
+  await copyFile(join(root, BCRYPTJS), join(outDir, 'main/bcryptjs.cjs'));
 }
 
 export async function buildRenderer(root, outDir) {

@@ -1,10 +1,13 @@
-// The data page: LAN sharing and desktop shortcuts (only in the desktop window), and the backup download.
+// The data page: LAN sharing and desktop shortcuts (only in the desktop window), the backup download, the
+// schema's export and import (with typed clients) and moving from PocketBase.
 // Its title depends on where it runs: a browser tab has only the backup.
 import { Show, type JSX } from 'solid-js';
 import { dataPageTitle, useDesktop } from '../desktop.js';
 import { LanSharingCard } from '../components/lan-sharing-card.js';
 import { DesktopActions } from '../components/desktop-actions.js';
 import { BackupCard } from '../components/backup-card.js';
+import { PocketBaseCard } from '../components/pocketbase-card.js';
+import { SchemaCard } from '../components/schema-card.js';
 
 export function DataPage(): JSX.Element {
   const desktop = useDesktop();
@@ -24,6 +27,8 @@ export function DataPage(): JSX.Element {
         )}
       </Show>
       <BackupCard />
+      <SchemaCard />
+      <PocketBaseCard />
     </div>
   );
 }

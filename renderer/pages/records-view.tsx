@@ -19,6 +19,7 @@ import { RecordsTable } from '../components/records-table.js';
 import { ColumnPicker } from '../components/column-picker.js';
 import { BulkActions } from '../components/bulk-actions.js';
 import { useToast } from '../components/toasts.js';
+import { ImportErrors, RecordsTransfer, type ImportProblem } from '../components/records-transfer.js';
 import { useLive } from '../lib/live.js';
 
 /** The server's detail (data.*.message) when it gave one, else its message. */
@@ -61,6 +62,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
   const [showHelp, setShowHelp] = createSignal(false);
   const [version, setVersion] = createSignal(0);
   const selection = createSelection();
+  const [importProblem, setImportProblem] = createSignal<ImportProblem | null>(null);
 
   const fields = createMemo(() => props.collection.fields.filter((f) => f.type !== 'password' && !isInternalField(f, props.collection)));
   const [hidden, setHidden] = createSignal(loadHiddenColumns(props.collection.id));
@@ -140,6 +142,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
             saveHiddenColumns(props.collection.id, h);
           }}
         />
+        <RecordsTransfer collection={props.collection.name} filter={q().filter} sort={q().sort} onImported={reload} onFailed={setImportProblem} />
         <button type="button" class="btn" onClick={reload} aria-label="Refresh" title="Refresh">
           <Icon name="refresh" />
         </button>
@@ -147,6 +150,9 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
           <Icon name="plus" /> New record
         </button>
       </div>
+      <Show when={importProblem()}>
+        {(p) => <ImportErrors problem={p()} onDismiss={() => setImportProblem(null)} />}
+      </Show>
       <Show when={filterError()}>
         {(err) => (
           <p class="alert alert-error filter-error" role="alert">

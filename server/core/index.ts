@@ -3,7 +3,7 @@ import type { Store } from '../store/db.js';
 import { ensureSystemSchema } from '../store/schema.js';
 import { createAuth } from './sign-in.js';
 import { FailureLimiter } from './sign-in-limiter.js';
-import { createCollections } from './collections.js';
+import { createCollections, type CollectionListener } from './collections.js';
 import { installQueryGuards, MAX_RESPONSE_BYTES, QUERY_BUDGET_MS } from './query-budget.js';
 import { addMissingMaintainedIndexes } from './maintained-indexes.js';
 import { createRecords } from './records.js';
@@ -12,6 +12,7 @@ import { internalContext, listContext, requestContext, type RequestInput } from 
 import { createSessions } from './session-store.js';
 import { createSetup } from './setup.js';
 import { ChangeFeed, type ChangeListener } from './writes/changes.js';
+import { createTransfer } from './transfer/transfer.js';
 import { createRealtime } from './realtime/fan-out.js';
 import { createBatch } from './batch.js';
 import { FileStorage } from '../files/storage.js';
@@ -58,7 +59,8 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const budgetMs = options.queryBudgetMs ?? QUERY_BUDGET_MS;
   const realtime = createRealtime(store, registry, { budgetMs, report, idleMs: options.realtimeIdleMs });
   const storage = new FileStorage(store.dir ?? memoryDataDir(), report);
-  const collections = createCollections(store, registry, sessions, storage, (action, c) => realtime.onCollection(action, c));
+  const onCollection: CollectionListener = (action, c) => realtime.onCollection(action, c);
+  const collections = createCollections(store, registry, sessions, storage, onCollection);
   await store.write((tx) => collections.bootstrap(tx));
   // data folders made before Deskbase kept an index get it now (nothing is written when none is missing)
   await store.write((tx) => addMissingMaintainedIndexes(tx, registry.all()));
@@ -75,8 +77,9 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   feed.subscribe((changes) => realtime.onChanges(changes));
   const batch = createBatch(store, registry, records.writes, budgetMs, responseBytes);
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);
+  const transfer = createTransfer(store, registry, sessions, records, storage, onCollection, budgetMs, responseBytes);
   return {
-    store, registry, sessions, collections, records, auth, setup, realtime, batch, files,
+    store, registry, sessions, collections, records, auth, setup, transfer, realtime, batch, files,
     /** Backups (`GET /api/backup`) and restores; a restore sweeps what its records do not name. */
     backups: createBackups(store, storage, sweep),
     /** The one subscription point for record changes: each committed write's, once durable, in commit order. */

@@ -2,6 +2,10 @@
 // are stored with the hash so they can be raised later. Hashing runs on worker threads (scrypt-pool.ts),
 // so the event loop stays free for other requests.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ScryptPool } from './scrypt-pool.js';
 
 const N = 16384, R = 8, P = 1, KEYLEN = 64;
@@ -22,7 +26,22 @@ export async function hashPassword(password: string, client = ''): Promise<strin
   return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
+/** PocketBase's hashes (bcrypt, `$2a$10$` + 53 characters), which records moved from PocketBase keep until their next sign-in. */
+const BCRYPT_HASH = /^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/;
+
+/** bcryptjs for the worker: beside a bundle (scripts/build.mjs copies it there), else from node_modules. */
+function bcryptModule(): string {
+  const beside = join(dirname(fileURLToPath(import.meta.url)), 'bcryptjs.cjs');
+  return existsSync(beside) ? beside : createRequire(import.meta.url).resolve('bcryptjs');
+}
+
+/** A hash of another scheme (PocketBase's bcrypt) that the next successful sign-in replaces with scrypt. */
+export function needsRehash(stored: string): boolean {
+  return BCRYPT_HASH.test(stored);
+}
+
 export async function verifyPassword(password: string, stored: string, client = ''): Promise<boolean> {
+  if (BCRYPT_HASH.test(stored)) return pool.bcryptCompare(password, stored, bcryptModule(), client);
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') {
     await derive(password, DUMMY_SALT, N, R, P, KEYLEN, client); // same cost on malformed hashes

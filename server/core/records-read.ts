@@ -24,26 +24,31 @@ function defaultSort(c: Collection): string {
   return field ? `r.${ident(field.name)} DESC, r._rowid_ DESC` : 'r._rowid_ ASC';
 }
 
+/** A list's WHERE (list rule and client filter) and ORDER BY (null: the client gave no sort), for the rows `r`. */
+export function listQuery(c: Collection, ctx: ListContext): { where: CompiledSql; order: CompiledSql | null } {
+  const q = ctx.paging;
+  const { request, lookup } = ctx;
+  const conds: CompiledSql[] = [ruleWhere(c, 'listRule', ctx)];
+  const fw = clientWhere(c, q.filter, ctx);
+  if (fw) conds.push(fw);
+  const where = { sql: conds.filter((w) => w.sql !== '1').map((w) => `(${w.sql})`).join(' AND ') || '1', params: conds.flatMap((w) => w.params) };
+  if (q.sort === undefined || q.sort.trim() === '') return { where, order: null };
+  const sort = q.sort;
+  const s = compiling(() => compileSort(sort, { collection: c, alias: 'r', lookup, request, mode: 'filter', guard: true }), { param: 'sort', request });
+  return { where, order: s.sql ? s : null };
+}
+
 /**
  * The page's rows. `columns`: the fields to read when the caller picked some (`fields`), beside what
  * presenting a record needs (`id`, an auth record's `emailVisibility`); null reads whole rows.
  */
 export function listRecords(db: ReadDb, c: Collection, ctx: ListContext, columns: ReadonlySet<string> | null = null): Page<Row> {
   const q = ctx.paging;
-  const { request, lookup } = ctx;
-  const conds: CompiledSql[] = [ruleWhere(c, 'listRule', ctx)];
-  const fw = clientWhere(c, q.filter, ctx);
-  if (fw) conds.push(fw);
-  const whereSql = conds.filter((w) => w.sql !== '1').map((w) => `(${w.sql})`).join(' AND ') || '1';
-  const whereParams: SqlValue[] = conds.flatMap((w) => w.params);
-  let orderSql = defaultSort(c);
-  let orderParams: SqlValue[] = [];
-  if (q.sort !== undefined && q.sort.trim() !== '') {
-    const sort = q.sort;
-    const s = compiling(() => compileSort(sort, { collection: c, alias: 'r', lookup, request, mode: 'filter', guard: true }), { param: 'sort', request });
-    orderSql = s.sql ? `${s.sql}, r._rowid_ ASC` : orderSql;
-    orderParams = s.params;
-  }
+  const { where, order } = listQuery(c, ctx);
+  const whereSql = where.sql;
+  const whereParams: SqlValue[] = where.params;
+  const orderSql = order ? `${order.sql}, r._rowid_ ASC` : defaultSort(c);
+  const orderParams: SqlValue[] = order ? order.params : [];
   const table = ident(c.name);
   const offset = (q.page - 1) * q.perPage;
   // Sorts and skips on row ids only, then reads the page's full rows (a deferred join): SQLite's

@@ -1,4 +1,4 @@
-// scrypt on a few worker threads that, on Linux, run at the lowest priority (nice 19). A sign-in
+// scrypt (and bcrypt, for hashes moved from PocketBase) on a few worker threads that, on Linux, run at the lowest priority (nice 19). A sign-in
 // costs 30-50 ms of CPU; on libuv's pool (4 threads) a burst of sign-ins took both cores of a 2-core
 // machine from the event loop: views served meanwhile fell from 8,700/s to 2,200/s and their p99 went
 // 5.6 ms → 31 ms. Niced workers take only the CPU the event loop leaves (views: 8,000/s, p99 8.9 ms
@@ -34,14 +34,19 @@ export interface ScryptParams {
   maxmem: number;
 }
 
+type Message =
+  | { kind: 'scrypt'; password: string; salt: Uint8Array; keylen: number; options: ScryptParams }
+  /** PocketBase's bcrypt hashes (data moved from PocketBase), checked with bcryptjs loaded from `module`. */
+  | { kind: 'bcrypt'; password: string; hash: string; module: string };
+
 interface Job {
-  message: { password: string; salt: Uint8Array; keylen: number; options: ScryptParams };
+  message: Message;
   client: string;
-  resolve: (key: Buffer) => void;
+  resolve: (reply: Reply) => void;
   reject: (error: Error) => void;
 }
 
-type Reply = { key: Uint8Array } | { error: string };
+type Reply = { key: Uint8Array } | { match: boolean } | { error: string };
 
 // Inline (eval) so that bundles (the Electron main process) need no extra file. Linux applies a nice
 // value to the calling thread only; elsewhere setPriority(0) would lower the whole process, so skip.
@@ -53,7 +58,8 @@ if (process.platform === 'linux') {
 }
 parentPort.on('message', (m) => {
   try {
-    parentPort.postMessage({ key: scryptSync(m.password, m.salt, m.keylen, m.options) });
+    if (m.kind === 'bcrypt') parentPort.postMessage({ match: require(m.module).compareSync(m.password, m.hash) });
+    else parentPort.postMessage({ key: scryptSync(m.password, m.salt, m.keylen, m.options) });
   } catch (e) {
     parentPort.postMessage({ error: e instanceof Error ? e.message : String(e) });
   }
@@ -76,7 +82,19 @@ export class ScryptPool {
   ) {}
 
   /** `client` names who asked (see clientKey); '' is the server itself, bounded only by the queue. */
-  derive(password: string, salt: Uint8Array, keylen: number, options: ScryptParams, client = ''): Promise<Buffer> {
+  async derive(password: string, salt: Uint8Array, keylen: number, options: ScryptParams, client = ''): Promise<Buffer> {
+    const reply = await this.run({ kind: 'scrypt', password, salt, keylen, options }, client);
+    if (!('key' in reply)) throw new Error('scrypt worker answered without a key');
+    return Buffer.from(reply.key);
+  }
+
+  /** bcrypt's compare on a worker (bcryptjs is pure JavaScript: ~70 ms of the loop a check at cost 10), bounded like a hash. */
+  async bcryptCompare(password: string, hash: string, module: string, client = ''): Promise<boolean> {
+    const reply = await this.run({ kind: 'bcrypt', password, hash, module }, client);
+    return 'match' in reply && reply.match;
+  }
+
+  private run(message: Message, client: string): Promise<Reply> {
     const mine = this.perClient.get(client) ?? 0;
     if (this.queue.length >= this.maxWaiting || (client !== '' && mine >= this.maxPerClient)) return Promise.reject(tooMany());
     if (client !== '') this.perClient.set(client, mine + 1);
@@ -90,7 +108,7 @@ export class ScryptPool {
         if (client !== '') done();
         f(v);
       };
-      this.queue.push({ message: { password, salt, keylen, options }, client, resolve: settle(resolve), reject: settle(reject) });
+      this.queue.push({ message, client, resolve: settle(resolve), reject: settle(reject) });
       this.dispatch();
     });
   }
@@ -114,8 +132,8 @@ export class ScryptPool {
       this.busy.delete(worker);
       this.idle.push(worker);
       if (job) {
-        if ('key' in reply) job.resolve(Buffer.from(reply.key));
-        else job.reject(new Error(reply.error));
+        if ('error' in reply) job.reject(new Error(reply.error));
+        else job.resolve(reply);
       }
       this.dispatch();
     });

@@ -4,7 +4,7 @@ import { ApiError, badRequest, fieldError, forbidden, notFound, unauthorized, ty
 import type { Store } from '../store/db.js';
 import { isRecord } from './fields/common.js';
 import { ruleSql } from './access.js';
-import { burnPasswordCheck, verifyPassword } from './passwords.js';
+import { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from './passwords.js';
 import type { FailureLimiter } from './sign-in-limiter.js';
 import { pick } from './pick-fields.js';
 import { MAX_RESPONSE_BYTES } from './query-budget.js';
@@ -111,7 +111,13 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
         limiter.settle(attempt, ok); // null: never checked (a 429), which counts as no failure
       }
       if (!ok) throw failed();
-      const started = await store.write((tx) => sessions.start(tx, c.id, String(record.id), userAgent));
+      // a PocketBase bcrypt hash becomes scrypt with the first sign-in that proves the password
+      const stored = String(record.password ?? '');
+      const rehash = needsRehash(stored) ? await hashPassword(password, ctx.request.client) : null;
+      const started = await store.write((tx) => {
+        if (rehash !== null) tx.run(`UPDATE ${ident(c.name)} SET "password" = ? WHERE "id" = ? AND "password" = ?`, [rehash, record.id, stored]);
+        return sessions.start(tx, c.id, String(record.id), userAgent);
+      });
       return { token: started.token, record: presentSelf({ collection: c, record, sessionId: started.session.id }, ctx) };
     },
 

@@ -1,7 +1,8 @@
 // Backup archives: one zip holding `data.db` and `storage/<collectionId>/<recordId>/<name>` (yazl to
 // write, streamed; yauzl to read). Reading checks every entry before anything lands on disk: only
 // those two shapes of path, each segment plain (no zip-slip, no hidden names), no links, sizes
-// bounded and checked against what the entries declare.
+// bounded and checked against what the entries declare. Another layout (a PocketBase backup's:
+// transfer/pocketbase-source.ts) may skip entries it does not need; those are never written.
 import { createWriteStream } from 'node:fs';
 import { access, mkdir, open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -46,8 +47,14 @@ export function writeArchive(db: Uint8Array, storageRoot: string, files: readonl
 
 export class ArchiveError extends Error {}
 
-/** Where an entry goes: `data.db`, a file or folder under storage/, or a refusal. */
-function target(name: string): { kind: 'db' } | { kind: 'file' | 'dir'; segments: string[] } {
+/** Where an entry goes, relative to the extraction folder: `data.db`, a file, a folder, or nowhere. */
+export type EntryTarget = { kind: 'db' } | { kind: 'dir' } | { kind: 'skip' } | { kind: 'file'; path: string[] };
+
+/** Which entries an archive may hold and where each goes; throws an ArchiveError to refuse it. */
+export type ArchiveLayout = (name: string) => EntryTarget;
+
+/** Deskbase's own backups: `data.db` and storage/ only, anything else refused. */
+export const backupLayout: ArchiveLayout = (name) => {
   if (name === ARCHIVE_DB) return { kind: 'db' };
   const dir = name.endsWith('/');
   const parts = (dir ? name.slice(0, -1) : name).split('/');
@@ -57,16 +64,25 @@ function target(name: string): { kind: 'db' } | { kind: 'file' | 'dir'; segments
   if (segments.length > 4 || (!dir && segments.length < 3) || !segments.every(isSafeSegment)) {
     throw new ArchiveError(`unsafe entry ${JSON.stringify(name.slice(0, 200))}`);
   }
-  return { kind: dir ? 'dir' : 'file', segments };
-}
+  return dir ? { kind: 'dir' } : { kind: 'file', path: [STORAGE_DIR, ...segments] };
+};
 
 const isLink = (entry: yauzl.Entry) => ((entry.externalFileAttributes >>> 16) & 0o170000) === 0o120000;
 
 /**
- * Extracts an archive into `into` (data.db and storage/), every file synced, after checking it.
- * Rejects with an ArchiveError naming the first problem; the caller removes `into`.
+ * Extracts an archive into `into` where its layout places each entry (a backup's: data.db and storage/),
+ * every file synced unless `sync` is false, each entry checked first. Rejects with an ArchiveError
+ * naming the first problem; the caller removes `into`.
  */
-export async function extractArchive(zipPath: string, into: string, limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS): Promise<{ files: number }> {
+export interface ExtractOptions {
+  limits?: ArchiveLimits;
+  layout?: ArchiveLayout;
+  /** Sync every file and folder written (default); a caller that syncs what it keeps itself says false. */
+  sync?: boolean;
+}
+
+export async function extractArchive(zipPath: string, into: string, options: ExtractOptions = {}): Promise<{ files: number }> {
+  const { limits = DEFAULT_ARCHIVE_LIMITS, layout = backupLayout, sync = true } = options;
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
     yauzl.open(zipPath, { lazyEntries: true, validateEntrySizes: true, strictFileNames: true, decodeStrings: true }, (err, z) => (err ? reject(new ArchiveError(err.message)) : resolve(z))),
   );
@@ -82,8 +98,9 @@ export async function extractArchive(zipPath: string, into: string, limits: Arch
       zip.on('entry', (entry: yauzl.Entry) => {
         void (async () => {
           if (++count > limits.entries) throw new ArchiveError(`more than ${limits.entries} entries`);
+          const t = layout(entry.fileName);
+          if (t.kind === 'skip') return;
           if (isLink(entry)) throw new ArchiveError(`links are not allowed (${entry.fileName.slice(0, 200)})`);
-          const t = target(entry.fileName);
           total += entry.uncompressedSize;
           if (total > limits.totalBytes) throw new ArchiveError('the archive is larger than the limit');
           if (t.kind === 'dir') return;
@@ -92,11 +109,11 @@ export async function extractArchive(zipPath: string, into: string, limits: Arch
             if (entry.uncompressedSize > limits.dbBytes) throw new ArchiveError('data.db is larger than the limit');
             db = true;
           } else files++;
-          const path = t.kind === 'db' ? join(into, ARCHIVE_DB) : join(into, STORAGE_DIR, ...t.segments);
+          const path = t.kind === 'db' ? join(into, ARCHIVE_DB) : join(into, ...t.path);
           await mkdir(dirname(path), { recursive: true });
           dirs.add(dirname(path));
           const source = await new Promise<Readable>((res, rej) => zip.openReadStream(entry, (err, s) => (err ? rej(new ArchiveError(err.message)) : res(s))));
-          await writeSynced(source, path, entry.uncompressedSize);
+          await writeSynced(source, path, entry.uncompressedSize, sync);
         })().then(() => zip.readEntry(), reject);
       });
       zip.readEntry();
@@ -105,12 +122,12 @@ export async function extractArchive(zipPath: string, into: string, limits: Arch
     zip.close();
   }
   if (!db) throw new ArchiveError('the archive has no data.db');
-  for (const d of dirs) await syncDir(d);
+  if (sync) for (const d of dirs) await syncDir(d);
   return { files };
 }
 
 /** Writes a stream to a new file (never over an existing one) and syncs it; at most `limit` bytes. */
-async function writeSynced(source: Readable, path: string, limit: number): Promise<void> {
+async function writeSynced(source: Readable, path: string, limit: number, sync: boolean): Promise<void> {
   let size = 0;
   const count = new Transform({
     transform(chunk: Buffer, _enc, done) {
@@ -119,6 +136,7 @@ async function writeSynced(source: Readable, path: string, limit: number): Promi
     },
   });
   await pipeline(source, count, createWriteStream(path, { flags: 'wx' }));
+  if (!sync) return;
   const handle = await open(path, 'r+');
   try {
     await handle.sync();

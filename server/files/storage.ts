@@ -33,10 +33,11 @@ export class FileStorage {
   }
 
   /**
-   * Streams one upload to a temporary file and syncs it. Past `limit` bytes the file is removed and the
-   * rest of the part read and dropped: the disk never holds more than the limit.
+   * Streams one upload to a temporary file and syncs it (unless `sync` is false: an upload that is only
+   * read, never placed). Past `limit` bytes the file is removed and the rest of the part read and
+   * dropped: the disk never holds more than the limit.
    */
-  async receive(source: Readable, originalName: string, limit: number): Promise<StagedFile | OversizeFile> {
+  async receive(source: Readable, originalName: string, limit: number, sync = true): Promise<StagedFile | OversizeFile> {
     await mkdir(this.tempDir, { recursive: true });
     const temp = join(this.tempDir, randomBytes(12).toString('hex'));
     const handle = await open(temp, 'wx');
@@ -58,7 +59,7 @@ export class FileStorage {
         }
         await handle.write(chunk);
       }
-      if (!over) await handle.sync();
+      if (!over && sync) await handle.sync();
     } catch (err) {
       await handle.close().catch(() => undefined);
       await rm(temp, { force: true });
@@ -104,6 +105,11 @@ export class FileStorage {
       throw err;
     }
     return placed;
+  }
+
+  /** Files placed by other means (adopt.ts) that a write in flight will name: kept from drops until settled. */
+  claim(paths: readonly string[]): void {
+    for (const p of paths) this.pending.add(p);
   }
 
   /** A placed file's write is settled (committed or rolled back). */

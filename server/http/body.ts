@@ -1,7 +1,7 @@
 // Reading request bodies: each endpoint reads at most the bytes it needs (a 413 past them), the shape
 // of the body is bounded before anything parses it (body-shape.ts), and large bodies are parsed off the
 // event loop (body-worker.ts). Keys a client chooses are stored as own properties (own-keys.ts).
-import type { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import type { H3Event } from 'h3';
 import { ApiError, badRequest, tooLarge } from '../errors.js';
 import { isRecord } from '../core/fields/common.js';
@@ -17,6 +17,8 @@ export const MAX_BODY_BYTES = RECORD_BODY_BYTES;
 export const AUTH_BODY_BYTES = 64 * 1024;
 /** A collection's definition (superusers only). */
 export const COLLECTION_BODY_BYTES = 4 * 1024 * 1024;
+/** A records import (superusers only); within the bodies in flight (body-budget.ts). */
+export const IMPORT_BODY_BYTES = 64 * 1024 * 1024;
 /**
  * Reads and drops what is left of a refused body, as node:http does for a body nobody read, so the 413
  * reaches the client whole. Not reader.cancel(): that destroys the socket under the response on its
@@ -264,3 +266,29 @@ export async function readBodyObject(event: H3Event, limit = MAX_BODY_BYTES): Pr
   return value;
 }
 
+
+/** The raw body (a records import, an uploaded database), a 413 past `limit`; parsed by core in slices. */
+export async function readBodyBytes(event: H3Event, limit: number): Promise<Uint8Array> {
+  return readLimited(event, limit);
+}
+
+/**
+ * The body as a stream, for endpoints that write it to disk as it arrives (a restore, a PocketBase
+ * import) instead of holding it: node's request where there is one (`event.req.body` would start a
+ * second reader of the same bytes), else the web body. Take it before anything awaits.
+ */
+export function takeBody(event: H3Event): Readable {
+  const node = event.runtime?.node?.req;
+  const source = new PassThrough();
+  const web = node ? null : event.req.body;
+  if (node) {
+    node.pipe(source);
+    // pipe() neither ends nor fails its destination when the client goes away mid-body (or the request
+    // time limit cuts it): the reader would wait forever
+    node.once('close', () => {
+      if (!node.complete) source.destroy(badRequest('The request ended before its body was complete.'));
+    });
+  } else if (web) Readable.fromWeb(web as import('node:stream/web').ReadableStream<Uint8Array>).pipe(source);
+  else source.end();
+  return source;
+}

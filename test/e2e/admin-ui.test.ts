@@ -386,8 +386,8 @@ describe('admin UI', () => {
   });
 
   it('downloads a backup: a zip holding the SQLite file', async () => {
-    await page.getByRole('link', { name: 'Backup', exact: true }).click();
-    await page.getByRole('heading', { name: 'Backup', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'Data', exact: true }).click();
+    await page.getByRole('heading', { name: 'Data', level: 1 }).waitFor();
     // No desktop bridge in a browser tab: no sharing switch.
     await expect(page.getByRole('switch').count()).resolves.toBe(0);
     const download = page.waitForEvent('download');

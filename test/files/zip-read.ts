@@ -24,11 +24,11 @@ export function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
   });
 }
 
-/** A zip made of the given entries (yazl), for hostile archives. */
-export async function zipOf(entries: [string, Buffer | string][]): Promise<Buffer> {
+/** A zip made of the given entries (yazl), for hostile archives; a third item is the entry's mode (0o120777: a symbolic link). */
+export async function zipOf(entries: [string, Buffer | string, number?][]): Promise<Buffer> {
   const yazl = (await import('yazl')).default;
   const zip = new yazl.ZipFile();
-  for (const [name, data] of entries) zip.addBuffer(Buffer.from(data), name);
+  for (const [name, data, mode] of entries) zip.addBuffer(Buffer.from(data), name, mode === undefined ? {} : { mode });
   zip.end();
   const chunks: Buffer[] = [];
   for await (const c of zip.outputStream as AsyncIterable<Buffer>) chunks.push(c);

@@ -45,7 +45,7 @@ const banner = () => document.querySelector('.lan-banner');
 describe('in a browser tab', () => {
   it('offers the backup only: no sharing switch, no desktop buttons, no banner', async () => {
     await mountApp();
-    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Backup');
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Data');
     expect(screen.queryByRole('switch')).toBeNull();
     expect(screen.queryByText('Share on local network')).toBeNull();
     expect(screen.queryByRole('button', { name: /Copy API URL/ })).toBeNull();
@@ -58,7 +58,7 @@ describe('in the desktop window', () => {
   it('starts off, turns sharing on with addresses, QR code and a warning on every page, then off again', async () => {
     const fake = fakeDesktop();
     await mountApp(fake);
-    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Sharing & backup');
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Sharing & data');
     await waitFor(() => expect(fake.calls).toContain('get'));
     expect(lanSwitch().checked).toBe(false);
     expect(banner()).toBeNull();

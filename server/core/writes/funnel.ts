@@ -11,6 +11,7 @@ import type { Collection, Row } from '../types.js';
 import type { ChangeFeed } from './changes.js';
 import { prepareCreate } from './prepare-create.js';
 import { prepareDelete } from './prepare-delete.js';
+import { prepareTruncate } from './prepare-truncate.js';
 import { prepareUpdate } from './prepare-update.js';
 import type { PreparedWrite, WriteDeps, WriteOptions } from './prepared.js';
 
@@ -73,6 +74,12 @@ export function createRecordWrites(store: Store, registry: Registry, sessions: S
 
     async remove(c: Collection, id: string, ctx: RequestContext): Promise<void> {
       await commit([prepareDelete(deps, c, id, ctx)]);
+    },
+
+    /** Deletes every record of `c` with single deletes' cascades, in one transaction (superusers only: the caller checks). */
+    async truncate(c: Collection): Promise<number> {
+      const [deleted] = await commit([prepareTruncate(deps, c)]);
+      return deleted;
     },
   };
 }

@@ -5,14 +5,15 @@ import { badRequest, fieldError, onlySuperusers, type ErrorData } from '../../er
 import { ident } from '../../filter/sql.js';
 import type { WriteTx } from '../../store/db.js';
 import { ruleWhere } from '../access.js';
-import { toStoredValue, zeroValue } from '../field-values.js';
+import { normalizeValue, toStoredValue, zeroValue } from '../field-values.js';
+import type { ValidateContext } from '../fields/spec.js';
 import { isRecord } from '../fields/common.js';
 import { autogenerate } from '../fields/text.js';
 import { ID_PATTERN, isoNow, newId } from '../ids.js';
 import { hashPassword } from '../passwords.js';
 import { getRow } from '../records-read.js';
 import { withBody, type RequestContext, type RuleInput } from '../request-context.js';
-import type { Collection, Row } from '../types.js';
+import type { Collection, Row, SqlValue } from '../types.js';
 import { isSuperuser, SUPERUSERS_ID } from '../types.js';
 import { authIdTaken, invalidAuthId, isManager, passwordErrors } from './auth-record.js';
 import type { PreparedWrite, WriteDeps, WriteOptions } from './prepared.js';
@@ -58,13 +59,45 @@ function createRuleCheck(c: Collection, record: Record<string, unknown>, ctx: Ru
   };
 }
 
-export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unknown, ctx: RequestContext, opts: WriteOptions = {}): Promise<PreparedWrite<Row>> {
+/** Submitted autodate values that parse as datetimes replace the creation time (records imports). */
+function keepAutodates(c: Collection, body: Record<string, unknown>, record: Record<string, unknown>): void {
+  for (const f of c.fields) {
+    if (f.type !== 'autodate' || !Object.hasOwn(body, f.name)) continue;
+    const v = normalizeValue(f, body[f.name]);
+    if (typeof v === 'string' && v !== '') record[f.name] = v;
+  }
+}
+
+/** Relations to ids known to exist (WriteOptions.knownIds) need no query; the others are looked up. */
+function withKnown(ctx: ValidateContext, known: WriteOptions['knownIds']): ValidateContext {
+  if (known === undefined) return ctx;
+  return {
+    ...ctx,
+    missingRelationIds(collectionId, ids) {
+      const set = known(collectionId);
+      const unknown = set === undefined ? ids : ids.filter((id) => !set.has(id));
+      return unknown.length === 0 ? [] : ctx.missingRelationIds(collectionId, unknown);
+    },
+  };
+}
+
+/** A prepared create that can also be applied with others of its collection in one multi-row INSERT (bulk-create.ts). */
+export interface PreparedCreate extends PreparedWrite<Row> {
+  /**
+   * The record's id and stored values when its apply would do nothing but insert them: a base
+   * collection (no auth id to check) whose createRule needs no re-check (a superuser, or `""`).
+   */
+  readonly bulk: { id: string; values(): SqlValue[] } | null;
+}
+
+export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unknown, ctx: RequestContext, opts: WriteOptions = {}): Promise<PreparedCreate> {
   const { store, registry } = deps;
   const su = opts.system === true || isSuperuser(ctx.request.auth);
   if (!su && c.createRule === null) throw onlySuperusers();
   if (!isRecord(rawBody)) throw badRequest(FAILED);
   const sub = readSubmitted(c, rawBody, null, su);
   const record = initialValues(c, sub);
+  if (opts.keepAutodates) keepAutodates(c, rawBody, record);
   const errors: ErrorData = {};
   if (sub.values.has('id') && record.id !== '' && (typeof record.id !== 'string' || !ID_PATTERN.test(record.id))) {
     errors.id = fieldError('validation_invalid_format', 'Invalid value format.');
@@ -83,12 +116,15 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
   }
   const rule = createRuleCheck(c, record, ruleCtx, su);
   rule.check(store);
-  Object.assign(errors, validateFields(c, record, null, validationContext(store, ctx.lookup, true)));
+  Object.assign(errors, validateFields(c, record, null, withKnown(validationContext(store, ctx.lookup, true), opts.knownIds)));
   throwIfErrors(errors, FAILED);
   const hash = c.type === 'auth' ? await hashPassword(String(sub.password), ctx.request.client) : null;
+  const storedValues = () => c.fields.map((f) => (f.type === 'password' ? hash : toStoredValue(f, record[f.name])));
   const hasUploads = uploadsIn(c, record).length > 0;
+  // a bulk insert has no after-effects to run: writes that place uploads apply one by one
+  const bulk = !hasUploads && c.type !== 'auth' && (su || c.createRule === '') ? { id: String(record.id), values: storedValues } : null;
 
-  return withPlacedUploads(deps.files, c, String(record.id), record, {
+  const write = await withPlacedUploads(deps.files, c, String(record.id), record, {
     apply(tx, changes) {
       // auth ids are unique across every auth collection (an id names who `@request.auth.id` is): the
       // check and the insert are one transaction, so no concurrent create can slip in between
@@ -100,9 +136,8 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
       }
       rule.check(tx); // the check and the insert are one transaction
       const cols = c.fields.map((f) => ident(f.name));
-      const params = c.fields.map((f) => (f.type === 'password' ? hash : toStoredValue(f, record[f.name])));
       try {
-        tx.run(`INSERT INTO ${ident(c.name)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, params);
+        tx.run(`INSERT INTO ${ident(c.name)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, storedValues());
       } catch (err) {
         mapWriteError(err, c, FAILED);
       }
@@ -111,4 +146,5 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
       return after;
     },
   });
+  return { ...write, bulk };
 }

@@ -37,4 +37,11 @@ export interface WriteDeps {
 export interface WriteOptions {
   /** Internal callers (setup) act with superuser rights without a signed-in superuser. */
   system?: boolean;
+  /**
+   * A records import: ids a relation may name without a query, per target collection: records the
+   * same import creates (before they exist) and those it found stored in one query per target.
+   */
+  knownIds?: (collectionId: string) => ReadonlySet<string> | undefined;
+  /** A records import: submitted autodate values are kept (a record that moves keeps its times). */
+  keepAutodates?: boolean;
 }

@@ -1,0 +1,146 @@
+// Moving a PocketBase (v0.23+) data folder in: its data.db's `_collections` rows (fields, indexes and
+// options as JSON, core/collection_model.go) become the collections JSON the schema import takes, and
+// every record of each imported collection is copied in the same transaction, ids, times and password
+// hashes as they are (PocketBase's bcrypt hashes are accepted at sign-in and re-hashed to scrypt then).
+// The records' files are placed before that transaction (pocketbase-files.ts) and taken away again if
+// it fails. What cannot come over is listed, never silently dropped.
+import { badRequest } from '../../errors.js';
+import { ident } from '../../filter/sql.js';
+import { openForeignDb, type ForeignDb } from '../../store/foreign-db.js';
+import type { WriteTx } from '../../store/db.js';
+import type { Registry } from '../collection-registry.js';
+import { fromStoredValue, toStoredValue } from '../field-values.js';
+import type { Collection, SqlValue } from '../types.js';
+import type { FileStorage } from '../../files/storage.js';
+import type { Adopted } from '../../files/adopt.js';
+import { bringFiles, type FileSource } from './pocketbase-files.js';
+import type { ImportSteps, SchemaImportResult } from './schema-import.js';
+import type { Plan } from './schema-plan.js';
+import type { Notes } from './transfer-notes.js';
+
+const RULES = ['listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule'] as const;
+
+export interface PocketBaseImportResult extends SchemaImportResult {
+  /** Records copied, and the files they name that came with them, per collection. */
+  records: { collection: string; count: number; files: number }[];
+}
+
+type Copied = PocketBaseImportResult['records'];
+type SchemaImporter = (body: unknown, steps: ImportSteps<Copied>) => Promise<SchemaImportResult & { then?: Copied }>;
+
+/** A PocketBase data folder: its data.db's bytes and where its files are. */
+export interface PocketBaseSource {
+  db: Uint8Array;
+  files: FileSource;
+}
+
+function parseJson(value: SqlValue, fallback: unknown): unknown {
+  try {
+    return typeof value === 'string' ? (JSON.parse(value) as unknown) : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+/** The collections JSON of a PocketBase database, as PocketBase's export would write it. */
+function collectionsOf(db: ForeignDb): Record<string, unknown>[] {
+  const tables = db.tables();
+  if (!tables.has('_collections')) throw badRequest('Not a PocketBase database: it has no _collections table.');
+  const columns = new Set(db.all(`SELECT name FROM pragma_table_info('_collections')`).map((r) => String(r.name)));
+  if (!columns.has('fields')) throw badRequest('This database is from PocketBase before v0.23 (its collections have no "fields"): open it once with PocketBase v0.23 or later to migrate it, then import it.');
+  return db.all('SELECT * FROM "_collections" ORDER BY "created", "name"').map((row) => {
+    const options = parseJson(row.options, {});
+    const out: Record<string, unknown> = {
+      ...(typeof options === 'object' && options !== null ? options : {}),
+      id: row.id, name: row.name, type: row.type, system: Boolean(row.system),
+      fields: parseJson(row.fields, []), indexes: parseJson(row.indexes, []),
+    };
+    for (const key of RULES) out[key] = row[key] ?? null;
+    return out;
+  });
+}
+
+/** A PocketBase column value → ours: through the field's own converters (datetimes, lists, JSON); hashes as they are. */
+function storedValue(c: Collection, name: string, value: SqlValue | undefined): SqlValue {
+  const field = c.fields.find((f) => f.name === name);
+  if (field === undefined) return null;
+  if (field.type === 'password') return typeof value === 'string' ? value : '';
+  return toStoredValue(field, fromStoredValue(field, value ?? null));
+}
+
+function copyRecords(db: ForeignDb, tx: WriteTx, schema: Registry, plan: Plan, notes: Notes, files: Map<string, number>): Copied {
+  const tables = db.tables();
+  const out: Copied = [];
+  for (const item of plan.items) {
+    const c = schema.get(item.id);
+    if (!c || !tables.has(item.name)) continue;
+    const columns = new Set(db.all(`SELECT name FROM pragma_table_info(?)`, [item.name]).map((r) => String(r.name)));
+    const fields = c.fields.filter((f) => columns.has(f.name));
+    const insert = `INSERT INTO ${ident(c.name)} (${fields.map((f) => ident(f.name)).join(', ')}) VALUES (${fields.map(() => '?').join(', ')})`;
+    let count = 0;
+    let skipped = 0;
+    for (const row of db.all(`SELECT * FROM ${ident(item.name)} ORDER BY _rowid_`)) {
+      // Deskbase's own superusers stay; PocketBase's join them unless one has the same email
+      if (c.system && tx.get(`SELECT 1 AS x FROM ${ident(c.name)} WHERE "id" = ? OR "email" = ? COLLATE NOCASE`, [row.id, row.email ?? '']) !== undefined) {
+        skipped++;
+        continue;
+      }
+      try {
+        tx.run(insert, fields.map((f) => storedValue(c, f.name, row[f.name] as SqlValue)));
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        throw badRequest(`Failed to import the records of "${c.name}": record ${String(row.id)}: ${message}`);
+      }
+      count++;
+    }
+    if (skipped > 0) notes.add(c.name, 'records', `${skipped} record(s) already here (same id or email) were left as they are.`);
+    out.push({ collection: c.name, count, files: files.get(item.name) ?? 0 });
+  }
+  return out;
+}
+
+/** What a PocketBase data folder holds that never comes over, counted where the database shows it. */
+function folderNotes(db: ForeignDb, notes: Notes): void {
+  const tables = db.tables();
+  const count = (table: string) => (tables.has(table) ? Number(db.all(`SELECT COUNT(*) AS n FROM ${ident(table)}`)[0]?.n ?? 0) : 0);
+  const linked = count('_externalAuths');
+  if (linked > 0) notes.add('*', '_externalAuths', `${linked} linked OAuth2 account(s): Deskbase has no OAuth2 sign-in; those users sign in with a password.`);
+  const mfa = count('_mfas') + count('_otps');
+  if (mfa > 0) notes.add('*', '_mfas, _otps', `${mfa} pending MFA/OTP entries (short-lived) were not imported.`);
+  notes.add('*', 'settings', 'Application settings (_params: name, URL, SMTP, S3, backups, rate limits, batch, trusted proxy) are not imported.');
+  notes.add('*', 'hooks and migrations', 'pb_hooks (JavaScript hooks) and pb_migrations are code that runs inside PocketBase; they are not part of pb_data and do not run in Deskbase.');
+  notes.add('*', 'logs', 'Request logs (auxiliary.db) are not imported.');
+  notes.add('*', 'sessions', 'Auth tokens issued by PocketBase do not carry over: users sign in again (with the same passwords).');
+}
+
+/** Imports a PocketBase folder: collections, records and their files, all or nothing. */
+export async function importPocketBase(importSchema: SchemaImporter, storage: FileStorage, source: PocketBaseSource): Promise<PocketBaseImportResult> {
+  let db: ForeignDb;
+  try {
+    db = await openForeignDb(source.db);
+  } catch (err) {
+    throw badRequest(`Failed to read the PocketBase database: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  let adopted: Adopted | null = null;
+  let files = new Map<string, number>();
+  try {
+    const collections = collectionsOf(db);
+    const result = await importSchema({ collections, deleteMissing: false }, {
+      before: async (plan, notes) => {
+        ({ adopted, counts: files } = await bringFiles(db, plan, storage, source.files, notes));
+      },
+      then: (tx, schema, plan, notes) => {
+        const records = copyRecords(db, tx, schema, plan, notes, files);
+        folderNotes(db, notes);
+        return records;
+      },
+    });
+    (adopted as Adopted | null)?.settle();
+    return { changes: result.changes, notes: result.notes, dryRun: false, records: result.then ?? [] };
+  } catch (err) {
+    await (adopted as Adopted | null)?.undo();
+    throw err;
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,159 @@
+// One collection as PocketBase (v0.23+) exports it, or as Deskbase does, → the body Deskbase's own
+// collection validation takes (collections-input.ts). What has no Deskbase meaning is left out and
+// noted: fields of types Deskbase lacks, PocketBase's tokenKey, indexes with expressions, collations,
+// sort orders or WHERE clauses, auth options (OAuth2, MFA, OTP, alerts). Relation targets are
+// rewritten through the id map, so foreign ids (`pbc_<digits>`, `_pb_users_auth_`) become ours.
+import { authSystemFields, primaryKeyField } from '../fields/system-fields.js';
+import { isRecord } from '../fields/common.js';
+import { resolveFieldType } from '../fields/base.js';
+import type { Collection, IndexDef, RuleKey } from '../types.js';
+import { RULE_KEYS } from '../types.js';
+import { parseIndexSql } from './index-sql.js';
+import type { Notes } from './transfer-notes.js';
+
+export interface ConvertContext {
+  /** Our id for a foreign collection id or name; undefined when that collection is not imported. */
+  idOf(foreignIdOrName: string): string | undefined;
+  /** The stored collection the import updates, if any. */
+  existing: Collection | undefined;
+  notes: Notes;
+}
+
+export interface Converted {
+  /** The structure: fields, indexes and identity fields (rules come in a second step). */
+  structure: { fields: Record<string, unknown>[]; indexes: IndexDef[]; identityFields?: string[] };
+  rules: Partial<Record<RuleKey, string | null>>;
+}
+
+/** PocketBase's auth-only fields with no Deskbase meaning (sessions are server-side). */
+const DROPPED_AUTH_FIELDS = new Set(['tokenKey']);
+
+function convertFields(raw: unknown, type: Collection['type'], name: string, ctx: ConvertContext): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const f of Array.isArray(raw) ? raw : []) {
+    if (!isRecord(f)) {
+      out.push(f as Record<string, unknown>); // validation reports it, with its position
+      continue;
+    }
+    const fieldName = typeof f.name === 'string' ? f.name : '';
+    if (type === 'auth' && DROPPED_AUTH_FIELDS.has(fieldName)) continue;
+    if (f.primaryKey === true || fieldName === 'id') {
+      const ours = primaryKeyField();
+      if (f.pattern !== ours.pattern || f.min !== ours.min || f.max !== ours.max || f.autogeneratePattern !== ours.autogeneratePattern) {
+        ctx.notes.add(name, 'field id', 'Custom id settings are not kept: Deskbase ids are 15 characters from a-z0-9 (records keep their ids when they fit).');
+      }
+      out.push({ ...f, id: ours.id });
+      continue;
+    }
+    if (resolveFieldType(f.type) === null) {
+      ctx.notes.add(name, `field ${fieldName}`, `Fields of type "${String(f.type)}" are not supported by Deskbase; the field was left out.`);
+      continue;
+    }
+    const field: Record<string, unknown> = { ...f };
+    // a system field of the stored collection keeps its id (PocketBase and Deskbase name them alike)
+    // (a new auth collection starts with Deskbase's auth system fields, which PocketBase's replace)
+    const stored = ctx.existing?.fields.find((e) => e.system && e.name === fieldName) ?? (type === 'auth' ? authSystemFields().find((e) => e.name === fieldName) : undefined);
+    if (stored) field.id = stored.id;
+    if (f.type === 'relation') {
+      const target = typeof f.collectionId === 'string' ? ctx.idOf(f.collectionId) : undefined;
+      if (target === undefined) {
+        ctx.notes.add(name, `field ${fieldName}`, `Its related collection "${String(f.collectionId)}" is not imported; the field was left out.`);
+        continue;
+      }
+      field.collectionId = target;
+    }
+    out.push(field);
+  }
+  if (type === 'auth') {
+    // PocketBase always has them; a hand-written file may not
+    for (const sys of authSystemFields()) if (!out.some((f) => isRecord(f) && f.name === sys.name)) out.push({ ...sys });
+  }
+  return out;
+}
+
+function fieldIdByName(fields: Record<string, unknown>[], column: string): string | undefined {
+  const f = fields.find((x) => isRecord(x) && typeof x.name === 'string' && x.name.toLowerCase() === column.toLowerCase());
+  return f === undefined ? undefined : String(f.id ?? `${String(f.type)}:${column}`);
+}
+
+function convertIndexes(raw: unknown, type: Collection['type'], name: string, fields: Record<string, unknown>[], ctx: ConvertContext): IndexDef[] {
+  const out: IndexDef[] = [];
+  for (const idx of Array.isArray(raw) ? raw : []) {
+    if (isRecord(idx)) {
+      out.push(idx as unknown as IndexDef); // Deskbase's own form: validated as any submitted index
+      continue;
+    }
+    const sql = String(idx);
+    const parsed = parseIndexSql(sql);
+    if (parsed === null) {
+      ctx.notes.add(name, 'index', `Not a CREATE INDEX expression: ${sql}`);
+      continue;
+    }
+    const cols = parsed.columns.map((c) => c.name);
+    // PocketBase's unique email and tokenKey indexes: Deskbase keeps its own email index, and has no tokenKey
+    if (type === 'auth' && cols.length === 1 && ['email', 'tokenkey'].includes(cols[0].toLowerCase())) continue;
+    // an older PocketBase's `_<id>_created_idx` is the index Deskbase keeps on `created` by itself
+    if (/^_.+_created_idx$/i.test(parsed.name) && cols.length === 1 && cols[0].toLowerCase() === 'created' && !parsed.unique) continue;
+    const ids = cols.map((c) => fieldIdByName(fields, c));
+    // a unique index that is partial would refuse rows PocketBase took; a plain one can only take more
+    if (ids.some((id) => id === undefined) || (parsed.unique && parsed.where !== '')) {
+      const why = parsed.where !== '' ? 'Deskbase indexes have no WHERE clause' : 'it names an expression or a column that is not a field';
+      ctx.notes.add(name, `index ${parsed.name}`, `Left out: ${why}.`);
+      continue;
+    }
+    const dropped = [parsed.where !== '' ? 'WHERE' : '', ...parsed.columns.map((c) => (c.collate !== '' ? `COLLATE ${c.collate}` : '')), ...parsed.columns.map((c) => c.sort)].filter(Boolean);
+    if (dropped.length > 0) {
+      ctx.notes.add(name, `index ${parsed.name}`, `Kept as a plain column index without ${[...new Set(dropped)].join(', ')}${parsed.unique ? ' (unique values now compare case-sensitively)' : ''}.`);
+    }
+    out.push({ name: parsed.name, fields: ids as string[], unique: parsed.unique });
+  }
+  return out;
+}
+
+function noteAuthOptions(c: Record<string, unknown>, name: string, notes: Notes): void {
+  const enabled = (key: string) => isRecord(c[key]) && (c[key] as Record<string, unknown>).enabled === true;
+  const oauth = isRecord(c.oauth2) ? c.oauth2 : {};
+  const providers = Array.isArray(oauth.providers) ? oauth.providers.map((p) => (isRecord(p) ? String(p.name) : '')).filter(Boolean) : [];
+  if (enabled('oauth2') || providers.length > 0) {
+    notes.add(name, 'OAuth2', `OAuth2 sign-in${providers.length > 0 ? ` (${providers.join(', ')})` : ''} is not supported; users sign in with their password.`);
+  }
+  if (enabled('mfa')) notes.add(name, 'MFA', 'Multi-factor authentication is not supported.');
+  if (enabled('otp')) notes.add(name, 'OTP', 'One-time password sign-in is not supported.');
+  if (enabled('authAlert')) notes.add(name, 'authAlert', 'New sign-in e-mail alerts are not sent (Deskbase sends no e-mail).');
+  if (isRecord(c.passwordAuth) && c.passwordAuth.enabled === false) notes.add(name, 'passwordAuth', 'Password sign-in stays enabled (it was disabled in PocketBase).');
+}
+
+function identityFieldsOf(c: Record<string, unknown>): string[] | undefined {
+  const list = isRecord(c.passwordAuth) ? c.passwordAuth.identityFields : c.identityFields;
+  return Array.isArray(list) && list.length > 0 ? list.map(String).filter((n) => n.toLowerCase() !== 'tokenkey') : undefined;
+}
+
+/** Identity fields need a single-column unique index (email has Deskbase's own): others are left out, noted. */
+function usableIdentityFields(list: string[] | undefined, structure: Converted['structure'], name: string, notes: Notes): string[] | undefined {
+  if (list === undefined) return undefined;
+  const usable = list.filter((n) => {
+    if (n === 'email') return true;
+    const id = fieldIdByName(structure.fields, n);
+    const ok = structure.indexes.some((i) => i.unique === true && i.fields.length === 1 && i.fields[0] === id);
+    if (!ok) notes.add(name, 'identityFields', `"${n}" cannot be a sign-in identity without a unique index on it; left out.`);
+    return ok;
+  });
+  return usable.length > 0 ? usable : ['email'];
+}
+
+export function convertCollection(c: Record<string, unknown>, type: Collection['type'], name: string, ctx: ConvertContext): Converted {
+  const fields = convertFields(c.fields, type, name, ctx);
+  const structure: Converted['structure'] = { fields, indexes: convertIndexes(c.indexes, type, name, fields, ctx) };
+  const rules: Converted['rules'] = {};
+  for (const key of RULE_KEYS) {
+    if (type !== 'auth' && (key === 'authRule' || key === 'manageRule')) continue;
+    const v = c[key];
+    if (v === null || typeof v === 'string') rules[key] = v;
+    else if (v === undefined) rules[key] = key === 'authRule' ? '' : null;
+  }
+  if (type === 'auth') {
+    structure.identityFields = usableIdentityFields(identityFieldsOf(c), structure, name, ctx.notes);
+    noteAuthOptions(c, name, ctx.notes);
+  }
+  return { structure, rules };
+}

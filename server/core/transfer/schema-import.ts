@@ -1,0 +1,206 @@
+// PUT /api/collections/import, as PocketBase's (apis/collection_import.go, core/collection_import.go):
+// `{collections, deleteMissing}` replaces or extends the schema in one transaction, all or nothing.
+// Each collection goes through the same validation and DDL as the schema API (collections-input.ts,
+// collections-ddl.ts), in three passes so collections may refer to each other in any order:
+//   1. new collections are created with their system fields only;
+//   2. every collection gets its fields, indexes and identity fields (relations now find their targets);
+//   3. every collection gets its rules, which may read any other collection's fields. A rule that does
+//      not compile here is set to null (superusers only, the safe side) and reported, never dropped
+//      silently; a structural error fails the whole import, naming the collection and the key.
+// The work runs on a scratch registry that becomes the live one only when the transaction succeeds.
+// `dryRun` runs every step and rolls back: the admin UI's diff is what applying would do.
+// Once durable, as the schema API does (collections.ts): files of removed collections and cut file
+// fields are dropped, and each changed collection is announced (the admin UI's live list).
+import { ApiError, badRequest, type ErrorData, type FieldError } from '../../errors.js';
+import type { Store, WriteTx } from '../../store/db.js';
+import { checkRule } from '../../rules/compile.js';
+import { Registry } from '../collection-registry.js';
+import { defaults } from '../collections-defaults.js';
+import { changeTable, createCollectionTable, ddlFailure, dropCollectionTable, saveDefinition } from '../collections-ddl.js';
+import { buildCollection, type InputContext } from '../collections-input.js';
+import { isRecord } from '../fields/common.js';
+import { isoNow } from '../ids.js';
+import type { Sessions } from '../session-store.js';
+import type { Collection, FileField } from '../types.js';
+import type { FileStorage } from '../../files/storage.js';
+import type { CollectionListener } from '../collections.js';
+import { cutFileFields, dropCutNames, readNames, type NamesById } from '../file-cleanup.js';
+import { convertCollection, type Converted } from './schema-convert.js';
+import { diffCollections, type CollectionDiff } from './schema-diff.js';
+import { planImport, type Plan, type PlannedCollection } from './schema-plan.js';
+import { Notes, type TransferNote } from './transfer-notes.js';
+
+export interface SchemaImportResult {
+  /** What changed (or would change, for a dry run), collection by collection. */
+  changes: CollectionDiff[];
+  notes: TransferNote[];
+  dryRun: boolean;
+}
+
+/** What an import may add around the schema's own transaction (the PocketBase import's files and records). */
+export interface ImportSteps<R> {
+  before?: (plan: Plan, notes: Notes) => Promise<void>;
+  then?: (tx: WriteTx, schema: Registry, plan: Plan, notes: Notes) => R;
+}
+
+class DryRun extends Error {
+  constructor(readonly result: SchemaImportResult) {
+    super('dry run');
+  }
+}
+
+const FAILED = 'Failed to import the submitted collections';
+
+function firstProblem(data: ErrorData, path: string[] = []): string {
+  for (const [key, value] of Object.entries(data)) {
+    if (typeof (value as FieldError).code === 'string') return `${[...path, key].join('.')}: ${(value as FieldError).message}`;
+    const inner = firstProblem(value as ErrorData, [...path, key]);
+    if (inner !== '') return inner;
+  }
+  return '';
+}
+
+/** Runs one collection's step; a validation error becomes the import's, naming collection and key. */
+function step<T>(item: PlannedCollection, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 400) throw err;
+    const problem = firstProblem(err.data);
+    throw badRequest(`${FAILED}: collection "${item.name}": ${problem || err.message}`, { collections: { [String(item.index)]: err.data } });
+  }
+}
+
+function readBody(body: unknown): { list: unknown[]; deleteMissing: boolean; dryRun: boolean } {
+  if (!isRecord(body)) throw badRequest('Failed to load the submitted data due to invalid formatting.');
+  const { collections, deleteMissing, dryRun } = body;
+  if (!Array.isArray(collections) || collections.length === 0) {
+    throw badRequest(`${FAILED}.`, { collections: { code: 'validation_required', message: 'Cannot be blank.' } });
+  }
+  return { list: collections, deleteMissing: deleteMissing === true, dryRun: dryRun === true };
+}
+
+/** File names a schema change stops naming, read inside its transaction, dropped after it. */
+interface CutNames {
+  prev: Collection;
+  before: NamesById;
+  after: NamesById;
+}
+
+export function createSchemaImport(store: Store, registry: Registry, sessions: Sessions, files: FileStorage, onChange: CollectionListener) {
+  function apply(tx: WriteTx, plan: Plan, deleteMissing: boolean, notes: Notes): { changes: CollectionDiff[]; scratch: Registry; removed: Collection[]; cuts: CutNames[] } {
+    const scratch = new Registry();
+    scratch.load(tx);
+    const before = new Map(scratch.all().map((c) => [c.id, c]));
+    const ctx = (previous?: Collection): InputContext => ({ lookup: scratch.lookup, allCollections: () => scratch.all(), previous });
+    const kept = new Set(plan.items.map((i) => i.id));
+    const removed: Collection[] = [];
+    const cuts: CutNames[] = [];
+    if (deleteMissing) {
+      for (const c of scratch.all()) {
+        if (c.system || kept.has(c.id)) continue;
+        dropCollectionTable(tx, c);
+        sessions.endCollection(tx, c.id);
+        scratch.remove(c.id);
+        removed.push(c);
+      }
+    }
+    const idOf = (foreign: string) => plan.ids.get(foreign) ?? plan.ids.get(foreign.toLowerCase()) ?? scratch.get(foreign)?.id;
+    const converted = new Map<string, Converted>();
+    for (const item of plan.items) converted.set(item.id, convertCollection(item.raw, item.type, item.name, { idOf, existing: item.existing, notes }));
+    const now = isoNow();
+    // 1. new collections, system fields only
+    for (const item of plan.items) {
+      if (item.existing) continue;
+      const c = step(item, () => buildCollection({ id: item.id, name: item.name, type: item.type, fields: [] }, ctx(), defaults, now));
+      c.created = now;
+      try {
+        createCollectionTable(tx, c);
+      } catch (err) {
+        step(item, () => ddlFailure(err, c, false));
+      }
+      scratch.put(c);
+    }
+    // 2. fields, indexes, identity fields; rules null meanwhile (the stored ones may read fields that go)
+    for (const item of plan.items) {
+      const prev = scratch.get(item.id) as Collection;
+      const { structure } = converted.get(item.id) as Converted;
+      const noRules = prev.system ? {} : Object.fromEntries(Object.keys((converted.get(item.id) as Converted).rules).map((k) => [k, null]));
+      const next = step(item, () => buildCollection({ ...(item.name === prev.name ? {} : { name: item.name }), type: item.type, ...structure, ...noRules }, ctx(prev), defaults, now));
+      const cut = cutFileFields(prev, next);
+      const before = cut.length > 0 ? readNames(tx, prev, cut) : new Map();
+      try {
+        changeTable(tx, prev, next);
+      } catch (err) {
+        step(item, () => ddlFailure(err, next, true));
+      }
+      if (cut.length > 0) cuts.push({ prev, before, after: readNames(tx, next, next.fields.filter((f): f is FileField => f.type === 'file')) });
+      scratch.put(next);
+    }
+    // 3. rules, each compiled against the whole new schema
+    for (const item of plan.items) {
+      const prev = scratch.get(item.id) as Collection;
+      if (prev.system) continue;
+      const rules: Record<string, unknown> = { ...(converted.get(item.id) as Converted).rules };
+      for (const [key, rule] of Object.entries(rules)) {
+        if (typeof rule !== 'string' || rule.trim() === '') continue;
+        const problem = checkRule(rule, prev, scratch.lookup);
+        if (problem === null) continue;
+        notes.add(item.name, key, `The rule does not compile here (${problem}); it was set to null (superusers only). The rule was: ${rule}`);
+        rules[key] = null;
+      }
+      const next = step(item, () => buildCollection(rules, ctx(prev), defaults, now));
+      const original = before.get(item.id);
+      if (original?.type === 'auth' && (original.authRule as string | null | undefined) !== next.authRule) sessions.endCollection(tx, item.id);
+      scratch.put(next);
+    }
+    const changes = diffCollections(plan.items.map((i) => ({ before: before.get(i.id), after: scratch.get(i.id) as Collection })), removed);
+    for (const item of plan.items) {
+      // an unchanged collection keeps its stored definition (and its `updated` time)
+      if (changes.find((d) => d.id === item.id)?.action !== 'unchanged') saveDefinition(tx, scratch.get(item.id) as Collection);
+    }
+    return { changes, scratch, removed, cuts };
+  }
+
+  /** After the commit: the files nothing names any more go, and each change is announced. */
+  function settle(changes: CollectionDiff[], removed: Collection[], cuts: CutNames[]): void {
+    for (const cut of cuts) dropCutNames(files, cut.prev, cut.before, cut.after);
+    for (const c of removed) {
+      files.dropCollection(c.id);
+      onChange('delete', c);
+    }
+    for (const d of changes) {
+      const c = registry.get(d.id);
+      if (c && (d.action === 'added' || d.action === 'changed')) onChange(d.action === 'added' ? 'create' : 'update', c);
+    }
+  }
+
+  /**
+   * Imports `body`'s collections. `steps.before` runs once the plan is made, before the transaction
+   * (the PocketBase import places its files there, so they are durable before the records naming
+   * them); `steps.then` runs in the same transaction once the schema is in place (the PocketBase import
+   * adds the records there), with the new schema's registry and the id map.
+   */
+  return async function importSchema<R = undefined>(body: unknown, steps: ImportSteps<R> = {}): Promise<SchemaImportResult & { then?: R }> {
+    const { list, deleteMissing, dryRun } = readBody(body);
+    const notes = new Notes();
+    const plan = planImport(list, registry, notes);
+    if (!dryRun) await steps.before?.(plan, notes);
+    try {
+      let applied: { removed: Collection[]; cuts: CutNames[] } = { removed: [], cuts: [] };
+      const result = await store.write((tx) => {
+        const { changes, scratch, removed, cuts } = apply(tx, plan, deleteMissing, notes);
+        if (dryRun) throw new DryRun({ changes, notes: notes.list, dryRun });
+        const more = steps.then?.(tx, scratch, plan, notes);
+        registry.load(tx); // the live registry takes the new schema with the commit
+        applied = { removed, cuts };
+        return { changes, notes: notes.list, dryRun, then: more };
+      });
+      settle(result.changes, applied.removed, applied.cuts);
+      return result;
+    } catch (err) {
+      if (err instanceof DryRun) return err.result;
+      throw err;
+    }
+  };
+}

@@ -1,0 +1,17 @@
+// What an import could not bring over, in one list (schema import, records from PocketBase, the CLI
+// and the admin UI all show it): never silently dropped, never a reason to fail the whole import.
+
+export interface TransferNote {
+  /** The collection concerned, or `*` for the data folder as a whole (hooks, settings...). */
+  collection: string;
+  /** What was left out or changed: `field avatar`, `index idx_x`, `listRule`, `OAuth2`... */
+  item: string;
+  reason: string;
+}
+
+export class Notes {
+  readonly list: TransferNote[] = [];
+  add(collection: string, item: string, reason: string): void {
+    this.list.push({ collection, item, reason });
+  }
+}

@@ -1,0 +1,57 @@
+// Many prepared creates of one collection applied as one write (a records import): the same rows the
+// creates' own applies would insert, in multi-row INSERTs of up to ROWS_PER_STATEMENT rows, and read
+// back in chunks for the change feed. A chunk SQLite refuses (a unique index, an id already stored) is
+// applied again create by create, so the error is the one a single create gives. Only creates whose
+// apply would do nothing but insert (`PreparedCreate.bulk`) take this path; the others apply as usual.
+import { ident } from '../../filter/sql.js';
+import type { WriteTx } from '../../store/db.js';
+import type { Collection, Row, SqlValue } from '../types.js';
+import type { RecordChange } from './changes.js';
+import type { PreparedCreate } from './prepare-create.js';
+import type { PreparedWrite } from './prepared.js';
+
+/** Rows per statement: SQLite binds at most 32,766 parameters, and longer statements gain little. */
+const ROWS_PER_STATEMENT = 200;
+
+function insertChunk(tx: WriteTx, c: Collection, chunk: PreparedCreate[], changes: RecordChange[], at: (i: number) => void): void {
+  const cols = c.fields.map((f) => ident(f.name));
+  const one = `(${cols.map(() => '?').join(', ')})`;
+  const bulk = chunk.map((w) => w.bulk);
+  try {
+    if (bulk.some((b) => b === null)) throw new Error('not bulk');
+    const params: SqlValue[] = [];
+    for (const b of bulk) for (const v of (b as NonNullable<typeof b>).values()) params.push(v);
+    tx.run(`INSERT INTO ${ident(c.name)} (${cols.join(', ')}) VALUES ${chunk.map(() => one).join(', ')}`, params);
+  } catch {
+    // a failed statement changed nothing: each create again, for its own answer
+    chunk.forEach((w, i) => {
+      at(i);
+      w.apply(tx, changes);
+    });
+    return;
+  }
+  const ids = bulk.map((b) => (b as NonNullable<typeof b>).id);
+  const rows = new Map(tx.all<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" IN (${ids.map(() => '?').join(', ')})`, ids).map((r) => [String(r.id), r]));
+  for (const id of ids) changes.push({ action: 'create', collection: c, before: null, after: rows.get(id) ?? null });
+}
+
+/**
+ * One write applying every create in `creates` (all of collection `c`). `onRow(i)` hears the index of
+ * a create about to be applied alone, so a caller can name the row an error comes from.
+ */
+export function bulkCreate(c: Collection, creates: PreparedCreate[], onRow: (index: number) => void = () => {}): PreparedWrite<number> {
+  return {
+    apply(tx, changes) {
+      for (let start = 0; start < creates.length; start += ROWS_PER_STATEMENT) {
+        insertChunk(tx, c, creates.slice(start, start + ROWS_PER_STATEMENT), changes, (i) => onRow(start + i));
+      }
+      return creates.length;
+    },
+    async afterCommit() {
+      for (const w of creates) await w.afterCommit?.();
+    },
+    async afterRollback() {
+      for (const w of creates) await w.afterRollback?.();
+    },
+  };
+}

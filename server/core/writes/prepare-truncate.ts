@@ -1,0 +1,35 @@
+// Truncating a collection (`DELETE /api/collections/{c}/truncate`, superusers only): every record is
+// deleted as a single delete would be, with the same cascades and session ends, in one transaction.
+// PocketBase deletes record by record too, and answers a cascade that cannot complete (a required
+// relation left empty) with one message for the whole truncate.
+import { ApiError, badRequest } from '../../errors.js';
+import { ident } from '../../filter/sql.js';
+import { getRow } from '../records-read.js';
+import type { Collection } from '../types.js';
+import { SUPERUSERS_ID } from '../types.js';
+import { deleteWithReferences } from './cascade.js';
+import type { PreparedWrite, WriteDeps } from './prepared.js';
+
+export function prepareTruncate(deps: WriteDeps, c: Collection): PreparedWrite<number> {
+  // PocketBase refuses to delete the last superuser, so a truncate of them fails: say so up front
+  if (c.id === SUPERUSERS_ID) throw badRequest('The superusers collection cannot be truncated.');
+  const { registry, sessions } = deps;
+  return {
+    apply(tx, changes) {
+      const ids = tx.all<{ id: string }>(`SELECT "id" AS id FROM ${ident(c.name)} ORDER BY _rowid_`);
+      let deleted = 0;
+      try {
+        for (const { id } of ids) {
+          const row = getRow(tx, c, id); // an earlier cascade may have taken it already
+          if (row === undefined) continue;
+          deleteWithReferences(tx, registry, sessions, c, row, changes);
+          deleted++;
+        }
+      } catch (err) {
+        if (err instanceof ApiError) throw badRequest('Failed to truncate collection (most likely due to required cascade delete record references).');
+        throw err;
+      }
+      return deleted;
+    },
+  };
+}

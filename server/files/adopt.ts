@@ -1,0 +1,153 @@
+// Files that arrive in bulk from outside any upload (moving a PocketBase folder in): each one copied
+// (the user's own folder is only ever read) or hard-linked (a folder of ours: an extracted upload)
+// into storage/<collectionId>/<recordId>/<name>, never over a file that is there. Durable before the
+// transaction that names them commits, as an upload placed by a write is: each file synced, then each
+// record folder, each collection folder, and the parents of folders made here, eight at a time.
+// Until the caller settles them the files are pending (no drop removes them); `undo` takes them and
+// the folders made here away again. A crash in between leaves files no record names: the start-up
+// sweep (sweep.ts) removes them.
+import { constants } from 'node:fs';
+import { copyFile, link, mkdir, open, rm, rmdir, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { errorCode, syncDir } from '../store/files.js';
+import { collectionDir, filePath, isSafeSegment, recordDir } from './paths.js';
+import type { FileStorage } from './storage.js';
+
+export interface Adoption {
+  collectionId: string;
+  recordId: string;
+  name: string;
+  /** Where the file is now. */
+  source: string;
+}
+
+export interface Adopted {
+  /** Files placed now. */
+  placed: number;
+  /** Files already in storage under that record and name: left as they are. */
+  present: Adoption[];
+  /** Files not at their source (or with a name no storage path may have). */
+  missing: Adoption[];
+  /** The import committed: the files stop being pending. */
+  settle(): void;
+  /** The import failed: the files placed and the folders made go. */
+  undo(): Promise<void>;
+}
+
+/** File operations in flight at once (libuv's pool has four threads; syncs wait on the disk). */
+const PARALLEL = 8;
+
+/** Runs `fn` over `items`, PARALLEL at a time; after a failure no new item starts, and it rethrows once all stopped. */
+async function eachLimited<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  const worker = async () => {
+    while (failure === null && next < items.length) {
+      try {
+        await fn(items[next++]);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, worker));
+  if (failure !== null) throw (failure as { error: unknown }).error;
+}
+
+async function syncFile(path: string): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Hard links fail on file systems without them (FAT, some network shares) or across devices: copy there. */
+const NO_LINK = new Set(['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK', 'ENOSYS']);
+
+/** Places one file and syncs it (a linked file's bytes may not be on disk yet either: extraction does not sync). */
+async function put(source: string, target: string, how: 'copy' | 'link'): Promise<void> {
+  let linked = false;
+  if (how === 'link') {
+    try {
+      await link(source, target);
+      linked = true;
+    } catch (err) {
+      if (!NO_LINK.has(errorCode(err) ?? '')) throw err;
+    }
+  }
+  if (!linked) await copyFile(source, target, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+  await syncFile(target);
+}
+
+export async function adoptFiles(storage: FileStorage, items: readonly Adoption[], how: 'copy' | 'link'): Promise<Adopted> {
+  const placed: string[] = [];
+  const made: string[] = [];
+  const present: Adoption[] = [];
+  const missing: Adoption[] = [];
+  const undo = async () => {
+    await Promise.all(placed.map((p) => rm(p, { force: true })));
+    storage.settle(placed);
+    for (const dir of [...made].reverse()) await rmdir(dir).catch(() => undefined);
+  };
+  try {
+    // which sources are there
+    const found: Adoption[] = [];
+    await eachLimited(items, async (item) => {
+      if (![item.collectionId, item.recordId, item.name].every(isSafeSegment)) return void missing.push(item);
+      const s = await stat(item.source).catch((err: unknown) => {
+        if (['ENOENT', 'ENOTDIR'].includes(errorCode(err) ?? '')) return null;
+        throw err;
+      });
+      if (s?.isFile()) found.push(item);
+      else missing.push(item);
+    });
+    // the folders, each made once; the folders whose entries change are synced at the end
+    const changed = new Set<string>();
+    const collections = new Set(found.map((i) => i.collectionId));
+    for (const c of collections) {
+      const dir = collectionDir(storage.root, c);
+      const first = await mkdir(dir, { recursive: true });
+      if (first === undefined) continue;
+      // `first` is the topmost folder made: each one made from there down is new in its parent
+      const chain: string[] = [];
+      for (let d = dir; d.length >= first.length; d = dirname(d)) {
+        chain.unshift(d);
+        changed.add(dirname(d));
+      }
+      made.push(...chain);
+    }
+    const records = new Map(found.map((i) => [`${i.collectionId}/${i.recordId}`, i]));
+    await eachLimited([...records.values()], async (i) => {
+      const dir = recordDir(storage.root, i.collectionId, i.recordId);
+      try {
+        await mkdir(dir);
+        made.push(dir);
+        changed.add(collectionDir(storage.root, i.collectionId));
+      } catch (err) {
+        if (errorCode(err) !== 'EEXIST') throw err;
+      }
+    });
+    // the files
+    await eachLimited(found, async (i) => {
+      const target = filePath(storage.root, i.collectionId, i.recordId, i.name);
+      try {
+        await put(i.source, target, how);
+      } catch (err) {
+        const code = errorCode(err);
+        if (code === 'EEXIST') return void present.push(i);
+        if (code === 'ENOENT') return void missing.push(i); // gone since it was found
+        throw err;
+      }
+      placed.push(target);
+      storage.claim([target]);
+      changed.add(dirname(target));
+    });
+    await eachLimited([...changed], syncDir);
+  } catch (err) {
+    await undo();
+    throw err;
+  }
+  return { placed: placed.length, present, missing, settle: () => storage.settle(placed), undo };
+}
