@@ -56,6 +56,7 @@ export function namedFiles(db: ReadDb): string[] {
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
 export function createBackups(store: Store, storage: FileStorage, afterRestore: () => Promise<void>) {
+  let restoring = false;
   /** The zip of everything as it is now; deletions wait until it has streamed (or the reader left). */
   function snapshot(): Readable {
     const release = storage.hold();
@@ -96,13 +97,16 @@ export function createBackups(store: Store, storage: FileStorage, afterRestore: 
       return { name: `deskbase-${stamp()}.zip`, stream: snapshot() };
     },
 
-    async restore(source: Readable, declaredBytes: number): Promise<RestoreResult> {
+    async restore(source: () => Readable, declaredBytes: number): Promise<RestoreResult> {
       const dir = store.dir;
       if (dir === null) throw badRequest('Restoring needs a data folder (this server keeps its data in memory).');
+      // one restore at a time, as PocketBase: a second one would share (and wipe) the staging folder
+      if (restoring) throw badRequest('Try again later: another restore is running.');
+      restoring = true;
       const staging = join(dir, RESTORE_STAGING);
       let committed = false;
       try {
-        const upload = await receive(source, declaredBytes, dir);
+        const upload = await receive(source(), declaredBytes, dir);
         const into = join(staging, 'data');
         try {
           await extractArchive(upload, into);
@@ -144,6 +148,7 @@ export function createBackups(store: Store, storage: FileStorage, afterRestore: 
         return { missingFiles: missingFiles.slice(0, 1000), previous };
       } finally {
         if (!committed) await rm(staging, { recursive: true, force: true });
+        restoring = false;
       }
     },
   };

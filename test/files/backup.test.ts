@@ -156,4 +156,32 @@ describe('restore', () => {
     expect(await exists(join(fx.dir, 'evil.txt'))).toBe(false);
     expect((await readdir(fx.dir)).filter((n) => n.startsWith('restore'))).toEqual([]);
   });
+
+  it('runs one at a time: a second restore while one is receiving is refused, and the first completes', async () => {
+    const archive = await backup();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // the first restore's body arrives in two halves, the second half once the other restore was answered
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(new Uint8Array(archive.subarray(0, 1000)));
+        await held;
+        controller.enqueue(new Uint8Array(archive.subarray(1000)));
+        controller.close();
+      },
+    });
+    const first = fetch(`${fx.server.url}/api/backup/restore`, {
+      method: 'POST', headers: { ...auth(), 'content-type': 'application/zip' }, body, duplex: 'half',
+    } as RequestInit & { duplex: 'half' });
+    // the first one is receiving once its staging folder exists
+    for (let i = 0; i < 100 && !(await exists(join(fx.dir, 'restore-staging'))); i++) await new Promise((r) => setTimeout(r, 20));
+    const second = await restore(archive);
+    expect(second.status).toBe(400);
+    expect((await second.json()).message).toMatch(/another restore is running/);
+    release();
+    const done = await first;
+    expect(done.status).toBe(200);
+    expect((await readdir(fx.dir)).filter((n) => n.startsWith('restore'))).toEqual([]);
+    expect((await restore(archive)).status).toBe(200); // free again
+  });
 });
