@@ -237,9 +237,9 @@ export function createApi(options: ApiOptions) {
     importSchema: (collections: unknown[], deleteMissing: boolean, dryRun: boolean) =>
       request<SchemaImportResult>('PUT', '/collections/import', { body: { collections, deleteMissing, dryRun } }),
     downloadTypes: () => download('/collections/types.ts', {}, 'text/plain', 'pocketbase-types.ts'),
-    /** The records the filter and sort select, as CSV, JSON or NDJSON. */
-    exportRecords: (c: string, format: 'csv' | 'json' | 'ndjson', params: { filter?: string; sort?: string } = {}) =>
-      download(`${records(c)}/export`, { format, ...params }, '*/*', `${c}.${format}`),
+    /** The records the filter and sort select (`ids`: only those of them, at most 500), as CSV, JSON or NDJSON. */
+    exportRecords: (c: string, format: 'csv' | 'json' | 'ndjson', params: { filter?: string; sort?: string; ids?: readonly string[] } = {}) =>
+      download(`${records(c)}/export`, { format, filter: params.filter, sort: params.sort, ids: params.ids?.join(',') }, '*/*', `${c}.${format}`),
     importRecords: (c: string, file: Blob, format: 'csv' | 'json' | 'ndjson') =>
       request<{ imported: number }>('POST', `${records(c)}/import`, { query: { format }, raw: { blob: file, type: format === 'csv' ? 'text/csv' : 'application/json' } }),
     /** A PocketBase backup zip or its pb_data/data.db, uploaded as it is (the server tells them apart by their first bytes). */

@@ -1,13 +1,13 @@
-// What can be done with the selected records: export them (CSV or JSON, made in the browser from the
-// loaded records) or delete them after a confirmation. Deletes go through the batch API
+// What can be done with the selected records: export them (CSV or JSON: the server's records export
+// with their ids, so the file has the same values, rules and formula guard as every other export) or
+// delete them after a confirmation. Deletes go through the batch API
 // (lib/bulk-delete.ts), so each obeys the collection's rules and cascades; a failure stops the run and
 // says which record and why.
 import { createSignal, Show, type JSX } from 'solid-js';
-import type { Collection, Field } from '../api.js';
+import type { Collection } from '../api.js';
 import { messageOf } from '../api.js';
 import { BulkDeleteError, deleteInBatches } from '../lib/bulk-delete.js';
 import { useApp } from '../app-context.js';
-import { exportFile, type ExportFormat } from '../lib/records-export.js';
 import { saveBlob } from '../lib/save-file.js';
 import { formatCount } from '../lib/format.js';
 import type { Selection } from '../lib/selection.js';
@@ -15,7 +15,10 @@ import { ConfirmDialog } from './dialog.js';
 import { Icon } from './icon.js';
 import { useToast } from './toasts.js';
 
-export function BulkActions(props: { collection: Collection; fields: Field[]; selection: Selection; onDeleted(ids: string[]): void }): JSX.Element {
+/** The ids one export may name (the server's MAX_EXPORT_IDS). */
+const MAX_EXPORT_IDS = 500;
+
+export function BulkActions(props: { collection: Collection; selection: Selection; onDeleted(ids: string[]): void }): JSX.Element {
   const app = useApp();
   const toast = useToast();
   const [confirm, setConfirm] = createSignal(false);
@@ -24,10 +27,22 @@ export function BulkActions(props: { collection: Collection; fields: Field[]; se
   const n = () => props.selection.count();
   const noun = (k: number) => `${formatCount(k)} record${k === 1 ? '' : 's'}`;
 
-  const exportAs = (format: ExportFormat) => {
-    const file = exportFile(props.selection.records(), props.fields, format, props.collection.name);
-    saveBlob(file.blob, file.filename);
-    toast(`Exported ${noun(n())} as ${format.toUpperCase()}.`);
+  const exportAs = async (format: 'csv' | 'json') => {
+    const ids = props.selection.records().map((r) => r.id);
+    if (ids.length > MAX_EXPORT_IDS) {
+      toast(`Select at most ${formatCount(MAX_EXPORT_IDS)} records to export them; Export / import above exports everything the filter selects.`, 'error');
+      return;
+    }
+    setBusy(true);
+    try {
+      const file = await app.api.exportRecords(props.collection.name, format, { ids });
+      saveBlob(file.blob, file.filename);
+      toast(`Exported ${noun(ids.length)} as ${format.toUpperCase()}.`);
+    } catch (err) {
+      toast(`Export failed: ${messageOf(err)}`, 'error');
+    } finally {
+      setBusy(false);
+    }
   };
 
   const remove = async () => {
@@ -57,10 +72,10 @@ export function BulkActions(props: { collection: Collection; fields: Field[]; se
           <b>{noun(n())} selected</b>
           <button type="button" class="btn btn-small btn-ghost" onClick={() => props.selection.clear()}>Clear selection</button>
           <span class="spacer" />
-          <button type="button" class="btn btn-small" onClick={() => exportAs('csv')}>
+          <button type="button" class="btn btn-small" disabled={busy()} onClick={() => void exportAs('csv')}>
             <Icon name="download" /> Export CSV
           </button>
-          <button type="button" class="btn btn-small" onClick={() => exportAs('json')}>
+          <button type="button" class="btn btn-small" disabled={busy()} onClick={() => void exportAs('json')}>
             <Icon name="download" /> Export JSON
           </button>
           <button type="button" class="btn btn-small btn-danger" onClick={() => setConfirm(true)}>

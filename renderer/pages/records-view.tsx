@@ -166,7 +166,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
       <Show when={data.error && !filterError()}>
         <p class="alert alert-error" role="alert">Could not load records: {messageOf(data.error)}</p>
       </Show>
-      <BulkActions collection={props.collection} fields={fields()} selection={selection} onDeleted={(ids) => (selection.refresh([], ids), reload())} />
+      <BulkActions collection={props.collection} selection={selection} onDeleted={(ids) => (selection.refresh([], ids), reload())} />
 
       <div class="table-wrap" classList={{ loading: data.loading }}>
         <RecordsTable

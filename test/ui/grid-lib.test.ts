@@ -1,12 +1,12 @@
 // The records grid's pure parts: completion of filters and rules, Shift-range selection, the list state
-// in the URL, CSV/JSON export, and a failed schema save in words.
+// in the URL, and a failed schema save in words. (Exporting selected records is the server's export with
+// `ids`: test/transfer/records-transfer.test.ts.)
 import { describe, expect, it } from 'vitest';
 import type { Collection, Field, RecordModel } from '../../renderer/api.js';
 import { ApiError } from '../../renderer/api.js';
 import { complete, type CompleteContext } from '../../renderer/lib/filter-complete.js';
 import { createSelection } from '../../renderer/lib/selection.js';
 import { readListQuery, writeListQuery } from '../../renderer/lib/list-state.js';
-import { recordsToCsv, recordsToJson } from '../../renderer/lib/records-export.js';
 import { explainSaveError } from '../../renderer/lib/save-errors.js';
 import { draftFromCollection } from '../../renderer/lib/collection-draft.js';
 
@@ -91,17 +91,6 @@ describe('list state in the URL', () => {
   it('refuses nonsense numbers', () => {
     expect(readListQuery(new URLSearchParams('page=-2&perPage=99999'), '')).toMatchObject({ page: 1, perPage: 1000 });
     expect(readListQuery(new URLSearchParams('page=x'), '')).toMatchObject({ page: 1 });
-  });
-});
-
-describe('export', () => {
-  const fields = [f('id', 'text'), f('title', 'text'), f('tags', 'select'), f('n', 'number')];
-  it('writes RFC 4180 CSV, multi-values as JSON, formulas defused', () => {
-    const csv = recordsToCsv([rec('r1', { title: 'a, "b"', tags: ['x', 'y'], n: -2 }), rec('r2', { title: '=1+1', tags: [], n: 0 })], fields);
-    expect(csv).toBe('id,title,tags,n\r\nr1,"a, ""b""","[""x"",""y""]",-2\r\nr2,\'=1+1,[],0\r\n');
-  });
-  it('writes JSON without expand', () => {
-    expect(JSON.parse(recordsToJson([rec('r1', { expand: { author: rec('x') } })]))).toEqual([{ id: 'r1', collectionId: 'c', collectionName: 'posts' }]);
   });
 });
 

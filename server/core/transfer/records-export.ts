@@ -8,11 +8,16 @@
 // sorted row ids are read first (8 bytes a record) and the rows fetched by id in that order. It is not
 // a snapshot: a record written during an export may or may not be in it, never twice.
 //
+// `ids` (at most 500 record ids, each valid for the collection's id field) narrows the export to those
+// records, on top of the list rule and the filter: the admin grid's "export selected" is this export,
+// so a caller never gets through it a record the list would not show, and the file has one set of
+// rules (csv.ts's formula guard, the API's values) whoever asks for it.
+//
 // Errors before the first byte (a bad filter or sort, a first chunk over a budget) are the usual 400. One
 // after it (a single record over the read budget, a chunk past the time budget) cannot change the 200
 // already sent: the body ends with a line saying so, which no JSON or NDJSON parser takes for data,
 // and the connection is then cut instead of ending the body (clients see an incomplete response).
-import { ApiError } from '../../errors.js';
+import { ApiError, badRequest, fieldError } from '../../errors.js';
 import { ident } from '../../filter/sql.js';
 import type { Store } from '../../store/db.js';
 import { ReadTooLargeError, valueBytes } from '../../store/deadline.js';
@@ -21,12 +26,15 @@ import { listQuery } from '../records-read.js';
 import { presentRecords } from '../record-response.js';
 import { shownFields, viewerOf } from '../record-serializer.js';
 import type { ListContext } from '../request-context.js';
-import type { Collection, Row } from '../types.js';
+import { validateText } from '../fields/text.js';
+import type { Collection, Row, TextField } from '../types.js';
 import { csvLine } from './csv.js';
 
 export type ExportFormat = 'csv' | 'json' | 'ndjson';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'json', 'ndjson'];
 const CHUNK = 500;
+/** Ids one export may name (`?ids=`): a selection, not a second way to list a collection. */
+export const MAX_EXPORT_IDS = 500;
 /** A chunk aims at this share of the read budget. */
 const CHUNK_SHARE = 4;
 
@@ -37,7 +45,19 @@ type Keyed = Row & { _k: number };
 /** Reads the next chunk of at most `limit` rows: null at the end, TOO_LARGE when the rows pass the read budget (nothing consumed). */
 type ChunkReader = (limit: number) => Keyed[] | null | typeof TOO_LARGE;
 
-function chunkReader(store: Store, c: Collection, ctx: ListContext, budgetMs: number, readBytes: number): ChunkReader {
+/** `?ids=a,b,c` → the distinct ids (null without the parameter); any id the collection could not hold is a 400. */
+export function exportIds(c: Collection, raw: string | null): string[] | null {
+  if (raw === null) return null;
+  const ids = [...new Set(raw.split(','))];
+  const refuse = (message: string) => badRequest(message, { ids: fieldError('validation_invalid_value', message) });
+  if (ids.length > MAX_EXPORT_IDS) throw refuse(`An export names at most ${MAX_EXPORT_IDS} record ids.`);
+  const idField = c.fields.find((f): f is TextField => f.name === 'id' && f.type === 'text');
+  const bad = ids.find((id) => id === '' || (idField !== undefined && validateText(id, idField) !== null));
+  if (bad !== undefined) throw refuse(bad === '' ? 'The ids list has an empty entry.' : `"${bad.slice(0, 40)}" is not a valid record id.`);
+  return ids;
+}
+
+function chunkReader(store: Store, c: Collection, ctx: ListContext, ids: readonly string[] | null, budgetMs: number, readBytes: number): ChunkReader {
   const table = ident(c.name);
   const read = (sql: string, params: unknown[]) => underDeadline(store, budgetMs, () => {
     try {
@@ -47,7 +67,10 @@ function chunkReader(store: Store, c: Collection, ctx: ListContext, budgetMs: nu
       throw err;
     }
   }, readBytes);
-  const { where, order } = underDeadline(store, budgetMs, () => listQuery(c, ctx), readBytes);
+  const listed = underDeadline(store, budgetMs, () => listQuery(c, ctx), readBytes);
+  const { order } = listed;
+  // the ids narrow what the list rule and filter allow, bound as parameters like every value
+  const where = ids === null ? listed.where : { sql: `(${listed.where.sql}) AND r.id IN (${ids.map(() => '?').join(',')})`, params: [...listed.where.params, ...ids] };
   if (order === null) {
     let after = Number.MIN_SAFE_INTEGER;
     return (limit) => {
@@ -109,9 +132,9 @@ function failureLine(format: ExportFormat, err: unknown): string {
  * The export as text pieces. Reading starts here: a bad filter or sort, or a first chunk that cannot be
  * read, rejects before any piece (the client gets a 400).
  */
-export async function exportRecords(store: Store, c: Collection, ctx: ListContext, format: ExportFormat, budgetMs: number, readBytes: number): Promise<AsyncGenerator<string>> {
+export async function exportRecords(store: Store, c: Collection, ctx: ListContext, format: ExportFormat, ids: readonly string[] | null, budgetMs: number, readBytes: number): Promise<AsyncGenerator<string>> {
   const plain: ListContext = { ...ctx, expand: new Map(), fields: null };
-  const chunks = fittedChunks(chunkReader(store, c, plain, budgetMs, readBytes), readBytes);
+  const chunks = fittedChunks(chunkReader(store, c, plain, ids, budgetMs, readBytes), readBytes);
   const next = async (): Promise<Keyed[] | null> => {
     for (let rows = chunks.next(); ; rows = chunks.next()) {
       if (rows !== 'retry') return rows;

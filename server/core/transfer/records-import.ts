@@ -19,7 +19,7 @@ import type { RequestContext } from '../request-context.js';
 import type { RecordWrites } from '../writes/funnel.js';
 import { bulkCreate } from '../writes/bulk-create.js';
 import type { PreparedCreate } from '../writes/prepare-create.js';
-import { parseCsv } from './csv.js';
+import { parseCsv, unguardCsvText } from './csv.js';
 import { jsonArrayItems } from './json-rows.js';
 
 export type ImportFormat = 'csv' | 'json' | 'ndjson';
@@ -32,8 +32,9 @@ const MAX_ERRORS = 100;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** A CSV cell → the value a JSON body would carry: arrays and objects are written as JSON. */
-function csvValue(c: Collection, column: string, cell: string): unknown {
+/** A CSV cell → the value a JSON body would carry: arrays and objects are written as JSON, formula-like text guarded (csv.ts). */
+function csvValue(c: Collection, column: string, raw: string): unknown {
+  const cell = unguardCsvText(raw);
   const field = c.fields.find((f) => f.name === column);
   const structured = field !== undefined && (isMultiple(field) || field.type === 'geoPoint');
   if (!structured || !/^\s*[[{]/.test(cell)) return cell;

@@ -8,7 +8,7 @@ import type { Sessions } from '../session-store.js';
 import { badRequest } from '../../errors.js';
 import type { ListContext, RequestContext } from '../request-context.js';
 import { isSuperuser } from '../types.js';
-import { EXPORT_FORMATS, exportRecords, type ExportFormat } from './records-export.js';
+import { EXPORT_FORMATS, exportIds, exportRecords, type ExportFormat } from './records-export.js';
 import { IMPORT_FORMATS, importRecords, type ImportFormat } from './records-import.js';
 import { importPocketBase, type PocketBaseImportResult, type PocketBaseSource } from './pocketbase-folder.js';
 import { createPocketBaseUpload, readPocketBaseFolder } from './pocketbase-source.js';
@@ -46,9 +46,9 @@ export function createTransfer(store: Store, registry: Registry, sessions: Sessi
       return records.writes.truncate(c);
     },
     /** Records as CSV, JSON or NDJSON under the list rule, filter and sort: pieces of text, streamed. */
-    exportRecords(idOrName: string, format: string, ctx: ListContext): Promise<AsyncGenerator<string>> {
+    exportRecords(idOrName: string, format: string, ctx: ListContext, ids: string | null = null): Promise<AsyncGenerator<string>> {
       const c = records.collection(idOrName);
-      return exportRecords(store, c, ctx, formatOf<ExportFormat>(format, EXPORT_FORMATS), budgetMs, readBytes);
+      return exportRecords(store, c, ctx, formatOf<ExportFormat>(format, EXPORT_FORMATS), exportIds(c, ids), budgetMs, readBytes);
     },
     /** Records from CSV, JSON or NDJSON: all or none (superusers only: the HTTP layer checks). */
     importRecords(idOrName: string, text: string, format: string, ctx: RequestContext): Promise<{ imported: number }> {

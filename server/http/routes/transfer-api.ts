@@ -75,7 +75,7 @@ export function registerRecordsTransfer(app: H3, core: Core): void {
   app.get(`${base}/export`, async (event) => {
     const format = event.url.searchParams.get('format') ?? 'csv';
     const name = param(event, 'collection');
-    const pieces = await core.transfer.exportRecords(name, format, listContextOf(event, core));
+    const pieces = await core.transfer.exportRecords(name, format, listContextOf(event, core), event.url.searchParams.get('ids'));
     const file = `${name.replace(/[^\w-]/g, '_')}.${format}`;
     return new Response(streamOf(pieces), {
       headers: { 'content-type': CONTENT_TYPES[format], 'content-disposition': `attachment; filename="${file}"`, 'cache-control': 'no-store' },
