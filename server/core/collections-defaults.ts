@@ -47,7 +47,13 @@ export function superusersCollection(): Collection {
 export function usersCollection(lookup: Lookup): Collection {
   const users = defaults.newCollection('auth', 'users', '', false);
   const nameField = defineField({ name: 'name', type: 'text', max: 255 }, 0, { collectionType: 'auth', lookup }).field;
-  users.fields = [...defaults.withSystemFields('auth', []), nameField, autodateField('created', false), autodateField('updated', false)];
+  // PocketBase's default users have an avatar too (its init migration): apps upload to `avatar` as they are
+  const avatarField = defineField(
+    { name: 'avatar', type: 'file', maxSelect: 1, maxSize: 5_242_880, mimeTypes: ['image/jpeg', 'image/png', 'image/svg+xml', 'image/gif', 'image/webp'] },
+    1,
+    { collectionType: 'auth', lookup },
+  ).field;
+  users.fields = [...defaults.withSystemFields('auth', []), nameField, avatarField, autodateField('created', false), autodateField('updated', false)];
   const self = 'id = @request.auth.id';
   Object.assign(users, { listRule: self, viewRule: self, createRule: '', updateRule: self, deleteRule: self });
   return users;

@@ -21,7 +21,12 @@ describe('first superuser', () => {
       expect(h.core.registry.get('_superusers')?.system).toBe(true);
       const users = h.core.registry.get('users');
       expect(users?.type).toBe('auth');
-      expect(users?.fields.map((f) => f.name)).toEqual(expect.arrayContaining(['id', 'email', 'name', 'created', 'updated']));
+      expect(users?.fields.map((f) => f.name)).toEqual(expect.arrayContaining(['id', 'email', 'name', 'avatar', 'created', 'updated']));
+      // PocketBase's default users: an avatar apps upload to as they are
+      expect(users?.fields.find((f) => f.name === 'avatar')).toMatchObject({
+        type: 'file', maxSelect: 1, maxSize: 5_242_880, protected: false,
+        mimeTypes: ['image/jpeg', 'image/png', 'image/svg+xml', 'image/gif', 'image/webp'],
+      });
     });
 
     it.each([
