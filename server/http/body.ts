@@ -275,10 +275,13 @@ export async function readBodyBytes(event: H3Event, limit: number): Promise<Uint
 /**
  * The body as a stream, for endpoints that write it to disk as it arrives (a restore, a PocketBase
  * import) instead of holding it: node's request where there is one (`event.req.body` would start a
- * second reader of the same bytes), else the web body. Take it before anything awaits.
+ * second reader of the same bytes), else the web body. Take it before anything awaits. Such endpoints
+ * work for a while after the body arrived (extract, check, swap or import) with no bytes either way,
+ * so the connection's inactivity limit is lifted for this request (node sets it again for the next).
  */
 export function takeBody(event: H3Event): Readable {
   const node = event.runtime?.node?.req;
+  node?.socket?.setTimeout(0);
   const source = new PassThrough();
   const web = node ? null : event.req.body;
   if (node) {

@@ -23,9 +23,6 @@ export function registerBackup(app: H3, core: Core): void {
 
   app.post('/api/backup/restore', async (event) => {
     requireSuperuser(event);
-    // a large restore works for a while after its body arrived (extract, check, swap) with no bytes
-    // either way: the connection's inactivity limit must not cut it (node sets it again per request)
-    event.runtime?.node?.req.socket?.setTimeout(0);
     // the body is taken only once the restore is not refused up front (another one running)
     const result = await core.backups.restore(() => takeBody(event), Number(event.req.headers.get('content-length') ?? '0'));
     return json(result);

@@ -22,9 +22,6 @@ export function registerTransfer(app: H3, core: Core): void {
   // streamed to disk as a restore's body is
   app.post('/api/import/pocketbase', async (event) => {
     requireSuperuser(event);
-    // a large import works for a while after its body arrived, with no bytes either way: the
-    // connection's inactivity limit must not cut it (node sets it again for the next request)
-    event.runtime?.node?.req.socket?.setTimeout(0);
     return core.transfer.importPocketBaseUpload(() => takeBody(event), Number(event.req.headers.get('content-length') ?? '0'));
   });
   app.get('/api/collections/types.ts', (event) => {
