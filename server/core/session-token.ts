@@ -19,6 +19,8 @@ import { randomBytes } from 'node:crypto';
 
 export type TokenKind = 'superuser' | 'expiring';
 
+const UNSHAPED_LENGTH = 43;
+
 const SHAPES: Record<TokenKind, { head: number; tail: number }> = {
   superuser: { head: 10, tail: 11 },
   expiring: { head: 8, tail: 9 },
@@ -51,7 +53,7 @@ export function shapeToken(kind: TokenKind, secret: string, exp: number): string
 }
 
 export interface TokenParts {
-  /** `unshaped`: a token from before claims (43 characters, no dots), hashed whole. */
+  /** `unshaped`: a token from before claims (43 base64url characters, no dots), hashed whole. */
   kind: TokenKind | 'unshaped';
   /** What the session's hash is made from: the outer segments, or an unshaped token whole. */
   secret: string;
@@ -62,7 +64,8 @@ export interface TokenParts {
 /** A presented token's parts, or null when it has no shape a token was ever issued in. */
 export function partsOf(token: string): TokenParts | null {
   const parts = token.split('.');
-  if (parts.length === 1) return { kind: 'unshaped', secret: token, claims: '' };
+  // (only at the length they were issued in: a shaped token's secret alone is no token)
+  if (parts.length === 1) return token.length === UNSHAPED_LENGTH ? { kind: 'unshaped', secret: token, claims: '' } : null;
   if (parts.length !== 3) return null;
   for (const kind of ['superuser', 'expiring'] as const) {
     const { head, tail } = SHAPES[kind];

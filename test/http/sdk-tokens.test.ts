@@ -289,6 +289,13 @@ describe('a token is accepted only exactly as issued', () => {
     });
   }
 
+  it('the secret alone, without its claims, is no token', async () => {
+    for (const signIn of [asAdmin, asAnn]) {
+      const [head, , tail] = (await signIn()).authStore.token.split('.');
+      for (const bare of [head + tail, `${head}..${tail}`, `${head}.${tail}`]) expect(await sessionOf(bare), bare).toBeNull();
+    }
+  });
+
   it('claims written in by hand are refused, even a far exp or `type` on a users token', async () => {
     const pb = await asAnn();
     const [head, , tail] = pb.authStore.token.split('.');
