@@ -1,8 +1,9 @@
 // The one owner of a records list's state in the URL: filter, sort, page, page size and the open record
 // live in the hash (`#/collections/posts?filter=…&sort=-views&page=3&record=abc`), so a reload, a link,
-// Back and Forward all show the same list. The last state of each collection is remembered for the tab,
-// so leaving for Settings (or another collection) and coming back finds it as it was.
-import type { Router } from '../router.js';
+// Back and Forward all show the same list. The URL is the only place it lives: the sidebar's link opens
+// a collection unfiltered (a filter kept out of sight made records look missing); the collection's own
+// tabs carry the list's part of the URL along (`listParams`), so Settings and back finds it as it was.
+import type { Route, Router } from '../router.js';
 import { href } from '../router.js';
 
 export interface ListQuery {
@@ -16,7 +17,6 @@ export interface ListQuery {
 
 export const DEFAULT_PER_PAGE = 30;
 const LIST_KEYS = ['filter', 'sort', 'page', 'perPage'] as const;
-const memoryKey = (collection: string) => `deskbase.list.${collection}`;
 
 function positive(text: string | null, fallback: number): number {
   const n = Number(text);
@@ -51,41 +51,26 @@ export interface ListState {
   set(patch: Partial<ListQuery>, opts?: { push?: boolean }): void;
 }
 
-/**
- * The list state of `collection()` in the router's hash. `restore()` (call once on mount) brings back
- * the remembered state when the URL names none.
- */
-export function createListState(router: Router, collection: () => string, defaultSort: () => string, storage: Storage = sessionStorage): ListState & { restore(): void } {
+/** The list's part of a route's query (filter, sort, page, page size; not the open record). */
+export function listParams(route: Route): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of LIST_KEYS) {
+    const v = route.query.get(k);
+    if (v !== null) out[k] = v;
+  }
+  return out;
+}
+
+/** The list state of `collection()` in the router's hash. */
+export function createListState(router: Router, collection: () => string, defaultSort: () => string): ListState {
   const query = () => readListQuery(router.route().query, defaultSort());
-  const remember = (q: Record<string, string>) => {
-    const { record: _record, ...list } = q;
-    try {
-      storage.setItem(memoryKey(collection()), new URLSearchParams(list).toString());
-    } catch {
-      // Storage full or disabled: the URL still holds the state.
-    }
-  };
-  const go = (q: Record<string, string>, push: boolean) => {
-    remember(q);
-    router.navigate(href(['collections', collection()], q), { replace: !push });
-  };
   return {
     query,
     set(patch, opts) {
       const current = query();
       const resetsPage = ['filter', 'sort', 'perPage'].some((k) => k in patch && patch[k as keyof ListQuery] !== current[k as keyof ListQuery]);
       const next = { ...current, ...(resetsPage ? { page: 1 } : {}), ...patch };
-      go(writeListQuery(next, defaultSort()), !!opts?.push);
-    },
-    restore() {
-      const here = router.route().query;
-      if (LIST_KEYS.some((k) => here.has(k))) return remember(Object.fromEntries(here));
-      const saved = storage.getItem(memoryKey(collection()));
-      if (!saved) return;
-      const q = Object.fromEntries(new URLSearchParams(saved));
-      const record = here.get('record');
-      if (record) q.record = record;
-      router.navigate(href(['collections', collection()], q), { replace: true });
+      router.navigate(href(['collections', collection()], writeListQuery(next, defaultSort())), { replace: !opts?.push });
     },
   };
 }

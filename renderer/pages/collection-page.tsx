@@ -1,7 +1,8 @@
 // One collection: its records, its settings (schema, rules, indexes) and its API preview, as tabs.
 import { Match, Switch, type JSX } from 'solid-js';
 import type { Collection } from '../api.js';
-import { href } from '../router.js';
+import { href, useRouter } from '../router.js';
+import { listParams } from '../lib/list-state.js';
 import { Icon } from '../components/icon.js';
 import { RecordsView } from './records-view.js';
 import { CollectionEditor } from './collection-editor.js';
@@ -9,12 +10,15 @@ import { ApiPreview } from './api-preview.js';
 
 export function CollectionPage(props: { collection: Collection; tab?: string }): JSX.Element {
   const tab = () => (props.tab === 'settings' || props.tab === 'api' ? props.tab : 'records');
+  const router = useRouter();
+  // the tabs carry the list's filter, sort and page along in the URL: Settings and back finds the list as it was
+  const list = () => listParams(router.route());
   const Tab = (p: { id: 'records' | 'settings' | 'api'; label: string; icon: 'database' | 'settings' | 'code' }) => (
     <a
       class="tab"
       classList={{ active: tab() === p.id }}
       aria-current={tab() === p.id ? 'page' : undefined}
-      href={href(p.id === 'records' ? ['collections', props.collection.name] : ['collections', props.collection.name, p.id])}
+      href={href(p.id === 'records' ? ['collections', props.collection.name] : ['collections', props.collection.name, p.id], list())}
     >
       <Icon name={p.icon} />
       {p.label}

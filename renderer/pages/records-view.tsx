@@ -1,7 +1,7 @@
 // The records of one collection: filter (with completion), the grid, paging, bulk actions, and the side
 // panel to create/edit. Filter, sort, page, page size and the open record live in the URL
 // (lib/list-state.ts); the grid's columns are remembered per collection (lib/column-prefs.ts).
-import { createEffect, createMemo, createResource, createSignal, on, onMount, Show, type JSX } from 'solid-js';
+import { createEffect, createMemo, createResource, createSignal, on, Show, type JSX } from 'solid-js';
 import type { Collection, RecordModel } from '../api.js';
 import { ApiError, messageOf } from '../api.js';
 import { useApp } from '../app-context.js';
@@ -55,7 +55,6 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
   const toast = useToast();
   const defaultSort = () => (props.collection.fields.some((f) => f.name === 'created') ? '-created' : '');
   const list = createListState(useRouter(), () => props.collection.name, defaultSort);
-  onMount(() => list.restore());
   const q = () => list.query();
   const [draft, setDraft] = createSignal(q().filter);
   createEffect(on(() => q().filter, (f) => setDraft(f)));

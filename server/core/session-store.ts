@@ -1,15 +1,19 @@
 // Server-side sessions (Deskbase differs from PocketBase here: no signed JWTs): a token's random
 // secret names a row of `_sessions`; only the secret's SHA-256 is stored. The token is shaped so the
-// PocketBase SDKs read its expiry (session-token.ts); nothing in it but the secret is trusted.
-// Lifetime 7 days, sliding on refresh.
+// PocketBase SDKs read it (session-token.ts), and it is accepted only exactly as issued: its claims
+// segment must be one this session issued (a superuser's `type`; another record's current `exp`, or
+// the `exp` of an earlier copy still in `issued`). Lifetime 7 days, sliding on refresh.
 import type { ReadDb, Store, WriteTx } from '../store/db.js';
 import { hashToken, isoNow, newId } from './ids.js';
-import { isUnshaped, newSecret, secretOf, shapeToken } from './session-token.js';
+import { expClaims, expSeconds, newSecret, partsOf, shapeToken, SUPERUSER_CLAIMS, type TokenKind, type TokenParts } from './session-token.js';
 import type { Registry } from './collection-registry.js';
 import { ident } from '../filter/sql.js';
-import type { AuthInfo, Row } from './types.js';
+import { unauthorized } from '../errors.js';
+import { SUPERUSERS_ID, type AuthInfo, type Collection, type Row } from './types.js';
 
 export const SESSION_SECONDS = 604800;
+/** Earlier copies of a session's token (before its last refreshes) accepted until their own exp. */
+export const EARLIER_TOKENS = 16;
 
 export interface SessionRow {
   id: string;
@@ -19,33 +23,64 @@ export interface SessionRow {
   created: string;
   expires: string;
   userAgent: string;
+  /** JSON: the exp claims (seconds) of the session's earlier tokens, oldest first. */
+  issued: string;
+}
+
+function kindFor(collectionId: string): TokenKind {
+  return collectionId === SUPERUSERS_ID ? 'superuser' : 'expiring';
+}
+
+function earlierExps(s: SessionRow): number[] {
+  try {
+    const list: unknown = JSON.parse(s.issued);
+    return Array.isArray(list) ? list.filter((n): n is number => Number.isInteger(n)) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Was this token, as presented, issued for session `s`? (Its secret already named the session.) */
+function issuedFor(s: SessionRow, collection: Collection, parts: TokenParts, now: number): boolean {
+  if (parts.kind === 'unshaped') return true; // before claims: the whole token is the secret
+  const current = expSeconds(s.expires);
+  if (kindFor(collection.id) === 'superuser') {
+    // a superuser token issued before superuser tokens claimed `type` carries the session's last exp
+    return parts.kind === 'superuser' ? parts.claims === SUPERUSER_CLAIMS : parts.claims === expClaims(current);
+  }
+  if (parts.kind !== 'expiring') return false;
+  if (parts.claims === expClaims(current)) return true;
+  return earlierExps(s).some((exp) => exp > now / 1000 && parts.claims === expClaims(exp));
 }
 
 export function createSessions(store: Store, registry: Registry) {
   return {
     /** Inside a write transaction: starts a session and returns its token (shown once). */
     start(tx: WriteTx, collectionId: string, recordId: string, userAgent: string, now = Date.now()): { token: string; session: SessionRow } {
-      const secret = newSecret();
+      const kind = kindFor(collectionId);
+      const secret = newSecret(kind);
       const expires = isoNow(now + SESSION_SECONDS * 1000);
       const session: SessionRow = {
         id: newId(), tokenHash: hashToken(secret), collectionId, recordId,
-        created: isoNow(now), expires, userAgent: userAgent.slice(0, 500),
+        created: isoNow(now), expires, userAgent: userAgent.slice(0, 500), issued: '[]',
       };
       tx.run('DELETE FROM "_sessions" WHERE "expires" < ?', [isoNow(now)]);
       tx.run(
-        'INSERT INTO "_sessions" ("id","tokenHash","collectionId","recordId","created","expires","userAgent") VALUES (?,?,?,?,?,?,?)',
-        [session.id, session.tokenHash, collectionId, recordId, session.created, session.expires, session.userAgent],
+        'INSERT INTO "_sessions" ("id","tokenHash","collectionId","recordId","created","expires","userAgent","issued") VALUES (?,?,?,?,?,?,?,?)',
+        [session.id, session.tokenHash, collectionId, recordId, session.created, session.expires, session.userAgent, session.issued],
       );
-      return { token: shapeToken(secret, expires), session };
+      return { token: shapeToken(kind, secret, expSeconds(expires)), session };
     },
 
-    /** The live session a token names, with its auth record; null when unknown or expired. */
+    /** The live session a token names, exactly as it was issued, with its auth record; null otherwise. */
     resolve(token: string, now = Date.now()): AuthInfo | null {
       if (token.length < 20 || token.length > 100) return null;
-      const s = store.get<SessionRow>('SELECT * FROM "_sessions" WHERE "tokenHash" = ?', [hashToken(secretOf(token))]);
+      const parts = partsOf(token);
+      if (!parts) return null;
+      const s = store.get<SessionRow>('SELECT * FROM "_sessions" WHERE "tokenHash" = ?', [hashToken(parts.secret)]);
       if (!s || s.expires <= isoNow(now)) return null;
       const collection = registry.get(s.collectionId);
-      if (!collection) return null;
+      if (!collection || !issuedFor(s, collection, parts, now)) return null;
       const record = store.get<Row>(`SELECT * FROM ${ident(collection.name)} WHERE "id" = ?`, [s.recordId]);
       if (!record) return null;
       return { collection, record, sessionId: s.id };
@@ -63,20 +98,28 @@ export function createSessions(store: Store, registry: Registry) {
     },
 
     /**
-     * Extends a session to its full lifetime; answers the token presented, re-shaped with the new
-     * expiry (the same secret: other copies keep naming the session, as the session decides). A token
-     * of the older unshaped kind gets a new secret in its place, so the client can read its expiry.
+     * Extends a session to its full lifetime and answers its current token, made from the presented
+     * token's secret (any copy the session accepts refreshes to the same answer): a superuser's token
+     * never changes (it claims no expiry); another record's claims the new exp when that moved to a
+     * later second, and the copy it replaces stays accepted until its own exp (the last
+     * EARLIER_TOKENS of them). A token of an older kind gets a new secret, and stops working.
      */
     extend(tx: WriteTx, id: string, presented: string, now = Date.now()): { token: string; expires: string } {
+      const s = tx.get<SessionRow>('SELECT * FROM "_sessions" WHERE "id" = ?', [id]);
+      if (!s) throw unauthorized(); // signed out meanwhile
+      const kind = kindFor(s.collectionId);
       const expires = isoNow(now + SESSION_SECONDS * 1000);
-      let secret = secretOf(presented);
-      if (isUnshaped(presented)) {
-        secret = newSecret();
-        tx.run('UPDATE "_sessions" SET "expires" = ?, "tokenHash" = ? WHERE "id" = ?', [expires, hashToken(secret), id]);
-      } else {
-        tx.run('UPDATE "_sessions" SET "expires" = ? WHERE "id" = ?', [expires, id]);
+      const parts = partsOf(presented);
+      let secret = parts?.secret ?? '';
+      let issued = earlierExps(s).filter((exp) => exp > now / 1000);
+      if (parts?.kind !== kind) {
+        secret = newSecret(kind);
+        issued = [];
+      } else if (kind === 'expiring' && expSeconds(expires) !== expSeconds(s.expires)) {
+        issued = [...issued, expSeconds(s.expires)].slice(-EARLIER_TOKENS);
       }
-      return { token: shapeToken(secret, expires), expires };
+      tx.run('UPDATE "_sessions" SET "expires" = ?, "tokenHash" = ?, "issued" = ? WHERE "id" = ?', [expires, hashToken(secret), JSON.stringify(issued), id]);
+      return { token: shapeToken(kind, secret, expSeconds(expires)), expires };
     },
 
     end(tx: WriteTx, id: string): void {

@@ -123,7 +123,7 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
 
     /**
      * Extends the caller's session to its full lifetime after re-checking authRule; answers the record
-     * and the presented token re-shaped with the new expiry (session-store.ts `extend`).
+     * and the session's current token (session-store.ts `extend`: the same one until its claims move).
      */
     async refresh(name: string, ctx: RequestContext, presented: string): Promise<{ record: unknown; token: string; expires: string }> {
       // as PocketBase's RequireSameCollectionContextAuth: signed out is 401, and any collection but the

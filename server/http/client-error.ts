@@ -1,13 +1,14 @@
 // Requests that node:http refuses before the app sees them (its parser's 16 KiB limit on the request
 // line and headers, malformed requests, header timeouts) still answer with the spec's error envelope.
 // Node's own answer would be a bare 431 or 400: a long URL, which the parser reaches before our
-// MAX_URL_LENGTH check can, is the 414 the app gives shorter over-long URLs.
+// MAX_URL_LENGTH check can, is the 414 the app gives shorter over-long URLs. A connection over the
+// per-address cap gets its 503 through `refusal` too (connections.ts).
 import type { Duplex } from 'node:stream';
 import { envelopeJson, GENERIC_MESSAGES } from './envelope.js';
 import { MAX_URL_LENGTH } from './request.js';
 
 const REASONS: Record<number, string> = {
-  400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 414: 'URI Too Long', 431: 'Request Header Fields Too Large',
+  400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 414: 'URI Too Long', 431: 'Request Header Fields Too Large', 503: 'Service Unavailable',
 };
 
 type ParserError = Error & { code?: string; rawPacket?: Buffer };
@@ -33,9 +34,13 @@ export function answerClientError(err: ParserError, socket: Duplex): void {
     return;
   }
   const [status, message] = clientErrorStatus(err);
+  socket.end(refusal(status, message));
+}
+
+/** A whole HTTP/1.1 answer with the envelope, for a socket the app never sees; the connection closes after it. */
+export function refusal(status: number, message: string, headers: Record<string, string> = {}): string {
   const body = envelopeJson(status, message);
-  socket.end(
-    `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  return `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`;
 }

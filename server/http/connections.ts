@@ -5,7 +5,10 @@
 // - at most `maxConnections` at once (node refuses more at accept), kept well under the descriptor
 //   limit so the journal, snapshots and workers always have theirs;
 // - at most `perAddress` from one client address (IPv6 by its /64): one device on the LAN cannot take
-//   them all;
+//   them all. One more from that address is answered, not reset: node:http never sees it; its first
+//   bytes (the request) are read and answered with the envelope's 503 and `Retry-After`, then it is
+//   closed, whatever else it sends read and dropped meanwhile, within 2 s at most (a script's 200
+//   parallel requests see a clear error, not ECONNRESET);
 // - a connection with no bytes either way for `idleMs` is closed (slow headers, a stalled body, a client
 //   gone quiet); headers must be complete within `headersTimeoutMs` and a whole request within
 //   `requestTimeoutMs` however slowly it trickles (node checks these two every 30 s).
@@ -13,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { clientKey } from '../core/scrypt-pool.js';
+import { refusal } from './client-error.js';
 
 export interface ConnectionLimits {
   /** Connections open at once; by default from the descriptor limit (see defaultMaxConnections). */
@@ -52,11 +56,15 @@ export function limitConnections(server: Server, limits: ConnectionLimits = {}):
   server.requestTimeout = limits.requestTimeoutMs ?? 120_000;
   const perAddress = limits.perAddress ?? 128;
   const open = new Map<string, number>();
+  // node:http (and listhen) take each accepted socket through 'connection': only those within the cap
+  // are handed on to them
+  const http = server.listeners('connection') as ((socket: Socket) => void)[];
+  server.removeAllListeners('connection');
   server.on('connection', (socket: Socket) => {
     const key = clientKey(socket.remoteAddress);
     const count = (open.get(key) ?? 0) + 1;
     if (count > perAddress) {
-      socket.destroy();
+      refuseOverCap(socket);
       return;
     }
     open.set(key, count);
@@ -65,5 +73,36 @@ export function limitConnections(server: Server, limits: ConnectionLimits = {}):
       if (left > 0) open.set(key, left);
       else open.delete(key);
     });
+    for (const listener of http) listener.call(server, socket);
+  });
+}
+
+/** Seconds a client over the cap is asked to wait: connections of a burst come and go in moments. */
+export const OVER_CAP_RETRY_SECONDS = 1;
+/** How long an over-cap connection may take to send its request (then it is answered anyway), and to go. */
+const OVER_CAP_WAIT_MS = 500;
+const OVER_CAP_CLOSE_MS = 2000;
+
+/**
+ * Answers a connection over its address's cap with a 503 once its request arrives (an answer before the
+ * request reads as a broken server to HTTP clients), then closes it. Its bytes are read and dropped until
+ * the client closes its side: a socket closed with unread bytes is reset, and the client would see that
+ * instead of the answer.
+ */
+function refuseOverCap(socket: Socket): void {
+  let answered = false;
+  const answer = () => {
+    if (answered) return;
+    answered = true;
+    socket.end(refusal(503, 'Too many connections from this address at once; try again in a moment.', { 'Retry-After': String(OVER_CAP_RETRY_SECONDS) }));
+  };
+  const wait = setTimeout(answer, OVER_CAP_WAIT_MS).unref();
+  const hard = setTimeout(() => socket.destroy(), OVER_CAP_CLOSE_MS).unref();
+  socket.on('data', answer);
+  socket.on('end', answer); // the client's side is done: the socket closes once the answer is out
+  socket.on('error', () => socket.destroy());
+  socket.once('close', () => {
+    clearTimeout(wait);
+    clearTimeout(hard);
   });
 }

@@ -14,8 +14,13 @@ export function ensureSystemSchema(tx: WriteTx): void {
     "recordId" TEXT NOT NULL,
     "created" TEXT NOT NULL,
     "expires" TEXT NOT NULL,
-    "userAgent" TEXT NOT NULL DEFAULT ''
+    "userAgent" TEXT NOT NULL DEFAULT '',
+    "issued" TEXT NOT NULL DEFAULT '[]'
   )`);
+  // folders (and backups) from before a session kept the expiries its earlier tokens claim
+  if (!tx.get(`SELECT 1 AS ok FROM pragma_table_info('_sessions') WHERE "name" = 'issued'`)) {
+    tx.run(`ALTER TABLE "_sessions" ADD COLUMN "issued" TEXT NOT NULL DEFAULT '[]'`);
+  }
   tx.run('CREATE INDEX IF NOT EXISTS "_sessions_record" ON "_sessions" ("collectionId", "recordId")');
   tx.run(`CREATE TABLE IF NOT EXISTS "_params" ("key" TEXT PRIMARY KEY NOT NULL, "value" JSON)`);
 }

@@ -5,6 +5,11 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eachSuperuser, type Harness, signUpUser } from '../support/harness.js';
 import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCore } from '../../server/core/index.js';
+import { openStore } from '../../server/store/db.js';
 import { type Clocked, clockedApp } from '../support/clocked-app.js';
 import type { RunningServer } from '../../server/index.js';
 import { http, liveServer } from '../fixtures/hardening-http.js';
@@ -97,7 +102,8 @@ describe('server-side sessions', () => {
       expect(r.status).toBe(200);
       expect(r.body.token).toBeUndefined();
       const cookie = r.headers.get('set-cookie') ?? '';
-      expect(cookie).toMatch(/^service_session=[A-Za-z0-9_-]{8}\.[A-Za-z0-9]{24}\.[A-Za-z0-9_-]{9}; Path=\/; Max-Age=604800; HttpOnly; SameSite=Lax; Secure$/);
+      // a superuser's token claims `type` (session-token.ts)
+      expect(cookie).toMatch(/^service_session=[A-Za-z0-9_-]{10}\.eyJ0eXBlIjoiYXV0aCJ9\.[A-Za-z0-9_-]{11}; Path=\/; Max-Age=604800; HttpOnly; SameSite=Lax; Secure$/);
       const value = cookie.split(';')[0];
       const me = await h.req('GET', '/api/session', { headers: { cookie: value } });
       expect(me.body.current).toBe(true);
@@ -209,6 +215,27 @@ describe('cookies and sessions at rest', () => {
       await signIn('ann@example.com', 'password123');
       const hash = app.store.get<{ tokenHash: string }>('SELECT "tokenHash" FROM "_sessions" LIMIT 1')!.tokenHash;
       expect((await app.req('GET', '/api/session', { token: hash })).text).toBe('null');
+    });
+
+    it('a data folder from before `issued` gets the column on start; its sessions keep working', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'deskbase-sessions-'));
+      try {
+        const store = await openStore({ dir });
+        // what an older version made: _sessions without the claims its earlier tokens carried
+        await store.write((tx) => tx.run(`CREATE TABLE "_sessions" ("id" TEXT PRIMARY KEY NOT NULL, "tokenHash" TEXT NOT NULL UNIQUE,
+          "collectionId" TEXT NOT NULL, "recordId" TEXT NOT NULL, "created" TEXT NOT NULL, "expires" TEXT NOT NULL, "userAgent" TEXT NOT NULL DEFAULT '')`));
+        await store.write((tx) => tx.run(`INSERT INTO "_sessions" VALUES ('s1', 'h', 'users', 'r1', '2026-01-01', '2099-01-01', '')`));
+        await createCore(store);
+        expect(store.get<{ issued: string }>('SELECT "issued" FROM "_sessions" WHERE "id" = \'s1\'')?.issued).toBe('[]');
+        await store.close();
+        // the column came in a journaled write: the folder reopens with it
+        const again = await openStore({ dir });
+        expect(again.get<{ n: number }>(`SELECT COUNT(*) AS n FROM pragma_table_info('_sessions') WHERE "name" = 'issued'`)?.n).toBe(1);
+        await createCore(again);
+        await again.close();
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     });
   });
 });

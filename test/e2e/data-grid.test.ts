@@ -144,6 +144,7 @@ describe('records grid', () => {
     expect(url).toMatch(/page=2/);
     expect(url).toMatch(/record=\w{15}/);
     await p.keyboard.press('Escape');
+    // the collection's tabs carry the list's URL along (the sidebar does not: the next test)
     await p.getByRole('link', { name: 'Settings' }).click();
     await p.getByRole('link', { name: 'Records' }).click();
     await expect.poll(() => p.locator('.pager-range').textContent()).toBe('31–35 of 35');
@@ -158,6 +159,40 @@ describe('records grid', () => {
     // Back closes the panel it opened.
     await p.goBack();
     await p.locator('.panel').waitFor({ state: 'detached' });
+  });
+
+  it('the sidebar opens a collection unfiltered; a filter lives in the URL only (reload, back and forward keep it)', async () => {
+    const filtered = (await seeder.call<{ totalItems: number }>('GET', `/collections/posts/records?perPage=1&filter=${encodeURIComponent('views >= 100')}`)).totalItems;
+    const all = await total('posts');
+    expect(filtered).toBeLessThan(all);
+    const range = (n: number) => `1–${Math.min(30, n)} of ${n}`;
+    const sidebar = (p: Page, name: string) => p.locator('a.nav-item', { hasText: new RegExp(`^\\s*${name}\\s*$`) });
+    const p = await open('#/collections/posts');
+    await rows(p).first().waitFor();
+    await p.getByLabel('Filter records').fill('views >= 100');
+    await p.keyboard.press('Enter');
+    await expect.poll(() => p.locator('.pager-range').textContent()).toBe(range(filtered));
+    // another collection, then posts again from the sidebar: all of its records, no filter anywhere
+    await sidebar(p, 'authors').click();
+    await expect.poll(() => hash(p)).toBe('#/collections/authors');
+    await sidebar(p, 'posts').click();
+    await expect.poll(() => p.locator('.pager-range').textContent()).toBe(range(all));
+    expect(await hash(p)).toBe('#/collections/posts');
+    await expect(p.getByLabel('Filter records').inputValue()).resolves.toBe('');
+    // Back twice: the filtered list, as its URL says; a reload keeps it; Forward twice: unfiltered again
+    await p.goBack();
+    await expect.poll(() => hash(p)).toBe('#/collections/authors');
+    await p.goBack();
+    await expect.poll(() => p.locator('.pager-range').textContent()).toBe(range(filtered));
+    expect(await hash(p)).toBe('#/collections/posts?filter=views >= 100');
+    await expect(p.getByLabel('Filter records').inputValue()).resolves.toBe('views >= 100');
+    await p.reload();
+    await expect.poll(() => p.locator('.pager-range').textContent()).toBe(range(filtered));
+    await expect(p.getByLabel('Filter records').inputValue()).resolves.toBe('views >= 100');
+    await p.goForward();
+    await p.goForward();
+    await expect.poll(() => p.locator('.pager-range').textContent()).toBe(range(all));
+    await expect(p.getByLabel('Filter records').inputValue()).resolves.toBe('');
   });
 
   it('sends a page whose session was revoked elsewhere to sign-in, then back to the same page', async () => {

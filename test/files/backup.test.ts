@@ -3,10 +3,10 @@
 // archives are refused with nothing changed. Through the SDK and fetch over a real socket.
 import { access, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type PocketBase from 'pocketbase';
+import PocketBase from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSqlJs } from '../../server/store/db.js';
-import { file, fileServer, type FileServer } from './fixture.js';
+import { ADMIN, file, fileServer, type FileServer } from './fixture.js';
 import { unzip, zipOf } from './zip-read.js';
 
 let fx: FileServer;
@@ -125,6 +125,20 @@ describe('restore', () => {
     const res = await restore(await zipOf(without));
     expect(res.status).toBe(200);
     expect((await res.json()).missingFiles).toEqual([`${colId}/${rec.id}/${rec.att[0]}`]);
+  });
+
+  it('an archive from before sessions kept `issued` restores, and sign-in and refresh work after it', async () => {
+    const entries = await unzip(await backup());
+    const SQL = await loadSqlJs();
+    const older = new SQL.Database(entries.get('data.db')!);
+    older.run('ALTER TABLE "_sessions" DROP COLUMN "issued"');
+    const bytes = await zipOf([['data.db', Buffer.from(older.export())]]);
+    older.close();
+    expect((await restore(bytes)).status).toBe(200);
+    const again = new PocketBase(fx.server.url);
+    await again.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
+    expect((await again.collection('_superusers').authRefresh()).record.email).toBe(ADMIN.email);
+    expect((await pb.collection('_superusers').authRefresh()).record.email).toBe(ADMIN.email);
   });
 
   it('refuses invalid archives with nothing changed', async () => {

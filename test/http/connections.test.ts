@@ -2,8 +2,10 @@
 // cannot take more than its share, the server never accepts more than it has descriptors for, a
 // connection that goes quiet (slow headers, a stalled body) is closed, and a client that abandons its
 // body is logged as one line without a stack. (1,100 connections trickling bodies under a 1,024
-// descriptor limit used to leave the server refusing everyone for as long as they kept at it.)
+// descriptor limit used to leave the server refusing everyone for as long as they kept at it.) One
+// connection over an address's share is answered with the envelope's 503 and Retry-After, not reset.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,13 +47,24 @@ const partialBody = `POST /api/collections/users/records HTTP/1.1\r\nHost: 127.0
 const health = () => fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.status);
 
 describe('F11: connections', () => {
-  it('one address holds at most its share; others are still served', async () => {
+  it('one address holds at most its share; one more is answered 503 and closed at once; others are still served', async () => {
     const held = await Promise.all(Array.from({ length: LIMITS.perAddress }, () => open('127.0.0.2', partialBody)));
-    const extra = await open('127.0.0.2', partialBody);
-    expect(await extra.closed).toBeLessThan(LIMITS.idleMs / 2); // closed at once, unanswered
-    expect(extra.answer()).toBe('');
-    expect(await health()).toBe(200);
-    for (const h of held) h.socket.destroy();
+    try {
+      const extra = await open('127.0.0.2', partialBody);
+      expect(await extra.closed).toBeLessThan(LIMITS.idleMs / 2); // not left to go idle
+      const [head, body] = extra.answer().split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+      expect(head).toContain('\r\nRetry-After: 1\r\n');
+      expect(head).toContain('\r\nConnection: close');
+      expect(JSON.parse(body)).toEqual({ status: 503, message: 'Too many connections from this address at once; try again in a moment.', data: {} });
+      // a client that connects and says nothing is answered too, and closed
+      const silent = await open('127.0.0.2');
+      expect(await silent.closed).toBeLessThan(LIMITS.idleMs);
+      expect(silent.answer()).toMatch(/^HTTP\/1\.1 503 /);
+      expect(await health()).toBe(200);
+    } finally {
+      for (const h of held) h.socket.destroy();
+    }
   });
 
   it('no more connections than the limit, whoever opens them', async () => {
@@ -87,5 +100,48 @@ describe('F11: connections', () => {
     writeFileSync(file, 'Max open files            unlimited            unlimited            files\n');
     expect(defaultMaxConnections(file)).toBe(4096);
     expect(defaultMaxConnections(join(dir, 'missing'))).toBe(1024);
+  });
+});
+
+// The per-address cap under the process-wide one: over it the server still has descriptors to answer
+// with. (A server of its own process, as a script's server would be: in one process the client's
+// connects and the server's accepts take turns, and the requests never overlap.)
+describe('over the per-address cap', () => {
+  const localDir = mkdtempSync(join(tmpdir(), 'deskbase-conns-'));
+  let server: Child;
+  const local = { url: '', port: 0 };
+  beforeAll(async () => {
+    server = runChild(await bundle('test/fixtures/hardening-server.ts'), [localDir, String(1 << 20)], { env: { DESKBASE_TEST_LIMITS: JSON.stringify({ perAddress: 6, maxConnections: 1000 }) } });
+    local.url = new URL((await server.line((l) => l.startsWith('url '))).slice(4)).origin;
+    local.port = Number(new URL(local.url).port);
+  }, 30_000);
+  afterAll(async () => {
+    await server?.kill();
+    rmSync(localDir, { recursive: true, force: true });
+  });
+
+  it('a script\'s 200 parallel requests from one address each get an answer, 200 or an enveloped 503, never a reset', async () => {
+    const one = () => new Promise<{ status: number; retryAfter?: string; body: string } | { error: string }>((resolve) => {
+      const req = httpRequest({ host: '127.0.0.1', port: local.port, path: '/api/health', localAddress: '127.0.0.7', agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], body }));
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }));
+      req.end();
+    });
+    const answers = await Promise.all(Array.from({ length: 200 }, one));
+    expect(answers.filter((a) => 'error' in a)).toEqual([]);
+    const refused = answers.filter((a) => 'status' in a && a.status === 503) as { status: number; retryAfter?: string; body: string }[];
+    expect(refused.length).toBeGreaterThan(0);
+    expect(answers.every((a) => 'status' in a && [200, 503].includes(a.status))).toBe(true);
+    for (const r of refused) {
+      expect(r.retryAfter).toBe('1');
+      expect(JSON.parse(r.body)).toMatchObject({ status: 503, data: {} });
+    }
+    // fetch (undici) sees the same: a Response, not a TypeError from a reset socket
+    const fetched = await Promise.all(Array.from({ length: 200 }, () => fetch(`${local.url}/api/health`).then((r) => r.status, (e: Error) => `${e.message} ${String((e as { cause?: unknown }).cause)}`)));
+    expect(fetched.filter((s) => s !== 200 && s !== 503)).toEqual([]);
   });
 });
