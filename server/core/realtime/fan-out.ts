@@ -91,7 +91,7 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
     try {
       return store.withDeadline(options.budgetMs, () => {
         const ctx = subscriberContext(shape.auth, shape.sub, registry.lookup);
-        if (!mayAccess(store, c, shape.rule, ctx, row, change.after === null)) return null;
+        if (!mayAccess(store, c, shape.rule, ctx, row)) return null;
         return eventData(store, c, change.action, row, ctx);
       });
     } catch {
