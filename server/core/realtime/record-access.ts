@@ -10,11 +10,11 @@ import { presentRecords } from '../record-response.js';
 import { requestContext, type RequestContext } from '../request-context.js';
 import type { AuthInfo, Collection, Lookup, Row, SqlValue } from '../types.js';
 import { isSuperuser } from '../types.js';
-import type { Subscription } from './topics.js';
+import type { SubscriptionOptions } from './topics.js';
 
 /** The request a subscription stands for: a GET by its identity with its options' query and headers. */
-export function subscriberContext(auth: AuthInfo | null, sub: Subscription, lookup: Lookup): RequestContext {
-  const ctx = requestContext({ auth, method: 'GET', query: sub.query, headers: Object.entries(sub.headers) }, lookup);
+export function subscriberContext(auth: AuthInfo | null, options: SubscriptionOptions, lookup: Lookup): RequestContext {
+  const ctx = requestContext({ auth, method: 'GET', query: options.query, headers: Object.entries(options.headers) }, lookup);
   return { ...ctx, request: { ...ctx.request, context: 'realtime' } };
 }
 

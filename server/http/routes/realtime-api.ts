@@ -8,6 +8,7 @@ import type { Core } from '../../core/index.js';
 import type { RealtimeMessage, RealtimeSink } from '../../core/realtime/broker.js';
 import { COLLECTION_BODY_BYTES, readBodyObject } from '../body.js';
 import { authOf } from '../caller.js';
+import { clientOf } from '../request.js';
 import { noContent } from '../respond.js';
 
 /**
@@ -41,6 +42,7 @@ export function registerRealtime(app: H3, core: Core): void {
     // the server's socket inactivity timeout
     event.runtime?.node?.req.socket.setTimeout(0);
     let clientId = '';
+    const address = clientOf(event); // the stream's address bears what its subscriptions cost
     let prefix = Buffer.alloc(0);
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -62,7 +64,7 @@ export function registerRealtime(app: H3, core: Core): void {
             controller.close();
           },
         };
-        const client = broker.connect(sink);
+        const client = broker.connect(sink, address);
         clientId = client.id;
         prefix = Buffer.from(`id:${clientId}\n`);
         client.send({ name: 'PB_CONNECT', data: JSON.stringify({ clientId }) });
@@ -75,7 +77,8 @@ export function registerRealtime(app: H3, core: Core): void {
   });
 
   app.post('/api/realtime', async (event) => {
-    // 1,000 subscriptions of 2,500 characters fit
+    // 1,000 subscriptions of 2,500 characters fit; what a client, its address and the server may hold
+    // is core's (core/realtime/budget.ts: a 400 or a 429 naming the limit)
     const body = await readBodyObject(event, COLLECTION_BODY_BYTES);
     core.realtime.subscribe(body, authOf(event));
     return noContent();
