@@ -37,6 +37,8 @@ export class RealtimeClient {
   subscriptions: Subscription[] = [];
   /** What the subscriptions cost (budget.ts). */
   charge: Charge = NO_CHARGE;
+  /** Changes whose messages to this client wait in the fan-out's second lane (fan-out.ts). */
+  behind = 0;
   private idle: NodeJS.Timeout;
 
   /** `address` is the client address's key its costs are charged to (the event stream's connection). */

@@ -28,6 +28,9 @@ const VISITS_PER_STEP = 256;
  */
 export const MAX_PENDING = 5000;
 
+/** Changes that may wait in the second lane (for clients with several shapes in a change); see queueBehind. */
+export const MAX_BEHIND = 500;
+
 /**
  * Schema changes go to superusers subscribed to `_collections/*` (a Deskbase topic: PocketBase has no
  * realtime for collections; the admin UI's collections list uses it). Queued with the record changes,
@@ -67,21 +70,41 @@ function messagesFor(data: string): (name: string) => RealtimeMessage {
   };
 }
 
+/**
+ * One change on its way: its shapes, in rank order, and what waits for the second lane. A client with
+ * more than one shape in a change gets all of its messages of that change from the second lane, and
+ * so does every client with messages already waiting there (each client's messages keep commit order).
+ */
+interface Delivery {
+  change: RecordChange | null;
+  shapes: Shape[];
+  /** The first shape of rank 1 or more: those are the second lane's. */
+  firstSlow: number;
+  /** Messages the first lane made for second-lane clients, in the order it made them, with the identity they were made for. */
+  held: [RealtimeClient, RealtimeMessage, string][];
+  /** The clients whose messages of this change go by the second lane. */
+  slow: Set<RealtimeClient>;
+}
+
 export function createRealtime(store: Store, registry: Registry, options: RealtimeOptions) {
   const broker = new RealtimeBroker(options.idleMs, options.limits);
   const pending: Pending[] = [];
-  let running: Generator<void> | null = null;
+  /** Changes the first lane is done with that still have second-lane work, in commit order. */
+  const behind: Delivery[] = [];
+  let first: Generator<void> | null = null;
+  let second: Generator<void> | null = null;
   let scheduled = false;
 
   /**
    * The subscriber shapes one change reaches (each topic spelling: by name or id, `/*`, bare, `/id`),
-   * into `out`, yielding every few hundred subscriptions visited; then ordered by rank, so each
-   * client's first shape comes before any client's second.
+   * into `d.shapes`, yielding every few hundred subscriptions visited; then ordered by rank (a shape's
+   * rank: how many other shapes of the change one of its members joined before it, at least), so each
+   * client's first shape comes before any client's second; the clients with two or more go in `d.slow`.
    */
-  function* shapesOf(change: RecordChange, id: string, out: Shape[]): Generator<void> {
+  function* shapesOf(change: RecordChange, id: string, d: Delivery): Generator<void> {
     const c = change.collection;
     const found = new Map<string, Map<SubscriptionOptions, Shape>>();
-    const ranks = new Map<RealtimeClient, number>();
+    const joined = new Map<RealtimeClient, Set<Shape>>();
     const topics = new Set([`${c.name}/*`, `${c.id}/*`, c.name, c.id, `${c.name}/${id}`, `${c.id}/${id}`].map((t) => t.toLowerCase()));
     let visits = 0;
     for (const topic of topics) {
@@ -92,20 +115,31 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
           const group = `${rule}\n${client.who}`;
           let byOptions = found.get(group);
           if (!byOptions) found.set(group, (byOptions = new Map()));
-          const rank = ranks.get(client) ?? 0;
+          let mine = joined.get(client);
+          if (!mine) joined.set(client, (mine = new Set()));
           let shape = byOptions.get(sub.options);
           if (!shape) {
-            byOptions.set(sub.options, (shape = { rule, who: client.who, auth: client.auth, options: sub.options, rank, members: [] }));
-            out.push(shape);
-            ranks.set(client, rank + 1);
-          } else if (rank < shape.rank) {
-            shape.rank = rank;
+            byOptions.set(sub.options, (shape = { rule, who: client.who, auth: client.auth, options: sub.options, rank: mine.size, members: [] }));
+            d.shapes.push(shape);
+          }
+          if (!mine.has(shape)) {
+            shape.rank = Math.min(shape.rank, mine.size);
+            mine.add(shape);
           }
           shape.members.push([client, sub.raw]);
         }
       }
     }
-    out.sort((a, b) => a.rank - b.rank);
+    d.shapes.sort((a, b) => a.rank - b.rank);
+    const firstSlow = d.shapes.findIndex((shape) => shape.rank > 0);
+    d.firstSlow = firstSlow < 0 ? d.shapes.length : firstSlow;
+    for (const [client, mine] of joined) if (mine.size > 1) goesSecond(d, client);
+  }
+
+  function goesSecond(d: Delivery, client: RealtimeClient): void {
+    if (d.slow.has(client)) return;
+    d.slow.add(client);
+    client.behind++;
   }
 
   /** One shape: its check and its message, or nothing when it may not see the record (or fails). */
@@ -124,20 +158,49 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
     }
   }
 
-  function* work(): Generator<void> {
+  function send(client: RealtimeClient, m: RealtimeMessage): void {
+    if (!client.send(m)) broker.disconnect(client.id);
+  }
+
+  /** The first lane sends, or holds for the second when the client's messages wait there. */
+  function deliver(d: Delivery, client: RealtimeClient, m: RealtimeMessage): void {
+    if (client.behind > 0 && !d.slow.has(client)) goesSecond(d, client);
+    if (d.slow.has(client)) d.held.push([client, m, client.who]);
+    else send(client, m);
+  }
+
+  /** Every shape's message to its members (the ones whose identity is still the shape's), in slices. */
+  function* sendShape(change: RecordChange, shape: Shape, to: (client: RealtimeClient, m: RealtimeMessage) => void): Generator<void> {
+    const data = message(change, shape);
+    if (data === null) return;
+    const messages = messagesFor(data);
+    let sent = 0;
+    for (const [client, name] of shape.members) {
+      if (++sent % VISITS_PER_STEP === 0) yield;
+      // a member whose identity changed since (its session ended) was not checked as it is now
+      if (client.who === shape.who) to(client, messages(name));
+    }
+  }
+
+  /**
+   * The first lane: each change in commit order, the shapes of rank 0 (every client's first), sent at
+   * once to the clients with nothing waiting in the second lane.
+   */
+  function* firstLane(): Generator<void> {
     while (pending.length > 0) {
       const next = pending.shift() as Pending;
       yield* broker.dropEndedSessions(store);
       if (next.kind === 'collection') {
         const { id, name, type, system } = next.collection;
-        const data = JSON.stringify({ action: next.action, record: { id, name, type, system } });
-        const messages = messagesFor(data);
+        const d: Delivery = { change: null, shapes: [], firstSlow: 0, held: [], slow: new Set() };
+        const messages = messagesFor(JSON.stringify({ action: next.action, record: { id, name, type, system } }));
         for (const topic of [COLLECTIONS_TOPIC, '_collections']) {
           for (const [client, subs] of broker.subscribers(topic) ?? []) {
             if (!isSuperuser(client.auth)) continue;
-            for (const sub of subs) if (!client.send(messages(sub.raw))) broker.disconnect(client.id);
+            for (const sub of subs) deliver(d, client, messages(sub.raw));
           }
         }
+        if (d.slow.size > 0) queueBehind(d);
         yield;
         continue;
       }
@@ -145,42 +208,92 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
         const row = change.after ?? change.before;
         if (!row) continue;
         if (change.collection.type === 'auth') broker.authRecordChanged(change.collection.id, String(row.id), change.after);
-        const shapes: Shape[] = [];
-        yield* shapesOf(change, String(row.id), shapes);
-        for (const shape of shapes) {
-          const data = message(change, shape);
-          if (data !== null) {
-            const messages = messagesFor(data);
-            let sent = 0;
-            for (const [client, name] of shape.members) {
-              if (++sent % VISITS_PER_STEP === 0) yield;
-              // a member whose identity changed since (its session ended) was not checked as it is now
-              if (client.who !== shape.who) continue;
-              if (!client.send(messages(name))) broker.disconnect(client.id);
-            }
-          }
+        const d: Delivery = { change, shapes: [], firstSlow: 0, held: [], slow: new Set() };
+        yield* shapesOf(change, String(row.id), d);
+        for (let i = 0; i < d.firstSlow; i++) {
+          yield* sendShape(change, d.shapes[i], (client, m) => deliver(d, client, m));
           yield;
         }
+        if (d.slow.size > 0) queueBehind(d);
       }
     }
   }
 
+  /**
+   * Past MAX_BEHIND changes waiting in the second lane, the clients they wait for are disconnected
+   * (they reconnect and resubscribe, as after a full queue): memory stays bounded, and the first lane
+   * never waits for them.
+   */
+  function queueBehind(d: Delivery): void {
+    behind.push(d);
+    if (behind.length <= MAX_BEHIND) return;
+    const clients = new Set(behind.flatMap((x) => [...x.slow]));
+    behind.length = 0;
+    second = null;
+    for (const client of clients) {
+      client.behind = 0;
+      broker.disconnect(client.id);
+    }
+    options.report(new Error(`realtime: ${MAX_BEHIND} changes waiting for clients with many subscription shapes; ${clients.size} such clients were disconnected`));
+  }
+
+  /**
+   * The second lane: in commit order, each change's held messages, then its shapes of rank 1 or more
+   * (members: only second-lane clients); then those clients' next changes may go by the first lane.
+   */
+  function* secondLane(): Generator<void> {
+    while (behind.length > 0) {
+      const d = behind[0];
+      let sent = 0;
+      for (const [client, m, who] of d.held) {
+        if (++sent % VISITS_PER_STEP === 0) yield;
+        if (client.who === who) send(client, m);
+      }
+      d.held.length = 0;
+      for (let i = d.firstSlow; i < d.shapes.length; i++) {
+        yield* sendShape(d.change as RecordChange, d.shapes[i], send);
+        yield;
+      }
+      if (behind[0] !== d) continue; // dropped meanwhile (queueBehind)
+      behind.shift();
+      for (const client of d.slow) client.behind = Math.max(0, client.behind - 1);
+      yield;
+    }
+  }
+
+  /** One step of a lane; false once it has nothing left. */
+  function step(lane: 'first' | 'second'): boolean {
+    if (lane === 'first') {
+      if (first === null && pending.length === 0) return false;
+      first ??= firstLane();
+      if (first.next().done) first = null;
+      return true;
+    }
+    if (second === null && behind.length === 0) return false;
+    second ??= secondLane();
+    if (second.next().done) second = null;
+    return true;
+  }
+
+  /** A slice: the first lane for half of it, the second lane for the rest, then the first again. */
   function run(): void {
     scheduled = false;
-    const end = performance.now() + SLICE_MS;
+    const start = performance.now();
+    const half = start + SLICE_MS / 2;
+    const end = start + SLICE_MS;
     try {
-      running ??= work();
-      while (performance.now() < end) {
-        if (running.next().done) {
-          running = null;
-          return;
-        }
-      }
+      let busy = true;
+      while (busy && performance.now() < half) busy = step('first');
+      busy = true;
+      while (busy && performance.now() < end) busy = step('second');
+      busy = true;
+      while (busy && performance.now() < end) busy = step('first');
     } catch (err) {
-      running = null;
+      first = null;
+      second = null;
       options.report(err);
     }
-    schedule();
+    if (first !== null || second !== null || pending.length > 0 || behind.length > 0) schedule();
   }
 
   function enqueue(item: Pending): void {
@@ -188,6 +301,9 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
     if (pending.length >= MAX_PENDING) {
       options.report(new Error(`realtime: ${MAX_PENDING} writes waiting for delivery; every client was disconnected to catch up`));
       pending.length = 0;
+      behind.length = 0;
+      first = null;
+      second = null;
       broker.closeAll();
       return;
     }
@@ -219,7 +335,7 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
     /** Resolves once every change queued so far is delivered (tests, benches). */
     idle(): Promise<void> {
       return new Promise((resolve) => {
-        const check = () => (pending.length === 0 && running === null && !scheduled ? resolve() : setImmediate(check));
+        const check = () => (pending.length === 0 && behind.length === 0 && first === null && second === null && !scheduled ? resolve() : setImmediate(check));
         check();
       });
     },
