@@ -43,6 +43,8 @@ export interface ServerLimits extends ConnectionLimits {
   bodyBytesInFlight?: number;
   /** What realtime subscriptions may hold per client, per address and in total (REALTIME_LIMITS by default). */
   realtime?: Partial<RealtimeLimits>;
+  /** Realtime bytes waiting to be sent, all event streams together; past it, clients behind are dropped. Default 32 MiB. */
+  realtimeQueueBytes?: number;
 }
 
 export interface RunningServer {
@@ -95,6 +97,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       // the policy follows the binding: loopback names only, or also the machine's own while on the LAN
       allowHost: hostCheck(() => binding?.host ?? host),
       bodyBytesInFlight: options.limits?.bodyBytesInFlight,
+      realtimeQueueBytes: options.limits?.realtimeQueueBytes,
     });
     const bound = await Binding.open(handler, host, options.port ?? 8090, options.strictPort === true, options.limits);
     binding = bound;

@@ -2,8 +2,10 @@
 // per client (distinct options), per client address and in total (subscriptions, distinct shapes,
 // characters), each refused with its own envelope naming the limit, the client keeping what it had;
 // room coming back as clients go; superusers never locked out; and a client with several shapes still
-// getting its events in commit order while a client with one is served first.
+// getting its events in commit order while a client with one is served first; and the bytes waiting for
+// readers, all streams together, bounded without dropping a reader that keeps up.
 import { request, type ClientRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import PocketBase, { type RecordSubscription } from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RealtimeLimits } from '../../server/core/realtime/budget.js';
@@ -175,4 +177,63 @@ describe('fan-out order', () => {
     await many.realtime.unsubscribe();
     await one.realtime.unsubscribe();
   });
+});
+
+describe('bytes waiting for readers, all streams together', () => {
+  /**
+   * Three readers that stop reading and one that keeps up (the SDK), 512 KB records written until the
+   * three are dropped; returns how many writes that took and what the SDK reader saw.
+   */
+  async function stalledReaders(realtimeQueueBytes?: number): Promise<{ writes: number; seen: number; sameClient: boolean }> {
+    const { server: s, admin: su, client: fresh } = await startSdkServer({ limits: { realtimeQueueBytes } });
+    try {
+      await su.collections.create({ name: 'big', type: 'base', fields: [{ name: 'body', type: 'text', max: 2_000_000 }], listRule: '', viewRule: '', createRule: '' });
+      const paused: Socket[] = [];
+      for (let i = 0; i < 3; i++) {
+        const socket = connect(s.port, '127.0.0.1');
+        paused.push(socket);
+        let head = '';
+        const id = await new Promise<string>((resolve) => {
+          socket.on('data', (chunk: Buffer) => {
+            head += chunk.toString();
+            const m = /id:(\w+)\nevent:PB_CONNECT/.exec(head);
+            if (m) resolve(m[1]);
+          });
+          socket.write(`GET /api/realtime HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\nAccept: text/event-stream\r\n\r\n`);
+        });
+        const res = await fetch(`${s.url}/api/realtime`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientId: id, subscriptions: ['big/*'] }) });
+        expect(res.status).toBe(204);
+        socket.pause();
+      }
+      const reader = fresh();
+      let seen = 0;
+      await reader.collection('big').subscribe('*', () => { seen++; });
+      const first = reader.realtime.clientId;
+      const body = 'x'.repeat(512 * 1024);
+      let writes = 0;
+      while (s.core.realtime.broker.size > 1 && writes < 120) {
+        await su.collection('big').create({ body }, { fields: 'id' });
+        writes++;
+        await s.core.realtime.idle();
+        await new Promise((resolve) => setTimeout(resolve, 20)); // the keeping-up reader takes its chunk
+      }
+      await expect.poll(() => seen, { timeout: 10_000 }).toBe(writes);
+      const sameClient = reader.realtime.clientId === first && reader.realtime.isConnected;
+      await reader.realtime.unsubscribe();
+      for (const socket of paused) socket.destroy();
+      return { writes, seen, sameClient };
+    } finally {
+      await s.close();
+    }
+  }
+
+  it('past the total, readers that are behind are dropped long before their own 4 MiB; the reader that keeps up gets everything', async () => {
+    const bounded = await stalledReaders(512 * 1024);
+    const perClientOnly = await stalledReaders(1024 * 1024 * 1024);
+    console.log(`stalled readers dropped after ${bounded.writes} writes of 512 KB with a 512 KiB total, ${perClientOnly.writes} with only the 4 MiB per client`);
+    expect(bounded.sameClient).toBe(true);
+    expect(perClientOnly.sameClient).toBe(true);
+    // each stalled reader's 4 MiB is 8 writes; the kernel's socket buffers take the same in both runs
+    expect(bounded.writes).toBeLessThanOrEqual(perClientOnly.writes - 4);
+  }, 120_000);
 });

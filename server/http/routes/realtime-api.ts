@@ -19,6 +19,16 @@ import { noContent } from '../respond.js';
  */
 export const REALTIME_QUEUE_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Bytes all clients together may have waiting. Past it, a client that is behind (more than 256 KiB
+ * waiting, or anything waiting and nothing taken for a second) is dropped as a full one is, at its
+ * next message: slow or stopped readers on many connections cannot hold 4 MiB each, while a client
+ * that keeps up is not dropped for the others.
+ */
+export const REALTIME_QUEUE_TOTAL_BYTES = 32 * 1024 * 1024;
+const BEHIND_BYTES = 256 * 1024;
+const BEHIND_MS = 1000;
+
 const HEADERS: Record<string, string> = {
   'content-type': 'text/event-stream; charset=UTF-8',
   'cache-control': 'no-store',
@@ -34,8 +44,10 @@ function frame(message: RealtimeMessage): Buffer {
   return bytes;
 }
 
-export function registerRealtime(app: H3, core: Core): void {
+export function registerRealtime(app: H3, core: Core, totalQueueBytes = REALTIME_QUEUE_TOTAL_BYTES): void {
   const { broker } = core.realtime;
+  /** Bytes waiting in all streams, as each stream last saw its own queue (on each message and each read). */
+  let queuedTotal = 0;
 
   app.get('/api/realtime', (event) => {
     // between events the stream is quiet by design: the broker's idle timer (5 minutes) ends it, not
@@ -44,23 +56,39 @@ export function registerRealtime(app: H3, core: Core): void {
     let clientId = '';
     const address = clientOf(event); // the stream's address bears what its subscriptions cost
     let prefix = Buffer.alloc(0);
+    let queued = 0;
+    /** When the socket last took a chunk, or the queue was last found empty. */
+    let taken = performance.now();
+    /** This stream's queue as it is now, into the total. */
+    const sync = (controller: ReadableStreamDefaultController<Uint8Array>, closing = false) => {
+      const now = closing ? 0 : REALTIME_QUEUE_BYTES - (controller.desiredSize ?? REALTIME_QUEUE_BYTES);
+      queuedTotal += now - queued;
+      queued = now;
+      if (now === 0) taken = performance.now();
+    };
+    const behind = () => queued > BEHIND_BYTES || (queued > 0 && performance.now() - taken > BEHIND_MS);
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         let closed = false;
         const sink: RealtimeSink = {
           send(message) {
             if (closed) return true;
-            if ((controller.desiredSize ?? 0) <= 0) {
+            sync(controller);
+            const chunk = Buffer.concat([prefix, frame(message)]);
+            if ((controller.desiredSize ?? 0) <= 0 || (queuedTotal + chunk.byteLength > totalQueueBytes && behind())) {
               closed = true;
+              sync(controller, true);
               controller.error(new Error('realtime client queue full'));
               return false;
             }
-            controller.enqueue(Buffer.concat([prefix, frame(message)]));
+            controller.enqueue(chunk);
+            sync(controller);
             return true;
           },
           close() {
             if (closed) return;
             closed = true;
+            sync(controller, true);
             controller.close();
           },
         };
@@ -69,7 +97,14 @@ export function registerRealtime(app: H3, core: Core): void {
         prefix = Buffer.from(`id:${clientId}\n`);
         client.send({ name: 'PB_CONNECT', data: JSON.stringify({ clientId }) });
       },
+      // called as the socket takes chunks: the total follows what is still waiting
+      pull(controller) {
+        taken = performance.now();
+        sync(controller);
+      },
       cancel() {
+        queuedTotal -= queued;
+        queued = 0;
         broker.disconnect(clientId);
       },
     }, { highWaterMark: REALTIME_QUEUE_BYTES, size: (chunk) => chunk.byteLength });
