@@ -5,8 +5,9 @@
 // one message body per shape, however many clients share it; how many shapes exist is bounded per
 // client, per address and in total (budget.ts). All of the work, finding a change's subscribers
 // included, runs in slices of a few milliseconds, each shape's queries under the query budget, so a
-// burst of events or costly subscriber filters cannot hold the loop; and each client's first shape of
-// a change goes before anyone's second, so a client with many shapes waits for them, not the others.
+// burst of events or costly subscriber filters cannot hold the loop; and each client address's first
+// shape of a change goes before any address's second (two lanes, below), so an address with many
+// shapes waits for them, not the others.
 import type { Store } from '../../store/db.js';
 import type { Registry } from '../collection-registry.js';
 import type { AuthInfo, Collection } from '../types.js';
@@ -48,7 +49,7 @@ interface Shape {
   who: string;
   auth: AuthInfo | null;
   options: SubscriptionOptions;
-  /** The lowest place it has among one of its members' shapes of this change: rank 0 goes first. */
+  /** The lowest place it has among the shapes of one of its members' addresses in this change: rank 0 goes first. */
   rank: number;
   members: [RealtimeClient, string][];
 }
@@ -72,8 +73,8 @@ function messagesFor(data: string): (name: string) => RealtimeMessage {
 
 /**
  * One change on its way: its shapes, in rank order, and what waits for the second lane. A client with
- * more than one shape in a change gets all of its messages of that change from the second lane, and
- * so does every client with messages already waiting there (each client's messages keep commit order).
+ * a shape of rank 1 or more in a change gets all of its messages of that change from the second lane,
+ * and so does every client with messages already waiting there (each client's messages keep commit order).
  */
 interface Delivery {
   change: RecordChange | null;
@@ -97,13 +98,16 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
 
   /**
    * The subscriber shapes one change reaches (each topic spelling: by name or id, `/*`, bare, `/id`),
-   * into `d.shapes`, yielding every few hundred subscriptions visited; then ordered by rank (a shape's
-   * rank: how many other shapes of the change one of its members joined before it, at least), so each
-   * client's first shape comes before any client's second; the clients with two or more go in `d.slow`.
+   * into `d.shapes`, yielding every few hundred subscriptions visited; then ordered by rank. A shape's
+   * rank is how many other shapes of the change its members' client addresses had joined before it
+   * (the least over its members), so each address's first shape comes before any address's second:
+   * clients are cheap to open, addresses are not. Every client with a shape of rank 1 or more goes in
+   * `d.slow`: all its messages of this change come from the second lane, in order.
    */
   function* shapesOf(change: RecordChange, id: string, d: Delivery): Generator<void> {
     const c = change.collection;
     const found = new Map<string, Map<SubscriptionOptions, Shape>>();
+    const byAddress = new Map<string, Set<Shape>>();
     const joined = new Map<RealtimeClient, Set<Shape>>();
     const topics = new Set([`${c.name}/*`, `${c.id}/*`, c.name, c.id, `${c.name}/${id}`, `${c.id}/${id}`].map((t) => t.toLowerCase()));
     let visits = 0;
@@ -115,17 +119,20 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
           const group = `${rule}\n${client.who}`;
           let byOptions = found.get(group);
           if (!byOptions) found.set(group, (byOptions = new Map()));
-          let mine = joined.get(client);
-          if (!mine) joined.set(client, (mine = new Set()));
+          let theirs = byAddress.get(client.address);
+          if (!theirs) byAddress.set(client.address, (theirs = new Set()));
           let shape = byOptions.get(sub.options);
           if (!shape) {
-            byOptions.set(sub.options, (shape = { rule, who: client.who, auth: client.auth, options: sub.options, rank: mine.size, members: [] }));
+            byOptions.set(sub.options, (shape = { rule, who: client.who, auth: client.auth, options: sub.options, rank: theirs.size, members: [] }));
             d.shapes.push(shape);
           }
-          if (!mine.has(shape)) {
-            shape.rank = Math.min(shape.rank, mine.size);
-            mine.add(shape);
+          if (!theirs.has(shape)) {
+            shape.rank = Math.min(shape.rank, theirs.size);
+            theirs.add(shape);
           }
+          let mine = joined.get(client);
+          if (!mine) joined.set(client, (mine = new Set()));
+          mine.add(shape);
           shape.members.push([client, sub.raw]);
         }
       }
@@ -133,7 +140,15 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
     d.shapes.sort((a, b) => a.rank - b.rank);
     const firstSlow = d.shapes.findIndex((shape) => shape.rank > 0);
     d.firstSlow = firstSlow < 0 ? d.shapes.length : firstSlow;
-    for (const [client, mine] of joined) if (mine.size > 1) goesSecond(d, client);
+    for (const [client, mine] of joined) {
+      if (++visits % VISITS_PER_STEP === 0) yield;
+      for (const shape of mine) {
+        if (shape.rank > 0) {
+          goesSecond(d, client);
+          break;
+        }
+      }
+    }
   }
 
   function goesSecond(d: Delivery, client: RealtimeClient): void {
@@ -183,7 +198,7 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
   }
 
   /**
-   * The first lane: each change in commit order, the shapes of rank 0 (every client's first), sent at
+   * The first lane: each change in commit order, the shapes of rank 0 (every address's first), sent at
    * once to the clients with nothing waiting in the second lane.
    */
   function* firstLane(): Generator<void> {
