@@ -29,8 +29,12 @@ const VISITS_PER_STEP = 256;
  */
 export const MAX_PENDING = 5000;
 
-/** Changes that may wait in the second lane (for clients with several shapes in a change); see queueBehind. */
-export const MAX_BEHIND = 500;
+/**
+ * What may wait in the second lane (see queueBehind): changes, and messages to send or shape members
+ * to check (a bulk import's changes are each one; 500,000 entries are some tens of MB).
+ */
+export const MAX_BEHIND = 5000;
+export const MAX_BEHIND_ENTRIES = 500_000;
 
 /**
  * Schema changes go to superusers subscribed to `_collections/*` (a Deskbase topic: PocketBase has no
@@ -81,6 +85,8 @@ interface Delivery {
   shapes: Shape[];
   /** The first shape of rank 1 or more: those are the second lane's. */
   firstSlow: number;
+  /** Entries it counts in `behindEntries` while it waits. */
+  entries: number;
   /** Messages the first lane made for second-lane clients, in the order it made them, with the identity they were made for. */
   held: [RealtimeClient, RealtimeMessage, string][];
   /** The clients whose messages of this change go by the second lane. */
@@ -92,6 +98,8 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
   const pending: Pending[] = [];
   /** Changes the first lane is done with that still have second-lane work, in commit order. */
   const behind: Delivery[] = [];
+  /** Their held messages and second-lane shape members, counted as they were queued. */
+  let behindEntries = 0;
   let first: Generator<void> | null = null;
   let second: Generator<void> | null = null;
   let scheduled = false;
@@ -207,7 +215,7 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
       yield* broker.dropEndedSessions(store);
       if (next.kind === 'collection') {
         const { id, name, type, system } = next.collection;
-        const d: Delivery = { change: null, shapes: [], firstSlow: 0, held: [], slow: new Set() };
+        const d: Delivery = { change: null, shapes: [], firstSlow: 0, entries: 0, held: [], slow: new Set() };
         const messages = messagesFor(JSON.stringify({ action: next.action, record: { id, name, type, system } }));
         for (const topic of [COLLECTIONS_TOPIC, '_collections']) {
           for (const [client, subs] of broker.subscribers(topic) ?? []) {
@@ -223,7 +231,7 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
         const row = change.after ?? change.before;
         if (!row) continue;
         if (change.collection.type === 'auth') broker.authRecordChanged(change.collection.id, String(row.id), change.after);
-        const d: Delivery = { change, shapes: [], firstSlow: 0, held: [], slow: new Set() };
+        const d: Delivery = { change, shapes: [], firstSlow: 0, entries: 0, held: [], slow: new Set() };
         yield* shapesOf(change, String(row.id), d);
         for (let i = 0; i < d.firstSlow; i++) {
           yield* sendShape(change, d.shapes[i], (client, m) => deliver(d, client, m));
@@ -240,16 +248,21 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
    * never waits for them.
    */
   function queueBehind(d: Delivery): void {
+    d.shapes = d.shapes.slice(d.firstSlow); // the first lane's shapes (and their members) are done with
+    d.firstSlow = 0;
+    d.entries = d.held.length + d.shapes.reduce((n, shape) => n + shape.members.length, 0);
     behind.push(d);
-    if (behind.length <= MAX_BEHIND) return;
+    behindEntries += d.entries;
+    if (behind.length <= MAX_BEHIND && behindEntries <= MAX_BEHIND_ENTRIES) return;
     const clients = new Set(behind.flatMap((x) => [...x.slow]));
     behind.length = 0;
+    behindEntries = 0;
     second = null;
     for (const client of clients) {
       client.behind = 0;
       broker.disconnect(client.id);
     }
-    options.report(new Error(`realtime: ${MAX_BEHIND} changes waiting for clients with many subscription shapes; ${clients.size} such clients were disconnected`));
+    options.report(new Error(`realtime: the second lane fell too far behind (${MAX_BEHIND} changes or ${MAX_BEHIND_ENTRIES} messages and members); the ${clients.size} clients it held were disconnected`));
   }
 
   /**
@@ -271,6 +284,7 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
       }
       if (behind[0] !== d) continue; // dropped meanwhile (queueBehind)
       behind.shift();
+      behindEntries -= d.entries;
       for (const client of d.slow) client.behind = Math.max(0, client.behind - 1);
       yield;
     }
@@ -317,6 +331,7 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
       options.report(new Error(`realtime: ${MAX_PENDING} writes waiting for delivery; every client was disconnected to catch up`));
       pending.length = 0;
       behind.length = 0;
+      behindEntries = 0;
       first = null;
       second = null;
       broker.closeAll();
