@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCore, type Core } from './core/index.js';
 import { createNodeHandler } from './http/app.js';
+import type { RealtimeLimits } from './core/realtime/budget.js';
 import type { ConnectionLimits } from './http/connections.js';
 import { hostCheck } from './http/hosts.js';
 import { Binding } from './http/listener.js';
@@ -40,6 +41,10 @@ export interface ServerLimits extends ConnectionLimits {
   responseBytes?: number;
   /** Request body bytes held in memory at once, all requests together; past it a 503. Default 96 MiB. */
   bodyBytesInFlight?: number;
+  /** What realtime subscriptions may hold per client, per address and in total (REALTIME_LIMITS by default). */
+  realtime?: Partial<RealtimeLimits>;
+  /** Realtime bytes waiting to be sent, all event streams together; past it, clients behind are dropped. Default 32 MiB. */
+  realtimeQueueBytes?: number;
 }
 
 export interface RunningServer {
@@ -82,6 +87,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       onError: (error) => log(`error: ${errorText(error)}`),
       responseBytes: options.limits?.responseBytes,
       realtimeIdleMs: options.realtimeIdleMs,
+      realtimeLimits: options.limits?.realtime,
     });
     const host = options.host ?? '127.0.0.1';
     const handler = createNodeHandler(core, {
@@ -91,6 +97,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       // the policy follows the binding: loopback names only, or also the machine's own while on the LAN
       allowHost: hostCheck(() => binding?.host ?? host),
       bodyBytesInFlight: options.limits?.bodyBytesInFlight,
+      realtimeQueueBytes: options.limits?.realtimeQueueBytes,
     });
     const bound = await Binding.open(handler, host, options.port ?? 8090, options.strictPort === true, options.limits);
     binding = bound;

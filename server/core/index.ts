@@ -13,6 +13,7 @@ import { createSessions } from './session-store.js';
 import { createSetup } from './setup.js';
 import { ChangeFeed, type ChangeListener } from './writes/changes.js';
 import { createTransfer } from './transfer/transfer.js';
+import { REALTIME_LIMITS, type RealtimeLimits } from './realtime/budget.js';
 import { createRealtime } from './realtime/fan-out.js';
 import { createBatch } from './batch.js';
 import { FileStorage } from '../files/storage.js';
@@ -43,6 +44,8 @@ export interface CoreOptions {
   onError?: (error: unknown) => void;
   /** How long a realtime connection may go without a message before it is closed (PocketBase: 5 minutes). */
   realtimeIdleMs?: number;
+  /** What realtime subscriptions may hold (realtime/budget.ts REALTIME_LIMITS, overridden key by key). */
+  realtimeLimits?: Partial<RealtimeLimits>;
   /** Bytes one answer may hold (MAX_RESPONSE_BYTES by default). */
   responseBytes?: number;
 }
@@ -57,7 +60,9 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const sessions = createSessions(store, registry);
   const report = options.onError ?? ((error: unknown) => console.error(error));
   const budgetMs = options.queryBudgetMs ?? QUERY_BUDGET_MS;
-  const realtime = createRealtime(store, registry, { budgetMs, report, idleMs: options.realtimeIdleMs });
+  const realtime = createRealtime(store, registry, {
+    budgetMs, report, idleMs: options.realtimeIdleMs, limits: { ...REALTIME_LIMITS, ...options.realtimeLimits },
+  });
   const storage = new FileStorage(store.dir ?? memoryDataDir(), report);
   const onCollection: CollectionListener = (action, c) => realtime.onCollection(action, c);
   const collections = createCollections(store, registry, sessions, storage, onCollection);

@@ -32,6 +32,8 @@ export interface AppOptions {
   allowHost?: (host: string | null) => boolean;
   /** Request body bytes held in memory at once across all requests (body-budget.ts). */
   bodyBytesInFlight?: number;
+  /** Realtime bytes waiting to be sent, all event streams together (routes/realtime-api.ts). */
+  realtimeQueueBytes?: number;
 }
 
 const CORS: Record<string, string> = {
@@ -120,7 +122,7 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   registerRecordsTransfer(app, core);
   registerCollections(app, core);
   registerRecords(app, core);
-  registerRealtime(app, core);
+  registerRealtime(app, core, options.realtimeQueueBytes);
   registerBatch(app, core);
   registerFiles(app, core);
   registerBackup(app, core);

@@ -41,8 +41,13 @@ export function inputOf(event: H3Event, body?: Record<string, unknown>): Request
     query: queryOf(event),
     headers: event.req.headers,
     body,
-    client: clientKey(event.runtime?.node?.req.socket.remoteAddress),
+    client: clientOf(event),
   };
+}
+
+/** Who the request's shared costs are charged to: its client address's key (IPv6 by its /64). */
+export function clientOf(event: H3Event): string {
+  return clientKey(event.runtime?.node?.req.socket.remoteAddress);
 }
 
 /** The request as core sees it (who is asking, what rules read, `expand` and `fields`), built once per request. */

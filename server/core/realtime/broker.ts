@@ -1,12 +1,14 @@
 // Realtime clients as PocketBase's subscriptions broker keeps them: one per SSE connection, named by
 // a random id (sent in PB_CONNECT), bound to an identity by its first authorized POST, holding the
 // subscriptions of its last POST. Subscriptions are indexed by topic so a change finds its
-// subscribers without visiting every client.
+// subscribers without visiting every client; what they cost is charged to the client, its address and
+// the server (budget.ts), and their options are held once per distinct string.
 import { forbidden, notFound } from '../../errors.js';
 import { isoNow, newId } from '../ids.js';
 import type { ReadDb } from '../../store/db.js';
-import type { AuthInfo } from '../types.js';
-import { topicCollection, type Subscription } from './topics.js';
+import { isSuperuser, type AuthInfo } from '../types.js';
+import { NO_CHARGE, REALTIME_LIMITS, SubscriptionBudget, type Charge, type RealtimeLimits } from './budget.js';
+import { parseSubscription, type Subscription, type SubscriptionOptions } from './topics.js';
 
 /**
  * One message: the event name (a subscription as the client sent it) and its JSON data. Every client a
@@ -29,13 +31,29 @@ export interface RealtimeSink {
 export const IDLE_MS = 5 * 60 * 1000;
 
 export class RealtimeClient {
-  auth: AuthInfo | null = null;
+  private authInfo: AuthInfo | null = null;
+  /** The identity as a string (`''` for a guest): subscribers with the same one share a rule check. */
+  who = '';
   subscriptions: Subscription[] = [];
+  /** What the subscriptions cost (budget.ts). */
+  charge: Charge = NO_CHARGE;
+  /** Changes whose messages to this client wait in the fan-out's second lane (fan-out.ts). */
+  behind = 0;
   private idle: NodeJS.Timeout;
 
-  constructor(readonly id: string, private readonly sink: RealtimeSink, onIdle: () => void, idleMs: number) {
+  /** `address` is the client address's key its costs are charged to (the event stream's connection). */
+  constructor(readonly id: string, readonly address: string, private readonly sink: RealtimeSink, onIdle: () => void, idleMs: number) {
     this.idle = setTimeout(onIdle, idleMs);
     this.idle.unref();
+  }
+
+  get auth(): AuthInfo | null {
+    return this.authInfo;
+  }
+
+  set auth(auth: AuthInfo | null) {
+    this.authInfo = auth;
+    this.who = whoOf(auth);
   }
 
   /** Sends one message; a full queue closes the client (its subscriptions must be sent again). */
@@ -51,6 +69,11 @@ export class RealtimeClient {
   }
 }
 
+/** An identity as a string: its auth collection and record id, `''` for a guest. */
+export function whoOf(auth: AuthInfo | null): string {
+  return auth ? `${auth.collection.id}/${String(auth.record.id)}` : '';
+}
+
 /** Same identity: same auth collection and record (PocketBase's isSameAuth). */
 export function sameAuth(a: AuthInfo | null, b: AuthInfo | null): boolean {
   return a !== null && b !== null && a.collection.id === b.collection.id && a.record.id === b.record.id;
@@ -60,16 +83,22 @@ export class RealtimeBroker {
   private readonly clients = new Map<string, RealtimeClient>();
   /** topic (`posts/*`, `posts/<id>`, `posts`, by the name or id the client used) → its subscribers */
   private readonly byTopic = new Map<string, Map<RealtimeClient, Subscription[]>>();
+  /** options string → the one object its subscriptions share, and how many hold it */
+  private readonly options = new Map<string, { options: SubscriptionOptions; refs: number }>();
+  readonly budget: SubscriptionBudget;
 
-  constructor(private readonly idleMs = IDLE_MS) {}
+  constructor(private readonly idleMs = IDLE_MS, limits: Readonly<RealtimeLimits> = REALTIME_LIMITS) {
+    this.budget = new SubscriptionBudget(limits);
+  }
 
   get size(): number {
     return this.clients.size;
   }
 
-  connect(sink: RealtimeSink): RealtimeClient {
+  /** A new event stream from `address` (the client address's key). */
+  connect(sink: RealtimeSink, address = ''): RealtimeClient {
     const id = newId(40);
-    const client = new RealtimeClient(id, sink, () => this.disconnect(id), this.idleMs);
+    const client = new RealtimeClient(id, address, sink, () => this.disconnect(id), this.idleMs);
     this.clients.set(id, client);
     return client;
   }
@@ -80,23 +109,44 @@ export class RealtimeBroker {
     if (!client) return;
     this.clients.delete(id);
     this.unindex(client);
+    this.budget.apply(client.address, client.charge, NO_CHARGE);
+    client.subscriptions = [];
+    client.charge = NO_CHARGE;
     client.close();
   }
 
   /**
    * A POST: binds the identity (a guest may become a user; any other change of identity is a 403, as
-   * PocketBase) and replaces the client's subscriptions.
+   * PocketBase) and replaces the client's subscriptions with `topics` (distinct, non-empty, checked by
+   * the form). Over a budget it throws (budget.ts) and the client keeps what it had.
    */
-  subscribe(clientId: string, auth: AuthInfo | null, subscriptions: Subscription[]): void {
+  subscribe(clientId: string, auth: AuthInfo | null, topics: readonly string[]): void {
     const client = this.clients.get(clientId);
     if (!client) throw notFound('Missing or invalid client id.');
     if (client.auth !== null && !sameAuth(client.auth, auth)) {
       throw forbidden("The current and the previous request authorization don't match.");
     }
+    const who = whoOf(auth);
+    const fresh = new Map<string, SubscriptionOptions>();
+    const intern = (o: SubscriptionOptions) => {
+      const known = this.options.get(o.key)?.options ?? fresh.get(o.key);
+      if (known) return known;
+      fresh.set(o.key, o);
+      return o;
+    };
+    const parsed = topics.map((raw) => parseSubscription(raw, intern));
+    const shapes = new Set(parsed.map((sub) => `${who}\n${sub.options.key}`));
+    const charge: Charge = { subscriptions: parsed.length, chars: topics.reduce((n, t) => n + t.length, 0), shapes };
+    this.budget.check(client.address, client.charge, charge, isSuperuser(auth));
+    this.budget.apply(client.address, client.charge, charge);
     client.auth = auth;
     this.unindex(client);
-    client.subscriptions = subscriptions;
-    for (const sub of subscriptions) {
+    client.subscriptions = parsed;
+    client.charge = charge;
+    for (const sub of parsed) {
+      const held = this.options.get(sub.options.key);
+      if (held) held.refs++;
+      else this.options.set(sub.options.key, { options: sub.options, refs: 1 });
       const key = sub.topic.toLowerCase();
       let entry = this.byTopic.get(key);
       if (!entry) this.byTopic.set(key, (entry = new Map()));
@@ -112,6 +162,8 @@ export class RealtimeBroker {
       const entry = this.byTopic.get(key);
       entry?.delete(client);
       if (entry?.size === 0) this.byTopic.delete(key);
+      const held = this.options.get(sub.options.key);
+      if (held && --held.refs <= 0) this.options.delete(sub.options.key);
     }
   }
 
@@ -120,22 +172,12 @@ export class RealtimeBroker {
     return this.byTopic.get(topic.toLowerCase());
   }
 
-  /** Whether any client subscribes to anything of the collection named `a` or `b` (a name or id). */
-  watches(names: string[]): boolean {
-    if (this.byTopic.size === 0) return false;
-    const wanted = new Set(names.map((n) => n.toLowerCase()));
-    for (const client of this.clients.values()) {
-      if (client.subscriptions.some((s) => wanted.has(topicCollection(s).toLowerCase()))) return true;
-    }
-    return false;
-  }
-
   /**
    * Sessions end without a record change (sign-out, revocation, expiry, a password change ending the
    * others, an authRule change ending them all): before each delivery the clients' sessions are
-   * checked in one query, and a client whose session ended becomes a guest.
+   * checked (500 per query, a turn of the fan-out each), and a client whose session ended becomes a guest.
    */
-  dropEndedSessions(db: ReadDb, now = Date.now()): void {
+  *dropEndedSessions(db: ReadDb, now = Date.now()): Generator<void> {
     const bound = [...this.clients.values()].filter((c) => c.auth !== null && c.auth.sessionId !== '');
     for (let i = 0; i < bound.length; i += 500) {
       const chunk = bound.slice(i, i + 500);
@@ -144,7 +186,8 @@ export class RealtimeBroker {
         `SELECT "id" FROM "_sessions" WHERE "expires" > ? AND "id" IN (${ids.map(() => '?').join(',')})`,
         [isoNow(now), ...ids],
       ).map((r) => r.id));
-      for (const c of chunk) if (!live.has((c.auth as AuthInfo).sessionId)) c.auth = null;
+      for (const c of chunk) if (c.auth !== null && !live.has(c.auth.sessionId)) c.auth = null;
+      yield;
     }
   }
 

@@ -2,19 +2,25 @@
 // once its journal entry is synced, in commit order, never a rolled-back one (writes/changes.ts); here
 // they wait for a later turn of the event loop, so a write's response never waits for its fan-out.
 // Subscribers are grouped by shape (collection and topic kind, identity, options): one rule check and
-// one message body per shape, however many clients share it. The work runs in slices of a few
-// milliseconds, each shape's queries under the query budget, so a burst of events or costly subscriber
-// filters cannot hold the loop.
+// one message body per shape, however many clients share it; how many shapes exist is bounded per
+// client, per address and in total (budget.ts). All of the work, finding a change's subscribers
+// included, runs in slices of a few milliseconds, each shape's queries under the query budget, so a
+// burst of events or costly subscriber filters cannot hold the loop; and each client address's first
+// shape of a change goes before any address's second (two lanes, below), so an address with many
+// shapes waits for them, not the others.
 import type { Store } from '../../store/db.js';
 import type { Registry } from '../collection-registry.js';
 import type { AuthInfo, Collection } from '../types.js';
 import { isSuperuser } from '../types.js';
 import type { RecordChange } from '../writes/changes.js';
+import type { RealtimeLimits } from './budget.js';
 import { RealtimeBroker, type RealtimeClient, type RealtimeMessage } from './broker.js';
 import { eventData, mayAccess, subscriberContext } from './record-access.js';
-import { parseSubscribeForm, type Subscription } from './topics.js';
+import { parseSubscribeForm, type SubscriptionOptions } from './topics.js';
 
 const SLICE_MS = 8;
+/** Subscriptions visited (shapes found, messages sent) between two checks of the slice's clock. */
+const VISITS_PER_STEP = 256;
 
 /**
  * Committed writes waiting for delivery. Writers are never held back by subscribers, so when writes
@@ -22,6 +28,13 @@ const SLICE_MS = 8;
  * they reconnect and resubscribe (the SDK does so by itself), and memory stays bounded.
  */
 export const MAX_PENDING = 5000;
+
+/**
+ * What may wait in the second lane (see queueBehind): changes, and messages to send or shape members
+ * to check (a bulk import's changes are each one; 500,000 entries are some tens of MB).
+ */
+export const MAX_BEHIND = 5000;
+export const MAX_BEHIND_ENTRIES = 500_000;
 
 /**
  * Schema changes go to superusers subscribed to `_collections/*` (a Deskbase topic: PocketBase has no
@@ -36,8 +49,12 @@ type Pending =
 
 interface Shape {
   rule: 'listRule' | 'viewRule';
+  /** The identity the shape's check runs as (RealtimeClient.who), and its auth as found. */
+  who: string;
   auth: AuthInfo | null;
-  sub: Subscription;
+  options: SubscriptionOptions;
+  /** The lowest place it has among the shapes of one of its members' addresses in this change: rank 0 goes first. */
+  rank: number;
   members: [RealtimeClient, string][];
 }
 
@@ -45,6 +62,7 @@ export interface RealtimeOptions {
   budgetMs: number;
   report: (error: unknown) => void;
   idleMs?: number;
+  limits?: Readonly<RealtimeLimits>;
 }
 
 /** One message object per event name for `data`: its clients share it (and its encoding). */
@@ -57,30 +75,94 @@ function messagesFor(data: string): (name: string) => RealtimeMessage {
   };
 }
 
+/**
+ * One change on its way: its shapes, in rank order, and what waits for the second lane. A client with
+ * a shape of rank 1 or more in a change gets all of its messages of that change from the second lane,
+ * and so does every client with messages already waiting there (each client's messages keep commit order).
+ */
+interface Delivery {
+  change: RecordChange | null;
+  shapes: Shape[];
+  /** The first shape of rank 1 or more: those are the second lane's. */
+  firstSlow: number;
+  /** Entries it counts in `behindEntries` while it waits. */
+  entries: number;
+  /** Messages the first lane made for second-lane clients, in the order it made them, with the identity they were made for. */
+  held: [RealtimeClient, RealtimeMessage, string][];
+  /** The clients whose messages of this change go by the second lane. */
+  slow: Set<RealtimeClient>;
+}
+
 export function createRealtime(store: Store, registry: Registry, options: RealtimeOptions) {
-  const broker = new RealtimeBroker(options.idleMs);
+  const broker = new RealtimeBroker(options.idleMs, options.limits);
   const pending: Pending[] = [];
-  let running: Generator<void> | null = null;
+  /** Changes the first lane is done with that still have second-lane work, in commit order. */
+  const behind: Delivery[] = [];
+  /** Their held messages and second-lane shape members, counted as they were queued. */
+  let behindEntries = 0;
+  let first: Generator<void> | null = null;
+  let second: Generator<void> | null = null;
   let scheduled = false;
 
-  /** The subscriber shapes one change reaches (each topic spelling: by name or id, `/*`, bare, `/id`). */
-  function shapes(change: RecordChange, id: string): Map<string, Shape> {
+  /**
+   * The subscriber shapes one change reaches (each topic spelling: by name or id, `/*`, bare, `/id`),
+   * into `d.shapes`, yielding every few hundred subscriptions visited; then ordered by rank. A shape's
+   * rank is how many other shapes of the change its members' client addresses had joined before it
+   * (the least over its members), so each address's first shape comes before any address's second:
+   * clients are cheap to open, addresses are not. Every client with a shape of rank 1 or more goes in
+   * `d.slow`: all its messages of this change come from the second lane, in order.
+   */
+  function* shapesOf(change: RecordChange, id: string, d: Delivery): Generator<void> {
     const c = change.collection;
-    const out = new Map<string, Shape>();
+    const found = new Map<string, Map<SubscriptionOptions, Shape>>();
+    const byAddress = new Map<string, Set<Shape>>();
+    const joined = new Map<RealtimeClient, Set<Shape>>();
     const topics = new Set([`${c.name}/*`, `${c.id}/*`, c.name, c.id, `${c.name}/${id}`, `${c.id}/${id}`].map((t) => t.toLowerCase()));
+    let visits = 0;
     for (const topic of topics) {
       for (const [client, subs] of broker.subscribers(topic) ?? []) {
         for (const sub of subs) {
+          if (++visits % VISITS_PER_STEP === 0) yield;
           const rule = sub.recordId === '*' ? 'listRule' : 'viewRule';
-          const who = client.auth ? `${client.auth.collection.id}/${String(client.auth.record.id)}` : '';
-          const key = `${rule}\n${who}\n${sub.optionsKey}`;
-          const shape = out.get(key);
-          if (shape) shape.members.push([client, sub.raw]);
-          else out.set(key, { rule, auth: client.auth, sub, members: [[client, sub.raw]] });
+          const group = `${rule}\n${client.who}`;
+          let byOptions = found.get(group);
+          if (!byOptions) found.set(group, (byOptions = new Map()));
+          let theirs = byAddress.get(client.address);
+          if (!theirs) byAddress.set(client.address, (theirs = new Set()));
+          let shape = byOptions.get(sub.options);
+          if (!shape) {
+            byOptions.set(sub.options, (shape = { rule, who: client.who, auth: client.auth, options: sub.options, rank: theirs.size, members: [] }));
+            d.shapes.push(shape);
+          }
+          if (!theirs.has(shape)) {
+            shape.rank = Math.min(shape.rank, theirs.size);
+            theirs.add(shape);
+          }
+          let mine = joined.get(client);
+          if (!mine) joined.set(client, (mine = new Set()));
+          mine.add(shape);
+          shape.members.push([client, sub.raw]);
         }
       }
     }
-    return out;
+    d.shapes.sort((a, b) => a.rank - b.rank);
+    const firstSlow = d.shapes.findIndex((shape) => shape.rank > 0);
+    d.firstSlow = firstSlow < 0 ? d.shapes.length : firstSlow;
+    for (const [client, mine] of joined) {
+      if (++visits % VISITS_PER_STEP === 0) yield;
+      for (const shape of mine) {
+        if (shape.rank > 0) {
+          goesSecond(d, client);
+          break;
+        }
+      }
+    }
+  }
+
+  function goesSecond(d: Delivery, client: RealtimeClient): void {
+    if (d.slow.has(client)) return;
+    d.slow.add(client);
+    client.behind++;
   }
 
   /** One shape: its check and its message, or nothing when it may not see the record (or fails). */
@@ -90,8 +172,8 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
     if (!row) return null;
     try {
       return store.withDeadline(options.budgetMs, () => {
-        const ctx = subscriberContext(shape.auth, shape.sub, registry.lookup);
-        if (!mayAccess(store, c, shape.rule, ctx, row, change.after === null)) return null;
+        const ctx = subscriberContext(shape.auth, shape.options, registry.lookup);
+        if (!mayAccess(store, c, shape.rule, ctx, row)) return null;
         return eventData(store, c, change.action, row, ctx);
       });
     } catch {
@@ -99,20 +181,49 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
     }
   }
 
-  function* work(): Generator<void> {
+  function send(client: RealtimeClient, m: RealtimeMessage): void {
+    if (!client.send(m)) broker.disconnect(client.id);
+  }
+
+  /** The first lane sends, or holds for the second when the client's messages wait there. */
+  function deliver(d: Delivery, client: RealtimeClient, m: RealtimeMessage): void {
+    if (client.behind > 0 && !d.slow.has(client)) goesSecond(d, client);
+    if (d.slow.has(client)) d.held.push([client, m, client.who]);
+    else send(client, m);
+  }
+
+  /** Every shape's message to its members (the ones whose identity is still the shape's), in slices. */
+  function* sendShape(change: RecordChange, shape: Shape, to: (client: RealtimeClient, m: RealtimeMessage) => void): Generator<void> {
+    const data = message(change, shape);
+    if (data === null) return;
+    const messages = messagesFor(data);
+    let sent = 0;
+    for (const [client, name] of shape.members) {
+      if (++sent % VISITS_PER_STEP === 0) yield;
+      // a member whose identity changed since (its session ended) was not checked as it is now
+      if (client.who === shape.who) to(client, messages(name));
+    }
+  }
+
+  /**
+   * The first lane: each change in commit order, the shapes of rank 0 (every address's first), sent at
+   * once to the clients with nothing waiting in the second lane.
+   */
+  function* firstLane(): Generator<void> {
     while (pending.length > 0) {
       const next = pending.shift() as Pending;
-      broker.dropEndedSessions(store);
+      yield* broker.dropEndedSessions(store);
       if (next.kind === 'collection') {
         const { id, name, type, system } = next.collection;
-        const data = JSON.stringify({ action: next.action, record: { id, name, type, system } });
-        const messages = messagesFor(data);
+        const d: Delivery = { change: null, shapes: [], firstSlow: 0, entries: 0, held: [], slow: new Set() };
+        const messages = messagesFor(JSON.stringify({ action: next.action, record: { id, name, type, system } }));
         for (const topic of [COLLECTIONS_TOPIC, '_collections']) {
           for (const [client, subs] of broker.subscribers(topic) ?? []) {
             if (!isSuperuser(client.auth)) continue;
-            for (const sub of subs) if (!client.send(messages(sub.raw))) broker.disconnect(client.id);
+            for (const sub of subs) deliver(d, client, messages(sub.raw));
           }
         }
+        if (d.slow.size > 0) queueBehind(d);
         yield;
         continue;
       }
@@ -120,34 +231,98 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
         const row = change.after ?? change.before;
         if (!row) continue;
         if (change.collection.type === 'auth') broker.authRecordChanged(change.collection.id, String(row.id), change.after);
-        for (const shape of shapes(change, String(row.id)).values()) {
-          const data = message(change, shape);
-          if (data !== null) {
-            const messages = messagesFor(data);
-            for (const [client, name] of shape.members) if (!client.send(messages(name))) broker.disconnect(client.id);
-          }
+        const d: Delivery = { change, shapes: [], firstSlow: 0, entries: 0, held: [], slow: new Set() };
+        yield* shapesOf(change, String(row.id), d);
+        for (let i = 0; i < d.firstSlow; i++) {
+          yield* sendShape(change, d.shapes[i], (client, m) => deliver(d, client, m));
           yield;
         }
+        if (d.slow.size > 0) queueBehind(d);
       }
     }
   }
 
+  /**
+   * Past MAX_BEHIND changes waiting in the second lane, the clients they wait for are disconnected
+   * (they reconnect and resubscribe, as after a full queue): memory stays bounded, and the first lane
+   * never waits for them.
+   */
+  function queueBehind(d: Delivery): void {
+    d.shapes = d.shapes.slice(d.firstSlow); // the first lane's shapes (and their members) are done with
+    d.firstSlow = 0;
+    d.entries = d.held.length + d.shapes.reduce((n, shape) => n + shape.members.length, 0);
+    behind.push(d);
+    behindEntries += d.entries;
+    if (behind.length <= MAX_BEHIND && behindEntries <= MAX_BEHIND_ENTRIES) return;
+    const clients = new Set(behind.flatMap((x) => [...x.slow]));
+    behind.length = 0;
+    behindEntries = 0;
+    second = null;
+    for (const client of clients) {
+      client.behind = 0;
+      broker.disconnect(client.id);
+    }
+    options.report(new Error(`realtime: the second lane fell too far behind (${MAX_BEHIND} changes or ${MAX_BEHIND_ENTRIES} messages and members); the ${clients.size} clients it held were disconnected`));
+  }
+
+  /**
+   * The second lane: in commit order, each change's held messages, then its shapes of rank 1 or more
+   * (members: only second-lane clients); then those clients' next changes may go by the first lane.
+   */
+  function* secondLane(): Generator<void> {
+    while (behind.length > 0) {
+      const d = behind[0];
+      let sent = 0;
+      for (const [client, m, who] of d.held) {
+        if (++sent % VISITS_PER_STEP === 0) yield;
+        if (client.who === who) send(client, m);
+      }
+      d.held.length = 0;
+      for (let i = d.firstSlow; i < d.shapes.length; i++) {
+        yield* sendShape(d.change as RecordChange, d.shapes[i], send);
+        yield;
+      }
+      if (behind[0] !== d) continue; // dropped meanwhile (queueBehind)
+      behind.shift();
+      behindEntries -= d.entries;
+      for (const client of d.slow) client.behind = Math.max(0, client.behind - 1);
+      yield;
+    }
+  }
+
+  /** One step of a lane; false once it has nothing left. */
+  function step(lane: 'first' | 'second'): boolean {
+    if (lane === 'first') {
+      if (first === null && pending.length === 0) return false;
+      first ??= firstLane();
+      if (first.next().done) first = null;
+      return true;
+    }
+    if (second === null && behind.length === 0) return false;
+    second ??= secondLane();
+    if (second.next().done) second = null;
+    return true;
+  }
+
+  /** A slice: the first lane for half of it, the second lane for the rest, then the first again. */
   function run(): void {
     scheduled = false;
-    const end = performance.now() + SLICE_MS;
+    const start = performance.now();
+    const half = start + SLICE_MS / 2;
+    const end = start + SLICE_MS;
     try {
-      running ??= work();
-      while (performance.now() < end) {
-        if (running.next().done) {
-          running = null;
-          return;
-        }
-      }
+      let busy = true;
+      while (busy && performance.now() < half) busy = step('first');
+      busy = true;
+      while (busy && performance.now() < end) busy = step('second');
+      busy = true;
+      while (busy && performance.now() < end) busy = step('first');
     } catch (err) {
-      running = null;
+      first = null;
+      second = null;
       options.report(err);
     }
-    schedule();
+    if (first !== null || second !== null || pending.length > 0 || behind.length > 0) schedule();
   }
 
   function enqueue(item: Pending): void {
@@ -155,6 +330,10 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
     if (pending.length >= MAX_PENDING) {
       options.report(new Error(`realtime: ${MAX_PENDING} writes waiting for delivery; every client was disconnected to catch up`));
       pending.length = 0;
+      behind.length = 0;
+      behindEntries = 0;
+      first = null;
+      second = null;
       broker.closeAll();
       return;
     }
@@ -186,7 +365,7 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
     /** Resolves once every change queued so far is delivered (tests, benches). */
     idle(): Promise<void> {
       return new Promise((resolve) => {
-        const check = () => (pending.length === 0 && running === null && !scheduled ? resolve() : setImmediate(check));
+        const check = () => (pending.length === 0 && behind.length === 0 && first === null && second === null && !scheduled ? resolve() : setImmediate(check));
         check();
       });
     },

@@ -10,11 +10,11 @@ import { presentRecords } from '../record-response.js';
 import { requestContext, type RequestContext } from '../request-context.js';
 import type { AuthInfo, Collection, Lookup, Row, SqlValue } from '../types.js';
 import { isSuperuser } from '../types.js';
-import type { Subscription } from './topics.js';
+import type { SubscriptionOptions } from './topics.js';
 
 /** The request a subscription stands for: a GET by its identity with its options' query and headers. */
-export function subscriberContext(auth: AuthInfo | null, sub: Subscription, lookup: Lookup): RequestContext {
-  const ctx = requestContext({ auth, method: 'GET', query: sub.query, headers: Object.entries(sub.headers) }, lookup);
+export function subscriberContext(auth: AuthInfo | null, options: SubscriptionOptions, lookup: Lookup): RequestContext {
+  const ctx = requestContext({ auth, method: 'GET', query: options.query, headers: Object.entries(options.headers) }, lookup);
   return { ...ctx, request: { ...ctx.request, context: 'realtime' } };
 }
 
@@ -34,31 +34,25 @@ function conditions(c: Collection, rule: 'listRule' | 'viewRule', ctx: RequestCo
 }
 
 /**
- * The record's own values as a one-row table `r`: a deleted record is judged as it was before the
- * delete (PocketBase checks before deleting); other collections are read as they are now.
+ * The record's values as the event carries them, as a one-row table `r`: the row after the write for a
+ * create or update, the row before it for a delete (PocketBase checks a delete before deleting). Never
+ * the live row: by the time the fan-out runs, a later write may have changed it (a batch that hides a
+ * record then shows it again, two quick PATCHes), and the event would carry a version the check never
+ * saw. Other collections (relations, `@collection`) are read as they are now.
  */
-function snapshotSource(row: Row): { sql: string; params: SqlValue[] } {
+function rowTable(row: Row): { sql: string; params: SqlValue[] } {
   const cols = Object.keys(row);
   return { sql: `(SELECT ${cols.map((k) => `? AS ${ident(k)}`).join(', ')})`, params: cols.map((k) => row[k]) };
 }
 
-/**
- * Whether the subscriber may see `row`: the live row when it is still stored (create, update), else
- * the row as it was (delete, or one deleted since). Throws what compiling or the deadline throws.
- */
-export function mayAccess(db: ReadDb, c: Collection, rule: 'listRule' | 'viewRule', ctx: RequestContext, row: Row, deleted: boolean): boolean {
+/** Whether the subscriber may see `row`, the version the event carries. Throws what compiling or the deadline throws. */
+export function mayAccess(db: ReadDb, c: Collection, rule: 'listRule' | 'viewRule', ctx: RequestContext, row: Row): boolean {
   const conds = conditions(c, rule, ctx);
   if (conds === null) return false;
   if (conds.length === 0) return true;
   const where = conds.map((w) => `(${w.sql})`).join(' AND ');
-  const params = conds.flatMap((w) => w.params);
-  const table = ident(c.name);
-  if (!deleted) {
-    if (db.get(`SELECT 1 AS ok FROM ${table} AS r WHERE r."id" = ? AND ${where}`, [row.id, ...params])) return true;
-    if (db.get(`SELECT 1 AS ok FROM ${table} WHERE "id" = ?`, [row.id])) return false;
-  }
-  const snap = snapshotSource(row);
-  return db.get(`SELECT 1 AS ok FROM ${snap.sql} AS r WHERE ${where}`, [...snap.params, ...params]) !== undefined;
+  const table = rowTable(row);
+  return db.get(`SELECT 1 AS ok FROM ${table.sql} AS r WHERE ${where}`, [...table.params, ...conds.flatMap((w) => w.params)]) !== undefined;
 }
 
 /** The event's data as this subscriber shape sees it; an expand past its cap leaves the record unexpanded. */

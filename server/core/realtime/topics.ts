@@ -9,18 +9,26 @@ import { setOwn } from '../own-keys.js';
 export const MAX_SUBSCRIPTIONS = 1000;
 export const MAX_TOPIC_LENGTH = 2500;
 
+/**
+ * A subscription's options: the `query` options (filter, expand, fields...) as strings and the
+ * `headers` snake_cased. One object per distinct options string, shared by every subscription that
+ * sends it (the broker interns them), so a thousand topics with the same options hold them once.
+ */
+export interface SubscriptionOptions {
+  readonly query: Record<string, string>;
+  readonly headers: Record<string, string>;
+  /** The options as one string: subscribers with the same one (and identity) share a rule check. */
+  readonly key: string;
+}
+
 export interface Subscription {
   /** As the client sent it: the SSE event name of its messages. */
-  raw: string;
+  readonly raw: string;
   /** The topic without options: `posts/*`, `posts/abc`, or `posts`. */
-  topic: string;
+  readonly topic: string;
   /** `*` for the whole collection (listRule), else a record id (viewRule). */
-  recordId: string;
-  /** The `query` options (filter, expand, fields...) as strings, and the `headers` snake_cased. */
-  query: Record<string, string>;
-  headers: Record<string, string>;
-  /** The options as one string: subscribers with the same one (and identity) share a rule check. */
-  optionsKey: string;
+  readonly recordId: string;
+  readonly options: SubscriptionOptions;
 }
 
 /** PocketBase's cast.ToString for option values: strings as they are, numbers and booleans spelled out. */
@@ -39,7 +47,7 @@ function stringMap(v: unknown, key: (k: string) => string): Record<string, strin
 /** `X-Token` → `x_token`, as PocketBase's inflector.Snakecase and our rule headers. */
 const snake = (k: string): string => k.toLowerCase().replace(/-/g, '_');
 
-export function parseSubscription(raw: string): Subscription {
+export function parseSubscription(raw: string, intern: (options: SubscriptionOptions) => SubscriptionOptions = (o) => o): Subscription {
   const q = raw.indexOf('?');
   const topic = q < 0 ? raw : raw.slice(0, q);
   let options: unknown = null;
@@ -56,19 +64,20 @@ export function parseSubscription(raw: string): Subscription {
   const headers = stringMap(isRecord(options) ? options.headers : null, snake);
   const slash = topic.indexOf('/');
   return {
-    raw, topic, recordId: slash < 0 ? '*' : topic.slice(slash + 1), query, headers,
-    optionsKey: JSON.stringify([query, headers]),
+    raw, topic, recordId: slash < 0 ? '*' : topic.slice(slash + 1),
+    options: intern({ query, headers, key: JSON.stringify([query, headers]) }),
   };
 }
-
-/** The collection part of a topic (a name or an id). */
-export const topicCollection = (s: Subscription): string => (s.topic.includes('/') ? s.topic.slice(0, s.topic.indexOf('/')) : s.topic);
 
 // eslint-disable-next-line no-control-regex -- a newline in a name would end the SSE event line early
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-/** The POST body: `{clientId, subscriptions}`, checked as PocketBase's form, with its field errors. */
-export function parseSubscribeForm(body: Record<string, unknown>): { clientId: string; subscriptions: Subscription[] } {
+/**
+ * The POST body: `{clientId, subscriptions}`, checked as PocketBase's form, with its field errors. The
+ * subscriptions come back as the distinct non-empty strings sent (parsed by the broker, which interns
+ * their options and charges them to the client's budgets).
+ */
+export function parseSubscribeForm(body: Record<string, unknown>): { clientId: string; subscriptions: string[] } {
   const errors: ErrorData = {};
   const clientId = body.clientId;
   if (typeof clientId !== 'string' || clientId === '') errors.clientId = fieldError('validation_required', 'Cannot be blank.');
@@ -88,5 +97,5 @@ export function parseSubscribeForm(body: Record<string, unknown>): { clientId: s
   }
   if (Object.keys(errors).length > 0) throw badRequest('An error occurred while validating the submitted data.', errors);
   const list = (subs as string[]).filter((s) => s !== ''); // empty ones are skipped, as PocketBase does
-  return { clientId: clientId as string, subscriptions: [...new Set(list)].map(parseSubscription) };
+  return { clientId: clientId as string, subscriptions: [...new Set(list)] };
 }

@@ -8,6 +8,7 @@ import type { Core } from '../../core/index.js';
 import type { RealtimeMessage, RealtimeSink } from '../../core/realtime/broker.js';
 import { COLLECTION_BODY_BYTES, readBodyObject } from '../body.js';
 import { authOf } from '../caller.js';
+import { clientOf } from '../request.js';
 import { noContent } from '../respond.js';
 
 /**
@@ -17,6 +18,16 @@ import { noContent } from '../respond.js';
  * waiting instead).
  */
 export const REALTIME_QUEUE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Bytes all clients together may have waiting. Past it, a client that is behind (more than 256 KiB
+ * waiting, or anything waiting and nothing taken for a second) is dropped as a full one is, at its
+ * next message: slow or stopped readers on many connections cannot hold 4 MiB each, while a client
+ * that keeps up is not dropped for the others.
+ */
+export const REALTIME_QUEUE_TOTAL_BYTES = 32 * 1024 * 1024;
+const BEHIND_BYTES = 256 * 1024;
+const BEHIND_MS = 1000;
 
 const HEADERS: Record<string, string> = {
   'content-type': 'text/event-stream; charset=UTF-8',
@@ -33,41 +44,67 @@ function frame(message: RealtimeMessage): Buffer {
   return bytes;
 }
 
-export function registerRealtime(app: H3, core: Core): void {
+export function registerRealtime(app: H3, core: Core, totalQueueBytes = REALTIME_QUEUE_TOTAL_BYTES): void {
   const { broker } = core.realtime;
+  /** Bytes waiting in all streams, as each stream last saw its own queue (on each message and each read). */
+  let queuedTotal = 0;
 
   app.get('/api/realtime', (event) => {
     // between events the stream is quiet by design: the broker's idle timer (5 minutes) ends it, not
     // the server's socket inactivity timeout
     event.runtime?.node?.req.socket.setTimeout(0);
     let clientId = '';
+    const address = clientOf(event); // the stream's address bears what its subscriptions cost
     let prefix = Buffer.alloc(0);
+    let queued = 0;
+    /** When the socket last took a chunk, or the queue was last found empty. */
+    let taken = performance.now();
+    /** This stream's queue as it is now, into the total. */
+    const sync = (controller: ReadableStreamDefaultController<Uint8Array>, closing = false) => {
+      const now = closing ? 0 : REALTIME_QUEUE_BYTES - (controller.desiredSize ?? REALTIME_QUEUE_BYTES);
+      queuedTotal += now - queued;
+      queued = now;
+      if (now === 0) taken = performance.now();
+    };
+    const behind = () => queued > BEHIND_BYTES || (queued > 0 && performance.now() - taken > BEHIND_MS);
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         let closed = false;
         const sink: RealtimeSink = {
           send(message) {
             if (closed) return true;
-            if ((controller.desiredSize ?? 0) <= 0) {
+            sync(controller);
+            const chunk = Buffer.concat([prefix, frame(message)]);
+            if ((controller.desiredSize ?? 0) <= 0 || (queuedTotal + chunk.byteLength > totalQueueBytes && behind())) {
               closed = true;
+              sync(controller, true);
               controller.error(new Error('realtime client queue full'));
               return false;
             }
-            controller.enqueue(Buffer.concat([prefix, frame(message)]));
+            controller.enqueue(chunk);
+            sync(controller);
             return true;
           },
           close() {
             if (closed) return;
             closed = true;
+            sync(controller, true);
             controller.close();
           },
         };
-        const client = broker.connect(sink);
+        const client = broker.connect(sink, address);
         clientId = client.id;
         prefix = Buffer.from(`id:${clientId}\n`);
         client.send({ name: 'PB_CONNECT', data: JSON.stringify({ clientId }) });
       },
+      // called as the socket takes chunks: the total follows what is still waiting
+      pull(controller) {
+        taken = performance.now();
+        sync(controller);
+      },
       cancel() {
+        queuedTotal -= queued;
+        queued = 0;
         broker.disconnect(clientId);
       },
     }, { highWaterMark: REALTIME_QUEUE_BYTES, size: (chunk) => chunk.byteLength });
@@ -75,7 +112,8 @@ export function registerRealtime(app: H3, core: Core): void {
   });
 
   app.post('/api/realtime', async (event) => {
-    // 1,000 subscriptions of 2,500 characters fit
+    // 1,000 subscriptions of 2,500 characters fit; what a client, its address and the server may hold
+    // is core's (core/realtime/budget.ts: a 400 or a 429 naming the limit)
     const body = await readBodyObject(event, COLLECTION_BODY_BYTES);
     core.realtime.subscribe(body, authOf(event));
     return noContent();
