@@ -168,11 +168,11 @@ export function dropViews(tx: WriteTx, collections: readonly Collection[]): void
 }
 
 /** The views among `schema` that name another view, after it: the order they can be created in. */
-function creationOrder(schema: readonly Collection[]): Collection[] {
+export function viewCreationOrder<C extends Pick<Collection, 'id' | 'name' | 'type' | 'viewQuery'>>(schema: readonly C[]): C[] {
   const views = schema.filter((c) => c.type === 'view');
-  const out: Collection[] = [];
+  const out: C[] = [];
   const done = new Set<string>();
-  const names = (c: Collection) => {
+  const names = (c: C) => {
     try {
       return new Set(parseViewQuery(c.viewQuery ?? '').tokens.filter((t) => t.kind === 'ident').map((t) => t.lower));
     } catch {
@@ -205,7 +205,7 @@ export class ViewFailure extends ViewQueryError {
  */
 export function rebuildViews(tx: WriteTx, schema: readonly Collection[]): Collection[] {
   const current = [...schema];
-  for (const view of creationOrder(schema)) {
+  for (const view of viewCreationOrder(schema)) {
     let fields: Field[];
     try {
       fields = realizeView(tx, view, current);

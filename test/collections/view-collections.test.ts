@@ -66,7 +66,7 @@ describe('a view collection', () => {
     const c = await admin.collections.getOne('post_stats');
     expect(c.type).toBe('view');
     expect(c.viewQuery).toBe(STATS);
-    const byName = Object.fromEntries(c.fields.map((f: { name: string }) => [f.name, f]));
+    const byName: Record<string, Record<string, unknown>> = Object.fromEntries(c.fields.map((f: { name: string }) => [f.name, f]));
     expect(c.fields.map((f: { name: string }) => f.name)).toEqual(['id', 'title', 'author', 'status', 'created', 'published', 'comments', 'total', 'meta']);
     expect(byName.id).toMatchObject({ type: 'text', primaryKey: true });
     expect(byName.title.type).toBe('text');
@@ -141,7 +141,7 @@ describe('a view collection', () => {
     });
     const stat = top.fields.find((f: { name: string }) => f.name === 'stat');
     expect(stat).toMatchObject({ type: 'relation', collectionId: viewId });
-    expect(top.fields.find((f: { name: string }) => f.name === 'comments').type).toBe('number');
+    expect(top.fields.find((f: { name: string }) => f.name === 'comments')?.type).toBe('number');
     const rows = await ann.collection('busy_posts').getFullList({ sort: 'comments', expand: 'stat,author' });
     expect(rows.map((r) => r.comments)).toEqual([1, 3]);
     // expanding into post_stats goes through post_stats' viewRule (ann's posts only)
