@@ -21,10 +21,11 @@ import { ApiError } from '../errors.js';
 import { GUARD_FUNCTION } from '../filter/guard.js';
 import { ident } from '../filter/sql.js';
 import { checkRule } from '../rules/compile.js';
-import type { WriteTx } from '../store/db.js';
+import type { ReadDb, WriteTx } from '../store/db.js';
 import { defineField } from './fields/index.js';
 import { primaryKeyField } from './fields/system-fields.js';
 import type { Collection, Field, Lookup } from './types.js';
+import { isMultiple } from './types.js';
 import { exprText, parseViewQuery, ViewQueryError, type ParsedViewQuery, type QueryColumn } from './view-query.js';
 
 export { ViewQueryError } from './view-query.js';
@@ -228,4 +229,43 @@ export function rebuildViews(tx: WriteTx, schema: readonly Collection[]): Collec
 /** A schema change that would break a view: a 400 naming the view and why. */
 export function brokenView(err: ViewFailure, update: boolean): ApiError {
   return new ApiError(400, `${update ? 'Failed to update collection' : 'Failed to delete collection'}: the view collection "${err.view.name}" would no longer work (${err.message}).`);
+}
+
+/**
+ * Where a file a view record shows lives: the record of the collection the view's file column comes
+ * from (through views over views, 5 levels at most), as PocketBase's `FindRecordByViewFile`. Null when
+ * the column is not a plain reference to a file field or no record holds the name.
+ */
+export function viewFileSource(db: ReadDb, lookup: Lookup, view: Collection, fieldName: string, filename: string): { collection: Collection; recordId: string } | null {
+  let current = view;
+  let name = fieldName;
+  for (let level = 0; level < 5; level++) {
+    let parsed: ParsedViewQuery;
+    try {
+      parsed = parseViewQuery(current.viewQuery ?? '');
+    } catch {
+      return null;
+    }
+    const column = parsed.columns.find((c) => c.alias !== null && c.alias.toLowerCase() === name.toLowerCase());
+    const t = column?.expr ?? [];
+    let tableAlias: string | undefined;
+    let original: string | undefined;
+    if (t.length === 1 && t[0].kind === 'ident') original = t[0].text;
+    else if (t.length === 3 && t[0].kind === 'ident' && t[1].text === '.' && t[2].kind === 'ident') [tableAlias, original] = [t[0].text, t[2].text];
+    if (original === undefined) return null;
+    const table = tableAlias === undefined ? parsed.tables[0] : parsed.tables.find((x) => x.alias.toLowerCase() === tableAlias!.toLowerCase());
+    const source = table?.name ? lookup(table.name) : undefined;
+    const field = source?.fields.find((f) => f.name.toLowerCase() === original!.toLowerCase());
+    if (!source || !field || field.type !== 'file') return null;
+    if (source.type === 'view') {
+      current = source;
+      name = field.name;
+      continue;
+    }
+    const col = `r.${ident(field.name)}`;
+    const where = isMultiple(field) ? `EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(${col}) THEN ${col} ELSE '[]' END) WHERE value = ?)` : `${col} = ?`;
+    const row = db.get<{ id: string }>(`SELECT r."id" AS id FROM ${ident(source.name)} AS r WHERE ${where} LIMIT 1`, [filename]);
+    return row ? { collection: source, recordId: row.id } : null;
+  }
+  return null;
 }

@@ -3,9 +3,12 @@
 // filter, sort, expand, fields and paging, `@collection.<view>` in another collection's rules,
 // relations to views (views only), a view over a view, updates that rebuild views, and every bad or
 // unsafe query refused as a 400 naming viewQuery with nothing changed.
-import type PocketBase from 'pocketbase';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import PocketBase from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../server/index.js';
+import { startServer, type RunningServer } from '../../server/index.js';
 import { failure, startSdkServer } from '../support/sdk-server.js';
 
 let server: RunningServer;
@@ -222,10 +225,53 @@ describe('a view collection', () => {
     expect(rules.response.data.createRule.code).toBe('validation_nil');
   });
 
+  it('serves a file a view record shows from the record it comes from, through a view over a view', async () => {
+    await admin.collections.create({ name: 'albums', listRule: '', viewRule: '', fields: [{ name: 'title', type: 'text' }, { name: 'cover', type: 'file', maxSelect: 1 }, { name: 'pages', type: 'file', maxSelect: 5 }] });
+    const bytes = new TextEncoder().encode('hello from a file');
+    const album = await admin.collection('albums').create({ title: 'a', cover: new File([bytes], 'cover.txt', { type: 'text/plain' }), pages: [new File([bytes], 'p1.txt'), new File([bytes], 'p2.txt')] });
+    await admin.collections.create({ name: 'album_view', type: 'view', listRule: '', viewRule: '', viewQuery: 'SELECT a.id, a.cover AS art, a.pages FROM albums a' });
+    await admin.collections.create({ name: 'album_view2', type: 'view', listRule: '', viewRule: '', viewQuery: 'SELECT id, art, pages FROM album_view' });
+    for (const name of ['album_view', 'album_view2']) {
+      const rec = await client().collection(name).getOne(album.id);
+      expect(rec.art).toBe(album.cover);
+      for (const file of [rec.art, rec.pages[1]]) {
+        const res = await fetch(client().files.getURL(rec, file));
+        expect(res.status, `${name} ${file}`).toBe(200);
+        expect(await res.text()).toBe('hello from a file');
+      }
+      expect((await fetch(client().files.getURL(rec, 'nope_abcdefghij.txt'))).status).toBe(404);
+    }
+  });
+
   it('is deleted like any collection', async () => {
     await admin.collections.create({ name: 'tmp_view', type: 'view', viewQuery: 'SELECT id, title FROM posts' });
     await admin.collections.delete('tmp_view');
     expect((await failure(admin.collection('tmp_view').getList())).status).toBe(404);
     expect(server.core.registry.get('tmp_view')).toBeUndefined();
+  });
+});
+
+describe('a view collection in a data folder', () => {
+  it('survives a restart (journal replay) and a checkpoint', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'deskbase-views-'));
+    try {
+      const first = await startSdkServer({ dir });
+      await first.admin.collections.create({ name: 'notes', listRule: '', fields: [{ name: 'body', type: 'text' }] });
+      await first.admin.collection('notes').create({ body: 'kept' });
+      await first.admin.collections.create({ name: 'note_view', type: 'view', listRule: '', viewQuery: 'SELECT id, body, length(body) AS size FROM notes' });
+      await first.server.close();
+      for (let round = 0; round < 2; round++) {
+        const again = await startServer({ dir, port: 0, uiDir: null, log: () => undefined });
+        try {
+          const rows = await new PocketBase(again.url).collection('note_view').getFullList();
+          expect(rows.map((r) => [r.body, r.size])).toEqual([['kept', 4]]);
+          await again.core.store.checkpoint();
+        } finally {
+          await again.close();
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
