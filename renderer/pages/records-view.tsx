@@ -145,7 +145,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
             saveHiddenColumns(props.collection.id, h);
           }}
         />
-        <RecordsTransfer collection={props.collection.name} filter={q().filter} sort={q().sort} onImported={reload} onFailed={setImportProblem} />
+        <RecordsTransfer collection={props.collection.name} readOnly={readOnly()} filter={q().filter} sort={q().sort} onImported={reload} onFailed={setImportProblem} />
         <button type="button" class="btn" onClick={reload} aria-label="Refresh" title="Refresh">
           <Icon name="refresh" />
         </button>

@@ -83,6 +83,15 @@ describe('view collections in the admin UI', () => {
     expect(await panel.getByRole('button', { name: /save|delete/i }).count()).toBe(0);
     await shot(page, 'view-collection-record-panel');
     await panel.getByRole('button', { name: 'Close' }).first().click();
+    // records can be exported, not imported; the API preview shows the two reads only
+    await page.getByRole('button', { name: 'Export / import' }).click();
+    await page.getByRole('menuitem', { name: /Export all as CSV/ }).waitFor();
+    expect(await page.getByRole('menuitem', { name: /Import/ }).count()).toBe(0);
+    await page.keyboard.press('Escape');
+    await page.goto(`${app.url}/_/#/collections/post_scores/api`);
+    const ops = page.getByRole('navigation', { name: 'Operations' });
+    await ops.waitFor();
+    expect((await ops.getByRole('button').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim())).toEqual(['GETList / search', 'GETView']);
   });
 
   it('shows the inferred fields in its settings, and rebuilds them when the query changes', async () => {
