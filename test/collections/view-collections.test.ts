@@ -115,6 +115,9 @@ describe('a view collection', () => {
       expect(err.status).toBe(400);
       expect(err.response.message).toBe('Unsupported collection type.');
     }
+    const truncate = await failure(admin.collections.truncate('post_stats'));
+    expect(truncate.status).toBe(400);
+    expect(truncate.response.message).toBe("View collections cannot be truncated since they don't store their own records.");
     const batch = admin.createBatch();
     batch.collection('post_stats').create({ title: 'x' });
     expect((await failure(batch.send())).status).toBe(400);
@@ -244,7 +247,9 @@ describe('a view collection', () => {
   });
 
   it('is deleted like any collection', async () => {
-    await admin.collections.create({ name: 'tmp_view', type: 'view', viewQuery: 'SELECT id, title FROM posts' });
+    // a semicolon in a string and a trailing comment are part of one SELECT
+    await admin.collections.create({ name: 'tmp_view', type: 'view', viewQuery: "SELECT id, title, 'a;b' AS s FROM posts -- the end" });
+    expect((await admin.collection('tmp_view').getFullList({ sort: 'title' })).map((r) => [r.title, r.s])).toEqual([['alpha', 'a;b'], ['beta', 'a;b'], ['gamma', 'a;b']]);
     await admin.collections.delete('tmp_view');
     expect((await failure(admin.collection('tmp_view').getList())).status).toBe(404);
     expect(server.core.registry.get('tmp_view')).toBeUndefined();
