@@ -22,6 +22,7 @@ import { GUARD_FUNCTION } from '../filter/guard.js';
 import { ident } from '../filter/sql.js';
 import { checkRule } from '../rules/compile.js';
 import type { ReadDb, WriteTx } from '../store/db.js';
+import { checkName } from './fields/base.js';
 import { defineField } from './fields/index.js';
 import { primaryKeyField } from './fields/system-fields.js';
 import type { Collection, Field, Lookup } from './types.js';
@@ -29,9 +30,6 @@ import { isMultiple } from './types.js';
 import { exprText, parseViewQuery, ViewQueryError, type ParsedViewQuery, type QueryColumn } from './view-query.js';
 
 export { ViewQueryError } from './view-query.js';
-
-/** Names SQLite or Deskbase gives a meaning of their own: no view column may take them. */
-const RESERVED_COLUMNS = new Set(['_rowid_', 'rowid', 'oid', 'collectionid', 'collectionname', 'expand', 'null', 'true', 'false']);
 
 /** The collections whose tables views may read: user collections that store records. */
 function readable(c: Collection): boolean {
@@ -120,8 +118,9 @@ function inferFields(parsed: ParsedViewQuery, columns: string[], lookup: Lookup,
   const seen = new Set<string>();
   const usedIds = new Set<string>();
   columns.forEach((name, i) => {
-    if (!/^\w+$/.test(name) || name.length > 100) throw new ViewQueryError(`the column "${name}" needs an alias of letters, digits and _ (AS name)`);
-    if (RESERVED_COLUMNS.has(name.toLowerCase()) || name.includes('_via_')) throw new ViewQueryError(`"${name}" cannot be a column name`);
+    // a column is a field: PocketBase's field name rules (fields/base.ts)
+    const bad = checkName(name, 'view');
+    if (bad) throw new ViewQueryError(/^\w+$/.test(name) ? `"${name}" cannot be a column name (${bad.message})` : `the column "${name}" needs an alias of letters, digits and _ (AS name)`);
     if (seen.has(name.toLowerCase())) throw new ViewQueryError(`the column "${name}" appears twice`);
     seen.add(name.toLowerCase());
     const column = byName.get(name.toLowerCase());

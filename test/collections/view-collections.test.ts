@@ -208,6 +208,9 @@ describe('a view collection', () => {
       'SELECT p.id FROM main.posts p',
       'SELECT id FROM posts WHERE title = ?',
       'SELECT count(*), id FROM posts',
+      'SELECT id, title AS expand FROM posts',
+      'SELECT id, title AS a_via_b FROM posts',
+      'SELECT id, title, title AS TITLE FROM posts',
       '',
     ];
     for (const viewQuery of bad) {
