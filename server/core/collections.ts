@@ -47,12 +47,12 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
    * change), stores the views whose inferred fields changed, and answers the schema; a view the
    * change breaks makes it a 400 naming the view.
    */
-  function settleViews(tx: WriteTx, schema: Collection[], update: boolean): Collection[] {
+  function settleViews(tx: WriteTx, schema: Collection[], action: 'create' | 'update' | 'delete'): Collection[] {
     let rebuilt: Collection[];
     try {
       rebuilt = rebuildViews(tx, schema);
     } catch (err) {
-      if (err instanceof ViewFailure) throw brokenView(err, update);
+      if (err instanceof ViewFailure) throw brokenView(err, action);
       throw err;
     }
     return rebuilt;
@@ -105,7 +105,7 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
         c.created = c.updated;
         if (registry.get(c.name) || registry.get(c.id)) throw badRequest('Failed to create collection.', { name: fieldError('validation_not_unique', 'Collection name must be unique (case insensitive).') });
         if (c.type !== 'view') createCollectionTable(tx, c);
-        const schema = settleViews(tx, schemaWith(c), true);
+        const schema = settleViews(tx, schemaWith(c), 'create');
         others = commitSchema(tx, schema).filter((x) => x.id !== c.id);
         created = schema.find((x) => x.id === c.id)!;
         return shown(created, ctx);
@@ -141,7 +141,7 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
         // PocketBase signs everyone out of an auth collection whose authRule changed (it regenerates the
         // collection's token secret): sessions that may no longer pass the rule end with this change
         if (built.type === 'auth' && built.authRule !== prev.authRule) sessions.endCollection(tx, prev.id);
-        const schema = settleViews(tx, schemaWith(built), true);
+        const schema = settleViews(tx, schemaWith(built), 'update');
         next = schema.find((x) => x.id === built.id)!;
         saveDefinition(tx, next);
         others = commitSchema(tx, schema).filter((x) => x.id !== next.id);
@@ -167,7 +167,7 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
         dropViews(tx, registry.all());
         dropCollectionTable(tx, c);
         sessions.endCollection(tx, c.id);
-        const schema = settleViews(tx, schemaWith(null, c.id), false);
+        const schema = settleViews(tx, schemaWith(null, c.id), 'delete');
         others = commitSchema(tx, schema);
         registry.remove(c.id);
       });

@@ -226,8 +226,8 @@ export function rebuildViews(tx: WriteTx, schema: readonly Collection[]): Collec
 }
 
 /** A schema change that would break a view: a 400 naming the view and why. */
-export function brokenView(err: ViewFailure, update: boolean): ApiError {
-  return new ApiError(400, `${update ? 'Failed to update collection' : 'Failed to delete collection'}: the view collection "${err.view.name}" would no longer work (${err.message}).`);
+export function brokenView(err: ViewFailure, action: 'create' | 'update' | 'delete'): ApiError {
+  return new ApiError(400, `Failed to ${action} collection: the view collection "${err.view.name}" would no longer work (${err.message}).`);
 }
 
 /**

@@ -256,6 +256,16 @@ describe('a view collection', () => {
     await admin.collections.delete('tmp_view');
     expect((await failure(admin.collection('tmp_view').getList())).status).toBe(404);
     expect(server.core.registry.get('tmp_view')).toBeUndefined();
+    // a collection a view reads cannot go while the view does: refused naming the view, nothing changed
+    await admin.collections.create({ name: 'loose', listRule: '', fields: [{ name: 'n', type: 'number' }] });
+    await admin.collection('loose').create({ n: 7 });
+    await admin.collections.create({ name: 'loose_view', type: 'view', listRule: '', viewQuery: 'SELECT id, n FROM loose' });
+    const err = await failure(admin.collections.delete('loose'));
+    expect(err.status).toBe(400);
+    expect(err.response.message).toMatch(/^Failed to delete collection: the view collection "loose_view" would no longer work/);
+    expect((await client().collection('loose_view').getFullList()).map((r) => r.n)).toEqual([7]);
+    await admin.collections.delete('loose_view');
+    await admin.collections.delete('loose');
   });
 });
 
