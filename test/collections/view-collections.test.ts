@@ -100,6 +100,16 @@ describe('a view collection', () => {
     expect(page.items).toEqual([{ id: ids.p2, title: 'beta' }]);
   });
 
+  it('exports its records as any list does (under the list rule, filter and sort)', async () => {
+    const res = await fetch(`${server.url}/api/collections/post_stats/records/export?format=json&sort=title`, { headers: { authorization: ann.authStore.token } });
+    expect(res.status).toBe(200);
+    const rows = (await res.json()) as Record<string, unknown>[];
+    expect(rows.map((r) => [r.title, r.comments])).toEqual([['alpha', 3], ['beta', 1]]);
+    expect(Object.keys(rows[0]).filter((k) => k.startsWith('_'))).toEqual([]);
+    const all = await fetch(`${server.url}/api/collections/post_stats/records/export?format=json`, { headers: { authorization: admin.authStore.token } });
+    expect(((await all.json()) as unknown[]).length).toBe(3);
+  });
+
   it('shows one record under its view rule, a 404 to others', async () => {
     expect((await ann.collection('post_stats').getOne(ids.p1)).comments).toBe(3);
     expect((await failure(bob.collection('post_stats').getOne(ids.p1))).status).toBe(404);
