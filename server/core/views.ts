@@ -6,7 +6,8 @@
 //     WHERE (deskbase_guard() OR r._rowid_)), ... SELECT "id" AS "_rowid_", * FROM (<viewQuery>)
 //
 // - every collection the query names is shadowed by a projection of its non-hidden columns (no
-//   password hashes, no hidden fields), so the query cannot name anything else of its table;
+//   password hashes, no hidden fields; an auth record's email only when it is visible), so the query
+//   cannot name anything else of its table;
 // - the projection calls the query deadline's guard for each row it reads (filter/guard.ts), so a
 //   heavy view (cross joins, aggregates) is cut off by the budget of the list that reads it;
 // - names outside the collections (system tables `_sessions`, `_superusers`, `_collections`...) are
@@ -37,7 +38,12 @@ function readable(c: Collection): boolean {
 }
 
 function projection(c: Collection): string {
-  const cols = c.fields.filter((f) => !f.hidden).map((f) => `r.${ident(f.name)}`).join(', ');
+  // an auth record's email only where its owner made it visible: a view answers whoever its rules let
+  // in, so it must not show what the collection's own answers hold back (record-serializer.ts)
+  const column = (f: Field) => (c.type === 'auth' && f.name === 'email' && c.fields.some((g) => g.name === 'emailVisibility')
+    ? `CASE WHEN r."emailVisibility" THEN r."email" ELSE '' END AS "email"`
+    : `r.${ident(f.name)}`);
+  const cols = c.fields.filter((f) => !f.hidden).map(column).join(', ');
   return `${ident(c.name)} AS NOT MATERIALIZED (SELECT ${cols} FROM main.${ident(c.name)} AS r WHERE (${GUARD_FUNCTION}() OR r._rowid_))`;
 }
 

@@ -259,6 +259,17 @@ describe('a view collection', () => {
     }
   });
 
+  it('shows an auth record\'s email only where its owner made it visible, even to superusers', async () => {
+    await admin.collection('users').update(ids.bob, { emailVisibility: true });
+    await admin.collections.create({ name: 'user_emails', type: 'view', listRule: '', viewQuery: 'SELECT id, name, email FROM users' });
+    const rows = await admin.collection('user_emails').getFullList({ sort: 'name' });
+    expect(rows.map((r) => [r.name, r.email])).toEqual([['ann', ''], ['bob', 'bob@example.com'], ['carl', '']]);
+    // nor can a view's query test a hidden email
+    await admin.collections.update('user_emails', { viewQuery: "SELECT id, name FROM users WHERE email = 'ann@example.com'" });
+    expect(await admin.collection('user_emails').getFullList()).toEqual([]);
+    await admin.collections.delete('user_emails');
+  });
+
   it('is deleted like any collection', async () => {
     // a semicolon in a string and a trailing comment are part of one SELECT
     await admin.collections.create({ name: 'tmp_view', type: 'view', viewQuery: "SELECT id, title, 'a;b' AS s FROM posts -- the end" });
