@@ -189,6 +189,9 @@ describe('a view collection', () => {
     expect(err.response.message).toContain('post_stats');
     expect((await admin.collections.getOne('posts')).fields.some((f: { name: string }) => f.name === 'title')).toBe(true);
     expect((await admin.collection('posts').getOne(ids.p1)).title).toBe('alpha');
+    // hiding a field a view reads would show it through the view: refused the same way
+    const hidden = posts.fields.map((f: { name: string }) => (f.name === 'title' ? { ...f, hidden: true } : f));
+    expect((await failure(admin.collections.update('posts', { fields: hidden }))).response.message).toContain('post_stats');
     // a renamed view keeps answering under its new name
     await admin.collections.update('post_stats', { name: 'post_list' });
     expect((await ann.collection('post_list').getFullList()).length).toBe(2);
