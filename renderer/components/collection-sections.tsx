@@ -19,12 +19,12 @@ export function GeneralSection(props: { form: CollectionForm; system: boolean })
         <FormField label="Name" for="col-name" error={errorAt(f.errors(), 'name')} hint="Letters, digits and _, starting with a letter. Used in URLs." required>
           <input id="col-name" class="mono" value={f.draft.name} placeholder="posts" disabled={props.system} autofocus={f.isNew()} onInput={(e) => f.setDraft('name', e.currentTarget.value)} />
         </FormField>
-        <FormField label="Type" for="col-type" error={errorAt(f.errors(), 'type')} hint={f.isNew() ? 'Auth collections hold records that can sign in.' : 'The type cannot be changed.'}>
+        <FormField label="Type" for="col-type" error={errorAt(f.errors(), 'type')} hint={f.isNew() ? 'Auth collections hold records that can sign in; a view\'s read-only records come from a query.' : 'The type cannot be changed.'}>
           <div class="segmented" id="col-type" role="radiogroup">
-            <For each={['base', 'auth'] as const}>
+            <For each={['base', 'auth', 'view'] as const}>
               {(t) => (
                 <button type="button" role="radio" aria-checked={f.draft.type === t} classList={{ on: f.draft.type === t }} disabled={!f.isNew()} onClick={() => f.setDraft('type', t)}>
-                  <Icon name={t === 'auth' ? 'users' : 'database'} /> {t === 'auth' ? 'Auth' : 'Base'}
+                  <Icon name={t === 'auth' ? 'users' : t === 'view' ? 'search' : 'database'} /> {t === 'auth' ? 'Auth' : t === 'view' ? 'View' : 'Base'}
                 </button>
               )}
             </For>
@@ -95,5 +95,47 @@ export function SaveBar(props: { form: CollectionForm; system: boolean }): JSX.E
         {f.busy() ? 'Saving…' : f.isNew() ? 'Create collection' : 'Save changes'}
       </button>
     </div>
+  );
+}
+
+/**
+ * A view collection's query, and the fields the server inferred from it (read-only: they change with
+ * the query, on save).
+ */
+export function ViewQuerySection(props: { form: CollectionForm; collection?: Collection }): JSX.Element {
+  const f = props.form;
+  const error = () => errorAt(f.errors(), 'viewQuery');
+  return (
+    <section class="card section">
+      <h2>View query</h2>
+      <p class="muted section-intro">
+        One <code>SELECT</code> (or <code>WITH … SELECT</code>) over other collections. It must return an <code>id</code> column;
+        name every other column (<code>count(c.id) AS comments</code>). The records are read-only.
+      </p>
+      <FormField label="Query" for="col-view-query" error={typeof error() === 'string' ? error() : undefined} required>
+        <textarea
+          id="col-view-query"
+          class="mono view-query"
+          rows={8}
+          spellcheck={false}
+          value={f.draft.viewQuery}
+          placeholder="SELECT p.id, p.title, count(c.id) AS comments FROM posts p LEFT JOIN comments c ON c.post = p.id GROUP BY p.id"
+          onInput={(e) => f.setDraft('viewQuery', e.currentTarget.value)}
+        />
+      </FormField>
+      <h3>Fields</h3>
+      <Show when={props.collection?.fields.length} fallback={<p class="muted">The fields are inferred from the query when you save.</p>}>
+        <ul class="view-fields" aria-label="Inferred fields">
+          <For each={props.collection?.fields ?? []}>
+            {(field) => (
+              <li>
+                <code>{field.name}</code> <span class="badge badge-muted">{field.type}</span>
+              </li>
+            )}
+          </For>
+        </ul>
+        <p class="muted">Inferred from the query: they change when it does.</p>
+      </Show>
+    </section>
   );
 }

@@ -44,7 +44,7 @@ export function ImportErrors(props: { problem: ImportProblem; onDismiss(): void 
   );
 }
 
-export function RecordsTransfer(props: { collection: string; filter: string; sort: string; onImported(): void; onFailed(problem: ImportProblem | null): void }): JSX.Element {
+export function RecordsTransfer(props: { collection: string; filter: string; sort: string; readOnly?: boolean; onImported(): void; onFailed(problem: ImportProblem | null): void }): JSX.Element {
   const app = useApp();
   const toast = useToast();
   const [open, setOpen] = createSignal(false);
@@ -87,7 +87,9 @@ export function RecordsTransfer(props: { collection: string; filter: string; sor
         <div class="menu" role="menu">
           <button type="button" role="menuitem" onClick={() => void exportAs('csv')}>Export {props.filter ? 'filtered' : 'all'} as CSV</button>
           <button type="button" role="menuitem" onClick={() => void exportAs('json')}>Export {props.filter ? 'filtered' : 'all'} as JSON</button>
-          <button type="button" role="menuitem" onClick={() => void importFile()}>Import CSV or JSON…</button>
+          <Show when={!props.readOnly}>
+            <button type="button" role="menuitem" onClick={() => void importFile()}>Import CSV or JSON…</button>
+          </Show>
         </div>
       </Show>
     </div>

@@ -45,7 +45,8 @@ export function RulesSection(props: {
         <p class="alert alert-info">The rules of system collections cannot be changed.</p>
       </Show>
       <div class="rules">
-        <For each={RULES}>
+        {/* a view's records are read-only: it has list and view rules only */}
+        <For each={props.type === 'view' ? RULES.filter((r) => r.key === 'listRule' || r.key === 'viewRule') : RULES}>
           {(r) => <RuleEditor id={`rule-${r.key}`} label={r.label} what={r.what} value={props.rules[r.key]} error={props.error(r.key)} disabled={props.disabled} presets={presets(r.key)} complete={props.complete} onChange={(v) => props.onChange(r.key, v)} />}
         </For>
         <Show when={props.type === 'auth'}>

@@ -23,7 +23,7 @@ export function Sidebar(props: { onNavigate(): void }): JSX.Element {
   const Item = (p: { c: Collection }) => (
     <li>
       <a href={href(['collections', p.c.name])} class="nav-item" classList={{ active: active(p.c) }} aria-current={active(p.c) ? 'page' : undefined} onClick={() => props.onNavigate()}>
-        <Icon name={p.c.type === 'auth' ? 'users' : 'database'} />
+        <Icon name={p.c.type === 'auth' ? 'users' : p.c.type === 'view' ? 'search' : 'database'} />
         <span class="nav-label">{p.c.name}</span>
       </a>
     </li>

@@ -54,6 +54,8 @@ export function operations(c: Collection): Operation[] {
     { id: 'update', title: 'Update', method: 'PATCH', path: `${base}/records/RECORD_ID`, rule: 'updateRule', body: sampleBody(c) },
     { id: 'delete', title: 'Delete', method: 'DELETE', path: `${base}/records/RECORD_ID`, rule: 'deleteRule' },
   ];
+  // a view's records are read-only: the API answers 400 to any write
+  if (c.type === 'view') return list.slice(0, 2);
   if (c.type === 'auth') {
     list.push({ id: 'auth', title: 'Sign in', method: 'POST', path: `${base}/auth-with-password`, rule: 'authRule', body: { identity: 'someone@example.com', password: 'a-long-password' } });
   }

@@ -21,6 +21,8 @@ export interface Draft {
   indexes: IndexDef[];
   rules: Record<RuleKey, string | null>;
   identityFields: string[];
+  /** View collections: the SELECT their records come from (the server infers their fields from it). */
+  viewQuery: string;
 }
 
 export const AUTH_RULES: RuleKey[] = ['authRule', 'manageRule'];
@@ -64,6 +66,7 @@ export function draftFromCollection(c: Collection): Draft {
       manageRule: c.manageRule ?? null,
     },
     identityFields: [...(c.identityFields ?? ['email'])],
+    viewQuery: c.viewQuery ?? '',
   };
 }
 
@@ -78,6 +81,7 @@ export function emptyDraft(): Draft {
     indexes: [],
     rules: { listRule: null, viewRule: null, createRule: null, updateRule: null, deleteRule: null, authRule: '', manageRule: null },
     identityFields: ['email'],
+    viewQuery: '',
   };
 }
 
@@ -87,6 +91,10 @@ export function submittedFields(d: Draft): DraftField[] {
 }
 
 export function toBody(d: Draft, isNew: boolean): CollectionInput {
+  // a view has its query and its two read rules; its fields come from the query, it has no indexes
+  if (d.type === 'view') {
+    return { name: d.name.trim(), ...(isNew ? { type: d.type } : {}), viewQuery: d.viewQuery, listRule: d.rules.listRule, viewRule: d.rules.viewRule };
+  }
   const body: CollectionInput = {
     name: d.name.trim(),
     fields: submittedFields(d).map((f) => f.field),

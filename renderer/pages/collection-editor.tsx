@@ -11,7 +11,7 @@ import { identityCandidates, submittedFields, summarize } from '../lib/collectio
 import { complete } from '../lib/filter-complete.js';
 import { useSaveShortcut } from '../lib/save-shortcut.js';
 import { createCollectionForm } from './collection-form.js';
-import { FieldsSection, GeneralSection, SaveBar } from '../components/collection-sections.js';
+import { FieldsSection, GeneralSection, SaveBar, ViewQuerySection } from '../components/collection-sections.js';
 import { IndexesEditor } from '../components/indexes-editor.js';
 import { MaintainedIndexes } from '../components/maintained-indexes.js';
 import { RulesSection } from '../components/rules-section.js';
@@ -21,7 +21,7 @@ import { IdentityFields } from '../components/identity-fields.js';
 import { LeaveGuard } from '../components/leave-guard.js';
 
 /** Errors shown in the alert at the top: the keys no section shows next to its input. */
-const SHOWN_IN_PLACE = ['name', 'type', 'fields', 'indexes', 'identityFields', 'listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule', 'authRule', 'manageRule'];
+const SHOWN_IN_PLACE = ['name', 'type', 'fields', 'indexes', 'identityFields', 'listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule', 'authRule', 'manageRule', 'viewQuery'];
 
 export function CollectionEditor(props: { collection?: Collection }): JSX.Element {
   const app = useApp();
@@ -53,7 +53,9 @@ export function CollectionEditor(props: { collection?: Collection }): JSX.Elemen
       </Show>
 
       <GeneralSection form={form} system={system()} />
-      <FieldsSection form={form} collections={app.collections() ?? []} />
+      <Show when={draft.type === 'view'} fallback={<FieldsSection form={form} collections={app.collections() ?? []} />}>
+        <ViewQuerySection form={form} collection={props.collection} />
+      </Show>
       <RulesSection
         type={draft.type}
         rules={draft.rules}
@@ -71,6 +73,7 @@ export function CollectionEditor(props: { collection?: Collection }): JSX.Elemen
       <Show when={draft.type === 'auth'}>
         <IdentityFields candidates={identityCandidates(draft)} value={draft.identityFields} error={errorUnder(errors(), 'identityFields')} onChange={(v) => setDraft('identityFields', v)} />
       </Show>
+      <Show when={draft.type !== 'view'}>
       <section class="card section">
         <h2>Indexes</h2>
         <IndexesEditor indexes={draft.indexes} fields={draft.fields} collectionName={draft.name} error={form.indexError} onChange={(ix) => setDraft('indexes', ix)} />
@@ -79,6 +82,7 @@ export function CollectionEditor(props: { collection?: Collection }): JSX.Elemen
         </Show>
         <Show when={props.collection}>{(c) => <MaintainedIndexes collection={c()} />}</Show>
       </section>
+      </Show>
       <SaveBar form={form} system={system()} />
 
       <LeaveGuard when={form.dirty()} title={form.isNew() ? 'Discard the new collection?' : `Leave “${props.collection?.name}” without saving?`}>

@@ -21,6 +21,7 @@ import { BulkActions } from '../components/bulk-actions.js';
 import { useToast } from '../components/toasts.js';
 import { ImportErrors, RecordsTransfer, type ImportProblem } from '../components/records-transfer.js';
 import { useLive } from '../lib/live.js';
+import { ViewRecordPanel } from '../components/view-record-panel.js';
 
 /** The server's detail (data.*.message) when it gave one, else its message. */
 function filterDetail(err: ApiError): string {
@@ -53,6 +54,8 @@ function stableRows() {
 export function RecordsView(props: { collection: Collection }): JSX.Element {
   const app = useApp();
   const toast = useToast();
+  // a view collection's records come from its query: browsed, never written
+  const readOnly = () => props.collection.type === 'view';
   const defaultSort = () => (props.collection.fields.some((f) => f.name === 'created') ? '-created' : '');
   const list = createListState(useRouter(), () => props.collection.name, defaultSort);
   const q = () => list.query();
@@ -141,13 +144,15 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
             saveHiddenColumns(props.collection.id, h);
           }}
         />
-        <RecordsTransfer collection={props.collection.name} filter={q().filter} sort={q().sort} onImported={reload} onFailed={setImportProblem} />
+        <RecordsTransfer collection={props.collection.name} readOnly={readOnly()} filter={q().filter} sort={q().sort} onImported={reload} onFailed={setImportProblem} />
         <button type="button" class="btn" onClick={reload} aria-label="Refresh" title="Refresh">
           <Icon name="refresh" />
         </button>
-        <button type="button" class="btn btn-primary" onClick={() => open('new')}>
-          <Icon name="plus" /> New record
-        </button>
+        <Show when={!readOnly()}>
+          <button type="button" class="btn btn-primary" onClick={() => open('new')}>
+            <Icon name="plus" /> New record
+          </button>
+        </Show>
       </div>
       <Show when={importProblem()}>
         {(p) => <ImportErrors problem={p()} onDismiss={() => setImportProblem(null)} />}
@@ -165,7 +170,9 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
       <Show when={data.error && !filterError()}>
         <p class="alert alert-error" role="alert">Could not load records: {messageOf(data.error)}</p>
       </Show>
-      <BulkActions collection={props.collection} selection={selection} onDeleted={(ids) => (selection.refresh([], ids), reload())} />
+      <Show when={!readOnly()}>
+        <BulkActions collection={props.collection} selection={selection} onDeleted={(ids) => (selection.refresh([], ids), reload())} />
+      </Show>
 
       <div class="table-wrap" classList={{ loading: data.loading }}>
         <RecordsTable
@@ -190,9 +197,11 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
               }
             >
               <p>No records yet.</p>
-              <button type="button" class="btn btn-primary" onClick={() => open('new')}>
-                <Icon name="plus" /> Add the first record
-              </button>
+              <Show when={!readOnly()}>
+                <button type="button" class="btn btn-primary" onClick={() => open('new')}>
+                  <Icon name="plus" /> Add the first record
+                </button>
+              </Show>
             </Show>
           </div>
         </Show>
@@ -215,7 +224,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
 
       {/* keyed: the panel gets the record itself, so closing it never reads a stale accessor. */}
       <Show when={editing()} keyed>
-        {(rec) => (
+        {(rec) => readOnly() ? (rec === 'new' ? null : <ViewRecordPanel collection={props.collection} record={rec} onClose={close} />) : (
           <RecordPanel
             collection={props.collection}
             record={rec === 'new' ? undefined : rec}

@@ -98,7 +98,7 @@ export function saveDefinition(tx: WriteTx, c: Collection): void {
 }
 
 export function dropCollectionTable(tx: WriteTx, c: Collection): void {
-  tx.run(`DROP TABLE ${ident(c.name)}`);
+  tx.run(c.type === 'view' ? `DROP VIEW IF EXISTS ${ident(c.name)}` : `DROP TABLE ${ident(c.name)}`);
   tx.run('DELETE FROM "_collections" WHERE "id" = ?', [c.id]);
 }
 

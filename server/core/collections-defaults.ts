@@ -11,7 +11,7 @@ import { SUPERUSERS_ID, SUPERUSERS_NAME } from './types.js';
 export const defaults: Defaults = {
   newCollection(type, name, id, withTimestamps) {
     const now = isoNow();
-    const fields: Field[] = withTimestamps ? [autodateField('created', false), autodateField('updated', false)] : [];
+    const fields: Field[] = withTimestamps && type !== 'view' ? [autodateField('created', false), autodateField('updated', false)] : [];
     const c: Collection = {
       id: id || newId(), name, type, system: false,
       fields: defaults.withSystemFields(type, fields),
@@ -20,9 +20,12 @@ export const defaults: Defaults = {
       created: now, updated: now,
     };
     if (type === 'auth') Object.assign(c, { authRule: '', manageRule: null, identityFields: ['email'] });
+    if (type === 'view') Object.assign(c, { viewQuery: '' });
     return c;
   },
   withSystemFields(type, fields) {
+    // a view's fields are its query's columns (views.ts)
+    if (type === 'view') return fields;
     // system fields submitted on create are taken as the system versions, in the submitted place
     const out = [...fields];
     const system = [primaryKeyField() as Field, ...(type === 'auth' ? authSystemFields() : [])];

@@ -9,6 +9,7 @@ import { NAME_PATTERN, normalizeIndexes } from './collections-input-indexes.js';
 import type { Collection, Field, Lookup, RuleKey } from './types.js';
 import { RULE_KEYS } from './types.js';
 import { ID_PATTERN } from './ids.js';
+import { ViewQueryError } from './view-query.js';
 
 export interface InputContext {
   lookup: Lookup;
@@ -16,6 +17,11 @@ export interface InputContext {
   previous?: Collection;
   /** Every collection (index names are unique across them). */
   allCollections(): Collection[];
+  /**
+   * A view collection's fields, inferred from its `viewQuery` by creating its SQLite view in the
+   * caller's transaction (views.ts `realizeView`); throws ViewQueryError. Absent: views are refused.
+   */
+  viewFields?(candidate: Collection): Field[];
 }
 
 function setError(errors: ErrorData, key: string, code: string, message: string): void {
@@ -103,6 +109,37 @@ function normalizeRules(input: Record<string, unknown>, base: Collection, errors
   }
 }
 
+/**
+ * A view's query and the fields it infers (PocketBase regenerates a view's fields on every save, so
+ * submitted fields, as in an exported schema, are replaced); no indexes, and no create, update or
+ * delete rule (`validation_nil`), as PocketBase's collection validation has it.
+ */
+function normalizeView(input: Record<string, unknown>, base: Collection, ctx: InputContext, errors: ErrorData): void {
+  if (input.viewQuery !== undefined) {
+    if (typeof input.viewQuery !== 'string') errors.viewQuery = fieldError('validation_invalid_view_query', 'Invalid query - must be a string.');
+    else base.viewQuery = input.viewQuery;
+  }
+  if (Array.isArray(input.indexes) && input.indexes.length > 0) errors.indexes = fieldError('validation_indexes_not_supported', 'The view collections don\'t support indexes.');
+  for (const key of ['createRule', 'updateRule', 'deleteRule'] as const) {
+    if (key in input && input[key] !== null) errors[key] = fieldError('validation_nil', 'Must be null.');
+  }
+  if (errors.viewQuery) return;
+  if (typeof base.viewQuery !== 'string' || base.viewQuery.trim() === '') {
+    errors.viewQuery = fieldError('validation_required', 'Cannot be blank.');
+    return;
+  }
+  if (!ctx.viewFields) {
+    errors.viewQuery = fieldError('validation_invalid_view_query', 'Invalid query - view collections cannot be saved here.');
+    return;
+  }
+  try {
+    base.fields = ctx.viewFields(base);
+  } catch (err) {
+    if (!(err instanceof ViewQueryError)) throw err;
+    errors.viewQuery = fieldError('validation_invalid_view_query', `Invalid query - ${err.message}`);
+  }
+}
+
 function normalizeIdentityFields(input: unknown, c: Collection, errors: ErrorData): void {
   if (c.type !== 'auth' || input === undefined) return;
   if (!Array.isArray(input) || input.length === 0 || !input.every((v) => typeof v === 'string')) {
@@ -140,7 +177,7 @@ export function buildCollection(input: unknown, ctx: InputContext, defaults: Def
   const errors: ErrorData = {};
   let type: Collection['type'] = prev?.type ?? 'base';
   if (input.type !== undefined) {
-    if (input.type !== 'base' && input.type !== 'auth') errors.type = fieldError('validation_in_invalid', 'Must be "base" or "auth".');
+    if (input.type !== 'base' && input.type !== 'auth' && input.type !== 'view') errors.type = fieldError('validation_in_invalid', 'Must be "base", "auth" or "view".');
     else if (prev && prev.type !== input.type) errors.type = fieldError('validation_collection_type_change', 'Collection type cannot be changed.');
     else type = input.type;
   }
@@ -160,7 +197,8 @@ export function buildCollection(input: unknown, ctx: InputContext, defaults: Def
   const name = input.name === undefined && prev ? prev.name : validateName(input.name, ctx, id, errors);
   if (prev?.system && name !== prev.name) errors.name = fieldError('validation_collection_system_name_change', 'System collection name cannot be changed.');
   const base: Collection = prev ? { ...prev, name } : defaults.newCollection(type, name, id, input.fields === undefined);
-  if (input.fields !== undefined) {
+  if (type === 'view') normalizeView(input, base, ctx, errors);
+  else if (input.fields !== undefined) {
     if (!Array.isArray(input.fields)) errors.fields = fieldError('validation_invalid_value', 'Must be an array of field definitions.');
     else {
       let fields = normalizeFields(input.fields, ctx, type, errors);
@@ -169,7 +207,8 @@ export function buildCollection(input: unknown, ctx: InputContext, defaults: Def
       base.fields = fields;
     }
   }
-  if (input.indexes !== undefined || !prev) base.indexes = normalizeIndexes(input.indexes, base.fields, ctx.allCollections(), base.id, errors);
+  if (type === 'view') base.indexes = [];
+  else if (input.indexes !== undefined || !prev) base.indexes = normalizeIndexes(input.indexes, base.fields, ctx.allCollections(), base.id, errors);
   else base.indexes = base.indexes.filter((i) => i.fields.every((fid) => base.fields.some((f) => f.id === fid)));
   if (prev?.system) {
     for (const key of RULE_KEYS) {

@@ -17,19 +17,61 @@ import type { Collection, FileField } from './types.js';
 import type { FileStorage } from '../files/storage.js';
 import { cutFileFields, dropCutNames, readNames, type NamesById } from './file-cleanup.js';
 import { SUPERUSERS_ID } from './types.js';
+import { brokenView, dropViews, rebuildViews, ViewFailure, ViewQueryError } from './views.js';
 
 /** Hears a committed schema change (the admin UI's live collections list, through realtime). */
 export type CollectionListener = (action: 'create' | 'update' | 'delete', collection: Collection) => void;
 
 export function createCollections(store: Store, registry: Registry, sessions: Sessions, files: FileStorage, onChange: CollectionListener = () => {}) {
   const inputContext = () => ({ lookup: registry.lookup, allCollections: () => registry.all() });
+
+  /** Every collection as it will be: `changed` in place of its stored version, without `removedId`. */
+  const schemaWith = (changed: Collection | null, removedId?: string): Collection[] => {
+    const out = registry.all().filter((c) => c.id !== changed?.id && c.id !== removedId);
+    if (changed) out.push(changed);
+    return out;
+  };
+
+  /** A view candidate's inferred fields: every view built again over the schema with it (views.ts). */
+  const viewFieldsIn = (tx: WriteTx) => (candidate: Collection) => {
+    try {
+      return rebuildViews(tx, schemaWith(candidate)).find((c) => c.id === candidate.id)!.fields;
+    } catch (err) {
+      if (err instanceof ViewFailure && err.view.id !== candidate.id) throw new ViewQueryError(`the view collection "${err.view.name}" that reads it would no longer work (${err.message})`);
+      throw err;
+    }
+  };
+
+  /**
+   * Builds every view again over the schema as it will be (their SQLite views dropped before the
+   * change), stores the views whose inferred fields changed, and answers the schema; a view the
+   * change breaks makes it a 400 naming the view.
+   */
+  function settleViews(tx: WriteTx, schema: Collection[], action: 'create' | 'update' | 'delete'): Collection[] {
+    let rebuilt: Collection[];
+    try {
+      rebuilt = rebuildViews(tx, schema);
+    } catch (err) {
+      if (err instanceof ViewFailure) throw brokenView(err, action);
+      throw err;
+    }
+    return rebuilt;
+  }
+
+  /** Stores and registers the collections of `schema` that differ from the registry's (after everything succeeded). */
+  function commitSchema(tx: WriteTx, schema: Collection[]): Collection[] {
+    const changed = schema.filter((c) => JSON.stringify(registry.get(c.id)) !== JSON.stringify(c));
+    for (const c of changed) saveDefinition(tx, c);
+    for (const c of changed) registry.put(c);
+    return changed;
+  }
   /** A collection as the schema API answers it, cut to the `fields` asked for. */
   const shown = (c: Collection, ctx: RequestContext) => pick(withMaintainedIndexes(c), ctx.fields);
 
   /** Creates the table and stores the definition (in the caller's transaction). */
   function add(tx: WriteTx, c: Collection): void {
     try {
-      createCollectionTable(tx, c);
+      if (c.type !== 'view') createCollectionTable(tx, c);
     } catch (err) {
       ddlFailure(err, c, false);
     }
@@ -54,42 +96,61 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
     },
 
     async create(input: unknown, ctx: RequestContext): Promise<unknown> {
-      const c = buildCollection(input, inputContext(), defaults, isoNow());
-      c.created = c.updated;
+      let created: Collection | null = null;
+      let others: Collection[] = [];
       const out = await store.write((tx) => {
+        // views are dropped first and built again over the new schema (views.ts)
+        dropViews(tx, registry.all());
+        const c = buildCollection(input, { ...inputContext(), viewFields: viewFieldsIn(tx) }, defaults, isoNow());
+        c.created = c.updated;
         if (registry.get(c.name) || registry.get(c.id)) throw badRequest('Failed to create collection.', { name: fieldError('validation_not_unique', 'Collection name must be unique (case insensitive).') });
-        add(tx, c);
-        return shown(c, ctx);
+        if (c.type !== 'view') createCollectionTable(tx, c);
+        const schema = settleViews(tx, schemaWith(c), 'create');
+        others = commitSchema(tx, schema).filter((x) => x.id !== c.id);
+        created = schema.find((x) => x.id === c.id)!;
+        return shown(created, ctx);
       });
-      onChange('create', c);
+      onChange('create', created!);
+      for (const v of others) onChange('update', v);
       return out;
     },
 
     async update(idOrName: string, input: unknown, ctx: RequestContext): Promise<unknown> {
       const prev = registry.get(idOrName);
       if (!prev) throw notFound();
-      const next = buildCollection(input, { ...inputContext(), previous: prev }, defaults, isoNow());
-      const cut = cutFileFields(prev, next);
+      let next: Collection = prev;
+      let cut: FileField[] = [];
       let before: NamesById = new Map();
       let after: NamesById = new Map();
+      let others: Collection[] = [];
       const shownNext = await store.write((tx) => {
-        // the files of removed file fields (or of items a field made single drops) go once this is durable
-        before = readNames(tx, prev, cut);
-        try {
-          changeTable(tx, prev, next);
-        } catch (err) {
-          ddlFailure(err, next, true);
+        // views are dropped first (SQLite cannot rebuild a table a view reads) and built again after
+        dropViews(tx, registry.all());
+        const built = buildCollection(input, { ...inputContext(), previous: prev, viewFields: viewFieldsIn(tx) }, defaults, isoNow());
+        if (built.type !== 'view') {
+          cut = cutFileFields(prev, built);
+          // the files of removed file fields (or of items a field made single drops) go once this is durable
+          before = readNames(tx, prev, cut);
+          try {
+            changeTable(tx, prev, built);
+          } catch (err) {
+            ddlFailure(err, built, true);
+          }
+          if (cut.length > 0) after = readNames(tx, built, built.fields.filter((f): f is FileField => f.type === 'file'));
         }
-        if (cut.length > 0) after = readNames(tx, next, next.fields.filter((f): f is FileField => f.type === 'file'));
         // PocketBase signs everyone out of an auth collection whose authRule changed (it regenerates the
         // collection's token secret): sessions that may no longer pass the rule end with this change
-        if (next.type === 'auth' && next.authRule !== prev.authRule) sessions.endCollection(tx, prev.id);
+        if (built.type === 'auth' && built.authRule !== prev.authRule) sessions.endCollection(tx, prev.id);
+        const schema = settleViews(tx, schemaWith(built), 'update');
+        next = schema.find((x) => x.id === built.id)!;
         saveDefinition(tx, next);
+        others = commitSchema(tx, schema).filter((x) => x.id !== next.id);
         registry.put(next);
         return shown(next, ctx);
       });
-      dropCutNames(files, prev, before, after);
+      if (cut.length > 0) dropCutNames(files, prev, before, after);
       onChange('update', next);
+      for (const v of others) onChange('update', v);
       return shownNext;
     },
 
@@ -101,11 +162,16 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
       if (refs.length > 0) {
         throw badRequest(`Failed to delete collection probably due to existing reference in ${refs.map((r) => r.name).join(', ')}.`);
       }
+      let others: Collection[] = [];
       await store.write((tx) => {
+        dropViews(tx, registry.all());
         dropCollectionTable(tx, c);
         sessions.endCollection(tx, c.id);
+        const schema = settleViews(tx, schemaWith(null, c.id), 'delete');
+        others = commitSchema(tx, schema);
         registry.remove(c.id);
       });
+      for (const v of others) onChange('update', v);
       files.dropCollection(c.id);
       onChange('delete', c);
     },

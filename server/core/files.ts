@@ -20,6 +20,7 @@ import { underDeadline } from './query-budget.js';
 import { getRow, viewRecord } from './records-read.js';
 import type { RequestContext } from './request-context.js';
 import type { AuthInfo, FileField } from './types.js';
+import { viewFileSource } from './views.js';
 
 /** Record bodies apart from their files (PocketBase's 32 MiB; the HTTP layer's record body limit). */
 export const RECORD_BODY_BYTES = 32 * 1024 * 1024;
@@ -80,7 +81,7 @@ export function createFiles(store: Store, registry: Registry, storage: FileStora
     async find(collection: string, recordId: string, filename: string, ctx: RequestContext): Promise<ServedFile> {
       const c = registry.get(collection);
       if (!c) throw notFound();
-      const { field, isProtected } = underDeadline(store, budgetMs, () => {
+      const served = underDeadline(store, budgetMs, () => {
         const row = getRow(store, c, recordId);
         if (!row) throw notFound();
         const found = c.fields.find((f): f is FileField => f.type === 'file' && storedNames(f, row).includes(filename));
@@ -90,9 +91,14 @@ export function createFiles(store: Store, registry: Registry, storage: FileStora
           const asked = { ...ctx, request: { ...ctx.request, auth, context: 'protectedFile' } };
           viewRecord(store, c, recordId, asked); // a 404 when the token's owner cannot view the record
         }
-        return { field: found, isProtected: found.protected };
+        // a view's file lives with the record it comes from (PocketBase's FindRecordByViewFile)
+        const source = c.type === 'view' ? viewFileSource(store, registry.lookup, c, found.name, filename) : { collection: c, recordId };
+        if (!source) throw notFound();
+        return { field: found, isProtected: found.protected, source };
       });
-      const original = filePath(storage.root, c.id, recordId, filename);
+      const { source } = served;
+      const { field, isProtected } = served;
+      const original = filePath(storage.root, source.collection.id, source.recordId, filename);
       let sniffed: Sniffed;
       try {
         sniffed = await sniffFile(original);
@@ -101,7 +107,7 @@ export function createFiles(store: Store, registry: Registry, storage: FileStora
       }
       const size = ctx.request.query.thumb ?? '';
       if (size !== '' && (DEFAULT_THUMBS.includes(size) || field.thumbs.includes(size)) && THUMBABLE.has(baseMime(sniffed.mime))) {
-        const target = thumbPath(storage.root, c.id, recordId, filename, size);
+        const target = thumbPath(storage.root, source.collection.id, source.recordId, filename, size);
         try {
           await thumbs.ensure(original, target, size, baseMime(sniffed.mime));
           return { path: target, name: `${size}_${filename}`, sniffed, protected: isProtected };

@@ -35,6 +35,7 @@ const createdIndexName = (c: Collection): string => `_${c.id}_created_idx`;
 
 export function maintainedIndexes(c: Collection): MaintainedIndex[] {
   const out: MaintainedIndex[] = [];
+  if (c.type === 'view') return out; // a view has no table to index
   const email = c.type === 'auth' ? c.fields.find((f) => f.name === 'email') : undefined;
   if (email) out.push({ name: emailIndexName(c), fields: [email.id], unique: true, purpose: 'email' });
   const created = defaultSortField(c);

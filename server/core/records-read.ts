@@ -58,11 +58,15 @@ export function listRecords(db: ReadDb, c: Collection, ctx: ListContext, columns
   // loop, so rows come out in their order; a LIMIT subquery is never flattened into a join.
   const selected = columns === null ? 'r.*'
     : c.fields.filter((f) => f.name === 'id' || f.name === 'emailVisibility' || columns.has(f.name)).map((f) => `r.${ident(f.name)}`).join(', ');
-  const items = db.all<Row>(
-    `SELECT ${selected} FROM (SELECT r._rowid_ AS k FROM ${table} AS r WHERE ${whereSql} ORDER BY ${orderSql} LIMIT ? OFFSET ?) AS p ` +
-      `CROSS JOIN ${table} AS r ON r._rowid_ = p.k`,
-    [...whereParams, ...orderParams, q.perPage, offset],
-  );
+  // A view (views.ts) has no row ids to join on: each lookup by its `_rowid_` column would run its
+  // query again (an aggregate once per row of the page), so its page is read in one pass.
+  const items = c.type === 'view'
+    ? db.all<Row>(`SELECT ${selected} FROM ${table} AS r WHERE ${whereSql} ORDER BY ${orderSql} LIMIT ? OFFSET ?`, [...whereParams, ...orderParams, q.perPage, offset])
+    : db.all<Row>(
+      `SELECT ${selected} FROM (SELECT r._rowid_ AS k FROM ${table} AS r WHERE ${whereSql} ORDER BY ${orderSql} LIMIT ? OFFSET ?) AS p ` +
+        `CROSS JOIN ${table} AS r ON r._rowid_ = p.k`,
+      [...whereParams, ...orderParams, q.perPage, offset],
+    );
   let totalItems = -1;
   let totalPages = -1;
   if (!q.skipTotal) {

@@ -75,7 +75,8 @@ export interface IndexDef {
   type?: string;
 }
 
-export type CollectionType = 'base' | 'auth';
+/** `view`: records read from a SELECT over other collections (views.ts), never written. */
+export type CollectionType = 'base' | 'auth' | 'view';
 
 export type RuleKey = 'listRule' | 'viewRule' | 'createRule' | 'updateRule' | 'deleteRule' | 'authRule' | 'manageRule';
 export const RULE_KEYS: readonly RuleKey[] = ['listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule', 'authRule', 'manageRule'];
@@ -96,6 +97,8 @@ export interface Collection {
   authRule?: string | null;
   manageRule?: string | null;
   identityFields?: string[];
+  /** View collections only: the SELECT their records come from. */
+  viewQuery?: string;
   created: string;
   updated: string;
 }

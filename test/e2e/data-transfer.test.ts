@@ -52,7 +52,8 @@ describe('data in and out', () => {
     const preview = page.getByLabel('Import preview');
     await preview.waitFor();
     await expect(preview.locator('li.diff-added[data-collection="posts"]').textContent()).resolves.toContain('title');
-    await expect(page.locator('.transfer-notes').textContent()).resolves.toMatch(/View collections are not supported/);
+    // the view collection is imported too (issue 20), not left out with a note
+    await preview.locator('li.diff-added[data-collection="post_counts"]').waitFor();
     await page.locator('.schema-card').scrollIntoViewIfNeeded();
     await shot(page, 'data-schema-import-preview');
     await page.setViewportSize({ width: 800, height: 600 });

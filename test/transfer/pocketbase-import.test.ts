@@ -137,6 +137,14 @@ describe('moving from PocketBase', () => {
     expect(counts.users).toBeGreaterThan(0);
     const list = await h.req('GET', '/api/collections/demo1/records?perPage=1', { token: su });
     expect(list.body.totalItems).toBe(counts.demo1);
+    // its three views come over as views (issue 20), a view over a view included, and list
+    for (const name of ['view1', 'view2', 'numeric_id_view']) {
+      expect(h.core.registry.get(name)?.type, name).toBe('view');
+      const rows = await h.req('GET', `/api/collections/${name}/records?perPage=1`, { token: su });
+      expect(rows.status, rows.text).toBe(200);
+    }
+    expect((await h.req('GET', '/api/collections/view2/records?perPage=1', { token: su })).body.totalItems).toBe(counts.demo1);
+    expect(h.core.registry.get('view2')!.fields.map((f) => [f.name, f.type])).toEqual([['id', 'text'], ['state', 'bool'], ['file_many', 'file'], ['rel_many', 'relation']]);
   });
 
   it.skipIf(!existsSync(sample))('imports PocketBase’s own test data folder with its files (the CLI’s way)', async () => {

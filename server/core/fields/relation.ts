@@ -23,6 +23,9 @@ function define(input: Record<string, unknown>, base: FieldBase, ctx: DefineCont
     r.fail('collectionId', err('validation_field_relation_change', 'The relation collection cannot be changed.'));
   } else if (target === undefined) {
     r.fail('collectionId', err('validation_field_relation_missing_collection', "The relation collection doesn't exist."));
+  } else if (target.type === 'view' && ctx.collectionType !== 'view') {
+    // PocketBase: only views may relate to views (a view's records come and go with its query)
+    r.fail('collectionId', err('validation_relation_field_non_view_base_collection', 'Non view collections are not allowed to have a view relation.'));
   }
   if (field.minSelect < 0) r.fail('minSelect', minThreshold(0));
   // PocketBase requires maxSelect once minSelect is set (a missing one would default to a single value)

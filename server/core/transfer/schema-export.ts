@@ -16,6 +16,7 @@ export function exportCollection(c: Collection): ExportedCollection {
     id: c.id, name: c.name, type: c.type, system: c.system, fields: c.fields, indexes,
     listRule: c.listRule, viewRule: c.viewRule, createRule: c.createRule, updateRule: c.updateRule, deleteRule: c.deleteRule,
   };
+  if (c.type === 'view') out.viewQuery = c.viewQuery ?? '';
   if (c.type === 'auth') {
     out.authRule = c.authRule ?? '';
     out.manageRule = c.manageRule ?? null;

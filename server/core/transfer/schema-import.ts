@@ -4,9 +4,13 @@
 // collections-ddl.ts), in three passes so collections may refer to each other in any order:
 //   1. new collections are created with their system fields only;
 //   2. every collection gets its fields, indexes and identity fields (relations now find their targets);
-//   3. every collection gets its rules, which may read any other collection's fields. A rule that does
+//   3. view collections are created from their queries (views over views after the views they read),
+//      their fields inferred as the schema API infers them (views.ts);
+//   4. every collection gets its rules, which may read any other collection's fields. A rule that does
 //      not compile here is set to null (superusers only, the safe side) and reported, never dropped
 //      silently; a structural error fails the whole import, naming the collection and the key.
+// Stored views are dropped first and built again at the end over the new schema (a view the import
+// breaks fails it, naming the view).
 // The work runs on a scratch registry that becomes the live one only when the transaction succeeds.
 // `dryRun` runs every step and rolls back: the admin UI's diff is what applying would do.
 // Once durable, as the schema API does (collections.ts): files of removed collections and cut file
@@ -29,6 +33,7 @@ import { convertCollection, type Converted } from './schema-convert.js';
 import { diffCollections, type CollectionDiff } from './schema-diff.js';
 import { planImport, type Plan, type PlannedCollection } from './schema-plan.js';
 import { Notes, type TransferNote } from './transfer-notes.js';
+import { dropViews, realizeView, rebuildViews, ViewFailure, viewCreationOrder } from '../views.js';
 
 export interface SchemaImportResult {
   /** What changed (or would change, for a dry run), collection by collection. */
@@ -71,6 +76,8 @@ function step<T>(item: PlannedCollection, fn: () => T): T {
   }
 }
 
+const ruleOf = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
 function readBody(body: unknown): { list: unknown[]; deleteMissing: boolean; dryRun: boolean } {
   if (!isRecord(body)) throw badRequest('Failed to load the submitted data due to invalid formatting.');
   const { collections, deleteMissing, dryRun } = body;
@@ -92,7 +99,10 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
     const scratch = new Registry();
     scratch.load(tx);
     const before = new Map(scratch.all().map((c) => [c.id, c]));
-    const ctx = (previous?: Collection): InputContext => ({ lookup: scratch.lookup, allCollections: () => scratch.all(), previous });
+    // a view's fields come from creating it over the schema as it stands in this transaction
+    const viewFields = (candidate: Collection) => realizeView(tx, candidate, [...scratch.all().filter((c) => c.id !== candidate.id), candidate]);
+    const ctx = (previous?: Collection): InputContext => ({ lookup: scratch.lookup, allCollections: () => scratch.all(), previous, viewFields });
+    dropViews(tx, scratch.all());
     const kept = new Set(plan.items.map((i) => i.id));
     const removed: Collection[] = [];
     const cuts: CutNames[] = [];
@@ -107,10 +117,16 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
     }
     const idOf = (foreign: string) => plan.ids.get(foreign) ?? plan.ids.get(foreign.toLowerCase()) ?? scratch.get(foreign)?.id;
     const converted = new Map<string, Converted>();
-    for (const item of plan.items) converted.set(item.id, convertCollection(item.raw, item.type, item.name, { idOf, existing: item.existing, notes }));
+    for (const item of plan.items) {
+      // a view's fields are inferred from its query; only its two rules travel (create/update/delete stay null)
+      if (item.type === 'view') converted.set(item.id, { structure: { fields: [], indexes: [] }, rules: { listRule: ruleOf(item.raw.listRule), viewRule: ruleOf(item.raw.viewRule) } });
+      else converted.set(item.id, convertCollection(item.raw, item.type, item.name, { idOf, existing: item.existing, notes }));
+    }
+    const views = plan.items.filter((i) => i.type === 'view');
+    const tables = plan.items.filter((i) => i.type !== 'view');
     const now = isoNow();
     // 1. new collections, system fields only
-    for (const item of plan.items) {
+    for (const item of tables) {
       if (item.existing) continue;
       const c = step(item, () => buildCollection({ id: item.id, name: item.name, type: item.type, fields: [] }, ctx(), defaults, now));
       c.created = now;
@@ -122,7 +138,7 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
       scratch.put(c);
     }
     // 2. fields, indexes, identity fields; rules null meanwhile (the stored ones may read fields that go)
-    for (const item of plan.items) {
+    for (const item of tables) {
       const prev = scratch.get(item.id) as Collection;
       const { structure } = converted.get(item.id) as Converted;
       const noRules = prev.system ? {} : Object.fromEntries(Object.keys((converted.get(item.id) as Converted).rules).map((k) => [k, null]));
@@ -137,7 +153,17 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
       if (cut.length > 0) cuts.push({ prev, before, after: readNames(tx, next, next.fields.filter((f): f is FileField => f.type === 'file')) });
       scratch.put(next);
     }
-    // 3. rules, each compiled against the whole new schema
+    // 3. views, each after the views it reads, rules null meanwhile
+    const queries = views.map((i) => ({ id: i.id, name: i.name, type: 'view' as const, viewQuery: typeof i.raw.viewQuery === 'string' ? i.raw.viewQuery : '' }));
+    for (const view of viewCreationOrder(queries)) {
+      const item = views.find((i) => i.id === view.id)!;
+      const prev = scratch.get(item.id);
+      const input = { ...(prev ? {} : { id: item.id }), name: item.name, type: 'view', viewQuery: item.raw.viewQuery, listRule: null, viewRule: null };
+      const next = step(item, () => buildCollection(input, ctx(prev), defaults, now));
+      if (!prev) next.created = now;
+      scratch.put(next);
+    }
+    // 4. rules, each compiled against the whole new schema
     for (const item of plan.items) {
       const prev = scratch.get(item.id) as Collection;
       if (prev.system) continue;
@@ -153,6 +179,17 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
       const original = before.get(item.id);
       if (original?.type === 'auth' && (original.authRule as string | null | undefined) !== next.authRule) sessions.endCollection(tx, item.id);
       scratch.put(next);
+    }
+    // every view again over the final schema: stored views the import did not name are checked too
+    try {
+      for (const c of rebuildViews(tx, scratch.all())) scratch.put(c);
+    } catch (err) {
+      if (!(err instanceof ViewFailure)) throw err;
+      throw badRequest(`${FAILED}: the view collection "${err.view.name}" would no longer work (${err.message}).`);
+    }
+    const planned = new Set(plan.items.map((i) => i.id));
+    for (const c of scratch.all()) {
+      if (c.type === 'view' && !planned.has(c.id) && JSON.stringify(before.get(c.id)) !== JSON.stringify(c)) saveDefinition(tx, c);
     }
     const changes = diffCollections(plan.items.map((i) => ({ before: before.get(i.id), after: scratch.get(i.id) as Collection })), removed);
     for (const item of plan.items) {

@@ -1,5 +1,5 @@
 // The first step of a schema import, before any SQL: which submitted collections are imported, which
-// are left out (PocketBase's own system collections, views), and the id each one gets here. Foreign
+// are left out (PocketBase's own system collections), and the id each one gets here. Foreign
 // ids are mapped consistently: a Deskbase id (15 characters a-z0-9) is kept; a collection named like a
 // stored one whose id differs (PocketBase's `users` is `_pb_users_auth_`, `_superusers` is
 // `pbc_3142635823`) updates that one; any other id (`pbc_<digits>`) becomes a 15-character id derived
@@ -57,15 +57,11 @@ export function planImport(list: unknown[], registry: Registry, notes: Notes): P
     const name = typeof raw.name === 'string' ? raw.name : '';
     if (name === '') invalid(index, 'name', 'Cannot be blank.');
     const foreignId = typeof raw.id === 'string' ? raw.id : '';
-    if (raw.type === 'view') {
-      notes.add(name, 'collection', 'View collections are not supported; left out (their records stay in their source collections).');
-      return;
-    }
     if (POCKETBASE_ONLY.has(name.toLowerCase())) {
       notes.add(name, 'collection', "PocketBase's bookkeeping for MFA, OTP, OAuth2 or sign-in origins, which Deskbase does not have; left out.");
       return;
     }
-    const type = raw.type === 'auth' ? 'auth' : raw.type === undefined || raw.type === 'base' ? 'base' : invalid(index, 'type', 'Must be "base" or "auth".');
+    const type = raw.type === 'auth' || raw.type === 'view' ? raw.type : raw.type === undefined || raw.type === 'base' ? 'base' : invalid(index, 'type', 'Must be "base", "auth" or "view".');
     // the id this collection has here when it came before: its own, or the one derived from it
     const ownId = ID_PATTERN.test(foreignId) ? foreignId : derivedId(foreignId || name);
     const byId = registry.get(ownId);

@@ -150,7 +150,8 @@ function open(walk: Walk, c: Collection, row: Row): Frame {
   if (c.type === 'auth') walk.sessions.endAllFor(tx, c.id, id);
   walk.changes.push({ action: 'delete', collection: c, before: row, after: null });
   const pairs: Frame['pairs'] = [];
-  for (const owner of walk.registry.all().sort((a, b) => a.name.localeCompare(b.name))) {
+  // a view's relation fields store nothing: deleting what they show changes no view (PocketBase skips them too)
+  for (const owner of walk.registry.all().filter((o) => o.type !== 'view').sort((a, b) => a.name.localeCompare(b.name))) {
     for (const field of owner.fields) if (field.type === 'relation' && field.collectionId === c.id) pairs.push({ owner, field });
   }
   return { id, pairs, pair: 0, rows: null, row: 0 };

@@ -9,6 +9,7 @@ import type { RequestContext } from '../request-context.js';
 import type { Sessions } from '../session-store.js';
 import type { Collection, Row } from '../types.js';
 import type { ChangeFeed } from './changes.js';
+import { badRequest } from '../../errors.js';
 import { prepareCreate } from './prepare-create.js';
 import { prepareDelete } from './prepare-delete.js';
 import { prepareTruncate } from './prepare-truncate.js';
@@ -56,28 +57,35 @@ export function createRecordWrites(store: Store, registry: Registry, sessions: S
     return results;
   }
 
+  // A view collection's records are read from its query (views.ts): PocketBase answers every write to one so
+  const stored = (c: Collection): Collection => {
+    if (c.type === 'view') throw badRequest('Unsupported collection type.');
+    return c;
+  };
+
   return {
-    prepareCreate: (c: Collection, body: unknown, ctx: RequestContext, opts?: WriteOptions) => prepareCreate(deps, c, body, ctx, opts),
-    prepareUpdate: (c: Collection, id: string, body: unknown, ctx: RequestContext) => prepareUpdate(deps, c, id, body, ctx),
-    prepareDelete: (c: Collection, id: string, ctx: RequestContext) => prepareDelete(deps, c, id, ctx),
+    prepareCreate: (c: Collection, body: unknown, ctx: RequestContext, opts?: WriteOptions) => prepareCreate(deps, stored(c), body, ctx, opts),
+    prepareUpdate: (c: Collection, id: string, body: unknown, ctx: RequestContext) => prepareUpdate(deps, stored(c), id, body, ctx),
+    prepareDelete: (c: Collection, id: string, ctx: RequestContext) => prepareDelete(deps, stored(c), id, ctx),
     commit,
 
     async create(c: Collection, body: unknown, ctx: RequestContext, opts?: WriteOptions): Promise<Row> {
-      const [row] = await commit([await prepareCreate(deps, c, body, ctx, opts)]);
+      const [row] = await commit([await prepareCreate(deps, stored(c), body, ctx, opts)]);
       return row;
     },
 
     async update(c: Collection, id: string, body: unknown, ctx: RequestContext): Promise<Row> {
-      const [row] = await commit([await prepareUpdate(deps, c, id, body, ctx)]);
+      const [row] = await commit([await prepareUpdate(deps, stored(c), id, body, ctx)]);
       return row;
     },
 
     async remove(c: Collection, id: string, ctx: RequestContext): Promise<void> {
-      await commit([prepareDelete(deps, c, id, ctx)]);
+      await commit([prepareDelete(deps, stored(c), id, ctx)]);
     },
 
     /** Deletes every record of `c` with single deletes' cascades, in one transaction (superusers only: the caller checks). */
     async truncate(c: Collection): Promise<number> {
+      if (c.type === 'view') throw badRequest("View collections cannot be truncated since they don't store their own records.");
       const [deleted] = await commit([prepareTruncate(deps, c)]);
       return deleted;
     },

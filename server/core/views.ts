@@ -1,0 +1,276 @@
+// View collections in SQLite (PocketBase's third collection type, core/view.go). A view is a real
+// SQLite VIEW named after the collection, built so that it can read only what a view may show and
+// only under the query budget:
+//
+//   CREATE VIEW "v" AS WITH "posts" AS NOT MATERIALIZED (SELECT r."id", r."title", ... FROM main."posts" AS r
+//     WHERE (deskbase_guard() OR r._rowid_)), ... SELECT "id" AS "_rowid_", * FROM (<viewQuery>)
+//
+// - every collection the query names is shadowed by a projection of its non-hidden columns (no
+//   password hashes, no hidden fields; an auth record's email only when it is visible), so the query
+//   cannot name anything else of its table;
+// - the projection calls the query deadline's guard for each row it reads (filter/guard.ts), so a
+//   heavy view (cross joins, aggregates) is cut off by the budget of the list that reads it;
+// - names outside the collections (system tables `_sessions`, `_superusers`, `_collections`...) are
+//   refused at the mechanism: the compiled program (EXPLAIN) may open only user collections' tables,
+//   and read no hidden column of them;
+// - the `_rowid_` column (the id) lets lists, rules and joins address rows as they do a table's.
+//
+// A view's fields are inferred from its query after it is created, as PocketBase does. Every schema
+// change drops the views first and builds them again after (SQLite cannot rebuild a table a view
+// reads), re-inferring their fields: a change that would break a view is refused, naming it.
+import { ApiError } from '../errors.js';
+import { GUARD_FUNCTION } from '../filter/guard.js';
+import { ident } from '../filter/sql.js';
+import { checkRule } from '../rules/compile.js';
+import type { ReadDb, WriteTx } from '../store/db.js';
+import { checkName } from './fields/base.js';
+import { defineField } from './fields/index.js';
+import { primaryKeyField } from './fields/system-fields.js';
+import type { Collection, Field, Lookup } from './types.js';
+import { isMultiple } from './types.js';
+import { exprText, parseViewQuery, ViewQueryError, type ParsedViewQuery, type QueryColumn } from './view-query.js';
+
+export { ViewQueryError } from './view-query.js';
+
+/** The collections whose tables views may read: user collections that store records. */
+function readable(c: Collection): boolean {
+  return c.type !== 'view' && !c.system;
+}
+
+function projection(c: Collection): string {
+  // an auth record's email only where its owner made it visible: a view answers whoever its rules let
+  // in, so it must not show what the collection's own answers hold back (record-serializer.ts)
+  const column = (f: Field) => (c.type === 'auth' && f.name === 'email' && c.fields.some((g) => g.name === 'emailVisibility')
+    ? `CASE WHEN r."emailVisibility" THEN r."email" ELSE '' END AS "email"`
+    : `r.${ident(f.name)}`);
+  const cols = c.fields.filter((f) => !f.hidden).map(column).join(', ');
+  return `${ident(c.name)} AS NOT MATERIALIZED (SELECT ${cols} FROM main.${ident(c.name)} AS r WHERE (${GUARD_FUNCTION}() OR r._rowid_))`;
+}
+
+/** The SELECT the SQLite view is made of (see the top of this file). */
+export function viewBodySql(parsed: ParsedViewQuery, schema: readonly Collection[]): string {
+  const named = new Set(parsed.tokens.filter((t) => t.kind === 'ident').map((t) => t.lower));
+  const ctes = schema.filter((c) => readable(c) && named.has(c.name.toLowerCase())).map(projection);
+  return `${ctes.length > 0 ? `WITH ${ctes.join(', ')} ` : ''}SELECT "id" AS "_rowid_", * FROM (\n${parsed.text}\n)`;
+}
+
+/**
+ * Refuses a view whose compiled program opens anything but user collections' tables (and their
+ * indexes), or reads a hidden column of them: the check SQLite's authorizer would make, which sql.js
+ * does not offer.
+ */
+function checkReads(tx: WriteTx, view: string, schema: readonly Collection[]): void {
+  const tables = new Map<string, Collection>();
+  for (const c of schema) if (readable(c)) tables.set(c.name.toLowerCase(), c);
+  const pages = new Map<number, { name: string; table: string; index: boolean }>();
+  for (const row of tx.all<{ type: string; name: string; tbl_name: string; rootpage: number }>(`SELECT type, name, tbl_name, rootpage FROM sqlite_master WHERE rootpage > 0`)) {
+    pages.set(Number(row.rootpage), { name: row.name, table: row.tbl_name, index: row.type === 'index' });
+  }
+  const cursors = new Map<number, { table: Collection; columns: (string | null)[] }>();
+  const program = tx.all<{ opcode: string; p1: number; p2: number; p3: number }>(`EXPLAIN SELECT * FROM ${ident(view)}`);
+  for (const op of program) {
+    if (op.opcode === 'OpenRead' || op.opcode === 'OpenWrite' || op.opcode === 'ReopenIdx') {
+      const page = pages.get(Number(op.p2));
+      const table = page ? tables.get(page.table.toLowerCase()) : undefined;
+      if (Number(op.p3) !== 0 || !page || !table) throw new ViewQueryError(`a view cannot read ${page ? `"${page.table}"` : 'that table'}`);
+      const columns = page.index
+        ? tx.all<{ name: string | null }>(`SELECT name FROM pragma_index_info(?)`, [page.name]).map((r) => r.name)
+        : tx.all<{ name: string }>(`SELECT name FROM pragma_table_info(?)`, [page.table]).map((r) => r.name);
+      cursors.set(Number(op.p1), { table, columns });
+    } else if (op.opcode === 'Column') {
+      const cursor = cursors.get(Number(op.p1));
+      const column = cursor?.columns[Number(op.p2)];
+      const field = cursor && column ? cursor.table.fields.find((f) => f.name === column) : undefined;
+      if (field?.hidden) throw new ViewQueryError(`a view cannot read the hidden field "${cursor!.table.name}.${field.name}"`);
+    }
+  }
+}
+
+/** A field as PocketBase infers it for a column of the query (`parseQueryToFields`). */
+function suggestedField(name: string, column: QueryColumn | undefined, parsed: ParsedViewQuery, lookup: Lookup): Record<string, unknown> {
+  const json = { name, type: 'json', maxSize: 0 };
+  if (name === 'id') return { ...primaryKeyField(), pattern: '^[a-z0-9]+$', min: 0, max: 0, autogeneratePattern: '' };
+  if (!column) return json;
+  const expr = exprText(column.expr);
+  if (expr.startsWith('count(') || expr.startsWith('total(')) return { name, type: 'number' };
+  const cast = /^cast\(([\s\S]*)\s+as\s+(\w+)\)$/.exec(expr);
+  if (cast) {
+    if (['real', 'integer', 'int', 'decimal', 'numeric'].includes(cast[2])) return { name, type: 'number' };
+    if (cast[2] === 'text') return { name, type: 'text' };
+    if (cast[2] === 'boolean' || cast[2] === 'bool') return { name, type: 'bool' };
+  }
+  const t = column.expr;
+  let tableAlias: string | undefined;
+  let fieldName: string | undefined;
+  if (t.length === 1 && t[0].kind === 'ident') fieldName = t[0].text;
+  else if (t.length === 3 && t[0].kind === 'ident' && t[1].text === '.' && t[2].kind === 'ident') [tableAlias, fieldName] = [t[0].text, t[2].text];
+  if (fieldName === undefined) return json;
+  const table = tableAlias === undefined ? parsed.tables[0] : parsed.tables.find((x) => x.alias.toLowerCase() === tableAlias!.toLowerCase());
+  const source = table?.name ? lookup(table.name) : undefined;
+  if (!source || (source.type !== 'view' && !readable(source))) return json;
+  const field = source.fields.find((f) => f.name.toLowerCase() === fieldName!.toLowerCase());
+  if (!field) return json;
+  if (field.name === 'id') return { name, type: 'relation', collectionId: source.id, maxSelect: 1, minSelect: 0, cascadeDelete: false };
+  const clone: Record<string, unknown> = { ...field, name, system: false, hidden: false };
+  delete clone.id;
+  if (field.type === 'relation') clone.cascadeDelete = false;
+  return clone;
+}
+
+function inferFields(parsed: ParsedViewQuery, columns: string[], lookup: Lookup, previous: Field[]): Field[] {
+  const byName = new Map<string, QueryColumn>();
+  for (const col of parsed.columns) if (col.alias !== null) byName.set(col.alias.toLowerCase(), col);
+  const fields: Field[] = [];
+  const seen = new Set<string>();
+  const usedIds = new Set<string>();
+  columns.forEach((name, i) => {
+    // a column is a field: PocketBase's field name rules (fields/base.ts)
+    const bad = checkName(name, 'view');
+    if (bad) throw new ViewQueryError(/^\w+$/.test(name) ? `"${name}" cannot be a column name (${bad.message})` : `the column "${name}" needs an alias of letters, digits and _ (AS name)`);
+    if (seen.has(name.toLowerCase())) throw new ViewQueryError(`the column "${name}" appears twice`);
+    seen.add(name.toLowerCase());
+    const column = byName.get(name.toLowerCase());
+    if (column && column.expr.length === 1 && column.expr[0].kind === 'punct' && column.expr[0].text === '*') {
+      throw new ViewQueryError('dynamic column names (*) are not supported: name each column');
+    }
+    const suggested = suggestedField(name, column, parsed, lookup);
+    let field: Field;
+    if (name === 'id') field = suggested as unknown as Field;
+    else {
+      const kept = previous.find((f) => f.name === name && f.type === suggested.type);
+      const defined = defineField(kept ? { ...suggested, id: kept.id } : suggested, i, { collectionType: 'view', lookup, usedIds });
+      field = Object.keys(defined.errors).length === 0 ? defined.field : defineField({ name, type: 'json' }, i, { collectionType: 'view', lookup, usedIds }).field;
+      field.system = false;
+    }
+    usedIds.add(field.id);
+    fields.push(field);
+  });
+  if (!seen.has('id')) throw new ViewQueryError('missing required id column (you can use `(ROW_NUMBER() OVER()) as id` if you don\'t have one)');
+  const star = parsed.columns.find((c) => c.expr.length >= 1 && c.expr[c.expr.length - 1].kind === 'punct' && c.expr[c.expr.length - 1].text === '*' && (c.expr.length === 1 || c.expr[c.expr.length - 2]?.text === '.'));
+  if (star) throw new ViewQueryError('dynamic column names (*) are not supported: name each column');
+  return fields;
+}
+
+/**
+ * Creates (or re-creates) the SQLite view of `c` over `schema` (the collections as they will be once
+ * the transaction commits) and answers its inferred fields. Throws ViewQueryError with the reason.
+ */
+export function realizeView(tx: WriteTx, c: Collection, schema: readonly Collection[]): Field[] {
+  const parsed = parseViewQuery(c.viewQuery ?? '');
+  const lookup: Lookup = (idOrName) => schema.find((x) => x.id === idOrName) ?? schema.find((x) => x.name.toLowerCase() === idOrName.toLowerCase());
+  tx.run(`DROP VIEW IF EXISTS ${ident(c.name)}`);
+  try {
+    tx.run(`CREATE VIEW ${ident(c.name)} AS ${viewBodySql(parsed, schema)}`);
+  } catch (err) {
+    throw new ViewQueryError(err instanceof Error ? err.message : String(err));
+  }
+  checkReads(tx, c.name, schema);
+  const columns = tx.all<{ name: string }>(`SELECT name FROM pragma_table_info(?)`, [c.name]).map((r) => r.name).slice(1);
+  return inferFields(parsed, columns, lookup, c.fields);
+}
+
+export function dropViews(tx: WriteTx, collections: readonly Collection[]): void {
+  for (const c of collections) if (c.type === 'view') tx.run(`DROP VIEW IF EXISTS ${ident(c.name)}`);
+}
+
+/** The views among `schema` that name another view, after it: the order they can be created in. */
+export function viewCreationOrder<C extends Pick<Collection, 'id' | 'name' | 'type' | 'viewQuery'>>(schema: readonly C[]): C[] {
+  const views = schema.filter((c) => c.type === 'view');
+  const out: C[] = [];
+  const done = new Set<string>();
+  const names = (c: C) => {
+    try {
+      return new Set(parseViewQuery(c.viewQuery ?? '').tokens.filter((t) => t.kind === 'ident').map((t) => t.lower));
+    } catch {
+      return new Set<string>();
+    }
+  };
+  const deps = new Map(views.map((v) => [v.id, views.filter((o) => o.id !== v.id && names(v).has(o.name.toLowerCase())).map((o) => o.id)]));
+  while (out.length < views.length) {
+    const ready = views.filter((v) => !done.has(v.id) && deps.get(v.id)!.every((d) => done.has(d)));
+    // a cycle: the rest go in any order, and creating them reports the missing view
+    const next = ready.length > 0 ? ready : views.filter((v) => !done.has(v.id));
+    for (const v of next) {
+      out.push(v);
+      done.add(v.id);
+    }
+  }
+  return out;
+}
+
+export class ViewFailure extends ViewQueryError {
+  constructor(readonly view: Collection, reason: string) {
+    super(reason);
+  }
+}
+
+/**
+ * Creates every view of `schema` again (their SQLite views must have been dropped) with fields
+ * inferred anew, and checks their rules against those fields. Answers the schema with the views
+ * updated; throws ViewFailure naming the first view that no longer works.
+ */
+export function rebuildViews(tx: WriteTx, schema: readonly Collection[]): Collection[] {
+  const current = [...schema];
+  for (const view of viewCreationOrder(schema)) {
+    let fields: Field[];
+    try {
+      fields = realizeView(tx, view, current);
+    } catch (err) {
+      throw new ViewFailure(view, err instanceof Error ? err.message : String(err));
+    }
+    const next: Collection = { ...view, fields };
+    const lookup: Lookup = (idOrName) => (idOrName === next.id || idOrName.toLowerCase() === next.name.toLowerCase() ? next : current.find((x) => x.id === idOrName || x.name.toLowerCase() === idOrName.toLowerCase()));
+    for (const key of ['listRule', 'viewRule'] as const) {
+      const rule = next[key];
+      if (typeof rule !== 'string' || rule.trim() === '') continue;
+      const problem = checkRule(rule, next, lookup);
+      if (problem !== null) throw new ViewFailure(view, `its ${key} no longer compiles: ${problem}`);
+    }
+    current[current.findIndex((x) => x.id === view.id)] = next;
+  }
+  return current;
+}
+
+/** A schema change that would break a view: a 400 naming the view and why. */
+export function brokenView(err: ViewFailure, action: 'create' | 'update' | 'delete'): ApiError {
+  return new ApiError(400, `Failed to ${action} collection: the view collection "${err.view.name}" would no longer work (${err.message}).`);
+}
+
+/**
+ * Where a file a view record shows lives: the record of the collection the view's file column comes
+ * from (through views over views, 5 levels at most), as PocketBase's `FindRecordByViewFile`. Null when
+ * the column is not a plain reference to a file field or no record holds the name.
+ */
+export function viewFileSource(db: ReadDb, lookup: Lookup, view: Collection, fieldName: string, filename: string): { collection: Collection; recordId: string } | null {
+  let current = view;
+  let name = fieldName;
+  for (let level = 0; level < 5; level++) {
+    let parsed: ParsedViewQuery;
+    try {
+      parsed = parseViewQuery(current.viewQuery ?? '');
+    } catch {
+      return null;
+    }
+    const column = parsed.columns.find((c) => c.alias !== null && c.alias.toLowerCase() === name.toLowerCase());
+    const t = column?.expr ?? [];
+    let tableAlias: string | undefined;
+    let original: string | undefined;
+    if (t.length === 1 && t[0].kind === 'ident') original = t[0].text;
+    else if (t.length === 3 && t[0].kind === 'ident' && t[1].text === '.' && t[2].kind === 'ident') [tableAlias, original] = [t[0].text, t[2].text];
+    if (original === undefined) return null;
+    const table = tableAlias === undefined ? parsed.tables[0] : parsed.tables.find((x) => x.alias.toLowerCase() === tableAlias!.toLowerCase());
+    const source = table?.name ? lookup(table.name) : undefined;
+    const field = source?.fields.find((f) => f.name.toLowerCase() === original!.toLowerCase());
+    if (!source || !field || field.type !== 'file') return null;
+    if (source.type === 'view') {
+      current = source;
+      name = field.name;
+      continue;
+    }
+    const col = `r.${ident(field.name)}`;
+    const where = isMultiple(field) ? `EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(${col}) THEN ${col} ELSE '[]' END) WHERE value = ?)` : `${col} = ?`;
+    const row = db.get<{ id: string }>(`SELECT r."id" AS id FROM ${ident(source.name)} AS r WHERE ${where} LIMIT 1`, [filename]);
+    return row ? { collection: source, recordId: row.id } : null;
+  }
+  return null;
+}

@@ -1,0 +1,56 @@
+// A heavy view collection cannot stall the server (issue 20, section 2): a server in a child process
+// holds a view whose query cross-joins a collection four times; listing it through the official SDK
+// (as a guest, the view's list rule "") stops at the query deadline with its 400 while /api/health,
+// polled every 50 ms over a socket, keeps answering. Without the guarded projections the same list runs
+// for seconds in one synchronous stretch.
+import PocketBase from 'pocketbase';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { failure } from '../support/sdk-server.js';
+import { startChildServer, type ChildServer } from '../support/child-server.js';
+
+let server: ChildServer;
+let admin: PocketBase;
+
+beforeAll(async () => {
+  server = await startChildServer('view-budget');
+  admin = new PocketBase(server.url);
+  admin.autoCancellation(false);
+  admin.authStore.save(server.su, null);
+  await admin.collections.create({ name: 'nums', listRule: '', viewRule: '', fields: [{ name: 'n', type: 'number' }] });
+  const batch = () => admin.createBatch();
+  for (let chunk = 0; chunk < 4; chunk++) {
+    const b = batch();
+    for (let i = 0; i < 50; i++) b.collection('nums').create({ n: chunk * 50 + i });
+    await b.send();
+  }
+  // 200^4 = 1.6 billion combinations: minutes of SQLite work without the deadline
+  await admin.collections.create({
+    name: 'heavy', type: 'view', listRule: '', viewRule: '',
+    viewQuery: 'SELECT a.id, count(*) AS combos FROM nums a, nums b, nums c, nums d GROUP BY a.id',
+  });
+  await admin.collections.create({ name: 'light', type: 'view', listRule: '', viewQuery: 'SELECT id, n FROM nums WHERE n < 3' });
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('a heavy view under the query budget', () => {
+  it('answers the deadline\'s 400 while /api/health keeps answering', async () => {
+    const guest = new PocketBase(server.url);
+    const started = performance.now();
+    const err = await server.polled('heavy view list (guest)', () => failure(guest.collection('heavy').getList(1, 10)));
+    const ms = performance.now() - started;
+    expect(err.status).toBe(400);
+    expect(err.response.message).toMatch(/database time and was stopped/);
+    expect(ms).toBeLessThan(2_000);
+    // the record view of the same view is bounded the same way
+    const one = await server.polled('heavy view record (guest)', () => failure(guest.collection('heavy').getOne('x'.repeat(15))));
+    expect([400, 404]).toContain(one.status);
+  });
+
+  it('still answers a light view', async () => {
+    const page = await new PocketBase(server.url).collection('light').getList(1, 10, { sort: 'n' });
+    expect(page.items.map((r) => r.n)).toEqual([0, 1, 2]);
+  });
+});
