@@ -169,7 +169,7 @@ export function buildCollection(input: unknown, ctx: InputContext, defaults: Def
       base.fields = fields;
     }
   }
-  if (input.indexes !== undefined || !prev) base.indexes = normalizeIndexes(input.indexes, base.fields, ctx.allCollections(), base.id, errors);
+  if (input.indexes !== undefined || !prev) base.indexes = normalizeIndexes(input.indexes, base.fields, ctx.allCollections(), base.id, errors, base.type);
   else base.indexes = base.indexes.filter((i) => i.fields.every((fid) => base.fields.some((f) => f.id === fid)));
   if (prev?.system) {
     for (const key of RULE_KEYS) {

@@ -8,7 +8,7 @@ import { isRecord } from '../fields/common.js';
 import { resolveFieldType } from '../fields/base.js';
 import type { Collection, IndexDef, RuleKey } from '../types.js';
 import { RULE_KEYS } from '../types.js';
-import { parseIndexSql } from './index-sql.js';
+import { isPocketBaseAuthIndex, parseIndexSql } from './index-sql.js';
 import type { Notes } from './transfer-notes.js';
 
 export interface ConvertContext {
@@ -91,7 +91,7 @@ function convertIndexes(raw: unknown, type: Collection['type'], name: string, fi
     }
     const cols = parsed.columns.map((c) => c.name);
     // PocketBase's unique email and tokenKey indexes: Deskbase keeps its own email index, and has no tokenKey
-    if (type === 'auth' && cols.length === 1 && ['email', 'tokenkey'].includes(cols[0].toLowerCase())) continue;
+    if (type === 'auth' && isPocketBaseAuthIndex(parsed)) continue;
     // an older PocketBase's `_<id>_created_idx` is the index Deskbase keeps on `created` by itself
     if (/^_.+_created_idx$/i.test(parsed.name) && cols.length === 1 && cols[0].toLowerCase() === 'created' && !parsed.unique) continue;
     const ids = cols.map((c) => fieldIdByName(fields, c));
