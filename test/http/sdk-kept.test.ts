@@ -87,3 +87,34 @@ describe('indexes as CREATE INDEX strings', () => {
     expect(made.maintainedIndexes.map((i: Idx & { purpose: string }) => i.purpose)).toContain('email');
   });
 });
+
+describe('CSV import: malformed input is refused, naming its row; nothing is imported', () => {
+  beforeAll(async () => {
+    await admin.collections.create({ name: 'notes', type: 'base', fields: [{ name: 'title', type: 'text' }, { name: 'body', type: 'text' }] });
+  });
+  const importCsv = (csv: string) => admin.send('/api/collections/notes/records/import?format=csv', { method: 'POST', body: csv, headers: { 'content-type': 'text/csv' } });
+  const count = async () => (await admin.collection('notes').getList(1, 1)).totalItems;
+
+  it.each([
+    ['a quote closed in the middle of a cell', 'title,body\nfine,one\n"x"y,z\n', 2, 3, /Invalid Closing Quote/],
+    ['a quote inside an unquoted cell', 'title,body\nfine,one\na"b,z\n', 2, 3, /Invalid Opening Quote/],
+    ['a row with fewer cells than the header', 'title,body\nfine,one\nonly-title\n', 2, 3, /expect 2, got 1/],
+    ['a row with more cells than the header', 'title,body\nfine,one\nfine,two\na,b,c\n', 3, 4, /expect 2, got 3/],
+    ['a quote never closed (the line is where the text ends)', 'title,body\nfine,one\n"open,z\nmore,rows\n', 2, 4, /Quote Not Closed/],
+  ])('%s', async (_label, csv, row, line, reason) => {
+    const err = await failure(importCsv(csv));
+    expect(err.status).toBe(400);
+    expect(err.response.message).toContain(`row ${row} (line ${line})`);
+    expect(err.response.message).toMatch(reason);
+    expect(err.response.message).toContain('Nothing was imported');
+    expect(err.response.data.rows[row].row.message).toMatch(reason);
+    expect(await count()).toBe(0);
+  });
+
+  it('RFC 4180 CSV still imports: quoted commas, quotes, line breaks, a BOM, CRLF, blank lines, guarded formulas', async () => {
+    const csv = '\uFEFFtitle,body\r\n"a, b","say ""hi"""\r\n\r\n"two\nlines",\'=1+1\r\nplain,\r\n';
+    expect(await importCsv(csv)).toEqual({ imported: 3 });
+    const rows = await admin.collection('notes').getFullList({ sort: 'title', fields: 'title,body' });
+    expect(rows.map((r) => [r.title, r.body])).toEqual([['a, b', 'say "hi"'], ['plain', ''], ['two\nlines', '=1+1']]);
+  });
+});
