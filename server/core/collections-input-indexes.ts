@@ -71,7 +71,7 @@ export function normalizeIndexes(input: unknown, fields: Field[], others: Collec
     } else {
       const owner = findIndexOwner(others, name, collectionId);
       if (owner) errs.name = fieldError('validation_existing_index_name', `The index name is already used in ${owner} collection.`);
-      else if (isReservedIndexName(name, [collectionId, ...others.map((c) => c.id)])) {
+      else if (isReservedIndexName(name, [collectionId, ...others.map((c) => c.id)], { collectionId, indexFields: Array.isArray(raw.fields) ? (raw.fields as string[]) : [], fields })) {
         errs.name = fieldError('validation_existing_index_name', 'The index name is reserved for an index Deskbase maintains.');
       }
     }

@@ -16,6 +16,12 @@ export interface InputContext {
   previous?: Collection;
   /** Every collection (index names are unique across them). */
   allCollections(): Collection[];
+  /**
+   * The stored collection was made moments ago with its system fields only (the schema import's first
+   * pass): system fields the submitted list lacks are added first, as PocketBase adds them, instead of
+   * being refused.
+   */
+  newInThisImport?: boolean;
 }
 
 function setError(errors: ErrorData, key: string, code: string, message: string): void {
@@ -164,6 +170,9 @@ export function buildCollection(input: unknown, ctx: InputContext, defaults: Def
     if (!Array.isArray(input.fields)) errors.fields = fieldError('validation_invalid_value', 'Must be an array of field definitions.');
     else {
       let fields = normalizeFields(input.fields, ctx, type, errors);
+      // new in this import: the system fields it was given without come first (those given keep their
+      // options, and the errors above name the submitted positions)
+      if (prev && ctx.newInThisImport) fields = [...prev.fields.filter((f) => f.system && !fields.some((n) => n.name === f.name)), ...fields];
       if (prev) checkSystemFieldsKept(fields, prev, errors);
       else fields = defaults.withSystemFields(type, fields);
       base.fields = fields;

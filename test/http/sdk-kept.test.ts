@@ -118,3 +118,74 @@ describe('CSV import: malformed input is refused, naming its row; nothing is imp
     expect(rows.map((r) => [r.title, r.body])).toEqual([['a, b', 'say "hi"'], ['plain', ''], ['two\nlines', '=1+1']]);
   });
 });
+
+describe('schema import', () => {
+  it('a new collection given without its system fields gets them, as PocketBase adds them', async () => {
+    await admin.collections.import([
+      { name: 'bare_posts', type: 'base', fields: [{ name: 'title', type: 'text' }], listRule: '' },
+      { name: 'bare_people', type: 'auth', fields: [{ name: 'nick', type: 'text' }] },
+      // only some system fields given (an e-mail with its own options): the rest are added
+      { name: 'some_people', type: 'auth', fields: [{ name: 'email', type: 'email', required: true, system: true, onlyDomains: ['example.com'] }, { name: 'nick', type: 'text' }] },
+    ] as never[], false);
+    const posts = await admin.collections.getOne('bare_posts');
+    expect(posts.fields.map((f: { name: string }) => f.name)).toEqual(['id', 'title']);
+    const people = await admin.collections.getOne('bare_people');
+    expect(people.fields.map((f: { name: string }) => f.name)).toEqual(['id', 'nick', 'password', 'email', 'emailVisibility', 'verified']);
+    const some = await admin.collections.getOne('some_people');
+    expect(some.fields.map((f: { name: string }) => f.name).sort()).toEqual(['email', 'emailVisibility', 'id', 'nick', 'password', 'verified']);
+    expect(some.fields.find((f: { name: string }) => f.name === 'email')).toMatchObject({ system: true, onlyDomains: ['example.com'] });
+
+    // and they work: a record, a sign-up and a sign-in
+    const post = await client().collection('bare_posts').getList(1, 1);
+    expect(post.totalItems).toBe(0);
+    await admin.collections.update('bare_people', { createRule: '' });
+    await client().collection('bare_people').create({ email: 'p@example.com', password: 'password-123', passwordConfirm: 'password-123', nick: 'p' });
+    const signedIn = await client().collection('bare_people').authWithPassword('p@example.com', 'password-123');
+    expect(signedIn.record.nick).toBe('p');
+  });
+
+  it("a user's own index over created is kept under its own name and exported back", async () => {
+    await admin.collections.import([
+      {
+        name: 'diary', type: 'base',
+        fields: [{ name: 'title', type: 'text' }, { name: 'created', type: 'autodate', onCreate: true, onUpdate: false }, { name: 'updated', type: 'autodate', onCreate: true, onUpdate: true }],
+        indexes: ['CREATE INDEX `idx_diary_created` ON `diary` (`created`)'],
+      },
+    ] as never[], false);
+    // as PocketBase exports it: ids everywhere
+    await admin.collections.import([
+      {
+        id: 'pbc_3000000001', name: 'journal', type: 'base', system: false, listRule: null, viewRule: null, createRule: null, updateRule: null, deleteRule: null,
+        fields: [
+          { autogeneratePattern: '[a-z0-9]{15}', hidden: false, id: 'text3208210256', max: 15, min: 15, name: 'id', pattern: '^[a-z0-9]+$', presentable: false, primaryKey: true, required: true, system: true, type: 'text' },
+          { hidden: false, id: 'autodate2990389176', name: 'created', onCreate: true, onUpdate: false, presentable: false, system: false, type: 'autodate' },
+        ],
+        indexes: ['CREATE INDEX `idx_journal_created` ON `journal` (`created`)'],
+      },
+    ] as never[], false);
+    const journal = await admin.collections.getOne('journal');
+    expect(journal.indexes).toEqual([{ name: 'idx_journal_created', fields: ['autodate2990389176'], unique: false }]);
+    expect(journal.maintainedIndexes).toEqual([]);
+
+    // an older PocketBase's own `_<id>_created_idx` (apps such as UpSnap ship it), on a collection whose id Deskbase keeps
+    await admin.collections.import([
+      { id: 'z5lghx2r3tm45n1', name: 'devices', type: 'base', fields: [{ name: 'created', type: 'autodate', onCreate: true }], indexes: ['CREATE INDEX `_z5lghx2r3tm45n1_created_idx` ON `devices` (`created`)'] },
+    ] as never[], false);
+    const devices = await admin.collections.getOne('devices');
+    expect(devices.id).toBe('z5lghx2r3tm45n1');
+    expect(devices.indexes).toEqual([{ name: '_z5lghx2r3tm45n1_created_idx', fields: [fieldId(devices, 'created')], unique: false }]);
+    expect(devices.maintainedIndexes).toEqual([]);
+
+    const diary = await admin.collections.getOne('diary');
+    expect(diary.indexes).toEqual([{ name: 'idx_diary_created', fields: [fieldId(diary, 'created')], unique: false }]);
+    // the user's index serves the default sort: Deskbase adds none of its own beside it
+    expect(diary.maintainedIndexes.filter((i: { purpose: string }) => i.purpose === 'defaultSort')).toEqual([]);
+    const exported = await admin.send('/api/collections/meta/export', {}) as { name: string; indexes: string[] }[];
+    expect(exported.find((c) => c.name === 'diary')!.indexes).toEqual(['CREATE INDEX `idx_diary_created` ON `diary` (`created`)']);
+    expect(exported.find((c) => c.name === 'journal')!.indexes).toEqual(['CREATE INDEX `idx_journal_created` ON `journal` (`created`)']);
+    expect(exported.find((c) => c.name === 'devices')!.indexes).toEqual(['CREATE INDEX `_z5lghx2r3tm45n1_created_idx` ON `devices` (`created`)']);
+    // imported again unchanged
+    const again = await admin.send('/api/collections/import', { method: 'PUT', body: { collections: exported.filter((c) => c.name === 'diary'), dryRun: true } }) as { changes: { name: string; action: string }[] };
+    expect(again.changes.find((c) => c.name === 'diary')!.action).toBe('unchanged');
+  });
+});

@@ -92,7 +92,7 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
     const scratch = new Registry();
     scratch.load(tx);
     const before = new Map(scratch.all().map((c) => [c.id, c]));
-    const ctx = (previous?: Collection): InputContext => ({ lookup: scratch.lookup, allCollections: () => scratch.all(), previous });
+    const ctx = (previous?: Collection, newInThisImport = false): InputContext => ({ lookup: scratch.lookup, allCollections: () => scratch.all(), previous, newInThisImport });
     const kept = new Set(plan.items.map((i) => i.id));
     const removed: Collection[] = [];
     const cuts: CutNames[] = [];
@@ -126,7 +126,8 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
       const prev = scratch.get(item.id) as Collection;
       const { structure } = converted.get(item.id) as Converted;
       const noRules = prev.system ? {} : Object.fromEntries(Object.keys((converted.get(item.id) as Converted).rules).map((k) => [k, null]));
-      const next = step(item, () => buildCollection({ ...(item.name === prev.name ? {} : { name: item.name }), type: item.type, ...structure, ...noRules }, ctx(prev), defaults, now));
+      // a new collection given without its system fields (`id`; the auth fields) gets them, as PocketBase adds them
+      const next = step(item, () => buildCollection({ ...(item.name === prev.name ? {} : { name: item.name }), type: item.type, ...structure, ...noRules }, ctx(prev, !item.existing), defaults, now));
       const cut = cutFileFields(prev, next);
       const before = cut.length > 0 ? readNames(tx, prev, cut) : new Map();
       try {
