@@ -6,6 +6,7 @@ import { checkRule } from '../rules/compile.js';
 import { defineField } from './fields/index.js';
 import { isRecord } from './fields/common.js';
 import { NAME_PATTERN, normalizeIndexes } from './collections-input-indexes.js';
+import { authOptionsOf, readAuthOptions, refuseAuthOptions, storeAuthOptions } from './auth-options.js';
 import type { Collection, Field, Lookup, RuleKey } from './types.js';
 import { RULE_KEYS } from './types.js';
 import { ID_PATTERN } from './ids.js';
@@ -185,7 +186,12 @@ export function buildCollection(input: unknown, ctx: InputContext, defaults: Def
       if (key in input && input[key] !== prev[key]) errors[key] = fieldError('validation_collection_system_rule_change', 'System collection rules cannot be changed.');
     }
   } else normalizeRules(input, base, errors, ctx);
-  normalizeIdentityFields(input.identityFields, base, errors);
+  if (base.type === 'auth') {
+    // PocketBase's auth options (auth-options.ts); passwordAuth.identityFields is the spec's identityFields
+    const { options, identityFields } = readAuthOptions(input, authOptionsOf(base), errors);
+    normalizeIdentityFields(input.identityFields ?? identityFields, base, errors);
+    storeAuthOptions(base, options);
+  } else refuseAuthOptions(input, errors);
   if (Object.keys(errors).length > 0) {
     throw new ApiError(400, prev ? 'Failed to update collection.' : 'Failed to create collection.', errors);
   }

@@ -46,7 +46,7 @@ describe('indexes as CREATE INDEX strings', () => {
 
     // PATCH: a string beside an object (the stored ones sent back as objects)
     const updated = await admin.collections.update('tagged', {
-      indexes: [...(ok.indexes as Idx[]).slice(0, 1), 'CREATE INDEX IF NOT EXISTS "idx_tagged_rank" ON "whatever" ("rank")'],
+      indexes: [...(ok.indexes as unknown as Idx[]).slice(0, 1), 'CREATE INDEX IF NOT EXISTS "idx_tagged_rank" ON "whatever" ("rank")'],
     });
     expect(updated.indexes).toEqual([
       { name: 'idx_tagged_slug', fields: [fieldId(ok, 'slug')], unique: true },
@@ -187,5 +187,125 @@ describe('schema import', () => {
     // imported again unchanged
     const again = await admin.send('/api/collections/import', { method: 'PUT', body: { collections: exported.filter((c) => c.name === 'diary'), dryRun: true } }) as { changes: { name: string; action: string }[] };
     expect(again.changes.find((c) => c.name === 'diary')!.action).toBe('unchanged');
+  });
+});
+
+describe('auth collection options', () => {
+  const OPTION_KEYS = ['authAlert', 'oauth2', 'passwordAuth', 'mfa', 'otp', 'authToken', 'passwordResetToken', 'emailChangeToken', 'verificationToken', 'fileToken', 'verificationTemplate', 'resetPasswordTemplate', 'confirmEmailChangeTemplate'];
+
+  it("every PocketBase auth option is answered, with PocketBase's defaults where Deskbase does the same", async () => {
+    const users = await admin.collections.getOne('users');
+    for (const key of OPTION_KEYS) expect(users, key).toHaveProperty(key);
+    expect(users.passwordAuth).toEqual({ enabled: true, identityFields: ['email'] });
+    expect(users.mfa).toEqual({ enabled: false, duration: 1800, rule: '' });
+    expect(users.otp).toMatchObject({ enabled: false, duration: 180, length: 8, emailTemplate: { subject: 'OTP for {APP_NAME}' } });
+    expect(users.oauth2).toEqual({ enabled: false, mappedFields: { id: '', name: '', username: '', avatarURL: '' }, providers: [] });
+    expect(users.authAlert.enabled).toBe(false); // Deskbase sends no e-mail
+    expect(users.authToken).toEqual({ duration: 604800 });
+    expect(users.fileToken).toEqual({ duration: 180 });
+    expect(users.verificationTemplate.subject).toBe('Verify your {APP_NAME} email');
+    // never a secret
+    expect(JSON.stringify(users)).not.toMatch(/secret/i);
+    // a base collection has none
+    expect(await admin.collections.getOne('notes')).not.toHaveProperty('mfa');
+  });
+
+  it('what Deskbase does is stored and answered by a later GET: settings of options that are off, templates, e-mail token durations', async () => {
+    const patch = {
+      mfa: { enabled: false, duration: 600, rule: "email ~ '@example.com'" },
+      otp: { enabled: false, duration: 300, length: 6, emailTemplate: { subject: 'Your code', body: '<p>{OTP}</p>' } },
+      oauth2: { enabled: false, mappedFields: { name: 'name', avatarURL: 'avatar' }, providers: [] },
+      authAlert: { enabled: false, emailTemplate: { subject: 'New sign-in', body: '<p>{ALERT_INFO}</p>' } },
+      passwordAuth: { enabled: true, identityFields: ['email'] },
+      authToken: { duration: 604800 },
+      fileToken: { duration: 180 },
+      passwordResetToken: { duration: 3600 },
+      emailChangeToken: { duration: 7200 },
+      verificationToken: { duration: 86400 },
+      verificationTemplate: { subject: 'Verify', body: '<a href="{APP_URL}/verify/{TOKEN}">verify</a>' },
+      resetPasswordTemplate: { subject: 'Reset', body: '<a href="{APP_URL}/reset/{TOKEN}">reset</a>' },
+      confirmEmailChangeTemplate: { subject: 'Confirm', body: '<a href="{APP_URL}/confirm/{TOKEN}">confirm</a>' },
+    };
+    const answered = await admin.collections.update('members', patch);
+    const read = await admin.collections.getOne('members');
+    for (const c of [answered, read]) {
+      expect(c.mfa).toEqual(patch.mfa);
+      expect(c.otp).toEqual(patch.otp);
+      expect(c.oauth2).toEqual({ enabled: false, mappedFields: { id: '', name: 'name', username: '', avatarURL: 'avatar' }, providers: [] });
+      expect(c.authAlert).toEqual(patch.authAlert);
+      for (const key of ['passwordResetToken', 'emailChangeToken', 'verificationToken', 'verificationTemplate', 'resetPasswordTemplate', 'confirmEmailChangeTemplate'] as const) expect(c[key]).toEqual(patch[key]);
+    }
+    // a PATCH of one sub-key keeps the others, as PocketBase binds onto the stored options
+    const partial = await admin.collections.update('members', { otp: { length: 7 } });
+    expect(partial.otp).toEqual({ ...patch.otp, length: 7 });
+    // passwordAuth.identityFields is the spec's identityFields
+    const byPasswordAuth = await admin.collections.update('members', { passwordAuth: { identityFields: ['email', 'handle'] } });
+    expect(byPasswordAuth.identityFields).toEqual(['email', 'handle']);
+    expect(byPasswordAuth.passwordAuth).toEqual({ enabled: true, identityFields: ['email', 'handle'] });
+    // and it takes effect: a member signs in by handle
+    await admin.collection('members').create({ email: 'm@example.com', handle: 'em', password: 'password-123', passwordConfirm: 'password-123' });
+    expect((await client().collection('members').authWithPassword('em', 'password-123')).record.email).toBe('m@example.com');
+  });
+
+  it('turning on what Deskbase does not do yet is a 400 naming the key, and nothing changes', async () => {
+    const before = await admin.collections.getOne('members');
+    const cases: [Record<string, unknown>, string[], RegExp][] = [
+      [{ mfa: { enabled: true } }, ['mfa', 'enabled'], /Multi-factor authentication \(MFA\) is not supported yet/],
+      [{ otp: { enabled: true } }, ['otp', 'enabled'], /One-time password \(OTP\) sign-in is not supported yet/],
+      [{ oauth2: { enabled: true } }, ['oauth2', 'enabled'], /OAuth2 sign-in is not supported yet/],
+      [{ oauth2: { providers: [{ name: 'google', clientId: 'x', clientSecret: 'y' }] } }, ['oauth2', 'providers'], /OAuth2 providers are|OAuth2 providers is not supported yet/],
+      [{ authAlert: { enabled: true } }, ['authAlert', 'enabled'], /not supported yet/],
+      [{ passwordAuth: { enabled: false } }, ['passwordAuth', 'enabled'], /Turning password sign-in off is not supported yet/],
+      [{ authToken: { duration: 3600 } }, ['authToken', 'duration'], /authToken duration other than 604800 seconds .* is not supported yet/],
+      [{ fileToken: { duration: 60 } }, ['fileToken', 'duration'], /not supported yet/],
+      [{ authToken: { secret: 'x'.repeat(40) } }, ['authToken', 'secret'], /not supported yet/],
+    ];
+    for (const [body, path, message] of cases) {
+      const err = await failure(admin.collections.update('members', { ...body, listRule: 'id != ""' }));
+      expect(err.status, JSON.stringify(body)).toBe(400);
+      const item = err.response.data[path[0]][path[1]];
+      expect(item.code).toBe('validation_not_supported');
+      expect(item.message).toMatch(message);
+    }
+    // on create too
+    const created = await failure(admin.collections.create({ name: 'mfa_people', type: 'auth', mfa: { enabled: true } }));
+    expect(created.response.data.mfa.enabled.code).toBe('validation_not_supported');
+    expect((await admin.collections.getFullList()).some((c) => c.name === 'mfa_people')).toBe(false);
+    expect(await admin.collections.getOne('members')).toEqual(before);
+  });
+
+  it("PocketBase's validation: templates need a subject and a body, durations a range, unknown keys and wrong types are refused", async () => {
+    const cases: [Record<string, unknown>, string[], string][] = [
+      [{ verificationTemplate: { subject: '', body: 'x' } }, ['verificationTemplate', 'subject'], 'validation_required'],
+      [{ otp: { emailTemplate: { subject: 'x', body: ' ' } } }, ['otp', 'emailTemplate'], 'body'],
+      [{ passwordResetToken: { duration: 5 } }, ['passwordResetToken', 'duration'], 'validation_min_greater_equal_than_required'],
+      [{ verificationToken: { duration: 94670857 } }, ['verificationToken', 'duration'], 'validation_max_less_equal_than_required'],
+      [{ emailChangeToken: { duration: 'long' } }, ['emailChangeToken', 'duration'], 'validation_invalid_value'],
+      [{ mfa: { enabled: false, sometimes: true } }, ['mfa', 'sometimes'], 'validation_unknown_option'],
+      [{ mfa: 'off' }, ['mfa'], 'validation_invalid_value'],
+    ];
+    for (const [body, path, code] of cases) {
+      const err = await failure(admin.collections.update('members', body));
+      expect(err.status).toBe(400);
+      let item = err.response.data;
+      for (const key of path) item = item[key];
+      if (code === 'body') expect(item.body.code).toBe('validation_required');
+      else expect(item.code, JSON.stringify(body)).toBe(code);
+    }
+    // a base collection has no auth options: they are refused, not ignored
+    const base = await failure(admin.collections.update('notes', { mfa: { enabled: false } }));
+    expect(base.response.data.mfa.code).toBe('validation_auth_only');
+  });
+
+  it('options travel with the schema export and import', async () => {
+    const exported = await admin.send('/api/collections/meta/export', {}) as Record<string, unknown>[];
+    const members = exported.find((c) => c.name === 'members')!;
+    expect(members.otp).toMatchObject({ length: 7, duration: 300 });
+    expect(members.mfa).toMatchObject({ duration: 600 });
+    const again = await admin.send('/api/collections/import', { method: 'PUT', body: { collections: [members], dryRun: true } }) as { changes: { name: string; action: string }[] };
+    expect(again.changes[0].action).toBe('unchanged');
+    const changed = await admin.send('/api/collections/import', { method: 'PUT', body: { collections: [{ ...members, mfa: { enabled: false, duration: 900, rule: '' } }] } }) as { changes: { name: string; action: string; settings: string[] }[] };
+    expect(changed.changes[0]).toMatchObject({ action: 'changed', settings: ['mfa'] });
+    expect((await admin.collections.getOne('members')).mfa.duration).toBe(900);
   });
 });

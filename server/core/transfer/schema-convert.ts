@@ -6,7 +6,8 @@
 import { authSystemFields, primaryKeyField } from '../fields/system-fields.js';
 import { isRecord } from '../fields/common.js';
 import { defaultFieldId, resolveFieldType } from '../fields/base.js';
-import type { Collection, IndexDef, RuleKey } from '../types.js';
+import { importableAuthOptions } from '../auth-options.js';
+import type { AuthOptions, Collection, IndexDef, RuleKey } from '../types.js';
 import { RULE_KEYS } from '../types.js';
 import { isPocketBaseAuthIndex, parseIndexSql } from './index-sql.js';
 import type { Notes } from './transfer-notes.js';
@@ -20,8 +21,8 @@ export interface ConvertContext {
 }
 
 export interface Converted {
-  /** The structure: fields, indexes and identity fields (rules come in a second step). */
-  structure: { fields: Record<string, unknown>[]; indexes: IndexDef[]; identityFields?: string[] };
+  /** The structure: fields, indexes and identity fields, and an auth collection's options (rules come in a second step). */
+  structure: { fields: Record<string, unknown>[]; indexes: IndexDef[]; identityFields?: string[] } & Partial<Record<keyof AuthOptions, unknown>>;
   rules: Partial<Record<RuleKey, string | null>>;
 }
 
@@ -161,6 +162,7 @@ export function convertCollection(c: Record<string, unknown>, type: Collection['
   if (type === 'auth') {
     structure.identityFields = usableIdentityFields(identityFieldsOf(c), structure, name, ctx.notes);
     noteAuthOptions(c, name, ctx.notes);
+    Object.assign(structure, importableAuthOptions(c, (key, message) => ctx.notes.add(name, key, message)));
   }
   return { structure, rules };
 }
