@@ -71,6 +71,15 @@ describe('a multipart batch with files', () => {
     expect(await temp()).toEqual([]);
   });
 
+  it('takes PocketBase\'s other key form, requests[N].<field>, too', async () => {
+    const form = new FormData();
+    form.append('requests[0].attachments', new Blob(['bracketed']), 'bracketed.txt');
+    form.append('@jsonPayload', JSON.stringify({ requests: [{ method: 'POST', url: '/api/collections/docs/records', body: { title: 'bracketed', code: 'b1' } }] }));
+    const [made] = await pb.send('/api/batch', { method: 'POST', body: form }) as { body: { id: string; attachments: string[] } }[];
+    expect(made.body.attachments).toEqual([expect.stringMatching(/^bracketed_[a-z0-9]{10}\.txt$/)]);
+    expect(await readFile(join(fx.dir, 'storage', docsId, made.body.id, made.body.attachments[0]), 'utf8')).toBe('bracketed');
+  });
+
   it('validates the files as a single write does: a refused one fails the batch, naming its request, and no file stays', async () => {
     const before = await storedDocs();
     const cases: [Record<string, unknown>, string, string][] = [
