@@ -182,7 +182,7 @@ export function readAuthOptions(input: Record<string, unknown>, current: AuthOpt
   const out = structuredClone(current);
   let identityFields: unknown;
   const sub = (key: keyof AuthOptions, known: readonly string[]): OptionObject | undefined => {
-    if (!Object.hasOwn(input, key) || input[key] === undefined) return undefined;
+    if (!Object.hasOwn(input, key) || input[key] === undefined || input[key] === null) return undefined; // null changes nothing (Go's JSON)
     const v = input[key];
     if (!isRecord(v)) {
       errors[key] = invalidValue('Must be an object.');
@@ -244,13 +244,19 @@ export function readAuthOptions(input: Record<string, unknown>, current: AuthOpt
     done('authAlert', alert);
   }
 
-  for (const key of TOKEN_KEYS) if (Object.hasOwn(input, key) && input[key] !== undefined) out[key] = readToken(key, input[key], out[key], errors);
-  for (const key of TEMPLATE_KEYS) if (Object.hasOwn(input, key) && input[key] !== undefined) out[key] = readTemplate(input[key], out[key], errors, key);
+  const given = (key: keyof AuthOptions) => Object.hasOwn(input, key) && input[key] !== undefined && input[key] !== null;
+  for (const key of TOKEN_KEYS) if (given(key)) out[key] = readToken(key, input[key], out[key], errors);
+  for (const key of TEMPLATE_KEYS) if (given(key)) out[key] = readTemplate(input[key], out[key], errors, key);
   return { options: out, identityFields };
 }
 
-/** Sets `options` on an auth collection (passwordAuth is not stored: see authOptionsOf). */
+/**
+ * Sets `options` on an auth collection (passwordAuth is not stored: see authOptionsOf). OAuth2 mapped
+ * fields that name no field of the collection are unset, as PocketBase's unsetMissingOAuth2MappedFields.
+ */
 export function storeAuthOptions(c: Collection, options: AuthOptions): void {
+  const mapped = options.oauth2.mappedFields;
+  for (const k of Object.keys(mapped) as (keyof typeof mapped)[]) if (mapped[k] !== '' && !c.fields.some((f) => f.name === mapped[k])) mapped[k] = '';
   for (const key of STORED_AUTH_OPTION_KEYS) (c as unknown as Record<string, unknown>)[key] = options[key];
 }
 

@@ -214,7 +214,7 @@ describe('auth collection options', () => {
     const patch = {
       mfa: { enabled: false, duration: 600, rule: "email ~ '@example.com'" },
       otp: { enabled: false, duration: 300, length: 6, emailTemplate: { subject: 'Your code', body: '<p>{OTP}</p>' } },
-      oauth2: { enabled: false, mappedFields: { name: 'name', avatarURL: 'avatar' }, providers: [] },
+      oauth2: { enabled: false, mappedFields: { name: 'handle', avatarURL: 'avatar' }, providers: [] },
       authAlert: { enabled: false, emailTemplate: { subject: 'New sign-in', body: '<p>{ALERT_INFO}</p>' } },
       passwordAuth: { enabled: true, identityFields: ['email'] },
       authToken: { duration: 604800 },
@@ -231,7 +231,8 @@ describe('auth collection options', () => {
     for (const c of [answered, read]) {
       expect(c.mfa).toEqual(patch.mfa);
       expect(c.otp).toEqual(patch.otp);
-      expect(c.oauth2).toEqual({ enabled: false, mappedFields: { id: '', name: 'name', username: '', avatarURL: 'avatar' }, providers: [] });
+      // a mapped field naming no field of the collection is unset, as PocketBase does
+      expect(c.oauth2).toEqual({ enabled: false, mappedFields: { id: '', name: 'handle', username: '', avatarURL: '' }, providers: [] });
       expect(c.authAlert).toEqual(patch.authAlert);
       for (const key of ['passwordResetToken', 'emailChangeToken', 'verificationToken', 'verificationTemplate', 'resetPasswordTemplate', 'confirmEmailChangeTemplate'] as const) expect(c[key]).toEqual(patch[key]);
     }
@@ -307,5 +308,29 @@ describe('auth collection options', () => {
     const changed = await admin.send('/api/collections/import', { method: 'PUT', body: { collections: [{ ...members, mfa: { enabled: false, duration: 900, rule: '' } }] } }) as { changes: { name: string; action: string; settings: string[] }[] };
     expect(changed.changes[0]).toMatchObject({ action: 'changed', settings: ['mfa'] });
     expect((await admin.collections.getOne('members')).mfa.duration).toBe(900);
+  });
+
+  it("PocketBase's import keeps the options it can, turned off where Deskbase cannot do them, and lists them in its notes", async () => {
+    const pbStaff = {
+      id: 'pbc_2000000002', name: 'staff', type: 'auth', system: false, fields: [],
+      mfa: { enabled: true, duration: 900, rule: '' },
+      otp: { enabled: true, duration: 120, length: 6, emailTemplate: { subject: 'Code', body: '{OTP}' } },
+      authAlert: { enabled: true, emailTemplate: { subject: 'Alert', body: '{ALERT_INFO}' } },
+      oauth2: { enabled: true, mappedFields: { id: '', name: 'name', username: '', avatarURL: '' }, providers: [{ name: 'github', clientId: 'x' }] },
+      authToken: { duration: 1209600 },
+      verificationToken: { duration: 3600 },
+      resetPasswordTemplate: { subject: 'Reset it', body: '{TOKEN}' },
+    };
+    const r = await admin.send('/api/collections/import', { method: 'PUT', body: { collections: [pbStaff] } }) as { notes: { collection: string; item: string; reason: string }[] };
+    const staff = await admin.collections.getOne('staff');
+    expect(staff.mfa).toEqual({ enabled: false, duration: 900, rule: '' });
+    expect(staff.otp).toEqual({ enabled: false, duration: 120, length: 6, emailTemplate: { subject: 'Code', body: '{OTP}' } });
+    expect(staff.authAlert).toEqual({ enabled: false, emailTemplate: { subject: 'Alert', body: '{ALERT_INFO}' } });
+    expect(staff.oauth2).toEqual({ enabled: false, mappedFields: { id: '', name: '', username: '', avatarURL: '' }, providers: [] }); // no name field here
+    expect(staff.authToken).toEqual({ duration: 604800 });
+    expect(staff.verificationToken).toEqual({ duration: 3600 });
+    expect(staff.resetPasswordTemplate).toEqual({ subject: 'Reset it', body: '{TOKEN}' });
+    const keys = r.notes.filter((n) => n.collection === 'staff').map((n) => n.item);
+    expect(keys).toEqual(expect.arrayContaining(['OAuth2', 'MFA', 'OTP', 'authAlert', 'authToken']));
   });
 });
