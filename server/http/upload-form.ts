@@ -76,7 +76,11 @@ const BATCH_FILE_KEY = /^requests(?:\.(\d+)\.|\[(\d+)\]\.)(.+)$/;
 export async function readBatchForm(event: H3Event, core: Core): Promise<RecordForm> {
   const limits = core.files.batchUploadLimits();
   const fileLimit = { maxSize: limits.maxSize, maxSelect: Number.POSITIVE_INFINITY }; // counts: each field's validation
-  const form = await receiveForm(event, core, { bodyLimit: limits.bodyLimit, fileField: (key) => (BATCH_FILE_KEY.test(key) ? fileLimit : undefined), refuseOtherFiles: true });
+  const form = await receiveForm(event, core, {
+    bodyLimit: limits.bodyLimit,
+    fileField: (key) => (BATCH_FILE_KEY.test(key) ? fileLimit : undefined),
+    otherFile: (key) => badRequest('Failed to read the submitted batch files data.', { [key]: fieldError('validation_invalid_value', 'Files must be keyed requests.N.<field>.') }),
+  });
   const { body } = form;
   const requests = Array.isArray(body.requests) ? (body.requests as unknown[]) : [];
   for (const [key, list] of form.files) {
@@ -105,8 +109,8 @@ interface FormLimits {
   bodyLimit: number;
   /** The limits of a file part's key; undefined: not a file field (its bytes are read and dropped, or refused). */
   fileField(key: string): { maxSize: number; maxSelect: number } | undefined;
-  /** A file part under a key `fileField` does not know is a 400 instead of being dropped. */
-  refuseOtherFiles?: boolean;
+  /** The refusal of a file part under a key `fileField` does not know; without it, such a part is dropped. */
+  otherFile?: (key: string) => ApiError;
 }
 
 interface ReceivedForm {
@@ -173,9 +177,9 @@ async function receiveForm(event: H3Event, core: Core, limits: FormLimits): Prom
     parser.on('file', (key, stream, info) => {
       const field = limits.fileField(key);
       const list = files.get(key) ?? [];
-      if (field === undefined && limits.refuseOtherFiles && refused === null) {
+      if (field === undefined && limits.otherFile && refused === null) {
         stream.resume();
-        return refuse(badRequest('Failed to read the submitted batch files data.', { [key]: fieldError('validation_invalid_value', 'Files must be keyed requests.N.<field>.') }));
+        return refuse(limits.otherFile(key));
       }
       if (field === undefined || refused !== null) return void stream.resume(); // not a file field: dropped
       if (list.length >= field.maxSelect) {
