@@ -150,8 +150,8 @@ function readTemplate(input: unknown, current: EmailTemplate, errors: ErrorData,
   const r = new OptionObject(input, ['subject', 'body']);
   const out = { subject: r.string('subject', current.subject), body: r.string('body', current.body) };
   // PocketBase validates every template, used or not
-  if (r.errors.subject === undefined && out.subject.trim() === '') r.errors.subject = fieldError('validation_required', 'Cannot be blank.');
-  if (r.errors.body === undefined && out.body.trim() === '') r.errors.body = fieldError('validation_required', 'Cannot be blank.');
+  if (r.errors.subject === undefined && out.subject === '') r.errors.subject = fieldError('validation_required', 'Cannot be blank.');
+  if (r.errors.body === undefined && out.body === '') r.errors.body = fieldError('validation_required', 'Cannot be blank.');
   if (Object.keys(r.errors).length > 0) errors[key] = r.errors;
   return out;
 }
@@ -163,7 +163,7 @@ function readToken(key: TokenKey, input: unknown, current: TokenConfig, errors: 
   }
   const r = new OptionObject(input, ['duration', 'secret']);
   // PocketBase's secret signs its JWTs; Deskbase's sessions are opaque, held on the server (session-store.ts)
-  if (r.has('secret')) r.errors.secret = notSupported('Setting a token secret (Deskbase sessions are opaque and kept on the server; end sessions instead)');
+  if (r.has('secret') && r.input.secret !== '' && r.input.secret !== null) r.errors.secret = notSupported('Setting a token secret (Deskbase sessions are opaque and kept on the server; end sessions instead)');
   const duration = r.int('duration', current.duration, 10, 94670856);
   const fixed = FIXED_DURATIONS[key];
   if (fixed && r.errors.duration === undefined && duration !== fixed.seconds) {
@@ -283,7 +283,7 @@ export function importableAuthOptions(raw: Record<string, unknown>, note: (key: 
   };
   const template = (v: unknown) => {
     const t = pickTyped(v, { subject: 'string', body: 'string' });
-    return typeof t.subject === 'string' && t.subject.trim() !== '' && typeof t.body === 'string' && t.body.trim() !== '' ? t : undefined;
+    return typeof t.subject === 'string' && t.subject !== '' && typeof t.body === 'string' && t.body !== '' ? t : undefined;
   };
   if (isRecord(raw.oauth2)) out.oauth2 = { enabled: false, mappedFields: pickTyped(raw.oauth2.mappedFields, { id: 'string', name: 'string', username: 'string', avatarURL: 'string' }) };
   if (isRecord(raw.mfa)) out.mfa = { enabled: false, ...pickTyped(raw.mfa, { duration: 'number', rule: 'string' }) };

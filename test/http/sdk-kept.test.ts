@@ -278,7 +278,7 @@ describe('auth collection options', () => {
   it("PocketBase's validation: templates need a subject and a body, durations a range, unknown keys and wrong types are refused", async () => {
     const cases: [Record<string, unknown>, string[], string][] = [
       [{ verificationTemplate: { subject: '', body: 'x' } }, ['verificationTemplate', 'subject'], 'validation_required'],
-      [{ otp: { emailTemplate: { subject: 'x', body: ' ' } } }, ['otp', 'emailTemplate'], 'body'],
+      [{ otp: { emailTemplate: { subject: 'x', body: '' } } }, ['otp', 'emailTemplate'], 'body'],
       [{ passwordResetToken: { duration: 5 } }, ['passwordResetToken', 'duration'], 'validation_min_greater_equal_than_required'],
       [{ verificationToken: { duration: 94670857 } }, ['verificationToken', 'duration'], 'validation_max_less_equal_than_required'],
       [{ emailChangeToken: { duration: 'long' } }, ['emailChangeToken', 'duration'], 'validation_invalid_value'],
