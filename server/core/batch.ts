@@ -20,6 +20,7 @@ import { presentRecords } from './record-response.js';
 import { getRow } from './records-read.js';
 import { requestContext, type RequestContext, type RequestInput } from './request-context.js';
 import type { Collection, Row } from './types.js';
+import { misplacedUploads } from './writes/file-uploads.js';
 import type { PreparedWrite } from './writes/prepared.js';
 import type { RecordWrites } from './writes/funnel.js';
 
@@ -100,6 +101,11 @@ export function createBatch(store: Store, registry: Registry, writes: RecordWrit
     if (!m) throw badRequest('Unknown batch request action.');
     const c = registry.get(decodeURIComponent(m[1]));
     if (!c) throw new ApiError(404, 'Missing or invalid collection context.');
+    // files of a multipart batch (http/upload-form.ts) for a key that is no file field: refused, never dropped
+    const misplaced = misplacedUploads(c, r.body);
+    if (misplaced.length > 0) {
+      throw badRequest('Failed to read the submitted batch files data.', Object.fromEntries(misplaced.map((k) => [k, fieldError('validation_invalid_file', 'Not a file field of the collection: it cannot hold files.')])));
+    }
     const id = m[2] === undefined ? undefined : decodeURIComponent(m[2]);
     const query: Record<string, string> = {};
     for (const [k, v] of new URLSearchParams(m[3] ?? '')) if (!Object.hasOwn(query, k)) setOwn(query, k, v);
@@ -138,7 +144,7 @@ export function createBatch(store: Store, registry: Registry, writes: RecordWrit
         try {
           prepared.push(await prepare(requests[i], base));
         } catch (err) {
-          // what earlier requests staged (files, later) is undone as after a rollback
+          // what earlier requests placed (their files) is undone as after a rollback
           for (const p of prepared) await p.write.afterRollback?.();
           throw failedAt(i, err, budgetMs);
         }

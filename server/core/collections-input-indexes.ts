@@ -1,15 +1,42 @@
 // The `indexes` of a submitted collection: names unique across every collection and not reserved for
-// the indexes Deskbase maintains, at least one known field each, with PocketBase's error codes.
-import { fieldError, type ErrorData } from '../errors.js';
+// the indexes Deskbase maintains, at least one known field each, with PocketBase's error codes. Each
+// is the spec's object or PocketBase's `CREATE [UNIQUE] INDEX` string (its JS migrations and tools send
+// those; transfer/index-sql.ts reads them); the stored form, and the answer, is always the object.
+import { fieldError, type ErrorData, type FieldError } from '../errors.js';
 import { isRecord } from './fields/common.js';
 import { isReservedIndexName } from './maintained-indexes.js';
+import { indexExtras, isPocketBaseAuthIndex, parseIndexSql } from './transfer/index-sql.js';
 import type { Collection, Field, IndexDef } from './types.js';
 
 /** Collection names (and index names, past leading underscores): a letter, then letters, digits, `_`. */
 export const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
 
+const invalidSql = (message: string) => fieldError('validation_invalid_index_expression', message);
+
+/**
+ * A `CREATE INDEX` string as an index object over `fields` (its table name is ignored, as PocketBase
+ * does); a FieldError for what Deskbase cannot keep (refused, never dropped), or null for PocketBase's
+ * own auth indexes on `email` and `tokenKey` (Deskbase keeps its own email index and has no token key).
+ */
+function indexFromSql(sql: string, fields: Field[], type: Collection['type']): { index: Record<string, unknown> } | { error: FieldError } | null {
+  const parsed = parseIndexSql(sql);
+  if (parsed === null) return { error: invalidSql('Invalid CREATE INDEX expression.') };
+  if (type === 'auth' && isPocketBaseAuthIndex(parsed)) return null;
+  const extras = indexExtras(parsed);
+  if (extras.length > 0) return { error: invalidSql(`Deskbase indexes are plain column indexes: ${extras.join(', ')} is not supported yet.`) };
+  const ids: string[] = [];
+  const unknown: string[] = [];
+  for (const column of parsed.columns) {
+    const field = fields.find((f) => f.name.toLowerCase() === column.name.toLowerCase());
+    if (field) ids.push(field.id);
+    else unknown.push(column.name);
+  }
+  if (unknown.length > 0) return { error: invalidSql(`Not a field of the collection: ${unknown.join(', ')} (Deskbase indexes name fields, not expressions).`) };
+  return { index: { name: parsed.name, fields: ids, unique: parsed.unique } };
+}
+
 /** `others`: every stored collection (index names are unique across them all). */
-export function normalizeIndexes(input: unknown, fields: Field[], others: Collection[], collectionId: string, errors: ErrorData): IndexDef[] {
+export function normalizeIndexes(input: unknown, fields: Field[], others: Collection[], collectionId: string, errors: ErrorData, type: Collection['type'] = 'base'): IndexDef[] {
   if (input === undefined || input === null) return [];
   if (!Array.isArray(input)) {
     errors.indexes = fieldError('validation_invalid_value', 'Must be an array of index definitions.');
@@ -19,8 +46,18 @@ export function normalizeIndexes(input: unknown, fields: Field[], others: Collec
   const idxErrors: ErrorData = {};
   const names = new Set<string>();
   const seenColumns = new Set<string>();
-  input.forEach((raw, i) => {
+  input.forEach((item: unknown, i) => {
     const key = String(i);
+    let raw = item;
+    if (typeof item === 'string') {
+      const read = indexFromSql(item, fields, type);
+      if (read === null) return;
+      if ('error' in read) {
+        idxErrors[key] = read.error;
+        return;
+      }
+      raw = read.index;
+    }
     if (!isRecord(raw)) {
       idxErrors[key] = fieldError('validation_invalid_index_expression', 'Invalid index definition.');
       return;
@@ -34,7 +71,7 @@ export function normalizeIndexes(input: unknown, fields: Field[], others: Collec
     } else {
       const owner = findIndexOwner(others, name, collectionId);
       if (owner) errs.name = fieldError('validation_existing_index_name', `The index name is already used in ${owner} collection.`);
-      else if (isReservedIndexName(name, [collectionId, ...others.map((c) => c.id)])) {
+      else if (isReservedIndexName(name, [collectionId, ...others.map((c) => c.id)], { collectionId, indexFields: Array.isArray(raw.fields) ? (raw.fields as string[]) : [], fields })) {
         errs.name = fieldError('validation_existing_index_name', 'The index name is reserved for an index Deskbase maintains.');
       }
     }

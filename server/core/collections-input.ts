@@ -6,6 +6,7 @@ import { checkRule } from '../rules/compile.js';
 import { defineField } from './fields/index.js';
 import { isRecord } from './fields/common.js';
 import { NAME_PATTERN, normalizeIndexes } from './collections-input-indexes.js';
+import { authOptionsOf, readAuthOptions, refuseAuthOptions, storeAuthOptions } from './auth-options.js';
 import type { Collection, Field, Lookup, RuleKey } from './types.js';
 import { RULE_KEYS } from './types.js';
 import { ID_PATTERN } from './ids.js';
@@ -22,6 +23,12 @@ export interface InputContext {
    * caller's transaction (views.ts `realizeView`); throws ViewQueryError. Absent: views are refused.
    */
   viewFields?(candidate: Collection): Field[];
+  /**
+   * The stored collection was made moments ago with its system fields only (the schema import's first
+   * pass): system fields the submitted list lacks are added first, as PocketBase adds them, instead of
+   * being refused.
+   */
+  newInThisImport?: boolean;
 }
 
 function setError(errors: ErrorData, key: string, code: string, message: string): void {
@@ -202,20 +209,28 @@ export function buildCollection(input: unknown, ctx: InputContext, defaults: Def
     if (!Array.isArray(input.fields)) errors.fields = fieldError('validation_invalid_value', 'Must be an array of field definitions.');
     else {
       let fields = normalizeFields(input.fields, ctx, type, errors);
+      // new in this import: the system fields it was given without come first (those given keep their
+      // options, and the errors above name the submitted positions)
+      if (prev && ctx.newInThisImport) fields = [...prev.fields.filter((f) => f.system && !fields.some((n) => n.name === f.name)), ...fields];
       if (prev) checkSystemFieldsKept(fields, prev, errors);
       else fields = defaults.withSystemFields(type, fields);
       base.fields = fields;
     }
   }
   if (type === 'view') base.indexes = [];
-  else if (input.indexes !== undefined || !prev) base.indexes = normalizeIndexes(input.indexes, base.fields, ctx.allCollections(), base.id, errors);
+  else if (input.indexes !== undefined || !prev) base.indexes = normalizeIndexes(input.indexes, base.fields, ctx.allCollections(), base.id, errors, base.type);
   else base.indexes = base.indexes.filter((i) => i.fields.every((fid) => base.fields.some((f) => f.id === fid)));
   if (prev?.system) {
     for (const key of RULE_KEYS) {
       if (key in input && input[key] !== prev[key]) errors[key] = fieldError('validation_collection_system_rule_change', 'System collection rules cannot be changed.');
     }
   } else normalizeRules(input, base, errors, ctx);
-  normalizeIdentityFields(input.identityFields, base, errors);
+  if (base.type === 'auth') {
+    // PocketBase's auth options (auth-options.ts); passwordAuth.identityFields is the spec's identityFields
+    const { options, identityFields } = readAuthOptions(input, authOptionsOf(base), errors);
+    normalizeIdentityFields(input.identityFields ?? identityFields, base, errors);
+    storeAuthOptions(base, options);
+  } else refuseAuthOptions(input, errors);
   if (Object.keys(errors).length > 0) {
     throw new ApiError(400, prev ? 'Failed to update collection.' : 'Failed to create collection.', errors);
   }

@@ -4,6 +4,7 @@ import { badRequest, fieldError, notFound } from '../errors.js';
 import type { Store, WriteTx } from '../store/db.js';
 import { defaults, superusersCollection, usersCollection } from './collections-defaults.js';
 import { changeTable, createCollectionTable, ddlFailure, dropCollectionTable, saveDefinition } from './collections-ddl.js';
+import { authOptionsOf } from './auth-options.js';
 import { buildCollection } from './collections-input.js';
 import { listCollections } from './collections-list.js';
 import { isoNow } from './ids.js';
@@ -66,7 +67,7 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
     return changed;
   }
   /** A collection as the schema API answers it, cut to the `fields` asked for. */
-  const shown = (c: Collection, ctx: RequestContext) => pick(withMaintainedIndexes(c), ctx.fields);
+  const shown = (c: Collection, ctx: RequestContext) => pick({ ...withMaintainedIndexes(c), ...(c.type === 'auth' ? authOptionsOf(c) : {}) }, ctx.fields);
 
   /** Creates the table and stores the definition (in the caller's transaction). */
   function add(tx: WriteTx, c: Collection): void {

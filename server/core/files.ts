@@ -34,6 +34,9 @@ export interface ServedFile {
   protected: boolean;
 }
 
+/** A multipart batch's whole body (PocketBase's batch maxBodySize default, 128 MiB): requests and files together. */
+export const BATCH_BODY_BYTES = 128 * 1024 * 1024;
+
 /** What a multipart body may carry for one collection: each file field's limits (by field name). */
 export interface UploadLimits {
   fields: Map<string, { maxSize: number; maxSelect: number }>;
@@ -69,6 +72,17 @@ export function createFiles(store: Store, registry: Registry, storage: FileStora
         bodyLimit += effectiveMaxSize(f) * effectiveMaxSelect(f);
       }
       return { fields, bodyLimit };
+    },
+
+    /**
+     * A multipart batch's files arrive before `@jsonPayload` says which collection each is for: each is
+     * received under the largest maxSize of any file field (then validated by its own field as in a
+     * single write), the whole body under BATCH_BODY_BYTES.
+     */
+    batchUploadLimits(): { maxSize: number; bodyLimit: number } {
+      let maxSize = 0;
+      for (const c of registry.all()) for (const f of c.fields) if (f.type === 'file') maxSize = Math.max(maxSize, effectiveMaxSize(f));
+      return { maxSize, bodyLimit: BATCH_BODY_BYTES };
     },
 
     receive: (source: Readable, originalName: string, limit: number): Promise<StagedFile | OversizeFile> => storage.receive(source, originalName, limit),

@@ -26,8 +26,10 @@ export type CollectionView = Collection & { maintainedIndexes: MaintainedIndex[]
  * spec's default `-created`); otherwise lists follow insertion order.
  */
 export function defaultSortField(c: Collection): Field | undefined {
-  return c.fields.find((f) => f.name === 'created');
+  return createdField(c.fields);
 }
+
+const createdField = (fields: readonly Field[]): Field | undefined => fields.find((f) => f.name === 'created');
 
 // named after the collection id, so that renaming the collection keeps the names (see isReservedIndexName)
 export const emailIndexName = (c: Collection): string => `_${c.id}_email_idx`;
@@ -61,10 +63,16 @@ export function maintainedIndexSql(c: Collection, index: MaintainedIndex): strin
 /**
  * Whether a user index name is one Deskbase keeps for a collection among `collectionIds` (whether that
  * index exists yet or not: adding a `created` field later must not collide with the user's index).
+ * `own` is the index being defined: a collection's own index that starts with its `created` field may
+ * take the name of the created index, which it replaces (no maintained one is made beside it); older
+ * PocketBase versions made `_<id>_created_idx` themselves, and apps ship it in their schema.
  */
-export function isReservedIndexName(name: string, collectionIds: string[]): boolean {
+export function isReservedIndexName(name: string, collectionIds: string[], own?: { collectionId: string; indexFields: string[]; fields: readonly Field[] }): boolean {
   const m = /^_(.+)_(email|created)_idx$/i.exec(name);
-  return m !== null && collectionIds.some((id) => id.toLowerCase() === m[1].toLowerCase());
+  if (m === null || !collectionIds.some((id) => id.toLowerCase() === m[1].toLowerCase())) return false;
+  const replacesCreated = own !== undefined && m[2].toLowerCase() === 'created' && own.collectionId.toLowerCase() === m[1].toLowerCase()
+    && own.indexFields[0] !== undefined && own.indexFields[0] === createdField(own.fields)?.id;
+  return !replacesCreated;
 }
 
 export function withMaintainedIndexes(c: Collection): CollectionView {

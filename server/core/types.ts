@@ -81,7 +81,27 @@ export type CollectionType = 'base' | 'auth' | 'view';
 export type RuleKey = 'listRule' | 'viewRule' | 'createRule' | 'updateRule' | 'deleteRule' | 'authRule' | 'manageRule';
 export const RULE_KEYS: readonly RuleKey[] = ['listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule', 'authRule', 'manageRule'];
 
-export interface Collection {
+/** PocketBase's auth collection options, in its JSON shape (what each does in Deskbase: core/auth-options.ts). */
+export interface EmailTemplate { subject: string; body: string }
+export interface TokenConfig { duration: number }
+
+export interface AuthOptions {
+  authAlert: { enabled: boolean; emailTemplate: EmailTemplate };
+  oauth2: { enabled: boolean; mappedFields: { id: string; name: string; username: string; avatarURL: string }; providers: unknown[] };
+  passwordAuth: { enabled: boolean; identityFields: string[] };
+  mfa: { enabled: boolean; duration: number; rule: string };
+  otp: { enabled: boolean; duration: number; length: number; emailTemplate: EmailTemplate };
+  authToken: TokenConfig;
+  passwordResetToken: TokenConfig;
+  emailChangeToken: TokenConfig;
+  verificationToken: TokenConfig;
+  fileToken: TokenConfig;
+  verificationTemplate: EmailTemplate;
+  resetPasswordTemplate: EmailTemplate;
+  confirmEmailChangeTemplate: EmailTemplate;
+}
+
+export interface Collection extends Partial<Omit<AuthOptions, 'passwordAuth'>> {
   id: string;
   name: string;
   type: CollectionType;
@@ -96,6 +116,7 @@ export interface Collection {
   /** Auth collections only. */
   authRule?: string | null;
   manageRule?: string | null;
+  /** `passwordAuth.identityFields`, as the spec names it (passwordAuth itself is not stored: always enabled). */
   identityFields?: string[];
   /** View collections only: the SELECT their records come from. */
   viewQuery?: string;

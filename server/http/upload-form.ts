@@ -3,6 +3,8 @@
 // held in memory; the other parts keep the limits every record body has (32 MiB, 20,000 fields) and
 // become the body as body.ts builds it (inferred values, repeated keys, `@jsonPayload`). The whole
 // body may hold 32 MiB plus each file field's maxSize × maxSelect, as PocketBase allows (a 413 past it).
+// A multipart batch (`POST /api/batch`) is read the same way: its files, keyed `requests.N.<field>`
+// (or `requests[N].<field>`), join request N's body, where its write validates and places them.
 import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { H3Event } from 'h3';
@@ -20,6 +22,9 @@ export interface RecordForm {
   /** Every upload received: the caller discards what no write placed. */
   uploads: StagedFile[];
 }
+
+/** Whether a request's body is multipart/form-data (the forms this file reads). */
+export const isMultipart = (event: H3Event): boolean => (event.req.headers.get('content-type') ?? '').split(';', 1)[0].trim().toLowerCase() === 'multipart/form-data';
 
 /** `avatar+`, `+avatar`, `avatar` → `avatar`. */
 const fieldOf = (key: string): string => key.replace(/^\+/, '').replace(/\+$/, '');
@@ -42,11 +47,86 @@ function drain(source: Readable): void {
  * record.`) for a field sent more files than it takes.
  */
 export async function readRecordForm(event: H3Event, core: Core, collection: string, failed: string): Promise<RecordForm> {
-  const type = event.req.headers.get('content-type') ?? '';
   const limits = core.files.uploadLimits(collection);
+  const form = await receiveForm(event, core, { bodyLimit: limits.bodyLimit, fileField: (key) => limits.fields.get(fieldOf(key)) });
+  if (form.tooMany.size > 0) {
+    await core.files.discard(form.uploads);
+    const data: Record<string, ReturnType<typeof fieldError>> = {};
+    for (const name of form.tooMany) {
+      const maxSelect = limits.fields.get(name)?.maxSelect ?? 1;
+      data[name] = fieldError('validation_too_many_files', `The maximum allowed files is ${maxSelect}`, { maxSelect });
+    }
+    throw badRequest(failed, data);
+  }
+  const { body } = form;
+  // files join the strings sent under the same key (kept names first), as PocketBase's form does
+  for (const [key, list] of form.files) joinFiles(body, key, list);
+  return { body, uploads: form.uploads };
+}
+
+/** Files keyed `requests.N.<key>` or `requests[N].<key>` (PocketBase's batch form; the SDK sends the first). */
+const BATCH_FILE_KEY = /^requests(?:\.(\d+)\.|\[(\d+)\]\.)(.+)$/;
+
+/**
+ * A multipart batch: `@jsonPayload` (the requests) and each request's files, added to that request's
+ * body under their key (`avatar`, `avatar+`), as a single write's form would hold them. A file for a
+ * request the batch does not have is a 400; a file for a field that is not a file field is refused by
+ * the batch (core/batch.ts), never dropped.
+ */
+export async function readBatchForm(event: H3Event, core: Core): Promise<RecordForm> {
+  const limits = core.files.batchUploadLimits();
+  const fileLimit = { maxSize: limits.maxSize, maxSelect: Number.POSITIVE_INFINITY }; // counts: each field's validation
+  const form = await receiveForm(event, core, {
+    bodyLimit: limits.bodyLimit,
+    fileField: (key) => (BATCH_FILE_KEY.test(key) ? fileLimit : undefined),
+    otherFile: (key) => badRequest('Failed to read the submitted batch files data.', { [key]: fieldError('validation_invalid_value', 'Files must be keyed requests.N.<field>.') }),
+  });
+  const { body } = form;
+  const requests = Array.isArray(body.requests) ? (body.requests as unknown[]) : [];
+  for (const [key, list] of form.files) {
+    const m = BATCH_FILE_KEY.exec(key) as RegExpExecArray;
+    const index = Number(m[1] ?? m[2]);
+    const request = requests[index];
+    if (typeof request !== 'object' || request === null || Array.isArray(request)) {
+      await core.files.discard(form.uploads);
+      throw badRequest('Failed to read the submitted batch files data.', { [key]: fieldError('validation_invalid_value', `The batch has no request ${index} for these files.`) });
+    }
+    const r = request as Record<string, unknown>;
+    if (typeof r.body !== 'object' || r.body === null || Array.isArray(r.body)) r.body = {};
+    joinFiles(r.body as Record<string, unknown>, m[3], list);
+  }
+  return { body, uploads: form.uploads };
+}
+
+/** Files join the strings sent under the same key (kept names first), as PocketBase's form does. */
+function joinFiles(body: Record<string, unknown>, key: string, list: unknown[]): void {
+  const strings: unknown[] = Object.hasOwn(body, key) ? (Array.isArray(body[key]) ? (body[key] as unknown[]) : [body[key]]) : [];
+  setOwn(body, key, [...strings, ...list]);
+}
+
+interface FormLimits {
+  /** Bytes the whole body may hold (a 413 past it). */
+  bodyLimit: number;
+  /** The limits of a file part's key; undefined: not a file field (its bytes are read and dropped, or refused). */
+  fileField(key: string): { maxSize: number; maxSelect: number } | undefined;
+  /** The refusal of a file part under a key `fileField` does not know; without it, such a part is dropped. */
+  otherFile?: (key: string) => ApiError;
+}
+
+interface ReceivedForm {
+  body: Record<string, unknown>;
+  uploads: StagedFile[];
+  /** The files by their part's key, in order. */
+  files: Map<string, (StagedFile | OversizeFile)[]>;
+  /** Keys (fields) sent more files than their maxSelect: their extra parts were not kept. */
+  tooMany: Set<string>;
+}
+
+async function receiveForm(event: H3Event, core: Core, limits: FormLimits): Promise<ReceivedForm> {
+  const type = event.req.headers.get('content-type') ?? '';
   if (Number(event.req.headers.get('content-length') ?? '0') > limits.bodyLimit) throw tooLarge();
   const source = requestStream(event);
-  if (source === null) return { body: {}, uploads: [] };
+  if (source === null) return { body: {}, uploads: [], files: new Map(), tooMany: new Set() };
   let parser: busboy.Busboy;
   try {
     parser = busboy({
@@ -95,8 +175,12 @@ export async function readRecordForm(event: H3Event, core: Core, collection: str
       entries.push([name, value]);
     });
     parser.on('file', (key, stream, info) => {
-      const field = limits.fields.get(fieldOf(key));
+      const field = limits.fileField(key);
       const list = files.get(key) ?? [];
+      if (field === undefined && limits.otherFile && refused === null) {
+        stream.resume();
+        return refuse(limits.otherFile(key));
+      }
       if (field === undefined || refused !== null) return void stream.resume(); // not a file field: dropped
       if (list.length >= field.maxSelect) {
         tooMany.add(fieldOf(key));
@@ -131,20 +215,14 @@ export async function readRecordForm(event: H3Event, core: Core, collection: str
     await core.files.discard(uploads);
     throw err instanceof ApiError ? err : (err as { code?: unknown }).code !== undefined ? err : invalidBody();
   }
-  if (tooMany.size > 0) {
+  let body: Record<string, unknown>;
+  try {
+    body = await formToObject(entries);
+  } catch (err) {
     await core.files.discard(uploads);
-    const data: Record<string, ReturnType<typeof fieldError>> = {};
-    for (const name of tooMany) {
-      data[name] = fieldError('validation_too_many_files', `The maximum allowed files is ${limits.fields.get(name)?.maxSelect ?? 1}`, { maxSelect: limits.fields.get(name)?.maxSelect ?? 1 });
-    }
-    throw badRequest(failed, data);
+    throw err;
+  } finally {
+    if (!response) budget.release(); // no response to wait for: an in-process request (tests)
   }
-  const body = await formToObject(entries);
-  if (!response) budget.release(); // no response to wait for: an in-process request (tests)
-  // files join the strings sent under the same key (kept names first), as PocketBase's form does
-  for (const [key, list] of files) {
-    const strings: unknown[] = Object.hasOwn(body, key) ? (Array.isArray(body[key]) ? (body[key] as unknown[]) : [body[key]]) : [];
-    setOwn(body, key, [...strings, ...list]);
-  }
-  return { body, uploads };
+  return { body, uploads, files, tooMany };
 }

@@ -104,13 +104,21 @@ describe('the index on created', () => {
   it('keeps its name from user indexes, in this collection and in others', async () => {
     const posts = await createPosts();
     const created = fieldId(posts, 'created');
-    for (const name of [`_${posts.id}_created_idx`, `_${posts.id.toUpperCase()}_CREATED_IDX`, `_${posts.id}_email_idx`]) {
-      const r = await h.req('PATCH', '/api/collections/posts', { token: su, body: { indexes: [{ name, fields: [created] }] } });
+    const title = fieldId(posts, 'title');
+    for (const [name, fields] of [[`_${posts.id}_created_idx`, [title]], [`_${posts.id.toUpperCase()}_CREATED_IDX`, [title, created]], [`_${posts.id}_email_idx`, [created]]] as const) {
+      const r = await h.req('PATCH', '/api/collections/posts', { token: su, body: { indexes: [{ name, fields }] } });
       expect(r.status).toBe(400);
       expect(r.body.data.indexes['0'].name.code).toBe('validation_existing_index_name');
     }
     const other = await h.req('POST', '/api/collections', { token: su, body: { name: 'notes', fields: [{ name: 'text', type: 'text' }], indexes: [{ name: `_${posts.id}_created_idx`, fields: ['x'] }] } });
     expect(other.body.data.indexes['0'].name.code).toBe('validation_existing_index_name');
+    // the collection's own index over created may take the created index's name: it replaces it (older
+    // PocketBase versions made `_<id>_created_idx` themselves, and apps ship it)
+    const own = await h.req('PATCH', '/api/collections/posts', { token: su, body: { indexes: [{ name: `_${posts.id}_created_idx`, fields: [created, title] }] } });
+    expect(own.status, own.text).toBe(200);
+    expect(own.body.indexes).toEqual([{ name: `_${posts.id}_created_idx`, fields: [created, title], unique: false }]);
+    expect(own.body.maintainedIndexes.map((i: { purpose: string }) => i.purpose)).toEqual([]);
+    expect(Object.keys(tableIndexes(h.core.store, 'posts'))).toEqual([`_${posts.id}_created_idx`]);
     // a name that only looks like one is fine
     const ok = await h.req('PATCH', '/api/collections/posts', { token: su, body: { indexes: [{ name: '_nocollection_created_idx', fields: [created] }] } });
     expect(ok.status, ok.text).toBe(200);

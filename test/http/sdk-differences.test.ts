@@ -72,6 +72,38 @@ describe('collection validation as PocketBase', () => {
     expect(err.response.data.fields[0].max.code).toBe('validation_min_greater_equal_than_required');
   });
 
+  // PocketBase's TestNumberFieldValidateSettings (core/field_number_test.go), through the API
+  it.each([
+    ['zero', {}, null],
+    ['decimal min', { min: 1.2 }, null],
+    ['decimal min (onlyInt)', { onlyInt: true, min: 1.2 }, 'min'],
+    ['int min (onlyInt)', { onlyInt: true, min: 1 }, null],
+    ['decimal max', { max: 1.2 }, null],
+    ['decimal max (onlyInt)', { onlyInt: true, max: 1.2 }, 'max'],
+    ['int max (onlyInt)', { onlyInt: true, max: 1 }, null],
+    ['min > max', { min: 2, max: 1 }, 'max'],
+    ['min <= max', { min: 2, max: 2 }, null],
+    // a zero max is checked too (PocketBase's ozzo skips it: a field that refuses every non-zero value)
+    ['min > a zero max', { min: 1, max: 0 }, 'max'],
+    ['negative min, zero max', { min: -5, max: 0 }, null],
+  ])('number settings: %s', async (label, options, errorOn) => {
+    const name = `num_${label.replace(/\W+/g, '_')}_${label.length}${label.includes('<') ? 'le' : 'x'}`;
+    const create = admin.collections.create({ name, type: 'base', fields: [{ name: 'n', type: 'number', ...options }] });
+    if (errorOn === null) {
+      const made = await create;
+      expect(made.fields.find((f: { name: string }) => f.name === 'n')).toMatchObject({ min: null, max: null, ...options });
+      return;
+    }
+    const err = await failure(create);
+    expect(err.status).toBe(400);
+    expect(Object.keys(err.response.data.fields[0])).toEqual([errorOn]);
+    // an existing field's options changed the same way are refused too, and nothing is stored
+    const made = await admin.collections.create({ name, type: 'base', fields: [{ name: 'n', type: 'number' }] });
+    const fields = made.fields.map((f: { name: string }) => (f.name === 'n' ? { ...f, ...options } : f));
+    expect((await failure(admin.collections.update(name, { fields }))).status).toBe(400);
+    expect((await admin.collections.getOne(name)).fields.find((f: { name: string }) => f.name === 'n')).toMatchObject({ min: null, max: null });
+  });
+
   it('a relation with minSelect and no maxSelect is refused on maxSelect', async () => {
     const users = server.core.registry.get('users')!.id;
     const err = await failure(admin.collections.create({ name: 'rels', type: 'base', fields: [{ name: 'r', type: 'relation', collectionId: users, minSelect: 1 }] }));

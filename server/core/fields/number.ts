@@ -14,8 +14,9 @@ function define(input: Record<string, unknown>, base: FieldBase) {
   });
   if (field.onlyInt && field.min !== null && !Number.isInteger(field.min)) r.fail('min', onlyIntError());
   if (field.onlyInt && field.max !== null && !Number.isInteger(field.max)) r.fail('max', onlyIntError());
-  // ozzo's Min skips a zero max, as PocketBase does
-  if (field.min !== null && field.max !== null && field.max !== 0 && field.max < field.min) r.fail('max', minThreshold(field.min));
+  // PocketBase's ozzo Min skips a zero max (min 1, max 0 passes there and then refuses every non-zero
+  // value); a max that is set is checked whatever its value, so no field refuses everything
+  if (field.min !== null && field.max !== null && field.max < field.min) r.fail('max', minThreshold(field.min));
   return { field, errors: r.errors };
 }
 

@@ -63,6 +63,21 @@ export function parseIndexSql(sql: string): ParsedIndex | null {
   return { unique: (m[1] ?? '').trim() !== '', name, table, columns, where: (m[6] ?? '').trim() };
 }
 
+/**
+ * The unique indexes PocketBase makes on every auth collection (`email`, `tokenKey`): Deskbase keeps
+ * its own email index (unique, case-insensitive, when set) and has no token key, so they are not user
+ * indexes here.
+ */
+export function isPocketBaseAuthIndex(parsed: ParsedIndex): boolean {
+  return parsed.unique && parsed.columns.length === 1 && ['email', 'tokenkey'].includes(parsed.columns[0].name.toLowerCase());
+}
+
+/** What a parsed index has beyond plain columns (Deskbase's index objects cannot hold it): `WHERE`, `COLLATE NOCASE`, `DESC`. */
+export function indexExtras(parsed: ParsedIndex): string[] {
+  const extras = [parsed.where !== '' ? 'WHERE' : '', ...parsed.columns.map((c) => (c.collate !== '' ? `COLLATE ${c.collate}` : '')), ...parsed.columns.map((c) => (c.sort === 'DESC' ? 'DESC' : ''))];
+  return [...new Set(extras.filter(Boolean))];
+}
+
 /** PocketBase's Index.Build for plain column indexes (the only kind Deskbase defines). */
 export function buildIndexSql(index: { unique: boolean; name: string; table: string; columns: string[] }): string {
   const multi = index.columns.length > 1;

@@ -19,7 +19,7 @@ import type { RequestContext } from '../request-context.js';
 import type { RecordWrites } from '../writes/funnel.js';
 import { bulkCreate } from '../writes/bulk-create.js';
 import type { PreparedCreate } from '../writes/prepare-create.js';
-import { parseCsv, unguardCsvText } from './csv.js';
+import { CsvFormatError, csvRecords, unguardCsvText } from './csv.js';
 import { jsonArrayItems } from './json-rows.js';
 
 export type ImportFormat = 'csv' | 'json' | 'ndjson';
@@ -45,17 +45,18 @@ function csvValue(c: Collection, column: string, raw: string): unknown {
   }
 }
 
-function* rowsOf(c: Collection, text: string, format: ImportFormat): Generator<unknown> {
+async function* rowsOf(c: Collection, text: string, format: ImportFormat): AsyncGenerator<unknown> {
   if (format === 'csv') {
     let header: string[] | null = null;
-    for (const cells of parseCsv(text)) {
+    for await (const cells of csvRecords(text)) {
       if (header === null) {
         header = cells.map((h) => h.trim());
         continue;
       }
       const row: Record<string, unknown> = {};
+      // every record has the header's cells (csv.ts refuses any other count)
       header.forEach((column, i) => {
-        if (column !== '' && i < cells.length) Object.defineProperty(row, column, { value: csvValue(c, column, cells[i]), enumerable: true, writable: true, configurable: true });
+        if (column !== '') Object.defineProperty(row, column, { value: csvValue(c, column, cells[i]), enumerable: true, writable: true, configurable: true });
       });
       yield row;
     }
@@ -69,6 +70,13 @@ function* rowsOf(c: Collection, text: string, format: ImportFormat): Generator<u
       yield undefined; // reported with its row number
     }
   }
+}
+
+/** A CSV that is not CSV: the 400 names the row (1 for the first after the header) and its line. */
+function csvFailure(err: CsvFormatError): ApiError {
+  const where = err.row === 0 ? 'the header' : `row ${err.row}`;
+  const message = `${where} (line ${err.line}): ${err.message}`;
+  return badRequest(`Failed to read the CSV: ${message}. Nothing was imported.`, { rows: { [String(err.row)]: rowError(message) } });
 }
 
 /** Ids as a relation value names them (one id, or a list), before normalising. */
@@ -130,10 +138,11 @@ function failure(errors: Map<number, ErrorData>): ApiError {
 export async function importRecords(db: ReadDb, writes: RecordWrites, c: Collection, body: string, format: ImportFormat, ctx: RequestContext, system = false): Promise<{ imported: number }> {
   const rows: unknown[] = [];
   try {
-    for (const row of rowsOf(c, body, format)) {
+    for await (const row of rowsOf(c, body, format)) {
       if (rows.push(row) % SLICE === 0) await nextTurn();
     }
   } catch (err) {
+    if (err instanceof CsvFormatError) throw csvFailure(err);
     throw badRequest(`Failed to read the ${format.toUpperCase()}: ${err instanceof Error ? err.message : String(err)}`);
   }
   body = ''; // dropped once parsed: a large import's memory is its rows from then on

@@ -5,10 +5,11 @@
 // rewritten through the id map, so foreign ids (`pbc_<digits>`, `_pb_users_auth_`) become ours.
 import { authSystemFields, primaryKeyField } from '../fields/system-fields.js';
 import { isRecord } from '../fields/common.js';
-import { resolveFieldType } from '../fields/base.js';
-import type { Collection, IndexDef, RuleKey } from '../types.js';
+import { defaultFieldId, resolveFieldType } from '../fields/base.js';
+import { importableAuthOptions } from '../auth-options.js';
+import type { AuthOptions, Collection, IndexDef, RuleKey } from '../types.js';
 import { RULE_KEYS } from '../types.js';
-import { parseIndexSql } from './index-sql.js';
+import { isPocketBaseAuthIndex, parseIndexSql } from './index-sql.js';
 import type { Notes } from './transfer-notes.js';
 
 export interface ConvertContext {
@@ -20,8 +21,8 @@ export interface ConvertContext {
 }
 
 export interface Converted {
-  /** The structure: fields, indexes and identity fields (rules come in a second step). */
-  structure: { fields: Record<string, unknown>[]; indexes: IndexDef[]; identityFields?: string[] };
+  /** The structure: fields, indexes and identity fields, and an auth collection's options (rules come in a second step). */
+  structure: { fields: Record<string, unknown>[]; indexes: IndexDef[]; identityFields?: string[] } & Partial<Record<keyof AuthOptions, unknown>>;
   rules: Partial<Record<RuleKey, string | null>>;
 }
 
@@ -54,6 +55,15 @@ function convertFields(raw: unknown, type: Collection['type'], name: string, ctx
     // (a new auth collection starts with Deskbase's auth system fields, which PocketBase's replace)
     const stored = ctx.existing?.fields.find((e) => e.system && e.name === fieldName) ?? (type === 'auth' ? authSystemFields().find((e) => e.name === fieldName) : undefined);
     if (stored) field.id = stored.id;
+    // a field given without an id gets the one its validation would give it now, so indexes can name it:
+    // the stored field of that name and type keeps its id (its data with it), else PocketBase's <type><crc32(name)>
+    if (typeof field.id !== 'string' || field.id === '') {
+      const same = ctx.existing?.fields.find((e) => e.name === fieldName && e.type === resolveFieldType(f.type));
+      const base = same?.id ?? defaultFieldId(String(resolveFieldType(f.type)), fieldName);
+      let id = base;
+      for (let i = 2; out.some((o) => isRecord(o) && o.id === id); i++) id = `${base}${i}`;
+      field.id = id;
+    }
     if (f.type === 'relation') {
       const target = typeof f.collectionId === 'string' ? ctx.idOf(f.collectionId) : undefined;
       if (target === undefined) {
@@ -91,9 +101,7 @@ function convertIndexes(raw: unknown, type: Collection['type'], name: string, fi
     }
     const cols = parsed.columns.map((c) => c.name);
     // PocketBase's unique email and tokenKey indexes: Deskbase keeps its own email index, and has no tokenKey
-    if (type === 'auth' && cols.length === 1 && ['email', 'tokenkey'].includes(cols[0].toLowerCase())) continue;
-    // an older PocketBase's `_<id>_created_idx` is the index Deskbase keeps on `created` by itself
-    if (/^_.+_created_idx$/i.test(parsed.name) && cols.length === 1 && cols[0].toLowerCase() === 'created' && !parsed.unique) continue;
+    if (type === 'auth' && isPocketBaseAuthIndex(parsed)) continue;
     const ids = cols.map((c) => fieldIdByName(fields, c));
     // a unique index that is partial would refuse rows PocketBase took; a plain one can only take more
     if (ids.some((id) => id === undefined) || (parsed.unique && parsed.where !== '')) {
@@ -154,6 +162,7 @@ export function convertCollection(c: Record<string, unknown>, type: Collection['
   if (type === 'auth') {
     structure.identityFields = usableIdentityFields(identityFieldsOf(c), structure, name, ctx.notes);
     noteAuthOptions(c, name, ctx.notes);
+    Object.assign(structure, importableAuthOptions(c, (key, message) => ctx.notes.add(name, key, message)));
   }
   return { structure, rules };
 }

@@ -1,5 +1,6 @@
 // What a schema import changes, collection by collection and field by field (the admin UI shows it
 // before applying). Fields are matched by id, as the import itself matches them.
+import { authOptionsOf, STORED_AUTH_OPTION_KEYS } from '../auth-options.js';
 import type { Collection, Field } from '../types.js';
 
 export interface CollectionDiff {
@@ -28,7 +29,12 @@ export function diffCollections(pairs: { before: Collection | undefined; after: 
   const out: CollectionDiff[] = pairs.map(({ before, after }) => {
     if (!before) return { id: after.id, name: after.name, action: 'added', fields: { added: after.fields.map((f) => f.name), changed: [], removed: [] }, settings: [] };
     const fields = fieldDiff(before.fields, after.fields);
-    const settings = SETTINGS.filter((k) => !same(before[k], after[k]));
+    const settings: string[] = SETTINGS.filter((k) => !same(before[k], after[k]));
+    if (after.type === 'auth') {
+      // options a data folder older than them lacks count as their defaults
+      const [a, b] = [authOptionsOf(before), authOptionsOf(after)];
+      settings.push(...STORED_AUTH_OPTION_KEYS.filter((k) => !same(a[k], b[k])));
+    }
     const changed = settings.length > 0 || fields.added.length + fields.changed.length + fields.removed.length > 0;
     return { id: after.id, name: after.name, action: changed ? 'changed' : 'unchanged', fields, settings };
   });

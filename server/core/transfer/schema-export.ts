@@ -1,7 +1,8 @@
 // The schema as PocketBase (v0.23+) exports it: the JSON `PUT /api/collections/import` takes here and
 // in PocketBase, with indexes as `CREATE INDEX` strings (index-sql.ts). Deskbase's system collection
 // `_superusers` is left out (every install has its own); `identityFields` travels as PocketBase's
-// `passwordAuth`.
+// `passwordAuth`, with the other auth options (auth-options.ts).
+import { authOptionsOf } from '../auth-options.js';
 import type { Collection } from '../types.js';
 import { buildIndexSql } from './index-sql.js';
 
@@ -20,7 +21,7 @@ export function exportCollection(c: Collection): ExportedCollection {
   if (c.type === 'auth') {
     out.authRule = c.authRule ?? '';
     out.manageRule = c.manageRule ?? null;
-    out.passwordAuth = { enabled: true, identityFields: c.identityFields ?? ['email'] };
+    Object.assign(out, authOptionsOf(c)); // passwordAuth carries identityFields
   }
   return out;
 }

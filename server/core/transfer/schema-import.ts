@@ -101,7 +101,7 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
     const before = new Map(scratch.all().map((c) => [c.id, c]));
     // a view's fields come from creating it over the schema as it stands in this transaction
     const viewFields = (candidate: Collection) => realizeView(tx, candidate, [...scratch.all().filter((c) => c.id !== candidate.id), candidate]);
-    const ctx = (previous?: Collection): InputContext => ({ lookup: scratch.lookup, allCollections: () => scratch.all(), previous, viewFields });
+    const ctx = (previous?: Collection, newInThisImport = false): InputContext => ({ lookup: scratch.lookup, allCollections: () => scratch.all(), previous, viewFields, newInThisImport });
     dropViews(tx, scratch.all());
     const kept = new Set(plan.items.map((i) => i.id));
     const removed: Collection[] = [];
@@ -142,7 +142,8 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
       const prev = scratch.get(item.id) as Collection;
       const { structure } = converted.get(item.id) as Converted;
       const noRules = prev.system ? {} : Object.fromEntries(Object.keys((converted.get(item.id) as Converted).rules).map((k) => [k, null]));
-      const next = step(item, () => buildCollection({ ...(item.name === prev.name ? {} : { name: item.name }), type: item.type, ...structure, ...noRules }, ctx(prev), defaults, now));
+      // a new collection given without its system fields (`id`; the auth fields) gets them, as PocketBase adds them
+      const next = step(item, () => buildCollection({ ...(item.name === prev.name ? {} : { name: item.name }), type: item.type, ...structure, ...noRules }, ctx(prev, !item.existing), defaults, now));
       const cut = cutFileFields(prev, next);
       const before = cut.length > 0 ? readNames(tx, prev, cut) : new Map();
       try {

@@ -3,7 +3,7 @@
 // write settles, and removed again when it rolls back. What a durable write stops naming is dropped
 // by the change listener in core/file-cleanup.ts.
 import type { FileStorage } from '../../files/storage.js';
-import type { StagedFile } from '../../files/staged.js';
+import { OversizeFile, StagedFile } from '../../files/staged.js';
 import { uploadsOf } from '../fields/file.js';
 import type { Collection } from '../types.js';
 import type { PreparedWrite } from './prepared.js';
@@ -11,6 +11,21 @@ import type { PreparedWrite } from './prepared.js';
 /** The uploads a record's values hold, over all its file fields. */
 export function uploadsIn(c: Collection, values: Record<string, unknown>): StagedFile[] {
   return c.fields.flatMap((f) => (f.type === 'file' ? uploadsOf(values[f.name]) : []));
+}
+
+const isUpload = (v: unknown): boolean => v instanceof StagedFile || v instanceof OversizeFile;
+
+/**
+ * The keys of a submitted body that hold uploads but name no file field of `c` (`avatar`, `avatar+`,
+ * `+avatar` name one): a write would not place them, so the caller refuses them instead of dropping.
+ */
+export function misplacedUploads(c: Collection, body: Record<string, unknown>): string[] {
+  const files = new Set(c.fields.filter((f) => f.type === 'file').map((f) => f.name));
+  return Object.keys(body).filter((key) => {
+    const v = body[key];
+    if (!(Array.isArray(v) ? v.some(isUpload) : isUpload(v))) return false;
+    return !files.has(key.replace(/^\+/, '').replace(/\+$/, ''));
+  });
 }
 
 /**

@@ -6,9 +6,7 @@ import type { StagedFile } from '../../files/staged.js';
 import { contextOf, listContextOf, param } from '../request.js';
 import { readBodyObject } from '../body.js';
 import { noContent } from '../respond.js';
-import { readRecordForm } from '../upload-form.js';
-
-const isMultipart = (event: H3Event) => (event.req.headers.get('content-type') ?? '').split(';', 1)[0].trim().toLowerCase() === 'multipart/form-data';
+import { isMultipart, readRecordForm } from '../upload-form.js';
 
 /** Reads a write's body (files included) and runs it, removing what it received and did not place. */
 async function withBody<T>(event: H3Event, core: Core, failed: string, run: (body: Record<string, unknown>) => Promise<T>): Promise<T> {

@@ -1,0 +1,310 @@
+// PocketBase's auth collection options (core/collection_model_auth_options.go): password sign-in,
+// OAuth2, OTP, MFA, new-login alerts, token durations and e-mail templates. Every option is stored with
+// the collection and answered in PocketBase's shape; what Deskbase does not do yet cannot be turned on
+// (a 400 naming the key: "not supported yet"), so no one believes MFA is on when it is not:
+//   - passwordAuth: always enabled; its identityFields are the collection's `identityFields`;
+//   - oauth2, otp, mfa, authAlert: stored off only (their settings are kept, no providers);
+//   - authToken: Deskbase's sessions last 7 days, extended on refresh (session-store.ts); fileToken: 3
+//     minutes (file-tokens.ts): any other duration is refused;
+//   - passwordResetToken, emailChangeToken, verificationToken and the e-mail templates belong to e-mail
+//     flows Deskbase does not have: stored and answered, with PocketBase's validation, for a schema that
+//     travels to PocketBase and back.
+// Token secrets and OAuth2 client secrets are never stored or answered (PocketBase never serializes them).
+import { fieldError, type ErrorData, type FieldError } from '../errors.js';
+import { isRecord } from './fields/common.js';
+import { FILE_TOKEN_SECONDS } from './file-tokens.js';
+import { SESSION_SECONDS } from './session-store.js';
+import type { AuthOptions, Collection, EmailTemplate, TokenConfig } from './types.js';
+
+export type { AuthOptions };
+
+export const AUTH_OPTION_KEYS = [
+  'authAlert', 'oauth2', 'passwordAuth', 'mfa', 'otp',
+  'authToken', 'passwordResetToken', 'emailChangeToken', 'verificationToken', 'fileToken',
+  'verificationTemplate', 'resetPasswordTemplate', 'confirmEmailChangeTemplate',
+] as const satisfies readonly (keyof AuthOptions)[];
+
+/** What the collection stores: every option but passwordAuth (always enabled; its identityFields are the collection's). */
+export const STORED_AUTH_OPTION_KEYS = AUTH_OPTION_KEYS.filter((k): k is Exclude<keyof AuthOptions, 'passwordAuth'> => k !== 'passwordAuth');
+
+type TokenKey = 'authToken' | 'passwordResetToken' | 'emailChangeToken' | 'verificationToken' | 'fileToken';
+type TemplateKey = 'verificationTemplate' | 'resetPasswordTemplate' | 'confirmEmailChangeTemplate';
+const TOKEN_KEYS: readonly TokenKey[] = ['authToken', 'passwordResetToken', 'emailChangeToken', 'verificationToken', 'fileToken'];
+const TEMPLATE_KEYS: readonly TemplateKey[] = ['verificationTemplate', 'resetPasswordTemplate', 'confirmEmailChangeTemplate'];
+
+/** Token durations Deskbase keeps whatever is configured: only these values are accepted. */
+const FIXED_DURATIONS: Partial<Record<TokenKey, { seconds: number; what: string }>> = {
+  authToken: { seconds: SESSION_SECONDS, what: 'sessions last 7 days and are extended on each refresh' },
+  fileToken: { seconds: FILE_TOKEN_SECONDS, what: 'file tokens last 3 minutes' },
+};
+
+const signature = (app = '{APP_NAME}') => `<p>\n  Thanks,<br/>\n  ${app} team\n</p>`;
+
+/** PocketBase's defaults (core/collection_model_auth_templates.go), but the new-login alert is off: Deskbase sends no e-mail. */
+export function defaultAuthOptions(identityFields: string[] = ['email']): AuthOptions {
+  return {
+    authAlert: {
+      enabled: false,
+      emailTemplate: {
+        subject: 'Login from a new location',
+        body: `<p>Hello,</p>\n<p>We noticed a login to your {APP_NAME} account from a new location:</p>\n<p><em>{ALERT_INFO}</em></p>\n<p><strong>If this wasn't you, you should immediately change your {APP_NAME} account password to revoke access from all other locations.</strong></p>\n<p>If this was you, you may disregard this email.</p>\n${signature()}`,
+      },
+    },
+    oauth2: { enabled: false, mappedFields: { id: '', name: '', username: '', avatarURL: '' }, providers: [] },
+    passwordAuth: { enabled: true, identityFields: [...identityFields] },
+    mfa: { enabled: false, duration: 1800, rule: '' },
+    otp: {
+      enabled: false, duration: 180, length: 8,
+      emailTemplate: {
+        subject: 'OTP for {APP_NAME}',
+        body: `<p>Hello,</p>\n<p>Your one-time password is: <strong>{OTP}</strong></p>\n<p><i>If you didn't ask for the one-time password, you can ignore this email.</i></p>\n${signature()}`,
+      },
+    },
+    authToken: { duration: SESSION_SECONDS },
+    passwordResetToken: { duration: 1800 },
+    emailChangeToken: { duration: 1800 },
+    verificationToken: { duration: 259200 },
+    fileToken: { duration: FILE_TOKEN_SECONDS },
+    verificationTemplate: {
+      subject: 'Verify your {APP_NAME} email',
+      body: `<p>Hello,</p>\n<p>Thank you for joining us at {APP_NAME}.</p>\n<p>Click on the button below to verify your email address.</p>\n<p>\n  <a class="btn" href="{APP_URL}/_/#/auth/confirm-verification/{TOKEN}" target="_blank" rel="noopener">Verify</a>\n</p>\n${signature()}`,
+    },
+    resetPasswordTemplate: {
+      subject: 'Reset your {APP_NAME} password',
+      body: `<p>Hello,</p>\n<p>Click on the button below to reset your password.</p>\n<p>\n  <a class="btn" href="{APP_URL}/_/#/auth/confirm-password-reset/{TOKEN}" target="_blank" rel="noopener">Reset password</a>\n</p>\n<p><i>If you didn't ask to reset your password, you can ignore this email.</i></p>\n${signature()}`,
+    },
+    confirmEmailChangeTemplate: {
+      subject: 'Confirm your {APP_NAME} new email address',
+      body: `<p>Hello,</p>\n<p>Click on the button below to confirm your new email address.</p>\n<p>\n  <a class="btn" href="{APP_URL}/_/#/auth/confirm-email-change/{TOKEN}" target="_blank" rel="noopener">Confirm new email</a>\n</p>\n<p><i>If you didn't ask to change your email address, you can ignore this email.</i></p>\n${signature()}`,
+    },
+  };
+}
+
+/** An auth collection's options as stored, defaults filled in (data folders older than the options have none). */
+export function authOptionsOf(c: Collection): AuthOptions {
+  const out = defaultAuthOptions(c.identityFields);
+  for (const key of STORED_AUTH_OPTION_KEYS) if (c[key] !== undefined) (out as unknown as Record<string, unknown>)[key] = structuredClone(c[key]);
+  out.passwordAuth = { enabled: true, identityFields: [...(c.identityFields ?? ['email'])] };
+  return out;
+}
+
+const notSupported = (what: string): FieldError => fieldError('validation_not_supported', `${what} is not supported yet.`);
+const invalidValue = (message = 'Invalid or unsupported value type.'): FieldError => fieldError('validation_invalid_value', message);
+
+/** Reads a submitted option object over the current one: the keys it names, nothing else (an unknown key is a 400). */
+class OptionObject {
+  readonly errors: ErrorData = {};
+  constructor(readonly input: Record<string, unknown>, readonly known: readonly string[]) {
+    for (const key of Object.keys(input)) if (!known.includes(key)) this.errors[key] = fieldError('validation_unknown_option', `Unknown option "${key}".`);
+  }
+
+  has(key: string): boolean {
+    return Object.hasOwn(this.input, key);
+  }
+
+  bool(key: string, current: boolean): boolean {
+    if (!this.has(key)) return current;
+    const v = this.input[key];
+    if (typeof v === 'boolean') return v;
+    this.errors[key] = invalidValue();
+    return current;
+  }
+
+  string(key: string, current: string): string {
+    if (!this.has(key)) return current;
+    const v = this.input[key];
+    if (typeof v === 'string') return v;
+    this.errors[key] = invalidValue();
+    return current;
+  }
+
+  /** An integer within [min, max] (ozzo's Required, Min, Max when `checked`). */
+  int(key: string, current: number, min: number, max: number, checked = true): number {
+    if (!this.has(key)) return current;
+    const v = this.input[key];
+    if (typeof v !== 'number' || !Number.isInteger(v)) {
+      this.errors[key] = invalidValue('Must be a whole number of seconds (or characters).');
+      return current;
+    }
+    if (checked && v === 0) this.errors[key] = fieldError('validation_required', 'Cannot be blank.');
+    else if (checked && v < min) this.errors[key] = fieldError('validation_min_greater_equal_than_required', `Must be no less than ${min}.`, { threshold: min });
+    else if (checked && v > max) this.errors[key] = fieldError('validation_max_less_equal_than_required', `Must be no greater than ${max}.`, { threshold: max });
+    return v;
+  }
+
+  object(key: string): Record<string, unknown> | undefined {
+    if (!this.has(key)) return undefined;
+    const v = this.input[key];
+    if (isRecord(v)) return v;
+    this.errors[key] = invalidValue('Must be an object.');
+    return undefined;
+  }
+}
+
+function readTemplate(input: unknown, current: EmailTemplate, errors: ErrorData, key: string): EmailTemplate {
+  if (input === undefined) return current;
+  if (!isRecord(input)) {
+    errors[key] = invalidValue('Must be an object.');
+    return current;
+  }
+  const r = new OptionObject(input, ['subject', 'body']);
+  const out = { subject: r.string('subject', current.subject), body: r.string('body', current.body) };
+  // PocketBase validates every template, used or not
+  if (r.errors.subject === undefined && out.subject === '') r.errors.subject = fieldError('validation_required', 'Cannot be blank.');
+  if (r.errors.body === undefined && out.body === '') r.errors.body = fieldError('validation_required', 'Cannot be blank.');
+  if (Object.keys(r.errors).length > 0) errors[key] = r.errors;
+  return out;
+}
+
+function readToken(key: TokenKey, input: unknown, current: TokenConfig, errors: ErrorData): TokenConfig {
+  if (!isRecord(input)) {
+    errors[key] = invalidValue('Must be an object.');
+    return current;
+  }
+  const r = new OptionObject(input, ['duration', 'secret']);
+  // PocketBase's secret signs its JWTs; Deskbase's sessions are opaque, held on the server (session-store.ts)
+  if (r.has('secret') && r.input.secret !== '' && r.input.secret !== null) r.errors.secret = notSupported('Setting a token secret (Deskbase sessions are opaque and kept on the server; end sessions instead)');
+  const duration = r.int('duration', current.duration, 10, 94670856);
+  const fixed = FIXED_DURATIONS[key];
+  if (fixed && r.errors.duration === undefined && duration !== fixed.seconds) {
+    r.errors.duration = notSupported(`A ${key} duration other than ${fixed.seconds} seconds (${fixed.what})`);
+  }
+  if (Object.keys(r.errors).length > 0) errors[key] = r.errors;
+  return { duration };
+}
+
+/**
+ * The auth options of `input` over `current` (PATCH merges each submitted object onto the stored one,
+ * as PocketBase binds JSON onto its struct), validated. `identityFields` is what
+ * `passwordAuth.identityFields` sets: the caller validates it with the collection's own identityFields.
+ */
+export function readAuthOptions(input: Record<string, unknown>, current: AuthOptions, errors: ErrorData): { options: AuthOptions; identityFields?: unknown } {
+  const out = structuredClone(current);
+  let identityFields: unknown;
+  const sub = (key: keyof AuthOptions, known: readonly string[]): OptionObject | undefined => {
+    if (!Object.hasOwn(input, key) || input[key] === undefined || input[key] === null) return undefined; // null changes nothing (Go's JSON)
+    const v = input[key];
+    if (!isRecord(v)) {
+      errors[key] = invalidValue('Must be an object.');
+      return undefined;
+    }
+    return new OptionObject(v, known);
+  };
+  const done = (key: keyof AuthOptions, r: OptionObject) => {
+    if (Object.keys(r.errors).length > 0) errors[key] = { ...(errors[key] as ErrorData | undefined), ...r.errors };
+  };
+
+  const password = sub('passwordAuth', ['enabled', 'identityFields']);
+  if (password) {
+    if (!password.bool('enabled', true)) password.errors.enabled = notSupported('Turning password sign-in off');
+    if (password.has('identityFields')) identityFields = password.input.identityFields;
+    done('passwordAuth', password);
+  }
+
+  const oauth2 = sub('oauth2', ['enabled', 'mappedFields', 'providers']);
+  if (oauth2) {
+    if (oauth2.bool('enabled', out.oauth2.enabled)) oauth2.errors.enabled = notSupported('OAuth2 sign-in');
+    const providers = oauth2.input.providers;
+    if (providers !== undefined && providers !== null && (!Array.isArray(providers) || providers.length > 0)) {
+      oauth2.errors.providers = Array.isArray(providers) ? notSupported('OAuth2 providers') : invalidValue('Must be an array.');
+    }
+    const mapped = oauth2.object('mappedFields');
+    if (mapped) {
+      const m = new OptionObject(mapped, ['id', 'name', 'username', 'avatarURL']);
+      out.oauth2.mappedFields = {
+        id: m.string('id', out.oauth2.mappedFields.id), name: m.string('name', out.oauth2.mappedFields.name),
+        username: m.string('username', out.oauth2.mappedFields.username), avatarURL: m.string('avatarURL', out.oauth2.mappedFields.avatarURL),
+      };
+      if (Object.keys(m.errors).length > 0) oauth2.errors.mappedFields = m.errors;
+    }
+    done('oauth2', oauth2);
+  }
+
+  const mfa = sub('mfa', ['enabled', 'duration', 'rule']);
+  if (mfa) {
+    if (mfa.bool('enabled', out.mfa.enabled)) mfa.errors.enabled = notSupported('Multi-factor authentication (MFA)');
+    out.mfa.duration = mfa.int('duration', out.mfa.duration, 10, 86400, false);
+    out.mfa.rule = mfa.string('rule', out.mfa.rule);
+    done('mfa', mfa);
+  }
+
+  const otp = sub('otp', ['enabled', 'duration', 'length', 'emailTemplate']);
+  if (otp) {
+    if (otp.bool('enabled', out.otp.enabled)) otp.errors.enabled = notSupported('One-time password (OTP) sign-in');
+    out.otp.duration = otp.int('duration', out.otp.duration, 10, 86400, false);
+    out.otp.length = otp.int('length', out.otp.length, 4, Number.MAX_SAFE_INTEGER, false);
+    out.otp.emailTemplate = readTemplate(otp.input.emailTemplate, out.otp.emailTemplate, otp.errors, 'emailTemplate');
+    done('otp', otp);
+  }
+
+  const alert = sub('authAlert', ['enabled', 'emailTemplate']);
+  if (alert) {
+    if (alert.bool('enabled', out.authAlert.enabled)) alert.errors.enabled = notSupported('E-mail alerts on new sign-ins (Deskbase sends no e-mail)');
+    out.authAlert.emailTemplate = readTemplate(alert.input.emailTemplate, out.authAlert.emailTemplate, alert.errors, 'emailTemplate');
+    done('authAlert', alert);
+  }
+
+  const given = (key: keyof AuthOptions) => Object.hasOwn(input, key) && input[key] !== undefined && input[key] !== null;
+  for (const key of TOKEN_KEYS) if (given(key)) out[key] = readToken(key, input[key], out[key], errors);
+  for (const key of TEMPLATE_KEYS) if (given(key)) out[key] = readTemplate(input[key], out[key], errors, key);
+  return { options: out, identityFields };
+}
+
+/**
+ * Sets `options` on an auth collection (passwordAuth is not stored: see authOptionsOf). OAuth2 mapped
+ * fields that name no field of the collection are unset, as PocketBase's unsetMissingOAuth2MappedFields.
+ */
+export function storeAuthOptions(c: Collection, options: AuthOptions): void {
+  const mapped = options.oauth2.mappedFields;
+  for (const k of Object.keys(mapped) as (keyof typeof mapped)[]) if (mapped[k] !== '' && !c.fields.some((f) => f.name === mapped[k])) mapped[k] = '';
+  for (const key of STORED_AUTH_OPTION_KEYS) (c as unknown as Record<string, unknown>)[key] = options[key];
+}
+
+/** Auth options sent for a collection that is not an auth collection: refused, naming each key. */
+export function refuseAuthOptions(input: Record<string, unknown>, errors: ErrorData): void {
+  for (const key of AUTH_OPTION_KEYS) {
+    if (Object.hasOwn(input, key) && input[key] !== undefined && input[key] !== null) errors[key] = fieldError('validation_auth_only', 'Only auth collections have this option.');
+  }
+}
+
+/**
+ * A foreign collection's auth options (PocketBase's export) as Deskbase can keep them: what Deskbase
+ * cannot do is turned off (the import notes it), fixed token durations become Deskbase's (noted here),
+ * secrets and OAuth2 providers are left out, values of the wrong type are skipped (the defaults stay).
+ */
+export function importableAuthOptions(raw: Record<string, unknown>, note: (key: string, message: string) => void): Partial<Record<keyof AuthOptions, unknown>> {
+  const out: Partial<Record<keyof AuthOptions, unknown>> = {};
+  const obj = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
+  const pickTyped = (v: unknown, keys: Record<string, 'string' | 'number'>): Record<string, unknown> => {
+    const o = obj(v);
+    const r: Record<string, unknown> = {};
+    for (const [k, t] of Object.entries(keys)) if (typeof o[k] === t && (t !== 'number' || Number.isInteger(o[k]))) r[k] = o[k];
+    return r;
+  };
+  const template = (v: unknown) => {
+    const t = pickTyped(v, { subject: 'string', body: 'string' });
+    return typeof t.subject === 'string' && t.subject !== '' && typeof t.body === 'string' && t.body !== '' ? t : undefined;
+  };
+  if (isRecord(raw.oauth2)) out.oauth2 = { enabled: false, mappedFields: pickTyped(raw.oauth2.mappedFields, { id: 'string', name: 'string', username: 'string', avatarURL: 'string' }) };
+  if (isRecord(raw.mfa)) out.mfa = { enabled: false, ...pickTyped(raw.mfa, { duration: 'number', rule: 'string' }) };
+  if (isRecord(raw.otp)) {
+    const emailTemplate = template(raw.otp.emailTemplate);
+    out.otp = { enabled: false, ...pickTyped(raw.otp, { duration: 'number', length: 'number' }), ...(emailTemplate ? { emailTemplate } : {}) };
+  }
+  if (isRecord(raw.authAlert)) {
+    const emailTemplate = template(raw.authAlert.emailTemplate);
+    out.authAlert = { enabled: false, ...(emailTemplate ? { emailTemplate } : {}) };
+  }
+  for (const key of TOKEN_KEYS) {
+    const duration = obj(raw[key]).duration;
+    if (typeof duration !== 'number' || !Number.isInteger(duration) || duration < 10 || duration > 94670856) continue;
+    const fixed = FIXED_DURATIONS[key];
+    if (fixed && duration !== fixed.seconds) note(key, `A duration of ${duration} seconds is not supported yet: ${fixed.what} (${fixed.seconds} seconds).`);
+    out[key] = { duration: fixed ? fixed.seconds : duration };
+  }
+  for (const key of TEMPLATE_KEYS) {
+    const t = template(raw[key]);
+    if (t) out[key] = t;
+  }
+  return out;
+}
