@@ -3,6 +3,8 @@
 // 400, nothing stored changes, and no health check waits 250 ms.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_IMPORT_ROWS } from '../server/core/transfer/records-import.js';
+import { loadSqlJs } from '../server/store/db.js';
+import { unzip, zipOf } from './files/zip-read.js';
 import { http } from './fixtures/hardening-http.js';
 import { whilePolled } from './fixtures/health-poll.js';
 import { startChildServer, type ChildServer } from './support/child-server.js';
@@ -18,6 +20,8 @@ beforeAll(async () => {
   ({ url, su } = server);
   const r = await http(url, 'POST', '/api/collections', { token: su, body: { name: 'notes', fields: [{ name: 'title', type: 'text' }] } });
   expect(r.status, r.text).toBe(200);
+  const docs = await http(url, 'POST', '/api/collections', { token: su, body: { name: 'docs', fields: [{ name: 'att', type: 'file', maxSelect: 3 }] } });
+  expect(docs.status, docs.text).toBe(200);
 }, 60_000);
 
 afterAll(async () => {
@@ -52,5 +56,50 @@ describe('item 11: a records import has a row cap', () => {
     expect(r.status, r.text).toBe(400);
     expect(r.body.data.rows.code).toBe('validation_too_many_rows');
     expect(await count('notes')).toBe(0);
+  }, 60_000);
+});
+
+/** The server's own backup with its data.db changed by `edit` (sql.js), zipped again. */
+async function hostileBackup(edit: (run: (sql: string) => void) => void): Promise<Buffer> {
+  const res = await fetch(`${url}/api/backup`, { headers: { authorization: `Bearer ${su}` } });
+  expect(res.status).toBe(200);
+  const entries = await unzip(Buffer.from(await res.arrayBuffer()));
+  const SQL = await loadSqlJs();
+  const db = new SQL.Database(entries.get('data.db'));
+  edit((sql) => db.run(sql));
+  entries.set('data.db', Buffer.from(db.export()));
+  db.close();
+  return zipOf([...entries]);
+}
+
+const restore = (zip: Buffer) => http(url, 'POST', '/api/backup/restore', { token: su, raw: zip as unknown as string, headers: { 'content-type': 'application/zip' } });
+
+describe('items 8 and 10: a restore checks what start-up and every backup will read, before the swap', () => {
+  const hostile: [string, string, RegExp][] = [
+    ['definition-not-json', `UPDATE _collections SET data = '{"id":' WHERE name = 'notes'`, /definition of collection .* cannot be loaded: not JSON/],
+    ['definition-no-fields', `UPDATE _collections SET data = json_remove(data, '$.fields') WHERE name = 'notes'`, /cannot be loaded: it has no fields list/],
+    ['definition-unsafe-id', `UPDATE _collections SET data = json_set(data, '$.id', '../../x') WHERE name = 'notes'`, /cannot be loaded: its id is missing or not a plain name/],
+    ['column-missing', 'ALTER TABLE notes DROP COLUMN title', /collection "notes" has no column for title/],
+    ['record-id-dots', `INSERT INTO notes (id, title) VALUES ('../../../etc/x', '')`, /collection "notes" has a record whose id "..\/..\/..\/etc\/x" is not 15 characters/],
+    ['file-name-dots', `INSERT INTO docs (id, att) VALUES ('aaaaaaaaaaaaaaa', '["../../../evil.txt"]')`, /a record names a file that is not a plain file name .*evil\.txt/],
+  ];
+  it.each(hostile)('%s: a 400 before the swap, and the data stays as it was', async (name, sql, message) => {
+    const kept = await http(url, 'POST', '/api/collections/notes/records', { token: su, body: { title: `kept ${name}` } });
+    expect(kept.status, kept.text).toBe(200);
+    const zip = await hostileBackup((run) => run(sql));
+    const r = await polled(`restore-${name}`, () => restore(zip));
+    expect(r.status, r.text).toBe(400);
+    expect(r.body.message).toMatch(/^Invalid backup archive: /);
+    expect(r.body.message).toMatch(message);
+    // nothing changed: the record made before is there, and a backup is whole
+    expect((await http(url, 'GET', `/api/collections/notes/records/${kept.body.id}`, { token: su })).body.title).toBe(`kept ${name}`);
+    const again = await fetch(`${url}/api/backup`, { headers: { authorization: `Bearer ${su}` } });
+    expect((await unzip(Buffer.from(await again.arrayBuffer()))).has('data.db')).toBe(true);
+  }, 60_000);
+
+  it('the same backup unchanged restores (the checks pass what Deskbase writes)', async () => {
+    const zip = await hostileBackup(() => undefined);
+    const r = await polled('restore-plain', () => restore(zip));
+    expect(r.status, r.text).toBe(200);
   }, 60_000);
 });
