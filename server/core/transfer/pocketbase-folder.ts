@@ -173,8 +173,14 @@ function folderNotes(db: ForeignDb, notes: Notes): void {
   notes.add('*', 'sessions', 'Auth tokens issued by PocketBase do not carry over: users sign in again (with the same passwords).');
 }
 
-/** Imports a PocketBase folder: collections, records and their files, all or nothing. */
-export async function importPocketBase(importSchema: SchemaImporter, storage: FileStorage, source: PocketBaseSource): Promise<PocketBaseImportResult> {
+/**
+ * Imports a PocketBase folder: collections, records and their files, all or nothing. A stored
+ * collection the folder also has (`users`, `_superusers`) is merged: its fields keep their ids by name
+ * and the ones the folder lacks stay (schema-convert.ts `keepStored`), so no field is dropped with its
+ * data; rules the folder opens are flagged (rule-changes.ts). `dryRun` runs everything but the files in
+ * a transaction that is rolled back and answers what applying would do.
+ */
+export async function importPocketBase(importSchema: SchemaImporter, storage: FileStorage, source: PocketBaseSource, dryRun = false): Promise<PocketBaseImportResult> {
   let db: ForeignDb;
   try {
     db = await openForeignDb(source.db);
@@ -185,7 +191,8 @@ export async function importPocketBase(importSchema: SchemaImporter, storage: Fi
   let files = new Map<string, number>();
   try {
     const collections = collectionsOf(db);
-    const result = await importSchema({ collections, deleteMissing: false }, {
+    const result = await importSchema({ collections, deleteMissing: false, dryRun }, {
+      keepStoredFields: true,
       before: async (plan, notes) => {
         ({ adopted, counts: files } = await bringFiles(db, plan, storage, source.files, notes));
       },
@@ -196,7 +203,7 @@ export async function importPocketBase(importSchema: SchemaImporter, storage: Fi
       },
     });
     (adopted as Adopted | null)?.settle();
-    return { changes: result.changes, notes: result.notes, dryRun: false, records: result.then ?? [] };
+    return { changes: result.changes, notes: result.notes, dryRun, records: result.then ?? [] };
   } catch (err) {
     await (adopted as Adopted | null)?.undo();
     throw err;

@@ -4,6 +4,7 @@
 // sort orders or WHERE clauses, auth options (OAuth2, MFA, OTP, alerts). Relation targets are
 // rewritten through the id map, so foreign ids (`pbc_<digits>`, `_pb_users_auth_`) become ours.
 import { authSystemFields, primaryKeyField } from '../fields/system-fields.js';
+import { badRequest } from '../../errors.js';
 import { isRecord } from '../fields/common.js';
 import { resolveFieldType } from '../fields/base.js';
 import type { Collection, IndexDef, RuleKey } from '../types.js';
@@ -17,6 +18,12 @@ export interface ConvertContext {
   /** The stored collection the import updates, if any. */
   existing: Collection | undefined;
   notes: Notes;
+  /**
+   * The PocketBase import's merge: a field of the stored collection keeps its id when the file has a
+   * field of the same name (so its values stay), and a stored field the file lacks is kept, noted,
+   * instead of being dropped with its data. A field whose type differs fails the import.
+   */
+  keepStored?: boolean;
 }
 
 export interface Converted {
@@ -54,6 +61,13 @@ function convertFields(raw: unknown, type: Collection['type'], name: string, ctx
     // (a new auth collection starts with Deskbase's auth system fields, which PocketBase's replace)
     const stored = ctx.existing?.fields.find((e) => e.system && e.name === fieldName) ?? (type === 'auth' ? authSystemFields().find((e) => e.name === fieldName) : undefined);
     if (stored) field.id = stored.id;
+    const same = ctx.keepStored ? ctx.existing?.fields.find((e) => !e.system && e.name.toLowerCase() === fieldName.toLowerCase()) : undefined;
+    if (same) {
+      if (same.type !== resolveFieldType(f.type)) {
+        throw badRequest(`Failed to import the submitted collections: collection "${name}": field "${fieldName}" is of type "${String(f.type)}" in the file and "${same.type}" here; rename one of them first (the import never changes the type of a stored field).`);
+      }
+      field.id = same.id;
+    }
     if (f.type === 'relation') {
       const target = typeof f.collectionId === 'string' ? ctx.idOf(f.collectionId) : undefined;
       if (target === undefined) {
@@ -63,6 +77,13 @@ function convertFields(raw: unknown, type: Collection['type'], name: string, ctx
       field.collectionId = target;
     }
     out.push(field);
+  }
+  if (ctx.keepStored && ctx.existing) {
+    for (const kept of ctx.existing.fields) {
+      if (out.some((f) => isRecord(f) && typeof f.name === 'string' && f.name.toLowerCase() === kept.name.toLowerCase())) continue;
+      out.push({ ...kept });
+      if (!kept.system) ctx.notes.add(name, `field ${kept.name}`, 'Kept: the PocketBase folder has no such field. Its values stay; records from the folder leave it empty.');
+    }
   }
   if (type === 'auth') {
     // PocketBase always has them; a hand-written file may not

@@ -29,6 +29,7 @@ import { convertCollection, type Converted } from './schema-convert.js';
 import { diffCollections, type CollectionDiff } from './schema-diff.js';
 import { planImport, type Plan, type PlannedCollection } from './schema-plan.js';
 import { Notes, type TransferNote } from './transfer-notes.js';
+import { noteOpenedRules } from './rule-changes.js';
 
 export interface SchemaImportResult {
   /** What changed (or would change, for a dry run), collection by collection. */
@@ -40,11 +41,14 @@ export interface SchemaImportResult {
 /** What an import may add around the schema's own transaction (the PocketBase import's files and records). */
 export interface ImportSteps<R> {
   before?: (plan: Plan, notes: Notes) => Promise<void>;
+  /** Runs in the transaction, a dry run's too (its result is then rolled back with the rest). */
   then?: (tx: WriteTx, schema: Registry, plan: Plan, notes: Notes) => R;
+  /** Stored fields are matched by name and kept when the file lacks them (schema-convert.ts `keepStored`). */
+  keepStoredFields?: boolean;
 }
 
 class DryRun extends Error {
-  constructor(readonly result: SchemaImportResult) {
+  constructor(readonly result: SchemaImportResult & { then?: unknown }) {
     super('dry run');
   }
 }
@@ -88,7 +92,7 @@ interface CutNames {
 }
 
 export function createSchemaImport(store: Store, registry: Registry, sessions: Sessions, files: FileStorage, onChange: CollectionListener) {
-  function apply(tx: WriteTx, plan: Plan, deleteMissing: boolean, notes: Notes): { changes: CollectionDiff[]; scratch: Registry; removed: Collection[]; cuts: CutNames[] } {
+  function apply(tx: WriteTx, plan: Plan, deleteMissing: boolean, notes: Notes, keepStored: boolean): { changes: CollectionDiff[]; scratch: Registry; removed: Collection[]; cuts: CutNames[] } {
     const scratch = new Registry();
     scratch.load(tx);
     const before = new Map(scratch.all().map((c) => [c.id, c]));
@@ -107,7 +111,7 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
     }
     const idOf = (foreign: string) => plan.ids.get(foreign) ?? plan.ids.get(foreign.toLowerCase()) ?? scratch.get(foreign)?.id;
     const converted = new Map<string, Converted>();
-    for (const item of plan.items) converted.set(item.id, convertCollection(item.raw, item.type, item.name, { idOf, existing: item.existing, notes }));
+    for (const item of plan.items) converted.set(item.id, convertCollection(item.raw, item.type, item.name, { idOf, existing: item.existing, notes, keepStored }));
     const now = isoNow();
     // 1. new collections, system fields only
     for (const item of plan.items) {
@@ -151,6 +155,7 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
       }
       const next = step(item, () => buildCollection(rules, ctx(prev), defaults, now));
       const original = before.get(item.id);
+      if (original) noteOpenedRules(original, next, notes);
       if (original?.type === 'auth' && (original.authRule as string | null | undefined) !== next.authRule) sessions.endCollection(tx, item.id);
       scratch.put(next);
     }
@@ -189,9 +194,9 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
     try {
       let applied: { removed: Collection[]; cuts: CutNames[] } = { removed: [], cuts: [] };
       const result = await store.write((tx) => {
-        const { changes, scratch, removed, cuts } = apply(tx, plan, deleteMissing, notes);
-        if (dryRun) throw new DryRun({ changes, notes: notes.list, dryRun });
+        const { changes, scratch, removed, cuts } = apply(tx, plan, deleteMissing, notes, steps.keepStoredFields === true);
         const more = steps.then?.(tx, scratch, plan, notes);
+        if (dryRun) throw new DryRun({ changes, notes: notes.list, dryRun, then: more });
         registry.load(tx); // the live registry takes the new schema with the commit
         applied = { removed, cuts };
         return { changes, notes: notes.list, dryRun, then: more };
@@ -199,7 +204,7 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
       settle(result.changes, applied.removed, applied.cuts);
       return result;
     } catch (err) {
-      if (err instanceof DryRun) return err.result;
+      if (err instanceof DryRun) return err.result as SchemaImportResult & { then?: R };
       throw err;
     }
   };
