@@ -2,8 +2,14 @@
 // `?dryRun=true` answers the diff, the record counts and the notes with nothing applied; a stored
 // collection the folder also has (`users`) is merged: no field is dropped with its data, same-named
 // fields keep their values; rules the folder opens are flagged as warnings.
-import { describe, expect, it } from 'vitest';
-import { loadSqlJs } from '../../server/store/db.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createCore } from '../../server/core/index.js';
+import { runImport } from '../../server/import-pocketbase.js';
+import { loadSqlJs, openStore } from '../../server/store/db.js';
+import { pocketBaseData, writePocketBaseFolder } from './pocketbase-storage.js';
 import { eachSuperuser, signUpUser, type Harness } from '../support/harness.js';
 import { pocketBaseDb } from './pocketbase-db.js';
 
@@ -83,4 +89,48 @@ describe('the PocketBase import plan', () => {
     expect(r.status, JSON.stringify(r.body)).toBe(400);
     expect(r.body.message).toBe('Failed to import the submitted collections: collection "users": field "name" is of type "number" in the file and "text" here; rename one of them first (the import never changes the type of a stored field).');
   });
+});
+
+describe('the CLI prints the plan and asks before applying', () => {
+  const root = mkdtempSync(join(tmpdir(), 'deskbase-pb-plan-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  const postsIn = async (dir: string) => {
+    const store = await openStore({ dir });
+    try {
+      return (await createCore(store)).registry.get('posts') !== undefined;
+    } finally {
+      await store.close();
+    }
+  };
+
+  it('--dry-run and a "no" change nothing; without a terminal it needs --yes; "yes" applies', async () => {
+    const pbData = join(root, 'pb_data');
+    const dir = join(root, 'deskbase');
+    await writePocketBaseFolder(pbData, await pocketBaseData());
+    const lines: string[] = [];
+    const log = (l: string) => void lines.push(l);
+    expect(await runImport([pbData, '--dir', dir, '--dry-run'], log, null)).toBe(0);
+    const out = lines.join('\n');
+    expect(out).toContain(`The import into ${dir} would change (nothing is changed yet):`);
+    expect(out).toMatch(/ {2}users: collection changed \(fields [^)]*~avatar[^)]*\), 2 records/);
+    expect(out).toContain('  posts: collection added, 2 records');
+    expect(out).toContain('Dry run: nothing was changed.');
+    expect(await postsIn(dir)).toBe(false);
+
+    lines.length = 0;
+    expect(await runImport([pbData, '--dir', dir], log, null)).toBe(1);
+    expect(lines.at(-1)).toBe('\nNothing was changed: run again with --yes to apply this plan.');
+    expect(await postsIn(dir)).toBe(false);
+
+    const asked: string[] = [];
+    expect(await runImport([pbData, '--dir', dir], log, async (q) => (asked.push(q), 'n'))).toBe(1);
+    expect(asked).toEqual(['\nApply these changes? [y/N] ']);
+    expect(await postsIn(dir)).toBe(false);
+
+    lines.length = 0;
+    expect(await runImport([pbData, '--dir', dir], log, async () => 'yes')).toBe(0);
+    expect(lines.join('\n')).toMatch(/Imported into .* in [\d.]+ s:\n(.|\n)*posts: collection added, 2 records/);
+    expect(await postsIn(dir)).toBe(true);
+  }, 60_000);
 });
