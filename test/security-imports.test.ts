@@ -1,10 +1,11 @@
-// What a superuser's import or restore can do to a running server (issue 21, items 8, 10 and 11),
+// What a superuser's import or restore can do to a running server (issue 21, items 6, 8, 9, 10, 11),
 // against a server in its own process while `/api/health` is polled: each hostile upload gets its clear
 // 400, nothing stored changes, and no health check waits 250 ms.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_IMPORT_ROWS } from '../server/core/transfer/records-import.js';
 import { loadSqlJs } from '../server/store/db.js';
 import { unzip, zipOf } from './files/zip-read.js';
+import { pocketBaseDb } from './transfer/pocketbase-db.js';
 import { http } from './fixtures/hardening-http.js';
 import { whilePolled } from './fixtures/health-poll.js';
 import { startChildServer, type ChildServer } from './support/child-server.js';
@@ -81,6 +82,7 @@ describe('items 8 and 10: a restore checks what start-up and every backup will r
     ['definition-unsafe-id', `UPDATE _collections SET data = json_set(data, '$.id', '../../x') WHERE name = 'notes'`, /cannot be loaded: its id is missing or not a plain name/],
     ['column-missing', 'ALTER TABLE notes DROP COLUMN title', /collection "notes" has no column for title/],
     ['record-id-dots', `INSERT INTO notes (id, title) VALUES ('../../../etc/x', '')`, /collection "notes" has a record whose id "..\/..\/..\/etc\/x" is not 15 characters/],
+    ['auth-id-shared', `INSERT INTO users (id, email) SELECT id, 'mallory@example.com' FROM _superusers LIMIT 1`, /the auth collections "_superusers" and "users" both have a record with the id|the auth collections "users" and "_superusers" both have a record with the id/],
     ['file-name-dots', `INSERT INTO docs (id, att) VALUES ('aaaaaaaaaaaaaaa', '["../../../evil.txt"]')`, /a record names a file that is not a plain file name .*evil\.txt/],
   ];
   it.each(hostile)('%s: a 400 before the swap, and the data stays as it was', async (name, sql, message) => {
@@ -101,5 +103,31 @@ describe('items 8 and 10: a restore checks what start-up and every backup will r
     const zip = await hostileBackup(() => undefined);
     const r = await polled('restore-plain', () => restore(zip));
     expect(r.status, r.text).toBe(200);
+  }, 60_000);
+});
+
+describe('items 6, 8 and 9: a PocketBase folder planting ids, names and hashes', () => {
+  it('is refused, naming each record, before anything changes', async () => {
+    const SQL = await loadSqlJs();
+    const db = new SQL.Database((await pocketBaseDb()).bytes);
+    const superuser = (await http(url, 'GET', '/api/collections/_superusers/records', { token: su })).body.items[0].id as string;
+    // an auth id the server's superuser has (the takeover), a `..` id and file name, a bcrypt cost of 31
+    db.run(`UPDATE users SET id = ? WHERE email = 'bob@example.com'`, [superuser]);
+    db.run(`UPDATE posts SET id = '../../../../x' WHERE id = 'post00000000002'`);
+    db.run(`UPDATE posts SET cover = '../../../evil.png' WHERE id = 'post00000000001'`);
+    db.run(`UPDATE users SET password = '$2b$31$' || substr(password, 8) WHERE email = 'ada@example.com'`);
+    const bytes = db.export();
+    db.close();
+    const before = (await http(url, 'GET', '/api/collections?perPage=200', { token: su })).body.totalItems;
+    for (const query of ['?dryRun=true', '']) {
+      const r = await polled(`pocketbase-import${query}`, () => http(url, 'POST', `/api/import/pocketbase${query}`, { token: su, raw: Buffer.from(bytes) as unknown as string, headers: { 'content-type': 'application/octet-stream' } }));
+      expect(r.status, r.text).toBe(400);
+      expect(r.body.message).toMatch(/^Failed to import the records: 4 record\(s\) refused, nothing was changed: /);
+      expect(r.body.message).toContain(`users "${superuser}": a record of another auth collection has the same id`);
+      expect(r.body.message).toContain('users "adaada000000001": its password hash cannot be used here: bcrypt cost 31');
+      expect(r.body.message).toContain('posts "../../../../x": the id is not 15 characters');
+      expect(r.body.message).toContain('posts "post00000000001": the file name "../../../evil.png" in "cover"');
+    }
+    expect((await http(url, 'GET', '/api/collections?perPage=200', { token: su })).body.totalItems).toBe(before);
   }, 60_000);
 });

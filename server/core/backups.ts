@@ -7,7 +7,8 @@
 // A restore receives an archive to a temporary file, extracts and checks it (files/archive.ts: paths,
 // links, sizes; store/restore.ts: a healthy database with the system tables; here: what start-up will
 // load, through the registry's own loading, every table and column its collections name, record ids
-// of the id pattern and stored file names that are plain path segments), reports the files its records
+// of the id pattern, no auth id in two auth collections, stored file names that are plain path
+// segments), reports the files its records
 // name that it lacks, then swaps it in through the store (writes wait; crash-safe from the commit
 // marker on) after keeping the previous data as `backups/before-restore-<time>.zip` beside it. A
 // restore that fails after the swap puts that previous data back the same way before it answers.
@@ -28,6 +29,7 @@ import { ident } from '../filter/sql.js';
 import { Registry } from './collection-registry.js';
 import { storedNames } from './file-cleanup.js';
 import { mismatchedIdSql } from './ids.js';
+import { sharedAuthId } from './writes/auth-record.js';
 import type { Collection, FileField, Row } from './types.js';
 
 export const BACKUPS_DIR = 'backups';
@@ -88,6 +90,8 @@ function checkCandidate(db: ReadDb): { collections: Collection[]; files: string[
     const bad = db.get<{ id: unknown }>(`SELECT "id" AS id FROM ${ident(c.name)} WHERE ${mismatchedIdSql('"id"')} LIMIT 1`);
     if (bad !== undefined) throw new Error(`collection "${c.name}" has a record whose id ${JSON.stringify(String(bad.id).slice(0, 40))} is not 15 characters from a-z0-9`);
   }
+  const shared = sharedAuthId(db, collections);
+  if (shared !== null) throw new Error(`the auth collections "${shared.a}" and "${shared.b}" both have a record with the id ${JSON.stringify(shared.id)} (auth ids are unique across auth collections)`);
   const unsafe: string[] = [];
   const files = namedFiles(db, collections, unsafe);
   if (unsafe.length > 0) throw new Error(`a record names a file that is not a plain file name (${JSON.stringify(unsafe[0].slice(0, 120))})`);

@@ -83,6 +83,22 @@ describe('the PocketBase import plan', () => {
     ]);
   });
 
+  it('warns when a stored file field holding files would keep only one (the folder has it single)', async () => {
+    const users = await schema('users');
+    const patched = await h.req('PATCH', '/api/collections/users', { token: su, body: { fields: [...users.fields, { name: 'gallery', type: 'file', maxSelect: 3 }] } });
+    expect(patched.status, patched.text).toBe(200);
+    const form = new FormData();
+    for (const [k, v] of Object.entries({ email: 'ann@example.com', password: 'password123', passwordConfirm: 'password123' })) form.append(k, v);
+    form.append('gallery', new File(['one'], 'one.txt'));
+    form.append('gallery', new File(['two'], 'two.txt'));
+    const created = await h.app.request('http://localhost:8090/api/collections/users/records', { method: 'POST', headers: { host: 'localhost:8090', authorization: `Bearer ${su}` }, body: form });
+    expect(created.status, await created.clone().text()).toBe(200);
+    const single = JSON.stringify({ hidden: false, id: 'file999', maxSelect: 1, maxSize: 0, mimeTypes: [], name: 'gallery', presentable: false, protected: false, required: false, system: false, thumbs: null, type: 'file' });
+    const r = await upload(h, su, await pbWith(`UPDATE _collections SET fields = json_insert(fields, '$[#]', json('${single}')) WHERE name = 'users'`), '?dryRun=true');
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.notes).toContainEqual({ collection: 'users', item: 'field gallery', reason: 'Records here hold files in it that the import deletes (the field goes, or keeps one file where it held several).', warning: true });
+  });
+
   it('a field whose type differs from the stored one fails the import, naming it', async () => {
     const bytes = await pbWith(`UPDATE _collections SET fields = replace(fields, '"name":"name","pattern":"","presentable":false,"primaryKey":false,"required":false,"system":false,"type":"text"', '"name":"name","pattern":"","presentable":false,"primaryKey":false,"required":false,"system":false,"type":"number"') WHERE name = 'users'`);
     const r = await upload(h, su, bytes, '?dryRun=true');

@@ -133,6 +133,9 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
       const next = step(item, () => buildCollection({ ...(item.name === prev.name ? {} : { name: item.name }), type: item.type, ...structure, ...noRules }, ctx(prev), defaults, now));
       const cut = cutFileFields(prev, next);
       const before = cut.length > 0 ? readNames(tx, prev, cut) : new Map();
+      if ([...before.values()].some((names) => names.size > 0)) {
+        notes.add(item.name, `field ${cut.map((f) => f.name).join(', ')}`, 'Records here hold files in it that the import deletes (the field goes, or keeps one file where it held several).', true);
+      }
       try {
         changeTable(tx, prev, next);
       } catch (err) {
