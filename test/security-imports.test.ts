@@ -131,3 +131,24 @@ describe('items 6, 8 and 9: a PocketBase folder planting ids, names and hashes',
     expect((await http(url, 'GET', '/api/collections?perPage=200', { token: su })).body.totalItems).toBe(before);
   }, 60_000);
 });
+
+describe('item 9: hashes with absurd parameters, planted through a restore', () => {
+  it('each sign-in against them is the ordinary failure, at once, and other sign-ins go on', async () => {
+    await http(url, 'PATCH', '/api/collections/users', { token: su, body: { createRule: '' } });
+    for (const who of ['slow', 'wide', 'plain']) {
+      const r = await http(url, 'POST', '/api/collections/users/records', { body: { email: `${who}@example.com`, password: 'password123', passwordConfirm: 'password123' } });
+      expect(r.status, r.text).toBe(200);
+    }
+    const salt = Buffer.alloc(16, 1).toString('base64');
+    const key = Buffer.alloc(64, 2).toString('base64');
+    const zip = await hostileBackup((run) => {
+      run(`UPDATE users SET password = '$2b$31$${'a'.repeat(53)}' WHERE email = 'slow@example.com'`);
+      run(`UPDATE users SET password = 'scrypt$16384$8$1073741824$${salt}$${key}' WHERE email = 'wide@example.com'`);
+    });
+    expect((await restore(zip)).status).toBe(200);
+    const signIn = (email: string) => http(url, 'POST', '/api/collections/users/auth-with-password', { body: { identity: email, password: 'password123' } });
+    const [slow, slow2, wide, plain] = await polled('hash-params', () => Promise.all([signIn('slow@example.com'), signIn('slow@example.com'), signIn('wide@example.com'), signIn('plain@example.com')]));
+    for (const r of [slow, slow2, wide]) expect(r.body).toEqual({ status: 400, message: 'Failed to authenticate.', data: {} });
+    expect(plain.status, plain.text).toBe(200);
+  }, 60_000);
+});
