@@ -88,6 +88,8 @@ export class ScryptPool {
   private idleTimer: NodeJS.Timeout | null = null;
   /** Hashes running or waiting per client key. */
   private perClient = new Map<string, number>();
+  /** Workers that have started (a job's time limit counts from then). */
+  private online = new Set<Worker>();
 
   constructor(
     private readonly size = Math.max(1, Math.min(4, availableParallelism())),
@@ -135,8 +137,7 @@ export class ScryptPool {
       if (worker === null) return;
       const job = this.queue.shift() as Job;
       this.busy.set(worker, job);
-      job.timer = setTimeout(() => this.stop(worker, job), this.jobMs);
-      job.timer.unref();
+      if (this.online.has(worker)) this.armJobTimer(worker, job);
       worker.postMessage(job.message);
     }
     this.armIdleTimer();
@@ -145,6 +146,12 @@ export class ScryptPool {
   private spawn(): Worker {
     const worker = new Worker(WORKER_SOURCE, { eval: true });
     worker.unref();
+    // a new worker's start-up is not its job's cost: the job's time counts from when it runs
+    worker.once('online', () => {
+      this.online.add(worker);
+      const job = this.busy.get(worker);
+      if (job && job.timer === undefined) this.armJobTimer(worker, job);
+    });
     worker.on('message', (reply: Reply) => {
       const job = this.busy.get(worker);
       if (job === undefined) return; // a stopped worker's late answer
@@ -158,6 +165,7 @@ export class ScryptPool {
       this.dispatch();
     });
     const lost = (error: Error) => {
+      this.online.delete(worker);
       const job = this.busy.get(worker);
       clearTimeout(job?.timer);
       this.busy.delete(worker);
@@ -170,10 +178,16 @@ export class ScryptPool {
     return worker;
   }
 
+  private armJobTimer(worker: Worker, job: Job): void {
+    job.timer = setTimeout(() => this.stop(worker, job), this.jobMs);
+    job.timer.unref();
+  }
+
   /** A job past its time limit: its worker is terminated (a replacement starts with the next job) and the caller told. */
   private stop(worker: Worker, job: Job): void {
     if (this.busy.get(worker) !== job) return;
     this.busy.delete(worker);
+    this.online.delete(worker);
     void worker.terminate();
     job.reject(new HashJobStopped(this.jobMs));
     this.dispatch();
