@@ -103,7 +103,8 @@ const DISK_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EACCES', 'EPERM', 'EMFI
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
-export function createBackups(store: Store, storage: FileStorage, afterRestore: () => Promise<void>) {
+/** `report` hears a backup cut midway (the client only sees its download end early). */
+export function createBackups(store: Store, storage: FileStorage, afterRestore: () => Promise<void>, report: (error: unknown) => void = () => {}) {
   let restoring = false;
   /** The zip of everything as it is now; deletions wait until it has streamed (or the reader left). */
   function snapshot(): Readable {
@@ -115,6 +116,7 @@ export function createBackups(store: Store, storage: FileStorage, afterRestore: 
       stream.once('close', release);
       stream.once('end', release);
       stream.once('error', release);
+      stream.once('error', (err) => report(new Error(`A backup was cut midway: ${err.message}`)));
       return stream;
     } catch (err) {
       release();

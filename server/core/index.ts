@@ -81,7 +81,7 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   return {
     store, registry, sessions, collections, records, auth, setup, transfer, realtime, batch, files,
     /** Backups (`GET /api/backup`) and restores; a restore sweeps what its records do not name. */
-    backups: createBackups(store, storage, sweep),
+    backups: createBackups(store, storage, sweep, report),
     /** The one subscription point for record changes: each committed write's, once durable, in commit order. */
     changes: { subscribe: (listener: ChangeListener) => feed.subscribe(listener) },
     /** A request's context, built once per request by the HTTP layer and carried through core. */

@@ -1,12 +1,14 @@
 // A restore that fails after its swap puts the previous data back itself (issue 21, item 10), and a
 // backup stays whole when the data holds a stored file name that is not a plain path segment (item 8:
 // such a name used to cut GET /api/backup mid-stream). A real server on a data folder, over a socket.
-import { access } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type PocketBase from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { file, fileServer, type FileServer } from './fixture.js';
 import { unzip } from './zip-read.js';
+import { startSdkServer } from '../support/sdk-server.js';
 
 let fx: FileServer;
 let pb: PocketBase;
@@ -67,5 +69,29 @@ describe('a backup of data holding an unsafe stored name', () => {
     expect(entries.has('data.db')).toBe(true);
     expect(entries.get(`storage/${good.collectionId}/${good.id}/${good.att[0]}`)?.toString()).toBe('good bytes');
     expect([...entries.keys()].some((k) => k.includes('..'))).toBe(false);
+  }, 60_000);
+});
+
+describe('a backup cut midway', () => {
+  it('is logged with its reason (it used to end without a line)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'deskbase-cut-'));
+    const lines: string[] = [];
+    const { server, admin } = await startSdkServer({ dir, log: (l) => void lines.push(l) });
+    try {
+      await admin.collections.create({ name: 'docs', fields: [{ name: 'att', type: 'file' }] });
+      const rec = await admin.collection('docs').create({ att: file('bytes', 'a.txt') });
+      // the named file is not a file any more: reading it fails while the zip streams
+      const path = join(dir, 'storage', rec.collectionId, rec.id, rec.att as string);
+      await rm(path);
+      await mkdir(path);
+      const res = await fetch(`${server.url}/api/backup`, { headers: { authorization: admin.authStore.token } });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer().catch(() => undefined); // cut: the body ends early or errors
+      for (let i = 0; i < 50 && !lines.some((l) => l.includes('A backup was cut midway')); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(lines.find((l) => l.includes('A backup was cut midway'))).toMatch(/^error: .*A backup was cut midway: /);
+    } finally {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });
