@@ -80,6 +80,8 @@ describe('items 8 and 10: a restore checks what start-up and every backup will r
     ['definition-not-json', `UPDATE _collections SET data = '{"id":' WHERE name = 'notes'`, /definition of collection .* cannot be loaded: not JSON/],
     ['definition-no-fields', `UPDATE _collections SET data = json_remove(data, '$.fields') WHERE name = 'notes'`, /cannot be loaded: it has no fields list/],
     ['definition-unsafe-id', `UPDATE _collections SET data = json_set(data, '$.id', '../../x') WHERE name = 'notes'`, /cannot be loaded: its id is missing or not a plain name/],
+    ['definition-no-indexes', `UPDATE _collections SET data = json_remove(data, '$.indexes') WHERE name = 'notes'`, /cannot be loaded: its indexes are not a list of indexes/],
+    ['no-superusers', `DELETE FROM _collections WHERE name = '_superusers'`, /it has no _superusers collection/],
     ['column-missing', 'ALTER TABLE notes DROP COLUMN title', /collection "notes" has no column for title/],
     ['record-id-dots', `INSERT INTO notes (id, title) VALUES ('../../../etc/x', '')`, /collection "notes" has a record whose id "..\/..\/..\/etc\/x" is not 15 characters/],
     ['auth-id-shared', `INSERT INTO users (id, email) SELECT id, 'mallory@example.com' FROM _superusers LIMIT 1`, /the auth collections "_superusers" and "users" both have a record with the id|the auth collections "users" and "_superusers" both have a record with the id/],

@@ -30,7 +30,7 @@ import { Registry } from './collection-registry.js';
 import { storedNames } from './file-cleanup.js';
 import { mismatchedIdSql } from './ids.js';
 import { sharedAuthId } from './writes/auth-record.js';
-import type { Collection, FileField, Row } from './types.js';
+import { SUPERUSERS_ID, type Collection, type FileField, type Row } from './types.js';
 
 export const BACKUPS_DIR = 'backups';
 /** The largest archive a restore accepts (what the upload may hold on disk while it is checked). */
@@ -82,6 +82,8 @@ function collectionsOf(db: ReadDb): Collection[] {
  */
 function checkCandidate(db: ReadDb): { collections: Collection[]; files: string[] } {
   const collections = collectionsOf(db);
+  // start-up would create it again, over the table the archive may still hold
+  if (collections.find((c) => c.id === SUPERUSERS_ID)?.type !== 'auth') throw new Error('it has no _superusers collection');
   for (const c of collections) {
     const columns = new Set(db.all<{ name: string }>('SELECT name FROM pragma_table_info(?)', [c.name]).map((r) => r.name));
     if (columns.size === 0) throw new Error(`collection "${c.name}" has no table`);

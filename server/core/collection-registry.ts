@@ -35,7 +35,7 @@ export function definitionProblem(value: unknown): string | null {
     names.add(String(f.name).toLowerCase());
   }
   if (!names.has('id')) return 'it has no id field';
-  if (value.indexes !== undefined && !Array.isArray(value.indexes)) return 'its indexes are not a list';
+  if (!Array.isArray(value.indexes) || !value.indexes.every((i) => isRecord(i) && Array.isArray(i.fields))) return 'its indexes are not a list of indexes';
   for (const key of RULE_KEYS) if (value[key] !== undefined && value[key] !== null && typeof value[key] !== 'string') return `${key} is neither null nor a text`;
   return null;
 }
