@@ -37,6 +37,8 @@ const DROPPED_AUTH_FIELDS = new Set(['tokenKey']);
 
 function convertFields(raw: unknown, type: Collection['type'], name: string, ctx: ConvertContext): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
+  // a view's fields come from its query: nothing of a stored one is kept beside them
+  const keepStored = ctx.keepStored === true && (type as string) !== 'view';
   for (const f of Array.isArray(raw) ? raw : []) {
     if (!isRecord(f)) {
       out.push(f as Record<string, unknown>); // validation reports it, with its position
@@ -61,7 +63,7 @@ function convertFields(raw: unknown, type: Collection['type'], name: string, ctx
     // (a new auth collection starts with Deskbase's auth system fields, which PocketBase's replace)
     const stored = ctx.existing?.fields.find((e) => e.system && e.name === fieldName) ?? (type === 'auth' ? authSystemFields().find((e) => e.name === fieldName) : undefined);
     if (stored) field.id = stored.id;
-    const same = ctx.keepStored ? ctx.existing?.fields.find((e) => !e.system && e.name.toLowerCase() === fieldName.toLowerCase()) : undefined;
+    const same = keepStored ? ctx.existing?.fields.find((e) => !e.system && e.name.toLowerCase() === fieldName.toLowerCase()) : undefined;
     if (same) {
       if (same.type !== resolveFieldType(f.type)) {
         throw badRequest(`Failed to import the submitted collections: collection "${name}": field "${fieldName}" is of type "${String(f.type)}" in the file and "${same.type}" here; rename one of them first (the import never changes the type of a stored field).`);
@@ -78,7 +80,7 @@ function convertFields(raw: unknown, type: Collection['type'], name: string, ctx
     }
     out.push(field);
   }
-  if (ctx.keepStored && ctx.existing) {
+  if (keepStored && ctx.existing) {
     for (const kept of ctx.existing.fields) {
       if (out.some((f) => isRecord(f) && typeof f.name === 'string' && f.name.toLowerCase() === kept.name.toLowerCase())) continue;
       out.push({ ...kept });
