@@ -78,9 +78,9 @@ function collectionsOf(db: ReadDb): Collection[] {
  * What start-up and every later request will read of a candidate database, checked before it is
  * swapped in: each collection's definition (the registry's loading), its table and columns, record ids
  * of the id pattern (ids.ts), stored file names that are plain path segments (files/paths.ts). Throws
- * with the first problem; returns the files its records name.
+ * with the first problem; returns the files its records name. A turn of the loop between tables.
  */
-function checkCandidate(db: ReadDb): { collections: Collection[]; files: string[] } {
+async function checkCandidate(db: ReadDb): Promise<{ collections: Collection[]; files: string[] }> {
   const collections = collectionsOf(db);
   // start-up would create it again, over the table the archive may still hold
   if (collections.find((c) => c.id === SUPERUSERS_ID)?.type !== 'auth') throw new Error('it has no _superusers collection');
@@ -91,6 +91,7 @@ function checkCandidate(db: ReadDb): { collections: Collection[]; files: string[
     if (missing.length > 0) throw new Error(`collection "${c.name}" has no column for ${missing.join(', ')}`);
     const bad = db.get<{ id: unknown }>(`SELECT "id" AS id FROM ${ident(c.name)} WHERE ${mismatchedIdSql('"id"')} LIMIT 1`);
     if (bad !== undefined) throw new Error(`collection "${c.name}" has a record whose id ${JSON.stringify(String(bad.id).slice(0, 40))} is not 15 characters from a-z0-9`);
+    await nextTurn(); // one table's scan per turn of the loop: a large archive does not hold it in one stretch
   }
   const shared = sharedAuthId(db, collections);
   if (shared !== null) throw new Error(`the auth collections "${shared.a}" and "${shared.b}" both have a record with the id ${JSON.stringify(shared.id)} (auth ids are unique across auth collections)`);
@@ -99,6 +100,8 @@ function checkCandidate(db: ReadDb): { collections: Collection[]; files: string[
   if (unsafe.length > 0) throw new Error(`a record names a file that is not a plain file name (${JSON.stringify(unsafe[0].slice(0, 120))})`);
   return { collections, files };
 }
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Disk failures stay server errors: they say nothing about the archive. */
 const DISK_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EACCES', 'EPERM', 'EMFILE', 'ENFILE', 'EROFS']);
@@ -204,7 +207,7 @@ export function createBackups(store: Store, storage: FileStorage, afterRestore: 
     }
     const missingFiles: string[] = [];
     try {
-      for (const rel of checkCandidate(check).files) {
+      for (const rel of (await checkCandidate(check)).files) {
         if (!(await access(join(into, 'storage', rel)).then(() => true, () => false))) missingFiles.push(rel);
       }
     } catch (err) {
