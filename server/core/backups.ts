@@ -8,10 +8,10 @@
 // links, sizes; store/restore.ts: a healthy database with the system tables; here: what start-up will
 // load, through the registry's own loading, every table and column its collections name, record ids
 // of the id pattern, no auth id in two auth collections, stored file names that are plain path
-// segments), reports the files its records
-// name that it lacks, then swaps it in through the store (writes wait; crash-safe from the commit
-// marker on) after keeping the previous data as `backups/before-restore-<time>.zip` beside it. A
-// restore that fails after the swap puts that previous data back the same way before it answers.
+// segments), reports the files its records name that it lacks, then swaps it in through the store
+// (writes wait; crash-safe from the commit marker on) after keeping the previous data as
+// `backups/before-restore-<time>.zip` beside it. A restore that fails after the swap puts that
+// previous data back the same way before it answers.
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { access, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
@@ -22,7 +22,7 @@ import { ApiError, badRequest, tooLarge } from '../errors.js';
 import { ARCHIVE_DB, ArchiveError, extractArchive, writeArchive } from '../files/archive.js';
 import { isSafeSegment } from '../files/paths.js';
 import type { FileStorage } from '../files/storage.js';
-import { errorCode, syncDir } from '../store/files.js';
+import { isDiskError, syncDir } from '../store/files.js';
 import type { ReadDb, Store } from '../store/db.js';
 import { commitRestore, finishRestore, RESTORE_STAGING } from '../store/restore.js';
 import { ident } from '../filter/sql.js';
@@ -102,9 +102,6 @@ async function checkCandidate(db: ReadDb): Promise<{ collections: Collection[]; 
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** Disk failures stay server errors: they say nothing about the archive. */
-const DISK_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EACCES', 'EPERM', 'EMFILE', 'ENFILE', 'EROFS']);
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
@@ -244,7 +241,7 @@ export function createBackups(store: Store, storage: FileStorage, afterRestore: 
     } catch (again) {
       throw new ApiError(500, `The restore failed after the swap (${why}) and putting the previous data back failed too (${again instanceof Error ? again.message : String(again)}); the previous data is kept in ${previous}.`);
     }
-    if (DISK_ERRORS.has(errorCode(cause) ?? '')) throw cause;
+    if (isDiskError(cause)) throw cause;
     throw badRequest(`Invalid backup archive: the restored data could not be loaded (${why}); the previous data was put back, nothing changed.`);
   }
 }

@@ -15,7 +15,7 @@ import { ARCHIVE_DB, ArchiveError, DEFAULT_ARCHIVE_LIMITS, extractArchive, type 
 import { isSafeSegment, STORAGE_DIR } from '../../files/paths.js';
 import { OversizeFile } from '../../files/staged.js';
 import type { FileStorage } from '../../files/storage.js';
-import { errorCode, readWhole } from '../../store/files.js';
+import { isDiskError, readWhole } from '../../store/files.js';
 import type { PocketBaseImportResult, PocketBaseSource } from './pocketbase-folder.js';
 
 /** The largest upload (a backup zip with its files), as a restore's. */
@@ -60,8 +60,6 @@ export async function readPocketBaseFolder(path: string, how: 'copy' | 'link', f
   return { db, files: { dir: join(dirname(dbFile), STORAGE_DIR), how, from } };
 }
 
-/** Disk failures stay server errors; anything else wrong with an archive is the upload's fault. */
-const DISK_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EACCES', 'EPERM', 'EMFILE', 'ENFILE', 'EROFS']);
 
 export function createPocketBaseUpload(storage: FileStorage, importFolder: (source: PocketBaseSource, dryRun: boolean) => Promise<PocketBaseImportResult>) {
   let busy = false;
@@ -72,7 +70,7 @@ export function createPocketBaseUpload(storage: FileStorage, importFolder: (sour
         // not synced here: the files kept are synced as they are placed (files/adopt.ts), the rest goes
         await extractArchive(upload, work, { layout: dryRun ? databaseOnlyLayout : pocketBaseLayout, sync: false });
       } catch (err) {
-        if (DISK_ERRORS.has(errorCode(err) ?? '')) throw err;
+        if (isDiskError(err)) throw err; // anything else wrong with an archive is the upload's fault
         const why = err instanceof ArchiveError ? err.message : 'it cannot be read as a zip file';
         throw badRequest(`Invalid PocketBase backup zip: ${why.replace('the archive has no data.db', 'it has no data.db at its root')}.`);
       }
