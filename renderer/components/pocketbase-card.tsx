@@ -90,6 +90,7 @@ export function PocketBaseCard(): JSX.Element {
             <h3>Importing <code>{p().file.name}</code> would:</h3>
             <SchemaDiff changes={p().plan.changes} />
             <RecordCounts result={p().plan} />
+            <p class="muted small">Files are looked at and copied when the import is applied.</p>
             <Show when={warnings().length > 0}>
               <div class="import-warnings" role="alert">
                 <b>Rules this import opens: check them before applying.</b>
