@@ -159,7 +159,7 @@ export function createBackups(store: Store, storage: FileStorage, afterRestore: 
       let committed = false;
       try {
         const upload = await receive(source(), declaredBytes, dir);
-        const missingFiles = await stage(upload, staging, true);
+        const missingFiles = await stage(upload, staging, { removeZip: true, check: true });
         const previous = join(BACKUPS_DIR, `before-restore-${stamp()}.zip`);
         try {
           await store.replaceFromDisk(async () => {
@@ -186,7 +186,7 @@ export function createBackups(store: Store, storage: FileStorage, afterRestore: 
    * files it lacks, and moves data.db and storage/ to where the swap expects them. Returns the files
    * its records name that it does not hold.
    */
-  async function stage(zip: string, staging: string, removeZip: boolean): Promise<string[]> {
+  async function stage(zip: string, staging: string, { removeZip, check: checked }: { removeZip: boolean; check: boolean }): Promise<string[]> {
     const into = join(staging, 'data');
     await rm(into, { recursive: true, force: true });
     try {
@@ -196,15 +196,15 @@ export function createBackups(store: Store, storage: FileStorage, afterRestore: 
     } finally {
       if (removeZip) await rm(zip, { force: true });
     }
+    const missingFiles: string[] = [];
     let check: ReadDb & { close(): void };
     try {
       check = store.inspect(await readFile(join(into, ARCHIVE_DB)));
     } catch (err) {
       throw badRequest(`Invalid backup archive: ${err instanceof Error ? err.message : String(err)}.`);
     }
-    const missingFiles: string[] = [];
     try {
-      for (const rel of (await checkCandidate(check)).files) {
+      for (const rel of checked ? (await checkCandidate(check)).files : []) {
         if (!(await access(join(into, 'storage', rel)).then(() => true, () => false))) missingFiles.push(rel);
       }
     } catch (err) {
@@ -232,7 +232,8 @@ export function createBackups(store: Store, storage: FileStorage, afterRestore: 
     const staging = join(dir, RESTORE_STAGING);
     try {
       await mkdir(staging, { recursive: true });
-      await stage(join(dir, previous), staging, false);
+      // the previous data was live a moment ago: it loads, and any oddity it held it holds again
+      await stage(join(dir, previous), staging, { removeZip: false, check: false });
       await store.replaceFromDisk(async () => {
         await commitRestore(dir);
         await finishRestore(dir);

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import type PocketBase from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { file, fileServer, type FileServer } from './fixture.js';
-import { unzip } from './zip-read.js';
+import { loadSqlJs } from '../../server/store/db.js';
+import { unzip, zipOf } from './zip-read.js';
 import { startSdkServer } from '../support/sdk-server.js';
 
 let fx: FileServer;
@@ -69,6 +70,26 @@ describe('a backup of data holding an unsafe stored name', () => {
     expect(entries.has('data.db')).toBe(true);
     expect(entries.get(`storage/${good.collectionId}/${good.id}/${good.att[0]}`)?.toString()).toBe('good bytes');
     expect([...entries.keys()].some((k) => k.includes('..'))).toBe(false);
+  }, 60_000);
+
+  it('is put back as it was when a restore fails after the swap (its own oddities are not the archive\'s)', async () => {
+    // a clean candidate: this data without the planted record
+    const entries = await unzip(await backup());
+    const SQL = await loadSqlJs();
+    const db = new SQL.Database(entries.get('data.db'));
+    db.run(`DELETE FROM docs WHERE id = 'bad000000000001'`);
+    entries.set('data.db', Buffer.from(db.export()));
+    db.close();
+    let failOnce = true;
+    fx.server.core.store.onReload(() => {
+      if (failOnce) {
+        failOnce = false;
+        throw new Error('injected load failure');
+      }
+    });
+    const r = await restore(await zipOf([...entries]));
+    expect(r.status, await r.clone().text()).toBe(400);
+    expect((await pb.collection('docs').getOne('bad000000000001')).title).toBe('bad');
   }, 60_000);
 });
 
