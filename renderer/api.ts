@@ -242,8 +242,12 @@ export function createApi(options: ApiOptions) {
       download(`${records(c)}/export`, { format, filter: params.filter, sort: params.sort, ids: params.ids?.join(',') }, '*/*', `${c}.${format}`),
     importRecords: (c: string, file: Blob, format: 'csv' | 'json' | 'ndjson') =>
       request<{ imported: number }>('POST', `${records(c)}/import`, { query: { format }, raw: { blob: file, type: format === 'csv' ? 'text/csv' : 'application/json' } }),
-    /** A PocketBase backup zip or its pb_data/data.db, uploaded as it is (the server tells them apart by their first bytes). */
-    importPocketBase: (file: Blob) => request<PocketBaseImportResult>('POST', '/import/pocketbase', { raw: { blob: file, type: 'application/octet-stream' } }),
+    /**
+     * A PocketBase backup zip or its pb_data/data.db, uploaded as it is (the server tells them apart by
+     * their first bytes); `dryRun`: what the import would change, nothing applied.
+     */
+    importPocketBase: (file: Blob, dryRun = false) =>
+      request<PocketBaseImportResult>('POST', '/import/pocketbase', { query: dryRun ? { dryRun: 'true' } : {}, raw: { blob: file, type: 'application/octet-stream' } }),
     /**
      * Realtime, as the PocketBase SDK speaks it: an event stream (GET /realtime) whose PB_CONNECT names
      * the client, then its topics posted with the token (again after each reconnect, which the browser's

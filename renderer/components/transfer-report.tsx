@@ -49,7 +49,7 @@ export function TransferNotes(props: { notes: TransferNote[] }): JSX.Element {
         <ul>
           <For each={props.notes}>
             {(n) => (
-              <li>
+              <li classList={{ 'note-warning': n.warning === true }}>
                 <Show when={n.collection !== '*'}><b>{n.collection}</b> · </Show>
                 <span class="mono">{n.item}</span>: {n.reason}
               </li>

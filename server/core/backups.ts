@@ -5,24 +5,32 @@
 // streams (files are immutable once named, and only deletions could take one away).
 //
 // A restore receives an archive to a temporary file, extracts and checks it (files/archive.ts: paths,
-// links, sizes; store/restore.ts: a healthy database with the system tables), reports the files its
-// records name that it lacks, then swaps it in through the store (writes wait; crash-safe from the
-// commit marker on) after keeping the previous data as `backups/before-restore-<time>.zip` beside it.
+// links, sizes; store/restore.ts: a healthy database with the system tables; here: what start-up will
+// load, through the registry's own loading, every table and column its collections name, record ids
+// of the id pattern, no auth id in two auth collections, stored file names that are plain path
+// segments), reports the files its records name that it lacks, then swaps it in through the store
+// (writes wait; crash-safe from the commit marker on) after keeping the previous data as
+// `backups/before-restore-<time>.zip` beside it. A restore that fails after the swap puts that
+// previous data back the same way before it answers.
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { access, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { badRequest, tooLarge } from '../errors.js';
+import { ApiError, badRequest, tooLarge } from '../errors.js';
 import { ARCHIVE_DB, ArchiveError, extractArchive, writeArchive } from '../files/archive.js';
+import { isSafeSegment } from '../files/paths.js';
 import type { FileStorage } from '../files/storage.js';
-import { syncDir } from '../store/files.js';
+import { isDiskError, syncDir } from '../store/files.js';
 import type { ReadDb, Store } from '../store/db.js';
 import { commitRestore, finishRestore, RESTORE_STAGING } from '../store/restore.js';
 import { ident } from '../filter/sql.js';
+import { Registry } from './collection-registry.js';
 import { storedNames } from './file-cleanup.js';
-import type { Collection, FileField, Row } from './types.js';
+import { mismatchedIdSql } from './ids.js';
+import { sharedAuthId } from './writes/auth-record.js';
+import { SUPERUSERS_ID, type Collection, type FileField, type Row } from './types.js';
 
 export const BACKUPS_DIR = 'backups';
 /** The largest archive a restore accepts (what the upload may hold on disk while it is checked). */
@@ -35,38 +43,82 @@ export interface RestoreResult {
   previous: string;
 }
 
-/** Every file the records of `db` name, as `<collectionId>/<recordId>/<name>`; collections as `db` defines them. */
-export function namedFiles(db: ReadDb): string[] {
+/**
+ * Every file the records of `db` name, as `<collectionId>/<recordId>/<name>`; collections as `db`
+ * defines them. A name or id that is not one plain path segment is never a path: it goes to `unsafe`
+ * when given (a restore refuses it), else it is left out (a backup of older data stays whole).
+ */
+export function namedFiles(db: ReadDb, collections: Collection[], unsafe?: string[]): string[] {
   const out: string[] = [];
-  for (const { definition } of db.all<{ definition: string }>('SELECT "data" AS definition FROM "_collections"')) {
-    let c: Collection;
-    try {
-      c = JSON.parse(definition) as Collection;
-    } catch {
-      continue;
-    }
-    const fields = (c.fields ?? []).filter((f): f is FileField => f.type === 'file');
+  for (const c of collections) {
+    const fields = c.fields.filter((f): f is FileField => f.type === 'file');
     if (fields.length === 0) continue;
     const rows = db.all<Row>(`SELECT "id", ${fields.map((f) => ident(f.name)).join(', ')} FROM ${ident(c.name)}`);
-    for (const row of rows) for (const f of fields) for (const name of storedNames(f, row)) out.push(`${c.id}/${String(row.id)}/${name}`);
+    for (const row of rows) {
+      for (const f of fields) {
+        for (const name of storedNames(f, row)) {
+          const rel = `${c.id}/${String(row.id)}/${name}`;
+          if ([c.id, String(row.id), name].every(isSafeSegment)) out.push(rel);
+          else unsafe?.push(rel);
+        }
+      }
+    }
   }
   return out;
 }
 
+/** The collections as `db` defines them, read by the registry's own loading (the one of start-up). */
+function collectionsOf(db: ReadDb): Collection[] {
+  const registry = new Registry();
+  registry.load(db);
+  return registry.all();
+}
+
+/**
+ * What start-up and every later request will read of a candidate database, checked before it is
+ * swapped in: each collection's definition (the registry's loading), its table and columns, record ids
+ * of the id pattern (ids.ts), stored file names that are plain path segments (files/paths.ts). Throws
+ * with the first problem; returns the files its records name. A turn of the loop between tables.
+ */
+async function checkCandidate(db: ReadDb): Promise<{ collections: Collection[]; files: string[] }> {
+  const collections = collectionsOf(db);
+  // start-up would create it again, over the table the archive may still hold
+  if (collections.find((c) => c.id === SUPERUSERS_ID)?.type !== 'auth') throw new Error('it has no _superusers collection');
+  for (const c of collections) {
+    const columns = new Set(db.all<{ name: string }>('SELECT name FROM pragma_table_info(?)', [c.name]).map((r) => r.name));
+    if (columns.size === 0) throw new Error(`collection "${c.name}" has no table`);
+    const missing = c.fields.filter((f) => !columns.has(f.name)).map((f) => f.name);
+    if (missing.length > 0) throw new Error(`collection "${c.name}" has no column for ${missing.join(', ')}`);
+    const bad = db.get<{ id: unknown }>(`SELECT "id" AS id FROM ${ident(c.name)} WHERE ${mismatchedIdSql('"id"')} LIMIT 1`);
+    if (bad !== undefined) throw new Error(`collection "${c.name}" has a record whose id ${JSON.stringify(String(bad.id).slice(0, 40))} is not 15 characters from a-z0-9`);
+    await nextTurn(); // one table's scan per turn of the loop: a large archive does not hold it in one stretch
+  }
+  const shared = sharedAuthId(db, collections);
+  if (shared !== null) throw new Error(`the auth collections "${shared.a}" and "${shared.b}" both have a record with the id ${JSON.stringify(shared.id)} (auth ids are unique across auth collections)`);
+  const unsafe: string[] = [];
+  const files = namedFiles(db, collections, unsafe);
+  if (unsafe.length > 0) throw new Error(`a record names a file that is not a plain file name (${JSON.stringify(unsafe[0].slice(0, 120))})`);
+  return { collections, files };
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
-export function createBackups(store: Store, storage: FileStorage, afterRestore: () => Promise<void>) {
+/** `report` hears a backup cut midway (the client only sees its download end early). */
+export function createBackups(store: Store, storage: FileStorage, afterRestore: () => Promise<void>, report: (error: unknown) => void = () => {}) {
   let restoring = false;
   /** The zip of everything as it is now; deletions wait until it has streamed (or the reader left). */
   function snapshot(): Readable {
     const release = storage.hold();
     try {
       const db = store.backup();
-      const files = namedFiles(store);
+      const files = namedFiles(store, collectionsOf(store));
       const stream = writeArchive(db, storage.root, files);
       stream.once('close', release);
       stream.once('end', release);
       stream.once('error', release);
+      stream.once('error', (err) => report(new Error(`A backup was cut midway: ${err.message}`)));
       return stream;
     } catch (err) {
       release();
@@ -107,44 +159,20 @@ export function createBackups(store: Store, storage: FileStorage, afterRestore: 
       let committed = false;
       try {
         const upload = await receive(source(), declaredBytes, dir);
-        const into = join(staging, 'data');
-        try {
-          await extractArchive(upload, into);
-        } catch (err) {
-          throw badRequest(`Invalid backup archive: ${err instanceof ArchiveError ? err.message : 'it cannot be read as a zip file'}.`);
-        } finally {
-          await rm(upload, { force: true });
-        }
-        let check: ReadDb & { close(): void };
-        try {
-          check = store.inspect(await readFile(join(into, ARCHIVE_DB)));
-        } catch (err) {
-          throw badRequest(`Invalid backup archive: ${err instanceof Error ? err.message : String(err)}.`);
-        }
-        const missingFiles: string[] = [];
-        try {
-          for (const rel of namedFiles(check)) {
-            if (!(await access(join(into, 'storage', rel)).then(() => true, () => false))) missingFiles.push(rel);
-          }
-        } catch (err) {
-          throw badRequest(`Invalid backup archive: ${err instanceof Error ? err.message : String(err)}.`);
-        } finally {
-          check.close();
-        }
-        // the staged data moves up to where the swap expects it
-        await rename(join(into, ARCHIVE_DB), join(staging, ARCHIVE_DB));
-        await rm(join(staging, 'storage'), { recursive: true, force: true });
-        await mkdir(join(into, 'storage'), { recursive: true });
-        await rename(join(into, 'storage'), join(staging, 'storage'));
-        await syncDir(staging);
+        const missingFiles = await stage(upload, staging, { removeZip: true, check: true });
         const previous = join(BACKUPS_DIR, `before-restore-${stamp()}.zip`);
-        await store.replaceFromDisk(async () => {
-          await keep(snapshot(), join(dir, previous));
-          await commitRestore(dir);
-          committed = true;
-          await finishRestore(dir);
-        });
-        await afterRestore();
+        try {
+          await store.replaceFromDisk(async () => {
+            await keep(snapshot(), join(dir, previous));
+            await commitRestore(dir);
+            committed = true;
+            await finishRestore(dir);
+          });
+          await afterRestore();
+        } catch (err) {
+          if (!committed) throw err;
+          await putBack(dir, previous, err);
+        }
         return { missingFiles: missingFiles.slice(0, 1000), previous };
       } finally {
         if (!committed) await rm(staging, { recursive: true, force: true });
@@ -152,6 +180,71 @@ export function createBackups(store: Store, storage: FileStorage, afterRestore: 
       }
     },
   };
+
+  /**
+   * Extracts an archive into `staging`, checks what start-up will load of it (checkCandidate) and the
+   * files it lacks, and moves data.db and storage/ to where the swap expects them. Returns the files
+   * its records name that it does not hold.
+   */
+  async function stage(zip: string, staging: string, { removeZip, check: checked }: { removeZip: boolean; check: boolean }): Promise<string[]> {
+    const into = join(staging, 'data');
+    await rm(into, { recursive: true, force: true });
+    try {
+      await extractArchive(zip, into);
+    } catch (err) {
+      throw badRequest(`Invalid backup archive: ${err instanceof ArchiveError ? err.message : 'it cannot be read as a zip file'}.`);
+    } finally {
+      if (removeZip) await rm(zip, { force: true });
+    }
+    const missingFiles: string[] = [];
+    let check: ReadDb & { close(): void };
+    try {
+      check = store.inspect(await readFile(join(into, ARCHIVE_DB)));
+    } catch (err) {
+      throw badRequest(`Invalid backup archive: ${err instanceof Error ? err.message : String(err)}.`);
+    }
+    try {
+      for (const rel of checked ? (await checkCandidate(check)).files : []) {
+        if (!(await access(join(into, 'storage', rel)).then(() => true, () => false))) missingFiles.push(rel);
+      }
+    } catch (err) {
+      throw badRequest(`Invalid backup archive: ${err instanceof Error ? err.message : String(err)}.`);
+    } finally {
+      check.close();
+    }
+    // the staged data moves up to where the swap expects it
+    await rename(join(into, ARCHIVE_DB), join(staging, ARCHIVE_DB));
+    await rm(join(staging, 'storage'), { recursive: true, force: true });
+    await mkdir(join(into, 'storage'), { recursive: true });
+    await rename(join(into, 'storage'), join(staging, 'storage'));
+    await syncDir(staging);
+    return missingFiles;
+  }
+
+  /**
+   * After a restore failed past its commit (the swapped data would not load, or the sweep after it
+   * failed): the previous data, kept as `previous`, is swapped back in the same way, and the restore
+   * answers what went wrong. Only a failure of this too leaves the restored data in place (a 500
+   * naming where the previous data is).
+   */
+  async function putBack(dir: string, previous: string, cause: unknown): Promise<never> {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    const staging = join(dir, RESTORE_STAGING);
+    try {
+      await mkdir(staging, { recursive: true });
+      // the previous data was live a moment ago: it loads, and any oddity it held it holds again
+      await stage(join(dir, previous), staging, { removeZip: false, check: false });
+      await store.replaceFromDisk(async () => {
+        await commitRestore(dir);
+        await finishRestore(dir);
+      });
+      await afterRestore();
+    } catch (again) {
+      throw new ApiError(500, `The restore failed after the swap (${why}) and putting the previous data back failed too (${again instanceof Error ? again.message : String(again)}); the previous data is kept in ${previous}.`);
+    }
+    if (isDiskError(cause)) throw cause;
+    throw badRequest(`Invalid backup archive: the restored data could not be loaded (${why}); the previous data was put back, nothing changed.`);
+  }
 }
 
 /** Writes a stream to `path` through a temporary name, synced. */

@@ -27,3 +27,8 @@ export function hashToken(token: string): string {
 export function isoNow(now = Date.now()): string {
   return new Date(now).toISOString();
 }
+
+/** ID_PATTERN in SQL: true for a value of `column` that does not match it (checks over whole tables). */
+export function mismatchedIdSql(column: string): string {
+  return `(typeof(${column}) != 'text' OR length(${column}) != 15 OR ${column} GLOB '*[^a-z0-9]*')`;
+}

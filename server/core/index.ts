@@ -90,7 +90,7 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
       // a backup from an older version lacks what the system tables have gained since
       await store.write((tx) => ensureSystemSchema(tx));
       await sweep();
-    }),
+    }, report),
     /** The one subscription point for record changes: each committed write's, once durable, in commit order. */
     changes: { subscribe: (listener: ChangeListener) => feed.subscribe(listener) },
     /** A request's context, built once per request by the HTTP layer and carried through core. */

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ScryptPool } from './scrypt-pool.js';
+import { HashJobStopped, ScryptPool } from './scrypt-pool.js';
 
 const N = 16384, R = 8, P = 1, KEYLEN = 64;
 
@@ -27,7 +27,61 @@ export async function hashPassword(password: string, client = ''): Promise<strin
 }
 
 /** PocketBase's hashes (bcrypt, `$2a$10$` + 53 characters), which records moved from PocketBase keep until their next sign-in. */
-const BCRYPT_HASH = /^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/;
+const BCRYPT_HASH = /^\$2[aby]\$(\d\d)\$[./A-Za-z0-9]{53}$/;
+
+/**
+ * What a stored hash may ask of a password worker. A hash names its own cost, and a sign-in with any
+ * identity runs it: a `$2b$31$` bcrypt hash or scrypt parameters with a huge `p` would hold a worker
+ * for days (or fail it with a 500). Hashes outside these bounds are refused when stored (the
+ * PocketBase import) and never run when checked (the sign-in fails as a wrong password does).
+ * bcrypt: PocketBase's default cost is 10 (bcryptjs: about 70 ms), 13 is eight times that. scrypt:
+ * Deskbase's own N=16384, r=8, p=1 may be raised up to 128 MiB of memory (128·N·r) and eight
+ * times its work (N·r·p).
+ */
+export const HASH_LIMITS = {
+  bcryptCost: { min: 4, max: 13 },
+  scrypt: { maxN: 2 ** 17, maxR: 16, maxP: 4, maxMemory: 128 * 1024 ** 2, maxWork: 8 * N * R * P, saltBytes: { min: 8, max: 64 }, keyBytes: { min: 16, max: 128 } },
+} as const;
+
+interface ScryptHash {
+  n: number;
+  r: number;
+  p: number;
+  salt: Buffer;
+  key: Buffer;
+}
+
+/** A stored scrypt hash within HASH_LIMITS, or null. */
+function scryptHash(stored: string): ScryptHash | null {
+  const parts = stored.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return null;
+  const [n, r, p] = parts.slice(1, 4).map((x) => (/^[1-9]\d{0,9}$/.test(x) ? Number(x) : NaN));
+  const salt = Buffer.from(parts[4], 'base64');
+  const key = Buffer.from(parts[5], 'base64');
+  const L = HASH_LIMITS.scrypt;
+  const ok = Number.isInteger(n) && Number.isInteger(r) && Number.isInteger(p) && n >= 2 && (n & (n - 1)) === 0 && n <= L.maxN && r <= L.maxR && p <= L.maxP
+    && 128 * n * r <= L.maxMemory && n * r * p <= L.maxWork
+    && salt.length >= L.saltBytes.min && salt.length <= L.saltBytes.max && key.length >= L.keyBytes.min && key.length <= L.keyBytes.max;
+  return ok ? { n, r, p, salt, key } : null;
+}
+
+function bcryptCost(stored: string): number | null {
+  const m = BCRYPT_HASH.exec(stored);
+  return m ? Number(m[1]) : null;
+}
+
+const boundedCost = (cost: number) => cost >= HASH_LIMITS.bcryptCost.min && cost <= HASH_LIMITS.bcryptCost.max;
+
+/**
+ * Why a hash cannot be stored (null when it can): not a hash Deskbase checks, or its cost is past
+ * HASH_LIMITS. The one check for hashes that arrive already made (the PocketBase import).
+ */
+export function storedHashProblem(stored: string): string | null {
+  const cost = bcryptCost(stored);
+  if (cost !== null) return boundedCost(cost) ? null : `bcrypt cost ${cost} is outside ${HASH_LIMITS.bcryptCost.min}-${HASH_LIMITS.bcryptCost.max}`;
+  if (stored.startsWith('scrypt$')) return scryptHash(stored) === null ? 'scrypt parameters outside the limits (N up to 2^17, r up to 16, p up to 4, 128 MiB)' : null;
+  return 'not a bcrypt or scrypt password hash';
+}
 
 /** bcryptjs for the worker: beside a bundle (scripts/build.mjs copies it there), else from node_modules. */
 function bcryptModule(): string {
@@ -40,17 +94,26 @@ export function needsRehash(stored: string): boolean {
   return BCRYPT_HASH.test(stored);
 }
 
+/**
+ * Checks a password against a stored hash. A hash past HASH_LIMITS, malformed, or whose check the pool
+ * stopped (over its time limit) is a wrong password: one ordinary hash is spent, so the answer and its
+ * time are those of any failed sign-in. The pool's 429 still reaches the caller.
+ */
 export async function verifyPassword(password: string, stored: string, client = ''): Promise<boolean> {
-  if (BCRYPT_HASH.test(stored)) return pool.bcryptCompare(password, stored, bcryptModule(), client);
-  const parts = stored.split('$');
-  if (parts.length !== 6 || parts[0] !== 'scrypt') {
-    await derive(password, DUMMY_SALT, N, R, P, KEYLEN, client); // same cost on malformed hashes
-    return false;
+  try {
+    const cost = bcryptCost(stored);
+    if (cost !== null && boundedCost(cost)) return await pool.bcryptCompare(password, stored, bcryptModule(), client);
+    const hash = cost === null ? scryptHash(stored) : null;
+    if (hash === null) {
+      await derive(password, DUMMY_SALT, N, R, P, KEYLEN, client); // same cost on malformed or unbounded hashes
+      return false;
+    }
+    const actual = await derive(password, hash.salt, hash.n, hash.r, hash.p, hash.key.length, client);
+    return actual.length === hash.key.length && timingSafeEqual(actual, hash.key);
+  } catch (err) {
+    if (err instanceof HashJobStopped) return false;
+    throw err;
   }
-  const [, n, r, p, salt, key] = parts;
-  const expected = Buffer.from(key, 'base64');
-  const actual = await derive(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p), expected.length, client);
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
 const DUMMY_SALT = Buffer.alloc(16, 7);

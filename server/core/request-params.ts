@@ -116,11 +116,12 @@ function intParam(raw: string | undefined, name: string): number | undefined {
   return Number(raw);
 }
 
-function boolParam(raw: string | undefined): boolean {
-  if (raw === undefined || raw === '') return false;
+/** A boolean query parameter as PocketBase reads one (1, t, true / 0, f, false; absent is false); anything else is a 400 naming it. */
+export function boolParam(raw: string | null | undefined, name = 'skipTotal'): boolean {
+  if (raw === undefined || raw === null || raw === '') return false;
   if (/^(1|t|true)$/i.test(raw)) return true;
   if (/^(0|f|false)$/i.test(raw)) return false;
-  throw badRequest('Invalid skipTotal parameter.');
+  throw badRequest(`Invalid ${name} parameter.`);
 }
 
 /** The list parameters of a query string; a page below 1 is the first (past MAX_PAGE, MAX_PAGE), perPage is clamped to 1..MAX_PER_PAGE. */

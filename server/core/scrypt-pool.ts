@@ -25,7 +25,21 @@ export const MAX_WAITING_HASHES = 64;
  */
 export const PER_CLIENT_HASHES = 16;
 
+/**
+ * How long one hash may hold a worker. The bounded parameters (passwords.ts, HASH_LIMITS) take at
+ * most about a second; a job past this limit is stopped: its worker is terminated and replaced, and
+ * the caller gets HashJobStopped (a failed sign-in), so no stored hash can pin the pool.
+ */
+export const MAX_HASH_JOB_MS = 10_000;
+
 const tooMany = () => new ApiError(429, 'Too Many Requests.');
+
+/** A hash the pool stopped at its time limit (its worker was replaced). */
+export class HashJobStopped extends Error {
+  constructor(ms: number) {
+    super(`password hash stopped after ${ms} ms`);
+  }
+}
 
 export interface ScryptParams {
   N: number;
@@ -44,6 +58,7 @@ interface Job {
   client: string;
   resolve: (reply: Reply) => void;
   reject: (error: Error) => void;
+  timer?: NodeJS.Timeout;
 }
 
 type Reply = { key: Uint8Array } | { match: boolean } | { error: string };
@@ -73,12 +88,15 @@ export class ScryptPool {
   private idleTimer: NodeJS.Timeout | null = null;
   /** Hashes running or waiting per client key. */
   private perClient = new Map<string, number>();
+  /** Workers that have started (a job's time limit counts from then). */
+  private online = new Set<Worker>();
 
   constructor(
     private readonly size = Math.max(1, Math.min(4, availableParallelism())),
     private readonly idleMs = 30_000,
     private readonly maxWaiting = MAX_WAITING_HASHES,
     private readonly maxPerClient = PER_CLIENT_HASHES,
+    private readonly jobMs = MAX_HASH_JOB_MS,
   ) {}
 
   /** `client` names who asked (see clientKey); '' is the server itself, bounded only by the queue. */
@@ -119,6 +137,7 @@ export class ScryptPool {
       if (worker === null) return;
       const job = this.queue.shift() as Job;
       this.busy.set(worker, job);
+      if (this.online.has(worker)) this.armJobTimer(worker, job);
       worker.postMessage(job.message);
     }
     this.armIdleTimer();
@@ -127,8 +146,16 @@ export class ScryptPool {
   private spawn(): Worker {
     const worker = new Worker(WORKER_SOURCE, { eval: true });
     worker.unref();
+    // a new worker's start-up is not its job's cost: the job's time counts from when it runs
+    worker.once('online', () => {
+      this.online.add(worker);
+      const job = this.busy.get(worker);
+      if (job && job.timer === undefined) this.armJobTimer(worker, job);
+    });
     worker.on('message', (reply: Reply) => {
       const job = this.busy.get(worker);
+      if (job === undefined) return; // a stopped worker's late answer
+      clearTimeout(job.timer);
       this.busy.delete(worker);
       this.idle.push(worker);
       if (job) {
@@ -138,7 +165,9 @@ export class ScryptPool {
       this.dispatch();
     });
     const lost = (error: Error) => {
+      this.online.delete(worker);
       const job = this.busy.get(worker);
+      clearTimeout(job?.timer);
       this.busy.delete(worker);
       this.idle = this.idle.filter((w) => w !== worker);
       job?.reject(error);
@@ -147,6 +176,21 @@ export class ScryptPool {
     worker.on('error', lost);
     worker.on('exit', (code) => lost(new Error(`scrypt worker exited (code ${code})`)));
     return worker;
+  }
+
+  private armJobTimer(worker: Worker, job: Job): void {
+    job.timer = setTimeout(() => this.stop(worker, job), this.jobMs);
+    job.timer.unref();
+  }
+
+  /** A job past its time limit: its worker is terminated (a replacement starts with the next job) and the caller told. */
+  private stop(worker: Worker, job: Job): void {
+    if (this.busy.get(worker) !== job) return;
+    this.busy.delete(worker);
+    this.online.delete(worker);
+    void worker.terminate();
+    job.reject(new HashJobStopped(this.jobMs));
+    this.dispatch();
   }
 
   /** Idle workers exit once nothing has been hashed for `idleMs`. */

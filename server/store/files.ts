@@ -50,6 +50,10 @@ export async function syncDir(dir: string): Promise<void> {
   }
 }
 
+/** Failures of the disk or the process's descriptors: they stay server errors, never the blame of what was being read. */
+const DISK_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EACCES', 'EPERM', 'EMFILE', 'ENFILE', 'EROFS']);
+export const isDiskError = (err: unknown): boolean => DISK_ERRORS.has(errorCode(err) ?? '');
+
 export function errorCode(err: unknown): string | undefined {
   if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string') return err.code;
   return undefined;

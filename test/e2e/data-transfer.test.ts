@@ -97,13 +97,30 @@ describe('data in and out', () => {
     expect(csv).not.toContain('Hello');
   });
 
-  it('moves a PocketBase backup zip in, files included, and shows what could not come over', async () => {
+  it('shows a PocketBase backup zip\'s plan (changes, records, rules it opens) and moves it in, files included, once asked', async () => {
     await page.setViewportSize({ width: 1920, height: 1080 });
+    // users' list rule for superusers only: the folder's `id = @request.auth.id` opens it, and the plan says so
+    const patched = await fetch(`${app.url}/api/collections/users`, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: su }, body: JSON.stringify({ listRule: null }) });
+    expect(patched.status).toBe(200);
     await page.goto(`${app.url}/_/#/data`);
     const pb = await pocketBaseData();
     // one file the records name is not in the zip: the card lists it
     await choose(/Import PocketBase backup zip or data\.db/, 'pb_backup_20240101.zip', await pocketBaseZip(pb, { omit: ['photo_2b9x0c7v1m.jpg'] }));
+    const preview = page.getByLabel('PocketBase import preview');
+    await preview.waitFor();
+    // (posts came with the schema file of the first test; alone, this test sees it added)
+    await expect(preview.locator('li[data-collection="users"]').textContent()).resolves.toMatch(/changed\s*users/);
+    await expect(preview.locator('.import-counts').textContent()).resolves.toMatch(/posts: 2 records/);
+    await expect(preview.locator('.import-warnings').textContent()).resolves.toMatch(/users · listRule: The import opens a rule that was for superusers only: null \(superusers only\) becomes "id = @request.auth.id"/);
+    await page.locator('.pocketbase-card').scrollIntoViewIfNeeded();
+    await shot(page, 'data-pocketbase-zip-plan-1920');
+    // nothing is applied until asked
+    expect((await api('GET', '/api/collections/users', undefined, su)).listRule).toBeNull();
+    expect((await api('GET', '/api/collections/users/records', undefined, su)).totalItems).toBe(0);
+    await preview.getByRole('button', { name: 'Apply import' }).click();
     await page.locator('.toast', { hasText: /Imported 5 records and 3 files from PocketBase/ }).waitFor();
+    await expect(preview.count()).resolves.toBe(0);
+    expect((await api('GET', '/api/collections/users', undefined, su)).listRule).toBe('id = @request.auth.id');
     const done = page.locator('.pocketbase-card .import-done');
     await expect(done.textContent()).resolves.toMatch(/users: 2 records, 1 file/);
     await expect(done.textContent()).resolves.toMatch(/posts: 2 records, 2 files/);

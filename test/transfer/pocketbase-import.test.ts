@@ -93,7 +93,7 @@ describe('moving from PocketBase', () => {
       await writePocketBaseFolder(pbData, pb, ['photo_2b9x0c7v1m.jpg']);
       const before = readdirSync(join(pbData, 'storage'), { recursive: true }).sort();
       const lines: string[] = [];
-      const code = await runImport([pbData, '--dir', join(root, 'deskbase')], (l) => lines.push(l));
+      const code = await runImport([pbData, '--dir', join(root, 'deskbase'), '--yes'], (l) => lines.push(l));
       expect(code, lines.join('\n')).toBe(0);
       const out = lines.join('\n');
       expect(out).toContain('posts: collection added, 2 records, 2 files');
@@ -118,7 +118,7 @@ describe('moving from PocketBase', () => {
       const again: string[] = [];
       const errors = vi.spyOn(console, 'error').mockImplementation((l: string) => void again.push(l));
       try {
-        expect(await runImport([pbData, '--dir', join(root, 'deskbase')], () => {})).toBe(1);
+        expect(await runImport([pbData, '--dir', join(root, 'deskbase'), '--yes'], () => {})).toBe(1);
       } finally {
         errors.mockRestore();
       }

@@ -1,4 +1,4 @@
-// The top-level items of a JSON array, each as its own text, found in one linear pass (strings and
+// The top-level items of a JSON array (and NDJSON's lines), each as its own text, found in one linear pass (strings and
 // their escapes skipped, brackets counted), so a large import parses item by item between turns of the
 // event loop instead of in one JSON.parse of the whole body.
 
@@ -44,4 +44,14 @@ function skipSpace(text: string, i: number): number {
 
 function end(text: string, close: number): void {
   if (skipSpace(text, close + 1) !== text.length) throw new Error('unexpected text after the JSON array');
+}
+
+/** The non-blank lines of NDJSON, one at a time (a split of 64 MiB of short lines would hold millions of strings at once). */
+export function* ndjsonLines(text: string): Generator<string> {
+  for (let start = 0; start < text.length; ) {
+    const end = text.indexOf('\n', start);
+    const line = text.slice(start, end === -1 ? text.length : end);
+    if (line.trim() !== '') yield line;
+    start = end === -1 ? text.length : end + 1;
+  }
 }

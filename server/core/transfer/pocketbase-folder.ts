@@ -4,12 +4,17 @@
 // hashes as they are (PocketBase's bcrypt hashes are accepted at sign-in and re-hashed to scrypt then).
 // The records' files are placed before that transaction (pocketbase-files.ts) and taken away again if
 // it fails. What cannot come over is listed, never silently dropped.
-import { badRequest } from '../../errors.js';
+import { badRequest, fieldError, type ErrorData } from '../../errors.js';
 import { ident } from '../../filter/sql.js';
 import { openForeignDb, type ForeignDb } from '../../store/foreign-db.js';
 import type { WriteTx } from '../../store/db.js';
 import type { Registry } from '../collection-registry.js';
+import { isSafeSegment } from '../../files/paths.js';
 import { fromStoredValue, toStoredValue } from '../field-values.js';
+import { fileNames } from '../fields/file.js';
+import { ID_PATTERN } from '../ids.js';
+import { storedHashProblem } from '../passwords.js';
+import { authIdTaken } from '../writes/auth-record.js';
 import type { Collection, SqlValue } from '../types.js';
 import type { FileStorage } from '../../files/storage.js';
 import type { Adopted } from '../../files/adopt.js';
@@ -68,9 +73,56 @@ function storedValue(c: Collection, name: string, value: SqlValue | undefined): 
   return toStoredValue(field, fromStoredValue(field, value ?? null));
 }
 
+/** A record the import refuses: where it is and why. */
+interface Refused {
+  collection: string;
+  row: number;
+  id: string;
+  reason: string;
+}
+
+/** Records listed by name in the refusal's message, and in its data. */
+const SHOWN_REFUSED = 5;
+const LISTED_REFUSED = 100;
+
+/**
+ * Why a PocketBase row cannot come over as it is, or null: what every create checks (an id of the
+ * pattern, an auth id no other auth collection uses: auth-record.ts), stored file names that are one
+ * plain path segment (files/paths.ts: a name with `..` would break every backup), and password hashes
+ * within the bounds a sign-in runs (passwords.ts).
+ */
+function refusal(tx: WriteTx, schema: Registry, c: Collection, row: Record<string, SqlValue>): string | null {
+  const id = row.id;
+  if (typeof id !== 'string' || !ID_PATTERN.test(id)) return 'the id is not 15 characters from a-z0-9 (as every record id here)';
+  if (authIdTaken(tx, schema, c, id)) return 'a record of another auth collection has the same id (auth ids are unique across auth collections)';
+  for (const f of c.fields) {
+    if (f.type === 'file') {
+      const bad = fileNames(fromStoredValue(f, row[f.name] ?? null)).find((name) => !isSafeSegment(name));
+      if (bad !== undefined) return `the file name ${JSON.stringify(bad.slice(0, 100))} in "${f.name}" is not a plain file name`;
+    } else if (f.type === 'password' && typeof row[f.name] === 'string' && row[f.name] !== '') {
+      const problem = storedHashProblem(row[f.name] as string);
+      if (problem !== null) return `its password hash cannot be used here: ${problem}`;
+    }
+  }
+  return null;
+}
+
+function refusedError(refused: Refused[], total: number): Error {
+  const shown = refused.slice(0, SHOWN_REFUSED).map((r) => `${r.collection} ${JSON.stringify(r.id.slice(0, 40))}: ${r.reason}`).join('; ');
+  const more = total > SHOWN_REFUSED ? `; and ${total - SHOWN_REFUSED} more` : '';
+  const data: ErrorData = {};
+  for (const r of refused) {
+    const byRow = (data[r.collection] ??= {}) as ErrorData;
+    byRow[String(r.row)] = fieldError('validation_invalid_record', `${r.id.slice(0, 40)}: ${r.reason}`);
+  }
+  return badRequest(`Failed to import the records: ${total} record(s) refused, nothing was changed: ${shown}${more}.`, { records: data });
+}
+
 function copyRecords(db: ForeignDb, tx: WriteTx, schema: Registry, plan: Plan, notes: Notes, files: Map<string, number>): Copied {
   const tables = db.tables();
   const out: Copied = [];
+  const refused: Refused[] = [];
+  let refusedCount = 0;
   for (const item of plan.items) {
     const c = schema.get(item.id);
     if (!c || !tables.has(item.name)) continue;
@@ -79,10 +131,17 @@ function copyRecords(db: ForeignDb, tx: WriteTx, schema: Registry, plan: Plan, n
     const insert = `INSERT INTO ${ident(c.name)} (${fields.map((f) => ident(f.name)).join(', ')}) VALUES (${fields.map(() => '?').join(', ')})`;
     let count = 0;
     let skipped = 0;
+    let rowNumber = 0;
     for (const row of db.all(`SELECT * FROM ${ident(item.name)} ORDER BY _rowid_`)) {
+      rowNumber++;
       // Deskbase's own superusers stay; PocketBase's join them unless one has the same email
       if (c.system && tx.get(`SELECT 1 AS x FROM ${ident(c.name)} WHERE "id" = ? OR "email" = ? COLLATE NOCASE`, [row.id, row.email ?? '']) !== undefined) {
         skipped++;
+        continue;
+      }
+      const reason = refusal(tx, schema, c, row);
+      if (reason !== null) {
+        if (++refusedCount <= LISTED_REFUSED) refused.push({ collection: c.name, row: rowNumber, id: String(row.id), reason });
         continue;
       }
       try {
@@ -96,6 +155,7 @@ function copyRecords(db: ForeignDb, tx: WriteTx, schema: Registry, plan: Plan, n
     if (skipped > 0) notes.add(c.name, 'records', `${skipped} record(s) already here (same id or email) were left as they are.`);
     out.push({ collection: c.name, count, files: files.get(item.name) ?? 0 });
   }
+  if (refusedCount > 0) throw refusedError(refused, refusedCount);
   return out;
 }
 
@@ -113,8 +173,14 @@ function folderNotes(db: ForeignDb, notes: Notes): void {
   notes.add('*', 'sessions', 'Auth tokens issued by PocketBase do not carry over: users sign in again (with the same passwords).');
 }
 
-/** Imports a PocketBase folder: collections, records and their files, all or nothing. */
-export async function importPocketBase(importSchema: SchemaImporter, storage: FileStorage, source: PocketBaseSource): Promise<PocketBaseImportResult> {
+/**
+ * Imports a PocketBase folder: collections, records and their files, all or nothing. A stored
+ * collection the folder also has (`users`, `_superusers`) is merged: its fields keep their ids by name
+ * and the ones the folder lacks stay (schema-convert.ts `keepStored`), so no field is dropped with its
+ * data; rules the folder opens are flagged (rule-changes.ts). `dryRun` runs everything but the files in
+ * a transaction that is rolled back and answers what applying would do.
+ */
+export async function importPocketBase(importSchema: SchemaImporter, storage: FileStorage, source: PocketBaseSource, dryRun = false): Promise<PocketBaseImportResult> {
   let db: ForeignDb;
   try {
     db = await openForeignDb(source.db);
@@ -125,7 +191,8 @@ export async function importPocketBase(importSchema: SchemaImporter, storage: Fi
   let files = new Map<string, number>();
   try {
     const collections = collectionsOf(db);
-    const result = await importSchema({ collections, deleteMissing: false }, {
+    const result = await importSchema({ collections, deleteMissing: false, dryRun }, {
+      keepStoredFields: true,
       before: async (plan, notes) => {
         ({ adopted, counts: files } = await bringFiles(db, plan, storage, source.files, notes));
       },
@@ -136,7 +203,7 @@ export async function importPocketBase(importSchema: SchemaImporter, storage: Fi
       },
     });
     (adopted as Adopted | null)?.settle();
-    return { changes: result.changes, notes: result.notes, dryRun: false, records: result.then ?? [] };
+    return { changes: result.changes, notes: result.notes, dryRun, records: result.then ?? [] };
   } catch (err) {
     await (adopted as Adopted | null)?.undo();
     throw err;

@@ -15,7 +15,7 @@ import { ARCHIVE_DB, ArchiveError, DEFAULT_ARCHIVE_LIMITS, extractArchive, type 
 import { isSafeSegment, STORAGE_DIR } from '../../files/paths.js';
 import { OversizeFile } from '../../files/staged.js';
 import type { FileStorage } from '../../files/storage.js';
-import { errorCode, readWhole } from '../../store/files.js';
+import { isDiskError, readWhole } from '../../store/files.js';
 import type { PocketBaseImportResult, PocketBaseSource } from './pocketbase-folder.js';
 
 /** The largest upload (a backup zip with its files), as a restore's. */
@@ -32,6 +32,12 @@ export const pocketBaseLayout: ArchiveLayout = (name) => {
   // storage/<collectionId>/<recordId>/<name>: anything else (thumbs_<name>/, auxiliary.db, odd names) is not needed
   if (parts.length === 4 && parts[0] === STORAGE_DIR && parts.slice(1).every(isSafeSegment)) return { kind: 'file', path: parts };
   return { kind: 'skip' };
+};
+
+/** A dry run reads the database alone: the files are looked at only when the import is applied. */
+const databaseOnlyLayout: ArchiveLayout = (name) => {
+  const target = pocketBaseLayout(name);
+  return target.kind === 'file' && target.path[0] === STORAGE_DIR ? { kind: 'skip' } : target;
 };
 
 /**
@@ -54,37 +60,36 @@ export async function readPocketBaseFolder(path: string, how: 'copy' | 'link', f
   return { db, files: { dir: join(dirname(dbFile), STORAGE_DIR), how, from } };
 }
 
-/** Disk failures stay server errors; anything else wrong with an archive is the upload's fault. */
-const DISK_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EACCES', 'EPERM', 'EMFILE', 'ENFILE', 'EROFS']);
 
-export function createPocketBaseUpload(storage: FileStorage, importFolder: (source: PocketBaseSource) => Promise<PocketBaseImportResult>) {
+export function createPocketBaseUpload(storage: FileStorage, importFolder: (source: PocketBaseSource, dryRun: boolean) => Promise<PocketBaseImportResult>) {
   let busy = false;
 
-  async function fromFile(upload: string, sniffed: string, size: number, work: string): Promise<PocketBaseImportResult> {
+  async function fromFile(upload: string, sniffed: string, size: number, work: string, dryRun: boolean): Promise<PocketBaseImportResult> {
     if (sniffed === 'application/zip') {
       try {
         // not synced here: the files kept are synced as they are placed (files/adopt.ts), the rest goes
-        await extractArchive(upload, work, { layout: pocketBaseLayout, sync: false });
+        await extractArchive(upload, work, { layout: dryRun ? databaseOnlyLayout : pocketBaseLayout, sync: false });
       } catch (err) {
-        if (DISK_ERRORS.has(errorCode(err) ?? '')) throw err;
+        if (isDiskError(err)) throw err; // anything else wrong with an archive is the upload's fault
         const why = err instanceof ArchiveError ? err.message : 'it cannot be read as a zip file';
         throw badRequest(`Invalid PocketBase backup zip: ${why.replace('the archive has no data.db', 'it has no data.db at its root')}.`);
       }
       await rm(upload, { force: true }); // the disk holds one copy at a time
-      return importFolder(await readPocketBaseFolder(work, 'link', 'the backup zip'));
+      return importFolder(await readPocketBaseFolder(work, 'link', 'the backup zip'), dryRun);
     }
     if (sniffed !== 'application/vnd.sqlite3') throw badRequest('Failed to read the PocketBase database: the upload is neither a data.db (SQLite) nor a PocketBase backup zip.');
     if (size > MAX_POCKETBASE_DB) throw badRequest(`The PocketBase database is larger than ${MAX_POCKETBASE_DB / 1024 ** 3} GiB.`);
     const db = await readWhole(upload);
-    return importFolder({ db: db ?? new Uint8Array(0), files: { dir: null, how: 'link', from: 'the upload' } });
+    return importFolder({ db: db ?? new Uint8Array(0), files: { dir: null, how: 'link', from: 'the upload' } }, dryRun);
   }
 
   return {
     /**
      * Imports an upload: `open` hands its body over, at once unless the upload is refused first (one
      * import at a time, as PocketBase's backups and restores; a declared size over the limit).
+     * `dryRun`: what the import would change (pocketbase-folder.ts), nothing applied.
      */
-    async upload(open: () => Readable, declaredBytes: number): Promise<PocketBaseImportResult> {
+    async upload(open: () => Readable, declaredBytes: number, dryRun = false): Promise<PocketBaseImportResult> {
       if (busy) throw badRequest('Another PocketBase import is running; try again once it has finished.');
       if (declaredBytes > MAX_POCKETBASE_UPLOAD) throw tooLarge();
       busy = true;
@@ -93,7 +98,7 @@ export function createPocketBaseUpload(storage: FileStorage, importFolder: (sour
         const staged = await storage.receive(open(), 'pocketbase-upload', MAX_POCKETBASE_UPLOAD, false);
         if (staged instanceof OversizeFile) throw tooLarge();
         try {
-          return await fromFile(staged.tempPath, staged.sniffed.mime, staged.size, work);
+          return await fromFile(staged.tempPath, staged.sniffed.mime, staged.size, work, dryRun);
         } finally {
           await storage.discard([staged]);
         }

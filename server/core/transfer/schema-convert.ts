@@ -4,6 +4,7 @@
 // sort orders or WHERE clauses, auth options (OAuth2, MFA, OTP, alerts). Relation targets are
 // rewritten through the id map, so foreign ids (`pbc_<digits>`, `_pb_users_auth_`) become ours.
 import { authSystemFields, primaryKeyField } from '../fields/system-fields.js';
+import { badRequest } from '../../errors.js';
 import { isRecord } from '../fields/common.js';
 import { defaultFieldId, resolveFieldType } from '../fields/base.js';
 import { importableAuthOptions } from '../auth-options.js';
@@ -18,6 +19,12 @@ export interface ConvertContext {
   /** The stored collection the import updates, if any. */
   existing: Collection | undefined;
   notes: Notes;
+  /**
+   * The PocketBase import's merge: a field of the stored collection keeps its id when the file has a
+   * field of the same name (so its values stay), and a stored field the file lacks is kept, noted,
+   * instead of being dropped with its data. A field whose type differs fails the import.
+   */
+  keepStored?: boolean;
 }
 
 export interface Converted {
@@ -31,6 +38,8 @@ const DROPPED_AUTH_FIELDS = new Set(['tokenKey']);
 
 function convertFields(raw: unknown, type: Collection['type'], name: string, ctx: ConvertContext): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
+  // a view's fields come from its query: nothing of a stored one is kept beside them
+  const keepStored = ctx.keepStored === true && (type as string) !== 'view';
   for (const f of Array.isArray(raw) ? raw : []) {
     if (!isRecord(f)) {
       out.push(f as Record<string, unknown>); // validation reports it, with its position
@@ -55,11 +64,17 @@ function convertFields(raw: unknown, type: Collection['type'], name: string, ctx
     // (a new auth collection starts with Deskbase's auth system fields, which PocketBase's replace)
     const stored = ctx.existing?.fields.find((e) => e.system && e.name === fieldName) ?? (type === 'auth' ? authSystemFields().find((e) => e.name === fieldName) : undefined);
     if (stored) field.id = stored.id;
-    // a field given without an id gets the one its validation would give it now, so indexes can name it:
-    // the stored field of that name and type keeps its id (its data with it), else PocketBase's <type><crc32(name)>
-    if (typeof field.id !== 'string' || field.id === '') {
-      const same = ctx.existing?.fields.find((e) => e.name === fieldName && e.type === resolveFieldType(f.type));
-      const base = same?.id ?? defaultFieldId(String(resolveFieldType(f.type)), fieldName);
+    const same = keepStored ? ctx.existing?.fields.find((e) => !e.system && e.name.toLowerCase() === fieldName.toLowerCase()) : undefined;
+    if (same) {
+      if (same.type !== resolveFieldType(f.type)) {
+        throw badRequest(`Failed to import the submitted collections: collection "${name}": field "${fieldName}" is of type "${String(f.type)}" in the file and "${same.type}" here; rename one of them first (the import never changes the type of a stored field).`);
+      }
+      field.id = same.id;
+    } else if (typeof field.id !== 'string' || field.id === '') {
+      // a field given without an id gets the one its validation would give it now, so indexes can name it:
+      // the stored field of that name and type keeps its id (its data with it), else PocketBase's <type><crc32(name)>
+      const named = ctx.existing?.fields.find((e) => e.name === fieldName && e.type === resolveFieldType(f.type));
+      const base = named?.id ?? defaultFieldId(String(resolveFieldType(f.type)), fieldName);
       let id = base;
       for (let i = 2; out.some((o) => isRecord(o) && o.id === id); i++) id = `${base}${i}`;
       field.id = id;
@@ -73,6 +88,13 @@ function convertFields(raw: unknown, type: Collection['type'], name: string, ctx
       field.collectionId = target;
     }
     out.push(field);
+  }
+  if (keepStored && ctx.existing) {
+    for (const kept of ctx.existing.fields) {
+      if (out.some((f) => isRecord(f) && typeof f.name === 'string' && f.name.toLowerCase() === kept.name.toLowerCase())) continue;
+      out.push({ ...kept });
+      if (!kept.system) ctx.notes.add(name, `field ${kept.name}`, 'Kept: the PocketBase folder has no such field. Its values stay; records from the folder leave it empty.');
+    }
   }
   if (type === 'auth') {
     // PocketBase always has them; a hand-written file may not

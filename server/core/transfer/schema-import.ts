@@ -34,6 +34,7 @@ import { diffCollections, type CollectionDiff } from './schema-diff.js';
 import { planImport, type Plan, type PlannedCollection } from './schema-plan.js';
 import { Notes, type TransferNote } from './transfer-notes.js';
 import { dropViews, realizeView, rebuildViews, ViewFailure, viewCreationOrder } from '../views.js';
+import { noteOpenedRules } from './rule-changes.js';
 
 export interface SchemaImportResult {
   /** What changed (or would change, for a dry run), collection by collection. */
@@ -45,11 +46,14 @@ export interface SchemaImportResult {
 /** What an import may add around the schema's own transaction (the PocketBase import's files and records). */
 export interface ImportSteps<R> {
   before?: (plan: Plan, notes: Notes) => Promise<void>;
+  /** Runs in the transaction, a dry run's too (its result is then rolled back with the rest). */
   then?: (tx: WriteTx, schema: Registry, plan: Plan, notes: Notes) => R;
+  /** Stored fields are matched by name and kept when the file lacks them (schema-convert.ts `keepStored`). */
+  keepStoredFields?: boolean;
 }
 
 class DryRun extends Error {
-  constructor(readonly result: SchemaImportResult) {
+  constructor(readonly result: SchemaImportResult & { then?: unknown }) {
     super('dry run');
   }
 }
@@ -95,7 +99,7 @@ interface CutNames {
 }
 
 export function createSchemaImport(store: Store, registry: Registry, sessions: Sessions, files: FileStorage, onChange: CollectionListener) {
-  function apply(tx: WriteTx, plan: Plan, deleteMissing: boolean, notes: Notes): { changes: CollectionDiff[]; scratch: Registry; removed: Collection[]; cuts: CutNames[] } {
+  function apply(tx: WriteTx, plan: Plan, deleteMissing: boolean, notes: Notes, keepStored: boolean): { changes: CollectionDiff[]; scratch: Registry; removed: Collection[]; cuts: CutNames[] } {
     const scratch = new Registry();
     scratch.load(tx);
     const before = new Map(scratch.all().map((c) => [c.id, c]));
@@ -120,7 +124,7 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
     for (const item of plan.items) {
       // a view's fields are inferred from its query; only its two rules travel (create/update/delete stay null)
       if (item.type === 'view') converted.set(item.id, { structure: { fields: [], indexes: [] }, rules: { listRule: ruleOf(item.raw.listRule), viewRule: ruleOf(item.raw.viewRule) } });
-      else converted.set(item.id, convertCollection(item.raw, item.type, item.name, { idOf, existing: item.existing, notes }));
+      else converted.set(item.id, convertCollection(item.raw, item.type, item.name, { idOf, existing: item.existing, notes, keepStored }));
     }
     const views = plan.items.filter((i) => i.type === 'view');
     const tables = plan.items.filter((i) => i.type !== 'view');
@@ -146,6 +150,9 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
       const next = step(item, () => buildCollection({ ...(item.name === prev.name ? {} : { name: item.name }), type: item.type, ...structure, ...noRules }, ctx(prev, !item.existing), defaults, now));
       const cut = cutFileFields(prev, next);
       const before = cut.length > 0 ? readNames(tx, prev, cut) : new Map();
+      if ([...before.values()].some((names) => names.size > 0)) {
+        notes.add(item.name, `field ${cut.map((f) => f.name).join(', ')}`, 'Records here hold files in it that the import deletes (the field goes, or keeps one file where it held several).', true);
+      }
       try {
         changeTable(tx, prev, next);
       } catch (err) {
@@ -178,6 +185,7 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
       }
       const next = step(item, () => buildCollection(rules, ctx(prev), defaults, now));
       const original = before.get(item.id);
+      if (original) noteOpenedRules(original, next, notes);
       if (original?.type === 'auth' && (original.authRule as string | null | undefined) !== next.authRule) sessions.endCollection(tx, item.id);
       scratch.put(next);
     }
@@ -227,9 +235,9 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
     try {
       let applied: { removed: Collection[]; cuts: CutNames[] } = { removed: [], cuts: [] };
       const result = await store.write((tx) => {
-        const { changes, scratch, removed, cuts } = apply(tx, plan, deleteMissing, notes);
-        if (dryRun) throw new DryRun({ changes, notes: notes.list, dryRun });
+        const { changes, scratch, removed, cuts } = apply(tx, plan, deleteMissing, notes, steps.keepStoredFields === true);
         const more = steps.then?.(tx, scratch, plan, notes);
+        if (dryRun) throw new DryRun({ changes, notes: notes.list, dryRun, then: more });
         registry.load(tx); // the live registry takes the new schema with the commit
         applied = { removed, cuts };
         return { changes, notes: notes.list, dryRun, then: more };
@@ -237,7 +245,7 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
       settle(result.changes, applied.removed, applied.cuts);
       return result;
     } catch (err) {
-      if (err instanceof DryRun) return err.result;
+      if (err instanceof DryRun) return err.result as SchemaImportResult & { then?: R };
       throw err;
     }
   };

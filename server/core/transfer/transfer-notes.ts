@@ -7,11 +7,13 @@ export interface TransferNote {
   /** What was left out or changed: `field avatar`, `index idx_x`, `listRule`, `OAuth2`... */
   item: string;
   reason: string;
+  /** Set on a change that needs the user's eye before applying: a rule the import opens (rule-changes.ts). */
+  warning?: true;
 }
 
 export class Notes {
   readonly list: TransferNote[] = [];
-  add(collection: string, item: string, reason: string): void {
-    this.list.push({ collection, item, reason });
+  add(collection: string, item: string, reason: string, warning = false): void {
+    this.list.push(warning ? { collection, item, reason, warning } : { collection, item, reason });
   }
 }

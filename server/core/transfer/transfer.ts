@@ -28,16 +28,16 @@ function formatOf<T extends string>(value: string, allowed: readonly T[]): T {
 /** `readBytes`: what one stretch of a records export may read (the response budget of a list). */
 export function createTransfer(store: Store, registry: Registry, sessions: Sessions, records: Records, files: FileStorage, onChange: CollectionListener, budgetMs: number, readBytes: number) {
   const importSchema = createSchemaImport(store, registry, sessions, files, onChange);
-  const importFolder = (source: PocketBaseSource): Promise<PocketBaseImportResult> => importPocketBase(importSchema, files, source);
+  const importFolder = (source: PocketBaseSource, dryRun: boolean): Promise<PocketBaseImportResult> => importPocketBase(importSchema, files, source, dryRun);
   const uploads = createPocketBaseUpload(files, importFolder);
   return {
     importSchema,
     /** PocketBase's collections JSON: every non-system collection, or those named (ids or names). */
     exportSchema: (only: string[] | null) => exportSchema(registry.all(), only),
-    /** A PocketBase pb_data folder (or its data.db) on this machine: collections, records, files (the CLI). */
-    importPocketBaseFolder: async (path: string): Promise<PocketBaseImportResult> => importFolder(await readPocketBaseFolder(path, 'copy')),
-    /** An uploaded data.db or PocketBase backup zip (superusers only: callers check); `open` hands the body over. */
-    importPocketBaseUpload: (open: () => Readable, declaredBytes: number): Promise<PocketBaseImportResult> => uploads.upload(open, declaredBytes),
+    /** A PocketBase pb_data folder (or its data.db) on this machine: collections, records, files (the CLI); `dryRun` answers what it would change. */
+    importPocketBaseFolder: async (path: string, dryRun = false): Promise<PocketBaseImportResult> => importFolder(await readPocketBaseFolder(path, 'copy'), dryRun),
+    /** An uploaded data.db or PocketBase backup zip (superusers only: callers check); `open` hands the body over; `dryRun` answers what it would change. */
+    importPocketBaseUpload: (open: () => Readable, declaredBytes: number, dryRun = false): Promise<PocketBaseImportResult> => uploads.upload(open, declaredBytes, dryRun),
     /** TypeScript declarations of every collection for the pocketbase SDK. */
     typescriptTypes: () => typescriptTypes(registry.all(), isoNow()),
     async truncate(idOrName: string): Promise<number> {

@@ -61,3 +61,15 @@ export function authIdTaken(db: Pick<WriteTx, 'get'>, registry: Registry, c: Col
   const sql = others.map((o) => `SELECT 1 AS x FROM ${ident(o.name)} WHERE "id" = ?`).join(' UNION ALL ');
   return db.get(`${sql} LIMIT 1`, others.map(() => id)) !== undefined;
 }
+
+/** An id two auth collections of `db` share (a restore's candidate is checked with it), or null. */
+export function sharedAuthId(db: Pick<WriteTx, 'get'>, collections: readonly Collection[]): { id: string; a: string; b: string } | null {
+  const auth = collections.filter((c) => c.type === 'auth');
+  for (let i = 0; i < auth.length; i++) {
+    for (let j = i + 1; j < auth.length; j++) {
+      const row = db.get<{ id: string }>(`SELECT "id" AS id FROM ${ident(auth[i].name)} INTERSECT SELECT "id" FROM ${ident(auth[j].name)} LIMIT 1`);
+      if (row !== undefined) return { id: String(row.id), a: auth[i].name, b: auth[j].name };
+    }
+  }
+  return null;
+}

@@ -2,6 +2,7 @@
 // records export and import, typed clients, moving from PocketBase.
 import type { H3 } from 'h3';
 import type { Core } from '../../core/index.js';
+import { boolParam } from '../../core/request-params.js';
 import { requireSuperuser } from '../caller.js';
 import { contextOf, listContextOf, param } from '../request.js';
 import { COLLECTION_BODY_BYTES, IMPORT_BODY_BYTES, readBodyBytes, readBodyObject, takeBody } from '../body.js';
@@ -19,10 +20,11 @@ export function registerTransfer(app: H3, core: Core): void {
   });
   // the upload is PocketBase's pb_data/data.db or a backup zip of pb_data (a desktop file picker reaches
   // them; a server path would let anyone holding a superuser session read files the server can read),
-  // streamed to disk as a restore's body is
+  // streamed to disk as a restore's body is; `?dryRun=true` answers what it would change, applying nothing
   app.post('/api/import/pocketbase', async (event) => {
     requireSuperuser(event);
-    return core.transfer.importPocketBaseUpload(() => takeBody(event), Number(event.req.headers.get('content-length') ?? '0'));
+    const dryRun = boolParam(event.url.searchParams.get('dryRun'), 'dryRun');
+    return core.transfer.importPocketBaseUpload(() => takeBody(event), Number(event.req.headers.get('content-length') ?? '0'), dryRun);
   });
   app.get('/api/collections/types.ts', (event) => {
     requireSuperuser(event);
