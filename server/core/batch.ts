@@ -20,6 +20,7 @@ import { presentRecords } from './record-response.js';
 import { getRow } from './records-read.js';
 import { requestContext, type RequestContext, type RequestInput } from './request-context.js';
 import type { Collection, Row } from './types.js';
+import { decodeUrlComponent, parseQuery } from './url-parts.js';
 import type { PreparedWrite } from './writes/prepared.js';
 import type { RecordWrites } from './writes/funnel.js';
 
@@ -98,11 +99,12 @@ export function createBatch(store: Store, registry: Registry, writes: RecordWrit
   async function prepare(r: SubRequest, base: RequestInput): Promise<Prepared> {
     const m = RECORDS_URL.exec(r.url);
     if (!m) throw badRequest('Unknown batch request action.');
-    const c = registry.get(decodeURIComponent(m[1]));
+    // a malformed escape anywhere in the URL is this request's 400 (url-parts.ts), before any lookup
+    const name = decodeUrlComponent(m[1]);
+    const id = m[2] === undefined ? undefined : decodeUrlComponent(m[2]);
+    const query = parseQuery(m[3] ?? '');
+    const c = registry.get(name);
     if (!c) throw new ApiError(404, 'Missing or invalid collection context.');
-    const id = m[2] === undefined ? undefined : decodeURIComponent(m[2]);
-    const query: Record<string, string> = {};
-    for (const [k, v] of new URLSearchParams(m[3] ?? '')) if (!Object.hasOwn(query, k)) setOwn(query, k, v);
     const headers = new Map(base.headers);
     for (const [k, v] of Object.entries(r.headers)) headers.set(k, v);
     const input: RequestInput = { auth: base.auth, method: r.method, query, headers, body: r.body, client: base.client };
