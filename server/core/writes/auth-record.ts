@@ -5,7 +5,8 @@ import { ident } from '../../filter/sql.js';
 import type { WriteTx } from '../../store/db.js';
 import { ruleSql } from '../access.js';
 import { validatePassword } from '../fields/password.js';
-import { verifyPassword } from '../passwords.js';
+import { burnPasswordCheck, verifyPassword } from '../passwords.js';
+import { accountKey, type FailureLimiter } from '../sign-in-limiter.js';
 import type { Registry } from '../collection-registry.js';
 import type { RuleInput } from '../request-context.js';
 import type { Collection, Row } from '../types.js';
@@ -44,10 +45,17 @@ export function changesPassword(sub: Submitted): boolean {
 
 /**
  * Non-managers prove the current password with `oldPassword` (one hash, whatever the answer), charged to
- * `client` (the request's, see passwords.ts).
+ * `client` (the request's, see passwords.ts). Each check counts against the account's sign-in block
+ * (sign-in-limiter.ts): where an updateRule lets users edit each other, guesses stop after the same ten
+ * failures, and a blocked account answers exactly as a wrong `oldPassword` does, after the same work.
  */
-export async function oldPasswordError(sub: Submitted, stored: Row, client?: string): Promise<ErrorData> {
-  const ok = typeof sub.oldPassword === 'string' && sub.oldPassword !== '' && (await verifyPassword(sub.oldPassword, String(stored.password ?? ''), client));
+export async function oldPasswordError(limiter: FailureLimiter, c: Collection, sub: Submitted, stored: Row, client?: string): Promise<ErrorData> {
+  const guess = sub.oldPassword;
+  const ok = typeof guess === 'string' && guess !== '' && (await limiter.attempt(
+    accountKey(c, String(stored.id)),
+    () => verifyPassword(guess, String(stored.password ?? ''), client),
+    () => burnPasswordCheck(guess, client),
+  ));
   return ok ? {} : { oldPassword: fieldError('validation_invalid_old_password', 'Missing or invalid old password.') };
 }
 

@@ -98,7 +98,7 @@ export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, 
   if (changing) {
     Object.assign(errors, passwordErrors(r.sub, c));
     if (!r.manager) {
-      Object.assign(errors, await oldPasswordError(r.sub, stored, ctx.request.client));
+      Object.assign(errors, await oldPasswordError(deps.limiter, c, r.sub, stored, ctx.request.client));
       oldPasswordChecked = true;
     }
   }
