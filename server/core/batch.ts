@@ -15,12 +15,13 @@ import type { Store } from '../store/db.js';
 import type { Registry } from './collection-registry.js';
 import { isRecord } from './fields/common.js';
 import { setOwn } from './own-keys.js';
-import { MAX_RESPONSE_BYTES, queryTooSlow, underDeadline } from './query-budget.js';
+import { MAX_RESPONSE_BYTES, MAX_WRITE_BYTES, queryTooSlow, underDeadline, writeTooLarge } from './query-budget.js';
 import { presentRecords } from './record-response.js';
 import { getRow } from './records-read.js';
 import { requestContext, type RequestContext, type RequestInput } from './request-context.js';
 import type { Collection, Row } from './types.js';
 import { decodeUrlComponent, parseQuery } from './url-parts.js';
+import { jsonWeight } from './value-weight.js';
 import type { PreparedWrite } from './writes/prepared.js';
 import type { RecordWrites } from './writes/funnel.js';
 
@@ -96,7 +97,7 @@ export function createBatch(store: Store, registry: Registry, writes: RecordWrit
   const budgeted = <T>(operation: () => T): T => underDeadline(store, budgetMs, operation, responseBytes);
 
   /** One sub-request's prepared write, as the caller (`base`: the batch request's own input). */
-  async function prepare(r: SubRequest, base: RequestInput): Promise<Prepared> {
+  async function prepare(r: SubRequest, base: RequestInput, budget: ReturnType<typeof sharedBudget>): Promise<Prepared> {
     const m = RECORDS_URL.exec(r.url);
     if (!m) throw badRequest('Unknown batch request action.');
     // a malformed escape anywhere in the URL is this request's 400 (url-parts.ts), before any lookup
@@ -120,25 +121,58 @@ export function createBatch(store: Store, registry: Registry, writes: RecordWrit
       target = exists ? bodyId : undefined;
     }
     if (method === 'POST' && target === undefined) {
-      return { collection: c, ctx, deletes: false, write: await budgeted(() => writes.prepareCreate(c, r.body, ctx)) };
+      return { collection: c, ctx, deletes: false, write: await budget.run(() => writes.prepareCreate(c, r.body, ctx)) };
     }
     if (method === 'PATCH' && target !== undefined) {
-      return { collection: c, ctx, deletes: false, write: await budgeted(() => writes.prepareUpdate(c, target, r.body, ctx)) };
+      return { collection: c, ctx, deletes: false, write: await budget.run(() => writes.prepareUpdate(c, target, r.body, ctx)) };
     }
     if (method === 'DELETE' && target !== undefined) {
-      return { collection: c, ctx, deletes: true, write: budgeted(() => writes.prepareDelete(c, target, ctx)) };
+      return { collection: c, ctx, deletes: true, write: budget.run(() => writes.prepareDelete(c, target, ctx)) };
     }
     throw badRequest('Unknown batch request action.');
+  }
+
+  /**
+   * One query budget for all of a batch's prepare steps together (not one per request): each step's
+   * synchronous stretch runs under what the earlier ones left, and past it the request that ran out is
+   * a 400 as any request past its budget.
+   */
+  function sharedBudget() {
+    let left = budgetMs;
+    return {
+      run<T>(operation: () => T): T {
+        if (left <= 0) throw queryTooSlow(budgetMs);
+        const t0 = performance.now();
+        try {
+          return underDeadline(store, left, operation, responseBytes);
+        } finally {
+          left -= performance.now() - t0; // the stretch up to the operation's first await
+        }
+      },
+    };
+  }
+
+  /** The whole batch's values against one write's budget (query-budget.ts), before any is prepared: the index that passes it fails. */
+  function weigh(requests: SubRequest[]): void {
+    let total = 0;
+    for (let i = 0; i < requests.length; i++) {
+      total += jsonWeight(requests[i].body, MAX_WRITE_BYTES - total);
+      if (total > MAX_WRITE_BYTES) throw failedAt(i, writeTooLarge(), budgetMs);
+    }
   }
 
   return {
     /** Runs a batch as `base`'s caller; answers each sub-request's `{status, body}` in order. */
     async run(body: Record<string, unknown>, base: RequestInput): Promise<BatchResult[]> {
       const requests = parseForm(body);
+      weigh(requests);
+      const budget = sharedBudget();
       const prepared: Prepared[] = [];
       for (let i = 0; i < requests.length; i++) {
         try {
-          prepared.push(await prepare(requests[i], base));
+          // a turn of the event loop between requests: other clients are served between prepare steps
+          if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+          prepared.push(await prepare(requests[i], base, budget));
         } catch (err) {
           // what earlier requests staged (files, later) is undone as after a rollback
           for (const p of prepared) await p.write.afterRollback?.();

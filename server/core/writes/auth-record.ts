@@ -1,7 +1,7 @@
 // What a write to an auth collection checks besides its fields: managers (manageRule), the password
 // keys, and ids unique across every auth collection.
 import { fieldError, type ErrorData } from '../../errors.js';
-import { ident } from '../../filter/sql.js';
+import { ident, type CompiledSql } from '../../filter/sql.js';
 import type { WriteTx } from '../../store/db.js';
 import { ruleSql } from '../access.js';
 import { validatePassword } from '../fields/password.js';
@@ -14,13 +14,17 @@ import { isSuperuser } from '../types.js';
 import type { Submitted } from './submitted.js';
 import type { RowSource } from './write-sql.js';
 
-/** Does the caller satisfy `manageRule` for the record in `source` (a table or a one-row subselect)? */
-export function isManager(db: Pick<WriteTx, 'get'>, c: Collection, ctx: RuleInput, source: RowSource): boolean {
+/**
+ * Does the caller satisfy `manageRule` for the record `source` gives for the compiled rule (a table, or a
+ * one-row subselect of the columns the rule reads)?
+ */
+export function isManager(db: Pick<WriteTx, 'get'>, c: Collection, ctx: RuleInput, source: (where: CompiledSql) => RowSource): boolean {
   if (c.type !== 'auth') return false;
   if (isSuperuser(ctx.request.auth)) return true;
   if (!ctx.request.auth || !c.manageRule) return false;
   const w = ruleSql(c.manageRule, c, ctx);
-  return db.get(`SELECT 1 AS ok FROM ${source.sql} AS r WHERE ${w.sql} LIMIT 1`, [...source.params, ...w.params]) !== undefined;
+  const src = source(w);
+  return db.get(`SELECT 1 AS ok FROM ${src.sql} AS r WHERE ${w.sql} LIMIT 1`, [...src.params, ...w.params]) !== undefined;
 }
 
 /** The auth keys `password` and `passwordConfirm`; the password itself is checked by its field's spec. */

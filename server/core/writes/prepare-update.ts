@@ -17,7 +17,7 @@ import type { Collection, Row, SqlValue } from '../types.js';
 import { isSuperuser, SUPERUSERS_ID } from '../types.js';
 import { changesPassword, isManager, oldPasswordError, passwordErrors } from './auth-record.js';
 import type { PreparedWrite, WriteDeps } from './prepared.js';
-import { readSubmitted, type Submitted } from './submitted.js';
+import { readSubmitted, refuseOversized, type Submitted } from './submitted.js';
 import { withPlacedUploads } from './file-uploads.js';
 import { validateFields, validationContext } from './validate.js';
 import { mapWriteError, throwIfErrors } from './write-sql.js';
@@ -48,7 +48,7 @@ function resolve(db: ReadDb, c: Collection, id: string, stored: Row, rawBody: Re
   let manager = su;
   if (c.type === 'auth') {
     // only managers change `verified` and `email`
-    manager = su || isManager(db, c, ruleCtx, { sql: `(SELECT * FROM ${ident(c.name)} WHERE "id" = ?)`, params: [id] });
+    manager = su || isManager(db, c, ruleCtx, () => ({ sql: `(SELECT * FROM ${ident(c.name)} WHERE "id" = ?)`, params: [id] }));
     if (!manager && sub.values.has('verified') && next.verified !== current.verified) errors.verified = fieldError('validation_values_mismatch', "Values don't match.");
     if (!manager && sub.values.has('email') && next.email !== current.email) errors.email = fieldError('validation_values_mismatch', "Values don't match.");
     if (c.id === SUPERUSERS_ID) next.verified = true;
@@ -85,6 +85,8 @@ export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, 
   const { store, sessions } = deps;
   const su = isSuperuser(ctx.request.auth);
   if (!su && c.updateRule === null) throw onlySuperusers();
+  // the body's sizes first: they depend on nothing stored, so refusing them reveals no record
+  if (isRecord(rawBody)) refuseOversized(c, rawBody, su, FAILED);
   const stored = getRow(store, c, id);
   if (!stored) throw notFound();
   if (!isRecord(rawBody)) throw badRequest(FAILED);

@@ -1,7 +1,11 @@
 // A submitted body → normalised field values, with the modifier keys (`field+`, `+field`, `field-`)
 // resolved against the current values, as PocketBase does. The result is both what is validated
 // and stored and what rules see as `@request.body`.
+import { badRequest, type ErrorData } from '../../errors.js';
 import { modifyValue, normalizeValue, zeroValue } from '../field-values.js';
+import { specFor } from '../fields/index.js';
+import { MAX_WRITE_BYTES, writeTooLarge } from '../query-budget.js';
+import { jsonWeight } from '../value-weight.js';
 import type { ModifierOp } from '../fields/spec.js';
 import { setOwn } from '../own-keys.js';
 import { isListField, type Collection, type Field } from '../types.js';
@@ -33,6 +37,29 @@ function opFor(field: Field, op: 'plus' | 'prepend' | 'minus'): ModifierOp | nul
   return null;
 }
 
+/** Can the caller set this field from a body? Hidden fields only for superusers; autodates and the password never directly. */
+function isSettable(f: Field | undefined, superuser: boolean): f is Field {
+  return f !== undefined && f.type !== 'autodate' && f.type !== 'password' && (superuser || !f.hidden);
+}
+
+/**
+ * The first check of a write's body, before anything reads its values: the values whose size alone fails
+ * their field (fields/<type>.ts `oversize`: text max, editor and json maxSize), keyed by field as
+ * validation keys them, and then the weight of the whole body against what one write may store
+ * (MAX_WRITE_BYTES). Nothing of an oversized body is normalised, checked by a rule or bound in SQL.
+ */
+export function refuseOversized(c: Collection, raw: Record<string, unknown>, superuser: boolean, failed: string): void {
+  const errors: ErrorData = {};
+  for (const f of c.fields) {
+    const oversize = specFor(f).oversize;
+    if (oversize === undefined || !Object.hasOwn(raw, f.name) || !isSettable(f, superuser)) continue;
+    const problem = oversize(raw[f.name], f);
+    if (problem) errors[f.name] = problem;
+  }
+  if (Object.keys(errors).length > 0) throw badRequest(failed, errors);
+  if (jsonWeight(raw, MAX_WRITE_BYTES) > MAX_WRITE_BYTES) throw writeTooLarge();
+}
+
 /**
  * `current` holds the stored values in API form (update) or nothing (create: zero values).
  * `superuser` keeps hidden fields settable; for others they are dropped, except the auth password.
@@ -42,8 +69,7 @@ export function readSubmitted(c: Collection, raw: Record<string, unknown>, curre
   const values = new Map<string, unknown>();
   const body: Record<string, unknown> = {};
   const out: Submitted = { values, body };
-  const settable = (f: Field | undefined): f is Field =>
-    f !== undefined && f.type !== 'autodate' && f.type !== 'password' && (superuser || !f.hidden);
+  const settable = (f: Field | undefined): f is Field => isSettable(f, superuser);
 
   // plain keys first, then modifiers, shortest key first (PocketBase applies them in that order)
   const keys = Object.keys(raw).sort((a, b) => a.length - b.length);

@@ -1,0 +1,113 @@
+// Issue 21, item 3: large values must not stall everyone. Against a server in its own process while
+// `/api/health` is polled (bound 250 ms here): a batch of 50 creates of 600 KB each, and single creates
+// and updates whose values pass their field's size limit.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { http, type HttpRes } from './fixtures/hardening-http.js';
+import { whilePolled } from './fixtures/health-poll.js';
+import { startChildServer, type ChildServer } from './support/child-server.js';
+
+const BOUND_MS = 250;
+let server: ChildServer;
+let url: string;
+let user: string;
+const worst: Record<string, number> = {};
+
+beforeAll(async () => {
+  server = await startChildServer('large-values');
+  url = server.url;
+  const su = server.su;
+  const r = await http(url, 'POST', '/api/collections', {
+    token: su,
+    body: {
+      name: 'notes', listRule: '', viewRule: '', createRule: '@request.auth.id != ""', updateRule: '@request.auth.id != ""',
+      fields: [{ name: 'title', type: 'text' }, { name: 'body', type: 'editor' }, { name: 'body2', type: 'editor' }, { name: 'meta', type: 'json' }],
+    },
+  });
+  expect(r.status, r.text).toBe(200);
+  // any signed-up user can send these
+  const signUp = await http(url, 'POST', '/api/collections/users/records', { body: { email: 'eve@example.com', password: 'password123', passwordConfirm: 'password123' } });
+  expect(signUp.status, signUp.text).toBe(200);
+  user = (await http(url, 'POST', '/api/collections/users/auth-with-password', { body: { identity: 'eve@example.com', password: 'password123' } })).body.token;
+}, 60_000);
+
+afterAll(async () => {
+  console.log(`large-values: longest /api/health wait (ms) during each hostile request: ${JSON.stringify(worst)}`);
+  await server?.stop();
+});
+
+async function polled(name: string, request: () => Promise<HttpRes>): Promise<HttpRes> {
+  const { result, longest } = await whilePolled(url, request);
+  worst[name] = Math.round(longest);
+  expect(longest, `${name}: /api/health waited ${longest.toFixed(0)} ms`).toBeLessThan(BOUND_MS);
+  return result;
+}
+
+const batchOf = (n: number, body: string) => ({
+  requests: Array.from({ length: n }, (_, i) => ({ method: 'POST', url: '/api/collections/notes/records', body: { title: `n${i}`, body } })),
+});
+const notes = async () => (await http(url, 'GET', '/api/collections/notes/records?perPage=1&fields=id')).body.totalItems as number;
+
+describe('a batch has one budget for its values', () => {
+  const value = `<p>${'x'.repeat(600_000)}</p>`;
+
+  it('50 creates of 600 KB each (30 MB) are refused before any is prepared, naming the request that passes 8 MiB', async () => {
+    const before = await notes();
+    const r = await polled('batch-50x600KB', () => http(url, 'POST', '/api/batch', { token: user, body: batchOf(50, value) }));
+    expect(r.status, r.text.slice(0, 300)).toBe(400);
+    expect(r.body.message).toBe('Batch transaction failed.');
+    const failed = r.body.data.requests['13'];
+    expect(failed.code).toBe('batch_request_failed');
+    expect(failed.response.status).toBe(400);
+    expect(failed.response.message).toMatch(/more than 8 MiB/);
+    expect(await notes()).toBe(before);
+  });
+
+  it('13 creates of 600 KB (7.8 MB, under the budget) are stored without holding the loop', async () => {
+    const before = await notes();
+    const r = await polled('batch-13x600KB', () => http(url, 'POST', '/api/batch', { token: user, body: batchOf(13, value) }));
+    expect(r.status, r.text.slice(0, 300)).toBe(200);
+    expect(r.body).toHaveLength(13);
+    expect(await notes()).toBe(before + 13);
+  });
+});
+
+describe('oversized values are refused before anything reads them', () => {
+  it('a create with a 31 MB text: the field limit (5000 characters by default)', async () => {
+    const r = await polled('create-31MB-text', () => http(url, 'POST', '/api/collections/notes/records', { token: user, body: { title: 'x'.repeat(31_000_000) } }));
+    expect(r.status).toBe(400);
+    expect(r.body.data.title.code).toBe('validation_max_text_constraint');
+  });
+
+  it('a create with a 31 MB editor value: the field limit (5 MiB by default)', async () => {
+    const r = await polled('create-31MB-editor', () => http(url, 'POST', '/api/collections/notes/records', { token: user, body: { body: 'x'.repeat(31_000_000) } }));
+    expect(r.status).toBe(400);
+    expect(r.body.data.body).toEqual({ code: 'validation_content_size_limit', message: 'The maximum allowed content size is 5242880 bytes.', params: { maxSize: 5242880 } });
+  });
+
+  it('a create with 31 MB of JSON: the field limit (1 MiB by default), object or JSON text', async () => {
+    const r = await polled('create-31MB-json', () => http(url, 'POST', '/api/collections/notes/records', { token: user, body: { meta: { a: 'x'.repeat(31_000_000) } } }));
+    expect(r.status).toBe(400);
+    expect(r.body.data.meta.code).toBe('validation_json_size_limit');
+    const text = await polled('create-31MB-json-text', () => http(url, 'POST', '/api/collections/notes/records', { token: user, body: { meta: `[${'1,'.repeat(15_500_000)}1]` } }));
+    expect(text.body.data.meta.code).toBe('validation_json_size_limit');
+  });
+
+  it('an update with a 31 MB text', async () => {
+    const id = (await http(url, 'POST', '/api/collections/notes/records', { token: user, body: { title: 'small' } })).body.id;
+    const r = await polled('update-31MB-text', () => http(url, 'PATCH', `/api/collections/notes/records/${id}`, { token: user, body: { title: 'x'.repeat(31_000_000) } }));
+    expect(r.status).toBe(400);
+    expect(r.body.data.title.code).toBe('validation_max_text_constraint');
+  });
+
+  it('a create whose values each pass their field but weigh 9 MB together', async () => {
+    const r = await polled('create-2x4.5MB', () => http(url, 'POST', '/api/collections/notes/records', { token: user, body: { body: 'x'.repeat(4_500_000), body2: 'y'.repeat(4_500_000) } }));
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(/more than 8 MiB/);
+  });
+
+  it('a create with a 5 MB editor value (under its limit) is stored without holding the loop', async () => {
+    const r = await polled('create-5MB-editor', () => http(url, 'POST', '/api/collections/notes/records', { token: user, body: { body: 'x'.repeat(5_000_000) } }));
+    expect(r.status).toBe(200);
+    expect(r.body.body).toHaveLength(5_000_000);
+  });
+});
