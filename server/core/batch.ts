@@ -10,12 +10,12 @@
 // request cannot update or relate to a record an earlier request of the same batch creates (inside the
 // transaction the rules are checked again against the rows as they are then).
 import { ApiError, badRequest, fieldError, type ErrorData, type FieldError } from '../errors.js';
-import { QueryTimeoutError } from '../store/deadline.js';
+import { QueryTimeoutError, ReadTooLargeError } from '../store/deadline.js';
 import type { Store } from '../store/db.js';
 import type { Registry } from './collection-registry.js';
 import { isRecord } from './fields/common.js';
 import { setOwn } from './own-keys.js';
-import { MAX_RESPONSE_BYTES, MAX_WRITE_BYTES, queryTooSlow, underDeadline, writeTooLarge } from './query-budget.js';
+import { MAX_RESPONSE_BYTES, MAX_WRITE_BYTES, queryTooSlow, responseTooLarge, underDeadline, writeTooLarge } from './query-budget.js';
 import { presentRecords } from './record-response.js';
 import { getRow } from './records-read.js';
 import { requestContext, type RequestContext, type RequestInput } from './request-context.js';
@@ -80,7 +80,7 @@ function parseForm(body: Record<string, unknown>): SubRequest[] {
 
 /** PocketBase's error shape for request `i`; errors that are not a client's (a disk failure) stay as they are. */
 function failedAt(i: number, err: unknown, budgetMs: number): unknown {
-  const api = err instanceof QueryTimeoutError ? queryTooSlow(budgetMs) : err;
+  const api = err instanceof QueryTimeoutError ? queryTooSlow(budgetMs) : err instanceof ReadTooLargeError ? responseTooLarge(err.limitBytes) : err;
   if (!(api instanceof ApiError)) return err;
   const item: FieldError = { code: 'batch_request_failed', message: 'Batch request failed.', response: api.toJSON() };
   return badRequest('Batch transaction failed.', { requests: { [i]: item } });
@@ -144,7 +144,8 @@ export function createBatch(store: Store, registry: Registry, writes: RecordWrit
         if (left <= 0) throw queryTooSlow(budgetMs);
         const t0 = performance.now();
         try {
-          return underDeadline(store, left, operation, responseBytes);
+          // past it: a QueryTimeoutError, which failedAt answers with the batch's whole budget
+          return store.withDeadline(left, operation, responseBytes);
         } finally {
           left -= performance.now() - t0; // the stretch up to the operation's first await
         }
