@@ -30,7 +30,15 @@ interface ModuleApi {
 /** Binds `params` to a reset statement: long texts natively, the rest through sql.js. */
 export type TextBinder = (stmt: Statement, params: readonly SqlValue[]) => void;
 
-const isLarge = (v: SqlValue): v is string => typeof v === 'string' && v.length >= LARGE_TEXT && v.isWellFormed();
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** No lone surrogate (String.prototype.isWellFormed where the runtime has it). */
+function wellFormed(text: string): boolean {
+  const native = (text as { isWellFormed?: () => boolean }).isWellFormed;
+  return native ? native.call(text) : !LONE_SURROGATE.test(text);
+}
+
+const isLarge = (v: SqlValue): v is string => typeof v === 'string' && v.length >= LARGE_TEXT && wellFormed(v);
 
 const binders = new WeakMap<SqlJsStatic, TextBinder | null>();
 
