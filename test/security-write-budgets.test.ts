@@ -137,6 +137,7 @@ describe('a batch has one query budget for its prepare steps', () => {
     const r = await polled('batch-50-heavy-rules', () => http(url, 'POST', '/api/batch', { token: user, body: { requests } }));
     expect(r.status, r.text.slice(0, 300)).toBe(400);
     const [index] = Object.keys(r.body.data.requests).map(Number);
+    console.log(`write-budgets: the batch spent its query budget at request ${index}`);
     expect(index).toBeGreaterThan(0); // the first ones fit: the budget is the batch's, not each request's
     expect(r.body.data.requests[index].response.message).toMatch(/more than 150 ms of database time/);
     expect((await http(url, 'GET', '/api/collections/inbox/records?perPage=1')).body.totalItems).toBe(1);

@@ -21,9 +21,9 @@ import { getRow } from './records-read.js';
 import { requestContext, type RequestContext, type RequestInput } from './request-context.js';
 import type { Collection, Row } from './types.js';
 import { decodeUrlComponent, parseQuery } from './url-parts.js';
-import { jsonWeight } from './value-weight.js';
 import type { PreparedWrite } from './writes/prepared.js';
 import type { RecordWrites } from './writes/funnel.js';
+import { valuesWeight } from './writes/submitted.js';
 
 /** PocketBase's default batch.maxRequests. */
 export const MAX_BATCH_REQUESTS = 50;
@@ -40,6 +40,13 @@ interface Prepared {
   ctx: RequestContext;
   deletes: boolean;
   write: PreparedWrite<Row | null>;
+}
+
+/** Where a sub-request goes. */
+interface Target {
+  c: Collection;
+  id: string | undefined;
+  query: Record<string, string>;
 }
 
 export interface BatchResult {
@@ -96,8 +103,8 @@ class FailedWrite extends Error {
 export function createBatch(store: Store, registry: Registry, writes: RecordWrites, budgetMs: number, responseBytes = MAX_RESPONSE_BYTES) {
   const budgeted = <T>(operation: () => T): T => underDeadline(store, budgetMs, operation, responseBytes);
 
-  /** One sub-request's prepared write, as the caller (`base`: the batch request's own input). */
-  async function prepare(r: SubRequest, base: RequestInput, budget: ReturnType<typeof sharedBudget>): Promise<Prepared> {
+  /** A sub-request's URL → its collection, record id and query. */
+  function targetOf(r: SubRequest): Target {
     const m = RECORDS_URL.exec(r.url);
     if (!m) throw badRequest('Unknown batch request action.');
     // a malformed escape anywhere in the URL is this request's 400 (url-parts.ts), before any lookup
@@ -106,6 +113,11 @@ export function createBatch(store: Store, registry: Registry, writes: RecordWrit
     const query = parseQuery(m[3] ?? '');
     const c = registry.get(name);
     if (!c) throw new ApiError(404, 'Missing or invalid collection context.');
+    return { c, id, query };
+  }
+
+  /** One sub-request's prepared write, as the caller (`base`: the batch request's own input). */
+  async function prepare(r: SubRequest, { c, id, query }: Target, base: RequestInput, budget: ReturnType<typeof sharedBudget>): Promise<Prepared> {
     const headers = new Map(base.headers);
     for (const [k, v] of Object.entries(r.headers)) headers.set(k, v);
     const input: RequestInput = { auth: base.auth, method: r.method, query, headers, body: r.body, client: base.client };
@@ -154,10 +166,10 @@ export function createBatch(store: Store, registry: Registry, writes: RecordWrit
   }
 
   /** The whole batch's values against one write's budget (query-budget.ts), before any is prepared: the index that passes it fails. */
-  function weigh(requests: SubRequest[]): void {
+  function weigh(requests: SubRequest[], targets: Target[]): void {
     let total = 0;
     for (let i = 0; i < requests.length; i++) {
-      total += jsonWeight(requests[i].body, MAX_WRITE_BYTES - total);
+      total += valuesWeight(targets[i].c, requests[i].body, MAX_WRITE_BYTES - total);
       if (total > MAX_WRITE_BYTES) throw failedAt(i, writeTooLarge(), budgetMs);
     }
   }
@@ -166,14 +178,21 @@ export function createBatch(store: Store, registry: Registry, writes: RecordWrit
     /** Runs a batch as `base`'s caller; answers each sub-request's `{status, body}` in order. */
     async run(body: Record<string, unknown>, base: RequestInput): Promise<BatchResult[]> {
       const requests = parseForm(body);
-      weigh(requests);
+      const targets = requests.map((r, i) => {
+        try {
+          return targetOf(r);
+        } catch (err) {
+          throw failedAt(i, err, budgetMs);
+        }
+      });
+      weigh(requests, targets);
       const budget = sharedBudget();
       const prepared: Prepared[] = [];
       for (let i = 0; i < requests.length; i++) {
         try {
           // a turn of the event loop between requests: other clients are served between prepare steps
           if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-          prepared.push(await prepare(requests[i], base, budget));
+          prepared.push(await prepare(requests[i], targets[i], base, budget));
         } catch (err) {
           // what earlier requests staged (files, later) is undone as after a rollback
           for (const p of prepared) await p.write.afterRollback?.();

@@ -57,7 +57,24 @@ export function refuseOversized(c: Collection, raw: Record<string, unknown>, sup
     if (problem) errors[f.name] = problem;
   }
   if (Object.keys(errors).length > 0) throw badRequest(failed, errors);
-  if (jsonWeight(raw, MAX_WRITE_BYTES) > MAX_WRITE_BYTES) throw writeTooLarge();
+  if (valuesWeight(c, raw, MAX_WRITE_BYTES) > MAX_WRITE_BYTES) throw writeTooLarge();
+}
+
+/**
+ * What a body would store: the weight (value-weight.ts) of its keys that name a field of `c`, plainly
+ * or as a modifier (`tags+`, `+tags`, `tags-`); other keys are not stored (rules may read them, bound
+ * natively when long). Counting stops past `stopAfter`.
+ */
+export function valuesWeight(c: Collection, raw: Record<string, unknown>, stopAfter = Infinity): number {
+  const names = new Set(c.fields.map((f) => f.name));
+  let total = 0;
+  for (const key of Object.keys(raw)) {
+    const mod = parseModifierKey(key);
+    if (!names.has(key) && !(mod && names.has(mod.name))) continue;
+    total += key.length + jsonWeight(raw[key], stopAfter - total);
+    if (total > stopAfter) break;
+  }
+  return total;
 }
 
 /**
