@@ -26,11 +26,12 @@ export function jsonWeight(value: unknown, stopAfter = Infinity): number {
     else if (v === null) total += 4;
     else if (Array.isArray(v)) {
       total += 1 + Math.max(v.length, 1); // brackets and commas
-      for (const item of v) stack.push(item);
+      if (total <= stopAfter) for (const item of v) stack.push(item);
     } else if (typeof v === 'object' && isPlainObject(v)) {
       const keys = Object.keys(v);
       total += 1 + Math.max(keys.length, 1);
       for (const key of keys) {
+        if (total > stopAfter) break;
         const item = v[key];
         if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue; // JSON leaves these out
         total += key.length + 3; // "key":
