@@ -9,6 +9,10 @@
 // Unlike PocketBase, each sub-request is prepared against the data as it was before the batch: a
 // request cannot update or relate to a record an earlier request of the same batch creates (inside the
 // transaction the rules are checked again against the rows as they are then).
+//
+// A batch has one budget, not one per request: its values are weighed together against what one write
+// may store (MAX_WRITE_BYTES) before any request is prepared, and its prepare steps share one query
+// budget, a turn of the event loop apart, so other clients are served between them.
 import { ApiError, badRequest, fieldError, type ErrorData, type FieldError } from '../errors.js';
 import { QueryTimeoutError, ReadTooLargeError } from '../store/deadline.js';
 import type { Store } from '../store/db.js';
