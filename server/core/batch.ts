@@ -11,8 +11,9 @@
 // transaction the rules are checked again against the rows as they are then).
 //
 // A batch has one budget, not one per request: its values are weighed together against what one write
-// may store (MAX_WRITE_BYTES) before any request is prepared, and its prepare steps share one query
-// budget, a turn of the event loop apart, so other clients are served between them.
+// may store (MAX_WRITE_BYTES), the request that passes it failing before anything is written, and its
+// prepare steps share one query budget, a turn of the event loop apart, so other clients are served
+// between them.
 import { ApiError, badRequest, fieldError, type ErrorData, type FieldError } from '../errors.js';
 import { QueryTimeoutError, ReadTooLargeError } from '../store/deadline.js';
 import type { Store } from '../store/db.js';
@@ -169,34 +170,23 @@ export function createBatch(store: Store, registry: Registry, writes: RecordWrit
     };
   }
 
-  /** The whole batch's values against one write's budget (query-budget.ts), before any is prepared: the index that passes it fails. */
-  function weigh(requests: SubRequest[], targets: Target[]): void {
-    let total = 0;
-    for (let i = 0; i < requests.length; i++) {
-      total += valuesWeight(targets[i].c, requests[i].body, MAX_WRITE_BYTES - total);
-      if (total > MAX_WRITE_BYTES) throw failedAt(i, writeTooLarge(), budgetMs);
-    }
-  }
 
   return {
     /** Runs a batch as `base`'s caller; answers each sub-request's `{status, body}` in order. */
     async run(body: Record<string, unknown>, base: RequestInput): Promise<BatchResult[]> {
       const requests = parseForm(body);
-      const targets = requests.map((r, i) => {
-        try {
-          return targetOf(r);
-        } catch (err) {
-          throw failedAt(i, err, budgetMs);
-        }
-      });
-      weigh(requests, targets);
       const budget = sharedBudget();
       const prepared: Prepared[] = [];
+      let weight = 0; // what the prepared requests' values weigh together, against one write's budget
       for (let i = 0; i < requests.length; i++) {
         try {
           // a turn of the event loop between requests: other clients are served between prepare steps
           if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-          prepared.push(await prepare(requests[i], targets[i], base, budget));
+          const target = targetOf(requests[i]);
+          prepared.push(await prepare(requests[i], target, base, budget));
+          // weighed once its rule passed (so only a caller allowed to write learns of the fields)
+          weight += valuesWeight(target.c, requests[i].body, MAX_WRITE_BYTES - weight);
+          if (weight > MAX_WRITE_BYTES) throw writeTooLarge();
         } catch (err) {
           // what earlier requests staged (files, later) is undone as after a rollback
           for (const p of prepared) await p.write.afterRollback?.();

@@ -17,7 +17,7 @@ import type { Collection, Row, SqlValue } from '../types.js';
 import { isSuperuser, SUPERUSERS_ID } from '../types.js';
 import { authIdTaken, invalidAuthId, isManager, passwordErrors } from './auth-record.js';
 import type { PreparedWrite, WriteDeps, WriteOptions } from './prepared.js';
-import { readSubmitted, refuseOversized, type Submitted } from './submitted.js';
+import { readSubmitted, refuseOversized, sizeBody, type Submitted } from './submitted.js';
 import { uploadsIn, withPlacedUploads } from './file-uploads.js';
 import { validateFields, validationContext } from './validate.js';
 import { mapWriteError, rowSource, throwIfErrors, type RowSource } from './write-sql.js';
@@ -95,8 +95,8 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
   const su = opts.system === true || isSuperuser(ctx.request.auth);
   if (!su && c.createRule === null) throw onlySuperusers();
   if (!isRecord(rawBody)) throw badRequest(FAILED);
-  refuseOversized(c, rawBody, su, FAILED);
-  const sub = readSubmitted(c, rawBody, null, su);
+  const sized = sizeBody(c, rawBody, su);
+  const sub = readSubmitted(c, sized.body, null, su);
   const record = initialValues(c, sub);
   if (opts.keepAutodates) keepAutodates(c, rawBody, record);
   const errors: ErrorData = {};
@@ -117,6 +117,7 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
   }
   const rule = createRuleCheck(c, record, ruleCtx, su);
   rule.check(store);
+  refuseOversized(sized, FAILED); // the caller passed the rule: its oversized values and the write's weight
   Object.assign(errors, validateFields(c, record, null, withKnown(validationContext(store, ctx.lookup, true), opts.knownIds)));
   throwIfErrors(errors, FAILED);
   const hash = c.type === 'auth' ? await hashPassword(String(sub.password), ctx.request.client) : null;

@@ -17,7 +17,7 @@ import type { Collection, Row, SqlValue } from '../types.js';
 import { isSuperuser, SUPERUSERS_ID } from '../types.js';
 import { changesPassword, isManager, oldPasswordError, passwordErrors } from './auth-record.js';
 import type { PreparedWrite, WriteDeps } from './prepared.js';
-import { readSubmitted, refuseOversized, type Submitted } from './submitted.js';
+import { readSubmitted, refuseOversized, sizeBody, type Submitted } from './submitted.js';
 import { withPlacedUploads } from './file-uploads.js';
 import { validateFields, validationContext } from './validate.js';
 import { mapWriteError, throwIfErrors } from './write-sql.js';
@@ -85,14 +85,15 @@ export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, 
   const { store, sessions } = deps;
   const su = isSuperuser(ctx.request.auth);
   if (!su && c.updateRule === null) throw onlySuperusers();
-  // the body's sizes first: they depend on nothing stored, so refusing them reveals no record
-  if (isRecord(rawBody)) refuseOversized(c, rawBody, su, FAILED);
   const stored = getRow(store, c, id);
   if (!stored) throw notFound();
   if (!isRecord(rawBody)) throw badRequest(FAILED);
-  const body = rawBody;
+  // oversized values are left out of what is read and shown to the rule, and answered once it passed
+  const sized = sizeBody(c, rawBody, su);
+  const body = sized.body;
   let r = resolve(store, c, id, stored, body, ctx, su);
   viewRecord(store, c, id, r.ruleCtx, 'updateRule');
+  refuseOversized(sized, FAILED);
   const errors = { ...r.errors };
   // a password change needs its confirmation and, from anyone but a manager, the old password
   const changing = c.type === 'auth' && changesPassword(r.sub);

@@ -4,10 +4,10 @@
 import { badRequest, type ErrorData } from '../../errors.js';
 import { modifyValue, normalizeValue, zeroValue } from '../field-values.js';
 import { specFor } from '../fields/index.js';
+import { setOwn } from '../own-keys.js';
 import { MAX_WRITE_BYTES, writeTooLarge } from '../query-budget.js';
 import { jsonWeight } from '../value-weight.js';
 import type { ModifierOp } from '../fields/spec.js';
-import { setOwn } from '../own-keys.js';
 import { isListField, type Collection, type Field } from '../types.js';
 
 /** Keys the API never takes from a body. */
@@ -42,22 +42,46 @@ function isSettable(f: Field | undefined, superuser: boolean): f is Field {
   return f !== undefined && f.type !== 'autodate' && f.type !== 'password' && (superuser || !f.hidden);
 }
 
+/** A write's body, sized before anything reads its values. */
+export interface SizedBody {
+  /** The body without its oversized values: what is read, normalised and shown to rules. */
+  body: Record<string, unknown>;
+  /** The values whose size alone fails their field, keyed by field as validation keys them. */
+  oversized: ErrorData;
+  /** What the body would store (`valuesWeight`), counted no further than past MAX_WRITE_BYTES. */
+  weight: number;
+}
+
 /**
- * The first check of a write's body, before anything reads its values: the values whose size alone fails
- * their field (fields/<type>.ts `oversize`: text max, editor and json maxSize), keyed by field as
- * validation keys them, and then the weight of the whole body against what one write may store
- * (MAX_WRITE_BYTES). Nothing of an oversized body is normalised, checked by a rule or bound in SQL.
+ * The first step of a write: each settable field's value sized as submitted (fields/<type>.ts
+ * `oversize`: text max, editor and json maxSize) and the body weighed, without normalising anything.
+ * Oversized values are left out of what the write reads next, so no rule check binds them and nothing
+ * normalises them; `refuseOversized` answers them once the caller has passed the rule.
  */
-export function refuseOversized(c: Collection, raw: Record<string, unknown>, superuser: boolean, failed: string): void {
-  const errors: ErrorData = {};
+export function sizeBody(c: Collection, raw: Record<string, unknown>, superuser: boolean): SizedBody {
+  const oversized: ErrorData = {};
   for (const f of c.fields) {
     const oversize = specFor(f).oversize;
     if (oversize === undefined || !Object.hasOwn(raw, f.name) || !isSettable(f, superuser)) continue;
     const problem = oversize(raw[f.name], f);
-    if (problem) errors[f.name] = problem;
+    if (problem) oversized[f.name] = problem;
   }
-  if (Object.keys(errors).length > 0) throw badRequest(failed, errors);
-  if (valuesWeight(c, raw, MAX_WRITE_BYTES) > MAX_WRITE_BYTES) throw writeTooLarge();
+  let body = raw;
+  if (Object.keys(oversized).length > 0) {
+    body = {};
+    for (const key of Object.keys(raw)) if (!Object.hasOwn(oversized, key)) setOwn(body, key, raw[key]);
+  }
+  return { body, oversized, weight: valuesWeight(c, raw, MAX_WRITE_BYTES) };
+}
+
+/**
+ * After the rule check, so that only a caller the rule lets write learns what the body's fields are:
+ * the oversized values with their fields' errors, then the body's weight against what one write may
+ * store (MAX_WRITE_BYTES).
+ */
+export function refuseOversized(sized: SizedBody, failed: string): void {
+  if (Object.keys(sized.oversized).length > 0) throw badRequest(failed, sized.oversized);
+  if (sized.weight > MAX_WRITE_BYTES) throw writeTooLarge();
 }
 
 /**
