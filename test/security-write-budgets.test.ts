@@ -65,7 +65,7 @@ const notes = async () => (await http(url, 'GET', '/api/collections/notes/record
 describe('a batch has one budget for its values', () => {
   const value = `<p>${'x'.repeat(600_000)}</p>`;
 
-  it('50 creates of 600 KB each (30 MB) are refused before any is prepared, naming the request that passes 8 MiB', async () => {
+  it('50 creates of 600 KB each (30 MB) are refused before anything is written, naming the request that passes 8 MiB', async () => {
     const before = await notes();
     const r = await polled('batch-50x600KB', () => http(url, 'POST', '/api/batch', { token: user, body: batchOf(50, value) }));
     expect(r.status, r.text.slice(0, 300)).toBe(400);
