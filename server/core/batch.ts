@@ -9,20 +9,27 @@
 // Unlike PocketBase, each sub-request is prepared against the data as it was before the batch: a
 // request cannot update or relate to a record an earlier request of the same batch creates (inside the
 // transaction the rules are checked again against the rows as they are then).
+//
+// A batch has one budget, not one per request: its values are weighed together against what one write
+// may store (MAX_WRITE_BYTES), the request that passes it failing before anything is written, and its
+// prepare steps share one query budget, a turn of the event loop apart, so other clients are served
+// between them.
 import { ApiError, badRequest, fieldError, type ErrorData, type FieldError } from '../errors.js';
-import { QueryTimeoutError } from '../store/deadline.js';
+import { QueryTimeoutError, ReadTooLargeError } from '../store/deadline.js';
 import type { Store } from '../store/db.js';
 import type { Registry } from './collection-registry.js';
 import { isRecord } from './fields/common.js';
 import { setOwn } from './own-keys.js';
-import { MAX_RESPONSE_BYTES, queryTooSlow, underDeadline } from './query-budget.js';
+import { MAX_RESPONSE_BYTES, MAX_WRITE_BYTES, queryTooSlow, responseTooLarge, underDeadline, writeTooLarge } from './query-budget.js';
 import { presentRecords } from './record-response.js';
 import { getRow } from './records-read.js';
 import { requestContext, type RequestContext, type RequestInput } from './request-context.js';
 import type { Collection, Row } from './types.js';
 import { misplacedUploads } from './writes/file-uploads.js';
+import { decodeUrlComponent, parseQuery } from './url-parts.js';
 import type { PreparedWrite } from './writes/prepared.js';
 import type { RecordWrites } from './writes/funnel.js';
+import { valuesWeight } from './writes/submitted.js';
 
 /** PocketBase's default batch.maxRequests. */
 export const MAX_BATCH_REQUESTS = 50;
@@ -39,6 +46,13 @@ interface Prepared {
   ctx: RequestContext;
   deletes: boolean;
   write: PreparedWrite<Row | null>;
+}
+
+/** Where a sub-request goes. */
+interface Target {
+  c: Collection;
+  id: string | undefined;
+  query: Record<string, string>;
 }
 
 export interface BatchResult {
@@ -79,7 +93,7 @@ function parseForm(body: Record<string, unknown>): SubRequest[] {
 
 /** PocketBase's error shape for request `i`; errors that are not a client's (a disk failure) stay as they are. */
 function failedAt(i: number, err: unknown, budgetMs: number): unknown {
-  const api = err instanceof QueryTimeoutError ? queryTooSlow(budgetMs) : err;
+  const api = err instanceof QueryTimeoutError ? queryTooSlow(budgetMs) : err instanceof ReadTooLargeError ? responseTooLarge(err.limitBytes) : err;
   if (!(api instanceof ApiError)) return err;
   const item: FieldError = { code: 'batch_request_failed', message: 'Batch request failed.', response: api.toJSON() };
   return badRequest('Batch transaction failed.', { requests: { [i]: item } });
@@ -95,20 +109,26 @@ class FailedWrite extends Error {
 export function createBatch(store: Store, registry: Registry, writes: RecordWrites, budgetMs: number, responseBytes = MAX_RESPONSE_BYTES) {
   const budgeted = <T>(operation: () => T): T => underDeadline(store, budgetMs, operation, responseBytes);
 
-  /** One sub-request's prepared write, as the caller (`base`: the batch request's own input). */
-  async function prepare(r: SubRequest, base: RequestInput): Promise<Prepared> {
+  /** A sub-request's URL → its collection, record id and query. */
+  function targetOf(r: SubRequest): Target {
     const m = RECORDS_URL.exec(r.url);
     if (!m) throw badRequest('Unknown batch request action.');
-    const c = registry.get(decodeURIComponent(m[1]));
+    // a malformed escape anywhere in the URL is this request's 400 (url-parts.ts), before any lookup
+    const name = decodeUrlComponent(m[1]);
+    const id = m[2] === undefined ? undefined : decodeUrlComponent(m[2]);
+    const query = parseQuery(m[3] ?? '');
+    const c = registry.get(name);
     if (!c) throw new ApiError(404, 'Missing or invalid collection context.');
     // files of a multipart batch (http/upload-form.ts) for a key that is no file field: refused, never dropped
     const misplaced = misplacedUploads(c, r.body);
     if (misplaced.length > 0) {
       throw badRequest('Failed to read the submitted batch files data.', Object.fromEntries(misplaced.map((k) => [k, fieldError('validation_invalid_file', 'Not a file field of the collection: it cannot hold files.')])));
     }
-    const id = m[2] === undefined ? undefined : decodeURIComponent(m[2]);
-    const query: Record<string, string> = {};
-    for (const [k, v] of new URLSearchParams(m[3] ?? '')) if (!Object.hasOwn(query, k)) setOwn(query, k, v);
+    return { c, id, query };
+  }
+
+  /** One sub-request's prepared write, as the caller (`base`: the batch request's own input). */
+  async function prepare(r: SubRequest, { c, id, query }: Target, base: RequestInput, budget: ReturnType<typeof sharedBudget>): Promise<Prepared> {
     const headers = new Map(base.headers);
     for (const [k, v] of Object.entries(r.headers)) headers.set(k, v);
     const input: RequestInput = { auth: base.auth, method: r.method, query, headers, body: r.body, client: base.client };
@@ -124,25 +144,55 @@ export function createBatch(store: Store, registry: Registry, writes: RecordWrit
       target = exists ? bodyId : undefined;
     }
     if (method === 'POST' && target === undefined) {
-      return { collection: c, ctx, deletes: false, write: await budgeted(() => writes.prepareCreate(c, r.body, ctx)) };
+      return { collection: c, ctx, deletes: false, write: await budget.run(() => writes.prepareCreate(c, r.body, ctx)) };
     }
     if (method === 'PATCH' && target !== undefined) {
-      return { collection: c, ctx, deletes: false, write: await budgeted(() => writes.prepareUpdate(c, target, r.body, ctx)) };
+      return { collection: c, ctx, deletes: false, write: await budget.run(() => writes.prepareUpdate(c, target, r.body, ctx)) };
     }
     if (method === 'DELETE' && target !== undefined) {
-      return { collection: c, ctx, deletes: true, write: budgeted(() => writes.prepareDelete(c, target, ctx)) };
+      return { collection: c, ctx, deletes: true, write: budget.run(() => writes.prepareDelete(c, target, ctx)) };
     }
     throw badRequest('Unknown batch request action.');
   }
+
+  /**
+   * One query budget for all of a batch's prepare steps together (not one per request): each step's
+   * synchronous stretch runs under what the earlier ones left, and past it the request that ran out is
+   * a 400 as any request past its budget.
+   */
+  function sharedBudget() {
+    let left = budgetMs;
+    return {
+      run<T>(operation: () => T): T {
+        if (left <= 0) throw queryTooSlow(budgetMs);
+        const t0 = performance.now();
+        try {
+          // past it: a QueryTimeoutError, which failedAt answers with the batch's whole budget
+          return store.withDeadline(left, operation, responseBytes);
+        } finally {
+          left -= performance.now() - t0; // the stretch up to the operation's first await
+        }
+      },
+    };
+  }
+
 
   return {
     /** Runs a batch as `base`'s caller; answers each sub-request's `{status, body}` in order. */
     async run(body: Record<string, unknown>, base: RequestInput): Promise<BatchResult[]> {
       const requests = parseForm(body);
+      const budget = sharedBudget();
       const prepared: Prepared[] = [];
+      let weight = 0; // what the prepared requests' values weigh together, against one write's budget
       for (let i = 0; i < requests.length; i++) {
         try {
-          prepared.push(await prepare(requests[i], base));
+          // a turn of the event loop between requests: other clients are served between prepare steps
+          if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+          const target = targetOf(requests[i]);
+          prepared.push(await prepare(requests[i], target, base, budget));
+          // weighed once its rule passed (so only a caller allowed to write learns of the fields)
+          weight += valuesWeight(target.c, requests[i].body, MAX_WRITE_BYTES - weight);
+          if (weight > MAX_WRITE_BYTES) throw writeTooLarge();
         } catch (err) {
           // what earlier requests placed (their files) is undone as after a rollback
           for (const p of prepared) await p.write.afterRollback?.();

@@ -76,9 +76,11 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const feed = new ChangeFeed(report);
   feed.subscribe(dropReleasedFiles(storage));
   const responseBytes = options.responseBytes ?? MAX_RESPONSE_BYTES;
-  const records = createRecords(store, registry, sessions, feed, storage, budgetMs, report, responseBytes);
+  // one sign-in block per server: sign-in and an update's oldPassword count against the same accounts
+  const limiter = new FailureLimiter(options.now);
+  const records = createRecords(store, registry, sessions, feed, storage, limiter, budgetMs, report, responseBytes);
   const files = createFiles(store, registry, storage, createFileTokens(store, registry, sessions, options.now), budgetMs);
-  const auth = createAuth(store, registry, sessions, new FailureLimiter(options.now), responseBytes);
+  const auth = createAuth(store, registry, sessions, limiter, responseBytes);
   feed.subscribe((changes) => realtime.onChanges(changes));
   const batch = createBatch(store, registry, records.writes, budgetMs, responseBytes);
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);

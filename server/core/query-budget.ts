@@ -22,6 +22,20 @@ export const QUERY_BUDGET_MS = 150;
  */
 export const MAX_RESPONSE_BYTES = 48 * 1024 * 1024;
 
+/**
+ * What one write may store at once, its values weighed as submitted (value-weight.ts): a create, an
+ * update, or a whole batch (one budget for all its requests). Storing a value costs the event loop about
+ * 20 ms per MB (sql.js copies each string into its memory character by character, then SQLite writes its
+ * pages through its in-memory file), all in the write's one synchronous transaction: a batch of 50 creates
+ * of 600 KB each stalled every other request for 1.3-4.5 s. 8 MiB holds a PocketBase-sized editor value
+ * (5 MiB) and keeps a write's transaction under about 200 ms.
+ */
+export const MAX_WRITE_BYTES = 8 * 1024 * 1024;
+
+export function writeTooLarge(limitBytes = MAX_WRITE_BYTES): ApiError {
+  return new ApiError(400, `The submitted values weigh more than ${Math.round(limitBytes / 1024 / 1024)} MiB; one write (or one batch, all its requests together) may store at most that much: send fewer or smaller values per request.`);
+}
+
 export function responseTooLarge(limitBytes: number): ApiError {
   const size = limitBytes >= 1024 * 1024 ? `${Math.round(limitBytes / 1024 / 1024)} MiB` : `${limitBytes} bytes`;
   return new ApiError(400, `The response would hold more than ${size}: ask for fewer records (perPage), only the fields you need (fields), or a smaller expand.`);

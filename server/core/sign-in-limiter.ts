@@ -1,4 +1,6 @@
 // The sign-in block: per account, at most MAX_FAILURES failed password checks in FAILURE_WINDOW_MS.
+// Every check of an account's password a client drives counts against it: sign-in (sign-in.ts) and an
+// update's `oldPassword` (writes/auth-record.ts), through one limiter per server (core/index.ts).
 export const MAX_FAILURES = 10;
 export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
 
@@ -9,6 +11,9 @@ interface Window {
   /** Attempts whose password check is under way: they count as failures until they succeed. */
   pending: number;
 }
+
+/** The limiter's key for an account of collection `c` (an unknown identity's key stands for it). */
+export const accountKey = (c: { id: string }, recordIdOrIdentity: string): string => `${c.id}/${recordIdOrIdentity}`;
 
 /** An attempt reserved before its password is checked. */
 export interface Attempt {
@@ -51,6 +56,26 @@ export class FailureLimiter {
     if (this.windows.get(attempt.key) !== w || ok === null) return;
     if (ok) w.failures = 0;
     else w.failures++;
+  }
+
+  /**
+   * One password check of account `key`: `check` runs when the account is not blocked, `blocked` (which
+   * must cost what a check does) when it is, and the answer is then false, as for a wrong password.
+   * A check that throws (a 429 before any hash) counts as no failure.
+   */
+  async attempt(key: string, check: () => Promise<boolean>, blocked: () => Promise<void>): Promise<boolean> {
+    const attempt = this.reserve(key); // before any await: concurrent checks cannot all read the count first
+    if (!attempt) {
+      await blocked();
+      return false;
+    }
+    let ok: boolean | null = null;
+    try {
+      ok = await check();
+    } finally {
+      this.settle(attempt, ok);
+    }
+    return ok;
   }
 
   private prune(t: number): void {

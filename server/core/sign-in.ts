@@ -5,7 +5,7 @@ import type { Store } from '../store/db.js';
 import { isRecord } from './fields/common.js';
 import { ruleSql } from './access.js';
 import { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from './passwords.js';
-import type { FailureLimiter } from './sign-in-limiter.js';
+import { accountKey, type FailureLimiter } from './sign-in-limiter.js';
 import { pick } from './pick-fields.js';
 import { MAX_RESPONSE_BYTES } from './query-budget.js';
 import { presentRecords } from './record-response.js';
@@ -91,26 +91,14 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
       const identity = String(b.identity);
       const password = String(b.password);
       const record = findByIdentity(c, identity, typeof only === 'string' && only !== '' ? only : undefined);
-      const key = `${c.id}/${record ? String(record.id) : identity.toLowerCase()}`;
-      // reserved before any await: concurrent attempts cannot all read the count before one is recorded
-      const attempt = limiter.reserve(key);
-      if (!record || !attempt) {
-        try {
-          await burnPasswordCheck(password, ctx.request.client); // a blocked or unknown account costs what a wrong password does
-        } catch (err) {
-          if (attempt) limiter.settle(attempt, null);
-          throw err;
-        }
-        if (attempt) limiter.settle(attempt, false);
-        throw failed();
-      }
-      let ok: boolean | null = null;
-      try {
-        ok = (await verifyPassword(password, String(record.password ?? ''), ctx.request.client)) && passesAuthRule(c, record, ctx);
-      } finally {
-        limiter.settle(attempt, ok); // null: never checked (a 429), which counts as no failure
-      }
-      if (!ok) throw failed();
+      // a blocked or unknown account costs what a wrong password does, and answers the same
+      const burn = async () => burnPasswordCheck(password, ctx.request.client);
+      const ok = await limiter.attempt(
+        accountKey(c, record ? String(record.id) : identity.toLowerCase()),
+        record ? async () => (await verifyPassword(password, String(record.password ?? ''), ctx.request.client)) && passesAuthRule(c, record, ctx) : async () => (await burn(), false),
+        burn,
+      );
+      if (!ok || !record) throw failed();
       // a PocketBase bcrypt hash becomes scrypt with the first sign-in that proves the password
       const stored = String(record.password ?? '');
       const rehash = needsRehash(stored) ? await hashPassword(password, ctx.request.client) : null;

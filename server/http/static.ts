@@ -2,6 +2,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import type { H3, H3Event } from 'h3';
+import { decodeUrlComponent } from '../core/url-parts.js';
 import { notFound } from '../errors.js';
 
 const TYPES: Record<string, string> = {
@@ -45,7 +46,7 @@ async function fileResponse(path: string, immutable: boolean): Promise<Response 
 export function registerStatic(app: H3, uiDir: string | null): void {
   app.get('/', () => new Response(null, { status: 302, headers: { location: '/_/' } }));
   const serve = async (event: H3Event) => {
-    const rel = decodeURIComponent(event.url.pathname.slice('/_/'.length)) || 'index.html';
+    const rel = decodeUrlComponent(event.url.pathname.slice('/_/'.length)) || 'index.html';
     if (uiDir === null) return notBuilt();
     const full = normalize(join(uiDir, rel));
     if (!full.startsWith(normalize(uiDir) + sep) && full !== normalize(uiDir)) throw notFound();

@@ -22,6 +22,7 @@ import { cutSegment, loadReadOnly, loadState } from './recovery.js';
 import type { LoadedState } from './recovery.js';
 import { writeSnapshot } from './snapshot.js';
 import { queryAll, queryGet, StatementCache } from './statements.js';
+import { textBinder } from './text-binding.js';
 import { runTransaction } from './transaction.js';
 
 export interface EngineConfig {
@@ -71,7 +72,7 @@ export class Engine implements Store {
     this.dir = durable?.dir ?? null;
     this.keptAside = durable?.keptAside ?? [];
     limitSize(db, config.maxDatabaseBytes);
-    this.cache = new StatementCache(db);
+    this.cache = new StatementCache(db, textBinder(this.config.SQL, db));
     this.unsnapshotted = replayed;
     this.autoCheckpoint.atSize = config.checkpointBytes;
   }
@@ -282,7 +283,7 @@ export class Engine implements Store {
     this.db = db;
     limitSize(db, this.config.maxDatabaseBytes);
     for (const [name, fn] of this.functions) db.create_function(name, fn);
-    this.cache = new StatementCache(db);
+    this.cache = new StatementCache(db, textBinder(this.config.SQL, db));
     this.unsnapshotted = replayed;
   }
 

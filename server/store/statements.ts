@@ -2,13 +2,21 @@
 import type { Database, Statement } from 'sql.js';
 import { valueBytes } from './deadline.js';
 import type { SqlValue } from '../core/types.js';
+import type { TextBinder } from './text-binding.js';
 
 export type Params = readonly SqlValue[];
 
 /** Prepared statements are cached per SQL text: parsing dominates small queries otherwise. */
 export class StatementCache {
   private cache = new Map<string, Statement>();
-  constructor(private db: Database, private max = 500) {}
+  /** `binder`: long texts bound natively (text-binding.ts); without it, sql.js binds everything. */
+  constructor(private db: Database, private binder: TextBinder | null = null, private max = 500) {}
+
+  /** Binds `params` to `stmt` (reset first, as sql.js's bind does). */
+  bind(stmt: Statement, params: Params): void {
+    if (this.binder) this.binder(stmt, params);
+    else stmt.bind(params as SqlValue[]);
+  }
 
   prepare(sql: string): Statement {
     let stmt = this.cache.get(sql);
@@ -38,7 +46,7 @@ export class StatementCache {
 export function queryAll<T>(cache: StatementCache, sql: string, params: Params = [], onRow?: (bytes: number) => void): T[] {
   const stmt = cache.prepare(sql);
   try {
-    stmt.bind(params as SqlValue[]);
+    cache.bind(stmt, params);
     const rows: T[] = [];
     let names: string[] | null = null;
     while (stmt.step()) {
@@ -62,7 +70,7 @@ export function queryAll<T>(cache: StatementCache, sql: string, params: Params =
 export function queryGet<T>(cache: StatementCache, sql: string, params: Params = [], onRow?: (bytes: number) => void): T | undefined {
   const stmt = cache.prepare(sql);
   try {
-    stmt.bind(params as SqlValue[]);
+    cache.bind(stmt, params);
     if (!stmt.step()) return undefined;
     const row = stmt.getAsObject() as Record<string, unknown>;
     if (onRow) {
@@ -80,7 +88,8 @@ export function queryGet<T>(cache: StatementCache, sql: string, params: Params =
 export function runStatement(cache: StatementCache, sql: string, params: Params = []): void {
   const stmt = cache.prepare(sql);
   try {
-    stmt.run(params as SqlValue[]);
+    cache.bind(stmt, params);
+    stmt.step();
   } finally {
     stmt.reset();
   }

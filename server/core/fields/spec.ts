@@ -44,6 +44,12 @@ export interface FieldSpec<T extends FieldType> {
   normalize(value: unknown, field: FieldOf<T>): unknown;
   /** The zero value, normalised (`""`, `0`, `false`, `[]`, `null`...). */
   zero(field: FieldOf<T>): unknown;
+  /**
+   * A submitted value whose size alone already fails `validate` → that same error, decided cheaply on the
+   * value as submitted (before `normalize`, any rule check or SQL binds it); null when its size passes or
+   * cannot be told this way. Types whose values can be large (text, editor, json) have one.
+   */
+  oversize?(value: unknown, field: FieldOf<T>): FieldError | null;
   /** Validates a normalised value (required, bounds, format...); null when valid. */
   validate(value: unknown, field: FieldOf<T>, ctx: ValidateContext): FieldError | null;
   /** Normalised value → value bound in SQL. */

@@ -26,12 +26,20 @@ export function validateText(value: string, field: TextField): FieldError | null
   if (field.min > 0 && length < field.min) {
     return err('validation_min_text_constraint', 'Must be at least {min} character(s).', { min: field.min });
   }
-  if (max > 0 && length > max) {
-    return err('validation_max_text_constraint', 'Must be no more than {max} character(s).', { max });
-  }
+  if (max > 0 && length > max) return tooLong(max);
   if (field.pattern !== '' && !matchesPattern(field.pattern, value)) return err('validation_invalid_format', 'Invalid value format.');
   if (field.primaryKey && field.pattern !== DEFAULT_ID_PATTERN) return checkPrimaryKey(value);
   return null;
+}
+
+const tooLong = (max: number): FieldError => err('validation_max_text_constraint', 'Must be no more than {max} character(s).', { max });
+
+/** A text longer than the field's max (5000 characters by default), told before anything else reads it. */
+function oversize(value: unknown, field: TextField): FieldError | null {
+  if (typeof value !== 'string') return null; // numbers and booleans are short; other types are refused by validate
+  const max = field.max === 0 ? DEFAULT_TEXT_MAX : field.max;
+  // a string has at most as many characters as UTF-16 units: only a longer one needs counting
+  return value.length > max && runeLength(value, max) > max ? tooLong(max) : null;
 }
 
 function checkPrimaryKey(value: string): FieldError | null {
@@ -102,5 +110,6 @@ export const textSpec: FieldSpec<'text'> = {
   ...TEXT_STORAGE,
   define,
   column: (field) => (field.primaryKey ? 'TEXT PRIMARY KEY NOT NULL' : TEXT_STORAGE.column()),
+  oversize,
   validate: (value, field) => (typeof value === 'string' ? validateText(value, field) : unsupportedType()),
 };

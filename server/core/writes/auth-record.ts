@@ -1,11 +1,12 @@
 // What a write to an auth collection checks besides its fields: managers (manageRule), the password
 // keys, and ids unique across every auth collection.
 import { fieldError, type ErrorData } from '../../errors.js';
-import { ident } from '../../filter/sql.js';
+import { ident, type CompiledSql } from '../../filter/sql.js';
 import type { WriteTx } from '../../store/db.js';
 import { ruleSql } from '../access.js';
 import { validatePassword } from '../fields/password.js';
-import { verifyPassword } from '../passwords.js';
+import { burnPasswordCheck, verifyPassword } from '../passwords.js';
+import { accountKey, type FailureLimiter } from '../sign-in-limiter.js';
 import type { Registry } from '../collection-registry.js';
 import type { RuleInput } from '../request-context.js';
 import type { Collection, Row } from '../types.js';
@@ -13,13 +14,17 @@ import { isSuperuser } from '../types.js';
 import type { Submitted } from './submitted.js';
 import type { RowSource } from './write-sql.js';
 
-/** Does the caller satisfy `manageRule` for the record in `source` (a table or a one-row subselect)? */
-export function isManager(db: Pick<WriteTx, 'get'>, c: Collection, ctx: RuleInput, source: RowSource): boolean {
+/**
+ * Does the caller satisfy `manageRule` for the record `source` gives for the compiled rule (a table, or a
+ * one-row subselect of the columns the rule reads)?
+ */
+export function isManager(db: Pick<WriteTx, 'get'>, c: Collection, ctx: RuleInput, source: (where: CompiledSql) => RowSource): boolean {
   if (c.type !== 'auth') return false;
   if (isSuperuser(ctx.request.auth)) return true;
   if (!ctx.request.auth || !c.manageRule) return false;
   const w = ruleSql(c.manageRule, c, ctx);
-  return db.get(`SELECT 1 AS ok FROM ${source.sql} AS r WHERE ${w.sql} LIMIT 1`, [...source.params, ...w.params]) !== undefined;
+  const src = source(w);
+  return db.get(`SELECT 1 AS ok FROM ${src.sql} AS r WHERE ${w.sql} LIMIT 1`, [...src.params, ...w.params]) !== undefined;
 }
 
 /** The auth keys `password` and `passwordConfirm`; the password itself is checked by its field's spec. */
@@ -44,10 +49,17 @@ export function changesPassword(sub: Submitted): boolean {
 
 /**
  * Non-managers prove the current password with `oldPassword` (one hash, whatever the answer), charged to
- * `client` (the request's, see passwords.ts).
+ * `client` (the request's, see passwords.ts). Each check counts against the account's sign-in block
+ * (sign-in-limiter.ts): where an updateRule lets users edit each other, guesses stop after the same ten
+ * failures, and a blocked account answers exactly as a wrong `oldPassword` does, after the same work.
  */
-export async function oldPasswordError(sub: Submitted, stored: Row, client?: string): Promise<ErrorData> {
-  const ok = typeof sub.oldPassword === 'string' && sub.oldPassword !== '' && (await verifyPassword(sub.oldPassword, String(stored.password ?? ''), client));
+export async function oldPasswordError(limiter: FailureLimiter, c: Collection, sub: Submitted, stored: Row, client?: string): Promise<ErrorData> {
+  const guess = sub.oldPassword;
+  const ok = typeof guess === 'string' && guess !== '' && (await limiter.attempt(
+    accountKey(c, String(stored.id)),
+    () => verifyPassword(guess, String(stored.password ?? ''), client),
+    () => burnPasswordCheck(guess, client),
+  ));
   return ok ? {} : { oldPassword: fieldError('validation_invalid_old_password', 'Missing or invalid old password.') };
 }
 

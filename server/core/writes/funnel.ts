@@ -7,6 +7,7 @@ import type { Store } from '../../store/db.js';
 import type { Registry } from '../collection-registry.js';
 import type { RequestContext } from '../request-context.js';
 import type { Sessions } from '../session-store.js';
+import type { FailureLimiter } from '../sign-in-limiter.js';
 import type { Collection, Row } from '../types.js';
 import type { ChangeFeed } from './changes.js';
 import { badRequest } from '../../errors.js';
@@ -23,10 +24,12 @@ export interface FunnelOptions {
   report: (error: unknown) => void;
   /** Where file fields' uploads are placed. */
   files: FileStorage;
+  /** The server's one sign-in block, shared with sign-in (an update's `oldPassword` counts against it). */
+  limiter: FailureLimiter;
 }
 
 export function createRecordWrites(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, options: FunnelOptions) {
-  const deps: WriteDeps = { store, registry, sessions, files: options.files };
+  const deps: WriteDeps = { store, registry, sessions, files: options.files, limiter: options.limiter };
   const { budgetMs, report } = options;
 
   /** Runs after-effects one by one; a failing one is reported, never thrown (the outcome is decided). */

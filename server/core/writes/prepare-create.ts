@@ -17,7 +17,7 @@ import type { Collection, Row, SqlValue } from '../types.js';
 import { isSuperuser, SUPERUSERS_ID } from '../types.js';
 import { authIdTaken, invalidAuthId, isManager, passwordErrors } from './auth-record.js';
 import type { PreparedWrite, WriteDeps, WriteOptions } from './prepared.js';
-import { readSubmitted, type Submitted } from './submitted.js';
+import { readSubmitted, refuseOversized, sizeBody, type Submitted } from './submitted.js';
 import { uploadsIn, withPlacedUploads } from './file-uploads.js';
 import { validateFields, validationContext } from './validate.js';
 import { mapWriteError, rowSource, throwIfErrors, type RowSource } from './write-sql.js';
@@ -48,7 +48,7 @@ function createRuleCheck(c: Collection, record: Record<string, unknown>, ctx: Ru
       if (superuser || c.createRule === '') return;
       if (query === null) {
         const w = ruleWhere(c, 'createRule', ctx);
-        const src = rowSource(c, { ...record, verified: c.type === 'auth' ? false : record.verified });
+        const src = rowSource(c, { ...record, verified: c.type === 'auth' ? false : record.verified }, w);
         query = { sql: `SELECT 1 AS ok FROM ${src.sql} AS r WHERE ${w.sql} LIMIT 1`, params: [...src.params, ...w.params] };
       }
       if (!db.get(query.sql, query.params)) throw badRequest(FAILED);
@@ -95,7 +95,8 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
   const su = opts.system === true || isSuperuser(ctx.request.auth);
   if (!su && c.createRule === null) throw onlySuperusers();
   if (!isRecord(rawBody)) throw badRequest(FAILED);
-  const sub = readSubmitted(c, rawBody, null, su);
+  const sized = sizeBody(c, rawBody, su);
+  const sub = readSubmitted(c, sized.body, null, su);
   const record = initialValues(c, sub);
   if (opts.keepAutodates) keepAutodates(c, rawBody, record);
   const errors: ErrorData = {};
@@ -108,7 +109,7 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
   const ruleCtx = withBody(ctx, sub.body);
   if (c.type === 'auth') {
     // createRule and manageRule see `verified` as false, as in PocketBase
-    const manager = su || isManager(store, c, ruleCtx, rowSource(c, { ...record, verified: false }));
+    const manager = su || isManager(store, c, ruleCtx, (w) => rowSource(c, { ...record, verified: false }, w));
     if (!manager && sub.values.has('verified') && record.verified !== false) {
       errors.verified = fieldError('validation_values_mismatch', "Values don't match.");
     }
@@ -116,6 +117,7 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
   }
   const rule = createRuleCheck(c, record, ruleCtx, su);
   rule.check(store);
+  refuseOversized(sized, FAILED); // the caller passed the rule: its oversized values and the write's weight
   Object.assign(errors, validateFields(c, record, null, withKnown(validationContext(store, ctx.lookup, true), opts.knownIds)));
   throwIfErrors(errors, FAILED);
   const hash = c.type === 'auth' ? await hashPassword(String(sub.password), ctx.request.client) : null;

@@ -17,7 +17,7 @@ import type { Collection, Row, SqlValue } from '../types.js';
 import { isSuperuser, SUPERUSERS_ID } from '../types.js';
 import { changesPassword, isManager, oldPasswordError, passwordErrors } from './auth-record.js';
 import type { PreparedWrite, WriteDeps } from './prepared.js';
-import { readSubmitted, type Submitted } from './submitted.js';
+import { readSubmitted, refuseOversized, sizeBody, type Submitted } from './submitted.js';
 import { withPlacedUploads } from './file-uploads.js';
 import { validateFields, validationContext } from './validate.js';
 import { mapWriteError, throwIfErrors } from './write-sql.js';
@@ -48,7 +48,7 @@ function resolve(db: ReadDb, c: Collection, id: string, stored: Row, rawBody: Re
   let manager = su;
   if (c.type === 'auth') {
     // only managers change `verified` and `email`
-    manager = su || isManager(db, c, ruleCtx, { sql: `(SELECT * FROM ${ident(c.name)} WHERE "id" = ?)`, params: [id] });
+    manager = su || isManager(db, c, ruleCtx, () => ({ sql: `(SELECT * FROM ${ident(c.name)} WHERE "id" = ?)`, params: [id] }));
     if (!manager && sub.values.has('verified') && next.verified !== current.verified) errors.verified = fieldError('validation_values_mismatch', "Values don't match.");
     if (!manager && sub.values.has('email') && next.email !== current.email) errors.email = fieldError('validation_values_mismatch', "Values don't match.");
     if (c.id === SUPERUSERS_ID) next.verified = true;
@@ -88,9 +88,12 @@ export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, 
   const stored = getRow(store, c, id);
   if (!stored) throw notFound();
   if (!isRecord(rawBody)) throw badRequest(FAILED);
-  const body = rawBody;
+  // oversized values are left out of what is read and shown to the rule, and answered once it passed
+  const sized = sizeBody(c, rawBody, su);
+  const body = sized.body;
   let r = resolve(store, c, id, stored, body, ctx, su);
   viewRecord(store, c, id, r.ruleCtx, 'updateRule');
+  refuseOversized(sized, FAILED);
   const errors = { ...r.errors };
   // a password change needs its confirmation and, from anyone but a manager, the old password
   const changing = c.type === 'auth' && changesPassword(r.sub);
@@ -98,7 +101,7 @@ export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, 
   if (changing) {
     Object.assign(errors, passwordErrors(r.sub, c));
     if (!r.manager) {
-      Object.assign(errors, await oldPasswordError(r.sub, stored, ctx.request.client));
+      Object.assign(errors, await oldPasswordError(deps.limiter, c, r.sub, stored, ctx.request.client));
       oldPasswordChecked = true;
     }
   }

@@ -10,6 +10,7 @@ import type { FileStorage } from '../../files/storage.js';
 import type { Store, WriteTx } from '../../store/db.js';
 import type { Registry } from '../collection-registry.js';
 import type { Sessions } from '../session-store.js';
+import type { FailureLimiter } from '../sign-in-limiter.js';
 import type { RecordChange } from './changes.js';
 
 export interface PreparedWrite<T> {
@@ -32,6 +33,8 @@ export interface WriteDeps {
   sessions: Sessions;
   /** Where file fields' uploads are placed. */
   files: FileStorage;
+  /** The sign-in block, which `oldPassword` checks count against (sign-in-limiter.ts). */
+  limiter: FailureLimiter;
 }
 
 export interface WriteOptions {
