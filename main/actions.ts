@@ -4,11 +4,15 @@ import type { RunningServer } from '../server/index.js';
 import type { DesktopHandlers } from './ipc.js';
 import type { LanSwitch } from './lan.js';
 import type { DesktopActions } from './menu.js';
+import type { Preferences } from './preferences.js';
+import type { Updates } from './updates.js';
 
 export interface ActionDeps {
   server: Pick<RunningServer, 'url' | 'lanUrls'>;
   lan: LanSwitch;
   dataDir: string;
+  /** app.getPath('logs'), where main.log is (main/log-file.ts). */
+  logsDir: string;
   writeClipboard(text: string): void;
   /** shell.openPath: resolves to an error message, or "" on success. */
   openPath(path: string): Promise<string>;
@@ -18,12 +22,22 @@ export interface ActionDeps {
   reportError(title: string, err: unknown): void;
   /** Called when a menu-driven LAN change failed, so the checkbox shows the real state again. */
   onLanUnchanged(): void;
+  /** Background mode, open at login, theme... (main/preferences.ts). */
+  preferences?: Pick<Preferences, 'get' | 'set'>;
+  updates?: Pick<Updates, 'check' | 'requestInstall'>;
+  /** Called when a menu-driven preference change failed, so the checkboxes show the real state again. */
+  onPreferencesUnchanged?(): void;
 }
 
 /** While sharing, the address other devices reach; otherwise the local one. */
 export async function apiUrl(server: Pick<RunningServer, 'url' | 'lanUrls'>): Promise<string> {
   const [lanUrl] = await server.lanUrls();
   return `${lanUrl ?? server.url}/api/`;
+}
+
+async function openFolder(deps: ActionDeps, folder: string): Promise<void> {
+  const error = await deps.openPath(folder);
+  if (error) throw new Error(`Could not open ${folder}: ${error}`);
 }
 
 export function createHandlers(deps: ActionDeps): DesktopHandlers {
@@ -35,9 +49,14 @@ export function createHandlers(deps: ActionDeps): DesktopHandlers {
       deps.writeClipboard(url);
       return url;
     },
-    async openDataFolder() {
-      const error = await deps.openPath(deps.dataDir);
-      if (error) throw new Error(`Could not open ${deps.dataDir}: ${error}`);
+    openDataFolder: () => openFolder(deps, deps.dataDir),
+    preferencesGet: async () => {
+      if (!deps.preferences) throw new Error('Preferences are not available.');
+      return deps.preferences.get();
+    },
+    preferencesSet: async (patch) => {
+      if (!deps.preferences) throw new Error('Preferences are not available.');
+      return deps.preferences.set(patch);
     },
   };
 }
@@ -53,7 +72,15 @@ export function createMenuActions(deps: ActionDeps, handlers: DesktopHandlers): 
     openUi: () => deps.openUi(),
     copyApiUrl: () => run('Could not copy the API URL', handlers.copyApiUrl),
     openDataFolder: () => run('Could not open the data folder', handlers.openDataFolder),
+    openLogsFolder: () => run('Could not open the logs folder', () => openFolder(deps, deps.logsDir)),
     setLan: (enabled) => run('LAN sharing', () => handlers.lanSet(enabled), deps.onLanUnchanged),
+    setKeepRunning: (enabled) => run('Background mode', () => handlers.preferencesSet({ keepRunning: enabled }), deps.onPreferencesUnchanged),
+    setOpenAtLogin: (enabled) => run('Open at login', () => handlers.preferencesSet({ openAtLogin: enabled }), deps.onPreferencesUnchanged),
+    checkForUpdates: () => run('Could not check for updates', async () => deps.updates?.check()),
+    installUpdate: () => {
+      // Nothing ready (the menu was stale): nothing happens, rather than quitting for no update.
+      if (deps.updates?.requestInstall()) deps.quit();
+    },
     quit: () => deps.quit(),
   };
 }

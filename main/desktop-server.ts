@@ -35,3 +35,17 @@ export async function startDesktopServer(options: DesktopServerOptions): Promise
     return start(0);
   }
 }
+
+/**
+ * What the app says when the preferred port was taken and the server listens elsewhere: the admin UI's
+ * sign-in is kept per origin (scheme, host and port), so a new port signs the user out of it, and apps
+ * pointed at the old address must follow. null when the server got the port it asked for.
+ */
+export function portNotice(preferred: number, actual: number): string | null {
+  if (preferred === actual) return null;
+  return (
+    `Port ${preferred} is used by another program, so Deskbase is on port ${actual} this time. ` +
+    `The admin UI keeps its sign-in per address, so you may have to sign in again, and apps using port ${preferred} ` +
+    `must use ${actual} (or close the other program and restart Deskbase). You can choose another fixed port in Sharing & data.`
+  );
+}

@@ -1,7 +1,7 @@
 // npm run build: the Admin UI (Vite) and three esbuild bundles, all under dist/ (or --out DIR):
 //   renderer/            the Admin UI, served by the server at /_/
 //   main/index.cjs       Electron main process with the server inside (CJS, electron external), main/preload.cjs,
-//                        main/icon.png, main/sql-wasm.wasm
+//                        main/icon.png, main/trayTemplate(@2x).png, main/sql-wasm.wasm
 //   server/index.mjs     startServer, ESM for plain Node; server/cli.mjs imports it; server/sql-wasm.wasm beside them
 //   node_modules/        sharp (thumbnails) and what it loads: a native module cannot be bundled, so it is
 //                        external in both bundles and copied here with this OS's prebuilt binaries
@@ -41,6 +41,23 @@ const unusedOptional = {
     }));
   },
 };
+
+/**
+ * electron-updater (main/updates.ts) is bundled into the main process like everything else. Until it is
+ * installed, the bundle gets a stub that says so, and the app runs with updates off.
+ */
+const optionalUpdater = (root) => ({
+  name: 'deskbase-optional-updater',
+  setup(build) {
+    build.onResolve({ filter: /^electron-updater$/ }, () =>
+      existsSync(join(root, 'node_modules/electron-updater/package.json')) ? undefined : { path: 'electron-updater', namespace: 'missing-updater' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'missing-updater' }, () => ({
+      contents: 'throw new Error("electron-updater is not installed in this build");',
+      loader: 'js',
+    }));
+  },
+});
 
 const SQL_WASM = 'node_modules/sql.js/dist/sql-wasm.wasm';
 // bcryptjs runs on the password worker thread, which loads it from a file: copied beside each bundle
@@ -100,10 +117,13 @@ export async function buildMain(root, outDir) {
     outfile: join(outDir, 'main/index.cjs'),
     banner: { js: CJS_IMPORT_META_BANNER },
     define: { 'import.meta.url': '__deskbaseImportMetaUrl' },
-    plugins: [unusedOptional],
+    plugins: [unusedOptional, optionalUpdater(root)],
   });
   await esbuild.build({ ...options, entryPoints: [join(root, 'main/preload.cts')], outfile: join(outDir, 'main/preload.cjs') });
   await copyFile(join(root, 'build/icon.png'), join(outDir, 'main/icon.png'));
+  // The macOS menu bar's template image, @2x for Retina (main/tray.ts).
+  await copyFile(join(root, 'build/trayTemplate.png'), join(outDir, 'main/trayTemplate.png'));
+  await copyFile(join(root, 'build/trayTemplate@2x.png'), join(outDir, 'main/trayTemplate@2x.png'));
   await copyFile(join(root, SQL_WASM), join(outDir, 'main/sql-wasm.wasm'));
   await copyFile(join(root, BCRYPTJS), join(outDir, 'main/bcryptjs.cjs'));
 }

@@ -127,7 +127,10 @@ describe('the built main process, under Node with a fake electron', () => {
         webPreferences: { contextIsolation: true, sandbox: true, nodeIntegration: false, preload: join(out, 'dist/main/preload.cjs') },
         iconExists: true,
       });
-      expect(all.find((f) => f.type === 'tray-menu')).toEqual({ type: 'tray-menu', ids: ['open-ui', 'copy-api-url', 'open-data-folder', 'lan', 'quit'] });
+      expect(all.filter((f) => f.type === 'tray-menu').at(-1)).toEqual({
+        type: 'tray-menu', ids: ['open-ui', 'copy-api-url', 'open-data-folder', 'open-logs-folder', 'lan', 'keep-running', 'open-at-login', 'quit'],
+      });
+      expect(all.find((f) => f.type === 'crash-reporter')).toEqual({ type: 'crash-reporter', options: { uploadToServer: false, compress: true } });
       expect((await fetch(`${origin}/_/`)).status).toBe(200);
 
       send(`invoke deskbase:lan-get ${origin}/_/ []`);
@@ -138,7 +141,7 @@ describe('the built main process, under Node with a fake electron', () => {
       await app.waitFor(isFake('result', (f) => typeof f.error === 'string' && f.error.includes('only available to the Deskbase window')));
       send(`invoke deskbase:lan-set ${origin}/_/ [true]`);
       await app.waitFor(isFake('send', (f) => f.channel === 'deskbase:lan-changed'));
-      expect(JSON.parse(readFileSync(join(appData, 'Deskbase', 'settings.json'), 'utf8'))).toEqual({ lan: true });
+      expect(JSON.parse(readFileSync(join(appData, 'Deskbase', 'settings.json'), 'utf8'))).toMatchObject({ lan: true });
       send(`invoke deskbase:open-data-folder ${origin}/_/ []`);
       await app.waitFor(isFake('openPath', (f) => f.path === join(appData, 'Deskbase', 'data')));
 
@@ -163,9 +166,90 @@ describe('the built main process, under Node with a fake electron', () => {
       again.child.stdin.write(`invoke deskbase:lan-get ${new URL(load.url).origin}/_/ []\n`);
       const result = JSON.parse((await again.waitFor(isFake('result'))).slice(5)) as { result: { enabled: boolean } };
       expect(result.result.enabled).toBe(true);
+      // Background mode (on by default where there is a tray): closing the window keeps the server.
       again.child.stdin.write('close-window\n');
+      await again.waitFor(isFake('closed'));
+      expect((await fetch(`${new URL(load.url).origin}/api/health`)).status).toBe(200);
+      expect(fakes(again.lines).some((f) => f.type === 'exit')).toBe(false);
+      // "Quit" in the tray stops it, with the checkpoint.
+      again.child.stdin.write('tray-click quit\n');
       await again.waitFor(isFake('exit'));
       expect(await again.exited).toBe(0);
+      expect(fakes(again.lines).filter((f) => f.type === 'quit')).toEqual([{ type: 'quit', prevented: true }]);
+    } finally {
+      again.child.kill('SIGKILL');
+    }
+  });
+
+  it('logs to a file, recovers a crashed or hung window, asks before quitting over an unsaved edit, remembers the window', async () => {
+    const appData = join(out, 'appdata-care');
+    await mkdir(appData, { recursive: true });
+    const app = launch(appData);
+    const send = (command: string) => app.child.stdin.write(`${command}\n`);
+    const logFile = join(appData, 'Deskbase', 'logs', 'main.log');
+    try {
+      const load = JSON.parse((await app.waitFor(isFake('load'))).slice(5)) as { url: string };
+      const count = (type: string) => fakes(app.lines).filter((f) => f.type === type).length;
+
+      // The window's renderer crashed: reloaded at the page it showed.
+      send('renderer-gone');
+      await app.waitFor(() => count('load') === 2);
+      expect(fakes(app.lines).filter((f) => f.type === 'load').at(-1)).toEqual({ type: 'load', url: load.url });
+
+      // Hung: a dialog, closed by itself when the page answers again.
+      send('hang');
+      await app.waitFor(isFake('dialog', (f) => f.message === 'The Deskbase window is not responding.'));
+      send('respond');
+      await app.waitFor(isFake('dialog-closed'));
+
+      // Failed to load: Try Again loads it again.
+      send('fail-load');
+      await app.waitFor(isFake('dialog', (f) => f.message === 'Deskbase could not load its window.'));
+      send('answer 0');
+      await app.waitFor(() => count('load') === 3);
+
+      // The window is moved; an uncaught exception in the main process is logged and explained.
+      send('move 40 30 1000 700');
+      send('throw');
+      await app.waitFor(isFake('dialog', (f) => f.message === 'Deskbase ran into an unexpected error.'));
+      send('answer 0');
+
+      // Quit with an unsaved edit: the window asks; Keep Editing calls the quit off, the server stays.
+      send('hold-unload');
+      send('tray-click quit');
+      await app.waitFor(isFake('dialog', (f) => f.message === 'Close the window without saving?'));
+      send('answer 1');
+      await app.waitFor(isFake('quit-called-off'));
+      expect((await fetch(`${new URL(load.url).origin}/api/health`)).status).toBe(200);
+      // Quit again, and this time leave: the window closes, then the server, then the process.
+      send('tray-click quit');
+      await app.waitFor(() => count('dialog') === 4);
+      send('answer 0');
+      await app.waitFor(isFake('exit'));
+      expect(await app.exited).toBe(0);
+      const order = fakes(app.lines).map((f) => f.type).filter((t) => ['closed', 'quit', 'exit'].includes(t));
+      expect(order.slice(-3)).toEqual(['closed', 'quit', 'exit']);
+    } finally {
+      app.child.kill('SIGKILL');
+    }
+
+    const log = readFileSync(logFile, 'utf8');
+    // The server's lines, the main process's errors, each stamped.
+    expect(log).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z info  Setup token: \S{43}$/m);
+    expect(log).toMatch(/info  Deskbase is running at http:\/\/127\.0\.0\.1:\d+\/_\//);
+    expect(log).toContain("error The window's renderer is gone (crashed, exit code 11).");
+    expect(log).toContain('error The window could not load');
+    expect(log).toContain('error Uncaught exception (uncaughtException): Error: a bug in the main process');
+    expect(log).toMatch(/error\s+at .*main-fake-electron\.cjs/);
+
+    // The next start puts the window where it was left.
+    expect(JSON.parse(readFileSync(join(appData, 'Deskbase', 'settings.json'), 'utf8')).window).toEqual({ x: 40, y: 30, width: 1000, height: 700, maximized: false });
+    const again = launch(appData);
+    try {
+      const window = JSON.parse((await again.waitFor(isFake('window'))).slice(5)) as { bounds: object };
+      expect(window.bounds).toEqual({ x: 40, y: 30, width: 1000, height: 700 });
+      again.child.stdin.write('quit\n');
+      await again.waitFor(isFake('exit'));
     } finally {
       again.child.kill('SIGKILL');
     }
