@@ -78,6 +78,18 @@ describe('npm run build', () => {
     expect(Number(made.stdout.trim())).toBeGreaterThan(0);
   });
 
+  it('a build for another OS or architecture names the native binaries it lacks and how to install them', () => {
+    const other = process.arch === 'arm64' ? 'x64' : 'arm64';
+    const target = `${process.platform}-${other}`;
+    const build = spawnSync(process.execPath, ['scripts/build.mjs', '--out', join(out, 'other-dist'), '--no-renderer', '--targets', target], { cwd: ROOT, encoding: 'utf8' });
+    expect(build.status).toBe(1);
+    expect(build.stderr).toContain(`the native binaries for ${target} are not installed: `);
+    expect(build.stderr).toMatch(new RegExp(`npm install --no-save --force .*@img/sharp-${target}@\\S+`));
+    const bad = spawnSync(process.execPath, ['scripts/build.mjs', '--targets', 'macos'], { cwd: ROOT, encoding: 'utf8' });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/--targets takes OS-arch pairs/);
+  });
+
   it('the built server serves the API and the Admin UI from outside the repository', async () => {
     const server = run([join(out, 'dist/server/cli.mjs'), '--dir', join(out, 'cli-data'), '--http', `127.0.0.1:${await osFreePort()}`]);
     try {
@@ -285,7 +297,9 @@ describe('electron-builder --dir, offline', () => {
   it('packs app.asar with the bundles and no node_modules but sharp, unpacked, using a stub Electron', async () => {
     const stub = join(out, 'electron-stub');
     await mkdir(join(stub, 'resources'), { recursive: true });
-    await writeFile(join(stub, 'electron'), '#!/bin/sh\n', { mode: 0o755 });
+    // Electron's fuse wire as the real binary carries it (Electron 45's defaults), so the fuses are really flipped.
+    const SENTINEL = 'dL7pKGdnNz796PbbjQWNKmHXBZaB9tsX';
+    await writeFile(join(stub, 'electron'), `#!/bin/sh\n# ${SENTINEL}\x01\x0810110001\n`, { mode: 0o755 });
     await writeFile(join(stub, 'LICENSE'), '');
     // electron-builder packs the project directory; point it at a copy whose dist/ is the one just built.
     const project = join(out, 'project');
@@ -312,6 +326,12 @@ describe('electron-builder --dir, offline', () => {
     const unpacked = join(out, 'release/linux-unpacked/resources/app.asar.unpacked/dist/node_modules');
     expect(existsSync(join(unpacked, 'sharp/package.json'))).toBe(true);
     expect(readdirSync(join(unpacked, '@img')).some((n) => n.startsWith('sharp-libvips-'))).toBe(true);
-    expect(existsSync(join(out, 'release/linux-unpacked/deskbase'))).toBe(true);
+    const binary = readFileSync(join(out, 'release/linux-unpacked/deskbase'), 'latin1');
+    const at = binary.indexOf(SENTINEL) + SENTINEL.length;
+    // run-as-node off, cookie encryption on, NODE_OPTIONS off, --inspect off, asar integrity on, only the
+    // asar, no browser-specific snapshot, no extra file: privileges
+    expect(binary.slice(at, at + 10)).toBe('\x01\x0801001100');
+    // the updater's configuration, from `publish`
+    expect(readFileSync(join(out, 'release/linux-unpacked/resources/app-update.yml'), 'utf8')).toMatch(/provider: github/);
   }, 150_000);
 });
