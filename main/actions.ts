@@ -27,6 +27,8 @@ export interface ActionDeps {
   updates?: Pick<Updates, 'check' | 'requestInstall'>;
   /** Called when a menu-driven preference change failed, so the checkboxes show the real state again. */
   onPreferencesUnchanged?(): void;
+  /** app.relaunch() then quit: the new process starts once this one has checkpointed and exited. */
+  restart?(): void;
 }
 
 /** While sharing, the address other devices reach; otherwise the local one. */
@@ -57,6 +59,10 @@ export function createHandlers(deps: ActionDeps): DesktopHandlers {
     preferencesSet: async (patch) => {
       if (!deps.preferences) throw new Error('Preferences are not available.');
       return deps.preferences.set(patch);
+    },
+    restart: async () => {
+      if (!deps.restart) throw new Error('Restarting is not available.');
+      deps.restart();
     },
   };
 }

@@ -14,6 +14,8 @@ export interface DesktopServerOptions {
   /** The built Admin UI (dist/renderer); null serves the "not built" page. */
   uiDir: string | null;
   lan: boolean;
+  /** Serve HTTPS with Deskbase's own certificate (kept in the data folder's tls/). */
+  https?: boolean;
   preferredPort?: number;
   log?: (line: string) => void;
   onSetupToken?: (token: string, setupUrl: string) => void;
@@ -24,6 +26,7 @@ export async function startDesktopServer(options: DesktopServerOptions): Promise
   const start = (port: number) =>
     options.startServer({
       dir: options.dataDir, host, port, strictPort: true, uiDir: options.uiDir, log: options.log, onSetupToken: options.onSetupToken,
+      https: options.https ? true : undefined,
     });
   const port = await choosePort(host, options.preferredPort ?? PREFERRED_PORT);
   try {

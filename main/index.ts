@@ -2,7 +2,7 @@
 // scripts/build.mjs into one CommonJS file, dist/main/index.cjs, with the server inside it: Electron
 // then loads no ES module from app.asar (an area with open Electron bugs), and sql.js finds its wasm
 // beside the bundle.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   app, clipboard, crashReporter, dialog, ipcMain, nativeTheme, powerMonitor, screen, shell, type BrowserWindow, type MessageBoxOptions,
@@ -16,6 +16,7 @@ import { errorText } from './error-text.js';
 import { registerIpc } from './ipc.js';
 import { createLanSwitch } from './lan.js';
 import { openLogFile } from './log-file.js';
+import { isOwnCertificate } from './own-certificate.js';
 import { CRASH_REPORTER_OPTIONS, installLogging } from './logging.js';
 import { applyOpenAtLogin, autostartDir } from './login-item.js';
 import type { DesktopActions, MenuState } from './menu.js';
@@ -41,7 +42,7 @@ interface Shell {
   logsDir: string;
 }
 
-/** electron-updater, in a packaged app only (a checkout has nothing to update); null when it cannot load. */
+/** electron-updater (bundled), in a packaged app only: a checkout has nothing to update. null when it cannot load. */
 async function loadUpdater(): Promise<UpdaterLike | null> {
   if (!app.isPackaged) return null;
   try {
@@ -67,6 +68,7 @@ async function boot(paths: DesktopPaths, state: Shell): Promise<void> {
     dataDir: paths.dataDir,
     uiDir: existsSync(join(uiDir, 'index.html')) ? uiDir : null,
     lan: settings.get().lan,
+    https: settings.get().https,
     preferredPort: settings.get().port,
     // A token issued later (the first one expired) goes straight to the window too.
     onSetupToken: (_token, url) => {
@@ -78,6 +80,20 @@ async function boot(paths: DesktopPaths, state: Shell): Promise<void> {
   const notice = portNotice(settings.get().port, server.port);
   if (notice) console.warn(notice);
   const origin = () => new URL(server.url).origin;
+  // Over HTTPS the window accepts the server's own certificate, on the server's origin only.
+  const ownCertificate = () => {
+    try {
+      return readFileSync(join(paths.dataDir, 'tls', 'cert.pem'), 'utf8');
+    } catch {
+      return null;
+    }
+  };
+  app.on('certificate-error', (event, _contents, url, _error, certificate, callback) => {
+    if (server.tls && isOwnCertificate(url, certificate.data, origin(), ownCertificate())) {
+      event.preventDefault();
+      callback(true);
+    } else callback(false);
+  });
 
   let menus: DesktopMenus | null = null;
   const menuState = (): MenuState => ({
@@ -99,6 +115,7 @@ async function boot(paths: DesktopPaths, state: Shell): Promise<void> {
     platform: process.platform,
     hasTray: () => menus?.hasTray ?? false,
     portInUse: () => server.port,
+    httpsInUse: () => server.tls !== null,
     setTheme: (theme) => (nativeTheme.themeSource = theme),
     setOpenAtLogin: (enabled) =>
       applyOpenAtLogin(enabled, {
@@ -194,6 +211,11 @@ async function boot(paths: DesktopPaths, state: Shell): Promise<void> {
     preferences,
     updates,
     onPreferencesUnchanged: () => refreshMenus(),
+    restart: () => {
+      // The new process starts once this one has exited, so it finds the data folder's lock free.
+      app.relaunch();
+      app.quit();
+    },
   };
   const handlers = createHandlers(deps);
   registerIpc(ipcMain, origin, handlers);

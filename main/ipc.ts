@@ -19,6 +19,7 @@ export interface DesktopHandlers {
   preferencesGet(): Promise<DesktopPreferences>;
   /** The patch is checked by main/preferences.ts (an unknown key or value is refused, naming it). */
   preferencesSet(patch: unknown): Promise<DesktopPreferences>;
+  restart(): Promise<void>;
 }
 
 /** True when `frameUrl` is a page of the server at `origin` (scheme, host and port all equal). */
@@ -43,6 +44,7 @@ export function registerIpc(ipcMain: IpcMainLike, origin: () => string, handlers
     [CHANNELS.openDataFolder]: () => handlers.openDataFolder(),
     [CHANNELS.preferencesGet]: () => handlers.preferencesGet(),
     [CHANNELS.preferencesSet]: (args) => handlers.preferencesSet(args[0]),
+    [CHANNELS.restart]: () => handlers.restart(),
   };
   for (const [channel, route] of Object.entries(routes)) {
     ipcMain.handle(channel, (event, ...args) => {

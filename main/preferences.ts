@@ -11,6 +11,8 @@ export interface PreferencesDeps {
   hasTray(): boolean;
   /** The port the server listens on now. */
   portInUse(): number;
+  /** Whether the server speaks HTTPS now. */
+  httpsInUse(): boolean;
   /** nativeTheme.themeSource = theme: the window and, through prefers-color-scheme, the admin UI follow. */
   setTheme(theme: ThemeSource): void;
   /** main/login-item.ts applyOpenAtLogin. */
@@ -28,7 +30,7 @@ export interface Preferences {
   keepRunning(): boolean;
 }
 
-const KEYS = ['port', 'keepRunning', 'openAtLogin', 'theme', 'updateChannel'] as const;
+const KEYS = ['port', 'keepRunning', 'openAtLogin', 'theme', 'updateChannel', 'https'] as const;
 
 /** A patch from the page, checked key by key: anything unknown is refused with its name, nothing is ignored. */
 export function parsePreferencesPatch(raw: unknown): PreferencesPatch {
@@ -44,6 +46,7 @@ export function parsePreferencesPatch(raw: unknown): PreferencesPatch {
         break;
       case 'keepRunning':
       case 'openAtLogin':
+      case 'https':
         if (typeof value !== 'boolean') throw new Error(`${key} must be true or false.`);
         patch[key] = value;
         break;
@@ -69,7 +72,7 @@ export function createPreferences(deps: PreferencesDeps): Preferences {
     const s = deps.store.get();
     return {
       port: s.port, portInUse: deps.portInUse(), keepRunning: keepRunning(), keepRunningAvailable: available(),
-      openAtLogin: s.openAtLogin, theme: s.theme, updateChannel: s.updateChannel,
+      openAtLogin: s.openAtLogin, theme: s.theme, updateChannel: s.updateChannel, https: s.https, httpsInUse: deps.httpsInUse(),
     };
   };
   let queue: Promise<unknown> = Promise.resolve();

@@ -9,6 +9,8 @@ export interface LanState {
   urls: string[];
   /** A QR code of urls[0] as a data: URL (image/png) for phones; null when off or no network address. */
   qr: string | null;
+  /** Served over HTTPS with Deskbase's own certificate: the CA devices install once, and its fingerprint. */
+  tls?: { caPath: string; caFingerprint: string } | null;
 }
 
 export type ThemeSource = 'system' | 'light' | 'dark';
@@ -27,10 +29,14 @@ export interface DesktopPreferences {
   openAtLogin: boolean;
   theme: ThemeSource;
   updateChannel: UpdateChannel;
+  /** Serve HTTPS (with Deskbase's own certificate) instead of HTTP, from the next start. */
+  https: boolean;
+  /** What the server serves now: differs from `https` until Deskbase restarts. */
+  httpsInUse: boolean;
 }
 
 /** What the page may change; a key or value the app does not know is refused, naming it. */
-export type PreferencesPatch = Partial<Pick<DesktopPreferences, 'port' | 'keepRunning' | 'openAtLogin' | 'theme' | 'updateChannel'>>;
+export type PreferencesPatch = Partial<Pick<DesktopPreferences, 'port' | 'keepRunning' | 'openAtLogin' | 'theme' | 'updateChannel' | 'https'>>;
 
 export interface DeskbaseDesktopApi {
   /** Always true: lets the UI tell the desktop window from a browser tab (where `window.deskbase` is undefined). */
@@ -53,6 +59,8 @@ export interface DeskbaseDesktopApi {
     /** Called after every change, including ones made from the app menu or the tray; returns an unsubscribe. */
     onChange(listener: (prefs: DesktopPreferences) => void): () => void;
   };
+  /** Quits (with the checkpoint) and starts Deskbase again, e.g. to apply the port or HTTPS. */
+  restart(): Promise<void>;
 }
 
 /** For the renderer: `(window as DeskbaseWindow).deskbase?.lan.get()`. */
@@ -66,6 +74,7 @@ export const CHANNELS = {
   openDataFolder: 'deskbase:open-data-folder',
   preferencesGet: 'deskbase:preferences-get',
   preferencesSet: 'deskbase:preferences-set',
+  restart: 'deskbase:restart',
   /** main → window only: LAN state after a change. */
   lanChanged: 'deskbase:lan-changed',
   /** main → window only: preferences after a change. */

@@ -19,6 +19,7 @@ const api: DeskbaseDesktopApi = {
   },
   copyApiUrl: () => ipcRenderer.invoke(CHANNELS.copyApiUrl) as Promise<string>,
   openDataFolder: () => ipcRenderer.invoke(CHANNELS.openDataFolder) as Promise<void>,
+  restart: () => ipcRenderer.invoke(CHANNELS.restart) as Promise<void>,
   preferences: {
     get: () => ipcRenderer.invoke(CHANNELS.preferencesGet) as Promise<DesktopPreferences>,
     set: (patch: PreferencesPatch) => ipcRenderer.invoke(CHANNELS.preferencesSet, patch) as Promise<DesktopPreferences>,

@@ -30,12 +30,14 @@ export interface DesktopSettings {
   updateChannel: UpdateChannel;
   /** Where the window was, restored on the next start (main/window-state.ts); null: the default size. */
   window: WindowBounds | null;
+  /** Serve HTTPS with Deskbase's own certificate (server/http/certificate.ts), for LAN browsers. */
+  https: boolean;
 }
 
 export const DEFAULT_PORT = 8090;
 
 export const DEFAULT_SETTINGS: DesktopSettings = {
-  lan: false, port: DEFAULT_PORT, keepRunning: null, openAtLogin: false, theme: 'system', updateChannel: 'stable', window: null,
+  lan: false, port: DEFAULT_PORT, keepRunning: null, openAtLogin: false, theme: 'system', updateChannel: 'stable', window: null, https: false,
 };
 
 const isInt = (v: unknown, min: number, max: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
@@ -67,6 +69,7 @@ export function parseSettings(text: string): DesktopSettings {
     theme: obj.theme === 'light' || obj.theme === 'dark' || obj.theme === 'system' ? obj.theme : d.theme,
     updateChannel: obj.updateChannel === 'beta' || obj.updateChannel === 'stable' ? obj.updateChannel : d.updateChannel,
     window: parseBounds(obj.window),
+    https: typeof obj.https === 'boolean' ? obj.https : d.https,
   };
 }
 

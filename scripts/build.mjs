@@ -42,23 +42,6 @@ const unusedOptional = {
   },
 };
 
-/**
- * electron-updater (main/updates.ts) is bundled into the main process like everything else. Until it is
- * installed, the bundle gets a stub that says so, and the app runs with updates off.
- */
-const optionalUpdater = (root) => ({
-  name: 'deskbase-optional-updater',
-  setup(build) {
-    build.onResolve({ filter: /^electron-updater$/ }, () =>
-      existsSync(join(root, 'node_modules/electron-updater/package.json')) ? undefined : { path: 'electron-updater', namespace: 'missing-updater' },
-    );
-    build.onLoad({ filter: /.*/, namespace: 'missing-updater' }, () => ({
-      contents: 'throw new Error("electron-updater is not installed in this build");',
-      loader: 'js',
-    }));
-  },
-});
-
 const SQL_WASM = 'node_modules/sql.js/dist/sql-wasm.wasm';
 // bcryptjs runs on the password worker thread, which loads it from a file: copied beside each bundle
 const BCRYPTJS = 'node_modules/bcryptjs/umd/index.js';
@@ -141,7 +124,7 @@ export async function buildMain(root, outDir) {
     outfile: join(outDir, 'main/index.cjs'),
     banner: { js: CJS_IMPORT_META_BANNER },
     define: { 'import.meta.url': '__deskbaseImportMetaUrl' },
-    plugins: [unusedOptional, optionalUpdater(root)],
+    plugins: [unusedOptional],
   });
   await esbuild.build({ ...options, entryPoints: [join(root, 'main/preload.cts')], outfile: join(outDir, 'main/preload.cjs') });
   await copyFile(join(root, 'build/icon.png'), join(outDir, 'main/icon.png'));

@@ -184,6 +184,7 @@ describe('preferences', () => {
       platform: overrides.platform ?? 'linux',
       hasTray: () => overrides.hasTray ?? true,
       portInUse: () => 8091,
+      httpsInUse: () => false,
       setTheme: (t) => calls.push(`theme:${t}`),
       setOpenAtLogin: async (on) => {
         if (overrides.failLogin) throw new Error(overrides.failLogin);
@@ -198,14 +199,15 @@ describe('preferences', () => {
   it('shows the preferences with the port in use beside the one asked for', () => {
     expect(setup().prefs.get()).toEqual({
       port: 8090, portInUse: 8091, keepRunning: true, keepRunningAvailable: true, openAtLogin: false, theme: 'system', updateChannel: 'stable',
+      https: false, httpsInUse: false,
     });
   });
 
   it('applies each change to the OS, saves it and tells the menus and the window', async () => {
     const { file, prefs, calls, changes } = setup();
-    const after = await prefs.set({ theme: 'dark', openAtLogin: true, updateChannel: 'beta', keepRunning: false, port: 9000 });
+    const after = await prefs.set({ theme: 'dark', openAtLogin: true, updateChannel: 'beta', keepRunning: false, port: 9000, https: true });
     expect(calls).toEqual(['login:true', 'theme:dark', 'channel:beta']);
-    expect(after).toMatchObject({ theme: 'dark', openAtLogin: true, updateChannel: 'beta', keepRunning: false, port: 9000, portInUse: 8091 });
+    expect(after).toMatchObject({ theme: 'dark', openAtLogin: true, updateChannel: 'beta', keepRunning: false, port: 9000, portInUse: 8091, https: true, httpsInUse: false });
     expect(changes).toEqual([after]);
     expect(await loadSettings(file)).toMatchObject({ theme: 'dark', openAtLogin: true, updateChannel: 'beta', keepRunning: false, port: 9000 });
     expect(prefs.keepRunning()).toBe(false);
@@ -230,6 +232,7 @@ describe('preferences', () => {
     { patch: { port: '9000' }, message: /port must be/ },
     { patch: { port: 9000.5 }, message: /port must be/ },
     { patch: { keepRunning: 'yes' }, message: /keepRunning must be true or false/ },
+    { patch: { https: 1 }, message: /https must be true or false/ },
     { patch: { theme: 'blue' }, message: /theme must be "system", "light" or "dark"/ },
     { patch: { updateChannel: 'nightly' }, message: /updateChannel must be "stable" or "beta"/ },
     { patch: { lan: true }, message: /Unknown preference "lan"/ },

@@ -39,6 +39,9 @@ class App extends EventEmitter {
   setAppLogsPath() {
     paths.logs = join(paths.userData, 'logs');
   }
+  relaunch() {
+    report({ type: 'relaunch' });
+  }
   getLoginItemSettings() {
     return { openAtLogin: false, wasOpenedAtLogin: false };
   }

@@ -18,7 +18,7 @@ function fakeIpcMain() {
 }
 
 const PREFS: DesktopPreferences = {
-  port: 8090, portInUse: 8090, keepRunning: true, keepRunningAvailable: true, openAtLogin: false, theme: 'system', updateChannel: 'stable',
+  port: 8090, portInUse: 8090, keepRunning: true, keepRunningAvailable: true, openAtLogin: false, theme: 'system', updateChannel: 'stable', https: false, httpsInUse: false,
 };
 
 function recordingHandlers() {
@@ -31,6 +31,7 @@ function recordingHandlers() {
     openDataFolder: async () => void calls.push('openDataFolder'),
     preferencesGet: async () => (calls.push('preferencesGet'), PREFS),
     preferencesSet: async (patch) => (calls.push(`preferencesSet:${JSON.stringify(patch)}`), PREFS),
+    restart: async () => void calls.push('restart'),
   };
   return { calls, handlers };
 }
@@ -60,7 +61,7 @@ describe('registerIpc', () => {
     const { ipc, handlers } = fakeIpcMain();
     const remove = registerIpc(ipc, () => ORIGIN, recordingHandlers().handlers);
     expect([...handlers.keys()].sort()).toEqual(
-      [CHANNELS.copyApiUrl, CHANNELS.lanGet, CHANNELS.lanSet, CHANNELS.openDataFolder, CHANNELS.preferencesGet, CHANNELS.preferencesSet].sort(),
+      [CHANNELS.copyApiUrl, CHANNELS.lanGet, CHANNELS.lanSet, CHANNELS.openDataFolder, CHANNELS.preferencesGet, CHANNELS.preferencesSet, CHANNELS.restart].sort(),
     );
     remove();
     expect(handlers.size).toBe(0);
@@ -74,6 +75,7 @@ describe('registerIpc', () => {
     { channel: CHANNELS.openDataFolder, args: [], call: 'openDataFolder' },
     { channel: CHANNELS.preferencesGet, args: [], call: 'preferencesGet' },
     { channel: CHANNELS.preferencesSet, args: [{ theme: 'dark' }], call: 'preferencesSet:{"theme":"dark"}' },
+    { channel: CHANNELS.restart, args: [], call: 'restart' },
   ])('$channel from our own page runs $call', async ({ channel, args, call }) => {
     const { ipc, invoke } = fakeIpcMain();
     const { calls, handlers } = recordingHandlers();
@@ -88,6 +90,7 @@ describe('registerIpc', () => {
     { channel: CHANNELS.copyApiUrl, frame: null, args: [] },
     { channel: CHANNELS.openDataFolder, frame: 'file:///tmp/x.html', args: [] },
     { channel: CHANNELS.preferencesSet, frame: 'http://192.168.1.9:8090/_/', args: [{ openAtLogin: true }] },
+    { channel: CHANNELS.restart, frame: 'https://evil.example/', args: [] },
   ])('$channel from $frame is refused without running', async ({ channel, frame, args }) => {
     const { ipc, invoke } = fakeIpcMain();
     const { calls, handlers } = recordingHandlers();

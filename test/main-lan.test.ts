@@ -42,15 +42,16 @@ describe.skipIf(ownAddress === undefined)(`LAN sharing (via ${ownAddress})`, () 
   let lan: LanSwitch;
   let changes: LanState[];
 
-  const open = async (enabled: boolean) => {
+  const qrTexts: string[] = [];
+  const open = async (enabled: boolean, https = false) => {
     server = await startDesktopServer({
-      startServer, dataDir: join(dir, 'data'), uiDir: null, lan: enabled, preferredPort: await osFreePort(), log: () => undefined,
+      startServer, dataDir: join(dir, 'data'), uiDir: null, lan: enabled, preferredPort: await osFreePort(), log: () => undefined, https,
     });
     changes = [];
     lan = createLanSwitch({
       server,
       remember: (on) => saveSettings(settingsFile, { ...DEFAULT_SETTINGS, lan: on }),
-      qr: (text) => QRCode.toDataURL(text),
+      qr: (text) => (qrTexts.push(text), QRCode.toDataURL(text)),
       onChange: (state) => changes.push(state),
     });
   };
@@ -66,9 +67,18 @@ describe.skipIf(ownAddress === undefined)(`LAN sharing (via ${ownAddress})`, () 
 
   it('is off by default: loopback answers, the LAN address is refused', async () => {
     await open(false);
-    expect(await lan.get()).toEqual({ enabled: false, urls: [], qr: null });
+    expect(await lan.get()).toEqual({ enabled: false, urls: [], qr: null, tls: null });
     expect(await reachable('127.0.0.1', server.port)).toBe(true);
     expect(await reachable(ip, server.port)).toBe(false);
+  });
+
+  it('with HTTPS on, the addresses and the QR code carry https, with the CA to trust', async () => {
+    await open(false, true);
+    const on = await lan.set(true);
+    expect(on.urls).toContain(`https://${ip}:${server.port}`);
+    expect(qrTexts.at(-1)).toBe(on.urls[0]);
+    expect(on.tls).toEqual({ caPath: join(dir, 'data', 'tls', 'ca.pem'), caFingerprint: expect.stringMatching(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/) });
+    expect(server.url).toMatch(/^https:/);
   });
 
   it('switches on and off, really rebinding, on the same port, remembering the choice', async () => {
@@ -86,7 +96,7 @@ describe.skipIf(ownAddress === undefined)(`LAN sharing (via ${ownAddress})`, () 
     expect(await apiUrl(server)).toBe(`${on.urls[0]}/api/`);
 
     const off = await lan.set(false);
-    expect(off).toEqual({ enabled: false, urls: [], qr: null });
+    expect(off).toEqual({ enabled: false, urls: [], qr: null, tls: null });
     expect(await reachable(ip, port)).toBe(false);
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
     expect(await loadSettings(settingsFile)).toMatchObject({ lan: false });

@@ -22,7 +22,7 @@ export function DataPage(): JSX.Element {
       <Show when={desktop}>
         {(d) => (
           <>
-            <LanSharingCard lan={d().lan} />
+            <LanSharingCard lan={d().lan} bridge={d().bridge} />
             <DesktopActions bridge={d().bridge} />
             <DesktopPreferencesCard bridge={d().bridge} />
           </>

@@ -15,7 +15,7 @@ export function installDeskbaseStub(args: StubArgs): void {
   let fail: string | null = args.failFirstOn;
   const listeners = new Set<(s: LanState) => void>();
   let prefs: Record<string, unknown> = {
-    port: 8090, portInUse: 8090, keepRunning: true, keepRunningAvailable: true, openAtLogin: false, theme: 'system', updateChannel: 'stable',
+    port: 8090, portInUse: 8090, keepRunning: true, keepRunningAvailable: true, openAtLogin: false, theme: 'system', updateChannel: 'stable', https: false, httpsInUse: false,
   };
   const prefListeners = new Set<(p: Record<string, unknown>) => void>();
   const w = window as unknown as { deskbase: unknown; openedDataFolder: number };
@@ -43,6 +43,7 @@ export function installDeskbaseStub(args: StubArgs): void {
     async openDataFolder() {
       w.openedDataFolder++;
     },
+    restart: async () => undefined,
     // The app's preferences as the main process keeps them (no checks here: main/preferences.ts has its own tests).
     preferences: {
       get: async () => prefs,

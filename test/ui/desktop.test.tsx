@@ -216,4 +216,31 @@ describe('in the desktop window', () => {
     await waitFor(() => expect(document.documentElement.dataset.theme).toBe('light'));
     expect(select.value).toBe('light');
   });
+
+  it('HTTPS beside LAN sharing: applies at the next start, with Restart now', async () => {
+    const fake = fakeDesktop(LAN_ON);
+    await mountApp(fake);
+    const https = (await screen.findByRole('switch', { name: 'Use HTTPS' })) as HTMLInputElement;
+    expect(https.checked).toBe(false);
+    expect(screen.getByText(/Plain HTTP: not encrypted/)).toBeTruthy();
+    expect(screen.getByText(/firewall may ask whether Deskbase may accept incoming connections/)).toBeTruthy();
+    fireEvent.click(https);
+    await waitFor(() => expect(https.checked).toBe(true));
+    expect(fake.calls).toContain('prefs:{"https":true}');
+    expect((await screen.findByText(/HTTPS applies when Deskbase restarts/)).textContent).toMatch(/sign in once more/);
+    fireEvent.click(screen.getByRole('button', { name: 'Restart now' }));
+    await waitFor(() => expect(fake.calls).toContain('restart'));
+  });
+
+  it('served over HTTPS already: says the traffic is encrypted, no restart asked, and how a device trusts the CA (its file and fingerprint)', async () => {
+    const tls = { caPath: '/home/ada/.config/Deskbase/data/tls/ca.pem', caFingerprint: 'AB:CD:EF' };
+    const fake = fakeDesktop({ ...LAN_ON, urls: ['https://192.168.1.20:8090'], tls }, { ...PREFS, https: true, httpsInUse: true });
+    await mountApp(fake);
+    await screen.findByRole('switch', { name: 'Use HTTPS' });
+    await waitFor(() => expect(screen.getByText(/Traffic is encrypted \(HTTPS\)/)).toBeTruthy());
+    expect(screen.queryByRole('button', { name: 'Restart now' })).toBeNull();
+    expect(screen.getByText('https://192.168.1.20:8090')).toBeTruthy();
+    expect(screen.getByText('/home/ada/.config/Deskbase/data/tls/ca.pem')).toBeTruthy();
+    expect(screen.getByText('SHA-256 AB:CD:EF')).toBeTruthy();
+  });
 });

@@ -5,7 +5,7 @@ import type { DeskbaseDesktopApi, DeskbaseWindow, DesktopPreferences, LanState }
 import { parsePreferencesPatch } from '../../main/preferences.js';
 
 export const PREFS: DesktopPreferences = {
-  port: 8090, portInUse: 8090, keepRunning: true, keepRunningAvailable: true, openAtLogin: false, theme: 'system', updateChannel: 'stable',
+  port: 8090, portInUse: 8090, keepRunning: true, keepRunningAvailable: true, openAtLogin: false, theme: 'system', updateChannel: 'stable', https: false, httpsInUse: false,
 };
 
 export const LAN_ON: LanState = {
@@ -77,6 +77,9 @@ export function fakeDesktop(initial: LanState = LAN_OFF, initialPrefs: DesktopPr
         openFailure = null;
         throw ipcError('deskbase:open-data-folder', message);
       }
+    },
+    async restart() {
+      calls.push('restart');
     },
     preferences: {
       async get() {
