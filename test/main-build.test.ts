@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { osFreePort } from './main-net-helpers.js';
+import { closeListener, occupy, osFreePort } from './main-net-helpers.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 let out: string;
@@ -237,7 +237,8 @@ describe('the built main process, under Node with a fake electron', () => {
       expect((await fetch(`${new URL(load.url).origin}/api/health`)).status).toBe(200);
       // Quit again, and this time leave: the window closes, then the server, then the process.
       send('tray-click quit');
-      await app.waitFor(() => count('dialog') === 4);
+      const asked = (message: string) => fakes(app.lines).filter((f) => f.type === 'dialog' && f.message === message).length;
+      await app.waitFor(() => asked('Close the window without saving?') === 2);
       send('answer 0');
       await app.waitFor(isFake('exit'));
       expect(await app.exited).toBe(0);
@@ -289,6 +290,64 @@ describe('the built main process, under Node with a fake electron', () => {
       expect(await app.exited).toBe(0);
     } finally {
       app.child.kill('SIGKILL');
+    }
+  });
+
+  it('says so when another program holds the port it asks for, and takes the next one', async () => {
+    const appData = join(out, 'appdata-port');
+    await mkdir(join(appData, 'Deskbase'), { recursive: true });
+    const port = await osFreePort();
+    const squatter = await occupy(port);
+    await writeFile(join(appData, 'Deskbase', 'settings.json'), JSON.stringify({ port }));
+    const app = launch(appData);
+    try {
+      const load = JSON.parse((await app.waitFor(isFake('load'))).slice(5)) as { url: string };
+      const used = Number(new URL(load.url).port);
+      expect(used).not.toBe(port);
+      const dialog = JSON.parse((await app.waitFor(isFake('dialog'))).slice(5)) as { message: string; detail: string };
+      expect(dialog.message).toBe(`Deskbase is on port ${used} this time.`);
+      expect(dialog.detail).toContain(`Port ${port} is used by another program, so Deskbase is on port ${used} this time.`);
+      expect(dialog.detail).toMatch(/sign in again/);
+      app.child.stdin.write(`invoke deskbase:preferences-get ${new URL(load.url).origin}/_/ []\n`);
+      const prefs = JSON.parse((await app.waitFor(isFake('result'))).slice(5)) as { result: { port: number; portInUse: number } };
+      expect(prefs.result).toMatchObject({ port, portInUse: used });
+      app.child.stdin.write('quit\n');
+      await app.waitFor(isFake('exit'));
+    } finally {
+      app.child.kill('SIGKILL');
+      await closeListener(squatter);
+    }
+    expect(readFileSync(join(appData, 'Deskbase', 'logs', 'main.log'), 'utf8')).toContain(`warn  Port ${port} is used by another program`);
+  });
+
+  it('opens at login (an XDG autostart entry on Linux) and, started so, keeps its window closed', async () => {
+    const appData = join(out, 'appdata-login');
+    const xdg = join(out, 'xdg-config');
+    await mkdir(appData, { recursive: true });
+    const app = launch(appData, { XDG_CONFIG_HOME: xdg });
+    try {
+      const load = JSON.parse((await app.waitFor(isFake('load'))).slice(5)) as { url: string };
+      app.child.stdin.write(`invoke deskbase:preferences-set ${new URL(load.url).origin}/_/ [{"openAtLogin":true}]\n`);
+      await app.waitFor(isFake('result', (f) => f.channel === 'deskbase:preferences-set'));
+      await app.waitFor(isFake('tray-menu', (f) => (f.ids as string[]).includes('open-at-login')));
+      const entry = readFileSync(join(xdg, 'autostart', 'deskbase.desktop'), 'utf8');
+      expect(entry).toContain(`Exec=${process.execPath} ${out} --hidden`);
+      app.child.stdin.write('quit\n');
+      await app.waitFor(isFake('exit'));
+    } finally {
+      app.child.kill('SIGKILL');
+    }
+    // what the entry starts: the server runs, no window until the tray asks for one
+    const hidden = run(['--require', join(ROOT, 'test/main-fake-electron.cjs'), join(out, 'dist/main/index.cjs'), '--hidden'], { ...process.env, FAKE_APPDATA: appData, XDG_CONFIG_HOME: xdg });
+    try {
+      await hidden.waitFor((l) => l.includes('Deskbase started in the background'));
+      expect(fakes(hidden.lines).some((f) => f.type === 'window')).toBe(false);
+      hidden.child.stdin.write('tray-click open-ui\n');
+      await hidden.waitFor(isFake('window'));
+      hidden.child.stdin.write('quit\n');
+      await hidden.waitFor(isFake('exit'));
+    } finally {
+      hidden.child.kill('SIGKILL');
     }
   });
 

@@ -3,7 +3,7 @@
 // It reports what the app does as JSON lines starting with "FAKE " on stdout, and takes commands on
 // stdin: `invoke <channel> <senderUrl> <json args>`, `second-instance`, `close-window`, `quit`, `os-shutdown`,
 // `hold-unload` (the page has an unsaved edit: its beforeunload holds), `answer <n>` (the user picks button
-// n of the oldest open dialog), `renderer-gone`, `hang`, `respond`, `fail-load`, `move <x> <y> <w> <h>`,
+// n of the newest open dialog), `renderer-gone`, `hang`, `respond`, `fail-load`, `move <x> <y> <w> <h>`,
 // `throw` (an uncaught exception in the main process).
 'use strict';
 const Module = require('node:module');
@@ -21,7 +21,7 @@ const report = (entry) => process.stdout.write(`FAKE ${JSON.stringify(entry)}\n`
 const appData = process.env.FAKE_APPDATA;
 const paths = { appData, userData: join(appData, 'deskbase') };
 
-/** Dialogs waiting for an `answer`, oldest first. */
+/** Dialogs waiting for an `answer`, oldest first (`answer` takes the newest). */
 const dialogs = [];
 
 class App extends EventEmitter {
@@ -243,7 +243,7 @@ commands.on('line', async (line) => {
   else if (command === 'quit') app.quit();
   else if (command === 'tray-click') tray?.menu.find((i) => i.id === channel)?.click();
   else if (command === 'hold-unload') windows[0].webContents.holdsUnload = true;
-  else if (command === 'answer') dialogs.shift()?.resolve(Number(channel));
+  else if (command === 'answer') dialogs.pop()?.resolve(Number(channel));
   else if (command === 'renderer-gone') windows[0].webContents.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 11 });
   else if (command === 'hang') windows[0].webContents.emit('unresponsive');
   else if (command === 'respond') windows[0].webContents.emit('responsive');
