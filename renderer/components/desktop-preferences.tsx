@@ -92,8 +92,13 @@ export function DesktopPreferencesCard(props: { bridge: DeskbaseDesktopApi }): J
               <div class="setting-text">
                 <h3><label for="prefs-port">Port</label></h3>
                 <p class="muted">The port the server asks for when Deskbase starts (now {p().portInUse}). A new port applies at the next start.</p>
-                <Show when={portSaved()}>
-                  <p class="muted small" role="status">Saved: restart Deskbase to use port {p().port}.</p>
+                <Show when={portSaved() && p().port !== p().portInUse}>
+                  <p class="muted small" role="status">
+                    Saved: restart Deskbase to use port {p().port}.{' '}
+                    <button type="button" class="btn btn-small" onClick={() => props.bridge.restart().catch((err: unknown) => setError(bridgeErrorText(err)))}>
+                      Restart now
+                    </button>
+                  </p>
                 </Show>
               </div>
               <div class="input-row prefs-port">

@@ -176,8 +176,10 @@ describe('in the desktop window', () => {
     expect(fake.calls.some((c) => c.startsWith('prefs:'))).toBe(false);
     fireEvent.input(input, { target: { value: '9100' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save' }));
-    await screen.findByText('Saved: restart Deskbase to use port 9100.');
+    await screen.findByText(/Saved: restart Deskbase to use port 9100\./);
     expect(fake.calls).toContain('prefs:{"port":9100}');
+    fireEvent.click(screen.getByRole('button', { name: 'Restart now' }));
+    await waitFor(() => expect(fake.calls).toContain('restart'));
   });
 
   it('says so when another program held the port and Deskbase is on another', async () => {
