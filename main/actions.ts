@@ -5,7 +5,7 @@ import type { DesktopHandlers } from './ipc.js';
 import type { LanSwitch } from './lan.js';
 import type { DesktopActions } from './menu.js';
 import type { Preferences } from './preferences.js';
-import type { Updates } from './updates.js';
+import type { CheckOutcome, Updates } from './updates.js';
 
 export interface ActionDeps {
   server: Pick<RunningServer, 'url' | 'lanUrls'>;
@@ -20,6 +20,8 @@ export interface ActionDeps {
   quit(): void;
   /** Shows a failure of a menu command (IPC failures go back to the caller instead). */
   reportError(title: string, err: unknown): void;
+  /** Shows the answer of a menu command that has nothing else to show (Check for Updates). */
+  reportInfo?(title: string, message: string): void;
   /** Called when a menu-driven LAN change failed, so the checkbox shows the real state again. */
   onLanUnchanged(): void;
   /** Background mode, open at login, theme... (main/preferences.ts). */
@@ -67,6 +69,20 @@ export function createHandlers(deps: ActionDeps): DesktopHandlers {
   };
 }
 
+/** What "Check for Updates" says. */
+export function checkMessage(outcome: CheckOutcome): string {
+  switch (outcome.status) {
+    case 'available':
+      return `Deskbase ${outcome.version} is being downloaded. It is installed when Deskbase quits, or now with "Restart to Update" once it is ready.`;
+    case 'current':
+      return 'Deskbase is up to date.';
+    case 'off':
+      return 'Updates are off in this build (run from a checkout, or without the updater).';
+    case 'failed':
+      return `Could not check for updates: ${outcome.reason}`;
+  }
+}
+
 export function createMenuActions(deps: ActionDeps, handlers: DesktopHandlers): DesktopActions {
   const run = (title: string, task: () => Promise<unknown>, onFail?: () => void) => {
     task().catch((err: unknown) => {
@@ -82,7 +98,11 @@ export function createMenuActions(deps: ActionDeps, handlers: DesktopHandlers): 
     setLan: (enabled) => run('LAN sharing', () => handlers.lanSet(enabled), deps.onLanUnchanged),
     setKeepRunning: (enabled) => run('Background mode', () => handlers.preferencesSet({ keepRunning: enabled }), deps.onPreferencesUnchanged),
     setOpenAtLogin: (enabled) => run('Open at login', () => handlers.preferencesSet({ openAtLogin: enabled }), deps.onPreferencesUnchanged),
-    checkForUpdates: () => run('Could not check for updates', async () => deps.updates?.check()),
+    checkForUpdates: () =>
+      run('Could not check for updates', async () => {
+        const outcome = await deps.updates?.check();
+        if (outcome) deps.reportInfo?.('Updates', checkMessage(outcome));
+      }),
     installUpdate: () => {
       // Nothing ready (the menu was stale): nothing happens, rather than quitting for no update.
       if (deps.updates?.requestInstall()) deps.quit();

@@ -207,6 +207,7 @@ async function boot(paths: DesktopPaths, state: Shell): Promise<void> {
     openUi: () => state.openUi(),
     quit: () => app.quit(),
     reportError: (title, err) => dialog.showErrorBox(title, errorText(err)),
+    reportInfo: (title, message) => void ask(state.window, { type: 'info', title: 'Deskbase', message: title, detail: message, buttons: ['OK'] }),
     onLanUnchanged: () => refreshMenus(),
     preferences,
     updates,

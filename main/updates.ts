@@ -19,7 +19,8 @@ export interface UpdaterLike {
   logger: { info(message?: unknown): void; warn(message?: unknown): void; error(message?: unknown): void } | null;
   on(event: 'update-downloaded', listener: (info: { version: string }) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
-  checkForUpdates(): Promise<unknown>;
+  /** null when updates are off for this build (electron-updater's own "not packed" check). */
+  checkForUpdates(): Promise<{ isUpdateAvailable?: boolean; updateInfo: { version: string } } | null>;
   quitAndInstall(isSilent?: boolean, isForceRunAfter?: boolean): void;
 }
 
@@ -34,12 +35,19 @@ export interface UpdatesDeps {
   intervalMs?: number;
 }
 
+/** What a check found: told to the user when they asked from the menu. */
+export type CheckOutcome =
+  | { status: 'available'; version: string }
+  | { status: 'current' }
+  | { status: 'off' }
+  | { status: 'failed'; reason: string };
+
 export interface Updates {
   readonly enabled: boolean;
   /** The version downloaded and waiting, or null. */
   ready(): string | null;
-  /** Looks for an update now (at start, on a timer, from the menu). Failures (offline...) are logged, never thrown. */
-  check(): Promise<void>;
+  /** Looks for an update now (at start, on a timer, from the menu). Failures (offline...) are logged and returned, never thrown. */
+  check(): Promise<CheckOutcome>;
   setChannel(channel: UpdateChannel): void;
   /** "Restart to Update": true when an update is ready; the caller then quits as usual. */
   requestInstall(): boolean;
@@ -69,7 +77,7 @@ export function createUpdates(deps: UpdatesDeps): Updates {
   let ready: string | null = null;
   let restart = false;
   let timer: NodeJS.Timeout | null = null;
-  let checking: Promise<void> | null = null;
+  let checking: Promise<CheckOutcome> | null = null;
 
   if (updater) {
     updater.autoDownload = true;
@@ -89,12 +97,18 @@ export function createUpdates(deps: UpdatesDeps): Updates {
     updater.on('error', (error) => deps.log(`updater: ${errorText(error)}`));
   }
 
-  const check = (): Promise<void> => {
-    if (!updater) return Promise.resolve();
+  const check = (): Promise<CheckOutcome> => {
+    if (!updater) return Promise.resolve({ status: 'off' });
     checking ??= updater
       .checkForUpdates()
-      .then(() => undefined)
-      .catch((err: unknown) => deps.log(`updater: could not check for updates: ${errorText(err)}`))
+      .then((result): CheckOutcome => {
+        if (!result) return { status: 'off' };
+        return result.isUpdateAvailable === false ? { status: 'current' } : { status: 'available', version: result.updateInfo.version };
+      })
+      .catch((err: unknown): CheckOutcome => {
+        deps.log(`updater: could not check for updates: ${errorText(err)}`);
+        return { status: 'failed', reason: errorText(err) };
+      })
       .finally(() => {
         checking = null;
       });

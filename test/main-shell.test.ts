@@ -121,6 +121,30 @@ describe('menu actions', () => {
     expect(log).toEqual(['lanUnchanged', 'error:LAN sharing:Could not share on the LAN: port taken']);
   });
 
+  it.each([
+    { outcome: { status: 'current' as const }, message: 'Deskbase is up to date.' },
+    { outcome: { status: 'available' as const, version: '1.5.0' }, message: /Deskbase 1\.5\.0 is being downloaded/ },
+    { outcome: { status: 'failed' as const, reason: 'offline' }, message: 'Could not check for updates: offline' },
+    { outcome: { status: 'off' as const }, message: /Updates are off in this build/ },
+  ])('Check for Updates says what it found: $outcome.status', async ({ outcome, message }) => {
+    const infos: string[] = [];
+    const { actions } = setup({ updates: { check: async () => outcome, requestInstall: () => false }, reportInfo: (_t, m) => infos.push(m) });
+    actions.checkForUpdates();
+    await settle();
+    expect(infos).toHaveLength(1);
+    expect(infos[0]).toMatch(message);
+  });
+
+  it('Restart to Update quits only when an update is ready', () => {
+    let ready = false;
+    const { log, actions } = setup({ updates: { check: async () => ({ status: 'current' }), requestInstall: () => ready } });
+    actions.installUpdate();
+    expect(log).toEqual([]);
+    ready = true;
+    actions.installUpdate();
+    expect(log).toEqual(['quit']);
+  });
+
   it('Open Logs Folder opens the logs folder; a failure is reported', async () => {
     const opened: string[] = [];
     const ok = setup({ openPath: async (p) => (opened.push(p), '') });

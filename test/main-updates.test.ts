@@ -27,6 +27,8 @@ class FakeUpdater extends EventEmitter implements UpdaterLike {
   logger: UpdaterLike['logger'] = null;
   checks = 0;
   checkFails: Error | null = null;
+  /** What the feed offers: null is the current version. */
+  offered: string | null = null;
   private installCalled = false;
   private _channel: string | null = null;
   constructor(private readonly app: FakeApp, private readonly events: string[]) {
@@ -42,7 +44,7 @@ class FakeUpdater extends EventEmitter implements UpdaterLike {
   async checkForUpdates() {
     this.checks++;
     if (this.checkFails) throw this.checkFails;
-    return null;
+    return { isUpdateAvailable: this.offered !== null, updateInfo: { version: this.offered ?? '1.0.0' } };
   }
   /** What electron-updater does when a download finishes. */
   downloaded(version: string) {
@@ -141,10 +143,21 @@ describe('updates', () => {
     expect(steps()).toEqual(['close:start', 'close:done (checkpoint, lock released)', 'exit:0']);
   });
 
-  it('a check that fails (offline) is logged, never thrown; checks in flight are shared', async () => {
+  it('a check says whether an update is available', async () => {
+    const { updater, updates } = setup();
+    expect(await updates.check()).toEqual({ status: 'current' });
+    updater.offered = '1.5.0';
+    expect(await updates.check()).toEqual({ status: 'available', version: '1.5.0' });
+  });
+
+  it('a check that fails (offline) is logged and returned, never thrown; checks in flight are shared', async () => {
     const { events, updater, updates } = setup();
     updater.checkFails = new Error('net::ERR_INTERNET_DISCONNECTED');
-    await Promise.all([updates.check(), updates.check()]);
+    const outcomes = await Promise.all([updates.check(), updates.check()]);
+    expect(outcomes).toEqual([
+      { status: 'failed', reason: 'net::ERR_INTERNET_DISCONNECTED' },
+      { status: 'failed', reason: 'net::ERR_INTERNET_DISCONNECTED' },
+    ]);
     expect(updater.checks).toBe(1);
     expect(events).toContain('log:updater: could not check for updates: net::ERR_INTERNET_DISCONNECTED');
     // an 'error' event has a listener, so it cannot crash the app
@@ -164,7 +177,7 @@ describe('updates', () => {
   it('off (a checkout, or no electron-updater): every call is a no-op', async () => {
     const updates = createUpdates({ updater: null, channel: 'stable', log: () => undefined });
     expect(updates.enabled).toBe(false);
-    await updates.check();
+    expect(await updates.check()).toEqual({ status: 'off' });
     expect(updates.requestInstall()).toBe(false);
     expect(() => updates.beforeExit(0)).not.toThrow();
     updates.start();
