@@ -195,7 +195,8 @@ export async function ensureCertificate(dataDir: string, hosts: string[], now = 
     await writeAtomic(paths.caKey, caKeyPem, 0o600);
     await writeAtomic(caPath, caPem, 0o644);
   }
-  const wanted = [...new Set(hosts)];
+  // a certificate names hosts in ASCII (IA5String): a machine name with other characters is left out
+  const wanted = [...new Set(hosts)].filter((h) => isIP(h) !== 0 || /^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*$/.test(h));
   let certPem = await readIfAny(paths.cert);
   let leafKeyPem = await readIfAny(paths.key);
   if (!certPem || !leafKeyPem || !stillGood(certPem, caPem, wanted, now)) {

@@ -76,6 +76,11 @@ describe('the certificate Deskbase makes', () => {
     expect(late.cert).not.toBe(moved.cert);
   });
 
+  it('leaves out machine names a certificate cannot carry', async () => {
+    const files = await ensureCertificate(dir, ['localhost', 'Büro-PC', 'my pc', 'mypc.local', '127.0.0.1']);
+    expect(leafOf(files.cert).subjectAltName).toBe('DNS:localhost, DNS:mypc.local, IP Address:127.0.0.1');
+  });
+
   it('a damaged certificate file is replaced, not trusted', async () => {
     const first = await ensureCertificate(dir, hosts);
     await writeFile(join(dir, 'tls', 'cert.pem'), 'not a certificate');
