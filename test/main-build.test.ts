@@ -2,6 +2,8 @@
 // the built server serves the API and the UI; the built main process runs its whole life (start, window,
 // IPC, quit) under Node against a fake `electron` module; electron-builder --dir packs it offline.
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
@@ -349,6 +351,81 @@ describe('the built main process, under Node with a fake electron', () => {
     } finally {
       hidden.child.kill('SIGKILL');
     }
+  });
+
+  describe('updates, with the real electron-updater bundled, from a feed on this machine', () => {
+    // A packaged AppImage as electron-updater sees it: APPIMAGE names the running file, app-update.yml in
+    // the resources folder names the feed. The "new version" is a script that records, when the updater
+    // runs it, whether the data folder's lock is still held: an install must come after Deskbase's shutdown.
+    async function packagedApp(name: string) {
+      const root = join(out, name);
+      const marker = join(root, 'installed.txt');
+      const appData = join(root, 'appdata');
+      const lock = join(appData, 'Deskbase', 'data', 'deskbase.lock');
+      await mkdir(join(root, 'resources'), { recursive: true });
+      await mkdir(join(root, 'apps'), { recursive: true });
+      await mkdir(appData, { recursive: true });
+      const newVersion = `#!/bin/sh\nif [ -e "${lock}" ]; then echo lock-held; else echo lock-free; fi >> "${marker}"\n`;
+      const sha512 = createHash('sha512').update(newVersion).digest('base64');
+      const feedYml = [
+        'version: 0.2.0', 'files:', '  - url: Deskbase-0.2.0.AppImage', `    sha512: ${sha512}`, `    size: ${Buffer.byteLength(newVersion)}`,
+        'path: Deskbase-0.2.0.AppImage', `sha512: ${sha512}`, "releaseDate: '2026-11-26T00:00:00.000Z'", '',
+      ].join('\n');
+      const served: string[] = [];
+      const feed = createHttpServer((req, res) => {
+        served.push(req.url!.replace(/\?.*$/, ''));
+        if (req.url!.startsWith('/latest-linux.yml')) res.end(feedYml);
+        else if (req.url!.startsWith('/Deskbase-0.2.0.AppImage')) res.end(newVersion);
+        else res.writeHead(404).end();
+      });
+      await new Promise<void>((r) => feed.listen(0, '127.0.0.1', r));
+      const feedPort = (feed.address() as { port: number }).port;
+      await writeFile(join(root, 'resources', 'app-update.yml'), `provider: generic\nurl: http://127.0.0.1:${feedPort}/\nupdaterCacheDirName: deskbase-updater\n`);
+      const appImage = join(root, 'apps', 'Deskbase.AppImage');
+      await writeFile(appImage, '#!/bin/sh\necho old\n', { mode: 0o755 });
+      const port = await osFreePort();
+      await mkdir(join(appData, 'Deskbase'), { recursive: true });
+      await writeFile(join(appData, 'Deskbase', 'settings.json'), JSON.stringify({ port }));
+      const app = launch(appData, { FAKE_PACKAGED: '1', FAKE_RESOURCES: join(root, 'resources'), APPIMAGE: appImage, XDG_CACHE_HOME: join(root, 'cache') });
+      return { app, marker, lock, appImage, newVersion, served, close: () => new Promise<void>((r) => feed.close(() => r())) };
+    }
+
+    it('downloads in the background and installs on quit, after the server closed and released the data folder', async () => {
+      const p = await packagedApp('update-on-quit');
+      try {
+        await p.app.waitFor((l) => l.includes('Deskbase 0.2.0 is downloaded'), 20_000);
+        expect(p.served).toEqual(expect.arrayContaining(['/latest-linux.yml', '/Deskbase-0.2.0.AppImage']));
+        expect(existsSync(p.lock)).toBe(true); // held while the server runs
+        await p.app.waitFor(isFake('tray-menu', (f) => (f.ids as string[]).includes('install-update')));
+        p.app.child.stdin.write('quit\n');
+        await p.app.waitFor(isFake('exit'));
+        expect(await p.app.exited).toBe(0);
+        expect(p.app.lines.some((l) => l.includes('Auto install update on quit'))).toBe(true);
+        expect(readFileSync(p.marker, 'utf8')).toBe('lock-free\n');
+        expect(readFileSync(p.appImage, 'utf8')).toBe(p.newVersion);
+      } finally {
+        p.app.child.kill('SIGKILL');
+        await p.close();
+      }
+    }, 40_000);
+
+    it('"Restart to Update" installs and starts the new version, also after the shutdown', async () => {
+      const p = await packagedApp('update-restart');
+      try {
+        await p.app.waitFor(isFake('tray-menu', (f) => (f.ids as string[]).includes('install-update')), 20_000);
+        p.app.child.stdin.write('tray-click install-update\n');
+        await p.app.waitFor(isFake('exit'));
+        expect(p.app.lines.some((l) => l.includes('Installing Deskbase 0.2.0 and restarting.'))).toBe(true);
+        expect(p.app.lines.some((l) => l.includes('Install: isSilent: true, isForceRunAfter: true'))).toBe(true);
+        // the new version is started detached: wait for it to have run
+        const deadline = Date.now() + 5000;
+        while (!existsSync(p.marker) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        expect(readFileSync(p.marker, 'utf8')).toBe('lock-free\n');
+      } finally {
+        p.app.child.kill('SIGKILL');
+        await p.close();
+      }
+    }, 40_000);
   });
 
   it('a second launch leaves at once, without starting a server', async () => {

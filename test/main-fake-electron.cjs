@@ -27,7 +27,7 @@ const dialogs = [];
 class App extends EventEmitter {
   constructor() {
     super();
-    this.isPackaged = false;
+    this.isPackaged = process.env.FAKE_PACKAGED === '1';
     this.ready = false;
   }
   isReady() {
@@ -38,6 +38,12 @@ class App extends EventEmitter {
   }
   setAppLogsPath() {
     paths.logs = join(paths.userData, 'logs');
+  }
+  getVersion() {
+    return process.env.FAKE_VERSION ?? '0.1.0';
+  }
+  getName() {
+    return 'Deskbase';
   }
   relaunch() {
     report({ type: 'relaunch' });
@@ -194,6 +200,15 @@ const Menu = {
   setApplicationMenu: (template) => report({ type: 'app-menu', labels: template.map((m) => m.label ?? m.role) }),
 };
 const powerMonitor = new EventEmitter();
+// A packaged app's resources folder (app-update.yml) when FAKE_RESOURCES is set.
+if (process.env.FAKE_RESOURCES) process.resourcesPath = process.env.FAKE_RESOURCES;
+// electron-updater downloads through Electron's net module: plain node:http here (the test's feed is local).
+const net = {
+  request(options) {
+    const { session: _session, redirect: _redirect, protocol, ...rest } = options;
+    return require(protocol === 'https:' ? 'node:https' : 'node:http').request({ ...rest, protocol });
+  },
+};
 let tray = null;
 const TrayClass = class extends Tray {
   constructor(...args) {
@@ -220,6 +235,9 @@ module.exports = {
   app, BrowserWindow, ipcMain, Menu, Tray: TrayClass, powerMonitor,
   nativeImage: { createFromPath: (p) => ({ resize: () => ({ path: p }), setTemplateImage() {} }) },
   nativeTheme: Object.assign(new EventEmitter(), { themeSource: 'system', shouldUseDarkColors: false }),
+  net,
+  session: { fromPartition: () => ({}) },
+  autoUpdater: new EventEmitter(),
   screen: { getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }] },
   crashReporter: { start: (options) => report({ type: 'crash-reporter', options }) },
   clipboard: { writeText: (text) => report({ type: 'clipboard', text }) },
