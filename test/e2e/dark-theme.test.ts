@@ -101,6 +101,15 @@ describe('dark theme', () => {
       expect(await theme(desk)).toBe('dark');
       await shot(desk, `dark-${viewport.width}-data`);
       await context.close();
+
+      // signed out: the sign-in page
+      const guest = await browser.newContext({ viewport, colorScheme: 'dark' });
+      const login = await guest.newPage();
+      await login.goto(`${app.url}/_/`);
+      await login.getByRole('heading', { name: 'Superuser sign in' }).waitFor();
+      expect(await theme(login)).toBe('dark');
+      await shot(login, `dark-${viewport.width}-sign-in`);
+      await guest.close();
     });
   }
 });
