@@ -1,5 +1,6 @@
 // Draws the Deskbase icon (a white database cylinder on a blue rounded square) and writes it as
-// icon.png (512 px, Linux and the tray), icon.ico (Windows) and icon.icns (macOS), with no image library:
+// icon.png (512 px, Linux and the tray), icon.ico (Windows), icon.icns (macOS) and trayTemplate.png with
+// trayTemplate@2x.png (the macOS menu bar's template image), with no image library:
 // shapes are sampled 4x4 per pixel for smooth edges, then encoded as PNG with node:zlib.
 // Run: node build/make-icons.mjs
 import { writeFileSync } from 'node:fs';
@@ -61,7 +62,14 @@ function colorAt(x, y) {
   return lerp([59, 130, 246], [30, 64, 175], y); // blue, lighter at the top
 }
 
-function render(size) {
+// The macOS menu-bar icon is a template image: black and alpha only, which macOS tints for light and dark
+// menu bars. The cylinder alone, its bands cut out, filling the square.
+function templateAt(x, y) {
+  const u = 0.5 + (x - 0.5) * 0.62, v = 0.5 + (y - 0.5) * 0.62;
+  return inCylinder(u, v) && !onBand(u, v) ? [0, 0, 0] : null;
+}
+
+function render(size, at = colorAt) {
   const out = Buffer.alloc(size * size * 4);
   const S = 4;
   for (let py = 0; py < size; py++) {
@@ -69,7 +77,7 @@ function render(size) {
       let r = 0, g = 0, b = 0, a = 0;
       for (let sy = 0; sy < S; sy++) {
         for (let sx = 0; sx < S; sx++) {
-          const c = colorAt((px + (sx + 0.5) / S) / size, (py + (sy + 0.5) / S) / size);
+          const c = at((px + (sx + 0.5) / S) / size, (py + (sy + 0.5) / S) / size);
           if (c) { r += c[0]; g += c[1]; b += c[2]; a++; }
         }
       }
@@ -117,4 +125,6 @@ const png = Object.fromEntries([16, 24, 32, 48, 64, 128, 256, 512, 1024].map((s)
 writeFileSync(new URL('icon.png', dir), png[512]);
 writeFileSync(new URL('icon.ico', dir), encodeIco([16, 24, 32, 48, 64, 128, 256].map((s) => [s, png[s]])));
 writeFileSync(new URL('icon.icns', dir), encodeIcns([['ic07', png[128]], ['ic08', png[256]], ['ic09', png[512]], ['ic10', png[1024]]]));
-console.log('Wrote build/icon.png, build/icon.ico, build/icon.icns');
+writeFileSync(new URL('trayTemplate.png', dir), render(16, templateAt));
+writeFileSync(new URL('trayTemplate@2x.png', dir), render(32, templateAt));
+console.log('Wrote build/icon.png, build/icon.ico, build/icon.icns, build/trayTemplate.png, build/trayTemplate@2x.png');

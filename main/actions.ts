@@ -4,11 +4,15 @@ import type { RunningServer } from '../server/index.js';
 import type { DesktopHandlers } from './ipc.js';
 import type { LanSwitch } from './lan.js';
 import type { DesktopActions } from './menu.js';
+import type { Preferences } from './preferences.js';
+import type { CheckOutcome, Updates } from './updates.js';
 
 export interface ActionDeps {
   server: Pick<RunningServer, 'url' | 'lanUrls'>;
   lan: LanSwitch;
   dataDir: string;
+  /** app.getPath('logs'), where main.log is (main/log-file.ts). */
+  logsDir: string;
   writeClipboard(text: string): void;
   /** shell.openPath: resolves to an error message, or "" on success. */
   openPath(path: string): Promise<string>;
@@ -16,14 +20,28 @@ export interface ActionDeps {
   quit(): void;
   /** Shows a failure of a menu command (IPC failures go back to the caller instead). */
   reportError(title: string, err: unknown): void;
+  /** Shows the answer of a menu command that has nothing else to show (Check for Updates). */
+  reportInfo?(title: string, message: string): void;
   /** Called when a menu-driven LAN change failed, so the checkbox shows the real state again. */
   onLanUnchanged(): void;
+  /** Background mode, open at login, theme... (main/preferences.ts). */
+  preferences?: Pick<Preferences, 'get' | 'set'>;
+  updates?: Pick<Updates, 'check' | 'requestInstall'>;
+  /** Called when a menu-driven preference change failed, so the checkboxes show the real state again. */
+  onPreferencesUnchanged?(): void;
+  /** app.relaunch() then quit: the new process starts once this one has checkpointed and exited. */
+  restart?(): void;
 }
 
 /** While sharing, the address other devices reach; otherwise the local one. */
 export async function apiUrl(server: Pick<RunningServer, 'url' | 'lanUrls'>): Promise<string> {
   const [lanUrl] = await server.lanUrls();
   return `${lanUrl ?? server.url}/api/`;
+}
+
+async function openFolder(deps: ActionDeps, folder: string): Promise<void> {
+  const error = await deps.openPath(folder);
+  if (error) throw new Error(`Could not open ${folder}: ${error}`);
 }
 
 export function createHandlers(deps: ActionDeps): DesktopHandlers {
@@ -35,11 +53,34 @@ export function createHandlers(deps: ActionDeps): DesktopHandlers {
       deps.writeClipboard(url);
       return url;
     },
-    async openDataFolder() {
-      const error = await deps.openPath(deps.dataDir);
-      if (error) throw new Error(`Could not open ${deps.dataDir}: ${error}`);
+    openDataFolder: () => openFolder(deps, deps.dataDir),
+    preferencesGet: async () => {
+      if (!deps.preferences) throw new Error('Preferences are not available.');
+      return deps.preferences.get();
+    },
+    preferencesSet: async (patch) => {
+      if (!deps.preferences) throw new Error('Preferences are not available.');
+      return deps.preferences.set(patch);
+    },
+    restart: async () => {
+      if (!deps.restart) throw new Error('Restarting is not available.');
+      deps.restart();
     },
   };
+}
+
+/** What "Check for Updates" says. */
+export function checkMessage(outcome: CheckOutcome): string {
+  switch (outcome.status) {
+    case 'available':
+      return `Deskbase ${outcome.version} is being downloaded. It is installed when Deskbase quits, or now with "Restart to Update" once it is ready.`;
+    case 'current':
+      return 'Deskbase is up to date.';
+    case 'off':
+      return 'Updates are off in this build (run from a checkout, or without the updater).';
+    case 'failed':
+      return `Could not check for updates: ${outcome.reason}`;
+  }
 }
 
 export function createMenuActions(deps: ActionDeps, handlers: DesktopHandlers): DesktopActions {
@@ -53,7 +94,19 @@ export function createMenuActions(deps: ActionDeps, handlers: DesktopHandlers): 
     openUi: () => deps.openUi(),
     copyApiUrl: () => run('Could not copy the API URL', handlers.copyApiUrl),
     openDataFolder: () => run('Could not open the data folder', handlers.openDataFolder),
+    openLogsFolder: () => run('Could not open the logs folder', () => openFolder(deps, deps.logsDir)),
     setLan: (enabled) => run('LAN sharing', () => handlers.lanSet(enabled), deps.onLanUnchanged),
+    setKeepRunning: (enabled) => run('Background mode', () => handlers.preferencesSet({ keepRunning: enabled }), deps.onPreferencesUnchanged),
+    setOpenAtLogin: (enabled) => run('Open at login', () => handlers.preferencesSet({ openAtLogin: enabled }), deps.onPreferencesUnchanged),
+    checkForUpdates: () =>
+      run('Could not check for updates', async () => {
+        const outcome = await deps.updates?.check();
+        if (outcome) deps.reportInfo?.('Updates', checkMessage(outcome));
+      }),
+    installUpdate: () => {
+      // Nothing ready (the menu was stale): nothing happens, rather than quitting for no update.
+      if (deps.updates?.requestInstall()) deps.quit();
+    },
     quit: () => deps.quit(),
   };
 }

@@ -14,6 +14,8 @@ export interface DesktopServerOptions {
   /** The built Admin UI (dist/renderer); null serves the "not built" page. */
   uiDir: string | null;
   lan: boolean;
+  /** Serve HTTPS with Deskbase's own certificate (kept in the data folder's tls/). */
+  https?: boolean;
   preferredPort?: number;
   log?: (line: string) => void;
   onSetupToken?: (token: string, setupUrl: string) => void;
@@ -24,6 +26,7 @@ export async function startDesktopServer(options: DesktopServerOptions): Promise
   const start = (port: number) =>
     options.startServer({
       dir: options.dataDir, host, port, strictPort: true, uiDir: options.uiDir, log: options.log, onSetupToken: options.onSetupToken,
+      https: options.https ? true : undefined,
     });
   const port = await choosePort(host, options.preferredPort ?? PREFERRED_PORT);
   try {
@@ -34,4 +37,18 @@ export async function startDesktopServer(options: DesktopServerOptions): Promise
     if (port === 0 || (await isPortFree(host, port))) throw err;
     return start(0);
   }
+}
+
+/**
+ * What the app says when the preferred port was taken and the server listens elsewhere: the admin UI's
+ * sign-in is kept per origin (scheme, host and port), so a new port signs the user out of it, and apps
+ * pointed at the old address must follow. null when the server got the port it asked for.
+ */
+export function portNotice(preferred: number, actual: number): string | null {
+  if (preferred === actual) return null;
+  return (
+    `Port ${preferred} is used by another program, so Deskbase is on port ${actual} this time. ` +
+    `The admin UI keeps its sign-in per address, so you may have to sign in again, and apps using port ${preferred} ` +
+    `must use ${actual} (or close the other program and restart Deskbase). You can choose another fixed port in Sharing & data.`
+  );
 }

@@ -1,6 +1,6 @@
 // The main-process side of preload-api.ts. Every handler first checks that the call comes from a page
 // of our own server (docs/architecture.md, "The desktop shell"): a frame from anywhere else gets an error, not the call.
-import { CHANNELS, type InvokeChannel, type LanState } from './preload-api.js';
+import { CHANNELS, type DesktopPreferences, type InvokeChannel, type LanState } from './preload-api.js';
 
 export interface SenderEvent {
   senderFrame: { url: string } | null;
@@ -16,6 +16,10 @@ export interface DesktopHandlers {
   lanSet(enabled: boolean): Promise<LanState>;
   copyApiUrl(): Promise<string>;
   openDataFolder(): Promise<void>;
+  preferencesGet(): Promise<DesktopPreferences>;
+  /** The patch is checked by main/preferences.ts (an unknown key or value is refused, naming it). */
+  preferencesSet(patch: unknown): Promise<DesktopPreferences>;
+  restart(): Promise<void>;
 }
 
 /** True when `frameUrl` is a page of the server at `origin` (scheme, host and port all equal). */
@@ -38,6 +42,9 @@ export function registerIpc(ipcMain: IpcMainLike, origin: () => string, handlers
     },
     [CHANNELS.copyApiUrl]: () => handlers.copyApiUrl(),
     [CHANNELS.openDataFolder]: () => handlers.openDataFolder(),
+    [CHANNELS.preferencesGet]: () => handlers.preferencesGet(),
+    [CHANNELS.preferencesSet]: (args) => handlers.preferencesSet(args[0]),
+    [CHANNELS.restart]: () => handlers.restart(),
   };
   for (const [channel, route] of Object.entries(routes)) {
     ipcMain.handle(channel, (event, ...args) => {

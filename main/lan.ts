@@ -6,7 +6,7 @@ import type { LanState } from './preload-api.js';
 import { errorText } from './error-text.js';
 
 export interface LanDeps {
-  server: Pick<RunningServer, 'host' | 'rebind' | 'lanUrls'>;
+  server: Pick<RunningServer, 'host' | 'rebind' | 'lanUrls'> & Partial<Pick<RunningServer, 'tls'>>;
   /** Persists the choice (settings.json). */
   remember(enabled: boolean): Promise<void>;
   /** Text → QR code as a data: URL (qrcode's toDataURL). */
@@ -27,7 +27,7 @@ export function createLanSwitch(deps: LanDeps): LanSwitch {
   async function get(): Promise<LanState> {
     const enabled = deps.server.host === ALL_INTERFACES;
     const urls = enabled ? await deps.server.lanUrls() : [];
-    return { enabled, urls, qr: urls.length > 0 ? await deps.qr(urls[0]) : null };
+    return { enabled, urls, qr: urls.length > 0 ? await deps.qr(urls[0]) : null, tls: enabled ? (deps.server.tls ?? null) : null };
   }
 
   async function apply(enabled: boolean): Promise<LanState> {

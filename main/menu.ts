@@ -6,12 +6,23 @@ export interface DesktopActions {
   openUi(): void;
   copyApiUrl(): void;
   openDataFolder(): void;
+  openLogsFolder(): void;
   setLan(enabled: boolean): void;
+  setKeepRunning(enabled: boolean): void;
+  setOpenAtLogin(enabled: boolean): void;
+  checkForUpdates(): void;
+  /** Quits (with the checkpoint), installs the downloaded update and starts the new version. */
+  installUpdate(): void;
   quit(): void;
 }
 
 export interface MenuState {
   lan: boolean;
+  /** Closing the window keeps the server running; absent where there is no tray to come back from. */
+  keepRunning?: boolean;
+  openAtLogin?: boolean;
+  /** The version downloaded and waiting to be installed, if any; absent when updates are off (unpackaged). */
+  update?: { ready: string | null };
 }
 
 /** The commands themselves, shared by both menus. */
@@ -20,10 +31,29 @@ export function commandItems(state: MenuState, actions: DesktopActions): MenuIte
     { id: 'open-ui', label: 'Open Admin UI', click: () => actions.openUi() },
     { id: 'copy-api-url', label: 'Copy API URL', click: () => actions.copyApiUrl() },
     { id: 'open-data-folder', label: 'Open Data Folder', click: () => actions.openDataFolder() },
+    { id: 'open-logs-folder', label: 'Open Logs Folder', click: () => actions.openLogsFolder() },
     { type: 'separator' },
     { id: 'lan', label: 'Share on the Local Network', type: 'checkbox', checked: state.lan, click: () => actions.setLan(!state.lan) },
+    ...(state.keepRunning === undefined
+      ? []
+      : [{ id: 'keep-running', label: 'Keep Running When the Window Is Closed', type: 'checkbox', checked: state.keepRunning, click: () => actions.setKeepRunning(!state.keepRunning) } as const]),
+    ...(state.openAtLogin === undefined
+      ? []
+      : [{ id: 'open-at-login', label: 'Open at Login', type: 'checkbox', checked: state.openAtLogin, click: () => actions.setOpenAtLogin(!state.openAtLogin) } as const]),
+    ...updateItems(state, actions),
     { type: 'separator' },
     { id: 'quit', label: 'Quit Deskbase', click: () => actions.quit() },
+  ];
+}
+
+function updateItems(state: MenuState, actions: DesktopActions): MenuItemConstructorOptions[] {
+  if (!state.update) return [];
+  const ready = state.update.ready;
+  return [
+    { type: 'separator' },
+    ready
+      ? { id: 'install-update', label: `Restart to Update to ${ready}`, click: () => actions.installUpdate() }
+      : { id: 'check-updates', label: 'Check for Updates', click: () => actions.checkForUpdates() },
   ];
 }
 

@@ -1,6 +1,8 @@
 // The one window: the Admin UI served by our own server, locked down (docs/architecture.md, "The desktop shell").
 import { BrowserWindow, shell, type WebPreferences } from 'electron';
 import { allowPermission, judgeNavigation } from './navigation.js';
+import { careForWindow, type WindowCareDeps } from './window-care.js';
+import { DEFAULT_SIZE, MIN_SIZE, type InitialBounds } from './window-state.js';
 
 export interface MainWindowOptions {
   /** The first page, e.g. http://127.0.0.1:8090/_/ or the setup page with its token. */
@@ -10,6 +12,12 @@ export interface MainWindowOptions {
   /** Absolute path of the built preload (dist/main/preload.cjs). */
   preload: string;
   icon?: string;
+  /** Where it was left last time (main/window-state.ts). */
+  bounds?: InitialBounds;
+  /** Painted before the page: the admin UI's background in the current theme, so a dark UI never flashes white. */
+  backgroundColor?: string;
+  /** Crash, hang, failed load and unsaved-edit handling (main/window-care.ts). */
+  care?: WindowCareDeps;
 }
 
 /** Written out in full, even where Electron's defaults agree, so a reader sees the whole policy. */
@@ -34,12 +42,16 @@ function openOutside(url: string, origin: string): void {
 }
 
 export function createMainWindow(options: MainWindowOptions): BrowserWindow {
+  const bounds = options.bounds ?? { ...DEFAULT_SIZE, maximized: false };
   const win = new BrowserWindow({
     title: 'Deskbase',
-    width: 1280,
-    height: 820,
-    minWidth: 720,
-    minHeight: 480,
+    x: bounds.x,
+    y: bounds.y,
+    width: bounds.width,
+    height: bounds.height,
+    minWidth: MIN_SIZE.width,
+    minHeight: MIN_SIZE.height,
+    backgroundColor: options.backgroundColor,
     show: false,
     icon: options.icon,
     autoHideMenuBar: false,
@@ -64,8 +76,12 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
   contents.session.setPermissionRequestHandler((wc, permission, callback) => {
     callback(allowPermission(permission, wc.getURL(), options.origin));
   });
-  win.once('ready-to-show', () => win.show());
-  // A failed load shows Chromium's error page in the window; the log says why as well.
+  if (options.care) careForWindow(win, contents, options.url, options.care);
+  win.once('ready-to-show', () => {
+    if (bounds.maximized) win.maximize();
+    win.show();
+  });
+  // A failed load is answered by window-care's dialog (did-fail-load); the log says why as well.
   win.loadURL(options.url).catch((err: unknown) => console.error(`Could not load ${options.url}: ${String(err)}`));
   return win;
 }

@@ -7,6 +7,8 @@ import { ToastProvider } from './components/toasts.js';
 import { SetupPage } from './pages/setup.js';
 import { LoginPage } from './pages/login.js';
 import { Shell } from './pages/shell.js';
+import { createTheme, ThemeContext } from './lib/theme.js';
+import { desktopBridge } from './desktop.js';
 
 type Boot = 'setup' | 'ready';
 
@@ -40,51 +42,54 @@ export function App(props: { makeApi(onUnauthorized: () => void): Api }): JSX.El
     if (r.segments[0] === 'setup' || r.segments[0] === 'login') router.navigate('#/collections', { replace: true });
   };
 
+  const theme = createTheme(desktopBridge());
   return (
-    <RouterContext.Provider value={router}>
-      <ToastProvider>
-        <Switch>
-          <Match when={boot.error}>
-            <div class="center-screen">
-              <div class="card card-narrow">
-                <h1 class="brand-title">Deskbase</h1>
-                <p class="alert alert-error">Cannot reach the server: {messageOf(boot.error)}</p>
-                <button class="btn btn-primary" onClick={() => refetch()}>
-                  Try again
-                </button>
+    <ThemeContext.Provider value={theme}>
+      <RouterContext.Provider value={router}>
+        <ToastProvider>
+          <Switch>
+            <Match when={boot.error}>
+              <div class="center-screen">
+                <div class="card card-narrow">
+                  <h1 class="brand-title">Deskbase</h1>
+                  <p class="alert alert-error">Cannot reach the server: {messageOf(boot.error)}</p>
+                  <button class="btn btn-primary" onClick={() => refetch()}>
+                    Try again
+                  </button>
+                </div>
               </div>
-            </div>
-          </Match>
-          <Match when={boot.loading}>
-            <div class="center-screen">
-              <div class="spinner" aria-label="Loading" />
-            </div>
-          </Match>
-          <Match when={boot() === 'setup'}>
-            <SetupPage
-              api={api}
-              onDone={async () => {
-                await refetch();
-                await signedIn();
-              }}
-            />
-          </Match>
-          <Match when={!session()}>
-            <LoginPage api={api} onSignedIn={signedIn} sessionEnded={ended()} />
-          </Match>
-          <Match when={session()}>
-            <Shell
-              api={api}
-              session={session}
-              onSignedOut={() => {
-                setEnded(false);
-                setSession(null);
-                router.navigate('#/login', { replace: true });
-              }}
-            />
-          </Match>
-        </Switch>
-      </ToastProvider>
-    </RouterContext.Provider>
+            </Match>
+            <Match when={boot.loading}>
+              <div class="center-screen">
+                <div class="spinner" aria-label="Loading" />
+              </div>
+            </Match>
+            <Match when={boot() === 'setup'}>
+              <SetupPage
+                api={api}
+                onDone={async () => {
+                  await refetch();
+                  await signedIn();
+                }}
+              />
+            </Match>
+            <Match when={!session()}>
+              <LoginPage api={api} onSignedIn={signedIn} sessionEnded={ended()} />
+            </Match>
+            <Match when={session()}>
+              <Shell
+                api={api}
+                session={session}
+                onSignedOut={() => {
+                  setEnded(false);
+                  setSession(null);
+                  router.navigate('#/login', { replace: true });
+                }}
+              />
+            </Match>
+          </Switch>
+        </ToastProvider>
+      </RouterContext.Provider>
+    </ThemeContext.Provider>
   );
 }

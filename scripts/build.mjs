@@ -1,11 +1,11 @@
 // npm run build: the Admin UI (Vite) and three esbuild bundles, all under dist/ (or --out DIR):
 //   renderer/            the Admin UI, served by the server at /_/
 //   main/index.cjs       Electron main process with the server inside (CJS, electron external), main/preload.cjs,
-//                        main/icon.png, main/sql-wasm.wasm
+//                        main/icon.png, main/trayTemplate(@2x).png, main/sql-wasm.wasm
 //   server/index.mjs     startServer, ESM for plain Node; server/cli.mjs imports it; server/sql-wasm.wasm beside them
 //   node_modules/        sharp (thumbnails) and what it loads: a native module cannot be bundled, so it is
 //                        external in both bundles and copied here with this OS's prebuilt binaries
-// Usage: node scripts/build.mjs [--out DIR] [--no-renderer]
+// Usage: node scripts/build.mjs [--out DIR] [--no-renderer] [--targets OS-ARCH,...] (default: this machine's)
 import { copyFile, cp, mkdir, readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -51,20 +51,44 @@ const RUNTIME_PACKAGES = ['sharp'];
 
 const common = { bundle: true, platform: 'node', logLevel: 'warning', legalComments: 'none', sourcemap: false, external: RUNTIME_PACKAGES };
 
-/** Copies the runtime packages and the dependencies they have installed here (optional ones: this OS's binaries). */
-export async function copyRuntimePackages(root, outDir) {
+/** This machine as a build target: `linux-x64`, `darwin-arm64`, `win32-x64`... */
+export const HOST_TARGET = `${process.platform}-${process.arch}`;
+
+/**
+ * Copies the runtime packages and their dependencies. Optional dependencies are native binaries per OS
+ * and architecture (sharp's `@img/sharp-<os>-<arch>` and its libvips): only those of the targets are
+ * copied, and each must be installed here. A package built for macOS on x64 and arm64 at once carries both
+ * (sharp picks its own at run time), so one electron-builder run writes one latest-mac.yml for the updater.
+ */
+export async function copyRuntimePackages(root, outDir, targets = [HOST_TARGET]) {
   const done = new Set();
-  const copy = async (name) => {
+  const wanted = (name) => targets.some((t) => name === `@img/sharp-${t}` || name === `@img/sharp-libvips-${t}`);
+  const copy = async (name, optional) => {
     if (done.has(name)) return;
+    if (optional && !wanted(name)) return; // another OS's or architecture's binaries
     const from = join(root, 'node_modules', name);
-    if (!existsSync(join(from, 'package.json'))) return; // an optional dependency for another OS
+    if (!existsSync(join(from, 'package.json'))) {
+      if (!optional) throw new Error(`${name} is not installed`);
+      return;
+    }
     done.add(name);
     await cp(from, join(outDir, 'node_modules', name), { recursive: true, dereference: true });
     const pkg = JSON.parse(await readFile(join(from, 'package.json'), 'utf8'));
-    for (const dep of [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})]) await copy(dep);
+    for (const dep of Object.keys(pkg.dependencies ?? {})) await copy(dep, false);
+    for (const [dep, version] of Object.entries(pkg.optionalDependencies ?? {})) {
+      await copy(dep, true);
+      if (wanted(dep) && !done.has(dep)) missing.push(`${dep}@${version}`);
+    }
   };
+  const missing = [];
   await rm(join(outDir, 'node_modules'), { recursive: true, force: true });
-  for (const name of RUNTIME_PACKAGES) await copy(name);
+  for (const name of RUNTIME_PACKAGES) await copy(name, false);
+  if (missing.length > 0) {
+    throw new Error(
+      `the native binaries for ${targets.join(', ')} are not installed: ${missing.join(', ')}. ` +
+        `Install them beside this OS's (npm refuses another OS's packages without --force): npm install --no-save --force ${missing.join(' ')}`,
+    );
+  }
 }
 
 /** cli.ts imports './index.js': the CLI bundle keeps that import, pointed at the sibling index.mjs. */
@@ -104,6 +128,9 @@ export async function buildMain(root, outDir) {
   });
   await esbuild.build({ ...options, entryPoints: [join(root, 'main/preload.cts')], outfile: join(outDir, 'main/preload.cjs') });
   await copyFile(join(root, 'build/icon.png'), join(outDir, 'main/icon.png'));
+  // The macOS menu bar's template image, @2x for Retina (main/tray.ts).
+  await copyFile(join(root, 'build/trayTemplate.png'), join(outDir, 'main/trayTemplate.png'));
+  await copyFile(join(root, 'build/trayTemplate@2x.png'), join(outDir, 'main/trayTemplate@2x.png'));
   await copyFile(join(root, SQL_WASM), join(outDir, 'main/sql-wasm.wasm'));
   await copyFile(join(root, BCRYPTJS), join(outDir, 'main/bcryptjs.cjs'));
 }
@@ -117,21 +144,27 @@ export function rendererBuilt(outDir) {
   return existsSync(join(outDir, 'renderer', 'index.html'));
 }
 
-/** renderer: 'always' | 'if-missing' | 'never'. */
-export async function buildAll({ root = ROOT, outDir = join(ROOT, 'dist'), renderer = 'always' } = {}) {
+/** renderer: 'always' | 'if-missing' | 'never'; targets: the OS-architecture pairs whose native binaries to ship. */
+export async function buildAll({ root = ROOT, outDir = join(ROOT, 'dist'), renderer = 'always', targets = [HOST_TARGET] } = {}) {
   await rm(join(outDir, 'main'), { recursive: true, force: true });
   await rm(join(outDir, 'server'), { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
-  await Promise.all([buildServer(root, outDir), buildMain(root, outDir), copyRuntimePackages(root, outDir)]);
+  await Promise.all([buildServer(root, outDir), buildMain(root, outDir), copyRuntimePackages(root, outDir, targets)]);
   if (renderer === 'always' || (renderer === 'if-missing' && !rendererBuilt(outDir))) await buildRenderer(root, outDir);
 }
 
+const USAGE = 'usage: node scripts/build.mjs [--out DIR] [--no-renderer] [--targets darwin-x64,darwin-arm64]';
+
 function parseArgs(argv) {
-  const options = { outDir: join(ROOT, 'dist'), renderer: 'always' };
+  const options = { outDir: join(ROOT, 'dist'), renderer: 'always', targets: [HOST_TARGET] };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--out') options.outDir = resolve(argv[++i] ?? '');
     else if (argv[i] === '--no-renderer') options.renderer = 'never';
-    else throw new Error(`unknown option ${argv[i]} (usage: node scripts/build.mjs [--out DIR] [--no-renderer])`);
+    else if (argv[i] === '--targets') {
+      options.targets = (argv[++i] ?? '').split(',').filter(Boolean);
+      const bad = options.targets.find((t) => !/^(darwin|linux|win32)-(x64|arm64)$/.test(t));
+      if (bad !== undefined || options.targets.length === 0) throw new Error(`--targets takes OS-arch pairs such as darwin-arm64, linux-x64, win32-x64 (${USAGE})`);
+    } else throw new Error(`unknown option ${argv[i]} (${USAGE})`);
   }
   return options;
 }

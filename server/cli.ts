@@ -1,4 +1,5 @@
-// npm run serve -- [--dir DIR] [--http HOST:PORT] [--verbose]
+// npm run serve -- [--dir DIR] [--http HOST:PORT] [--https [--https-cert FILE --https-key FILE]] [--verbose]
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { startServer } from './index.js';
 
@@ -8,10 +9,14 @@ export interface CliOptions {
   port: number;
   strictPort: boolean;
   verbose: boolean;
+  /** false, true (a certificate Deskbase makes, kept in DIR/tls), or the files the user gives. */
+  https: boolean | { certFile: string; keyFile: string };
 }
 
 export function parseArgs(argv: string[]): CliOptions | { help: string } | { error: string } {
-  const out: CliOptions = { dir: resolve('deskbase_data'), host: '127.0.0.1', port: 8090, strictPort: false, verbose: false };
+  const out: CliOptions = { dir: resolve('deskbase_data'), host: '127.0.0.1', port: 8090, strictPort: false, verbose: false, https: false };
+  let certFile: string | null = null;
+  let keyFile: string | null = null;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -27,20 +32,37 @@ export function parseArgs(argv: string[]): CliOptions | { help: string } | { err
       out.host = m[1] ?? (m[2] || '127.0.0.1');
       out.port = Number(m[3]);
       out.strictPort = true;
+    } else if (flag === '--https') {
+      if (inline !== undefined) return { error: '--https takes no value (give a certificate with --https-cert FILE --https-key FILE)' };
+      out.https = true;
+    } else if (flag === '--https-cert' || flag === '--https-key') {
+      const v = value();
+      if (!v) return { error: `${flag} needs a PEM file` };
+      if (flag === '--https-cert') certFile = resolve(v);
+      else keyFile = resolve(v);
     } else if (flag === '--verbose' || flag === '-v') out.verbose = true;
     else if (flag === '--help' || flag === '-h') return { help: HELP };
     else return { error: `unknown option ${arg}\n\n${HELP}` };
+  }
+  if ((certFile === null) !== (keyFile === null)) return { error: '--https-cert and --https-key go together' };
+  if (certFile !== null && keyFile !== null) {
+    if (!out.https) return { error: '--https-cert and --https-key need --https' };
+    out.https = { certFile, keyFile };
   }
   return out;
 }
 
 const HELP = `Deskbase server
 
-Usage: npm run serve -- [--dir DIR] [--http HOST:PORT] [--verbose]
+Usage: npm run serve -- [--dir DIR] [--http HOST:PORT] [--https [--https-cert FILE --https-key FILE]] [--verbose]
 
-  --dir DIR         data folder (default ./deskbase_data)
-  --http HOST:PORT  address to listen on (default 127.0.0.1:8090; 0.0.0.0:PORT for the LAN)
-  --verbose         log every request as a JSON line`;
+  --dir DIR          data folder (default ./deskbase_data)
+  --http HOST:PORT   address to listen on (default 127.0.0.1:8090; 0.0.0.0:PORT for the LAN)
+  --https            serve HTTPS: with a certificate Deskbase makes and keeps in DIR/tls (devices trust
+                     its CA, DIR/tls/ca.pem, once), or the one given by --https-cert and --https-key
+  --https-cert FILE  the certificate chain (PEM)
+  --https-key FILE   its private key (PEM)
+  --verbose          log every request as a JSON line`;
 
 export async function main(argv: string[]): Promise<void> {
   const parsed = parseArgs(argv);
@@ -55,7 +77,11 @@ export async function main(argv: string[]): Promise<void> {
   }
   let server;
   try {
-    server = await startServer({ dir: parsed.dir, host: parsed.host, port: parsed.port, strictPort: parsed.strictPort, verbose: parsed.verbose });
+    const https =
+      parsed.https === false ? undefined
+      : parsed.https === true ? (true as const)
+      : { cert: await readFile(parsed.https.certFile, 'utf8'), key: await readFile(parsed.https.keyFile, 'utf8') };
+    server = await startServer({ dir: parsed.dir, host: parsed.host, port: parsed.port, strictPort: parsed.strictPort, verbose: parsed.verbose, https });
   } catch (err) {
     console.error(`Deskbase could not start: ${err instanceof Error ? err.message : String(err)}`);
     process.exitCode = 1;
@@ -66,6 +92,11 @@ export async function main(argv: string[]): Promise<void> {
   console.log(`  REST API: ${server.url}/api/`);
   for (const url of await server.lanUrls()) console.log(`  On the LAN: ${url}/_/`);
   console.log(`  Data folder: ${parsed.dir}`);
+  if (server.tls) {
+    console.log(`  HTTPS certificate authority: ${server.tls.caPath}`);
+    console.log(`    SHA-256 ${server.tls.caFingerprint}`);
+    console.log('    Install it on each device once (README, "HTTPS on the LAN"); compare the fingerprint when asked.');
+  }
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -1,6 +1,7 @@
 // startServer(options) → { url, close, ... }: the one entry point both hosts (the CLI and the Electron
 // main process) call. Opens the store on the data folder, builds the core and the HTTP app, listens.
 import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCore, type Core } from './core/index.js';
@@ -8,7 +9,8 @@ import { createNodeHandler } from './http/app.js';
 import type { RealtimeLimits } from './core/realtime/budget.js';
 import type { ConnectionLimits } from './http/connections.js';
 import { hostCheck } from './http/hosts.js';
-import { Binding } from './http/listener.js';
+import { ensureCertificate } from './http/certificate.js';
+import { Binding, lanAddresses, type TlsSource } from './http/listener.js';
 import { openStore, type Store, type StoreOptions } from './store/db.js';
 
 export interface ServerOptions {
@@ -34,6 +36,11 @@ export interface ServerOptions {
   store?: Omit<StoreOptions, 'dir'>;
   /** Lower or raise the server's resource limits (tests lower them to prove a bound cheaply). */
   limits?: ServerLimits;
+  /**
+   * Serve HTTPS instead of HTTP: `true` uses a certificate Deskbase makes and keeps in the data folder's
+   * tls/ (its CA is what devices trust, see http/certificate.ts); or PEM texts given by the user.
+   */
+  https?: true | { cert: string; key: string };
 }
 
 export interface ServerLimits extends ConnectionLimits {
@@ -49,6 +56,8 @@ export interface ServerLimits extends ConnectionLimits {
 
 export interface RunningServer {
   url: string;
+  /** With a certificate Deskbase made: its CA's file and fingerprint, for devices to trust. */
+  tls: { caPath: string; caFingerprint: string } | null;
   host: string;
   port: number;
   core: Core;
@@ -75,12 +84,32 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const store = await openStore({ log, ...options.store, dir: options.dir });
   let binding: Binding | null = null;
   const setupUrl = (token: string) => `${binding?.url ?? ''}/_/#/setup?token=${token}`;
-  // tokens are issued only once the server listens (below), so the link names the bound address
+  // tokens are issued only once the server listens (below), so the link names the bound address; bound to
+  // every interface, the printed link also names an address another device can open
   const announce = (token: string) => {
     log(`Setup token: ${token}`);
     log(`Create the first superuser at ${setupUrl(token)}`);
+    if (binding?.host === '0.0.0.0') {
+      for (const address of lanAddresses()) log(`  or from another device: ${binding.scheme}://${address}:${binding.port}/_/#/setup?token=${token}`);
+    }
     options.onSetupToken?.(token, setupUrl(token));
   };
+  let tlsInfo: RunningServer['tls'] = null;
+  let tls: TlsSource | null = null;
+  if (options.https === true) {
+    const dir = options.dir;
+    if (dir === null) throw new Error('HTTPS with a certificate Deskbase makes needs a data folder to keep it in.');
+    // this machine's names and current addresses; asked again at every bind, so a new address gets a new certificate
+    tls = async () => {
+      const name = hostname();
+      const files = await ensureCertificate(dir, ['localhost', '127.0.0.1', '::1', name, `${name}.local`, ...lanAddresses()]);
+      tlsInfo = { caPath: files.caPath, caFingerprint: files.caFingerprint };
+      return { cert: files.cert, key: files.key };
+    };
+  } else if (options.https) {
+    const given = options.https;
+    tls = async () => given;
+  }
   try {
     const core = await createCore(store, {
       onSetupToken: announce,
@@ -99,13 +128,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       bodyBytesInFlight: options.limits?.bodyBytesInFlight,
       realtimeQueueBytes: options.limits?.realtimeQueueBytes,
     });
-    const bound = await Binding.open(handler, host, options.port ?? 8090, options.strictPort === true, options.limits);
+    const bound = await Binding.open(handler, host, options.port ?? 8090, options.strictPort === true, options.limits, tls);
     binding = bound;
     // no token while writes kept aside from a damaged journal may hold the first superuser (setup.ts)
     const heldBack = core.setup.heldBack();
     if (heldBack !== null) log(heldBack);
     else core.setup.issue();
-    return runningServer(core, store, bound, setupUrl);
+    return runningServer(core, store, bound, setupUrl, () => tlsInfo);
   } catch (err) {
     await store.close();
     throw err;
@@ -116,10 +145,11 @@ function errorText(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
-function runningServer(core: Core, store: Store, binding: Binding, setupUrl: (token: string) => string): RunningServer {
+function runningServer(core: Core, store: Store, binding: Binding, setupUrl: (token: string) => string, tls: () => RunningServer['tls']): RunningServer {
   let closed = false;
   return {
     get url() { return binding.url; },
+    get tls() { return tls(); },
     get host() { return binding.host; },
     get port() { return binding.port; },
     core,

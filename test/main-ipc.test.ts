@@ -1,7 +1,7 @@
 // The IPC handlers behind window.deskbase (main/ipc.ts): every call checks its sender's origin.
 import { describe, expect, it } from 'vitest';
 import { isTrustedSender, registerIpc, type DesktopHandlers, type IpcMainLike, type SenderEvent } from '../main/ipc.js';
-import { CHANNELS, type LanState } from '../main/preload-api.js';
+import { CHANNELS, type DesktopPreferences, type LanState } from '../main/preload-api.js';
 
 const ORIGIN = 'http://127.0.0.1:8090';
 
@@ -17,6 +17,10 @@ function fakeIpcMain() {
   return { ipc, handlers, invoke };
 }
 
+const PREFS: DesktopPreferences = {
+  port: 8090, portInUse: 8090, keepRunning: true, keepRunningAvailable: true, openAtLogin: false, theme: 'system', updateChannel: 'stable', https: false, httpsInUse: false,
+};
+
 function recordingHandlers() {
   const calls: string[] = [];
   const state: LanState = { enabled: false, urls: [], qr: null };
@@ -25,6 +29,9 @@ function recordingHandlers() {
     lanSet: async (enabled) => (calls.push(`lanSet:${enabled}`), { ...state, enabled }),
     copyApiUrl: async () => (calls.push('copyApiUrl'), `${ORIGIN}/api/`),
     openDataFolder: async () => void calls.push('openDataFolder'),
+    preferencesGet: async () => (calls.push('preferencesGet'), PREFS),
+    preferencesSet: async (patch) => (calls.push(`preferencesSet:${JSON.stringify(patch)}`), PREFS),
+    restart: async () => void calls.push('restart'),
   };
   return { calls, handlers };
 }
@@ -53,7 +60,9 @@ describe('registerIpc', () => {
   it('registers one handler per channel the window may invoke, and removes them', () => {
     const { ipc, handlers } = fakeIpcMain();
     const remove = registerIpc(ipc, () => ORIGIN, recordingHandlers().handlers);
-    expect([...handlers.keys()].sort()).toEqual([CHANNELS.copyApiUrl, CHANNELS.lanGet, CHANNELS.lanSet, CHANNELS.openDataFolder].sort());
+    expect([...handlers.keys()].sort()).toEqual(
+      [CHANNELS.copyApiUrl, CHANNELS.lanGet, CHANNELS.lanSet, CHANNELS.openDataFolder, CHANNELS.preferencesGet, CHANNELS.preferencesSet, CHANNELS.restart].sort(),
+    );
     remove();
     expect(handlers.size).toBe(0);
   });
@@ -64,6 +73,9 @@ describe('registerIpc', () => {
     { channel: CHANNELS.lanSet, args: [false], call: 'lanSet:false' },
     { channel: CHANNELS.copyApiUrl, args: [], call: 'copyApiUrl' },
     { channel: CHANNELS.openDataFolder, args: [], call: 'openDataFolder' },
+    { channel: CHANNELS.preferencesGet, args: [], call: 'preferencesGet' },
+    { channel: CHANNELS.preferencesSet, args: [{ theme: 'dark' }], call: 'preferencesSet:{"theme":"dark"}' },
+    { channel: CHANNELS.restart, args: [], call: 'restart' },
   ])('$channel from our own page runs $call', async ({ channel, args, call }) => {
     const { ipc, invoke } = fakeIpcMain();
     const { calls, handlers } = recordingHandlers();
@@ -77,6 +89,8 @@ describe('registerIpc', () => {
     { channel: CHANNELS.lanGet, frame: 'http://127.0.0.1:9999/_/', args: [] },
     { channel: CHANNELS.copyApiUrl, frame: null, args: [] },
     { channel: CHANNELS.openDataFolder, frame: 'file:///tmp/x.html', args: [] },
+    { channel: CHANNELS.preferencesSet, frame: 'http://192.168.1.9:8090/_/', args: [{ openAtLogin: true }] },
+    { channel: CHANNELS.restart, frame: 'https://evil.example/', args: [] },
   ])('$channel from $frame is refused without running', async ({ channel, frame, args }) => {
     const { ipc, invoke } = fakeIpcMain();
     const { calls, handlers } = recordingHandlers();

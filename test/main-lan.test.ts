@@ -10,7 +10,7 @@ import { apiUrl, createHandlers } from '../main/actions.js';
 import { startDesktopServer } from '../main/desktop-server.js';
 import { createLanSwitch, type LanSwitch } from '../main/lan.js';
 import type { LanState } from '../main/preload-api.js';
-import { loadSettings, saveSettings } from '../main/settings.js';
+import { DEFAULT_SETTINGS, loadSettings, saveSettings } from '../main/settings.js';
 import { startServer, type RunningServer } from '../server/index.js';
 import { closeListener, occupy, osFreePort } from './main-net-helpers.js';
 
@@ -42,15 +42,16 @@ describe.skipIf(ownAddress === undefined)(`LAN sharing (via ${ownAddress})`, () 
   let lan: LanSwitch;
   let changes: LanState[];
 
-  const open = async (enabled: boolean) => {
+  const qrTexts: string[] = [];
+  const open = async (enabled: boolean, https = false) => {
     server = await startDesktopServer({
-      startServer, dataDir: join(dir, 'data'), uiDir: null, lan: enabled, preferredPort: await osFreePort(), log: () => undefined,
+      startServer, dataDir: join(dir, 'data'), uiDir: null, lan: enabled, preferredPort: await osFreePort(), log: () => undefined, https,
     });
     changes = [];
     lan = createLanSwitch({
       server,
-      remember: (on) => saveSettings(settingsFile, { lan: on }),
-      qr: (text) => QRCode.toDataURL(text),
+      remember: (on) => saveSettings(settingsFile, { ...DEFAULT_SETTINGS, lan: on }),
+      qr: (text) => (qrTexts.push(text), QRCode.toDataURL(text)),
       onChange: (state) => changes.push(state),
     });
   };
@@ -66,9 +67,18 @@ describe.skipIf(ownAddress === undefined)(`LAN sharing (via ${ownAddress})`, () 
 
   it('is off by default: loopback answers, the LAN address is refused', async () => {
     await open(false);
-    expect(await lan.get()).toEqual({ enabled: false, urls: [], qr: null });
+    expect(await lan.get()).toEqual({ enabled: false, urls: [], qr: null, tls: null });
     expect(await reachable('127.0.0.1', server.port)).toBe(true);
     expect(await reachable(ip, server.port)).toBe(false);
+  });
+
+  it('with HTTPS on, the addresses and the QR code carry https, with the CA to trust', async () => {
+    await open(false, true);
+    const on = await lan.set(true);
+    expect(on.urls).toContain(`https://${ip}:${server.port}`);
+    expect(qrTexts.at(-1)).toBe(on.urls[0]);
+    expect(on.tls).toEqual({ caPath: join(dir, 'data', 'tls', 'ca.pem'), caFingerprint: expect.stringMatching(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/) });
+    expect(server.url).toMatch(/^https:/);
   });
 
   it('switches on and off, really rebinding, on the same port, remembering the choice', async () => {
@@ -82,14 +92,14 @@ describe.skipIf(ownAddress === undefined)(`LAN sharing (via ${ownAddress})`, () 
     expect(server.port).toBe(port);
     expect((await fetch(`http://${ip}:${port}/api/health`)).status).toBe(200);
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
-    expect(await loadSettings(settingsFile)).toEqual({ lan: true });
+    expect(await loadSettings(settingsFile)).toMatchObject({ lan: true });
     expect(await apiUrl(server)).toBe(`${on.urls[0]}/api/`);
 
     const off = await lan.set(false);
-    expect(off).toEqual({ enabled: false, urls: [], qr: null });
+    expect(off).toEqual({ enabled: false, urls: [], qr: null, tls: null });
     expect(await reachable(ip, port)).toBe(false);
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
-    expect(await loadSettings(settingsFile)).toEqual({ lan: false });
+    expect(await loadSettings(settingsFile)).toMatchObject({ lan: false });
     expect(await apiUrl(server)).toBe(`http://127.0.0.1:${port}/api/`);
     expect(changes.map((c) => c.enabled)).toEqual([true, false]);
   });
@@ -106,7 +116,7 @@ describe.skipIf(ownAddress === undefined)(`LAN sharing (via ${ownAddress})`, () 
     const results = await Promise.all([lan.set(true), lan.set(false), lan.set(true), lan.set(false)]);
     expect(results.map((r) => r.enabled)).toEqual([true, false, true, false]);
     expect(await reachable(ip, server.port)).toBe(false);
-    expect(await loadSettings(settingsFile)).toEqual({ lan: false });
+    expect(await loadSettings(settingsFile)).toMatchObject({ lan: false });
   });
 
   it('stays on loopback, working, and says why when the port is taken on the LAN address', async () => {
@@ -116,7 +126,7 @@ describe.skipIf(ownAddress === undefined)(`LAN sharing (via ${ownAddress})`, () 
       await expect(lan.set(true)).rejects.toThrow(/Could not share on the LAN/);
       expect((await lan.get()).enabled).toBe(false);
       expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
-      expect(await loadSettings(settingsFile)).toEqual({ lan: false });
+      expect(await loadSettings(settingsFile)).toMatchObject({ lan: false });
       expect(changes).toEqual([]);
     } finally {
       await closeListener(squatter);
@@ -127,7 +137,7 @@ describe.skipIf(ownAddress === undefined)(`LAN sharing (via ${ownAddress})`, () 
     await open(false);
     const copied: string[] = [];
     const handlers = createHandlers({
-      server, lan, dataDir: join(dir, 'data'), writeClipboard: (t) => copied.push(t), openPath: async () => '',
+      server, lan, dataDir: join(dir, 'data'), logsDir: join(dir, 'logs'), writeClipboard: (t) => copied.push(t), openPath: async () => '',
       openUi: () => undefined, quit: () => undefined, reportError: () => undefined, onLanUnchanged: () => undefined,
     });
     expect(await handlers.copyApiUrl()).toBe(`http://127.0.0.1:${server.port}/api/`);

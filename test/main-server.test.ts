@@ -98,7 +98,8 @@ describe('startDesktopServer', () => {
     const exits: number[] = [];
     const shutdown = createShutdown({ close: () => server.close(), exit: (code) => exits.push(code), log: () => undefined });
     let prevented = false;
-    shutdown.onBeforeQuit({ preventDefault: () => (prevented = true) });
+    shutdown.onBeforeQuit();
+    shutdown.onWillQuit({ preventDefault: () => (prevented = true) });
     expect(prevented).toBe(true);
     await shutdown.stop();
     expect(exits).toEqual([0]);

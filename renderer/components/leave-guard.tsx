@@ -1,8 +1,8 @@
 // Asks before unsaved work is left behind: in-app links and back/forward get a confirm dialog, closing
-// or reloading a browser tab gets the browser's own "Leave site?" prompt.
+// or reloading a browser tab gets the browser's own "Leave site?" prompt, and closing or reloading the
+// desktop window gets the main process's dialog (its 'will-prevent-unload', main/window-care.ts).
 import { onCleanup, onMount, Show, type JSX } from 'solid-js';
 import { useRouter } from '../router.js';
-import { desktopBridge } from '../desktop.js';
 import { ConfirmDialog } from './dialog.js';
 
 export function LeaveGuard(props: { when: boolean; title: string; children?: JSX.Element }): JSX.Element {
@@ -14,11 +14,7 @@ export function LeaveGuard(props: { when: boolean; title: string; children?: JSX
     // Older Chromium (and Electron) look at returnValue instead of preventDefault.
     e.returnValue = '';
   };
-  // Not in the desktop window: there a held unload silently cancels closing the window (and quitting
-  // from the tray) unless the main process answers 'will-prevent-unload', which it does not yet.
-  onMount(() => {
-    if (!desktopBridge()) window.addEventListener('beforeunload', onBeforeUnload);
-  });
+  onMount(() => window.addEventListener('beforeunload', onBeforeUnload));
   onCleanup(() => window.removeEventListener('beforeunload', onBeforeUnload));
   return (
     <Show when={router.pending() !== null}>

@@ -6,6 +6,7 @@ import { useApp } from '../app-context.js';
 import { href, useRouter } from '../router.js';
 import { Icon } from './icon.js';
 import { dataPageTitle, useDesktop } from '../desktop.js';
+import { ThemeSwitch } from './theme-switch.js';
 
 export function Sidebar(props: { onNavigate(): void }): JSX.Element {
   const app = useApp();
@@ -71,6 +72,7 @@ export function Sidebar(props: { onNavigate(): void }): JSX.Element {
             <span class="badge badge-warning" title="Sharing on the local network">on</span>
           </Show>
         </a>
+        <ThemeSwitch />
         <div class="account">
           <span class="account-email" title={app.session()?.record?.email}>{app.session()?.record?.email}</span>
           <button type="button" class="btn-icon" title="Sign out" aria-label="Sign out" onClick={() => app.signOut()}>

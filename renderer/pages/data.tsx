@@ -5,6 +5,7 @@ import { Show, type JSX } from 'solid-js';
 import { dataPageTitle, useDesktop } from '../desktop.js';
 import { LanSharingCard } from '../components/lan-sharing-card.js';
 import { DesktopActions } from '../components/desktop-actions.js';
+import { DesktopPreferencesCard } from '../components/desktop-preferences.js';
 import { BackupCard } from '../components/backup-card.js';
 import { PocketBaseCard } from '../components/pocketbase-card.js';
 import { SchemaCard } from '../components/schema-card.js';
@@ -21,8 +22,9 @@ export function DataPage(): JSX.Element {
       <Show when={desktop}>
         {(d) => (
           <>
-            <LanSharingCard lan={d().lan} />
+            <LanSharingCard lan={d().lan} bridge={d().bridge} />
             <DesktopActions bridge={d().bridge} />
+            <DesktopPreferencesCard bridge={d().bridge} />
           </>
         )}
       </Show>

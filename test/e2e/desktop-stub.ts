@@ -14,6 +14,10 @@ export function installDeskbaseStub(args: StubArgs): void {
   let state = off;
   let fail: string | null = args.failFirstOn;
   const listeners = new Set<(s: LanState) => void>();
+  let prefs: Record<string, unknown> = {
+    port: 8090, portInUse: 8090, keepRunning: true, keepRunningAvailable: true, openAtLogin: false, theme: 'system', updateChannel: 'stable', https: false, httpsInUse: false,
+  };
+  const prefListeners = new Set<(p: Record<string, unknown>) => void>();
   const w = window as unknown as { deskbase: unknown; openedDataFolder: number };
   w.openedDataFolder = 0;
   w.deskbase = {
@@ -38,6 +42,20 @@ export function installDeskbaseStub(args: StubArgs): void {
     copyApiUrl: async () => `${state.enabled ? state.urls[0] : location.origin}/api/`,
     async openDataFolder() {
       w.openedDataFolder++;
+    },
+    restart: async () => undefined,
+    // The app's preferences as the main process keeps them (no checks here: main/preferences.ts has its own tests).
+    preferences: {
+      get: async () => prefs,
+      async set(patch: Record<string, unknown>) {
+        prefs = { ...prefs, ...patch };
+        prefListeners.forEach((l) => l(prefs));
+        return prefs;
+      },
+      onChange(listener: (p: Record<string, unknown>) => void) {
+        prefListeners.add(listener);
+        return () => prefListeners.delete(listener);
+      },
     },
   };
 }

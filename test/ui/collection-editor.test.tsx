@@ -10,6 +10,8 @@ import { createHashRouter, RouterContext } from '../../renderer/router.js';
 import { ToastProvider } from '../../renderer/components/toasts.js';
 import { CollectionEditor } from '../../renderer/pages/collection-editor.js';
 import { startTestServer, type TestServer } from './test-server.js';
+import type { DeskbaseWindow } from '../../main/preload-api.js';
+import { fakeDesktop } from './fake-desktop.js';
 
 const posts: Collection = {
   id: 'postscoll000001', name: 'posts', type: 'base', system: false, indexes: [], listRule: null, viewRule: null, createRule: null, updateRule: null, deleteRule: null, created: '', updated: '',
@@ -162,6 +164,17 @@ describe('leaving with unsaved changes', () => {
     fireEvent.click(screen.getByRole('link', { name: 'Elsewhere' }));
     fireEvent.click(screen.getByRole('button', { name: 'Leave without saving' }));
     expect(window.location.hash).toBe('#/elsewhere');
+  });
+
+  it('holds closing or reloading the desktop window too (the main process asks through will-prevent-unload)', async () => {
+    (window as DeskbaseWindow).deskbase = fakeDesktop().bridge;
+    try {
+      await mount();
+      rename('articles');
+      expect(unload()).toBe(true);
+    } finally {
+      delete (window as DeskbaseWindow).deskbase;
+    }
   });
 
   it('holds back/forward (a hash change) the same way', async () => {

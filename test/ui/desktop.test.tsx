@@ -6,7 +6,7 @@ import { cleanup, fireEvent, render, screen, waitFor } from '@solidjs/testing-li
 import { createApi, storageTokenStore } from '../../renderer/api.js';
 import { App } from '../../renderer/app.js';
 import { startTestServer, type TestServer } from './test-server.js';
-import { fakeDesktop, installDesktop, LAN_ON, type FakeDesktop } from './fake-desktop.js';
+import { fakeDesktop, installDesktop, LAN_ON, LAN_OFF, PREFS, type FakeDesktop } from './fake-desktop.js';
 
 const WARNING = /Deskbase is reachable from your local network at http:\/\/192\.168\.1\.20:8090 and http:\/\/10\.0\.0\.7:8090: anyone on this network can call the API; rules still apply\./;
 let server: TestServer;
@@ -29,6 +29,8 @@ beforeEach(() => {
 afterEach(() => {
   cleanup();
   installDesktop(undefined);
+  localStorage.removeItem('deskbase.theme');
+  delete document.documentElement.dataset.theme;
 });
 
 async function mountApp(fake?: FakeDesktop): Promise<void> {
@@ -51,6 +53,22 @@ describe('in a browser tab', () => {
     expect(screen.queryByRole('button', { name: /Copy API URL/ })).toBeNull();
     expect(screen.queryByRole('button', { name: /Open data folder/ })).toBeNull();
     expect(banner()).toBeNull();
+    expect(screen.queryByRole('heading', { name: 'This app' })).toBeNull();
+  });
+
+  it('has a theme switch: dark and light are kept in this browser, system follows the OS', async () => {
+    await mountApp();
+    expect(document.documentElement.dataset.theme).toBe('light'); // happy-dom's OS is light
+    const select = screen.getByRole('combobox', { name: 'Theme' }) as HTMLSelectElement;
+    expect(select.value).toBe('system');
+    fireEvent.change(select, { target: { value: 'dark' } });
+    await waitFor(() => expect(document.documentElement.dataset.theme).toBe('dark'));
+    expect(localStorage.getItem('deskbase.theme')).toBe('dark');
+    cleanup();
+    // the next load starts dark
+    await mountApp();
+    expect(document.documentElement.dataset.theme).toBe('dark');
+    expect((screen.getByRole('combobox', { name: 'Theme' }) as HTMLSelectElement).value).toBe('dark');
   });
 });
 
@@ -130,5 +148,101 @@ describe('in the desktop window', () => {
     fake.failNextOpen('No file manager found.');
     fireEvent.click(screen.getByRole('button', { name: /Open data folder/ }));
     expect((await screen.findByText('No file manager found.')).closest('.toast-error')).toBeTruthy();
+  });
+
+  it("shows the app's preferences and changes them through the main process", async () => {
+    const fake = fakeDesktop();
+    await mountApp(fake);
+    const keep = (await screen.findByRole('switch', { name: 'Keep running when the window is closed' })) as HTMLInputElement;
+    expect(keep.checked).toBe(true);
+    fireEvent.click(keep);
+    await waitFor(() => expect(keep.checked).toBe(false));
+    const login = screen.getByRole('switch', { name: 'Open at login' }) as HTMLInputElement;
+    fireEvent.click(login);
+    await waitFor(() => expect(login.checked).toBe(true));
+    fireEvent.change(screen.getByLabelText('Updates'), { target: { value: 'beta' } });
+    await waitFor(() => expect(fake.calls).toContain('prefs:{"updateChannel":"beta"}'));
+    expect(fake.calls.filter((c) => c.startsWith('prefs:'))).toEqual(['prefs:{"keepRunning":false}', 'prefs:{"openAtLogin":true}', 'prefs:{"updateChannel":"beta"}']);
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('saves a fixed port (from the next start), refusing one out of range', async () => {
+    const fake = fakeDesktop();
+    await mountApp(fake);
+    const input = (await screen.findByLabelText('Port')) as HTMLInputElement;
+    fireEvent.input(input, { target: { value: '80' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect((await screen.findByRole('alert')).textContent).toMatch(/from 1024 to 65535/);
+    expect(fake.calls.some((c) => c.startsWith('prefs:'))).toBe(false);
+    fireEvent.input(input, { target: { value: '9100' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await screen.findByText(/Saved: restart Deskbase to use port 9100\./);
+    expect(fake.calls).toContain('prefs:{"port":9100}');
+    fireEvent.click(screen.getByRole('button', { name: 'Restart now' }));
+    await waitFor(() => expect(fake.calls).toContain('restart'));
+  });
+
+  it('says so when another program held the port and Deskbase is on another', async () => {
+    const fake = fakeDesktop(LAN_OFF, { ...PREFS, portInUse: 8091 });
+    await mountApp(fake);
+    const notice = await screen.findByText(/Port 8090 is used by another program, so Deskbase is on port 8091 this time/);
+    expect(notice.textContent).toMatch(/apps using port 8090 must use 8091/);
+  });
+
+  it('a change the OS refuses leaves the switch as it was and says why', async () => {
+    const fake = fakeDesktop();
+    await mountApp(fake);
+    const login = (await screen.findByRole('switch', { name: 'Open at login' })) as HTMLInputElement;
+    fake.failNextPreferences('The login item could not be written.');
+    fireEvent.click(login);
+    expect((await screen.findByRole('alert')).textContent).toBe('The login item could not be written.');
+    expect(login.checked).toBe(false);
+  });
+
+  it('without a tray, background mode is off and cannot be turned on', async () => {
+    const fake = fakeDesktop(LAN_OFF, { ...PREFS, keepRunning: false, keepRunningAvailable: false });
+    await mountApp(fake);
+    const keep = (await screen.findByRole('switch', { name: 'Keep running when the window is closed' })) as HTMLInputElement;
+    expect(keep.disabled).toBe(true);
+    expect(screen.getByText(/no tray, so closing the window quits/)).toBeTruthy();
+  });
+
+  it("the theme switch is the app's setting: the main process is told, and a change from elsewhere shows", async () => {
+    const fake = fakeDesktop();
+    await mountApp(fake);
+    const select = screen.getByRole('combobox', { name: 'Theme' }) as HTMLSelectElement;
+    fireEvent.change(select, { target: { value: 'dark' } });
+    await waitFor(() => expect(document.documentElement.dataset.theme).toBe('dark'));
+    expect(fake.calls).toContain('prefs:{"theme":"dark"}');
+    fake.preferencesFromMenu({ ...PREFS, theme: 'light' });
+    await waitFor(() => expect(document.documentElement.dataset.theme).toBe('light'));
+    expect(select.value).toBe('light');
+  });
+
+  it('HTTPS beside LAN sharing: applies at the next start, with Restart now', async () => {
+    const fake = fakeDesktop(LAN_ON);
+    await mountApp(fake);
+    const https = (await screen.findByRole('switch', { name: 'Use HTTPS' })) as HTMLInputElement;
+    expect(https.checked).toBe(false);
+    expect(screen.getByText(/Plain HTTP: not encrypted/)).toBeTruthy();
+    expect(screen.getByText(/firewall may ask whether Deskbase may accept incoming connections/)).toBeTruthy();
+    fireEvent.click(https);
+    await waitFor(() => expect(https.checked).toBe(true));
+    expect(fake.calls).toContain('prefs:{"https":true}');
+    expect((await screen.findByText(/HTTPS applies when Deskbase restarts/)).textContent).toMatch(/sign in once more/);
+    fireEvent.click(screen.getByRole('button', { name: 'Restart now' }));
+    await waitFor(() => expect(fake.calls).toContain('restart'));
+  });
+
+  it('served over HTTPS already: says the traffic is encrypted, no restart asked, and how a device trusts the CA (its file and fingerprint)', async () => {
+    const tls = { caPath: '/home/ada/.config/Deskbase/data/tls/ca.pem', caFingerprint: 'AB:CD:EF' };
+    const fake = fakeDesktop({ ...LAN_ON, urls: ['https://192.168.1.20:8090'], tls }, { ...PREFS, https: true, httpsInUse: true });
+    await mountApp(fake);
+    await screen.findByRole('switch', { name: 'Use HTTPS' });
+    await waitFor(() => expect(screen.getByText(/Traffic is encrypted \(HTTPS\)/)).toBeTruthy());
+    expect(screen.queryByRole('button', { name: 'Restart now' })).toBeNull();
+    expect(screen.getByText('https://192.168.1.20:8090')).toBeTruthy();
+    expect(screen.getByText('/home/ada/.config/Deskbase/data/tls/ca.pem')).toBeTruthy();
+    expect(screen.getByText('SHA-256 AB:CD:EF')).toBeTruthy();
   });
 });

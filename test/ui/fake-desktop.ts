@@ -1,7 +1,12 @@
 // A test double of the Electron preload bridge (`window.deskbase`): Electron glue, not our code. It keeps
 // the LAN state the way the main process does: set() answers the new state and tells every listener,
 // a failed bind rejects the way ipcRenderer.invoke does and leaves the state alone.
-import type { DeskbaseDesktopApi, DeskbaseWindow, LanState } from '../../main/preload-api.js';
+import type { DeskbaseDesktopApi, DeskbaseWindow, DesktopPreferences, LanState } from '../../main/preload-api.js';
+import { parsePreferencesPatch } from '../../main/preferences.js';
+
+export const PREFS: DesktopPreferences = {
+  port: 8090, portInUse: 8090, keepRunning: true, keepRunningAvailable: true, openAtLogin: false, theme: 'system', updateChannel: 'stable', https: false, httpsInUse: false,
+};
 
 export const LAN_ON: LanState = {
   enabled: true,
@@ -20,11 +25,18 @@ export interface FakeDesktop {
   failNextOpen(message: string): void;
   /** A change made from the app menu or the tray. */
   changeFromMenu(state: LanState): void;
+  /** Preferences changed from the app menu or the tray. */
+  preferencesFromMenu(prefs: DesktopPreferences): void;
+  /** The next preferences.set() rejects with this message (as the main process would when the OS refuses). */
+  failNextPreferences(message: string): void;
   listeners(): number;
 }
 
-export function fakeDesktop(initial: LanState = LAN_OFF): FakeDesktop {
+export function fakeDesktop(initial: LanState = LAN_OFF, initialPrefs: DesktopPreferences = PREFS): FakeDesktop {
   let state = initial;
+  let prefs = initialPrefs;
+  let prefsFailure: string | null = null;
+  const prefListeners = new Set<(p: DesktopPreferences) => void>();
   let setFailure: string | null = null;
   let openFailure: string | null = null;
   const listeners = new Set<(s: LanState) => void>();
@@ -66,6 +78,36 @@ export function fakeDesktop(initial: LanState = LAN_OFF): FakeDesktop {
         throw ipcError('deskbase:open-data-folder', message);
       }
     },
+    async restart() {
+      calls.push('restart');
+    },
+    preferences: {
+      async get() {
+        return prefs;
+      },
+      async set(patch) {
+        calls.push(`prefs:${JSON.stringify(patch)}`);
+        if (prefsFailure !== null) {
+          const message = prefsFailure;
+          prefsFailure = null;
+          throw ipcError('deskbase:preferences-set', message);
+        }
+        // checked as the main process checks it
+        let checked;
+        try {
+          checked = parsePreferencesPatch(patch);
+        } catch (err) {
+          throw ipcError('deskbase:preferences-set', (err as Error).message);
+        }
+        prefs = { ...prefs, ...checked };
+        prefListeners.forEach((l) => l(prefs));
+        return prefs;
+      },
+      onChange(listener) {
+        prefListeners.add(listener);
+        return () => prefListeners.delete(listener);
+      },
+    },
   };
   return {
     bridge,
@@ -77,6 +119,11 @@ export function fakeDesktop(initial: LanState = LAN_OFF): FakeDesktop {
       announce();
     },
     listeners: () => listeners.size,
+    preferencesFromMenu(next) {
+      prefs = next;
+      prefListeners.forEach((l) => l(prefs));
+    },
+    failNextPreferences: (m) => (prefsFailure = m),
   };
 }
 
