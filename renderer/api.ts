@@ -26,6 +26,9 @@ export interface ErrorData {
   [key: string]: FieldErrorDetail | ErrorData;
 }
 
+/** What a request that got no answer says (ApiError status 0). */
+export const UNREACHABLE = 'Cannot reach the server. Check that Deskbase is running, then try again.';
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -53,6 +56,8 @@ export interface SessionInfo {
   id: string;
   created: string;
   expires: string;
+  /** The last request the session made (or its last sign-in or refresh); absent from older servers. */
+  lastActive?: string;
   userAgent: string;
   current: boolean;
   record?: { collectionName: string; id: string; email: string };
@@ -127,11 +132,18 @@ export function createApi(options: ApiOptions) {
     const form = opts.body instanceof FormData;
     if (opts.raw !== undefined) headers['content-type'] = opts.raw.type;
     else if (opts.body !== undefined && !form) headers['content-type'] = 'application/json';
-    const res = await doFetch(base + path + queryString(opts.query), {
-      method,
-      headers,
-      body: opts.raw !== undefined ? opts.raw.blob : opts.body === undefined ? undefined : form ? (opts.body as FormData) : JSON.stringify(opts.body),
-    });
+    let res: Response;
+    try {
+      res = await doFetch(base + path + queryString(opts.query), {
+        method,
+        headers,
+        body: opts.raw !== undefined ? opts.raw.blob : opts.body === undefined ? undefined : form ? (opts.body as FormData) : JSON.stringify(opts.body),
+      });
+    } catch {
+      // No answer at all (server stopped, network down): the browser's "Failed to fetch" says nothing
+      // useful, so it becomes an ApiError of status 0 in words (pages keep what they showed).
+      throw new ApiError(0, UNREACHABLE);
+    }
     if (!res.ok) {
       const payload = await readJson(res);
       if (token && (res.status === 401 || res.status === 403) && (res.status === 401 || !(await sessionAlive(token)))) sessionEnded(token);

@@ -2,11 +2,12 @@
 // panel to create/edit. Filter, sort, page, page size and the open record live in the URL
 // (lib/list-state.ts); the grid's columns are remembered per collection (lib/column-prefs.ts).
 import { createEffect, createMemo, createResource, createSignal, on, Show, type JSX } from 'solid-js';
-import type { Collection, RecordModel } from '../api.js';
+import type { Collection, Page, RecordModel } from '../api.js';
 import { ApiError, messageOf } from '../api.js';
 import { useApp } from '../app-context.js';
 import { useRouter } from '../router.js';
-import { isInternalField } from '../lib/format.js';
+import { filterOfBox, isFilterExpression, isInternalField, searchableFields } from '../lib/format.js';
+import { loadFilterHistory, rememberFilter } from '../lib/filter-history.js';
 import { createListState } from '../lib/list-state.js';
 import { loadHiddenColumns, saveHiddenColumns } from '../lib/column-prefs.js';
 import { createSelection } from '../lib/selection.js';
@@ -21,6 +22,8 @@ import { BulkActions } from '../components/bulk-actions.js';
 import { useToast } from '../components/toasts.js';
 import { ImportErrors, RecordsTransfer, type ImportProblem } from '../components/records-transfer.js';
 import { useLive } from '../lib/live.js';
+
+type ListPage = Page<RecordModel>;
 
 /** The server's detail (data.*.message) when it gave one, else its message. */
 function filterDetail(err: ApiError): string {
@@ -68,12 +71,23 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
   const columns = createMemo(() => fields().filter((f) => !hidden().includes(f.id)));
   const expand = () => props.collection.fields.filter((f) => f.type === 'relation').map((f) => f.name).join(',');
 
+  // The URL keeps what was typed; plain words are sent as a search across the text fields.
+  const sentFilter = () => filterOfBox(q().filter, props.collection);
+  const searching = () => q().filter !== '' && !isFilterExpression(q().filter);
+  const [history, setHistory] = createSignal(loadFilterHistory(props.collection.id));
   const [data] = createResource(
-    () => ({ c: props.collection.name, page: q().page, perPage: q().perPage, sort: q().sort, filter: q().filter, v: version() }),
+    () => ({ c: props.collection.name, page: q().page, perPage: q().perPage, sort: q().sort, filter: sentFilter(), v: version() }),
     (p) => app.api.listRecords(p.c, { page: p.page, perPage: p.perPage, sort: p.sort, filter: p.filter, expand: expand() }),
   );
-  // Reading an errored resource throws, so the table reads the last good page through this guard.
-  const current = () => (data.error ? undefined : data.latest);
+  // Reading an errored resource throws, so the table reads the last good page through this guard; with
+  // no answer at all (server unreachable) the rows already shown stay, under a notice, instead of emptying.
+  const unreachable = () => data.error instanceof ApiError && data.error.status === 0;
+  const current = createMemo<ListPage | undefined>((prev) => (data.error ? (unreachable() ? prev : undefined) : (data.latest ?? prev)));
+  // A filter the server took goes into the box's history (one that it refused does not).
+  createEffect(on(current, (d) => {
+    const f = q().filter;
+    if (d && f !== '' && !data.error && history()[0] !== f) setHistory(rememberFilter(props.collection.id, f));
+  }));
   const keep = stableRows();
   const rows = createMemo(() => keep(current()?.items ?? []));
   createEffect(() => selection.refresh(rows()));
@@ -129,6 +143,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
           applied={q().filter}
           invalid={!!filterError()}
           helpOpen={showHelp()}
+          history={history()}
           onInput={setDraft}
           onApply={applyFilter}
           onToggleHelp={() => setShowHelp(!showHelp())}
@@ -141,7 +156,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
             saveHiddenColumns(props.collection.id, h);
           }}
         />
-        <RecordsTransfer collection={props.collection.name} filter={q().filter} sort={q().sort} onImported={reload} onFailed={setImportProblem} />
+        <RecordsTransfer collection={props.collection.name} filter={sentFilter()} sort={q().sort} onImported={reload} onFailed={setImportProblem} />
         <button type="button" class="btn" onClick={reload} aria-label="Refresh" title="Refresh">
           <Icon name="refresh" />
         </button>
@@ -151,6 +166,11 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
       </div>
       <Show when={importProblem()}>
         {(p) => <ImportErrors problem={p()} onDismiss={() => setImportProblem(null)} />}
+      </Show>
+      <Show when={searching()}>
+        <p class="search-note muted">
+          Searching {searchableFields(props.collection).join(', ')} for “{q().filter}”. A filter such as <code>title ~ "{q().filter}"</code> narrows it.
+        </p>
       </Show>
       <Show when={filterError()}>
         {(err) => (
@@ -163,7 +183,9 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
         <FilterHelp collection={props.collection} onPick={(ex) => (setDraft(ex), applyFilter(ex))} />
       </Show>
       <Show when={data.error && !filterError()}>
-        <p class="alert alert-error" role="alert">Could not load records: {messageOf(data.error)}</p>
+        <p class="alert alert-error" role="alert">
+          {unreachable() ? `${messageOf(data.error)}${current() ? ' The rows below are as last loaded.' : ''}` : `Could not load records: ${messageOf(data.error)}`}
+        </p>
       </Show>
       <BulkActions collection={props.collection} selection={selection} onDeleted={(ids) => (selection.refresh([], ids), reload())} />
 
@@ -184,7 +206,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
               when={q().filter === ''}
               fallback={
                 <>
-                  <p>No records match this filter.</p>
+                  <p>{searching() ? `No records contain “${q().filter}”.` : 'No records match this filter.'}</p>
                   <button type="button" class="btn" onClick={() => (setDraft(''), applyFilter(''))}>Clear filter</button>
                 </>
               }

@@ -1,0 +1,368 @@
+// Issue 23 (admin UI, round 3) in Chromium against a real server: the forgiving search box, the record
+// form, the editors, the backups list and the eleven defects. Each test opens its own signed-in page
+// and screenshots at 800 and 1920 px wide.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { buildRenderer, launchBrowser, shot, startApp, type TestApp } from './helpers.js';
+import { createSeeder, type Seeder } from './api-seed.js';
+
+const NARROW = { width: 800, height: 600 };
+const WIDE = { width: 1920, height: 1080 };
+
+let app: TestApp;
+let browser: Browser;
+let seeder: Seeder;
+let page: Page | undefined;
+
+beforeAll(async () => {
+  app = await startApp(await buildRenderer());
+  browser = await launchBrowser();
+  seeder = await createSeeder(app);
+  const users = await seeder.call<{ id: string }>('GET', '/collections/users');
+  await seeder.call('POST', '/collections', {
+    name: 'posts',
+    fields: [
+      { name: 'title', type: 'text', presentable: true },
+      { name: 'body', type: 'editor' },
+      { name: 'summary', type: 'text' },
+      { name: 'meta', type: 'json' },
+      { name: 'views', type: 'number' },
+      { name: 'author', type: 'relation', collectionId: users.id, maxSelect: 1 },
+      { name: 'created', type: 'autodate', onCreate: true, onUpdate: false },
+    ],
+  });
+  const u = await seeder.seed('users', 30, (i) => ({ email: `user${i}@example.com`, name: ['Ada Lovelace', 'Alan Turing', 'Grace Hopper'][i % 3] + ` ${i}`, password: 'password123', passwordConfirm: 'password123' }));
+  await seeder.seed('posts', 45, (i) => ({ title: i === 7 ? 'About Ada Lovelace' : `Post ${String(i).padStart(2, '0')}`, summary: i === 9 ? 'written by ada lovelace' : 'plain', views: i, author: u[i % 30]!.id }));
+});
+
+afterEach(async (ctx) => {
+  if (page && ctx.task.result?.state === 'fail') await shot(page, `r3-failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
+  await page?.context().close();
+  page = undefined;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+const open = async (hash: string, viewport = WIDE) => (page = await seeder.open(browser, hash, viewport));
+
+const rows = (p: Page) => p.locator('.records tbody tr[data-id]');
+const hash = (p: Page) => p.evaluate(() => decodeURIComponent(location.hash.replace(/\+/g, ' ')));
+const box = async (p: Page, selector: string) => (await p.locator(selector).first().boundingBox())!;
+const overlaps = (a: { x: number; y: number; width: number; height: number }, b: { x: number; y: number; width: number; height: number }) =>
+  a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+describe('the eleven defects', () => {
+  it('1. a failed save\'s toast goes once the problem is fixed, and no toast covers the save bar, Cancel or the pager', async () => {
+    for (const vp of [NARROW, WIDE]) {
+      const p = await open('#/new-collection', vp);
+      await p.locator('#col-name').fill('bad name!');
+      await p.getByRole('button', { name: 'Create collection' }).click();
+      const toast = p.locator('.toast-error', { hasText: 'Not saved' });
+      await toast.waitFor();
+      expect(overlaps(await toast.boundingBox().then((b) => b!), await box(p, '.save-bar'))).toBe(false);
+      await shot(p, `r3-01-toast-${vp.width}`);
+      await p.locator('#col-name').fill(`fixed_${vp.width}`);
+      // The draft changed: the toast about the old name goes at once (not 8 s later).
+      await toast.waitFor({ state: 'detached', timeout: 1000 });
+      await p.getByRole('button', { name: 'Create collection' }).click();
+      await p.locator('.toast-success').waitFor();
+      expect(await p.locator('.toast-error').count()).toBe(0);
+      // An error on the records page sits above the pager and the panel's buttons.
+      await p.goto(`${app.url}/_/#/collections/posts?record=nosuchrecord1234`);
+      const notFound = p.locator('.toast-error', { hasText: 'was not found' });
+      await notFound.waitFor();
+      expect(overlaps((await notFound.boundingBox())!, await box(p, '.pager'))).toBe(false);
+      await rows(p).first().click();
+      await p.locator('.panel').waitFor();
+      if (await notFound.count()) {
+        for (const b of ['Cancel', 'Save changes']) expect(overlaps((await notFound.boundingBox())!, (await p.getByRole('button', { name: b, exact: true }).boundingBox())!)).toBe(false);
+      }
+      await shot(p, `r3-01-toast-panel-${vp.width}`);
+      await p.context().close();
+    }
+  });
+
+  it('3. the Records / Settings / API preview tabs stay in place from page to page', async () => {
+    for (const vp of [NARROW, WIDE]) {
+      const p = await open('#/collections/posts', vp);
+      await rows(p).first().waitFor();
+      const at = async () => (await box(p, '.tabs')).x;
+      const records = await at();
+      await p.getByRole('link', { name: 'Settings' }).click();
+      await p.locator('#col-name').waitFor();
+      expect(await at()).toBe(records);
+      await shot(p, `r3-03-settings-${vp.width}`);
+      await p.getByRole('link', { name: 'API preview' }).click();
+      await p.locator('.api-preview').waitFor();
+      expect(await at()).toBe(records);
+      await p.context().close();
+    }
+  });
+
+  it('4. the schema editor\'s field rows line up: every name input is as wide as the others', async () => {
+    for (const vp of [NARROW, WIDE]) {
+      const p = await open('#/collections/users/settings', vp);
+      await p.locator('.field-row').first().waitFor();
+      const widths = await p.locator('.field-row .field-name input').evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().width)));
+      expect(widths.length).toBeGreaterThan(5);
+      expect(new Set(widths), String(widths)).toHaveLength(1);
+      await shot(p, `r3-04-fields-${vp.width}`);
+      await p.context().close();
+    }
+  });
+
+  it('5. the Export / import menu closes on an outside click and on Escape', async () => {
+    const p = await open('#/collections/posts', NARROW);
+    await rows(p).first().waitFor();
+    const button = p.getByRole('button', { name: 'Export / import' });
+    const menu = p.getByRole('menu');
+    await button.click();
+    await menu.waitFor();
+    await shot(p, 'r3-05-menu-800');
+    await p.locator('.page-title h1').click();
+    await menu.waitFor({ state: 'detached' });
+    await button.click();
+    await menu.waitFor();
+    await p.keyboard.press('Escape');
+    await menu.waitFor({ state: 'detached' });
+    expect(await hash(p)).toBe('#/collections/posts');
+  });
+
+  it('6. "Cannot be blank." goes from beside the collection name once a name is typed', async () => {
+    const p = await open('#/new-collection', WIDE);
+    await p.getByRole('button', { name: 'Create collection' }).click();
+    const error = p.locator('.form-field', { has: p.locator('#col-name') }).locator('.error-text');
+    await expect.poll(() => error.textContent()).toMatch(/blank/i);
+    await p.locator('#col-name').fill('n');
+    await error.waitFor({ state: 'detached', timeout: 1000 });
+    await shot(p, 'r3-06-name-1920');
+  });
+
+  it('7. Sessions fits 800 px, pages past ten sign-ins, and shows when each was last active', async () => {
+    for (let i = 0; i < 12; i++) await seeder.signIn(undefined, undefined, undefined, `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 run${i}`);
+    for (const vp of [NARROW, WIDE]) {
+      const p = await open('#/sessions', vp);
+      const revoke = p.getByRole('button', { name: 'Revoke' }).first();
+      await revoke.waitFor();
+      const r = (await revoke.boundingBox())!;
+      expect(r.x + r.width).toBeLessThanOrEqual(vp.width - 8);
+      expect(await p.locator('.sessions-table tbody tr').count()).toBe(10);
+      await expect.poll(() => p.locator('.pager-range').textContent()).toMatch(/^1–10 of 1[3-9]$/);
+      expect(await p.locator('.sessions-table thead').textContent()).toContain('Last active');
+      expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(vp.width);
+      await shot(p, `r3-07-sessions-${vp.width}`);
+      await p.getByRole('button', { name: /Next/ }).click();
+      await expect.poll(() => p.locator('.pager-range').textContent()).toMatch(/^11–/);
+      await p.context().close();
+    }
+  });
+
+  it('8. column headers are not cut ("emailVisibility" in full)', async () => {
+    for (const vp of [NARROW, WIDE]) {
+      const p = await open('#/collections/users', vp);
+      await rows(p).first().waitFor();
+      const cut = await p.locator('.records thead .th-sort > span:first-child').evaluateAll((els) =>
+        els.filter((e) => e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right > e.parentElement!.getBoundingClientRect().right).map((e) => e.textContent),
+      );
+      expect(cut).toEqual([]);
+      expect(await p.locator('.records thead').textContent()).toContain('emailVisibility');
+      await shot(p, `r3-08-headers-${vp.width}`);
+      await p.context().close();
+    }
+  });
+
+  it('9. at 800 px Escape closes the slide-out menu and gives focus back to its button', async () => {
+    const p = await open('#/collections/posts', NARROW);
+    await rows(p).first().waitFor();
+    await p.getByRole('button', { name: 'Open menu' }).click();
+    await expect.poll(() => p.locator('.shell.menu-open').count()).toBe(1);
+    await shot(p, 'r3-09-menu-open-800');
+    await p.keyboard.press('Escape');
+    await expect.poll(() => p.locator('.shell.menu-open').count()).toBe(0);
+    expect(await p.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Open menu');
+  });
+
+  it('10. with the server unreachable, Refresh keeps the rows and says so in words; the card shows the logo', async () => {
+    for (const vp of [NARROW, WIDE]) {
+      const p = await open('#/collections/posts', vp);
+      await rows(p).first().waitFor();
+      const before = await rows(p).count();
+      await p.route('**/api/**', (route) => route.abort('connectionrefused'));
+      await p.getByRole('button', { name: 'Refresh' }).click();
+      const alert = p.locator('.records .alert-error');
+      await alert.waitFor();
+      expect(await alert.textContent()).toMatch(/Cannot reach the server/);
+      expect(await p.locator('body').textContent()).not.toMatch(/Failed to fetch/);
+      expect(await rows(p).count()).toBe(before);
+      await shot(p, `r3-10-unreachable-${vp.width}`);
+      await p.reload();
+      await p.getByRole('button', { name: 'Try again' }).waitFor();
+      const mark = await box(p, '.card .brand-mark');
+      expect(mark.width).toBeGreaterThan(20);
+      expect(await p.locator('.card').textContent()).not.toMatch(/Failed to fetch/);
+      await shot(p, `r3-10-card-${vp.width}`);
+      await p.unroute('**/api/**');
+      await p.getByRole('button', { name: 'Try again' }).click();
+      await rows(p).first().waitFor();
+      await p.context().close();
+    }
+  });
+
+  it('11. every text on the main pages reaches 4.5:1 against its background (WCAG AA)', async () => {
+    const failures: string[] = [];
+    for (const vp of [NARROW, WIDE]) {
+      for (const h of ['#/collections/posts', '#/collections/users/settings', '#/collections/posts/api', '#/sessions', '#/data']) {
+        const p = await open(h, vp);
+        await p.waitForTimeout(600);
+        failures.push(...(await p.evaluate(contrastFailures)).map((f) => `${vp.width} ${h}: ${f}`));
+        await p.context().close();
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+});
+
+/** In the page: visible text whose colour is under 4.5:1 against the first opaque background behind it. */
+function contrastFailures(): string[] {
+  const parse = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+  const lum = ([r, g, b]: number[]) => {
+    const f = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r!) + 0.7152 * f(g!) + 0.0722 * f(b!);
+  };
+  const bgOf = (el: Element | null): number[] => {
+    for (; el; el = el.parentElement) {
+      const c = parse(getComputedStyle(el).backgroundColor);
+      if (c.length >= 3 && (c.length === 3 || c[3]! > 0.5)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const out: string[] = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!el || !n.textContent?.trim()) continue;
+    if (el.closest('[disabled], [aria-hidden="true"], .sr-only, option, .toast')) continue;
+    const rect = el.getBoundingClientRect();
+    if (rect.width === 0 || rect.height === 0) continue;
+    const style = getComputedStyle(el);
+    if (style.visibility === 'hidden' || Number(style.opacity) < 0.5) continue;
+    const size = parseFloat(style.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+    const fg = parse(style.color);
+    const a = lum(fg.slice(0, 3));
+    const b = lum(bgOf(el));
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    if (ratio < (large ? 3 : 4.5)) out.push(`"${n.textContent.trim().slice(0, 30)}" ${style.color} ${ratio.toFixed(2)}:1 (${el.className || el.tagName})`);
+  }
+  return [...new Set(out)];
+}
+
+describe('the forgiving search box', () => {
+  it('plain words search the text fields; an expression filters as before', async () => {
+    for (const vp of [NARROW, WIDE]) {
+      const p = await open('#/collections/posts', vp);
+      await rows(p).first().waitFor();
+      const box = p.getByLabel('Filter records');
+      await box.fill('Ada Lovelace');
+      await p.keyboard.press('Enter');
+      await expect.poll(() => rows(p).count()).toBe(2);
+      expect(await p.locator('.filter-error').count()).toBe(0);
+      expect(await p.locator('.search-note').textContent()).toContain('Ada Lovelace');
+      expect(await hash(p)).toContain('filter=Ada Lovelace');
+      await shot(p, `r3-search-words-${vp.width}`);
+      await box.fill('views > 40');
+      await p.keyboard.press('Enter');
+      await expect.poll(() => rows(p).count()).toBe(4);
+      expect(await p.locator('.search-note').count()).toBe(0);
+      await p.context().close();
+    }
+  });
+
+  it('Escape closes the suggestions and keeps the text; recent filters come back from the history', async () => {
+    const p = await open('#/collections/posts', WIDE);
+    await rows(p).first().waitFor();
+    const box = p.getByLabel('Filter records');
+    await box.fill('views > 40');
+    await p.keyboard.press('Enter');
+    await expect.poll(() => rows(p).count()).toBe(4);
+    await box.fill('');
+    await box.pressSequentially('titl');
+    await p.getByRole('listbox', { name: 'Suggestions' }).waitFor();
+    await p.keyboard.press('Escape');
+    await p.getByRole('listbox', { name: 'Suggestions' }).waitFor({ state: 'detached' });
+    expect(await box.inputValue()).toBe('titl');
+    await p.keyboard.press('Escape');
+    expect(await box.inputValue()).toBe('titl');
+    expect(await hash(p)).toContain('filter=views > 40');
+    await box.fill('Post 1');
+    await p.keyboard.press('Enter');
+    await expect.poll(() => rows(p).count()).toBe(10);
+    // An empty box offers the recent filters, newest first; picking one applies it.
+    await p.getByRole('button', { name: 'Clear filter' }).click();
+    await box.click();
+    const list = p.getByRole('listbox', { name: 'Suggestions' });
+    await list.waitFor();
+    expect(await list.locator('[role=option] .mono').allTextContents()).toEqual(['Post 1', 'views > 40']);
+    await shot(p, 'r3-search-history-1920');
+    await list.getByRole('option', { name: /views > 40/ }).click();
+    await expect.poll(() => rows(p).count()).toBe(4);
+    expect(await hash(p)).toContain('filter=views > 40');
+  });
+
+  it('the filter box keeps its width when the Columns count appears', async () => {
+    for (const vp of [NARROW, WIDE]) {
+      const p = await open('#/collections/posts', vp);
+      await rows(p).first().waitFor();
+      const width = async () => (await box(p, '.filter-box')).width;
+      const before = await width();
+      await p.getByRole('button', { name: 'Columns' }).click();
+      await p.getByRole('group', { name: 'Visible columns' }).getByLabel('views').uncheck();
+      await p.keyboard.press('Escape');
+      await p.locator('.column-count').waitFor();
+      expect(await width()).toBe(before);
+      await shot(p, `r3-search-columns-${vp.width}`);
+      await p.getByRole('button', { name: 'Columns' }).click();
+      await p.getByRole('button', { name: 'Show all' }).click();
+      await p.context().close();
+    }
+  });
+});
+
+describe('first-run setup', () => {
+  it('2. the setup link fills the token when /_/ is already open in the tab, and an error is said once', async () => {
+    const fresh = await startApp(await buildRenderer());
+    try {
+      const context = await browser.newContext({ viewport: NARROW });
+      const p = (page = await context.newPage());
+      await p.goto(`${fresh.url}/_/`);
+      const token = p.locator('#setup-token');
+      await token.waitFor();
+      expect(await token.inputValue()).toBe('');
+      // An old link first: its token fills the field, and the refusal is said once.
+      await p.goto(`${fresh.url}/_/#/setup?token=not-the-token`);
+      await expect.poll(() => token.inputValue()).toBe('not-the-token');
+      await p.locator('#setup-email').fill('owner@example.com');
+      await p.locator('#setup-password').fill('correct-horse-battery');
+      await p.locator('#setup-confirm').fill('correct-horse-battery');
+      await p.getByRole('button', { name: /Create superuser/ }).click();
+      const alert = p.locator('.card .alert-error');
+      await alert.waitFor();
+      const said = (await alert.textContent()) ?? '';
+      expect(said.match(/log/g)?.length).toBe(1);
+      await shot(p, 'r3-02-setup-refused-800');
+      // The link the server printed, opened in the same tab: only the hash changes.
+      await p.goto(`${fresh.url}/_/#/setup?token=${encodeURIComponent(fresh.setupToken()!)}`);
+      await expect.poll(() => token.inputValue()).toBe(fresh.setupToken());
+      await alert.waitFor({ state: 'detached' });
+      await p.setViewportSize(WIDE);
+      await shot(p, 'r3-02-setup-link-1920');
+      await p.getByRole('button', { name: /Create superuser/ }).click();
+      await p.locator('.sidebar').waitFor();
+    } finally {
+      await fresh.close();
+    }
+  });
+});
