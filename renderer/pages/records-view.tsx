@@ -129,8 +129,10 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
   const toggleSort = (key: string) => list.set({ sort: q().sort === key ? `-${key}` : q().sort === `-${key}` ? '' : key });
   const reload = () => setVersion(version() + 1);
   const filterError = () => (data.error instanceof ApiError && data.error.status === 400 && q().filter !== '' ? data.error : undefined);
-  const open = (r: RecordModel | 'new') => list.set({ record: r === 'new' ? 'new' : r.id }, { push: true });
-  const close = () => list.set({ record: null });
+  // Duplicate's values for the next new-record panel; any other way to a new record starts empty.
+  const [prefill, setPrefill] = createSignal<Record<string, unknown> | null>(null);
+  const open = (r: RecordModel | 'new') => (setPrefill(null), list.set({ record: r === 'new' ? 'new' : r.id }, { push: true }));
+  const close = () => (setPrefill(null), list.set({ record: null }));
   // another client's writes show up without a manual refresh (rows that come back unchanged keep their DOM)
   useLive(app.api, () => [`${props.collection.name}/*`], reload);
 
@@ -241,9 +243,19 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
           <RecordPanel
             collection={props.collection}
             record={rec === 'new' ? undefined : rec}
+            initial={rec === 'new' ? (prefill() ?? undefined) : undefined}
             expand={expand()}
             onClose={close}
-            onSaved={() => (close(), reload())}
+            onSaved={(saved, keepOpen) => {
+              // Save and continue: a new record's panel moves to the record it created.
+              if (keepOpen && saved) list.set({ record: saved.id });
+              else close();
+              reload();
+            }}
+            onDuplicate={(values) => {
+              setPrefill(values);
+              list.set({ record: 'new' }, { push: true });
+            }}
           />
         )}
       </Show>

@@ -13,6 +13,7 @@ let app: TestApp;
 let browser: Browser;
 let seeder: Seeder;
 let page: Page | undefined;
+let userIds: string[] = [];
 
 beforeAll(async () => {
   app = await startApp(await buildRenderer());
@@ -32,6 +33,16 @@ beforeAll(async () => {
     ],
   });
   const u = await seeder.seed('users', 30, (i) => ({ email: `user${i}@example.com`, name: ['Ada Lovelace', 'Alan Turing', 'Grace Hopper'][i % 3] + ` ${i}`, password: 'password123', passwordConfirm: 'password123' }));
+  userIds = u.map((x) => x.id);
+  await seeder.call('POST', '/collections', {
+    name: 'notes',
+    fields: [
+      { name: 'title', type: 'text', required: true },
+      { name: 'slug', type: 'text', required: true },
+      { name: 'people', type: 'relation', collectionId: users.id, maxSelect: 5 },
+    ],
+  });
+  await seeder.call('POST', '/collections/notes/records', { title: 'Team', slug: 'team', people: userIds.slice(0, 5) });
   await seeder.seed('posts', 45, (i) => ({ title: i === 7 ? 'About Ada Lovelace' : `Post ${String(i).padStart(2, '0')}`, summary: i === 9 ? 'written by ada lovelace' : 'plain', views: i, author: u[i % 30]!.id }));
 });
 
@@ -363,6 +374,126 @@ describe('first-run setup', () => {
       await p.locator('.sidebar').waitFor();
     } finally {
       await fresh.close();
+    }
+  });
+});
+
+describe('the record form and the relation picker', () => {
+  const panelTitle = (p: Page) => p.locator('.panel-header h2');
+  /** Every button of the panel's footer is inside the window, none cut. */
+  const footerFits = (p: Page) =>
+    p.locator('.panel-footer button').evaluateAll((els) => els.every((e) => e.getBoundingClientRect().right <= window.innerWidth && e.scrollWidth <= e.clientWidth + 1));
+  const active = (p: Page) => p.evaluate(() => document.activeElement?.id || document.activeElement?.getAttribute('aria-label'));
+
+  it('focus starts on the first field people fill (not id); after a failed save it moves to the first invalid field', async () => {
+    for (const vp of [NARROW, WIDE]) {
+      const p = await open('#/collections/posts?record=new', vp);
+      await p.locator('.panel').waitFor();
+      await expect.poll(() => active(p)).toBe('rf-title');
+      await p.goto(`${app.url}/_/#/collections/users?record=new`);
+      await expect.poll(() => active(p)).toBe('rf-email');
+      await p.goto(`${app.url}/_/#/collections/notes?record=new`);
+      await expect.poll(() => active(p)).toBe('rf-title');
+      await p.locator('#rf-title').fill('Only a title');
+      await p.getByRole('button', { name: 'Create', exact: true }).click();
+      await expect.poll(() => active(p)).toBe('rf-slug');
+      expect(await p.locator('.form-field[data-field="slug"] .error-text').textContent()).toMatch(/blank/i);
+      expect(await footerFits(p)).toBe(true);
+      await shot(p, `r3-form-invalid-${vp.width}`);
+      await p.context().close();
+    }
+  });
+
+  it('Save and continue keeps the panel on the saved record; Duplicate opens a new record with its values', async () => {
+    const p = await open('#/collections/notes?record=new', WIDE);
+    await p.locator('#rf-title').fill('Kept open');
+    await p.locator('#rf-slug').fill('kept-open');
+    await p.getByRole('button', { name: 'Save and continue' }).click();
+    await expect.poll(() => panelTitle(p).textContent()).toMatch(/^Edit/);
+    await expect.poll(() => hash(p)).toMatch(/record=\w{15}/);
+    const id = (await hash(p)).match(/record=(\w{15})/)![1]!;
+    expect((await seeder.call<{ title: string }>('GET', `/collections/notes/records/${id}`)).title).toBe('Kept open');
+    await p.locator('#rf-title').fill('Kept open, edited');
+    await p.getByRole('button', { name: 'Save and continue' }).click();
+    await p.locator('.toast-success', { hasText: 'Record saved.' }).waitFor();
+    await expect.poll(async () => (await seeder.call<{ title: string }>('GET', `/collections/notes/records/${id}`)).title).toBe('Kept open, edited');
+    expect(await p.locator('.panel').count()).toBe(1);
+    await shot(p, 'r3-form-continue-1920');
+    // Nothing unsaved after it: Duplicate is enabled, and copies the values into a new record.
+    await p.getByRole('button', { name: 'Duplicate' }).click();
+    await expect.poll(() => panelTitle(p).textContent()).toMatch(/^New/);
+    expect(await p.locator('#rf-title').inputValue()).toBe('Kept open, edited');
+    await p.locator('#rf-slug').fill('kept-open-copy');
+    await p.getByRole('button', { name: 'Create', exact: true }).click();
+    await p.locator('.panel').waitFor({ state: 'detached' });
+    const copies = await seeder.call<{ items: Array<{ id: string; slug: string }> }>('GET', `/collections/notes/records?filter=${encodeURIComponent('title = "Kept open, edited"')}`);
+    expect(copies.items.map((r) => r.slug).sort()).toEqual(['kept-open', 'kept-open-copy']);
+  });
+
+  it('the relation picker focuses its search, pages past 20 with a count, and creates the related record in place', async () => {
+    for (const vp of [NARROW, WIDE]) {
+      const p = await open('#/collections/posts?record=new', vp);
+      await p.locator('#rf-title').fill(`With a new author ${vp.width}`);
+      await p.locator('#rf-author').click();
+      await expect.poll(() => active(p)).toBe('Search related records');
+      const count = p.locator('.picker-count');
+      await expect.poll(() => count.textContent()).toMatch(/^20 of \d+$/);
+      const total = Number((await count.textContent())!.split(' of ')[1]);
+      expect(total).toBeGreaterThanOrEqual(30);
+      await p.getByRole('button', { name: /Show \d+ more/ }).click();
+      await expect.poll(() => count.textContent()).toBe(`${Math.min(40, total)} of ${total}`);
+      await shot(p, `r3-relation-picker-${vp.width}`);
+      await p.getByRole('button', { name: '+ New users' }).click();
+      await expect.poll(() => p.locator('.panel').count()).toBe(2);
+      await p.locator('#rf2-email').fill(`new.author.${vp.width}@example.com`);
+      await p.locator('#rf2-password').fill('password123');
+      await p.locator('#rf2-password-confirm').fill('password123');
+      await p.locator('#rf2-name').fill(`New Author ${vp.width}`);
+      await shot(p, `r3-relation-create-${vp.width}`);
+      await p.locator('.panel').nth(1).getByRole('button', { name: 'Create', exact: true }).click();
+      await expect.poll(() => p.locator('.panel').count()).toBe(1);
+      await expect.poll(() => p.locator('.relation .chip-on').textContent()).toContain(`New Author ${vp.width}`);
+      await p.getByRole('button', { name: 'Create', exact: true }).click();
+      await p.locator('.panel').waitFor({ state: 'detached' });
+      const made = await seeder.call<{ items: Array<{ expand: { author: { email: string } } }> }>('GET', `/collections/posts/records?expand=author&filter=${encodeURIComponent(`title = "With a new author ${vp.width}"`)}`);
+      expect(made.items[0]!.expand.author.email).toBe(`new.author.${vp.width}@example.com`);
+      await p.context().close();
+    }
+  });
+
+  it('reorders a multiple relation by dragging a chip (and by Alt+Arrow); grid chips end in "…"', async () => {
+    const note = (await seeder.call<{ items: Array<{ id: string }> }>('GET', '/collections/notes/records?filter=slug%3D%22team%22')).items[0]!;
+    const p = await open(`#/collections/notes?record=${note.id}`, WIDE);
+    const chips = p.locator('.relation .chip-on');
+    await expect.poll(() => chips.count()).toBe(5);
+    await chips.nth(4).dragTo(chips.nth(0));
+    const order = () => chips.evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.id));
+    await expect.poll(order).toEqual([userIds[4], userIds[0], userIds[1], userIds[2], userIds[3]]);
+    await p.locator('.relation .chip-move').nth(1).focus();
+    await p.keyboard.press('Alt+ArrowRight');
+    await expect.poll(order).toEqual([userIds[4], userIds[1], userIds[0], userIds[2], userIds[3]]);
+    expect(await footerFits(p)).toBe(true);
+    await shot(p, 'r3-relation-reorder-1920');
+    await p.setViewportSize(NARROW);
+    expect(await footerFits(p)).toBe(true);
+    await shot(p, 'r3-relation-reorder-800');
+    await p.setViewportSize(WIDE);
+    await p.getByRole('button', { name: 'Save changes' }).click();
+    await p.locator('.panel').waitFor({ state: 'detached' });
+    expect((await seeder.call<{ people: string[] }>('GET', `/collections/notes/records/${note.id}`)).people).toEqual([userIds[4], userIds[1], userIds[0], userIds[2], userIds[3]]);
+    for (const vp of [NARROW, WIDE]) {
+      await p.setViewportSize(vp);
+      const cut = await p.locator(`.records tr[data-id="${note.id}"] td .chip`).evaluateAll((els) =>
+        els.map((e) => {
+          const td = e.closest('td')!.getBoundingClientRect();
+          const r = e.getBoundingClientRect();
+          return { ellipsis: getComputedStyle(e).textOverflow, overflowing: e.scrollWidth > e.clientWidth, inside: r.left >= td.left - 1 && (r.right <= td.right + 1 || r.left >= td.right) };
+        }),
+      );
+      expect(cut.length).toBe(5);
+      expect(cut.every((c) => c.ellipsis === 'ellipsis')).toBe(true);
+      expect(cut.some((c) => c.overflowing)).toBe(true);
+      await shot(p, `r3-grid-chips-${vp.width}`);
     }
   });
 });
