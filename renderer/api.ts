@@ -236,6 +236,8 @@ export function createApi(options: ApiOptions) {
     /** The URL of a stored file (`thumb`: one of the field's sizes, or 100x100). */
     fileUrl: (collectionId: string, recordId: string, name: string, thumb?: string) =>
       `${base}/files/${enc(collectionId)}/${enc(recordId)}/${enc(name)}${thumb ? `?thumb=${enc(thumb)}` : ''}`,
+    /** POST /files/token: a short-lived token that opens protected files (and backup downloads). */
+    fileToken: async () => (await request<{ token: string }>('POST', '/files/token')).token,
     /** POST /backup/restore: swaps a backup zip in; answers what it lacked and where the previous data went. */
     restoreBackup: (archive: Blob) => request<{ missingFiles: string[]; previous: string }>('POST', '/backup/restore', { raw: { blob: archive, type: 'application/zip' } }),
     deleteRecord: (c: string, id: string) => request<void>('DELETE', `${records(c)}/${enc(id)}`),

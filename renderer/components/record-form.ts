@@ -119,7 +119,7 @@ export function createRecordForm(props: RecordFormProps, app: AppCtx, toast: (me
   const focusFirstInvalid = () =>
     requestAnimationFrame(() => {
       const form = `#${props.formId ?? 'record-form'}`;
-      const field = document.querySelector<HTMLElement>(`${form} .form-field.has-error, ${form} [aria-invalid="true"]`);
+      const field = document.querySelector<HTMLElement>(`${form} .form-field.has-error, ${form} [aria-invalid="true"], ${form} .code-invalid`);
       const control = field?.matches('input, select, textarea, [contenteditable="true"]') ? field : field?.querySelector<HTMLElement>('input:not([type=hidden]):not([disabled]), select, textarea, [contenteditable="true"], button');
       control?.focus();
       field?.scrollIntoView({ block: 'nearest' });

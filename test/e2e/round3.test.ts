@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { buildRenderer, launchBrowser, shot, startApp, type TestApp } from './helpers.js';
 import { createSeeder, type Seeder } from './api-seed.js';
+import sharp from 'sharp';
 
 const NARROW = { width: 800, height: 600 };
 const WIDE = { width: 1920, height: 1080 };
@@ -40,6 +41,7 @@ beforeAll(async () => {
       { name: 'title', type: 'text', required: true },
       { name: 'slug', type: 'text', required: true },
       { name: 'people', type: 'relation', collectionId: users.id, maxSelect: 5 },
+      { name: 'files', type: 'file', maxSelect: 2 },
     ],
   });
   await seeder.call('POST', '/collections/notes/records', { title: 'Team', slug: 'team', people: userIds.slice(0, 5) });
@@ -494,6 +496,117 @@ describe('the record form and the relation picker', () => {
       expect(cut.every((c) => c.ellipsis === 'ellipsis')).toBe(true);
       expect(cut.some((c) => c.overflowing)).toBe(true);
       await shot(p, `r3-grid-chips-${vp.width}`);
+    }
+  });
+});
+
+describe('editors: JSON, long text, rich text, file preview', () => {
+  /** CSP refusals the page logs (none may happen: the editors live within the admin UI's CSP). */
+  const cspErrors = (p: Page) => {
+    const seen: string[] = [];
+    p.on('console', (m) => /Content Security Policy/i.test(m.text()) && seen.push(`${m.text().slice(0, 60)} at ${JSON.stringify(m.location())}`));
+    return seen;
+  };
+
+  it('JSON: highlighted, checked as you type, saved as JSON; long text grows with its lines', async () => {
+    for (const vp of [NARROW, WIDE]) {
+      const p = await open('#/collections/posts?record=new', vp);
+      const csp = cspErrors(p);
+      const editor = p.locator('.code-host .cm-content');
+      await editor.waitFor();
+      expect(await editor.getAttribute('id')).toBe('rf-meta');
+      await p.locator('#rf-title').fill(`json ${vp.width}`);
+      await editor.click();
+      await p.keyboard.type('{"tags": ["a", ');
+      await expect.poll(() => p.locator('.form-field[data-field="meta"] .error-text').textContent()).toMatch(/Not valid JSON/);
+      expect(await p.locator('.code-host.code-invalid').count()).toBe(1);
+      await p.keyboard.type('"b"], "n": 2');
+      await p.locator('.form-field[data-field="meta"] .error-text').waitFor({ state: 'detached' });
+      // highlighted: property names and strings get their own styles
+      expect(await p.locator('.code-host .cm-line span').count()).toBeGreaterThan(3);
+      const summary = p.locator('#rf-summary');
+      const oneLine = (await summary.boundingBox())!.height;
+      await summary.fill('one\ntwo\nthree\nfour\nfive\nsix');
+      await expect.poll(async () => (await summary.boundingBox())!.height).toBeGreaterThan(oneLine * 3);
+      await shot(p, `r3-editors-json-${vp.width}`);
+      await p.getByRole('button', { name: 'Create', exact: true }).click();
+      await p.locator('.panel').waitFor({ state: 'detached' });
+      const made = await seeder.call<{ items: Array<{ meta: unknown; summary: string }> }>('GET', `/collections/posts/records?filter=${encodeURIComponent(`title = "json ${vp.width}"`)}`);
+      expect(made.items[0]).toMatchObject({ meta: { tags: ['a', 'b'], n: 2 }, summary: 'one\ntwo\nthree\nfour\nfive\nsix' });
+      expect(csp).toEqual([]);
+      await p.context().close();
+    }
+  });
+
+  it('rich text: a WYSIWYG editor whose output is clean HTML (scripts and handlers in stored content are dropped)', async () => {
+    const hostile = await seeder.call<{ id: string }>('POST', '/collections/posts/records', {
+      title: 'hostile body',
+      body: '<p onclick="window.__pwned=1">Hi<script>window.__pwned=2</script></p><img src="x" onerror="window.__pwned=3"><a href="javascript:window.__pwned=4">bad link</a>',
+    });
+    for (const vp of [NARROW, WIDE]) {
+      const p = await open('#/collections/posts?record=new', vp);
+      const csp = cspErrors(p);
+      const body = p.locator('.rich-text-content');
+      await body.waitFor();
+      expect(await body.getAttribute('id')).toBe('rf-body');
+      await p.locator('#rf-title').fill(`rich ${vp.width}`);
+      await body.click();
+      await p.getByRole('button', { name: 'Bold', exact: true }).click();
+      await p.keyboard.type('Hello');
+      expect(await p.getByRole('button', { name: 'Bold', exact: true }).getAttribute('aria-pressed')).toBe('true');
+      await p.keyboard.press('Enter');
+      await p.getByRole('button', { name: 'Bulleted list' }).click();
+      await p.keyboard.type('one');
+      await shot(p, `r3-editors-rich-${vp.width}`);
+      await p.getByRole('button', { name: 'Create', exact: true }).click();
+      await p.locator('.panel').waitFor({ state: 'detached' });
+      const made = await seeder.call<{ items: Array<{ body: string }> }>('GET', `/collections/posts/records?filter=${encodeURIComponent(`title = "rich ${vp.width}"`)}`);
+      expect(made.items[0]!.body).toBe('<p><strong>Hello</strong></p><ul><li><p>one</p></li></ul>');
+      // Stored HTML with scripts and handlers: nothing runs, and an edit saves only clean HTML.
+      // Nothing the editor needs is refused by the admin UI's CSP (script-src 'self'; styles inline).
+      expect(csp).toEqual([]);
+      await p.goto(`${app.url}/_/#/collections/posts?record=${hostile.id}`);
+      await body.waitFor();
+      await expect.poll(() => body.textContent()).toContain('Hi');
+      await body.click();
+      await p.keyboard.press('Control+End');
+      await p.keyboard.type(' there');
+      await p.getByRole('button', { name: 'Save changes' }).click();
+      await p.locator('.panel').waitFor({ state: 'detached' });
+      const saved = (await seeder.call<{ body: string }>('GET', `/collections/posts/records/${hostile.id}`)).body;
+      expect(saved).toContain('there');
+      expect(saved).not.toMatch(/script|onclick|onerror|javascript:|<img/i);
+      // The handlers never ran (the parse is inert; Chromium still reports the attributes to the CSP).
+      expect(await p.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+      await p.context().close();
+    }
+  });
+
+  it('files open in a preview window (images at full size, ← → between them, Escape closes)', async () => {
+    const png = (color: string, w: number) => sharp({ create: { width: w, height: 30, channels: 3, background: color } }).png().toBuffer();
+    const form = new FormData();
+    form.append('title', 'With files');
+    form.append('slug', 'with-files');
+    form.append('files', new Blob([await png('#e11d48', 64)], { type: 'image/png' }), 'red.png');
+    form.append('files', new Blob([await png('#2563eb', 48)], { type: 'image/png' }), 'blue.png');
+    const res = await fetch(`${app.url}/api/collections/notes/records`, { method: 'POST', headers: { authorization: `Bearer ${seeder.token}` }, body: form });
+    const rec = (await res.json()) as { id: string; files: string[] };
+    expect(rec.files).toHaveLength(2);
+    for (const vp of [NARROW, WIDE]) {
+      const p = await open(`#/collections/notes?record=${rec.id}`, vp);
+      await p.getByRole('button', { name: `Preview ${rec.files[0]}` }).click();
+      const dialog = p.getByRole('dialog', { name: /^Preview of/ });
+      await dialog.waitFor();
+      const img = dialog.locator('img');
+      await expect.poll(() => img.evaluate((i: HTMLImageElement) => i.naturalWidth)).toBe(64);
+      await shot(p, `r3-file-preview-${vp.width}`);
+      await p.keyboard.press('ArrowRight');
+      await expect.poll(() => img.evaluate((i: HTMLImageElement) => i.naturalWidth)).toBe(48);
+      await p.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      // the record panel stays open behind it
+      expect(await p.locator('.panel').count()).toBe(1);
+      await p.context().close();
     }
   });
 });
