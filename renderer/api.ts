@@ -52,6 +52,13 @@ export interface RecordModel {
   [field: string]: unknown;
 }
 
+/** One zip of the backups folder. */
+export interface BackupFile {
+  key: string;
+  size: number;
+  modified: string;
+}
+
 export interface SessionInfo {
   id: string;
   created: string;
@@ -236,6 +243,15 @@ export function createApi(options: ApiOptions) {
     /** The URL of a stored file (`thumb`: one of the field's sizes, or 100x100). */
     fileUrl: (collectionId: string, recordId: string, name: string, thumb?: string) =>
       `${base}/files/${enc(collectionId)}/${enc(recordId)}/${enc(name)}${thumb ? `?thumb=${enc(thumb)}` : ''}`,
+    /** GET /backups: the zips of the data folder's backups/, newest first (PocketBase's backups API). */
+    listBackups: () => request<BackupFile[]>('GET', '/backups'),
+    /** POST /backups: writes a backup of everything now into backups/ (`name` or deskbase-<time>.zip). */
+    createBackup: (name?: string) => request<void>('POST', '/backups', { body: name ? { name } : {} }),
+    deleteBackup: (key: string) => request<void>('DELETE', `/backups/${enc(key)}`),
+    /** POST /backups/{key}/restore: swaps that backup in (the data it replaces is kept as a zip too). */
+    restoreBackupKey: (key: string) => request<{ missingFiles: string[]; previous: string }>('POST', `/backups/${enc(key)}/restore`),
+    /** A backup's download link, opened with a file token (a plain link, as large as the backup). */
+    backupUrl: (key: string, token: string) => `${base}/backups/${enc(key)}?token=${enc(token)}`,
     /** POST /files/token: a short-lived token that opens protected files (and backup downloads). */
     fileToken: async () => (await request<{ token: string }>('POST', '/files/token')).token,
     /** POST /backup/restore: swaps a backup zip in; answers what it lacked and where the previous data went. */

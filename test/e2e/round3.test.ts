@@ -610,3 +610,41 @@ describe('editors: JSON, long text, rich text, file preview', () => {
     }
   });
 });
+
+// Last in the file: a restore replaces the data every test above used.
+describe('backups list', () => {
+  it('lists the backups folder: create, download, restore (the sidebar follows), delete', async () => {
+    const p = await open('#/data', NARROW);
+    const table = p.locator('.backups-table');
+    await expect.poll(() => table.locator('tbody').textContent()).toContain('No backups');
+    await p.getByRole('button', { name: 'Create backup' }).click();
+    const row = table.locator('tbody tr[data-key^="deskbase-"]');
+    await row.waitFor();
+    const key = (await row.getAttribute('data-key'))!;
+    await shot(p, 'r3-backups-800');
+    const [download] = await Promise.all([p.waitForEvent('download'), p.getByRole('button', { name: `Download ${key}` }).click()]);
+    expect(download.suggestedFilename()).toBe(key);
+    // a collection made after the backup: gone once it is restored, from the sidebar too
+    await seeder.call('POST', '/collections', { name: 'ephemeral', fields: [{ name: 'title', type: 'text' }] });
+    await p.reload();
+    await p.getByRole('button', { name: 'Open menu' }).click();
+    await p.locator('.sidebar', { hasText: 'ephemeral' }).waitFor();
+    await p.keyboard.press('Escape');
+    await p.getByRole('button', { name: `Restore ${key}` }).click();
+    await p.getByRole('button', { name: 'Replace all data' }).click();
+    await p.locator('.toast-success', { hasText: `Restored ${key}` }).waitFor({ timeout: 20_000 });
+    await p.getByRole('button', { name: 'Open menu' }).click();
+    await expect.poll(() => p.locator('.sidebar').textContent()).not.toContain('ephemeral');
+    expect(await p.locator('.sidebar').textContent()).toContain('posts');
+    await p.keyboard.press('Escape');
+    const kept = table.locator('tbody tr[data-key^="before-restore-"]');
+    await kept.waitFor();
+    await p.setViewportSize(WIDE);
+    await shot(p, 'r3-backups-1920');
+    const keptKey = (await kept.getAttribute('data-key'))!;
+    await p.getByRole('button', { name: `Delete ${keptKey}` }).click();
+    await p.getByRole('button', { name: 'Delete backup' }).click();
+    await kept.waitFor({ state: 'detached' });
+    expect((await seeder.call<Array<{ key: string }>>('GET', '/backups')).map((b) => b.key)).toEqual([key]);
+  });
+});
