@@ -33,7 +33,12 @@ export function DataPage(): JSX.Element {
           </>
         )}
       </Show>
-      <BackupCard onRestored={async () => (await restored(), setListKey(listKey() + 1))} />
+      <BackupCard
+        onRestored={async () => {
+          await restored();
+          setListKey(listKey() + 1);
+        }}
+      />
       <Show when={listKey() + 1} keyed>
         <BackupsList onRestored={restored} />
       </Show>
