@@ -171,7 +171,8 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
       </Show>
       <Show when={searching()}>
         <p class="search-note muted">
-          Searching {searchableFields(props.collection).join(', ')} for “{q().filter}”. A filter such as <code>title ~ "{q().filter}"</code> narrows it.
+          Searching {searchableFields(props.collection).join(', ')} for “{q().filter}”. A filter such as{' '}
+          <code>{searchableFields(props.collection).find((f) => f !== 'id') ?? 'id'} ~ "{q().filter}"</code> narrows it.
         </p>
       </Show>
       <Show when={filterError()}>
