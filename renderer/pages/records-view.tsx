@@ -83,6 +83,15 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
   // no answer at all (server unreachable) the rows already shown stay, under a notice, instead of emptying.
   const unreachable = () => data.error instanceof ApiError && data.error.status === 0;
   const current = createMemo<ListPage | undefined>((prev) => (data.error ? (unreachable() ? prev : undefined) : (data.latest ?? prev)));
+  // The collection is gone on the server (deleted or restored away by another client): the collections
+  // are read again, so the page says "not found" and the sidebar drops it, instead of the server's words.
+  let recheckedGone = false;
+  createEffect(() => {
+    if (data.error instanceof ApiError && data.error.status === 404 && !recheckedGone) {
+      recheckedGone = true;
+      void app.reloadCollections();
+    }
+  });
   // A filter the server took goes into the box's history (one that it refused does not).
   createEffect(on(current, (d) => {
     const f = q().filter;

@@ -647,5 +647,18 @@ describe('backups list', () => {
     await p.getByRole('button', { name: 'Delete backup' }).click();
     await kept.waitFor({ state: 'detached' });
     expect((await seeder.call<Array<{ key: string }>>('GET', '/backups')).map((b) => b.key)).toEqual([key]);
+    // Another client restores while a collection made since is open here, with no live updates (the
+    // realtime stream refused): Refresh says the collection is gone, not the server's "Missing collection context".
+    await seeder.call('POST', '/collections', { name: 'ephemeral2', fields: [{ name: 'title', type: 'text' }] });
+    await p.route('**/api/realtime**', (route) => route.abort('connectionrefused'));
+    await p.goto(`${app.url}/_/#/collections/ephemeral2`);
+    await p.reload();
+    await p.locator('.records').waitFor();
+    await seeder.call('POST', `/backups/${key}/restore`);
+    await p.getByRole('button', { name: 'Refresh' }).click();
+    await p.getByText('Collection “ephemeral2” not found.').waitFor();
+    expect(await p.locator('.sidebar').textContent()).not.toContain('ephemeral2');
+    expect(await p.locator('body').textContent()).not.toContain('Missing collection context');
+    await shot(p, 'r3-backups-gone-1920');
   });
 });
