@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { buildRenderer, launchBrowser, shot, startApp, type TestApp } from './helpers.js';
-import { createSeeder, type Seeder } from './api-seed.js';
+import { createSeeder, EMAIL, PASSWORD, type Seeder } from './api-seed.js';
 import sharp from 'sharp';
 
 const NARROW = { width: 800, height: 600 };
@@ -609,6 +609,45 @@ describe('editors: JSON, long text, rich text, file preview', () => {
       expect(await p.locator('.panel').count()).toBe(1);
       await p.context().close();
     }
+  });
+});
+
+describe('page timings', () => {
+  it('logs sign-in to first rows and opening a 5,000-record collection (kept as the issue measured them)', async () => {
+    await seeder.call('POST', '/collections', { name: 'big', fields: [{ name: 'title', type: 'text' }, { name: 'n', type: 'number' }, { name: 'created', type: 'autodate', onCreate: true, onUpdate: false }] });
+    for (let b = 0; b < 100; b++) {
+      await seeder.call('POST', '/batch', { requests: Array.from({ length: 50 }, (_, i) => ({ method: 'POST', url: '/api/collections/big/records', body: { title: `Row ${b * 50 + i}`, n: b * 50 + i } })) });
+    }
+    expect((await seeder.call<{ totalItems: number }>('GET', '/collections/big/records?perPage=1')).totalItems).toBe(5000);
+    const signIn: number[] = [];
+    const openBig: number[] = [];
+    for (let run = 0; run < 3; run++) {
+      const context = await browser.newContext({ viewport: WIDE });
+      const p = (page = await context.newPage());
+      p.setDefaultTimeout(8000);
+      await p.goto(`${app.url}/_/#/login`);
+      await p.locator('#login-email').fill(EMAIL);
+      await p.locator('#login-password').fill(PASSWORD);
+      const t0 = Date.now();
+      await p.getByRole('button', { name: 'Sign in' }).click();
+      await rows(p).first().waitFor(); // the first collection, "big"
+      signIn.push(Date.now() - t0);
+      await p.locator('.sidebar a', { hasText: 'posts' }).click();
+      await expect.poll(() => hash(p)).toBe('#/collections/posts');
+      await rows(p).first().waitFor();
+      const t1 = Date.now();
+      await p.locator('.sidebar a', { hasText: 'big' }).click();
+      // the big collection's own page: its pager counts 5,000 (the rows of posts are gone)
+      await p.locator('.pager-range', { hasText: /of 5,000$/ }).waitFor();
+      await rows(p).first().waitFor();
+      openBig.push(Date.now() - t1);
+      await context.close();
+      page = undefined;
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1];
+    console.log(`[page-timings] sign-in to first rows ${signIn.join(', ')} ms (median ${median(signIn)}); 5,000-record collection ${openBig.join(', ')} ms (median ${median(openBig)})`);
+    expect(median(signIn)).toBeLessThan(3000);
+    expect(median(openBig)).toBeLessThan(3000);
   });
 });
 
