@@ -26,6 +26,9 @@ export interface ErrorData {
   [key: string]: FieldErrorDetail | ErrorData;
 }
 
+/** What a request that got no answer says (ApiError status 0). */
+export const UNREACHABLE = 'Cannot reach the server. Check that Deskbase is running, then try again.';
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -49,10 +52,19 @@ export interface RecordModel {
   [field: string]: unknown;
 }
 
+/** One zip of the backups folder. */
+export interface BackupFile {
+  key: string;
+  size: number;
+  modified: string;
+}
+
 export interface SessionInfo {
   id: string;
   created: string;
   expires: string;
+  /** The last request the session made (or its last sign-in or refresh); absent from older servers. */
+  lastActive?: string;
   userAgent: string;
   current: boolean;
   record?: { collectionName: string; id: string; email: string };
@@ -127,11 +139,18 @@ export function createApi(options: ApiOptions) {
     const form = opts.body instanceof FormData;
     if (opts.raw !== undefined) headers['content-type'] = opts.raw.type;
     else if (opts.body !== undefined && !form) headers['content-type'] = 'application/json';
-    const res = await doFetch(base + path + queryString(opts.query), {
-      method,
-      headers,
-      body: opts.raw !== undefined ? opts.raw.blob : opts.body === undefined ? undefined : form ? (opts.body as FormData) : JSON.stringify(opts.body),
-    });
+    let res: Response;
+    try {
+      res = await doFetch(base + path + queryString(opts.query), {
+        method,
+        headers,
+        body: opts.raw !== undefined ? opts.raw.blob : opts.body === undefined ? undefined : form ? (opts.body as FormData) : JSON.stringify(opts.body),
+      });
+    } catch {
+      // No answer at all (server stopped, network down): the browser's "Failed to fetch" says nothing
+      // useful, so it becomes an ApiError of status 0 in words (pages keep what they showed).
+      throw new ApiError(0, UNREACHABLE);
+    }
     if (!res.ok) {
       const payload = await readJson(res);
       if (token && (res.status === 401 || res.status === 403) && (res.status === 401 || !(await sessionAlive(token)))) sessionEnded(token);
@@ -224,6 +243,17 @@ export function createApi(options: ApiOptions) {
     /** The URL of a stored file (`thumb`: one of the field's sizes, or 100x100). */
     fileUrl: (collectionId: string, recordId: string, name: string, thumb?: string) =>
       `${base}/files/${enc(collectionId)}/${enc(recordId)}/${enc(name)}${thumb ? `?thumb=${enc(thumb)}` : ''}`,
+    /** GET /backups: the zips of the data folder's backups/, newest first (PocketBase's backups API). */
+    listBackups: () => request<BackupFile[]>('GET', '/backups'),
+    /** POST /backups: writes a backup of everything now into backups/ (`name` or deskbase-<time>.zip). */
+    createBackup: (name?: string) => request<void>('POST', '/backups', { body: name ? { name } : {} }),
+    deleteBackup: (key: string) => request<void>('DELETE', `/backups/${enc(key)}`),
+    /** POST /backups/{key}/restore: swaps that backup in (the data it replaces is kept as a zip too). */
+    restoreBackupKey: (key: string) => request<{ missingFiles: string[]; previous: string }>('POST', `/backups/${enc(key)}/restore`),
+    /** A backup's download link, opened with a file token (a plain link, as large as the backup). */
+    backupUrl: (key: string, token: string) => `${base}/backups/${enc(key)}?token=${enc(token)}`,
+    /** POST /files/token: a short-lived token that opens protected files (and backup downloads). */
+    fileToken: async () => (await request<{ token: string }>('POST', '/files/token')).token,
     /** POST /backup/restore: swaps a backup zip in; answers what it lacked and where the previous data went. */
     restoreBackup: (archive: Blob) => request<{ missingFiles: string[]; previous: string }>('POST', '/backup/restore', { raw: { blob: archive, type: 'application/zip' } }),
     deleteRecord: (c: string, id: string) => request<void>('DELETE', `${records(c)}/${enc(id)}`),

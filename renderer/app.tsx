@@ -1,7 +1,7 @@
 // The root: first-run setup, sign-in, or the signed-in shell, decided by GET /setup and GET /session.
 import { createResource, createSignal, Match, Switch, type JSX } from 'solid-js';
 import type { Api, SessionInfo } from './api.js';
-import { messageOf } from './api.js';
+import { ApiError, messageOf } from './api.js';
 import { createHashRouter, RouterContext } from './router.js';
 import { ToastProvider } from './components/toasts.js';
 import { SetupPage } from './pages/setup.js';
@@ -51,8 +51,14 @@ export function App(props: { makeApi(onUnauthorized: () => void): Api }): JSX.El
             <Match when={boot.error}>
               <div class="center-screen">
                 <div class="card card-narrow">
-                  <h1 class="brand-title">Deskbase</h1>
-                  <p class="alert alert-error">Cannot reach the server: {messageOf(boot.error)}</p>
+                  <div class="brand-lockup">
+                    <span class="brand-mark" aria-hidden="true" />
+                    <span class="brand-title">Deskbase</span>
+                  </div>
+                  <h1>Cannot reach the server</h1>
+                  <p class="alert alert-error">
+                    {boot.error instanceof ApiError && boot.error.status === 0 ? 'Check that Deskbase is running, then try again.' : messageOf(boot.error)}
+                  </p>
                   <button class="btn btn-primary" onClick={() => refetch()}>
                     Try again
                   </button>

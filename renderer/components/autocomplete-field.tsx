@@ -21,6 +21,8 @@ export interface AutocompleteFieldProps {
   /** Enter with no suggestion picked (single-line only). */
   onEnter?(): void;
   onEscape?(): void;
+  /** Suggestions for an empty control (recent filters), offered on focus and on ArrowDown. */
+  whenEmpty?(): Completion['items'];
 }
 
 const MAX_ITEMS = 12;
@@ -36,6 +38,12 @@ export function AutocompleteField(props: AutocompleteFieldProps): JSX.Element {
 
   const refresh = (force = false) => {
     if (!control) return;
+    if (control.value === '' && props.whenEmpty) {
+      const items = props.whenEmpty();
+      setFound(items.length > 0 ? { from: 0, to: 0, items } : null);
+      setActive(-1);
+      return;
+    }
     const caret = control.selectionStart ?? control.value.length;
     const c = props.complete(control.value, caret);
     const typed = control.value.slice(c.from, caret);
@@ -50,6 +58,14 @@ export function AutocompleteField(props: AutocompleteFieldProps): JSX.Element {
     const c = found();
     const item = c?.items[i];
     if (!c || !item || !control) return;
+    if (item.apply) {
+      control.value = item.text;
+      control.setSelectionRange(item.text.length, item.text.length);
+      props.onInput(item.text);
+      close();
+      props.onEnter?.();
+      return;
+    }
     const text = control.value;
     // Names and operators get a space after them, so the next part can be typed (or offered) at once.
     const spaced = /[.:]$/.test(item.text) || /^\s/.test(text.slice(c.to)) ? item.text : `${item.text} `;
@@ -65,6 +81,11 @@ export function AutocompleteField(props: AutocompleteFieldProps): JSX.Element {
 
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key === ' ' && e.ctrlKey) {
+      e.preventDefault();
+      refresh(true);
+      return;
+    }
+    if (!open() && e.key === 'ArrowDown' && control?.value === '' && props.whenEmpty) {
       e.preventDefault();
       refresh(true);
       return;
@@ -134,6 +155,7 @@ export function AutocompleteField(props: AutocompleteFieldProps): JSX.Element {
         onInput={(e: InputEvent & { currentTarget: HTMLInputElement | HTMLTextAreaElement }) => (props.onInput(e.currentTarget.value), refresh())}
         // Bound on the element, not delegated: it must run before the panel's document-level Escape.
         on:keydown={onKeyDown}
+        onFocus={() => props.whenEmpty && control?.value === '' && refresh(true)}
         onBlur={close}
       />
       <Show when={open()}>

@@ -10,7 +10,7 @@ import { formatBytes, formatDate } from '../lib/format.js';
 import { useToast } from './toasts.js';
 import { Icon } from './icon.js';
 
-export function BackupCard(): JSX.Element {
+export function BackupCard(props: { onRestored?(): Promise<void> | void }): JSX.Element {
   const app = useApp();
   const toast = useToast();
   const [busy, setBusy] = createSignal(false);
@@ -27,6 +27,7 @@ export function BackupCard(): JSX.Element {
       const res = await app.api.restoreBackup(archive);
       const missing = res.missingFiles.length > 0 ? ` ${res.missingFiles.length} file(s) its records name were not in it.` : '';
       setRestored(`Restored ${archive.name}. The previous data is in ${res.previous}.${missing}`);
+      await props.onRestored?.();
       toast('Backup restored.');
     } catch (err) {
       setError(messageOf(err));

@@ -26,6 +26,7 @@ function chips(labels: string[], cls: string): JSX.Element {
     const chip = document.createElement('span');
     chip.className = cls;
     chip.textContent = l;
+    chip.title = l;
     span.append(chip);
   }
   return span;

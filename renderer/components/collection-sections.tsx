@@ -17,7 +17,7 @@ export function GeneralSection(props: { form: CollectionForm; system: boolean })
       <h2>General</h2>
       <div class="row-2">
         <FormField label="Name" for="col-name" error={errorAt(f.errors(), 'name')} hint="Letters, digits and _, starting with a letter. Used in URLs." required>
-          <input id="col-name" class="mono" value={f.draft.name} placeholder="posts" disabled={props.system} autofocus={f.isNew()} onInput={(e) => f.setDraft('name', e.currentTarget.value)} />
+          <input id="col-name" class="mono" value={f.draft.name} placeholder="posts" disabled={props.system} autofocus={f.isNew()} onInput={(e) => f.setName(e.currentTarget.value)} />
         </FormField>
         <FormField label="Type" for="col-type" error={errorAt(f.errors(), 'type')} hint={f.isNew() ? 'Auth collections hold records that can sign in; a view\'s read-only records come from a query.' : 'The type cannot be changed.'}>
           <div class="segmented" id="col-type" role="radiogroup">

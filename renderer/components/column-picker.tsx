@@ -1,5 +1,6 @@
 // "Columns": which fields the records table shows, remembered per collection (lib/column-prefs.ts).
-import { createSignal, For, onCleanup, onMount, Show, type JSX } from 'solid-js';
+import { createSignal, For, Show, type JSX } from 'solid-js';
+import { dismissOnOutside } from '../lib/dismiss.js';
 import type { Field } from '../api.js';
 import { Icon } from './icon.js';
 
@@ -7,21 +8,7 @@ export function ColumnPicker(props: { fields: Field[]; hidden: string[]; onChang
   const [open, setOpen] = createSignal(false);
   let box: HTMLDivElement | undefined;
   // A click elsewhere or Escape closes the list, as menus do.
-  const onDoc = (e: Event) => {
-    if (!open()) return;
-    if (e instanceof KeyboardEvent ? e.key === 'Escape' : !(e.target instanceof Node && box?.contains(e.target))) {
-      if (e instanceof KeyboardEvent) e.stopPropagation();
-      setOpen(false);
-    }
-  };
-  onMount(() => {
-    document.addEventListener('mousedown', onDoc);
-    document.addEventListener('keydown', onDoc, true);
-  });
-  onCleanup(() => {
-    document.removeEventListener('mousedown', onDoc);
-    document.removeEventListener('keydown', onDoc, true);
-  });
+  dismissOnOutside(() => box, open, () => setOpen(false));
   const shown = () => props.fields.filter((f) => !props.hidden.includes(f.id)).length;
   const toggle = (f: Field, on: boolean) => props.onChange(on ? props.hidden.filter((id) => id !== f.id) : [...props.hidden, f.id]);
   return (
@@ -29,7 +16,7 @@ export function ColumnPicker(props: { fields: Field[]; hidden: string[]; onChang
       <button type="button" class="btn" aria-expanded={open()} aria-haspopup="true" title="Choose columns" onClick={() => setOpen(!open())}>
         <Icon name="columns" /> <span class="btn-label">Columns</span>
         <Show when={props.hidden.length > 0}>
-          <span class="badge badge-muted">{shown()}/{props.fields.length}</span>
+          <span class="badge column-count" aria-label={`${shown()} of ${props.fields.length} shown`}>{shown()}/{props.fields.length}</span>
         </Show>
       </button>
       <Show when={open()}>

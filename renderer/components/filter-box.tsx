@@ -1,5 +1,7 @@
 // The records filter: a search box with completion from the collection's schema, a clear button and
-// the help toggle. Enter applies, Escape clears.
+// the help toggle. Plain words search the text fields (lib/format.ts filterOfBox), an expression
+// filters. Enter applies; Escape only closes the suggestions (what was typed stays); with the box empty,
+// focus or ArrowDown offers the collection's recent filters.
 import { Show, type JSX } from 'solid-js';
 import type { Collection } from '../api.js';
 import { useApp } from '../app-context.js';
@@ -13,6 +15,8 @@ export function FilterBox(props: {
   applied: string;
   invalid: boolean;
   helpOpen: boolean;
+  /** Recent filters of this collection, newest first. */
+  history: string[];
   onInput(v: string): void;
   onApply(v?: string): void;
   onToggleHelp(): void;
@@ -24,13 +28,13 @@ export function FilterBox(props: {
       <AutocompleteField
         class="mono"
         value={props.value}
-        placeholder='Filter, e.g. title ~ "hello"'
+        placeholder='Search, or filter: title ~ "hello"'
         ariaLabel="Filter records"
         ariaInvalid={props.invalid}
         complete={(text, caret) => complete(text, caret, { collection: props.collection, collections: app.collections() ?? [], mode: 'filter' })}
         onInput={props.onInput}
         onEnter={() => props.onApply()}
-        onEscape={() => (props.onInput(''), props.onApply(''))}
+        whenEmpty={() => props.history.map((text) => ({ text, detail: 'recent', apply: true }))}
       />
       <Show when={props.applied !== ''}>
         <button type="button" class="btn-icon" aria-label="Clear filter" onClick={() => (props.onInput(''), props.onApply(''))}>

@@ -4,7 +4,7 @@ import { formatCount } from '../lib/format.js';
 
 export const PAGE_SIZES = [10, 30, 100, 500];
 
-export function Pager(props: { page: number; perPage: number; totalItems: number; totalPages: number; onPage(p: number): void; onPerPage(n: number): void }): JSX.Element {
+export function Pager(props: { page: number; perPage: number; totalItems: number; totalPages: number; onPage(p: number): void; onPerPage(n: number): void; noun?: string }): JSX.Element {
   const from = () => (props.totalItems === 0 ? 0 : (props.page - 1) * props.perPage + 1);
   const to = () => Math.min(props.page * props.perPage, props.totalItems);
   const last = () => Math.max(props.totalPages, 1);
@@ -22,7 +22,7 @@ export function Pager(props: { page: number; perPage: number; totalItems: number
   return (
     <div class="pager">
       <span class="muted pager-range">
-        {props.totalItems === 0 ? 'No records' : `${formatCount(from())}–${formatCount(to())} of ${formatCount(props.totalItems)}`}
+        {props.totalItems === 0 ? `No ${props.noun ?? 'records'}` : `${formatCount(from())}–${formatCount(to())} of ${formatCount(props.totalItems)}`}
       </span>
       <label class="pager-size">
         <span class="muted">Per page</span>

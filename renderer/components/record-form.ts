@@ -17,13 +17,33 @@ const blank = (v: unknown) => v === undefined || v === null || v === '' || v ===
 export interface RecordFormProps {
   collection: Collection;
   record?: RecordModel;
+  /** Values a new record starts with (Duplicate). */
+  initial?: Record<string, unknown>;
   expand: string;
-  onSaved(): void;
+  /** The form element's id (a nested panel has its own). */
+  formId?: string;
+  /** After a save or delete; `keepOpen` when the panel stays on the saved record (Save and continue). */
+  onSaved(saved?: RecordModel, keepOpen?: boolean): void;
+}
+
+/**
+ * What Duplicate copies from a record: its field values, not its id, dates set by the server, files
+ * (they belong to the original) or password hashes.
+ */
+export function duplicateValues(record: RecordModel, collection: Collection): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of collection.fields) {
+    if (f.name === 'id' || f.type === 'autodate' || f.type === 'file' || f.type === 'password' || isInternalField(f, collection)) continue;
+    if (record[f.name] !== undefined) out[f.name] = structuredClone(record[f.name]);
+  }
+  return out;
 }
 
 export function createRecordForm(props: RecordFormProps, app: AppCtx, toast: (message: string) => void) {
-  const isNew = () => !props.record;
-  const [values, setValues] = createSignal<Record<string, unknown>>({ ...(props.record ?? {}) });
+  // The record as last saved: the panel's record, then what "Save and continue" got back.
+  const [base, setBase] = createSignal<RecordModel | undefined>(props.record);
+  const isNew = () => !base();
+  const [values, setValues] = createSignal<Record<string, unknown>>({ ...(props.record ?? props.initial ?? {}) });
   const [extras, setExtras] = createSignal<Record<string, unknown>>({});
   const [invalid, setInvalid] = createSignal<Record<string, string>>({});
   const [errors, setErrors] = createSignal<ErrorData>({});
@@ -74,7 +94,7 @@ export function createRecordForm(props: RecordFormProps, app: AppCtx, toast: (me
         continue;
       }
       if (f.name === 'id' && v === '') continue;
-      if (isNew() || !same(v, props.record?.[f.name])) out[f.name] = v;
+      if (isNew() || !same(v, base()?.[f.name])) out[f.name] = v;
     }
     return out;
   };
@@ -95,7 +115,17 @@ export function createRecordForm(props: RecordFormProps, app: AppCtx, toast: (me
     if (fieldError(f)) setErrors(omit(errors(), [f.name, `${f.name}Confirm`]));
   };
 
-  const save = async (e?: Event) => {
+  /** Focus on the first field that has a complaint (after a failed save), once the DOM shows it. */
+  const focusFirstInvalid = () =>
+    requestAnimationFrame(() => {
+      const form = `#${props.formId ?? 'record-form'}`;
+      const field = document.querySelector<HTMLElement>(`${form} .form-field.has-error, ${form} [aria-invalid="true"], ${form} .code-invalid`);
+      const control = field?.matches('input, select, textarea, [contenteditable="true"]') ? field : field?.querySelector<HTMLElement>('input:not([type=hidden]):not([disabled]), select, textarea, [contenteditable="true"], button');
+      control?.focus();
+      field?.scrollIntoView({ block: 'nearest' });
+    });
+
+  const save = async (e?: Event, keepOpen = false) => {
     e?.preventDefault();
     if (busy()) return;
     setAttempted(true);
@@ -103,7 +133,7 @@ export function createRecordForm(props: RecordFormProps, app: AppCtx, toast: (me
     // themselves, once; nothing is sent, and focus goes to the first of them.
     if (Object.keys(invalid()).length > 0) {
       setMessage('');
-      queueMicrotask(() => document.querySelector<HTMLElement>('#record-form [aria-invalid="true"]')?.focus());
+      focusFirstInvalid();
       return;
     }
     setBusy(true);
@@ -111,23 +141,34 @@ export function createRecordForm(props: RecordFormProps, app: AppCtx, toast: (me
     setMessage('');
     try {
       const data = body();
-      if (props.record) await app.api.updateRecord(props.collection.name, props.record.id, data, props.expand);
-      else await app.api.createRecord(props.collection.name, data, props.expand);
-      toast(isNew() ? 'Record created.' : 'Record saved.');
-      props.onSaved();
+      const was = base();
+      const saved = was
+        ? await app.api.updateRecord(props.collection.name, was.id, data, props.expand)
+        : await app.api.createRecord(props.collection.name, data, props.expand);
+      toast(was ? 'Record saved.' : 'Record created.');
+      if (keepOpen) {
+        // The form now edits the saved record: its values are the baseline, nothing is unsaved.
+        setBase(saved);
+        setValues({ ...saved });
+        setExtras({});
+        setAttempted(false);
+      }
+      props.onSaved(saved, keepOpen);
     } catch (err) {
       if (err instanceof ApiError) setErrors(err.data);
       setMessage(messageOf(err));
+      focusFirstInvalid();
     } finally {
       setBusy(false);
     }
   };
 
   const remove = async () => {
-    if (!props.record) return;
+    const rec = base();
+    if (!rec) return;
     setBusy(true);
     try {
-      await app.api.deleteRecord(props.collection.name, props.record.id);
+      await app.api.deleteRecord(props.collection.name, rec.id);
       toast('Record deleted.');
       props.onSaved();
     } catch (err) {
@@ -141,7 +182,7 @@ export function createRecordForm(props: RecordFormProps, app: AppCtx, toast: (me
   /** Errors about keys no input shows (the alert lists them). */
   const unknownErrors = () => Object.keys(errors()).filter((k) => !editable().some((f) => f.name === k || `${f.name}Confirm` === k));
 
-  return { isNew, values, errors, message, busy, dirty, confirmDelete, setConfirmDelete, editable, fieldCtx, fieldError, change, save, remove, unknownErrors };
+  return { isNew, base, values, errors, message, busy, dirty, confirmDelete, setConfirmDelete, editable, fieldCtx, fieldError, change, save, remove, unknownErrors };
 }
 
 export type RecordForm = ReturnType<typeof createRecordForm>;

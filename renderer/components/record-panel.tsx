@@ -1,7 +1,7 @@
 // Create or edit one record in a side panel: one input per field type (fields/<type>.tsx), the server's
 // per-field errors under each input, delete with confirmation. The working copy and the actions live
 // in record-form.ts.
-import { createSignal, For, Show, type JSX } from 'solid-js';
+import { createSignal, For, mergeProps, Show, type JSX } from 'solid-js';
 import { Dynamic } from 'solid-js/web';
 import type { Collection, Field, RecordModel } from '../api.js';
 import { errorAt } from '../api.js';
@@ -11,10 +11,11 @@ import { useSaveShortcut } from '../lib/save-shortcut.js';
 import { inputOf, uiOf } from '../fields/registry.js';
 import { SidePanel } from './side-panel.js';
 import { ConfirmDialog } from './dialog.js';
-import { createRecordForm, type RecordForm } from './record-form.js';
+import { createRecordForm, duplicateValues, type RecordForm } from './record-form.js';
 import { RecordSessions } from './record-sessions.js';
 import { LeaveGuard } from './leave-guard.js';
 import { useToast } from './toasts.js';
+import { Icon } from './icon.js';
 
 /** Help for the auth system fields, whose names alone say little. */
 const AUTH_HELP: Record<string, string> = {
@@ -23,14 +24,14 @@ const AUTH_HELP: Record<string, string> = {
 };
 
 /** One field: its label with type glyph and badges, its input, then its error or hint. */
-function RecordFieldInput(props: { form: RecordForm; field: Field; collection: Collection }): JSX.Element {
+function RecordFieldInput(props: { form: RecordForm; field: Field; collection: Collection; prefix: string }): JSX.Element {
   const f = () => props.field;
-  const id = () => `rf-${props.field.name}`;
+  const id = () => `${props.prefix}${props.field.name}`;
   const error = () => props.form.fieldError(props.field);
   const hint = () =>
     f().help || (f().name === 'id' ? 'Leave empty to autogenerate (15 characters a-z0-9).' : props.collection.type === 'auth' && f().system ? AUTH_HELP[f().name] : undefined);
   return (
-    <div class="form-field" classList={{ 'has-error': !!error() }}>
+    <div class="form-field" classList={{ 'has-error': !!error() }} data-field={f().name}>
       <label for={id()}>
         <span class="type-glyph" title={uiOf(f().type).label}>{uiOf(f().type).glyph}</span>
         {f().name}
@@ -55,10 +56,42 @@ function RecordFieldInput(props: { form: RecordForm; field: Field; collection: C
   );
 }
 
-export function RecordPanel(props: { collection: Collection; record?: RecordModel; expand: string; onClose(): void; onSaved(): void }): JSX.Element {
-  const form = createRecordForm(props, useApp(), useToast());
+/** The control a field's label points at, or the first one inside it (editors, pickers). */
+function controlOf(field: Element | null): HTMLElement | null {
+  return field?.querySelector<HTMLElement>('input:not([type=hidden]):not([disabled]):not([readonly]), select:not([disabled]), textarea:not([disabled]), [contenteditable="true"], button:not([disabled])') ?? null;
+}
+
+export function RecordPanel(props: {
+  collection: Collection;
+  record?: RecordModel;
+  /** A new record's starting values (Duplicate). */
+  initial?: Record<string, unknown>;
+  expand: string;
+  onClose(): void;
+  onSaved(saved?: RecordModel, keepOpen?: boolean): void;
+  /** Opens a new record panel with these values (Duplicate); absent where duplicating makes no sense. */
+  onDuplicate?(values: Record<string, unknown>): void;
+  /** 0 for the records page's panel, 1 for a related record created from it, and so on. */
+  depth?: number;
+}): JSX.Element {
+  const app = useApp();
+  const depth = props.depth ?? 0;
+  // Ids stay unique when a second panel opens above the first.
+  const formId = depth === 0 ? 'record-form' : `record-form-${depth + 1}`;
+  const prefix = depth === 0 ? 'rf-' : `rf${depth + 1}-`;
+  const form = createRecordForm(mergeProps(props, { formId }), app, useToast());
+  // A relation input may create the related record in place: a second panel above this one.
+  const [nested, setNested] = createSignal<{ collection: Collection; done(r: RecordModel | null): void } | null>(null);
+  form.fieldCtx.createRecord = (collectionId) =>
+    new Promise((resolve) => {
+      const target = app.findCollection(collectionId);
+      if (!target) return resolve(null);
+      setNested({ collection: target, done: (r) => (setNested(null), resolve(r)) });
+    });
+  // Focus starts on the first field people fill (not `id`, which is best left to the server).
+  const initialFocus = (panel: HTMLElement) => controlOf(panel.querySelector(`#${formId} .form-field:not([data-field="id"])`));
   const [confirmDiscard, setConfirmDiscard] = createSignal(false);
-  useSaveShortcut(['Enter', 's'], () => void form.save(), () => !confirmDiscard() && !form.confirmDelete());
+  useSaveShortcut(['Enter', 's'], () => void form.save(), () => !confirmDiscard() && !form.confirmDelete() && !nested());
   const autodates = () => props.collection.fields.filter((f) => f.type === 'autodate');
   // Esc, the backdrop, Close and Cancel all come here: unsaved edits are confirmed first, as the
   // collection editor does, never dropped silently.
@@ -73,27 +106,45 @@ export function RecordPanel(props: { collection: Collection; record?: RecordMode
       }
       label={form.isNew() ? `New ${props.collection.name} record` : `Edit ${props.collection.name} record`}
       onClose={requestClose}
+      initialFocus={initialFocus}
       footer={
         <>
           <Show when={!form.isNew()}>
-            <button type="button" class="btn btn-danger-ghost" onClick={() => form.setConfirmDelete(true)}>Delete</button>
+            <button type="button" class="btn-icon danger" aria-label="Delete" title="Delete this record" onClick={() => form.setConfirmDelete(true)}>
+              <Icon name="trash" />
+            </button>
+            <Show when={props.onDuplicate}>
+              <button
+                type="button"
+                class="btn-icon"
+                aria-label="Duplicate"
+                disabled={form.dirty() || form.busy()}
+                title={form.dirty() ? 'Duplicate: save or discard your changes first' : 'Duplicate: a new record with these values'}
+                onClick={() => props.onDuplicate?.(duplicateValues(form.base()!, props.collection))}
+              >
+                <Icon name="copy" />
+              </button>
+            </Show>
           </Show>
           <span class="spacer" />
           <button type="button" class="btn" onClick={requestClose}>Cancel</button>
-          <button type="submit" form="record-form" class="btn btn-primary" disabled={form.busy()} title="Ctrl+Enter">
+          <button type="button" class="btn" disabled={form.busy()} title="Save and keep this record open" onClick={() => void form.save(undefined, true)}>
+            Save and continue
+          </button>
+          <button type="submit" form={formId} class="btn btn-primary" disabled={form.busy()} title="Ctrl+Enter">
             {form.busy() ? 'Saving…' : form.isNew() ? 'Create' : 'Save changes'}
           </button>
         </>
       }
     >
-      <form id="record-form" class="record-form" onSubmit={form.save} novalidate>
+      <form id={formId} class="record-form" onSubmit={form.save} novalidate>
         <Show when={form.message()}>
           <div class="alert alert-error" role="alert">
             {form.message()}
             <For each={form.unknownErrors()}>{(k) => <div><b>{k}</b>: {errorAt(form.errors(), k)}</div>}</For>
           </div>
         </Show>
-        <Show when={props.record}>
+        <Show when={form.base()}>
           {(r) => (
             <dl class="meta">
               <dt>id</dt>
@@ -109,9 +160,9 @@ export function RecordPanel(props: { collection: Collection; record?: RecordMode
             </dl>
           )}
         </Show>
-        <For each={form.editable()}>{(f) => <RecordFieldInput form={form} field={f} collection={props.collection} />}</For>
+        <For each={form.editable()}>{(f) => <RecordFieldInput form={form} field={f} collection={props.collection} prefix={prefix} />}</For>
       </form>
-      <Show when={props.collection.type === 'auth' && props.record}>
+      <Show when={props.collection.type === 'auth' && form.base()}>
         {(r) => <RecordSessions collection={props.collection.name} recordId={r().id} />}
       </Show>
       <LeaveGuard when={form.dirty()} title="Leave without saving this record?">
@@ -122,10 +173,13 @@ export function RecordPanel(props: { collection: Collection; record?: RecordMode
           <p>The changes to this record are not saved yet. Closing the panel loses them.</p>
         </ConfirmDialog>
       </Show>
+      <Show when={nested()}>
+        {(n) => <RecordPanel collection={n().collection} expand="" depth={depth + 1} onClose={() => n().done(null)} onSaved={(saved) => n().done(saved ?? null)} />}
+      </Show>
       <Show when={form.confirmDelete()}>
         <ConfirmDialog title="Delete this record?" confirmLabel="Delete record" danger busy={form.busy()} onConfirm={form.remove} onCancel={() => form.setConfirmDelete(false)}>
           <p>
-            Record <code>{props.record?.id}</code> will be deleted. Records that point at it through relations are updated or
+            Record <code>{form.base()?.id}</code> will be deleted. Records that point at it through relations are updated or
             deleted as their fields say. This cannot be undone.
           </p>
         </ConfirmDialog>

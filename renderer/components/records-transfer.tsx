@@ -6,6 +6,7 @@ import { ApiError, messageOf, type ErrorData } from '../api.js';
 import { useApp } from '../app-context.js';
 import { pickFile } from '../lib/read-file.js';
 import { saveBlob } from '../lib/save-file.js';
+import { dismissOnOutside } from '../lib/dismiss.js';
 import { Icon } from './icon.js';
 import { useToast } from './toasts.js';
 
@@ -49,6 +50,8 @@ export function RecordsTransfer(props: { collection: string; filter: string; sor
   const toast = useToast();
   const [open, setOpen] = createSignal(false);
   const [busy, setBusy] = createSignal(false);
+  let box: HTMLDivElement | undefined;
+  dismissOnOutside(() => box, open, () => setOpen(false));
 
   const exportAs = async (format: Format) => {
     setOpen(false);
@@ -79,7 +82,7 @@ export function RecordsTransfer(props: { collection: string; filter: string; sor
     }
   };
   return (
-    <div class="menu-wrap">
+    <div class="menu-wrap" ref={box}>
       <button type="button" class="btn" disabled={busy()} aria-expanded={open()} aria-haspopup="menu" onClick={() => setOpen(!open())}>
         <Icon name="download" /> Export / import
       </button>

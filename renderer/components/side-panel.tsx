@@ -5,9 +5,18 @@ import { type JSX } from 'solid-js';
 import { useFocusTrap } from '../lib/focus-trap.js';
 import { Icon } from './icon.js';
 
-export function SidePanel(props: { title: JSX.Element; label?: string; onClose: () => void; children: JSX.Element; footer?: JSX.Element; wide?: boolean }): JSX.Element {
+export function SidePanel(props: {
+  title: JSX.Element;
+  label?: string;
+  onClose: () => void;
+  children: JSX.Element;
+  footer?: JSX.Element;
+  wide?: boolean;
+  /** Where focus starts (default: the first field). */
+  initialFocus?: (panel: HTMLElement) => HTMLElement | null;
+}): JSX.Element {
   let panel: HTMLElement | undefined;
-  useFocusTrap(() => panel, { onEscape: () => props.onClose() });
+  useFocusTrap(() => panel, { onEscape: () => props.onClose(), initial: (el) => props.initialFocus?.(el) ?? null });
   return (
     <div class="panel-backdrop" onClick={(e) => e.target === e.currentTarget && props.onClose()}>
       <aside ref={panel} class={props.wide ? 'panel panel-wide' : 'panel'} role="dialog" aria-modal="true" aria-label={props.label ?? 'Record editor'}>

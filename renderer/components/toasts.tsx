@@ -10,7 +10,8 @@ export interface Toast {
   text: string;
 }
 
-export type ToastFn = (text: string, kind?: ToastKind) => void;
+/** Shows a notice; the returned function takes it away early (an error whose cause was fixed). */
+export type ToastFn = (text: string, kind?: ToastKind) => () => void;
 
 export const ToastContext = createContext<ToastFn>();
 
@@ -19,7 +20,7 @@ export const MAX_TOASTS = 3;
 export const TOAST_MS: Record<ToastKind, number> = { success: 4000, info: 4000, error: 8000 };
 
 export function useToast(): ToastFn {
-  return useContext(ToastContext) ?? (() => undefined);
+  return useContext(ToastContext) ?? (() => () => undefined);
 }
 
 /**
@@ -49,6 +50,7 @@ export function ToastProvider(props: { children: JSX.Element; timeoutMs?: number
       dismiss(id);
     }, props.timeoutMs ?? TOAST_MS[kind]);
     timers.add(timer);
+    return () => dismiss(id);
   };
   return (
     <ToastContext.Provider value={push}>

@@ -5,6 +5,7 @@ import type { FieldUi, InputProps } from './types.js';
 import { isFile } from '../lib/form-body.js';
 import { formatBytes } from '../lib/format.js';
 import { CheckOpt, ListOpt, NumberOpt } from './option-controls.js';
+import { FilePreview } from '../components/file-preview.js';
 
 type Item = string | File;
 
@@ -48,6 +49,15 @@ function FileInput(props: InputProps<'file'>) {
     const rec = props.ctx.record;
     return typeof item === 'string' && rec && !props.field.protected ? props.ctx.api.fileUrl(rec.collectionId, rec.id, item) : undefined;
   };
+  // The preview window: which item it opened on, or null.
+  const [previewAt, setPreviewAt] = createSignal<number | null>(null);
+  const storedUrl = async (name: string) => {
+    const rec = props.ctx.record;
+    if (!rec) return undefined;
+    const url = props.ctx.api.fileUrl(rec.collectionId, rec.id, name);
+    // a protected file opens with a short-lived file token (the superuser's own)
+    return props.field.protected ? `${url}?token=${encodeURIComponent(await props.ctx.api.fileToken())}` : url;
+  };
   return (
     <div class="file-input" classList={{ 'file-over': over() }} aria-invalid={props.error ? 'true' : undefined}
       onDragOver={(e) => { e.preventDefault(); setOver(true); }}
@@ -57,9 +67,11 @@ function FileInput(props: InputProps<'file'>) {
         <For each={items()}>
           {(item, i) => (
             <li class="file-item" classList={{ 'file-new': isFile(item) }}>
-              <Show when={preview(item)} fallback={<span class="file-glyph" aria-hidden="true">▤</span>}>
-                {(src) => <img class="file-thumb" src={src()} alt="" width="40" height="40" />}
-              </Show>
+              <button type="button" class="file-open" aria-label={`Preview ${isFile(item) ? item.name : item}`} title="Preview" onClick={() => setPreviewAt(i())}>
+                <Show when={preview(item)} fallback={<span class="file-glyph" aria-hidden="true">▤</span>}>
+                  {(src) => <img class="file-thumb" src={src()} alt="" width="40" height="40" />}
+                </Show>
+              </button>
               <span class="file-name">
                 <Show when={link(item)} fallback={<span>{isFile(item) ? item.name : item}</span>}>
                   {(href) => <a href={href()} target="_blank" rel="noopener">{String(item)}</a>}
@@ -75,6 +87,14 @@ function FileInput(props: InputProps<'file'>) {
           )}
         </For>
       </ul>
+      <Show when={previewAt() !== null}>
+        <FilePreview
+          items={items().map((it) => (isFile(it) ? { name: it.name, file: it } : { name: it }))}
+          start={Math.min(previewAt()!, items().length - 1)}
+          url={storedUrl}
+          onClose={() => setPreviewAt(null)}
+        />
+      </Show>
       <label class="file-drop">
         <input id={props.id} type="file" multiple={multiple()} class="visually-hidden" onChange={(e) => { add(e.currentTarget.files); e.currentTarget.value = ''; }} />
         <span>{multiple() ? 'Drop files here or ' : 'Drop a file here or '}<u>browse</u></span>

@@ -1,4 +1,5 @@
-import { createSignal, Show } from 'solid-js';
+import { createSignal, onCleanup, onMount, Show } from 'solid-js';
+import type { CodeEditor } from '../lib/json-editor.js';
 import type { FieldUi } from './types.js';
 import { NumberOpt } from './option-controls.js';
 
@@ -20,26 +21,46 @@ export const jsonUi: FieldUi<'json'> = {
   Input: (props) => {
     const [text, setText] = createSignal(props.value === null || props.value === undefined ? '' : JSON.stringify(props.value, null, 2));
     const [problem, setProblem] = createSignal<string | null>(null);
+    const typed = (value: string) => {
+      setText(value);
+      const parsed = parseJsonInput(value);
+      setProblem(parsed.ok ? null : parsed.message);
+      props.ctx.setInvalid(props.field.name, parsed.ok ? null : parsed.message);
+      if (parsed.ok) props.onChange(parsed.value);
+    };
+    // The highlighting editor (CodeMirror, loaded on demand) takes the textarea's place once it is here.
+    const [editor, setEditor] = createSignal<CodeEditor | null>(null);
+    let host: HTMLDivElement | undefined;
+    let gone = false;
+    onMount(() => {
+      import('../lib/json-editor.js')
+        .then((m) => {
+          if (gone || !host) return;
+          setEditor(m.mountJsonEditor(host, { doc: text(), id: props.id, label: props.field.name, onChange: typed }));
+        })
+        .catch(() => undefined); // the textarea stays
+    });
+    onCleanup(() => {
+      gone = true;
+      editor()?.destroy();
+    });
     return (
       <>
-        <textarea
-          id={props.id}
-          class="mono"
-          rows={5}
-          spellcheck={false}
-          value={text()}
-          placeholder='{"key": "value"}'
-          aria-invalid={problem() || props.error ? 'true' : undefined}
-          onInput={(e) => {
-            setText(e.currentTarget.value);
-            const parsed = parseJsonInput(e.currentTarget.value);
-            setProblem(parsed.ok ? null : parsed.message);
-            props.ctx.setInvalid(props.field.name, parsed.ok ? null : parsed.message);
-            if (parsed.ok) props.onChange(parsed.value);
-          }}
-        />
+        <div ref={host} class="code-host" classList={{ 'code-invalid': !!(problem() || props.error) }} data-invalid={problem() || props.error ? 'true' : undefined} />
+        <Show when={!editor()}>
+          <textarea
+            id={props.id}
+            class="mono"
+            rows={5}
+            spellcheck={false}
+            value={text()}
+            placeholder='{"key": "value"}'
+            aria-invalid={problem() || props.error ? 'true' : undefined}
+            onInput={(e) => typed(e.currentTarget.value)}
+          />
+        </Show>
         <Show when={problem()}>
-          <small class="error-text">{problem()}</small>
+          <small class="error-text" role="alert">{problem()}</small>
         </Show>
       </>
     );

@@ -2,7 +2,7 @@ import { createResource, createSignal, For, Show } from 'solid-js';
 import type { FieldUi, InputProps } from './types.js';
 import type { RecordModel } from '../api.js';
 import { messageOf } from '../api.js';
-import { recordLabel, searchableFields, searchFilter } from '../lib/format.js';
+import { formatCount, recordLabel, searchableFields, searchFilter } from '../lib/format.js';
 import { CheckOpt, NumberOpt } from './option-controls.js';
 
 function asIds(value: unknown): string[] {
@@ -16,7 +16,11 @@ function expandedOf(record: RecordModel | undefined, name: string): RecordModel[
   return Array.isArray(e) ? e : [e];
 }
 
-/** Picks related records by searching the target collection's text fields. */
+/** Records the picker asks for at a time; "More" asks for the next page, up to the API's 1,000. */
+const PICKER_PAGE = 20;
+const PICKER_MAX = 1000;
+
+/** Picks related records by searching the target collection's text fields, a page at a time. */
 function RelationInput(props: InputProps<'relation'>) {
   const target = () => props.ctx.collections().find((c) => c.id === props.field.collectionId || c.name === props.field.collectionId);
   const multiple = () => props.field.maxSelect > 1;
@@ -30,18 +34,18 @@ function RelationInput(props: InputProps<'relation'>) {
 
   const [open, setOpen] = createSignal(false);
   const [query, setQuery] = createSignal('');
-  const [found] = createResource(
-    () => (open() ? { q: query() } : false),
-    async ({ q }) => {
-      const res = await props.ctx.api.listRecords(props.field.collectionId, {
-        perPage: 20,
-        filter: searchFilter(searchableFields(target()), q),
-        skipTotal: true,
-      });
+  const [pages, setPages] = createSignal(1);
+  const [found, { refetch }] = createResource(
+    () => (open() ? { q: query(), pages: pages() } : false),
+    async ({ q, pages: n }) => {
+      // Every page up to n: a search (or a record created here) can change what the earlier ones hold.
+      const res = await props.ctx.api.listRecords(props.field.collectionId, { page: 1, perPage: PICKER_PAGE * n, filter: searchFilter(searchableFields(target()), q) });
       remember(res.items);
-      return res.items;
+      return res;
     },
   );
+  const items = () => (found.error ? [] : (found.latest?.items ?? []));
+  const total = () => (found.error ? 0 : (found.latest?.totalItems ?? 0));
 
   const ids = () => asIds(props.value);
   const toggle = (id: string) => {
@@ -52,41 +56,110 @@ function RelationInput(props: InputProps<'relation'>) {
     }
     props.onChange(ids().includes(id) ? ids().filter((x) => x !== id) : [...ids(), id]);
   };
+  const add = (rec: RecordModel) => {
+    remember([rec]);
+    if (!multiple()) props.onChange(rec.id);
+    else if (!ids().includes(rec.id)) props.onChange([...ids(), rec.id]);
+  };
+  // Reordering a multiple relation: drag a chip onto another, or Alt+Arrow on a focused chip.
+  const move = (from: number, to: number) => {
+    const list = [...ids()];
+    if (from === to || from < 0 || to < 0 || to >= list.length) return;
+    const [id] = list.splice(from, 1);
+    list.splice(to, 0, id!);
+    props.onChange(list);
+  };
+  const [dragging, setDragging] = createSignal(-1);
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let search: HTMLInputElement | undefined;
+  const toggleOpen = () => {
+    setOpen(!open());
+    // The search box takes focus as the picker opens: typing narrows at once.
+    if (open()) queueMicrotask(() => search?.focus());
+  };
+  const createHere = async () => {
+    const rec = await props.ctx.createRecord?.(props.field.collectionId);
+    if (rec) {
+      add(rec);
+      void refetch();
+    }
+    search?.focus();
+  };
 
   return (
     <div class="relation">
       <div class="chips">
         <For each={ids()} fallback={<span class="muted">Nothing selected</span>}>
-          {(id) => (
-            <span class="chip chip-on">
-              {labels().get(id) ?? id}
+          {(id, i) => (
+            <span
+              class="chip chip-on"
+              classList={{ dragging: dragging() === i() }}
+              draggable={multiple()}
+              data-id={id}
+              onDragStart={(e) => {
+                setDragging(i());
+                e.dataTransfer?.setData('text/plain', id);
+              }}
+              onDragEnd={() => setDragging(-1)}
+              onDragOver={(e) => dragging() >= 0 && e.preventDefault()}
+              onDrop={(e) => {
+                e.preventDefault();
+                move(dragging(), i());
+                setDragging(-1);
+              }}
+            >
+              <span class="chip-label" title={labels().get(id) ?? id}>{labels().get(id) ?? id}</span>
+              <Show when={multiple() && ids().length > 1}>
+                <button
+                  type="button"
+                  class="chip-x chip-move"
+                  aria-label={`Move ${labels().get(id) ?? id} (Alt+Left or Alt+Right)`}
+                  title="Drag to reorder, or Alt+Left / Alt+Right"
+                  onKeyDown={(e) => {
+                    if (!e.altKey || (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight')) return;
+                    e.preventDefault();
+                    const to = i() + (e.key === 'ArrowLeft' ? -1 : 1);
+                    move(i(), to);
+                    const el = e.currentTarget.closest('.chips');
+                    queueMicrotask(() => el?.querySelectorAll<HTMLElement>('.chip-move')[Math.max(0, Math.min(to, ids().length - 1))]?.focus());
+                  }}
+                >
+                  ⋮⋮
+                </button>
+              </Show>
               <button type="button" class="chip-x" aria-label={`Remove ${labels().get(id) ?? id}`} onClick={() => toggle(id)}>
                 ×
               </button>
             </span>
           )}
         </For>
-        <button type="button" id={props.id} class="btn btn-small" aria-expanded={open()} onClick={() => setOpen(!open())}>
+        <button type="button" id={props.id} class="btn btn-small" aria-expanded={open()} onClick={toggleOpen}>
           {open() ? 'Done' : multiple() ? 'Choose records' : 'Choose a record'}
         </button>
       </div>
       <Show when={open()}>
         <div class="picker">
-          <input
-            type="search"
-            placeholder={`Search ${target()?.name ?? 'records'}…`}
-            aria-label="Search related records"
-            autofocus
-            onInput={(e) => {
-              const v = e.currentTarget.value;
-              clearTimeout(timer);
-              timer = setTimeout(() => setQuery(v), 200);
-            }}
-          />
+          <div class="picker-search">
+            <input
+              ref={search}
+              type="search"
+              placeholder={`Search ${target()?.name ?? 'records'}…`}
+              aria-label="Search related records"
+              onInput={(e) => {
+                const v = e.currentTarget.value;
+                clearTimeout(timer);
+                timer = setTimeout(() => (setPages(1), setQuery(v)), 200);
+              }}
+            />
+            <Show when={props.ctx.createRecord && target()}>
+              <button type="button" class="btn btn-small" onClick={() => void createHere()}>
+                + New {target()?.name}
+              </button>
+            </Show>
+          </div>
           <Show when={!found.error} fallback={<p class="error-text">{messageOf(found.error)}</p>}>
-            <ul class="picker-list" role="listbox" aria-multiselectable={multiple()}>
-              <For each={found()} fallback={<li class="muted">{found.loading ? 'Loading…' : 'No records found'}</li>}>
+            <ul class="picker-list" role="listbox" aria-multiselectable={multiple()} aria-label={`Records of ${target()?.name ?? 'the related collection'}`}>
+              <For each={items()} fallback={<li class="muted">{found.loading ? 'Loading…' : 'No records found'}</li>}>
                 {(r) => (
                   <li role="option" aria-selected={ids().includes(r.id)}>
                     <button type="button" classList={{ selected: ids().includes(r.id) }} onClick={() => toggle(r.id)}>
@@ -97,6 +170,16 @@ function RelationInput(props: InputProps<'relation'>) {
                 )}
               </For>
             </ul>
+            <Show when={total() > 0}>
+              <div class="picker-more">
+                <span class="muted picker-count">{formatCount(items().length)} of {formatCount(total())}</span>
+                <Show when={items().length < total() && items().length < PICKER_MAX} fallback={<Show when={items().length < total()}><span class="muted">Search to narrow the list</span></Show>}>
+                  <button type="button" class="btn btn-small btn-ghost" disabled={found.loading} onClick={() => setPages(pages() + 1)}>
+                    {found.loading ? 'Loading…' : `Show ${formatCount(Math.min(PICKER_PAGE, total() - items().length))} more`}
+                  </button>
+                </Show>
+              </div>
+            </Show>
           </Show>
         </div>
       </Show>

@@ -1,4 +1,5 @@
 import type { FieldUi } from './types.js';
+import { autoGrow } from '../lib/auto-grow.js';
 import { NumberOpt, TextOpt } from './option-controls.js';
 
 export const textUi: FieldUi<'text'> = {
@@ -6,10 +7,13 @@ export const textUi: FieldUi<'text'> = {
   glyph: 'T',
   description: 'Short text: names, titles, slugs.',
   defaults: () => ({ min: 0, max: 0, pattern: '', autogeneratePattern: '', primaryKey: false }),
+  // An auto-growing textarea, one line to start (long text reads whole; Ctrl+Enter saves the record).
   Input: (props) => (
-    <input
+    <textarea
       id={props.id}
-      type="text"
+      ref={autoGrow}
+      class="auto-grow"
+      rows={1}
       value={typeof props.value === 'string' ? props.value : ''}
       placeholder={props.field.autogeneratePattern && props.ctx.isNew ? 'Leave empty to autogenerate' : ''}
       maxLength={props.field.max > 0 ? props.field.max : undefined}

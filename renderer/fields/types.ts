@@ -16,6 +16,11 @@ export interface FieldCtx {
   attempted(): boolean;
   /** The server's message for a body key of this record (`passwordConfirm`), if it gave one. */
   serverError(key: string): string | undefined;
+  /**
+   * Opens a form for a new record of `collectionId` above this one and resolves with the saved record
+   * (null if cancelled). Set by the record panel; absent elsewhere.
+   */
+  createRecord?(collectionId: string): Promise<RecordModel | null>;
   /** Marks this field's raw input as unusable (invalid JSON...) so the form refuses to save it. */
   setInvalid(fieldName: string, message: string | null): void;
 }

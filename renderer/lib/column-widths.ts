@@ -10,7 +10,16 @@ const BY_TYPE: Record<string, number> = {
 
 export const SELECT_COLUMN = 44;
 
+/**
+ * The header's own need: the name in 12 px semibold (about 7.5 px a character, wider than the average
+ * so capitals and w/m fit), the button's 28 px of padding and the sort mark's 16.
+ */
+export function headerWidth(name: string): number {
+  return Math.ceil(name.length * 7.5 + 44);
+}
+
+/** The type's width, widened when the header would not fit in it ("emailVisibility" on a bool). */
 export function columnWidth(f: Field): number {
-  if (f.type === 'text' && f.name === 'id') return 160;
-  return BY_TYPE[f.type] ?? 200;
+  const byType = f.type === 'text' && f.name === 'id' ? 160 : (BY_TYPE[f.type] ?? 200);
+  return Math.max(byType, headerWidth(f.name));
 }

@@ -10,6 +10,8 @@ export interface Suggestion {
   text: string;
   /** A short word on what it is: a field type, "operator", "macro"… */
   detail: string;
+  /** A whole filter (a recent one): taking it replaces the text and applies it. */
+  apply?: boolean;
 }
 
 export interface Completion {

@@ -100,6 +100,24 @@ export function searchFilter(fields: string[], q: string): string {
   return fields.map((f) => `${f} ~ ${quoted}`).join(' || ');
 }
 
+/**
+ * Is `text` a filter expression, or words to search for? As PocketBase's dashboard decides: any
+ * comparison sign makes it an expression; anything else (`Ada Lovelace`, `42`) is a search.
+ */
+export function isFilterExpression(text: string): boolean {
+  return /[=~<>]/.test(text);
+}
+
+/**
+ * What the records filter box sends: an expression as typed; plain words as a search across the
+ * collection's text fields (quotes around the words are taken off first: `"Ada"` searches Ada).
+ */
+export function filterOfBox(text: string, collection: Collection | undefined): string {
+  const t = text.trim();
+  if (t === '' || isFilterExpression(t)) return t;
+  return searchFilter(searchableFields(collection), t.replace(/^["'`]|["'`]$/g, ''));
+}
+
 /** Fields hidden from record tables and forms: the auth token key is internal. */
 export function isInternalField(field: Field, collection: Collection): boolean {
   return collection.type === 'auth' && field.name === 'tokenKey';

@@ -1,6 +1,6 @@
 // The collection editor's working copy and its actions: the draft, the server's errors, adding and
 // moving fields, saving (asking first when fields are dropped) and deleting. The page renders it.
-import { createMemo, createSignal } from 'solid-js';
+import { createEffect, createMemo, createSignal, on } from 'solid-js';
 import { createStore, produce } from 'solid-js/store';
 import type { Collection, ErrorData } from '../api.js';
 import { ApiError, errorAt, errorUnder, messageOf } from '../api.js';
@@ -22,7 +22,12 @@ export function createCollectionForm(props: { collection?: Collection }, app: Ap
   const [confirmDelete, setConfirmDelete] = createSignal(false);
   // Unsaved when the working copy differs from what was loaded or last saved (the store is read deeply).
   const [savedAs, setSavedAs] = createSignal(JSON.stringify(draft));
-  const dirty = createMemo(() => JSON.stringify(draft) !== savedAs());
+  const snapshot = createMemo(() => JSON.stringify(draft));
+  const dirty = createMemo(() => snapshot() !== savedAs());
+  // The failed save's toast goes once the draft changes, another save starts or one succeeds: it never
+  // outlives the problem it reported (the save bar keeps the words while they still apply).
+  let dismissFailure = () => {};
+  createEffect(on(snapshot, () => dismissFailure(), { defer: true }));
 
   /** Field errors come as data.fields.<index in the submitted list>.<prop>. */
   const fieldError = (key: string, prop: string) => {
@@ -50,6 +55,7 @@ export function createCollectionForm(props: { collection?: Collection }, app: Ap
 
   const submit = async () => {
     setConfirmSave(false);
+    dismissFailure();
     setBusy(true);
     setErrors({});
     setMessage('');
@@ -69,11 +75,17 @@ export function createCollectionForm(props: { collection?: Collection }, app: Ap
       if (err instanceof ApiError) setErrors(err.data);
       setMessage(messageOf(err));
       setProblem(p);
-      toast(p.summary, 'error');
+      dismissFailure = toast(p.summary, 'error');
       queueMicrotask(() => document.querySelector('.editor .has-error')?.scrollIntoView({ block: 'center' }));
     } finally {
       setBusy(false);
     }
+  };
+
+  /** The collection's name typed anew: the server's complaint about the old one no longer applies. */
+  const setName = (name: string) => {
+    setDraft('name', name);
+    if (errorAt(errors(), 'name')) setErrors(Object.fromEntries(Object.entries(errors()).filter(([k]) => k !== 'name')));
   };
 
   /** What to show under index `i`: the server's words for it, or the explained failure. */
@@ -105,7 +117,7 @@ export function createCollectionForm(props: { collection?: Collection }, app: Ap
 
   return {
     isNew, draft, setDraft, errors, message, problem, indexError, busy, dirty, confirmSave, setConfirmSave, confirmDelete, setConfirmDelete,
-    fieldError, move, addField, submit, save, remove,
+    fieldError, move, addField, submit, save, remove, setName,
   };
 }
 

@@ -2,11 +2,12 @@
 // panel to create/edit. Filter, sort, page, page size and the open record live in the URL
 // (lib/list-state.ts); the grid's columns are remembered per collection (lib/column-prefs.ts).
 import { createEffect, createMemo, createResource, createSignal, on, Show, type JSX } from 'solid-js';
-import type { Collection, RecordModel } from '../api.js';
+import type { Collection, Page, RecordModel } from '../api.js';
 import { ApiError, messageOf } from '../api.js';
 import { useApp } from '../app-context.js';
 import { useRouter } from '../router.js';
-import { isInternalField } from '../lib/format.js';
+import { filterOfBox, isFilterExpression, isInternalField, searchableFields } from '../lib/format.js';
+import { loadFilterHistory, rememberFilter } from '../lib/filter-history.js';
 import { createListState } from '../lib/list-state.js';
 import { loadHiddenColumns, saveHiddenColumns } from '../lib/column-prefs.js';
 import { createSelection } from '../lib/selection.js';
@@ -22,6 +23,8 @@ import { useToast } from '../components/toasts.js';
 import { ImportErrors, RecordsTransfer, type ImportProblem } from '../components/records-transfer.js';
 import { useLive } from '../lib/live.js';
 import { ViewRecordPanel } from '../components/view-record-panel.js';
+
+type ListPage = Page<RecordModel>;
 
 /** The server's detail (data.*.message) when it gave one, else its message. */
 function filterDetail(err: ApiError): string {
@@ -71,12 +74,32 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
   const columns = createMemo(() => fields().filter((f) => !hidden().includes(f.id)));
   const expand = () => props.collection.fields.filter((f) => f.type === 'relation').map((f) => f.name).join(',');
 
+  // The URL keeps what was typed; plain words are sent as a search across the text fields.
+  const sentFilter = () => filterOfBox(q().filter, props.collection);
+  const searching = () => q().filter !== '' && !isFilterExpression(q().filter);
+  const [history, setHistory] = createSignal(loadFilterHistory(props.collection.id));
   const [data] = createResource(
-    () => ({ c: props.collection.name, page: q().page, perPage: q().perPage, sort: q().sort, filter: q().filter, v: version() }),
+    () => ({ c: props.collection.name, page: q().page, perPage: q().perPage, sort: q().sort, filter: sentFilter(), v: version() }),
     (p) => app.api.listRecords(p.c, { page: p.page, perPage: p.perPage, sort: p.sort, filter: p.filter, expand: expand() }),
   );
-  // Reading an errored resource throws, so the table reads the last good page through this guard.
-  const current = () => (data.error ? undefined : data.latest);
+  // Reading an errored resource throws, so the table reads the last good page through this guard; with
+  // no answer at all (server unreachable) the rows already shown stay, under a notice, instead of emptying.
+  const unreachable = () => data.error instanceof ApiError && data.error.status === 0;
+  const current = createMemo<ListPage | undefined>((prev) => (data.error ? (unreachable() ? prev : undefined) : (data.latest ?? prev)));
+  // The collection is gone on the server (deleted or restored away by another client): the collections
+  // are read again, so the page says "not found" and the sidebar drops it, instead of the server's words.
+  let recheckedGone = false;
+  createEffect(() => {
+    if (data.error instanceof ApiError && data.error.status === 404 && !recheckedGone) {
+      recheckedGone = true;
+      void app.reloadCollections();
+    }
+  });
+  // A filter the server took goes into the box's history (one that it refused does not).
+  createEffect(on(current, (d) => {
+    const f = q().filter;
+    if (d && f !== '' && !data.error && history()[0] !== f) setHistory(rememberFilter(props.collection.id, f));
+  }));
   const keep = stableRows();
   const rows = createMemo(() => keep(current()?.items ?? []));
   createEffect(() => selection.refresh(rows()));
@@ -118,8 +141,10 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
   const toggleSort = (key: string) => list.set({ sort: q().sort === key ? `-${key}` : q().sort === `-${key}` ? '' : key });
   const reload = () => setVersion(version() + 1);
   const filterError = () => (data.error instanceof ApiError && data.error.status === 400 && q().filter !== '' ? data.error : undefined);
-  const open = (r: RecordModel | 'new') => list.set({ record: r === 'new' ? 'new' : r.id }, { push: true });
-  const close = () => list.set({ record: null });
+  // Duplicate's values for the next new-record panel; any other way to a new record starts empty.
+  const [prefill, setPrefill] = createSignal<Record<string, unknown> | null>(null);
+  const open = (r: RecordModel | 'new') => (setPrefill(null), list.set({ record: r === 'new' ? 'new' : r.id }, { push: true }));
+  const close = () => (setPrefill(null), list.set({ record: null }));
   // another client's writes show up without a manual refresh (rows that come back unchanged keep their DOM)
   useLive(app.api, () => [`${props.collection.name}/*`], reload);
 
@@ -132,6 +157,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
           applied={q().filter}
           invalid={!!filterError()}
           helpOpen={showHelp()}
+          history={history()}
           onInput={setDraft}
           onApply={applyFilter}
           onToggleHelp={() => setShowHelp(!showHelp())}
@@ -144,7 +170,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
             saveHiddenColumns(props.collection.id, h);
           }}
         />
-        <RecordsTransfer collection={props.collection.name} readOnly={readOnly()} filter={q().filter} sort={q().sort} onImported={reload} onFailed={setImportProblem} />
+        <RecordsTransfer collection={props.collection.name} readOnly={readOnly()} filter={sentFilter()} sort={q().sort} onImported={reload} onFailed={setImportProblem} />
         <button type="button" class="btn" onClick={reload} aria-label="Refresh" title="Refresh">
           <Icon name="refresh" />
         </button>
@@ -157,6 +183,12 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
       <Show when={importProblem()}>
         {(p) => <ImportErrors problem={p()} onDismiss={() => setImportProblem(null)} />}
       </Show>
+      <Show when={searching()}>
+        <p class="search-note muted">
+          Searching {searchableFields(props.collection).join(', ')} for “{q().filter}”. A filter such as{' '}
+          <code>{searchableFields(props.collection).find((f) => f !== 'id') ?? 'id'} ~ "{q().filter}"</code> narrows it.
+        </p>
+      </Show>
       <Show when={filterError()}>
         {(err) => (
           <p class="alert alert-error filter-error" role="alert">
@@ -168,7 +200,9 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
         <FilterHelp collection={props.collection} onPick={(ex) => (setDraft(ex), applyFilter(ex))} />
       </Show>
       <Show when={data.error && !filterError()}>
-        <p class="alert alert-error" role="alert">Could not load records: {messageOf(data.error)}</p>
+        <p class="alert alert-error" role="alert">
+          {unreachable() ? `${messageOf(data.error)}${current() ? ' The rows below are as last loaded.' : ''}` : `Could not load records: ${messageOf(data.error)}`}
+        </p>
       </Show>
       <Show when={!readOnly()}>
         <BulkActions collection={props.collection} selection={selection} onDeleted={(ids) => (selection.refresh([], ids), reload())} />
@@ -191,7 +225,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
               when={q().filter === ''}
               fallback={
                 <>
-                  <p>No records match this filter.</p>
+                  <p>{searching() ? `No records contain “${q().filter}”.` : 'No records match this filter.'}</p>
                   <button type="button" class="btn" onClick={() => (setDraft(''), applyFilter(''))}>Clear filter</button>
                 </>
               }
@@ -228,9 +262,19 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
           <RecordPanel
             collection={props.collection}
             record={rec === 'new' ? undefined : rec}
+            initial={rec === 'new' ? (prefill() ?? undefined) : undefined}
             expand={expand()}
             onClose={close}
-            onSaved={() => (close(), reload())}
+            onSaved={(saved, keepOpen) => {
+              // Save and continue: a new record's panel moves to the record it created.
+              if (keepOpen && saved) list.set({ record: saved.id });
+              else close();
+              reload();
+            }}
+            onDuplicate={(values) => {
+              setPrefill(values);
+              list.set({ record: 'new' }, { push: true });
+            }}
           />
         )}
       </Show>

@@ -1,5 +1,5 @@
 // First run: the setup token printed by the server plus the first superuser's email and password.
-import { createSignal, Show, type JSX } from 'solid-js';
+import { createEffect, createSignal, on, Show, type JSX } from 'solid-js';
 import type { Api, ErrorData } from '../api.js';
 import { ApiError, errorAt, messageOf } from '../api.js';
 import { useRouter } from '../router.js';
@@ -14,6 +14,15 @@ export function SetupPage(props: { api: Api; onDone(): Promise<void> }): JSX.Ele
   const [errors, setErrors] = createSignal<ErrorData>({});
   const [message, setMessage] = createSignal('');
   const [busy, setBusy] = createSignal(false);
+  // The setup link opened in a tab where /_/ is already open only changes the hash: its token still
+  // fills the field (and replaces one typed before, which it is meant to correct).
+  createEffect(on(() => router.route().query.get('token'), (t) => {
+    if (t) {
+      setToken(t);
+      setMessage('');
+      setErrors({});
+    }
+  }, { defer: true }));
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -30,7 +39,8 @@ export function SetupPage(props: { api: Api; onDone(): Promise<void> }): JSX.Ele
       await props.onDone();
     } catch (err) {
       if (err instanceof ApiError) setErrors(err.data);
-      setMessage(err instanceof ApiError && err.status === 403 ? `${err.message} The token is printed in the server's log.` : messageOf(err));
+      // The server's words already say where the token is; adding ours repeated them.
+      setMessage(messageOf(err));
     } finally {
       setBusy(false);
     }

@@ -24,6 +24,16 @@ export function Shell(props: { api: Api; session: Accessor<SessionInfo | null>; 
   // collections another client creates, renames or deletes appear in the sidebar (a superuser topic)
   useLive(props.api, () => ['_collections/*'], () => void refetch());
   const [menuOpen, setMenuOpen] = createSignal(false);
+  let menuButton: HTMLButtonElement | undefined;
+  // The slide-out menu (narrow windows) closes on Escape like any overlay, and hands focus back to its
+  // button; an open dialog or panel above it takes the key first (they stop it on their own).
+  const onMenuKey = (e: KeyboardEvent) => {
+    if (e.key !== 'Escape' || !menuOpen() || e.defaultPrevented) return;
+    setMenuOpen(false);
+    menuButton?.focus();
+  };
+  onMount(() => document.addEventListener('keydown', onMenuKey));
+  onCleanup(() => document.removeEventListener('keydown', onMenuKey));
   // Only the desktop window has the bridge; LAN state lives here so the warning shows on every page.
   const bridge = desktopBridge();
   const desktop: DesktopCtx | undefined = bridge ? { bridge, lan: createLanSharing(bridge) } : undefined;
@@ -92,7 +102,7 @@ export function Shell(props: { api: Api; session: Accessor<SessionInfo | null>; 
           <div class="scrim" onClick={() => setMenuOpen(false)} />
           <div class="main-column">
             <div class="mobile-bar">
-              <button type="button" class="btn-icon" aria-label="Open menu" onClick={() => setMenuOpen(true)}>
+              <button type="button" class="btn-icon" aria-label="Open menu" aria-expanded={menuOpen()} ref={menuButton} onClick={() => setMenuOpen(true)}>
                 <Icon name="menu" />
               </button>
               <span class="brand-title">Deskbase</span>

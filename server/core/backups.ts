@@ -13,12 +13,12 @@
 // `backups/before-restore-<time>.zip` beside it. A restore that fails after the swap puts that
 // previous data back the same way before it answers.
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { access, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { access, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ApiError, badRequest, tooLarge } from '../errors.js';
+import { ApiError, badRequest, notFound, tooLarge } from '../errors.js';
 import { ARCHIVE_DB, ArchiveError, extractArchive, writeArchive } from '../files/archive.js';
 import { isSafeSegment } from '../files/paths.js';
 import type { FileStorage } from '../files/storage.js';
@@ -105,6 +105,22 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
+/** One zip of the backups folder, as PocketBase's GET /api/backups lists it. */
+export interface BackupFile {
+  key: string;
+  size: number;
+  /** When it was written, `YYYY-MM-DD hh:mm:ss.sssZ` like PocketBase's dates. */
+  modified: string;
+}
+
+/**
+ * A backup's name (its key): a plain file name ending in .zip, nothing that could leave the folder.
+ * PocketBase asks `^[a-z0-9_-].+\.zip$`; Deskbase's own names (`before-restore-2026-…Z.zip`) have capitals.
+ */
+export const BACKUP_KEY = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,146}\.zip$/;
+
+const pbDate = (d: Date) => d.toISOString().replace('T', ' ');
+
 /** `report` hears a backup cut midway (the client only sees its download end early). */
 export function createBackups(store: Store, storage: FileStorage, afterRestore: () => Promise<void>, report: (error: unknown) => void = () => {}) {
   let restoring = false;
@@ -143,7 +159,80 @@ export function createBackups(store: Store, storage: FileStorage, afterRestore: 
     return path;
   }
 
-  return {
+  /** The backups folder of this data folder; a server without one (in memory) has no backups to list. */
+  function folder(): string {
+    if (store.dir === null) throw badRequest('Backups need a data folder (this server keeps its data in memory).');
+    return join(store.dir, BACKUPS_DIR);
+  }
+  /** The path of an existing backup; a key that is not a backup name is a 400, a missing one a 404. */
+  async function existing(key: string): Promise<{ path: string; size: number }> {
+    if (!BACKUP_KEY.test(key) || key.includes('..')) throw badRequest('Invalid backup name: a file name ending in .zip (letters, digits, _ - .).');
+    const path = join(folder(), key);
+    const s = await stat(path).catch(() => null);
+    if (!s?.isFile()) throw notFound('There is no backup by this name.');
+    return { path, size: s.size };
+  }
+  // one backup or restore at a time, as PocketBase ("another backup/restore process has already been started")
+  let creating: string | null = null;
+  let restoringKey: string | null = null;
+
+  const api = {
+    /** The zips in the backups folder (those a restore keeps included), newest first. */
+    async list(): Promise<BackupFile[]> {
+      if (store.dir === null) return [];
+      const dir = folder();
+      const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? [] : Promise.reject(err)));
+      const out: BackupFile[] = [];
+      for (const key of names) {
+        if (!BACKUP_KEY.test(key) || key === creating) continue; // a zip still being written is not listed
+        const s = await stat(join(dir, key)).catch(() => null);
+        if (s?.isFile()) out.push({ key, size: s.size, modified: pbDate(s.mtime) });
+      }
+      return out.sort((a, b) => b.modified.localeCompare(a.modified) || a.key.localeCompare(b.key));
+    },
+
+    /** Writes a backup of everything now into the backups folder, as `name` or `deskbase-<time>.zip`. */
+    async create(name?: string): Promise<BackupFile> {
+      const key = name === undefined || name === '' ? `deskbase-${stamp()}.zip` : name;
+      if (!BACKUP_KEY.test(key) || key.includes('..')) throw badRequest('Invalid backup name: a file name ending in .zip (letters, digits, _ - .).', { name: { code: 'validation_invalid_name', message: 'Must be a file name ending in .zip.' } });
+      if (creating !== null || restoring) throw badRequest('Try again later: another backup or restore is running.');
+      const path = join(folder(), key);
+      if (await stat(path).then(() => true, () => false)) throw badRequest('A backup by this name exists already.', { name: { code: 'validation_not_unique', message: 'A backup by this name exists already.' } });
+      creating = key;
+      try {
+        await keep(snapshot(), path);
+      } finally {
+        creating = null;
+      }
+      const s = await stat(path);
+      return { key, size: s.size, modified: pbDate(s.mtime) };
+    },
+
+    /** A backup's bytes, for its download. */
+    async read(key: string): Promise<{ stream: Readable; size: number }> {
+      const { path, size } = await existing(key);
+      return { stream: createReadStream(path), size };
+    },
+
+    async remove(key: string): Promise<void> {
+      const { path } = await existing(key);
+      if (key === restoringKey || key === creating) throw badRequest('The backup is being used and cannot be deleted now.');
+      await unlink(path);
+      await syncDir(folder());
+    },
+
+    /** Restores a backup of the folder, as a restore of an uploaded zip (the current data kept first). */
+    async restoreKey(key: string): Promise<RestoreResult> {
+      const { path, size } = await existing(key);
+      if (creating !== null) throw badRequest('Try again later: another backup or restore is running.');
+      restoringKey = key;
+      try {
+        return await api.restore(() => createReadStream(path), size);
+      } finally {
+        restoringKey = null;
+      }
+    },
+
     /** `deskbase-<time>.zip` and its stream. */
     backup(): { name: string; stream: Readable } {
       return { name: `deskbase-${stamp()}.zip`, stream: snapshot() };
@@ -245,6 +334,7 @@ export function createBackups(store: Store, storage: FileStorage, afterRestore: 
     if (isDiskError(cause)) throw cause;
     throw badRequest(`Invalid backup archive: the restored data could not be loaded (${why}); the previous data was put back, nothing changed.`);
   }
+  return api;
 }
 
 /** Writes a stream to `path` through a temporary name, synced. */

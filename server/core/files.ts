@@ -91,6 +91,9 @@ export function createFiles(store: Store, registry: Registry, storage: FileStora
 
     token: (auth: AuthInfo): string => tokens.issue(auth),
 
+    /** The caller a file token names (live session, unexpired), or null: backup downloads check it. */
+    callerOfToken: (token: string): AuthInfo | null => tokens.resolve(token),
+
     /** Throws a 404 for anything missing or not allowed (PocketBase answers both alike). */
     async find(collection: string, recordId: string, filename: string, ctx: RequestContext): Promise<ServedFile> {
       const c = registry.get(collection);

@@ -53,8 +53,25 @@ function issuedFor(s: SessionRow, collection: Collection, parts: TokenParts, now
   return earlierExps(s).some((exp) => exp > now / 1000 && parts.claims === expClaims(exp));
 }
 
+/** Sessions whose last use is remembered in memory (the most recently used are kept). */
+const SEEN_MAX = 10_000;
+
 export function createSessions(store: Store, registry: Registry) {
+  // When each session was last used, in memory only (a write per request would cost a journal entry):
+  // after a restart a session's last activity is its last sign-in or refresh until it is used again.
+  const seen = new Map<string, number>();
+  const touch = (id: string, now: number) => {
+    seen.delete(id);
+    seen.set(id, now);
+    if (seen.size > SEEN_MAX) seen.delete(seen.keys().next().value as string);
+  };
   return {
+    /** When the session was last used: a request it authorised, else its last sign-in or refresh. */
+    lastActive(s: SessionRow): string {
+      const renewed = Date.parse(s.expires) - SESSION_SECONDS * 1000;
+      return isoNow(Math.max(seen.get(s.id) ?? 0, Number.isFinite(renewed) ? renewed : 0));
+    },
+
     /** Inside a write transaction: starts a session and returns its token (shown once). */
     start(tx: WriteTx, collectionId: string, recordId: string, userAgent: string, now = Date.now()): { token: string; session: SessionRow } {
       const kind = kindFor(collectionId);
@@ -83,6 +100,7 @@ export function createSessions(store: Store, registry: Registry) {
       if (!collection || !issuedFor(s, collection, parts, now)) return null;
       const record = store.get<Row>(`SELECT * FROM ${ident(collection.name)} WHERE "id" = ?`, [s.recordId]);
       if (!record) return null;
+      touch(s.id, now);
       return { collection, record, sessionId: s.id };
     },
 

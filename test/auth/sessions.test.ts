@@ -41,6 +41,18 @@ describe('server-side sessions', () => {
       expect((await h.req('GET', '/api/sessions', { token: second })).body.items).toHaveLength(1);
     });
 
+    it('tells when each session was last active: its sign-in, then the last request it made', async () => {
+      const second = await h.signIn('_superusers', 'admin@example.com', 'correct horse');
+      const before = (await h.req('GET', '/api/sessions', { token: second })).body.items as Array<{ id: string; created: string; lastActive: string; current: boolean }>;
+      const other = before.find((s) => !s.current)!;
+      await new Promise((r) => setTimeout(r, 20));
+      await h.req('GET', '/api/collections', { token: su });
+      const after = (await h.req('GET', '/api/sessions', { token: second })).body.items as typeof before;
+      const used = after.find((s) => s.id === other.id)!;
+      expect(Date.parse(used.lastActive)).toBeGreaterThan(Date.parse(other.lastActive));
+      expect(Date.parse(used.lastActive)).toBeGreaterThan(Date.parse(used.created));
+    });
+
     it('cannot revoke another record\'s session', async () => {
       await signUp('ann@example.com');
       const ann = await h.signIn('users', 'ann@example.com', 'password123');

@@ -83,7 +83,7 @@ describe('file fields in the admin UI', () => {
     await page.goto(`${app.url}/_/#/collections/gallery`);
     await page.getByText('No records yet.').waitFor();
     await page.getByRole('button', { name: 'New record' }).click();
-    await page.locator('#field-title, input[id$="title"]').first().fill('Sunset');
+    await page.locator('#rf-title').first().fill('Sunset');
     const picker = page.locator('.file-input input[type="file"]');
     await picker.setInputFiles([{ name: 'red.png', mimeType: 'image/png', buffer: await pngOf('#d33') }, { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') }]);
     // a drop: a DataTransfer with a file, dispatched on the drop zone

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, fireEvent, render, screen } from '@solidjs/testing-library';
 import { createSignal } from 'solid-js';
 import type { Collection, Field } from '../../renderer/api.js';
-import { displayField, formatCount, formatDate, isoToUtcInput, utcInputToIso, recordLabel, searchFilter, searchableFields } from '../../renderer/lib/format.js';
+import { displayField, formatCount, formatDate, isoToUtcInput, utcInputToIso, recordLabel, searchFilter, searchableFields, filterOfBox } from '../../renderer/lib/format.js';
+import { HISTORY_MAX, loadFilterHistory, rememberFilter } from '../../renderer/lib/filter-history.js';
 import { describeUserAgent } from '../../renderer/lib/user-agent.js';
 import { draftFromCollection, emptyDraft, identityCandidates, newFieldId, summarize, toBody } from '../../renderer/lib/collection-draft.js';
 import { operations, snippet } from '../../renderer/lib/api-examples.js';
@@ -56,6 +57,29 @@ describe('relation search filter', () => {
     ['trailing\\', 'id ~ "trailing" || name ~ "trailing"'],
     ['   ', ''],
   ])('%j → %j', (q, expected) => expect(searchFilter(searchableFields(collection([text('name'), text('secret', { hidden: true })])), q)).toBe(expected));
+});
+
+describe('the records filter box', () => {
+  const posts = collection([text('id'), text('title'), { ...text('views'), type: 'number' } as Field]);
+  it('sends plain words as a search across the text fields, and an expression as typed', () => {
+    expect(filterOfBox('Ada Lovelace', posts)).toBe('id ~ "Ada Lovelace" || title ~ "Ada Lovelace"');
+    expect(filterOfBox('"Ada"', posts)).toBe('id ~ "Ada" || title ~ "Ada"');
+    expect(filterOfBox('views > 4', posts)).toBe('views > 4');
+    expect(filterOfBox('title ~ "x"', posts)).toBe('title ~ "x"');
+    expect(filterOfBox('  ', posts)).toBe('');
+  });
+  it('keeps recent filters per collection, newest first, each once, at most eight', () => {
+    localStorage.clear();
+    rememberFilter('c1', 'a');
+    rememberFilter('c1', 'b');
+    rememberFilter('c1', 'a');
+    rememberFilter('c2', 'z');
+    expect(loadFilterHistory('c1')).toEqual(['a', 'b']);
+    for (let i = 0; i < 20; i++) rememberFilter('c1', `f${i}`);
+    expect(loadFilterHistory('c1')).toHaveLength(HISTORY_MAX);
+    expect(loadFilterHistory('c1')[0]).toBe('f19');
+    expect(loadFilterHistory('c2')).toEqual(['z']);
+  });
 });
 
 describe('user agents', () => {

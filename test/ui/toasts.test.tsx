@@ -20,7 +20,7 @@ describe('withToast', () => {
 });
 
 describe('ToastProvider', () => {
-  let push: ToastFn = () => undefined;
+  let push: ToastFn = () => () => undefined;
   beforeEach(() => {
     vi.useFakeTimers();
     render(() => (
@@ -57,5 +57,12 @@ describe('ToastProvider', () => {
     expect(screen.getByRole('alert').textContent).toContain('Could not save.');
     fireEvent.click(screen.getByRole('button', { name: 'Dismiss' }));
     expect(shown()).toEqual([]);
+  });
+
+  it('takes a notice away early when its sender says the problem is gone, and only that one', () => {
+    const gone = push('Not saved: the name is taken.', 'error');
+    push('Export failed.', 'error');
+    gone();
+    expect(shown()).toEqual(['Export failed.']);
   });
 });

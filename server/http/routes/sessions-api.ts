@@ -7,11 +7,11 @@ import { authOf, clearedCookie, requireAuth, requireSuperuser } from '../caller.
 import { param, stateOf } from '../request.js';
 import { json, noContent } from '../respond.js';
 
-const view = (s: SessionRow, currentId: string) => ({
-  id: s.id, created: s.created, expires: s.expires, userAgent: s.userAgent, current: s.id === currentId,
-});
-
 export function registerSessions(app: H3, core: Core): void {
+  const view = (s: SessionRow, currentId: string) => ({
+    id: s.id, created: s.created, expires: s.expires, lastActive: core.sessions.lastActive(s), userAgent: s.userAgent, current: s.id === currentId,
+  });
+
   app.get('/api/session', (event) => {
     const auth = authOf(event);
     const s = auth ? core.auth.getSession(auth) : undefined;
