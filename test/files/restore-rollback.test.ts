@@ -109,7 +109,7 @@ describe('a backup cut midway', () => {
       // cut: the body ends early or errors (or, when the read fails before the first byte went out, a 500)
       expect([200, 500]).toContain(res.status);
       await res.arrayBuffer().catch(() => undefined);
-      for (let i = 0; i < 50 && !lines.some((l) => l.includes('A backup was cut midway')); i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 500 && !lines.some((l) => l.includes('A backup was cut midway')); i++) await new Promise((r) => setTimeout(r, 20));
       expect(lines.find((l) => l.includes('A backup was cut midway'))).toMatch(/^error: .*A backup was cut midway: /);
     } finally {
       await server.close();
