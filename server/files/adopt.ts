@@ -9,7 +9,7 @@
 import { constants } from 'node:fs';
 import { copyFile, link, mkdir, open, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { errorCode, syncDir } from '../store/files.js';
+import { errorCode, syncDir } from '../durable-files.js';
 import { collectionDir, filePath, isSafeSegment, recordDir } from './paths.js';
 import type { FileStorage } from './storage.js';
 
