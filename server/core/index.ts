@@ -13,7 +13,7 @@ import { createSessions } from './session-store.js';
 import { createSetup } from './setup.js';
 import { ChangeFeed, type ChangeListener } from './writes/changes.js';
 import { createTransfer } from './transfer/transfer.js';
-import { REALTIME_LIMITS, type RealtimeLimits } from './realtime/budget.js';
+import { REALTIME_LIMITS, type RealtimeLimits } from './realtime/subscription-limits.js';
 import { createRealtime } from './realtime/fan-out.js';
 import { createBatch } from './batch.js';
 import { FileStorage } from '../files/storage.js';
@@ -44,7 +44,7 @@ export interface CoreOptions {
   onError?: (error: unknown) => void;
   /** How long a realtime connection may go without a message before it is closed (PocketBase: 5 minutes). */
   realtimeIdleMs?: number;
-  /** What realtime subscriptions may hold (realtime/budget.ts REALTIME_LIMITS, overridden key by key). */
+  /** What realtime subscriptions may hold (realtime/subscription-limits.ts REALTIME_LIMITS, overridden key by key). */
   realtimeLimits?: Partial<RealtimeLimits>;
   /** Bytes one answer may hold (MAX_RESPONSE_BYTES by default). */
   responseBytes?: number;

@@ -99,7 +99,7 @@ export class ScryptPool {
     private readonly jobMs = MAX_HASH_JOB_MS,
   ) {}
 
-  /** `client` names who asked (see clientKey); '' is the server itself, bounded only by the queue. */
+  /** `client` names who asked (http/client-key.ts); '' is the server itself, bounded only by the queue. */
   async derive(password: string, salt: Uint8Array, keylen: number, options: ScryptParams, client = ''): Promise<Buffer> {
     const reply = await this.run({ kind: 'scrypt', password, salt, keylen, options }, client);
     if (!('key' in reply)) throw new Error('scrypt worker answered without a key');
@@ -205,20 +205,4 @@ export class ScryptPool {
     }, this.idleMs);
     this.idleTimer.unref();
   }
-}
-
-/**
- * Who a hash is charged to: the client's network address, IPv6 addresses by their /64 (one host
- * commonly holds a whole /64, and could otherwise rotate through it), IPv4-mapped ones as IPv4.
- */
-export function clientKey(address: string | undefined): string {
-  if (address === undefined || address === '') return '';
-  const v4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (v4) return v4[1];
-  if (!address.includes(':')) return address;
-  const [head, tail = ''] = address.toLowerCase().split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === '' ? [] : tail.split(':');
-  const groups = address.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }

@@ -2,7 +2,7 @@
 // identity, wrong password, failing authRule, blocked account) is the same 400, and costs one hash.
 import { ApiError, badRequest, fieldError, forbidden, notFound, unauthorized, type ErrorData } from '../errors.js';
 import type { Store } from '../store/db.js';
-import { isRecord } from './fields/common.js';
+import { isRecord } from '../json-object.js';
 import { ruleSql } from './access.js';
 import { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from './passwords.js';
 import { accountKey, type FailureLimiter } from './sign-in-limiter.js';

@@ -4,20 +4,21 @@
 import { PassThrough, Readable } from 'node:stream';
 import type { H3Event } from 'h3';
 import { ApiError, badRequest, tooLarge } from '../errors.js';
-import { isRecord } from '../core/fields/common.js';
-import { RECORD_BODY_BYTES } from '../core/files.js';
+import { isRecord } from '../json-object.js';
 import { setOwn } from '../core/own-keys.js';
 import { checkEntryCount, JsonShape } from './body-shape.js';
-import { bodyBudgetOf } from './body-budget.js';
+import { bodiesInFlightOf } from './bodies-in-flight.js';
 import { INLINE_BYTES, parseOffThread, type BodyKind, type Parsed } from './body-worker.js';
 
-/** Record bodies (file uploads stream apart from this limit: upload-form.ts). */
-export const MAX_BODY_BYTES = RECORD_BODY_BYTES;
+/** Record bodies apart from their files (PocketBase's 32 MiB; file uploads stream apart from it: upload-form.ts). */
+export const RECORD_BODY_BYTES = 32 * 1024 * 1024;
+/** A multipart batch's whole body (PocketBase's batch maxBodySize default, 128 MiB): requests and files together. */
+export const BATCH_BODY_BYTES = 128 * 1024 * 1024;
 /** Bodies small by nature: sign-in (identity and password of at most 255 characters) and setup. */
 export const AUTH_BODY_BYTES = 64 * 1024;
 /** A collection's definition (superusers only). */
 export const COLLECTION_BODY_BYTES = 4 * 1024 * 1024;
-/** A records import (superusers only); within the bodies in flight (body-budget.ts). */
+/** A records import (superusers only); within the bodies in flight (bodies-in-flight.ts). */
 export const IMPORT_BODY_BYTES = 64 * 1024 * 1024;
 /**
  * Reads and drops what is left of a refused body, as node:http does for a body nobody read, so the 413
@@ -44,7 +45,7 @@ async function readLimited(event: H3Event, limit: number, inspect?: (chunk: Uint
   const declared = declaredText === null ? null : Number(declaredText);
   if ((declared ?? 0) > limit) throw tooLarge();
   // the bytes held count against all requests' budget until this one's response is sent
-  const budget = bodyBudgetOf(event).forRequest();
+  const budget = bodiesInFlightOf(event).forRequest();
   const node = event.runtime?.node;
   if (node?.res) node.res.once('close', budget.release);
   try {
@@ -239,7 +240,7 @@ function boundaryOf(type: string): string | null {
  * 413 past it); JSON is refused with a 400 past MAX_BODY_KEYS keys, MAX_JSON_VALUES values or
  * MAX_JSON_DEPTH levels, forms past MAX_BODY_KEYS fields, all before any parse.
  */
-export async function readBodyObject(event: H3Event, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
+export async function readBodyObject(event: H3Event, limit = RECORD_BODY_BYTES): Promise<Record<string, unknown>> {
   // the media type is matched case-insensitively; its parameters (the boundary) keep their case
   const type = event.req.headers.get('content-type') ?? '';
   const media = type.split(';', 1)[0].trim().toLowerCase();

@@ -10,12 +10,11 @@ import busboy from 'busboy';
 import type { H3Event } from 'h3';
 import { ApiError, badRequest, fieldError, tooLarge } from '../errors.js';
 import type { Core } from '../core/index.js';
-import { RECORD_BODY_BYTES } from '../core/files.js';
 import { setOwn } from '../core/own-keys.js';
 import { OversizeFile, StagedFile } from '../files/staged.js';
-import { bodyBudgetOf } from './body-budget.js';
+import { bodiesInFlightOf } from './bodies-in-flight.js';
 import { MAX_BODY_KEYS } from './body-shape.js';
-import { formToObject, invalidBody } from './body.js';
+import { BATCH_BODY_BYTES, formToObject, invalidBody, RECORD_BODY_BYTES } from './body.js';
 
 export interface RecordForm {
   body: Record<string, unknown>;
@@ -48,7 +47,7 @@ function drain(source: Readable): void {
  */
 export async function readRecordForm(event: H3Event, core: Core, collection: string, failed: string): Promise<RecordForm> {
   const limits = core.files.uploadLimits(collection);
-  const form = await receiveForm(event, core, { bodyLimit: limits.bodyLimit, fileField: (key) => limits.fields.get(fieldOf(key)) });
+  const form = await receiveForm(event, core, { bodyLimit: RECORD_BODY_BYTES + limits.fileBytes, fileField: (key) => limits.fields.get(fieldOf(key)) });
   if (form.tooMany.size > 0) {
     await core.files.discard(form.uploads);
     const data: Record<string, ReturnType<typeof fieldError>> = {};
@@ -77,7 +76,7 @@ export async function readBatchForm(event: H3Event, core: Core): Promise<RecordF
   const limits = core.files.batchUploadLimits();
   const fileLimit = { maxSize: limits.maxSize, maxSelect: Number.POSITIVE_INFINITY }; // counts: each field's validation
   const form = await receiveForm(event, core, {
-    bodyLimit: limits.bodyLimit,
+    bodyLimit: BATCH_BODY_BYTES,
     fileField: (key) => (BATCH_FILE_KEY.test(key) ? fileLimit : undefined),
     otherFile: (key) => badRequest('Failed to read the submitted batch files data.', { [key]: fieldError('validation_invalid_value', 'Files must be keyed requests.N.<field>.') }),
   });
@@ -137,9 +136,9 @@ async function receiveForm(event: H3Event, core: Core, limits: FormLimits): Prom
     throw invalidBody();
   }
 
-  // the parts other than files are held in memory: they count against all requests' body budget until
-  // this one's response is sent (body-budget.ts); files stream to disk and do not
-  const budget = bodyBudgetOf(event).forRequest();
+  // the parts other than files are held in memory: they count against all requests' bodies in flight until
+  // this one's response is sent (bodies-in-flight.ts); files stream to disk and do not
+  const budget = bodiesInFlightOf(event).forRequest();
   const response = event.runtime?.node?.res;
   if (response) response.once('close', budget.release);
   const entries: [string, string][] = [];

@@ -7,7 +7,7 @@ import type { WriteTx } from '../../store/db.js';
 import { ruleWhere } from '../access.js';
 import { normalizeValue, toStoredValue, zeroValue } from '../field-values.js';
 import type { ValidateContext } from '../fields/spec.js';
-import { isRecord } from '../fields/common.js';
+import { isRecord } from '../../json-object.js';
 import { autogenerate } from '../fields/text.js';
 import { ID_PATTERN, isoNow, newId } from '../ids.js';
 import { hashPassword } from '../passwords.js';

@@ -8,7 +8,7 @@ import { badRequest, fieldError, notFound, onlySuperusers, type ErrorData } from
 import { ident } from '../../filter/sql.js';
 import type { ReadDb } from '../../store/db.js';
 import { apiValues, toStoredValue } from '../field-values.js';
-import { isRecord } from '../fields/common.js';
+import { isRecord } from '../../json-object.js';
 import { isoNow } from '../ids.js';
 import { hashPassword } from '../passwords.js';
 import { getRow, viewRecord } from '../records-read.js';
