@@ -3,6 +3,8 @@ import type { Store } from '../store/db.js';
 import { ensureSystemSchema } from '../store/schema.js';
 import { createAuth } from './sign-in.js';
 import { FailureLimiter } from './sign-in-limiter.js';
+import { Passwords } from './passwords.js';
+import { ScryptPool } from './scrypt-pool.js';
 import { createCollections, type CollectionListener } from './collections.js';
 import { installQueryGuards, MAX_RESPONSE_BYTES, QUERY_BUDGET_MS } from './query-budget.js';
 import { addMissingMaintainedIndexes } from './maintained-indexes.js';
@@ -48,6 +50,8 @@ export interface CoreOptions {
   realtimeLimits?: Partial<RealtimeLimits>;
   /** Bytes one answer may hold (MAX_RESPONSE_BYTES by default). */
   responseBytes?: number;
+  /** The password hashing workers (scrypt-pool.ts); a pool of this server's own by default. */
+  hashPool?: ScryptPool;
 }
 
 export async function createCore(store: Store, options: CoreOptions = {}) {
@@ -78,9 +82,10 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const responseBytes = options.responseBytes ?? MAX_RESPONSE_BYTES;
   // one sign-in block per server: sign-in and an update's oldPassword count against the same accounts
   const limiter = new FailureLimiter(options.now);
-  const records = createRecords(store, registry, sessions, feed, storage, limiter, budgetMs, report, responseBytes);
+  const passwords = new Passwords(options.hashPool ?? new ScryptPool());
+  const records = createRecords(store, registry, sessions, feed, storage, { limiter, passwords }, budgetMs, report, responseBytes);
   const files = createFiles(store, registry, storage, createFileTokens(store, registry, sessions, options.now), budgetMs);
-  const auth = createAuth(store, registry, sessions, limiter, responseBytes);
+  const auth = createAuth(store, registry, sessions, { limiter, passwords }, responseBytes);
   feed.subscribe((changes) => realtime.onChanges(changes));
   const batch = createBatch(store, registry, records.writes, budgetMs, responseBytes);
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);

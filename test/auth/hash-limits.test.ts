@@ -53,7 +53,7 @@ describe('stored hashes with absurd parameters', () => {
 
 describe('the password pool stops a job past its time limit', () => {
   it('terminates the worker, rejects with HashJobStopped, and the next job runs on a new worker', async () => {
-    const pool = new ScryptPool(1, 30_000, 64, 16, 250);
+    const pool = new ScryptPool({ size: 1, jobMs: 250 });
     // cost 16: about 4.5 s of bcryptjs (the hash need not match: the compare runs its rounds all the same)
     const slow = bcrypt.hashSync('pw', 4).replace('$04$', '$16$');
     const started = performance.now();
