@@ -5,7 +5,7 @@ import { ApiError } from '../errors.js';
 import type { Core } from '../core/index.js';
 import { authMiddleware } from './caller.js';
 import { BodyNotReceived } from './body.js';
-import { BodiesInFlight, setBodiesInFlight } from './bodies-in-flight.js';
+import { createBodyServices, setBodyServices } from './body-services.js';
 import { envelopeJson, GENERIC_MESSAGES } from './envelope.js';
 import { hostCheck } from './hosts.js';
 import { assertUrlLength } from './request.js';
@@ -104,9 +104,9 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   });
 
   const allowHost = options.allowHost ?? hostCheck(() => '127.0.0.1');
-  const bodiesInFlight = new BodiesInFlight(options.bodyBytesInFlight);
+  const bodies = createBodyServices(options.bodyBytesInFlight);
   app.use((event) => {
-    setBodiesInFlight(event, bodiesInFlight);
+    setBodyServices(event, bodies);
     // before anything reads a cookie or answers: a page on another name must not reach this server
     if (!allowHost(event.req.headers.get('host'))) throw new ApiError(421, 'The Host header does not name this server.');
     assertUrlLength(event);

@@ -3,7 +3,6 @@
 // thread's queue grew with them. Bytes are taken as a body arrives (its declared length up front) and
 // given back once its response is sent; past the capacity the request gets a 503 and its body is drained
 // unread. The parser queue holds only bodies inside the capacity, so it is bounded by it too.
-import type { H3Event } from 'h3';
 import { ApiError } from '../errors.js';
 
 /** Three record bodies of the largest size at once. */
@@ -36,9 +35,3 @@ export class BodiesInFlight {
     return this.used;
   }
 }
-
-const apps = new WeakMap<H3Event, BodiesInFlight>();
-/** Set by the app for each request (app.ts). */
-export const setBodiesInFlight = (event: H3Event, bodies: BodiesInFlight): void => void apps.set(event, bodies);
-const fallback = new BodiesInFlight();
-export const bodiesInFlightOf = (event: H3Event): BodiesInFlight => apps.get(event) ?? fallback;

@@ -7,7 +7,8 @@ import type { H3 } from 'h3';
 import type { Core } from '../../core/index.js';
 import { RECORD_BODY_BYTES, readBodyObject } from '../body.js';
 import { inputOf } from '../request.js';
-import { isMultipart, readBatchForm } from '../upload-form.js';
+import { isMultipart } from '../multipart.js';
+import { readBatchForm } from '../upload-form.js';
 
 export function registerBatch(app: H3, core: Core): void {
   app.post('/api/batch', async (event) => {
