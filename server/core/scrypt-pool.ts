@@ -14,7 +14,7 @@
 // and a real sign-in waited 16.6 s behind them.
 import { availableParallelism } from 'node:os';
 import { ApiError } from '../errors.js';
-import { WorkerPool } from '../worker-pool.js';
+import { WorkerPool, type WorkerPoolOptions } from '../worker-pool.js';
 
 /** Hashes waiting for a worker, whoever asked: at 40 ms a hash on two cores, about a second of work. */
 export const MAX_WAITING_HASHES = 64;
@@ -68,14 +68,8 @@ parentPort.on('message', (m) => {
 });
 `;
 
-export interface ScryptPoolOptions {
-  /** Workers at once: the cores, at most 4. */
-  size?: number;
-  idleMs?: number;
-  maxWaiting?: number;
-  maxPerClient?: number;
-  jobMs?: number;
-}
+/** The pool's bounds (worker-pool.ts); by default the cores (at most 4) and the constants above. */
+export type ScryptPoolOptions = Partial<Pick<WorkerPoolOptions, 'size' | 'idleMs' | 'maxWaiting' | 'maxPerClient' | 'jobMs'>>;
 
 /** Password hashes on niced workers, bounded per client and in total, each job under MAX_HASH_JOB_MS. */
 export class ScryptPool {
