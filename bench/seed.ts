@@ -4,7 +4,7 @@
 // through each field's spec: core/fields/index.ts is a path every compared commit has).
 import type { RunningServer } from '../server/index.js';
 import { isoNow, newId } from '../server/core/ids.js';
-import { hashPassword } from '../server/core/passwords.js';
+import { randomBytes, scryptSync } from 'node:crypto';
 import { specFor } from '../server/core/fields/index.js';
 import { ident } from '../server/filter/sql.js';
 import type { Collection } from '../server/core/types.js';
@@ -83,7 +83,7 @@ export async function seed(server: RunningServer, posts: number, users: number):
   await api(server, 'POST', '/api/collections', postsDefinition(usersCollection.id), su);
   const postsCollection = collection('posts');
 
-  const hash = await hashPassword(USER_PASSWORD); // one hash for all: scrypt per user would take seconds
+  const hash = scryptHash(USER_PASSWORD); // one hash for all: scrypt per user would take seconds
   const now = Date.now();
   const userRows = Array.from({ length: users }, (_, i) => ({
     id: newId(), email: `user${i}@bench.local`, password: hash, name: `User ${i}`, created: isoNow(now), updated: isoNow(now),
@@ -115,4 +115,14 @@ export async function seed(server: RunningServer, posts: number, users: number):
     filterWord: FILTER_WORD,
     seedMs,
   };
+}
+
+/**
+ * A stored password hash in the format every compared commit checks (core/passwords.ts: scrypt, N=16384,
+ * r=8, p=1, 16-byte salt, 64-byte key), made here so the seed needs no server module whose API changes.
+ */
+function scryptHash(password: string): string {
+  const salt = randomBytes(16);
+  const key = scryptSync(password, salt, 64, { N: 16384, r: 8, p: 1 });
+  return `scrypt$16384$8$1$${salt.toString('base64')}$${key.toString('base64')}`;
 }

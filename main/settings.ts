@@ -1,7 +1,8 @@
-// Desktop settings in a small JSON file, written atomically (temporary file, fsync, rename) so a crash
+// Desktop settings in a small JSON file, written atomically (temporary file, fsync, rename, folder sync: `server/durable-files.ts`) so a crash
 // or a logout mid-write leaves the old file or the new one, never half of one.
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { replaceDurably } from '../server/durable-files.js';
 
 import type { ThemeSource, UpdateChannel } from './preload-api.js';
 
@@ -84,15 +85,7 @@ export async function loadSettings(file: string): Promise<DesktopSettings> {
 
 export async function saveSettings(file: string, settings: DesktopSettings): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  const handle = await open(tmp, 'w');
-  try {
-    await handle.writeFile(JSON.stringify(settings, null, 2) + '\n');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(tmp, file);
+  await replaceDurably(file, JSON.stringify(settings, null, 2) + '\n', `${file}.${process.pid}.tmp`);
 }
 
 export interface SettingsStore {

@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCore, type Core } from './core/index.js';
 import { createNodeHandler } from './http/app.js';
-import type { RealtimeLimits } from './core/realtime/budget.js';
+import type { RealtimeLimits } from './core/realtime/subscription-limits.js';
 import type { ConnectionLimits } from './http/connections.js';
 import { hostCheck } from './http/hosts.js';
 import { ensureCertificate } from './http/certificate.js';

@@ -11,7 +11,7 @@
 //     travels to PocketBase and back.
 // Token secrets and OAuth2 client secrets are never stored or answered (PocketBase never serializes them).
 import { fieldError, type ErrorData, type FieldError } from '../errors.js';
-import { isRecord } from './fields/common.js';
+import { isRecord } from '../json-object.js';
 import { FILE_TOKEN_SECONDS } from './file-tokens.js';
 import { SESSION_SECONDS } from './session-store.js';
 import type { AuthOptions, Collection, EmailTemplate, TokenConfig } from './types.js';

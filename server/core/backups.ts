@@ -14,7 +14,7 @@
 // previous data back the same way before it answers.
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { access, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -22,7 +22,7 @@ import { ApiError, badRequest, notFound, tooLarge } from '../errors.js';
 import { ARCHIVE_DB, ArchiveError, extractArchive, writeArchive } from '../files/archive.js';
 import { isSafeSegment } from '../files/paths.js';
 import type { FileStorage } from '../files/storage.js';
-import { isDiskError, syncDir } from '../store/files.js';
+import { isDiskError, replaceDurably, syncDir } from '../durable-files.js';
 import type { ReadDb, Store } from '../store/db.js';
 import { commitRestore, finishRestore, RESTORE_STAGING } from '../store/restore.js';
 import { ident } from '../filter/sql.js';
@@ -340,16 +340,7 @@ export function createBackups(store: Store, storage: FileStorage, afterRestore: 
 /** Writes a stream to `path` through a temporary name, synced. */
 async function keep(stream: Readable, path: string): Promise<void> {
   await mkdir(join(path, '..'), { recursive: true });
-  const temp = `${path}.tmp`;
-  await pipeline(stream, createWriteStream(temp));
-  const handle = await open(temp, 'r+');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(temp, path);
-  await syncDir(join(path, '..'));
+  await replaceDurably(path, stream);
 }
 
 export type Backups = ReturnType<typeof createBackups>;

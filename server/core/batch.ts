@@ -18,7 +18,7 @@ import { ApiError, badRequest, fieldError, type ErrorData, type FieldError } fro
 import { QueryTimeoutError, ReadTooLargeError } from '../store/deadline.js';
 import type { Store } from '../store/db.js';
 import type { Registry } from './collection-registry.js';
-import { isRecord } from './fields/common.js';
+import { isRecord } from '../json-object.js';
 import { setOwn } from './own-keys.js';
 import { MAX_RESPONSE_BYTES, MAX_WRITE_BYTES, queryTooSlow, responseTooLarge, underDeadline, writeTooLarge } from './query-budget.js';
 import { presentRecords } from './record-response.js';

@@ -6,7 +6,7 @@
 import { isSafeSegment } from '../files/paths.js';
 import { ident } from '../filter/sql.js';
 import type { ReadDb } from '../store/db.js';
-import { isRecord } from './fields/common.js';
+import { isRecord } from '../json-object.js';
 import { resolveFieldType } from './fields/base.js';
 import { RULE_KEYS, type Collection } from './types.js';
 

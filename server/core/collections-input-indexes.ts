@@ -3,7 +3,7 @@
 // is the spec's object or PocketBase's `CREATE [UNIQUE] INDEX` string (its JS migrations and tools send
 // those; transfer/index-sql.ts reads them); the stored form, and the answer, is always the object.
 import { fieldError, type ErrorData, type FieldError } from '../errors.js';
-import { isRecord } from './fields/common.js';
+import { isRecord } from '../json-object.js';
 import { isReservedIndexName } from './maintained-indexes.js';
 import { indexExtras, isPocketBaseAuthIndex, parseIndexSql } from './transfer/index-sql.js';
 import type { Collection, Field, IndexDef } from './types.js';

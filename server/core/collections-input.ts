@@ -4,7 +4,7 @@ import { ApiError, fieldError } from '../errors.js';
 import type { ErrorData } from '../errors.js';
 import { checkRule } from '../rules/compile.js';
 import { defineField } from './fields/index.js';
-import { isRecord } from './fields/common.js';
+import { isRecord } from '../json-object.js';
 import { NAME_PATTERN, normalizeIndexes } from './collections-input-indexes.js';
 import { authOptionsOf, readAuthOptions, refuseAuthOptions, storeAuthOptions } from './auth-options.js';
 import type { Collection, Field, Lookup, RuleKey } from './types.js';

@@ -22,9 +22,6 @@ import type { RequestContext } from './request-context.js';
 import type { AuthInfo, FileField } from './types.js';
 import { viewFileSource } from './views.js';
 
-/** Record bodies apart from their files (PocketBase's 32 MiB; the HTTP layer's record body limit). */
-export const RECORD_BODY_BYTES = 32 * 1024 * 1024;
-
 export interface ServedFile {
   /** Path on disk of what is served (the original or its thumbnail). */
   path: string;
@@ -34,14 +31,11 @@ export interface ServedFile {
   protected: boolean;
 }
 
-/** A multipart batch's whole body (PocketBase's batch maxBodySize default, 128 MiB): requests and files together. */
-export const BATCH_BODY_BYTES = 128 * 1024 * 1024;
-
 /** What a multipart body may carry for one collection: each file field's limits (by field name). */
 export interface UploadLimits {
   fields: Map<string, { maxSize: number; maxSelect: number }>;
-  /** Bytes the whole body may hold: the other fields' 32 MiB plus every file field's maxSize × maxSelect (PocketBase). */
-  bodyLimit: number;
+  /** Bytes the files may hold together: every file field's maxSize × maxSelect (PocketBase adds them to the body's limit). */
+  fileBytes: number;
 }
 
 async function sniffFile(path: string): Promise<Sniffed> {
@@ -65,24 +59,24 @@ export function createFiles(store: Store, registry: Registry, storage: FileStora
     uploadLimits(collection: string): UploadLimits {
       const c = registry.get(collection);
       const fields = new Map<string, { maxSize: number; maxSelect: number }>();
-      let bodyLimit = RECORD_BODY_BYTES;
+      let fileBytes = 0;
       for (const f of c?.fields ?? []) {
         if (f.type !== 'file') continue;
         fields.set(f.name, { maxSize: effectiveMaxSize(f), maxSelect: effectiveMaxSelect(f) });
-        bodyLimit += effectiveMaxSize(f) * effectiveMaxSelect(f);
+        fileBytes += effectiveMaxSize(f) * effectiveMaxSelect(f);
       }
-      return { fields, bodyLimit };
+      return { fields, fileBytes };
     },
 
     /**
      * A multipart batch's files arrive before `@jsonPayload` says which collection each is for: each is
      * received under the largest maxSize of any file field (then validated by its own field as in a
-     * single write), the whole body under BATCH_BODY_BYTES.
+     * single write).
      */
-    batchUploadLimits(): { maxSize: number; bodyLimit: number } {
+    batchUploadLimits(): { maxSize: number } {
       let maxSize = 0;
       for (const c of registry.all()) for (const f of c.fields) if (f.type === 'file') maxSize = Math.max(maxSize, effectiveMaxSize(f));
-      return { maxSize, bodyLimit: BATCH_BODY_BYTES };
+      return { maxSize };
     },
 
     receive: (source: Readable, originalName: string, limit: number): Promise<StagedFile | OversizeFile> => storage.receive(source, originalName, limit),

@@ -3,6 +3,8 @@ import type { Store } from '../store/db.js';
 import { ensureSystemSchema } from '../store/schema.js';
 import { createAuth } from './sign-in.js';
 import { FailureLimiter } from './sign-in-limiter.js';
+import { Passwords } from './passwords.js';
+import { ScryptPool } from './scrypt-pool.js';
 import { createCollections, type CollectionListener } from './collections.js';
 import { installQueryGuards, MAX_RESPONSE_BYTES, QUERY_BUDGET_MS } from './query-budget.js';
 import { addMissingMaintainedIndexes } from './maintained-indexes.js';
@@ -13,7 +15,7 @@ import { createSessions } from './session-store.js';
 import { createSetup } from './setup.js';
 import { ChangeFeed, type ChangeListener } from './writes/changes.js';
 import { createTransfer } from './transfer/transfer.js';
-import { REALTIME_LIMITS, type RealtimeLimits } from './realtime/budget.js';
+import { REALTIME_LIMITS, type RealtimeLimits } from './realtime/subscription-limits.js';
 import { createRealtime } from './realtime/fan-out.js';
 import { createBatch } from './batch.js';
 import { FileStorage } from '../files/storage.js';
@@ -44,10 +46,12 @@ export interface CoreOptions {
   onError?: (error: unknown) => void;
   /** How long a realtime connection may go without a message before it is closed (PocketBase: 5 minutes). */
   realtimeIdleMs?: number;
-  /** What realtime subscriptions may hold (realtime/budget.ts REALTIME_LIMITS, overridden key by key). */
+  /** What realtime subscriptions may hold (realtime/subscription-limits.ts REALTIME_LIMITS, overridden key by key). */
   realtimeLimits?: Partial<RealtimeLimits>;
   /** Bytes one answer may hold (MAX_RESPONSE_BYTES by default). */
   responseBytes?: number;
+  /** The password hashing workers (scrypt-pool.ts); a pool of this server's own by default. */
+  hashPool?: ScryptPool;
 }
 
 export async function createCore(store: Store, options: CoreOptions = {}) {
@@ -78,9 +82,10 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const responseBytes = options.responseBytes ?? MAX_RESPONSE_BYTES;
   // one sign-in block per server: sign-in and an update's oldPassword count against the same accounts
   const limiter = new FailureLimiter(options.now);
-  const records = createRecords(store, registry, sessions, feed, storage, limiter, budgetMs, report, responseBytes);
+  const passwords = new Passwords(options.hashPool ?? new ScryptPool());
+  const records = createRecords(store, registry, sessions, feed, storage, { limiter, passwords }, budgetMs, report, responseBytes);
   const files = createFiles(store, registry, storage, createFileTokens(store, registry, sessions, options.now), budgetMs);
-  const auth = createAuth(store, registry, sessions, limiter, responseBytes);
+  const auth = createAuth(store, registry, sessions, { limiter, passwords }, responseBytes);
   feed.subscribe((changes) => realtime.onChanges(changes));
   const batch = createBatch(store, registry, records.writes, budgetMs, responseBytes);
   const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);

@@ -1,6 +1,7 @@
 // scrypt from node:crypto (docs/architecture.md, "Decisions"): N=16384, r=8, p=1, 64-byte key, 16-byte salt. The parameters
 // are stored with the hash so they can be raised later. Hashing runs on worker threads (scrypt-pool.ts),
-// so the event loop stays free for other requests.
+// so the event loop stays free for other requests. `Passwords` holds the server's pool (createCore
+// makes it, core/index.ts) and is handed to sign-in and the writes; the hash format's checks are pure.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -10,21 +11,6 @@ import { HashJobStopped, ScryptPool } from './scrypt-pool.js';
 
 const N = 16384, R = 8, P = 1, KEYLEN = 64;
 
-/** One pool per process, as libuv's (see scrypt-pool.ts): it keeps no state between hashes. */
-const pool = new ScryptPool();
-
-function derive(password: string, salt: Buffer, n: number, r: number, p: number, keylen: number, client: string): Promise<Buffer> {
-  // maxmem: node's default (32 MiB) is too small from N = 32768 on
-  return pool.derive(password, salt, keylen, { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 }, client);
-}
-
-// `client` (RequestInfo.client) is who the hash is charged to: past the pool's bounds a 429, before any work.
-
-export async function hashPassword(password: string, client = ''): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await derive(password, salt, N, R, P, KEYLEN, client);
-  return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`;
-}
 
 /** PocketBase's hashes (bcrypt, `$2a$10$` + 53 characters), which records moved from PocketBase keep until their next sign-in. */
 const BCRYPT_HASH = /^\$2[aby]\$(\d\d)\$[./A-Za-z0-9]{53}$/;
@@ -94,30 +80,50 @@ export function needsRehash(stored: string): boolean {
   return BCRYPT_HASH.test(stored);
 }
 
-/**
- * Checks a password against a stored hash. A hash past HASH_LIMITS, malformed, or whose check the pool
- * stopped (over its time limit) is a wrong password: one ordinary hash is spent, so the answer and its
- * time are those of any failed sign-in. The pool's 429 still reaches the caller.
- */
-export async function verifyPassword(password: string, stored: string, client = ''): Promise<boolean> {
-  try {
-    const cost = bcryptCost(stored);
-    if (cost !== null && boundedCost(cost)) return await pool.bcryptCompare(password, stored, bcryptModule(), client);
-    const hash = cost === null ? scryptHash(stored) : null;
-    if (hash === null) {
-      await derive(password, DUMMY_SALT, N, R, P, KEYLEN, client); // same cost on malformed or unbounded hashes
-      return false;
-    }
-    const actual = await derive(password, hash.salt, hash.n, hash.r, hash.p, hash.key.length, client);
-    return actual.length === hash.key.length && timingSafeEqual(actual, hash.key);
-  } catch (err) {
-    if (err instanceof HashJobStopped) return false;
-    throw err;
-  }
-}
-
 const DUMMY_SALT = Buffer.alloc(16, 7);
-/** Unknown identities still cost one hash, so timing does not reveal which accounts exist. */
-export async function burnPasswordCheck(password: string, client = ''): Promise<void> {
-  await derive(password, DUMMY_SALT, N, R, P, KEYLEN, client);
+
+/**
+ * Hashing and checking passwords on the server's pool. `client` (RequestInfo.client) is who a hash is
+ * charged to: past the pool's bounds a 429, before any work.
+ */
+export class Passwords {
+  constructor(private readonly pool: ScryptPool = new ScryptPool()) {}
+
+  private derive(password: string, salt: Buffer, n: number, r: number, p: number, keylen: number, client: string): Promise<Buffer> {
+    // maxmem: node's default (32 MiB) is too small from N = 32768 on
+    return this.pool.derive(password, salt, keylen, { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 }, client);
+  }
+
+  async hash(password: string, client = ''): Promise<string> {
+    const salt = randomBytes(16);
+    const key = await this.derive(password, salt, N, R, P, KEYLEN, client);
+    return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`;
+  }
+
+  /**
+   * Checks a password against a stored hash. A hash past HASH_LIMITS, malformed, or whose check the pool
+   * stopped (over its time limit) is a wrong password: one ordinary hash is spent, so the answer and its
+   * time are those of any failed sign-in. The pool's 429 still reaches the caller.
+   */
+  async verify(password: string, stored: string, client = ''): Promise<boolean> {
+    try {
+      const cost = bcryptCost(stored);
+      if (cost !== null && boundedCost(cost)) return await this.pool.bcryptCompare(password, stored, bcryptModule(), client);
+      const hash = cost === null ? scryptHash(stored) : null;
+      if (hash === null) {
+        await this.derive(password, DUMMY_SALT, N, R, P, KEYLEN, client); // same cost on malformed or unbounded hashes
+        return false;
+      }
+      const actual = await this.derive(password, hash.salt, hash.n, hash.r, hash.p, hash.key.length, client);
+      return actual.length === hash.key.length && timingSafeEqual(actual, hash.key);
+    } catch (err) {
+      if (err instanceof HashJobStopped) return false;
+      throw err;
+    }
+  }
+
+  /** Unknown identities still cost one hash, so timing does not reveal which accounts exist. */
+  async burn(password: string, client = ''): Promise<void> {
+    await this.derive(password, DUMMY_SALT, N, R, P, KEYLEN, client);
+  }
 }

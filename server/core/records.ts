@@ -13,12 +13,12 @@ import { presentRecords } from './record-response.js';
 import type { Registry } from './collection-registry.js';
 import type { ListContext, RequestContext } from './request-context.js';
 import type { Sessions } from './session-store.js';
-import type { FailureLimiter } from './sign-in-limiter.js';
+import type { Credentials } from './writes/prepared.js';
 import type { Collection, Row } from './types.js';
 
 /** `responseBytes`: what one answer may hold, in the rows read and an expand as repeated (query-budget.ts). */
-export function createRecords(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, files: FileStorage, limiter: FailureLimiter, budgetMs: number, report: (error: unknown) => void, responseBytes = MAX_RESPONSE_BYTES) {
-  const writes = createRecordWrites(store, registry, sessions, feed, { budgetMs, report, files, limiter });
+export function createRecords(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, files: FileStorage, credentials: Credentials, budgetMs: number, report: (error: unknown) => void, responseBytes = MAX_RESPONSE_BYTES) {
+  const writes = createRecordWrites(store, registry, sessions, feed, { budgetMs, report, files, ...credentials });
   const budgeted = <T>(operation: () => T): T => underDeadline(store, budgetMs, operation, responseBytes);
   const present = (c: Collection, rows: Row[], ctx: RequestContext, written = false) => presentRecords(store, c, rows, ctx, written, responseBytes);
 

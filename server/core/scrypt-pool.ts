@@ -5,16 +5,16 @@
 // at nice 10; nice 19 served 15% more views again), and sign-ins alone still use every core
 // (30 → 34/s), measured with bench/.
 //
-// Like libuv's own pool this is one pool per process: it holds no application state, starts its
-// workers on the first hash and lets them exit when idle, and never keeps the process alive.
+// The workers are server/worker-pool.ts's: started on the first hash, exiting when idle, never keeping
+// the process alive. createCore makes one pool per server (core/index.ts) and hands it to passwords.ts.
 //
 // Hashes are bounded, since each costs every other caller time: at most MAX_WAITING wait for a worker,
 // and one client (its network address) has at most PER_CLIENT hashed or waiting at once; past either a
 // 429. Without the bounds, 2,000 sign-ins with unknown identities from one address queued 2,000 hashes
 // and a real sign-in waited 16.6 s behind them.
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { ApiError } from '../errors.js';
+import { WorkerPool, type WorkerPoolOptions } from '../worker-pool.js';
 
 /** Hashes waiting for a worker, whoever asked: at 40 ms a hash on two cores, about a second of work. */
 export const MAX_WAITING_HASHES = 64;
@@ -53,24 +53,11 @@ type Message =
   /** PocketBase's bcrypt hashes (data moved from PocketBase), checked with bcryptjs loaded from `module`. */
   | { kind: 'bcrypt'; password: string; hash: string; module: string };
 
-interface Job {
-  message: Message;
-  client: string;
-  resolve: (reply: Reply) => void;
-  reject: (error: Error) => void;
-  timer?: NodeJS.Timeout;
-}
-
 type Reply = { key: Uint8Array } | { match: boolean } | { error: string };
 
-// Inline (eval) so that bundles (the Electron main process) need no extra file. Linux applies a nice
-// value to the calling thread only; elsewhere setPriority(0) would lower the whole process, so skip.
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { scryptSync } = require('node:crypto');
-if (process.platform === 'linux') {
-  try { require('node:os').setPriority(0, 19); } catch {}
-}
 parentPort.on('message', (m) => {
   try {
     if (m.kind === 'bcrypt') parentPort.postMessage({ match: require(m.module).compareSync(m.password, m.hash) });
@@ -81,25 +68,29 @@ parentPort.on('message', (m) => {
 });
 `;
 
+/** The pool's bounds (worker-pool.ts); by default the cores (at most 4) and the constants above. */
+export type ScryptPoolOptions = Partial<Pick<WorkerPoolOptions, 'size' | 'idleMs' | 'maxWaiting' | 'maxPerClient' | 'jobMs'>>;
+
+/** Password hashes on niced workers, bounded per client and in total, each job under MAX_HASH_JOB_MS. */
 export class ScryptPool {
-  private idle: Worker[] = [];
-  private busy = new Map<Worker, Job>();
-  private queue: Job[] = [];
-  private idleTimer: NodeJS.Timeout | null = null;
-  /** Hashes running or waiting per client key. */
-  private perClient = new Map<string, number>();
-  /** Workers that have started (a job's time limit counts from then). */
-  private online = new Set<Worker>();
+  private readonly pool: WorkerPool<Message, Reply>;
 
-  constructor(
-    private readonly size = Math.max(1, Math.min(4, availableParallelism())),
-    private readonly idleMs = 30_000,
-    private readonly maxWaiting = MAX_WAITING_HASHES,
-    private readonly maxPerClient = PER_CLIENT_HASHES,
-    private readonly jobMs = MAX_HASH_JOB_MS,
-  ) {}
+  constructor(options: ScryptPoolOptions = {}) {
+    this.pool = new WorkerPool({
+      name: 'scrypt',
+      source: WORKER_SOURCE,
+      lowPriority: true,
+      size: options.size ?? Math.max(1, Math.min(4, availableParallelism())),
+      idleMs: options.idleMs ?? 30_000,
+      maxWaiting: options.maxWaiting ?? MAX_WAITING_HASHES,
+      maxPerClient: options.maxPerClient ?? PER_CLIENT_HASHES,
+      jobMs: options.jobMs ?? MAX_HASH_JOB_MS,
+      tooMany,
+      stopped: (ms) => new HashJobStopped(ms),
+    });
+  }
 
-  /** `client` names who asked (see clientKey); '' is the server itself, bounded only by the queue. */
+  /** `client` names who asked (http/client-key.ts); '' is the server itself, bounded only by the queue. */
   async derive(password: string, salt: Uint8Array, keylen: number, options: ScryptParams, client = ''): Promise<Buffer> {
     const reply = await this.run({ kind: 'scrypt', password, salt, keylen, options }, client);
     if (!('key' in reply)) throw new Error('scrypt worker answered without a key');
@@ -112,113 +103,9 @@ export class ScryptPool {
     return 'match' in reply && reply.match;
   }
 
-  private run(message: Message, client: string): Promise<Reply> {
-    const mine = this.perClient.get(client) ?? 0;
-    if (this.queue.length >= this.maxWaiting || (client !== '' && mine >= this.maxPerClient)) return Promise.reject(tooMany());
-    if (client !== '') this.perClient.set(client, mine + 1);
-    const done = () => {
-      const left = (this.perClient.get(client) ?? 1) - 1;
-      if (left > 0) this.perClient.set(client, left);
-      else this.perClient.delete(client);
-    };
-    return new Promise((resolve, reject) => {
-      const settle = <T>(f: (v: T) => void) => (v: T) => {
-        if (client !== '') done();
-        f(v);
-      };
-      this.queue.push({ message, client, resolve: settle(resolve), reject: settle(reject) });
-      this.dispatch();
-    });
+  private async run(message: Message, client: string): Promise<Exclude<Reply, { error: string }>> {
+    const reply = await this.pool.run(message, client);
+    if ('error' in reply) throw new Error(reply.error);
+    return reply;
   }
-
-  private dispatch(): void {
-    while (this.queue.length > 0) {
-      const worker = this.idle.pop() ?? (this.busy.size < this.size ? this.spawn() : null);
-      if (worker === null) return;
-      const job = this.queue.shift() as Job;
-      this.busy.set(worker, job);
-      if (this.online.has(worker)) this.armJobTimer(worker, job);
-      worker.postMessage(job.message);
-    }
-    this.armIdleTimer();
-  }
-
-  private spawn(): Worker {
-    const worker = new Worker(WORKER_SOURCE, { eval: true });
-    worker.unref();
-    // a new worker's start-up is not its job's cost: the job's time counts from when it runs
-    worker.once('online', () => {
-      this.online.add(worker);
-      const job = this.busy.get(worker);
-      if (job && job.timer === undefined) this.armJobTimer(worker, job);
-    });
-    worker.on('message', (reply: Reply) => {
-      const job = this.busy.get(worker);
-      if (job === undefined) return; // a stopped worker's late answer
-      clearTimeout(job.timer);
-      this.busy.delete(worker);
-      this.idle.push(worker);
-      if (job) {
-        if ('error' in reply) job.reject(new Error(reply.error));
-        else job.resolve(reply);
-      }
-      this.dispatch();
-    });
-    const lost = (error: Error) => {
-      this.online.delete(worker);
-      const job = this.busy.get(worker);
-      clearTimeout(job?.timer);
-      this.busy.delete(worker);
-      this.idle = this.idle.filter((w) => w !== worker);
-      job?.reject(error);
-      this.dispatch();
-    };
-    worker.on('error', lost);
-    worker.on('exit', (code) => lost(new Error(`scrypt worker exited (code ${code})`)));
-    return worker;
-  }
-
-  private armJobTimer(worker: Worker, job: Job): void {
-    job.timer = setTimeout(() => this.stop(worker, job), this.jobMs);
-    job.timer.unref();
-  }
-
-  /** A job past its time limit: its worker is terminated (a replacement starts with the next job) and the caller told. */
-  private stop(worker: Worker, job: Job): void {
-    if (this.busy.get(worker) !== job) return;
-    this.busy.delete(worker);
-    this.online.delete(worker);
-    void worker.terminate();
-    job.reject(new HashJobStopped(this.jobMs));
-    this.dispatch();
-  }
-
-  /** Idle workers exit once nothing has been hashed for `idleMs`. */
-  private armIdleTimer(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
-    if (this.idle.length === 0) return;
-    this.idleTimer = setTimeout(() => {
-      this.idleTimer = null;
-      if (this.busy.size > 0) return;
-      for (const worker of this.idle.splice(0)) void worker.terminate();
-    }, this.idleMs);
-    this.idleTimer.unref();
-  }
-}
-
-/**
- * Who a hash is charged to: the client's network address, IPv6 addresses by their /64 (one host
- * commonly holds a whole /64, and could otherwise rotate through it), IPv4-mapped ones as IPv4.
- */
-export function clientKey(address: string | undefined): string {
-  if (address === undefined || address === '') return '';
-  const v4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (v4) return v4[1];
-  if (!address.includes(':')) return address;
-  const [head, tail = ''] = address.toLowerCase().split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === '' ? [] : tail.split(':');
-  const groups = address.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }

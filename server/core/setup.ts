@@ -3,7 +3,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError, badRequest, fieldError, notFound, type ErrorData, type FieldError } from '../errors.js';
 import type { Store } from '../store/db.js';
-import { isRecord } from './fields/common.js';
+import { isRecord } from '../json-object.js';
 import { validateEmail } from './fields/email.js';
 import { PASSWORD_MAX, validatePassword } from './fields/password.js';
 import { newToken } from './ids.js';

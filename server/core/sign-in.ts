@@ -2,10 +2,11 @@
 // identity, wrong password, failing authRule, blocked account) is the same 400, and costs one hash.
 import { ApiError, badRequest, fieldError, forbidden, notFound, unauthorized, type ErrorData } from '../errors.js';
 import type { Store } from '../store/db.js';
-import { isRecord } from './fields/common.js';
+import { isRecord } from '../json-object.js';
 import { ruleSql } from './access.js';
-import { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from './passwords.js';
-import { accountKey, type FailureLimiter } from './sign-in-limiter.js';
+import { needsRehash } from './passwords.js';
+import { accountKey } from './sign-in-limiter.js';
+import type { Credentials } from './writes/prepared.js';
 import { pick } from './pick-fields.js';
 import { MAX_RESPONSE_BYTES } from './query-budget.js';
 import { presentRecords } from './record-response.js';
@@ -23,7 +24,7 @@ export interface SignIn {
 
 const failed = () => badRequest('Failed to authenticate.');
 
-export function createAuth(store: Store, registry: Registry, sessions: Sessions, limiter: FailureLimiter, responseBytes = MAX_RESPONSE_BYTES) {
+export function createAuth(store: Store, registry: Registry, sessions: Sessions, { limiter, passwords }: Credentials, responseBytes = MAX_RESPONSE_BYTES) {
   function authCollection(name: string): Collection {
     const c = registry.get(name);
     if (!c) throw notFound('Missing or invalid collection context.');
@@ -92,16 +93,16 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
       const password = String(b.password);
       const record = findByIdentity(c, identity, typeof only === 'string' && only !== '' ? only : undefined);
       // a blocked or unknown account costs what a wrong password does, and answers the same
-      const burn = async () => burnPasswordCheck(password, ctx.request.client);
+      const burn = async () => passwords.burn(password, ctx.request.client);
       const ok = await limiter.attempt(
         accountKey(c, record ? String(record.id) : identity.toLowerCase()),
-        record ? async () => (await verifyPassword(password, String(record.password ?? ''), ctx.request.client)) && passesAuthRule(c, record, ctx) : async () => (await burn(), false),
+        record ? async () => (await passwords.verify(password, String(record.password ?? ''), ctx.request.client)) && passesAuthRule(c, record, ctx) : async () => (await burn(), false),
         burn,
       );
       if (!ok || !record) throw failed();
       // a PocketBase bcrypt hash becomes scrypt with the first sign-in that proves the password
       const stored = String(record.password ?? '');
-      const rehash = needsRehash(stored) ? await hashPassword(password, ctx.request.client) : null;
+      const rehash = needsRehash(stored) ? await passwords.hash(password, ctx.request.client) : null;
       const started = await store.write((tx) => {
         if (rehash !== null) tx.run(`UPDATE ${ident(c.name)} SET "password" = ? WHERE "id" = ? AND "password" = ?`, [rehash, record.id, stored]);
         return sessions.start(tx, c.id, String(record.id), userAgent);

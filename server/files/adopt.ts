@@ -7,9 +7,9 @@
 // the folders made here away again. A crash in between leaves files no record names: the start-up
 // sweep (sweep.ts) removes them.
 import { constants } from 'node:fs';
-import { copyFile, link, mkdir, open, rm, rmdir, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { errorCode, syncDir } from '../store/files.js';
+import { errorCode, syncDir, syncFile } from '../durable-files.js';
 import { collectionDir, filePath, isSafeSegment, recordDir } from './paths.js';
 import type { FileStorage } from './storage.js';
 
@@ -52,15 +52,6 @@ async function eachLimited<T>(items: readonly T[], fn: (item: T) => Promise<void
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, worker));
   if (failure !== null) throw (failure as { error: unknown }).error;
-}
-
-async function syncFile(path: string): Promise<void> {
-  const handle = await open(path, 'r+');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Hard links fail on file systems without them (FAT, some network shares) or across devices: copy there. */

@@ -4,13 +4,13 @@
 // bounded and checked against what the entries declare. Another layout (a PocketBase backup's:
 // transfer/pocketbase-source.ts) may skip entries it does not need; those are never written.
 import { createWriteStream } from 'node:fs';
-import { access, mkdir, open } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
-import { syncDir } from '../store/files.js';
+import { syncDir, syncFile } from '../durable-files.js';
 import { isSafeSegment, STORAGE_DIR } from './paths.js';
 
 export const ARCHIVE_DB = 'data.db';
@@ -136,11 +136,5 @@ async function writeSynced(source: Readable, path: string, limit: number, sync: 
     },
   });
   await pipeline(source, count, createWriteStream(path, { flags: 'wx' }));
-  if (!sync) return;
-  const handle = await open(path, 'r+');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  if (sync) await syncFile(path);
 }

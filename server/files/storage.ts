@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, rmdir } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { dirname, join } from 'node:path';
-import { errorCode, syncDir } from '../store/files.js';
+import { errorCode, syncDir } from '../durable-files.js';
 import { normalizeFileName } from './names.js';
 import { collectionDir, filePath, recordDir, STORAGE_DIR, TEMP_DIR, thumbsDirName } from './paths.js';
 import { sniff, SNIFF_BYTES } from './sniff.js';

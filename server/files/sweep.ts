@@ -3,7 +3,7 @@
 // record names goes; everything an acknowledged record names stays, with its thumbnails.
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { errorCode } from '../store/files.js';
+import { errorCode } from '../durable-files.js';
 import { thumbsDirName } from './paths.js';
 import type { FileStorage } from './storage.js';
 

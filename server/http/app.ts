@@ -5,7 +5,7 @@ import { ApiError } from '../errors.js';
 import type { Core } from '../core/index.js';
 import { authMiddleware } from './caller.js';
 import { BodyNotReceived } from './body.js';
-import { BodyBudget, setBodyBudget } from './body-budget.js';
+import { createBodyServices, setBodyServices } from './body-services.js';
 import { envelopeJson, GENERIC_MESSAGES } from './envelope.js';
 import { hostCheck } from './hosts.js';
 import { assertUrlLength } from './request.js';
@@ -30,7 +30,7 @@ export interface AppOptions {
   verbose?: boolean;
   /** Whether a Host header names this server (DNS rebinding); by default loopback names only. */
   allowHost?: (host: string | null) => boolean;
-  /** Request body bytes held in memory at once across all requests (body-budget.ts). */
+  /** Request body bytes held in memory at once across all requests (bodies-in-flight.ts). */
   bodyBytesInFlight?: number;
   /** Realtime bytes waiting to be sent, all event streams together (routes/realtime-api.ts). */
   realtimeQueueBytes?: number;
@@ -104,9 +104,9 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   });
 
   const allowHost = options.allowHost ?? hostCheck(() => '127.0.0.1');
-  const bodyBudget = new BodyBudget(options.bodyBytesInFlight);
+  const bodies = createBodyServices(options.bodyBytesInFlight);
   app.use((event) => {
-    setBodyBudget(event, bodyBudget);
+    setBodyServices(event, bodies);
     // before anything reads a cookie or answers: a page on another name must not reach this server
     if (!allowHost(event.req.headers.get('host'))) throw new ApiError(421, 'The Host header does not name this server.');
     assertUrlLength(event);

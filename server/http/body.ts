@@ -1,39 +1,28 @@
 // Reading request bodies: each endpoint reads at most the bytes it needs (a 413 past them), the shape
 // of the body is bounded before anything parses it (body-shape.ts), and large bodies are parsed off the
-// event loop (body-worker.ts). Keys a client chooses are stored as own properties (own-keys.ts).
-import { PassThrough, Readable } from 'node:stream';
+// event loop (body-worker.ts); multipart bodies go through the one multipart parser (multipart.ts).
+// Keys a client chooses are stored as own properties (own-keys.ts).
+import { PassThrough, type Readable } from 'node:stream';
 import type { H3Event } from 'h3';
 import { ApiError, badRequest, tooLarge } from '../errors.js';
-import { isRecord } from '../core/fields/common.js';
-import { RECORD_BODY_BYTES } from '../core/files.js';
-import { setOwn } from '../core/own-keys.js';
+import { isRecord } from '../json-object.js';
 import { checkEntryCount, JsonShape } from './body-shape.js';
-import { bodyBudgetOf } from './body-budget.js';
-import { INLINE_BYTES, parseOffThread, type BodyKind, type Parsed } from './body-worker.js';
+import { bodyServicesOf } from './body-services.js';
+import { formToObject, invalidBody, parseBody } from './body-values.js';
+import { INLINE_BYTES } from './body-worker.js';
+import { readMultipart } from './multipart.js';
+import { drain, requestStream } from './request-stream.js';
 
-/** Record bodies (file uploads stream apart from this limit: upload-form.ts). */
-export const MAX_BODY_BYTES = RECORD_BODY_BYTES;
+/** Record bodies apart from their files (PocketBase's 32 MiB; file uploads stream apart from it: upload-form.ts). */
+export const RECORD_BODY_BYTES = 32 * 1024 * 1024;
+/** A multipart batch's whole body (PocketBase's batch maxBodySize default, 128 MiB): requests and files together. */
+export const BATCH_BODY_BYTES = 128 * 1024 * 1024;
 /** Bodies small by nature: sign-in (identity and password of at most 255 characters) and setup. */
 export const AUTH_BODY_BYTES = 64 * 1024;
 /** A collection's definition (superusers only). */
 export const COLLECTION_BODY_BYTES = 4 * 1024 * 1024;
-/** A records import (superusers only); within the bodies in flight (body-budget.ts). */
+/** A records import (superusers only); within the bodies in flight (bodies-in-flight.ts). */
 export const IMPORT_BODY_BYTES = 64 * 1024 * 1024;
-/**
- * Reads and drops what is left of a refused body, as node:http does for a body nobody read, so the 413
- * reaches the client whole. Not reader.cancel(): that destroys the socket under the response on its
- * way out, and listhen's http-shutdown then throws in the response's 'finish' (an uncaught exception
- * that stopped the server); nor closing the connection, which resets it while the client still sends
- * and can lose the answer.
- */
-function discardRest(event: H3Event): void {
-  const req = event.runtime?.node?.req;
-  if (!req) return;
-  req.removeAllListeners('data');
-  req.on('data', () => undefined);
-  req.resume();
-}
-
 /**
  * The raw body, refused with a 413 as soon as it passes `limit` (declared or streamed, chunked
  * included), and with whatever `inspect` throws as soon as a chunk fails it; the rest of a refused body
@@ -44,13 +33,13 @@ async function readLimited(event: H3Event, limit: number, inspect?: (chunk: Uint
   const declared = declaredText === null ? null : Number(declaredText);
   if ((declared ?? 0) > limit) throw tooLarge();
   // the bytes held count against all requests' budget until this one's response is sent
-  const budget = bodyBudgetOf(event).forRequest();
+  const budget = bodyServicesOf(event).inFlight.forRequest();
   const node = event.runtime?.node;
   if (node?.res) node.res.once('close', budget.release);
   try {
     if (declared !== null && Number.isSafeInteger(declared) && declared > 0) budget.take(declared);
   } catch (err) {
-    discardRest(event);
+    if (node?.req) drain(node.req);
     throw err;
   }
   // Read straight from node's request where there is one: the web stream srvx would wrap it in cost a
@@ -72,7 +61,6 @@ async function readLimited(event: H3Event, limit: number, inspect?: (chunk: Uint
         inspect?.(value);
       } catch (err) {
         reader.releaseLock();
-        discardRest(event);
         throw err;
       }
       chunks.push(value);
@@ -103,7 +91,7 @@ function readNode(req: Readable, limit: number, budget: { take(bytes: number): v
       settled = true;
       req.removeListener('data', onData);
       if (error === null) return resolve(whole !== null ? whole.subarray(0, size) : join(chunks, size));
-      req.on('data', () => undefined); // drain the rest, keeping the connection for the answer
+      drain(req); // the rest, keeping the connection for the answer
       reject(error);
     };
     let sinceYield = 0;
@@ -156,110 +144,27 @@ export class BodyNotReceived extends ApiError {
   }
 }
 
-export const invalidBody = () => badRequest('Failed to load the submitted data due to invalid formatting.');
-
-/** Multipart and urlencoded values are type-inferred as PocketBase does. */
-function inferValue(v: string): unknown {
-  if (v === 'true') return true;
-  if (v === 'false') return false;
-  // no longer number round-trips to the same text: the length test spares the regex a huge value
-  if (v !== '' && v.length <= 32 && /^-?\d+(\.\d+)?$/.test(v) && String(Number(v)) === v) return Number(v);
-  return v;
-}
-
-/**
- * Form entries as an object. Every `@jsonPayload` entry is merged in, in order, as PocketBase does; their
- * keys and values count together against the JSON body limits (one shape for all of them: 2,000 payloads
- * each under the limits used to merge 4 million keys, 16 s of the loop), and each is parsed in a turn of
- * the loop of its own, large ones on the parser thread. Streamed multipart bodies with files come here
- * too (upload-form.ts), with their string parts.
- */
-export async function formToObject(entries: Iterable<[string, unknown]>): Promise<Record<string, unknown>> {
-  const out: Record<string, unknown> = {};
-  const repeated = new Set<string>();
-  const payloads = new JsonShape();
-  for (const [k, raw] of entries) {
-    if (typeof raw !== 'string') continue; // file uploads are not supported
-    if (k === '@jsonPayload') {
-      const extra = await parseJson(new TextEncoder().encode(raw), payloads);
-      if (isRecord(extra)) for (const key of Object.keys(extra)) setOwn(out, key, extra[key]);
-      continue;
-    }
-    const v = inferValue(raw);
-    // a repeated key collects its values in order (pushed: copying the list each time was quadratic)
-    if (!Object.hasOwn(out, k)) setOwn(out, k, v);
-    else if (repeated.has(k)) (out[k] as unknown[]).push(v);
-    else {
-      setOwn(out, k, [out[k], v]);
-      repeated.add(k);
-    }
-  }
-  return out;
-}
-
-/**
- * A JSON text: its shape added to `shape` in slices, each in a turn of the loop of its own (others are
- * served in between), then parsed.
- */
-async function parseJson(bytes: Uint8Array, shape: JsonShape): Promise<unknown> {
-  const SLICE = 256 * 1024;
-  for (let at = 0; at < bytes.length; at += SLICE) {
-    await new Promise((resolve) => setImmediate(resolve));
-    shape.push(bytes.subarray(at, at + SLICE));
-  }
-  const parsed = await parseBody('json', bytes, '');
-  return 'value' in parsed ? parsed.value : undefined;
-}
-
-/** Parses a body whose shape is already bounded: small ones here, large ones on the parser thread. */
-async function parseBody(kind: BodyKind, bytes: Uint8Array, type: string): Promise<Parsed> {
-  try {
-    if (bytes.length > INLINE_BYTES) return await parseOffThread(kind, bytes, type);
-    if (kind === 'multipart') {
-      const form = await new Response(new Uint8Array(bytes), { headers: { 'content-type': type } }).formData();
-      return { entries: [...form].filter((e): e is [string, string] => typeof e[1] === 'string') };
-    }
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-    if (kind === 'urlencoded') return { entries: [...new URLSearchParams(text)] };
-    return { value: text.trim() === '' ? undefined : JSON.parse(text) };
-  } catch (err) {
-    if (err instanceof SyntaxError || err instanceof TypeError) throw invalidBody();
-    throw err;
-  }
-}
-
-/** The `boundary` parameter, case kept (browsers send `----WebKitFormBoundaryAbC...`). */
-function boundaryOf(type: string): string | null {
-  const m = /;\s*boundary\s*=\s*(?:"([^"]+)"|([^\s;]+))/i.exec(type);
-  return m ? (m[1] ?? m[2]) : null;
-}
-
 /**
  * The request body as an object; `{}` when empty. `limit` is the largest body the endpoint reads (a
  * 413 past it); JSON is refused with a 400 past MAX_BODY_KEYS keys, MAX_JSON_VALUES values or
  * MAX_JSON_DEPTH levels, forms past MAX_BODY_KEYS fields, all before any parse.
  */
-export async function readBodyObject(event: H3Event, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
+export async function readBodyObject(event: H3Event, limit = RECORD_BODY_BYTES): Promise<Record<string, unknown>> {
   // the media type is matched case-insensitively; its parameters (the boundary) keep their case
   const type = event.req.headers.get('content-type') ?? '';
   const media = type.split(';', 1)[0].trim().toLowerCase();
-  if (media === 'multipart/form-data') {
-    const bytes = await readLimited(event, limit);
-    const boundary = boundaryOf(type);
-    if (boundary === null) throw invalidBody();
-    checkEntryCount(bytes, Buffer.from(`--${boundary}`));
-    const parsed = await parseBody('multipart', bytes, type);
-    return 'entries' in parsed ? formToObject(parsed.entries) : {};
-  }
+  // files in a body other than a record's are dropped, as before (PocketBase reads them only for records)
+  if (media === 'multipart/form-data') return (await readMultipart(event, { bodyLimit: limit, fieldBytes: limit })).body;
+  const { parser } = bodyServicesOf(event);
   if (media === 'application/x-www-form-urlencoded') {
     const bytes = await readLimited(event, limit);
     checkEntryCount(bytes, 0x26); // '&'
-    const parsed = await parseBody('urlencoded', bytes, type);
-    return 'entries' in parsed ? formToObject(parsed.entries) : {};
+    const parsed = await parseBody(parser, 'urlencoded', bytes);
+    return 'entries' in parsed ? formToObject(parsed.entries, parser) : {};
   }
   const shape = new JsonShape();
   const bytes = await readLimited(event, limit, (chunk) => shape.push(chunk));
-  const parsed = await parseBody('json', bytes, type);
+  const parsed = await parseBody(parser, 'json', bytes);
   const value = 'value' in parsed ? parsed.value : undefined;
   if (value === undefined) return {};
   if (!isRecord(value)) throw invalidBody();
@@ -283,15 +188,15 @@ export function takeBody(event: H3Event): Readable {
   const node = event.runtime?.node?.req;
   node?.socket?.setTimeout(0);
   const source = new PassThrough();
-  const web = node ? null : event.req.body;
-  if (node) {
-    node.pipe(source);
-    // pipe() neither ends nor fails its destination when the client goes away mid-body (or the request
-    // time limit cuts it): the reader would wait forever
+  const body = requestStream(event);
+  if (body === null) source.end();
+  else body.pipe(source);
+  // pipe() neither ends nor fails its destination when the client goes away mid-body (or the request
+  // time limit cuts it): the reader would wait forever
+  if (node && body === node) {
     node.once('close', () => {
       if (!node.complete) source.destroy(badRequest('The request ended before its body was complete.'));
     });
-  } else if (web) Readable.fromWeb(web as import('node:stream/web').ReadableStream<Uint8Array>).pipe(source);
-  else source.end();
+  }
   return source;
 }

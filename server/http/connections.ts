@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { clientKey } from '../core/scrypt-pool.js';
+import { clientKey } from './client-key.js';
 import { refusal } from './client-error.js';
 
 export interface ConnectionLimits {

@@ -17,11 +17,14 @@ import { finishRestore } from './restore.js';
 // The interfaces live in contract.ts so the engine can implement them without importing this module.
 export type { ReadDb, Store, StoreStats, WriteTx } from './contract.js';
 
-let sqlJs: Promise<SqlJsStatic> | null = null;
+/**
+ * sql.js's module. This file keeps no copy: sql.js itself compiles its WebAssembly once per process and
+ * answers every later call with the same module (sql-wasm.js, `initSqlJsPromise`), in which each store
+ * opens its own database.
+ */
 export function loadSqlJs(): Promise<SqlJsStatic> {
   // native SQLite math functions instead of sql.js's deprecated JavaScript ones (which warn on each call)
-  sqlJs ??= initSqlJs({ useOldExtensionFunctions: false } as Parameters<typeof initSqlJs>[0]);
-  return sqlJs;
+  return initSqlJs({ useOldExtensionFunctions: false } as Parameters<typeof initSqlJs>[0]);
 }
 
 export interface StoreOptions {

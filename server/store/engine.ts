@@ -14,7 +14,7 @@ import type { ReadDb, SqlFunction, Store, StoreStats, WriteTx } from './contract
 import { inspectDatabase } from './restore.js';
 import { Deadlines } from './deadline.js';
 import type { Params } from './statements.js';
-import { asError, errorCode } from './files.js';
+import { asError, errorCode } from '../durable-files.js';
 import type { JournalCounters, JournalWriter } from './journal.js';
 import { removeSegmentsBefore, segmentPath, snapshotIdInSlices } from './journal-format.js';
 import type { DirLock } from './lock.js';

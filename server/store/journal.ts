@@ -5,7 +5,7 @@ import { open, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { encodeHeader, frameEntry, HEADER_SIZE, segmentPath } from './journal-format.js';
 import type { SnapshotId } from './journal-format.js';
-import { asError, syncDir, writeFully } from './files.js';
+import { asError, syncDir, writeFully } from '../durable-files.js';
 
 /** Counters kept by the store across journal instances (a recovery replaces the journal). */
 export interface JournalCounters {

@@ -26,7 +26,7 @@ import { mkdtemp, realpath, rm, stat, symlink, unlink } from 'node:fs/promises';
 import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { errorCode } from './files.js';
+import { errorCode } from '../durable-files.js';
 
 export const LOCK_FILE = 'deskbase.lock';
 /** sun_path holds 108 bytes on Linux and 104 on macOS, the terminating NUL included. */

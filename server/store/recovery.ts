@@ -6,7 +6,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { decodeStatements } from './codec.js';
-import { asError, readWhole, syncDir, writeFully } from './files.js';
+import { asError, readWhole, syncDir, writeFully } from '../durable-files.js';
 import { createSegment, JournalWriter } from './journal.js';
 import type { ActiveSegment, JournalCounters } from './journal.js';
 import { decodeHeader, FRAME_OVERHEAD, HEADER_SIZE, listSegments, sameSnapshot, scanEntries, snapshotId } from './journal-format.js';

@@ -4,11 +4,11 @@
 // the old storage/ goes and the staged one takes its place, the journal segments go, the staged
 // data.db is renamed over data.db, the marker goes. `openStore` finishes a swap a crash interrupted
 // (and drops a staging folder that never got its marker) before it reads anything.
-import { access, open, rename, rm } from 'node:fs/promises';
+import { access, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import type { ReadDb } from './contract.js';
-import { syncDir } from './files.js';
+import { syncDir, writeSynced } from '../durable-files.js';
 import { removeSegmentsBefore } from './journal-format.js';
 import { openDatabase } from './recovery.js';
 import { queryAll, queryGet, StatementCache } from './statements.js';
@@ -24,12 +24,7 @@ const exists = (path: string) => access(path).then(() => true, () => false);
 
 /** Writes the commit marker: from here on the staged data replaces the folder's. */
 export async function commitRestore(dir: string): Promise<void> {
-  const handle = await open(join(dir, MARKER), 'w');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await writeSynced(join(dir, MARKER), '');
   await syncDir(dir);
 }
 

@@ -1,8 +1,8 @@
 // The snapshot `data.db`: a plain SQLite file (the sqlite3 CLI opens it). It is replaced atomically:
 // written to `data.db.tmp`, synced, renamed over `data.db`, then the folder is synced.
-import { open, rename, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readWhole, syncDir, writeFully } from './files.js';
+import { readWhole, replaceDurably } from '../durable-files.js';
 
 export const SNAPSHOT_FILE = 'data.db';
 const TEMP_FILE = 'data.db.tmp';
@@ -26,19 +26,7 @@ export async function readSnapshot(dir: string): Promise<Buffer | null> {
 }
 
 export async function writeSnapshot(dir: string, bytes: Uint8Array): Promise<void> {
-  const temp = join(dir, TEMP_FILE);
-  const handle = await open(temp, 'w');
-  try {
-    await writeFully(handle, bytes, 0);
-    await handle.sync();
-  } catch (err) {
-    await handle.close().catch(() => undefined);
-    await rm(temp, { force: true }).catch(() => undefined);
-    throw err;
-  }
-  await handle.close();
-  await rename(temp, snapshotPath(dir));
-  await syncDir(dir);
+  await replaceDurably(snapshotPath(dir), bytes, join(dir, TEMP_FILE));
 }
 
 /** A temporary file left by a checkpoint that did not finish. */

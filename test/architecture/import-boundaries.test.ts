@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { sourceFiles, type Import } from '../support/imports.js';
 
 const all = sourceFiles();
+/** Modules with no project imports, shared by every layer (durable file writes, what a JSON object is, the worker pool). */
+const LEAVES = new Set(['server/durable-files', 'server/json-object', 'server/worker-pool']);
 const under = (prefix: string) => all.filter((f) => f.file.startsWith(prefix));
 const offenders = (list: typeof all, bad: (i: Import, file: string) => boolean) =>
   list.flatMap((f) => f.imports.filter((i) => bad(i, f.file)).map((i) => `${f.file} → ${i.spec}`));
@@ -50,8 +52,12 @@ describe('import boundaries', () => {
     expect(offenders(under('server/store/'), (i) => upward(i) || (i.target === 'server/core/types' && !i.typeOnly))).toEqual([]);
   });
 
-  it('main/ reaches the server only through server/index.ts; the renderer only for types', () => {
-    expect(offenders(under('main/'), (i) => i.target?.startsWith('server/') === true && i.target !== 'server/index')).toEqual([]);
+  it('the leaves every layer may use import nothing of the project', () => {
+    expect(offenders(all.filter((f) => LEAVES.has(f.file.replace(/\.tsx?$/, ''))), (i) => i.target !== null)).toEqual([]);
+  });
+
+  it('main/ reaches the server only through server/index.ts and the leaves; the renderer only for types', () => {
+    expect(offenders(under('main/'), (i) => i.target?.startsWith('server/') === true && i.target !== 'server/index' && !LEAVES.has(i.target))).toEqual([]);
     expect(offenders(under('renderer/'), (i) => i.target?.startsWith('server/') === true && !i.typeOnly)).toEqual([]);
     expect(offenders(under('renderer/'), (i) => i.target?.startsWith('main/') === true && !i.typeOnly)).toEqual([]);
   });

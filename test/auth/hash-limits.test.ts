@@ -6,7 +6,7 @@ import bcrypt from 'bcryptjs';
 import { describe, expect, it } from 'vitest';
 import { storedHashProblem } from '../../server/core/passwords.js';
 import { HashJobStopped, ScryptPool } from '../../server/core/scrypt-pool.js';
-import { eachSuperuser, signUpUser, type Harness } from '../support/harness.js';
+import { eachSuperuser, harness, signUpUser, type Harness } from '../support/harness.js';
 
 const FAILED = { status: 400, message: 'Failed to authenticate.', data: {} };
 
@@ -53,7 +53,7 @@ describe('stored hashes with absurd parameters', () => {
 
 describe('the password pool stops a job past its time limit', () => {
   it('terminates the worker, rejects with HashJobStopped, and the next job runs on a new worker', async () => {
-    const pool = new ScryptPool(1, 30_000, 64, 16, 250);
+    const pool = new ScryptPool({ size: 1, jobMs: 250 });
     // cost 16: about 4.5 s of bcryptjs (the hash need not match: the compare runs its rounds all the same)
     const slow = bcrypt.hashSync('pw', 4).replace('$04$', '$16$');
     const started = performance.now();
@@ -62,5 +62,26 @@ describe('the password pool stops a job past its time limit', () => {
     const key = await pool.derive('pw', Buffer.alloc(16), 64, { N: 1024, r: 8, p: 1, maxmem: 32 * 1024 * 1024 });
     expect(key.length).toBe(64);
     expect(await pool.bcryptCompare('pw', bcrypt.hashSync('pw', 4), require.resolve('bcryptjs'))).toBe(true);
+  }, 20_000);
+});
+
+describe('each server hashes on its own pool (CoreOptions.hashPool), not a process-wide one', () => {
+  it("a server whose pool is full answers 429; another server in the same process signs in as usual", async () => {
+    const pool = new ScryptPool({ size: 1, maxWaiting: 1, jobMs: 2_000 });
+    const [full, other] = await Promise.all([harness({ hashPool: pool }), harness()]);
+    try {
+      await Promise.all([full.superuser(), other.superuser()]);
+      // the pool's one worker busy and its one waiting place taken (cost 16: seconds of bcryptjs, stopped at 2 s)
+      const slow = bcrypt.hashSync('pw', 4).replace('$04$', '$16$');
+      const held = [0, 1].map(() => pool.bcryptCompare('pw', slow, require.resolve('bcryptjs')).catch(() => false));
+      const body = { identity: 'admin@example.com', password: 'correct horse' };
+      const refused = await full.req('POST', '/api/collections/_superusers/auth-with-password', { body });
+      expect(refused.status).toBe(429);
+      const signedIn = await other.req('POST', '/api/collections/_superusers/auth-with-password', { body });
+      expect(signedIn.status, signedIn.text).toBe(200);
+      await Promise.all(held);
+    } finally {
+      await Promise.all([full.close(), other.close()]);
+    }
   }, 20_000);
 });

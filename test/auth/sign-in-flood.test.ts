@@ -4,7 +4,8 @@
 // queue everyone gets a 429 at once rather than a long wait.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_WAITING_HASHES, PER_CLIENT_HASHES, clientKey } from '../../server/core/scrypt-pool.js';
+import { MAX_WAITING_HASHES, PER_CLIENT_HASHES } from '../../server/core/scrypt-pool.js';
+import { clientKey } from '../../server/http/client-key.js';
 import type { RunningServer } from '../../server/index.js';
 import { http, liveServer } from '../fixtures/hardening-http.js';
 

@@ -51,6 +51,30 @@ describe('endpoints read only the body they need', () => {
   });
 });
 
+describe('multipart bodies outside records: the same streaming parser and limits (http/multipart.ts)', () => {
+  const type = 'multipart/form-data; boundary=XyZ';
+
+  it('a sign-in sent as a form is read (a wrong password is the sign-in answer, not a malformed body)', async () => {
+    const r = await send('/api/collections/users/auth-with-password', multipart('XyZ', [['identity', 'nobody@example.com'], ['password', 'wrong password']]), type);
+    expect(r.body).toEqual({ status: 400, message: 'Failed to authenticate.', data: {} });
+  });
+
+  it("past the endpoint's limit a 413, chunked or declared", async () => {
+    const r = await send('/api/collections/users/auth-with-password', multipart('XyZ', [['identity', 'a@b.co'], ['password', 'x'.repeat(AUTH_BODY_BYTES)]]), type);
+    expect(r.status).toBe(413);
+    expect(r.body).toEqual({ status: 413, message: 'Request entity too large.', data: {} });
+  });
+
+  it('past 20,000 parts a 400 naming the bound; a form without a boundary is malformed', async () => {
+    const parts = Array.from({ length: MAX_BODY_KEYS + 1 }, (_, i): [string, string] => [`k${i}`, '1']);
+    const r = await http(server.url, 'POST', '/api/collections', { token: su, raw: multipart('XyZ', parts), headers: { 'content-type': type } });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(/more than 20000 form fields/);
+    const bare = await send('/api/collections/users/auth-with-password', multipart('XyZ', [['identity', 'a@b.co']]), 'multipart/form-data');
+    expect(bare.body).toEqual({ status: 400, message: 'Failed to load the submitted data due to invalid formatting.', data: {} });
+  });
+});
+
 describe('the shape of a body is bounded before it is parsed', () => {
   const keys = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',')}}`;
 

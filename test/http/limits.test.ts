@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../server/index.js';
-import { MAX_BODY_BYTES } from '../../server/http/body.js';
+import { RECORD_BODY_BYTES } from '../../server/http/body.js';
 import { MAX_URL_LENGTH } from '../../server/http/request.js';
 import { http, setupSuperuser } from '../fixtures/hardening-http.js';
 
@@ -66,7 +66,7 @@ function rawRequest(head: string, body?: { chunk: Buffer; count: number }): Prom
 
 describe('body size', () => {
   it('a declared Content-Length over the limit is a 413 before any of the body is sent', async () => {
-    const r = await rawRequest(`POST /api/collections/notes/records HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${MAX_BODY_BYTES + 1}\r\n\r\n`);
+    const r = await rawRequest(`POST /api/collections/notes/records HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${RECORD_BODY_BYTES + 1}\r\n\r\n`);
     expect(r.status).toBe(413);
     expect(r.body).toEqual({ status: 413, message: 'Request entity too large.', data: {} });
     expect(r.ms).toBeLessThan(2000);
@@ -83,7 +83,7 @@ describe('body size', () => {
     const framed = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
     const r = await rawRequest(
       `POST /api/collections/notes/records HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${type}\r\nTransfer-Encoding: chunked\r\n\r\n`,
-      { chunk: framed, count: MAX_BODY_BYTES / chunk.length + 64 },
+      { chunk: framed, count: RECORD_BODY_BYTES / chunk.length + 64 },
     );
     expect(r.status).toBe(413);
     expect(r.body).toEqual({ status: 413, message: 'Request entity too large.', data: {} });
@@ -92,7 +92,7 @@ describe('body size', () => {
   });
 
   it('a client that sends its whole over-limit body anyway (fetch) still gets the 413, and the connection stays usable', async () => {
-    const r = await http(server.url, 'POST', '/api/collections/notes/records', { body: { junk: 'x'.repeat(MAX_BODY_BYTES) } });
+    const r = await http(server.url, 'POST', '/api/collections/notes/records', { body: { junk: 'x'.repeat(RECORD_BODY_BYTES) } });
     expect(r.status).toBe(413);
     expect(r.body).toEqual({ status: 413, message: 'Request entity too large.', data: {} });
     expect((await http(server.url, 'GET', '/api/health')).status).toBe(200);
@@ -100,7 +100,7 @@ describe('body size', () => {
 
   it('a body just under the limit is read (and validated), not refused', async () => {
     // unknown keys are ignored (as PocketBase ignores them): the body is read whole, then the record is created
-    const r = await http(server.url, 'POST', '/api/collections/notes/records', { body: { text: 'small', junk: 'x'.repeat(MAX_BODY_BYTES - 1024) } });
+    const r = await http(server.url, 'POST', '/api/collections/notes/records', { body: { text: 'small', junk: 'x'.repeat(RECORD_BODY_BYTES - 1024) } });
     expect(r.status, r.text.slice(0, 200)).toBe(200);
   });
 });

@@ -8,7 +8,7 @@ import { request, type ClientRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import PocketBase, { type RecordSubscription } from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RealtimeLimits } from '../../server/core/realtime/budget.js';
+import type { RealtimeLimits } from '../../server/core/realtime/subscription-limits.js';
 import type { RunningServer } from '../../server/index.js';
 import { ADMIN, failure, startSdkServer } from '../support/sdk-server.js';
 
@@ -90,9 +90,9 @@ describe('per client', () => {
   it('one shape for many topics costs one: record topics without options fit', async () => {
     const s = await openStream('127.0.0.21');
     expect((await post(s.id, plain(LIMITS.addressSubscriptions))).status).toBe(204);
-    expect(server.core.realtime.broker.budget.usage('127.0.0.21')).toEqual({ subscriptions: LIMITS.addressSubscriptions, shapes: 1, chars: plain(LIMITS.addressSubscriptions).join('').length });
+    expect(server.core.realtime.broker.ledger.usage('127.0.0.21')).toEqual({ subscriptions: LIMITS.addressSubscriptions, shapes: 1, chars: plain(LIMITS.addressSubscriptions).join('').length });
     s.close();
-    await expect.poll(() => server.core.realtime.broker.budget.usage('127.0.0.21').subscriptions).toBe(0);
+    await expect.poll(() => server.core.realtime.broker.ledger.usage('127.0.0.21').subscriptions).toBe(0);
   });
 });
 
@@ -115,7 +115,7 @@ describe('per address and in total', () => {
     expect(chars.body.message).toContain(`at most ${LIMITS.addressChars} characters`);
     expect(chars.body.data.subscriptions.params).toEqual({ limit: LIMITS.addressChars, scope: 'address' });
     // b kept what it had; its address holds a's 3 shapes and subscriptions and b's 2
-    expect(server.core.realtime.broker.budget.usage('127.0.0.2')).toMatchObject({ subscriptions: 5, shapes: 3 });
+    expect(server.core.realtime.broker.ledger.usage('127.0.0.2')).toMatchObject({ subscriptions: 5, shapes: 3 });
     // another address has its own budget
     const c = await openStream('127.0.0.3');
     expect((await post(c.id, shaped('c', 3))).status).toBe(204);
@@ -124,7 +124,7 @@ describe('per address and in total', () => {
     await expect.poll(async () => (await post(b.id, shaped('b', 3))).status, { timeout: 5000 }).toBe(204);
     b.close();
     c.close();
-    await expect.poll(() => server.core.realtime.broker.budget.usage().subscriptions, { timeout: 5000 }).toBe(0);
+    await expect.poll(() => server.core.realtime.broker.ledger.usage().subscriptions, { timeout: 5000 }).toBe(0);
   });
 
   it('past the server\'s total a fresh address gets a 429 too; a superuser (the admin UI) is never locked out', async () => {
@@ -149,7 +149,7 @@ describe('per address and in total', () => {
     await su.realtime.unsubscribe();
     for (const s of held) s.close();
     fresh.close();
-    await expect.poll(() => server.core.realtime.broker.budget.usage().subscriptions, { timeout: 5000 }).toBe(0);
+    await expect.poll(() => server.core.realtime.broker.ledger.usage().subscriptions, { timeout: 5000 }).toBe(0);
   });
 });
 

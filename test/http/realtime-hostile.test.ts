@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { request, type ClientRequest } from 'node:http';
 import PocketBase from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REALTIME_LIMITS } from '../../server/core/realtime/budget.js';
+import { REALTIME_LIMITS } from '../../server/core/realtime/subscription-limits.js';
 import { bundle, runChild, type Child } from '../fixtures/hardening-child.js';
 import { http } from '../fixtures/hardening-http.js';
 import { whilePolled } from '../fixtures/health-poll.js';

@@ -3,7 +3,8 @@
 import { crc32 } from 'node:zlib';
 import type { ErrorData, FieldError } from '../../errors.js';
 import { FIELD_TYPES, type CollectionType, type FieldBase, type FieldType } from '../types.js';
-import { err, isRecord, lengthError, OptionReader, required, runeLength, unsupportedType } from './common.js';
+import { err, lengthError, OptionReader, required, runeLength, unsupportedType } from './common.js';
+import { isRecord } from '../../json-object.js';
 
 /** Filter literals and the record's dynamic keys: a field with such a name could never be addressed. */
 export const RESERVED_FIELD_NAMES: readonly string[] = ['null', 'true', 'false', '_rowid_', 'collectionId', 'collectionName', 'expand'];

@@ -37,10 +37,6 @@ export function sortKeys<T extends object>(obj: T): T {
   return out as T;
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Reads the options of one submitted field definition. Missing or null options take their default;
  * an option of the wrong JSON type is reported (PocketBase would reject the whole body) and defaulted.

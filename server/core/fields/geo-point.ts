@@ -1,6 +1,7 @@
 // `geoPoint`: `{ lon, lat }` in degrees, stored as JSON; (0, 0) is the zero value and fails `required`.
 import type { FieldBase, GeoPointField } from '../types.js';
-import { err, isRecord, OptionReader, required, sortKeys, unsupportedType } from './common.js';
+import { err, OptionReader, required, sortKeys, unsupportedType } from './common.js';
+import { isRecord } from '../../json-object.js';
 import type { FieldSpec } from './spec.js';
 
 export interface GeoPoint {

@@ -2,12 +2,12 @@
 // a random id (sent in PB_CONNECT), bound to an identity by its first authorized POST, holding the
 // subscriptions of its last POST. Subscriptions are indexed by topic so a change finds its
 // subscribers without visiting every client; what they cost is charged to the client, its address and
-// the server (budget.ts), and their options are held once per distinct string.
+// the server (subscription-limits.ts), and their options are held once per distinct string.
 import { forbidden, notFound } from '../../errors.js';
 import { isoNow, newId } from '../ids.js';
 import type { ReadDb } from '../../store/db.js';
 import { isSuperuser, type AuthInfo } from '../types.js';
-import { NO_CHARGE, REALTIME_LIMITS, SubscriptionBudget, type Charge, type RealtimeLimits } from './budget.js';
+import { NO_CHARGE, REALTIME_LIMITS, SubscriptionLedger, type Charge, type RealtimeLimits } from './subscription-limits.js';
 import { parseSubscription, type Subscription, type SubscriptionOptions } from './topics.js';
 
 /**
@@ -35,7 +35,7 @@ export class RealtimeClient {
   /** The identity as a string (`''` for a guest): subscribers with the same one share a rule check. */
   who = '';
   subscriptions: Subscription[] = [];
-  /** What the subscriptions cost (budget.ts). */
+  /** What the subscriptions cost (subscription-limits.ts). */
   charge: Charge = NO_CHARGE;
   /** Changes whose messages to this client wait in the fan-out's second lane (fan-out.ts). */
   behind = 0;
@@ -85,10 +85,10 @@ export class RealtimeBroker {
   private readonly byTopic = new Map<string, Map<RealtimeClient, Subscription[]>>();
   /** options string → the one object its subscriptions share, and how many hold it */
   private readonly options = new Map<string, { options: SubscriptionOptions; refs: number }>();
-  readonly budget: SubscriptionBudget;
+  readonly ledger: SubscriptionLedger;
 
   constructor(private readonly idleMs = IDLE_MS, limits: Readonly<RealtimeLimits> = REALTIME_LIMITS) {
-    this.budget = new SubscriptionBudget(limits);
+    this.ledger = new SubscriptionLedger(limits);
   }
 
   get size(): number {
@@ -109,7 +109,7 @@ export class RealtimeBroker {
     if (!client) return;
     this.clients.delete(id);
     this.unindex(client);
-    this.budget.apply(client.address, client.charge, NO_CHARGE);
+    this.ledger.apply(client.address, client.charge, NO_CHARGE);
     client.subscriptions = [];
     client.charge = NO_CHARGE;
     client.close();
@@ -118,7 +118,7 @@ export class RealtimeBroker {
   /**
    * A POST: binds the identity (a guest may become a user; any other change of identity is a 403, as
    * PocketBase) and replaces the client's subscriptions with `topics` (distinct, non-empty, checked by
-   * the form). Over a budget it throws (budget.ts) and the client keeps what it had.
+   * the form). Over a limit it throws (subscription-limits.ts) and the client keeps what it had.
    */
   subscribe(clientId: string, auth: AuthInfo | null, topics: readonly string[]): void {
     const client = this.clients.get(clientId);
@@ -137,8 +137,8 @@ export class RealtimeBroker {
     const parsed = topics.map((raw) => parseSubscription(raw, intern));
     const shapes = new Set(parsed.map((sub) => `${who}\n${sub.options.key}`));
     const charge: Charge = { subscriptions: parsed.length, chars: topics.reduce((n, t) => n + t.length, 0), shapes };
-    this.budget.check(client.address, client.charge, charge, isSuperuser(auth));
-    this.budget.apply(client.address, client.charge, charge);
+    this.ledger.check(client.address, client.charge, charge, isSuperuser(auth));
+    this.ledger.apply(client.address, client.charge, charge);
     client.auth = auth;
     this.unindex(client);
     client.subscriptions = parsed;

@@ -3,7 +3,7 @@
 // they wait for a later turn of the event loop, so a write's response never waits for its fan-out.
 // Subscribers are grouped by shape (collection and topic kind, identity, options): one rule check and
 // one message body per shape, however many clients share it; how many shapes exist is bounded per
-// client, per address and in total (budget.ts). All of the work, finding a change's subscribers
+// client, per address and in total (subscription-limits.ts). All of the work, finding a change's subscribers
 // included, runs in slices of a few milliseconds, each shape's queries under the query budget, so a
 // burst of events or costly subscriber filters cannot hold the loop; and each client address's first
 // shape of a change goes before any address's second (two lanes, below), so an address with many
@@ -13,7 +13,7 @@ import type { Registry } from '../collection-registry.js';
 import type { AuthInfo, Collection } from '../types.js';
 import { isSuperuser } from '../types.js';
 import type { RecordChange } from '../writes/changes.js';
-import type { RealtimeLimits } from './budget.js';
+import type { RealtimeLimits } from './subscription-limits.js';
 import { RealtimeBroker, type RealtimeClient, type RealtimeMessage } from './broker.js';
 import { eventData, mayAccess, subscriberContext } from './record-access.js';
 import { parseSubscribeForm, type SubscriptionOptions } from './topics.js';

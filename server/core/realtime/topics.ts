@@ -3,7 +3,7 @@
 // `?options={"query":{...},"headers":{...}}` as the SDK appends it. The whole string is the event name the
 // client listens for. The form's limits are PocketBase's: 1,000 subscriptions of 2,500 characters.
 import { badRequest, fieldError, type ErrorData } from '../../errors.js';
-import { isRecord } from '../fields/common.js';
+import { isRecord } from '../../json-object.js';
 import { setOwn } from '../own-keys.js';
 
 export const MAX_SUBSCRIPTIONS = 1000;
@@ -75,7 +75,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 /**
  * The POST body: `{clientId, subscriptions}`, checked as PocketBase's form, with its field errors. The
  * subscriptions come back as the distinct non-empty strings sent (parsed by the broker, which interns
- * their options and charges them to the client's budgets).
+ * their options and charges them to the client's subscription limits).
  */
 export function parseSubscribeForm(body: Record<string, unknown>): { clientId: string; subscriptions: string[] } {
   const errors: ErrorData = {};

@@ -12,7 +12,7 @@ import { adoptFiles, type Adopted, type Adoption } from '../../files/adopt.js';
 import { isSafeSegment } from '../../files/paths.js';
 import type { FileStorage } from '../../files/storage.js';
 import type { ForeignDb } from '../../store/foreign-db.js';
-import { isRecord } from '../fields/common.js';
+import { isRecord } from '../../json-object.js';
 import { fileNames } from '../fields/file.js';
 import type { Plan } from './schema-plan.js';
 import type { Notes } from './transfer-notes.js';

@@ -15,7 +15,7 @@ import { ARCHIVE_DB, ArchiveError, DEFAULT_ARCHIVE_LIMITS, extractArchive, type 
 import { isSafeSegment, STORAGE_DIR } from '../../files/paths.js';
 import { OversizeFile } from '../../files/staged.js';
 import type { FileStorage } from '../../files/storage.js';
-import { isDiskError, readWhole } from '../../store/files.js';
+import { isDiskError, readWhole } from '../../durable-files.js';
 import type { PocketBaseImportResult, PocketBaseSource } from './pocketbase-folder.js';
 
 /** The largest upload (a backup zip with its files), as a restore's. */

@@ -13,7 +13,7 @@ import { ApiError, badRequest, fieldError, type ErrorData } from '../../errors.j
 import { ident } from '../../filter/sql.js';
 import type { ReadDb } from '../../store/db.js';
 import { isMultiple, type Collection, type Lookup } from '../types.js';
-import { isRecord } from '../fields/common.js';
+import { isRecord } from '../../json-object.js';
 import { fileNames } from '../fields/file.js';
 import type { RequestContext } from '../request-context.js';
 import type { RecordWrites } from '../writes/funnel.js';

@@ -5,7 +5,7 @@
 // rewritten through the id map, so foreign ids (`pbc_<digits>`, `_pb_users_auth_`) become ours.
 import { authSystemFields, primaryKeyField } from '../fields/system-fields.js';
 import { badRequest } from '../../errors.js';
-import { isRecord } from '../fields/common.js';
+import { isRecord } from '../../json-object.js';
 import { defaultFieldId, resolveFieldType } from '../fields/base.js';
 import { importableAuthOptions } from '../auth-options.js';
 import type { AuthOptions, Collection, IndexDef, RuleKey } from '../types.js';

@@ -22,7 +22,7 @@ import { Registry } from '../collection-registry.js';
 import { defaults } from '../collections-defaults.js';
 import { changeTable, createCollectionTable, ddlFailure, dropCollectionTable, saveDefinition } from '../collections-ddl.js';
 import { buildCollection, type InputContext } from '../collections-input.js';
-import { isRecord } from '../fields/common.js';
+import { isRecord } from '../../json-object.js';
 import { isoNow } from '../ids.js';
 import type { Sessions } from '../session-store.js';
 import type { Collection, FileField } from '../types.js';

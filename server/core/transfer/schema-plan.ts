@@ -6,7 +6,7 @@
 // from it, so importing the same file twice, anywhere, gives the same ids.
 import { createHash } from 'node:crypto';
 import { badRequest, fieldError } from '../../errors.js';
-import { isRecord } from '../fields/common.js';
+import { isRecord } from '../../json-object.js';
 import { ID_PATTERN } from '../ids.js';
 import type { Registry } from '../collection-registry.js';
 import type { Collection } from '../types.js';

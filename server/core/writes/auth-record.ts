@@ -5,8 +5,8 @@ import { ident, type CompiledSql } from '../../filter/sql.js';
 import type { WriteTx } from '../../store/db.js';
 import { ruleSql } from '../access.js';
 import { validatePassword } from '../fields/password.js';
-import { burnPasswordCheck, verifyPassword } from '../passwords.js';
-import { accountKey, type FailureLimiter } from '../sign-in-limiter.js';
+import type { Credentials } from './prepared.js';
+import { accountKey } from '../sign-in-limiter.js';
 import type { Registry } from '../collection-registry.js';
 import type { RuleInput } from '../request-context.js';
 import type { Collection, Row } from '../types.js';
@@ -53,12 +53,12 @@ export function changesPassword(sub: Submitted): boolean {
  * (sign-in-limiter.ts): where an updateRule lets users edit each other, guesses stop after the same ten
  * failures, and a blocked account answers exactly as a wrong `oldPassword` does, after the same work.
  */
-export async function oldPasswordError(limiter: FailureLimiter, c: Collection, sub: Submitted, stored: Row, client?: string): Promise<ErrorData> {
+export async function oldPasswordError({ limiter, passwords }: Credentials, c: Collection, sub: Submitted, stored: Row, client?: string): Promise<ErrorData> {
   const guess = sub.oldPassword;
   const ok = typeof guess === 'string' && guess !== '' && (await limiter.attempt(
     accountKey(c, String(stored.id)),
-    () => verifyPassword(guess, String(stored.password ?? ''), client),
-    () => burnPasswordCheck(guess, client),
+    () => passwords.verify(guess, String(stored.password ?? ''), client),
+    () => passwords.burn(guess, client),
   ));
   return ok ? {} : { oldPassword: fieldError('validation_invalid_old_password', 'Missing or invalid old password.') };
 }

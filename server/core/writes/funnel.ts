@@ -8,6 +8,7 @@ import type { Registry } from '../collection-registry.js';
 import type { RequestContext } from '../request-context.js';
 import type { Sessions } from '../session-store.js';
 import type { FailureLimiter } from '../sign-in-limiter.js';
+import type { Passwords } from '../passwords.js';
 import type { Collection, Row } from '../types.js';
 import type { ChangeFeed } from './changes.js';
 import { badRequest } from '../../errors.js';
@@ -26,10 +27,12 @@ export interface FunnelOptions {
   files: FileStorage;
   /** The server's one sign-in block, shared with sign-in (an update's `oldPassword` counts against it). */
   limiter: FailureLimiter;
+  /** The server's password hashing (passwords.ts). */
+  passwords: Passwords;
 }
 
 export function createRecordWrites(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, options: FunnelOptions) {
-  const deps: WriteDeps = { store, registry, sessions, files: options.files, limiter: options.limiter };
+  const deps: WriteDeps = { store, registry, sessions, files: options.files, limiter: options.limiter, passwords: options.passwords };
   const { budgetMs, report } = options;
 
   /** Runs after-effects one by one; a failing one is reported, never thrown (the outcome is decided). */

@@ -7,10 +7,9 @@ import type { WriteTx } from '../../store/db.js';
 import { ruleWhere } from '../access.js';
 import { normalizeValue, toStoredValue, zeroValue } from '../field-values.js';
 import type { ValidateContext } from '../fields/spec.js';
-import { isRecord } from '../fields/common.js';
+import { isRecord } from '../../json-object.js';
 import { autogenerate } from '../fields/text.js';
 import { ID_PATTERN, isoNow, newId } from '../ids.js';
-import { hashPassword } from '../passwords.js';
 import { getRow } from '../records-read.js';
 import { withBody, type RequestContext, type RuleInput } from '../request-context.js';
 import type { Collection, Row, SqlValue } from '../types.js';
@@ -120,7 +119,7 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
   refuseOversized(sized, FAILED); // the caller passed the rule: its oversized values and the write's weight
   Object.assign(errors, validateFields(c, record, null, withKnown(validationContext(store, ctx.lookup, true), opts.knownIds)));
   throwIfErrors(errors, FAILED);
-  const hash = c.type === 'auth' ? await hashPassword(String(sub.password), ctx.request.client) : null;
+  const hash = c.type === 'auth' ? await deps.passwords.hash(String(sub.password), ctx.request.client) : null;
   const storedValues = () => c.fields.map((f) => (f.type === 'password' ? hash : toStoredValue(f, record[f.name])));
   const hasUploads = uploadsIn(c, record).length > 0;
   // a bulk insert has no after-effects to run: writes that place uploads apply one by one

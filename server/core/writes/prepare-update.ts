@@ -8,9 +8,8 @@ import { badRequest, fieldError, notFound, onlySuperusers, type ErrorData } from
 import { ident } from '../../filter/sql.js';
 import type { ReadDb } from '../../store/db.js';
 import { apiValues, toStoredValue } from '../field-values.js';
-import { isRecord } from '../fields/common.js';
+import { isRecord } from '../../json-object.js';
 import { isoNow } from '../ids.js';
-import { hashPassword } from '../passwords.js';
 import { getRow, viewRecord } from '../records-read.js';
 import { withBody, type RequestContext, type RuleInput } from '../request-context.js';
 import type { Collection, Row, SqlValue } from '../types.js';
@@ -101,11 +100,11 @@ export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, 
   if (changing) {
     Object.assign(errors, passwordErrors(r.sub, c));
     if (!r.manager) {
-      Object.assign(errors, await oldPasswordError(deps.limiter, c, r.sub, stored, ctx.request.client));
+      Object.assign(errors, await oldPasswordError(deps, c, r.sub, stored, ctx.request.client));
       oldPasswordChecked = true;
     }
   }
-  const newHash = changing && Object.keys(errors).length === 0 ? await hashPassword(String(r.sub.password), ctx.request.client) : null;
+  const newHash = changing && Object.keys(errors).length === 0 ? await deps.passwords.hash(String(r.sub.password), ctx.request.client) : null;
   Object.assign(errors, validateFields(c, r.next, null, validationContext(store, ctx.lookup, false, r.current)));
   throwIfErrors(errors, FAILED);
 

@@ -11,6 +11,7 @@ import type { Store, WriteTx } from '../../store/db.js';
 import type { Registry } from '../collection-registry.js';
 import type { Sessions } from '../session-store.js';
 import type { FailureLimiter } from '../sign-in-limiter.js';
+import type { Passwords } from '../passwords.js';
 import type { RecordChange } from './changes.js';
 
 export interface PreparedWrite<T> {
@@ -35,7 +36,12 @@ export interface WriteDeps {
   files: FileStorage;
   /** The sign-in block, which `oldPassword` checks count against (sign-in-limiter.ts). */
   limiter: FailureLimiter;
+  /** The server's password hashing (passwords.ts). */
+  passwords: Passwords;
 }
+
+/** What checks and hashes passwords: the sign-in block and the hashing pool, one of each per server. */
+export type Credentials = Pick<WriteDeps, 'limiter' | 'passwords'>;
 
 export interface WriteOptions {
   /** Internal callers (setup) act with superuser rights without a signed-in superuser. */

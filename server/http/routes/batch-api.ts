@@ -5,13 +5,14 @@
 // uploads no write placed (a refused or rolled-back batch) are removed once the batch is answered.
 import type { H3 } from 'h3';
 import type { Core } from '../../core/index.js';
-import { MAX_BODY_BYTES, readBodyObject } from '../body.js';
+import { RECORD_BODY_BYTES, readBodyObject } from '../body.js';
 import { inputOf } from '../request.js';
-import { isMultipart, readBatchForm } from '../upload-form.js';
+import { isMultipart } from '../multipart.js';
+import { readBatchForm } from '../upload-form.js';
 
 export function registerBatch(app: H3, core: Core): void {
   app.post('/api/batch', async (event) => {
-    if (!isMultipart(event)) return core.batch.run(await readBodyObject(event, MAX_BODY_BYTES), inputOf(event));
+    if (!isMultipart(event)) return core.batch.run(await readBodyObject(event, RECORD_BODY_BYTES), inputOf(event));
     const { body, uploads } = await readBatchForm(event, core);
     try {
       return await core.batch.run(body, inputOf(event));

@@ -113,7 +113,7 @@ export function registerRealtime(app: H3, core: Core, totalQueueBytes = REALTIME
 
   app.post('/api/realtime', async (event) => {
     // 1,000 subscriptions of 2,500 characters fit; what a client, its address and the server may hold
-    // is core's (core/realtime/budget.ts: a 400 or a 429 naming the limit)
+    // is core's (core/realtime/subscription-limits.ts: a 400 or a 429 naming the limit)
     const body = await readBodyObject(event, COLLECTION_BODY_BYTES);
     core.realtime.subscribe(body, authOf(event));
     return noContent();

@@ -6,7 +6,8 @@ import type { StagedFile } from '../../files/staged.js';
 import { contextOf, listContextOf, param } from '../request.js';
 import { readBodyObject } from '../body.js';
 import { noContent } from '../respond.js';
-import { isMultipart, readRecordForm } from '../upload-form.js';
+import { isMultipart } from '../multipart.js';
+import { readRecordForm } from '../upload-form.js';
 
 /** Reads a write's body (files included) and runs it, removing what it received and did not place. */
 async function withBody<T>(event: H3Event, core: Core, failed: string, run: (body: Record<string, unknown>) => Promise<T>): Promise<T> {

@@ -84,7 +84,8 @@ function overLimit(status: 400 | 429, message: string, limit: number, scope: 'cl
   return status === 400 ? badRequest(message, data) : new ApiError(429, message, data);
 }
 
-export class SubscriptionBudget {
+/** What subscriptions hold, per address and in total, checked against the limits before a change. */
+export class SubscriptionLedger {
   private readonly total = new Usage();
   private readonly byAddress = new Map<string, Usage>();
 
@@ -94,7 +95,7 @@ export class SubscriptionBudget {
    * Throws unless the client at `address` may hold `next` in place of `current`: a 400 for what one
    * client asks for itself, a 429 for what its address or the server already holds (room comes back
    * as other clients go). Each names its limit in the message and in `data.subscriptions.params`.
-   * `shared` (a superuser: the admin UI) skips the address and server budgets, so an attack that fills
+   * `shared` (a superuser: the admin UI) skips the address and server limits, so an attack that fills
    * them cannot lock the admin out; what it holds still counts against them.
    */
   check(address: string, current: Charge, next: Charge, shared = false): void {

@@ -1,9 +1,8 @@
 // The bytes of request bodies held in memory at once, across all requests: each body is bounded on its
 // own (body.ts), but 24 bodies of 30 MB arriving together held 830 MB (and their copies), and the parser
 // thread's queue grew with them. Bytes are taken as a body arrives (its declared length up front) and
-// given back once its response is sent; past the budget the request gets a 503 and its body is drained
-// unread. The parser queue holds only bodies inside the budget, so it is bounded by it too.
-import type { H3Event } from 'h3';
+// given back once its response is sent; past the capacity the request gets a 503 and its body is drained
+// unread. The parser queue holds only bodies inside the capacity, so it is bounded by it too.
 import { ApiError } from '../errors.js';
 
 /** Three record bodies of the largest size at once. */
@@ -12,11 +11,11 @@ export const DEFAULT_BODY_BYTES_IN_FLIGHT = 96 * 1024 * 1024;
 export const serverBusy = () =>
   new ApiError(503, 'The server is receiving too many large requests at once; try again in a moment.');
 
-export class BodyBudget {
+export class BodiesInFlight {
   private used = 0;
   constructor(readonly capacity = DEFAULT_BODY_BYTES_IN_FLIGHT) {}
 
-  /** The budget of one request: take() throws the 503 past the capacity; release() gives all back once. */
+  /** The share of one request: take() throws the 503 past the capacity; release() gives all back once. */
   forRequest(): { take(bytes: number): void; release(): void } {
     let held = 0;
     return {
@@ -36,9 +35,3 @@ export class BodyBudget {
     return this.used;
   }
 }
-
-const budgets = new WeakMap<H3Event, BodyBudget>();
-/** Set by the app for each request (app.ts). */
-export const setBodyBudget = (event: H3Event, budget: BodyBudget): void => void budgets.set(event, budget);
-const fallback = new BodyBudget();
-export const bodyBudgetOf = (event: H3Event): BodyBudget => budgets.get(event) ?? fallback;

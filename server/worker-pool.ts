@@ -1,0 +1,167 @@
+// The one pool of worker threads (password hashes: core/scrypt-pool.ts; large request bodies:
+// http/body-worker.ts). Work that costs the event loop time in proportion to its input runs here
+// instead, so other requests are served meanwhile. A leaf: it imports only Node.
+//
+// What every pool gets: the worker's source inline (eval, so that bundles such as the Electron main
+// process need no extra file); workers started on first use, up to `size`, exiting when idle and never
+// keeping the process alive; a dead worker's job rejected and the worker replaced on the next job. What
+// a pool may ask for: a bound on the jobs waiting (`maxWaiting`) and on those one client has running or
+// waiting (`maxPerClient`), both refused with `tooMany()`; a time limit per job (`jobMs`, counted from
+// when its worker is running), past which the worker is terminated and replaced and the job rejected
+// with `stopped(ms)`; workers at the lowest priority (`lowPriority`, nice 19 on Linux: they take only the
+// CPU the event loop leaves).
+//
+// Why our own and not piscina or tinypool: both load the worker from a file (a bundle would have to
+// ship and find it), neither bounds jobs per client, and neither nices its threads; see
+// docs/architecture.md, "Decisions and their measured reasons".
+import { Worker } from 'node:worker_threads';
+
+export interface WorkerPoolOptions {
+  /** The worker's CommonJS source: it answers each message with one `postMessage`. */
+  source: string;
+  /** Workers at once. */
+  size: number;
+  /** Idle workers exit once no job has run for this long. */
+  idleMs?: number;
+  /** Jobs waiting for a worker, whoever asked; past it `tooMany()`. Unbounded by default. */
+  maxWaiting?: number;
+  /** Jobs one client key may have running or waiting; past it `tooMany()`. The key '' is never capped. */
+  maxPerClient?: number;
+  /** How long one job may hold its worker; unbounded by default. */
+  jobMs?: number;
+  /** On Linux, workers lower their own priority to nice 19 before their first job. */
+  lowPriority?: boolean;
+  tooMany?: () => Error;
+  stopped?: (ms: number) => Error;
+  /** Names the pool in the error of a worker that exited. */
+  name: string;
+}
+
+interface Job {
+  message: unknown;
+  transfer: ArrayBuffer[];
+  resolve: (reply: unknown) => void;
+  reject: (error: Error) => void;
+  timer?: NodeJS.Timeout;
+}
+
+// Linux applies a nice value to the calling thread only; elsewhere setPriority(0) would lower the whole process, so skip.
+const LOW_PRIORITY = `if (process.platform === 'linux') { try { require('node:os').setPriority(0, 19); } catch {} }\n`;
+
+export class WorkerPool<Message, Reply> {
+  private idle: Worker[] = [];
+  private busy = new Map<Worker, Job>();
+  private queue: Job[] = [];
+  private idleTimer: NodeJS.Timeout | null = null;
+  /** Jobs running or waiting per client key. */
+  private perClient = new Map<string, number>();
+  /** Workers that have started (a job's time limit counts from then). */
+  private online = new Set<Worker>();
+  private readonly source: string;
+
+  constructor(private readonly options: WorkerPoolOptions) {
+    this.source = (options.lowPriority ? LOW_PRIORITY : '') + options.source;
+  }
+
+  /**
+   * Runs one job. `client` names who asked ('' the server itself, bounded only by the queue);
+   * `transfer` lists buffers that move to the worker without a copy.
+   */
+  run(message: Message, client = '', transfer: ArrayBuffer[] = []): Promise<Reply> {
+    const { maxWaiting = Infinity, maxPerClient = Infinity } = this.options;
+    const mine = this.perClient.get(client) ?? 0;
+    if (this.queue.length >= maxWaiting || (client !== '' && mine >= maxPerClient)) return Promise.reject(this.tooMany());
+    if (client !== '') this.perClient.set(client, mine + 1);
+    const done = () => {
+      const left = (this.perClient.get(client) ?? 1) - 1;
+      if (left > 0) this.perClient.set(client, left);
+      else this.perClient.delete(client);
+    };
+    return new Promise<Reply>((resolve, reject) => {
+      const settle = <T>(f: (v: T) => void) => (v: T) => {
+        if (client !== '') done();
+        f(v);
+      };
+      this.queue.push({ message, transfer, resolve: settle(resolve as (reply: unknown) => void), reject: settle(reject) });
+      this.dispatch();
+    });
+  }
+
+  private tooMany(): Error {
+    return this.options.tooMany?.() ?? new Error(`${this.options.name}: too many jobs`);
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      const worker = this.idle.pop() ?? (this.busy.size < this.options.size ? this.spawn() : null);
+      if (worker === null) return;
+      const job = this.queue.shift() as Job;
+      this.busy.set(worker, job);
+      if (this.online.has(worker)) this.armJobTimer(worker, job);
+      worker.postMessage(job.message, job.transfer);
+    }
+    this.armIdleTimer();
+  }
+
+  private spawn(): Worker {
+    const worker = new Worker(this.source, { eval: true });
+    worker.unref();
+    // a new worker's start-up is not its job's cost: the job's time counts from when it runs
+    worker.once('online', () => {
+      this.online.add(worker);
+      const job = this.busy.get(worker);
+      if (job && job.timer === undefined) this.armJobTimer(worker, job);
+    });
+    worker.on('message', (reply: unknown) => {
+      const job = this.busy.get(worker);
+      if (job === undefined) return; // a stopped worker's late answer
+      clearTimeout(job.timer);
+      this.busy.delete(worker);
+      this.idle.push(worker);
+      job.resolve(reply);
+      this.dispatch();
+    });
+    const lost = (error: Error) => {
+      this.online.delete(worker);
+      const job = this.busy.get(worker);
+      clearTimeout(job?.timer);
+      this.busy.delete(worker);
+      this.idle = this.idle.filter((w) => w !== worker);
+      job?.reject(error);
+      this.dispatch();
+    };
+    worker.on('error', lost);
+    worker.on('exit', (code) => lost(new Error(`${this.options.name} worker exited (code ${code})`)));
+    return worker;
+  }
+
+  private armJobTimer(worker: Worker, job: Job): void {
+    const ms = this.options.jobMs;
+    if (ms === undefined || !Number.isFinite(ms)) return;
+    job.timer = setTimeout(() => this.stop(worker, job, ms), ms);
+    job.timer.unref();
+  }
+
+  /** A job past its time limit: its worker is terminated (a replacement starts with the next job) and the caller told. */
+  private stop(worker: Worker, job: Job, ms: number): void {
+    if (this.busy.get(worker) !== job) return;
+    this.busy.delete(worker);
+    this.online.delete(worker);
+    void worker.terminate();
+    job.reject(this.options.stopped?.(ms) ?? new Error(`${this.options.name} job stopped after ${ms} ms`));
+    this.dispatch();
+  }
+
+  /** Idle workers exit once nothing has run for `idleMs`. */
+  private armIdleTimer(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    if (this.idle.length === 0) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      if (this.busy.size > 0) return;
+      for (const worker of this.idle.splice(0)) void worker.terminate();
+    }, this.options.idleMs ?? 30_000);
+    this.idleTimer.unref();
+  }
+}
