@@ -17,7 +17,7 @@ describe("a user's sessions, for superusers", () => {
     const r = await h.req('GET', path(String(ann.id)), { token: su });
     expect(r.status).toBe(200);
     expect(r.body.items).toHaveLength(2);
-    expect(Object.keys(r.body.items[0]).sort()).toEqual(['created', 'current', 'expires', 'id', 'userAgent']);
+    expect(Object.keys(r.body.items[0]).sort()).toEqual(['created', 'current', 'expires', 'id', 'lastActive', 'userAgent']);
     expect(r.body.items.every((s: { current: boolean }) => !s.current)).toBe(true);
     expect(r.text).not.toContain(first);
     expect(r.body.items[0].created >= r.body.items[1].created).toBe(true);
