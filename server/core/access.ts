@@ -6,8 +6,8 @@ import type { CompiledSql } from '../filter/sql.js';
 import { compileFilter } from '../rules/compile.js';
 import { compiling } from './filter-errors.js';
 import type { RuleInput } from './request-context.js';
-import type { Collection, RuleKey } from './types.js';
-import { isSuperuser } from './types.js';
+import type { Collection, RuleKey } from '../model/types.js';
+import { isSuperuser } from '../model/types.js';
 
 const MATCH_ALL: CompiledSql = { sql: '1', params: [] };
 

@@ -9,8 +9,9 @@ import type { RequestContext, RuleInput } from './request-context.js';
 import { PATH_END, type ExpandTree } from './request-params.js';
 import { recordSerializer, shownFields, viewerOf, type ApiRecord, type Viewer } from './record-serializer.js';
 import { ident } from '../filter/sql.js';
-import type { Collection, Lookup, RelationField, Row, SqlValue } from './types.js';
-import { isMultiple } from './types.js';
+import { backRelation } from '../model/back-relation.js';
+import type { Collection, Lookup, Row, SqlValue } from '../model/types.js';
+import { isMultiple } from '../model/types.js';
 
 /**
  * Related records one response may hold, counted as the JSON would repeat them: a record reached
@@ -103,13 +104,9 @@ function resolveSegment(c: Collection, seg: string, lookup: Lookup): Resolved | 
       },
     };
   }
-  const via = /^(\w+)_via_(\w+)$/.exec(seg);
-  if (!via) return null;
-  const target = lookup(via[1]);
-  const back = target?.fields.find((f): f is RelationField => f.name === via[2] && f.type === 'relation' && f.collectionId === c.id);
-  if (!target || !back) return null;
-  const multi = isMultiple(back);
-  const unique = !multi && target.indexes.some((i) => i.unique && i.fields.length === 1 && i.fields[0] === back.id);
+  const found = backRelation(seg, c, lookup);
+  if (!found) return null;
+  const { target, field: back, multiple: multi, unique } = found;
   const col = `r.${ident(back.name)}`;
   // rows by the parent id they point at, built once per level (not a scan of all rows per parent)
   const byParent = new Map<ApiRecord[], Map<string, ApiRecord[]>>();

@@ -5,7 +5,7 @@
 // folders made before one of them existed.
 import type { WriteTx } from '../store/db.js';
 import { ident } from '../filter/sql.js';
-import type { Collection, Field } from './types.js';
+import type { Collection, Field } from '../model/types.js';
 
 /** Why Deskbase keeps the index: sign-in by email (unique), or the default `-created` sort of lists. */
 export type MaintainedPurpose = 'email' | 'defaultSort';

@@ -8,7 +8,7 @@ import { compiling } from './filter-errors.js';
 import { defaultSortField } from './maintained-indexes.js';
 import type { Page } from './request-params.js';
 import type { ListContext, RuleInput } from './request-context.js';
-import type { Collection, Row, SqlValue } from './types.js';
+import type { Collection, Row, SqlValue } from '../model/types.js';
 
 /** The client's `filter`; a bad one is a 400 (see filter-errors.ts). */
 function clientWhere(c: Collection, filter: string | undefined, ctx: RuleInput): CompiledSql | null {

@@ -14,7 +14,7 @@ import type { Registry } from './collection-registry.js';
 import type { ListContext, RequestContext } from './request-context.js';
 import type { Sessions } from './session-store.js';
 import type { FailureLimiter } from './sign-in-limiter.js';
-import type { Collection, Row } from './types.js';
+import type { Collection, Row } from '../model/types.js';
 
 /** `responseBytes`: what one answer may hold, in the rows read and an expand as repeated (query-budget.ts). */
 export function createRecords(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, files: FileStorage, limiter: FailureLimiter, budgetMs: number, report: (error: unknown) => void, responseBytes = MAX_RESPONSE_BYTES) {

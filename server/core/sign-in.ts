@@ -13,7 +13,7 @@ import type { Registry } from './collection-registry.js';
 import { asCaller, type RequestContext, type RuleInput } from './request-context.js';
 import type { SessionRow, Sessions } from './session-store.js';
 import { ident } from '../filter/sql.js';
-import type { AuthInfo, Collection, Row } from './types.js';
+import type { AuthInfo, Collection, Row } from '../model/types.js';
 
 export interface SignIn {
   token: string;

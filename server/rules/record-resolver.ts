@@ -3,7 +3,7 @@
 // `@collection.*` and modifiers are resolved here; the language (server/filter) does the rest. For a
 // restricted client filter, the list rules of joined collections are compiled here too, through the
 // language's public entry, with a resolver of their own.
-import type { Collection, Lookup, RequestInfo } from '../core/types.js';
+import type { Collection, Lookup, RequestInfo } from '../model/types.js';
 import type { IdentifierOperand } from '../filter/ast.js';
 import { compileCondition } from '../filter/condition.js';
 import { FilterError, quote } from '../filter/filter-error.js';

@@ -8,7 +8,7 @@
 // acknowledged. If even that fails (a read-only folder), memory is reloaded read-only from the disk so
 // reads go on, writes reject, and a later write (at most once a second) tries the full reload again.
 import type { Database, SqlJsStatic } from 'sql.js';
-import type { Row } from '../core/types.js';
+import type { Row } from '../model/types.js';
 import { StatementEncoder } from './codec.js';
 import type { ReadDb, SqlFunction, Store, StoreStats, WriteTx } from './contract.js';
 import { inspectDatabase } from './restore.js';

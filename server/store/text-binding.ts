@@ -10,7 +10,7 @@
 // module by preparing a probe statement and asking sqlite3_sql which numeric field names it. If none
 // does (another sql.js build), binding simply stays with sql.js.
 import type { Database, SqlJsStatic, Statement } from 'sql.js';
-import type { SqlValue } from '../core/types.js';
+import type { SqlValue } from '../model/types.js';
 
 /** Texts from this length (UTF-16 units) are bound by `TextBinder`. */
 export const LARGE_TEXT = 64 * 1024;

@@ -8,8 +8,8 @@ import type { ReadDb } from '../../store/db.js';
 import { ruleSql } from '../access.js';
 import { presentRecords } from '../record-response.js';
 import { requestContext, type RequestContext } from '../request-context.js';
-import type { AuthInfo, Collection, Lookup, Row, SqlValue } from '../types.js';
-import { isSuperuser } from '../types.js';
+import type { AuthInfo, Collection, Lookup, Row, SqlValue } from '../../model/types.js';
+import { isSuperuser } from '../../model/types.js';
 import type { SubscriptionOptions } from './topics.js';
 
 /** The request a subscription stands for: a GET by its identity with its options' query and headers. */

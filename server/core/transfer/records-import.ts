@@ -12,7 +12,7 @@
 import { ApiError, badRequest, fieldError, type ErrorData } from '../../errors.js';
 import { ident } from '../../filter/sql.js';
 import type { ReadDb } from '../../store/db.js';
-import { isMultiple, type Collection, type Lookup } from '../types.js';
+import { isMultiple, type Collection, type Lookup } from '../../model/types.js';
 import { isRecord } from '../fields/common.js';
 import { fileNames } from '../fields/file.js';
 import type { RequestContext } from '../request-context.js';
@@ -55,10 +55,10 @@ function csvValue(c: Collection, column: string, raw: string): unknown {
   }
 }
 
-async function* rowsOf(c: Collection, text: string, format: ImportFormat): AsyncGenerator<unknown> {
+async function* rowsOf(c: Collection, body: Uint8Array, format: ImportFormat): AsyncGenerator<unknown> {
   if (format === 'csv') {
     let header: string[] | null = null;
-    for await (const cells of csvRecords(text)) {
+    for await (const cells of csvRecords(new TextDecoder().decode(body))) {
       if (header === null) {
         header = cells.map((h) => h.trim());
         continue;
@@ -72,7 +72,7 @@ async function* rowsOf(c: Collection, text: string, format: ImportFormat): Async
     }
     return;
   }
-  const items = format === 'json' ? jsonArrayItems(text) : ndjsonLines(text);
+  const items = format === 'json' ? jsonArrayItems(body) : ndjsonLines(new TextDecoder().decode(body));
   for (const item of items) {
     try {
       yield JSON.parse(item) as unknown;
@@ -145,7 +145,7 @@ function failure(errors: Map<number, ErrorData>): ApiError {
 }
 
 /** `system`: an internal caller acting with superuser rights (the HTTP route passes a superuser's context). */
-export async function importRecords(db: ReadDb, writes: RecordWrites, c: Collection, body: string, format: ImportFormat, ctx: RequestContext, system = false): Promise<{ imported: number }> {
+export async function importRecords(db: ReadDb, writes: RecordWrites, c: Collection, body: Uint8Array, format: ImportFormat, ctx: RequestContext, system = false): Promise<{ imported: number }> {
   const rows: unknown[] = [];
   let tooMany = false;
   try {
@@ -161,7 +161,7 @@ export async function importRecords(db: ReadDb, writes: RecordWrites, c: Collect
     throw badRequest(`Failed to read the ${format.toUpperCase()}: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (tooMany) throw tooManyRows();
-  body = ''; // dropped once parsed: a large import's memory is its rows from then on
+  body = new Uint8Array(0); // dropped once parsed: a large import's memory is its rows from then on
   if (rows.length === 0) throw badRequest('Nothing to import: no rows.');
   // ids given anywhere in the import: relations may name them before their rows come
   const given = new Set<string>();

@@ -25,7 +25,7 @@ import { buildCollection, type InputContext } from '../collections-input.js';
 import { isRecord } from '../fields/common.js';
 import { isoNow } from '../ids.js';
 import type { Sessions } from '../session-store.js';
-import type { Collection, FileField } from '../types.js';
+import type { Collection, FileField } from '../../model/types.js';
 import type { FileStorage } from '../../files/storage.js';
 import type { CollectionListener } from '../collections.js';
 import { cutFileFields, dropCutNames, readNames, type NamesById } from '../file-cleanup.js';

@@ -4,8 +4,8 @@ import { badRequest, onlySuperusers } from '../../errors.js';
 import { ident } from '../../filter/sql.js';
 import { viewRecord } from '../records-read.js';
 import type { RequestContext } from '../request-context.js';
-import type { Collection } from '../types.js';
-import { isSuperuser, SUPERUSERS_ID } from '../types.js';
+import type { Collection } from '../../model/types.js';
+import { isSuperuser, SUPERUSERS_ID } from '../../model/types.js';
 import { deleteWithReferences } from './cascade.js';
 import type { PreparedWrite, WriteDeps } from './prepared.js';
 

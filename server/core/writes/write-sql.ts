@@ -3,7 +3,7 @@
 import { ApiError, badRequest, fieldError, type ErrorData } from '../../errors.js';
 import { ident } from '../../filter/sql.js';
 import { toStoredValue } from '../field-values.js';
-import type { Collection, SqlValue } from '../types.js';
+import type { Collection, SqlValue } from '../../model/types.js';
 import { notUniqueErrors, uniqueViolationFields } from './validate.js';
 
 export interface RowSource {
