@@ -9,7 +9,8 @@ import type { RuleInput } from './request-context.js';
 import type { Collection, RuleKey } from '../model/types.js';
 import { isSuperuser } from '../model/types.js';
 
-const MATCH_ALL: CompiledSql = { sql: '1', params: [] };
+/** What ruleWhere answers when the rule asks nothing of this caller (a superuser, or an empty rule). */
+export const MATCH_ALL: CompiledSql = { sql: '1', params: [] };
 
 /** A stored rule expression (authRule, manageRule...) over rows aliased `alias`, as this caller sees it. */
 export function ruleSql(rule: string, collection: Collection, ctx: RuleInput, alias = 'r'): CompiledSql {
@@ -26,6 +27,11 @@ export function ruleWhere(collection: Collection, key: RuleKey, ctx: RuleInput, 
   if (rule === null || rule === undefined) throw onlySuperusers();
   if (rule.trim() === '') return MATCH_ALL;
   return ruleSql(rule, collection, ctx, alias);
+}
+
+/** The 403 of a rule locked to superusers (null) for anyone else, before a write does any other work. */
+export function refuseIfLocked(collection: Collection, key: RuleKey, superuser: boolean): void {
+  if (!superuser && (collection[key] === null || collection[key] === undefined)) throw onlySuperusers();
 }
 
 /** Like ruleWhere, but a locked rule yields null instead of throwing (expand skips such paths). */

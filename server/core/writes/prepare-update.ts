@@ -4,7 +4,8 @@
 // transaction the record is read again: if another write changed it since, the body is resolved and
 // checked again against the record as it is now (synchronously), so concurrent `views+` add up
 // exactly; then the updateRule again and the UPDATE.
-import { badRequest, fieldError, notFound, onlySuperusers, type ErrorData } from '../../errors.js';
+import { badRequest, fieldError, notFound, type ErrorData } from '../../errors.js';
+import { refuseIfLocked } from '../access.js';
 import { ident } from '../../filter/sql.js';
 import type { ReadDb } from '../../store/db.js';
 import { apiValues, toStoredValue } from '../field-values.js';
@@ -84,7 +85,7 @@ function sameRow(a: Row, b: Row): boolean {
 export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, rawBody: unknown, ctx: RequestContext): Promise<PreparedWrite<Row>> {
   const { store, sessions } = deps;
   const su = isSuperuser(ctx.request.auth);
-  if (!su && c.updateRule === null) throw onlySuperusers();
+  refuseIfLocked(c, 'updateRule', su);
   const stored = getRow(store, c, id);
   if (!stored) throw notFound();
   if (!isRecord(rawBody)) throw badRequest(FAILED);
