@@ -16,8 +16,8 @@ import { isMultiple } from '../model/types.js';
 /**
  * Related records one response may hold, counted as the JSON would repeat them: a record reached
  * through several parents (or paths) counts each time. Multi-relations that point at each other grow
- * exponentially with the depth (seven records, each linked to all seven, six levels deep: 7^6 copies,
- * 225 MB), so the count is kept while the tree is built and the request stops with a 400 at the cap.
+ * exponentially with the depth (seven records, each linked to all seven, six levels deep: 7^6 copies),
+ * so the count is kept while the tree is built and the request stops with a 400 at the cap.
  */
 export const MAX_EXPANDED_RECORDS = 20_000;
 const MAX_BACK_RELATIONS = 1000;
@@ -156,9 +156,8 @@ function withExpand(record: ApiRecord, expand: Record<string, unknown>): ApiReco
  * The counts one expand keeps: rows loaded so far, how many related records each expanded record holds,
  * and what each weighs in bytes (its own values and everything it holds), counted as the JSON repeats
  * them. Both are kept per object (a related record is one object shared by all its parents), so
- * counting costs what building the tree does, never what writing it out would: a 5 MB post expanded
- * from 1,000 comments weighs 5 GB here, and is refused before any of it is built (it used to answer
- * 513 MB after 14 s, and a page of 1,000 failed with a 500).
+ * counting costs what building the tree does, never what writing it out would: a large post expanded
+ * from many comments weighs its size times theirs here, and is refused before any of it is built.
  */
 interface Budget {
   loaded: number;

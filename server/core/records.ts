@@ -69,7 +69,7 @@ export function createRecords(store: Store, registry: Registry, sessions: Sessio
 
 /**
  * The top-level fields a list's `fields` picks, with the relations its `expand` follows (null: whole
- * rows). 40 records of a 5 MB field: `fields=id` answers in 4 ms instead of 244.
+ * rows): a list of large records asked only for their ids reads no large value.
  */
 function listedColumns(ctx: ListContext): Set<string> | null {
   const names = topLevelNames(ctx.fields);

@@ -1,7 +1,6 @@
 // Parsing large request bodies off the event loop. Once its shape is bounded (body-shape.ts), a body's
-// parse still costs time in proportion to its bytes: JSON.parse of a 32 MiB string full of escapes
-// takes 160 ms, undici's formData() 175 ms for one 32 MiB field, and the loop would serve nothing
-// else meanwhile. Bodies over INLINE_BYTES are parsed on one worker thread instead; what comes back
+// parse still costs time in proportion to its bytes (docs/architecture.md, "Measurements behind the
+// code"), and the loop would serve nothing else meanwhile. Bodies over INLINE_BYTES are parsed on one worker thread instead; what comes back
 // (a value or form entries of bounded count) is cheap to copy in.
 //
 // Like scrypt-pool.ts: the source is inline (eval) so that bundles need no extra file, the worker starts

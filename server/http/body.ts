@@ -169,8 +169,8 @@ function inferValue(v: string): unknown {
 
 /**
  * Form entries as an object. Every `@jsonPayload` entry is merged in, in order, as PocketBase does; their
- * keys and values count together against the JSON body limits (one shape for all of them: 2,000 payloads
- * each under the limits used to merge 4 million keys, 16 s of the loop), and each is parsed in a turn of
+ * keys and values count together against the JSON body limits (one shape for all of them, or many payloads
+ * each under the limits would add up unbounded), and each is parsed in a turn of
  * the loop of its own, large ones on the parser thread. Streamed multipart bodies with files come here
  * too (upload-form.ts), with their string parts.
  */

@@ -19,8 +19,8 @@ export class QueryTimeoutError extends Error {
 }
 
 /**
- * Rows read in one stretch hold more bytes than its read limit: reading stops there (five rows of a
- * 5 MB field per page of 200 read a gigabyte before the answer failed).
+ * Rows read in one stretch hold more bytes than its read limit: reading stops there, before a page of
+ * large rows is read whole only for its answer to fail.
  */
 export class ReadTooLargeError extends Error {
   constructor(readonly limitBytes: number) {

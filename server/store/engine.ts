@@ -302,7 +302,7 @@ export class Engine implements Store {
 /**
  * Caps the database's size after it is loaded (a replay must never fail on it): past the cap, writes
  * that need more pages fail with SQLITE_FULL, while deletes and updates in place go on. A checkpoint
- * copies the whole database synchronously (sql.js's export(), about 110 ms per 100 MB on 2 cores),
+ * copies the whole database synchronously (sql.js's export(), its time in proportion to the size),
  * and the database lives in sql.js's memory twice while it does, so the cap bounds both.
  */
 function limitSize(db: Database, maxBytes: number): void {

@@ -1,6 +1,6 @@
 // Binding long texts without sql.js's character loop. sql.js copies every bound string into WebAssembly
-// memory with a JavaScript loop over its code points (measured: 6-13 ms per MB, twice over, since it
-// counts the bytes first), all on the event loop. A well-formed text of LARGE_TEXT or more is bound here
+// memory with a JavaScript loop over its code points (twice over, since it counts the bytes first), all on
+// the event loop. A well-formed text of LARGE_TEXT or more is bound here
 // instead: encoded by Buffer (native), copied into memory with sql.js's writeArrayToMemory (one set()),
 // and handed to sqlite3_bind_text with SQLITE_TRANSIENT, so SQLite keeps its own copy and ours is freed
 // at once. The bytes SQLite receives are the same UTF-8 either way (a text with a lone surrogate, which

@@ -30,8 +30,8 @@ const SLICE = 250;
 /** Errors listed before the import stops looking. */
 const MAX_ERRORS = 100;
 /**
- * Rows one import may hold. Each row costs about 2 KB of prepared write besides its values (300,000
- * rows of `{}`, 0.9 MB of NDJSON, once took 540 MB), so the body's 64 MiB alone does not bound an
+ * Rows one import may hold. Each row costs a prepared write besides its values (a small body of
+ * empty rows holds much more memory once prepared), so the body's 64 MiB alone does not bound an
  * import's memory: the rows are counted as they are parsed and the 100,001st refuses the import.
  */
 export const MAX_IMPORT_ROWS = 100_000;
