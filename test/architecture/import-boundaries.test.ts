@@ -1,8 +1,10 @@
 // The layers of docs/architecture.md ("Layers"), enforced: each folder imports only what its row of the
 // table allows, and each outside package only where its owner is. Type imports count as imports; the
 // import graph (dynamic import() included) is read by test/support/imports.ts.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importsIn, sourceFiles, type Import } from '../support/imports.js';
+import { importsIn, ROOT, sourceFiles, type Import } from '../support/imports.js';
 
 const all = sourceFiles();
 const under = (prefix: string) => all.filter((f) => f.file.startsWith(prefix));
@@ -71,6 +73,13 @@ describe('import boundaries', () => {
       ['h-package', false], ['./i.js', true], ['j-package', false], ['./k.js', false],
     ]);
     expect(importsIn('server/x/y.ts', "import { z } from '../core/z.js';")[0].target).toBe('server/core/z');
+  });
+
+  it('the table here has the rows of the Layers table in docs/architecture.md', () => {
+    const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Layers'), doc.indexOf('\n## ', doc.indexOf('## Layers') + 1));
+    const rows = [...section.matchAll(/^\| (`[^|]+`) \|/gm)].flatMap((m) => [...m[1].matchAll(/`([^`]+)`/g)].map((n) => n[1].replace(/\.ts$/, '')));
+    expect(rows.sort()).toEqual([...Object.keys(LAYERS), 'main/', 'renderer/'].sort());
   });
 
   it('every file of server/ belongs to a row of the layer table', () => {
