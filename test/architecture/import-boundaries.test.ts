@@ -67,11 +67,16 @@ describe('import boundaries', () => {
       "let i: import('./i.js').I;",
       "const j = require('j-package');",
       "import './k.js';",
+      "type L = typeof import('./l.js');",
+      "// import { m } from './m.js'; and import('./m.js') in a comment are no imports",
+      "const n = { url: 'http://example.com' }; import { o } from './o.js';",
     ].join('\n');
     expect(importsIn('server/x/y.ts', src).map((i) => [i.spec, i.typeOnly])).toEqual([
       ['./a.js', true], ['./b.js', true], ['./d.js', false], ['./f.js', true], ['./g.js', false],
-      ['h-package', false], ['./i.js', true], ['j-package', false], ['./k.js', false],
+      ['h-package', false], ['./i.js', true], ['j-package', false], ['./k.js', false], ['./l.js', true],
     ]);
+    // a declaration after other code on its line is not read (the project writes one per line)
+    expect(importsIn('server/x/y.ts', "import { p } from './p.js';\nconst q = 1; import { o } from './o.js';").map((i) => i.spec)).toEqual(['./p.js']);
     expect(importsIn('server/x/y.ts', "import { z } from '../core/z.js';")[0].target).toBe('server/core/z');
   });
 

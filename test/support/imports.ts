@@ -1,11 +1,12 @@
-// The import graph of server/, main/ and renderer/ as the TypeScript parser reads the source, for the
-// import-boundaries and import-cycles tests. Every kind of import counts: declarations, re-exports,
-// `import('x')` calls (run time: the module is loaded when the call runs), `import('x').T` in types,
-// and require(). Type-only means erased from the output: `import type`, `export type`, an import whose
-// every name is marked `type`, and `import('x')` in a type position.
+// The import graph of server/, main/ and renderer/ as written in the source, for the import-boundaries
+// and import-cycles tests. Every kind of import counts: declarations, re-exports, `import('x')` calls
+// (run time: the module is loaded when the call runs), `import('x').T` in types, and require(). Type-only
+// means erased from the output: `import type`, `export type`, an import whose every name is marked
+// `type`, and `import('x')` in a type position (after `:`, `as`, `typeof`, `<`, `|`, `&`...); any other
+// `import('x')` counts as a run-time import. Comments are read past, so an example in one is no import.
+// (A plain reader rather than the TypeScript parser: loading that costs seconds per test file.)
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import ts from 'typescript';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -32,37 +33,52 @@ function files(dir: string): string[] {
   return out;
 }
 
-/** Whether an import declaration is erased: `import type`, or named imports that are all `type`. */
-function erased(node: ts.ImportDeclaration): boolean {
-  const clause = node.importClause;
-  if (clause === undefined) return false; // `import './x.js'` runs the module
-  if (clause.isTypeOnly) return true;
-  const named = clause.namedBindings;
-  return clause.name === undefined && named !== undefined && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
+/** The source with its comments blanked (strings and template texts kept, so a `//` in a URL stays). */
+function withoutComments(src: string): string {
+  let out = '';
+  for (let i = 0; i < src.length; ) {
+    const c = src[i];
+    if (c === '/' && src[i + 1] === '/') {
+      const end = src.indexOf('\n', i);
+      i = end === -1 ? src.length : end;
+    } else if (c === '/' && src[i + 1] === '*') {
+      const end = src.indexOf('*/', i + 2);
+      const stop = end === -1 ? src.length : end + 2;
+      out += src.slice(i, stop).replace(/[^\n]/g, ' ');
+      i = stop;
+    } else if (c === '"' || c === "'" || c === '`') {
+      let j = i + 1;
+      while (j < src.length && src[j] !== c) j += src[j] === '\\' ? 2 : 1;
+      out += src.slice(i, j + 1);
+      i = j + 1;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
 }
 
+/** Words and signs after which `import('x')` is a type, not a call. */
+const TYPE_POSITION = /(?:[:<|&]|\b(?:as|satisfies|typeof|keyof|extends|implements))\s*$/;
+
 /** The imports of a source text (exported for the tests of this reader). */
-export function importsIn(file: string, src: string): Import[] {
-  const out: Import[] = [];
-  const add = (spec: string, typeOnly: boolean) => {
+export function importsIn(file: string, text: string): Import[] {
+  const src = withoutComments(text);
+  const found: { at: number; found: Import }[] = [];
+  const add = (at: number, spec: string, typeOnly: boolean) => {
     const target = spec.startsWith('.') ? relative(ROOT, resolve(ROOT, dirname(file), spec)).replace(/\.(js|ts|tsx|cjs|mjs)$/, '') : null;
-    out.push({ spec, typeOnly, target });
+    found.push({ at, found: { spec, typeOnly, target } });
   };
-  const kind = file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
-  const visit = (node: ts.Node): void => {
-    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) add(node.moduleSpecifier.text, erased(node));
-    else if (ts.isExportDeclaration(node) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) add(node.moduleSpecifier.text, node.isTypeOnly);
-    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression)) {
-      add(node.moduleReference.expression.text, node.isTypeOnly);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) add(node.argument.literal.text, true);
-    else if (ts.isCallExpression(node) && node.arguments.length > 0 && ts.isStringLiteralLike(node.arguments[0])) {
-      const callee = node.expression;
-      if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require')) add(node.arguments[0].text, false);
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(ts.createSourceFile(file, src, ts.ScriptTarget.Latest, false, kind));
-  return out;
+  const declarations = /^\s*(import|export)\s+(type\s+)?([^'"`;]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
+  for (const m of src.matchAll(declarations)) {
+    const names = /^\s*\{([^}]*)\}\s*from\s+$/.exec(m[3] ?? '');
+    const allTypes = m[1] === 'import' && names !== null && names[1].trim() !== '' && names[1].split(',').every((n) => n.trim() === '' || /^type\s/.test(n.trim()));
+    add(m.index, m[4], m[2] !== undefined || allTypes);
+  }
+  for (const m of src.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) add(m.index, m[1], TYPE_POSITION.test(src.slice(Math.max(0, m.index - 40), m.index)));
+  for (const m of src.matchAll(/\brequire\(\s*['"]([^'"]+)['"]\s*\)/g)) add(m.index, m[1], false);
+  return found.sort((a, b) => a.at - b.at).map((f) => f.found);
 }
 
 export function sourceFiles(): SourceFile[] {
