@@ -3,6 +3,7 @@
 // restricted client filter, every joined collection must be listable and its list rule becomes part of
 // the join condition, so rows the caller cannot list read as missing (NULL).
 import { backRelation } from '../model/back-relation.js';
+import { isLocked } from '../model/rule.js';
 import { isMultiple, type Collection, type Field, type RelationField } from '../model/types.js';
 import { FilterError, quote } from '../filter/filter-error.js';
 import type { Hop } from '../filter/path-values.js';
@@ -16,7 +17,7 @@ export function nonFilterable(site: Site, name: string): FilterError {
 
 /** A restricted filter may join only collections whose list rule is not null (superusers only). */
 export function requireListable(scope: RecordScope, target: Collection, site: Site): void {
-  if (scope.restricted && target.listRule === null) {
+  if (scope.restricted && isLocked(target.listRule)) {
     throw new FilterError(`fields of ${quote(target.name)} can be filtered only by superusers`, site.pos);
   }
 }
