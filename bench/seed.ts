@@ -7,7 +7,7 @@ import { isoNow, newId } from '../server/core/ids.js';
 import { randomBytes, scryptSync } from 'node:crypto';
 import { specFor } from '../server/core/fields/index.js';
 import { ident } from '../server/filter/sql.js';
-import type { Collection } from '../server/core/types.js';
+import type { Collection } from '../server/model/types.js';
 import { FILTER_WORD, postContent, prng, TAGS } from './data.js';
 import type { SeedInfo } from './protocol.js';
 

@@ -1,17 +1,13 @@
 // The desktop app prefers a stable port (the UI's origin, hence its stored session, depends on it) but
 // must start even when another program holds it, so it looks a few ports further, then takes any.
-import { createServer } from 'node:net';
+import { probePort } from '../server/index.js';
 
 export const PREFERRED_PORT = 8090;
 /** How many ports after the preferred one are tried before letting the OS choose. */
 export const NEARBY_PORTS = 10;
 
-export function isPortFree(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen({ host, port }, () => probe.close(() => resolve(true)));
-  });
+export async function isPortFree(host: string, port: number): Promise<boolean> {
+  return (await probePort(host, port)) !== null;
 }
 
 /** The preferred port if free, else the next free one among NEARBY_PORTS, else 0 (any free port). */

@@ -2,7 +2,7 @@
 // Same-origin by default (the UI is served by the server at /_/), bearer token kept in storage so a
 // session survives a reload, every non-2xx answer thrown as an ApiError carrying the envelope.
 import type { MaintainedIndex } from '../server/core/maintained-indexes.js';
-import type { Collection as StoredCollection, Field, IndexDef } from '../server/core/types.js';
+import type { Collection as StoredCollection, Field, IndexDef } from '../server/model/types.js';
 import { filenameFromDisposition } from './lib/save-file.js';
 import { hasFiles, toFormData } from './lib/form-body.js';
 import type { SchemaImportResult } from '../server/core/transfer/schema-import.js';

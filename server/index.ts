@@ -13,6 +13,9 @@ import { ensureCertificate } from './http/certificate.js';
 import { Binding, lanAddresses, type TlsSource } from './http/listener.js';
 import { openStore, type Store, type StoreOptions } from './store/db.js';
 
+/** The one free-port probe, for the desktop shell's port choice (main/ports.ts). */
+export { probePort } from './http/listener.js';
+
 export interface ServerOptions {
   /** Data folder; null keeps everything in memory. */
   dir: string | null;

@@ -2,7 +2,7 @@
 // 2^53, NaN), and strings UTF-8 cannot carry (lone surrogates).
 import { describe, expect, it } from 'vitest';
 import { decodeStatements, StatementEncoder } from '../server/store/codec.js';
-import type { SqlValue } from '../server/core/types.js';
+import type { SqlValue } from '../server/model/types.js';
 
 const values: [string, SqlValue][] = [
   ['null', null],

@@ -1,6 +1,6 @@
 // "New field": a grid of field types with a line on what each is for.
 import { createSignal, For, Show, type JSX } from 'solid-js';
-import type { FieldType } from '../../server/core/types.js';
+import type { FieldType } from '../../server/model/types.js';
 import { FIELD_TYPE_ORDER, uiOf } from '../fields/registry.js';
 import { Icon } from './icon.js';
 

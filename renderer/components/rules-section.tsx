@@ -1,6 +1,6 @@
 // The API rules of a collection, with presets for the common cases.
 import { For, Show, type JSX } from 'solid-js';
-import type { CollectionType, RuleKey } from '../../server/core/types.js';
+import type { CollectionType, RuleKey } from '../../server/model/types.js';
 import { RuleEditor } from './rule-editor.js';
 import type { Completion } from '../lib/filter-complete.js';
 

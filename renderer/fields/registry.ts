@@ -1,6 +1,6 @@
 // Every field type's UI, keyed by type: a missing type fails to compile (mirrors FIELD_SPECS on the server).
 import type { Component } from 'solid-js';
-import type { FieldType } from '../../server/core/types.js';
+import type { FieldType } from '../../server/model/types.js';
 import type { FieldUi, InputProps, OptionsProps } from './types.js';
 import { textUi } from './text.js';
 import { editorUi } from './editor.js';

@@ -2,7 +2,7 @@
 // server/core/fields: an input for record forms and an options editor for the collection's schema.
 import type { Component } from 'solid-js';
 import type { Api, Collection, RecordModel } from '../api.js';
-import type { FieldOf, FieldType } from '../../server/core/types.js';
+import type { FieldOf, FieldType } from '../../server/model/types.js';
 
 export interface FieldCtx {
   api: Api;

@@ -1,7 +1,7 @@
 // Example requests a LAN app would send for one collection: curl, fetch and the PocketBase JS SDK,
 // with this server's real address.
 import type { Collection, Field } from '../api.js';
-import type { RuleKey } from '../../server/core/types.js';
+import type { RuleKey } from '../../server/model/types.js';
 
 export type OperationId = 'list' | 'view' | 'create' | 'update' | 'delete' | 'auth';
 export type Flavor = 'curl' | 'fetch' | 'sdk';

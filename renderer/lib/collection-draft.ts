@@ -2,7 +2,7 @@
 // back into a request body, and summarise what a save would drop or rename (fields are matched by id,
 // so a rename keeps data and a missing id deletes the column with its data).
 import type { Collection, CollectionInput, Field, IndexDef } from '../api.js';
-import type { CollectionType, FieldType, RuleKey } from '../../server/core/types.js';
+import type { CollectionType, FieldType, RuleKey } from '../../server/model/types.js';
 import { uiOf } from '../fields/registry.js';
 
 export interface DraftField {

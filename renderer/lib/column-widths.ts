@@ -1,6 +1,6 @@
 // Column widths of the records grid, by field type. The grid uses a fixed table layout: widths come from
-// here instead of from measuring every cell of every row (the auto layout of 500 rows × 9 columns was
-// most of the 1-2 s a large page took), and they stay put while rows scroll in and out.
+// here instead of from measuring every cell of every row (the auto layout of a large page was most
+// of the time it took to show), and they stay put while rows scroll in and out.
 import type { Field } from '../api.js';
 
 const BY_TYPE: Record<string, number> = {

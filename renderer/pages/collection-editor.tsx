@@ -3,7 +3,7 @@
 import { For, Show, type JSX } from 'solid-js';
 import type { Collection } from '../api.js';
 import { errorAt, errorUnder } from '../api.js';
-import type { RuleKey } from '../../server/core/types.js';
+import type { RuleKey } from '../../server/model/types.js';
 import { useApp } from '../app-context.js';
 import { useRouter } from '../router.js';
 import { useToast } from '../components/toasts.js';

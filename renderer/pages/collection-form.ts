@@ -4,7 +4,7 @@ import { createEffect, createMemo, createSignal, on } from 'solid-js';
 import { createStore, produce } from 'solid-js/store';
 import type { Collection, ErrorData } from '../api.js';
 import { ApiError, errorAt, errorUnder, messageOf } from '../api.js';
-import type { FieldType } from '../../server/core/types.js';
+import type { FieldType } from '../../server/model/types.js';
 import type { AppCtx } from '../app-context.js';
 import { href, type Router } from '../router.js';
 import { draftFromCollection, emptyDraft, newField, submittedFields, summarize, toBody } from '../lib/collection-draft.js';

@@ -1,15 +1,18 @@
-// What a rule means, as in PocketBase: null = superusers only, "" = everyone, an expression must
-// hold for the record. Superusers bypass every collection rule. Every stored rule the server checks is
-// compiled here; one that no longer compiles (a field it names was dropped) fails closed with a 400.
+// Rules checked for a caller: what a rule says (null = superusers only, "" = everyone, an expression
+// must hold for the record: model/rule.ts), with the superuser bypass, which is decided here. Every
+// stored rule the server checks is compiled here; one that no longer compiles (a field it names was
+// dropped) fails closed with a 400.
 import { onlySuperusers } from '../errors.js';
 import type { CompiledSql } from '../filter/sql.js';
 import { compileFilter } from '../rules/compile.js';
 import { compiling } from './filter-errors.js';
 import type { RuleInput } from './request-context.js';
-import type { Collection, RuleKey } from './types.js';
-import { isSuperuser } from './types.js';
+import type { Collection, RuleKey } from '../model/types.js';
+import { isSuperuser } from '../model/types.js';
+import { isLocked, isOpen } from '../model/rule.js';
 
-const MATCH_ALL: CompiledSql = { sql: '1', params: [] };
+/** What ruleWhere answers when the rule asks nothing of this caller (a superuser, or an empty rule). */
+export const MATCH_ALL: CompiledSql = { sql: '1', params: [] };
 
 /** A stored rule expression (authRule, manageRule...) over rows aliased `alias`, as this caller sees it. */
 export function ruleSql(rule: string, collection: Collection, ctx: RuleInput, alias = 'r'): CompiledSql {
@@ -23,13 +26,18 @@ export function ruleSql(rule: string, collection: Collection, ctx: RuleInput, al
 export function ruleWhere(collection: Collection, key: RuleKey, ctx: RuleInput, alias = 'r'): CompiledSql {
   if (isSuperuser(ctx.request.auth)) return MATCH_ALL;
   const rule = collection[key];
-  if (rule === null || rule === undefined) throw onlySuperusers();
-  if (rule.trim() === '') return MATCH_ALL;
+  if (isLocked(rule)) throw onlySuperusers();
+  if (isOpen(rule)) return MATCH_ALL;
   return ruleSql(rule, collection, ctx, alias);
+}
+
+/** The 403 of a rule locked to superusers (null) for anyone else, before a write does any other work. */
+export function refuseIfLocked(collection: Collection, key: RuleKey, superuser: boolean): void {
+  if (!superuser && isLocked(collection[key])) throw onlySuperusers();
 }
 
 /** Like ruleWhere, but a locked rule yields null instead of throwing (expand skips such paths). */
 export function ruleWhereOrNull(collection: Collection, key: RuleKey, ctx: RuleInput, alias = 'r'): CompiledSql | null {
-  if (!isSuperuser(ctx.request.auth) && (collection[key] === null || collection[key] === undefined)) return null;
+  if (!isSuperuser(ctx.request.auth) && isLocked(collection[key])) return null;
   return ruleWhere(collection, key, ctx, alias);
 }

@@ -14,7 +14,7 @@ import { fieldError, type ErrorData, type FieldError } from '../errors.js';
 import { isRecord } from '../json-object.js';
 import { FILE_TOKEN_SECONDS } from './file-tokens.js';
 import { SESSION_SECONDS } from './session-store.js';
-import type { AuthOptions, Collection, EmailTemplate, TokenConfig } from './types.js';
+import type { AuthOptions, Collection, EmailTemplate, TokenConfig } from '../model/types.js';
 
 export type { AuthOptions };
 

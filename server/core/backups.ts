@@ -30,7 +30,7 @@ import { Registry } from './collection-registry.js';
 import { storedNames } from './file-cleanup.js';
 import { mismatchedIdSql } from './ids.js';
 import { sharedAuthId } from './writes/auth-record.js';
-import { SUPERUSERS_ID, type Collection, type FileField, type Row } from './types.js';
+import { SUPERUSERS_ID, type Collection, type FileField, type Row } from '../model/types.js';
 
 export const BACKUPS_DIR = 'backups';
 /** The largest archive a restore accepts (what the upload may hold on disk while it is checked). */

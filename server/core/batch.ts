@@ -24,7 +24,7 @@ import { MAX_RESPONSE_BYTES, MAX_WRITE_BYTES, queryTooSlow, responseTooLarge, un
 import { presentRecords } from './record-response.js';
 import { getRow } from './records-read.js';
 import { requestContext, type RequestContext, type RequestInput } from './request-context.js';
-import type { Collection, Row } from './types.js';
+import type { Collection, Row } from '../model/types.js';
 import { misplacedUploads } from './writes/file-uploads.js';
 import { decodeUrlComponent, parseQuery } from './url-parts.js';
 import type { PreparedWrite } from './writes/prepared.js';

@@ -8,7 +8,7 @@ import { ident } from '../filter/sql.js';
 import type { ReadDb } from '../store/db.js';
 import { isRecord } from '../json-object.js';
 import { resolveFieldType } from './fields/base.js';
-import { RULE_KEYS, type Collection } from './types.js';
+import { RULE_KEYS, type Collection } from '../model/types.js';
 
 const safeIdent = (name: unknown): boolean => {
   if (typeof name !== 'string') return false;

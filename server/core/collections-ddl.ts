@@ -5,8 +5,8 @@ import type { WriteTx } from '../store/db.js';
 import { specFor } from './fields/index.js';
 import { ident } from '../filter/sql.js';
 import { maintainedIndexes, maintainedIndexSql } from './maintained-indexes.js';
-import type { Collection, Field, IndexDef } from './types.js';
-import { isMultiple } from './types.js';
+import type { Collection, Field, IndexDef } from '../model/types.js';
+import { isMultiple } from '../model/types.js';
 
 export function columnSql(field: Field): string {
   return `${ident(field.name)} ${specFor(field).column(field)}`;

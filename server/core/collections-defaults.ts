@@ -5,8 +5,8 @@ import { defineField } from './fields/index.js';
 import { autodateField, authSystemFields, primaryKeyField } from './fields/system-fields.js';
 import type { Defaults } from './collections-input.js';
 import { isoNow, newId } from './ids.js';
-import type { Collection, Field, Lookup } from './types.js';
-import { SUPERUSERS_ID, SUPERUSERS_NAME } from './types.js';
+import type { Collection, Field, Lookup } from '../model/types.js';
+import { SUPERUSERS_ID, SUPERUSERS_NAME } from '../model/types.js';
 
 export const defaults: Defaults = {
   newCollection(type, name, id, withTimestamps) {

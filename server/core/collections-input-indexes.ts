@@ -6,7 +6,7 @@ import { fieldError, type ErrorData, type FieldError } from '../errors.js';
 import { isRecord } from '../json-object.js';
 import { isReservedIndexName } from './maintained-indexes.js';
 import { indexExtras, isPocketBaseAuthIndex, parseIndexSql } from './transfer/index-sql.js';
-import type { Collection, Field, IndexDef } from './types.js';
+import type { Collection, Field, IndexDef } from '../model/types.js';
 
 /** Collection names (and index names, past leading underscores): a letter, then letters, digits, `_`. */
 export const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;

@@ -7,8 +7,8 @@ import { defineField } from './fields/index.js';
 import { isRecord } from '../json-object.js';
 import { NAME_PATTERN, normalizeIndexes } from './collections-input-indexes.js';
 import { authOptionsOf, readAuthOptions, refuseAuthOptions, storeAuthOptions } from './auth-options.js';
-import type { Collection, Field, Lookup, RuleKey } from './types.js';
-import { RULE_KEYS } from './types.js';
+import type { Collection, Field, Lookup, RuleKey } from '../model/types.js';
+import { RULE_KEYS } from '../model/types.js';
 import { ID_PATTERN } from './ids.js';
 import { ViewQueryError } from './view-query.js';
 

@@ -7,7 +7,7 @@ import { defineField } from './fields/index.js';
 import { compiling } from './filter-errors.js';
 import type { Page } from './request-params.js';
 import type { ListContext } from './request-context.js';
-import type { Collection } from './types.js';
+import type { Collection } from '../model/types.js';
 
 const SOURCE = `(SELECT "id", "name", json_extract("data", '$.type') AS "type",
   json_extract("data", '$.system') AS "system", json_extract("data", '$.created') AS "created",

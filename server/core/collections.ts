@@ -14,10 +14,10 @@ import type { Registry } from './collection-registry.js';
 import type { ListContext, RequestContext } from './request-context.js';
 import type { Page } from './request-params.js';
 import type { Sessions } from './session-store.js';
-import type { Collection, FileField } from './types.js';
+import type { Collection, FileField } from '../model/types.js';
 import type { FileStorage } from '../files/storage.js';
 import { cutFileFields, dropCutNames, readNames, type NamesById } from './file-cleanup.js';
-import { SUPERUSERS_ID } from './types.js';
+import { SUPERUSERS_ID } from '../model/types.js';
 import { brokenView, dropViews, rebuildViews, ViewFailure, ViewQueryError } from './views.js';
 
 /** Hears a committed schema change (the admin UI's live collections list, through realtime). */

@@ -4,7 +4,7 @@
 //   .replace(/<(script|style|...)\b[^>]*>[\s\S]*?<\/\1>/gi, ' ').replace(/<\/?(p|div|...)\b[^>]*>/gi, ' ')
 //   .replace(/<[^>]*>/g, '')
 // restarted `[^>]*` or `[\s\S]*?` at every `<` that had no match ahead: text full of `<` and no `>`
-// took 10 s. The passes below give the same output, pass by pass:
+// took quadratic time. The passes below give the same output, pass by pass:
 // - no match of any pass can end after the last `>`, so passes 2 and 3 run their (then linear)
 //   expressions on the text up to the last `>` only;
 // - pass 1 looks for each element's closing tag moving forward only, and drops a name once no

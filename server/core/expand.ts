@@ -9,14 +9,15 @@ import type { RequestContext, RuleInput } from './request-context.js';
 import { PATH_END, type ExpandTree } from './request-params.js';
 import { recordSerializer, shownFields, viewerOf, type ApiRecord, type Viewer } from './record-serializer.js';
 import { ident } from '../filter/sql.js';
-import type { Collection, Lookup, RelationField, Row, SqlValue } from './types.js';
-import { isMultiple } from './types.js';
+import { backRelation } from '../model/back-relation.js';
+import type { Collection, Lookup, Row, SqlValue } from '../model/types.js';
+import { isMultiple } from '../model/types.js';
 
 /**
  * Related records one response may hold, counted as the JSON would repeat them: a record reached
  * through several parents (or paths) counts each time. Multi-relations that point at each other grow
- * exponentially with the depth (seven records, each linked to all seven, six levels deep: 7^6 copies,
- * 225 MB), so the count is kept while the tree is built and the request stops with a 400 at the cap.
+ * exponentially with the depth (seven records, each linked to all seven, six levels deep: 7^6 copies),
+ * so the count is kept while the tree is built and the request stops with a 400 at the cap.
  */
 export const MAX_EXPANDED_RECORDS = 20_000;
 const MAX_BACK_RELATIONS = 1000;
@@ -103,13 +104,9 @@ function resolveSegment(c: Collection, seg: string, lookup: Lookup): Resolved | 
       },
     };
   }
-  const via = /^(\w+)_via_(\w+)$/.exec(seg);
-  if (!via) return null;
-  const target = lookup(via[1]);
-  const back = target?.fields.find((f): f is RelationField => f.name === via[2] && f.type === 'relation' && f.collectionId === c.id);
-  if (!target || !back) return null;
-  const multi = isMultiple(back);
-  const unique = !multi && target.indexes.some((i) => i.unique && i.fields.length === 1 && i.fields[0] === back.id);
+  const found = backRelation(seg, c, lookup);
+  if (!found) return null;
+  const { target, field: back, multiple: multi, unique } = found;
   const col = `r.${ident(back.name)}`;
   // rows by the parent id they point at, built once per level (not a scan of all rows per parent)
   const byParent = new Map<ApiRecord[], Map<string, ApiRecord[]>>();
@@ -159,9 +156,8 @@ function withExpand(record: ApiRecord, expand: Record<string, unknown>): ApiReco
  * The counts one expand keeps: rows loaded so far, how many related records each expanded record holds,
  * and what each weighs in bytes (its own values and everything it holds), counted as the JSON repeats
  * them. Both are kept per object (a related record is one object shared by all its parents), so
- * counting costs what building the tree does, never what writing it out would: a 5 MB post expanded
- * from 1,000 comments weighs 5 GB here, and is refused before any of it is built (it used to answer
- * 513 MB after 14 s, and a page of 1,000 failed with a 500).
+ * counting costs what building the tree does, never what writing it out would: a large post expanded
+ * from many comments weighs its size times theirs here, and is refused before any of it is built.
  */
 interface Budget {
   loaded: number;

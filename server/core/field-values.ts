@@ -5,7 +5,7 @@
 //   (`fromStoredValue`: what a response shows, and what modifiers such as `views+` start from).
 import { specFor } from './fields/index.js';
 import type { ModifierOp } from './fields/spec.js';
-import type { Collection, Field, Row, SqlValue } from './types.js';
+import type { Collection, Field, Row, SqlValue } from '../model/types.js';
 
 /** A submitted value → the normalised value (PocketBase's casts: "12" → 12 for a number field...). */
 export function normalizeValue(field: Field, value: unknown): unknown {

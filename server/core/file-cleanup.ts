@@ -8,8 +8,8 @@ import { ident } from '../filter/sql.js';
 import { fromStoredValue } from './field-values.js';
 import { fileNames } from './fields/file.js';
 import type { ChangeListener } from './writes/changes.js';
-import type { Collection, FileField, Row } from './types.js';
-import { isMultiple } from './types.js';
+import type { Collection, FileField, Row } from '../model/types.js';
+import { isMultiple } from '../model/types.js';
 
 const fileFields = (c: Collection): FileField[] => c.fields.filter((f): f is FileField => f.type === 'file');
 

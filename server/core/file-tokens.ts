@@ -9,7 +9,7 @@ import { isoNow } from './ids.js';
 import type { Sessions } from './session-store.js';
 import type { ReadDb } from '../store/db.js';
 import { ident } from '../filter/sql.js';
-import type { AuthInfo, Row } from './types.js';
+import type { AuthInfo, Row } from '../model/types.js';
 
 export const FILE_TOKEN_SECONDS = 180;
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');

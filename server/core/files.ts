@@ -19,7 +19,7 @@ import { DEFAULT_THUMBS, effectiveMaxSelect, effectiveMaxSize } from './fields/f
 import { underDeadline } from './query-budget.js';
 import { getRow, viewRecord } from './records-read.js';
 import type { RequestContext } from './request-context.js';
-import type { AuthInfo, FileField } from './types.js';
+import type { AuthInfo, FileField } from '../model/types.js';
 import { viewFileSource } from './views.js';
 
 export interface ServedFile {

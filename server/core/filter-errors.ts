@@ -4,7 +4,7 @@
 // `data.sort` (`validation_invalid_filter` / `validation_invalid_sort`).
 import { badRequest, fieldError } from '../errors.js';
 import { FilterError } from '../filter/filter-error.js';
-import { isSuperuser, type RequestInfo } from './types.js';
+import { isSuperuser, type RequestInfo } from '../model/types.js';
 
 /** The client parameter a compiled source came from; none for a stored rule. */
 export interface ClientSource {

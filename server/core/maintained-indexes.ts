@@ -5,7 +5,7 @@
 // folders made before one of them existed.
 import type { WriteTx } from '../store/db.js';
 import { ident } from '../filter/sql.js';
-import type { Collection, Field } from './types.js';
+import type { Collection, Field } from '../model/types.js';
 
 /** Why Deskbase keeps the index: sign-in by email (unique), or the default `-created` sort of lists. */
 export type MaintainedPurpose = 'email' | 'defaultSort';
@@ -42,7 +42,7 @@ export function maintainedIndexes(c: Collection): MaintainedIndex[] {
   if (email) out.push({ name: emailIndexName(c), fields: [email.id], unique: true, purpose: 'email' });
   const created = defaultSortField(c);
   // Every list without a sort orders by created: without an index that is a full scan and a sort of
-  // every row on each request (100k posts: 500 ms a page). A user index starting with the field
+  // every row on each request. A user index starting with the field
   // serves the same order, so none is added beside it.
   if (created && !c.indexes.some((i) => i.fields[0] === created.id)) {
     out.push({ name: createdIndexName(c), fields: [created.id], unique: false, purpose: 'defaultSort' });

@@ -6,8 +6,8 @@ import type { FieldsTree } from './request-params.js';
 
 /**
  * Excerpts already made in this answer, by options and text. An expanded record shared by many parents
- * is one object whose text repeats in the JSON; each repeat used to be excerpted again (a 5 MB post
- * under 1,000 comments: 22 s of the loop). Keyed by the string itself: V8 hashes a string once and
+ * is one object whose text repeats in the JSON; excerpting each repeat again would cost the
+ * loop the text's length times its repeats. Keyed by the string itself: V8 hashes a string once and
  * keeps the hash, so a repeat costs a lookup.
  */
 type ExcerptMemo = Map<string, Map<string, unknown>>;

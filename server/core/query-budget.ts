@@ -12,23 +12,23 @@ import { guardFunctions } from '../filter/guard.js';
 import type { Store } from '../store/db.js';
 import { QueryTimeoutError, ReadTooLargeError } from '../store/deadline.js';
 
-/** One stretch's budget. Legitimate list queries over 100k records take 30-40 ms. */
+/** One stretch's budget: several times what a legitimate list over a large collection takes. */
 export const QUERY_BUDGET_MS = 150;
 
 /**
  * What one answer may hold: the rows one stretch reads, and an expand as its JSON repeats the records it
- * holds. A record of the largest body (32 MiB) fits; 200 rows of a 5 MB field used to be read whole
- * (a gigabyte) before the answer failed in JSON.stringify with a 500.
+ * holds. A record of the largest body (32 MiB) fits; a page of large rows is refused with a 400 instead
+ * of being read whole only to fail in JSON.stringify.
  */
 export const MAX_RESPONSE_BYTES = 48 * 1024 * 1024;
 
 /**
  * What one write may store at once, its values weighed as submitted (value-weight.ts): a create, an
- * update, or a whole batch (one budget for all its requests). Storing a value costs the event loop about
- * 20 ms per MB (sql.js copies each string into its memory character by character, then SQLite writes its
- * pages through its in-memory file), all in the write's one synchronous transaction: a batch of 50 creates
- * of 600 KB each stalled every other request for 1.3-4.5 s. 8 MiB holds a PocketBase-sized editor value
- * (5 MiB) and keeps a write's transaction under about 200 ms.
+ * update, or a whole batch (one budget for all its requests). Storing a value costs the event loop time in
+ * proportion to its size (sql.js copies each string into its memory, then SQLite writes its pages through
+ * its in-memory file), all in the write's one synchronous transaction. 8 MiB holds a PocketBase-sized
+ * editor value (5 MiB) and keeps a write's transaction short (docs/architecture.md, "Measurements behind
+ * the code").
  */
 export const MAX_WRITE_BYTES = 8 * 1024 * 1024;
 

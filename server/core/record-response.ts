@@ -9,7 +9,7 @@ import { pickAll } from './pick-fields.js';
 import { MAX_RESPONSE_BYTES } from './query-budget.js';
 import { recordSerializer, viewerOf, type Viewer } from './record-serializer.js';
 import type { RequestContext } from './request-context.js';
-import type { Collection, Row } from './types.js';
+import type { Collection, Row } from '../model/types.js';
 
 /** Ids among `rows` whose manageRule the caller satisfies: managers see emails. */
 function managedIds(db: ReadDb, c: Collection, rows: Row[], ctx: RequestContext): Set<string> | undefined {

@@ -3,8 +3,8 @@
 // superusers; an auth record's email is shown only when emailVisibility is on, or to the record
 // itself, a superuser or a manager.
 import { fromStoredValue } from './field-values.js';
-import type { Collection, Field, RequestInfo, Row } from './types.js';
-import { isSuperuser } from './types.js';
+import type { Collection, Field, RequestInfo, Row } from '../model/types.js';
+import { isSuperuser } from '../model/types.js';
 
 export type ApiRecord = Record<string, unknown>;
 

@@ -14,7 +14,7 @@ import type { Registry } from './collection-registry.js';
 import type { ListContext, RequestContext } from './request-context.js';
 import type { Sessions } from './session-store.js';
 import type { Credentials } from './writes/prepared.js';
-import type { Collection, Row } from './types.js';
+import type { Collection, Row } from '../model/types.js';
 
 /** `responseBytes`: what one answer may hold, in the rows read and an expand as repeated (query-budget.ts). */
 export function createRecords(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, files: FileStorage, credentials: Credentials, budgetMs: number, report: (error: unknown) => void, responseBytes = MAX_RESPONSE_BYTES) {
@@ -69,7 +69,7 @@ export function createRecords(store: Store, registry: Registry, sessions: Sessio
 
 /**
  * The top-level fields a list's `fields` picks, with the relations its `expand` follows (null: whole
- * rows). 40 records of a 5 MB field: `fields=id` answers in 4 ms instead of 244.
+ * rows): a list of large records asked only for their ids reads no large value.
  */
 function listedColumns(ctx: ListContext): Set<string> | null {
   const names = topLevelNames(ctx.fields);

@@ -3,7 +3,7 @@
 // the collections, and the request's `expand`, `fields` and list parameters, parsed here.
 import { setOwn } from './own-keys.js';
 import { parseExpand, parseFields, parsePaging, type ExpandTree, type FieldsTree, type Paging } from './request-params.js';
-import type { AuthInfo, Lookup, RequestInfo } from './types.js';
+import type { AuthInfo, Lookup, RequestInfo } from '../model/types.js';
 
 /** What the HTTP layer knows of a request, in plain values. */
 export interface RequestInput {

@@ -1,17 +1,15 @@
 // scrypt (and bcrypt, for hashes moved from PocketBase) on a few worker threads that, on Linux, run at the lowest priority (nice 19). A sign-in
-// costs 30-50 ms of CPU; on libuv's pool (4 threads) a burst of sign-ins took both cores of a 2-core
-// machine from the event loop: views served meanwhile fell from 8,700/s to 2,200/s and their p99 went
-// 5.6 ms → 31 ms. Niced workers take only the CPU the event loop leaves (views: 8,000/s, p99 8.9 ms
-// at nice 10; nice 19 served 15% more views again), and sign-ins alone still use every core
-// (30 → 34/s), measured with bench/.
+// costs tens of milliseconds of CPU; on libuv's pool (4 threads) a burst of sign-ins took every core
+// from the event loop. Niced workers take only the CPU the event loop leaves, and sign-ins alone still
+// use every core (docs/architecture.md, "Measurements behind the code").
 //
 // The workers are server/worker-pool.ts's: started on the first hash, exiting when idle, never keeping
 // the process alive. createCore makes one pool per server (core/index.ts) and hands it to passwords.ts.
 //
 // Hashes are bounded, since each costs every other caller time: at most MAX_WAITING wait for a worker,
 // and one client (its network address) has at most PER_CLIENT hashed or waiting at once; past either a
-// 429. Without the bounds, 2,000 sign-ins with unknown identities from one address queued 2,000 hashes
-// and a real sign-in waited 16.6 s behind them.
+// 429. Without the bounds, a flood of sign-ins with unknown identities from one address queued a hash
+// each, and a real sign-in waited behind all of them.
 import { availableParallelism } from 'node:os';
 import { ApiError } from '../errors.js';
 import { WorkerPool, type WorkerPoolOptions } from '../worker-pool.js';

@@ -9,7 +9,7 @@ import { expClaims, expSeconds, newSecret, partsOf, shapeToken, SUPERUSER_CLAIMS
 import type { Registry } from './collection-registry.js';
 import { ident } from '../filter/sql.js';
 import { unauthorized } from '../errors.js';
-import { SUPERUSERS_ID, type AuthInfo, type Collection, type Row } from './types.js';
+import { SUPERUSERS_ID, type AuthInfo, type Collection, type Row } from '../model/types.js';
 
 export const SESSION_SECONDS = 604800;
 /** Earlier copies of a session's token (before its last refreshes) accepted until their own exp. */

@@ -12,8 +12,8 @@ import type { RecordWrites } from './writes/funnel.js';
 import type { Registry } from './collection-registry.js';
 import { asCaller, internalContext } from './request-context.js';
 import { ident } from '../filter/sql.js';
-import type { Collection } from './types.js';
-import { SUPERUSERS_ID } from './types.js';
+import type { Collection } from '../model/types.js';
+import { SUPERUSERS_ID } from '../model/types.js';
 
 export const SETUP_TOKEN_MS = 60 * 60 * 1000;
 export const SETUP_REISSUE_MS = 60 * 1000;

@@ -14,7 +14,8 @@ import type { Registry } from './collection-registry.js';
 import { asCaller, type RequestContext, type RuleInput } from './request-context.js';
 import type { SessionRow, Sessions } from './session-store.js';
 import { ident } from '../filter/sql.js';
-import type { AuthInfo, Collection, Row } from './types.js';
+import type { AuthInfo, Collection, Row } from '../model/types.js';
+import { isLocked, isOpen } from '../model/rule.js';
 
 export interface SignIn {
   token: string;
@@ -47,8 +48,8 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
   }
 
   function passesAuthRule(c: Collection, record: Row, ctx: RuleInput): boolean {
-    if (c.authRule === null || c.authRule === undefined) return false;
-    if (c.authRule.trim() === '') return true;
+    if (isLocked(c.authRule)) return false;
+    if (isOpen(c.authRule)) return true;
     const authCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context: 'password', auth: { collection: c, record, sessionId: '' } } };
     const w = ruleSql(c.authRule, c, authCtx);
     return store.get(`SELECT 1 AS ok FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${w.sql})`, [record.id, ...w.params]) !== undefined;

@@ -26,8 +26,8 @@ import type { ReadDb, WriteTx } from '../store/db.js';
 import { checkName } from './fields/base.js';
 import { defineField } from './fields/index.js';
 import { primaryKeyField } from './fields/system-fields.js';
-import type { Collection, Field, Lookup } from './types.js';
-import { isMultiple } from './types.js';
+import type { Collection, Field, Lookup } from '../model/types.js';
+import { isMultiple } from '../model/types.js';
 import { exprText, parseViewQuery, ViewQueryError, type ParsedViewQuery, type QueryColumn } from './view-query.js';
 
 export { ViewQueryError } from './view-query.js';

@@ -82,7 +82,7 @@ export function loopGuard(rowAlias: string): Frag {
 
 /**
  * The guard for the filtered row, on every row: a call costs about as much as any cheaper-looking
- * sampling expression SQLite could evaluate instead (40-50 ns here).
+ * sampling expression SQLite could evaluate instead (docs/architecture.md, "Decisions of the compiler").
  */
 export const ROW_GUARD: Frag = GUARD;
 

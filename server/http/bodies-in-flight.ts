@@ -1,5 +1,5 @@
 // The bytes of request bodies held in memory at once, across all requests: each body is bounded on its
-// own (body.ts), but 24 bodies of 30 MB arriving together held 830 MB (and their copies), and the parser
+// own (body.ts), but many large bodies arriving together add up (and their copies), and the parser
 // thread's queue grew with them. Bytes are taken as a body arrives (its declared length up front) and
 // given back once its response is sent; past the capacity the request gets a 503 and its body is drained
 // unread. The parser queue holds only bodies inside the capacity, so it is bounded by it too.

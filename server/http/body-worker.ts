@@ -1,6 +1,6 @@
 // Parsing large request bodies off the event loop. Once its shape is bounded (body-shape.ts), a body's
-// parse still costs time in proportion to its bytes: JSON.parse of a 32 MiB string full of escapes
-// takes 160 ms, and the loop would serve nothing else meanwhile. JSON and urlencoded bodies over
+// parse still costs time in proportion to its bytes (docs/architecture.md, "Measurements behind the
+// code"), and the loop would serve nothing else meanwhile. JSON and urlencoded bodies over
 // INLINE_BYTES are parsed on one worker thread of server/worker-pool.ts instead; what comes back (a
 // value or form entries of bounded count) is cheap to copy in. Multipart bodies never come here:
 // busboy parses them as they arrive, a chunk at a time (multipart.ts).

@@ -6,8 +6,8 @@ import { getCookie } from 'h3';
 import { ApiError, forbidden, unauthorized } from '../errors.js';
 import type { Core } from '../core/index.js';
 import { SESSION_SECONDS } from '../core/session-store.js';
-import type { AuthInfo } from '../core/types.js';
-import { isSuperuser } from '../core/types.js';
+import type { AuthInfo } from '../model/types.js';
+import { isSuperuser } from '../model/types.js';
 import { setState, stateOf } from './request.js';
 
 export const COOKIE_NAME = 'service_session';

@@ -27,16 +27,23 @@ export function lanAddresses(): string[] {
   return out;
 }
 
-function freePort(host: string): Promise<number> {
-  return new Promise((resolvePort, reject) => {
+/** Binds `host:port` for a moment (0: any free port): the port it got, or null when it cannot be bound. The desktop shell asks it too (main/ports.ts). */
+export function probePort(host: string, port: number): Promise<number | null> {
+  return new Promise((resolvePort) => {
     const probe = createNetServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
+    probe.once('error', () => resolvePort(null));
+    probe.listen({ host, port }, () => {
       const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolvePort(port));
+      const bound = typeof address === 'object' && address !== null ? address.port : port;
+      probe.close(() => resolvePort(bound));
     });
   });
+}
+
+async function freePort(host: string): Promise<number> {
+  const port = await probePort(host, 0);
+  if (port === null) throw new Error(`No port can be bound on ${host}.`);
+  return port;
 }
 
 async function bind(handler: NodeHandler, host: string, port: number, strict: boolean, limits: ConnectionLimits, tls: TlsSource | null): Promise<Listener> {

@@ -7,7 +7,7 @@ import type { Core } from '../core/index.js';
 import { setOwn } from '../core/own-keys.js';
 import type { ListContext, RequestContext, RequestInput } from '../core/request-context.js';
 import { clientKey } from './client-key.js';
-import type { AuthInfo } from '../core/types.js';
+import type { AuthInfo } from '../model/types.js';
 
 export const MAX_URL_LENGTH = 16 * 1024;
 

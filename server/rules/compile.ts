@@ -7,7 +7,7 @@
 // Errors: syntax and resolution errors are FilterError (message with position, for rule validation and
 // the admin UI; core/filter-errors.ts says what a client gets); a non-superuser client filter or sort
 // naming @collection / @request is ApiError 403, as in PocketBase.
-import { isSuperuser, type Collection, type Lookup, type RequestInfo } from '../core/types.js';
+import { isSuperuser, type Collection, type Lookup, type RequestInfo } from '../model/types.js';
 import { ApiError } from '../errors.js';
 import { compileCondition } from '../filter/condition.js';
 import { FilterError } from '../filter/filter-error.js';

@@ -2,7 +2,9 @@
 // back-relation `<collection>_via_<field>`, and the items of a multi-valued column (`:each`). For a
 // restricted client filter, every joined collection must be listable and its list rule becomes part of
 // the join condition, so rows the caller cannot list read as missing (NULL).
-import { isMultiple, type Collection, type Field, type RelationField } from '../core/types.js';
+import { backRelation } from '../model/back-relation.js';
+import { isLocked } from '../model/rule.js';
+import { isMultiple, type Collection, type Field, type RelationField } from '../model/types.js';
 import { FilterError, quote } from '../filter/filter-error.js';
 import type { Hop } from '../filter/path-values.js';
 import { alias, column, sql, table, TRUE, type Frag } from '../filter/sql.js';
@@ -15,7 +17,7 @@ export function nonFilterable(site: Site, name: string): FilterError {
 
 /** A restricted filter may join only collections whose list rule is not null (superusers only). */
 export function requireListable(scope: RecordScope, target: Collection, site: Site): void {
-  if (scope.restricted && target.listRule === null) {
+  if (scope.restricted && isLocked(target.listRule)) {
     throw new FilterError(`fields of ${quote(target.name)} can be filtered only by superusers`, site.pos);
   }
 }
@@ -74,21 +76,15 @@ export function relationHops(scope: RecordScope, field: RelationField, target: C
 
 /** A back-relation segment, or null when `name` does not have the `<collection>_via_<field>` shape. */
 export function backRelationHop(scope: RecordScope, current: Collection, name: string, key: string, site: Site): { hop: Hop; target: Collection } | null {
-  const at = name.lastIndexOf('_via_');
-  if (at <= 0) return null;
-  const target = scope.lookup(name.slice(0, at));
-  const rel = target?.fields.find((f) => f.name === name.slice(at + 5));
-  if (target === undefined || rel === undefined || rel.type !== 'relation' || scope.lookup(rel.collectionId)?.id !== current.id) {
-    throw new FilterError(`invalid back-relation ${quote(name)}`, site.pos);
-  }
+  const back = backRelation(name, current, scope.lookup);
+  if (back === null) return null;
+  if (back === undefined) throw new FilterError(`invalid back-relation ${quote(name)}`, site.pos);
+  const { target, field: rel, multiple, unique } = back;
   if (scope.restricted && rel.hidden) throw nonFilterable(site, `${target.name}.${rel.name}`);
   requireListable(scope, target, site);
-  // One row per record only when the relation is single and unique (PocketBase's exception).
-  const unique = target.indexes.some((ix) => ix.unique === true && ix.fields.length === 1 && ix.fields[0] === rel.id);
-  const multiple = isMultiple(rel);
   const hop: Hop = {
     key,
-    multi: multiple || !unique,
+    multi: !unique,
     source: (self, parent) => {
       const match = multiple
         ? sql`${column(parent, 'id')} IN (SELECT value FROM json_each(${storedItems(rel, column(self, rel.name))}))`

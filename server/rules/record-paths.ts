@@ -1,7 +1,7 @@
 // Record paths: `field`, `rel.field`, `rel.rel2.field`, `rel.id`, `<coll>_via_<field>.field`,
 // `json.a.0`, `point.lat`, each with an optional modifier. Every name is checked against the fields of
 // the collection it is read from (the allow-list) before it is quoted into SQL.
-import { isListField, isMultiple, type Collection, type Field } from '../core/types.js';
+import { isListField, isMultiple, type Collection, type Field } from '../model/types.js';
 import { FilterError } from '../filter/filter-error.js';
 import { MAX_RELATION_DEPTH } from '../filter/limits.js';
 import { backRelationHop, eachHop, nonFilterable, relationHops, relationTarget } from './hops.js';

@@ -3,7 +3,8 @@
 // `@collection.*` and modifiers are resolved here; the language (server/filter) does the rest. For a
 // restricted client filter, the list rules of joined collections are compiled here too, through the
 // language's public entry, with a resolver of their own.
-import type { Collection, Lookup, RequestInfo } from '../core/types.js';
+import type { Collection, Lookup, RequestInfo } from '../model/types.js';
+import { isLocked, isOpen } from '../model/rule.js';
 import type { IdentifierOperand } from '../filter/ast.js';
 import { compileCondition } from '../filter/condition.js';
 import { FilterError, quote } from '../filter/filter-error.js';
@@ -59,8 +60,8 @@ function resolveIdentifier(scope: RecordScope, identifier: IdentifierOperand): V
 /** The list rule of a collection a restricted client filter joins, over the joined row `rowAlias`. */
 function listRuleCondition(parent: RecordResolverOptions, collection: Collection, rowAlias: string, pos: number): Frag | null {
   const rule = collection.listRule;
-  if (rule === null) throw new FilterError(`fields of ${quote(collection.name)} can be filtered only by superusers`, pos);
-  if (rule.trim() === '') return null;
+  if (isLocked(rule)) throw new FilterError(`fields of ${quote(collection.name)} can be filtered only by superusers`, pos);
+  if (isOpen(rule)) return null;
   const options: RecordResolverOptions = { ...parent, collection, alias: rowAlias, restricted: false };
   try {
     const scope = { resolver: createRecordResolver(options), aliases: parent.aliases, now: parent.now, guard: parent.guarded };

@@ -1,7 +1,7 @@
 // `@request.*` and `@collection.*`. Request values are bound as static parameters; a value the request
 // lacks (no auth, missing key) is NULL, never an error, as in PocketBase. Paths through a related record
 // (`@request.auth.org.name`, `@request.body.rel.name`) and `@collection` joins become record paths.
-import { isListField, isMultiple, type Collection, type Field } from '../core/types.js';
+import { isListField, isMultiple, type Collection, type Field } from '../model/types.js';
 import { FilterError, quote } from '../filter/filter-error.js';
 import { invalidModifier, type Modifier, type Path } from './identifiers.js';
 import type { Hop } from '../filter/path-values.js';

@@ -1,7 +1,7 @@
 // What the record resolver carries through one compilation, and where an identifier sits in the source.
 // A list rule compiled inside a client filter gets its own scope sharing the alias allocator, so nested
 // subqueries never reuse an alias.
-import type { Collection, Lookup, RequestInfo } from '../core/types.js';
+import type { Collection, Lookup, RequestInfo } from '../model/types.js';
 import { FilterError, quote } from '../filter/filter-error.js';
 import type { AliasAllocator } from '../filter/joins.js';
 import type { Frag } from '../filter/sql.js';

@@ -8,7 +8,7 @@
 //              | varint(k)                 the k-th SQL text already seen in this entry (1-based)
 //   param     := 0 | 1 float64le | 3 zigzag-varint | text
 //   text      := 2 varint(byteLength) utf8 | 4 varint(byteLength) utf16le
-import type { SqlValue } from '../core/types.js';
+import type { SqlValue } from '../model/types.js';
 
 export interface JournaledStatement {
   sql: string;

@@ -1,6 +1,6 @@
 // The store's interface: what core sees of the database (reads, one write funnel, checkpoints). The
 // Engine implements it; db.ts opens one and is the module the rest of the server imports.
-import type { Row, SqlValue } from '../core/types.js';
+import type { Row, SqlValue } from '../model/types.js';
 import type { Params } from './statements.js';
 
 export interface ReadDb {

@@ -5,8 +5,9 @@
 // A budget covers one synchronous stretch of work (a list or view, the part of a write up to its first
 // await, the response built after it): the stretch during which the event loop serves nobody else.
 // Past it, the guard throws and the database call fails with QueryTimeoutError; core says what the
-// client gets. (An AsyncLocalStorage budget following a request across awaits was measured: enabling
-// it costs every request about 15% in promise hooks on Node 20, for stretches that are bounded anyway.)
+// client gets. (An AsyncLocalStorage budget following a request across awaits would put promise hooks on
+// every request, for stretches that are bounded anyway: docs/architecture.md, "Decisions of the compiler
+// and the deadline, measured".)
 
 export class QueryTimeoutError extends Error {
   constructor(
@@ -19,8 +20,8 @@ export class QueryTimeoutError extends Error {
 }
 
 /**
- * Rows read in one stretch hold more bytes than its read limit: reading stops there (five rows of a
- * 5 MB field per page of 200 read a gigabyte before the answer failed).
+ * Rows read in one stretch hold more bytes than its read limit: reading stops there, before a page of
+ * large rows is read whole only for its answer to fail.
  */
 export class ReadTooLargeError extends Error {
   constructor(readonly limitBytes: number) {

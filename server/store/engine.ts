@@ -8,7 +8,7 @@
 // acknowledged. If even that fails (a read-only folder), memory is reloaded read-only from the disk so
 // reads go on, writes reject, and a later write (at most once a second) tries the full reload again.
 import type { Database, SqlJsStatic } from 'sql.js';
-import type { Row } from '../core/types.js';
+import type { Row } from '../model/types.js';
 import { StatementEncoder } from './codec.js';
 import type { ReadDb, SqlFunction, Store, StoreStats, WriteTx } from './contract.js';
 import { inspectDatabase } from './restore.js';
@@ -302,7 +302,7 @@ export class Engine implements Store {
 /**
  * Caps the database's size after it is loaded (a replay must never fail on it): past the cap, writes
  * that need more pages fail with SQLITE_FULL, while deletes and updates in place go on. A checkpoint
- * copies the whole database synchronously (sql.js's export(), about 110 ms per 100 MB on 2 cores),
+ * copies the whole database synchronously (sql.js's export(), its time in proportion to the size),
  * and the database lives in sql.js's memory twice while it does, so the cap bounds both.
  */
 function limitSize(db: Database, maxBytes: number): void {

@@ -2,7 +2,7 @@
 // a copy of the bytes: nothing is ever written back, and the file may be damaged or hostile (superusers
 // upload it), so reads go through sql.js's own checks and column names are kept as own keys only.
 import type { Database } from 'sql.js';
-import type { Row, SqlValue } from '../core/types.js';
+import type { Row, SqlValue } from '../model/types.js';
 import { loadSqlJs } from './db.js';
 
 export interface ForeignDb {

@@ -33,8 +33,8 @@ export function snapshotId(bytes: Uint8Array | null): SnapshotId {
 const CRC_SLICE = 8 * 1024 * 1024;
 
 /**
- * snapshotId, with the checksum computed a slice per turn of the event loop: at about 1 ms per MiB, a
- * 750 MB database held every other request for most of a second.
+ * snapshotId, with the checksum computed a slice per turn of the event loop: in one piece, the
+ * checksum of a large database held every other request for most of a second.
  */
 export async function snapshotIdInSlices(bytes: Uint8Array): Promise<SnapshotId> {
   let crc = 0;

@@ -7,9 +7,9 @@
 // process). Where the socket lives:
 // - Unix: the socket file `deskbase.lock` inside the folder. It goes wherever the folder goes (renamed,
 //   or seen from another network namespace: containers, Flatpak, Snap), and only who may write to the
-//   folder can put anything there. (It used to be an abstract socket named after a hash of the path:
-//   renaming the folder or another namespace escaped it, and any local user could take the predictable
-//   name first to keep Deskbase from starting.) Paths too long for a socket address (~104 bytes) are
+//   folder can put anything there. (Not an abstract socket named after a hash of the path: renaming the
+//   folder or another namespace escapes it, and any local user could take the predictable name first
+//   to keep Deskbase from starting.) Paths too long for a socket address (~104 bytes) are
 //   reached through a symlink to the folder in a private temporary folder.
 // - Windows: the named pipe `\\.\pipe\deskbase-<hash of the folder's volume and file id>`, released with
 //   its process just the same, and the same whatever the folder is renamed to.

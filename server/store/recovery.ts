@@ -91,11 +91,11 @@ export function openDatabase(SQL: SqlJsStatic, bytes: Buffer | null, path: strin
  * The database file lives in sql.js's in-memory file system and only this connection uses it, so
  * SQLite's file locking and on-"disk" rollback journal buy nothing (durability is our journal's job):
  * - an exclusive lock kept for good skips the hot-journal check and the re-read of the file header
- *   before each statement (a primary-key read: 16 µs → 6 µs, measured with bench/);
+ *   before each statement (a primary-key read costs about a third as much);
  * - the rollback journal kept in memory (ROLLBACK still works) makes a one-row write transaction
- *   about 3 times cheaper;
+ *   several times cheaper;
  * - a page cache up to 128 MiB keeps scans of a large table from copying every page out of the file
- *   system again (100k posts: a full scan 24 → 16 ms). It fills only as pages are read.
+ *   system again. It fills only as pages are read.
  * None of these are stored in the snapshot: it stays a plain SQLite file.
  */
 const MEMORY_PRAGMAS = ['PRAGMA locking_mode = EXCLUSIVE', 'PRAGMA journal_mode = MEMORY', 'PRAGMA cache_size = -131072'];

@@ -1,7 +1,7 @@
 // Prepared statements cached per SQL text, and the two read helpers every query goes through.
 import type { Database, Statement } from 'sql.js';
 import { valueBytes } from './deadline.js';
-import type { SqlValue } from '../core/types.js';
+import type { SqlValue } from '../model/types.js';
 import type { TextBinder } from './text-binding.js';
 
 export type Params = readonly SqlValue[];

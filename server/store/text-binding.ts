@@ -1,6 +1,6 @@
 // Binding long texts without sql.js's character loop. sql.js copies every bound string into WebAssembly
-// memory with a JavaScript loop over its code points (measured: 6-13 ms per MB, twice over, since it
-// counts the bytes first), all on the event loop. A well-formed text of LARGE_TEXT or more is bound here
+// memory with a JavaScript loop over its code points (twice over, since it counts the bytes first), all on
+// the event loop. A well-formed text of LARGE_TEXT or more is bound here
 // instead: encoded by Buffer (native), copied into memory with sql.js's writeArrayToMemory (one set()),
 // and handed to sqlite3_bind_text with SQLITE_TRANSIENT, so SQLite keeps its own copy and ours is freed
 // at once. The bytes SQLite receives are the same UTF-8 either way (a text with a lone surrogate, which
@@ -10,7 +10,7 @@
 // module by preparing a probe statement and asking sqlite3_sql which numeric field names it. If none
 // does (another sql.js build), binding simply stays with sql.js.
 import type { Database, SqlJsStatic, Statement } from 'sql.js';
-import type { SqlValue } from '../core/types.js';
+import type { SqlValue } from '../model/types.js';
 
 /** Texts from this length (UTF-16 units) are bound by `TextBinder`. */
 export const LARGE_TEXT = 64 * 1024;

@@ -1,14 +1,28 @@
 // The map cannot drift: every file or folder that docs/architecture.md and the README name in inline
-// code (`server/core/records.ts`, `core/records.ts` for short, `test/http/`, `http/routes/*-api.ts`,
-// `core/fields/<type>.ts`, or a bare `records-read.ts`) exists in the repository.
+// code (`server/core/records.ts`; for short `core/records.ts`, `files/paths.ts`, `transfer/csv.ts`, a path
+// from any folder of server/; `test/http/`, `http/routes/*-api.ts`, `core/fields/<type>.ts`, or a bare
+// `records-read.ts`) exists in the repository.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/imports.js';
 
 const ROOTS = ['server', 'renderer', 'main', 'test', 'bench', 'scripts', 'docs'];
-/** Folders of server/ that the map names without their `server/` prefix. */
-const SERVER_FOLDERS = ['core', 'http', 'store', 'filter', 'rules'];
+/** Every folder below server/, by its name: the map names them without the folders above (`transfer/csv.ts`). */
+function serverFolders(): Map<string, string[]> {
+  const byName = new Map<string, string[]>();
+  const walk = (dir: string) => {
+    for (const name of readdirSync(join(ROOT, dir))) {
+      const rel = `${dir}/${name}`;
+      if (!statSync(join(ROOT, rel)).isDirectory()) continue;
+      byName.set(name, [...(byName.get(name) ?? []), rel]);
+      walk(rel);
+    }
+  };
+  walk('server');
+  return byName;
+}
+const SERVER_FOLDERS = serverFolders();
 const SOURCE = /\.(ts|tsx|cts|mjs|cjs)$/;
 
 /** Path-like words of a Markdown text's inline code spans (fenced blocks are examples, not names). */
@@ -19,7 +33,7 @@ export function namedPaths(markdown: string): string[] {
     .map((w) => w.replace(/[.:;]+$/, ''))
     .filter((w) => {
       const first = w.split('/')[0];
-      return w.includes('/') ? ROOTS.includes(first) || SERVER_FOLDERS.includes(first) : SOURCE.test(w) && !w.startsWith('.');
+      return w.includes('/') ? ROOTS.includes(first) || SERVER_FOLDERS.has(first) : SOURCE.test(w) && !w.startsWith('.');
     });
 }
 
@@ -46,14 +60,20 @@ function pattern(path: string): RegExp {
   return new RegExp(`^${body}$`);
 }
 
-function exists(named: string): boolean {
-  if (!named.includes('/')) return existsSync(join(ROOT, named)) || allFiles().some((f) => f.endsWith(`/${named}`));
-  const path = SERVER_FOLDERS.includes(named.split('/')[0]) ? `server/${named}` : named;
+function existsAt(path: string): boolean {
   if (/[*<]/.test(path)) {
     const re = pattern(path.replace(/\/$/, ''));
     return existsSync(join(ROOT, dirname(path))) && allFiles().some((f) => re.test(f));
   }
   return existsSync(join(ROOT, path));
+}
+
+function exists(named: string): boolean {
+  if (!named.includes('/')) return existsSync(join(ROOT, named)) || allFiles().some((f) => f.endsWith(`/${named}`));
+  const first = named.split('/')[0];
+  if (ROOTS.includes(first)) return existsAt(named);
+  const rest = named.slice(first.length);
+  return (SERVER_FOLDERS.get(first) ?? []).some((folder) => existsAt(folder + rest));
 }
 
 describe('paths named in the docs', () => {
@@ -63,6 +83,10 @@ describe('paths named in the docs', () => {
     expect(exists('server/core/records.ts') && exists('core/records.ts') && exists('records-read.ts')).toBe(true);
     expect(exists('http/routes/*-api.ts') && exists('core/fields/<type>.ts') && exists('test/http/')).toBe(true);
     expect(exists('core/record.ts') || exists('records-reader.ts') || exists('http/routes/*-route.ts') || exists('test/nowhere/')).toBe(false);
+    // every folder of server/ is checked by its name, however deep: files/, transfer/, writes/, realtime/
+    expect(namedPaths('`files/paths.ts` `transfer/csv.ts` `writes/funnel.ts` `routes/records-api.ts`')).toHaveLength(4);
+    expect(exists('files/paths.ts') && exists('transfer/csv.ts') && exists('writes/funnel.ts') && exists('routes/records-api.ts')).toBe(true);
+    expect(exists('files/path.ts') || exists('transfer/cvs.ts') || exists('writes/funnels.ts')).toBe(false);
   });
 
   it.each(['docs/architecture.md', 'README.md'])('every path %s names exists', (doc) => {

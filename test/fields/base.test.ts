@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultFieldId, defineFieldBase } from '../../server/core/fields/base.js';
 import { defineField, FIELD_SPECS } from '../../server/core/fields/index.js';
-import { FIELD_TYPES } from '../../server/core/types.js';
+import { FIELD_TYPES } from '../../server/model/types.js';
 
 const codeOf = (e: unknown): unknown => (e as { code?: unknown } | undefined)?.code;
 

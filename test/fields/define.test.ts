@@ -4,7 +4,7 @@ import type { ErrorData } from '../../server/errors.js';
 import { defineFieldBase } from '../../server/core/fields/base.js';
 import { FIELD_SPECS } from '../../server/core/fields/index.js';
 import type { DefineContext, FieldSpec } from '../../server/core/fields/spec.js';
-import type { Collection, CollectionType, Field, FieldType } from '../../server/core/types.js';
+import type { Collection, CollectionType, Field, FieldType } from '../../server/model/types.js';
 
 const posts: Collection = {
   id: 'pbc_posts_00001', name: 'posts', type: 'base', system: false, fields: [], indexes: [],

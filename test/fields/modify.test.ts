@@ -5,7 +5,7 @@ import { generateFromPattern } from '../../server/core/fields/pattern-generate.j
 import { primaryKeyField } from '../../server/core/fields/system-fields.js';
 import { autogenerate } from '../../server/core/fields/text.js';
 import type { ModifierOp } from '../../server/core/fields/spec.js';
-import type { Field, TextField } from '../../server/core/types.js';
+import type { Field, TextField } from '../../server/model/types.js';
 
 const base = { id: 'f1', name: 'f', system: false, hidden: false, presentable: false, required: false };
 const number: Field = { ...base, type: 'number', min: null, max: null, onlyInt: false };

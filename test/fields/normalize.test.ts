@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { FIELD_SPECS, specFor } from '../../server/core/fields/index.js';
 import { autodateField, createdField, primaryKeyField } from '../../server/core/fields/system-fields.js';
 import type { FieldSpec } from '../../server/core/fields/spec.js';
-import type { Field, FieldType } from '../../server/core/types.js';
+import type { Field, FieldType } from '../../server/model/types.js';
 
 const base = { id: 'f1', name: 'f', system: false, hidden: false, presentable: false, required: false };
 const fields = {

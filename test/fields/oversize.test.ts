@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { specFor } from '../../server/core/fields/index.js';
 import type { ValidateContext } from '../../server/core/fields/spec.js';
-import type { Field } from '../../server/core/types.js';
+import type { Field } from '../../server/model/types.js';
 import { jsonWeight } from '../../server/core/value-weight.js';
 
 const base = { id: 'f1', name: 'f', system: false, hidden: false, presentable: false, required: false };

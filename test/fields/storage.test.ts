@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeMulti } from '../../server/core/fields/multi-value.js';
 import { specFor } from '../../server/core/fields/index.js';
-import type { Field, SqlValue } from '../../server/core/types.js';
+import type { Field, SqlValue } from '../../server/model/types.js';
 import { openStore, type Store } from '../../server/store/db.js';
 
 const base = { system: false, hidden: false, presentable: false, required: false };

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { specFor } from '../../server/core/fields/index.js';
 import type { ValidateContext } from '../../server/core/fields/spec.js';
-import type { Field } from '../../server/core/types.js';
+import type { Field } from '../../server/model/types.js';
 
 const base = { id: 'f1', name: 'f', system: false, hidden: false, presentable: false, required: false };
 const text = (o: object = {}): Field => ({ ...base, type: 'text', min: 0, max: 0, pattern: '', autogeneratePattern: '', primaryKey: false, ...o });

@@ -3,7 +3,7 @@
 // are public; u2 (Bob) keeps his e-mail hidden.
 import type { Database } from 'sql.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Collection, RequestInfo } from '../../server/core/types.js';
+import type { Collection, RequestInfo } from '../../server/model/types.js';
 import { ApiError } from '../../server/errors.js';
 import { FilterError } from '../../server/filter/filter-error.js';
 import { MAX_FILTER_LENGTH } from '../../server/filter/limits.js';

@@ -3,7 +3,7 @@
 // a handful of rows, and a helper that runs a compiled filter and returns the matching ids.
 import initSqlJs from 'sql.js';
 import type { Database, SqlValue as SqlJsValue } from 'sql.js';
-import type { AuthInfo, Collection, Field, RequestInfo, SqlValue } from '../../server/core/types.js';
+import type { AuthInfo, Collection, Field, RequestInfo, SqlValue } from '../../server/model/types.js';
 import { compileFilter, compileSort, type CompileContext } from '../../server/rules/compile.js';
 
 type FieldInput = Partial<Field> & { name: string; type: Field['type'] };

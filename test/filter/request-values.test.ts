@@ -3,7 +3,7 @@
 // friends [u2], u2 Bob user, news n1 draft/u1 and n2 live/u2).
 import type { Database } from 'sql.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RequestInfo } from '../../server/core/types.js';
+import type { RequestInfo } from '../../server/model/types.js';
 import { macroValue } from '../../server/filter/macros.js';
 import { guest, matching, openFixtureDb, signedIn } from './fixtures.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCore, type Core } from '../../server/core/index.js';
 import type { RecordChange } from '../../server/core/writes/changes.js';
-import type { Collection, Row } from '../../server/core/types.js';
+import type { Collection, Row } from '../../server/model/types.js';
 import { openStore } from '../../server/store/db.js';
 
 let dir: string;

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup, fireEvent, render, screen, waitFor } from '@solidjs/testing-library';
 import { createSignal } from 'solid-js';
 import { Dynamic } from 'solid-js/web';
-import type { Field } from '../../server/core/types.js';
+import type { Field } from '../../server/model/types.js';
 import type { Collection } from '../../renderer/api.js';
 import { createApi, storageTokenStore } from '../../renderer/api.js';
 import { inputOf, uiOf } from '../../renderer/fields/registry.js';

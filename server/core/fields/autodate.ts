@@ -1,6 +1,6 @@
 // `autodate`: set to "now" by the server on create and/or update, never from a request body. It has
 // no `required` and no `help` (as in PocketBase).
-import type { AutodateField, FieldBase } from '../types.js';
+import type { AutodateField, FieldBase } from '../../model/types.js';
 import { err, OptionReader, sortKeys } from './common.js';
 import { parseDateTime } from './datetime.js';
 import type { DefineContext, FieldSpec } from './spec.js';

@@ -2,7 +2,7 @@
 // as PocketBase's DefaultFieldIdValidationRule / DefaultFieldNameValidationRule do.
 import { crc32 } from 'node:zlib';
 import type { ErrorData, FieldError } from '../../errors.js';
-import { FIELD_TYPES, type CollectionType, type FieldBase, type FieldType } from '../types.js';
+import { FIELD_TYPES, type CollectionType, type FieldBase, type FieldType } from '../../model/types.js';
 import { err, lengthError, OptionReader, required, runeLength, unsupportedType } from './common.js';
 import { isRecord } from '../../json-object.js';
 

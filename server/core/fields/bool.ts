@@ -1,5 +1,5 @@
 // `bool`: stored 0/1. ⚠ A required bool must be true (PocketBase's "required" means non-zero).
-import type { BoolField, FieldBase } from '../types.js';
+import type { BoolField, FieldBase } from '../../model/types.js';
 import { toBool } from './casts.js';
 import { OptionReader, required, sortKeys, unsupportedType } from './common.js';
 import type { FieldSpec } from './spec.js';

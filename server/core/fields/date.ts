@@ -1,5 +1,5 @@
 // `date`: an ISO datetime string, "" when empty. ⚠ Unparsable input silently becomes "" (PocketBase).
-import type { DateField, FieldBase } from '../types.js';
+import type { DateField, FieldBase } from '../../model/types.js';
 import { err, maxThreshold, minThreshold, OptionReader, required, sortKeys, unsupportedType } from './common.js';
 import { parseDateTime } from './datetime.js';
 import type { FieldSpec } from './spec.js';

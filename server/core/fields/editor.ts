@@ -1,6 +1,6 @@
 // `editor`: rich text (HTML) kept as a string, no sanitising; maxSize 0 means 5 MiB.
 import type { FieldError } from '../../errors.js';
-import type { EditorField, FieldBase } from '../types.js';
+import type { EditorField, FieldBase } from '../../model/types.js';
 import { TEXT_STORAGE } from './casts.js';
 import { checkIntRange, err, OptionReader, required, sortKeys, unsupportedType } from './common.js';
 import type { FieldSpec } from './spec.js';

@@ -1,7 +1,7 @@
 // `email`: a string in e-mail format (the same shape govalidator's IsEmail accepts), optionally limited
 // to or excluding some domains.
 import type { FieldError } from '../../errors.js';
-import type { EmailField, FieldBase } from '../types.js';
+import type { EmailField, FieldBase } from '../../model/types.js';
 import { TEXT_STORAGE } from './casts.js';
 import { err, OptionReader, required, sortKeys, unsupportedType } from './common.js';
 import { domainAllowed, readDomains } from './domains.js';

@@ -5,7 +5,7 @@
 import { baseMime } from '../../files/sniff.js';
 import { OversizeFile, StagedFile } from '../../files/staged.js';
 import type { ErrorData } from '../../errors.js';
-import type { FieldBase, FileField } from '../types.js';
+import type { FieldBase, FileField } from '../../model/types.js';
 import { toUniqueStrings } from './casts.js';
 import { checkIntRange, err, OptionReader, required, sortKeys, unsupportedType } from './common.js';
 import { isMulti, multiColumn, multiFromStored, multiToStored, multiZero } from './multi-value.js';

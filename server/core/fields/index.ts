@@ -2,7 +2,7 @@
 // points everything else goes through: `specFor` (a field's spec) and `defineField` (a submitted field
 // definition → the complete field).
 import type { ErrorData } from '../../errors.js';
-import type { Field, FieldType } from '../types.js';
+import type { Field, FieldType } from '../../model/types.js';
 import { autodateSpec } from './autodate.js';
 import { defineFieldBase, type FieldBaseOptions } from './base.js';
 import { boolSpec } from './bool.js';

@@ -2,7 +2,7 @@
 // ⚠ String input is read the PocketBase way, so that form-data works like JSON: "" stays the string "",
 // `null`/`true`/`false` and valid JSON starting with a digit, `-`, `"`, `[` or `{` are that JSON, any
 // other string is a JSON string.
-import type { FieldBase, JsonField } from '../types.js';
+import type { FieldBase, JsonField } from '../../model/types.js';
 import { checkIntRange, err, OptionReader, required, sortKeys } from './common.js';
 import type { FieldSpec } from './spec.js';
 import { jsonWeight } from '../value-weight.js';

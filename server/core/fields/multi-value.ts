@@ -1,6 +1,6 @@
 // What select and relation share: "multiple" means maxSelect > 1; a single value is a string (the last
 // submitted item wins), a multiple one an array of unique non-empty strings stored as JSON text.
-import type { SqlValue } from '../types.js';
+import type { SqlValue } from '../../model/types.js';
 import { toUniqueStrings } from './casts.js';
 import type { ModifierOp } from './spec.js';
 

@@ -1,6 +1,6 @@
 // `number`: a float. ⚠ Non-numeric strings become 0, and 0 fails `required` (PocketBase's cast and
 // "required means non-zero").
-import type { FieldBase, NumberField } from '../types.js';
+import type { FieldBase, NumberField } from '../../model/types.js';
 import { toNumber } from './casts.js';
 import { err, minThreshold, OptionReader, required, sortKeys, unsupportedType } from './common.js';
 import type { FieldSpec } from './spec.js';

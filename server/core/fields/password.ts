@@ -2,7 +2,7 @@
 // code hashes it (scrypt, off the event loop) and stores the hash, so `toStored` takes the hash as is.
 // The stored hash never reads back: `fromStored` gives "" as PocketBase's getter does for saved records.
 import type { FieldError } from '../../errors.js';
-import type { FieldBase, PasswordField } from '../types.js';
+import type { FieldBase, PasswordField } from '../../model/types.js';
 import { TEXT_STORAGE } from './casts.js';
 import {
   checkIntRange, checkRegex, err, OptionReader, required, runeLength, sortKeys, unsupportedType,

@@ -1,6 +1,6 @@
 // Field `pattern`s (text, password), in linear time. PocketBase compiles them with Go's regexp (RE2),
 // which never backtracks; JavaScript's engine does, so an ordinary pattern such as
-// `^([a-zA-Z0-9]+[ ._-]?)+$` let a guest freeze the server with `aaa…!` (30 characters: 10 s).
+// `^([a-zA-Z0-9]+[ ._-]?)+$` let a guest freeze the server with `aaa…!` (exponential time in its length).
 //
 // - What a pattern means, and whether it is accepted, is RE2's: re2js (RE2 ported to JavaScript) parses
 //   it at collection save, with Go's own error messages, so backreferences and lookarounds are refused

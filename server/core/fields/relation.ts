@@ -1,5 +1,5 @@
 // `relation`: ids of records of one other collection (or of the same one).
-import type { FieldBase, RelationField } from '../types.js';
+import type { FieldBase, RelationField } from '../../model/types.js';
 import { err, minThreshold, OptionReader, required, sortKeys, unsupportedType } from './common.js';
 import { itemsOf, modifyMulti, multiFromStored, multiColumn, multiToStored, multiZero, normalizeMulti } from './multi-value.js';
 import type { DefineContext, FieldSpec } from './spec.js';

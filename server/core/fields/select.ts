@@ -1,5 +1,5 @@
 // `select`: one or more of a fixed list of string values.
-import type { FieldBase, SelectField } from '../types.js';
+import type { FieldBase, SelectField } from '../../model/types.js';
 import { err, maxThreshold, minThreshold, OptionReader, required, sortKeys, unsupportedType } from './common.js';
 import { itemsOf, modifyMulti, multiFromStored, multiColumn, multiToStored, multiZero, normalizeMulti } from './multi-value.js';
 import type { FieldSpec } from './spec.js';

@@ -10,7 +10,7 @@
 // - json: JSON DEFAULT NULL (JSON text); geoPoint: JSON NOT NULL DEFAULT '{"lon":0,"lat":0}';
 // - datetimes are ISO 8601 text `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC), so they sort as text.
 import type { ErrorData, FieldError } from '../../errors.js';
-import type { Collection, FieldBase, FieldOf, FieldType, Lookup, SqlValue } from '../types.js';
+import type { Collection, FieldBase, FieldOf, FieldType, Lookup, SqlValue } from '../../model/types.js';
 
 export interface DefineContext {
   collectionType: Collection['type'];

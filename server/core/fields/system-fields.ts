@@ -2,7 +2,7 @@
 // the default `created`/`updated` autodates. The primary key's id is `_id` (the API contract: "The primary key
 // field has id `_id`"); the others are PocketBase's `<type><crc32(name)>` (password901924565, email3885137012, bool1547992806, bool256245529, autodate2990389176, autodate3332085495).
 // Each call returns fresh objects, so callers may change them.
-import type { AutodateField, BoolField, EmailField, Field, PasswordField, TextField } from '../types.js';
+import type { AutodateField, BoolField, EmailField, Field, PasswordField, TextField } from '../../model/types.js';
 import { defaultFieldId } from './base.js';
 import { sortKeys } from './common.js';
 import { AUTH_PASSWORD_MIN } from './password.js';

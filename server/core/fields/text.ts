@@ -1,6 +1,6 @@
 // `text`: any string. max 0 means 5000 characters; the primary key `id` is a text field too.
 import type { FieldError } from '../../errors.js';
-import type { FieldBase, TextField } from '../types.js';
+import type { FieldBase, TextField } from '../../model/types.js';
 import { TEXT_STORAGE } from './casts.js';
 import {
   checkIntRange, checkRegex, err, mustBeBlank, OptionReader, required, runeLength, sortKeys,

@@ -1,6 +1,6 @@
 // `url`: a string in URL format (the shape govalidator's IsURL accepts: http(s), ws(s), ftp, tcp, udp
 // or no scheme at all), optionally limited to or excluding some hosts.
-import type { FieldBase, UrlField } from '../types.js';
+import type { FieldBase, UrlField } from '../../model/types.js';
 import { TEXT_STORAGE } from './casts.js';
 import { err, OptionReader, required, runeLength, sortKeys, unsupportedType } from './common.js';
 import { domainAllowed, readDomains } from './domains.js';

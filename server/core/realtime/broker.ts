@@ -6,7 +6,7 @@
 import { forbidden, notFound } from '../../errors.js';
 import { isoNow, newId } from '../ids.js';
 import type { ReadDb } from '../../store/db.js';
-import { isSuperuser, type AuthInfo } from '../types.js';
+import { isSuperuser, type AuthInfo } from '../../model/types.js';
 import { NO_CHARGE, REALTIME_LIMITS, SubscriptionLedger, type Charge, type RealtimeLimits } from './subscription-limits.js';
 import { parseSubscription, type Subscription, type SubscriptionOptions } from './topics.js';
 

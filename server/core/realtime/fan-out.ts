@@ -10,8 +10,8 @@
 // shapes waits for them, not the others.
 import type { Store } from '../../store/db.js';
 import type { Registry } from '../collection-registry.js';
-import type { AuthInfo, Collection } from '../types.js';
-import { isSuperuser } from '../types.js';
+import type { AuthInfo, Collection } from '../../model/types.js';
+import { isSuperuser } from '../../model/types.js';
 import type { RecordChange } from '../writes/changes.js';
 import type { RealtimeLimits } from './subscription-limits.js';
 import { RealtimeBroker, type RealtimeClient, type RealtimeMessage } from './broker.js';

@@ -5,11 +5,10 @@
 import { ident, type CompiledSql } from '../../filter/sql.js';
 import { compileFilter } from '../../rules/compile.js';
 import type { ReadDb } from '../../store/db.js';
-import { ruleSql } from '../access.js';
+import { MATCH_ALL, ruleWhereOrNull } from '../access.js';
 import { presentRecords } from '../record-response.js';
 import { requestContext, type RequestContext } from '../request-context.js';
-import type { AuthInfo, Collection, Lookup, Row, SqlValue } from '../types.js';
-import { isSuperuser } from '../types.js';
+import type { AuthInfo, Collection, Lookup, Row, SqlValue } from '../../model/types.js';
 import type { SubscriptionOptions } from './topics.js';
 
 /** The request a subscription stands for: a GET by its identity with its options' query and headers. */
@@ -20,12 +19,9 @@ export function subscriberContext(auth: AuthInfo | null, options: SubscriptionOp
 
 /** The subscription's rule and filter as SQL over `r`; null when the rule is locked to superusers. */
 function conditions(c: Collection, rule: 'listRule' | 'viewRule', ctx: RequestContext): CompiledSql[] | null {
-  const conds: CompiledSql[] = [];
-  if (!isSuperuser(ctx.request.auth)) {
-    const text = c[rule];
-    if (text === null || text === undefined) return null;
-    if (text.trim() !== '') conds.push(ruleSql(text, c, ctx));
-  }
+  const where = ruleWhereOrNull(c, rule, ctx);
+  if (where === null) return null;
+  const conds = where === MATCH_ALL ? [] : [where];
   const filter = ctx.request.query.filter;
   if (filter !== undefined && filter.trim() !== '') {
     conds.push(compileFilter(filter, { collection: c, alias: 'r', lookup: ctx.lookup, request: ctx.request, mode: 'filter', guard: true }));

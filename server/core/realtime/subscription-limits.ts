@@ -2,8 +2,8 @@
 // costs memory (its text, held until the client goes) and, on every write to its collection, work per
 // distinct shape: one shape is one identity with one options string (its filter, expand, fields,
 // headers), and each costs a rule check and a message body per write, however many subscribers share
-// it. Without bounds, 30 connections of 1,000 subscriptions with distinct options made every write
-// cost 2-3 s of fan-out and held 8.5 MB per connection. A subscribe POST over a bound is refused
+// it. Without bounds, a few connections with many subscriptions of distinct options made every write
+// cost seconds of fan-out and held megabytes per connection. A subscribe POST over a bound is refused
 // whole, and the client keeps the subscriptions it had.
 import { ApiError, badRequest, fieldError } from '../../errors.js';
 
@@ -23,9 +23,9 @@ export interface RealtimeLimits {
 /**
  * A thousand subscribers of one shape (the bench's 1,000 guests on `posts/*`, from one address) fit;
  * so do an app's topics by record id with a few option sets, and the admin UI's two. What the bounds
- * leave hostile clients (test/http/realtime-hostile.test.ts): 480 shapes with matching filters of
- * 1,000 characters, which cost a write about 12 ms of fan-out checks in one process (plus a socket
- * write per subscription), sliced, and 2 Mi characters of event names per write at most.
+ * leave hostile clients (test/http/realtime-hostile.test.ts): shapes with matching long filters,
+ * whose fan-out checks a write pays for in slices (plus a socket write per subscription), and 2 Mi
+ * characters of event names per write at most (docs/architecture.md, "Realtime").
  */
 export const REALTIME_LIMITS: Readonly<RealtimeLimits> = {
   clientShapes: 32,

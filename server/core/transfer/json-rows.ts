@@ -1,49 +1,44 @@
-// The top-level items of a JSON array (and NDJSON's lines), each as its own text, found in one linear pass (strings and
-// their escapes skipped, brackets counted), so a large import parses item by item between turns of the
-// event loop instead of in one JSON.parse of the whole body.
+// The top-level items of a JSON array (and NDJSON's lines), each as its own text, found in one linear
+// pass over the bytes (json-scan.ts: strings and their escapes skipped, brackets counted), so a large
+// import parses item by item between turns of the event loop instead of in one JSON.parse of the whole
+// body, and decodes each item's bytes only when it is reached.
+import { CLOSE_ARRAY, CLOSE_OBJECT, COMMA, JsonScanner, OPEN_ARRAY, OPEN_OBJECT } from '../../json-scan.js';
 
-/** Yields each item's text; throws where the text is not an array of complete items. */
-export function* jsonArrayItems(text: string): Generator<string> {
-  let i = skipSpace(text, text.charCodeAt(0) === 0xfeff ? 1 : 0);
-  if (text[i] !== '[') throw new Error('expected a JSON array');
-  i = skipSpace(text, i + 1);
-  if (text[i] === ']') return end(text, i);
-  for (;;) {
-    const start = i;
-    let depth = 0;
-    for (; i < text.length; i++) {
-      const ch = text[i];
-      if (ch === '"') {
-        i = closingQuote(text, i);
-      } else if (ch === '{' || ch === '[') depth++;
-      else if (ch === '}' || ch === ']') {
-        if (depth === 0) break;
-        depth--;
-      } else if (ch === ',' && depth === 0) break;
+const BOM = [0xef, 0xbb, 0xbf];
+
+/** Yields each item's text; throws where the bytes are not an array of complete items. */
+export function* jsonArrayItems(body: Uint8Array): Generator<string> {
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const scanner = new JsonScanner();
+  const bom = BOM.every((b, i) => bytes[i] === b) ? BOM.length : 0;
+  const open = scanner.next(bytes, bom);
+  if (open === -1 || bytes[open] !== OPEN_ARRAY || !blank(bytes, bom, open)) throw new Error('expected a JSON array');
+  let start = open + 1;
+  let depth = 0;
+  for (let i = scanner.next(bytes, start); ; i = scanner.next(bytes, i + 1)) {
+    if (i === -1) throw new Error(scanner.inString ? 'unterminated string in the JSON array' : 'the JSON array is not closed');
+    const c = bytes[i];
+    if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++;
+    else if ((c === CLOSE_OBJECT || c === CLOSE_ARRAY) && depth > 0) depth--;
+    else if (c === COMMA && depth === 0) {
+      yield bytes.toString('utf8', start, i);
+      start = i + 1;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      // the array's end: an empty array yields nothing, else the last item
+      if (!(blank(bytes, start, i) && start === open + 1)) yield bytes.toString('utf8', start, i);
+      if (!blank(bytes, i + 1, bytes.length)) throw new Error('unexpected text after the JSON array');
+      return;
     }
-    if (i >= text.length) throw new Error('the JSON array is not closed');
-    yield text.slice(start, i);
-    if (text[i] === ']') return end(text, i);
-    i = skipSpace(text, i + 1);
   }
 }
 
-function closingQuote(text: string, open: number): number {
-  for (let j = open + 1; j < text.length; j++) {
-    const ch = text[j];
-    if (ch === '\\') j++;
-    else if (ch === '"') return j;
+/** Whether bytes[from, to) are JSON white space only. */
+function blank(bytes: Uint8Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const b = bytes[i];
+    if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) return false;
   }
-  throw new Error('unterminated string in the JSON array');
-}
-
-function skipSpace(text: string, i: number): number {
-  while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++;
-  return i;
-}
-
-function end(text: string, close: number): void {
-  if (skipSpace(text, close + 1) !== text.length) throw new Error('unexpected text after the JSON array');
+  return true;
 }
 
 /** The non-blank lines of NDJSON, one at a time (a split of 64 MiB of short lines would hold millions of strings at once). */

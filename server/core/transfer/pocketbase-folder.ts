@@ -15,7 +15,7 @@ import { fileNames } from '../fields/file.js';
 import { ID_PATTERN } from '../ids.js';
 import { storedHashProblem } from '../passwords.js';
 import { authIdTaken } from '../writes/auth-record.js';
-import type { Collection, SqlValue } from '../types.js';
+import type { Collection, SqlValue } from '../../model/types.js';
 import type { FileStorage } from '../../files/storage.js';
 import type { Adopted } from '../../files/adopt.js';
 import { bringFiles, type FileSource } from './pocketbase-files.js';

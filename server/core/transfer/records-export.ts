@@ -27,7 +27,7 @@ import { presentRecords } from '../record-response.js';
 import { shownFields, viewerOf } from '../record-serializer.js';
 import type { ListContext } from '../request-context.js';
 import { validateText } from '../fields/text.js';
-import type { Collection, Row, TextField } from '../types.js';
+import type { Collection, Row, TextField } from '../../model/types.js';
 import { csvLine } from './csv.js';
 
 export type ExportFormat = 'csv' | 'json' | 'ndjson';

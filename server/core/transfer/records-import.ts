@@ -12,13 +12,14 @@
 import { ApiError, badRequest, fieldError, type ErrorData } from '../../errors.js';
 import { ident } from '../../filter/sql.js';
 import type { ReadDb } from '../../store/db.js';
-import { isMultiple, type Collection, type Lookup } from '../types.js';
+import { isMultiple, type Collection, type Lookup } from '../../model/types.js';
 import { isRecord } from '../../json-object.js';
 import { fileNames } from '../fields/file.js';
 import type { RequestContext } from '../request-context.js';
 import type { RecordWrites } from '../writes/funnel.js';
 import { bulkCreate } from '../writes/bulk-create.js';
 import type { PreparedCreate } from '../writes/prepare-create.js';
+import type { WriteOptions } from '../writes/prepared.js';
 import { CsvFormatError, csvRecords, unguardCsvText } from './csv.js';
 import { jsonArrayItems, ndjsonLines } from './json-rows.js';
 
@@ -30,8 +31,8 @@ const SLICE = 250;
 /** Errors listed before the import stops looking. */
 const MAX_ERRORS = 100;
 /**
- * Rows one import may hold. Each row costs about 2 KB of prepared write besides its values (300,000
- * rows of `{}`, 0.9 MB of NDJSON, once took 540 MB), so the body's 64 MiB alone does not bound an
+ * Rows one import may hold. Each row costs a prepared write besides its values (a small body of
+ * empty rows holds much more memory once prepared), so the body's 64 MiB alone does not bound an
  * import's memory: the rows are counted as they are parsed and the 100,001st refuses the import.
  */
 export const MAX_IMPORT_ROWS = 100_000;
@@ -55,10 +56,10 @@ function csvValue(c: Collection, column: string, raw: string): unknown {
   }
 }
 
-async function* rowsOf(c: Collection, text: string, format: ImportFormat): AsyncGenerator<unknown> {
+async function* rowsOf(c: Collection, body: Uint8Array, format: ImportFormat): AsyncGenerator<unknown> {
   if (format === 'csv') {
     let header: string[] | null = null;
-    for await (const cells of csvRecords(text)) {
+    for await (const cells of csvRecords(new TextDecoder().decode(body))) {
       if (header === null) {
         header = cells.map((h) => h.trim());
         continue;
@@ -72,7 +73,7 @@ async function* rowsOf(c: Collection, text: string, format: ImportFormat): Async
     }
     return;
   }
-  const items = format === 'json' ? jsonArrayItems(text) : ndjsonLines(text);
+  const items = format === 'json' ? jsonArrayItems(body) : ndjsonLines(new TextDecoder().decode(body));
   for (const item of items) {
     try {
       yield JSON.parse(item) as unknown;
@@ -144,8 +145,8 @@ function failure(errors: Map<number, ErrorData>): ApiError {
   return badRequest(`Failed to import records: ${errors.size}${errors.size >= MAX_ERRORS ? '+' : ''} rows have errors (row ${row}, ${detail})`, { rows: Object.fromEntries([...errors].map(([n, e]) => [String(n), e])) });
 }
 
-/** `system`: an internal caller acting with superuser rights (the HTTP route passes a superuser's context). */
-export async function importRecords(db: ReadDb, writes: RecordWrites, c: Collection, body: string, format: ImportFormat, ctx: RequestContext, system = false): Promise<{ imported: number }> {
+/** The body's rows, parsed and counted (a 400 past MAX_IMPORT_ROWS or where the text is not its format). */
+async function readRows(c: Collection, body: Uint8Array, format: ImportFormat): Promise<unknown[]> {
   const rows: unknown[] = [];
   let tooMany = false;
   try {
@@ -161,9 +162,12 @@ export async function importRecords(db: ReadDb, writes: RecordWrites, c: Collect
     throw badRequest(`Failed to read the ${format.toUpperCase()}: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (tooMany) throw tooManyRows();
-  body = ''; // dropped once parsed: a large import's memory is its rows from then on
   if (rows.length === 0) throw badRequest('Nothing to import: no rows.');
-  // ids given anywhere in the import: relations may name them before their rows come
+  return rows;
+}
+
+/** The ids the rows give (relations may name them before their rows come), and the rows repeating one. */
+function givenIds(rows: unknown[]): { given: Set<string>; errors: Map<number, ErrorData> } {
   const given = new Set<string>();
   const errors = new Map<number, ErrorData>();
   rows.forEach((row, i) => {
@@ -171,8 +175,15 @@ export async function importRecords(db: ReadDb, writes: RecordWrites, c: Collect
     if (given.has(row.id)) errors.set(i + 1, { id: fieldError('validation_pk_invalid', 'The id is listed twice in the import.') });
     given.add(row.id);
   });
-  const known = knownRelationTargets(db, ctx.lookup, c, rows, given);
-  const knownIds = (collectionId: string) => known.get(collectionId);
+  return { given, errors };
+}
+
+/**
+ * Each row through the funnel's prepareCreate, a turn of the loop every SLICE rows; a row's 400 is kept
+ * under its number (1 for the first) in `errors`, up to MAX_ERRORS. Answers the prepared writes and the
+ * row each came from.
+ */
+async function prepareRows(writes: RecordWrites, c: Collection, rows: unknown[], errors: Map<number, ErrorData>, options: WriteOptions, ctx: RequestContext): Promise<{ prepared: PreparedCreate[]; rowOf: number[] }> {
   const prepared: PreparedCreate[] = [];
   const rowOf: number[] = [];
   for (let i = 0; i < rows.length && errors.size < MAX_ERRORS; i++) {
@@ -192,13 +203,24 @@ export async function importRecords(db: ReadDb, writes: RecordWrites, c: Collect
     // a password alone is enough in an import (no one types it twice)
     const body = c.type === 'auth' && row.password !== undefined && row.passwordConfirm === undefined ? { ...row, passwordConfirm: row.password } : row;
     try {
-      prepared.push(await writes.prepareCreate(c, body, ctx, { knownIds, keepAutodates: true, system }));
+      prepared.push(await writes.prepareCreate(c, body, ctx, options));
       rowOf.push(i + 1);
     } catch (err) {
       if (!(err instanceof ApiError) || err.status !== 400) throw err;
       errors.set(i + 1, Object.keys(err.data).length > 0 ? err.data : rowError(err.message));
     }
   }
+  return { prepared, rowOf };
+}
+
+/** `system`: an internal caller acting with superuser rights (the HTTP route passes a superuser's context). */
+export async function importRecords(db: ReadDb, writes: RecordWrites, c: Collection, body: Uint8Array, format: ImportFormat, ctx: RequestContext, system = false): Promise<{ imported: number }> {
+  const rows = await readRows(c, body, format);
+  body = new Uint8Array(0); // dropped once parsed: a large import's memory is its rows from then on
+  const { given, errors } = givenIds(rows);
+  const known = knownRelationTargets(db, ctx.lookup, c, rows, given);
+  const knownIds = (collectionId: string) => known.get(collectionId);
+  const { prepared, rowOf } = await prepareRows(writes, c, rows, errors, { knownIds, keepAutodates: true, system }, ctx);
   if (errors.size > 0) throw failure(errors);
   // applied together (bulk-create.ts); a create applied alone names its row when the transaction refuses it
   let current = -1;

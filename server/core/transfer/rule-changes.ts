@@ -4,7 +4,7 @@
 // auth collections, where a rule decides who may list, read or change accounts, any change other than
 // to null. Each flag is a transfer note with `warning` set (the CLI and the admin UI ask before
 // applying an import that has one).
-import { RULE_KEYS, type Collection, type RuleKey } from '../types.js';
+import { RULE_KEYS, type Collection, type RuleKey } from '../../model/types.js';
 import type { Notes } from './transfer-notes.js';
 
 const show = (rule: string | null | undefined) => (rule === null || rule === undefined ? 'null (superusers only)' : rule === '' ? '"" (anyone)' : JSON.stringify(rule));

@@ -8,8 +8,8 @@ import { badRequest } from '../../errors.js';
 import { isRecord } from '../../json-object.js';
 import { defaultFieldId, resolveFieldType } from '../fields/base.js';
 import { importableAuthOptions } from '../auth-options.js';
-import type { AuthOptions, Collection, IndexDef, RuleKey } from '../types.js';
-import { RULE_KEYS } from '../types.js';
+import type { AuthOptions, Collection, IndexDef, RuleKey } from '../../model/types.js';
+import { RULE_KEYS } from '../../model/types.js';
 import { isPocketBaseAuthIndex, parseIndexSql } from './index-sql.js';
 import type { Notes } from './transfer-notes.js';
 

@@ -1,7 +1,7 @@
 // What a schema import changes, collection by collection and field by field (the admin UI shows it
 // before applying). Fields are matched by id, as the import itself matches them.
 import { authOptionsOf, STORED_AUTH_OPTION_KEYS } from '../auth-options.js';
-import type { Collection, Field } from '../types.js';
+import type { Collection, Field } from '../../model/types.js';
 
 export interface CollectionDiff {
   id: string;

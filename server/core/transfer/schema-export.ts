@@ -3,7 +3,7 @@
 // `_superusers` is left out (every install has its own); `identityFields` travels as PocketBase's
 // `passwordAuth`, with the other auth options (auth-options.ts).
 import { authOptionsOf } from '../auth-options.js';
-import type { Collection } from '../types.js';
+import type { Collection } from '../../model/types.js';
 import { buildIndexSql } from './index-sql.js';
 
 export type ExportedCollection = Record<string, unknown>;

@@ -25,7 +25,7 @@ import { buildCollection, type InputContext } from '../collections-input.js';
 import { isRecord } from '../../json-object.js';
 import { isoNow } from '../ids.js';
 import type { Sessions } from '../session-store.js';
-import type { Collection, FileField } from '../types.js';
+import type { Collection, FileField } from '../../model/types.js';
 import type { FileStorage } from '../../files/storage.js';
 import type { CollectionListener } from '../collections.js';
 import { cutFileFields, dropCutNames, readNames, type NamesById } from '../file-cleanup.js';
@@ -98,114 +98,166 @@ interface CutNames {
   after: NamesById;
 }
 
-export function createSchemaImport(store: Store, registry: Registry, sessions: Sessions, files: FileStorage, onChange: CollectionListener) {
-  function apply(tx: WriteTx, plan: Plan, deleteMissing: boolean, notes: Notes, keepStored: boolean): { changes: CollectionDiff[]; scratch: Registry; removed: Collection[]; cuts: CutNames[] } {
-    const scratch = new Registry();
-    scratch.load(tx);
-    const before = new Map(scratch.all().map((c) => [c.id, c]));
-    // a view's fields come from creating it over the schema as it stands in this transaction
-    const viewFields = (candidate: Collection) => realizeView(tx, candidate, [...scratch.all().filter((c) => c.id !== candidate.id), candidate]);
-    const ctx = (previous?: Collection, newInThisImport = false): InputContext => ({ lookup: scratch.lookup, allCollections: () => scratch.all(), previous, viewFields, newInThisImport });
-    dropViews(tx, scratch.all());
-    const kept = new Set(plan.items.map((i) => i.id));
-    const removed: Collection[] = [];
-    const cuts: CutNames[] = [];
-    if (deleteMissing) {
-      for (const c of scratch.all()) {
-        if (c.system || kept.has(c.id)) continue;
-        dropCollectionTable(tx, c);
-        sessions.endCollection(tx, c.id);
-        scratch.remove(c.id);
-        removed.push(c);
-      }
-    }
-    const idOf = (foreign: string) => plan.ids.get(foreign) ?? plan.ids.get(foreign.toLowerCase()) ?? scratch.get(foreign)?.id;
-    const converted = new Map<string, Converted>();
-    for (const item of plan.items) {
-      // a view's fields are inferred from its query; only its two rules travel (create/update/delete stay null)
-      if (item.type === 'view') converted.set(item.id, { structure: { fields: [], indexes: [] }, rules: { listRule: ruleOf(item.raw.listRule), viewRule: ruleOf(item.raw.viewRule) } });
-      else converted.set(item.id, convertCollection(item.raw, item.type, item.name, { idOf, existing: item.existing, notes, keepStored }));
-    }
-    const views = plan.items.filter((i) => i.type === 'view');
-    const tables = plan.items.filter((i) => i.type !== 'view');
-    const now = isoNow();
-    // 1. new collections, system fields only
-    for (const item of tables) {
-      if (item.existing) continue;
-      const c = step(item, () => buildCollection({ id: item.id, name: item.name, type: item.type, fields: [] }, ctx(), defaults, now));
-      c.created = now;
-      try {
-        createCollectionTable(tx, c);
-      } catch (err) {
-        step(item, () => ddlFailure(err, c, false));
-      }
-      scratch.put(c);
-    }
-    // 2. fields, indexes, identity fields; rules null meanwhile (the stored ones may read fields that go)
-    for (const item of tables) {
-      const prev = scratch.get(item.id) as Collection;
-      const { structure } = converted.get(item.id) as Converted;
-      const noRules = prev.system ? {} : Object.fromEntries(Object.keys((converted.get(item.id) as Converted).rules).map((k) => [k, null]));
-      // a new collection given without its system fields (`id`; the auth fields) gets them, as PocketBase adds them
-      const next = step(item, () => buildCollection({ ...(item.name === prev.name ? {} : { name: item.name }), type: item.type, ...structure, ...noRules }, ctx(prev, !item.existing), defaults, now));
-      const cut = cutFileFields(prev, next);
-      const before = cut.length > 0 ? readNames(tx, prev, cut) : new Map();
-      if ([...before.values()].some((names) => names.size > 0)) {
-        notes.add(item.name, `field ${cut.map((f) => f.name).join(', ')}`, 'Records here hold files in it that the import deletes (the field goes, or keeps one file where it held several).', true);
-      }
-      try {
-        changeTable(tx, prev, next);
-      } catch (err) {
-        step(item, () => ddlFailure(err, next, true));
-      }
-      if (cut.length > 0) cuts.push({ prev, before, after: readNames(tx, next, next.fields.filter((f): f is FileField => f.type === 'file')) });
-      scratch.put(next);
-    }
-    // 3. views, each after the views it reads, rules null meanwhile
-    const queries = views.map((i) => ({ id: i.id, name: i.name, type: 'view' as const, viewQuery: typeof i.raw.viewQuery === 'string' ? i.raw.viewQuery : '' }));
-    for (const view of viewCreationOrder(queries)) {
-      const item = views.find((i) => i.id === view.id)!;
-      const prev = scratch.get(item.id);
-      const input = { ...(prev ? {} : { id: item.id }), name: item.name, type: 'view', viewQuery: item.raw.viewQuery, listRule: null, viewRule: null };
-      const next = step(item, () => buildCollection(input, ctx(prev), defaults, now));
-      if (!prev) next.created = now;
-      scratch.put(next);
-    }
-    // 4. rules, each compiled against the whole new schema
-    for (const item of plan.items) {
-      const prev = scratch.get(item.id) as Collection;
-      if (prev.system) continue;
-      const rules: Record<string, unknown> = { ...(converted.get(item.id) as Converted).rules };
-      for (const [key, rule] of Object.entries(rules)) {
-        if (typeof rule !== 'string' || rule.trim() === '') continue;
-        const problem = checkRule(rule, prev, scratch.lookup);
-        if (problem === null) continue;
-        notes.add(item.name, key, `The rule does not compile here (${problem}); it was set to null (superusers only). The rule was: ${rule}`);
-        rules[key] = null;
-      }
-      const next = step(item, () => buildCollection(rules, ctx(prev), defaults, now));
-      const original = before.get(item.id);
-      if (original) noteOpenedRules(original, next, notes);
-      if (original?.type === 'auth' && (original.authRule as string | null | undefined) !== next.authRule) sessions.endCollection(tx, item.id);
-      scratch.put(next);
-    }
-    // every view again over the final schema: stored views the import did not name are checked too
+/** What the passes of one import share: the transaction, the scratch registry, the schema before it. */
+interface Pass {
+  tx: WriteTx;
+  plan: Plan;
+  notes: Notes;
+  sessions: Sessions;
+  scratch: Registry;
+  /** The stored collections as they were before the import, by id. */
+  before: Map<string, Collection>;
+  /** Each planned collection's structure and rules, converted to the schema API's input. */
+  converted: Map<string, Converted>;
+  /** The validation context of one collection's step. */
+  ctx: (previous?: Collection, newInThisImport?: boolean) => InputContext;
+  now: string;
+}
+
+function startPass(tx: WriteTx, plan: Plan, notes: Notes, sessions: Sessions): Pass {
+  const scratch = new Registry();
+  scratch.load(tx);
+  // a view's fields come from creating it over the schema as it stands in this transaction
+  const viewFields = (candidate: Collection) => realizeView(tx, candidate, [...scratch.all().filter((c) => c.id !== candidate.id), candidate]);
+  return {
+    tx, plan, notes, sessions, scratch,
+    before: new Map(scratch.all().map((c) => [c.id, c])),
+    converted: new Map(),
+    ctx: (previous, newInThisImport = false) => ({ lookup: scratch.lookup, allCollections: () => scratch.all(), previous, viewFields, newInThisImport }),
+    now: isoNow(),
+  };
+}
+
+/** `deleteMissing`: the stored collections the import does not name go (system ones stay). */
+function removeMissing(p: Pass): Collection[] {
+  const kept = new Set(p.plan.items.map((i) => i.id));
+  const removed: Collection[] = [];
+  for (const c of p.scratch.all()) {
+    if (c.system || kept.has(c.id)) continue;
+    dropCollectionTable(p.tx, c);
+    p.sessions.endCollection(p.tx, c.id);
+    p.scratch.remove(c.id);
+    removed.push(c);
+  }
+  return removed;
+}
+
+function convertAll(p: Pass, keepStored: boolean): void {
+  const idOf = (foreign: string) => p.plan.ids.get(foreign) ?? p.plan.ids.get(foreign.toLowerCase()) ?? p.scratch.get(foreign)?.id;
+  for (const item of p.plan.items) {
+    // a view's fields are inferred from its query; only its two rules travel (create/update/delete stay null)
+    if (item.type === 'view') p.converted.set(item.id, { structure: { fields: [], indexes: [] }, rules: { listRule: ruleOf(item.raw.listRule), viewRule: ruleOf(item.raw.viewRule) } });
+    else p.converted.set(item.id, convertCollection(item.raw, item.type, item.name, { idOf, existing: item.existing, notes: p.notes, keepStored }));
+  }
+}
+
+/** Pass 1: new collections, system fields only. */
+function createNew(p: Pass, tables: PlannedCollection[]): void {
+  for (const item of tables) {
+    if (item.existing) continue;
+    const c = step(item, () => buildCollection({ id: item.id, name: item.name, type: item.type, fields: [] }, p.ctx(), defaults, p.now));
+    c.created = p.now;
     try {
-      for (const c of rebuildViews(tx, scratch.all())) scratch.put(c);
+      createCollectionTable(p.tx, c);
     } catch (err) {
-      if (!(err instanceof ViewFailure)) throw err;
-      throw badRequest(`${FAILED}: the view collection "${err.view.name}" would no longer work (${err.message}).`);
+      step(item, () => ddlFailure(err, c, false));
     }
-    const planned = new Set(plan.items.map((i) => i.id));
-    for (const c of scratch.all()) {
-      if (c.type === 'view' && !planned.has(c.id) && JSON.stringify(before.get(c.id)) !== JSON.stringify(c)) saveDefinition(tx, c);
+    p.scratch.put(c);
+  }
+}
+
+/** Pass 2: fields, indexes, identity fields; rules null meanwhile (the stored ones may read fields that go). Answers the file fields cut. */
+function applyStructure(p: Pass, tables: PlannedCollection[]): CutNames[] {
+  const cuts: CutNames[] = [];
+  for (const item of tables) {
+    const prev = p.scratch.get(item.id) as Collection;
+    const { structure, rules } = p.converted.get(item.id) as Converted;
+    const noRules = prev.system ? {} : Object.fromEntries(Object.keys(rules).map((k) => [k, null]));
+    // a new collection given without its system fields (`id`; the auth fields) gets them, as PocketBase adds them
+    const next = step(item, () => buildCollection({ ...(item.name === prev.name ? {} : { name: item.name }), type: item.type, ...structure, ...noRules }, p.ctx(prev, !item.existing), defaults, p.now));
+    const cut = cutFileFields(prev, next);
+    const before = cut.length > 0 ? readNames(p.tx, prev, cut) : new Map();
+    if ([...before.values()].some((names) => names.size > 0)) {
+      p.notes.add(item.name, `field ${cut.map((f) => f.name).join(', ')}`, 'Records here hold files in it that the import deletes (the field goes, or keeps one file where it held several).', true);
     }
-    const changes = diffCollections(plan.items.map((i) => ({ before: before.get(i.id), after: scratch.get(i.id) as Collection })), removed);
-    for (const item of plan.items) {
-      // an unchanged collection keeps its stored definition (and its `updated` time)
-      if (changes.find((d) => d.id === item.id)?.action !== 'unchanged') saveDefinition(tx, scratch.get(item.id) as Collection);
+    try {
+      changeTable(p.tx, prev, next);
+    } catch (err) {
+      step(item, () => ddlFailure(err, next, true));
     }
-    return { changes, scratch, removed, cuts };
+    if (cut.length > 0) cuts.push({ prev, before, after: readNames(p.tx, next, next.fields.filter((f): f is FileField => f.type === 'file')) });
+    p.scratch.put(next);
+  }
+  return cuts;
+}
+
+/** Pass 3: views, each after the views it reads, rules null meanwhile. */
+function createViews(p: Pass, views: PlannedCollection[]): void {
+  const queries = views.map((i) => ({ id: i.id, name: i.name, type: 'view' as const, viewQuery: typeof i.raw.viewQuery === 'string' ? i.raw.viewQuery : '' }));
+  for (const view of viewCreationOrder(queries)) {
+    const item = views.find((i) => i.id === view.id)!;
+    const prev = p.scratch.get(item.id);
+    const input = { ...(prev ? {} : { id: item.id }), name: item.name, type: 'view', viewQuery: item.raw.viewQuery, listRule: null, viewRule: null };
+    const next = step(item, () => buildCollection(input, p.ctx(prev), defaults, p.now));
+    if (!prev) next.created = p.now;
+    p.scratch.put(next);
+  }
+}
+
+/** Pass 4: rules, each compiled against the whole new schema; one that does not compile is set to null and noted. */
+function applyRules(p: Pass): void {
+  for (const item of p.plan.items) {
+    const prev = p.scratch.get(item.id) as Collection;
+    if (prev.system) continue;
+    const rules: Record<string, unknown> = { ...(p.converted.get(item.id) as Converted).rules };
+    for (const [key, rule] of Object.entries(rules)) {
+      if (typeof rule !== 'string' || rule.trim() === '') continue;
+      const problem = checkRule(rule, prev, p.scratch.lookup);
+      if (problem === null) continue;
+      p.notes.add(item.name, key, `The rule does not compile here (${problem}); it was set to null (superusers only). The rule was: ${rule}`);
+      rules[key] = null;
+    }
+    const next = step(item, () => buildCollection(rules, p.ctx(prev), defaults, p.now));
+    const original = p.before.get(item.id);
+    if (original) noteOpenedRules(original, next, p.notes);
+    if (original?.type === 'auth' && (original.authRule as string | null | undefined) !== next.authRule) p.sessions.endCollection(p.tx, item.id);
+    p.scratch.put(next);
+  }
+}
+
+/** Every view again over the final schema (stored views the import did not name are checked too), then the definitions saved. */
+function finish(p: Pass, removed: Collection[]): CollectionDiff[] {
+  try {
+    for (const c of rebuildViews(p.tx, p.scratch.all())) p.scratch.put(c);
+  } catch (err) {
+    if (!(err instanceof ViewFailure)) throw err;
+    throw badRequest(`${FAILED}: the view collection "${err.view.name}" would no longer work (${err.message}).`);
+  }
+  const planned = new Set(p.plan.items.map((i) => i.id));
+  for (const c of p.scratch.all()) {
+    if (c.type === 'view' && !planned.has(c.id) && JSON.stringify(p.before.get(c.id)) !== JSON.stringify(c)) saveDefinition(p.tx, c);
+  }
+  const changes = diffCollections(p.plan.items.map((i) => ({ before: p.before.get(i.id), after: p.scratch.get(i.id) as Collection })), removed);
+  for (const item of p.plan.items) {
+    // an unchanged collection keeps its stored definition (and its `updated` time)
+    if (changes.find((d) => d.id === item.id)?.action !== 'unchanged') saveDefinition(p.tx, p.scratch.get(item.id) as Collection);
+  }
+  return changes;
+}
+
+export function createSchemaImport(store: Store, registry: Registry, sessions: Sessions, files: FileStorage, onChange: CollectionListener) {
+  /** The import's passes in one transaction, on a scratch registry (see the top of this file). */
+  function apply(tx: WriteTx, plan: Plan, deleteMissing: boolean, notes: Notes, keepStored: boolean): { changes: CollectionDiff[]; scratch: Registry; removed: Collection[]; cuts: CutNames[] } {
+    const p = startPass(tx, plan, notes, sessions);
+    dropViews(tx, p.scratch.all());
+    const removed = deleteMissing ? removeMissing(p) : [];
+    convertAll(p, keepStored);
+    const tables = plan.items.filter((i) => i.type !== 'view');
+    createNew(p, tables);
+    const cuts = applyStructure(p, tables);
+    createViews(p, plan.items.filter((i) => i.type === 'view'));
+    applyRules(p);
+    return { changes: finish(p, removed), scratch: p.scratch, removed, cuts };
   }
 
   /** After the commit: the files nothing names any more go, and each change is announced. */

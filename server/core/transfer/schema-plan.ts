@@ -9,7 +9,7 @@ import { badRequest, fieldError } from '../../errors.js';
 import { isRecord } from '../../json-object.js';
 import { ID_PATTERN } from '../ids.js';
 import type { Registry } from '../collection-registry.js';
-import type { Collection } from '../types.js';
+import type { Collection } from '../../model/types.js';
 import type { Notes } from './transfer-notes.js';
 
 /** PocketBase's system collections for features Deskbase does not have. */

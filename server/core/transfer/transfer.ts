@@ -7,7 +7,7 @@ import type { Records } from '../records.js';
 import type { Sessions } from '../session-store.js';
 import { badRequest } from '../../errors.js';
 import type { ListContext, RequestContext } from '../request-context.js';
-import { isSuperuser } from '../types.js';
+import { isSuperuser } from '../../model/types.js';
 import { EXPORT_FORMATS, exportIds, exportRecords, type ExportFormat } from './records-export.js';
 import { IMPORT_FORMATS, importRecords, type ImportFormat } from './records-import.js';
 import { importPocketBase, type PocketBaseImportResult, type PocketBaseSource } from './pocketbase-folder.js';
@@ -51,10 +51,10 @@ export function createTransfer(store: Store, registry: Registry, sessions: Sessi
       return exportRecords(store, c, ctx, formatOf<ExportFormat>(format, EXPORT_FORMATS), exportIds(c, ids), budgetMs, readBytes);
     },
     /** Records from CSV, JSON or NDJSON: all or none (superusers only: the HTTP layer checks). */
-    importRecords(idOrName: string, text: string, format: string, ctx: RequestContext): Promise<{ imported: number }> {
+    importRecords(idOrName: string, body: Uint8Array, format: string, ctx: RequestContext): Promise<{ imported: number }> {
       if (!isSuperuser(ctx.request.auth)) throw badRequest('Only superusers can import records.');
       const c = records.collection(idOrName);
-      return importRecords(store, records.writes, c, text, formatOf<ImportFormat>(format, IMPORT_FORMATS), ctx);
+      return importRecords(store, records.writes, c, body, formatOf<ImportFormat>(format, IMPORT_FORMATS), ctx);
     },
   };
 }

@@ -3,8 +3,8 @@
 // ids, hidden fields optional), its `expand` shape (relations by field name, back-relations as
 // `<collection>_via_<field>` arrays, as PocketBase names them) and a `TypedPocketBase` whose
 // `collection('posts')` is a RecordService<PostsRecord>.
-import type { Collection, Field } from '../types.js';
-import { isMultiple } from '../types.js';
+import type { Collection, Field } from '../../model/types.js';
+import { isMultiple } from '../../model/types.js';
 
 /** The SDK's module name, quoted at run time: the server bundle's check for leftover imports reads source text. */
 const SDK = JSON.stringify('pocketbase');

@@ -9,8 +9,8 @@ import type { Credentials } from './prepared.js';
 import { accountKey } from '../sign-in-limiter.js';
 import type { Registry } from '../collection-registry.js';
 import type { RuleInput } from '../request-context.js';
-import type { Collection, Row } from '../types.js';
-import { isSuperuser } from '../types.js';
+import type { Collection, Row } from '../../model/types.js';
+import { isSuperuser } from '../../model/types.js';
 import type { Submitted } from './submitted.js';
 import type { RowSource } from './write-sql.js';
 

@@ -5,7 +5,7 @@
 // apply would do nothing but insert (`PreparedCreate.bulk`) take this path; the others apply as usual.
 import { ident } from '../../filter/sql.js';
 import type { WriteTx } from '../../store/db.js';
-import type { Collection, Row, SqlValue } from '../types.js';
+import type { Collection, Row, SqlValue } from '../../model/types.js';
 import type { RecordChange } from './changes.js';
 import type { PreparedCreate } from './prepare-create.js';
 import type { PreparedWrite } from './prepared.js';

@@ -10,8 +10,8 @@ import type { Registry } from '../collection-registry.js';
 import type { Sessions } from '../session-store.js';
 import type { RecordChange } from './changes.js';
 import { ident } from '../../filter/sql.js';
-import type { Collection, RelationField, Row, SqlValue } from '../types.js';
-import { isMultiple } from '../types.js';
+import type { Collection, RelationField, Row, SqlValue } from '../../model/types.js';
+import { isMultiple } from '../../model/types.js';
 
 function relationIds(field: RelationField, stored: SqlValue): string[] {
   if (stored === null || stored === '') return [];

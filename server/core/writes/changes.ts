@@ -2,7 +2,7 @@
 // A write's record changes (with the rows before and after) are published once its journal entry is
 // synced, in commit order, and never for a write that rolled back or whose journal append failed.
 import type { Store, WriteTx } from '../../store/db.js';
-import type { Collection, Row } from '../types.js';
+import type { Collection, Row } from '../../model/types.js';
 
 export interface RecordChange {
   action: 'create' | 'update' | 'delete';

@@ -5,7 +5,7 @@
 import type { FileStorage } from '../../files/storage.js';
 import { OversizeFile, StagedFile } from '../../files/staged.js';
 import { uploadsOf } from '../fields/file.js';
-import type { Collection } from '../types.js';
+import type { Collection } from '../../model/types.js';
 import type { PreparedWrite } from './prepared.js';
 
 /** The uploads a record's values hold, over all its file fields. */

@@ -9,7 +9,7 @@ import type { RequestContext } from '../request-context.js';
 import type { Sessions } from '../session-store.js';
 import type { FailureLimiter } from '../sign-in-limiter.js';
 import type { Passwords } from '../passwords.js';
-import type { Collection, Row } from '../types.js';
+import type { Collection, Row } from '../../model/types.js';
 import type { ChangeFeed } from './changes.js';
 import { badRequest } from '../../errors.js';
 import { prepareCreate } from './prepare-create.js';

@@ -1,17 +1,18 @@
 // Deleting a record: the deleteRule first (404 when it fails); inside the transaction, the deleteRule
 // again, the last superuser kept, and the delete with its cascades (cascade.ts).
-import { badRequest, onlySuperusers } from '../../errors.js';
+import { badRequest } from '../../errors.js';
+import { refuseIfLocked } from '../access.js';
 import { ident } from '../../filter/sql.js';
 import { viewRecord } from '../records-read.js';
 import type { RequestContext } from '../request-context.js';
-import type { Collection } from '../types.js';
-import { isSuperuser, SUPERUSERS_ID } from '../types.js';
+import type { Collection } from '../../model/types.js';
+import { isSuperuser, SUPERUSERS_ID } from '../../model/types.js';
 import { deleteWithReferences } from './cascade.js';
 import type { PreparedWrite, WriteDeps } from './prepared.js';
 
 export function prepareDelete(deps: WriteDeps, c: Collection, id: string, ctx: RequestContext): PreparedWrite<null> {
   const { store, registry, sessions } = deps;
-  if (!isSuperuser(ctx.request.auth) && c.deleteRule === null) throw onlySuperusers();
+  refuseIfLocked(c, 'deleteRule', isSuperuser(ctx.request.auth));
   viewRecord(store, c, id, ctx, 'deleteRule');
   return {
     apply(tx, changes) {

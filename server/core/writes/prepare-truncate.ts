@@ -5,8 +5,8 @@
 import { ApiError, badRequest } from '../../errors.js';
 import { ident } from '../../filter/sql.js';
 import { getRow } from '../records-read.js';
-import type { Collection } from '../types.js';
-import { SUPERUSERS_ID } from '../types.js';
+import type { Collection } from '../../model/types.js';
+import { SUPERUSERS_ID } from '../../model/types.js';
 import { deleteWithReferences } from './cascade.js';
 import type { PreparedWrite, WriteDeps } from './prepared.js';
 

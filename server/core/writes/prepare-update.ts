@@ -4,7 +4,8 @@
 // transaction the record is read again: if another write changed it since, the body is resolved and
 // checked again against the record as it is now (synchronously), so concurrent `views+` add up
 // exactly; then the updateRule again and the UPDATE.
-import { badRequest, fieldError, notFound, onlySuperusers, type ErrorData } from '../../errors.js';
+import { badRequest, fieldError, notFound, type ErrorData } from '../../errors.js';
+import { refuseIfLocked } from '../access.js';
 import { ident } from '../../filter/sql.js';
 import type { ReadDb } from '../../store/db.js';
 import { apiValues, toStoredValue } from '../field-values.js';
@@ -12,8 +13,8 @@ import { isRecord } from '../../json-object.js';
 import { isoNow } from '../ids.js';
 import { getRow, viewRecord } from '../records-read.js';
 import { withBody, type RequestContext, type RuleInput } from '../request-context.js';
-import type { Collection, Row, SqlValue } from '../types.js';
-import { isSuperuser, SUPERUSERS_ID } from '../types.js';
+import type { Collection, Row, SqlValue } from '../../model/types.js';
+import { isSuperuser, SUPERUSERS_ID } from '../../model/types.js';
 import { changesPassword, isManager, oldPasswordError, passwordErrors } from './auth-record.js';
 import type { PreparedWrite, WriteDeps } from './prepared.js';
 import { readSubmitted, refuseOversized, sizeBody, type Submitted } from './submitted.js';
@@ -83,7 +84,7 @@ function sameRow(a: Row, b: Row): boolean {
 export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, rawBody: unknown, ctx: RequestContext): Promise<PreparedWrite<Row>> {
   const { store, sessions } = deps;
   const su = isSuperuser(ctx.request.auth);
-  if (!su && c.updateRule === null) throw onlySuperusers();
+  refuseIfLocked(c, 'updateRule', su);
   const stored = getRow(store, c, id);
   if (!stored) throw notFound();
   if (!isRecord(rawBody)) throw badRequest(FAILED);

@@ -8,7 +8,7 @@ import { setOwn } from '../own-keys.js';
 import { MAX_WRITE_BYTES, writeTooLarge } from '../query-budget.js';
 import { jsonWeight } from '../value-weight.js';
 import type { ModifierOp } from '../fields/spec.js';
-import { isListField, type Collection, type Field } from '../types.js';
+import { isListField, type Collection, type Field } from '../../model/types.js';
 
 /** Keys the API never takes from a body. */
 const IGNORED = new Set(['expand', 'collectionId', 'collectionName']);

@@ -6,7 +6,7 @@ import { specFor } from '../fields/index.js';
 import { emailIndexName } from '../maintained-indexes.js';
 import type { ValidateContext } from '../fields/spec.js';
 import { ident } from '../../filter/sql.js';
-import type { Collection, Lookup } from '../types.js';
+import type { Collection, Lookup } from '../../model/types.js';
 
 export function validationContext(db: ReadDb, lookup: Lookup, isNew: boolean, current: Record<string, unknown> | null = null): ValidateContext {
   return {

@@ -3,7 +3,7 @@
 import { ApiError, badRequest, fieldError, type ErrorData } from '../../errors.js';
 import { ident } from '../../filter/sql.js';
 import { toStoredValue } from '../field-values.js';
-import type { Collection, SqlValue } from '../types.js';
+import type { Collection, SqlValue } from '../../model/types.js';
 import { notUniqueErrors, uniqueViolationFields } from './validate.js';
 
 export interface RowSource {
@@ -15,7 +15,7 @@ export interface RowSource {
  * A one-row subselect holding `values` under the collection's column names (createRule, manageRule),
  * for the compiled condition `where` over it as `alias`. Only the columns the condition names
  * (`r."title"`: the compiler writes every column it reads so) are bound, with `id`: binding costs the
- * event loop about 10 ms per MB of text, and a rule that reads no large field should not pay for it. A
+ * event loop time in proportion to the text, and a rule that reads no large field should not pay for it. A
  * column the condition reads but this missed would be an SQL error, never a wrong answer.
  */
 export function rowSource(c: Collection, values: Record<string, unknown>, where: { sql: string }, alias = 'r'): RowSource {

@@ -11,7 +11,7 @@ import { requireSuperuser } from '../caller.js';
 import { readBodyObject, takeBody } from '../body.js';
 import { json, noContent } from '../respond.js';
 import { param } from '../request.js';
-import { isSuperuser } from '../../core/types.js';
+import { isSuperuser } from '../../model/types.js';
 import { ApiError, badRequest } from '../../errors.js';
 
 export function registerBackup(app: H3, core: Core): void {

@@ -84,6 +84,6 @@ export function registerRecordsTransfer(app: H3, core: Core): void {
     requireSuperuser(event);
     const format = importFormat(event.url.searchParams.get('format'), event.req.headers.get('content-type') ?? '');
     // no variable holds the body: the import drops its text once parsed
-    return core.transfer.importRecords(param(event, 'collection'), new TextDecoder().decode(await readBodyBytes(event, IMPORT_BODY_BYTES)), format, contextOf(event, core));
+    return core.transfer.importRecords(param(event, 'collection'), await readBodyBytes(event, IMPORT_BODY_BYTES), format, contextOf(event, core));
   });
 }
