@@ -150,8 +150,9 @@ export function parseViewQuery(query: string): ParsedViewQuery {
     // `main.posts` or `temp.x`: a schema name would reach past what the view is given (views.ts)
     if (qualifies && (t.lower === 'main' || t.lower === 'temp')) throw new ViewQueryError(`schema-qualified names ("${t.text}.") are not supported`);
   });
+  refuseRecursion(tokens);
   let i = 0;
-  if (isWord(tokens[0], 'with')) i = skipWith(tokens);
+  if (isWord(tokens[0], 'with')) i = skipWith(tokens, 0).end;
   if (!isWord(tokens[i], 'select')) throw new ViewQueryError('the query must be a single SELECT (or WITH ... SELECT)');
   i++;
   if (isWord(tokens[i], 'distinct') || isWord(tokens[i], 'all')) i++;
@@ -175,12 +176,21 @@ export function parseViewQuery(query: string): ParsedViewQuery {
   return { text, tokens, columns, tables };
 }
 
-/** Skips `WITH [RECURSIVE] name[(cols)] AS [NOT] [MATERIALIZED] (...), ...`; returns the index after it. */
-function skipWith(tokens: Token[]): number {
-  let i = 1;
+interface WithClause {
+  /** The index after the clause. */
+  end: number;
+  /** Each common table expression: its name and the tokens (open, close) of its parenthesised body. */
+  tables: { name: string; open: number; close: number }[];
+}
+
+/** Reads `WITH [RECURSIVE] name[(cols)] AS [NOT] [MATERIALIZED] (...), ...` starting at `start`. */
+function skipWith(tokens: Token[], start: number): WithClause {
+  let i = start + 1;
+  const tables: WithClause['tables'] = [];
   if (isWord(tokens[i], 'recursive')) i++;
   for (;;) {
     if (tokens[i]?.kind !== 'ident') throw new ViewQueryError('malformed WITH clause');
+    const name = tokens[i].lower;
     i++;
     if (tokens[i]?.text === '(' && tokens[i].kind === 'punct') i = closing(tokens, i) + 1;
     if (!isWord(tokens[i], 'as')) throw new ViewQueryError('malformed WITH clause');
@@ -188,13 +198,32 @@ function skipWith(tokens: Token[]): number {
     if (isWord(tokens[i], 'not')) i++;
     if (isWord(tokens[i], 'materialized')) i++;
     if (!(tokens[i]?.kind === 'punct' && tokens[i].text === '(')) throw new ViewQueryError('malformed WITH clause');
-    i = closing(tokens, i) + 1;
+    const close = closing(tokens, i);
+    tables.push({ name, open: i, close });
+    i = close + 1;
     if (tokens[i]?.kind === 'punct' && tokens[i].text === ',') {
       i++;
       continue;
     }
-    return i;
+    return { end: i, tables };
   }
+}
+
+/**
+ * Refuses a common table expression that names itself (SQLite makes it recursive, with or without
+ * RECURSIVE), at any depth: its steps can read no collection, so no guard runs inside them and a
+ * recursion without end would hold the server for good (views.ts guards the rows collections give).
+ */
+function refuseRecursion(tokens: Token[]): void {
+  tokens.forEach((t, at) => {
+    if (!isWord(t, 'with')) return;
+    for (const cte of skipWith(tokens, at).tables) {
+      const body = tokens.slice(cte.open + 1, cte.close);
+      if (body.some((b) => b.kind === 'ident' && b.lower === cte.name)) {
+        throw new ViewQueryError(`recursive common table expressions ("${cte.name}") are not supported: their work cannot be bounded`);
+      }
+    }
+  });
 }
 
 const ALIAS_BEFORE = (t: Token) => t.kind === 'ident' || t.kind === 'string' || t.kind === 'number' || (t.kind === 'punct' && t.text === ')');

@@ -49,6 +49,18 @@ describe('a heavy view under the query budget', () => {
     expect([400, 404]).toContain(one.status);
   });
 
+  it('refuses a recursive common table expression, whose steps no guard can stop, naming viewQuery', async () => {
+    // without the refusal this view is created and its first list (any guest's) never ends: the
+    // recursion reads no collection, so nothing calls the deadline's guard and /api/health hangs
+    const err = await server.polled('recursive view (create)', () => failure(admin.collections.create({
+      name: 'forever', type: 'view', listRule: '', viewRule: '',
+      viewQuery: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x AS id FROM c',
+    })));
+    expect(err.status).toBe(400);
+    expect(err.response.data.viewQuery.message).toMatch(/recursive common table expressions \("c"\) are not supported/);
+    expect((await failure(new PocketBase(server.url).collection('forever').getList(1, 1))).status).toBe(404);
+  });
+
   it('still answers a light view', async () => {
     const page = await new PocketBase(server.url).collection('light').getList(1, 10, { sort: 'n' });
     expect(page.items.map((r) => r.n)).toEqual([0, 1, 2]);
