@@ -250,6 +250,30 @@ function tableOf(parts: Token[]): QueryTable {
   return { name: isName ? first.text : null, alias };
 }
 
+/** The widest field a view's `printf`/`format` may ask for (`%.2f` is what apps write). */
+const MAX_FORMAT_WIDTH = 1000;
+
+/**
+ * The first `printf(...)` or `format(...)` call among `tokens` whose output size an argument or a
+ * value read sets (a format that is not a literal, a `*` width, a width past MAX_FORMAT_WIDTH), as
+ * its text; null when every call's format is a literal with small widths (its output is then bounded
+ * by its arguments' sizes).
+ */
+export function unboundedFormatCall(tokens: Token[]): string | null {
+  for (let i = 0; i + 2 < tokens.length; i++) {
+    const t = tokens[i];
+    if (t.kind !== 'ident' || (t.lower !== 'printf' && t.lower !== 'format') || tokens[i + 1].text !== '(' || tokens[i + 1].kind !== 'punct') continue;
+    const format = tokens[i + 2];
+    const after = tokens[i + 3];
+    // SQLite reads "%.2f" (double quotes) as a text when no column has that name; a name that could be a column is a value read
+    const literal = (format.kind === 'string' || (format.kind === 'ident' && format.quoted && !/^\w+$/.test(format.text)))
+      && after?.kind === 'punct' && (after.text === ',' || after.text === ')');
+    const widths = literal ? [...format.text.matchAll(/%[-+ 0#,!]*(\d*)(?:\.(\d*))?/g)].flatMap((m) => [m[1], m[2] ?? '']) : [];
+    if (!literal || format.text.includes('*') || widths.some((w) => w !== '' && Number(w) > MAX_FORMAT_WIDTH)) return `${t.lower}()`;
+  }
+  return null;
+}
+
 /** The SQL text of tokens, for the expression tests of field inference (`count(`, `cast(... as x)`). */
 export function exprText(tokens: Token[]): string {
   return tokens.map((t) => (t.kind === 'string' ? `'${t.text}'` : t.text)).join(' ').replace(/\s*\(\s*/g, '(').replace(/\s*\)/g, ')').toLowerCase();

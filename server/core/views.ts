@@ -28,7 +28,7 @@ import { defineField } from './fields/index.js';
 import { primaryKeyField } from './fields/system-fields.js';
 import type { Collection, Field, Lookup } from './types.js';
 import { isMultiple } from './types.js';
-import { exprText, parseViewQuery, ViewQueryError, type ParsedViewQuery, type QueryColumn } from './view-query.js';
+import { exprText, parseViewQuery, unboundedFormatCall, ViewQueryError, type ParsedViewQuery, type QueryColumn } from './view-query.js';
 
 export { ViewQueryError } from './view-query.js';
 
@@ -55,11 +55,19 @@ export function viewBodySql(parsed: ParsedViewQuery, schema: readonly Collection
 }
 
 /**
- * Refuses a view whose compiled program opens anything but user collections' tables (and their
- * indexes), or reads a hidden column of them: the check SQLite's authorizer would make, which sql.js
- * does not offer.
+ * SQL functions a view may not call: each makes a value as large as an argument asks (up to SQLite's
+ * 1 GB), in one call no guard can split (`randomblob(300000000)` held the loop 13 s per list).
+ * `printf`/`format` may be called with a literal format of small widths (view-query.ts).
  */
-function checkReads(tx: WriteTx, view: string, schema: readonly Collection[]): void {
+const UNBOUNDED_FUNCTIONS = new Set(['randomblob', 'zeroblob']);
+const FORMAT_FUNCTIONS = new Set(['printf', 'format']);
+
+/**
+ * Refuses a view whose compiled program opens anything but user collections' tables (and their
+ * indexes), reads a hidden column of them, or calls a function whose cost an argument sets: the
+ * checks SQLite's authorizer would make, which sql.js does not offer.
+ */
+function checkReads(tx: WriteTx, view: string, schema: readonly Collection[], parsed: ParsedViewQuery): void {
   const tables = new Map<string, Collection>();
   for (const c of schema) if (readable(c)) tables.set(c.name.toLowerCase(), c);
   const pages = new Map<number, { name: string; table: string; index: boolean }>();
@@ -67,8 +75,16 @@ function checkReads(tx: WriteTx, view: string, schema: readonly Collection[]): v
     pages.set(Number(row.rootpage), { name: row.name, table: row.tbl_name, index: row.type === 'index' });
   }
   const cursors = new Map<number, { table: Collection; columns: (string | null)[] }>();
-  const program = tx.all<{ opcode: string; p1: number; p2: number; p3: number }>(`EXPLAIN SELECT * FROM ${ident(view)}`);
+  const program = tx.all<{ opcode: string; p1: number; p2: number; p3: number; p4: unknown }>(`EXPLAIN SELECT * FROM ${ident(view)}`);
   for (const op of program) {
+    if (op.opcode === 'Function' || op.opcode === 'PureFunc') {
+      // p4 names the function as `name(arguments)`
+      const name = /^([^(]*)\(/.exec(String(op.p4))?.[1].toLowerCase() ?? '';
+      const why = 'its cost is set by an argument, not by the rows read';
+      if (UNBOUNDED_FUNCTIONS.has(name)) throw new ViewQueryError(`a view cannot call ${name}(): ${why}`);
+      const format = FORMAT_FUNCTIONS.has(name) ? unboundedFormatCall(parsed.tokens) : null;
+      if (format) throw new ViewQueryError(`a view cannot call ${format} without a literal format of widths up to 1000: ${why}`);
+    }
     if (op.opcode === 'OpenRead' || op.opcode === 'OpenWrite' || op.opcode === 'ReopenIdx') {
       const page = pages.get(Number(op.p2));
       const table = page ? tables.get(page.table.toLowerCase()) : undefined;
@@ -164,7 +180,7 @@ export function realizeView(tx: WriteTx, c: Collection, schema: readonly Collect
   } catch (err) {
     throw new ViewQueryError(err instanceof Error ? err.message : String(err));
   }
-  checkReads(tx, c.name, schema);
+  checkReads(tx, c.name, schema, parsed);
   const columns = tx.all<{ name: string }>(`SELECT name FROM pragma_table_info(?)`, [c.name]).map((r) => r.name).slice(1);
   return inferFields(parsed, columns, lookup, c.fields);
 }

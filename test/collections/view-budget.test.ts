@@ -61,6 +61,30 @@ describe('a heavy view under the query budget', () => {
     expect((await failure(new PocketBase(server.url).collection('forever').getList(1, 1))).status).toBe(404);
   });
 
+  it('refuses functions whose cost an argument sets (randomblob, zeroblob; printf and format without a literal format of small widths), however spelled', async () => {
+    // without the refusal, a list of the first view held /api/health 13 s: one call, no guard inside
+    const queries = [
+      "SELECT 'a' AS id, length(randomblob(300000000)) AS n",
+      "SELECT 'a' AS id, length(replace(hex(ZEROBLOB(50000000)), '0', 'aa')) AS n",
+      "SELECT n.id, length(printf('%.*c', 300000000, 'x')) AS n FROM nums n",
+      'SELECT n.id, (SELECT length("format"(\'%.*c\', 300000000, \'x\'))) AS n FROM nums n',
+      "SELECT n.id, length(printf('%300000000c', 'x')) AS n FROM nums n",
+      "SELECT n.id, length(printf(n.id || '%', 1)) AS n FROM nums n",
+    ];
+    for (const viewQuery of queries) {
+      const err = await server.polled('view calling an unbounded function (create)', () => failure(admin.collections.create({ name: 'costly', type: 'view', listRule: '', viewQuery })));
+      expect(err.status, viewQuery).toBe(400);
+      expect(err.response.data.viewQuery.message, viewQuery).toMatch(/a view cannot call (randomblob|zeroblob|printf|format)\(\)/);
+    }
+    expect((await failure(new PocketBase(server.url).collection('costly').getList(1, 1))).status).toBe(404);
+    // a literal format of small widths, as apps write it (wanderer's `printf("%.2f", MAX(...))`), stays
+    const kept = await admin.collections.create({ name: 'formatted', type: 'view', listRule: '', viewQuery: 'SELECT n.id, printf("%.2f", n.n) AS shown, format(\'%5d|%s\', n.n, n.id) AS padded FROM nums n WHERE n.n = 3' });
+    expect(kept.fields.map((f: { name: string }) => f.name)).toEqual(['id', 'shown', 'padded']);
+    const [row] = (await new PocketBase(server.url).collection('formatted').getList(1, 1)).items;
+    expect(row.shown).toBe(3); // a json field, as PocketBase infers it: the text 3.00 read as JSON
+    expect(row.padded).toBe(`    3|${row.id}`);
+  });
+
   it('still answers a light view', async () => {
     const page = await new PocketBase(server.url).collection('light').getList(1, 10, { sort: 'n' });
     expect(page.items.map((r) => r.n)).toEqual([0, 1, 2]);
