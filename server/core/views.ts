@@ -62,6 +62,66 @@ export function viewBodySql(parsed: ParsedViewQuery, schema: readonly Collection
 const UNBOUNDED_FUNCTIONS = new Set(['randomblob', 'zeroblob']);
 const FORMAT_FUNCTIONS = new Set(['printf', 'format']);
 
+interface Op {
+  addr: number;
+  opcode: string;
+  p1: number;
+  p2: number;
+  p3: number;
+  p4: unknown;
+}
+
+/** Opcodes that close a loop when they jump back (and `Goto` back to a `Yield`: a loop over a coroutine's rows). */
+const LOOP_CLOSERS = new Set(['Next', 'Prev', 'VNext', 'SorterNext']);
+
+/**
+ * Refuses a program with a loop that holds another loop and calls no guard: rows that no collection
+ * gives (VALUES, json_each over a value, a table built once and read again) joined to each other
+ * would multiply without a guard between them (ten rows of VALUES joined nine times: a billion steps
+ * no deadline sees). A loop with a guard in its body, or inside nothing but straight code, is bounded
+ * by the guarded rows or by the query's text. A body's code includes the coroutines it resumes
+ * (`Yield`) and the subroutines it calls (`Gosub`).
+ */
+function checkLoops(program: readonly Op[]): void {
+  const at = new Map(program.map((op) => [Number(op.addr), op]));
+  const prologue = Number(program[0]?.opcode === 'Init' ? program[0].p2 : Infinity);
+  const coroutines = new Map<number, [number, number]>();
+  for (const op of program) if (op.opcode === 'InitCoroutine' && Number(op.p3) > 0) coroutines.set(Number(op.p1), [Number(op.p3), Number(op.p2) - 1]);
+  const isGuard = (op: Op) => (op.opcode === 'Function' || op.opcode === 'PureFunc') && String(op.p4).startsWith(`${GUARD_FUNCTION}(`);
+  // a `Goto` back elsewhere is not a loop (a LEFT JOIN's row of nulls goes back once)
+  const closes = (op: Op) => LOOP_CLOSERS.has(op.opcode) || (op.opcode === 'Goto' && at.get(Number(op.p2))?.opcode === 'Yield');
+  const isLoop = (op: Op) => closes(op) && Number(op.p2) <= Number(op.addr) && Number(op.addr) < prologue;
+  /** What the code in [from, to] runs: whether it calls the guard, which loops it closes. */
+  const contents = (from: number, to: number, seen: Set<string>, out: { guard: boolean; loops: Set<number> }) => {
+    const key = `${from}:${to}`;
+    if (seen.has(key)) return out;
+    seen.add(key);
+    for (let a = from; a <= to; a++) {
+      const op = at.get(a);
+      if (!op) continue;
+      if (isGuard(op)) out.guard = true;
+      if (isLoop(op)) out.loops.add(a);
+      if (op.opcode === 'Yield') {
+        const body = coroutines.get(Number(op.p1));
+        if (body) contents(body[0], body[1], seen, out);
+      } else if (op.opcode === 'Gosub') {
+        let end = Number(op.p2);
+        while (at.has(end) && !(at.get(end)!.opcode === 'Return' && Number(at.get(end)!.p1) === Number(op.p1))) end++;
+        contents(Number(op.p2), end, seen, out);
+      }
+    }
+    return out;
+  };
+  for (const op of program) {
+    if (!isLoop(op)) continue;
+    const body = contents(Number(op.p2), Number(op.addr), new Set(), { guard: false, loops: new Set() });
+    body.loops.delete(Number(op.addr));
+    if (!body.guard && body.loops.size > 0) {
+      throw new ViewQueryError('rows that no collection gives (VALUES, json_each, a table expression read again) cannot be joined to each other: their work cannot be bounded');
+    }
+  }
+}
+
 /**
  * Refuses a view whose compiled program opens anything but user collections' tables (and their
  * indexes), reads a hidden column of them, or calls a function whose cost an argument sets: the
@@ -75,7 +135,8 @@ function checkReads(tx: WriteTx, view: string, schema: readonly Collection[], pa
     pages.set(Number(row.rootpage), { name: row.name, table: row.tbl_name, index: row.type === 'index' });
   }
   const cursors = new Map<number, { table: Collection; columns: (string | null)[] }>();
-  const program = tx.all<{ opcode: string; p1: number; p2: number; p3: number; p4: unknown }>(`EXPLAIN SELECT * FROM ${ident(view)}`);
+  const program = tx.all<Op>(`EXPLAIN SELECT * FROM ${ident(view)}`);
+  checkLoops(program);
   for (const op of program) {
     if (op.opcode === 'Function' || op.opcode === 'PureFunc') {
       // p4 names the function as `name(arguments)`

@@ -85,6 +85,34 @@ describe('a heavy view under the query budget', () => {
     expect(row.padded).toBe(`    3|${row.id}`);
   });
 
+  it('refuses joining rows no collection gives to each other (VALUES, json_each, a table expression read again), keeps them joined to a collection', async () => {
+    // without the refusal a list of the first view ran 10^9 steps no guard saw (ten rows joined nine
+    // times; 10^7 held /api/health 403 ms)
+    const queries = [
+      "WITH t(x) AS (VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10)) SELECT 'a' AS id, count(*) AS c FROM t a, t b, t c, t d, t e, t f, t g, t h, t i",
+      "SELECT 'a' AS id, count(*) AS c FROM json_each('[1,2,3,4,5,6,7,8,9,10]') a, json_each('[1,2,3,4,5,6,7,8,9,10]') b",
+      "SELECT 'a' AS id, count(*) AS c FROM (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) a, (VALUES (1),(2)) b",
+      "SELECT n.id, (SELECT count(*) FROM json_each('[1,2,3]') a, json_each('[1,2]') b) AS c FROM nums n",
+    ];
+    for (const viewQuery of queries) {
+      const err = await server.polled('view joining unguarded rows (create)', () => failure(admin.collections.create({ name: 'product', type: 'view', listRule: '', viewQuery })));
+      expect(err.status, viewQuery).toBe(400);
+      expect(err.response.data.viewQuery.message, viewQuery).toMatch(/rows that no collection gives .* cannot be joined to each other/);
+    }
+    // one such source, or one joined to a collection's rows, a window or a LEFT JOIN with EXISTS, stays
+    const kept = [
+      "SELECT n.id, j.value AS v FROM nums n, json_each('[1,2,3]') j WHERE n.n < 2",
+      "WITH t(x) AS (VALUES (1),(2)) SELECT 'a' || x AS id, x FROM t",
+      'SELECT (ROW_NUMBER() OVER()) AS id, n FROM nums',
+      'SELECT a.id, count(b.id) AS c FROM nums a LEFT JOIN nums b ON b.n = a.n + 1 OR EXISTS (SELECT 1 FROM nums c WHERE c.id = a.id AND c.n > 500) GROUP BY a.id',
+    ];
+    for (const viewQuery of kept) {
+      const view = await admin.collections.create({ name: 'kept', type: 'view', listRule: '', viewQuery });
+      expect((await new PocketBase(server.url).collection('kept').getList(1, 1)).totalItems, viewQuery).toBeGreaterThan(0);
+      await admin.collections.delete(view.id);
+    }
+  });
+
   it('still answers a light view', async () => {
     const page = await new PocketBase(server.url).collection('light').getList(1, 10, { sort: 'n' });
     expect(page.items.map((r) => r.n)).toEqual([0, 1, 2]);
