@@ -250,6 +250,56 @@ function tableOf(parts: Token[]): QueryTable {
   return { name: isName ? first.text : null, alias };
 }
 
+/**
+ * An upper bound of the size of the query's expressions once SQLite has flattened its subqueries,
+ * table expressions and the views it names into one statement: each level's identifiers times (one
+ * plus what the levels it reads weigh). Flattening copies a column's expression wherever the outer
+ * level names it, so `SELECT x||x AS x FROM (...)` nested 22 times is 4 million nodes to prepare (a
+ * 682-character query held the server 68 s and 4 GB, then again at every schema change). `viewWeight`
+ * answers the weight of a view the query names (undefined: not a view).
+ */
+const NOT_COLUMNS = new Set(('select from where as and or not on join left right full inner outer cross natural using group by order '
+  + 'having limit offset union all distinct except intersect case when then else end is null in exists like glob regexp match escape between '
+  + 'asc desc nulls first last with recursive materialized values over partition window filter range rows groups unbounded preceding '
+  + 'following current row exclude ties others no cast collate true false isnull notnull indexed').split(' '));
+
+/** The weight past which a view's query is refused (about 100 ms to prepare here at its real size). */
+export const MAX_FLATTENED_WEIGHT = 100_000;
+
+export function flattenedWeight(tokens: Token[], viewWeight: (name: string) => number | undefined): number {
+  const ctes = new Map<string, number>();
+  // a WITH's tables are weighed in order: each may name the ones before it
+  const level = (from: number, to: number): number => {
+    let idents = 0;
+    let reads = 0;
+    for (let i = from; i < to; i++) {
+      const t = tokens[i];
+      if (t.kind === 'punct' && t.text === '(') {
+        const close = closing(tokens, i);
+        if (isWord(tokens[i + 1], 'select') || isWord(tokens[i + 1], 'with') || isWord(tokens[i + 1], 'values')) {
+          reads += level(i + 1, close);
+          i = close;
+        }
+        continue; // other parentheses (calls, lists) belong to this level
+      }
+      if (isWord(t, 'with')) {
+        const clause = skipWith(tokens, i);
+        for (const cte of clause.tables) ctes.set(cte.name, level(cte.open + 1, cte.close));
+        i = clause.end - 1;
+        continue;
+      }
+      if (t.kind !== 'ident') continue;
+      const read = ctes.get(t.lower) ?? viewWeight(t.lower);
+      if (read !== undefined) reads += read;
+      // what can name a column: not a keyword, a function's name or a table's before its dot
+      const next = tokens[i + 1];
+      if (t.quoted || (!NOT_COLUMNS.has(t.lower) && !(next?.kind === 'punct' && (next.text === '(' || next.text === '.')))) idents++;
+    }
+    return Math.min(Number.MAX_SAFE_INTEGER, Math.max(1, idents) * (1 + reads));
+  };
+  return level(0, tokens.length);
+}
+
 /** The widest field a view's `printf`/`format` may ask for (`%.2f` is what apps write). */
 const MAX_FORMAT_WIDTH = 1000;
 

@@ -28,7 +28,7 @@ import { defineField } from './fields/index.js';
 import { primaryKeyField } from './fields/system-fields.js';
 import type { Collection, Field, Lookup } from './types.js';
 import { isMultiple } from './types.js';
-import { exprText, parseViewQuery, unboundedFormatCall, ViewQueryError, type ParsedViewQuery, type QueryColumn } from './view-query.js';
+import { exprText, flattenedWeight, MAX_FLATTENED_WEIGHT, parseViewQuery, unboundedFormatCall, ViewQueryError, type ParsedViewQuery, type QueryColumn } from './view-query.js';
 
 export { ViewQueryError } from './view-query.js';
 
@@ -235,6 +235,10 @@ function inferFields(parsed: ParsedViewQuery, columns: string[], lookup: Lookup,
 export function realizeView(tx: WriteTx, c: Collection, schema: readonly Collection[]): Field[] {
   const parsed = parseViewQuery(c.viewQuery ?? '');
   const lookup: Lookup = (idOrName) => schema.find((x) => x.id === idOrName) ?? schema.find((x) => x.name.toLowerCase() === idOrName.toLowerCase());
+  // before SQLite prepares it: a query whose flattening is too large holds the loop while it does
+  if (flattenedWeight(parsed.tokens, viewWeights(schema, c)) > MAX_FLATTENED_WEIGHT) {
+    throw new ViewQueryError('the query is too complex once its subqueries, table expressions and the views it reads are expanded (SQLite copies a column\'s expression wherever an outer query names it)');
+  }
   tx.run(`DROP VIEW IF EXISTS ${ident(c.name)}`);
   try {
     tx.run(`CREATE VIEW ${ident(c.name)} AS ${viewBodySql(parsed, schema)}`);
@@ -244,6 +248,27 @@ export function realizeView(tx: WriteTx, c: Collection, schema: readonly Collect
   checkReads(tx, c.name, schema, parsed);
   const columns = tx.all<{ name: string }>(`SELECT name FROM pragma_table_info(?)`, [c.name]).map((r) => r.name).slice(1);
   return inferFields(parsed, columns, lookup, c.fields);
+}
+
+/** The flattened weight of each view of `schema` but `self`, by lower-case name (view-query.ts). */
+function viewWeights(schema: readonly Collection[], self: Collection): (name: string) => number | undefined {
+  const views = new Map(schema.filter((v) => v.type === 'view' && v.id !== self.id).map((v) => [v.name.toLowerCase(), v]));
+  const known = new Map<string, number>();
+  const weigh = (name: string): number | undefined => {
+    const view = views.get(name);
+    if (!view) return undefined;
+    if (known.has(name)) return known.get(name);
+    known.set(name, Number.MAX_SAFE_INTEGER); // a cycle weighs everything (SQLite refuses it anyway)
+    let weight: number;
+    try {
+      weight = flattenedWeight(parseViewQuery(view.viewQuery ?? '').tokens, weigh);
+    } catch {
+      weight = 1;
+    }
+    known.set(name, weight);
+    return weight;
+  };
+  return weigh;
 }
 
 export function dropViews(tx: WriteTx, collections: readonly Collection[]): void {
