@@ -333,6 +333,15 @@ export function rebuildViews(tx: WriteTx, schema: readonly Collection[]): Collec
   return current;
 }
 
+/**
+ * Drops every SQLite view of `schema` and builds each again from its viewQuery (a restored archive's
+ * views are whatever wrote them); answers the views whose definition changed. Throws ViewFailure.
+ */
+export function rebuildAllViews(tx: WriteTx, schema: readonly Collection[]): Collection[] {
+  for (const row of tx.all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'view'`)) tx.run(`DROP VIEW ${ident(row.name)}`);
+  return rebuildViews(tx, schema).filter((c, i) => JSON.stringify(c) !== JSON.stringify(schema[i]));
+}
+
 /** A schema change that would break a view: a 400 naming the view and why. */
 export function brokenView(err: ViewFailure, action: 'create' | 'update' | 'delete'): ApiError {
   return new ApiError(400, `Failed to ${action} collection: the view collection "${err.view.name}" would no longer work (${err.message}).`);
