@@ -86,6 +86,8 @@ describe('items 8 and 10: a restore checks what start-up and every backup will r
     ['record-id-dots', `INSERT INTO notes (id, title) VALUES ('../../../etc/x', '')`, /collection "notes" has a record whose id "..\/..\/..\/etc\/x" is not 15 characters/],
     ['auth-id-shared', `INSERT INTO users (id, email) SELECT id, 'mallory@example.com' FROM _superusers LIMIT 1`, /the auth collections "_superusers" and "users" both have a record with the id|the auth collections "users" and "_superusers" both have a record with the id/],
     ['file-name-dots', `INSERT INTO docs (id, att) VALUES ('aaaaaaaaaaaaaaa', '["../../../evil.txt"]')`, /a record names a file that is not a plain file name .*evil\.txt/],
+    // a trigger would run its own SQL on every later write: here, every new superuser's password set to a known hash
+    ['trigger', `CREATE TRIGGER backdoor AFTER INSERT ON _superusers BEGIN UPDATE _superusers SET password = 'known' WHERE id = NEW.id; END`, /it holds a trigger \("backdoor"\); Deskbase makes none/],
   ];
   it.each(hostile)('%s: a 400 before the swap, and the data stays as it was', async (name, sql, message) => {
     const kept = await http(url, 'POST', '/api/collections/notes/records', { token: su, body: { title: `kept ${name}` } });
@@ -105,6 +107,25 @@ describe('items 8 and 10: a restore checks what start-up and every backup will r
     const zip = await hostileBackup(() => undefined);
     const r = await polled('restore-plain', () => restore(zip));
     expect(r.status, r.text).toBe(200);
+  }, 60_000);
+});
+
+describe('a restore builds every view again from its viewQuery', () => {
+  it('a view planted over _sessions in the archive lists what its viewQuery reads, not session rows', async () => {
+    const view = await http(url, 'POST', '/api/collections', { token: su, body: { name: 'note_titles', type: 'view', listRule: '', viewQuery: 'SELECT id, title FROM notes' } });
+    expect(view.status, view.text).toBe(200);
+    expect((await http(url, 'POST', '/api/collections/notes/records', { token: su, body: { title: 'listed' } })).status).toBe(200);
+    // the archive keeps the collection's viewQuery but its SQLite view reads _sessions' token hashes
+    const zip = await hostileBackup((run) => {
+      run('DROP VIEW note_titles');
+      run('CREATE VIEW note_titles AS SELECT "id" AS "_rowid_", "id", "tokenHash" AS "title" FROM "_sessions"');
+    });
+    const r = await polled('restore-planted-view', () => restore(zip));
+    expect(r.status, r.text).toBe(200);
+    const titles = (await http(url, 'GET', '/api/collections/note_titles/records?perPage=500')).body.items.map((i: { title: string }) => i.title);
+    expect(titles).toContain('listed');
+    expect(titles.filter((t: string) => /^[0-9a-f]{64}$/.test(t))).toEqual([]);
+    expect((await http(url, 'DELETE', `/api/collections/${view.body.id}`, { token: su })).status).toBe(204);
   }, 60_000);
 });
 

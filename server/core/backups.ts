@@ -93,6 +93,10 @@ async function checkCandidate(db: ReadDb): Promise<{ collections: Collection[]; 
     if (bad !== undefined) throw new Error(`collection "${c.name}" has a record whose id ${JSON.stringify(String(bad.id).slice(0, 40))} is not 15 characters from a-z0-9`);
     await nextTurn(); // one table's scan per turn of the loop: a large archive does not hold it in one stretch
   }
+  // Deskbase makes no triggers: one in an archive would run its own SQL on every later write (copy a
+  // superuser's password hash somewhere readable, or set it to a known one)
+  const trigger = db.get<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'trigger' LIMIT 1`);
+  if (trigger !== undefined) throw new Error(`it holds a trigger (${JSON.stringify(trigger.name.slice(0, 60))}); Deskbase makes none`);
   const shared = sharedAuthId(db, collections);
   if (shared !== null) throw new Error(`the auth collections "${shared.a}" and "${shared.b}" both have a record with the id ${JSON.stringify(shared.id)} (auth ids are unique across auth collections)`);
   const unsafe: string[] = [];

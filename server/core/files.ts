@@ -12,6 +12,7 @@ import type { OversizeFile, StagedFile } from '../files/staged.js';
 import type { FileStorage } from '../files/storage.js';
 import { THUMBABLE, Thumbnails } from '../files/thumbs.js';
 import type { Store } from '../store/db.js';
+import { MAX_BATCH_REQUESTS } from './batch.js';
 import type { Registry } from './collection-registry.js';
 import { storedNames } from './file-cleanup.js';
 import type { FileTokens } from './file-tokens.js';
@@ -73,10 +74,21 @@ export function createFiles(store: Store, registry: Registry, storage: FileStora
      * received under the largest maxSize of any file field (then validated by its own field as in a
      * single write).
      */
-    batchUploadLimits(): { maxSize: number } {
+    batchUploadLimits(): { maxSize: number; maxFiles: number } {
       let maxSize = 0;
-      for (const c of registry.all()) for (const f of c.fields) if (f.type === 'file') maxSize = Math.max(maxSize, effectiveMaxSize(f));
-      return { maxSize };
+      // the most files one record of any collection takes: a batch of MAX_BATCH_REQUESTS writes can
+      // place no more than that many times over, so more parts are refused as they arrive
+      let perRecord = 0;
+      for (const c of registry.all()) {
+        let files = 0;
+        for (const f of c.fields) {
+          if (f.type !== 'file') continue;
+          maxSize = Math.max(maxSize, effectiveMaxSize(f));
+          files += effectiveMaxSelect(f);
+        }
+        perRecord = Math.max(perRecord, files);
+      }
+      return { maxSize, maxFiles: perRecord * MAX_BATCH_REQUESTS };
     },
 
     receive: (source: Readable, originalName: string, limit: number): Promise<StagedFile | OversizeFile> => storage.receive(source, originalName, limit),

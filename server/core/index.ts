@@ -25,6 +25,8 @@ import { dropReleasedFiles, namesOfRow } from './file-cleanup.js';
 import { createFileTokens } from './file-tokens.js';
 import { createFiles } from './files.js';
 import { createBackups } from './backups.js';
+import { saveDefinition } from './collections-ddl.js';
+import { rebuildAllViews } from './views.js';
 import { getRow } from './records-read.js';
 
 /** For the start-up sweep: the names a stored record holds, or null when it is gone. */
@@ -94,8 +96,14 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
     store, registry, sessions, collections, records, auth, setup, transfer, realtime, batch, files,
     /** Backups (`GET /api/backup`) and restores; a restore sweeps what its records do not name. */
     backups: createBackups(store, storage, async () => {
-      // a backup from an older version lacks what the system tables have gained since
-      await store.write((tx) => ensureSystemSchema(tx));
+      await store.write((tx) => {
+        // a backup from an older version lacks what the system tables have gained since
+        ensureSystemSchema(tx);
+        // an archive's SQLite views are whatever wrote it (one reading _sessions or _superusers, say):
+        // each is built again from its viewQuery with every check a view gets; one that fails fails the restore
+        for (const c of rebuildAllViews(tx, registry.all())) saveDefinition(tx, c);
+      });
+      registry.load(store);
       await sweep();
     }, report),
     /** The one subscription point for record changes: each committed write's, once durable, in commit order. */

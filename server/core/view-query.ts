@@ -150,8 +150,9 @@ export function parseViewQuery(query: string): ParsedViewQuery {
     // `main.posts` or `temp.x`: a schema name would reach past what the view is given (views.ts)
     if (qualifies && (t.lower === 'main' || t.lower === 'temp')) throw new ViewQueryError(`schema-qualified names ("${t.text}.") are not supported`);
   });
+  refuseRecursion(tokens);
   let i = 0;
-  if (isWord(tokens[0], 'with')) i = skipWith(tokens);
+  if (isWord(tokens[0], 'with')) i = skipWith(tokens, 0).end;
   if (!isWord(tokens[i], 'select')) throw new ViewQueryError('the query must be a single SELECT (or WITH ... SELECT)');
   i++;
   if (isWord(tokens[i], 'distinct') || isWord(tokens[i], 'all')) i++;
@@ -175,12 +176,21 @@ export function parseViewQuery(query: string): ParsedViewQuery {
   return { text, tokens, columns, tables };
 }
 
-/** Skips `WITH [RECURSIVE] name[(cols)] AS [NOT] [MATERIALIZED] (...), ...`; returns the index after it. */
-function skipWith(tokens: Token[]): number {
-  let i = 1;
+interface WithClause {
+  /** The index after the clause. */
+  end: number;
+  /** Each common table expression: its name and the tokens (open, close) of its parenthesised body. */
+  tables: { name: string; open: number; close: number }[];
+}
+
+/** Reads `WITH [RECURSIVE] name[(cols)] AS [NOT] [MATERIALIZED] (...), ...` starting at `start`. */
+function skipWith(tokens: Token[], start: number): WithClause {
+  let i = start + 1;
+  const tables: WithClause['tables'] = [];
   if (isWord(tokens[i], 'recursive')) i++;
   for (;;) {
     if (tokens[i]?.kind !== 'ident') throw new ViewQueryError('malformed WITH clause');
+    const name = tokens[i].lower;
     i++;
     if (tokens[i]?.text === '(' && tokens[i].kind === 'punct') i = closing(tokens, i) + 1;
     if (!isWord(tokens[i], 'as')) throw new ViewQueryError('malformed WITH clause');
@@ -188,13 +198,32 @@ function skipWith(tokens: Token[]): number {
     if (isWord(tokens[i], 'not')) i++;
     if (isWord(tokens[i], 'materialized')) i++;
     if (!(tokens[i]?.kind === 'punct' && tokens[i].text === '(')) throw new ViewQueryError('malformed WITH clause');
-    i = closing(tokens, i) + 1;
+    const close = closing(tokens, i);
+    tables.push({ name, open: i, close });
+    i = close + 1;
     if (tokens[i]?.kind === 'punct' && tokens[i].text === ',') {
       i++;
       continue;
     }
-    return i;
+    return { end: i, tables };
   }
+}
+
+/**
+ * Refuses a common table expression that names itself (SQLite makes it recursive, with or without
+ * RECURSIVE), at any depth: its steps can read no collection, so no guard runs inside them and a
+ * recursion without end would hold the server for good (views.ts guards the rows collections give).
+ */
+function refuseRecursion(tokens: Token[]): void {
+  tokens.forEach((t, at) => {
+    if (!isWord(t, 'with')) return;
+    for (const cte of skipWith(tokens, at).tables) {
+      const body = tokens.slice(cte.open + 1, cte.close);
+      if (body.some((b) => b.kind === 'ident' && b.lower === cte.name)) {
+        throw new ViewQueryError(`recursive common table expressions ("${cte.name}") are not supported: their work cannot be bounded`);
+      }
+    }
+  });
 }
 
 const ALIAS_BEFORE = (t: Token) => t.kind === 'ident' || t.kind === 'string' || t.kind === 'number' || (t.kind === 'punct' && t.text === ')');
@@ -219,6 +248,80 @@ function tableOf(parts: Token[]): QueryTable {
   if (item.length >= 3 && isWord(item[item.length - 2], 'as')) alias = item[item.length - 1].text;
   else if (item.length >= 2 && item[item.length - 1].kind === 'ident') alias = item[item.length - 1].text;
   return { name: isName ? first.text : null, alias };
+}
+
+/**
+ * An upper bound of the size of the query's expressions once SQLite has flattened its subqueries,
+ * table expressions and the views it names into one statement: each level's identifiers times (one
+ * plus what the levels it reads weigh). Flattening copies a column's expression wherever the outer
+ * level names it, so `SELECT x||x AS x FROM (...)` nested 22 times is 4 million nodes to prepare (a
+ * 682-character query held the server 68 s and 4 GB, then again at every schema change). `viewWeight`
+ * answers the weight of a view the query names (undefined: not a view).
+ */
+const NOT_COLUMNS = new Set(('select from where as and or not on join left right full inner outer cross natural using group by order '
+  + 'having limit offset union all distinct except intersect case when then else end is null in exists like glob regexp match escape between '
+  + 'asc desc nulls first last with recursive materialized values over partition window filter range rows groups unbounded preceding '
+  + 'following current row exclude ties others no cast collate true false isnull notnull indexed').split(' '));
+
+/** The weight past which a view's query is refused (about 100 ms to prepare here at its real size). */
+export const MAX_FLATTENED_WEIGHT = 100_000;
+
+export function flattenedWeight(tokens: Token[], viewWeight: (name: string) => number | undefined): number {
+  const ctes = new Map<string, number>();
+  // a WITH's tables are weighed in order: each may name the ones before it
+  const level = (from: number, to: number): number => {
+    let idents = 0;
+    let reads = 0;
+    for (let i = from; i < to; i++) {
+      const t = tokens[i];
+      if (t.kind === 'punct' && t.text === '(') {
+        const close = closing(tokens, i);
+        if (isWord(tokens[i + 1], 'select') || isWord(tokens[i + 1], 'with') || isWord(tokens[i + 1], 'values')) {
+          reads += level(i + 1, close);
+          i = close;
+        }
+        continue; // other parentheses (calls, lists) belong to this level
+      }
+      if (isWord(t, 'with')) {
+        const clause = skipWith(tokens, i);
+        for (const cte of clause.tables) ctes.set(cte.name, level(cte.open + 1, cte.close));
+        i = clause.end - 1;
+        continue;
+      }
+      if (t.kind !== 'ident') continue;
+      const read = ctes.get(t.lower) ?? viewWeight(t.lower);
+      if (read !== undefined) reads += read;
+      // what can name a column: not a keyword, a function's name or a table's before its dot
+      const next = tokens[i + 1];
+      if (t.quoted || (!NOT_COLUMNS.has(t.lower) && !(next?.kind === 'punct' && (next.text === '(' || next.text === '.')))) idents++;
+    }
+    return Math.min(Number.MAX_SAFE_INTEGER, Math.max(1, idents) * (1 + reads));
+  };
+  return level(0, tokens.length);
+}
+
+/** The widest field a view's `printf`/`format` may ask for (`%.2f` is what apps write). */
+const MAX_FORMAT_WIDTH = 1000;
+
+/**
+ * The first `printf(...)` or `format(...)` call among `tokens` whose output size an argument or a
+ * value read sets (a format that is not a literal, a `*` width, a width past MAX_FORMAT_WIDTH), as
+ * its text; null when every call's format is a literal with small widths (its output is then bounded
+ * by its arguments' sizes).
+ */
+export function unboundedFormatCall(tokens: Token[]): string | null {
+  for (let i = 0; i + 2 < tokens.length; i++) {
+    const t = tokens[i];
+    if (t.kind !== 'ident' || (t.lower !== 'printf' && t.lower !== 'format') || tokens[i + 1].text !== '(' || tokens[i + 1].kind !== 'punct') continue;
+    const format = tokens[i + 2];
+    const after = tokens[i + 3];
+    // SQLite reads "%.2f" (double quotes) as a text when no column has that name; a name that could be a column is a value read
+    const literal = (format.kind === 'string' || (format.kind === 'ident' && format.quoted && !/^\w+$/.test(format.text)))
+      && after?.kind === 'punct' && (after.text === ',' || after.text === ')');
+    const widths = literal ? [...format.text.matchAll(/%[-+ 0#,!]*(\d*)(?:\.(\d*))?/g)].flatMap((m) => [m[1], m[2] ?? '']) : [];
+    if (!literal || format.text.includes('*') || widths.some((w) => w !== '' && Number(w) > MAX_FORMAT_WIDTH)) return `${t.lower}()`;
+  }
+  return null;
 }
 
 /** The SQL text of tokens, for the expression tests of field inference (`count(`, `cast(... as x)`). */

@@ -28,7 +28,7 @@ import { defineField } from './fields/index.js';
 import { primaryKeyField } from './fields/system-fields.js';
 import type { Collection, Field, Lookup } from '../model/types.js';
 import { isMultiple } from '../model/types.js';
-import { exprText, parseViewQuery, ViewQueryError, type ParsedViewQuery, type QueryColumn } from './view-query.js';
+import { exprText, flattenedWeight, MAX_FLATTENED_WEIGHT, parseViewQuery, unboundedFormatCall, ViewQueryError, type ParsedViewQuery, type QueryColumn } from './view-query.js';
 
 export { ViewQueryError } from './view-query.js';
 
@@ -55,11 +55,79 @@ export function viewBodySql(parsed: ParsedViewQuery, schema: readonly Collection
 }
 
 /**
- * Refuses a view whose compiled program opens anything but user collections' tables (and their
- * indexes), or reads a hidden column of them: the check SQLite's authorizer would make, which sql.js
- * does not offer.
+ * SQL functions a view may not call: each makes a value as large as an argument asks (up to SQLite's
+ * 1 GB), in one call no guard can split (`randomblob(300000000)` held the loop 13 s per list).
+ * `printf`/`format` may be called with a literal format of small widths (view-query.ts).
  */
-function checkReads(tx: WriteTx, view: string, schema: readonly Collection[]): void {
+const UNBOUNDED_FUNCTIONS = new Set(['randomblob', 'zeroblob']);
+const FORMAT_FUNCTIONS = new Set(['printf', 'format']);
+
+interface Op {
+  addr: number;
+  opcode: string;
+  p1: number;
+  p2: number;
+  p3: number;
+  p4: unknown;
+}
+
+/** Opcodes that close a loop when they jump back (and `Goto` back to a `Yield`: a loop over a coroutine's rows). */
+const LOOP_CLOSERS = new Set(['Next', 'Prev', 'VNext', 'SorterNext']);
+
+/**
+ * Refuses a program with a loop that holds another loop and calls no guard: rows that no collection
+ * gives (VALUES, json_each over a value, a table built once and read again) joined to each other
+ * would multiply without a guard between them (ten rows of VALUES joined nine times: a billion steps
+ * no deadline sees). A loop with a guard in its body, or inside nothing but straight code, is bounded
+ * by the guarded rows or by the query's text. A body's code includes the coroutines it resumes
+ * (`Yield`) and the subroutines it calls (`Gosub`).
+ */
+function checkLoops(program: readonly Op[]): void {
+  const at = new Map(program.map((op) => [Number(op.addr), op]));
+  const prologue = Number(program[0]?.opcode === 'Init' ? program[0].p2 : Infinity);
+  const coroutines = new Map<number, [number, number]>();
+  for (const op of program) if (op.opcode === 'InitCoroutine' && Number(op.p3) > 0) coroutines.set(Number(op.p1), [Number(op.p3), Number(op.p2) - 1]);
+  const isGuard = (op: Op) => (op.opcode === 'Function' || op.opcode === 'PureFunc') && String(op.p4).startsWith(`${GUARD_FUNCTION}(`);
+  // a `Goto` back elsewhere is not a loop (a LEFT JOIN's row of nulls goes back once)
+  const closes = (op: Op) => LOOP_CLOSERS.has(op.opcode) || (op.opcode === 'Goto' && at.get(Number(op.p2))?.opcode === 'Yield');
+  const isLoop = (op: Op) => closes(op) && Number(op.p2) <= Number(op.addr) && Number(op.addr) < prologue;
+  /** What the code in [from, to] runs: whether it calls the guard, which loops it closes. */
+  const contents = (from: number, to: number, seen: Set<string>, out: { guard: boolean; loops: Set<number> }) => {
+    const key = `${from}:${to}`;
+    if (seen.has(key)) return out;
+    seen.add(key);
+    for (let a = from; a <= to; a++) {
+      const op = at.get(a);
+      if (!op) continue;
+      if (isGuard(op)) out.guard = true;
+      if (isLoop(op)) out.loops.add(a);
+      if (op.opcode === 'Yield') {
+        const body = coroutines.get(Number(op.p1));
+        if (body) contents(body[0], body[1], seen, out);
+      } else if (op.opcode === 'Gosub') {
+        let end = Number(op.p2);
+        while (at.has(end) && !(at.get(end)!.opcode === 'Return' && Number(at.get(end)!.p1) === Number(op.p1))) end++;
+        contents(Number(op.p2), end, seen, out);
+      }
+    }
+    return out;
+  };
+  for (const op of program) {
+    if (!isLoop(op)) continue;
+    const body = contents(Number(op.p2), Number(op.addr), new Set(), { guard: false, loops: new Set() });
+    body.loops.delete(Number(op.addr));
+    if (!body.guard && body.loops.size > 0) {
+      throw new ViewQueryError('rows that no collection gives (VALUES, json_each, a table expression read again) cannot be joined to each other: their work cannot be bounded');
+    }
+  }
+}
+
+/**
+ * Refuses a view whose compiled program opens anything but user collections' tables (and their
+ * indexes), reads a hidden column of them, or calls a function whose cost an argument sets: the
+ * checks SQLite's authorizer would make, which sql.js does not offer.
+ */
+function checkReads(tx: WriteTx, view: string, schema: readonly Collection[], parsed: ParsedViewQuery): void {
   const tables = new Map<string, Collection>();
   for (const c of schema) if (readable(c)) tables.set(c.name.toLowerCase(), c);
   const pages = new Map<number, { name: string; table: string; index: boolean }>();
@@ -67,8 +135,17 @@ function checkReads(tx: WriteTx, view: string, schema: readonly Collection[]): v
     pages.set(Number(row.rootpage), { name: row.name, table: row.tbl_name, index: row.type === 'index' });
   }
   const cursors = new Map<number, { table: Collection; columns: (string | null)[] }>();
-  const program = tx.all<{ opcode: string; p1: number; p2: number; p3: number }>(`EXPLAIN SELECT * FROM ${ident(view)}`);
+  const program = tx.all<Op>(`EXPLAIN SELECT * FROM ${ident(view)}`);
+  checkLoops(program);
   for (const op of program) {
+    if (op.opcode === 'Function' || op.opcode === 'PureFunc') {
+      // p4 names the function as `name(arguments)`
+      const name = /^([^(]*)\(/.exec(String(op.p4))?.[1].toLowerCase() ?? '';
+      const why = 'its cost is set by an argument, not by the rows read';
+      if (UNBOUNDED_FUNCTIONS.has(name)) throw new ViewQueryError(`a view cannot call ${name}(): ${why}`);
+      const format = FORMAT_FUNCTIONS.has(name) ? unboundedFormatCall(parsed.tokens) : null;
+      if (format) throw new ViewQueryError(`a view cannot call ${format} without a literal format of widths up to 1000: ${why}`);
+    }
     if (op.opcode === 'OpenRead' || op.opcode === 'OpenWrite' || op.opcode === 'ReopenIdx') {
       const page = pages.get(Number(op.p2));
       const table = page ? tables.get(page.table.toLowerCase()) : undefined;
@@ -158,15 +235,40 @@ function inferFields(parsed: ParsedViewQuery, columns: string[], lookup: Lookup,
 export function realizeView(tx: WriteTx, c: Collection, schema: readonly Collection[]): Field[] {
   const parsed = parseViewQuery(c.viewQuery ?? '');
   const lookup: Lookup = (idOrName) => schema.find((x) => x.id === idOrName) ?? schema.find((x) => x.name.toLowerCase() === idOrName.toLowerCase());
+  // before SQLite prepares it: a query whose flattening is too large holds the loop while it does
+  if (flattenedWeight(parsed.tokens, viewWeights(schema, c)) > MAX_FLATTENED_WEIGHT) {
+    throw new ViewQueryError('the query is too complex once its subqueries, table expressions and the views it reads are expanded (SQLite copies a column\'s expression wherever an outer query names it)');
+  }
   tx.run(`DROP VIEW IF EXISTS ${ident(c.name)}`);
   try {
     tx.run(`CREATE VIEW ${ident(c.name)} AS ${viewBodySql(parsed, schema)}`);
   } catch (err) {
     throw new ViewQueryError(err instanceof Error ? err.message : String(err));
   }
-  checkReads(tx, c.name, schema);
+  checkReads(tx, c.name, schema, parsed);
   const columns = tx.all<{ name: string }>(`SELECT name FROM pragma_table_info(?)`, [c.name]).map((r) => r.name).slice(1);
   return inferFields(parsed, columns, lookup, c.fields);
+}
+
+/** The flattened weight of each view of `schema` but `self`, by lower-case name (view-query.ts). */
+function viewWeights(schema: readonly Collection[], self: Collection): (name: string) => number | undefined {
+  const views = new Map(schema.filter((v) => v.type === 'view' && v.id !== self.id).map((v) => [v.name.toLowerCase(), v]));
+  const known = new Map<string, number>();
+  const weigh = (name: string): number | undefined => {
+    const view = views.get(name);
+    if (!view) return undefined;
+    if (known.has(name)) return known.get(name);
+    known.set(name, Number.MAX_SAFE_INTEGER); // a cycle weighs everything (SQLite refuses it anyway)
+    let weight: number;
+    try {
+      weight = flattenedWeight(parseViewQuery(view.viewQuery ?? '').tokens, weigh);
+    } catch {
+      weight = 1;
+    }
+    known.set(name, weight);
+    return weight;
+  };
+  return weigh;
 }
 
 export function dropViews(tx: WriteTx, collections: readonly Collection[]): void {
@@ -229,6 +331,15 @@ export function rebuildViews(tx: WriteTx, schema: readonly Collection[]): Collec
     current[current.findIndex((x) => x.id === view.id)] = next;
   }
   return current;
+}
+
+/**
+ * Drops every SQLite view of `schema` and builds each again from its viewQuery (a restored archive's
+ * views are whatever wrote them); answers the views whose definition changed. Throws ViewFailure.
+ */
+export function rebuildAllViews(tx: WriteTx, schema: readonly Collection[]): Collection[] {
+  for (const row of tx.all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'view'`)) tx.run(`DROP VIEW ${ident(row.name)}`);
+  return rebuildViews(tx, schema).filter((c, i) => JSON.stringify(c) !== JSON.stringify(schema[i]));
 }
 
 /** A schema change that would break a view: a 400 naming the view and why. */

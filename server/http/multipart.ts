@@ -24,6 +24,9 @@ export interface MultipartLimits {
   fileField?: (key: string) => { maxSize: number; maxSelect: number } | undefined;
   /** The refusal of a file part under a key `fileField` does not know; without it, such a part is dropped. */
   otherFile?: (key: string) => ApiError;
+  /** The file parts the whole form may hold, and the refusal of one more (as it arrives). */
+  maxFiles?: number;
+  tooManyFiles?: () => ApiError;
 }
 
 /** Where file parts go: core's files (received to a synced temporary file under a limit; discarded). */
@@ -82,6 +85,7 @@ export async function readMultipart(event: H3Event, limits: MultipartLimits, sin
   const tooMany = new Set<string>();
   let received = 0;
   let fieldBytes = 0;
+  let fileParts = 0;
 
   const done = new Promise<void>((resolve, reject) => {
     let refused: unknown = null;
@@ -119,11 +123,18 @@ export async function readMultipart(event: H3Event, limits: MultipartLimits, sin
         tooMany.add(fieldOf(key));
         return void stream.resume();
       }
+      if (limits.maxFiles !== undefined && ++fileParts > limits.maxFiles) {
+        stream.resume();
+        return refuse(limits.tooManyFiles?.() ?? tooLarge());
+      }
       files.set(key, list);
       const index = list.length;
       list.push(new OversizeFile(info.filename ?? 'file', 0)); // its place, kept in order while it streams
+      // one file at a time: busboy waits (backpressure) until this part is on disk, so thousands of small
+      // parts never queue thousands of file operations at once
+      const previous = receiving[receiving.length - 1] ?? Promise.resolve();
       receiving.push(
-        sink.receive(stream, info.filename ?? 'file', field.maxSize).then((file) => {
+        previous.catch(() => undefined).then(() => sink.receive(stream, info.filename ?? 'file', field.maxSize)).then((file) => {
           list[index] = file;
           if (file instanceof StagedFile) uploads.push(file);
         }),

@@ -4,7 +4,8 @@
 // and become the body as every form does (body-values.ts: inferred values, repeated keys,
 // `@jsonPayload`). The whole body may hold 32 MiB plus each file field's maxSize × maxSelect, as PocketBase allows (a 413 past it).
 // A multipart batch (`POST /api/batch`) is read the same way: its files, keyed `requests.N.<field>`
-// (or `requests[N].<field>`), join request N's body, where its write validates and places them.
+// (or `requests[N].<field>`), join request N's body, where its write validates and places them; it
+// takes at most as many file parts as its requests could place (core/files.ts `batchUploadLimits`).
 import type { H3Event } from 'h3';
 import { badRequest, fieldError } from '../errors.js';
 import type { Core } from '../core/index.js';
@@ -56,6 +57,10 @@ export async function readBatchForm(event: H3Event, core: Core): Promise<RecordF
   const form = await readMultipart(event, {
     bodyLimit: BATCH_BODY_BYTES,
     fieldBytes: RECORD_BODY_BYTES,
+    maxFiles: limits.maxFiles,
+    tooManyFiles: () => badRequest('Failed to read the submitted batch files data.', {
+      requests: fieldError('validation_too_many_files', `A batch takes at most ${limits.maxFiles} files (its requests' file fields' maxSelect together).`, { maxFiles: limits.maxFiles }),
+    }),
     fileField: (key) => (BATCH_FILE_KEY.test(key) ? fileLimit : undefined),
     otherFile: (key) => badRequest('Failed to read the submitted batch files data.', { [key]: fieldError('validation_invalid_value', 'Files must be keyed requests.N.<field>.') }),
   }, core.files);

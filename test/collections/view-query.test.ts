@@ -43,4 +43,13 @@ describe('parseViewQuery', () => {
     expect(refused('SELECT (1')).toMatch(/unbalanced/);
     expect(refused('   ;  ')).toMatch(/empty/);
   });
+
+  it('refuses a common table expression that names itself, at any depth, with or without RECURSIVE', () => {
+    expect(refused('WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x AS id FROM c')).toMatch(/recursive common table expressions \("c"\)/);
+    expect(refused('WITH c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM "C") SELECT x AS id FROM c')).toMatch(/recursive/);
+    expect(refused('WITH a AS (SELECT 1 AS id), b(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM [b] LIMIT 5) SELECT id FROM a')).toMatch(/\("b"\)/);
+    expect(refused('SELECT id, (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c) AS n FROM posts')).toMatch(/recursive/);
+    // a table named like an earlier one, or RECURSIVE over tables that do not recurse, is fine
+    expect(parseViewQuery('WITH RECURSIVE a AS (SELECT id FROM posts), b AS (SELECT id FROM a) SELECT id FROM b').columns.map((c) => c.alias)).toEqual(['id']);
+  });
 });

@@ -146,4 +146,26 @@ describe('a multipart batch with files', () => {
     expect(await storedDocs()).toEqual(before);
     expect(await temp()).toEqual([]);
   });
+
+  it('refuses file parts past what its requests could place, as they arrive, leaving nothing behind', async () => {
+    // docs takes 4 files a record (cover 1, attachments 3), the most of any collection here: 50
+    // requests place at most 200. Without the bound, 3,000 one-byte parts were each written and synced
+    // to upload-temp/ before the batch refused them (held a separate process's /api/health 455 ms)
+    const before = await storedDocs();
+    const form = new FormData();
+    form.append('@jsonPayload', JSON.stringify({ requests: [{ method: 'POST', url: '/api/collections/docs/records', body: { title: 'many' } }] }));
+    for (let i = 0; i < 3000; i++) form.append(`requests.0.f${i}`, new Blob(['x']), `f${i}.txt`);
+    const err = await failure(pb.send('/api/batch', { method: 'POST', body: form }));
+    expect(err.status).toBe(400);
+    expect(err.response.data.requests).toMatchObject({ code: 'validation_too_many_files', params: { maxFiles: 200 } });
+    expect(await storedDocs()).toEqual(before);
+    expect(await temp()).toEqual([]);
+    // at the bound, the parts are read and the batch answers about the fields, as before
+    const atBound = new FormData();
+    atBound.append('@jsonPayload', JSON.stringify({ requests: [{ method: 'POST', url: '/api/collections/docs/records', body: { title: 'bound' } }] }));
+    for (let i = 0; i < 200; i++) atBound.append('requests.0.attachments', new Blob(['x']), `a${i}.txt`);
+    const fields = await failure(pb.send('/api/batch', { method: 'POST', body: atBound }));
+    expect(fields.response.data.requests['0'].response.data.attachments.code).toBe('validation_too_many_files');
+    expect(await temp()).toEqual([]);
+  });
 });
