@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { osFreePort } from './main-net-helpers.js';
+import { osFreePort } from './net-helpers.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let out: string;
 
 beforeAll(async () => {
@@ -108,7 +108,7 @@ describe('the built main process, under Node with a fake electron', () => {
 
   function launch(appData: string, extraEnv: Record<string, string> = {}) {
     const env = { ...process.env, FAKE_APPDATA: appData, ...extraEnv };
-    return run(['--require', join(ROOT, 'test/main-fake-electron.cjs'), join(out, 'dist/main/index.cjs')], env);
+    return run(['--require', join(ROOT, 'test/main/fake-electron.cjs'), join(out, 'dist/main/index.cjs')], env);
   }
 
   it('starts the server on userData/data, opens the setup page, answers IPC, quits cleanly', async () => {

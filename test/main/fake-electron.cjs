@@ -1,5 +1,5 @@
 // A stand-in for the `electron` module, so the built main process (dist/main/index.cjs) can run under
-// plain Node in test/main-build.test.ts: `node --require test/main-fake-electron.cjs dist/main/index.cjs`.
+// plain Node in test/main/build.test.ts: `node --require test/main/fake-electron.cjs dist/main/index.cjs`.
 // It reports what the app does as JSON lines starting with "FAKE " on stdout, and takes commands on
 // stdin: `invoke <channel> <senderUrl> <json args>`, `second-instance`, `close-window`, `quit`, `os-shutdown`.
 'use strict';

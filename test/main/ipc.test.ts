@@ -1,7 +1,7 @@
 // The IPC handlers behind window.deskbase (main/ipc.ts): every call checks its sender's origin.
 import { describe, expect, it } from 'vitest';
-import { isTrustedSender, registerIpc, type DesktopHandlers, type IpcMainLike, type SenderEvent } from '../main/ipc.js';
-import { CHANNELS, type LanState } from '../main/preload-api.js';
+import { isTrustedSender, registerIpc, type DesktopHandlers, type IpcMainLike, type SenderEvent } from '../../main/ipc.js';
+import { CHANNELS, type LanState } from '../../main/preload-api.js';
 
 const ORIGIN = 'http://127.0.0.1:8090';
 

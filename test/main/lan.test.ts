@@ -6,13 +6,13 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import QRCode from 'qrcode';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { apiUrl, createHandlers } from '../main/actions.js';
-import { startDesktopServer } from '../main/desktop-server.js';
-import { createLanSwitch, type LanSwitch } from '../main/lan.js';
-import type { LanState } from '../main/preload-api.js';
-import { loadSettings, saveSettings } from '../main/settings.js';
-import { startServer, type RunningServer } from '../server/index.js';
-import { closeListener, occupy, osFreePort } from './main-net-helpers.js';
+import { apiUrl, createHandlers } from '../../main/actions.js';
+import { startDesktopServer } from '../../main/desktop-server.js';
+import { createLanSwitch, type LanSwitch } from '../../main/lan.js';
+import type { LanState } from '../../main/preload-api.js';
+import { loadSettings, saveSettings } from '../../main/settings.js';
+import { startServer, type RunningServer } from '../../server/index.js';
+import { closeListener, occupy, osFreePort } from './net-helpers.js';
 
 const ownAddress = Object.values(networkInterfaces())
   .flat()

@@ -5,11 +5,11 @@ import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startDesktopServer } from '../main/desktop-server.js';
-import { choosePort, isPortFree, NEARBY_PORTS } from '../main/ports.js';
-import { createShutdown } from '../main/shutdown.js';
-import { startServer, type RunningServer } from '../server/index.js';
-import { closeListener as closeNet, occupy, osFreePort } from './main-net-helpers.js';
+import { startDesktopServer } from '../../main/desktop-server.js';
+import { choosePort, isPortFree, NEARBY_PORTS } from '../../main/ports.js';
+import { createShutdown } from '../../main/shutdown.js';
+import { startServer, type RunningServer } from '../../server/index.js';
+import { closeListener as closeNet, occupy, osFreePort } from './net-helpers.js';
 
 describe('choosePort', () => {
   it.each([

@@ -3,8 +3,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { desktopPaths, userDataDir } from '../main/paths.js';
-import { DEFAULT_SETTINGS, loadSettings, parseSettings, saveSettings } from '../main/settings.js';
+import { desktopPaths, userDataDir } from '../../main/paths.js';
+import { DEFAULT_SETTINGS, loadSettings, parseSettings, saveSettings } from '../../main/settings.js';
 
 describe('data folder', () => {
   it('puts userData under the product name, whatever package.json calls the app', () => {

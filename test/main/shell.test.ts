@@ -2,11 +2,11 @@
 // sequence (main/shutdown.ts) and focusing the first window on a second launch (main/single-instance.ts).
 import type { MenuItemConstructorOptions } from 'electron';
 import { describe, expect, it } from 'vitest';
-import { createHandlers, createMenuActions, type ActionDeps } from '../main/actions.js';
-import type { LanSwitch } from '../main/lan.js';
-import { appMenuTemplate, commandItems, trayTemplate, type DesktopActions } from '../main/menu.js';
-import { createShutdown } from '../main/shutdown.js';
-import { focusWindow, type FocusableWindow } from '../main/single-instance.js';
+import { createHandlers, createMenuActions, type ActionDeps } from '../../main/actions.js';
+import type { LanSwitch } from '../../main/lan.js';
+import { appMenuTemplate, commandItems, trayTemplate, type DesktopActions } from '../../main/menu.js';
+import { createShutdown } from '../../main/shutdown.js';
+import { focusWindow, type FocusableWindow } from '../../main/single-instance.js';
 
 function recordingActions() {
   const calls: string[] = [];

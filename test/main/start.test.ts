@@ -5,8 +5,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { electronAvailability, failedAtLaunch, headlessNotice } from '../scripts/start-lib.mjs';
-import { osFreePort } from './main-net-helpers.js';
+import { electronAvailability, failedAtLaunch, headlessNotice } from '../../scripts/start-lib.mjs';
+import { osFreePort } from './net-helpers.js';
 
 const E = '/repo/node_modules/electron';
 

@@ -44,8 +44,8 @@ const electron = vi.hoisted(() => {
 
 vi.mock('electron', () => electron);
 
-const { createMainWindow, securePreferences } = await import('../main/window.js');
-const { allowPermission, judgeNavigation } = await import('../main/navigation.js');
+const { createMainWindow, securePreferences } = await import('../../main/window.js');
+const { allowPermission, judgeNavigation } = await import('../../main/navigation.js');
 
 const ORIGIN = 'http://127.0.0.1:8090';
 
