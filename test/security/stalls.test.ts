@@ -1,8 +1,8 @@
 // Hostile requests of the third attack round, each against a server in its own process while
 // `/api/health` is polled: the request gets its clear answer and nobody else waits for it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http } from './fixtures/hardening-http.js';
-import { startChildServer, type ChildServer } from './support/child-server.js';
+import { http } from '../fixtures/hardening-http.js';
+import { startChildServer, type ChildServer } from '../support/child-server.js';
 
 let server: ChildServer;
 let url: string;

@@ -3,8 +3,8 @@
 // 3, `:excerpt` over text full of `<`; 4, expands that grow exponentially; 6, huge or complex bodies.
 // Each hostile request also gets its clear answer (a 400/413 in the envelope, or the page).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http } from './fixtures/hardening-http.js';
-import { startChildServer, type ChildServer } from './support/child-server.js';
+import { http } from '../fixtures/hardening-http.js';
+import { startChildServer, type ChildServer } from '../support/child-server.js';
 
 let server: ChildServer;
 let url: string;

@@ -5,9 +5,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../server/index.js';
-import { ROOT } from './fixtures/hardening-child.js';
-import { http, setupSuperuser } from './fixtures/hardening-http.js';
+import { startServer } from '../../server/index.js';
+import { ROOT } from '../fixtures/hardening-child.js';
+import { http, setupSuperuser } from '../fixtures/hardening-http.js';
 
 const made: string[] = [];
 afterAll(() => {

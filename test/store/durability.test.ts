@@ -3,9 +3,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openStore } from '../server/store/db.js';
-import type { Store } from '../server/store/db.js';
-import { crashCopy, startWriter, tableIds as ids, useStores } from './fixtures/store-helpers.js';
+import { openStore } from '../../server/store/db.js';
+import type { Store } from '../../server/store/db.js';
+import { crashCopy, startWriter, tableIds as ids, useStores } from '../fixtures/store-helpers.js';
 
 const { dirs, openAt } = useStores();
 

@@ -9,9 +9,9 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../server/index.js';
-import { bundle, runChild, type Child } from './fixtures/hardening-child.js';
-import { http, setupSuperuser } from './fixtures/hardening-http.js';
+import { startServer, type RunningServer } from '../../server/index.js';
+import { bundle, runChild, type Child } from '../fixtures/hardening-child.js';
+import { http, setupSuperuser } from '../fixtures/hardening-http.js';
 
 const cleanups: (() => void | Promise<void>)[] = [];
 afterAll(async () => {

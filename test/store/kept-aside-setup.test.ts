@@ -5,10 +5,10 @@
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../server/index.js';
-import { scanEntries } from '../server/store/journal-format.js';
-import { http, setupSuperuser } from './fixtures/hardening-http.js';
-import { crashCopy, segmentFiles, useStores } from './fixtures/store-helpers.js';
+import { startServer } from '../../server/index.js';
+import { scanEntries } from '../../server/store/journal-format.js';
+import { http, setupSuperuser } from '../fixtures/hardening-http.js';
+import { crashCopy, segmentFiles, useStores } from '../fixtures/store-helpers.js';
 
 const { dirs } = useStores();
 

@@ -3,9 +3,9 @@
 // reads them, one write (or one whole batch) stores at most 8 MiB, and a batch's prepare steps share one
 // query budget, a turn of the loop apart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http, type HttpRes } from './fixtures/hardening-http.js';
-import { whilePolled } from './fixtures/health-poll.js';
-import { startChildServer, type ChildServer } from './support/child-server.js';
+import { http, type HttpRes } from '../fixtures/hardening-http.js';
+import { whilePolled } from '../fixtures/health-poll.js';
+import { startChildServer, type ChildServer } from '../support/child-server.js';
 
 const BOUND_MS = 250;
 let server: ChildServer;

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStore } from '../server/store/db.js';
-import { ROOT } from './fixtures/hardening-child.js';
-import { http, type HttpOpts, type HttpRes } from './fixtures/hardening-http.js';
+import { openStore } from '../../server/store/db.js';
+import { ROOT } from '../fixtures/hardening-child.js';
+import { http, type HttpOpts, type HttpRes } from '../fixtures/hardening-http.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'deskbase-secrets-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

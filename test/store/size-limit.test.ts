@@ -3,9 +3,9 @@
 // the envelope, nothing changed, deletes still work), and the snapshot's checksum is computed a slice
 // per turn of the event loop, with writes made meanwhile going to the new journal segment.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../server/index.js';
-import { http, setupSuperuser } from './fixtures/hardening-http.js';
-import { crashCopy, useStores } from './fixtures/store-helpers.js';
+import { startServer, type RunningServer } from '../../server/index.js';
+import { http, setupSuperuser } from '../fixtures/hardening-http.js';
+import { crashCopy, useStores } from '../fixtures/store-helpers.js';
 
 const stores = useStores();
 

@@ -3,13 +3,13 @@
 // value in a filter is always a bound parameter (the SQL text does not depend on it).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestInfo } from '../server/core/types.js';
-import { ApiError } from '../server/errors.js';
-import { FilterError } from '../server/filter/filter-error.js';
-import { compileFilter, compileSort, type CompileContext } from '../server/rules/compile.js';
-import { blog, type Blog } from './support/blog.js';
-import { harness, type Harness, type Res } from './support/harness.js';
-import { fuzzRuns, SOAK } from './fixtures/hardening-soak.js';
+import type { RequestInfo } from '../../server/core/types.js';
+import { ApiError } from '../../server/errors.js';
+import { FilterError } from '../../server/filter/filter-error.js';
+import { compileFilter, compileSort, type CompileContext } from '../../server/rules/compile.js';
+import { blog, type Blog } from '../support/blog.js';
+import { harness, type Harness, type Res } from '../support/harness.js';
+import { fuzzRuns, SOAK } from '../fixtures/hardening-soak.js';
 
 let h: Harness;
 let b: Blog;

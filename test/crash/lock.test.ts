@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import { lockDir, LOCK_FILE } from '../server/store/lock.js';
-import { bundle, runChild, type Child } from './fixtures/hardening-child.js';
+import { lockDir, LOCK_FILE } from '../../server/store/lock.js';
+import { bundle, runChild, type Child } from '../fixtures/hardening-child.js';
 
 const made: string[] = [];
 const running: Child[] = [];

@@ -2,8 +2,8 @@
 // whose `data` maps keys to `{ code, message }`, never a 500; a 200 stores what it returns.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { harness, type Harness, type Res } from './support/harness.js';
-import { fuzzRuns, SOAK } from './fixtures/hardening-soak.js';
+import { harness, type Harness, type Res } from '../support/harness.js';
+import { fuzzRuns, SOAK } from '../fixtures/hardening-soak.js';
 
 let h: Harness;
 let su: string;

@@ -1,8 +1,8 @@
 // write(): one transaction, journaled once it commits, acknowledged once synced; commits that arrive
 // together share a sync.
 import { describe, expect, it } from 'vitest';
-import type { Store, WriteTx } from '../server/store/db.js';
-import { crashCopy, useStores } from './fixtures/store-helpers.js';
+import type { Store, WriteTx } from '../../server/store/db.js';
+import { crashCopy, useStores } from '../fixtures/store-helpers.js';
 
 const stores = useStores();
 const dirs = stores.dirs;

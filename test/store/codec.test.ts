@@ -1,8 +1,8 @@
 // The journal payload must give replay the very values the write bound: exact numbers (-0, 1e21,
 // 2^53, NaN), and strings UTF-8 cannot carry (lone surrogates).
 import { describe, expect, it } from 'vitest';
-import { decodeStatements, StatementEncoder } from '../server/store/codec.js';
-import type { SqlValue } from '../server/core/types.js';
+import { decodeStatements, StatementEncoder } from '../../server/store/codec.js';
+import type { SqlValue } from '../../server/core/types.js';
 
 const values: [string, SqlValue][] = [
   ['null', null],

@@ -4,8 +4,8 @@
 // every 50 ms over a real socket: each hostile request answers within its bound, with its result or
 // the deadline's 400, and no health check waits more than 250 ms.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http, type HttpRes } from './fixtures/hardening-http.js';
-import { startChildServer, type ChildServer } from './support/child-server.js';
+import { http, type HttpRes } from '../fixtures/hardening-http.js';
+import { startChildServer, type ChildServer } from '../support/child-server.js';
 
 const DEADLINE_MESSAGE = /^The request needed more than 150 ms of database time and was stopped/;
 

@@ -6,9 +6,9 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bundle, runChild, type Child } from './fixtures/hardening-child.js';
-import { http, setupSuperuser } from './fixtures/hardening-http.js';
-import { SOAK } from './fixtures/hardening-soak.js';
+import { bundle, runChild, type Child } from '../fixtures/hardening-child.js';
+import { http, setupSuperuser } from '../fixtures/hardening-http.js';
+import { SOAK } from '../fixtures/hardening-soak.js';
 
 const KILLS = 20 * SOAK;
 const WRITERS = 6;

@@ -2,9 +2,9 @@
 // same bytes as through sql.js, other parameters of the statement keep their values, and a text with a
 // lone surrogate stays on sql.js's path. A real sql.js database.
 import { describe, expect, it } from 'vitest';
-import { loadSqlJs } from '../server/store/db.js';
-import { queryGet, runStatement, StatementCache } from '../server/store/statements.js';
-import { LARGE_TEXT, textBinder } from '../server/store/text-binding.js';
+import { loadSqlJs } from '../../server/store/db.js';
+import { queryGet, runStatement, StatementCache } from '../../server/store/statements.js';
+import { LARGE_TEXT, textBinder } from '../../server/store/text-binding.js';
 
 describe('binding long texts natively', async () => {
   const SQL = await loadSqlJs();

@@ -5,9 +5,9 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bundle, runChild, type Child } from './fixtures/hardening-child.js';
-import { http, setupSuperuser } from './fixtures/hardening-http.js';
-import { SOAK } from './fixtures/hardening-soak.js';
+import { bundle, runChild, type Child } from '../fixtures/hardening-child.js';
+import { http, setupSuperuser } from '../fixtures/hardening-http.js';
+import { SOAK } from '../fixtures/hardening-soak.js';
 
 const KILLS = 6 * SOAK;
 const WRITERS = 4;

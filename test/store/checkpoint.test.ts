@@ -3,8 +3,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import type { WriteTx } from '../server/store/db.js';
-import { crashCopy, segmentFiles, tableIds as ids, useStores } from './fixtures/store-helpers.js';
+import type { WriteTx } from '../../server/store/db.js';
+import { crashCopy, segmentFiles, tableIds as ids, useStores } from '../fixtures/store-helpers.js';
 
 const { dirs, openAt } = useStores();
 

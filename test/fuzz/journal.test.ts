@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../server/store/db.js';
-import { HEADER_SIZE } from '../server/store/journal-format.js';
-import { bundle, runChild } from './fixtures/hardening-child.js';
-import { CREATE_TABLE, journaled, makeOps, readState, runOp, show, statesOf, type Op, type State } from './fixtures/hardening-ops.js';
-import { fuzzRuns, SOAK } from './fixtures/hardening-soak.js';
+import { openStore, type Store } from '../../server/store/db.js';
+import { HEADER_SIZE } from '../../server/store/journal-format.js';
+import { bundle, runChild } from '../fixtures/hardening-child.js';
+import { CREATE_TABLE, journaled, makeOps, readState, runOp, show, statesOf, type Op, type State } from '../fixtures/hardening-ops.js';
+import { fuzzRuns, SOAK } from '../fixtures/hardening-soak.js';
 
 const made: string[] = [];
 const tempDir = () => {

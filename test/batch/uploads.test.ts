@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type PocketBase from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failure } from '../support/sdk-server.js';
-import { file, fileServer, png, type FileServer } from './fixture.js';
+import { file, fileServer, png, type FileServer } from '../files/fixture.js';
 
 let fx: FileServer;
 let pb: PocketBase;

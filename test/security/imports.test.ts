@@ -2,13 +2,13 @@
 // against a server in its own process while `/api/health` is polled: each hostile upload gets its clear
 // 400, nothing stored changes, and no health check waits 250 ms.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_IMPORT_ROWS } from '../server/core/transfer/records-import.js';
-import { loadSqlJs } from '../server/store/db.js';
-import { unzip, zipOf } from './files/zip-read.js';
-import { pocketBaseDb } from './transfer/pocketbase-db.js';
-import { http } from './fixtures/hardening-http.js';
-import { whilePolled } from './fixtures/health-poll.js';
-import { startChildServer, type ChildServer } from './support/child-server.js';
+import { MAX_IMPORT_ROWS } from '../../server/core/transfer/records-import.js';
+import { loadSqlJs } from '../../server/store/db.js';
+import { unzip, zipOf } from '../files/zip-read.js';
+import { pocketBaseDb } from '../transfer/pocketbase-db.js';
+import { http } from '../fixtures/hardening-http.js';
+import { whilePolled } from '../fixtures/health-poll.js';
+import { startChildServer, type ChildServer } from '../support/child-server.js';
 
 const HEALTH_BOUND_MS = 250;
 

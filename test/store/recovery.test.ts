@@ -3,10 +3,10 @@
 import { appendFileSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { StatementEncoder } from '../server/store/codec.js';
-import { openStore } from '../server/store/db.js';
-import { frameEntry, HEADER_SIZE, scanEntries } from '../server/store/journal-format.js';
-import { crashCopy, journalWith as journalWithIds, segmentFiles, startWriter, tableIds as ids, useStores } from './fixtures/store-helpers.js';
+import { StatementEncoder } from '../../server/store/codec.js';
+import { openStore } from '../../server/store/db.js';
+import { frameEntry, HEADER_SIZE, scanEntries } from '../../server/store/journal-format.js';
+import { crashCopy, journalWith as journalWithIds, segmentFiles, startWriter, tableIds as ids, useStores } from '../fixtures/store-helpers.js';
 
 const stores = useStores();
 const { dirs, openAt } = stores;

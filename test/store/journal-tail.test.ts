@@ -5,9 +5,9 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../server/index.js';
-import { scanEntries } from '../server/store/journal-format.js';
-import { crashCopy, journalWith as journalWithIds, segmentFiles, tableIds as ids, useStores } from './fixtures/store-helpers.js';
+import { startServer } from '../../server/index.js';
+import { scanEntries } from '../../server/store/journal-format.js';
+import { crashCopy, journalWith as journalWithIds, segmentFiles, tableIds as ids, useStores } from '../fixtures/store-helpers.js';
 
 const stores = useStores();
 const { dirs, openAt } = stores;

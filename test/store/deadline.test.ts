@@ -2,9 +2,9 @@
 // once the stretch's deadline has passed, the failure is a QueryTimeoutError (and only then), writes
 // stopped this way leave nothing behind, and SQL functions survive a reload from disk.
 import { describe, expect, it } from 'vitest';
-import { QueryTimeoutError } from '../server/store/deadline.js';
-import type { Store } from '../server/store/db.js';
-import { useStores } from './fixtures/store-helpers.js';
+import { QueryTimeoutError } from '../../server/store/deadline.js';
+import type { Store } from '../../server/store/db.js';
+import { useStores } from '../fixtures/store-helpers.js';
 
 const { dirs, openAt } = useStores();
 
