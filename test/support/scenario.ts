@@ -1,0 +1,87 @@
+// Request/response tests as tables, in the manner of PocketBase's ApiScenario (tests/api.go): each
+// row is one request against a fresh app (the harness, in process), with what the answer must be.
+//
+//   scenarios(onBlog, [
+//     { name: 'a guest lists the public posts', method: 'GET', url: '/api/collections/posts/records',
+//       status: 200, match: { totalItems: 2 } },
+//   ]);
+//
+// A row's url, token, body and expectations may be functions of the fixture's context (ids and tokens
+// are known only once the fresh app is seeded). `before` runs after the fixture and before the request
+// (PocketBase's BeforeTestFunc); `after` gets the answer for checks a table cannot say
+// (AfterTestFunc) and may send more requests through the harness.
+import { expect, it } from 'vitest';
+import { harness, type Harness, type Res } from './harness.js';
+
+type Of<C, T> = T | ((ctx: C) => T);
+
+export interface Scenario<C> {
+  name: string;
+  method: string;
+  url: Of<C, string>;
+  /** A bearer token (undefined: a guest). */
+  token?: Of<C, string | undefined>;
+  headers?: Record<string, string>;
+  /** Sent as JSON. */
+  body?: Of<C, unknown>;
+  /** Sent as is (a malformed body). */
+  raw?: string;
+  status: number;
+  /** The whole JSON answer, compared with toEqual. */
+  json?: Of<C, unknown>;
+  /** A part of the JSON answer, compared with toMatchObject. */
+  match?: Of<C, Record<string, unknown> | unknown[]>;
+  /** Strings the raw answer must contain (PocketBase's ExpectedContent). */
+  expectedContent?: Of<C, string[]>;
+  /** Strings the raw answer must not contain (PocketBase's NotExpectedContent). */
+  notExpectedContent?: Of<C, string[]>;
+  before?: (h: Harness, ctx: C) => Promise<void> | void;
+  after?: (res: Res, h: Harness, ctx: C) => Promise<void> | void;
+  /** it.only / it.skip for one row while working on it. */
+  only?: boolean;
+}
+
+/** Seeds a fresh harness and answers the context rows read (a blog, a superuser token...). */
+export type Fixture<C> = (h: Harness) => Promise<C>;
+
+const of = <C, T>(value: Of<C, T>, ctx: C): T =>
+  typeof value === 'function' ? (value as (ctx: C) => T)(ctx) : value;
+
+/** Runs one row against a fresh app seeded by `fixture`, checking what the row says. */
+export async function runScenario<C>(fixture: Fixture<C>, row: Scenario<C>): Promise<Res> {
+  const h = await harness();
+  try {
+    const ctx = await fixture(h);
+    await row.before?.(h, ctx);
+    const url = of(row.url, ctx);
+    const res = await h.req(row.method, url, {
+      token: row.token === undefined ? undefined : of(row.token, ctx),
+      headers: row.headers,
+      body: row.body === undefined ? undefined : of(row.body, ctx),
+      raw: row.raw,
+    });
+    const where = `${row.method} ${url} → ${res.text.slice(0, 500)}`;
+    expect(res.status, where).toBe(row.status);
+    if (row.json !== undefined) expect(res.body, where).toEqual(of(row.json, ctx));
+    if (row.match !== undefined) expect(res.body, where).toMatchObject(of(row.match, ctx));
+    for (const s of row.expectedContent === undefined ? [] : of(row.expectedContent, ctx)) expect(res.text, where).toContain(s);
+    for (const s of row.notExpectedContent === undefined ? [] : of(row.notExpectedContent, ctx)) expect(res.text, where).not.toContain(s);
+    await row.after?.(res, h, ctx);
+    return res;
+  } finally {
+    await h.close();
+  }
+}
+
+/** One test a row, each against its own fresh app. */
+export function scenarios<C>(fixture: Fixture<C>, rows: Scenario<C>[]): void {
+  const names = new Set<string>();
+  for (const row of rows) {
+    if (names.has(row.name)) throw new Error(`two scenarios named "${row.name}"`);
+    names.add(row.name);
+    (row.only ? it.only : it)(row.name, async () => { await runScenario(fixture, row); });
+  }
+}
+
+/** The error envelope every refusal answers (spec: `{status, message, data}`). */
+export const envelope = (status: number, message: string, data: Record<string, unknown> = {}) => ({ status, message, data });
