@@ -18,9 +18,13 @@ const TIMED = [
   'test/files/large-upload.test.ts',
 ];
 
+// `npm run test:fast` (`vitest run --mode fast`): the edit-run loop, without the browser tests, the
+// crash loops, the build of the desktop app and the timed child-server tests (large uploads included).
+const SLOW = ['test/crash/**', 'test/fuzz/journal.test.ts', 'test/main/build.test.ts'];
+
 // Projects: vite-plugin-solid makes `sql.js` resolve to its browser build, so the server and
 // main-process tests must run in a plain node project without it (docs/architecture.md, "Toolchain facts").
-export default defineConfig({
+export default defineConfig(({ mode }) => ({
   test: {
     projects: [
       {
@@ -28,7 +32,7 @@ export default defineConfig({
           name: 'node',
           environment: 'node',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/ui/**', 'test/e2e/**', ...TIMED],
+          exclude: ['test/ui/**', 'test/e2e/**', ...TIMED, ...(mode === 'fast' ? SLOW : [])],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -67,4 +71,4 @@ export default defineConfig({
       },
     ],
   },
-});
+}));

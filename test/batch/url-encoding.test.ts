@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(async () => { await server.close(); });
 
-async function batch(requests: unknown[]): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
+async function batch(requests: unknown[]): Promise<{ status: number; body: any }> {
   const res = await fetch(`${server.url}/api/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ requests }) });
   return { status: res.status, body: await res.json() };
 }
