@@ -62,11 +62,13 @@ afterAll(async () => {
 async function underWatch(request: () => Promise<HttpRes>): Promise<{ res: HttpRes; ms: number; healthMax: number }> {
   const waits: number[] = [];
   const pending: Promise<void>[] = [];
+  let after = { count: Infinity, reached: () => {} };
   const poll = () => {
     const sent = performance.now();
     pending.push(fetch(`${base}/api/health`).then(async (r) => {
       await r.text();
       waits.push(performance.now() - sent);
+      if (waits.length >= after.count) after.reached();
     }));
   };
   poll();
@@ -74,8 +76,8 @@ async function underWatch(request: () => Promise<HttpRes>): Promise<{ res: HttpR
   const start = performance.now();
   const res = await request();
   const ms = performance.now() - start;
-  // keep polling a little longer: a stall that outlives the answer shows too
-  await new Promise((done) => setTimeout(done, 120));
+  // a stall that outlives the answer shows too: watch until two health checks sent after it are answered
+  await new Promise<void>((reached) => (after = { count: pending.length + 2, reached }));
   clearInterval(timer);
   await Promise.all(pending);
   return { res, ms, healthMax: Math.max(...waits) };
