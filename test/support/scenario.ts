@@ -14,6 +14,8 @@ import { expect, it } from 'vitest';
 import { harness, type Harness, type Res } from './harness.js';
 
 type Of<C, T> = T | ((ctx: C) => T);
+/** A JSON value (not `unknown`: a row's function then gets its context's type). */
+type Json = Record<string, unknown> | unknown[] | string | number | boolean | null;
 
 export interface Scenario<C> {
   name: string;
@@ -23,12 +25,12 @@ export interface Scenario<C> {
   token?: Of<C, string | undefined>;
   headers?: Record<string, string>;
   /** Sent as JSON. */
-  body?: Of<C, unknown>;
+  body?: Of<C, Json>;
   /** Sent as is (a malformed body). */
   raw?: string;
   status: number;
   /** The whole JSON answer, compared with toEqual. */
-  json?: Of<C, unknown>;
+  json?: Of<C, Json>;
   /** A part of the JSON answer, compared with toMatchObject. */
   match?: Of<C, Record<string, unknown> | unknown[]>;
   /** Strings the raw answer must contain (PocketBase's ExpectedContent). */
