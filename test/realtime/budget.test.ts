@@ -4,12 +4,13 @@
 // room coming back as clients go; superusers never locked out; and a client with several shapes still
 // getting its events in commit order while a client with one is served first; and the bytes waiting for
 // readers, all streams together, bounded without dropping a reader that keeps up.
-import { request, type ClientRequest } from 'node:http';
+import type { ClientRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import PocketBase, { type RecordSubscription } from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RealtimeLimits } from '../../server/core/realtime/budget.js';
 import type { RunningServer } from '../../server/index.js';
+import { openEventStream } from '../fixtures/event-stream.js';
 import { ADMIN, failure, startSdkServer } from '../support/sdk-server.js';
 
 const LIMITS: RealtimeLimits = {
@@ -28,24 +29,10 @@ let client: () => PocketBase;
 const streams: ClientRequest[] = [];
 
 /** An event stream from `localAddress` (127.0.0.x: one client address each); resolves with its client id and its closer. */
-function openStream(localAddress: string): Promise<{ id: string; close: () => void }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${server.url}/api/realtime`, { localAddress, headers: { accept: 'text/event-stream' } }, (res) => {
-      let head: string | null = '';
-      res.on('data', (chunk: Buffer) => {
-        if (head === null) return;
-        head += chunk.toString();
-        const m = /id:(\w+)\nevent:PB_CONNECT/.exec(head);
-        if (m) {
-          head = null;
-          resolve({ id: m[1], close: () => req.destroy() });
-        }
-      });
-    });
-    req.on('error', reject);
-    req.end();
-    streams.push(req);
-  });
+async function openStream(localAddress: string): Promise<{ id: string; close: () => void }> {
+  const { id, req } = await openEventStream(server.url, localAddress);
+  streams.push(req);
+  return { id, close: () => req.destroy() };
 }
 
 async function post(clientId: string, subscriptions: string[], token?: string): Promise<{ status: number; body: { message: string; data: Record<string, { code: string; params: { limit: number; scope: string } }> } }> {

@@ -7,13 +7,14 @@
 // naming the limit), a write's fan-out runs in slices with each client's first shape first, and the
 // normal subscriber's events and /api/health stay prompt.
 import { readFileSync } from 'node:fs';
-import { request, type ClientRequest } from 'node:http';
+import type { ClientRequest } from 'node:http';
 import PocketBase from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REALTIME_LIMITS } from '../../server/core/realtime/budget.js';
 import { bundle, runChild, type Child } from '../fixtures/hardening-child.js';
 import { http } from '../fixtures/hardening-http.js';
 import { whilePolled } from '../fixtures/health-poll.js';
+import { openEventStream } from '../fixtures/event-stream.js';
 import { hostileOptions, listTopics } from '../fixtures/realtime-hostile-client.js';
 import { startChildServer, type ChildServer } from '../support/child-server.js';
 import '../support/sdk-server.js'; // Node's EventSource for the SDK
@@ -50,24 +51,10 @@ function rssMb(): number {
 }
 
 /** An event stream from this process; resolves with its client id. */
-function openStream(localAddress: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}/api/realtime`, { localAddress, headers: { accept: 'text/event-stream' } }, (res) => {
-      let head: string | null = '';
-      res.on('data', (chunk: Buffer) => {
-        if (head === null) return;
-        head += chunk.toString();
-        const m = /id:(\w+)\nevent:PB_CONNECT/.exec(head);
-        if (m) {
-          head = null;
-          resolve(m[1]);
-        }
-      });
-    });
-    req.on('error', reject);
-    req.end();
-    streams.push(req);
-  });
+async function openStream(localAddress: string): Promise<string> {
+  const { id, req } = await openEventStream(url, localAddress);
+  streams.push(req);
+  return id;
 }
 
 const subscribe = (clientId: string, subscriptions: string[]) => http(url, 'POST', '/api/realtime', { body: { clientId, subscriptions } });
