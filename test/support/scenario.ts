@@ -49,11 +49,39 @@ export type Fixture<C> = (h: Harness) => Promise<C>;
 const of = <C, T>(value: Of<C, T>, ctx: C): T =>
   typeof value === 'function' ? (value as (ctx: C) => T)(ctx) : value;
 
+/**
+ * A fixture run once: its data exported, and each call answering a fresh app on a copy of it (the
+ * superuser's and users' sessions included), as PocketBase's tests copy one prepared data folder per
+ * test. The seeding (password hashes, sign-ins) is what a fresh app costs; a copy costs a few ms.
+ */
+function seeded<C>(fixture: Fixture<C>): () => Promise<{ h: Harness; ctx: C }> {
+  let prepared: Promise<{ bytes: Uint8Array; ctx: C }> | null = null;
+  return async () => {
+    prepared ??= (async () => {
+      const h = await harness();
+      try {
+        const ctx = await fixture(h);
+        return { bytes: h.core.store.backup(), ctx };
+      } finally {
+        await h.close();
+      }
+    })();
+    const { bytes, ctx } = await prepared;
+    return { h: await harness({}, bytes), ctx: structuredClone(ctx) };
+  };
+}
+
+const fresh = new WeakMap<Fixture<never>, () => Promise<{ h: Harness; ctx: unknown }>>();
+
 /** Runs one row against a fresh app seeded by `fixture`, checking what the row says. */
 export async function runScenario<C>(fixture: Fixture<C>, row: Scenario<C>): Promise<Res> {
-  const h = await harness();
+  let open = fresh.get(fixture as Fixture<never>) as (() => Promise<{ h: Harness; ctx: C }>) | undefined;
+  if (open === undefined) {
+    open = seeded(fixture);
+    fresh.set(fixture as Fixture<never>, open);
+  }
+  const { h, ctx } = await open();
   try {
-    const ctx = await fixture(h);
     await row.before?.(h, ctx);
     const url = of(row.url, ctx);
     const res = await h.req(row.method, url, {
