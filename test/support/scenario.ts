@@ -13,7 +13,8 @@
 import { expect, it } from 'vitest';
 import { harness, type Harness, type Res } from './harness.js';
 
-type Of<C, T> = T | ((ctx: C) => T);
+/** A value, or a function of the fixture's context and the row's fresh app (its setup token...). */
+type Of<C, T> = T | ((ctx: C, h: Harness) => T);
 /** A JSON value (not `unknown`: a row's function then gets its context's type). */
 type Json = Record<string, unknown> | unknown[] | string | number | boolean | null;
 
@@ -46,8 +47,8 @@ export interface Scenario<C> {
 /** Seeds a fresh harness and answers the context rows read (a blog, a superuser token...). */
 export type Fixture<C> = (h: Harness) => Promise<C>;
 
-const of = <C, T>(value: Of<C, T>, ctx: C): T =>
-  typeof value === 'function' ? (value as (ctx: C) => T)(ctx) : value;
+const of = <C, T>(value: Of<C, T>, ctx: C, h: Harness): T =>
+  typeof value === 'function' ? (value as (ctx: C, h: Harness) => T)(ctx, h) : value;
 
 /**
  * A fixture run once: its data exported, and each call answering a fresh app on a copy of it (the
@@ -83,19 +84,19 @@ export async function runScenario<C>(fixture: Fixture<C>, row: Scenario<C>): Pro
   const { h, ctx } = await open();
   try {
     await row.before?.(h, ctx);
-    const url = of(row.url, ctx);
+    const url = of(row.url, ctx, h);
     const res = await h.req(row.method, url, {
-      token: row.token === undefined ? undefined : of(row.token, ctx),
+      token: row.token === undefined ? undefined : of(row.token, ctx, h),
       headers: row.headers,
-      body: row.body === undefined ? undefined : of(row.body, ctx),
+      body: row.body === undefined ? undefined : of(row.body, ctx, h),
       raw: row.raw,
     });
     const where = `${row.method} ${url} → ${res.text.slice(0, 500)}`;
     expect(res.status, where).toBe(row.status);
-    if (row.json !== undefined) expect(res.body, where).toEqual(of(row.json, ctx));
-    if (row.match !== undefined) expect(res.body, where).toMatchObject(of(row.match, ctx));
-    for (const s of row.expectedContent === undefined ? [] : of(row.expectedContent, ctx)) expect(res.text, where).toContain(s);
-    for (const s of row.notExpectedContent === undefined ? [] : of(row.notExpectedContent, ctx)) expect(res.text, where).not.toContain(s);
+    if (row.json !== undefined) expect(res.body, where).toEqual(of(row.json, ctx, h));
+    if (row.match !== undefined) expect(res.body, where).toMatchObject(of(row.match, ctx, h));
+    for (const s of row.expectedContent === undefined ? [] : of(row.expectedContent, ctx, h)) expect(res.text, where).toContain(s);
+    for (const s of row.notExpectedContent === undefined ? [] : of(row.notExpectedContent, ctx, h)) expect(res.text, where).not.toContain(s);
     await row.after?.(res, h, ctx);
     return res;
   } finally {
