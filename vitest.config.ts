@@ -1,9 +1,30 @@
 import { defineConfig } from 'vitest/config';
 import solid from 'vite-plugin-solid';
 
-// Two projects: vite-plugin-solid makes `sql.js` resolve to its browser build, so the server and
+// Tests whose assertions are time bounds measured on a server in a child process or over a real socket
+// (the health of /api/health while a hostile client runs, a subscriber's latency...). They run one
+// file at a time after the parallel projects (vitest puts projects without file parallelism in a
+// sequential group at the end), so another suite's load cannot eat their margins.
+const TIMED = [
+  'test/realtime/hostile.test.ts',
+  'test/realtime/budget.test.ts',
+  'test/security/event-loop.test.ts',
+  'test/security/stalls.test.ts',
+  'test/security/query-deadline.test.ts',
+  'test/security/imports.test.ts',
+  'test/security/write-budgets.test.ts',
+  'test/http/connections.test.ts',
+  'test/collections/view-budget.test.ts',
+  'test/files/large-upload.test.ts',
+];
+
+// `npm run test:fast` (`vitest run --mode fast`): the edit-run loop, without the browser tests, the
+// crash loops, the build of the desktop app and the timed child-server tests (large uploads included).
+const SLOW = ['test/crash/**', 'test/fuzz/journal.test.ts', 'test/main/build.test.ts'];
+
+// Projects: vite-plugin-solid makes `sql.js` resolve to its browser build, so the server and
 // main-process tests must run in a plain node project without it (docs/architecture.md, "Toolchain facts").
-export default defineConfig({
+export default defineConfig(({ mode }) => ({
   test: {
     projects: [
       {
@@ -11,9 +32,19 @@ export default defineConfig({
           name: 'node',
           environment: 'node',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/ui/**', 'test/e2e/**'],
+          exclude: ['test/ui/**', 'test/e2e/**', ...TIMED, ...(mode === 'fast' ? SLOW : [])],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'timed',
+          environment: 'node',
+          include: TIMED,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          fileParallelism: false,
         },
       },
       {
@@ -31,6 +62,8 @@ export default defineConfig({
           name: 'e2e',
           environment: 'node',
           include: ['test/e2e/**/*.test.ts'],
+          // the admin UI, built once per run
+          globalSetup: ['test/support/build-ui.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: false,
@@ -38,4 +71,4 @@ export default defineConfig({
       },
     ],
   },
-});
+}));

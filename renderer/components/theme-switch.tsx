@@ -1,6 +1,6 @@
 // The theme switch: follow the system, or always light or dark (renderer/lib/theme.ts). In the desktop
 // window it changes the app's setting, so the window's frame follows too.
-import type { JSX } from 'solid-js';
+import { For, type JSX } from 'solid-js';
 import { useTheme, type ThemeSource } from '../lib/theme.js';
 import { useToast } from './toasts.js';
 
@@ -24,9 +24,7 @@ export function ThemeSwitch(): JSX.Element {
           });
         }}
       >
-        {(Object.keys(LABELS) as ThemeSource[]).map((key) => (
-          <option value={key}>{LABELS[key]}</option>
-        ))}
+        <For each={Object.keys(LABELS) as ThemeSource[]}>{(key) => <option value={key}>{LABELS[key]}</option>}</For>
       </select>
     </label>
   );

@@ -4,48 +4,63 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness } from '../support/harness.js';
-import { eachBlog, type Blog } from '../support/blog.js';
+import { blog, type Blog } from '../support/blog.js';
+import { scenarios } from '../support/scenario.js';
 import { type RunningServer } from '../../server/index.js';
 import { http, liveServer } from '../fixtures/hardening-http.js';
 
-describe('on the blog', () => {
-  let h: Harness;
-  let b: Blog;
-  eachBlog((fresh, data) => ((h = fresh), (b = data)));
+const USERS = '/api/collections/users/records';
+const code = (c: string) => ({ code: c, message: expect.any(String) });
+const listable = async (h: Harness, b: Blog) => { expect((await h.req('PATCH', '/api/collections/users', { token: b.su, body: { listRule: '' } })).status).toBe(200); };
 
-  describe('auth records', () => {
-    it('email visibility, verified only by managers, passwords never returned', async () => {
-      const me = await h.req('GET', `/api/collections/users/records/${b.users.ann.id}`, { token: b.users.ann.token });
-      expect(me.body.email).toBe('ann@example.com');
-      expect(me.body.password).toBeUndefined();
-      await h.req('PATCH', '/api/collections/users', { token: b.su, body: { listRule: '' } });
-      const list = await h.req('GET', '/api/collections/users/records', { token: b.users.bob.token });
-      const ann = list.body.items.find((u: { id: string }) => u.id === b.users.ann.id);
-      expect(ann.email).toBeUndefined();
-      expect(list.text).not.toMatch(/scrypt/);
-      const verify = await h.req('PATCH', `/api/collections/users/records/${b.users.ann.id}`, { token: b.users.ann.token, body: { verified: true } });
-      expect(verify.status).toBe(400);
-      const bySu = await h.req('PATCH', `/api/collections/users/records/${b.users.ann.id}`, { token: b.su, body: { verified: true } });
-      expect(bySu.body.verified).toBe(true);
-    });
+describe('auth records', () => {
+  scenarios(blog, [
+    {
+      name: 'a user sees her own e-mail, never a password',
+      method: 'GET', url: (b) => `${USERS}/${b.users.ann.id}`, token: (b) => b.users.ann.token,
+      status: 200, match: { email: 'ann@example.com' }, notExpectedContent: ['password', 'scrypt'],
+    },
+    {
+      name: 'another user listing users sees no hidden e-mail and no hash',
+      before: listable,
+      method: 'GET', url: USERS, token: (b) => b.users.bob.token, status: 200, notExpectedContent: ['scrypt', 'ann@example.com'],
+      after: (r, _h, b) => {
+        const ann = r.body.items.find((u: { id: string }) => u.id === b.users.ann.id);
+        expect(ann).toBeDefined();
+        expect(ann).not.toHaveProperty('email');
+      },
+    },
+    {
+      name: 'verified is not the user\'s to set',
+      method: 'PATCH', url: (b) => `${USERS}/${b.users.ann.id}`, token: (b) => b.users.ann.token, body: { verified: true }, status: 400,
+    },
+    {
+      name: 'the superuser sets verified',
+      method: 'PATCH', url: (b) => `${USERS}/${b.users.ann.id}`, token: (b) => b.su, body: { verified: true }, status: 200, match: { verified: true },
+    },
+    {
+      name: 'sign-up validates password and confirmation',
+      method: 'POST', url: USERS, body: { email: 'x@example.com', password: 'short', passwordConfirm: 'other' },
+      status: 400, match: { data: { password: code('validation_min_text_constraint'), passwordConfirm: code('validation_values_mismatch') } },
+    },
+    {
+      name: 'sign-up with a taken e-mail, whatever its case',
+      method: 'POST', url: USERS, body: { email: 'ANN@example.com', password: 'password123', passwordConfirm: 'password123' },
+      status: 400, match: { data: { email: code('validation_not_unique') } },
+    },
+  ]);
+});
 
-    it('sign-up validates password and confirmation', async () => {
-      const r = await h.req('POST', '/api/collections/users/records', { body: { email: 'x@example.com', password: 'short', passwordConfirm: 'other' } });
-      expect(r.status).toBe(400);
-      expect(r.body.data.password.code).toBe('validation_min_text_constraint');
-      expect(r.body.data.passwordConfirm.code).toBe('validation_values_mismatch');
-      const dup = await h.req('POST', '/api/collections/users/records', { body: { email: 'ANN@example.com', password: 'password123', passwordConfirm: 'password123' } });
-      expect(dup.status).toBe(400);
-      expect(dup.body.data.email.code).toBe('validation_not_unique');
-    });
-
-    it('the last superuser cannot be deleted', async () => {
-      const me = (await h.req('GET', '/api/session', { token: b.su })).body.record.id;
-      const r = await h.req('DELETE', `/api/collections/_superusers/records/${me}`, { token: b.su });
-      expect(r.status).toBe(400);
-      expect(r.body.message).toBe("You can't delete the only existing superuser.");
-    });
-  });
+describe('superusers', () => {
+  const withSuperuserId = async (h: Harness) => {
+    const b = await blog(h);
+    return { ...b, suId: (await h.req('GET', '/api/session', { token: b.su })).body.record.id as string };
+  };
+  scenarios(withSuperuserId, [{
+    name: 'the last superuser cannot be deleted',
+    method: 'DELETE', url: (c) => `/api/collections/_superusers/records/${c.suId}`, token: (c) => c.su,
+    status: 400, match: { status: 400, message: "You can't delete the only existing superuser." },
+  }]);
 });
 
 describe('ids', () => {

@@ -2,13 +2,40 @@
 // first superuser (once, whatever the races), and stays valid for its whole hour.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { harness, type Harness } from '../support/harness.js';
+import { harness, type Harness, type Res } from '../support/harness.js';
+import { scenarios, type Scenario } from '../support/scenario.js';
 import { SETUP_TOKEN_MS } from '../../server/core/setup.js';
 import { createCore } from '../../server/core/index.js';
 import { createApp } from '../../server/http/app.js';
 import { openStore, type Store } from '../../server/store/db.js';
 import { startServer } from '../../server/index.js';
 import { http } from '../fixtures/hardening-http.js';
+
+describe('setup refusals', () => {
+  /** A fresh data folder: setup required, its one-time token printed (the harness keeps it). */
+  const freshFolder = async () => ({});
+  const stillRequired = async (_r: Res, h: Harness) => { expect((await h.req('GET', '/api/setup')).body).toEqual({ required: true }); };
+  const refused = (name: string, body: Record<string, unknown>): Scenario<object> => ({
+    name: `refuses a ${name} with 403 pointing at the log`,
+    method: 'POST', url: '/api/setup', body, status: 403,
+    match: { status: 403, data: {}, message: expect.stringMatching(/log/i) }, after: stillRequired,
+  });
+  const invalid = (name: string, body: Record<string, unknown>, data: Record<string, unknown>): Scenario<object> => ({
+    name, method: 'POST', url: '/api/setup', body: (_c, h) => ({ token: h.setupToken(), ...body }),
+    status: 400, match: { status: 400, data }, after: stillRequired,
+  });
+  scenarios(freshFolder, [
+    refused('missing token', { email: 'a@b.co', password: 'long enough' }),
+    refused('wrong token', { token: 'nope', email: 'a@b.co', password: 'long enough' }),
+    invalid('400 with per-field codes for short password', { email: 'a@b.co', password: 'short' }, { password: { code: 'validation_length_out_of_range' } }),
+    invalid('400 with per-field codes for missing password', { email: 'a@b.co' }, { password: { code: 'validation_required' } }),
+    invalid('400 with per-field codes for bad email', { email: 'not-an-email', password: 'long enough' }, { email: { code: 'validation_is_email' } }),
+    invalid('400 with per-field codes for missing email', { password: 'long enough' }, { email: { code: 'validation_required' } }),
+    // the email is checked by the superusers' email field, and reported beside a password problem
+    invalid('a numeric TLD is no email', { email: 'a@b.c1', password: 'short' }, { email: { code: 'validation_is_email' }, password: { code: 'validation_length_out_of_range' } }),
+    invalid('an email of 255 characters is too long', { email: `${'a'.repeat(243)}@example.com`, password: 'short' }, { email: { code: 'validation_is_email' }, password: { code: 'validation_length_out_of_range' } }),
+  ]);
+});
 
 describe('first superuser', () => {
   let h: Harness;
@@ -27,37 +54,6 @@ describe('first superuser', () => {
         type: 'file', maxSelect: 1, maxSize: 5_242_880, protected: false,
         mimeTypes: ['image/jpeg', 'image/png', 'image/svg+xml', 'image/gif', 'image/webp'],
       });
-    });
-
-    it.each([
-      ['missing token', { email: 'a@b.co', password: 'long enough' }, 403],
-      ['wrong token', { token: 'nope', email: 'a@b.co', password: 'long enough' }, 403],
-    ])('refuses a %s with 403 pointing at the log', async (_name, body, status) => {
-      const r = await h.req('POST', '/api/setup', { body });
-      expect(r.status).toBe(status);
-      expect(r.body).toMatchObject({ status: 403, data: {} });
-      expect(r.body.message).toMatch(/log/i);
-    });
-
-    it.each([
-      ['short password', { email: 'a@b.co', password: 'short' }, 'password', 'validation_length_out_of_range'],
-      ['missing password', { email: 'a@b.co' }, 'password', 'validation_required'],
-      ['bad email', { email: 'not-an-email', password: 'long enough' }, 'email', 'validation_is_email'],
-      ['missing email', { password: 'long enough' }, 'email', 'validation_required'],
-    ])('400 with per-field codes for %s', async (_n, body, key, code) => {
-      const r = await h.req('POST', '/api/setup', { body: { token: h.setupToken(), ...body } });
-      expect(r.status).toBe(400);
-      expect(r.body.data[key].code).toBe(code);
-      expect((await h.req('GET', '/api/setup')).body.required).toBe(true);
-    });
-
-    it.each([
-      ['a numeric TLD', 'a@b.c1'],
-      ['255 characters', `${'a'.repeat(243)}@example.com`],
-    ])('checks the email by the superusers\' email field (%s), reported beside a password problem', async (_n, email) => {
-      const r = await h.req('POST', '/api/setup', { body: { token: h.setupToken(), email, password: 'short' } });
-      expect(r.status).toBe(400);
-      expect(r.body.data).toMatchObject({ email: { code: 'validation_is_email' }, password: { code: 'validation_length_out_of_range' } });
     });
 
     it('creates the first superuser once, then answers 404 Not found.', async () => {

@@ -1,9 +1,10 @@
-// Shared plumbing for the browser tests: build the admin UI once, start a server on a temp folder,
+// Shared plumbing for the browser tests: the admin UI built once per run, start a server on a temp folder,
 // drive Debian's Chromium through playwright-core, and save screenshots to look at.
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { inject } from 'vitest';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const SHOTS = join(ROOT, 'test-results/screenshots');
@@ -11,14 +12,11 @@ export const SHOTS = join(ROOT, 'test-results/screenshots');
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /**
- * Builds the admin UI into a temporary folder (not dist/, which other suites and `npm run build` own)
- * and returns it, to be served with startServer's `uiDir`.
+ * The admin UI, built once per run by the e2e project's global setup (test/support/build-ui.ts), to be
+ * served with startServer's `uiDir`.
  */
 export async function buildRenderer(): Promise<string> {
-  const outDir = await mkdtemp(join(tmpdir(), 'deskbase-ui-'));
-  const { build } = await import('vite');
-  await build({ configFile: join(ROOT, 'vite.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
-  return outDir;
+  return inject('uiDir');
 }
 
 export function launchBrowser(): Promise<Browser> {
@@ -33,7 +31,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The real server on a fresh data folder (removed on close), serving the UI built in `uiDir`. */
+/** The real server on a fresh data folder (removed on close), serving the UI built in `uiDir` (the run's, kept). */
 export async function startApp(uiDir: string): Promise<TestApp> {
   const dir = await mkdtemp(join(tmpdir(), 'deskbase-e2e-'));
   const { startServer } = await import('../../server/index.js');
@@ -45,7 +43,6 @@ export async function startApp(uiDir: string): Promise<TestApp> {
     async close() {
       await server.close();
       await rm(dir, { recursive: true, force: true });
-      await rm(uiDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,8 +1,9 @@
 // GET /api/backup streams one zip with data.db and storage/, consistent while writes go on; POST
 // /api/backup/restore checks an archive, swaps it in and keeps the previous data beside it; invalid
 // archives are refused with nothing changed. Through the SDK and fetch over a real socket.
+import { existsSync, watch } from 'node:fs';
 import { access, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import PocketBase from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSqlJs } from '../../server/store/db.js';
@@ -63,22 +64,42 @@ describe('backup', () => {
     await pb.collection('docs').create({ title: 'big', att: [file(big, '1.bin'), file(big, '2.bin'), file(big, '3.bin')] });
     const rec = await pb.collection('docs').create({ title: 'doomed', att: file('keep me', 'k.txt') });
     const path = join(fx.dir, 'storage', colId, rec.id, rec.att[0]);
+    // the file's removal, seen by the kernel (inotify), at whatever moment it happens
+    let streamed = false;
+    let removedWhileStreaming = false;
+    const removed = new Promise<void>((resolve) => {
+      const watcher = watch(dirname(path), (_event, name) => {
+        if (name !== rec.att[0] || existsSync(path)) return;
+        removedWhileStreaming = !streamed;
+        watcher.close();
+        resolve();
+      });
+    });
+    // the server hands a deletion's files to the storage before it tells realtime subscribers
+    // (core/index.ts subscribes dropReleasedFiles to the change feed first)
+    let announced!: () => void;
+    const deleted = new Promise<void>((resolve) => (announced = resolve));
+    const unsubscribe = await pb.collection('docs').subscribe(rec.id, (e) => { if (e.action === 'delete') announced(); });
     const res = await fetch(`${fx.server.url}/api/backup`, { headers: auth() });
     const reader = res.body!.getReader();
     const chunks: Uint8Array[] = [];
     const first = await reader.read();
     if (first.value) chunks.push(first.value);
     await pb.collection('docs').delete(rec.id);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(await exists(path)).toBe(true); // held while the archive streams
+    await deleted;
+    await unsubscribe();
+    // an unheld removal is a few syscalls already queued: it lands before 12 MB have been read
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       chunks.push(value);
     }
+    streamed = true;
+    expect(removedWhileStreaming, 'the file was removed while the backup streamed').toBe(false);
     const entries = await unzip(Buffer.concat(chunks));
     expect(entries.get(`storage/${colId}/${rec.id}/${rec.att[0]}`)?.toString()).toBe('keep me');
-    for (let i = 0; i < 100 && (await exists(path)); i++) await new Promise((r) => setTimeout(r, 10));
+    await removed; // released once the stream ended (the test's timeout bounds the wait)
+    expect(removedWhileStreaming).toBe(false);
     expect(await exists(path)).toBe(false);
   });
 });

@@ -11,7 +11,7 @@ import { parseArgs } from '../../server/cli.js';
 import { ensureCertificate, LEAF_DAYS } from '../../server/http/certificate.js';
 import { lanAddresses } from '../../server/http/listener.js';
 import { startServer, type RunningServer } from '../../server/index.js';
-import { osFreePort } from '../main-net-helpers.js';
+import { osFreePort } from '../main/net-helpers.js';
 
 let dir: string;
 const running: RunningServer[] = [];

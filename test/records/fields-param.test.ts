@@ -3,8 +3,8 @@
 // (and is paid once per distinct text of an answer).
 
 import { describe, expect, it } from 'vitest';
-import { type Harness } from '../support/harness.js';
-import { eachBlog, type Blog } from '../support/blog.js';
+import { blog } from '../support/blog.js';
+import { scenarios } from '../support/scenario.js';
 import fc from 'fast-check';
 import { excerpt } from '../../server/core/excerpt.js';
 import { pickAll } from '../../server/core/pick-fields.js';
@@ -12,20 +12,20 @@ import { parseFields } from '../../server/core/request-params.js';
 import { fuzzRuns } from '../fixtures/hardening-soak.js';
 
 describe('on records and collections', () => {
-  let h: Harness;
-  let b: Blog;
-  eachBlog((fresh, data) => ((h = fresh), (b = data)));
-
-  it('fields picks keys, nested expand keys and excerpts', async () => {
-    const r = await h.req('GET', `/api/collections/posts/records?fields=id,title:excerpt(3,true),expand.tags.name&expand=tags&filter=${encodeURIComponent("title = 'Ann public'")}`, { token: b.su });
-    expect(r.body.items[0]).toEqual({ id: b.posts.annPublic, title: 'Ann...', expand: { tags: [{ name: 'js' }, { name: 'db' }] } });
-    expect(r.body).toMatchObject({ page: 1, totalItems: 1 });
-  });
-
-  it('fields applies to collection responses too', async () => {
-    const r = await h.req('GET', '/api/collections/posts?fields=id,name', { token: b.su });
-    expect(r.body).toEqual({ id: b.ids.posts, name: 'posts' });
-  });
+  scenarios(blog, [
+    {
+      name: 'fields picks keys, nested expand keys and excerpts',
+      method: 'GET', url: `/api/collections/posts/records?fields=id,title:excerpt(3,true),expand.tags.name&expand=tags&filter=${encodeURIComponent("title = 'Ann public'")}`,
+      token: (b) => b.su, status: 200,
+      match: { page: 1, totalItems: 1 },
+      after: (r, _h, b) => { expect(r.body.items[0]).toEqual({ id: b.posts.annPublic, title: 'Ann...', expand: { tags: [{ name: 'js' }, { name: 'db' }] } }); },
+    },
+    {
+      name: 'fields applies to collection responses too',
+      method: 'GET', url: '/api/collections/posts?fields=id,name', token: (b) => b.su, status: 200,
+      json: (b) => ({ id: b.ids.posts, name: 'posts' }),
+    },
+  ]);
 });
 
 describe(':excerpt', () => {

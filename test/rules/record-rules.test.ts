@@ -4,94 +4,105 @@
 // get around them in bypass.test.ts.
 
 import { describe, expect, it } from 'vitest';
-import { eachSuperuser, type Harness } from '../support/harness.js';
-import { type Blog, eachBlog, patchAsSuperuser } from '../support/blog.js';
+import { eachSuperuser, type Harness, type Res } from '../support/harness.js';
+import { blog, type Blog, type Caller, patchAsSuperuser, tokenOf } from '../support/blog.js';
+import { envelope, scenarios, type Scenario } from '../support/scenario.js';
 
-describe('on the blog', () => {
-  let h: Harness;
-  let b: Blog;
-  eachBlog((fresh, data) => ((h = fresh), (b = data)));
+const POSTS = '/api/collections/posts/records';
+const titles = (r: Res) => (r.body.items as { title: string }[]).map((i) => i.title).sort();
+const patch = (name: string, body: Record<string, unknown>) => (h: Harness, b: Blog) => patchAsSuperuser(h, b, name, body).then(() => undefined);
 
-  const titles = (r: { body: { items: { title: string }[] } }) => r.body.items.map((i) => i.title).sort();
-  const who = (name: 'guest' | 'ann' | 'bob' | 'su'): string | undefined =>
-    name === 'guest' ? undefined : name === 'su' ? b.su : b.users[name].token;
-
-  it.each([
-    ['guest', ['Ann public', 'Bob public']],
-    ['ann', ['Ann draft', 'Ann public', 'Bob public']],
-    ['bob', ['Ann public', 'Bob draft', 'Bob public']],
-    ['su', ['Ann draft', 'Ann public', 'Bob draft', 'Bob public']],
-  ] as const)('%s lists %j', async (user, expected) => {
-    const r = await h.req('GET', '/api/collections/posts/records', { token: who(user) });
-    expect(r.status).toBe(200);
-    expect(titles(r)).toEqual(expected);
-    expect(r.body.totalItems).toBe(expected.length);
+describe('who lists and views posts', () => {
+  const lists = (who: Caller, expected: string[]): Scenario<Blog> => ({
+    name: `${who} lists ${JSON.stringify(expected)}`,
+    method: 'GET', url: POSTS, token: (b) => tokenOf(b, who), status: 200,
+    match: { totalItems: expected.length },
+    after: (r) => { expect(titles(r)).toEqual(expected); },
   });
-
-  it.each([
-    ['guest', 'annDraft', 404], ['bob', 'annDraft', 404], ['ann', 'annDraft', 200], ['su', 'annDraft', 200], ['guest', 'annPublic', 200],
-  ] as const)('%s views %s → %d', async (user, post, status) => {
-    const r = await h.req('GET', `/api/collections/posts/records/${b.posts[post]}`, { token: who(user) });
-    expect(r.status).toBe(status);
-    if (status === 404) expect(r.body).toEqual({ status: 404, message: 'Not found.', data: {} });
+  const views = (who: Caller, post: string, status: number): Scenario<Blog> => ({
+    name: `${who} views ${post} → ${status}`,
+    method: 'GET', url: (b) => `${POSTS}/${b.posts[post]}`, token: (b) => tokenOf(b, who), status,
+    ...(status === 404 ? { json: envelope(404, 'Not found.') } : {}),
   });
+  scenarios(blog, [
+    lists('guest', ['Ann public', 'Bob public']),
+    lists('ann', ['Ann draft', 'Ann public', 'Bob public']),
+    lists('bob', ['Ann public', 'Bob draft', 'Bob public']),
+    lists('su', ['Ann draft', 'Ann public', 'Bob draft', 'Bob public']),
+    views('guest', 'annDraft', 404),
+    views('bob', 'annDraft', 404),
+    views('ann', 'annDraft', 200),
+    views('su', 'annDraft', 200),
+    views('guest', 'annPublic', 200),
+  ]);
+});
 
-  it('a null rule is superusers only (403), an empty rule is everyone', async () => {
-    expect((await h.req('GET', '/api/collections/users/records')).status).toBe(200); // users listRule is an expression: guests see nothing
-    await h.req('PATCH', '/api/collections/tags', { token: b.su, body: { listRule: null } });
-    const r = await h.req('GET', '/api/collections/tags/records', { token: b.users.ann.token });
-    expect(r.status).toBe(403);
-    expect(r.body.message).toBe('Only superusers can perform this action.');
-    expect((await h.req('GET', '/api/collections/tags/records', { token: b.su })).body.totalItems).toBe(3);
-  });
+describe('null, empty and expression rules', () => {
+  scenarios(blog, [
+    { name: 'an expression listRule: a guest lists users and sees none of them', method: 'GET', url: '/api/collections/users/records', status: 200, match: { totalItems: 0, items: [] } },
+    {
+      name: 'a null listRule is superusers only: a user gets 403',
+      before: patch('tags', { listRule: null }),
+      method: 'GET', url: '/api/collections/tags/records', token: (b) => b.users.ann.token,
+      status: 403, json: envelope(403, 'Only superusers can perform this action.'),
+    },
+    {
+      name: 'a null listRule: the superuser still lists every tag',
+      before: patch('tags', { listRule: null }),
+      method: 'GET', url: '/api/collections/tags/records', token: (b) => b.su,
+      status: 200, match: { totalItems: 3 },
+    },
+    {
+      name: 'createRule is checked against the new record: ann cannot post as bob',
+      method: 'POST', url: POSTS, token: (b) => b.users.ann.token, body: (b) => ({ title: 'forged', author: b.users.bob.id }),
+      status: 400, json: envelope(400, 'Failed to create record.'),
+    },
+    {
+      name: 'createRule: a guest cannot post',
+      method: 'POST', url: POSTS, body: { title: 'x' },
+      status: 400, json: envelope(400, 'Failed to create record.'),
+    },
+  ]);
+});
 
-  it('createRule is checked against the new record', async () => {
-    const forged = await h.req('POST', '/api/collections/posts/records', { token: b.users.ann.token, body: { title: 'forged', author: b.users.bob.id } });
-    expect(forged.status).toBe(400);
-    expect(forged.body).toEqual({ status: 400, message: 'Failed to create record.', data: {} });
-    const guest = await h.req('POST', '/api/collections/posts/records', { body: { title: 'x' } });
-    expect(guest.status).toBe(400);
-  });
-
-  describe('client filters stay inside the rules', () => {
-    const list = (q: string, token = b.su) => h.req('GET', `/api/collections/posts/records?${q}`, { token });
-
-    it('a filter cannot widen the rule', async () => {
-      const r = await list(`filter=${encodeURIComponent('published = false')}`, '');
-      expect(r.body.items).toEqual([]);
-    });
-
-    it('guests cannot probe fields of collections they cannot list through a relation filter', async () => {
+describe('client filters stay inside the rules', () => {
+  const filter = (f: string) => `${POSTS}?filter=${encodeURIComponent(f)}`;
+  scenarios(blog, [
+    { name: 'a filter cannot widen the rule', method: 'GET', url: filter('published = false'), status: 200, match: { items: [], totalItems: 0 } },
+    {
       // users.listRule = "id = @request.auth.id": a guest must not learn who wrote what by email
-      const r = await list(`filter=${encodeURIComponent("author.email ~ 'ann'")}`, '');
-      expect(r.status === 400 || (r.status === 200 && r.body.items.length === 0)).toBe(true);
-    });
+      name: 'guests cannot probe fields of collections they cannot list through a relation filter',
+      method: 'GET', url: filter("author.email ~ 'ann'"), status: 200, match: { items: [], totalItems: 0 },
+    },
+    { name: 'a user cannot filter by a hidden field', method: 'GET', url: filter("secret = 's1'"), token: (b) => b.users.ann.token, status: 400, match: { status: 400, data: {} } },
+    { name: 'a user cannot sort by a hidden field', method: 'GET', url: `${POSTS}?sort=secret`, token: (b) => b.users.ann.token, status: 400, match: { status: 400, data: {} } },
+    {
+      name: 'the superuser filters by a hidden field',
+      method: 'GET', url: filter("secret = 's1'"), token: (b) => b.su, status: 200,
+      after: (r) => { expect(titles(r)).toEqual(['Ann public']); },
+    },
+  ]);
+});
 
-    it('hidden fields cannot be filtered or sorted by non-superusers', async () => {
-      expect((await list(`filter=${encodeURIComponent("secret = 's1'")}`, b.users.ann.token)).status).toBe(400);
-      expect((await list('sort=secret', b.users.ann.token)).status).toBe(400);
-      expect(titles(await list(`filter=${encodeURIComponent("secret = 's1'")}`))).toEqual(['Ann public']);
-    });
-  });
-
-  describe('manageRule', () => {
-    const patchCollection = (name: string, body: Record<string, unknown>) => patchAsSuperuser(h, b, name, body);
-
-    it('managers may verify accounts and set passwords without oldPassword, and see emails', async () => {
-      const usersC = (await h.req('GET', '/api/collections/users', { token: b.su })).body;
-      await patchCollection('users', { fields: [...usersC.fields, { name: 'admin', type: 'bool' }] });
-      await h.req('PATCH', `/api/collections/users/records/${b.users.ann.id}`, { token: b.su, body: { admin: true } });
-      await patchCollection('users', { manageRule: '@request.auth.admin = true', updateRule: 'id = @request.auth.id || @request.auth.admin = true', listRule: '' });
-      const bob = b.users.bob.id;
-      const r = await h.req('PATCH', `/api/collections/users/records/${bob}`, { token: b.users.ann.token, body: { verified: true, password: 'brandnew123', passwordConfirm: 'brandnew123' } });
-      expect(r.status, r.text).toBe(200);
-      expect(r.body.verified).toBe(true);
-      expect(r.body.email).toBe('bob@example.com');
-      const asBob = await h.req('PATCH', `/api/collections/users/records/${bob}`, { token: b.users.bob.token, body: { name: 'B' } });
+describe('manageRule', () => {
+  const manager = async (h: Harness, b: Blog) => {
+    const usersC = (await h.req('GET', '/api/collections/users', { token: b.su })).body;
+    await patchAsSuperuser(h, b, 'users', { fields: [...usersC.fields, { name: 'admin', type: 'bool' }] });
+    expect((await h.req('PATCH', `/api/collections/users/records/${b.users.ann.id}`, { token: b.su, body: { admin: true } })).status).toBe(200);
+    await patchAsSuperuser(h, b, 'users', { manageRule: '@request.auth.admin = true', updateRule: 'id = @request.auth.id || @request.auth.admin = true', listRule: '' });
+  };
+  scenarios(blog, [{
+    name: 'managers may verify accounts and set passwords without oldPassword, and see emails',
+    before: manager,
+    method: 'PATCH', url: (b) => `/api/collections/users/records/${b.users.bob.id}`, token: (b) => b.users.ann.token,
+    body: { verified: true, password: 'brandnew123', passwordConfirm: 'brandnew123' },
+    status: 200, match: { verified: true, email: 'bob@example.com' },
+    after: async (_r, h, b) => {
+      const asBob = await h.req('PATCH', `/api/collections/users/records/${b.users.bob.id}`, { token: b.users.bob.token, body: { name: 'B' } });
       expect(asBob.status).toBe(404); // Bob's session ended with the password change
       expect((await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'bob@example.com', password: 'brandnew123' } })).status).toBe(200);
-    });
-  });
+    },
+  }]);
 });
 
 describe('stored rules', () => {

@@ -2,75 +2,85 @@
 // :changed and :isset, @request.method, query and headers, back-relations and @collection. The
 // compiler's own tables of @request values are in filter/request-values.test.ts.
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { type Harness } from '../support/harness.js';
-import { type Blog, eachBlog, patchAsSuperuser } from '../support/blog.js';
+import { blog, type Blog, patchAsSuperuser } from '../support/blog.js';
+import { envelope, scenarios } from '../support/scenario.js';
 
-describe('rules reading the request', () => {
-  // Rules that read the request: @request.body with modifiers, :changed, :isset, back-relations,
-  // @collection, manageRule.
+const record = (collection: string, id: string) => `/api/collections/${collection}/records/${id}`;
+const rule = (name: string, body: Record<string, unknown>) => (h: Harness, b: Blog) => patchAsSuperuser(h, b, name, body).then(() => undefined);
+const ann = (b: Blog) => b.users.ann.token;
 
-  let h: Harness;
-  let b: Blog;
-  eachBlog((fresh, data) => ((h = fresh), (b = data)));
+describe('@request.body in rules', () => {
+  const authorFixed = rule('posts', { updateRule: 'author = @request.auth.id && @request.body.author:changed = false' });
+  const viewsCapped = rule('posts', { updateRule: 'author = @request.auth.id && @request.body.views <= 12' });
+  const nameSet = rule('tags', { createRule: '@request.body.name:isset = true && @request.body.name != "forbidden"' });
+  scenarios(blog, [
+    {
+      name: ':changed = false forbids changing a field (404)', before: authorFixed,
+      method: 'PATCH', url: (b) => record('posts', b.posts.annPublic), token: ann, body: (b) => ({ author: b.users.bob.id }),
+      status: 404, json: envelope(404, 'Not found.'),
+    },
+    {
+      name: ':changed = false lets other changes pass', before: authorFixed,
+      method: 'PATCH', url: (b) => record('posts', b.posts.annPublic), token: ann, body: (b) => ({ author: b.users.ann.id, title: 'renamed' }),
+      status: 200, match: { title: 'renamed' },
+    },
+    // annPublic has 10 views
+    {
+      name: 'modifiers are resolved before the rule reads @request.body: views+ 2 → 12 passes', before: viewsCapped,
+      method: 'PATCH', url: (b) => record('posts', b.posts.annPublic), token: ann, body: { 'views+': 2 },
+      status: 200, match: { views: 12 },
+    },
+    {
+      name: 'modifiers are resolved before the rule reads @request.body: views+ 3 → 13 is refused', before: viewsCapped,
+      method: 'PATCH', url: (b) => record('posts', b.posts.annPublic), token: ann, body: { 'views+': 3 },
+      status: 404, json: envelope(404, 'Not found.'),
+    },
+    { name: ':isset on create: a name passes', before: nameSet, method: 'POST', url: '/api/collections/tags/records', body: { name: 'ok' }, status: 200, match: { name: 'ok' } },
+    { name: ':isset on create: a refused name', before: nameSet, method: 'POST', url: '/api/collections/tags/records', body: { name: 'forbidden' }, status: 400 },
+    { name: ':isset on create: no name', before: nameSet, method: 'POST', url: '/api/collections/tags/records', body: {}, status: 400 },
+  ]);
+});
 
-  const patchCollection = (name: string, body: Record<string, unknown>) => patchAsSuperuser(h, b, name, body);
+describe('@request.method, @request.query and @request.headers', () => {
+  const appOnly = rule('tags', { listRule: '@request.method = "GET" && @request.headers.x_app = "deskbase" && @request.query.k = "1"' });
+  scenarios(blog, [
+    { name: 'the header and query the rule names: every tag', before: appOnly, method: 'GET', url: '/api/collections/tags/records?k=1', headers: { 'x-app': 'deskbase' }, status: 200, match: { totalItems: 3 } },
+    { name: 'without the header: none', before: appOnly, method: 'GET', url: '/api/collections/tags/records?k=1', status: 200, match: { totalItems: 0, items: [] } },
+  ]);
+});
 
-  describe('@request.body in rules', () => {
-    it(':changed = false forbids changing a field (404), other changes pass', async () => {
-      await patchCollection('posts', { updateRule: 'author = @request.auth.id && @request.body.author:changed = false' });
-      const id = b.posts.annPublic;
-      const steal = await h.req('PATCH', `/api/collections/posts/records/${id}`, { token: b.users.ann.token, body: { author: b.users.bob.id } });
-      expect(steal.status).toBe(404);
-      const same = await h.req('PATCH', `/api/collections/posts/records/${id}`, { token: b.users.ann.token, body: { author: b.users.ann.id, title: 'renamed' } });
-      expect(same.status, same.text).toBe(200);
-      expect(same.body.title).toBe('renamed');
-    });
-
-    it('modifiers are resolved before the rule reads @request.body', async () => {
-      await patchCollection('posts', { updateRule: 'author = @request.auth.id && @request.body.views <= 12' });
-      const id = b.posts.annPublic; // views 10
-      expect((await h.req('PATCH', `/api/collections/posts/records/${id}`, { token: b.users.ann.token, body: { 'views+': 2 } })).status).toBe(200);
-      expect((await h.req('PATCH', `/api/collections/posts/records/${id}`, { token: b.users.ann.token, body: { 'views+': 1 } })).status).toBe(404);
-    });
-
-    it(':isset on create', async () => {
-      await patchCollection('tags', { createRule: '@request.body.name:isset = true && @request.body.name != "forbidden"' });
-      expect((await h.req('POST', '/api/collections/tags/records', { body: { name: 'ok' } })).status).toBe(200);
-      expect((await h.req('POST', '/api/collections/tags/records', { body: { name: 'forbidden' } })).status).toBe(400);
-      expect((await h.req('POST', '/api/collections/tags/records', { body: {} })).status).toBe(400);
-    });
-
-    it('@request.method, @request.query and @request.headers', async () => {
-      await patchCollection('tags', { listRule: '@request.method = "GET" && @request.headers.x_app = "deskbase" && @request.query.k = "1"' });
-      expect((await h.req('GET', '/api/collections/tags/records?k=1', { headers: { 'x-app': 'deskbase' } })).body.totalItems).toBe(3);
-      expect((await h.req('GET', '/api/collections/tags/records?k=1')).body.totalItems).toBe(0);
-    });
-  });
-
-  it('a back-relation rule: posts commented by the caller', async () => {
-    await h.req('POST', '/api/collections/comments/records', { token: b.users.bob.token, body: { post: b.posts.annDraft, message: 'hi' } });
-    const fields = (await h.req('GET', '/api/collections/comments', { token: b.su })).body.fields;
-    const withAuthor = [...fields, { name: 'by', type: 'relation', collectionId: h.core.registry.get('users')!.id, maxSelect: 1 }];
-    await patchCollection('comments', { fields: withAuthor });
-    const c = await h.req('POST', '/api/collections/comments/records', { token: b.su, body: { post: b.posts.bobDraft, message: 'yo', by: b.users.ann.id } });
-    expect(c.status, c.text).toBe(200);
-    await patchCollection('posts', { listRule: 'published = true || comments_via_post.by ?= @request.auth.id' });
-    const r = await h.req('GET', '/api/collections/posts/records', { token: b.users.ann.token });
-    expect(r.body.items.map((i: { title: string }) => i.title).sort()).toEqual(['Ann public', 'Bob draft', 'Bob public']);
-  });
-
-  it('@collection joins in a rule, with ?= meaning "at least one"', async () => {
-    await patchCollection('tags', { listRule: "@collection.posts.tags ?~ id && @collection.posts.published ?= true" });
-    const r = await h.req('GET', '/api/collections/tags/records');
-    expect(r.body.totalItems).toBeGreaterThan(0);
-  });
-
-  it('superusers may filter by @collection; others get 403', async () => {
-    const f = encodeURIComponent("@collection.tags.name ?= 'db'");
-    expect((await h.req('GET', `/api/collections/posts/records?filter=${f}`, { token: b.su })).status).toBe(200);
-    const r = await h.req('GET', `/api/collections/posts/records?filter=${f}`, { token: b.users.ann.token });
-    expect(r.status).toBe(403);
-    expect(r.body.message).toBe('Only superusers can filter by @collection.');
-  });
+describe('back-relations and @collection', () => {
+  scenarios(blog, [
+    {
+      name: 'a back-relation rule: posts commented by the caller',
+      before: async (h, b) => {
+        await h.req('POST', '/api/collections/comments/records', { token: b.users.bob.token, body: { post: b.posts.annDraft, message: 'hi' } });
+        const fields = (await h.req('GET', '/api/collections/comments', { token: b.su })).body.fields;
+        const withAuthor = [...fields, { name: 'by', type: 'relation', collectionId: h.core.registry.get('users')!.id, maxSelect: 1 }];
+        await patchAsSuperuser(h, b, 'comments', { fields: withAuthor });
+        const c = await h.req('POST', '/api/collections/comments/records', { token: b.su, body: { post: b.posts.bobDraft, message: 'yo', by: b.users.ann.id } });
+        expect(c.status, c.text).toBe(200);
+        await patchAsSuperuser(h, b, 'posts', { listRule: 'published = true || comments_via_post.by ?= @request.auth.id' });
+      },
+      method: 'GET', url: '/api/collections/posts/records', token: ann, status: 200,
+      after: (r) => { expect(r.body.items.map((i: { title: string }) => i.title).sort()).toEqual(['Ann public', 'Bob draft', 'Bob public']); },
+    },
+    {
+      name: '@collection joins in a rule, with ?= meaning "at least one"',
+      before: rule('tags', { listRule: "@collection.posts.tags ?~ id && @collection.posts.published ?= true" }),
+      method: 'GET', url: '/api/collections/tags/records', status: 200,
+      after: (r) => { expect(r.body.totalItems).toBeGreaterThan(0); },
+    },
+    {
+      name: 'superusers may filter by @collection',
+      method: 'GET', url: `/api/collections/posts/records?filter=${encodeURIComponent("@collection.tags.name ?= 'db'")}`, token: (b) => b.su, status: 200,
+    },
+    {
+      name: 'others get 403 for a filter by @collection',
+      method: 'GET', url: `/api/collections/posts/records?filter=${encodeURIComponent("@collection.tags.name ?= 'db'")}`, token: ann,
+      status: 403, match: { status: 403, message: 'Only superusers can filter by @collection.' },
+    },
+  ]);
 });

@@ -86,6 +86,13 @@ export function eachBlog(set: (h: Harness, b: Blog) => void): void {
   afterEach(async () => { await current?.close(); });
 }
 
+/** Who a scenario row calls as: a guest, one of the blog's users, or its superuser. */
+export type Caller = 'guest' | 'ann' | 'bob' | 'su';
+
+/** The bearer token of `who` on the blog (undefined for a guest). */
+export const tokenOf = (b: Blog, who: Caller): string | undefined =>
+  who === 'guest' ? undefined : who === 'su' ? b.su : b.users[who].token;
+
 /** PATCH /api/collections/{name} as the blog's superuser, expecting a 200; answers the collection. */
 export async function patchAsSuperuser(h: Harness, b: Blog, name: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
   const r = await h.req('PATCH', `/api/collections/${name}`, { token: b.su, body });

@@ -3,7 +3,9 @@
 import { afterEach, beforeEach, expect } from 'vitest';
 import { createCore, type Core, type CoreOptions } from '../../server/core/index.js';
 import { createApp } from '../../server/http/app.js';
-import { openStore } from '../../server/store/db.js';
+import { DEFAULT_CHECKPOINT_BYTES, DEFAULT_MAX_DATABASE_BYTES, loadSqlJs, openStore, type Store } from '../../server/store/db.js';
+import { Engine } from '../../server/store/engine.js';
+import { openDatabase } from '../../server/store/recovery.js';
 import type { H3 } from 'h3';
 
 export interface Harness {
@@ -27,14 +29,30 @@ export interface ReqOpts {
 
 export interface Res {
   status: number;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
+  body: any; // test convenience: any JSON answer (the linter allows `any` in test/)
   headers: Headers;
   text: string;
 }
 
-/** `options` go to the core (a test about a cap, not the deadline, may give queries more time). */
-export async function harness(options: Omit<CoreOptions, 'onSetupToken'> = {}): Promise<Harness> {
-  const store = await openStore({ dir: null });
+/**
+ * An in-memory store holding a copy of `bytes` (a database another harness exported): what openStore
+ * does for `dir: null`, from a seeded database instead of an empty one.
+ */
+async function storeFrom(bytes: Uint8Array): Promise<Store> {
+  const SQL = await loadSqlJs();
+  const config = {
+    SQL, checkpointBytes: DEFAULT_CHECKPOINT_BYTES, maxDatabaseBytes: DEFAULT_MAX_DATABASE_BYTES,
+    onBackgroundError: (error: Error) => console.error(error), log: (line: string) => console.error(line),
+  };
+  return new Engine(config, openDatabase(SQL, Buffer.from(bytes), ':memory:'), null);
+}
+
+/**
+ * `options` go to the core (a test about a cap, not the deadline, may give queries more time);
+ * `seed`, a database another harness exported (`h.core.store.backup()`), starts it with that data.
+ */
+export async function harness(options: Omit<CoreOptions, 'onSetupToken'> = {}, seed?: Uint8Array): Promise<Harness> {
+  const store = seed === undefined ? await openStore({ dir: null }) : await storeFrom(seed);
   let token = '';
   const core = await createCore(store, { ...options, onSetupToken: (t) => (token = t) });
   core.setup.issue();
@@ -50,7 +68,7 @@ export async function harness(options: Omit<CoreOptions, 'onSetupToken'> = {}): 
     }
     const res = await app.request(`http://localhost:8090${path}`, { method, headers, body });
     const text = await res.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);
     } catch {

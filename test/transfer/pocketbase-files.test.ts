@@ -46,6 +46,11 @@ async function filesUnder(path: string): Promise<string[]> {
   return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(path.length + 1)).sort();
 }
 
+/** An import's upload has reached the server: it holds the import and streams the body under upload-temp/. */
+async function receiving(): Promise<void> {
+  await expect.poll(() => filesUnder(join(dir, 'upload-temp')), { timeout: 10_000, interval: 5 }).not.toEqual([]);
+}
+
 /** Our collection id for PocketBase's. */
 async function ourId(pbCollection: string): Promise<string> {
   return (await admin.collections.getOne(pbCollection === '_pb_users_auth_' ? 'users' : 'posts')).id;
@@ -135,7 +140,7 @@ describe('moving from PocketBase with files', () => {
     const zip = await pocketBaseZip(pb);
     const first = fetch(`${server.url}/api/import/pocketbase`, { method: 'POST', headers: { authorization: admin.authStore.token }, body, duplex: 'half' } as RequestInit);
     send(zip.subarray(0, 1000));
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the first request reached the server
+    await receiving();
     const second = await upload(zip);
     expect(second.status).toBe(400);
     expect(second.body.message).toBe('Another PocketBase import is running; try again once it has finished.');
@@ -160,7 +165,7 @@ describe('moving from PocketBase with files', () => {
     const gone = new AbortController();
     const body = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(zip.subarray(0, 1000)) });
     const first = fetch(`${server.url}/api/import/pocketbase`, { method: 'POST', headers: { authorization: admin.authStore.token }, body, duplex: 'half', signal: gone.signal } as RequestInit);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await receiving();
     gone.abort();
     await first.catch(() => undefined);
     let r = await upload(zip);

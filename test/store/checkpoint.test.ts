@@ -1,0 +1,109 @@
+// Checkpoints: they lose nothing written while they run, they start by themselves only past the
+// threshold, and between them a write costs the same at any database size (no snapshot per write).
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import type { WriteTx } from '../../server/store/db.js';
+import { crashCopy, segmentFiles, tableIds as ids, useStores } from '../fixtures/store-helpers.js';
+
+const { dirs, openAt } = useStores();
+
+const createTable = (tx: WriteTx) => tx.run('CREATE TABLE IF NOT EXISTS t (id TEXT PRIMARY KEY, body TEXT)');
+/** Fixed-width ids, so every single-row insert has the same journal entry size. */
+const rowId = (n: number) => `r${String(n).padStart(9, '0')}`;
+const insert = (n: number) => (tx: WriteTx) => tx.run('INSERT INTO t VALUES (?, ?)', [rowId(n), 'same body']);
+
+describe('checkpoints', () => {
+  it('lose nothing written while they run', async () => {
+    const dir = dirs.make();
+    const store = await openAt(dir);
+    await store.write(createTable);
+    const writes: Promise<unknown>[] = [];
+    let n = 0;
+    let pumping = true;
+    const pump = () => {
+      if (!pumping) return;
+      for (let i = 0; i < 5; i++) writes.push(store.write(insert(n++)));
+      setImmediate(pump);
+    };
+    pump();
+    for (let round = 0; round < 4; round++) {
+      const issued = writes.length;
+      await Promise.all([store.checkpoint(), store.checkpoint()]);
+      expect(writes.length).toBeGreaterThan(issued); // writes kept arriving during the checkpoint
+    }
+    pumping = false;
+    await Promise.all(writes);
+    expect(store.stats().checkpoints).toBeGreaterThanOrEqual(4);
+    const expected = Array.from({ length: n }, (_, i) => rowId(i));
+
+    const crashed = dirs.make();
+    crashCopy(dir, crashed);
+    expect(ids(await openAt(crashed))).toEqual(expected);
+    await store.close();
+    const reopened = await openAt(dir);
+    expect(ids(reopened)).toEqual(expected);
+    expect(reopened.stats().replayed).toBe(0);
+    expect(segmentFiles(dir)).toHaveLength(1);
+  });
+
+  it('start by themselves once the journal passes the threshold, not before', async () => {
+    const dir = dirs.make();
+    const store = await openAt(dir, { checkpointBytes: 8192 });
+    await store.write(createTable);
+    for (let i = 0; i < 20; i++) await store.write(insert(i));
+    expect(store.stats().journalSize).toBeLessThan(8192);
+    expect(store.stats().checkpoints).toBe(0);
+    expect(existsSync(join(dir, 'data.db'))).toBe(false);
+
+    let i = 20;
+    while (store.stats().journalSize < 8192) await store.write(insert(i++));
+    await vi.waitFor(() => expect(store.stats().checkpoints).toBe(1));
+    expect(existsSync(join(dir, 'data.db'))).toBe(true);
+    expect(store.stats().journalSize).toBeLessThan(8192);
+    expect(segmentFiles(dir)).toHaveLength(1);
+  });
+
+  it('are skipped by close() when nothing changed since the snapshot', async () => {
+    const dir = dirs.make();
+    const store = await openAt(dir);
+    await store.write(createTable);
+    await store.close();
+    const mtime = statSync(join(dir, 'data.db')).mtimeMs;
+    const again = await openAt(dir);
+    expect(again.all('SELECT id FROM t')).toEqual([]);
+    await again.close();
+    expect(statSync(join(dir, 'data.db')).mtimeMs).toBe(mtime);
+  });
+});
+
+describe('write cost', () => {
+  it('appends the same bytes per write at 100 rows and at 50k rows, and never writes the snapshot', async () => {
+    const dir = dirs.make();
+    const store = await openAt(dir);
+    await store.write(createTable);
+    const measure = async (from: number) => {
+      const snapshot = statSync(join(dir, 'data.db'));
+      const before = store.stats();
+      const started = performance.now();
+      for (let i = 0; i < 20; i++) await store.write(insert(from + i));
+      const elapsed = (performance.now() - started) / 20;
+      const after = store.stats();
+      const snapshotAfter = statSync(join(dir, 'data.db'));
+      expect(after.checkpoints).toBe(before.checkpoints);
+      expect([snapshotAfter.size, snapshotAfter.mtimeMs]).toEqual([snapshot.size, snapshot.mtimeMs]);
+      return { bytesPerWrite: (after.journalBytes - before.journalBytes) / 20, msPerWrite: elapsed };
+    };
+
+    await store.write((tx) => { for (let i = 0; i < 100; i++) insert(i)(tx); });
+    await store.checkpoint();
+    const small = await measure(1_000_000);
+    await store.write((tx) => { for (let i = 100; i < 50_000; i++) insert(i)(tx); });
+    await store.checkpoint();
+    const large = await measure(2_000_000);
+
+    console.log(`write cost: ${JSON.stringify({ small, large })}`);
+    expect(large.bytesPerWrite).toBe(small.bytesPerWrite);
+    expect(small.bytesPerWrite).toBeLessThan(100);
+  });
+});

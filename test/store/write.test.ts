@@ -1,0 +1,119 @@
+// write(): one transaction, journaled once it commits, acknowledged once synced; commits that arrive
+// together share a sync.
+import { describe, expect, it } from 'vitest';
+import type { Store, WriteTx } from '../../server/store/db.js';
+import { crashCopy, useStores } from '../fixtures/store-helpers.js';
+
+const stores = useStores();
+const dirs = stores.dirs;
+
+/** Opens a store holding table t. */
+async function openAt(dir: string | null): Promise<Store> {
+  const store = await stores.openAt(dir);
+  if (store.get(`SELECT 1 AS x FROM sqlite_master WHERE name = 't'`) === undefined) {
+    await store.write((tx) => tx.run('CREATE TABLE t (id TEXT PRIMARY KEY, body TEXT)'));
+  }
+  return store;
+}
+
+/** Reopens a crash copy of the folder: what the disk holds right now. */
+async function onDisk(store: Store): Promise<Store> {
+  const copy = dirs.make();
+  crashCopy(store.dir ?? '', copy);
+  return openAt(copy);
+}
+
+const insert = (id: string) => (tx: WriteTx) => tx.run('INSERT INTO t VALUES (?, ?)', [id, `body ${id}`]);
+const count = (store: Store) => store.get<{ n: number }>('SELECT count(*) AS n FROM t')?.n;
+
+describe('write()', () => {
+  it.each<[string, (tx: WriteTx) => unknown, RegExp]>([
+    ['throws', (tx) => { insert('x')(tx); throw new Error('validation failed'); }, /validation failed/],
+    ['runs a failing statement', (tx) => { insert('x')(tx); tx.run('INSERT INTO nope VALUES (1)'); }, /no such table: nope/],
+    ['returns a promise', (tx) => Promise.resolve(insert('x')(tx)), /must be synchronous/],
+  ])('rolls back and journals nothing when the callback %s', async (_name, fn, message) => {
+    const store = await openAt(dirs.make());
+    const before = store.stats();
+    await expect(store.write(fn)).rejects.toThrow(message);
+    expect(count(store)).toBe(0);
+    expect(store.stats().entries).toBe(before.entries);
+    await store.write(insert('y'));
+    expect(count(await onDisk(store))).toBe(1);
+  });
+
+  it('refuses a nested write and a checkpoint inside a transaction', async () => {
+    const store = await openAt(dirs.make());
+    const outcome = (p: Promise<unknown>) => p.then(() => 'resolved', (error: Error) => error.message);
+    let nested = Promise.resolve('not called');
+    let checkpoint = Promise.resolve('not called');
+    await store.write((tx) => {
+      insert('outer')(tx);
+      nested = outcome(store.write(insert('inner')));
+      checkpoint = outcome(store.checkpoint());
+    });
+    expect(await nested).toMatch(/inside another write/);
+    expect(await checkpoint).toMatch(/inside a write/);
+    expect(store.all('SELECT id FROM t')).toEqual([{ id: 'outer' }]);
+  });
+
+  it('journals nothing for a write that only reads, and journals a read that changed rows', async () => {
+    const store = await openAt(dirs.make());
+    await store.write(insert('a'));
+    const before = store.stats();
+    expect(await store.write((tx) => tx.get('SELECT id FROM t'))).toEqual({ id: 'a' });
+    expect(store.stats()).toEqual(before);
+
+    const returned = await store.write((tx) => tx.get('INSERT INTO t VALUES (?, ?) RETURNING id', ['b', 'via get']));
+    expect(returned).toEqual({ id: 'b' });
+    expect(store.stats().entries).toBe(before.entries + 1);
+    expect((await onDisk(store)).all('SELECT id, body FROM t ORDER BY id')).toEqual([
+      { id: 'a', body: 'body a' },
+      { id: 'b', body: 'via get' },
+    ]);
+  });
+
+  it.each([['on disk', true], ['in memory', false]])('refuses a parameter the journal cannot carry before the statement runs (%s)', async (_name, durable) => {
+    const store = await openAt(durable ? dirs.make() : null);
+    const refused: string[] = [];
+    await store.write((tx) => {
+      for (const bad of [true, 10n, new Uint8Array([1])]) {
+        try {
+          tx.run('INSERT INTO t VALUES (?, ?)', [`bad ${typeof bad}`, bad as unknown as string]);
+        } catch (error) {
+          refused.push((error as Error).message);
+        }
+      }
+      insert('good')(tx);
+    });
+    expect(refused).toHaveLength(3);
+    expect(refused[0]).toMatch(/string, a number or null/);
+    expect(store.all('SELECT id FROM t')).toEqual([{ id: 'good' }]);
+    if (durable) expect((await onDisk(store)).all('SELECT id FROM t')).toEqual([{ id: 'good' }]);
+  });
+
+  it('groups concurrent commits into fewer syncs than writes', async () => {
+    const store = await openAt(dirs.make());
+    const before = store.stats();
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store.write(insert(`g${i}`))));
+    const after = store.stats();
+    expect(after.entries - before.entries).toBe(50);
+    expect(after.syncs - before.syncs).toBeGreaterThanOrEqual(1);
+    expect(after.syncs - before.syncs).toBeLessThan(50);
+    expect(count(await onDisk(store))).toBe(50);
+  });
+
+  it('refuses writes after close', async () => {
+    const store = await openAt(dirs.make());
+    await store.close();
+    await expect(store.write(insert('late'))).rejects.toThrow(/closed/);
+  });
+
+  it('works the same in memory, without files or counters', async () => {
+    const store = await openAt(null);
+    expect(store.dir).toBeNull();
+    await Promise.all([store.write(insert('m1')), store.write(insert('m2'))]);
+    await store.checkpoint();
+    expect(count(store)).toBe(2);
+    expect(store.stats()).toEqual({ entries: 0, syncs: 0, journalBytes: 0, journalSize: 0, checkpoints: 0, replayed: 0 });
+  });
+});

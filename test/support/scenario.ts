@@ -1,0 +1,118 @@
+// Request/response tests as tables, in the manner of PocketBase's ApiScenario (tests/api.go): each
+// row is one request against a fresh app (the harness, in process), with what the answer must be.
+//
+//   scenarios(onBlog, [
+//     { name: 'a guest lists the public posts', method: 'GET', url: '/api/collections/posts/records',
+//       status: 200, match: { totalItems: 2 } },
+//   ]);
+//
+// A row's url, token, body and expectations may be functions of the fixture's context (ids and tokens
+// are known only once the fresh app is seeded). `before` runs after the fixture and before the request
+// (PocketBase's BeforeTestFunc); `after` gets the answer for checks a table cannot say
+// (AfterTestFunc) and may send more requests through the harness.
+import { expect, it } from 'vitest';
+import { harness, type Harness, type Res } from './harness.js';
+
+/** A value, or a function of the fixture's context and the row's fresh app (its setup token...). */
+type Of<C, T> = T | ((ctx: C, h: Harness) => T);
+/** A JSON value (not `unknown`: a row's function then gets its context's type). */
+type Json = Record<string, unknown> | unknown[] | string | number | boolean | null;
+
+export interface Scenario<C> {
+  name: string;
+  method: string;
+  url: Of<C, string>;
+  /** A bearer token (undefined: a guest). */
+  token?: Of<C, string | undefined>;
+  headers?: Record<string, string>;
+  /** Sent as JSON. */
+  body?: Of<C, Json>;
+  /** Sent as is (a malformed body). */
+  raw?: string;
+  status: number;
+  /** The whole JSON answer, compared with toEqual. */
+  json?: Of<C, Json>;
+  /** A part of the JSON answer, compared with toMatchObject. */
+  match?: Of<C, Record<string, unknown> | unknown[]>;
+  /** Strings the raw answer must contain (PocketBase's ExpectedContent). */
+  expectedContent?: Of<C, string[]>;
+  /** Strings the raw answer must not contain (PocketBase's NotExpectedContent). */
+  notExpectedContent?: Of<C, string[]>;
+  before?: (h: Harness, ctx: C) => Promise<void> | void;
+  after?: (res: Res, h: Harness, ctx: C) => Promise<void> | void;
+  /** it.only / it.skip for one row while working on it. */
+  only?: boolean;
+}
+
+/** Seeds a fresh harness and answers the context rows read (a blog, a superuser token...). */
+export type Fixture<C> = (h: Harness) => Promise<C>;
+
+const of = <C, T>(value: Of<C, T>, ctx: C, h: Harness): T =>
+  typeof value === 'function' ? (value as (ctx: C, h: Harness) => T)(ctx, h) : value;
+
+/**
+ * A fixture run once: its data exported, and each call answering a fresh app on a copy of it (the
+ * superuser's and users' sessions included), as PocketBase's tests copy one prepared data folder per
+ * test. The seeding (password hashes, sign-ins) is what a fresh app costs; a copy costs a few ms.
+ */
+function seeded<C>(fixture: Fixture<C>): () => Promise<{ h: Harness; ctx: C }> {
+  let prepared: Promise<{ bytes: Uint8Array; ctx: C }> | null = null;
+  return async () => {
+    prepared ??= (async () => {
+      const h = await harness();
+      try {
+        const ctx = await fixture(h);
+        return { bytes: h.core.store.backup(), ctx };
+      } finally {
+        await h.close();
+      }
+    })();
+    const { bytes, ctx } = await prepared;
+    return { h: await harness({}, bytes), ctx: structuredClone(ctx) };
+  };
+}
+
+const fresh = new WeakMap<Fixture<never>, () => Promise<{ h: Harness; ctx: unknown }>>();
+
+/** Runs one row against a fresh app seeded by `fixture`, checking what the row says. */
+export async function runScenario<C>(fixture: Fixture<C>, row: Scenario<C>): Promise<Res> {
+  let open = fresh.get(fixture as Fixture<never>) as (() => Promise<{ h: Harness; ctx: C }>) | undefined;
+  if (open === undefined) {
+    open = seeded(fixture);
+    fresh.set(fixture as Fixture<never>, open);
+  }
+  const { h, ctx } = await open();
+  try {
+    await row.before?.(h, ctx);
+    const url = of(row.url, ctx, h);
+    const res = await h.req(row.method, url, {
+      token: row.token === undefined ? undefined : of(row.token, ctx, h),
+      headers: row.headers,
+      body: row.body === undefined ? undefined : of(row.body, ctx, h),
+      raw: row.raw,
+    });
+    const where = `${row.method} ${url} → ${res.text.slice(0, 500)}`;
+    expect(res.status, where).toBe(row.status);
+    if (row.json !== undefined) expect(res.body, where).toEqual(of(row.json, ctx, h));
+    if (row.match !== undefined) expect(res.body, where).toMatchObject(of(row.match, ctx, h));
+    for (const s of row.expectedContent === undefined ? [] : of(row.expectedContent, ctx, h)) expect(res.text, where).toContain(s);
+    for (const s of row.notExpectedContent === undefined ? [] : of(row.notExpectedContent, ctx, h)) expect(res.text, where).not.toContain(s);
+    await row.after?.(res, h, ctx);
+    return res;
+  } finally {
+    await h.close();
+  }
+}
+
+/** One test a row, each against its own fresh app. */
+export function scenarios<C>(fixture: Fixture<C>, rows: Scenario<C>[]): void {
+  const names = new Set<string>();
+  for (const row of rows) {
+    if (names.has(row.name)) throw new Error(`two scenarios named "${row.name}"`);
+    names.add(row.name);
+    (row.only ? it.only : it)(row.name, async () => { await runScenario(fixture, row); });
+  }
+}
+
+/** The error envelope every refusal answers (spec: `{status, message, data}`). */
+export const envelope = (status: number, message: string, data: Record<string, unknown> = {}) => ({ status, message, data });

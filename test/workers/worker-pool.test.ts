@@ -1,0 +1,46 @@
+// server/worker-pool.ts, the one pool of worker threads (password hashes, large bodies): its caps, its
+// time limit with the worker replaced, and its niced threads, on real threads.
+import { describe, expect, it } from 'vitest';
+import { WorkerPool } from '../../server/worker-pool.js';
+
+// answers { ms, nice, thread } after holding its thread `ms` milliseconds
+const SOURCE = `
+const { parentPort, threadId } = require('node:worker_threads');
+parentPort.on('message', ({ ms }) => {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {}
+  parentPort.postMessage({ ms, nice: require('node:os').getPriority(0), thread: threadId });
+});
+`;
+type Reply = { ms: number; nice: number; thread: number };
+const tooMany = () => new Error('too many');
+
+describe('worker pool', () => {
+  it('caps the jobs of one client and the jobs waiting; the server itself (client "") only by the queue', async () => {
+    const pool = new WorkerPool<{ ms: number }, Reply>({ name: 't', source: SOURCE, size: 1, maxWaiting: 3, maxPerClient: 2, tooMany });
+    const a = [pool.run({ ms: 50 }, 'a'), pool.run({ ms: 0 }, 'a')];
+    await expect(pool.run({ ms: 0 }, 'a')).rejects.toThrow('too many');
+    const others = [pool.run({ ms: 0 }, 'b'), pool.run({ ms: 0 }, '')];
+    await expect(pool.run({ ms: 0 }, 'c')).rejects.toThrow('too many'); // three waiting behind the first
+    await Promise.all([...a, ...others]);
+    // the client's share comes back once its jobs are done
+    await expect(pool.run({ ms: 0 }, 'a')).resolves.toMatchObject({ ms: 0 });
+  });
+
+  it('stops a job past its time limit, rejects it, and runs the next job on a new worker', async () => {
+    const pool = new WorkerPool<{ ms: number }, Reply>({ name: 't', source: SOURCE, size: 1, jobMs: 200, stopped: (ms) => new Error(`stopped after ${ms} ms`) });
+    const first = await pool.run({ ms: 0 });
+    const started = performance.now();
+    await expect(pool.run({ ms: 5_000 })).rejects.toThrow('stopped after 200 ms');
+    expect(performance.now() - started).toBeLessThan(2_000);
+    const next = await pool.run({ ms: 0 });
+    expect(next.thread).not.toBe(first.thread);
+  }, 10_000);
+
+  it.runIf(process.platform === 'linux')('lowers its threads to nice 19 on Linux when asked, and only its threads', async () => {
+    const low = new WorkerPool<{ ms: number }, Reply>({ name: 't', source: SOURCE, size: 1, lowPriority: true });
+    const normal = new WorkerPool<{ ms: number }, Reply>({ name: 't', source: SOURCE, size: 1 });
+    expect((await low.run({ ms: 0 })).nice).toBe(19);
+    expect((await normal.run({ ms: 0 })).nice).not.toBe(19);
+  });
+});
