@@ -61,19 +61,6 @@ export function RecordsTable(props: RecordsTableProps): JSX.Element {
     }
   };
 
-  const SortHeader = (p: { field: Field }) => {
-    const key = () => sortKeyOf(p.field, props.findCollection);
-    const dir = () => (props.sort === key() ? 'ascending' : props.sort === `-${key()}` ? 'descending' : undefined);
-    return (
-      <th scope="col" aria-sort={dir()}>
-        <button type="button" class="th-sort" onClick={() => props.onSort(key())} title={`Sort by ${key()}`}>
-          <span>{p.field.name}</span>
-          <span class="sort-mark" aria-hidden="true">{dir() === 'ascending' ? '▲' : dir() === 'descending' ? '▼' : ''}</span>
-        </button>
-      </th>
-    );
-  };
-
   const minWidth = () => SELECT_COLUMN + props.columns.reduce((sum, f) => sum + columnWidth(f), 0);
   const span = () => props.columns.length + 1;
 
@@ -95,15 +82,11 @@ export function RecordsTable(props: RecordsTableProps): JSX.Element {
               onChange={() => props.selection.togglePage(props.rows)}
             />
           </th>
-          <For each={props.columns}>{(f) => <SortHeader field={f} />}</For>
+          <For each={props.columns}>{(f) => <SortHeader field={f} sort={props.sort} findCollection={props.findCollection} onSort={props.onSort} />}</For>
         </tr>
       </thead>
       <tbody ref={body}>
-        <Show when={range().first > 0}>
-          <tr class="spacer-row" aria-hidden="true" style={{ height: `${range().first * rowHeight()}px` }}>
-            <td colSpan={span()} />
-          </tr>
-        </Show>
+        <SpacerRow height={range().first * rowHeight()} span={span()} />
         <For each={win.shown()}>
           {(r) => (
             <tr
@@ -131,12 +114,33 @@ export function RecordsTable(props: RecordsTableProps): JSX.Element {
             </tr>
           )}
         </For>
-        <Show when={range().last < props.rows.length}>
-          <tr class="spacer-row" aria-hidden="true" style={{ height: `${(props.rows.length - range().last) * rowHeight()}px` }}>
-            <td colSpan={span()} />
-          </tr>
-        </Show>
+        <SpacerRow height={(props.rows.length - range().last) * rowHeight()} span={span()} />
       </tbody>
     </table>
+  );
+}
+
+/** A column's header: sorts by the field (a relation by its label's path), shows the direction. */
+function SortHeader(props: { field: Field; sort: string; findCollection(id: string): Collection | undefined; onSort(key: string): void }): JSX.Element {
+  const key = () => sortKeyOf(props.field, props.findCollection);
+  const dir = () => (props.sort === key() ? 'ascending' : props.sort === `-${key()}` ? 'descending' : undefined);
+  return (
+    <th scope="col" aria-sort={dir()}>
+      <button type="button" class="th-sort" onClick={() => props.onSort(key())} title={`Sort by ${key()}`}>
+        <span>{props.field.name}</span>
+        <span class="sort-mark" aria-hidden="true">{dir() === 'ascending' ? '▲' : dir() === 'descending' ? '▼' : ''}</span>
+      </button>
+    </th>
+  );
+}
+
+/** The height of the rows a window leaves out, above or below it (none: no row). */
+function SpacerRow(props: { height: number; span: number }): JSX.Element {
+  return (
+    <Show when={props.height > 0}>
+      <tr class="spacer-row" aria-hidden="true" style={{ height: `${props.height}px` }}>
+        <td colSpan={props.span} />
+      </tr>
+    </Show>
   );
 }
