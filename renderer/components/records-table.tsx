@@ -1,15 +1,15 @@
 // The records grid: a sticky header of sortable columns, a selection box per row (Shift for ranges), and
 // rows that are reached with the keyboard (one row in the Tab order, arrows move, Enter opens, Space
 // selects). Rows are keyed by record: a reload that brings the same record back keeps its row.
-// Long pages are windowed: past WINDOW_FROM rows only the rows in view (and a margin) are in the DOM,
-// between two spacer rows, so a 500-row page costs what a 40-row one does. Columns have fixed widths
-// (lib/column-widths.ts), so rows coming into view never move the columns.
-import { createMemo, createRenderEffect, createSelector, createSignal, For, onCleanup, onMount, Show, type JSX } from 'solid-js';
+// Long pages are windowed (lib/row-window.ts): only the rows in view and a margin are in the DOM.
+// Columns have fixed widths (lib/column-widths.ts), so rows coming into view never move the columns.
+import { createRenderEffect, createSelector, createSignal, For, Show, type JSX } from 'solid-js';
 import type { Collection, Field, RecordModel } from '../api.js';
 import { renderCell, type FileUrl } from './cell.js';
 import type { Selection } from '../lib/selection.js';
 import { sortKeyOf } from '../lib/sort-keys.js';
 import { columnWidth, SELECT_COLUMN } from '../lib/column-widths.js';
+import { createRowWindow } from '../lib/row-window.js';
 
 export interface RecordsTableProps {
   rows: RecordModel[];
@@ -23,11 +23,6 @@ export interface RecordsTableProps {
   onOpen(record: RecordModel): void;
 }
 
-/** Pages up to this many rows render whole (find-in-page sees them all); longer ones are windowed. */
-export const WINDOW_FROM = 120;
-const OVERSCAN = 12;
-const DEFAULT_ROW_HEIGHT = 41;
-
 export function RecordsTable(props: RecordsTableProps): JSX.Element {
   const [active, setActive] = createSignal<string | null>(null);
   // The row in the Tab order: the last one focused, else the first.
@@ -38,55 +33,13 @@ export function RecordsTable(props: RecordsTableProps): JSX.Element {
   let table: HTMLTableElement | undefined;
   let body: HTMLTableSectionElement | undefined;
 
-  // The scrolling box (the .table-wrap around the table) and what of it is in view.
-  const [view, setView] = createSignal({ top: 0, height: 900, head: DEFAULT_ROW_HEIGHT });
-  const [rowHeight, setRowHeight] = createSignal(DEFAULT_ROW_HEIGHT);
-  const scroller = () => table?.parentElement ?? undefined;
-  const measure = () => {
-    const box = scroller();
-    if (!box) return;
-    setView({ top: box.scrollTop, height: box.clientHeight, head: table?.tHead?.offsetHeight ?? DEFAULT_ROW_HEIGHT });
-    const first = body?.querySelector<HTMLTableRowElement>('tr[data-id]');
-    if (first && first.offsetHeight > 0) setRowHeight(first.offsetHeight);
-  };
-  onMount(() => {
-    const box = scroller();
-    if (!box) return;
-    measure();
-    box.addEventListener('scroll', measure, { passive: true });
-    const resize = new ResizeObserver(measure);
-    resize.observe(box);
-    onCleanup(() => {
-      box.removeEventListener('scroll', measure);
-      resize.disconnect();
-    });
-  });
-  const windowed = () => props.rows.length > WINDOW_FROM;
-  const range = createMemo(
-    () => {
-      const n = props.rows.length;
-      if (!windowed()) return { first: 0, last: n };
-      const v = view();
-      const h = rowHeight();
-      const first = Math.max(0, Math.floor((v.top - v.head) / h) - OVERSCAN);
-      return { first, last: Math.min(n, Math.ceil((v.top + v.height) / h) + OVERSCAN) };
-    },
-    undefined,
-    { equals: (a, b) => a.first === b.first && a.last === b.last },
-  );
-  const shown = createMemo(() => props.rows.slice(range().first, range().last));
+  const win = createRowWindow(() => props.rows, () => table);
+  const { range, rowHeight } = win;
 
   const focusRow = (i: number) => {
-    const n = props.rows.length;
-    const target = props.rows[Math.max(0, Math.min(i, n - 1))];
-    const box = scroller();
-    if (!target || !box) return;
-    const at = props.rows.indexOf(target);
-    if (windowed() && (at < range().first || at >= range().last)) {
-      // Bring it into the window first; the DOM follows synchronously.
-      box.scrollTop = Math.max(0, at * rowHeight() - box.clientHeight / 2);
-      measure();
-    }
+    const target = props.rows[Math.max(0, Math.min(i, props.rows.length - 1))];
+    if (!target) return;
+    win.reveal(props.rows.indexOf(target));
     const row = body?.querySelector<HTMLTableRowElement>(`tr[data-id="${CSS.escape(target.id)}"]`);
     row?.focus();
     row?.scrollIntoView({ block: 'nearest' });
@@ -106,19 +59,6 @@ export function RecordsTable(props: RecordsTableProps): JSX.Element {
       e.preventDefault();
       props.selection.toggle(r, props.rows, e.shiftKey);
     }
-  };
-
-  const SortHeader = (p: { field: Field }) => {
-    const key = () => sortKeyOf(p.field, props.findCollection);
-    const dir = () => (props.sort === key() ? 'ascending' : props.sort === `-${key()}` ? 'descending' : undefined);
-    return (
-      <th scope="col" aria-sort={dir()}>
-        <button type="button" class="th-sort" onClick={() => props.onSort(key())} title={`Sort by ${key()}`}>
-          <span>{p.field.name}</span>
-          <span class="sort-mark" aria-hidden="true">{dir() === 'ascending' ? '▲' : dir() === 'descending' ? '▼' : ''}</span>
-        </button>
-      </th>
-    );
   };
 
   const minWidth = () => SELECT_COLUMN + props.columns.reduce((sum, f) => sum + columnWidth(f), 0);
@@ -142,16 +82,12 @@ export function RecordsTable(props: RecordsTableProps): JSX.Element {
               onChange={() => props.selection.togglePage(props.rows)}
             />
           </th>
-          <For each={props.columns}>{(f) => <SortHeader field={f} />}</For>
+          <For each={props.columns}>{(f) => <SortHeader field={f} sort={props.sort} findCollection={props.findCollection} onSort={props.onSort} />}</For>
         </tr>
       </thead>
       <tbody ref={body}>
-        <Show when={range().first > 0}>
-          <tr class="spacer-row" aria-hidden="true" style={{ height: `${range().first * rowHeight()}px` }}>
-            <td colSpan={span()} />
-          </tr>
-        </Show>
-        <For each={shown()}>
+        <SpacerRow height={range().first * rowHeight()} span={span()} />
+        <For each={win.shown()}>
           {(r) => (
             <tr
               data-id={r.id}
@@ -178,12 +114,33 @@ export function RecordsTable(props: RecordsTableProps): JSX.Element {
             </tr>
           )}
         </For>
-        <Show when={range().last < props.rows.length}>
-          <tr class="spacer-row" aria-hidden="true" style={{ height: `${(props.rows.length - range().last) * rowHeight()}px` }}>
-            <td colSpan={span()} />
-          </tr>
-        </Show>
+        <SpacerRow height={(props.rows.length - range().last) * rowHeight()} span={span()} />
       </tbody>
     </table>
+  );
+}
+
+/** A column's header: sorts by the field (a relation by its label's path), shows the direction. */
+function SortHeader(props: { field: Field; sort: string; findCollection(id: string): Collection | undefined; onSort(key: string): void }): JSX.Element {
+  const key = () => sortKeyOf(props.field, props.findCollection);
+  const dir = () => (props.sort === key() ? 'ascending' : props.sort === `-${key()}` ? 'descending' : undefined);
+  return (
+    <th scope="col" aria-sort={dir()}>
+      <button type="button" class="th-sort" onClick={() => props.onSort(key())} title={`Sort by ${key()}`}>
+        <span>{props.field.name}</span>
+        <span class="sort-mark" aria-hidden="true">{dir() === 'ascending' ? '▲' : dir() === 'descending' ? '▼' : ''}</span>
+      </button>
+    </th>
+  );
+}
+
+/** The height of the rows a window leaves out, above or below it (none: no row). */
+function SpacerRow(props: { height: number; span: number }): JSX.Element {
+  return (
+    <Show when={props.height > 0}>
+      <tr class="spacer-row" aria-hidden="true" style={{ height: `${props.height}px` }}>
+        <td colSpan={props.span} />
+      </tr>
+    </Show>
   );
 }

@@ -1,12 +1,13 @@
 // The records of one collection: filter (with completion), the grid, paging, bulk actions, and the side
 // panel to create/edit. Filter, sort, page, page size and the open record live in the URL
-// (lib/list-state.ts); the grid's columns are remembered per collection (lib/column-prefs.ts).
-import { createEffect, createMemo, createResource, createSignal, on, Show, type JSX } from 'solid-js';
-import type { Collection, Page, RecordModel } from '../api.js';
+// (lib/list-state.ts); the page's records and the open record are ./records-data.ts; the grid's columns
+// are remembered per collection (lib/column-prefs.ts).
+import { createEffect, createMemo, createSignal, on, Show, type JSX } from 'solid-js';
+import type { Collection, RecordModel } from '../api.js';
 import { ApiError, messageOf } from '../api.js';
 import { useApp } from '../app-context.js';
 import { useRouter } from '../router.js';
-import { filterOfBox, isFilterExpression, isInternalField, searchableFields } from '../lib/format.js';
+import { isInternalField, searchableFields } from '../lib/format.js';
 import { loadFilterHistory, rememberFilter } from '../lib/filter-history.js';
 import { createListState } from '../lib/list-state.js';
 import { loadHiddenColumns, saveHiddenColumns } from '../lib/column-prefs.js';
@@ -23,8 +24,7 @@ import { useToast } from '../components/toasts.js';
 import { ImportErrors, RecordsTransfer, type ImportProblem } from '../components/records-transfer.js';
 import { useLive } from '../lib/live.js';
 import { ViewRecordPanel } from '../components/view-record-panel.js';
-
-type ListPage = Page<RecordModel>;
+import { createOpenRecord, createRecordsPage, expandOf, type OpenRecord } from './records-data.js';
 
 /** The server's detail (data.*.message) when it gave one, else its message. */
 function filterDetail(err: ApiError): string {
@@ -32,26 +32,6 @@ function filterDetail(err: ApiError): string {
     .map((d) => (typeof d.message === 'string' ? d.message : ''))
     .filter((m) => m !== '');
   return details.length > 0 ? details.join(' ') : err.message;
-}
-
-/**
- * The page's records, keeping the previous object of every record that came back unchanged: rows are
- * keyed by object, so an unchanged record keeps its row (and focus) across reloads.
- */
-function stableRows() {
-  let known = new Map<string, { json: string; record: RecordModel }>();
-  return (items: RecordModel[]): RecordModel[] => {
-    const next = new Map<string, { json: string; record: RecordModel }>();
-    const out = items.map((r) => {
-      const json = JSON.stringify(r);
-      const old = known.get(r.id);
-      const record = old && old.json === json ? old.record : r;
-      next.set(r.id, { json, record });
-      return record;
-    });
-    known = next;
-    return out;
-  };
 }
 
 export function RecordsView(props: { collection: Collection }): JSX.Element {
@@ -65,86 +45,27 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
   const [draft, setDraft] = createSignal(q().filter);
   createEffect(on(() => q().filter, (f) => setDraft(f)));
   const [showHelp, setShowHelp] = createSignal(false);
-  const [version, setVersion] = createSignal(0);
   const selection = createSelection();
   const [importProblem, setImportProblem] = createSignal<ImportProblem | null>(null);
 
   const fields = createMemo(() => props.collection.fields.filter((f) => f.type !== 'password' && !isInternalField(f, props.collection)));
   const [hidden, setHidden] = createSignal(loadHiddenColumns(props.collection.id));
   const columns = createMemo(() => fields().filter((f) => !hidden().includes(f.id)));
-  const expand = () => props.collection.fields.filter((f) => f.type === 'relation').map((f) => f.name).join(',');
 
-  // The URL keeps what was typed; plain words are sent as a search across the text fields.
-  const sentFilter = () => filterOfBox(q().filter, props.collection);
-  const searching = () => q().filter !== '' && !isFilterExpression(q().filter);
-  const [history, setHistory] = createSignal(loadFilterHistory(props.collection.id));
-  const [data] = createResource(
-    () => ({ c: props.collection.name, page: q().page, perPage: q().perPage, sort: q().sort, filter: sentFilter(), v: version() }),
-    (p) => app.api.listRecords(p.c, { page: p.page, perPage: p.perPage, sort: p.sort, filter: p.filter, expand: expand() }),
-  );
-  // Reading an errored resource throws, so the table reads the last good page through this guard; with
-  // no answer at all (server unreachable) the rows already shown stay, under a notice, instead of emptying.
-  const unreachable = () => data.error instanceof ApiError && data.error.status === 0;
-  const current = createMemo<ListPage | undefined>((prev) => (data.error ? (unreachable() ? prev : undefined) : (data.latest ?? prev)));
-  // The collection is gone on the server (deleted or restored away by another client): the collections
-  // are read again, so the page says "not found" and the sidebar drops it, instead of the server's words.
-  let recheckedGone = false;
-  createEffect(() => {
-    if (data.error instanceof ApiError && data.error.status === 404 && !recheckedGone) {
-      recheckedGone = true;
-      void app.reloadCollections();
-    }
-  });
+  const page = createRecordsPage(app, () => props.collection, list);
+  const { data, current, rows, unreachable, filterError, sentFilter, searching, reload } = page;
+  const record = createOpenRecord(app, () => props.collection, list, page, toast);
+  const { open } = record;
+  createEffect(() => selection.refresh(rows()));
   // A filter the server took goes into the box's history (one that it refused does not).
+  const [history, setHistory] = createSignal(loadFilterHistory(props.collection.id));
   createEffect(on(current, (d) => {
     const f = q().filter;
     if (d && f !== '' && !data.error && history()[0] !== f) setHistory(rememberFilter(props.collection.id, f));
   }));
-  const keep = stableRows();
-  const rows = createMemo(() => keep(current()?.items ?? []));
-  createEffect(() => selection.refresh(rows()));
-  // A page past the end (after deletes, or an old link) moves to the last page there is.
-  createEffect(() => {
-    const d = current();
-    if (d && d.items.length === 0 && d.page > 1 && d.totalPages > 0) list.set({ page: d.totalPages });
-  });
-
-  // The open record: the row's own object when it is on this page, else fetched by id (a link).
-  const openId = () => q().record;
-  const [fetched] = createResource(
-    () => {
-      const id = openId();
-      return id && id !== 'new' && !rows().some((r) => r.id === id) && !data.loading ? id : false;
-    },
-    (id) => app.api.getRecord(props.collection.name, id, expand()),
-  );
-  createEffect(() => {
-    if (fetched.error) {
-      toast(`Record ${openId()} was not found: ${messageOf(fetched.error)}`, 'error');
-      list.set({ record: null });
-    }
-  });
-  const idOf = (e: RecordModel | 'new' | null) => (e === null || e === 'new' ? e : e.id);
-  // Compared by id: a reload that brings a newer copy of the open record does not reopen the panel.
-  const editing = createMemo<RecordModel | 'new' | null>(
-    () => {
-      const id = openId();
-      if (!id) return null;
-      if (id === 'new') return 'new';
-      return rows().find((r) => r.id === id) ?? (fetched.error || fetched.loading ? null : (fetched() ?? null));
-    },
-    null,
-    { equals: (a, b) => idOf(a) === idOf(b) },
-  );
 
   const applyFilter = (text = draft()) => list.set({ filter: text.trim() });
   const toggleSort = (key: string) => list.set({ sort: q().sort === key ? `-${key}` : q().sort === `-${key}` ? '' : key });
-  const reload = () => setVersion(version() + 1);
-  const filterError = () => (data.error instanceof ApiError && data.error.status === 400 && q().filter !== '' ? data.error : undefined);
-  // Duplicate's values for the next new-record panel; any other way to a new record starts empty.
-  const [prefill, setPrefill] = createSignal<Record<string, unknown> | null>(null);
-  const open = (r: RecordModel | 'new') => (setPrefill(null), list.set({ record: r === 'new' ? 'new' : r.id }, { push: true }));
-  const close = () => (setPrefill(null), list.set({ record: null }));
   // another client's writes show up without a manual refresh (rows that come back unchanged keep their DOM)
   useLive(app.api, () => [`${props.collection.name}/*`], reload);
 
@@ -183,19 +104,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
       <Show when={importProblem()}>
         {(p) => <ImportErrors problem={p()} onDismiss={() => setImportProblem(null)} />}
       </Show>
-      <Show when={searching()}>
-        <p class="search-note muted">
-          Searching {searchableFields(props.collection).join(', ')} for “{q().filter}”. A filter such as{' '}
-          <code>{searchableFields(props.collection).find((f) => f !== 'id') ?? 'id'} ~ "{q().filter}"</code> narrows it.
-        </p>
-      </Show>
-      <Show when={filterError()}>
-        {(err) => (
-          <p class="alert alert-error filter-error" role="alert">
-            <b>Invalid filter.</b> {filterDetail(err())}
-          </p>
-        )}
-      </Show>
+      <FilterNotices collection={props.collection} filter={q().filter} searching={searching()} error={filterError()} />
       <Show when={showHelp()}>
         <FilterHelp collection={props.collection} onPick={(ex) => (setDraft(ex), applyFilter(ex))} />
       </Show>
@@ -220,24 +129,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
           onOpen={open}
         />
         <Show when={current()?.items.length === 0}>
-          <div class="empty">
-            <Show
-              when={q().filter === ''}
-              fallback={
-                <>
-                  <p>{searching() ? `No records contain “${q().filter}”.` : 'No records match this filter.'}</p>
-                  <button type="button" class="btn" onClick={() => (setDraft(''), applyFilter(''))}>Clear filter</button>
-                </>
-              }
-            >
-              <p>No records yet.</p>
-              <Show when={!readOnly()}>
-                <button type="button" class="btn btn-primary" onClick={() => open('new')}>
-                  <Icon name="plus" /> Add the first record
-                </button>
-              </Show>
-            </Show>
-          </div>
+          <NoRecords filter={q().filter} searching={searching()} readOnly={readOnly()} onClear={() => (setDraft(''), applyFilter(''))} onNew={() => open('new')} />
         </Show>
         <Show when={data.loading && !current()}>
           <div class="empty"><div class="spinner" /></div>
@@ -257,27 +149,76 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
       </Show>
 
       {/* keyed: the panel gets the record itself, so closing it never reads a stale accessor. */}
-      <Show when={editing()} keyed>
-        {(rec) => readOnly() ? (rec === 'new' ? null : <ViewRecordPanel collection={props.collection} record={rec} onClose={close} />) : (
-          <RecordPanel
-            collection={props.collection}
-            record={rec === 'new' ? undefined : rec}
-            initial={rec === 'new' ? (prefill() ?? undefined) : undefined}
-            expand={expand()}
-            onClose={close}
-            onSaved={(saved, keepOpen) => {
-              // Save and continue: a new record's panel moves to the record it created.
-              if (keepOpen && saved) list.set({ record: saved.id });
-              else close();
-              reload();
-            }}
-            onDuplicate={(values) => {
-              setPrefill(values);
-              list.set({ record: 'new' }, { push: true });
-            }}
-          />
-        )}
+      <Show when={record.editing()} keyed>
+        {(rec) => <OpenRecordPanel collection={props.collection} record={rec} open={record} readOnly={readOnly()} onSaved={reload} />}
       </Show>
     </section>
+  );
+}
+
+/** What the filter box's text does: a search across the text fields, or a filter the server refused. */
+function FilterNotices(props: { collection: Collection; filter: string; searching: boolean; error: ApiError | undefined }): JSX.Element {
+  return (
+    <>
+      <Show when={props.searching}>
+        <p class="search-note muted">
+          Searching {searchableFields(props.collection).join(', ')} for “{props.filter}”. A filter such as{' '}
+          <code>{searchableFields(props.collection).find((f) => f !== 'id') ?? 'id'} ~ "{props.filter}"</code> narrows it.
+        </p>
+      </Show>
+      <Show when={props.error}>
+        {(err) => (
+          <p class="alert alert-error filter-error" role="alert">
+            <b>Invalid filter.</b> {filterDetail(err())}
+          </p>
+        )}
+      </Show>
+    </>
+  );
+}
+
+/** An empty page: nothing matches the filter (with a way out), or no records yet (with a way in). */
+function NoRecords(props: { filter: string; searching: boolean; readOnly: boolean; onClear(): void; onNew(): void }): JSX.Element {
+  return (
+    <div class="empty">
+      <Show
+        when={props.filter === ''}
+        fallback={
+          <>
+            <p>{props.searching ? `No records contain “${props.filter}”.` : 'No records match this filter.'}</p>
+            <button type="button" class="btn" onClick={() => props.onClear()}>Clear filter</button>
+          </>
+        }
+      >
+        <p>No records yet.</p>
+        <Show when={!props.readOnly}>
+          <button type="button" class="btn btn-primary" onClick={() => props.onNew()}>
+            <Icon name="plus" /> Add the first record
+          </button>
+        </Show>
+      </Show>
+    </div>
+  );
+}
+
+/** The open record's panel: the edit form, or a view collection's read-only one (no new records there). */
+function OpenRecordPanel(props: { collection: Collection; record: RecordModel | 'new'; open: OpenRecord; readOnly: boolean; onSaved(): void }): JSX.Element {
+  // Rendered once per record (a keyed <Show>), so the record is read once.
+  const rec = props.record;
+  if (props.readOnly) return rec === 'new' ? null : <ViewRecordPanel collection={props.collection} record={rec} onClose={props.open.close} />;
+  return (
+    <RecordPanel
+      collection={props.collection}
+      record={rec === 'new' ? undefined : rec}
+      initial={rec === 'new' ? (props.open.prefill() ?? undefined) : undefined}
+      expand={expandOf(props.collection)}
+      onClose={props.open.close}
+      onSaved={(saved, keepOpen) => {
+        if (keepOpen && saved) props.open.moveTo(saved.id);
+        else props.open.close();
+        props.onSaved();
+      }}
+      onDuplicate={props.open.duplicate}
+    />
   );
 }

@@ -1,15 +1,14 @@
-// The signed-in layout: sidebar of collections and the page chosen by the hash route.
-import { createEffect, createResource, createSignal, Match, onCleanup, onMount, Show, Switch, type Accessor, type JSX } from 'solid-js';
+// The signed-in layout: sidebar of collections and the page the hash route picks from the route table
+// (renderer/routes.tsx).
+import { createEffect, createMemo, createResource, createSignal, onCleanup, onMount, Show, type Accessor, type JSX } from 'solid-js';
+import { Dynamic } from 'solid-js/web';
 import type { Api, SessionInfo } from '../api.js';
 import { AppContext, type AppCtx } from '../app-context.js';
 import { useRouter } from '../router.js';
 import { useToast } from '../components/toasts.js';
 import { Sidebar } from '../components/sidebar.js';
 import { Icon } from '../components/icon.js';
-import { CollectionPage } from './collection-page.js';
-import { CollectionEditor } from './collection-editor.js';
-import { SessionsPage } from './sessions.js';
-import { DataPage } from './data.js';
+import { matchRoute, ROUTES } from '../routes.js';
 import { createLanSharing, desktopBridge, DesktopContext, type DesktopCtx } from '../desktop.js';
 import { LanBanner } from '../components/lan-banner.js';
 import { useLive } from '../lib/live.js';
@@ -56,6 +55,9 @@ export function Shell(props: { api: Api; session: Accessor<SessionInfo | null>; 
   };
 
   const seg = (i: number) => router.route().segments[i];
+  // The page is the route table's (routes.tsx): it stays mounted while only its params change.
+  const matched = createMemo(() => matchRoute(ROUTES, router.route().segments));
+  const params = () => matched()?.params ?? {};
 
   // Coming back to the window checks the session (it may have been revoked meanwhile): api.ts turns a
   // null answer into the sign-in page, before the user acts on a page that would only say "forbidden".
@@ -109,26 +111,9 @@ export function Shell(props: { api: Api; session: Accessor<SessionInfo | null>; 
             </div>
             <Show when={desktop}>{(d) => <LanBanner lan={d().lan} />}</Show>
             <main class="main">
-              <Switch fallback={<div class="page"><p class="muted">Page not found.</p></div>}>
-                <Match when={seg(0) === 'sessions'}>
-                  <SessionsPage />
-                </Match>
-                <Match when={seg(0) === 'data'}>
-                  <DataPage />
-                </Match>
-                <Match when={seg(0) === 'new-collection'}>
-                  <div class="page">
-                    <CollectionEditor />
-                  </div>
-                </Match>
-                <Match when={seg(0) === 'collections' && seg(1)}>
-                  <Show when={collections() && !(collections.loading && !ctx.findCollection(seg(1)))} fallback={<div class="page"><div class="spinner" /></div>}>
-                    <Show when={ctx.findCollection(seg(1))} keyed fallback={<div class="page"><p class="alert alert-error">Collection “{seg(1)}” not found.</p></div>}>
-                      {(c) => <CollectionPage collection={c} tab={seg(2)} />}
-                    </Show>
-                  </Show>
-                </Match>
-              </Switch>
+              <Show when={matched()?.route} keyed fallback={<div class="page"><p class="muted">Page not found.</p></div>}>
+                {(route) => <Dynamic component={route.component} params={params()} />}
+              </Show>
             </main>
           </div>
         </div>
