@@ -104,7 +104,7 @@ describe('installLogging', () => {
     expect(uncaught).toEqual([error]);
     const text = (await lines()).join('\n');
     expect(text).toContain('error Uncaught exception (uncaughtException): Error: kaboom');
-    expect(text).toMatch(/error\s+at .*main/logging\.test\.ts/);
+    expect(text).toMatch(/error\s+at .*main\/logging\.test\.ts/);
   });
 
   it('logs an unhandled rejection, whatever was thrown', async () => {
