@@ -163,6 +163,23 @@ function checkReads(tx: WriteTx, view: string, schema: readonly Collection[], pa
   }
 }
 
+/**
+ * The collection and field a plain column (`name` or `alias.name`) of the query reads, as PocketBase's
+ * `parseQueryToFields` resolves it (no table alias: the first FROM table); undefined for an expression.
+ */
+function columnSource(column: QueryColumn | undefined, parsed: ParsedViewQuery, lookup: Lookup): { source: Collection; field: Field } | undefined {
+  const t = column?.expr ?? [];
+  let tableAlias: string | undefined;
+  let fieldName: string | undefined;
+  if (t.length === 1 && t[0].kind === 'ident') fieldName = t[0].text;
+  else if (t.length === 3 && t[0].kind === 'ident' && t[1].text === '.' && t[2].kind === 'ident') [tableAlias, fieldName] = [t[0].text, t[2].text];
+  if (fieldName === undefined) return undefined;
+  const table = tableAlias === undefined ? parsed.tables[0] : parsed.tables.find((x) => x.alias.toLowerCase() === tableAlias.toLowerCase());
+  const source = table?.name ? lookup(table.name) : undefined;
+  const field = source?.fields.find((f) => f.name.toLowerCase() === fieldName.toLowerCase());
+  return source && field ? { source, field } : undefined;
+}
+
 /** A field as PocketBase infers it for a column of the query (`parseQueryToFields`). */
 function suggestedField(name: string, column: QueryColumn | undefined, parsed: ParsedViewQuery, lookup: Lookup): Record<string, unknown> {
   const json = { name, type: 'json', maxSize: 0 };
@@ -176,17 +193,9 @@ function suggestedField(name: string, column: QueryColumn | undefined, parsed: P
     if (cast[2] === 'text') return { name, type: 'text' };
     if (cast[2] === 'boolean' || cast[2] === 'bool') return { name, type: 'bool' };
   }
-  const t = column.expr;
-  let tableAlias: string | undefined;
-  let fieldName: string | undefined;
-  if (t.length === 1 && t[0].kind === 'ident') fieldName = t[0].text;
-  else if (t.length === 3 && t[0].kind === 'ident' && t[1].text === '.' && t[2].kind === 'ident') [tableAlias, fieldName] = [t[0].text, t[2].text];
-  if (fieldName === undefined) return json;
-  const table = tableAlias === undefined ? parsed.tables[0] : parsed.tables.find((x) => x.alias.toLowerCase() === tableAlias!.toLowerCase());
-  const source = table?.name ? lookup(table.name) : undefined;
-  if (!source || (source.type !== 'view' && !readable(source))) return json;
-  const field = source.fields.find((f) => f.name.toLowerCase() === fieldName!.toLowerCase());
-  if (!field) return json;
+  const found = columnSource(column, parsed, lookup);
+  if (!found || (found.source.type !== 'view' && !readable(found.source))) return json;
+  const { source, field } = found;
   if (field.name === 'id') return { name, type: 'relation', collectionId: source.id, maxSelect: 1, minSelect: 0, cascadeDelete: false };
   const clone: Record<string, unknown> = { ...field, name, system: false, hidden: false };
   delete clone.id;
@@ -363,16 +372,9 @@ export function viewFileSource(db: ReadDb, lookup: Lookup, view: Collection, fie
       return null;
     }
     const column = parsed.columns.find((c) => c.alias !== null && c.alias.toLowerCase() === name.toLowerCase());
-    const t = column?.expr ?? [];
-    let tableAlias: string | undefined;
-    let original: string | undefined;
-    if (t.length === 1 && t[0].kind === 'ident') original = t[0].text;
-    else if (t.length === 3 && t[0].kind === 'ident' && t[1].text === '.' && t[2].kind === 'ident') [tableAlias, original] = [t[0].text, t[2].text];
-    if (original === undefined) return null;
-    const table = tableAlias === undefined ? parsed.tables[0] : parsed.tables.find((x) => x.alias.toLowerCase() === tableAlias!.toLowerCase());
-    const source = table?.name ? lookup(table.name) : undefined;
-    const field = source?.fields.find((f) => f.name.toLowerCase() === original!.toLowerCase());
-    if (!source || !field || field.type !== 'file') return null;
+    const found = columnSource(column, parsed, lookup);
+    if (!found || found.field.type !== 'file') return null;
+    const { source, field } = found;
     if (source.type === 'view') {
       current = source;
       name = field.name;
