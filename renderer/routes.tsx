@@ -1,6 +1,8 @@
 // The signed-in screens as a table: an address's path picks a page, `:name` segments become its params.
-// Pages other than a collection's (the screen the app opens on) are lazy: their code loads on first visit.
+// Sessions and Data are lazy: their code loads on first visit. A collection's pages (the screen the app
+// opens on) and the new-collection editor (the same editor as a collection's Settings tab) load up front.
 import { lazy, Show, type Component, type JSX } from 'solid-js';
+import { CollectionEditor } from './pages/collection-editor.js';
 import { useApp } from './app-context.js';
 import { CollectionPage } from './pages/collection-page.js';
 
@@ -50,7 +52,6 @@ function CollectionRoute(props: { params: RouteParams }): JSX.Element {
 
 const SessionsPage = lazy(() => import('./pages/sessions.js').then((m) => ({ default: m.SessionsPage })));
 const DataPage = lazy(() => import('./pages/data.js').then((m) => ({ default: m.DataPage })));
-const CollectionEditor = lazy(() => import('./pages/collection-editor.js').then((m) => ({ default: m.CollectionEditor })));
 
 export const ROUTES: readonly RouteDef[] = [
   { path: '/sessions', component: () => <SessionsPage /> },
