@@ -105,10 +105,13 @@ describe('a backup cut midway', () => {
       const path = join(dir, 'storage', rec.collectionId, rec.id, rec.att as string);
       await rm(path);
       await mkdir(path);
-      const res = await fetch(`${server.url}/api/backup`, { headers: { authorization: admin.authStore.token } });
-      // cut: the body ends early or errors (or, when the read fails before the first byte went out, a 500)
-      expect([200, 500]).toContain(res.status);
-      await res.arrayBuffer().catch(() => undefined);
+      // cut: the body ends early or errors, or the connection closes before the headers when the read
+      // fails at once (or, when it fails before the first byte went out, a 500)
+      const res = await fetch(`${server.url}/api/backup`, { headers: { authorization: admin.authStore.token } }).catch(() => null);
+      if (res) {
+        expect([200, 500]).toContain(res.status);
+        await res.arrayBuffer().catch(() => undefined);
+      }
       for (let i = 0; i < 500 && !lines.some((l) => l.includes('A backup was cut midway')); i++) await new Promise((r) => setTimeout(r, 20));
       expect(lines.find((l) => l.includes('A backup was cut midway'))).toMatch(/^error: .*A backup was cut midway: /);
     } finally {
