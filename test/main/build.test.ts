@@ -420,8 +420,10 @@ describe('the built main process, under Node with a fake electron', () => {
         expect(p.app.lines.some((l) => l.includes('Installing Deskbase 0.2.0 and restarting.'))).toBe(true);
         expect(p.app.lines.some((l) => l.includes('Install: isSilent: true, isForceRunAfter: true'))).toBe(true);
         // the new version is started detached: wait for it to have run
-        const deadline = Date.now() + 5000;
-        while (!existsSync(p.marker) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        const deadline = Date.now() + 15_000;
+        // (the script creates the file before it writes its line: wait for the line, not the file)
+        const written = () => existsSync(p.marker) && readFileSync(p.marker, 'utf8').endsWith('\n');
+        while (!written() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
         expect(readFileSync(p.marker, 'utf8')).toBe('lock-free\n');
       } finally {
         p.app.child.kill('SIGKILL');
