@@ -3,17 +3,21 @@
 // field under the body's limit); what busboy cannot count is counted here: the whole body's bytes (a 413
 // past `bodyLimit`) and the fields' bytes together (a 413 past `fieldBytes`, taken from the app's bodies
 // in flight as they arrive). File parts stream to a `FileSink` (core's files) under their key's limits;
-// without one, or under a key that is no file field, they are dropped (or refused: `otherFile`). The
+// under a key that is no file field (or where the endpoint takes none) the whole body is refused (a 400
+// naming the key, `otherFile` saying it in the endpoint's words): a file is never dropped unnoticed. The
 // other parts become the body as every form does (body-values.ts).
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { H3Event } from 'h3';
-import { ApiError, badRequest, tooLarge } from '../errors.js';
+import { ApiError, badRequest, fieldError, tooLarge } from '../errors.js';
 import { OversizeFile, StagedFile } from '../files/staged.js';
 import { MAX_BODY_KEYS } from './body-shape.js';
 import { bodyServicesOf } from './body-services.js';
 import { formToObject, invalidBody } from './body-values.js';
 import { drain, requestStream } from './request-stream.js';
+
+/** A file part where the endpoint takes no files: refused, naming its key, rather than dropped. */
+const noFilesHere = (key: string) => badRequest('Failed to load the submitted data: this request takes no files.', { [key]: fieldError('validation_invalid_file', 'Files are not accepted here.') });
 
 export interface MultipartLimits {
   /** Bytes the whole body may hold (a 413 past it). */
@@ -22,7 +26,7 @@ export interface MultipartLimits {
   fieldBytes: number;
   /** The limits of a file part's key; undefined: not a file field (its bytes are read and dropped, or refused). */
   fileField?: (key: string) => { maxSize: number; maxSelect: number } | undefined;
-  /** The refusal of a file part under a key `fileField` does not know; without it, such a part is dropped. */
+  /** The refusal of a file part under a key `fileField` does not know; without it, a generic 400 naming the key. */
   otherFile?: (key: string) => ApiError;
   /** The file parts the whole form may hold, and the refusal of one more (as it arrives). */
   maxFiles?: number;
@@ -114,11 +118,11 @@ export async function readMultipart(event: H3Event, limits: MultipartLimits, sin
     parser.on('file', (key, stream, info) => {
       const field = limits.fileField?.(key);
       const list = files.get(key) ?? [];
-      if (field === undefined && limits.otherFile && refused === null) {
+      if (field === undefined && refused === null) {
         stream.resume();
-        return refuse(limits.otherFile(key));
+        return refuse(limits.otherFile?.(key) ?? noFilesHere(key));
       }
-      if (field === undefined || refused !== null) return void stream.resume(); // not a file field: dropped
+      if (field === undefined || refused !== null) return void stream.resume(); // the body is refused already
       if (list.length >= field.maxSelect) {
         tooMany.add(fieldOf(key));
         return void stream.resume();

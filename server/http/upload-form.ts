@@ -26,7 +26,12 @@ export interface RecordForm {
  */
 export async function readRecordForm(event: H3Event, core: Core, collection: string, failed: string): Promise<RecordForm> {
   const limits = core.files.uploadLimits(collection);
-  const form = await readMultipart(event, { bodyLimit: RECORD_BODY_BYTES + limits.fileBytes, fieldBytes: RECORD_BODY_BYTES, fileField: (key) => limits.fields.get(fieldOf(key)) }, core.files);
+  const form = await readMultipart(event, {
+    bodyLimit: RECORD_BODY_BYTES + limits.fileBytes, fieldBytes: RECORD_BODY_BYTES,
+    fileField: (key) => limits.fields.get(fieldOf(key)),
+    // a file under a key that is no file field of the collection: refused, as a batch refuses it (core/batch.ts)
+    otherFile: (key) => badRequest(failed, { [fieldOf(key)]: fieldError('validation_invalid_file', 'Not a file field of the collection: it cannot hold files.') }),
+  }, core.files);
   if (form.tooMany.size > 0) {
     await core.files.discard(form.uploads);
     const data: Record<string, ReturnType<typeof fieldError>> = {};

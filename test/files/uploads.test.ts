@@ -83,6 +83,23 @@ describe('uploads', () => {
     expect(list).toHaveLength(0);
   });
 
+  it('refuses a file under a field that holds no files (or no field), naming it, and stores nothing', async () => {
+    for (const key of ['title', 'nosuchfield']) {
+      const err = (await pb.collection('docs').create({ title: `nf-${key}`, [key]: file('x', 'x.txt') }).catch((e: unknown) => e)) as ClientResponseError;
+      expect(err.status).toBe(400);
+      expect(err.response.data[key].code).toBe('validation_invalid_file');
+      expect(await pb.collection('docs').getFullList({ filter: `title = "nf-${key}"` })).toHaveLength(0);
+    }
+    // an endpoint that takes no files at all refuses one too, naming its key
+    const form = new FormData();
+    form.append('identity', 'a@b.co');
+    form.append('password', 'whatever-123');
+    form.append('avatar', new Blob(['x']), 'x.txt');
+    const res = await fetch(`${fx.server.url}/api/collections/users/auth-with-password`, { method: 'POST', body: form });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { data: Record<string, { code: string }> }).data.avatar.code).toBe('validation_invalid_file');
+  });
+
   it('refuses a file over maxSize with a field error, keeping nothing of it', async () => {
     const err = (await pb.collection('docs').create({ title: 'f', attachments: file('x'.repeat(1001), 'big.txt') }).catch((e: unknown) => e)) as ClientResponseError;
     expect(err.status).toBe(400);
