@@ -1,9 +1,10 @@
 // Filter functions: geoDistance(lonA, latA, lonB, latB) in km and strftime(format, time, modifiers...).
 import type { FunctionOperand, Operand } from './ast.js';
+import { SQLITE, type Dialect } from './dialect.js';
 import { FilterError, quote } from './filter-error.js';
 import { joinFrags, sql, type Frag } from './sql.js';
 import type { JoinSet } from './joins.js';
-import type { Value } from './values.js';
+import { operandOf, type Value } from './values.js';
 
 type Resolve = (operand: Operand) => Value;
 
@@ -11,11 +12,12 @@ function argError(fn: FunctionOperand, reason: string, pos = fn.pos): FilterErro
   return new FilterError(`${fn.name}(): ${reason}`, pos);
 }
 
-export function resolveFunction(fn: FunctionOperand, resolve: Resolve): Value {
+export function resolveFunction(fn: FunctionOperand, resolve: Resolve, dialect: Dialect = SQLITE): Value {
   switch (fn.name) {
     case 'geoDistance':
-      return geoDistance(fn, resolve);
+      return geoDistance(fn, resolve, dialect);
     case 'strftime':
+      if (!dialect.strftime) throw new FilterError(`strftime() is not supported on ${dialect.name === 'postgres' ? 'PostgreSQL' : dialect.name}`, fn.pos);
       return strftime(fn, resolve);
     default:
       throw new FilterError(`unknown function ${quote(fn.name)}`, fn.pos);
@@ -27,7 +29,7 @@ export function resolveFunction(fn: FunctionOperand, resolve: Resolve): Value {
  * leaves acos' domain). Compared without the null fallback; on multi-valued arguments it means "at
  * least one", as in PocketBase.
  */
-function geoDistance(fn: FunctionOperand, resolve: Resolve): Value {
+function geoDistance(fn: FunctionOperand, resolve: Resolve, dialect: Dialect): Value {
   if (fn.args.length !== 4) throw argError(fn, 'expects 4 arguments (lonA, latA, lonB, latB)');
   const args = fn.args.map((arg) => {
     if (arg.kind !== 'identifier' && arg.kind !== 'number') throw argError(fn, 'arguments must be fields or numbers', arg.pos);
@@ -35,12 +37,14 @@ function geoDistance(fn: FunctionOperand, resolve: Resolve): Value {
   });
   return {
     kind: 'exact',
+    type: 'number',
     multi: args.some((a) => a.multi),
     anyOnly: true,
     build: (joins: JoinSet) => {
-      const [lonA, latA, lonB, latB] = args.map((a) => a.build(joins));
+      const [lonA, latA, lonB, latB] = args.map((a) => dialect.number(operandOf(a, a.build(joins))));
       const rad = (f: Frag) => sql`radians(${f})`;
-      return sql`(6371 * acos(max(-1.0, min(1.0, cos(${rad(latA)}) * cos(${rad(latB)}) * cos(${rad(lonB)} - ${rad(lonA)}) + sin(${rad(latA)}) * sin(${rad(latB)})))))`;
+      const cosine = sql`cos(${rad(latA)}) * cos(${rad(latB)}) * cos(${rad(lonB)} - ${rad(lonA)}) + sin(${rad(latA)}) * sin(${rad(latB)})`;
+      return sql`(6371 * acos(${dialect.greatest(sql`-1.0`, dialect.least(sql`1.0`, cosine))}))`;
     },
   };
 }
@@ -57,6 +61,7 @@ function strftime(fn: FunctionOperand, resolve: Resolve): Value {
   const args = fn.args.map(resolve);
   return {
     kind: 'column',
+    type: 'text',
     multi: args.some((a) => a.multi),
     build: (joins: JoinSet) => sql`strftime(${joinFrags(args.map((a) => a.build(joins)), ', ')})`,
   };

@@ -1,0 +1,292 @@
+// The SQL dialect: everything the filter compiler (and the record resolver in server/rules/) writes
+// differently for SQLite (sql.js, the desktop) and PostgreSQL 15 (the team server). One object per
+// engine; compilation takes one through `CompileScope.dialect` and defaults to SQLITE, whose output is
+// exactly the SQL the compiler wrote before dialects existed.
+//
+// What differs, and how PostgreSQL is made to select the same rows in the same order as SQLite:
+// - truth: SQLite's `1` / 0-1 integers; PostgreSQL's `TRUE` and booleans (bool columns and boolean
+//   results such as `:changed` are read as 0/1 integers, so `published = true` binds 1 on both);
+// - null-safe equality: `IS` / `IS NOT` → `IS NOT DISTINCT FROM` / `IS DISTINCT FROM`;
+// - types: SQLite compares values of any type (affinity, then NULL < numbers < texts); PostgreSQL
+//   needs one type per comparison. Each Value carries its type (values.ts `SqlType`) and `operands`
+//   brings both sides to one: a number against a text that reads as a number compares as numbers (as
+//   SQLite's affinity does), otherwise as texts; a JSON value (json field, `json.a.b`) is read as a
+//   number, a string or any scalar's text, whichever the other side needs;
+// - collation: texts compare and sort in byte order (`COLLATE "C"`, SQLite's BINARY), whatever the
+//   database's default collation is;
+// - NULLs sort first ascending and last descending (`NULLS FIRST` / `NULLS LAST`), as in SQLite;
+// - `~` / `:lower`: SQLite's LIKE and LOWER fold ASCII letters only, PostgreSQL's ILIKE and LOWER fold
+//   all of Unicode: folding is `translate()` over A-Z on both sides of a plain LIKE;
+// - JSON: `json_each` / `json_array_length` / `json_extract` → `jsonb_array_elements_text`,
+//   `jsonb_array_length`, `#>`; JSON is stored as text (the stored bytes, key order included, stay
+//   what the API returns) and a CHECK constraint keeps it valid, so every `::jsonb` read succeeds;
+// - placeholders: `?` → `$1`, `$2`... (`statement`);
+// - identifiers: PostgreSQL truncates names past 63 bytes, so two long names could meet; a longer name
+//   is written as its first 52 bytes, `_` and 10 characters of its SHA-256 (`postgresName`), stable
+//   across processes, in the DDL and in every statement (`statement`);
+// - deadline guards (guard.ts) exist for sql.js, which cannot interrupt a statement; PostgreSQL
+//   enforces the query budget itself (`statement_timeout`), so no guard is emitted for it;
+// - `strftime()` is SQLite's function: PostgreSQL refuses it with a FilterError (a 400) naming it.
+import { createHash } from 'node:crypto';
+import { param, sql, type Frag, type SqlValue } from './sql.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/**
+ * What a value's SQL gives, when known: a text, a number, or (`json`) a JSON value (SQLite's
+ * json_extract result; a jsonb on PostgreSQL). Unknown is read as text.
+ */
+export type SqlType = 'text' | 'number' | 'json';
+
+/** One side of a comparison, as the dialect sees it. */
+export interface Operand {
+  sql: Frag;
+  type?: SqlType;
+  /** The bound value when the side is a literal, request value or macro (its SQL is then `?`, `''` or NULL). */
+  static?: { value: SqlValue };
+}
+
+export interface Dialect {
+  readonly name: DialectName;
+  /** The condition that is always true (a blank rule; `ON` of a join that needs no condition). */
+  readonly true: Frag;
+  /** Whether guarded compilation emits deadline checks (filter/guard.ts). */
+  readonly guards: boolean;
+  /** Whether `strftime()` exists. */
+  readonly strftime: boolean;
+  /** `a IS b` (`negate`: `a IS NOT b`): equality where NULL equals NULL. */
+  same(a: Frag, b: Frag, negate: boolean): Frag;
+  /** Both sides of a comparison, brought to one type. */
+  operands(left: Operand, right: Operand): [Frag, Frag];
+  /** `COALESCE(x, '')` as text. */
+  orEmpty(x: Frag): Frag;
+  /** `x` is '' or NULL (`negate`: neither). */
+  isEmpty(x: Frag, negate: boolean): Frag;
+  /** `text LIKE pattern ESCAPE '\'`, ASCII letters folded. */
+  like(text: Frag, pattern: Frag, negate: boolean): Frag;
+  /** ASCII-only lower case of any value that is not static, as text. */
+  lower(x: Operand): Frag;
+  /** Any value as text (`~` reads both sides so). */
+  text(x: Operand): Frag;
+  /** Any value as a number (geoDistance's arguments). */
+  number(x: Operand): Frag;
+  /** A FROM item over the items of a JSON array (text), whose rows are read as `<alias>.value`. */
+  jsonEach(array: Frag): Frag;
+  jsonArrayLength(array: Frag): Frag;
+  /** A single stored value as a JSON array text: '' or NULL → [], anything else → a one-item array. */
+  jsonArrayOf(value: Frag): Frag;
+  /** The JSON value at `path` (object keys and array indexes) of a stored JSON column. */
+  jsonPath(column: Frag, path: readonly string[]): Frag;
+  /** A stored boolean column as 0/1. */
+  boolColumn(column: Frag): Frag;
+  /** A condition as a 0/1 value. */
+  boolValue(condition: Frag): Frag;
+  /** Scalar greatest/least of two values (geoDistance's clamp). */
+  greatest(a: Frag, b: Frag): Frag;
+  least(a: Frag, b: Frag): Frag;
+  /** One ORDER BY term: SQLite's order (NULLs first ascending, texts in byte order). */
+  orderTerm(x: Frag, type: SqlType | undefined, desc: boolean): Frag;
+  /** A complete statement's text as the engine takes it (placeholders, long identifiers). */
+  statement(text: string): string;
+  /** A table or column name as the engine stores it (long names shortened on PostgreSQL). */
+  storedName(name: string): string;
+}
+
+const ASC = sql` ASC`;
+const DESC = sql` DESC`;
+
+export const SQLITE: Dialect = {
+  name: 'sqlite',
+  true: { text: '1', params: [] },
+  guards: true,
+  strftime: true,
+  same: (a, b, negate) => (negate ? sql`${a} IS NOT ${b}` : sql`${a} IS ${b}`),
+  operands: (left, right) => [left.sql, right.sql],
+  orEmpty: (x) => sql`COALESCE(${x}, '')`,
+  isEmpty: (x, negate) => (negate ? sql`(${x} IS NOT '' AND ${x} IS NOT NULL)` : sql`(${x} = '' OR ${x} IS NULL)`),
+  like: (text, pattern, negate) => (negate ? sql`${text} NOT LIKE ${pattern} ESCAPE '\\'` : sql`${text} LIKE ${pattern} ESCAPE '\\'`),
+  lower: (x) => sql`LOWER(${x.sql})`,
+  text: (x) => x.sql,
+  number: (x) => x.sql,
+  jsonEach: (array) => sql`json_each(${array})`,
+  jsonArrayLength: (array) => sql`json_array_length(${array})`,
+  // Nested CASE, not AND: json_type() throws on invalid JSON and SQLite does not promise short-circuits.
+  jsonArrayOf: (value) => sql`(CASE WHEN json_valid(${value}) THEN (CASE WHEN json_type(${value}) = 'array' THEN ${value} ELSE json_array(${value}) END) WHEN ${value} = '' OR ${value} IS NULL THEN '[]' ELSE json_array(${value}) END)`,
+  jsonPath: (column, path) => {
+    const doc = sql`(CASE WHEN json_valid(${column}) THEN ${column} ELSE json_quote(${column}) END)`;
+    return path.length === 0 ? sql`json_extract(${doc}, '$')` : sql`json_extract(${doc}, ${param(sqlitePath(path))})`;
+  },
+  boolColumn: (column) => column,
+  boolValue: (condition) => condition,
+  greatest: (a, b) => sql`max(${a}, ${b})`,
+  least: (a, b) => sql`min(${a}, ${b})`,
+  orderTerm: (x, _type, desc) => sql`${x}${desc ? DESC : ASC}`,
+  statement: (text) => text,
+  storedName: (name) => name,
+};
+
+function sqlitePath(path: readonly string[]): string {
+  return `$${path.map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`)).join('')}`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// PostgreSQL
+
+const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const FOLD: Frag = { text: `'${UPPER}', '${UPPER.toLowerCase()}'`, params: [] };
+const BYTES: Frag = { text: 'COLLATE "C"', params: [] };
+
+function asciiLower(text: Frag): Frag {
+  return sql`translate(${text}, ${FOLD})`;
+}
+
+/** Texts compare in byte order whatever the column's or the database's collation. */
+function byteOrder(x: Frag): Frag {
+  return sql`(${x} ${BYTES})`;
+}
+
+const NUMERIC_TEXT = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
+
+/** A bound value as a typed PostgreSQL expression. */
+function typedStatic(value: SqlValue, as: 'text' | 'number'): Frag {
+  if (value === null) return as === 'text' ? sql`CAST(NULL AS text)` : sql`CAST(NULL AS double precision)`;
+  if (as === 'number') return sql`CAST(${param(typeof value === 'number' ? value : Number(value))} AS double precision)`;
+  // A number read as text the way SQLite converts it (integers without `.0`).
+  return sql`CAST(${param(typeof value === 'number' ? String(value) : value)} AS text)`;
+}
+
+/** Any JSON scalar's text, NULL for JSON null (SQLite's json_extract for IS NULL / '' tests). */
+function jsonText(x: Frag): Frag {
+  return sql`(${x} #>> '{}')`;
+}
+
+/** A JSON number (true/false as 1/0, as json_extract gives them), NULL otherwise. */
+function jsonNumber(x: Frag): Frag {
+  return sql`(CASE jsonb_typeof(${x}) WHEN 'number' THEN CAST(${x} #>> '{}' AS double precision) WHEN 'boolean' THEN (CASE WHEN ${x} = 'true'::jsonb THEN 1 ELSE 0 END) END)`;
+}
+
+/** A JSON string, object or array as SQLite's json_extract gives it as text; NULL for numbers, booleans, null. */
+function jsonString(x: Frag): Frag {
+  return sql`(CASE WHEN jsonb_typeof(${x}) IN ('string', 'object', 'array') THEN ${x} #>> '{}' END)`;
+}
+
+type Target = 'text' | 'number' | 'json';
+
+function typeOf(o: Operand): Target | 'empty' {
+  if (o.static !== undefined) {
+    const v = o.static.value;
+    if (v === null || v === '') return 'empty';
+    return typeof v === 'number' ? 'number' : 'text';
+  }
+  return o.type ?? 'text';
+}
+
+/** One side read as `as`. */
+function pgAs(o: Operand, as: 'text' | 'number' | 'any-text'): Frag {
+  const t = typeOf(o);
+  if (o.static !== undefined) return typedStatic(o.static.value, as === 'number' ? 'number' : 'text');
+  if (t === 'json') return as === 'number' ? jsonNumber(o.sql) : as === 'text' ? jsonString(o.sql) : jsonText(o.sql);
+  if (as === 'number') return t === 'number' ? o.sql : sql`CAST(${o.sql} AS double precision)`;
+  return t === 'text' ? byteOrder(o.sql) : byteOrder(sql`CAST(${o.sql} AS text)`);
+}
+
+function pgOperands(left: Operand, right: Operand): [Frag, Frag] {
+  const lt = typeOf(left);
+  const rt = typeOf(right);
+  if (lt === 'json' && rt === 'json') return [left.sql, right.sql];
+  if (lt === 'empty' || rt === 'empty') return [pgAs(left, 'any-text'), pgAs(right, 'any-text')];
+  const numberish = (o: Operand, t: Target) => t === 'number' || (o.static !== undefined && t === 'text' && NUMERIC_TEXT.test(String(o.static.value)));
+  // A number column against a text that reads as a number compares as numbers (SQLite's NUMERIC affinity).
+  const asNumber = (lt === 'number' && numberish(right, rt)) || (rt === 'number' && numberish(left, lt))
+    || (lt === 'json' && rt === 'number') || (rt === 'json' && lt === 'number');
+  if (asNumber) return [pgAs(left, 'number'), pgAs(right, 'number')];
+  return [pgAs(left, 'text'), pgAs(right, 'text')];
+}
+
+const PG_MAX_IDENTIFIER_BYTES = 63;
+
+/** A name PostgreSQL keeps whole: names past 63 bytes become their first 52 bytes, `_` and a hash. */
+export function postgresName(name: string): string {
+  if (Buffer.byteLength(name) <= PG_MAX_IDENTIFIER_BYTES) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 10);
+  // `\w` names are ASCII, so characters are bytes.
+  return `${name.slice(0, PG_MAX_IDENTIFIER_BYTES - hash.length - 1)}_${hash}`;
+}
+
+/**
+ * SQLite text → PostgreSQL text: `?` outside quotes becomes `$n`, a quoted identifier past 63 bytes
+ * becomes its `postgresName`. String literals and quoted identifiers are skipped whole, so a `?` in
+ * either is left alone.
+ */
+function pgStatement(text: string): string {
+  let out = '';
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'" || c === '"') {
+      let j = i + 1;
+      for (;;) {
+        const k = text.indexOf(c, j);
+        if (k === -1) throw new Error(`unterminated ${c} in SQL`);
+        if (text[k + 1] === c) j = k + 2;
+        else {
+          j = k;
+          break;
+        }
+      }
+      const body = text.slice(i + 1, j);
+      out += c === '"' ? `"${postgresName(body)}"` : text.slice(i, j + 1);
+      i = j;
+    } else if (c === '?') {
+      out += `$${++n}`;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+export const POSTGRES: Dialect = {
+  name: 'postgres',
+  true: { text: 'TRUE', params: [] },
+  guards: false,
+  strftime: false,
+  same: (a, b, negate) => (negate ? sql`${a} IS DISTINCT FROM ${b}` : sql`${a} IS NOT DISTINCT FROM ${b}`),
+  operands: pgOperands,
+  orEmpty: (x) => sql`COALESCE(CAST(${x} AS text), '')`,
+  isEmpty: (x, negate) => (negate ? sql`COALESCE(CAST(${x} AS text), '') <> ''` : sql`COALESCE(CAST(${x} AS text), '') = ''`),
+  like: (text, pattern, negate) => {
+    const t = asciiLower(sql`CAST(${text} AS text)`);
+    const p = asciiLower(sql`CAST(${pattern} AS text)`);
+    return negate ? sql`${t} NOT LIKE ${p} ESCAPE '\\'` : sql`${t} LIKE ${p} ESCAPE '\\'`;
+  },
+  lower: (x) => byteOrder(asciiLower(pgAs(x, 'any-text'))),
+  text: (x) => pgAs(x, 'any-text'),
+  number: (x) => pgAs(x, 'number'),
+  jsonEach: (array) => sql`jsonb_array_elements_text(CAST(${array} AS jsonb))`,
+  jsonArrayLength: (array) => sql`jsonb_array_length(CAST(${array} AS jsonb))`,
+  jsonArrayOf: (value) => sql`(CASE WHEN ${value} IS NULL OR ${value} = '' THEN '[]' ELSE CAST(jsonb_build_array(${value}) AS text) END)`,
+  jsonPath: (column, path) => {
+    const doc = sql`CAST(${column} AS jsonb)`;
+    if (path.length === 0) return doc;
+    return sql`(${doc} #> CAST(${param(`{${path.map((s) => `"${s}"`).join(',')}}`)} AS text[]))`;
+  },
+  boolColumn: (column) => sql`CAST(${column} AS integer)`,
+  boolValue: (condition) => sql`(CASE WHEN ${condition} THEN 1 ELSE 0 END)`,
+  greatest: (a, b) => sql`GREATEST(${a}, ${b})`,
+  least: (a, b) => sql`LEAST(${a}, ${b})`,
+  orderTerm: (x, type, desc) => {
+    const tail = desc ? sql` DESC NULLS LAST` : sql` ASC NULLS FIRST`;
+    if (type === 'number') return sql`${x}${tail}`;
+    if (type !== 'json') return sql`${byteOrder(sql`CAST(${x} AS text)`)}${tail}`;
+    // SQLite orders json_extract's results NULL, numbers (true/false as 1/0), then texts.
+    const rank = sql`(CASE WHEN ${x} IS NULL OR jsonb_typeof(${x}) = 'null' THEN 0 WHEN jsonb_typeof(${x}) IN ('number', 'boolean') THEN 1 ELSE 2 END)`;
+    return sql`${rank}${desc ? DESC : ASC}, ${jsonNumber(x)}${tail}, ${byteOrder(jsonString(x))}${tail}`;
+  },
+  statement: pgStatement,
+  storedName: postgresName,
+};
+
+export function dialectOf(name: DialectName | undefined): Dialect {
+  return name === 'postgres' ? POSTGRES : SQLITE;
+}
