@@ -155,6 +155,14 @@ function typedStatic(value: SqlValue, as: 'text' | 'number'): Frag {
   return sql`CAST(${param(typeof value === 'number' ? String(value) : value)} AS text)`;
 }
 
+/**
+ * Text (a column, or a bound value) as jsonb. Through `text` first: a driver that types its parameters
+ * from the statement (postgres.js) would otherwise take a bound JSON text for a value to encode as JSON.
+ */
+function jsonb(x: Frag): Frag {
+  return sql`CAST(CAST(${x} AS text) AS jsonb)`;
+}
+
 /** Any JSON scalar's text, NULL for JSON null (SQLite's json_extract for IS NULL / '' tests). */
 function jsonText(x: Frag): Frag {
   return sql`(${x} #>> '{}')`;
@@ -190,15 +198,35 @@ function pgAs(o: Operand, as: 'text' | 'number' | 'any-text'): Frag {
   return t === 'text' ? byteOrder(o.sql) : byteOrder(sql`CAST(${o.sql} AS text)`);
 }
 
+/**
+ * A side of a comparison with a JSON value, as SQLite orders values of any type: a row (rank, number,
+ * text) where NULL has no row, numbers (true and false as 1 and 0) rank 1 and texts (JSON strings,
+ * objects and arrays) rank 2. PostgreSQL compares rows element by element, so a JSON value compares
+ * with a number or a text the way json_extract's result does on SQLite: `meta.rank > 1` holds for any
+ * text rank, `meta.rank = 1` for a number 1 or `true` only.
+ */
+function ranked(o: Operand): Frag {
+  const t = typeOf(o);
+  if (t === 'json') {
+    const x = o.sql;
+    // SQL NULL and JSON null have no rank (the comparison is NULL, as on SQLite).
+    const rank = sql`(CASE jsonb_typeof(${x}) WHEN 'number' THEN 1 WHEN 'boolean' THEN 1 WHEN 'string' THEN 2 WHEN 'object' THEN 2 WHEN 'array' THEN 2 END)`;
+    const number = sql`COALESCE(${jsonNumber(x)}, CAST(0 AS double precision))`;
+    const text = byteOrder(sql`COALESCE(${jsonString(x)}, CAST('' AS text))`);
+    return sql`(CASE WHEN ${rank} IS NOT NULL THEN ROW(${rank}, ${number}, ${text}) END)`;
+  }
+  if (t === 'number') return sql`ROW(1, ${pgAs(o, 'number')}, ${byteOrder(sql`CAST('' AS text)`)})`;
+  return sql`ROW(2, CAST(0 AS double precision), ${byteOrder(pgAs(o, 'text'))})`;
+}
+
 function pgOperands(left: Operand, right: Operand): [Frag, Frag] {
   const lt = typeOf(left);
   const rt = typeOf(right);
-  if (lt === 'json' && rt === 'json') return [left.sql, right.sql];
   if (lt === 'empty' || rt === 'empty') return [pgAs(left, 'any-text'), pgAs(right, 'any-text')];
+  if (lt === 'json' || rt === 'json') return [ranked(left), ranked(right)];
   const numberish = (o: Operand, t: Target) => t === 'number' || (o.static !== undefined && t === 'text' && NUMERIC_TEXT.test(String(o.static.value)));
   // A number column against a text that reads as a number compares as numbers (SQLite's NUMERIC affinity).
-  const asNumber = (lt === 'number' && numberish(right, rt)) || (rt === 'number' && numberish(left, lt))
-    || (lt === 'json' && rt === 'number') || (rt === 'json' && lt === 'number');
+  const asNumber = (lt === 'number' && numberish(right, rt)) || (rt === 'number' && numberish(left, lt));
   if (asNumber) return [pgAs(left, 'number'), pgAs(right, 'number')];
   return [pgAs(left, 'text'), pgAs(right, 'text')];
 }
@@ -263,13 +291,13 @@ export const POSTGRES: Dialect = {
   lower: (x) => byteOrder(asciiLower(pgAs(x, 'any-text'))),
   text: (x) => pgAs(x, 'any-text'),
   number: (x) => pgAs(x, 'number'),
-  jsonEach: (array) => sql`jsonb_array_elements_text(CAST(${array} AS jsonb))`,
-  jsonArrayLength: (array) => sql`jsonb_array_length(CAST(${array} AS jsonb))`,
+  jsonEach: (array) => sql`jsonb_array_elements_text(${jsonb(array)})`,
+  jsonArrayLength: (array) => sql`jsonb_array_length(${jsonb(array)})`,
   jsonArrayOf: (value) => sql`(CASE WHEN ${value} IS NULL OR ${value} = '' THEN '[]' ELSE CAST(jsonb_build_array(${value}) AS text) END)`,
   jsonPath: (column, path) => {
-    const doc = sql`CAST(${column} AS jsonb)`;
+    const doc = jsonb(column);
     if (path.length === 0) return doc;
-    return sql`(${doc} #> CAST(${param(`{${path.map((s) => `"${s}"`).join(',')}}`)} AS text[]))`;
+    return sql`(${doc} #> CAST(CAST(${param(`{${path.map((s) => `"${s}"`).join(',')}}`)} AS text) AS text[]))`;
   },
   boolColumn: (column) => sql`CAST(${column} AS integer)`,
   boolValue: (condition) => sql`(CASE WHEN ${condition} THEN 1 ELSE 0 END)`,
@@ -289,4 +317,73 @@ export const POSTGRES: Dialect = {
 
 export function dialectOf(name: DialectName | undefined): Dialect {
   return name === 'postgres' ? POSTGRES : SQLITE;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// PostgreSQL tables: how a collection is laid out (the store creates them with these statements).
+
+/** What the table layout reads of a collection (server/model's Collection fits it). */
+export interface TableModel {
+  name: string;
+  fields: readonly { id: string; name: string; type: string; maxSelect?: number; primaryKey?: boolean }[];
+  indexes: readonly { name: string; fields: readonly string[]; unique?: boolean }[];
+}
+
+/** The column standing for SQLite's `_rowid_`: the order rows were inserted in, `@rowid` and the tie-break of every list. */
+export const ROW_ORDER_COLUMN = '_rowid_';
+
+function isMultiValued(field: TableModel['fields'][number]): boolean {
+  return (field.type === 'select' || field.type === 'relation' || field.type === 'file') && (field.maxSelect ?? 0) > 1;
+}
+
+const TEXT = 'text COLLATE "C"';
+
+/**
+ * A field's column on PostgreSQL. Texts (dates included: ISO 8601 texts compare in time order, as on
+ * SQLite) are `text COLLATE "C"`; numbers `double precision`; booleans `boolean`; JSON (json fields,
+ * geoPoints, multiple select/relation/file lists) is text holding the JSON as stored, kept valid by a
+ * CHECK, so reads can cast it to jsonb and the API returns the stored bytes.
+ */
+function postgresColumn(field: TableModel['fields'][number]): string {
+  const name = `"${postgresName(checkedName(field.name))}"`;
+  if (field.primaryKey === true || (field.name === 'id' && field.type === 'text')) return `${name} ${TEXT} PRIMARY KEY NOT NULL`;
+  const asJson = (typeof_: string) => `CHECK (jsonb_typeof(CAST(${name} AS jsonb)) = '${typeof_}')`;
+  switch (field.type) {
+    case 'number':
+      return `${name} double precision DEFAULT 0 NOT NULL`;
+    case 'bool':
+      return `${name} boolean DEFAULT FALSE NOT NULL`;
+    case 'json':
+      return `${name} ${TEXT} DEFAULT NULL CHECK (${name} IS NULL OR CAST(${name} AS jsonb) IS NOT NULL)`;
+    case 'geoPoint':
+      return `${name} ${TEXT} DEFAULT '{"lon":0,"lat":0}' NOT NULL ${asJson('object')}`;
+    default:
+      return isMultiValued(field) ? `${name} ${TEXT} DEFAULT '[]' NOT NULL ${asJson('array')}` : `${name} ${TEXT} DEFAULT '' NOT NULL`;
+  }
+}
+
+function checkedName(name: string): string {
+  if (!/^\w+$/.test(name)) throw new Error(`unsafe SQL identifier ${JSON.stringify(name)}`);
+  return name;
+}
+
+/**
+ * The statements that create a collection's table on PostgreSQL, with the collection's own indexes:
+ * the row order column first (an identity, so rows keep the order they were inserted in, and a moved
+ * desktop keeps its `_rowid_`s when given), then one column per field. Names past 63 bytes are
+ * shortened (`postgresName`), the same way every statement's are.
+ */
+export function postgresTableSql(model: TableModel): string[] {
+  const table = `"${postgresName(checkedName(model.name))}"`;
+  const columns = [`"${ROW_ORDER_COLUMN}" bigint GENERATED BY DEFAULT AS IDENTITY UNIQUE NOT NULL`, ...model.fields.map(postgresColumn)];
+  const statements = [`CREATE TABLE ${table} (${columns.join(', ')})`];
+  for (const index of model.indexes) {
+    const cols = index.fields.map((id) => {
+      const field = model.fields.find((f) => f.id === id);
+      if (field === undefined) throw new Error(`index ${index.name} names unknown field ${id}`);
+      return `"${postgresName(checkedName(field.name))}"`;
+    });
+    statements.push(`CREATE ${index.unique === true ? 'UNIQUE ' : ''}INDEX "${postgresName(checkedName(index.name))}" ON ${table} (${cols.join(', ')})`);
+  }
+  return statements;
 }
