@@ -95,7 +95,8 @@ function columnType(f: Field): string {
     case 'json': return 'JSON DEFAULT NULL';
     case 'geoPoint': return `JSON DEFAULT '{"lon":0,"lat":0}' NOT NULL`;
     case 'select':
-    case 'relation': return f.maxSelect > 1 ? `JSON DEFAULT '[]' NOT NULL` : `TEXT DEFAULT '' NOT NULL`;
+    case 'relation':
+    case 'file': return f.maxSelect > 1 ? `JSON DEFAULT '[]' NOT NULL` : `TEXT DEFAULT '' NOT NULL`;
     default: return `TEXT DEFAULT '' NOT NULL`;
   }
 }

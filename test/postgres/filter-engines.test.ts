@@ -29,14 +29,16 @@ const words = collection(LONG_TABLE, 'base', [
   { name: LONG_B, type: 'number' },
   { name: 'meta', type: 'json' },
   { name: 'flags', type: 'select', values: ['x', 'y', 'Z'], maxSelect: 3 } as Field,
+  { name: 'files', type: 'file', maxSelect: 3 } as Field,
+  { name: 'cover', type: 'file', maxSelect: 1 } as Field,
 ]);
 
 // Mixed case, non-ASCII letters (É, é, Ä sort above every ASCII letter in byte order) and JSON values
 // of every kind, NULL included.
 const WORD_ROWS: Record<string, SqlValue>[] = [
-  { id: 'w01', word: 'apple', [LONG_A]: 'one', [LONG_B]: 1, meta: '{"rank":3}', flags: '["x"]' },
-  { id: 'w02', word: 'Banana', [LONG_A]: 'two', [LONG_B]: 2, meta: '{"rank":"b"}', flags: '["y","x"]' },
-  { id: 'w03', word: 'banana', [LONG_A]: 'one', [LONG_B]: 2, meta: null, flags: '[]' },
+  { id: 'w01', word: 'apple', [LONG_A]: 'one', [LONG_B]: 1, meta: '{"rank":3}', flags: '["x"]', files: '["a.png","b.txt"]', cover: 'a.png' },
+  { id: 'w02', word: 'Banana', [LONG_A]: 'two', [LONG_B]: 2, meta: '{"rank":"b"}', flags: '["y","x"]', files: '["C.PNG"]', cover: '' },
+  { id: 'w03', word: 'banana', [LONG_A]: 'one', [LONG_B]: 2, meta: null, flags: '[]', files: '[]', cover: 'c.png' },
   { id: 'w04', word: 'Äpfel', [LONG_A]: '', [LONG_B]: 0, meta: '{"rank":1.5}', flags: '["Z"]' },
   { id: 'w05', word: 'zebra', [LONG_A]: 'two', [LONG_B]: -1, meta: '{"rank":null}', flags: '["x","Z"]' },
   { id: 'w06', word: 'Zebra', [LONG_A]: 'three', [LONG_B]: 10, meta: '{"rank":true}', flags: '[]' },
@@ -171,6 +173,22 @@ describePostgres('filters and rules select the same records on sql.js and Postgr
       ["flags:each > 'a'", ['w01', 'w02', 'w07', 'w09']],
       ["flags:each ?< 'a'", ['w04', 'w05', 'w10']],
       ['flags:length >= 2', ['w02', 'w05', 'w10']],
+      ["flags:each ?> 'x'", ['w02', 'w07', 'w09', 'w10']],
+      ["flags:each ?>= 'x'", ['w01', 'w02', 'w05', 'w07', 'w09', 'w10']],
+      ["flags:each ?<= 'Z'", ['w04', 'w05', 'w10']],
+      ["flags:each ?!~ 'X'", ['w02', 'w04', 'w05', 'w07', 'w09', 'w10']],
+      ["flags:each !~ 'X'", ['w04', 'w07', 'w09']],
+      ["flags:each ?!= 'x'", ['w02', 'w03', 'w04', 'w05', 'w06', 'w07', 'w08', 'w09', 'w10']],
+      // file fields: multiple (a JSON list) and single (a name)
+      ["files:each ?~ 'png'", ['w01', 'w02']],
+      ["files:each ?= 'C.PNG'", ['w02']],
+      ['files:length = 2', ['w01']],
+      ['files:length = 0', ['w03', 'w04', 'w05', 'w06', 'w07', 'w08', 'w09', 'w10']],
+      ["files ~ 'b.txt'", ['w01']],
+      ["cover = 'a.png'", ['w01']],
+      ["cover != ''", ['w01', 'w03']],
+      ['cover:length = 1', ['w01', 'w03']],
+      ["cover:each ?= 'c.png'", ['w03']],
     ])('%s', async (src, ids) => {
       await expectSame(src, ids, { collection: words });
     });
@@ -201,7 +219,7 @@ describePostgres('filters and rules select the same records on sql.js and Postgr
       expect(postgresName(LONG_A)).not.toBe(postgresName(LONG_B));
       expect(Buffer.byteLength(postgresName(LONG_A))).toBeLessThanOrEqual(63);
       const columns = await pg.sql`SELECT column_name FROM information_schema.columns WHERE table_name = ${postgresName(LONG_TABLE)} ORDER BY ordinal_position`;
-      expect(columns.map((c) => c.column_name)).toEqual(['_rowid_', 'id', 'word', postgresName(LONG_A), postgresName(LONG_B), 'meta', 'flags']);
+      expect(columns.map((c) => c.column_name)).toEqual(['_rowid_', 'id', 'word', postgresName(LONG_A), postgresName(LONG_B), 'meta', 'flags', 'files', 'cover']);
     });
 
     it.each([
