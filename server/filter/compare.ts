@@ -24,7 +24,8 @@ export function compare(op: BaseOp, leftSide: Side, rightSide: Side, likeWork?: 
     const right = { value: rightSide.value, sql: dialect.text(operandOf(rightSide.value, rightSide.sql)) };
     return like(left, right, op === '!~', dialect, likeWork);
   }
-  const [l, r] = dialect.operands(operandOf(leftSide.value, leftSide.sql), operandOf(rightSide.value, rightSide.sql));
+  const ordering = op !== '=' && op !== '!=';
+  const [l, r] = dialect.operands(operandOf(leftSide.value, leftSide.sql), operandOf(rightSide.value, rightSide.sql), ordering);
   const left = { value: leftSide.value, sql: l };
   const right = { value: rightSide.value, sql: r };
   switch (op) {

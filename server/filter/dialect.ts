@@ -56,8 +56,11 @@ export interface Dialect {
   readonly strftime: boolean;
   /** `a IS b` (`negate`: `a IS NOT b`): equality where NULL equals NULL. */
   same(a: Frag, b: Frag, negate: boolean): Frag;
-  /** Both sides of a comparison, brought to one type. */
-  operands(left: Operand, right: Operand): [Frag, Frag];
+  /**
+   * Both sides of a comparison, brought to one type. `ordering`: the operator is `>`, `>=`, `<` or `<=`
+   * (SQLite applies a column's affinity to them, not to the null-normalised `=` of two columns).
+   */
+  operands(left: Operand, right: Operand, ordering?: boolean): [Frag, Frag];
   /** `COALESCE(x, '')` as text. */
   orEmpty(x: Frag): Frag;
   /** `x` is '' or NULL (`negate`: neither). */
@@ -146,6 +149,8 @@ function byteOrder(x: Frag): Frag {
 }
 
 const NUMERIC_TEXT = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
+/** NUMERIC_TEXT as a PostgreSQL regular expression, bound. */
+const NUMERIC_PATTERN: Frag = param('^\\s*[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?\\s*$');
 
 /** A bound value as a typed PostgreSQL expression. */
 function typedStatic(value: SqlValue, as: 'text' | 'number'): Frag {
@@ -205,8 +210,13 @@ function pgAs(o: Operand, as: 'text' | 'number' | 'any-text'): Frag {
  * with a number or a text the way json_extract's result does on SQLite: `meta.rank > 1` holds for any
  * text rank, `meta.rank = 1` for a number 1 or `true` only.
  */
-function ranked(o: Operand): Frag {
+function ranked(o: Operand, affinity = false): Frag {
   const t = typeOf(o);
+  if (affinity && t === 'text' && o.static === undefined) {
+    // A text column against a number column: SQLite's NUMERIC affinity reads a numeric text as a number.
+    const x = o.sql;
+    return sql`(CASE WHEN ${x} IS NULL THEN NULL WHEN ${x} ~ ${NUMERIC_PATTERN} THEN ROW(1, CAST(${x} AS double precision), ${byteOrder(sql`CAST('' AS text)`)}) ELSE ROW(2, CAST(0 AS double precision), ${byteOrder(x)}) END)`;
+  }
   if (t === 'json') {
     const x = o.sql;
     // SQL NULL and JSON null have no rank (the comparison is NULL, as on SQLite).
@@ -215,20 +225,32 @@ function ranked(o: Operand): Frag {
     const text = byteOrder(sql`COALESCE(${jsonString(x)}, CAST('' AS text))`);
     return sql`(CASE WHEN ${rank} IS NOT NULL THEN ROW(${rank}, ${number}, ${text}) END)`;
   }
-  if (t === 'number') return sql`ROW(1, ${pgAs(o, 'number')}, ${byteOrder(sql`CAST('' AS text)`)})`;
+  if (t === 'number') return sql`(CASE WHEN ${pgAs(o, 'number')} IS NOT NULL THEN ROW(1, ${pgAs(o, 'number')}, ${byteOrder(sql`CAST('' AS text)`)}) END)`;
   return sql`ROW(2, CAST(0 AS double precision), ${byteOrder(pgAs(o, 'text'))})`;
 }
 
-function pgOperands(left: Operand, right: Operand): [Frag, Frag] {
+function pgOperands(left: Operand, right: Operand, ordering = false): [Frag, Frag] {
   const lt = typeOf(left);
   const rt = typeOf(right);
   if (lt === 'empty' || rt === 'empty') return [pgAs(left, 'any-text'), pgAs(right, 'any-text')];
   if (lt === 'json' || rt === 'json') return [ranked(left), ranked(right)];
-  const numberish = (o: Operand, t: Target) => t === 'number' || (o.static !== undefined && t === 'text' && NUMERIC_TEXT.test(String(o.static.value)));
-  // A number column against a text that reads as a number compares as numbers (SQLite's NUMERIC affinity).
-  const asNumber = (lt === 'number' && numberish(right, rt)) || (rt === 'number' && numberish(left, lt));
-  if (asNumber) return [pgAs(left, 'number'), pgAs(right, 'number')];
-  return [pgAs(left, 'text'), pgAs(right, 'text')];
+  if (lt === 'number' && rt === 'number') return [pgAs(left, 'number'), pgAs(right, 'number')];
+  if (lt !== 'number' && rt !== 'number') return [pgAs(left, 'text'), pgAs(right, 'text')];
+  // A number against a text, as SQLite's affinities decide it.
+  const [num, text] = lt === 'number' ? [left, right] : [right, left];
+  let pair: [Frag, Frag];
+  if (num.static === undefined) {
+    // A number column gives the other side NUMERIC affinity: a text that reads as a number is one.
+    if (text.static !== undefined && NUMERIC_TEXT.test(String(text.static.value))) pair = [pgAs(num, 'number'), pgAs(text, 'number')];
+    // Otherwise every number is below every text. (The `=` of two columns compares COALESCEd values,
+    // which have no affinity on SQLite; PostgreSQL compares their texts: a known difference.)
+    else if (ordering || text.static !== undefined) pair = [ranked(num), ranked(text, true)];
+    else pair = [pgAs(num, 'text'), pgAs(text, 'text')];
+  } else {
+    // A bound number against a text column takes the column's TEXT affinity; two bound values have none.
+    pair = text.static === undefined ? [pgAs(num, 'text'), pgAs(text, 'text')] : [ranked(num), ranked(text)];
+  }
+  return lt === 'number' ? pair : [pair[1], pair[0]];
 }
 
 const PG_MAX_IDENTIFIER_BYTES = 63;

@@ -179,6 +179,10 @@ describePostgres('filters and rules select the same records on sql.js and Postgr
       ["flags:each ?!~ 'X'", ['w02', 'w04', 'w05', 'w07', 'w09', 'w10']],
       ["flags:each !~ 'X'", ['w04', 'w07', 'w09']],
       ["flags:each ?!= 'x'", ['w02', 'w03', 'w04', 'w05', 'w06', 'w07', 'w08', 'w09', 'w10']],
+      // a number against a text column: every number is below every text that is no number ('' too)
+      [`${LONG_B} > word`, []],
+      [`${LONG_B} < word`, ['w01', 'w02', 'w03', 'w04', 'w05', 'w06', 'w07', 'w08', 'w09', 'w10']],
+      [`word >= ${LONG_B}`, ['w01', 'w02', 'w03', 'w04', 'w05', 'w06', 'w07', 'w08', 'w09', 'w10']],
       // file fields: multiple (a JSON list) and single (a name)
       ["files:each ?~ 'png'", ['w01', 'w02']],
       ["files:each ?= 'C.PNG'", ['w02']],
@@ -191,6 +195,24 @@ describePostgres('filters and rules select the same records on sql.js and Postgr
       ["cover:each ?= 'c.png'", ['w03']],
     ])('%s', async (src, ids) => {
       await expectSame(src, ids, { collection: words });
+    });
+  });
+
+  describe('numbers against texts', () => {
+    it.each([
+      ["views > ' '", []],
+      ["views < ' '", ALL],
+      ["views > '5'", ['p1', 'p4']],
+      ["views >= ' 5 '", ['p1', 'p3', 'p4']],
+      ['views > title', []],
+      ['views < title', ALL],
+      // a bound number against a text column is compared as text (the column's TEXT affinity)
+      ['title > 5', ['p1', 'p2', 'p4']],
+      ["5 < 'a'", ALL],
+      ["5 = '5'", []],
+      ["'5' != 5", ALL],
+    ])('%s', async (src, ids) => {
+      await expectSame(src, ids);
     });
   });
 
