@@ -17,9 +17,12 @@
 // - NULLs sort first ascending and last descending (`NULLS FIRST` / `NULLS LAST`), as in SQLite;
 // - `~` / `:lower`: SQLite's LIKE and LOWER fold ASCII letters only, PostgreSQL's ILIKE and LOWER fold
 //   all of Unicode: folding is `translate()` over A-Z on both sides of a plain LIKE;
-// - JSON: `json_each` / `json_array_length` / `json_extract` → `jsonb_array_elements_text`,
-//   `jsonb_array_length`, `#>`; JSON is stored as text (the stored bytes, key order included, stay
-//   what the API returns) and a CHECK constraint keeps it valid, so every `::jsonb` read succeeds;
+// - JSON: `json_each` / `json_array_length` / `json_extract` → `json_array_elements_text`,
+//   `json_array_length`, `#>`; JSON is stored as text (the stored bytes, key order included, stay
+//   what the API returns) and a CHECK constraint keeps it valid, so every `::json` read succeeds.
+//   `json`, not `jsonb`: it keeps a value's own text (an object at a path reads as the stored text,
+//   as json_extract gives it, where jsonb would reorder keys and add spaces), and casting text to
+//   json only validates it;
 // - placeholders: `?` → `$1`, `$2`... (`statement`);
 // - identifiers: PostgreSQL truncates names past 63 bytes, so two long names could meet; a longer name
 //   is written as its first 52 bytes, `_` and 10 characters of its SHA-256 (`postgresName`), stable
@@ -34,7 +37,7 @@ export type DialectName = 'sqlite' | 'postgres';
 
 /**
  * What a value's SQL gives, when known: a text, a number, or (`json`) a JSON value (SQLite's
- * json_extract result; a jsonb on PostgreSQL). Unknown is read as text.
+ * json_extract result; a `json` value on PostgreSQL). Unknown is read as text.
  */
 export type SqlType = 'text' | 'number' | 'json';
 
@@ -161,11 +164,11 @@ function typedStatic(value: SqlValue, as: 'text' | 'number'): Frag {
 }
 
 /**
- * Text (a column, or a bound value) as jsonb. Through `text` first: a driver that types its parameters
+ * Text (a column, or a bound value) as json. Through `text` first: a driver that types its parameters
  * from the statement (postgres.js) would otherwise take a bound JSON text for a value to encode as JSON.
  */
-function jsonb(x: Frag): Frag {
-  return sql`CAST(CAST(${x} AS text) AS jsonb)`;
+function json(x: Frag): Frag {
+  return sql`CAST(CAST(${x} AS text) AS json)`;
 }
 
 /** Any JSON scalar's text, NULL for JSON null (SQLite's json_extract for IS NULL / '' tests). */
@@ -175,12 +178,12 @@ function jsonText(x: Frag): Frag {
 
 /** A JSON number (true/false as 1/0, as json_extract gives them), NULL otherwise. */
 function jsonNumber(x: Frag): Frag {
-  return sql`(CASE jsonb_typeof(${x}) WHEN 'number' THEN CAST(${x} #>> '{}' AS double precision) WHEN 'boolean' THEN (CASE WHEN ${x} = 'true'::jsonb THEN 1 ELSE 0 END) END)`;
+  return sql`(CASE json_typeof(${x}) WHEN 'number' THEN CAST(${x} #>> '{}' AS double precision) WHEN 'boolean' THEN (CASE WHEN ${x} #>> '{}' = 'true' THEN 1 ELSE 0 END) END)`;
 }
 
 /** A JSON string, object or array as SQLite's json_extract gives it as text; NULL for numbers, booleans, null. */
 function jsonString(x: Frag): Frag {
-  return sql`(CASE WHEN jsonb_typeof(${x}) IN ('string', 'object', 'array') THEN ${x} #>> '{}' END)`;
+  return sql`(CASE WHEN json_typeof(${x}) IN ('string', 'object', 'array') THEN ${x} #>> '{}' END)`;
 }
 
 type Target = 'text' | 'number' | 'json';
@@ -220,7 +223,7 @@ function ranked(o: Operand, affinity = false): Frag {
   if (t === 'json') {
     const x = o.sql;
     // SQL NULL and JSON null have no rank (the comparison is NULL, as on SQLite).
-    const rank = sql`(CASE jsonb_typeof(${x}) WHEN 'number' THEN 1 WHEN 'boolean' THEN 1 WHEN 'string' THEN 2 WHEN 'object' THEN 2 WHEN 'array' THEN 2 END)`;
+    const rank = sql`(CASE json_typeof(${x}) WHEN 'number' THEN 1 WHEN 'boolean' THEN 1 WHEN 'string' THEN 2 WHEN 'object' THEN 2 WHEN 'array' THEN 2 END)`;
     const number = sql`COALESCE(${jsonNumber(x)}, CAST(0 AS double precision))`;
     const text = byteOrder(sql`COALESCE(${jsonString(x)}, CAST('' AS text))`);
     return sql`(CASE WHEN ${rank} IS NOT NULL THEN ROW(${rank}, ${number}, ${text}) END)`;
@@ -313,11 +316,11 @@ export const POSTGRES: Dialect = {
   lower: (x) => byteOrder(asciiLower(pgAs(x, 'any-text'))),
   text: (x) => pgAs(x, 'any-text'),
   number: (x) => pgAs(x, 'number'),
-  jsonEach: (array) => sql`jsonb_array_elements_text(${jsonb(array)})`,
-  jsonArrayLength: (array) => sql`jsonb_array_length(${jsonb(array)})`,
-  jsonArrayOf: (value) => sql`(CASE WHEN ${value} IS NULL OR ${value} = '' THEN '[]' ELSE CAST(jsonb_build_array(${value}) AS text) END)`,
+  jsonEach: (array) => sql`json_array_elements_text(${json(array)})`,
+  jsonArrayLength: (array) => sql`json_array_length(${json(array)})`,
+  jsonArrayOf: (value) => sql`(CASE WHEN ${value} IS NULL OR ${value} = '' THEN '[]' ELSE CAST(json_build_array(${value}) AS text) END)`,
   jsonPath: (column, path) => {
-    const doc = jsonb(column);
+    const doc = json(column);
     if (path.length === 0) return doc;
     return sql`(${doc} #> CAST(CAST(${param(`{${path.map((s) => `"${s}"`).join(',')}}`)} AS text) AS text[]))`;
   },
@@ -330,7 +333,7 @@ export const POSTGRES: Dialect = {
     if (type === 'number') return sql`${x}${tail}`;
     if (type !== 'json') return sql`${byteOrder(sql`CAST(${x} AS text)`)}${tail}`;
     // SQLite orders json_extract's results NULL, numbers (true/false as 1/0), then texts.
-    const rank = sql`(CASE WHEN ${x} IS NULL OR jsonb_typeof(${x}) = 'null' THEN 0 WHEN jsonb_typeof(${x}) IN ('number', 'boolean') THEN 1 ELSE 2 END)`;
+    const rank = sql`(CASE WHEN ${x} IS NULL OR json_typeof(${x}) = 'null' THEN 0 WHEN json_typeof(${x}) IN ('number', 'boolean') THEN 1 ELSE 2 END)`;
     return sql`${rank}${desc ? DESC : ASC}, ${jsonNumber(x)}${tail}, ${byteOrder(jsonString(x))}${tail}`;
   },
   statement: pgStatement,
@@ -364,19 +367,19 @@ const TEXT = 'text COLLATE "C"';
  * A field's column on PostgreSQL. Texts (dates included: ISO 8601 texts compare in time order, as on
  * SQLite) are `text COLLATE "C"`; numbers `double precision`; booleans `boolean`; JSON (json fields,
  * geoPoints, multiple select/relation/file lists) is text holding the JSON as stored, kept valid by a
- * CHECK, so reads can cast it to jsonb and the API returns the stored bytes.
+ * CHECK, so reads can cast it to json and the API returns the stored bytes.
  */
 function postgresColumn(field: TableModel['fields'][number]): string {
   const name = `"${postgresName(checkedName(field.name))}"`;
   if (field.primaryKey === true || (field.name === 'id' && field.type === 'text')) return `${name} ${TEXT} PRIMARY KEY NOT NULL`;
-  const asJson = (typeof_: string) => `CHECK (jsonb_typeof(CAST(${name} AS jsonb)) = '${typeof_}')`;
+  const asJson = (typeof_: string) => `CHECK (json_typeof(CAST(${name} AS json)) = '${typeof_}')`;
   switch (field.type) {
     case 'number':
       return `${name} double precision DEFAULT 0 NOT NULL`;
     case 'bool':
       return `${name} boolean DEFAULT FALSE NOT NULL`;
     case 'json':
-      return `${name} ${TEXT} DEFAULT NULL CHECK (${name} IS NULL OR CAST(${name} AS jsonb) IS NOT NULL)`;
+      return `${name} ${TEXT} DEFAULT NULL CHECK (${name} IS NULL OR CAST(${name} AS json) IS NOT NULL)`;
     case 'geoPoint':
       return `${name} ${TEXT} DEFAULT '{"lon":0,"lat":0}' NOT NULL ${asJson('object')}`;
     default:

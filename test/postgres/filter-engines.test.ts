@@ -229,6 +229,10 @@ describePostgres('filters and rules select the same records on sql.js and Postgr
       ["meta.rank:lower = 'a'", ['w07']],
       ['meta.rank = true', ['w06']],
       ["meta.rank = ''", []],
+      // objects and arrays compare as their JSON text, as stored
+      ['meta = \'{"rank":3}\'', ['w01']],
+      ["meta.rank = '[1,2]'", ['w09']],
+      ["meta ~ '\"other\":'", ['w08']],
     ])('%s', async (src, ids) => {
       await expectSame(src, ids, { collection: words });
     });
