@@ -31,14 +31,15 @@ const words = collection(LONG_TABLE, 'base', [
   { name: 'flags', type: 'select', values: ['x', 'y', 'Z'], maxSelect: 3 } as Field,
   { name: 'files', type: 'file', maxSelect: 3 } as Field,
   { name: 'cover', type: 'file', maxSelect: 1 } as Field,
+  { name: 'post', type: 'relation', collectionId: 'c_posts', maxSelect: 1 } as Field,
 ]);
 
 // Mixed case, non-ASCII letters (É, é, Ä sort above every ASCII letter in byte order) and JSON values
 // of every kind, NULL included.
 const WORD_ROWS: Record<string, SqlValue>[] = [
-  { id: 'w01', word: 'apple', [LONG_A]: 'one', [LONG_B]: 1, meta: '{"rank":3}', flags: '["x"]', files: '["a.png","b.txt"]', cover: 'a.png' },
-  { id: 'w02', word: 'Banana', [LONG_A]: 'two', [LONG_B]: 2, meta: '{"rank":"b"}', flags: '["y","x"]', files: '["C.PNG"]', cover: '' },
-  { id: 'w03', word: 'banana', [LONG_A]: 'one', [LONG_B]: 2, meta: null, flags: '[]', files: '[]', cover: 'c.png' },
+  { id: 'w01', word: 'apple', [LONG_A]: 'one', [LONG_B]: 1, meta: '{"rank":3}', flags: '["x"]', files: '["a.png","b.txt"]', cover: 'a.png', post: 'p1' },
+  { id: 'w02', word: 'Banana', [LONG_A]: 'two', [LONG_B]: 2, meta: '{"rank":"b"}', flags: '["y","x"]', files: '["C.PNG"]', cover: '', post: 'p1' },
+  { id: 'w03', word: 'banana', [LONG_A]: 'one', [LONG_B]: 2, meta: null, flags: '[]', files: '[]', cover: 'c.png', post: 'p2' },
   { id: 'w04', word: 'Äpfel', [LONG_A]: '', [LONG_B]: 0, meta: '{"rank":1.5}', flags: '["Z"]' },
   { id: 'w05', word: 'zebra', [LONG_A]: 'two', [LONG_B]: -1, meta: '{"rank":null}', flags: '["x","Z"]' },
   { id: 'w06', word: 'Zebra', [LONG_A]: 'three', [LONG_B]: 10, meta: '{"rank":true}', flags: '[]' },
@@ -245,7 +246,7 @@ describePostgres('filters and rules select the same records on sql.js and Postgr
       expect(postgresName(LONG_A)).not.toBe(postgresName(LONG_B));
       expect(Buffer.byteLength(postgresName(LONG_A))).toBeLessThanOrEqual(63);
       const columns = await pg.sql`SELECT column_name FROM information_schema.columns WHERE table_name = ${postgresName(LONG_TABLE)} ORDER BY ordinal_position`;
-      expect(columns.map((c) => c.column_name)).toEqual(['_rowid_', 'id', 'word', postgresName(LONG_A), postgresName(LONG_B), 'meta', 'flags', 'files', 'cover']);
+      expect(columns.map((c) => c.column_name)).toEqual(['_rowid_', 'id', 'word', postgresName(LONG_A), postgresName(LONG_B), 'meta', 'flags', 'files', 'cover', 'post']);
     });
 
     it.each([
@@ -255,6 +256,25 @@ describePostgres('filters and rules select the same records on sql.js and Postgr
       [`${LONG_B} > 2.5 || ${LONG_A} = ''`, ['w04', 'w06', 'w07', 'w09', 'w10']],
     ])('%s', async (src, ids) => {
       await expectSame(src, ids, { collection: words });
+    });
+  });
+
+  describe('a collection named past 63 bytes, through a back-relation and @collection', () => {
+    it.each([
+      [`${LONG_TABLE}_via_post.word ?= 'apple'`, ['p1']],
+      [`${LONG_TABLE}_via_post.word ?~ 'ANA'`, ['p1', 'p2']],
+      [`${LONG_TABLE}_via_post.word ~ 'ANA'`, ['p2']],
+      [`${LONG_TABLE}_via_post.${LONG_A} ?= 'two'`, ['p1']],
+      [`@collection.${LONG_TABLE}.post ?= id && @collection.${LONG_TABLE}.word ?= 'banana'`, ['p2']],
+      [`@collection.${LONG_TABLE}:w.post ?= id && @collection.${LONG_TABLE}.word ?= 'banana'`, ['p1', 'p2']],
+    ])('%s', async (src, ids) => {
+      await expectSame(src, ids);
+    });
+
+    it('sorts by the back-relation, NULLs last descending', async () => {
+      const got = await bothSorted(`-${LONG_TABLE}_via_post.word,id`);
+      expect(got.sqlite).toEqual(['p2', 'p1', 'p3', 'p4']);
+      expect(got.postgres).toEqual(got.sqlite);
     });
   });
 
