@@ -406,7 +406,8 @@ export function postgresTableSql(model: TableModel): string[] {
     const cols = index.fields.map((id) => {
       const field = model.fields.find((f) => f.id === id);
       if (field === undefined) throw new Error(`index ${index.name} names unknown field ${id}`);
-      return `"${postgresName(checkedName(field.name))}"`;
+      // NULLS FIRST: read forwards the index gives SQLite's ascending order, backwards its descending one.
+      return `"${postgresName(checkedName(field.name))}" NULLS FIRST`;
     });
     statements.push(`CREATE ${index.unique === true ? 'UNIQUE ' : ''}INDEX "${postgresName(checkedName(index.name))}" ON ${table} (${cols.join(', ')})`);
   }

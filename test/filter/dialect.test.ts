@@ -69,7 +69,7 @@ describe('postgresTableSql', () => {
     expect(statements[0]).toContain(`"tags" text COLLATE "C" DEFAULT '[]' NOT NULL CHECK (json_typeof(CAST("tags" AS json)) = 'array')`);
     expect(statements[0]).toContain('"published" boolean DEFAULT FALSE NOT NULL');
     expect(statements[0]).toContain('"views" double precision DEFAULT 0 NOT NULL');
-    expect(statements[1]).toBe('CREATE UNIQUE INDEX "idx_title" ON "posts" ("title")');
+    expect(statements[1]).toBe('CREATE UNIQUE INDEX "idx_title" ON "posts" ("title" NULLS FIRST)');
   });
 
   it('refuses a name outside the allow-list', () => {
