@@ -55,26 +55,6 @@ const lookup = (idOrName: string) => (idOrName === words.id || idOrName === word
 let lite: Database;
 let pg: FreshDatabase;
 
-beforeAll(async () => {
-  lite = await openFixtureDb();
-  createFixtureTable(lite, words, WORD_ROWS);
-  pg = await freshDatabase('filter_engines');
-  for (const c of ALL_COLLECTIONS) {
-    for (const statement of postgresTableSql(c)) await pg.sql.unsafe(statement);
-    for (const row of c === words ? WORD_ROWS : ROWS[c.name]) {
-      const keys = Object.keys(row);
-      const text = `INSERT INTO "${c.name}" (${keys.map((k) => `"${k}"`).join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`;
-      // Booleans are stored as booleans (sql.js stores 1/0).
-      const values = keys.map((k) => (c.fields.find((f) => f.name === k)?.type === 'bool' ? row[k] === 1 : row[k]));
-      await pg.sql.unsafe(POSTGRES.statement(text), values as never[]);
-    }
-  }
-});
-
-afterAll(async () => {
-  await pg?.drop();
-});
-
 function options(extra: Options): Options {
   return { lookup, ...extra };
 }
@@ -119,6 +99,26 @@ async function expectSame(src: string, ids: string[], extra: Options = {}): Prom
 }
 
 describePostgres('filters and rules select the same records on sql.js and PostgreSQL 15', () => {
+  beforeAll(async () => {
+    lite = await openFixtureDb();
+    createFixtureTable(lite, words, WORD_ROWS);
+    pg = await freshDatabase('filter_engines');
+    for (const c of ALL_COLLECTIONS) {
+      for (const statement of postgresTableSql(c)) await pg.sql.unsafe(statement);
+      for (const row of c === words ? WORD_ROWS : ROWS[c.name]) {
+        const keys = Object.keys(row);
+        const text = `INSERT INTO "${c.name}" (${keys.map((k) => `"${k}"`).join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`;
+        // Booleans are stored as booleans (sql.js stores 1/0).
+        const values = keys.map((k) => (c.fields.find((f) => f.name === k)?.type === 'bool' ? row[k] === 1 : row[k]));
+        await pg.sql.unsafe(POSTGRES.statement(text), values as never[]);
+      }
+    }
+  });
+
+  afterAll(async () => {
+    await pg?.drop();
+  });
+
   for (const [name, cases] of OPERATOR_TABLES) {
     describe(name, () => {
       it.each(cases)('%s', async (src, ids) => {
