@@ -29,9 +29,12 @@
 //   across processes, in the DDL and in every statement (`statement`);
 // - deadline guards (guard.ts) exist for sql.js, which cannot interrupt a statement; PostgreSQL
 //   enforces the query budget itself (`statement_timeout`), so no guard is emitted for it;
-// - `strftime()` is SQLite's function: PostgreSQL refuses it with a FilterError (a 400) naming it.
+// - `strftime()` is SQLite's function: on PostgreSQL it is written with to_char and date arithmetic
+//   for the formats and modifiers that mean the same (strftime-postgres.ts); any other is refused with
+//   a FilterError (a 400) naming it.
 import { createHash } from 'node:crypto';
 import { param, sql, type Frag, type SqlValue } from './sql.js';
+import { postgresStrftime, type StrftimeBuild } from './strftime-postgres.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -55,8 +58,12 @@ export interface Dialect {
   readonly true: Frag;
   /** Whether guarded compilation emits deadline checks (filter/guard.ts). */
   readonly guards: boolean;
-  /** Whether `strftime()` exists. */
-  readonly strftime: boolean;
+  /**
+   * `strftime()` written for an engine without SQLite's: a builder over the time value, or why the
+   * format or a modifier cannot be written (the compiler refuses the filter, naming it). Absent:
+   * the engine has SQLite's own.
+   */
+  readonly strftime?: (format: string, modifiers: readonly string[]) => StrftimeBuild | string;
   /** `a IS b` (`negate`: `a IS NOT b`): equality where NULL equals NULL. */
   same(a: Frag, b: Frag, negate: boolean): Frag;
   /**
@@ -105,7 +112,6 @@ export const SQLITE: Dialect = {
   name: 'sqlite',
   true: { text: '1', params: [] },
   guards: true,
-  strftime: true,
   same: (a, b, negate) => (negate ? sql`${a} IS NOT ${b}` : sql`${a} IS ${b}`),
   operands: (left, right) => [left.sql, right.sql],
   orEmpty: (x) => sql`COALESCE(${x}, '')`,
@@ -303,7 +309,7 @@ export const POSTGRES: Dialect = {
   name: 'postgres',
   true: { text: 'TRUE', params: [] },
   guards: false,
-  strftime: false,
+  strftime: (format, modifiers) => postgresStrftime(format, modifiers, (x) => pgAs(x, 'any-text')),
   same: (a, b, negate) => (negate ? sql`${a} IS DISTINCT FROM ${b}` : sql`${a} IS NOT DISTINCT FROM ${b}`),
   operands: pgOperands,
   orEmpty: (x) => sql`COALESCE(CAST(${x} AS text), '')`,

@@ -17,8 +17,7 @@ export function resolveFunction(fn: FunctionOperand, resolve: Resolve, dialect: 
     case 'geoDistance':
       return geoDistance(fn, resolve, dialect);
     case 'strftime':
-      if (!dialect.strftime) throw new FilterError(`strftime() is not supported on ${dialect.name === 'postgres' ? 'PostgreSQL' : dialect.name}`, fn.pos);
-      return strftime(fn, resolve);
+      return strftime(fn, resolve, dialect);
     default:
       throw new FilterError(`unknown function ${quote(fn.name)}`, fn.pos);
   }
@@ -50,7 +49,7 @@ function geoDistance(fn: FunctionOperand, resolve: Resolve, dialect: Dialect): V
 }
 
 /** SQLite's strftime: a text format, a time value (text, number or field), then text modifiers. */
-function strftime(fn: FunctionOperand, resolve: Resolve): Value {
+function strftime(fn: FunctionOperand, resolve: Resolve, dialect: Dialect): Value {
   const [format, time, ...modifiers] = fn.args;
   if (format?.kind !== 'text') throw argError(fn, 'the first argument must be a text format');
   if (time !== undefined && time.kind !== 'text' && time.kind !== 'number' && time.kind !== 'identifier') {
@@ -59,6 +58,17 @@ function strftime(fn: FunctionOperand, resolve: Resolve): Value {
   const bad = modifiers.find((m) => m.kind !== 'text');
   if (bad !== undefined) throw argError(fn, 'modifiers must be texts', bad.pos);
   const args = fn.args.map(resolve);
+  if (dialect.strftime !== undefined) {
+    const build = dialect.strftime(format.value, modifiers.map((m) => (m as { value: string }).value));
+    if (typeof build === 'string') throw argError(fn, build);
+    const timeValue = args[1] as Value | undefined;
+    return {
+      kind: 'column',
+      type: 'text',
+      multi: timeValue?.multi === true,
+      build: (joins: JoinSet) => build(timeValue === undefined ? undefined : operandOf(timeValue, timeValue.build(joins))),
+    };
+  }
   return {
     kind: 'column',
     type: 'text',

@@ -57,8 +57,9 @@ describe('compiling for PostgreSQL', () => {
     expect(compileSort('title,-views', context({ dialect: POSTGRES })).sql).toBe('(CAST(r."title" AS text) COLLATE "C") ASC NULLS FIRST, r."views" DESC NULLS LAST');
   });
 
-  it("refuses strftime(), SQLite's function, naming it", () => {
-    expect(() => pg("strftime('%Y', created) = '2024'")).toThrow('strftime() is not supported on PostgreSQL at character 1');
+  it('writes strftime() with to_char, and refuses a format it cannot write, naming it', () => {
+    expect(pg("strftime('%Y', created) = '2024'").sql).toContain("to_char(_t.ts, 'YYYY')");
+    expect(() => pg("strftime('%J', created) = '1'")).toThrow('strftime(): format "%J" is not supported on PostgreSQL at character 1');
   });
 });
 
