@@ -11,10 +11,16 @@
 // - modifiers: 'start of day|month|year', '±N days|hours|minutes|seconds' (N may have decimals) and
 //   '±N months|years' (N whole; a day past the new month's end rolls over, as on SQLite).
 // - format: %d %e %f %F %H %I %j %k %l %m %M %p %P %R %s %S %T %u %w %Y %%, other text as is.
-import type { Operand } from './dialect.js';
-import { joinFrags, param, sql, type Frag } from './sql.js';
+import { joinFrags, param, sql, type Frag, type SqlValue } from './sql.js';
 
-export type StrftimeBuild = (time: Operand | undefined) => Frag;
+/** The time value as the dialect hands it over (its `Operand`). */
+export interface TimeOperand {
+  sql: Frag;
+  type?: 'text' | 'number' | 'json';
+  static?: { value: SqlValue };
+}
+
+export type StrftimeBuild = (time: TimeOperand | undefined) => Frag;
 
 /** SQLite's datetime texts (the dialect binds this pattern). */
 const DATETIME = '^\\s*([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[T ]([0-9]{2}):([0-9]{2})(?::([0-9]{2}(?:\\.[0-9]+)?))?)?\\s*(Z|[+-][0-9]{2}:[0-9]{2})?\\s*$';
@@ -38,7 +44,7 @@ function julian(day: Frag): Frag {
   return sql`(to_timestamp((${day} - 2440587.5) * 86400) AT TIME ZONE 'UTC')`;
 }
 
-function timeOf(time: Operand | undefined, asText: (o: Operand) => Frag): Frag {
+function timeOf(time: TimeOperand | undefined, asText: (o: TimeOperand) => Frag): Frag {
   if (time === undefined) return NOW;
   const isNumber = time.static !== undefined ? typeof time.static.value === 'number' : time.type === 'number';
   return isNumber ? julian(sql`CAST(${time.sql} AS double precision)`) : parseText(asText(time));
@@ -97,7 +103,7 @@ const SPECIFIERS: Record<string, (ts: Frag) => Frag> = {
  * The format and modifiers → a builder of the SQL over the time value, or the reason they cannot be
  * written for PostgreSQL. `asText` reads a time operand as text (the dialect's).
  */
-export function postgresStrftime(format: string, modifiers: readonly string[], asText: (o: Operand) => Frag): StrftimeBuild | string {
+export function postgresStrftime(format: string, modifiers: readonly string[], asText: (o: TimeOperand) => Frag): StrftimeBuild | string {
   const pieces: ((ts: Frag) => Frag)[] = [];
   let literal = '';
   const flush = () => {
