@@ -275,7 +275,8 @@ export function postgresName(name: string): string {
 /**
  * SQLite text → PostgreSQL text: `?` outside quotes becomes `$n`, a quoted identifier past 63 bytes
  * becomes its `postgresName`. String literals and quoted identifiers are skipped whole, so a `?` in
- * either is left alone.
+ * either is left alone. The SQL it takes is Deskbase's own: no `E''` strings, dollar quotes, comments
+ * or jsonb `?` operators, which this scan would misread.
  */
 function pgStatement(text: string): string {
   let out = '';
