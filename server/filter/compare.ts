@@ -55,7 +55,7 @@ function like(left: Side, right: Side, negate: boolean, dialect: Dialect, likeWo
   const fixed = v.kind === 'static' || v.kind === 'empty' ? likePattern(String(v.staticValue ?? '')) : null;
   // A static right side is a "contains" search unless it has its own `%`; an expression is wrapped in SQL.
   const pattern = fixed === null ? sql`('%' || ${right.sql} || '%')` : param(fixed);
-  const plain = dialect.like(left.sql, pattern, negate);
+  const plain = dialect.like(left.sql, pattern, negate, fixed ?? undefined);
   if (likeWork === undefined) return plain;
   const long = fixed === null
     ? sql`(octet_length(${left.sql}) * (octet_length(${right.sql}) + 2) > ${param(likeWork)} OR octet_length(${right.sql}) + 2 > ${param(MAX_LIKE_PATTERN_BYTES)})`

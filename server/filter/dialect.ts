@@ -75,8 +75,8 @@ export interface Dialect {
   orEmpty(x: Frag): Frag;
   /** `x` is '' or NULL (`negate`: neither). */
   isEmpty(x: Frag, negate: boolean): Frag;
-  /** `text LIKE pattern ESCAPE '\'`, ASCII letters folded. */
-  like(text: Frag, pattern: Frag, negate: boolean): Frag;
+  /** `text LIKE pattern ESCAPE '\'`, ASCII letters folded; `fixed`: the pattern's value when it is bound. */
+  like(text: Frag, pattern: Frag, negate: boolean, fixed?: string): Frag;
   /** ASCII-only lower case of any value that is not static, as text. */
   lower(x: Operand): Frag;
   /** Any value as text (`~` reads both sides so). */
@@ -315,10 +315,15 @@ export const POSTGRES: Dialect = {
   operands: pgOperands,
   orEmpty: (x) => sql`COALESCE(CAST(${x} AS text), '')`,
   isEmpty: (x, negate) => (negate ? sql`COALESCE(CAST(${x} AS text), '') <> ''` : sql`COALESCE(CAST(${x} AS text), '') = ''`),
-  like: (text, pattern, negate) => {
+  like: (text, pattern, negate, fixed) => {
     const t = asciiLower(sql`CAST(${text} AS text)`);
     const p = asciiLower(sql`CAST(${pattern} AS text)`);
-    return negate ? sql`${t} NOT LIKE ${p} ESCAPE '\\'` : sql`${t} LIKE ${p} ESCAPE '\\'`;
+    const plain = negate ? sql`${t} NOT LIKE ${p} ESCAPE '\\'` : sql`${t} LIKE ${p} ESCAPE '\\'`;
+    // A pattern ending in a lone escape: PostgreSQL raises an error, SQLite matches nothing.
+    const nothing = sql`(CASE WHEN ${t} IS NOT NULL THEN ${negate ? sql`TRUE` : sql`FALSE`} END)`;
+    if (fixed !== undefined) return /(^|[^\\])(\\\\)*\\$/.test(fixed) ? nothing : plain;
+    const loneEscape = sql`(length(${p}) - length(rtrim(${p}, '\\'))) % 2 = 1`;
+    return sql`(CASE WHEN ${loneEscape} THEN ${nothing} ELSE ${plain} END)`;
   },
   lower: (x) => byteOrder(asciiLower(pgAs(x, 'any-text'))),
   text: (x) => pgAs(x, 'any-text'),
