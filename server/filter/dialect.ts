@@ -319,11 +319,10 @@ export const POSTGRES: Dialect = {
     const t = asciiLower(sql`CAST(${text} AS text)`);
     const p = asciiLower(sql`CAST(${pattern} AS text)`);
     const plain = negate ? sql`${t} NOT LIKE ${p} ESCAPE '\\'` : sql`${t} LIKE ${p} ESCAPE '\\'`;
-    // A pattern ending in a lone escape: PostgreSQL raises an error, SQLite matches nothing.
-    const nothing = sql`(CASE WHEN ${t} IS NOT NULL THEN ${negate ? sql`TRUE` : sql`FALSE`} END)`;
-    if (fixed !== undefined) return /(^|[^\\])(\\\\)*\\$/.test(fixed) ? nothing : plain;
-    const loneEscape = sql`(length(${p}) - length(rtrim(${p}, '\\'))) % 2 = 1`;
-    return sql`(CASE WHEN ${loneEscape} THEN ${nothing} ELSE ${plain} END)`;
+    // A bound pattern ending in a lone escape: PostgreSQL raises an error, SQLite matches nothing. (A
+    // pattern read from the row always ends in the `%` compare.ts wraps it in.)
+    if (fixed !== undefined && /(^|[^\\])(\\\\)*\\$/.test(fixed)) return sql`(CASE WHEN ${t} IS NOT NULL THEN ${negate ? sql`TRUE` : sql`FALSE`} END)`;
+    return plain;
   },
   lower: (x) => byteOrder(asciiLower(pgAs(x, 'any-text'))),
   text: (x) => pgAs(x, 'any-text'),
