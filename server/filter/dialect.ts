@@ -158,8 +158,26 @@ function byteOrder(x: Frag): Frag {
 }
 
 const NUMERIC_TEXT = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
-/** NUMERIC_TEXT as a PostgreSQL regular expression, bound. */
-const NUMERIC_PATTERN: Frag = param('^\\s*[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?\\s*$');
+/**
+ * A text PostgreSQL reads as a number without ever raising an error: NUMERIC_TEXT with at most three
+ * exponent digits (a longer exponent reads as a text on PostgreSQL, where SQLite takes ±Infinity or 0).
+ */
+const NUMBER_RE = '[+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?';
+const NUMERIC_PATTERN: Frag = param(`^\\s*${NUMBER_RE}\\s*$`);
+
+/**
+ * A text that matches NUMERIC_PATTERN as a double, through numeric so that nothing overflows:
+ * past double's range it is ±Infinity, below its smallest normal value 0.
+ */
+function textToNumber(x: Frag): Frag {
+  const n = sql`CAST(${x} AS numeric)`;
+  return sql`(CASE WHEN abs(${n}) > 1.7976931348623157e308 THEN (CASE WHEN ${n} > 0 THEN CAST('Infinity' AS double precision) ELSE CAST('-Infinity' AS double precision) END) WHEN abs(${n}) < 2.2250738585072014e-308 THEN CAST(0 AS double precision) ELSE CAST(${n} AS double precision) END)`;
+}
+
+/** A text as SQLite's math functions read it: a number if it reads as one, else NULL. */
+function textAsNumber(x: Frag): Frag {
+  return sql`(CASE WHEN ${x} ~ ${NUMERIC_PATTERN} THEN ${textToNumber(x)} END)`;
+}
 
 /** A bound value as a typed PostgreSQL expression. */
 function typedStatic(value: SqlValue, as: 'text' | 'number'): Frag {
@@ -184,7 +202,7 @@ function jsonText(x: Frag): Frag {
 
 /** A JSON number (true/false as 1/0, as json_extract gives them), NULL otherwise. */
 function jsonNumber(x: Frag): Frag {
-  return sql`(CASE json_typeof(${x}) WHEN 'number' THEN CAST(${x} #>> '{}' AS double precision) WHEN 'boolean' THEN (CASE WHEN ${x} #>> '{}' = 'true' THEN 1 ELSE 0 END) END)`;
+  return sql`(CASE json_typeof(${x}) WHEN 'number' THEN (CASE WHEN ${x} #>> '{}' ~ ${NUMERIC_PATTERN} THEN ${textToNumber(sql`${x} #>> '{}'`)} END) WHEN 'boolean' THEN (CASE WHEN ${x} #>> '{}' = 'true' THEN 1 ELSE 0 END) END)`;
 }
 
 /** A JSON string, object or array as SQLite's json_extract gives it as text; NULL for numbers, booleans, null. */
@@ -208,7 +226,7 @@ function pgAs(o: Operand, as: 'text' | 'number' | 'any-text'): Frag {
   const t = typeOf(o);
   if (o.static !== undefined) return typedStatic(o.static.value, as === 'number' ? 'number' : 'text');
   if (t === 'json') return as === 'number' ? jsonNumber(o.sql) : as === 'text' ? jsonString(o.sql) : jsonText(o.sql);
-  if (as === 'number') return t === 'number' ? o.sql : sql`CAST(${o.sql} AS double precision)`;
+  if (as === 'number') return t === 'number' ? o.sql : textAsNumber(o.sql);
   return t === 'text' ? byteOrder(o.sql) : byteOrder(sql`CAST(${o.sql} AS text)`);
 }
 
@@ -224,7 +242,7 @@ function ranked(o: Operand, affinity = false): Frag {
   if (affinity && t === 'text' && o.static === undefined) {
     // A text column against a number column: SQLite's NUMERIC affinity reads a numeric text as a number.
     const x = o.sql;
-    return sql`(CASE WHEN ${x} IS NULL THEN NULL WHEN ${x} ~ ${NUMERIC_PATTERN} THEN ROW(1, CAST(${x} AS double precision), ${byteOrder(sql`CAST('' AS text)`)}) ELSE ROW(2, CAST(0 AS double precision), ${byteOrder(x)}) END)`;
+    return sql`(CASE WHEN ${x} IS NULL THEN NULL WHEN ${x} ~ ${NUMERIC_PATTERN} THEN ROW(1, ${textToNumber(x)}, ${byteOrder(sql`CAST('' AS text)`)}) ELSE ROW(2, CAST(0 AS double precision), ${byteOrder(x)}) END)`;
   }
   if (t === 'json') {
     const x = o.sql;
@@ -337,8 +355,9 @@ export const POSTGRES: Dialect = {
   },
   boolColumn: (column) => sql`CAST(${column} AS integer)`,
   boolValue: (condition) => sql`(CASE WHEN ${condition} THEN 1 ELSE 0 END)`,
-  greatest: (a, b) => sql`GREATEST(${a}, ${b})`,
-  least: (a, b) => sql`LEAST(${a}, ${b})`,
+  // SQLite's max(a, b) and min(a, b) are NULL when an argument is; GREATEST and LEAST skip NULLs.
+  greatest: (a, b) => sql`(CASE WHEN ${a} IS NOT NULL AND ${b} IS NOT NULL THEN GREATEST(${a}, ${b}) END)`,
+  least: (a, b) => sql`(CASE WHEN ${a} IS NOT NULL AND ${b} IS NOT NULL THEN LEAST(${a}, ${b}) END)`,
   orderTerm: (x, type, desc) => {
     const tail = desc ? sql` DESC NULLS LAST` : sql` ASC NULLS FIRST`;
     if (type === 'number') return sql`${x}${tail}`;

@@ -35,19 +35,34 @@ function parseText(text: Frag): Frag {
   const valid = sql`${m(1)} >= 1 AND ${m(2)} BETWEEN 1 AND 12 AND ${m(3)} BETWEEN 1 AND 31 AND COALESCE(${m(4)}, 0) <= 24 AND COALESCE(${m(5)}, 0) < 60 AND ${seconds} < 60`;
   const local = sql`make_timestamp(${m(1)}, ${m(2)}, 1, 0, 0, 0) + (${m(3)} - 1) * interval '1 day' + COALESCE(${m(4)}, 0) * interval '1 hour' + COALESCE(${m(5)}, 0) * interval '1 minute' + ${seconds} * interval '1 second'`;
   const offset = sql`(CASE WHEN _m.m[7] IS NULL OR _m.m[7] = 'Z' THEN interval '0' ELSE CAST(_m.m[7] AS interval) END)`;
-  const parsed = sql`(SELECT CASE WHEN _m.m IS NOT NULL AND ${valid} THEN ${local} - ${offset} END FROM (SELECT regexp_match(${text}, ${param(DATETIME)}) AS m) AS _m)`;
+  // OFFSET 0 keeps PostgreSQL from pulling the subquery up, which would copy the match into every use.
+  const parsed = sql`(SELECT CASE WHEN _m.m IS NOT NULL AND ${valid} THEN ${local} - ${offset} END FROM (SELECT regexp_match(${text}, ${param(DATETIME)}) AS m OFFSET 0) AS _m)`;
   return sql`(CASE WHEN ${text} = 'now' THEN ${NOW} ELSE ${parsed} END)`;
 }
 
-/** A Julian day number as a UTC timestamp. */
-function julian(day: Frag): Frag {
-  return sql`(to_timestamp((${day} - 2440587.5) * 86400) AT TIME ZONE 'UTC')`;
+const FIRST_JULIAN_DAY = 1721425.5;
+const END_JULIAN_DAY = 5373484.5;
+
+/**
+ * A Julian day number as a UTC timestamp; NULL outside years 0001-9999, never an out-of-range error. A
+ * bound day is checked here: PostgreSQL folds constants while planning, even in a CASE branch not taken.
+ */
+function julian(day: Frag, bound?: SqlValue): Frag {
+  if (bound !== undefined) {
+    const n = typeof bound === 'number' ? bound : Number.NaN;
+    if (!(n >= FIRST_JULIAN_DAY && n < END_JULIAN_DAY)) return sql`CAST(NULL AS timestamp)`;
+  }
+  return sql`(CASE WHEN ${day} >= ${{ text: String(FIRST_JULIAN_DAY), params: [] }} AND ${day} < ${{ text: String(END_JULIAN_DAY), params: [] }} THEN to_timestamp((${day} - 2440587.5) * 86400) AT TIME ZONE 'UTC' END)`;
 }
+
+/** Seconds since 1970 of 0001-01-01 and of the end of 9999: SQLite's datetimes stay between them. */
+const FIRST_EPOCH = -62135596800;
+const LAST_EPOCH = 253402300800;
 
 function timeOf(time: TimeOperand | undefined, asText: (o: TimeOperand) => Frag): Frag {
   if (time === undefined) return NOW;
   const isNumber = time.static !== undefined ? typeof time.static.value === 'number' : time.type === 'number';
-  return isNumber ? julian(sql`CAST(${time.sql} AS double precision)`) : parseText(asText(time));
+  return isNumber ? julian(sql`CAST(${time.sql} AS double precision)`, time.static?.value) : parseText(asText(time));
 }
 
 type Modify = (ts: Frag) => Frag;
@@ -55,17 +70,24 @@ type Modify = (ts: Frag) => Frag;
 const UNITS: Record<string, string> = { day: 'day', hour: 'hour', minute: 'minute', second: 'second', month: 'month', year: 'year' };
 
 function modifier(text: string): Modify | null {
-  const m = /^\s*([+-]?\d+(?:\.\d*)?|[+-]?\.\d+)\s+(day|hour|minute|second|month|year)s?\s*$/i.exec(text);
+  const m = /^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s+(day|hour|minute|second|month|year)s?\s*$/i.exec(text);
   if (m !== null) {
     const n = Number(m[1]);
     const unit = UNITS[m[2].toLowerCase()];
     if (unit === 'month' || unit === 'year') {
       if (!Number.isInteger(n)) return null;
       const months = unit === 'year' ? n * 12 : n;
+      // Bounds checked here too (constants are folded while planning): past 10,000 years, NULL.
+      if (Math.abs(months) > 120_000) return () => sql`CAST(NULL AS timestamp)`;
       // The month moves; the day and time are added back, so a day past the month's end rolls over.
-      return (ts) => sql`(date_trunc('month', ${ts}) + ${param(months)} * interval '1 month' + (${ts} - date_trunc('month', ${ts})))`;
+      // A month outside years 0001-9999 gives NULL, so the arithmetic can never leave PostgreSQL's range.
+      const index = (ts: Frag) => sql`(date_part('year', ${ts}) * 12 + date_part('month', ${ts}) - 1 + CAST(${param(months)} AS double precision))`;
+      return (ts) => sql`(CASE WHEN ${index(ts)} BETWEEN 12 AND 119999 THEN date_trunc('month', ${ts}) + CAST(${param(months)} AS integer) * interval '1 month' + (${ts} - date_trunc('month', ${ts})) END)`;
     }
-    return (ts) => sql`(${ts} + CAST(${param(n)} AS double precision) * ${{ text: `interval '1 ${unit}'`, params: [] }})`;
+    const seconds = { day: 86400, hour: 3600, minute: 60, second: 1 }[unit as 'day' | 'hour' | 'minute' | 'second'];
+    if (!(Math.abs(n * seconds) <= LAST_EPOCH - FIRST_EPOCH)) return () => sql`CAST(NULL AS timestamp)`;
+    // Past years 0001-9999 the result is NULL (never an out-of-range error), however large N is.
+    return (ts) => sql`(CASE WHEN date_part('epoch', ${ts}) + CAST(${param(n)} AS double precision) * ${{ text: String(seconds), params: [] }} BETWEEN ${{ text: String(FIRST_EPOCH), params: [] }} AND ${{ text: String(LAST_EPOCH), params: [] }} THEN ${ts} + CAST(${param(n)} AS double precision) * ${{ text: `interval '1 ${unit}'`, params: [] }} END)`;
   }
   const start = /^\s*start of (day|month|year)\s*$/i.exec(text);
   if (start !== null) {
@@ -135,9 +157,14 @@ export function postgresStrftime(format: string, modifiers: readonly string[], a
     steps.push(step);
   }
   return (time) => {
-    const ts = steps.reduce((at, step) => step(at), timeOf(time, asText));
+    // Each step reads the previous one's result once, through a subquery, so the SQL grows linearly
+    // with the modifiers (a step names its input several times).
+    const ts = steps.reduce((at, step, i) => {
+      const name = { text: `_s${i}`, params: [] };
+      return sql`(SELECT ${step(sql`${name}.ts`)} FROM (SELECT ${at} AS ts OFFSET 0) AS ${name})`;
+    }, timeOf(time, asText));
     // One timestamp, computed once per row, read by every piece; no time, no text (as on SQLite).
     const body = pieces.length === 0 ? sql`CAST('' AS text)` : joinFrags(pieces.map((p) => p(sql`_t.ts`)), ' || ');
-    return sql`(SELECT CASE WHEN _t.ts IS NOT NULL THEN ${body} END FROM (SELECT ${ts} AS ts) AS _t)`;
+    return sql`(SELECT CASE WHEN _t.ts IS NOT NULL THEN ${body} END FROM (SELECT ${ts} AS ts OFFSET 0) AS _t)`;
   };
 }

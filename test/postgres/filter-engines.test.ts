@@ -210,6 +210,19 @@ describePostgres('filters and rules select the same records on sql.js and Postgr
     });
   });
 
+  describe('texts that overflow a double, compared with numbers: never an error', () => {
+    it.each([
+      ["views < '1e999'", ALL],
+      ["views > '-1e999'", ALL],
+      ["views > '1e-999'", ['p1', 'p3', 'p4']],
+      ['geoDistance(title, 0, 0, 0) < 1', []],
+      ['geoDistance(title, 0, 0, 0) = null', ALL],
+      ['geoDistance(views, views, views, views) < 1', ALL],
+    ])('%s', async (src, ids) => {
+      await expectSame(src, ids);
+    });
+  });
+
   describe('JSON values of every kind', () => {
     it.each([
       ['meta.rank = null', ['w03', 'w05', 'w08']],
@@ -296,6 +309,13 @@ describePostgres('filters and rules select the same records on sql.js and Postgr
       ["strftime('%Y-%m-%d', '2024-01-01T24:00:00Z') = '2024-01-02'", ALL],
       ["strftime('%Y', '2024-01-01T25:00:00Z') = null", ALL],
       ["strftime('%Y', created) != ''", ['p1', 'p2', 'p4']],
+      // out of years 0001-9999: NULL, never an error
+      ["strftime('%Y', created, '+99999999 days') = null", ALL],
+      ["strftime('%Y', created, '-1e300 seconds') = null", ALL],
+      ["strftime('%Y', created, '+999999999 years') = null", ALL],
+      ["strftime('%Y', 99999999999999999999) = null", ALL],
+      ["strftime('%Y', created, '+1e999 days') = null", ALL],
+      ["strftime('%Y', created, '+1 day', '+1 day', '+1 day', '+1 day', '+1 day', '+1 day', '+1 day', '+1 day') = '2024'", ['p1', 'p2']],
       ["strftime('%m', created) > '03'", ['p2']],
     ])('%s', async (src, ids) => {
       await expectSame(src, ids);
