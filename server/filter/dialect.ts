@@ -44,10 +44,18 @@ export type DialectName = 'sqlite' | 'postgres';
  */
 export type SqlType = 'text' | 'number' | 'json';
 
+/**
+ * SQLite's affinity of a value, which decides how it meets a value of another type: a column of a
+ * number (or bool, or declared JSON) field has NUMERIC affinity, a text column TEXT; expressions
+ * (json_extract, json_each's items, LOWER, `:length`...) and bound values have none.
+ */
+export type Affinity = 'numeric' | 'text';
+
 /** One side of a comparison, as the dialect sees it. */
 export interface Operand {
   sql: Frag;
   type?: SqlType;
+  affinity?: Affinity;
   /** The bound value when the side is a literal, request value or macro (its SQL is then `?`, `''` or NULL). */
   static?: { value: SqlValue };
 }
@@ -195,10 +203,6 @@ function json(x: Frag): Frag {
   return sql`CAST(CAST(${x} AS text) AS json)`;
 }
 
-/** Any JSON scalar's text, NULL for JSON null (SQLite's json_extract for IS NULL / '' tests). */
-function jsonText(x: Frag): Frag {
-  return sql`(${x} #>> '{}')`;
-}
 
 /** A JSON number (true/false as 1/0, as json_extract gives them), NULL otherwise. */
 function jsonNumber(x: Frag): Frag {
@@ -212,10 +216,11 @@ function jsonString(x: Frag): Frag {
 
 type Target = 'text' | 'number' | 'json';
 
-function typeOf(o: Operand): Target | 'empty' {
+/** `ordering`: '' is a text like any other (only `=` / `!=` treat it as NULL's twin). */
+function typeOf(o: Operand, ordering = false): Target | 'empty' {
   if (o.static !== undefined) {
     const v = o.static.value;
-    if (v === null || v === '') return 'empty';
+    if (v === null || (v === '' && !ordering)) return 'empty';
     return typeof v === 'number' ? 'number' : 'text';
   }
   return o.type ?? 'text';
@@ -224,10 +229,23 @@ function typeOf(o: Operand): Target | 'empty' {
 /** One side read as `as`. */
 function pgAs(o: Operand, as: 'text' | 'number' | 'any-text'): Frag {
   const t = typeOf(o);
-  if (o.static !== undefined) return typedStatic(o.static.value, as === 'number' ? 'number' : 'text');
-  if (t === 'json') return as === 'number' ? jsonNumber(o.sql) : as === 'text' ? jsonString(o.sql) : jsonText(o.sql);
+  if (o.static !== undefined) return as === 'number' ? typedStatic(o.static.value, 'number') : byteOrder(typedStatic(o.static.value, 'text'));
+  if (t === 'json') return as === 'number' ? jsonNumber(o.sql) : as === 'text' ? jsonString(o.sql) : jsonAsText(o.sql);
   if (as === 'number') return t === 'number' ? o.sql : textAsNumber(o.sql);
   return t === 'text' ? byteOrder(o.sql) : byteOrder(sql`CAST(${o.sql} AS text)`);
+}
+
+/**
+ * `body` over `x` computed once: PostgreSQL would otherwise evaluate (parse) a JSON read at every place
+ * `body` names it. OFFSET 0 keeps the subquery from being pulled up, which would copy `x` back in.
+ */
+function once(x: Frag, body: (ref: Frag) => Frag): Frag {
+  return sql`(SELECT ${body(sql`_j.j`)} FROM (SELECT ${x} AS j OFFSET 0) AS _j)`;
+}
+
+/** A JSON value as SQLite turns json_extract's result into text: numbers as numbers, true as 1. */
+function jsonAsText(x: Frag): Frag {
+  return once(x, (j) => sql`(CASE json_typeof(${j}) WHEN 'boolean' THEN (CASE WHEN ${j} #>> '{}' = 'true' THEN '1' ELSE '0' END) WHEN 'number' THEN CAST(${jsonNumber(j)} AS text) WHEN 'null' THEN NULL ELSE ${j} #>> '{}' END)`);
 }
 
 /**
@@ -237,7 +255,7 @@ function pgAs(o: Operand, as: 'text' | 'number' | 'any-text'): Frag {
  * with a number or a text the way json_extract's result does on SQLite: `meta.rank > 1` holds for any
  * text rank, `meta.rank = 1` for a number 1 or `true` only.
  */
-function ranked(o: Operand, affinity = false): Frag {
+function ranked(o: Operand, affinity = false, emptyAsNull = false): Frag {
   const t = typeOf(o);
   if (affinity && t === 'text' && o.static === undefined) {
     // A text column against a number column: SQLite's NUMERIC affinity reads a numeric text as a number.
@@ -245,37 +263,60 @@ function ranked(o: Operand, affinity = false): Frag {
     return sql`(CASE WHEN ${x} IS NULL THEN NULL WHEN ${x} ~ ${NUMERIC_PATTERN} THEN ROW(1, ${textToNumber(x)}, ${byteOrder(sql`CAST('' AS text)`)}) ELSE ROW(2, CAST(0 AS double precision), ${byteOrder(x)}) END)`;
   }
   if (t === 'json') {
-    const x = o.sql;
-    // SQL NULL and JSON null have no rank (the comparison is NULL, as on SQLite).
-    const rank = sql`(CASE json_typeof(${x}) WHEN 'number' THEN 1 WHEN 'boolean' THEN 1 WHEN 'string' THEN 2 WHEN 'object' THEN 2 WHEN 'array' THEN 2 END)`;
-    const number = sql`COALESCE(${jsonNumber(x)}, CAST(0 AS double precision))`;
-    const text = byteOrder(sql`COALESCE(${jsonString(x)}, CAST('' AS text))`);
-    return sql`(CASE WHEN ${rank} IS NOT NULL THEN ROW(${rank}, ${number}, ${text}) END)`;
+    return once(o.sql, (x) => {
+      // SQL NULL and JSON null have no rank (the comparison is NULL, as on SQLite). With `affinity`
+      // (against a number column), a string that reads as a number is one.
+      const numericString = affinity ? sql`json_typeof(${x}) = 'string' AND ${x} #>> '{}' ~ ${NUMERIC_PATTERN}` : sql`FALSE`;
+      const rank = sql`(CASE WHEN ${numericString} THEN 1 ELSE (CASE json_typeof(${x}) WHEN 'number' THEN 1 WHEN 'boolean' THEN 1 WHEN 'string' THEN 2 WHEN 'object' THEN 2 WHEN 'array' THEN 2 END) END)`;
+      const number = sql`COALESCE(CASE WHEN ${numericString} THEN ${textToNumber(sql`${x} #>> '{}'`)} ELSE ${jsonNumber(x)} END, CAST(0 AS double precision))`;
+      const text = byteOrder(sql`COALESCE(CASE WHEN ${numericString} THEN NULL ELSE ${jsonString(x)} END, CAST('' AS text))`);
+      return sql`(CASE WHEN ${rank} IS NOT NULL THEN ROW(${rank}, ${number}, ${text}) END)`;
+    });
   }
-  if (t === 'number') return sql`(CASE WHEN ${pgAs(o, 'number')} IS NOT NULL THEN ROW(1, ${pgAs(o, 'number')}, ${byteOrder(sql`CAST('' AS text)`)}) END)`;
-  return sql`ROW(2, CAST(0 AS double precision), ${byteOrder(pgAs(o, 'text'))})`;
+  if (t === 'number') {
+    const n = sql`CAST(${pgAs(o, 'number')} AS double precision)`;
+    return sql`(CASE WHEN ${n} IS NOT NULL THEN ROW(1, ${n}, ${byteOrder(sql`CAST('' AS text)`)}) END)`;
+  }
+  const text = pgAs(o, 'text');
+  const present = emptyAsNull ? sql`COALESCE(${text}, '') <> ''` : sql`${text} IS NOT NULL`;
+  return sql`(CASE WHEN ${present} THEN ROW(2, CAST(0 AS double precision), ${byteOrder(text)}) END)`;
 }
 
 function pgOperands(left: Operand, right: Operand, ordering = false): [Frag, Frag] {
-  const lt = typeOf(left);
-  const rt = typeOf(right);
+  const lt = typeOf(left, ordering);
+  const rt = typeOf(right, ordering);
   if (lt === 'empty' || rt === 'empty') return [pgAs(left, 'any-text'), pgAs(right, 'any-text')];
-  if (lt === 'json' || rt === 'json') return [ranked(left), ranked(right)];
+  if (lt === 'json' || rt === 'json') {
+    // json_extract's result has no affinity: a text column's TEXT affinity makes it a text, a number
+    // column's NUMERIC affinity reads a string that looks like a number as one.
+    const other = lt === 'json' ? right : left;
+    if (other.static === undefined && typeOf(other) !== 'json' && other.affinity === 'text') {
+      const json = lt === 'json' ? left : right;
+      const pair: [Frag, Frag] = [byteOrder(jsonAsText(json.sql)), pgAs(other, 'text')];
+      return lt === 'json' ? pair : [pair[1], pair[0]];
+    }
+    const numeric = other.static === undefined && other.affinity === 'numeric';
+    return [ranked(left, lt === 'json' && numeric), ranked(right, rt === 'json' && numeric)];
+  }
   if (lt === 'number' && rt === 'number') return [pgAs(left, 'number'), pgAs(right, 'number')];
   if (lt !== 'number' && rt !== 'number') return [pgAs(left, 'text'), pgAs(right, 'text')];
   // A number against a text, as SQLite's affinities decide it.
   const [num, text] = lt === 'number' ? [left, right] : [right, left];
   let pair: [Frag, Frag];
-  if (num.static === undefined) {
+  if (num.affinity === 'numeric') {
     // A number column gives the other side NUMERIC affinity: a text that reads as a number is one.
     if (text.static !== undefined && NUMERIC_TEXT.test(String(text.static.value))) pair = [pgAs(num, 'number'), pgAs(text, 'number')];
-    // Otherwise every number is below every text. (The `=` of two columns compares COALESCEd values,
-    // which have no affinity on SQLite; PostgreSQL compares their texts: a known difference.)
+    // Otherwise every number is below every text.
     else if (ordering || text.static !== undefined) pair = [ranked(num), ranked(text, true)];
-    else pair = [pgAs(num, 'text'), pgAs(text, 'text')];
+    // The `=` of two columns compares their null-normalised values (COALESCE), which have no affinity:
+    // a number never equals a text, and NULL equals '' (so '' ranks as NULL here).
+    else pair = [ranked(num), ranked(text, false, true)];
+  } else if (text.affinity === 'text') {
+    // A number without affinity (bound, or an expression) takes a text column's TEXT affinity.
+    pair = [pgAs(num, 'text'), pgAs(text, 'text')];
   } else {
-    // A bound number against a text column takes the column's TEXT affinity; two bound values have none.
-    pair = text.static === undefined ? [pgAs(num, 'text'), pgAs(text, 'text')] : [ranked(num), ranked(text)];
+    // Neither has affinity: no conversion, every number below every text.
+    pair = ordering || num.static !== undefined || text.static !== undefined ? [ranked(num), ranked(text)] : [ranked(num), ranked(text, false, true)];
   }
   return lt === 'number' ? pair : [pair[1], pair[0]];
 }

@@ -3,7 +3,7 @@
 // single-row hops only it is one scalar subquery; with any multi-row hop it reads the compilation's
 // shared joins (joins.ts). What a hop joins (a table, json_each...) is the resolver's business.
 import { alias, joinFrags, sql, type Frag } from './sql.js';
-import type { SqlType } from './dialect.js';
+import type { Affinity, SqlType } from './dialect.js';
 import type { AliasAllocator, JoinSet } from './joins.js';
 import type { Value } from './values.js';
 
@@ -25,6 +25,8 @@ export interface Plan {
   kind: 'column' | 'exact';
   /** What the value's SQL gives (dialect.ts). */
   type?: SqlType;
+  /** SQLite's affinity of the value read (a column's); none for an expression. */
+  affinity?: Affinity;
   /**
    * The value when single-row hops find no row, if not NULL: PocketBase reads a LEFT JOIN's NULL row,
    * so `author.friends:length` is 0 for a post without author, while a scalar subquery would give NULL.
@@ -37,6 +39,7 @@ export function planValue(plan: Plan, aliases: AliasAllocator): Value {
   return {
     kind: plan.kind,
     type: plan.type,
+    affinity: plan.affinity,
     multi,
     build: (joins) => (multi ? buildJoined(plan, joins) : buildScalar(plan, aliases)),
   };

@@ -2,7 +2,7 @@
 // (literals, @request values, macros) are bound parameters whose emptiness is known at compile time,
 // which the `=` / `!=` null normalisation needs (PocketBase's `=` treats NULL and '' alike); everything else is an SQL expression
 // over the filtered row.
-import { SQLITE, type Dialect, type SqlType } from './dialect.js';
+import { SQLITE, type Affinity, type Dialect, type SqlType } from './dialect.js';
 import { sized } from './guard.js';
 import type { JoinSet } from './joins.js';
 import { EMPTY_TEXT, NULL, param, sql, type Frag, type SqlValue } from './sql.js';
@@ -23,6 +23,8 @@ export interface Value {
   readonly anyOnly?: boolean;
   /** What the SQL gives (the dialect compares sides of one type); unknown is read as text. */
   readonly type?: SqlType;
+  /** SQLite's affinity of the value (dialect.ts `Affinity`); none when absent. */
+  readonly affinity?: Affinity;
   /** The bound value of a static/empty value (the `~` pattern is built from it). */
   readonly staticValue?: SqlValue;
   /** The SQL; a multi value takes (or creates) its joins in `joins`. */
@@ -59,9 +61,9 @@ export function bool(value: boolean): Value {
 }
 
 /** How a value enters the dialect's comparisons (dialect.ts `Operand`). */
-export function operandOf(value: Value, frag: Frag): { sql: Frag; type?: SqlType; static?: { value: SqlValue } } {
+export function operandOf(value: Value, frag: Frag): { sql: Frag; type?: SqlType; affinity?: Affinity; static?: { value: SqlValue } } {
   const isStatic = value.kind === 'static' || value.kind === 'empty';
-  return isStatic ? { sql: frag, type: value.type, static: { value: value.staticValue ?? null } } : { sql: frag, type: value.type };
+  return isStatic ? { sql: frag, type: value.type, static: { value: value.staticValue ?? null } } : { sql: frag, type: value.type, affinity: value.affinity };
 }
 
 /** `:lower` of any value; a static value stays static (its emptiness does not change). */

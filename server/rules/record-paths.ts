@@ -9,7 +9,7 @@ import { invalidModifier, type Modifier, type Path } from './identifiers.js';
 import { sized } from '../filter/guard.js';
 import { planValue, type Hop, type Plan } from '../filter/path-values.js';
 import { alias, column, sql, ZERO, type Frag } from '../filter/sql.js';
-import type { SqlType } from '../filter/dialect.js';
+import type { Affinity, SqlType } from '../filter/dialect.js';
 import { unknownField, type RecordScope, type Site } from './scope.js';
 import { lower, type Value } from '../filter/values.js';
 
@@ -30,8 +30,8 @@ interface Walk {
   site: Site;
 }
 
-function finish(walk: Walk, read: Plan['read'], kind: Plan['kind'] = 'column', missing?: Frag, type: SqlType = 'text'): Value {
-  return planValue({ rootAlias: walk.root.alias, hops: walk.hops, read, kind, missing, type }, walk.scope.aliases);
+function finish(walk: Walk, read: Plan['read'], kind: Plan['kind'] = 'column', missing?: Frag, type: SqlType = 'text', affinity?: Affinity): Value {
+  return planValue({ rootAlias: walk.root.alias, hops: walk.hops, read, kind, missing, type, affinity }, walk.scope.aliases);
 }
 
 
@@ -59,7 +59,7 @@ export function resolveRecordPath(scope: RecordScope, root: Root, path: Path, si
       walk.hops.push(back.hop);
       collection = back.target;
       // A bare back-relation reads the related ids.
-      if (rest.length === 0) return plainModifier(walk, finish(walk, (a) => column(a, 'id')), modifier);
+      if (rest.length === 0) return plainModifier(walk, finish(walk, (a) => column(a, 'id'), 'column', undefined, 'text', 'text'), modifier);
       continue;
     }
     if (scope.restricted && field.hidden) throw nonFilterable(site, name);
@@ -88,7 +88,7 @@ function tooDeep(site: Site): FilterError {
 
 /** `rel.id` reads the stored ids without joining the related collection (PocketBase's shortcut). */
 function relationId(walk: Walk, field: Field, key: string, modifier: Modifier | null): Value {
-  if (!isMultiple(field)) return plainModifier(walk, finish(walk, (a) => column(a, field.name)), modifier);
+  if (!isMultiple(field)) return plainModifier(walk, finish(walk, (a) => column(a, field.name), 'column', undefined, 'text', 'text'), modifier);
   walk.hops.push(eachHop(walk.scope, `${key}#each`, field));
   return plainModifier(walk, finish(walk, (a) => sql`${alias(a)}.value`), modifier);
 }
@@ -115,6 +115,18 @@ function readField(scope: RecordScope, collection: Collection, field: Field, row
   return col;
 }
 
+/**
+ * SQLite's affinity of a field's plain read: its column's (number and bool NUMERIC, declared JSON lists
+ * NUMERIC too, texts TEXT); none for what is read through an expression (json_extract, a hidden
+ * e-mail's CASE).
+ */
+function affinityOf(scope: RecordScope, collection: Collection, field: Field): Affinity | undefined {
+  if (field.type === 'json') return undefined;
+  if (scope.restricted && collection.type === 'auth' && field.name === 'email') return undefined;
+  if (field.type === 'number' || field.type === 'bool' || field.type === 'geoPoint' || isMultiple(field)) return 'numeric';
+  return 'text';
+}
+
 /** What a field's plain value is in SQL. */
 function typeOf(field: Field): SqlType {
   if (field.type === 'json') return 'json';
@@ -128,7 +140,7 @@ function fieldValue(walk: Walk, collection: Collection, field: Field, key: strin
   const kind = field.type === 'json' ? 'exact' : 'column';
   switch (modifier) {
     case null:
-      return finish(walk, read, kind, undefined, typeOf(field));
+      return finish(walk, read, kind, undefined, typeOf(field), affinityOf(walk.scope, collection, field));
     case 'lower':
       return lower(finish(walk, read, kind, undefined, typeOf(field)), dialect);
     case 'length':
@@ -137,7 +149,7 @@ function fieldValue(walk: Walk, collection: Collection, field: Field, key: strin
       return finish(walk, (a) => dialect.jsonArrayLength(isMultiple(field) ? sql`COALESCE(${read(a)}, '[]')` : dialect.jsonArrayOf(read(a))), 'column', ZERO, 'number');
     case 'each':
       if (!listLike) throw invalidModifier(walk.site, modifier);
-      if (!isMultiple(field)) return finish(walk, read);
+      if (!isMultiple(field)) return finish(walk, read, 'column', undefined, 'text', affinityOf(walk.scope, collection, field));
       walk.hops.push(eachHop(walk.scope, `${key}:each`, field));
       return finish(walk, (a) => sql`${alias(a)}.value`);
     case 'isset':

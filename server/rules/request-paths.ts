@@ -93,7 +93,8 @@ function changed(scope: RecordScope, field: Field | undefined, present: boolean,
   if (!present) return bool(false);
   const { dialect } = scope;
   const submitted = { sql: param(toSqlValue(value)), static: { value: toSqlValue(value) } };
-  const stored = { sql: field.type === 'bool' ? dialect.boolColumn(column(scope.alias, field.name)) : column(scope.alias, field.name), type: field.type === 'number' || field.type === 'bool' ? 'number' as const : 'text' as const };
+  const numeric = field.type === 'number' || field.type === 'bool';
+  const stored = { sql: field.type === 'bool' ? dialect.boolColumn(column(scope.alias, field.name)) : column(scope.alias, field.name), type: numeric ? 'number' as const : 'text' as const, affinity: numeric ? 'numeric' as const : 'text' as const };
   const [a, b] = dialect.operands(submitted, stored);
   return { kind: 'exact', multi: false, type: 'number', build: () => dialect.boolValue(sql`(${dialect.same(a, b, true)})`) };
 }
