@@ -7,11 +7,13 @@
 // - truth: SQLite's `1` / 0-1 integers; PostgreSQL's `TRUE` and booleans (bool columns and boolean
 //   results such as `:changed` are read as 0/1 integers, so `published = true` binds 1 on both);
 // - null-safe equality: `IS` / `IS NOT` → `IS NOT DISTINCT FROM` / `IS DISTINCT FROM`;
-// - types: SQLite compares values of any type (affinity, then NULL < numbers < texts); PostgreSQL
-//   needs one type per comparison. Each Value carries its type (values.ts `SqlType`) and `operands`
-//   brings both sides to one: a number against a text that reads as a number compares as numbers (as
-//   SQLite's affinity does), otherwise as texts; a JSON value (json field, `json.a.b`) is read as a
-//   number, a string or any scalar's text, whichever the other side needs;
+// - types: SQLite compares values of any type (affinities, then NULL < numbers < texts); PostgreSQL
+//   needs one type per comparison. Each Value carries its type (`SqlType`) and SQLite's affinity
+//   (`Affinity`), and `operands` applies SQLite's rules: a NUMERIC side reads a numeric text as a
+//   number, a TEXT column turns a number without affinity into text, and otherwise both sides become
+//   rows (rank, number, text) that PostgreSQL orders as SQLite orders mixed types; a JSON value (json
+//   field, `json.a.b`) is read once per row and ranked the same way, or written as SQLite writes it
+//   where it meets text. Nothing a filter can say raises a PostgreSQL error: casts are guarded;
 // - collation: texts compare and sort in byte order (`COLLATE "C"`, SQLite's BINARY), whatever the
 //   database's default collation is;
 // - NULLs sort first ascending and last descending (`NULLS FIRST` / `NULLS LAST`), as in SQLite;
