@@ -2,7 +2,8 @@
 // (vitest.config.ts), started once per run and handed to each test file through `inject('postgres')`.
 //
 // - The cluster lives in a folder under the OS temp dir, listens on a free loopback port only, and is
-//   stopped and removed at the end of the run, also when tests fail or the process exits early.
+//   stopped and removed at the end of the run, also when tests fail or the process exits early; a run
+//   killed outright (SIGKILL) leaves its cluster to the next run, which stops and removes it.
 // - Its default collation is ICU's `en-US` (linguistic: `a` < `B`), not byte order, so a compiled
 //   filter or sort that forgets the dialect's `COLLATE "C"` fails here instead of passing by luck.
 // - Settings that only trade crash safety for speed (`fsync`, `full_page_writes`, `synchronous_commit`
@@ -15,7 +16,7 @@
 //   need it skip with a message saying why (`describePostgres`).
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,6 +92,39 @@ export async function psqlAdmin(info: PostgresInfo, statement: string, database 
   return stdout.trim();
 }
 
+/** Whether a process of that id is alive. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Clusters of runs that were killed before their teardown (SIGKILL, a CI timeout): each folder names
+ * the test process that made it (`owner`); when that process is gone, its server is stopped and the
+ * folder removed.
+ */
+function sweepAbandoned(bin: string): void {
+  const root = tmpdir();
+  for (const name of readdirSync(root)) {
+    if (!name.startsWith('deskbase-pg-')) continue;
+    const dir = join(root, name);
+    let owner: number;
+    try {
+      owner = Number(readFileSync(join(dir, 'owner'), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (!Number.isInteger(owner) || owner <= 0 || alive(owner)) continue;
+    const [cmd, args] = asServerUser(join(bin, 'pg_ctl'), ['stop', '-D', join(dir, 'data'), '-m', 'immediate', '-s']);
+    spawnSync(cmd, args, { stdio: 'ignore' });
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export default async function startPostgres(project: TestProject): Promise<() => void> {
   const bin = findBin();
   const base: PostgresInfo = { bin, host: '127.0.0.1', port: 0, adminUser: 'postgres', adminPassword: '', user: 'deskbase', password: '', missing: '', startMs: 0 };
@@ -102,8 +136,10 @@ export default async function startPostgres(project: TestProject): Promise<() =>
     return () => {};
   }
 
+  sweepAbandoned(bin);
   const started = performance.now();
   const dir = mkdtempSync(join(tmpdir(), 'deskbase-pg-'));
+  writeFileSync(join(dir, 'owner'), String(process.pid));
   const data = join(dir, 'data');
   const owner = serverUserIds();
   if (owner !== null) chownSync(dir, owner.uid, owner.gid);
