@@ -80,11 +80,14 @@ export function compileSort(src: string, ctx: CompileContext): CompiledSql {
   return compiled(compileOrder(parseSort(src), scopeOf(ctx, restricted)));
 }
 
-/** Null when `src` compiles as a rule of `collection`, else the raw error (for validation_invalid_rule). */
-export function checkRule(src: string, collection: Collection, lookup: Lookup): string | null {
+/**
+ * Null when `src` compiles as a rule of `collection`, else the raw error (for validation_invalid_rule).
+ * `dialect`: the engine the rule will run on (PostgreSQL refuses a few strftime() formats SQLite has).
+ */
+export function checkRule(src: string, collection: Collection, lookup: Lookup, dialect?: Dialect): string | null {
   const request: RequestInfo = { auth: null, method: 'GET', context: 'default', body: {}, query: {}, headers: {} };
   try {
-    compileFilter(src, { collection, alias: 'r', lookup, request, mode: 'rule' });
+    compileFilter(src, { collection, alias: 'r', lookup, request, mode: 'rule', ...(dialect === undefined ? {} : { dialect }) });
     return null;
   } catch (err) {
     if (err instanceof FilterError) return err.message;

@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { POSTGRES, postgresName, postgresTableSql, SQLITE } from '../../server/filter/dialect.js';
 import { GUARD_FUNCTION, LIKE_FUNCTION } from '../../server/filter/guard.js';
-import { compileFilter, compileSort } from '../../server/rules/compile.js';
-import { context, posts } from './fixtures.js';
+import { checkRule, compileFilter, compileSort } from '../../server/rules/compile.js';
+import { context, lookup, posts } from './fixtures.js';
 
 const LONG = 'a_collection_name_that_is_longer_than_what_postgresql_keeps_whole';
 
@@ -55,6 +55,12 @@ describe('compiling for PostgreSQL', () => {
 
   it('sorts NULLs first ascending and texts in byte order', () => {
     expect(compileSort('title,-views', context({ dialect: POSTGRES })).sql).toBe('(CAST(r."title" AS text) COLLATE "C") ASC NULLS FIRST, r."views" DESC NULLS LAST');
+  });
+
+  it('checks a rule for the engine it will run on', () => {
+    const rule = "strftime('%W', created) = '01'";
+    expect(checkRule(rule, posts, lookup)).toBeNull();
+    expect(checkRule(rule, posts, lookup, POSTGRES)).toBe('strftime(): format "%W" is not supported on PostgreSQL at character 1');
   });
 
   it('writes strftime() with to_char, and refuses a format it cannot write, naming it', () => {
