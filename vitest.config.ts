@@ -32,7 +32,19 @@ export default defineConfig(({ mode }) => ({
           name: 'node',
           environment: 'node',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/ui/**', 'test/e2e/**', ...TIMED, ...(mode === 'fast' ? SLOW : [])],
+          exclude: ['test/ui/**', 'test/e2e/**', 'test/postgres/**', ...TIMED, ...(mode === 'fast' ? SLOW : [])],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          // Tests on a real PostgreSQL 15: one throwaway cluster per run (test/support/postgres.ts), a
+          // database per file (test/support/pg-database.ts), files in parallel.
+          name: 'postgres',
+          environment: 'node',
+          include: ['test/postgres/**/*.test.ts'],
+          globalSetup: ['test/support/postgres.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

@@ -2,24 +2,37 @@
 // a side is an exact value (json path, :changed, geoDistance); when one side is a known non-empty static
 // value the comparison is a plain `col = ?`, which SQLite can serve from an index.
 import type { BaseOp } from './ast.js';
+import { SQLITE, type Dialect } from './dialect.js';
 import { likeCall } from './guard.js';
 import { likePattern } from './like.js';
 import { MAX_LIKE_PATTERN_BYTES } from './limits.js';
 import { EMPTY_TEXT, param, sql, type Frag } from './sql.js';
-import type { Value } from './values.js';
+import { operandOf, type Value } from './values.js';
 
 export interface Side {
   value: Value;
   sql: Frag;
 }
 
-/** `likeWork`: guarded compilation only, the LIKE work a `~` may do on one row before it is routed. */
-export function compare(op: BaseOp, left: Side, right: Side, likeWork?: number): Frag {
+/**
+ * `likeWork`: guarded compilation only, the LIKE work a `~` may do on one row before it is routed.
+ * `dialect` brings both sides to one type first (a no-op on SQLite, which compares any types).
+ */
+export function compare(op: BaseOp, leftSide: Side, rightSide: Side, likeWork?: number, dialect: Dialect = SQLITE): Frag {
+  if (op === '~' || op === '!~') {
+    const left = { value: leftSide.value, sql: dialect.text(operandOf(leftSide.value, leftSide.sql)) };
+    const right = { value: rightSide.value, sql: dialect.text(operandOf(rightSide.value, rightSide.sql)) };
+    return like(left, right, op === '!~', dialect, likeWork);
+  }
+  const ordering = op !== '=' && op !== '!=';
+  const [l, r] = dialect.operands(operandOf(leftSide.value, leftSide.sql), operandOf(rightSide.value, rightSide.sql), ordering);
+  const left = { value: leftSide.value, sql: l };
+  const right = { value: rightSide.value, sql: r };
   switch (op) {
     case '=':
-      return equality(left, right, false);
+      return equality(left, right, false, dialect);
     case '!=':
-      return equality(left, right, true);
+      return equality(left, right, true, dialect);
     case '>':
       return sql`${left.sql} > ${right.sql}`;
     case '>=':
@@ -28,10 +41,6 @@ export function compare(op: BaseOp, left: Side, right: Side, likeWork?: number):
       return sql`${left.sql} < ${right.sql}`;
     case '<=':
       return sql`${left.sql} <= ${right.sql}`;
-    case '~':
-      return like(left, right, false, likeWork);
-    case '!~':
-      return like(left, right, true, likeWork);
   }
 }
 
@@ -41,12 +50,12 @@ export function compare(op: BaseOp, left: Side, right: Side, likeWork?: number):
  * checking the deadline while it searches (guard.ts); so does every row when the pattern is longer than
  * SQLite's LIKE takes (MAX_LIKE_PATTERN_BYTES: a bound value, or a column's value on that row).
  */
-function like(left: Side, right: Side, negate: boolean, likeWork?: number): Frag {
+function like(left: Side, right: Side, negate: boolean, dialect: Dialect, likeWork?: number): Frag {
   const v = right.value;
   const fixed = v.kind === 'static' || v.kind === 'empty' ? likePattern(String(v.staticValue ?? '')) : null;
   // A static right side is a "contains" search unless it has its own `%`; an expression is wrapped in SQL.
   const pattern = fixed === null ? sql`('%' || ${right.sql} || '%')` : param(fixed);
-  const plain = negate ? sql`${left.sql} NOT LIKE ${pattern} ESCAPE '\\'` : sql`${left.sql} LIKE ${pattern} ESCAPE '\\'`;
+  const plain = dialect.like(left.sql, pattern, negate, fixed ?? undefined);
   if (likeWork === undefined) return plain;
   const long = fixed === null
     ? sql`(octet_length(${left.sql}) * (octet_length(${right.sql}) + 2) > ${param(likeWork)} OR octet_length(${right.sql}) + 2 > ${param(MAX_LIKE_PATTERN_BYTES)})`
@@ -56,18 +65,18 @@ function like(left: Side, right: Side, negate: boolean, likeWork?: number): Frag
   return sql`(CASE WHEN ${long} THEN ${negate ? sql`NOT ${matcher}` : matcher} ELSE ${plain} END)`;
 }
 
-function equality(left: Side, right: Side, negate: boolean): Frag {
+function equality(left: Side, right: Side, negate: boolean, dialect: Dialect): Frag {
   const lk = left.value.kind;
   const rk = right.value.kind;
-  const eq = (a: Frag, b: Frag) => (negate ? sql`${a} IS NOT ${b}` : sql`${a} = ${b}`);
-  if (lk === 'exact' || rk === 'exact') return negate ? sql`${left.sql} IS NOT ${right.sql}` : sql`${left.sql} IS ${right.sql}`;
+  const eq = (a: Frag, b: Frag) => (negate ? dialect.same(a, b, true) : sql`${a} = ${b}`);
+  if (lk === 'exact' || rk === 'exact') return dialect.same(left.sql, right.sql, negate);
   if (lk === 'empty' && rk === 'empty') return eq(EMPTY_TEXT, EMPTY_TEXT);
   if (lk === 'static' || rk === 'static') {
     return eq(lk === 'empty' ? EMPTY_TEXT : left.sql, rk === 'empty' ? EMPTY_TEXT : right.sql);
   }
   if (lk === 'empty' || rk === 'empty') {
     const col = lk === 'empty' ? right.sql : left.sql;
-    return negate ? sql`(${col} IS NOT '' AND ${col} IS NOT NULL)` : sql`(${col} = '' OR ${col} IS NULL)`;
+    return dialect.isEmpty(col, negate);
   }
-  return eq(sql`COALESCE(${left.sql}, '')`, sql`COALESCE(${right.sql}, '')`);
+  return eq(dialect.orEmpty(left.sql), dialect.orEmpty(right.sql));
 }

@@ -10,6 +10,7 @@
 // `A || B` distributes over EXISTS, so each OR branch of the top level gets its own EXISTS.
 import { baseOp, isAnyOp, type Expr, type Group, type GroupItem } from './ast.js';
 import { compare } from './compare.js';
+import { SQLITE } from './dialect.js';
 import { JoinSet } from './joins.js';
 import type { CompileScope } from './field-resolver.js';
 import { LIKE_WORK_PER_ROW, needsRowGuard, ROW_GUARD, shapeOf } from './guard.js';
@@ -32,7 +33,7 @@ interface Build {
 
 /** The whole filter: the top-level OR branches each get the EXISTS their joined terms need. */
 export function compileCondition(root: Group, scope: CompileScope): Frag {
-  if (scope.guard !== true) return compileBranches({ scope, joins: new JoinSet(scope.aliases) }, root);
+  if (scope.guard !== true || scope.dialect?.guards === false) return compileBranches({ scope, joins: new JoinSet(scope.aliases) }, root);
   const shape = shapeOf(root);
   const likeWork = Math.floor(LIKE_WORK_PER_ROW / Math.max(1, shape.likes));
   const condition = compileBranches({ scope, joins: new JoinSet(scope.aliases, true), likeWork }, root);
@@ -87,12 +88,13 @@ function compileExpr(state: Build, expr: Expr): Term {
   const op = baseOp(expr.op);
   const joins = new Set<string>();
   state.joins.track(joins);
-  const base = compare(op, { value: left, sql: left.build(state.joins) }, { value: right, sql: right.build(state.joins) }, state.likeWork);
+  const dialect = state.scope.dialect ?? SQLITE;
+  const base = compare(op, { value: left, sql: left.build(state.joins) }, { value: right, sql: right.build(state.joins) }, state.likeWork, dialect);
   state.joins.track(null);
   const all = !isAnyOp(expr.op) && ((left.multi && left.anyOnly !== true) || (right.multi && right.anyOnly !== true));
   if (!all) return { sql: base, joins };
   // "All": no value of the path may violate the condition (a NULL comparison is no violation).
   const fresh = new JoinSet(state.scope.aliases, state.joins.guarded);
-  const check = compare(op, { value: left, sql: left.build(fresh) }, { value: right, sql: right.build(fresh) }, state.likeWork);
+  const check = compare(op, { value: left, sql: left.build(fresh) }, { value: right, sql: right.build(fresh) }, state.likeWork, dialect);
   return { sql: sql`(${base} AND NOT EXISTS (SELECT 1 FROM ${fresh.from()} WHERE NOT (${check})))`, joins };
 }

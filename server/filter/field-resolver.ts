@@ -2,6 +2,7 @@
 // language handles literals, placeholders, macros, functions, operators, groups and sort syntax; every
 // other identifier goes to the resolver, which maps it to SQL (a Value) or refuses it with a FilterError.
 import type { IdentifierOperand } from './ast.js';
+import type { Dialect } from './dialect.js';
 import type { AliasAllocator } from './joins.js';
 import type { Frag } from './sql.js';
 import type { Value } from './values.js';
@@ -22,6 +23,8 @@ export interface CompileScope {
   now: Date;
   /** Values of `{:name}` placeholders (server-side filters only). */
   params?: Record<string, unknown>;
-  /** Deadline checks in the emitted SQL (guard.ts); none without. */
+  /** Deadline checks in the emitted SQL (guard.ts); none without, and none for a dialect without guards. */
   guard?: boolean;
+  /** The SQL written (dialect.ts); SQLite when omitted. */
+  dialect?: Dialect;
 }

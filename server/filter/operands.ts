@@ -21,7 +21,7 @@ export function resolveOperand(scope: CompileScope, operand: Operand): Value {
       return fromJs(params[operand.name]);
     }
     case 'function':
-      return resolveFunction(operand, (arg) => resolveOperand(scope, arg));
+      return resolveFunction(operand, (arg) => resolveOperand(scope, arg), scope.dialect);
     case 'identifier':
       return resolveIdentifier(scope, operand);
   }

@@ -3,6 +3,7 @@
 // single-row hops only it is one scalar subquery; with any multi-row hop it reads the compilation's
 // shared joins (joins.ts). What a hop joins (a table, json_each...) is the resolver's business.
 import { alias, joinFrags, sql, type Frag } from './sql.js';
+import type { Affinity, SqlType } from './dialect.js';
 import type { AliasAllocator, JoinSet } from './joins.js';
 import type { Value } from './values.js';
 
@@ -22,6 +23,10 @@ export interface Plan {
   /** The value, read from the last hop's alias (or the root alias without hops). */
   read(rowAlias: string): Frag;
   kind: 'column' | 'exact';
+  /** What the value's SQL gives (dialect.ts). */
+  type?: SqlType;
+  /** SQLite's affinity of the value read (a column's); none for an expression. */
+  affinity?: Affinity;
   /**
    * The value when single-row hops find no row, if not NULL: PocketBase reads a LEFT JOIN's NULL row,
    * so `author.friends:length` is 0 for a post without author, while a scalar subquery would give NULL.
@@ -33,6 +38,8 @@ export function planValue(plan: Plan, aliases: AliasAllocator): Value {
   const multi = plan.hops.some((h) => h.multi);
   return {
     kind: plan.kind,
+    type: plan.type,
+    affinity: plan.affinity,
     multi,
     build: (joins) => (multi ? buildJoined(plan, joins) : buildScalar(plan, aliases)),
   };

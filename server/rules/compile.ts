@@ -10,6 +10,7 @@
 import { isSuperuser, type Collection, type Lookup, type RequestInfo } from '../model/types.js';
 import { ApiError } from '../errors.js';
 import { compileCondition } from '../filter/condition.js';
+import { SQLITE, type Dialect } from '../filter/dialect.js';
 import { FilterError } from '../filter/filter-error.js';
 import type { CompileScope } from '../filter/field-resolver.js';
 import { AliasAllocator } from '../filter/joins.js';
@@ -47,6 +48,12 @@ export interface CompileContext {
    * everything a request drives. Off, the SQL is the plain translation.
    */
   guard?: boolean;
+  /**
+   * The SQL written: SQLite (the default) or PostgreSQL (filter/dialect.ts). PostgreSQL gets no guards:
+   * it enforces the query budget itself (`statement_timeout`). Its text still has `?` placeholders and
+   * names as given: the statement they end up in goes through `dialect.statement()`.
+   */
+  dialect?: Dialect;
 }
 
 /**
@@ -58,7 +65,7 @@ export function compileFilter(src: string, ctx: CompileContext): CompiledSql {
   const options: ParseOptions = { placeholders: ctx.params !== undefined };
   if (ctx.mode === 'filter') options.maxLength = MAX_FILTER_LENGTH;
   if (src.trim() === '' && (options.maxLength === undefined || src.length <= options.maxLength)) {
-    return { sql: '1', params: [] };
+    return { sql: (ctx.dialect ?? SQLITE).true.text, params: [] };
   }
   const tree = parseFilter(src, options);
   return compiled(compileCondition(tree, scopeOf(ctx, restricted)));
@@ -73,11 +80,14 @@ export function compileSort(src: string, ctx: CompileContext): CompiledSql {
   return compiled(compileOrder(parseSort(src), scopeOf(ctx, restricted)));
 }
 
-/** Null when `src` compiles as a rule of `collection`, else the raw error (for validation_invalid_rule). */
-export function checkRule(src: string, collection: Collection, lookup: Lookup): string | null {
+/**
+ * Null when `src` compiles as a rule of `collection`, else the raw error (for validation_invalid_rule).
+ * `dialect`: the engine the rule will run on (PostgreSQL refuses a few strftime() formats SQLite has).
+ */
+export function checkRule(src: string, collection: Collection, lookup: Lookup, dialect?: Dialect): string | null {
   const request: RequestInfo = { auth: null, method: 'GET', context: 'default', body: {}, query: {}, headers: {} };
   try {
-    compileFilter(src, { collection, alias: 'r', lookup, request, mode: 'rule' });
+    compileFilter(src, { collection, alias: 'r', lookup, request, mode: 'rule', ...(dialect === undefined ? {} : { dialect }) });
     return null;
   } catch (err) {
     if (err instanceof FilterError) return err.message;
@@ -96,7 +106,10 @@ function checkAccess(src: string, ctx: CompileContext): boolean {
 function scopeOf(ctx: CompileContext, restricted: boolean): CompileScope {
   const aliases = new AliasAllocator();
   const now = ctx.now ?? new Date();
-  const guard = ctx.guard === true;
-  const resolver = createRecordResolver({ ...ctx, restricted, aliases, now, guarded: guard });
-  return guard ? { resolver, aliases, now, params: ctx.params, guard } : { resolver, aliases, now, params: ctx.params };
+  const dialect = ctx.dialect ?? SQLITE;
+  const guard = ctx.guard === true && dialect.guards;
+  const resolver = createRecordResolver({ ...ctx, restricted, aliases, now, guarded: guard, dialect });
+  const scope: CompileScope = guard ? { resolver, aliases, now, params: ctx.params, guard } : { resolver, aliases, now, params: ctx.params };
+  if (dialect !== SQLITE) scope.dialect = dialect;
+  return scope;
 }

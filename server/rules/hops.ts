@@ -7,8 +7,8 @@ import { isLocked } from '../model/rule.js';
 import { isMultiple, type Collection, type Field, type RelationField } from '../model/types.js';
 import { FilterError, quote } from '../filter/filter-error.js';
 import type { Hop } from '../filter/path-values.js';
-import { alias, column, sql, table, TRUE, type Frag } from '../filter/sql.js';
-import { jsonArray } from './json-sql.js';
+import { alias, column, sql, table, type Frag } from '../filter/sql.js';
+import type { Dialect } from '../filter/dialect.js';
 import type { RecordScope, Site } from './scope.js';
 
 export function nonFilterable(site: Site, name: string): FilterError {
@@ -38,16 +38,17 @@ export function relationTarget(scope: RecordScope, field: RelationField, site: S
  * conventions), read as is: checking it first doubles the cost of json_each on large lists. A single
  * one holds a plain value, read as PocketBase does ('' → [], 'x' → ["x"]).
  */
-export function storedItems(field: Field, value: Frag): Frag {
-  return isMultiple(field) ? value : jsonArray(value);
+export function storedItems(dialect: Dialect, field: Field, value: Frag): Frag {
+  return isMultiple(field) ? value : dialect.jsonArrayOf(value);
 }
 
 /** The items of a select/relation column as rows: read them as `<alias>.value`. */
-export function eachHop(key: string, field: Field): Hop {
+export function eachHop(scope: RecordScope, key: string, field: Field): Hop {
+  const { dialect } = scope;
   return {
     key,
     multi: true,
-    source: (_self, parent) => ({ from: sql`json_each(${storedItems(field, column(parent, field.name))})`, on: TRUE }),
+    source: (_self, parent) => ({ from: dialect.jsonEach(storedItems(dialect, field, column(parent, field.name))), on: dialect.true }),
   };
 }
 
@@ -64,7 +65,7 @@ export function relationHops(scope: RecordScope, field: RelationField, target: C
       }),
     }];
   }
-  return [eachHop(`${key}#each`, field), {
+  return [eachHop(scope, `${key}#each`, field), {
     key,
     multi: false,
     source: (self, parent) => ({
@@ -87,7 +88,7 @@ export function backRelationHop(scope: RecordScope, current: Collection, name: s
     multi: !unique,
     source: (self, parent) => {
       const match = multiple
-        ? sql`${column(parent, 'id')} IN (SELECT value FROM json_each(${storedItems(rel, column(self, rel.name))}))`
+        ? sql`${column(parent, 'id')} IN (SELECT value FROM ${scope.dialect.jsonEach(storedItems(scope.dialect, rel, column(self, rel.name)))})`
         : sql`${column(self, rel.name)} = ${column(parent, 'id')}`;
       return { from: table(target.name), on: guarded(scope, target, self, match, site) };
     },

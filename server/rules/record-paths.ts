@@ -8,8 +8,8 @@ import { backRelationHop, eachHop, nonFilterable, relationHops, relationTarget }
 import { invalidModifier, type Modifier, type Path } from './identifiers.js';
 import { sized } from '../filter/guard.js';
 import { planValue, type Hop, type Plan } from '../filter/path-values.js';
-import { alias, column, param, sql, ZERO, type Frag } from '../filter/sql.js';
-import { jsonArray, jsonValue } from './json-sql.js';
+import { alias, column, sql, ZERO, type Frag } from '../filter/sql.js';
+import type { Affinity, SqlType } from '../filter/dialect.js';
 import { unknownField, type RecordScope, type Site } from './scope.js';
 import { lower, type Value } from '../filter/values.js';
 
@@ -30,15 +30,15 @@ interface Walk {
   site: Site;
 }
 
-function finish(walk: Walk, read: Plan['read'], kind: Plan['kind'] = 'column', missing?: Frag): Value {
-  return planValue({ rootAlias: walk.root.alias, hops: walk.hops, read, kind, missing }, walk.scope.aliases);
+function finish(walk: Walk, read: Plan['read'], kind: Plan['kind'] = 'column', missing?: Frag, type: SqlType = 'text', affinity?: Affinity): Value {
+  return planValue({ rootAlias: walk.root.alias, hops: walk.hops, read, kind, missing, type, affinity }, walk.scope.aliases);
 }
 
 
 /** Values that only take `:lower` (json paths, ids, back-relations). */
 function plainModifier(walk: Walk, value: Value, modifier: Modifier | null): Value {
   if (modifier === null) return value;
-  if (modifier === 'lower') return lower(value);
+  if (modifier === 'lower') return lower(value, walk.scope.dialect);
   throw invalidModifier(walk.site, modifier);
 }
 
@@ -59,7 +59,7 @@ export function resolveRecordPath(scope: RecordScope, root: Root, path: Path, si
       walk.hops.push(back.hop);
       collection = back.target;
       // A bare back-relation reads the related ids.
-      if (rest.length === 0) return plainModifier(walk, finish(walk, (a) => column(a, 'id')), modifier);
+      if (rest.length === 0) return plainModifier(walk, finish(walk, (a) => column(a, 'id'), 'column', undefined, 'text', 'text'), modifier);
       continue;
     }
     if (scope.restricted && field.hidden) throw nonFilterable(site, name);
@@ -88,15 +88,14 @@ function tooDeep(site: Site): FilterError {
 
 /** `rel.id` reads the stored ids without joining the related collection (PocketBase's shortcut). */
 function relationId(walk: Walk, field: Field, key: string, modifier: Modifier | null): Value {
-  if (!isMultiple(field)) return plainModifier(walk, finish(walk, (a) => column(a, field.name)), modifier);
-  walk.hops.push(eachHop(`${key}#each`, field));
+  if (!isMultiple(field)) return plainModifier(walk, finish(walk, (a) => column(a, field.name), 'column', undefined, 'text', 'text'), modifier);
+  walk.hops.push(eachHop(walk.scope, `${key}#each`, field));
   return plainModifier(walk, finish(walk, (a) => sql`${alias(a)}.value`), modifier);
 }
 
 /** `json.a.b.0` → json_extract(col, '$.a.b[0]'), compared without the null fallback. */
 function jsonPath(walk: Walk, field: Field, rest: string[]): Value {
-  const path = `$${rest.map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`)).join('')}`;
-  return finish(walk, (a) => sql`json_extract(${jsonValue(jsonColumn(walk.scope, a, field))}, ${param(path)})`, 'exact');
+  return finish(walk, (a) => walk.scope.dialect.jsonPath(jsonColumn(walk.scope, a, field), rest), 'exact', undefined, 'json');
 }
 
 /** A json column; guarded, a large value calls the deadline guard before SQLite parses it. */
@@ -107,30 +106,51 @@ function jsonColumn(scope: RecordScope, rowAlias: string, field: Field): Frag {
 /** The plain value of a field, as the comparison sees it. */
 function readField(scope: RecordScope, collection: Collection, field: Field, rowAlias: string): Frag {
   const col = column(rowAlias, field.name);
-  if (field.type === 'json') return sql`json_extract(${jsonValue(jsonColumn(scope, rowAlias, field))}, '$')`;
+  if (field.type === 'json') return scope.dialect.jsonPath(jsonColumn(scope, rowAlias, field), []);
+  if (field.type === 'bool') return scope.dialect.boolColumn(col);
   // A client cannot probe e-mails their owners keep hidden (PocketBase adds `emailVisibility = TRUE`).
   if (scope.restricted && collection.type === 'auth' && field.name === 'email') {
-    return sql`(CASE WHEN ${column(rowAlias, 'emailVisibility')} = 1 THEN ${col} END)`;
+    return sql`(CASE WHEN ${scope.dialect.boolColumn(column(rowAlias, 'emailVisibility'))} = 1 THEN ${col} END)`;
   }
   return col;
+}
+
+/**
+ * SQLite's affinity of a field's plain read: its column's (number and bool NUMERIC, declared JSON lists
+ * NUMERIC too, texts TEXT); none for what is read through an expression (json_extract, a hidden
+ * e-mail's CASE).
+ */
+function affinityOf(scope: RecordScope, collection: Collection, field: Field): Affinity | undefined {
+  if (field.type === 'json') return undefined;
+  if (scope.restricted && collection.type === 'auth' && field.name === 'email') return undefined;
+  if (field.type === 'number' || field.type === 'bool' || field.type === 'geoPoint' || isMultiple(field)) return 'numeric';
+  return 'text';
+}
+
+/** What a field's plain value is in SQL. */
+function typeOf(field: Field): SqlType {
+  if (field.type === 'json') return 'json';
+  return field.type === 'number' || field.type === 'bool' ? 'number' : 'text';
 }
 
 function fieldValue(walk: Walk, collection: Collection, field: Field, key: string, modifier: Modifier | null): Value {
   const read = (a: string) => readField(walk.scope, collection, field, a);
   const listLike = isListField(field);
+  const { dialect } = walk.scope;
+  const kind = field.type === 'json' ? 'exact' : 'column';
   switch (modifier) {
     case null:
-      return finish(walk, read, field.type === 'json' ? 'exact' : 'column');
+      return finish(walk, read, kind, undefined, typeOf(field), affinityOf(walk.scope, collection, field));
     case 'lower':
-      return lower(finish(walk, read, field.type === 'json' ? 'exact' : 'column'));
+      return lower(finish(walk, read, kind, undefined, typeOf(field)), dialect);
     case 'length':
       if (!listLike) throw invalidModifier(walk.site, modifier);
       // A missing related row (NULL) has no items, as in PocketBase.
-      return finish(walk, (a) => (isMultiple(field) ? sql`json_array_length(COALESCE(${read(a)}, '[]'))` : sql`json_array_length(${jsonArray(read(a))})`), 'column', ZERO);
+      return finish(walk, (a) => dialect.jsonArrayLength(isMultiple(field) ? sql`COALESCE(${read(a)}, '[]')` : dialect.jsonArrayOf(read(a))), 'column', ZERO, 'number');
     case 'each':
       if (!listLike) throw invalidModifier(walk.site, modifier);
-      if (!isMultiple(field)) return finish(walk, read);
-      walk.hops.push(eachHop(`${key}:each`, field));
+      if (!isMultiple(field)) return finish(walk, read, 'column', undefined, 'text', affinityOf(walk.scope, collection, field));
+      walk.hops.push(eachHop(walk.scope, `${key}:each`, field));
       return finish(walk, (a) => sql`${alias(a)}.value`);
     case 'isset':
     case 'changed':

@@ -7,6 +7,7 @@ import type { Collection, Lookup, RequestInfo } from '../model/types.js';
 import { isLocked, isOpen } from '../model/rule.js';
 import type { IdentifierOperand } from '../filter/ast.js';
 import { compileCondition } from '../filter/condition.js';
+import type { Dialect } from '../filter/dialect.js';
 import { FilterError, quote } from '../filter/filter-error.js';
 import type { FieldResolver } from '../filter/field-resolver.js';
 import type { AliasAllocator } from '../filter/joins.js';
@@ -27,6 +28,7 @@ export interface RecordResolverOptions {
   aliases: AliasAllocator;
   now: Date;
   guarded: boolean;
+  dialect: Dialect;
 }
 
 export function createRecordResolver(options: RecordResolverOptions): FieldResolver {
@@ -38,6 +40,7 @@ export function createRecordResolver(options: RecordResolverOptions): FieldResol
     restricted: options.restricted,
     aliases: options.aliases,
     guarded: options.guarded,
+    dialect: options.dialect,
     listRule: (collection, rowAlias, pos) => listRuleCondition(options, collection, rowAlias, pos),
   };
   return {
@@ -64,7 +67,7 @@ function listRuleCondition(parent: RecordResolverOptions, collection: Collection
   if (isOpen(rule)) return null;
   const options: RecordResolverOptions = { ...parent, collection, alias: rowAlias, restricted: false };
   try {
-    const scope = { resolver: createRecordResolver(options), aliases: parent.aliases, now: parent.now, guard: parent.guarded };
+    const scope = { resolver: createRecordResolver(options), aliases: parent.aliases, now: parent.now, guard: parent.guarded, dialect: parent.dialect };
     return compileCondition(parseFilter(rule), scope);
   } catch (err) {
     if (!(err instanceof FilterError)) throw err;

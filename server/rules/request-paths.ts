@@ -6,7 +6,7 @@ import { FilterError, quote } from '../filter/filter-error.js';
 import { invalidModifier, type Modifier, type Path } from './identifiers.js';
 import type { Hop } from '../filter/path-values.js';
 import { resolveRecordPath, type Root } from './record-paths.js';
-import { alias, column, param, sql, table, TRUE } from '../filter/sql.js';
+import { alias, column, param, sql, table } from '../filter/sql.js';
 import type { RecordScope, Site } from './scope.js';
 import { bool, fromJs, lower, staticValue, toSqlValue, type Value } from '../filter/values.js';
 
@@ -17,6 +17,7 @@ function unknownIdentifier(site: Site): FilterError {
 /** A static value with `:lower` applied; other modifiers are refused. */
 function plainStatic(value: unknown, modifier: Modifier | null, site: Site): Value {
   if (modifier === null) return fromJs(value);
+  // A static value's lower case is computed here, the same on every engine.
   if (modifier === 'lower') return lower(fromJs(value));
   throw invalidModifier(site, modifier);
 }
@@ -82,7 +83,7 @@ function resolveBody(scope: RecordScope, rest: string[], modifier: Modifier | nu
       if (field !== undefined && !isListField(field)) throw invalidModifier(site, modifier);
       return staticValue(items(value).length);
     case 'each':
-      return submittedItems(`@request.body/${key}:each`, items(value));
+      return submittedItems(scope, `@request.body/${key}:each`, items(value));
   }
 }
 
@@ -90,18 +91,22 @@ function resolveBody(scope: RecordScope, rest: string[], modifier: Modifier | nu
 function changed(scope: RecordScope, field: Field | undefined, present: boolean, value: unknown, site: Site): Value {
   if (field === undefined) throw new FilterError(`":changed" needs a field of the collection, not ${quote(site.name)}`, site.pos);
   if (!present) return bool(false);
-  const submitted = param(toSqlValue(value));
-  const stored = column(scope.alias, field.name);
-  return { kind: 'exact', multi: false, build: () => sql`(${submitted} IS NOT ${stored})` };
+  const { dialect } = scope;
+  const submitted = { sql: param(toSqlValue(value)), static: { value: toSqlValue(value) } };
+  const numeric = field.type === 'number' || field.type === 'bool';
+  const stored = { sql: field.type === 'bool' ? dialect.boolColumn(column(scope.alias, field.name)) : column(scope.alias, field.name), type: numeric ? 'number' as const : 'text' as const, affinity: numeric ? 'numeric' as const : 'text' as const };
+  const [a, b] = dialect.operands(submitted, stored);
+  return { kind: 'exact', multi: false, type: 'number', build: () => dialect.boolValue(sql`(${dialect.same(a, b, true)})`) };
 }
 
 /** The submitted items as rows (one json_each over a bound JSON array), read as `<alias>.value`. */
-function submittedItems(key: string, list: unknown[]): Value {
+function submittedItems(scope: RecordScope, key: string, list: unknown[]): Value {
   const json = param(JSON.stringify(list.map(toSqlValue)));
+  const { dialect } = scope;
   return {
     kind: 'column',
     multi: true,
-    build: (joins) => sql`${alias(joins.join(key, () => ({ from: sql`json_each(${json})`, on: TRUE })))}.value`,
+    build: (joins) => sql`${alias(joins.join(key, () => ({ from: dialect.jsonEach(json), on: dialect.true })))}.value`,
   };
 }
 
@@ -123,7 +128,7 @@ function bodySubmittedRelation(scope: RecordScope, field: Field & { type: 'relat
   const key = `@request.body/${field.name}`;
   const hops: Hop[] = isMultiple(field)
     ? [
-      { key: `${key}#each`, multi: true, source: () => ({ from: sql`json_each(${param(JSON.stringify(ids))})`, on: TRUE }) },
+      { key: `${key}#each`, multi: true, source: () => ({ from: scope.dialect.jsonEach(param(JSON.stringify(ids))), on: scope.dialect.true }) },
       { key, multi: false, source: (self, parent) => ({ from: table(target.name), on: sql`${column(self, 'id')} = ${alias(parent)}.value` }) },
     ]
     : [{ key, multi: false, source: (self) => ({ from: table(target.name), on: sql`${column(self, 'id')} = ${param(ids[ids.length - 1] ?? '')}` }) }];
@@ -165,6 +170,6 @@ export function resolveCollection(scope: RecordScope, path: Path, site: Site): V
   const collection = scope.lookup(name);
   if (collection === undefined) throw new FilterError(`unknown collection ${quote(name)}`, site.pos);
   const key = `@collection/${collection.id}:${joinAlias}`;
-  const hop: Hop = { key, multi: true, source: () => ({ from: table(collection.name), on: TRUE }) };
+  const hop: Hop = { key, multi: true, source: () => ({ from: table(collection.name), on: scope.dialect.true }) };
   return resolveRecordPath(scope, { collection, key, alias: '', hops: [hop] }, { segments: rest, modifier: path.modifier }, site);
 }

@@ -3,6 +3,7 @@
 // subqueries never reuse an alias.
 import type { Collection, Lookup, RequestInfo } from '../model/types.js';
 import { FilterError, quote } from '../filter/filter-error.js';
+import type { Dialect } from '../filter/dialect.js';
 import type { AliasAllocator } from '../filter/joins.js';
 import type { Frag } from '../filter/sql.js';
 
@@ -20,6 +21,8 @@ export interface RecordScope {
   readonly aliases: AliasAllocator;
   /** The SQL checks the query deadline (filter/guard.ts): large JSON values call the guard before parsing. */
   readonly guarded: boolean;
+  /** The SQL written (filter/dialect.ts). */
+  readonly dialect: Dialect;
   /**
    * The list rule of a collection a restricted filter joins, compiled against the joined row `alias`:
    * null when the rule is "" (everyone). Throws when the rule is null (superusers only).

@@ -6,13 +6,13 @@ import type { Database, SqlValue as SqlJsValue } from 'sql.js';
 import type { AuthInfo, Collection, Field, RequestInfo, SqlValue } from '../../server/model/types.js';
 import { compileFilter, compileSort, type CompileContext } from '../../server/rules/compile.js';
 
-type FieldInput = Partial<Field> & { name: string; type: Field['type'] };
+export type FieldInput = Partial<Field> & { name: string; type: Field['type'] };
 
-function field(input: FieldInput): Field {
+export function field(input: FieldInput): Field {
   return { id: `f_${input.name}`, system: false, hidden: false, presentable: false, ...input } as Field;
 }
 
-function collection(name: string, type: Collection['type'], fields: FieldInput[], extra: Partial<Collection> = {}): Collection {
+export function collection(name: string, type: Collection['type'], fields: FieldInput[], extra: Partial<Collection> = {}): Collection {
   const system: FieldInput[] = type === 'auth'
     ? [{ name: 'id', type: 'text' }, { name: 'password', type: 'password', hidden: true }, { name: 'email', type: 'email' },
       { name: 'emailVisibility', type: 'bool' }, { name: 'verified', type: 'bool' }]
@@ -57,7 +57,8 @@ export const news = collection('news', 'base', [
 export const collections = [users, tags, notes, posts, comments, news];
 export const lookup = (idOrName: string) => collections.find((c) => c.id === idOrName || c.name === idOrName);
 
-const ROWS: Record<string, Record<string, SqlValue>[]> = {
+/** The rows of each collection, in insertion order (their `_rowid_` order). */
+export const ROWS: Record<string, Record<string, SqlValue>[]> = {
   users: [
     { id: 'u1', email: 'alice@x.io', emailVisibility: 1, verified: 1, name: 'Alice', role: 'admin', friends: '["u2"]', password: 'h1' },
     { id: 'u2', email: 'bob@x.io', emailVisibility: 0, verified: 0, name: 'Bob', role: 'user', friends: '[]', password: 'h2' },
@@ -94,7 +95,8 @@ function columnType(f: Field): string {
     case 'json': return 'JSON DEFAULT NULL';
     case 'geoPoint': return `JSON DEFAULT '{"lon":0,"lat":0}' NOT NULL`;
     case 'select':
-    case 'relation': return f.maxSelect > 1 ? `JSON DEFAULT '[]' NOT NULL` : `TEXT DEFAULT '' NOT NULL`;
+    case 'relation':
+    case 'file': return f.maxSelect > 1 ? `JSON DEFAULT '[]' NOT NULL` : `TEXT DEFAULT '' NOT NULL`;
     default: return `TEXT DEFAULT '' NOT NULL`;
   }
 }
@@ -104,14 +106,17 @@ export async function openFixtureDb(): Promise<Database> {
   const init = initSqlJs as unknown as (config: { useOldExtensionFunctions: boolean }) => ReturnType<typeof initSqlJs>;
   const SQL = await init({ useOldExtensionFunctions: false });
   const db = new SQL.Database();
-  for (const c of collections) {
-    db.run(`CREATE TABLE "${c.name}" (${c.fields.map((f) => `"${f.name}" ${columnType(f)}`).join(', ')})`);
-    for (const row of ROWS[c.name]) {
-      const keys = Object.keys(row);
-      db.run(`INSERT INTO "${c.name}" (${keys.map((k) => `"${k}"`).join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`, keys.map((k) => row[k]));
-    }
-  }
+  for (const c of collections) createFixtureTable(db, c, ROWS[c.name]);
   return db;
+}
+
+/** A collection's table as core lays it out on SQLite, with `rows` inserted in order. */
+export function createFixtureTable(db: Database, c: Collection, rows: readonly Record<string, SqlValue>[]): void {
+  db.run(`CREATE TABLE "${c.name}" (${c.fields.map((f) => `"${f.name}" ${columnType(f)}`).join(', ')})`);
+  for (const row of rows) {
+    const keys = Object.keys(row);
+    db.run(`INSERT INTO "${c.name}" (${keys.map((k) => `"${k}"`).join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`, keys.map((k) => row[k]));
+  }
 }
 
 export function guest(overrides: Partial<RequestInfo> = {}): RequestInfo {

@@ -3,7 +3,8 @@ import type { Database } from 'sql.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compileFilter, compileSort } from '../../server/rules/compile.js';
 import { alias, ident } from '../../server/filter/sql.js';
-import { context, guest, openFixtureDb, query, signedIn, sorted, users, type Options } from './fixtures.js';
+import { SORT_CASES } from './cases.js';
+import { context, guest, openFixtureDb, query, signedIn, sorted } from './fixtures.js';
 
 let db: Database;
 beforeAll(async () => {
@@ -103,22 +104,7 @@ describe('compileSort: input → ORDER BY body', () => {
 });
 
 describe('sorted rows', () => {
-  const cases: [string, string[], Options?][] = [
-    ['-views', ['p4', 'p1', 'p3', 'p2']],
-    ['views', ['p2', 'p3', 'p1', 'p4']],
-    ['author.name,-views', ['p3', 'p4', 'p1', 'p2']],
-    ['tags.name,id', ['p3', 'p1', 'p4', 'p2']],
-    ['-tags.name,id', ['p1', 'p2', 'p4', 'p3']],
-    ['@rowid', ['p1', 'p2', 'p3', 'p4']],
-    ['-@rowid', ['p4', 'p3', 'p2', 'p1']],
-    ['data.a.b,id', ['p3', 'p4', 'p1', 'p2']],
-    ['-comments_via_post.message,id', ['p1', 'p2', 'p3', 'p4']],
-    ['comments_via_post.message,id', ['p3', 'p4', 'p1', 'p2']],
-    ['labels:length,id', ['p3', 'p2', 'p4', 'p1']],
-    ['title:lower', ['p3', 'p4', 'p1', 'p2']],
-    ['-friends:length', ['u3', 'u1', 'u2'], { collection: users }],
-  ];
-  it.each(cases)('%j', (src, ids, options) => {
+  it.each(SORT_CASES)('%j', (src, ids, options) => {
     expect(sorted(db, src, { request: guest(), ...options })).toEqual(ids);
   });
 });
