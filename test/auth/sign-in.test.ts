@@ -7,8 +7,9 @@ import { eachSuperuser, type Harness, signUpUser } from '../support/harness.js';
 import { type Clocked, clockedApp } from '../support/clocked-app.js';
 import net from 'node:net';
 import { FailureLimiter, MAX_FAILURES } from '../../server/core/sign-in-limiter.js';
-import type { RunningServer } from '../../server/index.js';
-import { http, liveServer } from '../fixtures/hardening-http.js';
+import { ScryptPool, type ScryptParams } from '../../server/core/scrypt-pool.js';
+import { startServer, type RunningServer } from '../../server/index.js';
+import { http, setupSuperuser } from '../fixtures/hardening-http.js';
 
 describe('password sign-in', () => {
   let h: Harness;
@@ -181,9 +182,20 @@ describe('under concurrency', () => {
   // once all saw "no failures yet", and the right password at the end of the burst signed in. Now each
   // attempt is reserved before its check: at most ten checks per account per window, the rest refused.
 
+  /** The server's real pool, counting the hashes asked of it: what the server has taken in of a burst. */
+  class CountedPool extends ScryptPool {
+    asked = 0;
+    override derive(password: string, salt: Uint8Array, keylen: number, options: ScryptParams, client?: string): Promise<Buffer> {
+      this.asked++;
+      return super.derive(password, salt, keylen, options, client);
+    }
+  }
+  let pool: CountedPool;
   let server: RunningServer;
   beforeAll(async () => {
-    ({ server } = await liveServer());
+    pool = new CountedPool();
+    server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, hashPool: pool });
+    await setupSuperuser(server.url, server.setupToken()!);
     for (const email of ['ann@example.com', 'bob@example.com']) {
       const r = await http(server.url, 'POST', '/api/collections/users/records', { body: { email, password: 'password123', passwordConfirm: 'password123' } });
       expect(r.status, r.text).toBe(200);
@@ -224,13 +236,14 @@ describe('under concurrency', () => {
   }
 
   /**
-   * `wrong` wrong passwords sent at once on open connections, then, once the server has read them (a
-   * turn of the loop; their password checks take a hash each, far longer), the right one.
+   * `wrong` wrong passwords sent at once on open connections, then, once the server has taken each in
+   * (its attempt counted, its hash asked of the pool: a check or, blocked, the same cost), the right one.
    */
   async function burstThenRight(identity: string, wrong: number): Promise<number[]> {
     const sockets = await Promise.all(Array.from({ length: wrong + 1 }, () => connection()));
+    const before = pool.asked;
     const first = sockets.slice(0, wrong).map((s, i) => s.send(identity, `wrong-${i}-password`));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await expect.poll(() => pool.asked - before, { interval: 2, timeout: 10_000 }).toBe(wrong);
     return Promise.all([...first, sockets[wrong].send(identity, 'password123')]);
   }
 
