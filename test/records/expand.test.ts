@@ -4,46 +4,57 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../support/harness.js';
-import { type Blog, eachBlog, patchAsSuperuser } from '../support/blog.js';
+import { blog, type Blog, patchAsSuperuser } from '../support/blog.js';
+import { scenarios } from '../support/scenario.js';
 import { expandRecords, MAX_EXPANDED_RECORDS } from '../../server/core/expand.js';
 import type { ApiRecord } from '../../server/core/record-serializer.js';
 import type { ReadDb } from '../../server/store/db.js';
 import { ann, h, items, page, useListFixture } from '../support/list-fixture.js';
 
 describe('on the blog', () => {
-  let h: Harness;
-  let b: Blog;
-  eachBlog((fresh, data) => ((h = fresh), (b = data)));
-
-  const patchCollection = (name: string, body: Record<string, unknown>) => patchAsSuperuser(h, b, name, body);
-
-  it('expands single and multiple relations, each under its own viewRule', async () => {
-    const r = await h.req('GET', `/api/collections/posts/records/${b.posts.annPublic}?expand=author,tags`, { token: b.users.ann.token });
-    expect(r.body.expand.author).toMatchObject({ id: b.users.ann.id, name: 'Ann' });
-    expect(r.body.expand.tags.map((t: { name: string }) => t.name)).toEqual(['js', 'db']);
-    // a guest cannot view users (viewRule id = @request.auth.id): the author is left out
-    const g = await h.req('GET', `/api/collections/posts/records/${b.posts.annPublic}?expand=author,tags`);
-    expect(g.body.expand.author).toBeUndefined();
-    expect(g.body.expand.tags).toHaveLength(2);
-  });
-
-  it('expands back-relations and nested paths', async () => {
-    await h.req('POST', '/api/collections/comments/records', { token: b.users.bob.token, body: { post: b.posts.annPublic, message: 'nice' } });
-    const r = await h.req('GET', `/api/collections/posts/records/${b.posts.annPublic}?expand=comments_via_post.post.tags`);
-    const comments = r.body.expand.comments_via_post;
-    expect(comments).toHaveLength(1);
-    expect(comments[0].message).toBe('nice');
-    expect(comments[0].expand.post.expand.tags).toHaveLength(2);
-  });
-
-  it('expand follows the related collection\'s viewRule, not the parent\'s', async () => {
-    await patchCollection('tags', { viewRule: "name != 'db'" });
-    const r = await h.req('GET', `/api/collections/posts/records/${b.posts.annPublic}?expand=tags`);
-    expect(r.body.expand.tags.map((t: { name: string }) => t.name)).toEqual(['js']);
-    await patchCollection('tags', { viewRule: null });
-    const locked = await h.req('GET', `/api/collections/posts/records/${b.posts.annPublic}?expand=tags`);
-    expect(locked.body.expand).toEqual({});
-  });
+  const annPublic = (query: string) => (b: Blog) => `/api/collections/posts/records/${b.posts.annPublic}?${query}`;
+  const names = (tags: { name: string }[]) => tags.map((t) => t.name);
+  scenarios(blog, [
+    {
+      name: 'expands single and multiple relations, each under its own viewRule',
+      method: 'GET', url: annPublic('expand=author,tags'), token: (b) => b.users.ann.token, status: 200,
+      match: (b) => ({ expand: { author: { id: b.users.ann.id, name: 'Ann' } } }),
+      after: (r) => { expect(names(r.body.expand.tags)).toEqual(['js', 'db']); },
+    },
+    {
+      name: 'a guest cannot view users (viewRule id = @request.auth.id): the author is left out, the tags are there',
+      method: 'GET', url: annPublic('expand=author,tags'), status: 200,
+      after: (r) => {
+        expect(r.body.expand.author).toBeUndefined();
+        expect(r.body.expand.tags).toHaveLength(2);
+      },
+    },
+    {
+      name: 'expands back-relations and nested paths',
+      before: async (h, b) => {
+        await h.req('POST', '/api/collections/comments/records', { token: b.users.bob.token, body: { post: b.posts.annPublic, message: 'nice' } });
+      },
+      method: 'GET', url: annPublic('expand=comments_via_post.post.tags'), status: 200,
+      after: (r) => {
+        const comments = r.body.expand.comments_via_post;
+        expect(comments).toHaveLength(1);
+        expect(comments[0].message).toBe('nice');
+        expect(comments[0].expand.post.expand.tags).toHaveLength(2);
+      },
+    },
+    {
+      name: 'expand follows the related collection\'s viewRule, not the parent\'s',
+      before: async (h, b) => { await patchAsSuperuser(h, b, 'tags', { viewRule: "name != 'db'" }); },
+      method: 'GET', url: annPublic('expand=tags'), status: 200,
+      after: (r) => { expect(names(r.body.expand.tags)).toEqual(['js']); },
+    },
+    {
+      name: 'a related collection only superusers may view is left out of the expand',
+      before: async (h, b) => { await patchAsSuperuser(h, b, 'tags', { viewRule: null }); },
+      method: 'GET', url: annPublic('expand=tags'), status: 200,
+      after: (r) => { expect(r.body.expand).toEqual({}); },
+    },
+  ]);
 });
 
 describe('on a list', () => {
