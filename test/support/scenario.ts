@@ -25,7 +25,7 @@ export interface Scenario<C> {
   url: Of<C, string>;
   /** A bearer token (undefined: a guest). */
   token?: Of<C, string | undefined>;
-  headers?: Record<string, string>;
+  headers?: Of<C, Record<string, string>>;
   /** Sent as JSON. */
   body?: Of<C, Json>;
   /** Sent as is (a malformed body). */
@@ -95,7 +95,7 @@ export async function runScenario<C>(fixture: Fixture<C>, row: Scenario<C>, opti
     const url = of(row.url, ctx, h);
     const res = await h.req(row.method, url, {
       token: row.token === undefined ? undefined : of(row.token, ctx, h),
-      headers: row.headers,
+      headers: row.headers === undefined ? undefined : of(row.headers, ctx, h),
       body: row.body === undefined ? undefined : of(row.body, ctx, h),
       raw: row.raw,
     });
