@@ -4,6 +4,7 @@
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eachSuperuser, type Harness, signUpUser } from '../support/harness.js';
+import { envelope, scenarios } from '../support/scenario.js';
 import { type Clocked, clockedApp } from '../support/clocked-app.js';
 import net from 'node:net';
 import { FailureLimiter, MAX_FAILURES } from '../../server/core/sign-in-limiter.js';
@@ -11,7 +12,53 @@ import { ScryptPool, type ScryptParams } from '../../server/core/scrypt-pool.js'
 import { startServer, type RunningServer } from '../../server/index.js';
 import { http, setupSuperuser } from '../fixtures/hardening-http.js';
 
-describe('password sign-in', () => {
+const SIGN_IN = '/api/collections/users/auth-with-password';
+const FAILED = envelope(400, 'Failed to authenticate.');
+
+describe('password sign-in, request by request', () => {
+  /** The superuser, and Ann signed up with the password password123. */
+  const ann = async (h: Harness) => {
+    const su = await h.superuser();
+    await signUpUser(h, 'ann@example.com', 'password123', { name: 'Ann' });
+    return { su };
+  };
+  scenarios(ann, [
+    {
+      name: 'returns a 43-character opaque token and the record without secrets',
+      method: 'POST', url: SIGN_IN, body: { identity: 'ANN@example.com', password: 'password123' }, status: 200,
+      match: { record: { email: 'ann@example.com', name: 'Ann', collectionName: 'users' } },
+      notExpectedContent: ['scrypt'],
+      after: (r) => {
+        expect(r.body.token).toMatch(/^[A-Za-z0-9_-]{8}\.[A-Za-z0-9]{24}\.[A-Za-z0-9_-]{9}$/);
+        expect(r.body.record.password).toBeUndefined();
+      },
+    },
+    { name: 'a wrong password is the one 400', method: 'POST', url: SIGN_IN, body: { identity: 'ann@example.com', password: 'nope-nope' }, status: 400, json: FAILED },
+    { name: 'an unknown identity is the same 400', method: 'POST', url: SIGN_IN, body: { identity: 'who@example.com', password: 'nope-nope' }, status: 400, json: FAILED },
+    {
+      name: 'authRule failures look like wrong passwords',
+      before: async (h, c) => {
+        const patch = await h.req('PATCH', '/api/collections/users', { token: c.su, body: { authRule: 'verified = true' } });
+        expect(patch.status, patch.text).toBe(200);
+      },
+      method: 'POST', url: SIGN_IN, body: { identity: 'ann@example.com', password: 'password123' }, status: 400, json: FAILED,
+    },
+    { name: 'an empty body is a 400', method: 'POST', url: SIGN_IN, body: {}, status: 400 },
+    { name: 'an unknown collection is a 404', method: 'POST', url: '/api/collections/nope/auth-with-password', body: { identity: 'a', password: 'b' }, status: 404 },
+    {
+      name: 'auth-methods lists password sign-in with the identity fields',
+      method: 'GET', url: '/api/collections/users/auth-methods', status: 200,
+      match: { password: { enabled: true, identityFields: ['email'] }, oauth2: { enabled: false } },
+    },
+    {
+      name: 'auth-methods of a base collection is a 404',
+      before: async (h, c) => { await h.req('POST', '/api/collections', { token: c.su, body: { name: 'posts' } }); },
+      method: 'GET', url: '/api/collections/posts/auth-methods', status: 404,
+    },
+  ]);
+});
+
+describe('password sign-in, in steps', () => {
   let h: Harness;
   let su: string;
   eachSuperuser((fresh, token) => ((h = fresh), (su = token)));
@@ -19,33 +66,6 @@ describe('password sign-in', () => {
   const signUp = (email: string, password?: string, extra?: Record<string, unknown>) => signUpUser(h, email, password, extra);
 
   describe('auth-with-password', () => {
-    it('returns a 43-character opaque token and the record without secrets', async () => {
-      await signUp('ann@example.com', 'password123', { name: 'Ann' });
-      const r = await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'ANN@example.com', password: 'password123' } });
-      expect(r.status).toBe(200);
-      expect(r.body.token).toMatch(/^[A-Za-z0-9_-]{8}\.[A-Za-z0-9]{24}\.[A-Za-z0-9_-]{9}$/);
-      expect(r.body.record).toMatchObject({ email: 'ann@example.com', name: 'Ann', collectionName: 'users' });
-      expect(r.body.record.password).toBeUndefined();
-      expect(r.text).not.toMatch(/scrypt/);
-    });
-
-    it('every failure is the same 400', async () => {
-      await signUp('ann@example.com');
-      const wrongPw = await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'ann@example.com', password: 'nope-nope' } });
-      const unknown = await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'who@example.com', password: 'nope-nope' } });
-      expect(wrongPw.status).toBe(400);
-      expect(wrongPw.body).toEqual({ status: 400, message: 'Failed to authenticate.', data: {} });
-      expect(unknown.body).toEqual(wrongPw.body);
-    });
-
-    it('authRule failures look like wrong passwords', async () => {
-      await signUp('ann@example.com');
-      const patch = await h.req('PATCH', '/api/collections/users', { token: su, body: { authRule: 'verified = true' } });
-      expect(patch.status, patch.text).toBe(200);
-      const r = await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'ann@example.com', password: 'password123' } });
-      expect(r.body).toEqual({ status: 400, message: 'Failed to authenticate.', data: {} });
-    });
-
     it('blocks an account after ten failures, even with the right password', async () => {
       await signUp('ann@example.com');
       for (let i = 0; i < 10; i++) {
@@ -54,11 +74,6 @@ describe('password sign-in', () => {
       }
       const right = await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'ann@example.com', password: 'password123' } });
       expect(right.body).toEqual({ status: 400, message: 'Failed to authenticate.', data: {} });
-    });
-
-    it('validates the body and the collection', async () => {
-      expect((await h.req('POST', '/api/collections/users/auth-with-password', { body: {} })).status).toBe(400);
-      expect((await h.req('POST', '/api/collections/nope/auth-with-password', { body: { identity: 'a', password: 'b' } })).status).toBe(404);
     });
 
     it('supports another identity field with a unique index', async () => {
@@ -75,15 +90,6 @@ describe('password sign-in', () => {
       await signUp('bob@example.com', 'password123', { username: 'bobby' });
       const login = await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'bobby', password: 'password123' } });
       expect(login.status).toBe(200);
-    });
-  });
-
-  describe('auth-methods', () => {
-    it('lists password sign-in with the identity fields, 404 for base collections', async () => {
-      const r = await h.req('GET', '/api/collections/users/auth-methods');
-      expect(r.body).toMatchObject({ password: { enabled: true, identityFields: ['email'] }, oauth2: { enabled: false } });
-      await h.req('POST', '/api/collections', { token: su, body: { name: 'posts' } });
-      expect((await h.req('GET', '/api/collections/posts/auth-methods')).status).toBe(404);
     });
   });
 
