@@ -10,6 +10,8 @@ import PocketBase from 'pocketbase';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../server/index.js';
 import { failure, sdkSuite, startSdkServer } from '../support/sdk-server.js';
+import type { Harness } from '../support/harness.js';
+import { envelope, scenarios, type Scenario } from '../support/scenario.js';
 
 const sdk = sdkSuite();
 
@@ -88,47 +90,11 @@ describe('a view collection', () => {
     expect(mine[0].meta).toEqual({ t: 'alpha' });
     expect(mine[0].expand?.author).toMatchObject({ id: ids.ann, name: 'ann' });
     expect(mine[0]).toMatchObject({ collectionName: 'post_stats', collectionId: expect.any(String) });
-    expect((await bob.collection('post_stats').getFullList()).map((r) => r.title)).toEqual(['gamma']);
-    expect((await sdk.client().collection('post_stats').getList()).items).toEqual([]);
     const filtered = await ann.collection('post_stats').getList(1, 10, { filter: 'comments < 2 && author.name = "ann"' });
     expect(filtered.items.map((r) => r.title)).toEqual(['beta']);
     const page = await sdk.admin.collection('post_stats').getList(2, 1, { sort: 'title', fields: 'id,title' });
     expect(page).toMatchObject({ page: 2, perPage: 1, totalItems: 3, totalPages: 3 });
     expect(page.items).toEqual([{ id: ids.p2, title: 'beta' }]);
-  });
-
-  it('exports its records as any list does (under the list rule, filter and sort)', async () => {
-    const res = await fetch(`${sdk.server.url}/api/collections/post_stats/records/export?format=json&sort=title`, { headers: { authorization: ann.authStore.token } });
-    expect(res.status).toBe(200);
-    const rows = (await res.json()) as Record<string, unknown>[];
-    expect(rows.map((r) => [r.title, r.comments])).toEqual([['alpha', 3], ['beta', 1]]);
-    expect(Object.keys(rows[0]).filter((k) => k.startsWith('_'))).toEqual([]);
-    const all = await fetch(`${sdk.server.url}/api/collections/post_stats/records/export?format=json`, { headers: { authorization: sdk.admin.authStore.token } });
-    expect(((await all.json()) as unknown[]).length).toBe(3);
-  });
-
-  it('shows one record under its view rule, a 404 to others', async () => {
-    expect((await ann.collection('post_stats').getOne(ids.p1)).comments).toBe(3);
-    expect((await failure(bob.collection('post_stats').getOne(ids.p1))).status).toBe(404);
-  });
-
-  it('is read-only: create, update and delete answer 400', async () => {
-    for (const call of [
-      () => sdk.admin.collection('post_stats').create({ title: 'x' }),
-      () => sdk.admin.collection('post_stats').update(ids.p1, { title: 'x' }),
-      () => sdk.admin.collection('post_stats').delete(ids.p1),
-    ]) {
-      const err = await failure(call());
-      expect(err.status).toBe(400);
-      expect(err.response.message).toBe('Unsupported collection type.');
-    }
-    const truncate = await failure(sdk.admin.collections.truncate('post_stats'));
-    expect(truncate.status).toBe(400);
-    expect(truncate.response.message).toBe("View collections cannot be truncated since they don't store their own records.");
-    const batch = sdk.admin.createBatch();
-    batch.collection('post_stats').create({ title: 'x' });
-    expect((await failure(batch.send())).status).toBe(400);
-    expect((await sdk.admin.collection('posts').getOne(ids.p1)).title).toBe('alpha');
   });
 
   it('can be named in another collection\'s rules with @collection', async () => {
@@ -313,4 +279,76 @@ describe('a view collection in a data folder', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('a view collection: who may read it, and that it is read-only (in process)', () => {
+  /** The same data as the SDK tests above: three users, their posts and comments, and the post_stats view. */
+  interface Stats { su: string; ann: string; bob: string; p1: string }
+  async function stats(h: Harness): Promise<Stats> {
+    const su = await h.superuser();
+    const ok = async (method: string, url: string, body: Record<string, unknown>) => {
+      const r = await h.req(method, url, { token: su, body });
+      expect(r.status, r.text).toBe(200);
+      return r.body as { id: string };
+    };
+    const users = h.core.registry.get('users')!.id;
+    const people: Record<string, string> = {};
+    for (const name of ['ann', 'bob', 'carl']) people[name] = (await ok('POST', '/api/collections/users/records', { email: `${name}@example.com`, password: 'password123', passwordConfirm: 'password123', name })).id;
+    const posts = await ok('POST', '/api/collections', {
+      name: 'posts', listRule: '', viewRule: '',
+      fields: [
+        { name: 'title', type: 'text' }, { name: 'author', type: 'relation', collectionId: users, maxSelect: 1 },
+        { name: 'status', type: 'select', values: ['draft', 'live'], maxSelect: 1 }, { name: 'published', type: 'bool' },
+        { name: 'score', type: 'number' }, { name: 'secret', type: 'text', hidden: true }, { name: 'created', type: 'autodate', onCreate: true },
+      ],
+    });
+    await ok('POST', '/api/collections', { name: 'comments', listRule: '', viewRule: '', fields: [{ name: 'post', type: 'relation', collectionId: posts.id, maxSelect: 1 }, { name: 'body', type: 'text' }] });
+    const make = async (title: string, author: string, n: number, score: number) => {
+      const p = await ok('POST', '/api/collections/posts/records', { title, author: people[author], status: 'live', published: true, score, secret: `s-${title}` });
+      for (let i = 0; i < n; i++) await ok('POST', '/api/collections/comments/records', { post: p.id, body: `${title} ${i}` });
+      return p.id;
+    };
+    const p1 = await make('alpha', 'ann', 3, 1.5);
+    await make('beta', 'ann', 1, 2);
+    await make('gamma', 'bob', 0, 3);
+    await ok('POST', '/api/collections', { name: 'post_stats', type: 'view', viewQuery: STATS, listRule: 'author = @request.auth.id', viewRule: 'author = @request.auth.id' });
+    return { su, ann: await h.signIn('users', 'ann@example.com', 'password123'), bob: await h.signIn('users', 'bob@example.com', 'password123'), p1 };
+  }
+  const STATS_URL = '/api/collections/post_stats/records';
+  const titles = (items: { title: string }[]) => items.map((r) => r.title);
+  const readOnly = (name: string, method: string, url: (c: Stats) => string, body?: Record<string, unknown>): Scenario<Stats> => ({
+    name: `is read-only: ${name} answers 400`, method, url, token: (c) => c.su, body,
+    status: 400, json: envelope(400, 'Unsupported collection type.'),
+    // the post behind the view is unchanged
+    after: async (_r, h, c) => { expect((await h.req('GET', `/api/collections/posts/records/${c.p1}`)).body.title).toBe('alpha'); },
+  });
+  scenarios(stats, [
+    { name: 'lists under its list rule: a user sees the rows of their posts', method: 'GET', url: `${STATS_URL}?sort=title`, token: (c) => c.bob, status: 200, after: (r) => { expect(titles(r.body.items)).toEqual(['gamma']); } },
+    { name: 'lists under its list rule: a guest sees none', method: 'GET', url: STATS_URL, status: 200, match: { items: [], totalItems: 0 } },
+    { name: 'shows one record under its view rule', method: 'GET', url: (c) => `${STATS_URL}/${c.p1}`, token: (c) => c.ann, status: 200, match: { comments: 3 } },
+    { name: 'a record its view rule hides is a 404', method: 'GET', url: (c) => `${STATS_URL}/${c.p1}`, token: (c) => c.bob, status: 404, json: envelope(404, 'Not found.') },
+    {
+      name: 'exports its records as any list does (under the list rule, filter and sort)',
+      method: 'GET', url: `${STATS_URL}/export?format=json&sort=title`, token: (c) => c.ann, status: 200,
+      after: (r) => {
+        expect(r.body.map((row: Record<string, unknown>) => [row.title, row.comments])).toEqual([['alpha', 3], ['beta', 1]]);
+        expect(Object.keys(r.body[0]).filter((k) => k.startsWith('_'))).toEqual([]);
+      },
+    },
+    { name: 'a superuser exports every record', method: 'GET', url: `${STATS_URL}/export?format=json`, token: (c) => c.su, status: 200, after: (r) => { expect(r.body).toHaveLength(3); } },
+    readOnly('a create', 'POST', () => STATS_URL, { title: 'x' }),
+    readOnly('an update', 'PATCH', (c) => `${STATS_URL}/${c.p1}`, { title: 'x' }),
+    readOnly('a delete', 'DELETE', (c) => `${STATS_URL}/${c.p1}`),
+    {
+      name: 'is read-only: a truncate answers 400',
+      method: 'DELETE', url: '/api/collections/post_stats/truncate', token: (c) => c.su,
+      status: 400, json: envelope(400, "View collections cannot be truncated since they don't store their own records."),
+    },
+    {
+      name: 'is read-only: a batch create answers 400',
+      method: 'POST', url: '/api/batch', token: (c) => c.su, body: { requests: [{ method: 'POST', url: STATS_URL, body: { title: 'x' } }] },
+      status: 400,
+      after: async (_r, h, c) => { expect((await h.req('GET', '/api/collections/post_stats/records', { token: c.su })).body.totalItems).toBe(3); },
+    },
+  ]);
 });
