@@ -4,8 +4,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
-import { browserSuite, shot, type TestApp } from './helpers.js';
-import { EMAIL, PASSWORD, type Seeder } from './api-seed.js';
+import { browserSuite, shot, signInThroughForm, type TestApp } from './helpers.js';
+import type { Seeder } from './api-seed.js';
 
 const suite = browserSuite({ shots: 'failed-files' });
 let app: TestApp;
@@ -30,11 +30,7 @@ async function count(selector: string, n: number): Promise<void> {
 
 describe('file fields in the admin UI', () => {
   it('signs in', async () => {
-    await page.goto(`${app.url}/_/#/login`);
-    await page.fill('#login-email', EMAIL);
-    await page.fill('#login-password', PASSWORD);
-    await page.getByRole('button', { name: /sign in/i }).click();
-    await page.getByText('New collection').first().waitFor();
+    await signInThroughForm(page, app);
   });
 
   it('sets a file field\'s options in the collection editor', async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
-import { createSeeder, type Seeder } from './api-seed.js';
+import { createSeeder, EMAIL, PASSWORD, type Seeder } from './api-seed.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const SHOTS = join(ROOT, 'test-results/screenshots');
@@ -56,6 +56,15 @@ export async function shot(page: Page, name: string): Promise<void> {
 }
 
 type Viewport = { width: number; height: number };
+
+/** Signs the first superuser in through the login form, as a person does; resolves once the app shows. */
+export async function signInThroughForm(page: Page, app: TestApp): Promise<void> {
+  await page.goto(`${app.url}/_/#/login`);
+  await page.fill('#login-email', EMAIL);
+  await page.fill('#login-password', PASSWORD);
+  await page.getByRole('button', { name: /sign in/i }).click();
+  await page.getByText('New collection').first().waitFor();
+}
 
 /** What a browser test file runs against: filled in before its own beforeAll hooks run. */
 export interface BrowserSuite {

@@ -4,8 +4,8 @@
 // a read-only record panel), and an edit of the query rebuilding the fields.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { browserSuite, shot, type TestApp } from './helpers.js';
-import { EMAIL, PASSWORD, type Seeder } from './api-seed.js';
+import { browserSuite, shot, signInThroughForm, type TestApp } from './helpers.js';
+import type { Seeder } from './api-seed.js';
 
 const suite = browserSuite({ shots: 'failed-views' });
 let app: TestApp;
@@ -26,11 +26,7 @@ const rows = (p: Page) => p.locator('.records tbody tr[data-id]');
 
 describe('view collections in the admin UI', () => {
   it('signs in', async () => {
-    await page.goto(`${app.url}/_/#/login`);
-    await page.fill('#login-email', EMAIL);
-    await page.fill('#login-password', PASSWORD);
-    await page.getByRole('button', { name: /sign in/i }).click();
-    await page.getByText('New collection').first().waitFor();
+    await signInThroughForm(page, app);
   });
 
   it('creates a view with the query editor; a bad query is refused next to the editor', async () => {
