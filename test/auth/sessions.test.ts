@@ -2,7 +2,7 @@
 // site's Origin for changes), tokens stored as hashes only, and the events that end sessions (sign-out,
 // a password change, a changed authRule).
 
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eachSuperuser, type Harness, type Res, signUpUser } from '../support/harness.js';
 import { scenarios, type Scenario } from '../support/scenario.js';
 import { createHash } from 'node:crypto';
@@ -12,8 +12,6 @@ import { join } from 'node:path';
 import { createCore } from '../../server/core/index.js';
 import { openStore } from '../../server/store/db.js';
 import { type Clocked, clockedApp } from '../support/clocked-app.js';
-import type { RunningServer } from '../../server/index.js';
-import { http, liveServer } from '../fixtures/hardening-http.js';
 
 /** The superuser's session, and what a row's `before` adds (another session, Ann's...). */
 interface Signed {
@@ -304,46 +302,54 @@ describe('a changed authRule', () => {
   // transaction as the change: an unverified user's token no longer works after `verified = true`,
   // instead of working for days. Other collections' sessions are untouched.
 
-  let server: RunningServer;
-  let su: string;
-  beforeAll(async () => {
-    ({ server, su } = await liveServer());
-    for (const email of ['ann@example.com', 'bob@example.com']) {
-      expect((await http(server.url, 'POST', '/api/collections/users/records', { body: { email, password: 'password123', passwordConfirm: 'password123' } })).status).toBe(200);
-    }
-    const staff = await http(server.url, 'POST', '/api/collections', { token: su, body: { name: 'staff', type: 'auth', createRule: '' } });
+  interface Staffed { su: string; ann: string; sam: string; rules?: Record<string, unknown> }
+  async function staffed(h: Harness): Promise<Staffed> {
+    const su = await h.superuser();
+    for (const email of ['ann@example.com', 'bob@example.com']) await signUpUser(h, email);
+    const staff = await h.req('POST', '/api/collections', { token: su, body: { name: 'staff', type: 'auth', createRule: '' } });
     expect(staff.status, staff.text).toBe(200);
-    expect((await http(server.url, 'POST', '/api/collections/staff/records', { body: { email: 'sam@example.com', password: 'password123', passwordConfirm: 'password123' } })).status).toBe(200);
-  });
-  afterAll(async () => { await server.close(); });
-
-  const signIn = async (collection: string, identity: string) => {
-    const r = await http(server.url, 'POST', `/api/collections/${collection}/auth-with-password`, { body: { identity, password: 'password123' } });
-    expect(r.status, r.text).toBe(200);
-    return r.body.token as string;
+    expect((await h.req('POST', '/api/collections/staff/records', { body: { email: 'sam@example.com', password: 'password123', passwordConfirm: 'password123' } })).status).toBe(200);
+    return { su, ann: await h.signIn('users', 'ann@example.com', 'password123'), sam: await h.signIn('staff', 'sam@example.com', 'password123') };
+  }
+  const emailOf = async (h: Harness, token: string) => (await sessionOf(h, token)).body?.record?.email;
+  const stricter: Pick<Scenario<Staffed>, 'method' | 'url' | 'token' | 'body' | 'status'> = {
+    method: 'PATCH', url: '/api/collections/users', token: (c) => c.su, body: { authRule: 'verified = true' }, status: 200,
   };
-  const session = (token: string) => http(server.url, 'GET', '/api/session', { token });
 
-  describe('changing authRule', () => {
-    it('ends the sessions of that collection at once; others and unchanged rules keep theirs', async () => {
-      const ann = await signIn('users', 'ann@example.com');
-      const sam = await signIn('staff', 'sam@example.com');
-      expect((await session(ann)).body.record.email).toBe('ann@example.com');
-
-      // saving the collection without touching authRule signs nobody out
-      const users = (await http(server.url, 'GET', '/api/collections/users', { token: su })).body;
-      expect((await http(server.url, 'PATCH', '/api/collections/users', { token: su, body: { listRule: users.listRule, authRule: users.authRule } })).status).toBe(200);
-      expect((await session(ann)).body.record.email).toBe('ann@example.com');
-
-      expect((await http(server.url, 'PATCH', '/api/collections/users', { token: su, body: { authRule: 'verified = true' } })).status).toBe(200);
-      expect((await session(ann)).text).toBe('null');
-      const own = await http(server.url, 'GET', '/api/collections/users/records', { token: ann });
-      expect(own.body.items).toEqual([]); // a guest again: the self-only listRule shows nothing
-      expect((await http(server.url, 'POST', '/api/collections/users/auth-refresh', { token: ann })).status).toBe(401);
-      // an unverified user cannot come back in, other collections and superusers are still signed in
-      expect((await http(server.url, 'POST', '/api/collections/users/auth-with-password', { body: { identity: 'bob@example.com', password: 'password123' } })).status).toBe(400);
-      expect((await session(sam)).body.record.email).toBe('sam@example.com');
-      expect((await session(su)).body.record.email).toBe('admin@example.com');
-    });
-  });
+  scenarios(staffed, [
+    {
+      name: 'saving the collection without touching authRule signs nobody out',
+      before: async (h, c) => {
+        const users = (await h.req('GET', '/api/collections/users', { token: c.su })).body;
+        c.rules = { listRule: users.listRule, authRule: users.authRule };
+      },
+      method: 'PATCH', url: '/api/collections/users', token: (c) => c.su, status: 200, body: (c) => c.rules!,
+      after: async (_r, h, c) => { expect(await emailOf(h, c.ann)).toBe('ann@example.com'); },
+    },
+    {
+      name: 'changing authRule ends the sessions of that collection at once',
+      ...stricter,
+      after: async (_r, h, c) => {
+        SIGNED_OUT(await sessionOf(h, c.ann));
+        // a guest again: the self-only listRule shows nothing
+        expect((await h.req('GET', '/api/collections/users/records', { token: c.ann })).body.items).toEqual([]);
+        expect((await h.req('POST', '/api/collections/users/auth-refresh', { token: c.ann })).status).toBe(401);
+      },
+    },
+    {
+      name: 'after a stricter authRule an unverified user cannot come back in',
+      ...stricter,
+      after: async (_r, h) => {
+        expect((await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'bob@example.com', password: 'password123' } })).status).toBe(400);
+      },
+    },
+    {
+      name: 'changing one collection\'s authRule leaves other collections and superusers signed in',
+      ...stricter,
+      after: async (_r, h, c) => {
+        expect(await emailOf(h, c.sam)).toBe('sam@example.com');
+        expect(await emailOf(h, c.su)).toBe('admin@example.com');
+      },
+    },
+  ]);
 });
