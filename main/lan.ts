@@ -39,7 +39,7 @@ export function createLanSwitch(deps: LanDeps): LanSwitch {
       } catch (err) {
         // Put the server back where it was so the window keeps working, then tell the caller why.
         await deps.server.rebind(before).catch(() => undefined);
-        throw new Error(`Could not ${enabled ? 'share on the LAN' : 'stop LAN sharing'}: ${errorText(err)}`);
+        throw new Error(`Could not ${enabled ? 'share on the LAN' : 'stop LAN sharing'}: ${errorText(err)}`, { cause: err });
       }
     }
     await deps.remember(enabled);

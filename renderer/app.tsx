@@ -1,5 +1,5 @@
 // The root: first-run setup, sign-in, or the signed-in shell, decided by GET /setup and GET /session.
-import { createResource, createSignal, Match, Switch, type JSX } from 'solid-js';
+import { createResource, createSignal, Match, Switch, untrack, type JSX } from 'solid-js';
 import type { Api, SessionInfo } from './api.js';
 import { ApiError, messageOf } from './api.js';
 import { createHashRouter, RouterContext } from './router.js';
@@ -18,10 +18,12 @@ export function App(props: { makeApi(onUnauthorized: () => void): Api }): JSX.El
   // The session ended under a signed-in page (revoked elsewhere, expired): sign-in shows in its place and
   // the address stays, so signing in again lands on the same page (api.ts decides when it ended).
   const [ended, setEnded] = createSignal(false);
-  const api = props.makeApi(() => {
+  const onUnauthorized = () => {
     if (session()) setEnded(true);
     setSession(null);
-  });
+  };
+  // the one client of this app's life: made once, not again when the prop changes
+  const api = untrack(() => props.makeApi(onUnauthorized));
 
   const [boot, { refetch }] = createResource<Boot>(async () => {
     const setup = await api.setupStatus();
@@ -40,6 +42,11 @@ export function App(props: { makeApi(onUnauthorized: () => void): Api }): JSX.El
     setSession(await api.getSession());
     const r = router.route();
     if (r.segments[0] === 'setup' || r.segments[0] === 'login') router.navigate('#/collections', { replace: true });
+  };
+
+  const setUp = async () => {
+    await refetch();
+    await signedIn();
   };
 
   const theme = createTheme(desktopBridge());
@@ -71,13 +78,7 @@ export function App(props: { makeApi(onUnauthorized: () => void): Api }): JSX.El
               </div>
             </Match>
             <Match when={boot() === 'setup'}>
-              <SetupPage
-                api={api}
-                onDone={async () => {
-                  await refetch();
-                  await signedIn();
-                }}
-              />
+              <SetupPage api={api} onDone={setUp} />
             </Match>
             <Match when={!session()}>
               <LoginPage api={api} onSignedIn={signedIn} sessionEnded={ended()} />

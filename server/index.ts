@@ -5,7 +5,9 @@ import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCore, type Core } from './core/index.js';
+import type { ScryptPool } from './core/scrypt-pool.js';
 import { createNodeHandler } from './http/app.js';
+import { createBodyServices, type BodyServices } from './http/body-services.js';
 import type { RealtimeLimits } from './core/realtime/subscription-limits.js';
 import type { ConnectionLimits } from './http/connections.js';
 import { hostCheck } from './http/hosts.js';
@@ -44,6 +46,8 @@ export interface ServerOptions {
    * tls/ (its CA is what devices trust, see http/certificate.ts); or PEM texts given by the user.
    */
   https?: true | { cert: string; key: string };
+  /** The password hashing workers (core/scrypt-pool.ts); a pool of this server's own by default. */
+  hashPool?: ScryptPool;
 }
 
 export interface ServerLimits extends ConnectionLimits {
@@ -71,6 +75,8 @@ export interface RunningServer {
   lanUrls(): Promise<string[]>;
   /** Rebinds to another interface on the same port (LAN sharing on/off), keeping the data open. */
   rebind(host: string): Promise<void>;
+  /** Request body bytes held in memory now, all requests together (http/bodies-in-flight.ts). */
+  bodyBytesInFlight(): number;
   close(): Promise<void>;
 }
 
@@ -120,7 +126,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       responseBytes: options.limits?.responseBytes,
       realtimeIdleMs: options.realtimeIdleMs,
       realtimeLimits: options.limits?.realtime,
+      hashPool: options.hashPool,
     });
+    const bodies = createBodyServices(options.limits?.bodyBytesInFlight);
     const host = options.host ?? '127.0.0.1';
     const handler = createNodeHandler(core, {
       uiDir: options.uiDir === undefined ? defaultUiDir() : options.uiDir,
@@ -128,7 +136,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       log: (entry) => log(JSON.stringify({ time: new Date().toISOString(), ...entry })),
       // the policy follows the binding: loopback names only, or also the machine's own while on the LAN
       allowHost: hostCheck(() => binding?.host ?? host),
-      bodyBytesInFlight: options.limits?.bodyBytesInFlight,
+      bodies,
       realtimeQueueBytes: options.limits?.realtimeQueueBytes,
     });
     const bound = await Binding.open(handler, host, options.port ?? 8090, options.strictPort === true, options.limits, tls);
@@ -137,7 +145,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const heldBack = core.setup.heldBack();
     if (heldBack !== null) log(heldBack);
     else core.setup.issue();
-    return runningServer(core, store, bound, setupUrl, () => tlsInfo);
+    return runningServer(core, store, bound, bodies, setupUrl, () => tlsInfo);
   } catch (err) {
     await store.close();
     throw err;
@@ -148,7 +156,7 @@ function errorText(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
-function runningServer(core: Core, store: Store, binding: Binding, setupUrl: (token: string) => string, tls: () => RunningServer['tls']): RunningServer {
+function runningServer(core: Core, store: Store, binding: Binding, bodies: BodyServices, setupUrl: (token: string) => string, tls: () => RunningServer['tls']): RunningServer {
   let closed = false;
   return {
     get url() { return binding.url; },
@@ -163,6 +171,7 @@ function runningServer(core: Core, store: Store, binding: Binding, setupUrl: (to
     },
     lanUrls: () => binding.lanUrls(),
     rebind: (host) => binding.rebind(host),
+    bodyBytesInFlight: () => bodies.inFlight.inUse(),
     async close() {
       if (closed) return;
       closed = true;

@@ -49,13 +49,15 @@ export function BackupsList(props: { onRestored(): Promise<void> }): JSX.Element
       a.click();
       a.remove();
     });
-  const restore = (b: BackupFile) =>
-    run(b.key, async () => {
+  const restore = (b: BackupFile) => {
+    const restored = props.onRestored; // the handler as it is at the click
+    return run(b.key, async () => {
       const res = await app.api.restoreBackupKey(b.key);
-      await props.onRestored();
+      await restored();
       const missing = res.missingFiles.length > 0 ? ` ${res.missingFiles.length} file(s) its records name were not in it.` : '';
       toast(`Restored ${b.key}. The data before it is in ${res.previous}.${missing}`);
     });
+  };
   const remove = (b: BackupFile) =>
     run(b.key, async () => {
       await app.api.deleteBackup(b.key);

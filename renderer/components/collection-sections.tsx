@@ -11,19 +11,18 @@ import { FormField } from './form-field.js';
 import { Icon } from './icon.js';
 
 export function GeneralSection(props: { form: CollectionForm; system: boolean }): JSX.Element {
-  const f = props.form;
   return (
     <section class="card section">
       <h2>General</h2>
       <div class="row-2">
-        <FormField label="Name" for="col-name" error={errorAt(f.errors(), 'name')} hint="Letters, digits and _, starting with a letter. Used in URLs." required>
-          <input id="col-name" class="mono" value={f.draft.name} placeholder="posts" disabled={props.system} autofocus={f.isNew()} onInput={(e) => f.setName(e.currentTarget.value)} />
+        <FormField label="Name" for="col-name" error={errorAt(props.form.errors(), 'name')} hint="Letters, digits and _, starting with a letter. Used in URLs." required>
+          <input id="col-name" class="mono" value={props.form.draft.name} placeholder="posts" disabled={props.system} autofocus={props.form.isNew()} onInput={(e) => props.form.setName(e.currentTarget.value)} />
         </FormField>
-        <FormField label="Type" for="col-type" error={errorAt(f.errors(), 'type')} hint={f.isNew() ? 'Auth collections hold records that can sign in; a view\'s read-only records come from a query.' : 'The type cannot be changed.'}>
+        <FormField label="Type" for="col-type" error={errorAt(props.form.errors(), 'type')} hint={props.form.isNew() ? 'Auth collections hold records that can sign in; a view\'s read-only records come from a query.' : 'The type cannot be changed.'}>
           <div class="segmented" id="col-type" role="radiogroup">
             <For each={['base', 'auth', 'view'] as const}>
               {(t) => (
-                <button type="button" role="radio" aria-checked={f.draft.type === t} classList={{ on: f.draft.type === t }} disabled={!f.isNew()} onClick={() => f.setDraft('type', t)}>
+                <button type="button" role="radio" aria-checked={props.form.draft.type === t} classList={{ on: props.form.draft.type === t }} disabled={!props.form.isNew()} onClick={() => props.form.setDraft('type', t)}>
                   <Icon name={t === 'auth' ? 'users' : t === 'view' ? 'search' : 'database'} /> {t === 'auth' ? 'Auth' : t === 'view' ? 'View' : 'Base'}
                 </button>
               )}
@@ -36,63 +35,61 @@ export function GeneralSection(props: { form: CollectionForm; system: boolean })
 }
 
 export function FieldsSection(props: { form: CollectionForm; collections: Collection[] }): JSX.Element {
-  const f = props.form;
   return (
     <section class="card section">
       <h2>Fields</h2>
       <p class="muted section-intro">
         Fields are matched by id, so renaming keeps the data. Removing a field deletes its data when you save.
-        <Show when={f.isNew()}>
-          {f.draft.type === 'auth' ? ' The id, email, password, emailVisibility and verified fields are added automatically.' : ' The id field is added automatically.'}
+        <Show when={props.form.isNew()}>
+          {props.form.draft.type === 'auth' ? ' The id, email, password, emailVisibility and verified fields are added automatically.' : ' The id field is added automatically.'}
         </Show>
       </p>
-      <Show when={typeof errorAt(f.errors(), 'fields') === 'string'}>
-        <p class="error-text">{errorAt(f.errors(), 'fields')}</p>
+      <Show when={typeof errorAt(props.form.errors(), 'fields') === 'string'}>
+        <p class="error-text">{errorAt(props.form.errors(), 'fields')}</p>
       </Show>
       <div class="field-list">
-        <For each={f.draft.fields}>
+        <For each={props.form.draft.fields}>
           {(item, i) => (
             <FieldRow
               item={item}
               index={i()}
-              count={f.draft.fields.length}
+              count={props.form.draft.fields.length}
               collections={props.collections}
-              error={(prop) => f.fieldError(item.key, prop)}
-              update={(patch: Partial<Field>) => f.setDraft('fields', i(), 'field', patch as Field)}
-              move={(d) => f.move(i(), d)}
-              remove={() => (item.original ? f.setDraft('fields', i(), 'removed', true) : f.setDraft('fields', produce((l) => l.splice(i(), 1))))}
-              restore={() => f.setDraft('fields', i(), 'removed', false)}
+              error={(prop) => props.form.fieldError(item.key, prop)}
+              update={(patch: Partial<Field>) => props.form.setDraft('fields', i(), 'field', patch as Field)}
+              move={(d) => props.form.move(i(), d)}
+              remove={() => (item.original ? props.form.setDraft('fields', i(), 'removed', true) : props.form.setDraft('fields', produce((l) => l.splice(i(), 1))))}
+              restore={() => props.form.setDraft('fields', i(), 'removed', false)}
             />
           )}
         </For>
       </div>
-      <AddFieldMenu onAdd={f.addField} />
+      <AddFieldMenu onAdd={props.form.addField} />
     </section>
   );
 }
 
 export function SaveBar(props: { form: CollectionForm; system: boolean }): JSX.Element {
-  const f = props.form;
   return (
     <div class="save-bar">
-      <Show when={!f.isNew() && !props.system}>
-        <button type="button" class="btn btn-danger-ghost" onClick={() => f.setConfirmDelete(true)}>
+      <Show when={!props.form.isNew() && !props.system}>
+        <button type="button" class="btn btn-danger-ghost" onClick={() => props.form.setConfirmDelete(true)}>
           <Icon name="trash" /> Delete collection
         </button>
       </Show>
       <span class="spacer" />
-      <Show when={f.problem()}>
+      <Show when={props.form.problem()}>
         {(p) => (
           <p class="save-problem error-text" role="alert">
             {p().summary}
           </p>
         )}
       </Show>
-      <Show when={f.isNew()}>
+      <Show when={props.form.isNew()}>
         <a class="btn" href="#/collections">Cancel</a>
       </Show>
-      <button type="submit" class="btn btn-primary" disabled={f.busy()} title="Ctrl+S">
-        {f.busy() ? 'Saving…' : f.isNew() ? 'Create collection' : 'Save changes'}
+      <button type="submit" class="btn btn-primary" disabled={props.form.busy()} title="Ctrl+S">
+        {props.form.busy() ? 'Saving…' : props.form.isNew() ? 'Create collection' : 'Save changes'}
       </button>
     </div>
   );
@@ -103,8 +100,7 @@ export function SaveBar(props: { form: CollectionForm; system: boolean }): JSX.E
  * the query, on save).
  */
 export function ViewQuerySection(props: { form: CollectionForm; collection?: Collection }): JSX.Element {
-  const f = props.form;
-  const error = () => errorAt(f.errors(), 'viewQuery');
+  const error = () => errorAt(props.form.errors(), 'viewQuery');
   return (
     <section class="card section">
       <h2>View query</h2>
@@ -118,9 +114,9 @@ export function ViewQuerySection(props: { form: CollectionForm; collection?: Col
           class="mono view-query"
           rows={8}
           spellcheck={false}
-          value={f.draft.viewQuery}
+          value={props.form.draft.viewQuery}
           placeholder="SELECT p.id, p.title, count(c.id) AS comments FROM posts p LEFT JOIN comments c ON c.post = p.id GROUP BY p.id"
-          onInput={(e) => f.setDraft('viewQuery', e.currentTarget.value)}
+          onInput={(e) => props.form.setDraft('viewQuery', e.currentTarget.value)}
         />
       </FormField>
       <h3>Fields</h3>

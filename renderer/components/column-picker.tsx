@@ -1,6 +1,6 @@
 // "Columns": which fields the records table shows, remembered per collection (lib/column-prefs.ts).
 import { createSignal, For, Show, type JSX } from 'solid-js';
-import { dismissOnOutside } from '../lib/dismiss.js';
+import { createDismiss } from '../lib/dismiss.js';
 import type { Field } from '../api.js';
 import { Icon } from './icon.js';
 
@@ -8,7 +8,7 @@ export function ColumnPicker(props: { fields: Field[]; hidden: string[]; onChang
   const [open, setOpen] = createSignal(false);
   let box: HTMLDivElement | undefined;
   // A click elsewhere or Escape closes the list, as menus do.
-  dismissOnOutside(() => box, open, () => setOpen(false));
+  createDismiss(() => box, open, () => setOpen(false));
   const shown = () => props.fields.filter((f) => !props.hidden.includes(f.id)).length;
   const toggle = (f: Field, on: boolean) => props.onChange(on ? props.hidden.filter((id) => id !== f.id) : [...props.hidden, f.id]);
   return (

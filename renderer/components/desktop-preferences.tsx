@@ -1,7 +1,7 @@
 // The desktop app's own settings (main/preferences.ts): the port, background mode, open at login and the
 // update channel; the theme has its switch in the sidebar. Shown only in the desktop window. Each change
 // goes to the main process, which applies it to the OS and answers the new state (or why not).
-import { createSignal, onCleanup, Show, type JSX } from 'solid-js';
+import { createSignal, onCleanup, onMount, Show, type JSX } from 'solid-js';
 import type { DesktopPreferences, PreferencesPatch } from '../../main/preload-api.js';
 import { bridgeErrorText, type DeskbaseDesktopApi } from '../desktop.js';
 
@@ -15,8 +15,10 @@ export function DesktopPreferencesCard(props: { bridge: DeskbaseDesktopApi }): J
     setPrefs(next);
     setPort(String(next.port));
   };
-  onCleanup(props.bridge.preferences.onChange(take));
-  props.bridge.preferences.get().then(take, (err: unknown) => setError(bridgeErrorText(err)));
+  onMount(() => {
+    onCleanup(props.bridge.preferences.onChange(take));
+    props.bridge.preferences.get().then(take, (err: unknown) => setError(bridgeErrorText(err)));
+  });
 
   const change = async (patch: PreferencesPatch) => {
     setBusy(true);

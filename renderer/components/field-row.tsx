@@ -1,6 +1,6 @@
 // One field in the schema editor: name, type, flags, options; system fields are shown but locked;
 // a removed field stays visible with a warning until the save, and can be restored.
-import { createSignal, Show, type JSX } from 'solid-js';
+import { createSignal, Show, untrack, type JSX } from 'solid-js';
 import { Dynamic } from 'solid-js/web';
 import type { Collection, Field } from '../api.js';
 import type { DraftField } from '../lib/collection-draft.js';
@@ -25,7 +25,8 @@ export function FieldRow(props: FieldRowProps): JSX.Element {
   const f = () => props.item.field;
   const locked = () => f().system;
   const idPrefix = () => `fld-${props.item.key}`;
-  const [open, setOpen] = createSignal(!props.item.original && !f().system && f().type !== 'autodate');
+  // a new field starts open, once; the user opens and closes it from then on
+  const [open, setOpen] = createSignal(untrack(() => !props.item.original && !f().system && f().type !== 'autodate'));
   const hasOptionError = () => ['required', 'hidden', 'presentable', 'help', ...Object.keys(f())].some((k) => k !== 'name' && !!props.error(k));
   const expanded = () => open() || hasOptionError();
   const renamed = () => props.item.original && props.item.original.name !== f().name;

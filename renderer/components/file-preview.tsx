@@ -1,6 +1,6 @@
 // A record's files in a preview window: images at full size, anything else named with a link to open
 // it; arrows (buttons or ←/→) step through the field's files, Escape closes (lib/focus-trap.ts).
-import { createResource, createSignal, Show, type JSX } from 'solid-js';
+import { createResource, createSignal, Show, untrack, type JSX } from 'solid-js';
 import { useFocusTrap } from '../lib/focus-trap.js';
 import { formatBytes } from '../lib/format.js';
 import { Icon } from './icon.js';
@@ -20,7 +20,7 @@ export function FilePreview(props: {
   url(name: string): Promise<string | undefined>;
   onClose(): void;
 }): JSX.Element {
-  const [at, setAt] = createSignal(props.start);
+  const [at, setAt] = createSignal(untrack(() => props.start)); // where it opens; the arrows move it from there
   let box: HTMLDivElement | undefined;
   useFocusTrap(() => box, { onEscape: () => props.onClose() });
   const item = () => props.items[at()]!;

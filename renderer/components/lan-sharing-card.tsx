@@ -1,7 +1,7 @@
 // "Share on local network": the switch, the addresses other devices use, and a QR code for phones; the
 // HTTPS switch beside it (browsers on other devices keep a sign-in only over HTTPS) with how a device
 // trusts Deskbase's certificate, and what the OS's firewall will ask.
-import { createSignal, For, onCleanup, Show, type JSX } from 'solid-js';
+import { createSignal, For, onCleanup, onMount, Show, type JSX } from 'solid-js';
 import type { DesktopPreferences } from '../../main/preload-api.js';
 import { bridgeErrorText, type DeskbaseDesktopApi, type LanSharing } from '../desktop.js';
 
@@ -16,18 +16,19 @@ export function LanSharingCard(props: { lan: LanSharing; bridge?: DeskbaseDeskto
   const [prefs, setPrefs] = createSignal<DesktopPreferences | null>(null);
   const [httpsError, setHttpsError] = createSignal('');
   const [httpsBusy, setHttpsBusy] = createSignal(false);
-  const preferences = props.bridge?.preferences;
-  if (preferences) {
+  onMount(() => {
+    const preferences = props.bridge?.preferences;
+    if (!preferences) return;
     onCleanup(preferences.onChange(setPrefs));
     preferences.get().then(setPrefs, (err: unknown) => setHttpsError(bridgeErrorText(err)));
-  }
+  });
   const onHttps = async (input: HTMLInputElement) => {
     const wanted = input.checked;
     input.checked = prefs()?.https ?? false;
     setHttpsBusy(true);
     setHttpsError('');
     try {
-      setPrefs(await preferences!.set({ https: wanted }));
+      setPrefs(await props.bridge!.preferences.set({ https: wanted }));
     } catch (err) {
       setHttpsError(bridgeErrorText(err));
     } finally {

@@ -1,5 +1,5 @@
 // "1–30 of 10,000", previous/next, a page number to jump to, and the page size.
-import { createEffect, createSignal, type JSX } from 'solid-js';
+import { createEffect, createSignal, For, untrack, type JSX } from 'solid-js';
 import { formatCount } from '../lib/format.js';
 
 export const PAGE_SIZES = [10, 30, 100, 500];
@@ -9,7 +9,7 @@ export function Pager(props: { page: number; perPage: number; totalItems: number
   const to = () => Math.min(props.page * props.perPage, props.totalItems);
   const last = () => Math.max(props.totalPages, 1);
   // The typed page number; put back to the current page whenever it changes or a jump is refused.
-  const [typed, setTyped] = createSignal(String(props.page));
+  const [typed, setTyped] = createSignal(untrack(() => String(props.page)));
   createEffect(() => setTyped(String(props.page)));
   const jump = (e: Event) => {
     e.preventDefault();
@@ -27,9 +27,7 @@ export function Pager(props: { page: number; perPage: number; totalItems: number
       <label class="pager-size">
         <span class="muted">Per page</span>
         <select value={String(props.perPage)} onChange={(e) => props.onPerPage(Number(e.currentTarget.value))}>
-          {PAGE_SIZES.map((n) => (
-            <option value={String(n)}>{n}</option>
-          ))}
+          <For each={PAGE_SIZES}>{(n) => <option value={String(n)}>{n}</option>}</For>
         </select>
       </label>
       <div class="pager-buttons">

@@ -24,6 +24,8 @@ export interface RecordFormProps {
   formId?: string;
   /** After a save or delete; `keepOpen` when the panel stays on the saved record (Save and continue). */
   onSaved(saved?: RecordModel, keepOpen?: boolean): void;
+  /** Creates a related record in place (a relation input's "new"; FieldCtx.createRecord). */
+  createRecord?(collectionId: string): Promise<RecordModel | null>;
 }
 
 /**
@@ -66,6 +68,7 @@ export function createRecordForm(props: RecordFormProps, app: AppCtx, toast: (me
       return isNew();
     },
     record: props.record,
+    createRecord: props.createRecord,
     // Functional updates: inputs may call these from their own effects, which must not subscribe to
     // (and rerun on) the form's whole state.
     setExtra: (key, value) => setExtras((cur) => ({ ...cur, [key]: value })),

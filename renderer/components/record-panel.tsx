@@ -1,7 +1,7 @@
 // Create or edit one record in a side panel: one input per field type (fields/<type>.tsx), the server's
 // per-field errors under each input, delete with confirmation. The working copy and the actions live
 // in record-form.ts.
-import { createSignal, For, mergeProps, Show, type JSX } from 'solid-js';
+import { createSignal, For, mergeProps, Show, untrack, type JSX } from 'solid-js';
 import { Dynamic } from 'solid-js/web';
 import type { Collection, Field, RecordModel } from '../api.js';
 import { errorAt } from '../api.js';
@@ -75,19 +75,19 @@ export function RecordPanel(props: {
   depth?: number;
 }): JSX.Element {
   const app = useApp();
-  const depth = props.depth ?? 0;
+  const depth = untrack(() => props.depth ?? 0); // a panel stays at the depth it opened at
   // Ids stay unique when a second panel opens above the first.
   const formId = depth === 0 ? 'record-form' : `record-form-${depth + 1}`;
   const prefix = depth === 0 ? 'rf-' : `rf${depth + 1}-`;
-  const form = createRecordForm(mergeProps(props, { formId }), app, useToast());
   // A relation input may create the related record in place: a second panel above this one.
   const [nested, setNested] = createSignal<{ collection: Collection; done(r: RecordModel | null): void } | null>(null);
-  form.fieldCtx.createRecord = (collectionId) =>
-    new Promise((resolve) => {
+  const createRecord = (collectionId: string) =>
+    new Promise<RecordModel | null>((resolve) => {
       const target = app.findCollection(collectionId);
       if (!target) return resolve(null);
       setNested({ collection: target, done: (r) => (setNested(null), resolve(r)) });
     });
+  const form = createRecordForm(mergeProps(props, { formId, createRecord }), app, useToast());
   // Focus starts on the first field people fill (not `id`, which is best left to the server).
   const initialFocus = (panel: HTMLElement) => controlOf(panel.querySelector(`#${formId} .form-field:not([data-field="id"])`));
   const [confirmDiscard, setConfirmDiscard] = createSignal(false);
@@ -137,7 +137,7 @@ export function RecordPanel(props: {
         </>
       }
     >
-      <form id={formId} class="record-form" onSubmit={form.save} novalidate>
+      <form id={formId} class="record-form" onSubmit={(e) => form.save(e)} novalidate>
         <Show when={form.message()}>
           <div class="alert alert-error" role="alert">
             {form.message()}

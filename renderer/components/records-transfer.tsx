@@ -6,7 +6,7 @@ import { ApiError, messageOf, type ErrorData } from '../api.js';
 import { useApp } from '../app-context.js';
 import { pickFile } from '../lib/read-file.js';
 import { saveBlob } from '../lib/save-file.js';
-import { dismissOnOutside } from '../lib/dismiss.js';
+import { createDismiss } from '../lib/dismiss.js';
 import { Icon } from './icon.js';
 import { useToast } from './toasts.js';
 
@@ -51,7 +51,7 @@ export function RecordsTransfer(props: { collection: string; filter: string; sor
   const [open, setOpen] = createSignal(false);
   const [busy, setBusy] = createSignal(false);
   let box: HTMLDivElement | undefined;
-  dismissOnOutside(() => box, open, () => setOpen(false));
+  createDismiss(() => box, open, () => setOpen(false));
 
   const exportAs = async (format: Format) => {
     setOpen(false);

@@ -49,36 +49,42 @@ export function SchemaCard(): JSX.Element {
     const result = await app.api.importSchema(collections, del, true);
     setPending({ file, collections, preview: result });
   });
-  const choose = () => run(async () => {
-    setApplied(null);
-    const file = await pickFile('.json,application/json');
-    if (!file) return;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(await file.text());
-    } catch {
-      throw new Error(`${file.name} is not JSON.`);
-    }
-    // PocketBase's export is an array; some tools wrap it as { collections: [...] }
-    const list = Array.isArray(parsed) ? parsed : (parsed as { collections?: unknown }).collections;
-    if (!Array.isArray(list)) throw new Error(`${file.name} holds no list of collections.`);
-    setPending(null);
-    setPending({ file: file.name, collections: list, preview: await app.api.importSchema(list, deleteMissing(), true) });
-  });
+  const choose = () => {
+    const del = deleteMissing(); // as the box is when the file is chosen
+    return run(async () => {
+      setApplied(null);
+      const file = await pickFile('.json,application/json');
+      if (!file) return;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(await file.text());
+      } catch {
+        throw new Error(`${file.name} is not JSON.`);
+      }
+      // PocketBase's export is an array; some tools wrap it as { collections: [...] }
+      const list = Array.isArray(parsed) ? parsed : (parsed as { collections?: unknown }).collections;
+      if (!Array.isArray(list)) throw new Error(`${file.name} holds no list of collections.`);
+      setPending(null);
+      setPending({ file: file.name, collections: list, preview: await app.api.importSchema(list, del, true) });
+    });
+  };
   const toggleDelete = (on: boolean) => {
     setDeleteMissing(on);
     const p = pending();
     if (p) void preview(p.collections, p.file, on);
   };
-  const apply = () => run(async () => {
+  const apply = () => {
     const p = pending();
-    if (!p) return;
-    const result = await app.api.importSchema(p.collections, deleteMissing(), false);
-    setPending(null);
-    setApplied(result);
-    await app.reloadCollections();
-    toast('Schema imported.');
-  });
+    const del = deleteMissing();
+    return run(async () => {
+      if (!p) return;
+      const result = await app.api.importSchema(p.collections, del, false);
+      setPending(null);
+      setApplied(result);
+      await app.reloadCollections();
+      toast('Schema imported.');
+    });
+  };
 
   return (
     <section class="card section schema-card">

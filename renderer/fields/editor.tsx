@@ -31,15 +31,16 @@ function EditorInput(props: InputProps<'editor'>) {
   const [state, bump] = createSignal(0);
   let host: HTMLDivElement | undefined;
   let gone = false;
-  onMount(() => {
-    import('../lib/rich-text.js')
-      .then((m) => {
-        if (gone || !host) return;
-        // what was typed in the textarea meanwhile carries over
-        const html = typeof props.value === 'string' ? props.value : '';
-        setRich(m.mountRichText(host, { html, id: props.id, label: props.field.name, onChange: (html) => props.onChange(html), onState: () => bump(state() + 1) }));
-      })
-      .catch(() => undefined); // the textarea stays
+  onMount(async () => {
+    try {
+      const m = await import('../lib/rich-text.js');
+      if (gone || !host) return;
+      // what was typed in the textarea meanwhile carries over
+      const html = typeof props.value === 'string' ? props.value : '';
+      setRich(m.mountRichText(host, { html, id: props.id, label: props.field.name, onChange: (html) => props.onChange(html), onState: () => bump(state() + 1) }));
+    } catch {
+      // the textarea stays
+    }
   });
   onCleanup(() => {
     gone = true;

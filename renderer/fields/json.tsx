@@ -1,4 +1,4 @@
-import { createSignal, onCleanup, onMount, Show } from 'solid-js';
+import { createSignal, onCleanup, onMount, Show, untrack } from 'solid-js';
 import type { CodeEditor } from '../lib/json-editor.js';
 import type { FieldUi } from './types.js';
 import { NumberOpt } from './option-controls.js';
@@ -19,7 +19,8 @@ export const jsonUi: FieldUi<'json'> = {
   description: 'Any JSON value: objects, arrays, numbers, text.',
   defaults: () => ({ maxSize: 0 }),
   Input: (props) => {
-    const [text, setText] = createSignal(props.value === null || props.value === undefined ? '' : JSON.stringify(props.value, null, 2));
+    // the value as it opens; from then on the text is what is typed (a half-typed value is no JSON yet)
+    const [text, setText] = createSignal(untrack(() => (props.value === null || props.value === undefined ? '' : JSON.stringify(props.value, null, 2))));
     const [problem, setProblem] = createSignal<string | null>(null);
     const typed = (value: string) => {
       setText(value);
@@ -32,13 +33,14 @@ export const jsonUi: FieldUi<'json'> = {
     const [editor, setEditor] = createSignal<CodeEditor | null>(null);
     let host: HTMLDivElement | undefined;
     let gone = false;
-    onMount(() => {
-      import('../lib/json-editor.js')
-        .then((m) => {
-          if (gone || !host) return;
-          setEditor(m.mountJsonEditor(host, { doc: text(), id: props.id, label: props.field.name, onChange: typed }));
-        })
-        .catch(() => undefined); // the textarea stays
+    onMount(async () => {
+      try {
+        const m = await import('../lib/json-editor.js');
+        if (gone || !host) return;
+        setEditor(m.mountJsonEditor(host, { doc: text(), id: props.id, label: props.field.name, onChange: typed }));
+      } catch {
+        // the textarea stays
+      }
     });
     onCleanup(() => {
       gone = true;

@@ -1,4 +1,4 @@
-import { createResource, createSignal, For, Show } from 'solid-js';
+import { createResource, createSignal, For, Show, untrack } from 'solid-js';
 import type { FieldUi, InputProps } from './types.js';
 import type { RecordModel } from '../api.js';
 import { messageOf } from '../api.js';
@@ -30,7 +30,8 @@ function RelationInput(props: InputProps<'relation'>) {
     for (const r of recs) next.set(r.id, recordLabel(r, target()));
     setLabels(next);
   };
-  remember(expandedOf(props.ctx.record, props.field.name));
+  // the labels the record came with, once; records picked later bring their own
+  untrack(() => remember(expandedOf(props.ctx.record, props.field.name)));
 
   const [open, setOpen] = createSignal(false);
   const [query, setQuery] = createSignal('');

@@ -2,7 +2,8 @@
 // the panel or page around it stays open). Used by the Columns list and the Export / import menu.
 import { onCleanup, onMount } from 'solid-js';
 
-export function dismissOnOutside(box: () => HTMLElement | undefined, isOpen: () => boolean, close: () => void): void {
+/** A primitive (hence create*): it takes accessors and registers its listeners for the owner's lifetime. */
+export function createDismiss(box: () => HTMLElement | undefined, isOpen: () => boolean, close: () => void): void {
   const onDoc = (e: Event) => {
     if (!isOpen()) return;
     if (e instanceof KeyboardEvent) {

@@ -42,7 +42,8 @@ export interface ThemeControl {
  * and in the desktop window kept in step with the app's setting (changed from another place too).
  */
 export function createTheme(bridge: DeskbaseDesktopApi | undefined, win: Window = window): ThemeControl {
-  const [choice, setChoiceSignal] = createSignal<ThemeSource>(storedTheme(win.localStorage));
+  const stored = storedTheme(win.localStorage);
+  const [choice, setChoiceSignal] = createSignal<ThemeSource>(stored);
   const apply = (next: ThemeSource) => {
     setChoiceSignal(next);
     try {
@@ -52,7 +53,7 @@ export function createTheme(bridge: DeskbaseDesktopApi | undefined, win: Window 
     }
     applyTheme(next, win);
   };
-  applyTheme(choice(), win);
+  applyTheme(stored, win);
   const media = typeof win.matchMedia === 'function' ? win.matchMedia(DARK_QUERY) : null;
   const onSystemChange = () => applyTheme(choice(), win);
   media?.addEventListener('change', onSystemChange);

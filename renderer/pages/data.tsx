@@ -19,6 +19,10 @@ export function DataPage(): JSX.Element {
   const restored = async () => void (await app.reloadCollections());
   // the list re-reads after an upload restore too (it kept a before-restore zip)
   const [listKey, setListKey] = createSignal(0);
+  const restoredFromFile = async () => {
+    await restored();
+    setListKey(listKey() + 1);
+  };
   return (
     <div class="page data-page">
       <header class="page-header">
@@ -35,12 +39,7 @@ export function DataPage(): JSX.Element {
           </>
         )}
       </Show>
-      <BackupCard
-        onRestored={async () => {
-          await restored();
-          setListKey(listKey() + 1);
-        }}
-      />
+      <BackupCard onRestored={restoredFromFile} />
       <Show when={listKey() + 1} keyed>
         <BackupsList onRestored={restored} />
       </Show>

@@ -2,7 +2,7 @@
 // panel to create/edit. Filter, sort, page, page size and the open record live in the URL
 // (lib/list-state.ts); the page's records and the open record are ./records-data.ts; the grid's columns
 // are remembered per collection (lib/column-prefs.ts).
-import { createEffect, createMemo, createSignal, on, Show, type JSX } from 'solid-js';
+import { createEffect, createMemo, createSignal, on, Show, untrack, type JSX } from 'solid-js';
 import type { Collection, RecordModel } from '../api.js';
 import { ApiError, messageOf } from '../api.js';
 import { useApp } from '../app-context.js';
@@ -49,7 +49,8 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
   const [importProblem, setImportProblem] = createSignal<ImportProblem | null>(null);
 
   const fields = createMemo(() => props.collection.fields.filter((f) => f.type !== 'password' && !isInternalField(f, props.collection)));
-  const [hidden, setHidden] = createSignal(loadHiddenColumns(props.collection.id));
+  // this view is made once per collection (keyed in routes.tsx): its remembered columns and filters are read once
+  const [hidden, setHidden] = createSignal(untrack(() => loadHiddenColumns(props.collection.id)));
   const columns = createMemo(() => fields().filter((f) => !hidden().includes(f.id)));
 
   const page = createRecordsPage(app, () => props.collection, list);
@@ -58,7 +59,7 @@ export function RecordsView(props: { collection: Collection }): JSX.Element {
   const { open } = record;
   createEffect(() => selection.refresh(rows()));
   // A filter the server took goes into the box's history (one that it refused does not).
-  const [history, setHistory] = createSignal(loadFilterHistory(props.collection.id));
+  const [history, setHistory] = createSignal(untrack(() => loadFilterHistory(props.collection.id)));
   createEffect(on(current, (d) => {
     const f = q().filter;
     if (d && f !== '' && !data.error && history()[0] !== f) setHistory(rememberFilter(props.collection.id, f));
@@ -204,21 +205,22 @@ function NoRecords(props: { filter: string; searching: boolean; readOnly: boolea
 /** The open record's panel: the edit form, or a view collection's read-only one (no new records there). */
 function OpenRecordPanel(props: { collection: Collection; record: RecordModel | 'new'; open: OpenRecord; readOnly: boolean; onSaved(): void }): JSX.Element {
   // Rendered once per record (a keyed <Show>), so the record is read once.
-  const rec = props.record;
-  if (props.readOnly) return rec === 'new' ? null : <ViewRecordPanel collection={props.collection} record={rec} onClose={props.open.close} />;
+  const rec = untrack(() => props.record);
   return (
-    <RecordPanel
-      collection={props.collection}
-      record={rec === 'new' ? undefined : rec}
-      initial={rec === 'new' ? (props.open.prefill() ?? undefined) : undefined}
-      expand={expandOf(props.collection)}
-      onClose={props.open.close}
-      onSaved={(saved, keepOpen) => {
-        if (keepOpen && saved) props.open.moveTo(saved.id);
-        else props.open.close();
-        props.onSaved();
-      }}
-      onDuplicate={props.open.duplicate}
-    />
+    <Show when={!props.readOnly} fallback={rec === 'new' ? null : <ViewRecordPanel collection={props.collection} record={rec} onClose={props.open.close} />}>
+      <RecordPanel
+        collection={props.collection}
+        record={rec === 'new' ? undefined : rec}
+        initial={rec === 'new' ? (props.open.prefill() ?? undefined) : undefined}
+        expand={expandOf(props.collection)}
+        onClose={props.open.close}
+        onSaved={(saved, keepOpen) => {
+          if (keepOpen && saved) props.open.moveTo(saved.id);
+          else props.open.close();
+          props.onSaved();
+        }}
+        onDuplicate={props.open.duplicate}
+      />
+    </Show>
   );
 }

@@ -1,6 +1,6 @@
 // The signed-in layout: sidebar of collections and the page the hash route picks from the route table
 // (renderer/routes.tsx).
-import { createEffect, createMemo, createResource, createSignal, onCleanup, onMount, Show, type Accessor, type JSX } from 'solid-js';
+import { createEffect, createMemo, createResource, createSignal, onCleanup, onMount, Show, untrack, type Accessor, type JSX } from 'solid-js';
 import { Dynamic } from 'solid-js/web';
 import type { Api, SessionInfo } from '../api.js';
 import { AppContext, type AppCtx } from '../app-context.js';
@@ -14,14 +14,16 @@ import { LanBanner } from '../components/lan-banner.js';
 import { useLive } from '../lib/live.js';
 
 export function Shell(props: { api: Api; session: Accessor<SessionInfo | null>; onSignedOut(): void }): JSX.Element {
+  // the app's one client (App makes it once): read once, as every page reaches it through the context
+  const api = untrack(() => props.api);
   const router = useRouter();
   const toast = useToast();
   const [collections, { refetch }] = createResource(async () => {
-    const page = await props.api.listCollections();
+    const page = await api.listCollections();
     return [...page.items].sort((a, b) => a.name.localeCompare(b.name));
   });
   // collections another client creates, renames or deletes appear in the sidebar (a superuser topic)
-  useLive(props.api, () => ['_collections/*'], () => void refetch());
+  useLive(api, () => ['_collections/*'], () => void refetch());
   const [menuOpen, setMenuOpen] = createSignal(false);
   let menuButton: HTMLButtonElement | undefined;
   // The slide-out menu (narrow windows) closes on Escape like any overlay, and hands focus back to its
@@ -38,14 +40,14 @@ export function Shell(props: { api: Api; session: Accessor<SessionInfo | null>; 
   const desktop: DesktopCtx | undefined = bridge ? { bridge, lan: createLanSharing(bridge) } : undefined;
 
   const ctx: AppCtx = {
-    api: props.api,
-    session: props.session,
+    api,
+    session: () => props.session(),
     collections,
     reloadCollections: async () => (await refetch()) ?? undefined,
     findCollection: (key) => collections()?.find((c) => c.name === key || c.id === key),
     async signOut() {
       try {
-        await props.api.signOut();
+        await api.signOut();
       } catch {
         // Signed out locally either way; the server may already have ended the session.
       }
@@ -65,7 +67,7 @@ export function Shell(props: { api: Api; session: Accessor<SessionInfo | null>; 
   const checkSession = () => {
     if (document.visibilityState !== 'visible' || Date.now() - checked < 5000) return;
     checked = Date.now();
-    props.api.getSession().catch(() => undefined);
+    api.getSession().catch(() => undefined);
   };
   onMount(() => {
     window.addEventListener('focus', checkSession);

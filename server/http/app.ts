@@ -5,7 +5,7 @@ import { ApiError } from '../errors.js';
 import type { Core } from '../core/index.js';
 import { authMiddleware } from './caller.js';
 import { BodyNotReceived } from './body.js';
-import { createBodyServices, setBodyServices } from './body-services.js';
+import { createBodyServices, setBodyServices, type BodyServices } from './body-services.js';
 import { envelopeJson, GENERIC_MESSAGES } from './envelope.js';
 import { hostCheck } from './hosts.js';
 import { assertUrlLength } from './request.js';
@@ -32,6 +32,8 @@ export interface AppOptions {
   allowHost?: (host: string | null) => boolean;
   /** Request body bytes held in memory at once across all requests (bodies-in-flight.ts). */
   bodyBytesInFlight?: number;
+  /** The bodies' services (body-services.ts), made by the caller that reads them (startServer); else the app's own. */
+  bodies?: BodyServices;
   /** Realtime bytes waiting to be sent, all event streams together (routes/realtime-api.ts). */
   realtimeQueueBytes?: number;
 }
@@ -104,7 +106,7 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   });
 
   const allowHost = options.allowHost ?? hostCheck(() => '127.0.0.1');
-  const bodies = createBodyServices(options.bodyBytesInFlight);
+  const bodies = options.bodies ?? createBodyServices(options.bodyBytesInFlight);
   app.use((event) => {
     setBodyServices(event, bodies);
     // before anything reads a cookie or answers: a page on another name must not reach this server

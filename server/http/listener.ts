@@ -59,7 +59,7 @@ async function bind(handler: NodeHandler, host: string, port: number, strict: bo
     return l;
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === 'EADDRINUSE' || /available port/i.test(String((err as Error).message))) throw new Error(`Port ${port} on ${host} is already in use: choose another with --http HOST:PORT.`);
+    if (code === 'EADDRINUSE' || /available port/i.test(String((err as Error).message))) throw new Error(`Port ${port} on ${host} is already in use: choose another with --http HOST:PORT.`, { cause: err });
     throw err;
   }
 }

@@ -61,13 +61,42 @@ const NO_FILES: FileSink = {
 };
 
 export async function readMultipart(event: H3Event, limits: MultipartLimits, sink: FileSink = NO_FILES): Promise<MultipartForm> {
-  const type = event.req.headers.get('content-type') ?? '';
   if (Number(event.req.headers.get('content-length') ?? '0') > limits.bodyLimit) throw tooLarge();
   const source = requestStream(event);
   if (source === null) return { body: {}, uploads: [], files: new Map(), tooMany: new Set() };
-  let parser: busboy.Busboy;
+  const parser = openParser(event.req.headers.get('content-type') ?? '', source, limits);
+  // the parts other than files are held in memory: they count against all requests' bodies in flight
+  // until this one's response is sent (bodies-in-flight.ts); files stream to disk and do not
+  const services = bodyServicesOf(event);
+  const budget = services.inFlight.forRequest();
+  const response = event.runtime?.node?.res;
+  if (response) response.once('close', budget.release);
+  // no response to wait for: an in-process request (tests) gives its bytes back once read
+  const released = () => { if (!response) budget.release(); };
+  const parts = new FormParts(limits, sink, budget);
   try {
-    parser = busboy({
+    await parts.read(source, parser);
+  } catch (err) {
+    released();
+    await parts.abandon();
+    throw err instanceof ApiError ? err : (err as { code?: unknown }).code !== undefined ? err : invalidBody();
+  }
+  let body: Record<string, unknown>;
+  try {
+    body = await formToObject(parts.entries, services.parser);
+  } catch (err) {
+    await sink.discard(parts.uploads);
+    throw err;
+  } finally {
+    released();
+  }
+  return { body, uploads: parts.uploads, files: parts.files, tooMany: parts.tooMany };
+}
+
+/** busboy for this body's type, bounded by MAX_BODY_KEYS parts and the fields' bytes; a type it cannot read is a 400. */
+function openParser(type: string, source: Readable, limits: MultipartLimits): busboy.Busboy {
+  try {
+    return busboy({
       headers: { 'content-type': type },
       limits: { fields: MAX_BODY_KEYS, parts: MAX_BODY_KEYS, fieldSize: limits.fieldBytes, fieldNameSize: 1024 },
     });
@@ -75,102 +104,118 @@ export async function readMultipart(event: H3Event, limits: MultipartLimits, sin
     drain(source);
     throw invalidBody();
   }
+}
 
-  // the parts other than files are held in memory: they count against all requests' bodies in flight
-  // until this one's response is sent (bodies-in-flight.ts); files stream to disk and do not
-  const services = bodyServicesOf(event);
-  const budget = services.inFlight.forRequest();
-  const response = event.runtime?.node?.res;
-  if (response) response.once('close', budget.release);
-  const entries: [string, string][] = [];
-  const files = new Map<string, (StagedFile | OversizeFile)[]>();
-  const receiving: Promise<void>[] = [];
-  const uploads: StagedFile[] = [];
-  const tooMany = new Set<string>();
-  let received = 0;
-  let fieldBytes = 0;
-  let fileParts = 0;
+/** What one form's parts came to as they arrived: its fields, its files (streamed to the sink), its refusal. */
+class FormParts {
+  readonly entries: [string, string][] = [];
+  readonly files = new Map<string, (StagedFile | OversizeFile)[]>();
+  readonly uploads: StagedFile[] = [];
+  readonly tooMany = new Set<string>();
+  /** The file parts being received, one after another. */
+  private readonly receiving: Promise<void>[] = [];
+  private fieldBytes = 0;
+  private fileParts = 0;
+  private refused = false;
 
-  const done = new Promise<void>((resolve, reject) => {
-    let refused: unknown = null;
-    const refuse = (error: unknown) => {
-      if (refused !== null) return;
-      refused = error;
-      source.unpipe(parser);
-      drain(source);
-      reject(error);
-    };
-    source.on('data', (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > limits.bodyLimit) refuse(tooLarge());
-    });
-    source.once('error', refuse);
-    parser.on('field', (name, value, info) => {
-      fieldBytes += name.length + value.length;
-      if (info.valueTruncated || fieldBytes > limits.fieldBytes) return refuse(tooLarge());
-      try {
-        budget.take(name.length + value.length);
-      } catch (err) {
-        return refuse(err);
-      }
-      entries.push([name, value]);
-    });
-    parser.on('file', (key, stream, info) => {
-      const field = limits.fileField?.(key);
-      const list = files.get(key) ?? [];
-      if (field === undefined && refused === null) {
-        stream.resume();
-        return refuse(limits.otherFile?.(key) ?? noFilesHere(key));
-      }
-      if (field === undefined || refused !== null) return void stream.resume(); // the body is refused already
-      if (list.length >= field.maxSelect) {
-        tooMany.add(fieldOf(key));
-        return void stream.resume();
-      }
-      if (limits.maxFiles !== undefined && ++fileParts > limits.maxFiles) {
-        stream.resume();
-        return refuse(limits.tooManyFiles?.() ?? tooLarge());
-      }
-      files.set(key, list);
-      const index = list.length;
-      list.push(new OversizeFile(info.filename ?? 'file', 0)); // its place, kept in order while it streams
-      // one file at a time: busboy waits (backpressure) until this part is on disk, so thousands of small
-      // parts never queue thousands of file operations at once
-      const previous = receiving[receiving.length - 1] ?? Promise.resolve();
-      receiving.push(
-        previous.catch(() => undefined).then(() => sink.receive(stream, info.filename ?? 'file', field.maxSize)).then((file) => {
-          list[index] = file;
-          if (file instanceof StagedFile) uploads.push(file);
-        }),
-      );
-    });
-    const tooComplex = () => refuse(badRequest(`The request body is too complex to process (more than ${MAX_BODY_KEYS} form fields).`));
-    parser.on('partsLimit', tooComplex);
-    parser.on('fieldsLimit', tooComplex);
-    parser.on('error', () => refuse(invalidBody()));
-    parser.on('close', () => {
-      if (refused === null) resolve();
-    });
-    source.pipe(parser);
-  });
+  constructor(
+    private readonly limits: MultipartLimits,
+    private readonly sink: FileSink,
+    private readonly budget: { take(bytes: number): void },
+  ) {}
 
-  try {
-    await done;
-    await Promise.all(receiving);
-  } catch (err) {
-    if (!response) budget.release();
-    await Promise.allSettled(receiving);
-    await sink.discard(uploads);
-    throw err instanceof ApiError ? err : (err as { code?: unknown }).code !== undefined ? err : invalidBody();
+  /** Reads the body through `parser`: resolves once every part is in (files on disk), rejects with the first refusal. */
+  async read(source: Readable, parser: busboy.Busboy): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      const refuse = (error: unknown) => {
+        if (this.refused) return;
+        this.refused = true;
+        source.unpipe(parser);
+        drain(source);
+        reject(error);
+      };
+      let received = 0;
+      source.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > this.limits.bodyLimit) refuse(tooLarge());
+      });
+      source.once('error', refuse);
+      parser.on('field', (name, value, info) => {
+        const refusal = this.field(name, value, info.valueTruncated);
+        if (refusal !== null) refuse(refusal);
+      });
+      parser.on('file', (key, stream, info) => {
+        const refusal = this.file(key, stream, info.filename ?? 'file');
+        if (refusal !== null) refuse(refusal);
+      });
+      const tooComplex = () => refuse(badRequest(`The request body is too complex to process (more than ${MAX_BODY_KEYS} form fields).`));
+      parser.on('partsLimit', tooComplex);
+      parser.on('fieldsLimit', tooComplex);
+      parser.on('error', () => refuse(invalidBody()));
+      parser.on('close', () => {
+        if (!this.refused) resolve();
+      });
+      source.pipe(parser);
+    });
+    await Promise.all(this.receiving);
   }
-  let body: Record<string, unknown>;
-  try {
-    body = await formToObject(entries, services.parser);
-  } catch (err) {
-    await sink.discard(uploads);
-    throw err;
-  } finally {
-    if (!response) budget.release(); // no response to wait for: an in-process request (tests)
+
+  /** A refused form's files: once every part being received has settled, each one kept is discarded. */
+  async abandon(): Promise<void> {
+    await Promise.allSettled(this.receiving);
+    await this.sink.discard(this.uploads);
   }
-  return { body, uploads, files, tooMany };
+
+  /** A field part, kept (its bytes taken from the bodies in flight); or the refusal it causes. */
+  private field(name: string, value: string, truncated: boolean): unknown {
+    this.fieldBytes += name.length + value.length;
+    if (truncated || this.fieldBytes > this.limits.fieldBytes) return tooLarge();
+    try {
+      this.budget.take(name.length + value.length);
+    } catch (err) {
+      return err;
+    }
+    this.entries.push([name, value]);
+    return null;
+  }
+
+  /**
+   * A file part, streamed to the sink under its key's limits, or read and dropped (a key past its
+   * maxSelect, noted in `tooMany`; a body refused already); or the refusal it causes.
+   */
+  private file(key: string, stream: Readable, filename: string): unknown {
+    const { limits } = this;
+    const field = limits.fileField?.(key);
+    if (field === undefined && !this.refused) {
+      stream.resume();
+      return limits.otherFile?.(key) ?? noFilesHere(key);
+    }
+    if (field === undefined || this.refused) { // the body is refused already
+      stream.resume();
+      return null;
+    }
+    const list = this.files.get(key) ?? [];
+    if (list.length >= field.maxSelect) {
+      this.tooMany.add(fieldOf(key));
+      stream.resume();
+      return null;
+    }
+    if (limits.maxFiles !== undefined && ++this.fileParts > limits.maxFiles) {
+      stream.resume();
+      return limits.tooManyFiles?.() ?? tooLarge();
+    }
+    this.files.set(key, list);
+    const index = list.length;
+    list.push(new OversizeFile(filename, 0)); // its place, kept in order while it streams
+    // one file at a time: busboy waits (backpressure) until this part is on disk, so thousands of small
+    // parts never queue thousands of file operations at once
+    const previous = this.receiving[this.receiving.length - 1] ?? Promise.resolve();
+    this.receiving.push(
+      previous.catch(() => undefined).then(() => this.sink.receive(stream, filename, field.maxSize)).then((file) => {
+        list[index] = file;
+        if (file instanceof StagedFile) this.uploads.push(file);
+      }),
+    );
+    return null;
+  }
 }

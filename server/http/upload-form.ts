@@ -34,17 +34,22 @@ export async function readRecordForm(event: H3Event, core: Core, collection: str
   }, core.files);
   if (form.tooMany.size > 0) {
     await core.files.discard(form.uploads);
-    const data: Record<string, ReturnType<typeof fieldError>> = {};
-    for (const name of form.tooMany) {
-      const maxSelect = limits.fields.get(name)?.maxSelect ?? 1;
-      data[name] = fieldError('validation_too_many_files', `The maximum allowed files is ${maxSelect}`, { maxSelect });
-    }
-    throw badRequest(failed, data);
+    throw tooManyFiles(failed, form.tooMany, limits.fields);
   }
   const { body } = form;
   // files join the strings sent under the same key (kept names first), as PocketBase's form does
   for (const [key, list] of form.files) joinFiles(body, key, list);
   return { body, uploads: form.uploads };
+}
+
+/** The 400 naming each field sent more files than its maxSelect. */
+function tooManyFiles(failed: string, names: Set<string>, fields: Map<string, { maxSelect: number }>) {
+  const data: Record<string, ReturnType<typeof fieldError>> = {};
+  for (const name of names) {
+    const maxSelect = fields.get(name)?.maxSelect ?? 1;
+    data[name] = fieldError('validation_too_many_files', `The maximum allowed files is ${maxSelect}`, { maxSelect });
+  }
+  return badRequest(failed, data);
 }
 
 /** Files keyed `requests.N.<key>` or `requests[N].<key>` (PocketBase's batch form; the SDK sends the first). */

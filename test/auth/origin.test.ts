@@ -1,60 +1,56 @@
-// The CSRF check of cookie sessions over a real socket: a state change (or a cookie sign-in) must carry
-// an Origin that is exactly this site's, `http://host:port` as browsers send it.
-import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../server/index.js';
-import { http, liveServer } from '../fixtures/hardening-http.js';
+// The CSRF check of cookie sessions: a state change (or a cookie sign-in) must carry an Origin that is
+// exactly this site's, `http://host:port` as browsers send it (the site is the Host the request names).
+import { describe, expect } from 'vitest';
+import type { Harness } from '../support/harness.js';
+import { scenarios, type Scenario } from '../support/scenario.js';
 
-let server: RunningServer;
-let cookie: string;
-let me: string;
-beforeAll(async () => {
-  ({ server } = await liveServer());
-  const r = await http(server.url, 'POST', '/api/collections/users/records', { body: { email: 'ann@example.com', password: 'password123', passwordConfirm: 'password123' } });
-  me = r.body.id;
-  const s = await http(server.url, 'POST', '/api/collections/users/auth-with-password', {
-    body: { identity: 'ann@example.com', password: 'password123', cookie: true }, headers: { origin: server.url },
+/** The harness's requests name this Host. */
+const SITE = 'http://localhost:8090';
+
+interface Cookied {
+  /** Ann's session cookie (`name=value`). */
+  cookie: string;
+  me: string;
+}
+
+async function cookied(h: Harness): Promise<Cookied> {
+  await h.superuser();
+  const r = await h.req('POST', '/api/collections/users/records', { body: { email: 'ann@example.com', password: 'password123', passwordConfirm: 'password123' } });
+  const s = await h.req('POST', '/api/collections/users/auth-with-password', {
+    body: { identity: 'ann@example.com', password: 'password123', cookie: true }, headers: { origin: SITE },
   });
   expect(s.status, s.text).toBe(200);
-  cookie = s.headers.get('set-cookie')!.split(';')[0];
-});
-afterAll(async () => { await server.close(); });
+  return { cookie: s.headers.get('set-cookie')!.split(';')[0], me: r.body.id as string };
+}
 
-const patch = (origin: string) => http(server.url, 'PATCH', `/api/collections/users/records/${me}`, { headers: { cookie, origin }, body: { name: origin } });
+/** A write by Ann's cookie session, sent with `origin` (and the Host `host`, when given). */
+const write = (name: string, origin: string, status: number, host?: string): Scenario<Cookied> => ({
+  name, method: 'PATCH', url: (c) => `/api/collections/users/records/${c.me}`,
+  headers: (c) => ({ cookie: c.cookie, origin, ...(host === undefined ? {} : { host }) }),
+  body: { name: origin }, status,
+  ...(status === 200 ? { match: { name: origin } } : { match: { status } }),
+});
+
+/** A cookie sign-in sent with `origin`: refused, and no cookie set. */
+const signIn = (name: string, origin: string): Scenario<Cookied> => ({
+  name, method: 'POST', url: '/api/collections/users/auth-with-password', headers: { origin },
+  body: { identity: 'ann@example.com', password: 'password123', cookie: true }, status: 400,
+  after: (r) => { expect(r.headers.get('set-cookie')).toBeNull(); },
+});
 
 describe('F14: Origin compared as scheme, host and port', () => {
-  const site = () => server.url; // http://127.0.0.1:PORT
-  it.each([
-    ['another scheme', () => site().replace('http:', 'https:')],
-    ['a trailing slash', () => `${site()}/`],
-    ['user info', () => site().replace('//', '//ann@')],
-    ['user info and password', () => site().replace('//', '//ann:pw@')],
-    ['a path', () => `${site()}/_/`],
-    ['another port', () => site().replace(/:\d+$/, ':1')],
-  ])('%s: refused', async (_name, origin) => {
-    const r = await patch(origin());
-    expect(r.status, r.text).toBe(403);
-    const s = await http(server.url, 'POST', '/api/collections/users/auth-with-password', {
-      body: { identity: 'ann@example.com', password: 'password123', cookie: true }, headers: { origin: origin() },
-    });
-    expect(s.status).toBe(400);
-    expect(s.headers.get('set-cookie')).toBeNull();
-  });
-
-  it('exactly this site (host in any case): allowed', async () => {
-    expect((await patch(site())).status).toBe(200);
-    const port = new URL(site()).port;
-    // fetch sets Host itself: node:http sends the one given
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${site()}/api/collections/users/records/${me}`, {
-        method: 'PATCH', headers: { cookie, host: `LOCALHOST:${port}`, origin: `http://localhost:${port}`, 'content-type': 'application/json' },
-      }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
-      req.on('error', reject);
-      req.end(JSON.stringify({ name: 'x' }));
-    });
-    expect(status).toBe(200);
-  });
+  const others: [string, string][] = [
+    ['another scheme', SITE.replace('http:', 'https:')],
+    ['a trailing slash', `${SITE}/`],
+    ['user info', SITE.replace('//', '//ann@')],
+    ['user info and password', SITE.replace('//', '//ann:pw@')],
+    ['a path', `${SITE}/_/`],
+    ['another port', SITE.replace(/:\d+$/, ':1')],
+  ];
+  scenarios(cookied, [
+    ...others.map(([what, origin]) => write(`${what}: a cookie session's write is refused`, origin, 403)),
+    ...others.map(([what, origin]) => signIn(`${what}: a cookie sign-in is refused, and no cookie is set`, origin)),
+    write('exactly this site: allowed', SITE, 200),
+    write('exactly this site, its host in another case: allowed', 'http://localhost:8090', 200, 'LOCALHOST:8090'),
+  ]);
 });

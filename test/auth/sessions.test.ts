@@ -2,8 +2,9 @@
 // site's Origin for changes), tokens stored as hashes only, and the events that end sessions (sign-out,
 // a password change, a changed authRule).
 
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { eachSuperuser, type Harness, signUpUser } from '../support/harness.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eachSuperuser, type Harness, type Res, signUpUser } from '../support/harness.js';
+import { scenarios, type Scenario } from '../support/scenario.js';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,144 +12,187 @@ import { join } from 'node:path';
 import { createCore } from '../../server/core/index.js';
 import { openStore } from '../../server/store/db.js';
 import { type Clocked, clockedApp } from '../support/clocked-app.js';
-import type { RunningServer } from '../../server/index.js';
-import { http, liveServer } from '../fixtures/hardening-http.js';
+
+/** The superuser's session, and what a row's `before` adds (another session, Ann's...). */
+interface Signed {
+  su: string;
+  second?: string;
+  other?: string;
+  ann?: string;
+  annId?: string;
+  a2?: string;
+  suSession?: string;
+}
+const signed = async (h: Harness): Promise<Signed> => ({ su: await h.superuser() });
+/** The superuser signed in a second time (the row's caller). */
+const secondSession = async (h: Harness, c: Signed) => { c.second = await h.signIn('_superusers', 'admin@example.com', 'correct horse'); };
+/** Ann, signed up and signed in twice. */
+const annTwice = async (h: Harness, c: Signed) => {
+  c.annId = String((await signUpUser(h, 'ann@example.com')).id);
+  c.ann = await h.signIn('users', 'ann@example.com', 'password123');
+  c.a2 = await h.signIn('users', 'ann@example.com', 'password123');
+};
+const sessionOf = async (h: Harness, token?: string, cookie?: string) => h.req('GET', '/api/session', { token, headers: cookie ? { cookie } : {} });
+const SIGNED_OUT = (r: Res) => { expect(r.text).toBe('null'); };
 
 describe('server-side sessions', () => {
-  let h: Harness;
-  let su: string;
-  eachSuperuser((fresh, token) => ((h = fresh), (su = token)));
+  scenarios(signed, [
+    { name: 'GET /session is null when signed out', method: 'GET', url: '/api/session', status: 200, after: SIGNED_OUT },
+    {
+      name: 'GET /session shows the current session, for seven days',
+      method: 'GET', url: '/api/session', token: (c) => c.su, status: 200,
+      match: { current: true, record: { collectionName: '_superusers', email: 'admin@example.com' } },
+      after: (r) => { expect(Date.parse(r.body.expires) - Date.parse(r.body.created)).toBe(7 * 24 * 3600 * 1000); },
+    },
+    {
+      name: 'lists sessions newest first',
+      before: secondSession,
+      method: 'GET', url: '/api/sessions', token: (c) => c.second, status: 200,
+      match: { items: [{ current: true }, { current: false }] },
+    },
+    {
+      name: 'revokes one of them: its token stops working',
+      before: async (h, c) => {
+        await secondSession(h, c);
+        c.other = (await h.req('GET', '/api/sessions', { token: c.second })).body.items[1].id;
+      },
+      method: 'DELETE', url: (c) => `/api/sessions/${c.other}`, token: (c) => c.second, status: 204,
+      after: async (_r, h, c) => {
+        SIGNED_OUT(await sessionOf(h, c.su));
+        expect((await h.req('GET', '/api/sessions', { token: c.second })).body.items).toHaveLength(1);
+      },
+    },
+    {
+      name: 'cannot revoke another record\'s session',
+      before: async (h, c) => {
+        await annTwice(h, c);
+        c.suSession = (await sessionOf(h, c.su)).body.id;
+      },
+      method: 'DELETE', url: (c) => `/api/sessions/${c.suSession}`, token: (c) => c.ann, status: 404,
+      after: async (_r, h, c) => { expect((await sessionOf(h, c.su)).body.id).toBe(c.suSession); },
+    },
+    {
+      name: 'DELETE /session ends the session; the token stops working',
+      method: 'DELETE', url: '/api/session', token: (c) => c.su, status: 204,
+      after: async (_r, h, c) => { expect((await h.req('GET', '/api/collections', { token: c.su })).status).toBe(401); },
+    },
+    { name: 'DELETE /session is a 204 also when signed out', method: 'DELETE', url: '/api/session', status: 204 },
+    {
+      // users' listRule `id = @request.auth.id` matches nothing for a guest
+      name: 'an invalid token acts as signed out',
+      method: 'GET', url: '/api/collections/users/records', token: 'x'.repeat(43), status: 200, match: { items: [] },
+    },
+    { name: 'GET /session with a garbage token is null', method: 'GET', url: '/api/session', token: 'garbage', status: 200, after: SIGNED_OUT },
+    {
+      name: 'accepts the bare token in Authorization, as the PocketBase SDK sends it',
+      method: 'GET', url: '/api/collections', headers: (c) => ({ authorization: c.su }), status: 200,
+    },
+    {
+      name: 'auth-refresh extends the session and returns the record',
+      method: 'POST', url: '/api/collections/_superusers/auth-refresh', token: (c) => c.su, status: 200,
+      match: (c) => ({ token: c.su, record: { email: 'admin@example.com' } }),
+    },
+    { name: 'auth-refresh of another collection is a 403', method: 'POST', url: '/api/collections/users/auth-refresh', token: (c) => c.su, status: 403 },
+    { name: 'auth-refresh signed out is a 401', method: 'POST', url: '/api/collections/users/auth-refresh', status: 401 },
+    {
+      name: 'a password change without the old password is refused',
+      before: annTwice,
+      method: 'PATCH', url: (c) => `/api/collections/users/records/${c.annId}`, token: (c) => c.ann,
+      body: { password: 'newpassword1', passwordConfirm: 'newpassword1' },
+      status: 400, match: { data: { oldPassword: { code: 'validation_invalid_old_password' } } },
+    },
+    {
+      name: 'a password change ends the record\'s other sessions but not the caller\'s',
+      before: annTwice,
+      method: 'PATCH', url: (c) => `/api/collections/users/records/${c.annId}`, token: (c) => c.ann,
+      body: { oldPassword: 'password123', password: 'newpassword1', passwordConfirm: 'newpassword1' },
+      status: 200,
+      after: async (_r, h, c) => {
+        expect((await sessionOf(h, c.ann)).body.current).toBe(true);
+        SIGNED_OUT(await sessionOf(h, c.a2));
+        expect((await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'ann@example.com', password: 'newpassword1' } })).status).toBe(200);
+      },
+    },
+  ]);
 
-  const signUp = (email: string, password?: string, extra?: Record<string, unknown>) => signUpUser(h, email, password, extra);
-
-  describe('sessions', () => {
-    it('GET /session shows the current session, null when signed out', async () => {
-      expect((await h.req('GET', '/api/session')).text).toBe('null');
-      const r = await h.req('GET', '/api/session', { token: su });
-      expect(r.body).toMatchObject({ current: true, record: { collectionName: '_superusers', email: 'admin@example.com' } });
-      expect(Date.parse(r.body.expires) - Date.parse(r.body.created)).toBe(7 * 24 * 3600 * 1000);
-    });
-
-    it('lists sessions newest first and revokes one of them', async () => {
-      const second = await h.signIn('_superusers', 'admin@example.com', 'correct horse');
-      const list = await h.req('GET', '/api/sessions', { token: second });
-      expect(list.body.items).toHaveLength(2);
-      expect(list.body.items[0].current).toBe(true);
-      expect(list.body.items[1].current).toBe(false);
-      const other = list.body.items[1].id;
-      expect((await h.req('DELETE', `/api/sessions/${other}`, { token: second })).status).toBe(204);
-      expect((await h.req('GET', '/api/session', { token: su })).text).toBe('null');
-      expect((await h.req('GET', '/api/sessions', { token: second })).body.items).toHaveLength(1);
-    });
+  describe('last activity', () => {
+    let h: Harness;
+    let su: string;
+    eachSuperuser((fresh, token) => ((h = fresh), (su = token)));
 
     it('tells when each session was last active: its sign-in, then the last request it made', async () => {
       const second = await h.signIn('_superusers', 'admin@example.com', 'correct horse');
       const before = (await h.req('GET', '/api/sessions', { token: second })).body.items as Array<{ id: string; created: string; lastActive: string; current: boolean }>;
       const other = before.find((s) => !s.current)!;
-      await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 20)); // the clock moves on (a time is compared, not the server's state)
       await h.req('GET', '/api/collections', { token: su });
       const after = (await h.req('GET', '/api/sessions', { token: second })).body.items as typeof before;
       const used = after.find((s) => s.id === other.id)!;
       expect(Date.parse(used.lastActive)).toBeGreaterThan(Date.parse(other.lastActive));
       expect(Date.parse(used.lastActive)).toBeGreaterThan(Date.parse(used.created));
     });
+  });
+});
 
-    it('cannot revoke another record\'s session', async () => {
-      await signUp('ann@example.com');
-      const ann = await h.signIn('users', 'ann@example.com', 'password123');
-      const suSession = (await h.req('GET', '/api/session', { token: su })).body.id;
-      expect((await h.req('DELETE', `/api/sessions/${suSession}`, { token: ann })).status).toBe(404);
-      expect((await h.req('GET', '/api/session', { token: su })).body.id).toBe(suSession);
-    });
-
-    it('DELETE /session ends the session; the token stops working; 204 also when signed out', async () => {
-      expect((await h.req('DELETE', '/api/session', { token: su })).status).toBe(204);
-      expect((await h.req('GET', '/api/collections', { token: su })).status).toBe(401);
-      expect((await h.req('DELETE', '/api/session')).status).toBe(204);
-    });
-
-    it('an invalid token acts as signed out', async () => {
-      const r = await h.req('GET', '/api/collections/users/records', { token: 'x'.repeat(43) });
-      expect(r.status).toBe(200);
-      expect(r.body.items).toEqual([]); // users' listRule `id = @request.auth.id` matches nothing for a guest
-      expect((await h.req('GET', '/api/session', { token: 'garbage' })).text).toBe('null');
-    });
-
-    it('accepts the bare token in Authorization, as the PocketBase SDK sends it', async () => {
-      const r = await h.req('GET', '/api/collections', { headers: { authorization: su } });
-      expect(r.status).toBe(200);
-    });
-
-    it('auth-refresh extends the session and returns the record; wrong collection is 403', async () => {
-      const r = await h.req('POST', '/api/collections/_superusers/auth-refresh', { token: su });
-      expect(r.status).toBe(200);
-      expect(r.body.token).toBe(su);
-      expect(r.body.record.email).toBe('admin@example.com');
-      expect((await h.req('POST', '/api/collections/users/auth-refresh', { token: su })).status).toBe(403);
-      expect((await h.req('POST', '/api/collections/users/auth-refresh')).status).toBe(401);
-    });
-
-    it('a password change ends the record\'s other sessions but not the caller\'s', async () => {
-      const ann = await signUp('ann@example.com');
-      const a1 = await h.signIn('users', 'ann@example.com', 'password123');
-      const a2 = await h.signIn('users', 'ann@example.com', 'password123');
-      const bad = await h.req('PATCH', `/api/collections/users/records/${ann.id}`, { token: a1, body: { password: 'newpassword1', passwordConfirm: 'newpassword1' } });
-      expect(bad.status).toBe(400);
-      expect(bad.body.data.oldPassword.code).toBe('validation_invalid_old_password');
-      const ok = await h.req('PATCH', `/api/collections/users/records/${ann.id}`, { token: a1, body: { oldPassword: 'password123', password: 'newpassword1', passwordConfirm: 'newpassword1' } });
-      expect(ok.status, ok.text).toBe(200);
-      expect((await h.req('GET', '/api/session', { token: a1 })).body.current).toBe(true);
-      expect((await h.req('GET', '/api/session', { token: a2 })).text).toBe('null');
-      expect((await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'ann@example.com', password: 'newpassword1' } })).status).toBe(200);
-    });
+describe('cookie mode', () => {
+  const ORIGIN = { origin: 'http://localhost:8090' };
+  const SIGN_IN = '/api/collections/_superusers/auth-with-password';
+  const credentials = { identity: 'admin@example.com', password: 'correct horse', cookie: true };
+  /** The superuser's cookie session (`name=value`). */
+  const cookied = async (h: Harness): Promise<{ cookie: string }> => {
+    await h.superuser();
+    const r = await h.req('POST', SIGN_IN, { headers: ORIGIN, body: credentials });
+    expect(r.status, r.text).toBe(200);
+    return { cookie: (r.headers.get('set-cookie') ?? '').split(';')[0] };
+  };
+  const withCookie = (extra: Record<string, string> = {}) => (c: { cookie: string }) => ({ cookie: c.cookie, ...extra });
+  const csrf = (name: string, headers: Record<string, string>): Scenario<{ cookie: string }> => ({
+    name, method: 'POST', url: '/api/collections', headers: withCookie(headers), body: { name: 'x1' }, status: 403,
   });
 
-  describe('cookie mode', () => {
-    const origin = { origin: 'http://localhost:8090' };
-    it('sets the HttpOnly cookie, returns no token, and needs an Origin naming this site', async () => {
-      const refused = await h.req('POST', '/api/collections/_superusers/auth-with-password', { body: { identity: 'admin@example.com', password: 'correct horse', cookie: true } });
-      expect(refused.status).toBe(400);
-      const cross = await h.req('POST', '/api/collections/_superusers/auth-with-password', { headers: { origin: 'http://evil.test' }, body: { identity: 'admin@example.com', password: 'correct horse', cookie: true } });
-      expect(cross.status).toBe(400);
-      const r = await h.req('POST', '/api/collections/_superusers/auth-with-password', { headers: origin, body: { identity: 'admin@example.com', password: 'correct horse', cookie: true } });
-      expect(r.status).toBe(200);
-      expect(r.body.token).toBeUndefined();
-      const cookie = r.headers.get('set-cookie') ?? '';
-      // a superuser's token claims `type` (session-token.ts)
-      expect(cookie).toMatch(/^service_session=[A-Za-z0-9_-]{10}\.eyJ0eXBlIjoiYXV0aCJ9\.[A-Za-z0-9_-]{11}; Path=\/; Max-Age=604800; HttpOnly; SameSite=Lax; Secure$/);
-      const value = cookie.split(';')[0];
-      const me = await h.req('GET', '/api/session', { headers: { cookie: value } });
-      expect(me.body.current).toBe(true);
-      // state changes with the cookie need a same-site Origin
-      const csrf = await h.req('POST', '/api/collections', { headers: { cookie: value, origin: 'http://evil.test' }, body: { name: 'x1' } });
-      expect(csrf.status).toBe(403);
-      const noOrigin = await h.req('POST', '/api/collections', { headers: { cookie: value }, body: { name: 'x1' } });
-      expect(noOrigin.status).toBe(403);
-      const same = await h.req('POST', '/api/collections', { headers: { cookie: value, ...origin }, body: { name: 'x1' } });
-      expect(same.status).toBe(200);
-      const refresh = await h.req('POST', '/api/collections/_superusers/auth-refresh', { headers: { cookie: value, ...origin } });
-      expect(refresh.status).toBe(200);
-      expect(refresh.body.token).toBeUndefined();
-      expect(refresh.headers.get('set-cookie')).toMatch(/^service_session=/);
-      const out = await h.req('DELETE', '/api/session', { headers: { cookie: value, ...origin } });
-      expect(out.status).toBe(204);
-      expect(out.headers.get('set-cookie')).toMatch(/Max-Age=0/);
-      expect((await h.req('GET', '/api/session', { headers: { cookie: value } })).text).toBe('null');
-    });
-  });
-
-  describe('revoking the current cookie session', () => {
-    it('DELETE /sessions/{current id} also removes the cookie', async () => {
-      const origin = { origin: 'http://localhost:8090' };
-      const r = await h.req('POST', '/api/collections/_superusers/auth-with-password', { headers: origin, body: { identity: 'admin@example.com', password: 'correct horse', cookie: true } });
-      const cookie = (r.headers.get('set-cookie') ?? '').split(';')[0];
-      const me = await h.req('GET', '/api/session', { headers: { cookie } });
-      const out = await h.req('DELETE', `/api/sessions/${me.body.id}`, { headers: { cookie, ...origin } });
-      expect(out.status).toBe(204);
-      expect(out.headers.get('set-cookie')).toMatch(/^service_session=; .*Max-Age=0/);
-      expect((await h.req('GET', '/api/session', { headers: { cookie } })).text).toBe('null');
-    });
-  });
+  scenarios(cookied, [
+    { name: 'a cookie sign-in without an Origin is refused', method: 'POST', url: SIGN_IN, body: credentials, status: 400 },
+    { name: 'a cookie sign-in from another site is refused', method: 'POST', url: SIGN_IN, headers: { origin: 'http://evil.test' }, body: credentials, status: 400 },
+    {
+      name: 'a cookie sign-in from this site sets the HttpOnly cookie, returns no token, and the cookie signs in',
+      method: 'POST', url: SIGN_IN, headers: ORIGIN, body: credentials, status: 200,
+      after: async (r, h) => {
+        expect(r.body.token).toBeUndefined();
+        const cookie = r.headers.get('set-cookie') ?? '';
+        // a superuser's token claims `type` (session-token.ts)
+        expect(cookie).toMatch(/^service_session=[A-Za-z0-9_-]{10}\.eyJ0eXBlIjoiYXV0aCJ9\.[A-Za-z0-9_-]{11}; Path=\/; Max-Age=604800; HttpOnly; SameSite=Lax; Secure$/);
+        expect((await sessionOf(h, undefined, cookie.split(';')[0])).body.current).toBe(true);
+      },
+    },
+    csrf('a state change with the cookie from another site is refused', { origin: 'http://evil.test' }),
+    csrf('a state change with the cookie and no Origin is refused', {}),
+    { name: 'a state change with the cookie from this site is allowed', method: 'POST', url: '/api/collections', headers: withCookie(ORIGIN), body: { name: 'x1' }, status: 200 },
+    {
+      name: 'auth-refresh with the cookie answers a new cookie, no token',
+      method: 'POST', url: '/api/collections/_superusers/auth-refresh', headers: withCookie(ORIGIN), status: 200,
+      after: (r) => {
+        expect(r.body.token).toBeUndefined();
+        expect(r.headers.get('set-cookie')).toMatch(/^service_session=/);
+      },
+    },
+    {
+      name: 'DELETE /session with the cookie ends it and removes the cookie',
+      method: 'DELETE', url: '/api/session', headers: withCookie(ORIGIN), status: 204,
+      after: async (r, h, c) => {
+        expect(r.headers.get('set-cookie')).toMatch(/Max-Age=0/);
+        SIGNED_OUT(await sessionOf(h, undefined, c.cookie));
+      },
+    },
+    {
+      name: 'DELETE /sessions/{current id} also removes the cookie',
+      before: async (h, c) => { Object.assign(c, { id: (await sessionOf(h, undefined, c.cookie)).body.id }); },
+      method: 'DELETE', url: (c) => `/api/sessions/${(c as { id?: string }).id}`, headers: withCookie(ORIGIN), status: 204,
+      after: async (r, h, c) => {
+        expect(r.headers.get('set-cookie')).toMatch(/^service_session=; .*Max-Age=0/);
+        SIGNED_OUT(await sessionOf(h, undefined, c.cookie));
+      },
+    },
+  ]);
 });
 
 describe('cookies and sessions at rest', () => {
@@ -258,46 +302,54 @@ describe('a changed authRule', () => {
   // transaction as the change: an unverified user's token no longer works after `verified = true`,
   // instead of working for days. Other collections' sessions are untouched.
 
-  let server: RunningServer;
-  let su: string;
-  beforeAll(async () => {
-    ({ server, su } = await liveServer());
-    for (const email of ['ann@example.com', 'bob@example.com']) {
-      expect((await http(server.url, 'POST', '/api/collections/users/records', { body: { email, password: 'password123', passwordConfirm: 'password123' } })).status).toBe(200);
-    }
-    const staff = await http(server.url, 'POST', '/api/collections', { token: su, body: { name: 'staff', type: 'auth', createRule: '' } });
+  interface Staffed { su: string; ann: string; sam: string; rules?: Record<string, unknown> }
+  async function staffed(h: Harness): Promise<Staffed> {
+    const su = await h.superuser();
+    for (const email of ['ann@example.com', 'bob@example.com']) await signUpUser(h, email);
+    const staff = await h.req('POST', '/api/collections', { token: su, body: { name: 'staff', type: 'auth', createRule: '' } });
     expect(staff.status, staff.text).toBe(200);
-    expect((await http(server.url, 'POST', '/api/collections/staff/records', { body: { email: 'sam@example.com', password: 'password123', passwordConfirm: 'password123' } })).status).toBe(200);
-  });
-  afterAll(async () => { await server.close(); });
-
-  const signIn = async (collection: string, identity: string) => {
-    const r = await http(server.url, 'POST', `/api/collections/${collection}/auth-with-password`, { body: { identity, password: 'password123' } });
-    expect(r.status, r.text).toBe(200);
-    return r.body.token as string;
+    expect((await h.req('POST', '/api/collections/staff/records', { body: { email: 'sam@example.com', password: 'password123', passwordConfirm: 'password123' } })).status).toBe(200);
+    return { su, ann: await h.signIn('users', 'ann@example.com', 'password123'), sam: await h.signIn('staff', 'sam@example.com', 'password123') };
+  }
+  const emailOf = async (h: Harness, token: string) => (await sessionOf(h, token)).body?.record?.email;
+  const stricter: Pick<Scenario<Staffed>, 'method' | 'url' | 'token' | 'body' | 'status'> = {
+    method: 'PATCH', url: '/api/collections/users', token: (c) => c.su, body: { authRule: 'verified = true' }, status: 200,
   };
-  const session = (token: string) => http(server.url, 'GET', '/api/session', { token });
 
-  describe('changing authRule', () => {
-    it('ends the sessions of that collection at once; others and unchanged rules keep theirs', async () => {
-      const ann = await signIn('users', 'ann@example.com');
-      const sam = await signIn('staff', 'sam@example.com');
-      expect((await session(ann)).body.record.email).toBe('ann@example.com');
-
-      // saving the collection without touching authRule signs nobody out
-      const users = (await http(server.url, 'GET', '/api/collections/users', { token: su })).body;
-      expect((await http(server.url, 'PATCH', '/api/collections/users', { token: su, body: { listRule: users.listRule, authRule: users.authRule } })).status).toBe(200);
-      expect((await session(ann)).body.record.email).toBe('ann@example.com');
-
-      expect((await http(server.url, 'PATCH', '/api/collections/users', { token: su, body: { authRule: 'verified = true' } })).status).toBe(200);
-      expect((await session(ann)).text).toBe('null');
-      const own = await http(server.url, 'GET', '/api/collections/users/records', { token: ann });
-      expect(own.body.items).toEqual([]); // a guest again: the self-only listRule shows nothing
-      expect((await http(server.url, 'POST', '/api/collections/users/auth-refresh', { token: ann })).status).toBe(401);
-      // an unverified user cannot come back in, other collections and superusers are still signed in
-      expect((await http(server.url, 'POST', '/api/collections/users/auth-with-password', { body: { identity: 'bob@example.com', password: 'password123' } })).status).toBe(400);
-      expect((await session(sam)).body.record.email).toBe('sam@example.com');
-      expect((await session(su)).body.record.email).toBe('admin@example.com');
-    });
-  });
+  scenarios(staffed, [
+    {
+      name: 'saving the collection without touching authRule signs nobody out',
+      before: async (h, c) => {
+        const users = (await h.req('GET', '/api/collections/users', { token: c.su })).body;
+        c.rules = { listRule: users.listRule, authRule: users.authRule };
+      },
+      method: 'PATCH', url: '/api/collections/users', token: (c) => c.su, status: 200, body: (c) => c.rules!,
+      after: async (_r, h, c) => { expect(await emailOf(h, c.ann)).toBe('ann@example.com'); },
+    },
+    {
+      name: 'changing authRule ends the sessions of that collection at once',
+      ...stricter,
+      after: async (_r, h, c) => {
+        SIGNED_OUT(await sessionOf(h, c.ann));
+        // a guest again: the self-only listRule shows nothing
+        expect((await h.req('GET', '/api/collections/users/records', { token: c.ann })).body.items).toEqual([]);
+        expect((await h.req('POST', '/api/collections/users/auth-refresh', { token: c.ann })).status).toBe(401);
+      },
+    },
+    {
+      name: 'after a stricter authRule an unverified user cannot come back in',
+      ...stricter,
+      after: async (_r, h) => {
+        expect((await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'bob@example.com', password: 'password123' } })).status).toBe(400);
+      },
+    },
+    {
+      name: 'changing one collection\'s authRule leaves other collections and superusers signed in',
+      ...stricter,
+      after: async (_r, h, c) => {
+        expect(await emailOf(h, c.sam)).toBe('sam@example.com');
+        expect(await emailOf(h, c.su)).toBe('admin@example.com');
+      },
+    },
+  ]);
 });

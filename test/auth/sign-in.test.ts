@@ -4,13 +4,61 @@
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eachSuperuser, type Harness, signUpUser } from '../support/harness.js';
+import { envelope, scenarios } from '../support/scenario.js';
 import { type Clocked, clockedApp } from '../support/clocked-app.js';
 import net from 'node:net';
 import { FailureLimiter, MAX_FAILURES } from '../../server/core/sign-in-limiter.js';
-import type { RunningServer } from '../../server/index.js';
-import { http, liveServer } from '../fixtures/hardening-http.js';
+import { ScryptPool, type ScryptParams } from '../../server/core/scrypt-pool.js';
+import { startServer, type RunningServer } from '../../server/index.js';
+import { http, setupSuperuser } from '../fixtures/hardening-http.js';
 
-describe('password sign-in', () => {
+const SIGN_IN = '/api/collections/users/auth-with-password';
+const FAILED = envelope(400, 'Failed to authenticate.');
+
+describe('password sign-in, request by request', () => {
+  /** The superuser, and Ann signed up with the password password123. */
+  const ann = async (h: Harness) => {
+    const su = await h.superuser();
+    await signUpUser(h, 'ann@example.com', 'password123', { name: 'Ann' });
+    return { su };
+  };
+  scenarios(ann, [
+    {
+      name: 'returns a 43-character opaque token and the record without secrets',
+      method: 'POST', url: SIGN_IN, body: { identity: 'ANN@example.com', password: 'password123' }, status: 200,
+      match: { record: { email: 'ann@example.com', name: 'Ann', collectionName: 'users' } },
+      notExpectedContent: ['scrypt'],
+      after: (r) => {
+        expect(r.body.token).toMatch(/^[A-Za-z0-9_-]{8}\.[A-Za-z0-9]{24}\.[A-Za-z0-9_-]{9}$/);
+        expect(r.body.record.password).toBeUndefined();
+      },
+    },
+    { name: 'a wrong password is the one 400', method: 'POST', url: SIGN_IN, body: { identity: 'ann@example.com', password: 'nope-nope' }, status: 400, json: FAILED },
+    { name: 'an unknown identity is the same 400', method: 'POST', url: SIGN_IN, body: { identity: 'who@example.com', password: 'nope-nope' }, status: 400, json: FAILED },
+    {
+      name: 'authRule failures look like wrong passwords',
+      before: async (h, c) => {
+        const patch = await h.req('PATCH', '/api/collections/users', { token: c.su, body: { authRule: 'verified = true' } });
+        expect(patch.status, patch.text).toBe(200);
+      },
+      method: 'POST', url: SIGN_IN, body: { identity: 'ann@example.com', password: 'password123' }, status: 400, json: FAILED,
+    },
+    { name: 'an empty body is a 400', method: 'POST', url: SIGN_IN, body: {}, status: 400 },
+    { name: 'an unknown collection is a 404', method: 'POST', url: '/api/collections/nope/auth-with-password', body: { identity: 'a', password: 'b' }, status: 404 },
+    {
+      name: 'auth-methods lists password sign-in with the identity fields',
+      method: 'GET', url: '/api/collections/users/auth-methods', status: 200,
+      match: { password: { enabled: true, identityFields: ['email'] }, oauth2: { enabled: false } },
+    },
+    {
+      name: 'auth-methods of a base collection is a 404',
+      before: async (h, c) => { await h.req('POST', '/api/collections', { token: c.su, body: { name: 'posts' } }); },
+      method: 'GET', url: '/api/collections/posts/auth-methods', status: 404,
+    },
+  ]);
+});
+
+describe('password sign-in, in steps', () => {
   let h: Harness;
   let su: string;
   eachSuperuser((fresh, token) => ((h = fresh), (su = token)));
@@ -18,33 +66,6 @@ describe('password sign-in', () => {
   const signUp = (email: string, password?: string, extra?: Record<string, unknown>) => signUpUser(h, email, password, extra);
 
   describe('auth-with-password', () => {
-    it('returns a 43-character opaque token and the record without secrets', async () => {
-      await signUp('ann@example.com', 'password123', { name: 'Ann' });
-      const r = await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'ANN@example.com', password: 'password123' } });
-      expect(r.status).toBe(200);
-      expect(r.body.token).toMatch(/^[A-Za-z0-9_-]{8}\.[A-Za-z0-9]{24}\.[A-Za-z0-9_-]{9}$/);
-      expect(r.body.record).toMatchObject({ email: 'ann@example.com', name: 'Ann', collectionName: 'users' });
-      expect(r.body.record.password).toBeUndefined();
-      expect(r.text).not.toMatch(/scrypt/);
-    });
-
-    it('every failure is the same 400', async () => {
-      await signUp('ann@example.com');
-      const wrongPw = await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'ann@example.com', password: 'nope-nope' } });
-      const unknown = await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'who@example.com', password: 'nope-nope' } });
-      expect(wrongPw.status).toBe(400);
-      expect(wrongPw.body).toEqual({ status: 400, message: 'Failed to authenticate.', data: {} });
-      expect(unknown.body).toEqual(wrongPw.body);
-    });
-
-    it('authRule failures look like wrong passwords', async () => {
-      await signUp('ann@example.com');
-      const patch = await h.req('PATCH', '/api/collections/users', { token: su, body: { authRule: 'verified = true' } });
-      expect(patch.status, patch.text).toBe(200);
-      const r = await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'ann@example.com', password: 'password123' } });
-      expect(r.body).toEqual({ status: 400, message: 'Failed to authenticate.', data: {} });
-    });
-
     it('blocks an account after ten failures, even with the right password', async () => {
       await signUp('ann@example.com');
       for (let i = 0; i < 10; i++) {
@@ -53,11 +74,6 @@ describe('password sign-in', () => {
       }
       const right = await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'ann@example.com', password: 'password123' } });
       expect(right.body).toEqual({ status: 400, message: 'Failed to authenticate.', data: {} });
-    });
-
-    it('validates the body and the collection', async () => {
-      expect((await h.req('POST', '/api/collections/users/auth-with-password', { body: {} })).status).toBe(400);
-      expect((await h.req('POST', '/api/collections/nope/auth-with-password', { body: { identity: 'a', password: 'b' } })).status).toBe(404);
     });
 
     it('supports another identity field with a unique index', async () => {
@@ -74,15 +90,6 @@ describe('password sign-in', () => {
       await signUp('bob@example.com', 'password123', { username: 'bobby' });
       const login = await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'bobby', password: 'password123' } });
       expect(login.status).toBe(200);
-    });
-  });
-
-  describe('auth-methods', () => {
-    it('lists password sign-in with the identity fields, 404 for base collections', async () => {
-      const r = await h.req('GET', '/api/collections/users/auth-methods');
-      expect(r.body).toMatchObject({ password: { enabled: true, identityFields: ['email'] }, oauth2: { enabled: false } });
-      await h.req('POST', '/api/collections', { token: su, body: { name: 'posts' } });
-      expect((await h.req('GET', '/api/collections/posts/auth-methods')).status).toBe(404);
     });
   });
 
@@ -181,9 +188,20 @@ describe('under concurrency', () => {
   // once all saw "no failures yet", and the right password at the end of the burst signed in. Now each
   // attempt is reserved before its check: at most ten checks per account per window, the rest refused.
 
+  /** The server's real pool, counting the hashes asked of it: what the server has taken in of a burst. */
+  class CountedPool extends ScryptPool {
+    asked = 0;
+    override derive(password: string, salt: Uint8Array, keylen: number, options: ScryptParams, client?: string): Promise<Buffer> {
+      this.asked++;
+      return super.derive(password, salt, keylen, options, client);
+    }
+  }
+  let pool: CountedPool;
   let server: RunningServer;
   beforeAll(async () => {
-    ({ server } = await liveServer());
+    pool = new CountedPool();
+    server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, hashPool: pool });
+    await setupSuperuser(server.url, server.setupToken()!);
     for (const email of ['ann@example.com', 'bob@example.com']) {
       const r = await http(server.url, 'POST', '/api/collections/users/records', { body: { email, password: 'password123', passwordConfirm: 'password123' } });
       expect(r.status, r.text).toBe(200);
@@ -224,13 +242,14 @@ describe('under concurrency', () => {
   }
 
   /**
-   * `wrong` wrong passwords sent at once on open connections, then, once the server has read them (a
-   * turn of the loop; their password checks take a hash each, far longer), the right one.
+   * `wrong` wrong passwords sent at once on open connections, then, once the server has taken each in
+   * (its attempt counted, its hash asked of the pool: a check or, blocked, the same cost), the right one.
    */
   async function burstThenRight(identity: string, wrong: number): Promise<number[]> {
     const sockets = await Promise.all(Array.from({ length: wrong + 1 }, () => connection()));
+    const before = pool.asked;
     const first = sockets.slice(0, wrong).map((s, i) => s.send(identity, `wrong-${i}-password`));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await expect.poll(() => pool.asked - before, { interval: 2, timeout: 10_000 }).toBe(wrong);
     return Promise.all([...first, sockets[wrong].send(identity, 'password123')]);
   }
 

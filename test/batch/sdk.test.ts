@@ -2,26 +2,23 @@
 // update, upsert and delete in one transaction; rules per sub-request as the caller with
 // @request.context = "batch"; rollback naming the failing request (before and inside the transaction);
 // limits; realtime events after the commit, in order, and none for a rolled-back batch.
-import PocketBase, { type RecordSubscription } from 'pocketbase';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RecordSubscription } from 'pocketbase';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BATCH_REQUESTS } from '../../server/core/batch.js';
-import type { RunningServer } from '../../server/index.js';
-import { failure, startSdkServer } from '../support/sdk-server.js';
+import { failure, sdkSuite } from '../support/sdk-server.js';
 
-let server: RunningServer;
-let admin: PocketBase;
+const sdk = sdkSuite();
+
 let annId: string;
-let client: () => PocketBase;
 
 async function count(collection: string): Promise<number> {
-  return (await admin.collection(collection).getList(1, 1)).totalItems;
+  return (await sdk.admin.collection(collection).getList(1, 1)).totalItems;
 }
 
 beforeAll(async () => {
-  ({ server, admin, client } = await startSdkServer());
-  const users = server.core.registry.get('users')!.id;
-  annId = (await admin.collection('users').create({ email: 'ann@example.com', password: 'password123', passwordConfirm: 'password123', name: 'Ann' })).id;
-  await admin.collections.create({
+  const users = sdk.server.core.registry.get('users')!.id;
+  annId = (await sdk.admin.collection('users').create({ email: 'ann@example.com', password: 'password123', passwordConfirm: 'password123', name: 'Ann' })).id;
+  await sdk.admin.collections.create({
     name: 'items', type: 'base',
     fields: [
       { name: 'title', type: 'text', required: true },
@@ -29,17 +26,16 @@ beforeAll(async () => {
     ],
     listRule: '', viewRule: '', createRule: '@request.auth.id != ""', updateRule: 'owner = @request.auth.id', deleteRule: 'owner = @request.auth.id',
   });
-  const codes = await admin.collections.create({ name: 'codes', type: 'base', fields: [{ name: 'title', type: 'text' }, { name: 'code', type: 'text' }], listRule: '', viewRule: '', createRule: '' });
+  const codes = await sdk.admin.collections.create({ name: 'codes', type: 'base', fields: [{ name: 'title', type: 'text' }, { name: 'code', type: 'text' }], listRule: '', viewRule: '', createRule: '' });
   const code = codes.fields.find((f: { name: string }) => f.name === 'code')!.id as string;
-  await admin.collections.update('codes', { indexes: [{ name: 'codes_code', fields: [code], unique: true }] });
+  await sdk.admin.collections.update('codes', { indexes: [{ name: 'codes_code', fields: [code], unique: true }] });
   // only batches may create here: the rule reads @request.context
-  await admin.collections.create({ name: 'batched', type: 'base', fields: [{ name: 'title', type: 'text' }], listRule: '', viewRule: '', createRule: '@request.context = "batch"' });
+  await sdk.admin.collections.create({ name: 'batched', type: 'base', fields: [{ name: 'title', type: 'text' }], listRule: '', viewRule: '', createRule: '@request.context = "batch"' });
 });
-afterAll(async () => { await server.close(); });
 
 describe('batch with the SDK', () => {
   it('creates, updates, upserts and deletes in one go, answering each sub-request', async () => {
-    const ann = client();
+    const ann = sdk.client();
     await ann.collection('users').authWithPassword('ann@example.com', 'password123');
     const existing = await ann.collection('items').create({ title: 'old', owner: annId });
     const doomed = await ann.collection('items').create({ title: 'doomed', owner: annId });
@@ -56,14 +52,14 @@ describe('batch with the SDK', () => {
     expect(results[2].body).toMatchObject({ id: existing.id, title: 'old-3' });
     expect(results[3].body).toMatchObject({ id: 'newid123456789a', title: 'upserted' });
     expect(results[4].body).toBeNull();
-    expect((await admin.collection('items').getOne(existing.id)).title).toBe('old-3');
-    expect((await admin.collection('items').getOne('newid123456789a')).title).toBe('upserted');
-    await expect(admin.collection('items').getOne(doomed.id)).rejects.toMatchObject({ status: 404 });
+    expect((await sdk.admin.collection('items').getOne(existing.id)).title).toBe('old-3');
+    expect((await sdk.admin.collection('items').getOne('newid123456789a')).title).toBe('upserted');
+    await expect(sdk.admin.collection('items').getOne(doomed.id)).rejects.toMatchObject({ status: 404 });
   });
 
   it('checks each sub-request as the caller: a failing rule rolls back the whole batch and names the request', async () => {
     const before = await count('items');
-    const guest = client();
+    const guest = sdk.client();
     const batch = guest.createBatch();
     batch.collection('batched').create({ title: 'fine' });
     batch.collection('items').create({ title: 'guest' }); // createRule needs a user
@@ -78,7 +74,7 @@ describe('batch with the SDK', () => {
   });
 
   it('@request.context is "batch" inside a batch, "default" outside', async () => {
-    const guest = client();
+    const guest = sdk.client();
     await expect(guest.collection('batched').create({ title: 'single' })).rejects.toMatchObject({ status: 400 });
     const batch = guest.createBatch();
     batch.collection('batched').create({ title: 'in a batch' });
@@ -86,10 +82,10 @@ describe('batch with the SDK', () => {
   });
 
   it('a failure inside the transaction (a unique index) rolls back every write, realtime sees nothing of it, then a good batch arrives in order', async () => {
-    const ann = client();
+    const ann = sdk.client();
     await ann.collection('users').authWithPassword('ann@example.com', 'password123');
     const events: RecordSubscription[] = [];
-    const watcher = client();
+    const watcher = sdk.client();
     await watcher.collection('codes').subscribe('*', (e) => events.push(e));
     const before = await count('codes');
     const bad = ann.createBatch();
@@ -109,16 +105,16 @@ describe('batch with the SDK', () => {
   });
 
   it('refuses more than 50 requests, an empty batch, unknown actions and bodies past the limit', async () => {
-    const tooMany = admin.createBatch();
+    const tooMany = sdk.admin.createBatch();
     for (let i = 0; i <= MAX_BATCH_REQUESTS; i++) tooMany.collection('batched').create({ title: `t${i}` });
     const many = await failure(tooMany.send());
     expect(many.status).toBe(400);
     expect(many.response.data.requests.code).toBe('validation_length_too_long');
-    expect((await failure(admin.createBatch().send())).response.data.requests.code).toBe('validation_required');
-    const unknown = await failure(admin.send('/api/batch', { method: 'POST', body: { requests: [{ method: 'POST', url: '/api/collections' }] } }));
+    expect((await failure(sdk.admin.createBatch().send())).response.data.requests.code).toBe('validation_required');
+    const unknown = await failure(sdk.admin.send('/api/batch', { method: 'POST', body: { requests: [{ method: 'POST', url: '/api/collections' }] } }));
     expect(unknown.response.data.requests[0].response.message).toBe('Unknown batch request action.');
-    const huge = await fetch(`${server.url}/api/batch`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: admin.authStore.token },
+    const huge = await fetch(`${sdk.server.url}/api/batch`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: sdk.admin.authStore.token },
       body: JSON.stringify({ requests: [{ method: 'POST', url: '/api/collections/batched/records', body: { title: 'x'.repeat(33 * 1024 * 1024) } }] }),
     });
     expect(huge.status).toBe(413);
@@ -128,7 +124,7 @@ describe('batch with the SDK', () => {
   it('takes multipart with the requests under @jsonPayload (as the SDK sends sub-requests with files)', async () => {
     const form = new FormData();
     form.append('@jsonPayload', JSON.stringify({ requests: [{ method: 'POST', url: '/api/collections/batched/records', body: { title: 'from a form' } }] }));
-    const res = await fetch(`${server.url}/api/batch`, { method: 'POST', body: form });
+    const res = await fetch(`${sdk.server.url}/api/batch`, { method: 'POST', body: form });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { status: number; body: { title: string } }[])[0]).toMatchObject({ status: 200, body: { title: 'from a form' } });
   });

@@ -1,26 +1,22 @@
 // Issue 21, item 4: a batch sub-request's URL is percent-decoded like a request's own URL: a malformed
 // escape in its collection, id or query is that request's 400 (`batch_request_failed` at its index),
 // for guests too, with nothing written and nothing logged as a server error. A real server on a socket.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../server/index.js';
-import { startSdkServer } from '../support/sdk-server.js';
-import type PocketBase from 'pocketbase';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sdkSuite } from '../support/sdk-server.js';
 
-let server: RunningServer;
-let admin: PocketBase;
+const sdk = sdkSuite({ log: (line) => void logged.push(line) });
+
 const logged: unknown[] = [];
 
 beforeAll(async () => {
-  ({ server, admin } = await startSdkServer({ log: (line) => void logged.push(line) }));
-  await admin.collections.create({
+  await sdk.admin.collections.create({
     name: 'posts', type: 'base', fields: [{ name: 'title', type: 'text' }],
     listRule: '', viewRule: '', createRule: '', updateRule: '', deleteRule: '',
   });
 });
-afterAll(async () => { await server.close(); });
 
 async function batch(requests: unknown[]): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${server.url}/api/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ requests }) });
+  const res = await fetch(`${sdk.server.url}/api/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ requests }) });
   return { status: res.status, body: await res.json() };
 }
 
@@ -50,7 +46,7 @@ describe('a batch sub-request URL with a malformed percent-encoding', () => {
         },
       },
     });
-    expect((await admin.collection('posts').getList(1, 1)).totalItems).toBe(0);
+    expect((await sdk.admin.collection('posts').getList(1, 1)).totalItems).toBe(0);
     expect(logged).toEqual([]);
   });
 

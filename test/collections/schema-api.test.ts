@@ -3,7 +3,7 @@
 // maintained-indexes.test.ts.
 
 import { describe, expect, it } from 'vitest';
-import { eachSuperuser, signUpUser, type Harness } from '../support/harness.js';
+import { eachSuperuser, signUpUser, type Harness, type Res } from '../support/harness.js';
 import { scenarios, type Scenario } from '../support/scenario.js';
 import { type Blog, eachBlog, patchAsSuperuser } from '../support/blog.js';
 
@@ -26,80 +26,12 @@ describe('who may use the schema API', () => {
   ]);
 });
 
-describe('the schema API', () => {
+describe('the schema API: changes checked over several steps', () => {
   let h: Harness;
   let su: string;
   eachSuperuser((fresh, token) => ((h = fresh), (su = token)));
 
   const create = (body: unknown) => h.req('POST', '/api/collections', { token: su, body });
-
-  describe('create', () => {
-    it('fills every default', async () => {
-      const r = await create({ name: 'posts' });
-      expect(r.status, r.text).toBe(200);
-      expect(r.body).toMatchObject({
-        name: 'posts', type: 'base', system: false, indexes: [],
-        listRule: null, viewRule: null, createRule: null, updateRule: null, deleteRule: null,
-      });
-      expect(r.body.id).toMatch(/^[a-z0-9]{15}$/);
-      expect(r.body.fields.map((f: { name: string }) => f.name)).toEqual(['id', 'created', 'updated']);
-      expect(r.body.fields[0]).toMatchObject({ id: '_id', type: 'text', primaryKey: true, system: true, required: true, min: 15, max: 15 });
-      expect(r.body.authRule).toBeUndefined();
-    });
-
-    it('auth collections get the auth system fields and auth defaults', async () => {
-      const r = await create({ name: 'members', type: 'auth', fields: [{ name: 'nick', type: 'text' }] });
-      expect(r.status, r.text).toBe(200);
-      expect(r.body).toMatchObject({ type: 'auth', authRule: '', manageRule: null, identityFields: ['email'] });
-      const names = r.body.fields.map((f: { name: string }) => f.name);
-      expect(names).toEqual(expect.arrayContaining(['id', 'password', 'email', 'emailVisibility', 'verified', 'nick']));
-      expect(names).not.toContain('created');
-    });
-
-    it('list and view by name or id', async () => {
-      const c = (await create({ name: 'posts' })).body;
-      const list = await h.req('GET', '/api/collections', { token: su });
-      expect(list.body).toMatchObject({ page: 1, perPage: 30, totalItems: 3, totalPages: 1 });
-      expect(list.body.items.map((i: { name: string }) => i.name)).toEqual(expect.arrayContaining(['_superusers', 'users', 'posts']));
-      expect(list.body.items.find((i: { name: string }) => i.name === '_superusers')).toMatchObject({ id: '_superusers', system: true });
-      expect((await h.req('GET', `/api/collections/${c.id}`, { token: su })).body.name).toBe('posts');
-      expect((await h.req('GET', '/api/collections/POSTS', { token: su })).body.id).toBe(c.id);
-      expect((await h.req('GET', '/api/collections/nope', { token: su })).status).toBe(404);
-    });
-
-    it.each([
-      [{ name: '' }, 'name', 'validation_required'],
-      [{ name: '1abc' }, 'name', 'validation_match_invalid'],
-      [{ name: 'has space' }, 'name', 'validation_match_invalid'],
-      [{ name: 'USERS' }, 'name', 'validation_not_unique'],
-      [{ name: 'ok_name', type: 'views' }, 'type', 'validation_in_invalid'],
-      [{ name: 'ok_name', type: 'view' }, 'viewQuery', 'validation_required'],
-      [{ name: 'ok_name', id: 'SHORT' }, 'id', 'validation_match_invalid'],
-      [{ name: 'ok_name', listRule: 'nope = 1' }, 'listRule', 'validation_invalid_rule'],
-      [{ name: 'ok_name', viewRule: 'title = ' }, 'viewRule', 'validation_invalid_rule'],
-    ])('400 for %j', async (body, key, code) => {
-      const r = await create(body);
-      expect(r.status).toBe(400);
-      expect(r.body.message).toBe('Failed to create collection.');
-      expect(r.body.data[key].code).toBe(code);
-    });
-
-    it('reports field option errors under fields.<index>', async () => {
-      const r = await create({ name: 'bad', fields: [{ name: 'ok', type: 'text' }, { name: 'sel', type: 'select', values: [] }, { name: 'rel', type: 'relation', collectionId: 'missing' }] });
-      expect(r.status).toBe(400);
-      expect(r.body.data.fields['1'].values.code).toBeTruthy();
-      expect(r.body.data.fields['2'].collectionId.code).toBeTruthy();
-      expect(r.body.data.fields['0']).toBeUndefined();
-    });
-
-    it('a rule is compiled against the fields', async () => {
-      const ok = await create({ name: 'posts', fields: [{ name: 'title', type: 'text' }, { name: 'published', type: 'bool' }], listRule: 'published = true && title ~ "x"' });
-      expect(ok.status, ok.text).toBe(200);
-      const bad = await create({ name: 'posts2', fields: [{ name: 'title', type: 'text' }], listRule: 'published = true' });
-      expect(bad.body.data.listRule.code).toBe('validation_invalid_rule');
-      expect(bad.body.data.listRule.message).toMatch(/published/);
-    });
-  });
 
   describe('field names', () => {
     // `^\w+$` (PocketBase's rule) admits a leading digit; the SQL identifier allow-list used to refuse it,
@@ -152,12 +84,6 @@ describe('the schema API', () => {
       expect(list.body.items[0].body).toBeUndefined();
     });
 
-    it('settings left out keep their value; rules change alone', async () => {
-      await create({ name: 'posts', listRule: '' });
-      const r = await h.req('PATCH', '/api/collections/posts', { token: su, body: { viewRule: '' } });
-      expect(r.body).toMatchObject({ listRule: '', viewRule: '', createRule: null });
-    });
-
     it('renames the collection and its table', async () => {
       await create({ name: 'posts', listRule: '', createRule: '', fields: [{ name: 't', type: 'text' }] });
       await h.req('POST', '/api/collections/posts/records', { body: { t: 'x' } });
@@ -203,57 +129,137 @@ describe('the schema API', () => {
       expect((await h.req('PATCH', '/api/collections/posts', { token: su, body: { fields: renamedId } })).status).toBe(400);
     });
 
-    it('system collections keep their name and rules', async () => {
-      expect((await h.req('PATCH', '/api/collections/_superusers', { token: su, body: { name: 'admins' } })).status).toBe(400);
-      expect((await h.req('PATCH', '/api/collections/_superusers', { token: su, body: { listRule: '' } })).status).toBe(400);
-    });
   });
+});
 
-  describe('delete', () => {
-    it('deletes the collection and its records: 204, then 404', async () => {
-      await create({ name: 'posts' });
-      expect((await h.req('DELETE', '/api/collections/posts', { token: su })).status).toBe(204);
-      expect((await h.req('GET', '/api/collections/posts', { token: su })).status).toBe(404);
-      expect((await h.req('DELETE', '/api/collections/posts', { token: su })).status).toBe(404);
-      expect((await create({ name: 'posts' })).status).toBe(200);
-    });
-
-    it('refuses while relation fields elsewhere point at it', async () => {
-      const authors = (await create({ name: 'authors' })).body;
-      await create({ name: 'books', fields: [{ name: 'author', type: 'relation', collectionId: authors.id }] });
-      const r = await h.req('DELETE', '/api/collections/authors', { token: su });
-      expect(r.status).toBe(400);
-      expect(r.body.message).toMatch(/books/);
-      expect((await h.req('DELETE', '/api/collections/_superusers', { token: su })).status).toBe(400);
-    });
+describe('the schema API, request by request', () => {
+  const su = async (h: Harness) => ({ su: await h.superuser(), id: '' });
+  type Su = { su: string; id: string };
+  const as = (c: Su) => c.su;
+  const made = (body: Record<string, unknown>) => async (h: Harness, c: Su) => {
+    const r = await h.req('POST', '/api/collections', { token: c.su, body });
+    expect(r.status, r.text).toBe(200);
+    c.id = r.body.id;
+  };
+  const names = (r: Res) => r.body.items.map((c: { name: string }) => c.name);
+  const invalid = (body: Record<string, unknown>, key: string, code: string): Scenario<Su> => ({
+    name: `create: 400 for ${JSON.stringify(body)}`,
+    method: 'POST', url: '/api/collections', token: as, body, status: 400,
+    match: { message: 'Failed to create collection.', data: { [key]: { code } } },
   });
-
-  describe('list with filter and sort', () => {
-    it('filters and sorts collections like PocketBase', async () => {
-      await create({ name: 'zeta' });
-      await create({ name: 'alpha', type: 'auth' });
-      const q = (s: string) => h.req('GET', `/api/collections?${s}`, { token: su });
-      const byName = await q(`filter=${encodeURIComponent("name ~ 'a' && system = false")}&sort=name`);
-      expect(byName.status, byName.text).toBe(200);
-      expect(byName.body.items.map((c: { name: string }) => c.name)).toEqual(['alpha', 'zeta']);
-      const auth = await q(`filter=${encodeURIComponent("type = 'auth'")}&sort=-name`);
-      expect(auth.body.items.map((c: { name: string }) => c.name)).toEqual(['users', 'alpha', '_superusers']);
-      expect(auth.body.totalItems).toBe(3);
-      const paged = await q('perPage=1&page=2&skipTotal=1');
-      expect(paged.body).toMatchObject({ page: 2, perPage: 1, totalItems: -1, totalPages: -1 });
-      expect(paged.body.items).toHaveLength(1);
-      expect((await q('filter=nope%20%3D%201')).status).toBe(400);
-    });
-
-    it('a bad filter or sort is a 400 naming its own parameter (superusers see why)', async () => {
-      const q = (s: string) => h.req('GET', `/api/collections?${s}`, { token: su });
-      const badSort = await q(`filter=${encodeURIComponent("name != ''")}&sort=nope`);
-      expect(badSort.status).toBe(400);
-      expect(badSort.body.data).toEqual({ sort: { code: 'validation_invalid_sort', message: 'Invalid sort field "nope" at character 1.' } });
-      const badFilter = await q('filter=nope%20%3D%201&sort=name');
-      expect(badFilter.body.data).toEqual({ filter: { code: 'validation_invalid_filter', message: 'Unknown field "nope" at character 1.' } });
-    });
+  const list = (name: string, query: string, status: number, check: Partial<Scenario<Su>>): Scenario<Su> => ({
+    name, before: async (h, c) => { await made({ name: 'zeta' })(h, c); await made({ name: 'alpha', type: 'auth' })(h, c); },
+    method: 'GET', url: `/api/collections?${query}`, token: as, status, ...check,
   });
+  scenarios(su, [
+    {
+      name: 'create fills every default',
+      method: 'POST', url: '/api/collections', token: as, body: { name: 'posts' }, status: 200,
+      match: { name: 'posts', type: 'base', system: false, indexes: [], listRule: null, viewRule: null, createRule: null, updateRule: null, deleteRule: null },
+      after: (r) => {
+        expect(r.body.id).toMatch(/^[a-z0-9]{15}$/);
+        expect(r.body.fields.map((f: { name: string }) => f.name)).toEqual(['id', 'created', 'updated']);
+        expect(r.body.fields[0]).toMatchObject({ id: '_id', type: 'text', primaryKey: true, system: true, required: true, min: 15, max: 15 });
+        expect(r.body.authRule).toBeUndefined();
+      },
+    },
+    {
+      name: 'auth collections get the auth system fields and auth defaults',
+      method: 'POST', url: '/api/collections', token: as, body: { name: 'members', type: 'auth', fields: [{ name: 'nick', type: 'text' }] }, status: 200,
+      match: { type: 'auth', authRule: '', manageRule: null, identityFields: ['email'] },
+      after: (r) => {
+        const fields = r.body.fields.map((f: { name: string }) => f.name);
+        expect(fields).toEqual(expect.arrayContaining(['id', 'password', 'email', 'emailVisibility', 'verified', 'nick']));
+        expect(fields).not.toContain('created');
+      },
+    },
+    {
+      name: 'lists the collections, system ones included',
+      before: made({ name: 'posts' }),
+      method: 'GET', url: '/api/collections', token: as, status: 200,
+      match: { page: 1, perPage: 30, totalItems: 3, totalPages: 1 },
+      after: (r) => {
+        expect(names(r)).toEqual(expect.arrayContaining(['_superusers', 'users', 'posts']));
+        expect(r.body.items.find((i: { name: string }) => i.name === '_superusers')).toMatchObject({ id: '_superusers', system: true });
+      },
+    },
+    { name: 'views a collection by id', before: made({ name: 'posts' }), method: 'GET', url: (c) => `/api/collections/${c.id}`, token: as, status: 200, match: { name: 'posts' } },
+    { name: 'views a collection by name, in any case', before: made({ name: 'posts' }), method: 'GET', url: '/api/collections/POSTS', token: as, status: 200, match: (c) => ({ id: c.id }) },
+    { name: 'an unknown collection is a 404', method: 'GET', url: '/api/collections/nope', token: as, status: 404 },
+    invalid({ name: '' }, 'name', 'validation_required'),
+    invalid({ name: '1abc' }, 'name', 'validation_match_invalid'),
+    invalid({ name: 'has space' }, 'name', 'validation_match_invalid'),
+    invalid({ name: 'USERS' }, 'name', 'validation_not_unique'),
+    invalid({ name: 'ok_name', type: 'views' }, 'type', 'validation_in_invalid'),
+    invalid({ name: 'ok_name', type: 'view' }, 'viewQuery', 'validation_required'),
+    invalid({ name: 'ok_name', id: 'SHORT' }, 'id', 'validation_match_invalid'),
+    invalid({ name: 'ok_name', listRule: 'nope = 1' }, 'listRule', 'validation_invalid_rule'),
+    invalid({ name: 'ok_name', viewRule: 'title = ' }, 'viewRule', 'validation_invalid_rule'),
+    {
+      name: 'reports field option errors under fields.<index>',
+      method: 'POST', url: '/api/collections', token: as, status: 400,
+      body: { name: 'bad', fields: [{ name: 'ok', type: 'text' }, { name: 'sel', type: 'select', values: [] }, { name: 'rel', type: 'relation', collectionId: 'missing' }] },
+      after: (r) => {
+        expect(r.body.data.fields['1'].values.code).toBeTruthy();
+        expect(r.body.data.fields['2'].collectionId.code).toBeTruthy();
+        expect(r.body.data.fields['0']).toBeUndefined();
+      },
+    },
+    {
+      name: 'a rule is compiled against the fields: one naming them is accepted',
+      method: 'POST', url: '/api/collections', token: as, status: 200,
+      body: { name: 'posts', fields: [{ name: 'title', type: 'text' }, { name: 'published', type: 'bool' }], listRule: 'published = true && title ~ "x"' },
+    },
+    {
+      name: 'a rule is compiled against the fields: one naming another is refused, naming it',
+      method: 'POST', url: '/api/collections', token: as, status: 400,
+      body: { name: 'posts2', fields: [{ name: 'title', type: 'text' }], listRule: 'published = true' },
+      match: { data: { listRule: { code: 'validation_invalid_rule' } } },
+      after: (r) => { expect(r.body.data.listRule.message).toMatch(/published/); },
+    },
+    {
+      name: 'settings left out keep their value; rules change alone',
+      before: made({ name: 'posts', listRule: '' }),
+      method: 'PATCH', url: '/api/collections/posts', token: as, body: { viewRule: '' }, status: 200,
+      match: { listRule: '', viewRule: '', createRule: null },
+    },
+    { name: 'a system collection keeps its name', method: 'PATCH', url: '/api/collections/_superusers', token: as, body: { name: 'admins' }, status: 400 },
+    { name: 'a system collection keeps its rules', method: 'PATCH', url: '/api/collections/_superusers', token: as, body: { listRule: '' }, status: 400 },
+    {
+      name: 'deletes the collection and its records: 204, then 404; the name is free again',
+      before: made({ name: 'posts' }),
+      method: 'DELETE', url: '/api/collections/posts', token: as, status: 204,
+      after: async (_r, h, c) => {
+        expect((await h.req('GET', '/api/collections/posts', { token: c.su })).status).toBe(404);
+        expect((await h.req('DELETE', '/api/collections/posts', { token: c.su })).status).toBe(404);
+        expect((await h.req('POST', '/api/collections', { token: c.su, body: { name: 'posts' } })).status).toBe(200);
+      },
+    },
+    {
+      name: 'refuses to delete a collection while relation fields elsewhere point at it, naming them',
+      before: async (h, c) => {
+        await made({ name: 'authors' })(h, c);
+        await made({ name: 'books', fields: [{ name: 'author', type: 'relation', collectionId: c.id }] })(h, c);
+      },
+      method: 'DELETE', url: '/api/collections/authors', token: as, status: 400,
+      after: (r) => { expect(r.body.message).toMatch(/books/); },
+    },
+    { name: 'refuses to delete a system collection', method: 'DELETE', url: '/api/collections/_superusers', token: as, status: 400 },
+    list('filters and sorts collections like PocketBase', `filter=${encodeURIComponent("name ~ 'a' && system = false")}&sort=name`, 200, { after: (r) => { expect(names(r)).toEqual(['alpha', 'zeta']); } }),
+    list('filters by type, sorted down', `filter=${encodeURIComponent("type = 'auth'")}&sort=-name`, 200, { match: { totalItems: 3 }, after: (r) => { expect(names(r)).toEqual(['users', 'alpha', '_superusers']); } }),
+    list('pages without a total', 'perPage=1&page=2&skipTotal=1', 200, { match: { page: 2, perPage: 1, totalItems: -1, totalPages: -1 }, after: (r) => { expect(r.body.items).toHaveLength(1); } }),
+    list('a filter naming an unknown field is a 400', 'filter=nope%20%3D%201', 400, {}),
+    {
+      name: 'a bad sort is a 400 naming its own parameter (superusers see why)',
+      method: 'GET', url: `/api/collections?filter=${encodeURIComponent("name != ''")}&sort=nope`, token: as, status: 400,
+      after: (r) => { expect(r.body.data).toEqual({ sort: { code: 'validation_invalid_sort', message: 'Invalid sort field "nope" at character 1.' } }); },
+    },
+    {
+      name: 'a bad filter is a 400 naming its own parameter (superusers see why)',
+      method: 'GET', url: '/api/collections?filter=nope%20%3D%201&sort=name', token: as, status: 400,
+      after: (r) => { expect(r.body.data).toEqual({ filter: { code: 'validation_invalid_filter', message: 'Unknown field "nope" at character 1.' } }); },
+    },
+  ]);
 });
 
 describe('schema changes keep data', () => {

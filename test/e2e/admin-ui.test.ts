@@ -1,12 +1,12 @@
 // The admin UI end to end, in Chromium against a real server: first-run setup, sign-in, collections with
 // several field types and a relation, records (add, edit, filter, delete), a rule that does not compile,
 // and revoking a session. Steps run in order and share one browser page, as a person would.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { readFile } from 'node:fs/promises';
 import QRCode from 'qrcode';
 import PocketBase from 'pocketbase';
-import { buildRenderer, launchBrowser, shot, startApp, type TestApp } from './helpers.js';
+import { browserSuite, shot, type TestApp } from './helpers.js';
 import { installDeskbaseStub } from './desktop-stub.js';
 
 // The address the server prints for first-run setup.
@@ -14,24 +14,14 @@ const UI_PATH = '/_/';
 const EMAIL = 'admin@example.com';
 const PASSWORD = 'correct-horse-battery';
 
+const suite = browserSuite({ shots: 'failed', superuser: false }); // the tests sign up the first superuser in the UI
 let app: TestApp;
 let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  app = await startApp(await buildRenderer());
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
-  page.setDefaultTimeout(8000);
-});
-
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail') await shot(page, `failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
+  ({ app, browser } = suite);
+  page = await suite.newPage({ width: 1280, height: 820 }, { signedIn: false });
 });
 
 // Several toasts can be on screen at once: the newest is the one the last action raised.

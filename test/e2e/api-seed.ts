@@ -8,7 +8,10 @@ export const PASSWORD = 'correct-horse-battery';
 
 export interface Seeder {
   token: string;
+  /** A request under /api as the superuser (or with `token`); throws unless it succeeds. */
   call<T = unknown>(method: string, path: string, body?: unknown, token?: string): Promise<T>;
+  /** The same request, answering whatever comes back (a refusal included). */
+  send(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: any }>;
   /** Creates `count` records from `make(i)`, eight requests at a time. */
   seed(collection: string, count: number, make: (i: number) => Record<string, unknown>): Promise<Array<{ id: string }>>;
   /** A page of a fresh context, signed in as the superuser (or with `token`), at `hash`. */
@@ -17,14 +20,17 @@ export interface Seeder {
 }
 
 export async function createSeeder(app: TestApp): Promise<Seeder> {
-  async function call<T>(method: string, path: string, body?: unknown, token?: string): Promise<T> {
+  async function request(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; text: string }> {
     const res = await fetch(`${app.url}/api${path}`, {
       method,
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return { status: res.status, text: await res.text() };
+  }
+  async function call<T>(method: string, path: string, body?: unknown, token?: string): Promise<T> {
+    const { status, text } = await request(method, path, body, token);
+    if (status < 200 || status > 299) throw new Error(`${method} ${path}: ${status} ${text}`);
     return (text ? JSON.parse(text) : undefined) as T;
   }
   const signIn = async (collection = '_superusers', identity = EMAIL, password = PASSWORD, userAgent = 'curl/8.5.0') => {
@@ -41,6 +47,14 @@ export async function createSeeder(app: TestApp): Promise<Seeder> {
   return {
     token,
     call: (method, path, body, t) => call(method, path, body, t ?? token),
+    async send(method, path, body, t) {
+      const { status, text } = await request(method, path, body, t ?? token);
+      let parsed: unknown = null;
+      try {
+        parsed = text === '' ? null : JSON.parse(text);
+      } catch { /* not JSON: null, as before */ }
+      return { status, body: parsed };
+    },
     signIn,
     async seed(collection, count, make) {
       const out: Array<{ id: string }> = new Array(count);

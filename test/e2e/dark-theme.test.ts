@@ -1,21 +1,20 @@
 // The admin UI's dark theme in Chromium against a real server: it follows the system's appearance
 // (prefers-color-scheme), the switch overrides it and is remembered, and the main pages read well dark
 // at 800 and 1920 pixels wide (screenshots in test-results/screenshots/dark-*).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { createSeeder, type Seeder } from './api-seed.js';
-import { buildRenderer, launchBrowser, shot, startApp, type TestApp } from './helpers.js';
+import type { Seeder } from './api-seed.js';
+import { browserSuite, shot, type TestApp } from './helpers.js';
 import { installDeskbaseStub } from './desktop-stub.js';
 import { THEME_BACKGROUND } from '../../main/theme.js';
 
+const suite = browserSuite({ shots: 'dark-failed' });
 let app: TestApp;
 let browser: Browser;
 let seeder: Seeder;
 
 beforeAll(async () => {
-  app = await startApp(await buildRenderer());
-  browser = await launchBrowser();
-  seeder = await createSeeder(app);
+  ({ app, browser, seeder } = suite);
   await seeder.call('POST', '/collections', {
     name: 'posts',
     type: 'base',
@@ -29,11 +28,6 @@ beforeAll(async () => {
   });
   await seeder.seed('posts', 40, (i) => ({ title: `Post number ${i + 1}`, published: i % 3 === 0, views: i * 17, status: i % 2 ? 'live' : 'draft' }));
 }, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
 
 const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
 const theme = (page: Page) => page.evaluate(() => document.documentElement.dataset.theme);

@@ -1,20 +1,18 @@
 // The records grid and the defects of issue 16, in Chromium against a real server: each test opens its
 // own signed-in page (a fresh context) on data seeded through the API, and takes screenshots narrow
 // (800×600) and wide (1920×1080).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { readFile } from 'node:fs/promises';
 import { parseCsv } from '../../server/core/transfer/csv.js';
-import { buildRenderer, launchBrowser, shot, startApp, type TestApp } from './helpers.js';
-import { createSeeder, EMAIL, PASSWORD, type Seeder } from './api-seed.js';
+import { browserSuite, shot } from './helpers.js';
+import { EMAIL, PASSWORD, type Seeder } from './api-seed.js';
 
 const NARROW = { width: 800, height: 600 };
 const WIDE = { width: 1920, height: 1080 };
 
-let app: TestApp;
-let browser: Browser;
+const suite = browserSuite({ shots: 'grid-failed', pagePerTest: true });
 let seeder: Seeder;
-let page: Page | undefined;
 let authorIds: string[] = [];
 
 interface Row {
@@ -23,9 +21,7 @@ interface Row {
 }
 
 beforeAll(async () => {
-  app = await startApp(await buildRenderer());
-  browser = await launchBrowser();
-  seeder = await createSeeder(app);
+  ({ seeder } = suite);
   const authors = await seeder.call<{ id: string }>('POST', '/collections', {
     name: 'authors',
     fields: [{ name: 'name', type: 'text', presentable: true }],
@@ -54,18 +50,7 @@ beforeAll(async () => {
   }));
 });
 
-afterEach(async (ctx) => {
-  if (page && ctx.task.result?.state === 'fail') await shot(page, `grid-failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
-  await page?.context().close();
-  page = undefined;
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
-
-const open = async (hash: string, viewport = WIDE, token?: string) => (page = await seeder.open(browser, hash, viewport, token));
+const open = (hash: string, viewport = WIDE, token?: string) => suite.open(hash, viewport, token);
 const rows = (p: Page) => p.locator('.records tbody tr[data-id]');
 const hash = (p: Page) => p.evaluate(() => decodeURIComponent(location.hash.replace(/\+/g, ' ')));
 const toast = (p: Page, text: string | RegExp) => p.locator('.toast', { hasText: text }).last();
@@ -254,7 +239,7 @@ describe('records grid', () => {
       await expect(p.evaluate(() => document.querySelector('.main')!.scrollWidth <= document.querySelector('.main')!.clientWidth)).resolves.toBe(true);
       await shot(p, `grid-05-api-preview-${viewport.width}`);
       await p.context().close();
-      page = undefined;
+      suite.page = undefined;
     }
   });
 

@@ -2,40 +2,24 @@
 // previewed as a diff and applied, records imported from CSV (a refused file lists its rows) and
 // exported, and a PocketBase backup zip (data and files) moved in with the list of what could not come over.
 import { readFile } from 'node:fs/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { buildRenderer, launchBrowser, shot, startApp, type TestApp } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { browserSuite, shot, type TestApp } from './helpers.js';
+import type { Seeder } from './api-seed.js';
 import { pbPosts, pbUsers, pbView } from '../transfer/pocketbase-fixtures.js';
 import { pocketBaseData, pocketBaseZip } from '../transfer/pocketbase-storage.js';
 
+const suite = browserSuite({ shots: 'failed' });
 let app: TestApp;
-let browser: Browser;
+let seeder: Seeder;
 let page: Page;
-let su = '';
 
-async function api(method: string, path: string, body?: unknown, token?: string): Promise<any> {
-  const res = await fetch(`${app.url}${path}`, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: token } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
-  return res.json();
-}
+/** The JSON answer of the superuser's request under /api. */
+const api = async (method: string, path: string): Promise<any> => (await seeder.send(method, path)).body;
 
 beforeAll(async () => {
-  app = await startApp(await buildRenderer());
-  browser = await launchBrowser();
-  await api('POST', '/api/setup', { token: app.setupToken(), email: 'admin@example.com', password: 'correct-horse-battery' });
-  const { token } = await api('POST', '/api/collections/_superusers/auth-with-password', { identity: 'admin@example.com', password: 'correct-horse-battery' });
-  su = token as string;
-  page = await browser.newPage({ viewport: { width: 1280, height: 820 }, acceptDownloads: true });
-  page.setDefaultTimeout(8000);
-  await page.addInitScript((t) => localStorage.setItem('deskbase.token', t), token as string);
-});
-
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail') await shot(page, `failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
+  ({ app, seeder } = suite);
+  page = await suite.newPage({ width: 1280, height: 820 }); // downloads are accepted (Playwright's default)
 });
 
 async function choose(button: string | RegExp, name: string, content: Buffer | string): Promise<void> {
@@ -60,7 +44,7 @@ describe('data in and out', () => {
     await shot(page, 'data-schema-import-preview-800');
     await page.setViewportSize({ width: 1280, height: 820 });
     // nothing is applied before the click
-    expect((await api('GET', '/api/collections/posts', undefined, su)).status).toBe(404);
+    expect((await api('GET', '/collections/posts')).status).toBe(404);
     await page.getByRole('button', { name: 'Apply import' }).click();
     await page.locator('.toast', { hasText: 'Schema imported.' }).waitFor();
     await page.locator('.sidebar a', { hasText: 'posts' }).waitFor();
@@ -100,7 +84,7 @@ describe('data in and out', () => {
   it('shows a PocketBase backup zip\'s plan (changes, records, rules it opens) and moves it in, files included, once asked', async () => {
     await page.setViewportSize({ width: 1920, height: 1080 });
     // users' list rule for superusers only: the folder's `id = @request.auth.id` opens it, and the plan says so
-    const patched = await fetch(`${app.url}/api/collections/users`, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: su }, body: JSON.stringify({ listRule: null }) });
+    const patched = await fetch(`${app.url}/api/collections/users`, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: seeder.token }, body: JSON.stringify({ listRule: null }) });
     expect(patched.status).toBe(200);
     await page.goto(`${app.url}/_/#/data`);
     const pb = await pocketBaseData();
@@ -115,12 +99,12 @@ describe('data in and out', () => {
     await page.locator('.pocketbase-card').scrollIntoViewIfNeeded();
     await shot(page, 'data-pocketbase-zip-plan-1920');
     // nothing is applied until asked
-    expect((await api('GET', '/api/collections/users', undefined, su)).listRule).toBeNull();
-    expect((await api('GET', '/api/collections/users/records', undefined, su)).totalItems).toBe(0);
+    expect((await api('GET', '/collections/users')).listRule).toBeNull();
+    expect((await api('GET', '/collections/users/records')).totalItems).toBe(0);
     await preview.getByRole('button', { name: 'Apply import' }).click();
     await page.locator('.toast', { hasText: /Imported 5 records and 3 files from PocketBase/ }).waitFor();
     await expect(preview.count()).resolves.toBe(0);
-    expect((await api('GET', '/api/collections/users', undefined, su)).listRule).toBe('id = @request.auth.id');
+    expect((await api('GET', '/collections/users')).listRule).toBe('id = @request.auth.id');
     const done = page.locator('.pocketbase-card .import-done');
     await expect(done.textContent()).resolves.toMatch(/users: 2 records, 1 file/);
     await expect(done.textContent()).resolves.toMatch(/posts: 2 records, 2 files/);
@@ -132,7 +116,7 @@ describe('data in and out', () => {
     await page.locator('.pocketbase-card .import-done').scrollIntoViewIfNeeded();
     await shot(page, 'data-pocketbase-zip-import-800');
     // the cover is served with its original bytes
-    const posts = await api('GET', '/api/collections/posts', undefined, su);
+    const posts = await api('GET', '/collections/posts');
     const cover = await fetch(`${app.url}/api/files/${posts.id as string}/post00000000001/cover_k3l9p0qz1a.png`);
     expect(Buffer.from(await cover.arrayBuffer())).toEqual(pb.byName.get('cover_k3l9p0qz1a.png'));
   });

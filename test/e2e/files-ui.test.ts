@@ -1,34 +1,25 @@
 // File fields in the admin UI, in Chromium against a real server: the field's options in the
 // collection editor, uploading by picking and by dropping, previews and thumbnails in the record panel
 // and the records table, reordering and removing files. Screenshots at 800×600 and 1920×1080.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import sharp from 'sharp';
-import { buildRenderer, launchBrowser, shot, startApp, type TestApp } from './helpers.js';
+import { browserSuite, shot, signInThroughForm, type TestApp } from './helpers.js';
+import type { Seeder } from './api-seed.js';
 
-const EMAIL = 'admin@example.com';
-const PASSWORD = 'correct-horse-battery';
-
+const suite = browserSuite({ shots: 'failed-files' });
 let app: TestApp;
-let browser: Browser;
+let seeder: Seeder;
 let page: Page;
-let token = '';
 
-const api = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${app.url}/api${path}`, { method, headers: { 'content-type': 'application/json', authorization: token }, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, unknown> };
-};
+const api = (method: string, path: string, body?: unknown) => seeder.send(method, path, body);
 
 const pngOf = (color: string) => sharp({ create: { width: 240, height: 160, channels: 3, background: color } }).png().toBuffer();
 
 beforeAll(async () => {
-  app = await startApp(await buildRenderer());
-  await fetch(`${app.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: app.setupToken(), email: EMAIL, password: PASSWORD }) });
-  token = ((await (await fetch(`${app.url}/api/collections/_superusers/auth-with-password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: EMAIL, password: PASSWORD }) })).json()) as { token: string }).token;
+  ({ app, seeder } = suite);
   expect((await api('POST', '/collections', { name: 'gallery', fields: [{ name: 'title', type: 'text' }], listRule: '', viewRule: '' })).status).toBe(200);
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
-  page.setDefaultTimeout(8000);
+  page = await suite.newPage({ width: 1920, height: 1080 }, { signedIn: false });
 });
 
 /** Waits until `selector` matches `n` elements. */
@@ -36,22 +27,10 @@ async function count(selector: string, n: number): Promise<void> {
   await page.waitForFunction(([sel, want]) => document.querySelectorAll(sel as string).length === want, [selector, n] as const);
 }
 
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail') await shot(page, `failed-files-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
 
 describe('file fields in the admin UI', () => {
   it('signs in', async () => {
-    await page.goto(`${app.url}/_/#/login`);
-    await page.fill('#login-email', EMAIL);
-    await page.fill('#login-password', PASSWORD);
-    await page.getByRole('button', { name: /sign in/i }).click();
-    await page.getByText('New collection').first().waitFor();
+    await signInThroughForm(page, app);
   });
 
   it('sets a file field\'s options in the collection editor', async () => {
@@ -121,7 +100,7 @@ describe('file fields in the admin UI', () => {
   });
 
   it('restores a backup zip picked on the Backup page, after a confirmation', async () => {
-    const archive = Buffer.from(await (await fetch(`${app.url}/api/backup`, { headers: { authorization: token } })).arrayBuffer());
+    const archive = Buffer.from(await (await fetch(`${app.url}/api/backup`, { headers: { authorization: seeder.token } })).arrayBuffer());
     const before = (await api('GET', '/collections/gallery/records')).body.items as { id: string }[];
     await api('DELETE', `/collections/gallery/records/${before[0].id}`);
     await page.goto(`${app.url}/_/#/data`);

@@ -2,19 +2,17 @@
 // noise; the figure goes to the README). Seeds a collection with every common field type and a
 // relation, then switches the page size to 500 and times from the change to the painted rows, minus
 // the server's share (the request's resource timing).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { buildRenderer, launchBrowser, shot, startApp, type TestApp } from './helpers.js';
-import { createSeeder, type Seeder } from './api-seed.js';
+import { browserSuite, shot } from './helpers.js';
+import type { Seeder } from './api-seed.js';
 
-let app: TestApp;
+const suite = browserSuite({ shots: 'render-failed' });
 let browser: Browser;
 let seeder: Seeder;
 
 beforeAll(async () => {
-  app = await startApp(await buildRenderer());
-  browser = await launchBrowser();
-  seeder = await createSeeder(app);
+  ({ browser, seeder } = suite);
   const authors = await seeder.call<{ id: string }>('POST', '/collections', {
     name: 'authors',
     fields: [{ name: 'name', type: 'text', presentable: true }],
@@ -42,11 +40,6 @@ beforeAll(async () => {
     meta: { n: i, tags: ['a', 'b'] },
     when: '2025-03-04T05:06:07.000Z',
   }));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
 });
 
 describe('records grid at 500 rows', () => {

@@ -1,25 +1,23 @@
 // Issue 23 (admin UI, round 3) in Chromium against a real server: the forgiving search box, the record
 // form, the editors, the backups list and the eleven defects. Each test opens its own signed-in page
 // and screenshots at 800 and 1920 px wide.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { buildRenderer, launchBrowser, shot, startApp, type TestApp } from './helpers.js';
-import { createSeeder, EMAIL, PASSWORD, type Seeder } from './api-seed.js';
+import { browserSuite, buildRenderer, shot, startApp, type TestApp } from './helpers.js';
+import { EMAIL, PASSWORD, type Seeder } from './api-seed.js';
 import sharp from 'sharp';
 
 const NARROW = { width: 800, height: 600 };
 const WIDE = { width: 1920, height: 1080 };
 
+const suite = browserSuite({ shots: 'r3-failed', pagePerTest: true });
 let app: TestApp;
 let browser: Browser;
 let seeder: Seeder;
-let page: Page | undefined;
 let userIds: string[] = [];
 
 beforeAll(async () => {
-  app = await startApp(await buildRenderer());
-  browser = await launchBrowser();
-  seeder = await createSeeder(app);
+  ({ app, browser, seeder } = suite);
   const users = await seeder.call<{ id: string }>('GET', '/collections/users');
   await seeder.call('POST', '/collections', {
     name: 'posts',
@@ -48,18 +46,7 @@ beforeAll(async () => {
   await seeder.seed('posts', 45, (i) => ({ title: i === 7 ? 'About Ada Lovelace' : `Post ${String(i).padStart(2, '0')}`, summary: i === 9 ? 'written by ada lovelace' : 'plain', views: i, author: u[i % 30]!.id }));
 });
 
-afterEach(async (ctx) => {
-  if (page && ctx.task.result?.state === 'fail') await shot(page, `r3-failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
-  await page?.context().close();
-  page = undefined;
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
-
-const open = async (hash: string, viewport = WIDE) => (page = await seeder.open(browser, hash, viewport));
+const open = (hash: string, viewport = WIDE) => suite.open(hash, viewport);
 
 const rows = (p: Page) => p.locator('.records tbody tr[data-id]');
 const hash = (p: Page) => p.evaluate(() => decodeURIComponent(location.hash.replace(/\+/g, ' ')));
@@ -233,7 +220,7 @@ describe('the eleven defects', () => {
     const failures: string[] = [];
     for (const vp of [NARROW, WIDE]) {
       for (const h of ['#/collections/posts', '#/collections/posts?record=new', '#/collections/users/settings', '#/collections/posts/api', '#/sessions', '#/data', 'signed out']) {
-        const p = h === 'signed out' ? (page = await (await browser.newContext({ viewport: vp })).newPage()) : await open(h, vp);
+        const p = h === 'signed out' ? (suite.page = await (await browser.newContext({ viewport: vp })).newPage()) : await open(h, vp);
         if (h === 'signed out') await p.goto(`${app.url}/_/#/login`);
         await p.waitForTimeout(600);
         failures.push(...(await p.evaluate(contrastFailures)).map((f) => `${vp.width} ${h}: ${f}`));
@@ -355,7 +342,7 @@ describe('first-run setup', () => {
     const fresh = await startApp(await buildRenderer());
     try {
       const context = await browser.newContext({ viewport: NARROW });
-      const p = (page = await context.newPage());
+      const p = (suite.page = await context.newPage());
       await p.goto(`${fresh.url}/_/`);
       const token = p.locator('#setup-token');
       await token.waitFor();
@@ -628,7 +615,7 @@ describe('page timings', () => {
     const openBig: number[] = [];
     for (let run = 0; run < 3; run++) {
       const context = await browser.newContext({ viewport: WIDE });
-      const p = (page = await context.newPage());
+      const p = (suite.page = await context.newPage());
       p.setDefaultTimeout(8000);
       await p.goto(`${app.url}/_/#/login`);
       await p.locator('#login-email').fill(EMAIL);
@@ -647,7 +634,7 @@ describe('page timings', () => {
       await rows(p).first().waitFor();
       openBig.push(Date.now() - t1);
       await context.close();
-      page = undefined;
+      suite.page = undefined;
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1];
     console.log(`[page-timings] sign-in to first rows ${signIn.join(', ')} ms (median ${median(signIn)}); 5,000-record collection ${openBig.join(', ')} ms (median ${median(openBig)})`);

@@ -2,52 +2,31 @@
 // one with the query editor (a bad query shows the server's reason next to it, nothing is created),
 // its inferred fields shown read-only in its settings, its records browsed read-only (no "New record",
 // a read-only record panel), and an edit of the query rebuilding the fields.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { buildRenderer, launchBrowser, shot, startApp, type TestApp } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { browserSuite, shot, signInThroughForm, type TestApp } from './helpers.js';
+import type { Seeder } from './api-seed.js';
 
-const EMAIL = 'admin@example.com';
-const PASSWORD = 'correct-horse-battery';
-
+const suite = browserSuite({ shots: 'failed-views' });
 let app: TestApp;
-let browser: Browser;
+let seeder: Seeder;
 let page: Page;
-let token = '';
 
-const api = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${app.url}/api${path}`, { method, headers: { 'content-type': 'application/json', authorization: token }, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, unknown> };
-};
+const api = (method: string, path: string, body?: unknown) => seeder.send(method, path, body);
 
 beforeAll(async () => {
-  app = await startApp(await buildRenderer());
-  await fetch(`${app.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: app.setupToken(), email: EMAIL, password: PASSWORD }) });
-  token = ((await (await fetch(`${app.url}/api/collections/_superusers/auth-with-password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: EMAIL, password: PASSWORD }) })).json()) as { token: string }).token;
+  ({ app, seeder } = suite);
   expect((await api('POST', '/collections', { name: 'posts', fields: [{ name: 'title', type: 'text' }, { name: 'score', type: 'number' }], listRule: '', viewRule: '' })).status).toBe(200);
   for (const [title, score] of [['alpha', 1], ['beta', 2], ['gamma', 3]] as const) expect((await api('POST', '/collections/posts/records', { title, score })).status).toBe(200);
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  page.setDefaultTimeout(8000);
+  page = await suite.newPage({ width: 1440, height: 900 }, { signedIn: false });
 });
 
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === 'fail') await shot(page, `failed-views-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}`);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
 
 const rows = (p: Page) => p.locator('.records tbody tr[data-id]');
 
 describe('view collections in the admin UI', () => {
   it('signs in', async () => {
-    await page.goto(`${app.url}/_/#/login`);
-    await page.fill('#login-email', EMAIL);
-    await page.fill('#login-password', PASSWORD);
-    await page.getByRole('button', { name: /sign in/i }).click();
-    await page.getByText('New collection').first().waitFor();
+    await signInThroughForm(page, app);
   });
 
   it('creates a view with the query editor; a bad query is refused next to the editor', async () => {

@@ -38,17 +38,21 @@ async function slowCreate(size: number, chunked = false) {
   return {
     finish: () => socket.write(frame(body.slice(half)) + (chunked ? '0\r\n\r\n' : '')),
     answered: () => answer !== '',
+    /** The body's bytes, and those of its first half (what the server holds of it before `finish()`). */
+    bytes: body.length,
+    half,
     status,
   };
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+/** Until the server holds `bytes` of bodies at least (its count, RunningServer.bodyBytesInFlight). */
+const holding = (bytes: number) => expect.poll(() => server.bodyBytesInFlight(), { interval: 5, timeout: 5_000 }).toBeGreaterThanOrEqual(bytes);
 
 describe('F9: request body bytes in flight', () => {
   it('declared lengths: a body past what the others hold is refused at once with a 503, and the bytes come back', async () => {
     const first = await slowCreate(400_000);
     const second = await slowCreate(400_000);
-    await settle();
+    await holding(first.bytes + second.bytes); // both declared lengths taken
     const third = await slowCreate(400_000);
     const refused = await third.status(); // answered without its second half
     expect(refused.status).toBe(503);
@@ -64,9 +68,9 @@ describe('F9: request body bytes in flight', () => {
 
   it('chunked bodies count as they arrive', async () => {
     const first = await slowCreate(700_000, true);
-    await settle();
+    await holding(first.half);
     const second = await slowCreate(800_000, true); // its first half fits beside the first's
-    await settle();
+    await holding(first.half + second.half);
     second.finish(); // its second half passes the budget
     expect((await second.status()).status).toBe(503);
     first.finish();

@@ -2,26 +2,18 @@
 // PocketBase's `CREATE INDEX` strings in the collections API, auth collection options stored or refused,
 // the schema import of a bare new collection and of a user's own `created` index, a multipart batch with
 // files (and its rollback), and the records import's CSV refusals.
-import type PocketBase from 'pocketbase';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../server/index.js';
-import { failure, startSdkServer } from '../support/sdk-server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { failure, sdkSuite } from '../support/sdk-server.js';
 
-let server: RunningServer;
-let admin: PocketBase;
-let client: () => PocketBase;
+const sdk = sdkSuite();
 
-beforeAll(async () => {
-  ({ server, admin, client } = await startSdkServer());
-});
-afterAll(async () => { await server.close(); });
 
 interface Idx { name: string; fields: string[]; unique: boolean }
 const fieldId = (c: { fields: { name: string; id: string }[] }, name: string) => c.fields.find((f) => f.name === name)!.id;
 
 describe('indexes as CREATE INDEX strings', () => {
   it('are accepted beside index objects on create and update; the answer keeps the spec form', async () => {
-    const made = await admin.collections.create({
+    const made = await sdk.admin.collections.create({
       name: 'tagged', type: 'base',
       fields: [{ name: 'slug', type: 'text' }, { name: 'title', type: 'text' }, { name: 'rank', type: 'number' }],
       indexes: ['CREATE UNIQUE INDEX `idx_tagged_slug` ON `tagged` (`slug`)', { name: 'idx_tagged_rank', fields: ['rank'], unique: false }],
@@ -30,7 +22,7 @@ describe('indexes as CREATE INDEX strings', () => {
     expect(made.status).toBe(400);
     expect(made.response.data.indexes[1].fields.code).toBe('validation_missing_field');
 
-    const ok = await admin.collections.create({
+    const ok = await sdk.admin.collections.create({
       name: 'tagged', type: 'base',
       fields: [{ name: 'slug', type: 'text' }, { name: 'title', type: 'text' }, { name: 'rank', type: 'number' }],
       indexes: ['CREATE UNIQUE INDEX `idx_tagged_slug` ON `tagged` (`slug`)', 'CREATE INDEX idx_tagged_title_rank ON tagged (title, rank)'],
@@ -40,23 +32,23 @@ describe('indexes as CREATE INDEX strings', () => {
       { name: 'idx_tagged_title_rank', fields: [fieldId(ok, 'title'), fieldId(ok, 'rank')], unique: false },
     ]);
     // the unique index is real
-    await admin.collection('tagged').create({ slug: 'a' });
-    const dup = await failure(admin.collection('tagged').create({ slug: 'a' }));
+    await sdk.admin.collection('tagged').create({ slug: 'a' });
+    const dup = await failure(sdk.admin.collection('tagged').create({ slug: 'a' }));
     expect(dup.response.data.slug.code).toBe('validation_not_unique');
 
     // PATCH: a string beside an object (the stored ones sent back as objects)
-    const updated = await admin.collections.update('tagged', {
+    const updated = await sdk.admin.collections.update('tagged', {
       indexes: [...(ok.indexes as unknown as Idx[]).slice(0, 1), 'CREATE INDEX IF NOT EXISTS "idx_tagged_rank" ON "whatever" ("rank")'],
     });
     expect(updated.indexes).toEqual([
       { name: 'idx_tagged_slug', fields: [fieldId(ok, 'slug')], unique: true },
       { name: 'idx_tagged_rank', fields: [fieldId(ok, 'rank')], unique: false },
     ]);
-    expect((await admin.collections.getOne('tagged')).indexes).toEqual(updated.indexes);
+    expect((await sdk.admin.collections.getOne('tagged')).indexes).toEqual(updated.indexes);
   });
 
   it('what Deskbase cannot keep is a 400 naming the index, and nothing changes', async () => {
-    const before = await admin.collections.getOne('tagged');
+    const before = await sdk.admin.collections.getOne('tagged');
     const cases: [string, RegExp][] = [
       ['CREATE INDEX idx_t_lower ON tagged (title) WHERE rank > 0', /WHERE is not supported yet/],
       ['CREATE INDEX idx_t_nocase ON tagged (title COLLATE NOCASE)', /COLLATE NOCASE is not supported yet/],
@@ -66,16 +58,16 @@ describe('indexes as CREATE INDEX strings', () => {
       ['DROP TABLE tagged', /Invalid CREATE INDEX expression/],
     ];
     for (const [sql, message] of cases) {
-      const err = await failure(admin.collections.update('tagged', { indexes: [sql] }));
+      const err = await failure(sdk.admin.collections.update('tagged', { indexes: [sql] }));
       expect(err.status).toBe(400);
       expect(err.response.data.indexes[0].code).toBe('validation_invalid_index_expression');
       expect(err.response.data.indexes[0].message).toMatch(message);
     }
-    expect((await admin.collections.getOne('tagged')).indexes).toEqual(before.indexes);
+    expect((await sdk.admin.collections.getOne('tagged')).indexes).toEqual(before.indexes);
   });
 
   it("an auth collection's PocketBase email and tokenKey indexes are Deskbase's own, not user indexes", async () => {
-    const made = await admin.collections.create({
+    const made = await sdk.admin.collections.create({
       name: 'members', type: 'auth', fields: [{ name: 'handle', type: 'text' }],
       indexes: [
         'CREATE UNIQUE INDEX `idx_tokenKey_members` ON `members` (`tokenKey`)',
@@ -90,10 +82,10 @@ describe('indexes as CREATE INDEX strings', () => {
 
 describe('CSV import: malformed input is refused, naming its row; nothing is imported', () => {
   beforeAll(async () => {
-    await admin.collections.create({ name: 'notes', type: 'base', fields: [{ name: 'title', type: 'text' }, { name: 'body', type: 'text' }] });
+    await sdk.admin.collections.create({ name: 'notes', type: 'base', fields: [{ name: 'title', type: 'text' }, { name: 'body', type: 'text' }] });
   });
-  const importCsv = (csv: string) => admin.send('/api/collections/notes/records/import?format=csv', { method: 'POST', body: csv, headers: { 'content-type': 'text/csv' } });
-  const count = async () => (await admin.collection('notes').getList(1, 1)).totalItems;
+  const importCsv = (csv: string) => sdk.admin.send('/api/collections/notes/records/import?format=csv', { method: 'POST', body: csv, headers: { 'content-type': 'text/csv' } });
+  const count = async () => (await sdk.admin.collection('notes').getList(1, 1)).totalItems;
 
   it.each([
     ['a quote closed in the middle of a cell', 'title,body\nfine,one\n"x"y,z\n', 2, 3, /Invalid Closing Quote/],
@@ -114,38 +106,38 @@ describe('CSV import: malformed input is refused, naming its row; nothing is imp
   it('RFC 4180 CSV still imports: quoted commas, quotes, line breaks, a BOM, CRLF, blank lines, guarded formulas', async () => {
     const csv = '\uFEFFtitle,body\r\n"a, b","say ""hi"""\r\n\r\n"two\nlines",\'=1+1\r\nplain,\r\n';
     expect(await importCsv(csv)).toEqual({ imported: 3 });
-    const rows = await admin.collection('notes').getFullList({ sort: 'title', fields: 'title,body' });
+    const rows = await sdk.admin.collection('notes').getFullList({ sort: 'title', fields: 'title,body' });
     expect(rows.map((r) => [r.title, r.body])).toEqual([['a, b', 'say "hi"'], ['plain', ''], ['two\nlines', '=1+1']]);
   });
 });
 
 describe('schema import', () => {
   it('a new collection given without its system fields gets them, as PocketBase adds them', async () => {
-    await admin.collections.import([
+    await sdk.admin.collections.import([
       { name: 'bare_posts', type: 'base', fields: [{ name: 'title', type: 'text' }], listRule: '' },
       { name: 'bare_people', type: 'auth', fields: [{ name: 'nick', type: 'text' }] },
       // only some system fields given (an e-mail with its own options): the rest are added
       { name: 'some_people', type: 'auth', fields: [{ name: 'email', type: 'email', required: true, system: true, onlyDomains: ['example.com'] }, { name: 'nick', type: 'text' }] },
     ] as never[], false);
-    const posts = await admin.collections.getOne('bare_posts');
+    const posts = await sdk.admin.collections.getOne('bare_posts');
     expect(posts.fields.map((f: { name: string }) => f.name)).toEqual(['id', 'title']);
-    const people = await admin.collections.getOne('bare_people');
+    const people = await sdk.admin.collections.getOne('bare_people');
     expect(people.fields.map((f: { name: string }) => f.name)).toEqual(['id', 'nick', 'password', 'email', 'emailVisibility', 'verified']);
-    const some = await admin.collections.getOne('some_people');
+    const some = await sdk.admin.collections.getOne('some_people');
     expect(some.fields.map((f: { name: string }) => f.name).sort()).toEqual(['email', 'emailVisibility', 'id', 'nick', 'password', 'verified']);
     expect(some.fields.find((f: { name: string }) => f.name === 'email')).toMatchObject({ system: true, onlyDomains: ['example.com'] });
 
     // and they work: a record, a sign-up and a sign-in
-    const post = await client().collection('bare_posts').getList(1, 1);
+    const post = await sdk.client().collection('bare_posts').getList(1, 1);
     expect(post.totalItems).toBe(0);
-    await admin.collections.update('bare_people', { createRule: '' });
-    await client().collection('bare_people').create({ email: 'p@example.com', password: 'password-123', passwordConfirm: 'password-123', nick: 'p' });
-    const signedIn = await client().collection('bare_people').authWithPassword('p@example.com', 'password-123');
+    await sdk.admin.collections.update('bare_people', { createRule: '' });
+    await sdk.client().collection('bare_people').create({ email: 'p@example.com', password: 'password-123', passwordConfirm: 'password-123', nick: 'p' });
+    const signedIn = await sdk.client().collection('bare_people').authWithPassword('p@example.com', 'password-123');
     expect(signedIn.record.nick).toBe('p');
   });
 
   it("a user's own index over created is kept under its own name and exported back", async () => {
-    await admin.collections.import([
+    await sdk.admin.collections.import([
       {
         name: 'diary', type: 'base',
         fields: [{ name: 'title', type: 'text' }, { name: 'created', type: 'autodate', onCreate: true, onUpdate: false }, { name: 'updated', type: 'autodate', onCreate: true, onUpdate: true }],
@@ -153,7 +145,7 @@ describe('schema import', () => {
       },
     ] as never[], false);
     // as PocketBase exports it: ids everywhere
-    await admin.collections.import([
+    await sdk.admin.collections.import([
       {
         id: 'pbc_3000000001', name: 'journal', type: 'base', system: false, listRule: null, viewRule: null, createRule: null, updateRule: null, deleteRule: null,
         fields: [
@@ -163,29 +155,29 @@ describe('schema import', () => {
         indexes: ['CREATE INDEX `idx_journal_created` ON `journal` (`created`)'],
       },
     ] as never[], false);
-    const journal = await admin.collections.getOne('journal');
+    const journal = await sdk.admin.collections.getOne('journal');
     expect(journal.indexes).toEqual([{ name: 'idx_journal_created', fields: ['autodate2990389176'], unique: false }]);
     expect(journal.maintainedIndexes).toEqual([]);
 
     // an older PocketBase's own `_<id>_created_idx` (apps such as UpSnap ship it), on a collection whose id Deskbase keeps
-    await admin.collections.import([
+    await sdk.admin.collections.import([
       { id: 'z5lghx2r3tm45n1', name: 'devices', type: 'base', fields: [{ name: 'created', type: 'autodate', onCreate: true }], indexes: ['CREATE INDEX `_z5lghx2r3tm45n1_created_idx` ON `devices` (`created`)'] },
     ] as never[], false);
-    const devices = await admin.collections.getOne('devices');
+    const devices = await sdk.admin.collections.getOne('devices');
     expect(devices.id).toBe('z5lghx2r3tm45n1');
     expect(devices.indexes).toEqual([{ name: '_z5lghx2r3tm45n1_created_idx', fields: [fieldId(devices, 'created')], unique: false }]);
     expect(devices.maintainedIndexes).toEqual([]);
 
-    const diary = await admin.collections.getOne('diary');
+    const diary = await sdk.admin.collections.getOne('diary');
     expect(diary.indexes).toEqual([{ name: 'idx_diary_created', fields: [fieldId(diary, 'created')], unique: false }]);
     // the user's index serves the default sort: Deskbase adds none of its own beside it
     expect(diary.maintainedIndexes.filter((i: { purpose: string }) => i.purpose === 'defaultSort')).toEqual([]);
-    const exported = await admin.send('/api/collections/meta/export', {}) as { name: string; indexes: string[] }[];
+    const exported = await sdk.admin.send('/api/collections/meta/export', {}) as { name: string; indexes: string[] }[];
     expect(exported.find((c) => c.name === 'diary')!.indexes).toEqual(['CREATE INDEX `idx_diary_created` ON `diary` (`created`)']);
     expect(exported.find((c) => c.name === 'journal')!.indexes).toEqual(['CREATE INDEX `idx_journal_created` ON `journal` (`created`)']);
     expect(exported.find((c) => c.name === 'devices')!.indexes).toEqual(['CREATE INDEX `_z5lghx2r3tm45n1_created_idx` ON `devices` (`created`)']);
     // imported again unchanged
-    const again = await admin.send('/api/collections/import', { method: 'PUT', body: { collections: exported.filter((c) => c.name === 'diary'), dryRun: true } }) as { changes: { name: string; action: string }[] };
+    const again = await sdk.admin.send('/api/collections/import', { method: 'PUT', body: { collections: exported.filter((c) => c.name === 'diary'), dryRun: true } }) as { changes: { name: string; action: string }[] };
     expect(again.changes.find((c) => c.name === 'diary')!.action).toBe('unchanged');
   });
 });
@@ -194,7 +186,7 @@ describe('auth collection options', () => {
   const OPTION_KEYS = ['authAlert', 'oauth2', 'passwordAuth', 'mfa', 'otp', 'authToken', 'passwordResetToken', 'emailChangeToken', 'verificationToken', 'fileToken', 'verificationTemplate', 'resetPasswordTemplate', 'confirmEmailChangeTemplate'];
 
   it("every PocketBase auth option is answered, with PocketBase's defaults where Deskbase does the same", async () => {
-    const users = await admin.collections.getOne('users');
+    const users = await sdk.admin.collections.getOne('users');
     for (const key of OPTION_KEYS) expect(users, key).toHaveProperty(key);
     expect(users.passwordAuth).toEqual({ enabled: true, identityFields: ['email'] });
     expect(users.mfa).toEqual({ enabled: false, duration: 1800, rule: '' });
@@ -207,7 +199,7 @@ describe('auth collection options', () => {
     // never a secret
     expect(JSON.stringify(users)).not.toMatch(/secret/i);
     // a base collection has none
-    expect(await admin.collections.getOne('notes')).not.toHaveProperty('mfa');
+    expect(await sdk.admin.collections.getOne('notes')).not.toHaveProperty('mfa');
   });
 
   it('what Deskbase does is stored and answered by a later GET: settings of options that are off, templates, e-mail token durations', async () => {
@@ -226,8 +218,8 @@ describe('auth collection options', () => {
       resetPasswordTemplate: { subject: 'Reset', body: '<a href="{APP_URL}/reset/{TOKEN}">reset</a>' },
       confirmEmailChangeTemplate: { subject: 'Confirm', body: '<a href="{APP_URL}/confirm/{TOKEN}">confirm</a>' },
     };
-    const answered = await admin.collections.update('members', patch);
-    const read = await admin.collections.getOne('members');
+    const answered = await sdk.admin.collections.update('members', patch);
+    const read = await sdk.admin.collections.getOne('members');
     for (const c of [answered, read]) {
       expect(c.mfa).toEqual(patch.mfa);
       expect(c.otp).toEqual(patch.otp);
@@ -237,19 +229,19 @@ describe('auth collection options', () => {
       for (const key of ['passwordResetToken', 'emailChangeToken', 'verificationToken', 'verificationTemplate', 'resetPasswordTemplate', 'confirmEmailChangeTemplate'] as const) expect(c[key]).toEqual(patch[key]);
     }
     // a PATCH of one sub-key keeps the others, as PocketBase binds onto the stored options
-    const partial = await admin.collections.update('members', { otp: { length: 7 } });
+    const partial = await sdk.admin.collections.update('members', { otp: { length: 7 } });
     expect(partial.otp).toEqual({ ...patch.otp, length: 7 });
     // passwordAuth.identityFields is the spec's identityFields
-    const byPasswordAuth = await admin.collections.update('members', { passwordAuth: { identityFields: ['email', 'handle'] } });
+    const byPasswordAuth = await sdk.admin.collections.update('members', { passwordAuth: { identityFields: ['email', 'handle'] } });
     expect(byPasswordAuth.identityFields).toEqual(['email', 'handle']);
     expect(byPasswordAuth.passwordAuth).toEqual({ enabled: true, identityFields: ['email', 'handle'] });
     // and it takes effect: a member signs in by handle
-    await admin.collection('members').create({ email: 'm@example.com', handle: 'em', password: 'password-123', passwordConfirm: 'password-123' });
-    expect((await client().collection('members').authWithPassword('em', 'password-123')).record.email).toBe('m@example.com');
+    await sdk.admin.collection('members').create({ email: 'm@example.com', handle: 'em', password: 'password-123', passwordConfirm: 'password-123' });
+    expect((await sdk.client().collection('members').authWithPassword('em', 'password-123')).record.email).toBe('m@example.com');
   });
 
   it('turning on what Deskbase does not do yet is a 400 naming the key, and nothing changes', async () => {
-    const before = await admin.collections.getOne('members');
+    const before = await sdk.admin.collections.getOne('members');
     const cases: [Record<string, unknown>, string[], RegExp][] = [
       [{ mfa: { enabled: true } }, ['mfa', 'enabled'], /Multi-factor authentication \(MFA\) is not supported yet/],
       [{ otp: { enabled: true } }, ['otp', 'enabled'], /One-time password \(OTP\) sign-in is not supported yet/],
@@ -262,17 +254,17 @@ describe('auth collection options', () => {
       [{ authToken: { secret: 'x'.repeat(40) } }, ['authToken', 'secret'], /not supported yet/],
     ];
     for (const [body, path, message] of cases) {
-      const err = await failure(admin.collections.update('members', { ...body, listRule: 'id != ""' }));
+      const err = await failure(sdk.admin.collections.update('members', { ...body, listRule: 'id != ""' }));
       expect(err.status, JSON.stringify(body)).toBe(400);
       const item = err.response.data[path[0]][path[1]];
       expect(item.code).toBe('validation_not_supported');
       expect(item.message).toMatch(message);
     }
     // on create too
-    const created = await failure(admin.collections.create({ name: 'mfa_people', type: 'auth', mfa: { enabled: true } }));
+    const created = await failure(sdk.admin.collections.create({ name: 'mfa_people', type: 'auth', mfa: { enabled: true } }));
     expect(created.response.data.mfa.enabled.code).toBe('validation_not_supported');
-    expect((await admin.collections.getFullList()).some((c) => c.name === 'mfa_people')).toBe(false);
-    expect(await admin.collections.getOne('members')).toEqual(before);
+    expect((await sdk.admin.collections.getFullList()).some((c) => c.name === 'mfa_people')).toBe(false);
+    expect(await sdk.admin.collections.getOne('members')).toEqual(before);
   });
 
   it("PocketBase's validation: templates need a subject and a body, durations a range, unknown keys and wrong types are refused", async () => {
@@ -286,7 +278,7 @@ describe('auth collection options', () => {
       [{ mfa: 'off' }, ['mfa'], 'validation_invalid_value'],
     ];
     for (const [body, path, code] of cases) {
-      const err = await failure(admin.collections.update('members', body));
+      const err = await failure(sdk.admin.collections.update('members', body));
       expect(err.status).toBe(400);
       let item = err.response.data;
       for (const key of path) item = item[key];
@@ -294,20 +286,20 @@ describe('auth collection options', () => {
       else expect(item.code, JSON.stringify(body)).toBe(code);
     }
     // a base collection has no auth options: they are refused, not ignored
-    const base = await failure(admin.collections.update('notes', { mfa: { enabled: false } }));
+    const base = await failure(sdk.admin.collections.update('notes', { mfa: { enabled: false } }));
     expect(base.response.data.mfa.code).toBe('validation_auth_only');
   });
 
   it('options travel with the schema export and import', async () => {
-    const exported = await admin.send('/api/collections/meta/export', {}) as Record<string, unknown>[];
+    const exported = await sdk.admin.send('/api/collections/meta/export', {}) as Record<string, unknown>[];
     const members = exported.find((c) => c.name === 'members')!;
     expect(members.otp).toMatchObject({ length: 7, duration: 300 });
     expect(members.mfa).toMatchObject({ duration: 600 });
-    const again = await admin.send('/api/collections/import', { method: 'PUT', body: { collections: [members], dryRun: true } }) as { changes: { name: string; action: string }[] };
+    const again = await sdk.admin.send('/api/collections/import', { method: 'PUT', body: { collections: [members], dryRun: true } }) as { changes: { name: string; action: string }[] };
     expect(again.changes[0].action).toBe('unchanged');
-    const changed = await admin.send('/api/collections/import', { method: 'PUT', body: { collections: [{ ...members, mfa: { enabled: false, duration: 900, rule: '' } }] } }) as { changes: { name: string; action: string; settings: string[] }[] };
+    const changed = await sdk.admin.send('/api/collections/import', { method: 'PUT', body: { collections: [{ ...members, mfa: { enabled: false, duration: 900, rule: '' } }] } }) as { changes: { name: string; action: string; settings: string[] }[] };
     expect(changed.changes[0]).toMatchObject({ action: 'changed', settings: ['mfa'] });
-    expect((await admin.collections.getOne('members')).mfa.duration).toBe(900);
+    expect((await sdk.admin.collections.getOne('members')).mfa.duration).toBe(900);
   });
 
   it("PocketBase's import keeps the options it can, turned off where Deskbase cannot do them, and lists them in its notes", async () => {
@@ -321,8 +313,8 @@ describe('auth collection options', () => {
       verificationToken: { duration: 3600 },
       resetPasswordTemplate: { subject: 'Reset it', body: '{TOKEN}' },
     };
-    const r = await admin.send('/api/collections/import', { method: 'PUT', body: { collections: [pbStaff] } }) as { notes: { collection: string; item: string; reason: string }[] };
-    const staff = await admin.collections.getOne('staff');
+    const r = await sdk.admin.send('/api/collections/import', { method: 'PUT', body: { collections: [pbStaff] } }) as { notes: { collection: string; item: string; reason: string }[] };
+    const staff = await sdk.admin.collections.getOne('staff');
     expect(staff.mfa).toEqual({ enabled: false, duration: 900, rule: '' });
     expect(staff.otp).toEqual({ enabled: false, duration: 120, length: 6, emailTemplate: { subject: 'Code', body: '{OTP}' } });
     expect(staff.authAlert).toEqual({ enabled: false, emailTemplate: { subject: 'Alert', body: '{ALERT_INFO}' } });

@@ -4,29 +4,28 @@
 // auth-refresh answers when the exp moves, and how long earlier copies keep working; tokens of the
 // older kinds.
 import { randomBytes } from 'node:crypto';
-import PocketBase, { ClientResponseError, getTokenPayload } from 'pocketbase';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ClientResponseError, getTokenPayload } from 'pocketbase';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hashToken, newId } from '../../server/core/ids.js';
 import { EARLIER_TOKENS, SESSION_SECONDS } from '../../server/core/session-store.js';
-import type { RunningServer } from '../../server/index.js';
-import { ADMIN, startSdkServer } from '../support/sdk-server.js';
+import { ADMIN, sdkSuite } from '../support/sdk-server.js';
 
-let server: RunningServer;
+const sdk = sdkSuite();
+
 let usersId: string;
 let annId: string;
-let client: () => PocketBase;
 
 /** The session row's expiry, in seconds, for the token's session. */
 function sessionExpiry(token: string): number {
-  const auth = server.core.sessions.resolve(token);
-  const row = auth ? server.core.sessions.get(server.core.store, auth.sessionId) : undefined;
+  const auth = sdk.server.core.sessions.resolve(token);
+  const row = auth ? sdk.server.core.sessions.get(sdk.server.core.store, auth.sessionId) : undefined;
   if (!row) throw new Error('no live session for the token');
   return Math.floor(Date.parse(row.expires) / 1000);
 }
 
 /** The session a token names, as the server answers GET /api/session (null: signed out). */
 async function sessionOf(token: string): Promise<string | null> {
-  const r = await fetch(`${server.url}/api/session`, { headers: { authorization: token } });
+  const r = await fetch(`${sdk.server.url}/api/session`, { headers: { authorization: token } });
   const body = (await r.json()) as { id: string } | null;
   return body?.id ?? null;
 }
@@ -40,12 +39,12 @@ function dartIsValid(token: string): boolean {
 }
 
 const asAnn = async () => {
-  const pb = client();
+  const pb = sdk.client();
   await pb.collection('users').authWithPassword('ann@example.com', 'password123');
   return pb;
 };
 const asAdmin = async () => {
-  const pb = client();
+  const pb = sdk.client();
   await pb.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
   return pb;
 };
@@ -56,12 +55,9 @@ const refused = async (promise: Promise<unknown>) => {
 };
 
 beforeAll(async () => {
-  let admin: PocketBase;
-  ({ server, admin, client } = await startSdkServer());
-  usersId = server.core.registry.get('users')!.id;
-  annId = (await admin.collection('users').create({ email: 'ann@example.com', password: 'password123', passwordConfirm: 'password123' })).id;
+  usersId = sdk.server.core.registry.get('users')!.id;
+  annId = (await sdk.admin.collection('users').create({ email: 'ann@example.com', password: 'password123', passwordConfirm: 'password123' })).id;
 });
-afterAll(async () => { await server.close(); });
 afterEach(() => { vi.useRealTimers(); });
 
 describe('a superuser token', () => {
@@ -86,9 +82,9 @@ describe('a superuser token', () => {
     const first = pb.authStore.token;
     const before = sessionExpiry(first);
     // a day later, as far as the session knows
-    const auth = server.core.sessions.resolve(first)!;
+    const auth = sdk.server.core.sessions.resolve(first)!;
     const earlier = new Date(Date.now() + (SESSION_SECONDS - 86400) * 1000).toISOString();
-    await server.core.store.write((tx) => tx.run('UPDATE "_sessions" SET "expires" = ? WHERE "id" = ?', [earlier, auth.sessionId]));
+    await sdk.server.core.store.write((tx) => tx.run('UPDATE "_sessions" SET "expires" = ? WHERE "id" = ?', [earlier, auth.sessionId]));
     const refreshed = await pb.collection('_superusers').authRefresh();
     expect(refreshed.token).toBe(first);
     expect(sessionExpiry(first)).toBeGreaterThanOrEqual(before);
@@ -108,7 +104,7 @@ describe('a superuser token', () => {
     const expires = new Date(sessionExpiry(pb.authStore.token) * 1000);
     const cookie = pb.authStore.exportToCookie({ secure: false, expires });
     expect(cookie).toContain(`Expires=${expires.toUTCString()}`);
-    const restored = client();
+    const restored = sdk.client();
     restored.authStore.loadFromCookie(cookie);
     expect(restored.authStore.isSuperuser).toBe(true);
     expect(restored.authStore.isValid).toBe(true);
@@ -120,13 +116,13 @@ describe('a superuser token', () => {
     const secret = randomBytes(13).toString('base64url').slice(0, 17);
     const expires = new Date(Date.now() + 3600_000).toISOString();
     const claims = Buffer.from(JSON.stringify({ exp: Math.floor(Date.parse(expires) / 1000) })).toString('base64');
-    const superuserId = server.core.store.get<{ id: string }>('SELECT "id" FROM "_superusers" LIMIT 1')!.id;
-    await server.core.store.write((tx) => tx.run(
+    const superuserId = sdk.server.core.store.get<{ id: string }>('SELECT "id" FROM "_superusers" LIMIT 1')!.id;
+    await sdk.server.core.store.write((tx) => tx.run(
       'INSERT INTO "_sessions" ("id","tokenHash","collectionId","recordId","created","expires","userAgent") VALUES (?,?,?,?,?,?,?)',
       [newId(), hashToken(secret), '_superusers', superuserId, new Date().toISOString(), expires, 'old'],
     ));
     const legacy = `${secret.slice(0, 8)}.${claims}.${secret.slice(8)}`;
-    const pb = client();
+    const pb = sdk.client();
     pb.authStore.save(legacy, { id: superuserId, collectionName: '_superusers', collectionId: '_superusers' });
     expect(pb.authStore.isSuperuser).toBe(false);
     expect(await sessionOf(legacy)).not.toBeNull();
@@ -160,7 +156,7 @@ describe('a users token', () => {
     const pb = await asAnn();
     const cookie = pb.authStore.exportToCookie({ secure: false });
     expect(cookie).toContain(`Expires=${new Date(sessionExpiry(pb.authStore.token) * 1000).toUTCString()}`);
-    const restored = client();
+    const restored = sdk.client();
     restored.authStore.loadFromCookie(cookie);
     expect(restored.authStore.isValid).toBe(true);
     expect(restored.authStore.isSuperuser).toBe(false);
@@ -170,8 +166,8 @@ describe('a users token', () => {
   });
 
   it('isValid is false once the session expired, and the server agrees', async () => {
-    const started = await server.core.store.write((tx) => server.core.sessions.start(tx, usersId, annId, 'test', Date.now() - SESSION_SECONDS * 1000 - 5000));
-    const pb = client();
+    const started = await sdk.server.core.store.write((tx) => sdk.server.core.sessions.start(tx, usersId, annId, 'test', Date.now() - SESSION_SECONDS * 1000 - 5000));
+    const pb = sdk.client();
     pb.authStore.save(started.token, null);
     expect(pb.authStore.isValid).toBe(false);
     expect(await pb.send('/api/session', {})).toBeNull();
@@ -180,18 +176,18 @@ describe('a users token', () => {
   it('of the older unshaped kind keeps working, and a refresh gives it a shaped one', async () => {
     const legacy = randomBytes(32).toString('base64url');
     const now = Date.now();
-    await server.core.store.write((tx) => tx.run(
+    await sdk.server.core.store.write((tx) => tx.run(
       'INSERT INTO "_sessions" ("id","tokenHash","collectionId","recordId","created","expires","userAgent") VALUES (?,?,?,?,?,?,?)',
       [newId(), hashToken(legacy), usersId, annId, new Date(now).toISOString(), new Date(now + 3600_000).toISOString(), 'old'],
     ));
-    const pb = client();
+    const pb = sdk.client();
     pb.authStore.save(legacy, null);
     expect(pb.authStore.isValid).toBe(false); // what the SDK made of every token before
     expect((await pb.send('/api/session', {})).record.id).toBe(annId);
     await pb.collection('users').authRefresh();
     expect(pb.authStore.isValid).toBe(true);
     expect(getTokenPayload(pb.authStore.token).exp).toBe(sessionExpiry(pb.authStore.token));
-    expect(server.core.sessions.resolve(legacy)).toBeNull(); // the session got a new secret
+    expect(sdk.server.core.sessions.resolve(legacy)).toBeNull(); // the session got a new secret
   });
 
   it('authRefresh on a collection that is not the token\'s is 403, even a missing one', async () => {
@@ -224,7 +220,7 @@ describe('auth-refresh when the exp moves', () => {
     // one session: the earlier copy (requests in flight, other tabs, a cookie set by a concurrent
     // refresh) stays signed in until its own exp, and signing out ends both
     expect(await sessionOf(first)).toBe(await sessionOf(second));
-    const other = client();
+    const other = sdk.client();
     other.authStore.save(first, pb.authStore.record);
     // a refresh through the earlier copy answers the session's current token
     at(start + 1500);
@@ -243,7 +239,7 @@ describe('auth-refresh when the exp moves', () => {
     at(getTokenPayload(first).exp * 1000 + 1000); // past the first token's claim, not the session's
     expect(await sessionOf(current)).not.toBeNull();
     expect(await sessionOf(first)).toBeNull();
-    expect(await refused(client().send('/api/collections/users/auth-refresh', { method: 'POST', headers: { authorization: first } }))).toBe(401);
+    expect(await refused(sdk.client().send('/api/collections/users/auth-refresh', { method: 'POST', headers: { authorization: first } }))).toBe(401);
   });
 
   it(`keeps the last ${EARLIER_TOKENS} earlier copies; the one before them is refused`, async () => {
@@ -279,7 +275,7 @@ describe('a token is accepted only exactly as issued', () => {
       const segments = new Set<number>();
       for (const [i, forged] of changed.entries()) {
         expect(forged).not.toBe(token);
-        const status = await refused(client().send(`/api/collections/${refresh}/auth-refresh`, { method: 'POST', headers: { authorization: forged } }));
+        const status = await refused(sdk.client().send(`/api/collections/${refresh}/auth-refresh`, { method: 'POST', headers: { authorization: forged } }));
         expect(status, `position ${i}: ${forged}`).toBe(401);
         expect(await sessionOf(forged), `position ${i}`).toBeNull();
         segments.add(token.slice(0, i).split('.').length - 1);
@@ -302,7 +298,7 @@ describe('a token is accepted only exactly as issued', () => {
     const far = `${head}.${Buffer.from(JSON.stringify({ exp: 4102444800 })).toString('base64')}.${tail}`;
     const typed = `${head}.${Buffer.from(JSON.stringify({ type: 'auth' })).toString('base64')}.${tail}`;
     for (const forged of [far, typed]) {
-      const other = client();
+      const other = sdk.client();
       other.authStore.save(forged, pb.authStore.record);
       expect(await other.send('/api/session', {})).toBeNull();
       expect(await refused(other.collection('users').authRefresh())).toBe(401);
@@ -310,10 +306,10 @@ describe('a token is accepted only exactly as issued', () => {
   });
 
   it('an expired session with a far exp written in stays signed out', async () => {
-    const started = await server.core.store.write((tx) => server.core.sessions.start(tx, usersId, annId, 'test', Date.now() - SESSION_SECONDS * 1000 - 5000));
+    const started = await sdk.server.core.store.write((tx) => sdk.server.core.sessions.start(tx, usersId, annId, 'test', Date.now() - SESSION_SECONDS * 1000 - 5000));
     const [head, , tail] = started.token.split('.');
     const forged = `${head}.${Buffer.from(JSON.stringify({ exp: 4102444800 })).toString('base64')}.${tail}`;
-    const pb = client();
+    const pb = sdk.client();
     pb.authStore.save(forged, null);
     expect(pb.authStore.isValid).toBe(true); // the SDK believes the claim
     expect(await pb.send('/api/session', {})).toBeNull(); // the server does not

@@ -202,7 +202,7 @@ describe('bytes waiting for readers, all streams together', () => {
         await su.collection('big').create({ body }, { fields: 'id' });
         writes++;
         await s.core.realtime.idle();
-        await new Promise((resolve) => setTimeout(resolve, 20)); // the keeping-up reader takes its chunk
+        await expect.poll(() => seen, { interval: 5, timeout: 10_000 }).toBe(writes); // the keeping-up reader took it
       }
       await expect.poll(() => seen, { timeout: 10_000 }).toBe(writes);
       const sameClient = reader.realtime.clientId === first && reader.realtime.isConnected;

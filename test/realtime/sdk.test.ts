@@ -4,18 +4,17 @@
 // errors, and a reader that stops reading.
 import { connect } from 'node:net';
 import PocketBase, { ClientResponseError, type RecordSubscription } from 'pocketbase';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../server/index.js';
-import { ADMIN, startSdkServer } from '../support/sdk-server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../server/index.js';
+import { ADMIN, sdkSuite } from '../support/sdk-server.js';
 
-let server: RunningServer;
-let admin: PocketBase;
+const sdk = sdkSuite({ realtimeIdleMs: 1500 });
+
 let annId: string;
 let bobId: string;
-let client: () => PocketBase;
 
 async function signedIn(email: string): Promise<PocketBase> {
-  const pb = client();
+  const pb = sdk.client();
   await pb.collection('users').authWithPassword(email, 'password123');
   return pb;
 }
@@ -47,12 +46,11 @@ const titled = (title: string) => (e: Event) => e.record.title === title;
 const titles = (events: Event[]) => events.map((e) => `${e.action}:${String(e.record.title)}`);
 
 beforeAll(async () => {
-  ({ server, admin, client } = await startSdkServer({ realtimeIdleMs: 1500 }));
-  const users = server.core.registry.get('users')!.id;
-  annId = (await admin.collection('users').create({ email: 'ann@example.com', password: 'password123', passwordConfirm: 'password123', name: 'Ann' })).id;
-  bobId = (await admin.collection('users').create({ email: 'bob@example.com', password: 'password123', passwordConfirm: 'password123', name: 'Bob' })).id;
+  const users = sdk.server.core.registry.get('users')!.id;
+  annId = (await sdk.admin.collection('users').create({ email: 'ann@example.com', password: 'password123', passwordConfirm: 'password123', name: 'Ann' })).id;
+  bobId = (await sdk.admin.collection('users').create({ email: 'bob@example.com', password: 'password123', passwordConfirm: 'password123', name: 'Bob' })).id;
   const visible = 'public = true || (@request.auth.id != "" && owner = @request.auth.id)';
-  await admin.collections.create({
+  await sdk.admin.collections.create({
     name: 'notes', type: 'base',
     fields: [
       { name: 'title', type: 'text' }, { name: 'public', type: 'bool' }, { name: 'body', type: 'text', max: 2_000_000 },
@@ -61,22 +59,21 @@ beforeAll(async () => {
     listRule: visible, viewRule: visible, createRule: '', updateRule: '', deleteRule: '',
   });
 });
-afterAll(async () => { await server.close(); });
 
 describe('realtime with the SDK', () => {
   it('a `*` subscriber gets create, update and delete of the records its listRule shows, in commit order', async () => {
-    const guest = client();
+    const guest = sdk.client();
     const ann = await signedIn('ann@example.com');
     const g = collector();
     const a = collector();
     await guest.collection('notes').subscribe('*', g.cb);
     await ann.collection('notes').subscribe('*', a.cb);
-    const pub = await admin.collection('notes').create({ title: 'p1', public: true });
-    await admin.collection('notes').create({ title: 'ann-private', owner: annId });
-    await admin.collection('notes').create({ title: 'bob-private', owner: bobId });
-    await admin.collection('notes').update(pub.id, { title: 'p1-edited' });
-    await admin.collection('notes').delete(pub.id);
-    await admin.collection('notes').create({ title: 'end', public: true });
+    const pub = await sdk.admin.collection('notes').create({ title: 'p1', public: true });
+    await sdk.admin.collection('notes').create({ title: 'ann-private', owner: annId });
+    await sdk.admin.collection('notes').create({ title: 'bob-private', owner: bobId });
+    await sdk.admin.collection('notes').update(pub.id, { title: 'p1-edited' });
+    await sdk.admin.collection('notes').delete(pub.id);
+    await sdk.admin.collection('notes').create({ title: 'end', public: true });
     await g.next(titled('end'));
     await a.next(titled('end'));
     expect(titles(g.events)).toEqual(['create:p1', 'update:p1-edited', 'delete:p1-edited', 'create:end']);
@@ -87,14 +84,14 @@ describe('realtime with the SDK', () => {
   });
 
   it('a delete is judged as the record was before it; an update that hides a record is not sent', async () => {
-    const guest = client();
+    const guest = sdk.client();
     const g = collector();
     await guest.collection('notes').subscribe('*', g.cb);
-    const n = await admin.collection('notes').create({ title: 'shown', public: true });
-    await admin.collection('notes').update(n.id, { title: 'hidden', public: false });
-    const m = await admin.collection('notes').create({ title: 'gone', public: true });
-    await admin.collection('notes').delete(m.id);
-    await admin.collection('notes').create({ title: 'end2', public: true });
+    const n = await sdk.admin.collection('notes').create({ title: 'shown', public: true });
+    await sdk.admin.collection('notes').update(n.id, { title: 'hidden', public: false });
+    const m = await sdk.admin.collection('notes').create({ title: 'gone', public: true });
+    await sdk.admin.collection('notes').delete(m.id);
+    await sdk.admin.collection('notes').create({ title: 'end2', public: true });
     await g.next(titled('end2'));
     expect(titles(g.events)).toEqual(['create:shown', 'create:gone', 'delete:gone', 'create:end2']);
     await guest.realtime.unsubscribe();
@@ -121,8 +118,8 @@ describe('realtime with the SDK', () => {
       ]);
     }
     await ann.collection('notes').update(note.id, { title: 'judged-end' });
-    await b.next(titled('judged-end'));
-    await new Promise((resolve) => setTimeout(resolve, 50)); // the id topic's copy of the last event
+    // the last event twice: the '*' topic's copy and the id topic's
+    await expect.poll(() => b.events.filter(titled('judged-end')).length, { timeout: 15_000 }).toBe(2);
     expect(b.events.filter((e) => String(e.record.title).includes('secret') || e.record.body !== '')).toEqual([]);
     expect(titles(b.events)).toContain('update:judged-1');
     await bob.realtime.unsubscribe();
@@ -131,17 +128,17 @@ describe('realtime with the SDK', () => {
   it('an id subscriber gets that record only, by its viewRule', async () => {
     const ann = await signedIn('ann@example.com');
     const bob = await signedIn('bob@example.com');
-    const mine = await admin.collection('notes').create({ title: 'mine', owner: annId });
-    const other = await admin.collection('notes').create({ title: 'other', public: true });
+    const mine = await sdk.admin.collection('notes').create({ title: 'mine', owner: annId });
+    const other = await sdk.admin.collection('notes').create({ title: 'other', public: true });
     const a = collector();
     const b = collector();
     await ann.collection('notes').subscribe(mine.id, a.cb);
     await bob.collection('notes').subscribe(mine.id, b.cb);
     await bob.collection('notes').subscribe(other.id, b.cb);
-    await admin.collection('notes').update(other.id, { title: 'other-2' });
-    await admin.collection('notes').update(mine.id, { title: 'mine-2' });
-    await admin.collection('notes').delete(mine.id);
-    await admin.collection('notes').update(other.id, { title: 'other-3' });
+    await sdk.admin.collection('notes').update(other.id, { title: 'other-2' });
+    await sdk.admin.collection('notes').update(mine.id, { title: 'mine-2' });
+    await sdk.admin.collection('notes').delete(mine.id);
+    await sdk.admin.collection('notes').update(other.id, { title: 'other-3' });
     await b.next(titled('other-3'));
     await a.next((e) => e.action === 'delete');
     expect(titles(a.events)).toEqual(['update:mine-2', 'delete:mine-2']);
@@ -151,15 +148,15 @@ describe('realtime with the SDK', () => {
   });
 
   it('options: filter narrows, expand and fields shape the record as the REST API would', async () => {
-    const guest = client();
+    const guest = sdk.client();
     const ann = await signedIn('ann@example.com');
     const g = collector();
     const a = collector();
     const options = { filter: 'title ~ "opt"', expand: 'owner', fields: 'id,title,expand.owner.name' };
     await guest.collection('notes').subscribe('*', g.cb, options);
     await ann.collection('notes').subscribe('*', a.cb, options);
-    await admin.collection('notes').create({ title: 'skipped', public: true, owner: annId });
-    await admin.collection('notes').create({ title: 'opt-1', public: true, owner: annId });
+    await sdk.admin.collection('notes').create({ title: 'skipped', public: true, owner: annId });
+    await sdk.admin.collection('notes').create({ title: 'opt-1', public: true, owner: annId });
     const got = await a.next(titled('opt-1'));
     // users' viewRule shows a user only to itself: Ann's expand holds her, the guest's does not
     expect(got.record).toEqual({ id: expect.any(String), title: 'opt-1', expand: { owner: { name: 'Ann' } } });
@@ -177,14 +174,14 @@ describe('realtime with the SDK', () => {
     const ann = await signedIn('ann@example.com');
     const a = collector();
     await ann.collection('notes').subscribe('*', a.cb);
-    await admin.collection('notes').create({ title: 'before', owner: annId });
+    await sdk.admin.collection('notes').create({ title: 'before', owner: annId });
     await a.next(titled('before'));
     // sign-out from another copy of the same token ends the session
-    const copy = client();
+    const copy = sdk.client();
     copy.authStore.save(ann.authStore.token, ann.authStore.record);
     await copy.send('/api/session', { method: 'DELETE' });
-    await admin.collection('notes').create({ title: 'after', owner: annId });
-    await admin.collection('notes').create({ title: 'public-after', public: true });
+    await sdk.admin.collection('notes').create({ title: 'after', owner: annId });
+    await sdk.admin.collection('notes').create({ title: 'public-after', public: true });
     await a.next(titled('public-after'));
     expect(titles(a.events)).toEqual(['create:before', 'create:public-after']);
     await ann.realtime.unsubscribe();
@@ -197,50 +194,50 @@ describe('realtime with the SDK', () => {
     const changer = await signedIn('bob@example.com');
     try {
       await changer.collection('users').update(bobId, { oldPassword: 'password123', password: 'password456', passwordConfirm: 'password456' });
-      await admin.collection('notes').create({ title: 'bob-secret', owner: bobId });
-      await admin.collection('notes').create({ title: 'bob-public', public: true });
+      await sdk.admin.collection('notes').create({ title: 'bob-secret', owner: bobId });
+      await sdk.admin.collection('notes').create({ title: 'bob-public', public: true });
       await b.next(titled('bob-public'));
       expect(titles(b.events)).toEqual(['create:bob-public']);
       await bob.realtime.unsubscribe();
     } finally {
-      await admin.collection('users').update(bobId, { password: 'password123', passwordConfirm: 'password123' });
+      await sdk.admin.collection('users').update(bobId, { password: 'password123', passwordConfirm: 'password123' });
     }
   });
 
   it('unsubscribe stops the events and closes the connection once nothing is left', async () => {
-    const guest = client();
+    const guest = sdk.client();
     const g = collector();
     const unsubscribe = await guest.collection('notes').subscribe('*', g.cb);
-    await admin.collection('notes').create({ title: 'u1', public: true });
+    await sdk.admin.collection('notes').create({ title: 'u1', public: true });
     await g.next(titled('u1'));
     await unsubscribe();
     expect(guest.realtime.isConnected).toBe(false);
     const other = collector();
-    const watcher = client();
+    const watcher = sdk.client();
     await watcher.collection('notes').subscribe('*', other.cb);
-    await admin.collection('notes').create({ title: 'u2', public: true });
+    await sdk.admin.collection('notes').create({ title: 'u2', public: true });
     await other.next(titled('u2'));
     expect(titles(g.events)).toEqual(['create:u1']);
     await watcher.realtime.unsubscribe();
   });
 
   it('the SDK reconnects and resubscribes after the server drops the connection', async () => {
-    const guest = client();
+    const guest = sdk.client();
     const g = collector();
     let connects = 0;
     await guest.realtime.subscribe('PB_CONNECT', () => { connects++; });
     await guest.collection('notes').subscribe('*', g.cb);
     const first = guest.realtime.clientId;
-    server.core.realtime.broker.disconnect(first);
+    sdk.server.core.realtime.broker.disconnect(first);
     await expect.poll(() => guest.realtime.clientId !== first && guest.realtime.isConnected, { timeout: 5000 }).toBe(true);
-    await admin.collection('notes').create({ title: 'after-drop', public: true });
+    await sdk.admin.collection('notes').create({ title: 'after-drop', public: true });
     await g.next(titled('after-drop'));
     expect(connects).toBeGreaterThanOrEqual(2);
     await guest.realtime.unsubscribe();
   });
 
   it('an idle connection is closed (as PocketBase does after 5 minutes; 1.5 s here) and the SDK reconnects', async () => {
-    const guest = client();
+    const guest = sdk.client();
     const ids: string[] = [];
     await guest.realtime.subscribe('PB_CONNECT', (e: { clientId: string }) => { ids.push(e.clientId); });
     await guest.collection('notes').subscribe('nothing-happens-here', () => undefined);
@@ -252,7 +249,7 @@ describe('realtime with the SDK', () => {
 
 describe('records imported in bulk', () => {
   it('reach subscribers once, as the API shows them, under the list rule', async () => {
-    await admin.collections.create({
+    await sdk.admin.collections.create({
       name: 'imported', type: 'base',
       fields: [
         { name: 'title', type: 'text' }, { name: 'public', type: 'bool' }, { name: 'n', type: 'number' },
@@ -260,7 +257,7 @@ describe('records imported in bulk', () => {
       ],
       listRule: 'public = true', viewRule: 'public = true',
     });
-    const guest = client();
+    const guest = sdk.client();
     const g = collector();
     await guest.collection('imported').subscribe('*', g.cb);
     // numbers as JSON values, text that reads as a number, a fraction: the forms a column's affinity may change
@@ -269,15 +266,15 @@ describe('records imported in bulk', () => {
       { title: 'i2', public: false, n: 1, meta: { k: [1, '2'] }, tags: [] },
       { title: 'i3', public: true, n: -7, meta: '12', tags: ['b'] },
     ];
-    const res = await fetch(`${server.url}/api/collections/imported/records/import?format=ndjson`, {
-      method: 'POST', headers: { authorization: admin.authStore.token, 'content-type': 'application/x-ndjson' },
+    const res = await fetch(`${sdk.server.url}/api/collections/imported/records/import?format=ndjson`, {
+      method: 'POST', headers: { authorization: sdk.admin.authStore.token, 'content-type': 'application/x-ndjson' },
       body: rows.map((r) => JSON.stringify(r)).join('\n'),
     });
     expect(res.status).toBe(200);
     const last = await g.next(titled('i3'));
     expect(titles(g.events)).toEqual(['create:i1', 'create:i3']);
     for (const e of [g.events[0], last]) {
-      expect(e.record).toEqual(await admin.collection('imported').getOne(e.record.id as string));
+      expect(e.record).toEqual(await sdk.admin.collection('imported').getOne(e.record.id as string));
     }
     await guest.collection('imported').unsubscribe();
   });
@@ -306,15 +303,15 @@ describe('the server\'s connection limits', () => {
 
 describe('schema changes', () => {
   it('go to superusers subscribed to _collections/* (the admin UI), never to others', async () => {
-    const su = client();
+    const su = sdk.client();
     await su.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
     const ann = await signedIn('ann@example.com');
     const seen: unknown[] = [];
     const annSeen: unknown[] = [];
     await su.realtime.subscribe('_collections/*', (e) => seen.push(e));
     await ann.realtime.subscribe('_collections/*', (e) => annSeen.push(e));
-    await admin.collections.create({ name: 'scratch', type: 'base', fields: [{ name: 't', type: 'text' }] });
-    await admin.collections.delete('scratch');
+    await sdk.admin.collections.create({ name: 'scratch', type: 'base', fields: [{ name: 't', type: 'text' }] });
+    await sdk.admin.collections.delete('scratch');
     await expect.poll(() => seen.length, { timeout: 5000 }).toBe(2);
     expect(seen).toEqual([
       { action: 'create', record: expect.objectContaining({ name: 'scratch', type: 'base', system: false }) },
@@ -330,7 +327,7 @@ describe('the subscribe form', () => {
   async function post(body: unknown, token?: string): Promise<Response> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (token) headers.authorization = token;
-    return fetch(`${server.url}/api/realtime`, { method: 'POST', headers, body: JSON.stringify(body) });
+    return fetch(`${sdk.server.url}/api/realtime`, { method: 'POST', headers, body: JSON.stringify(body) });
   }
 
   it('an unknown client is 404; errors name the field; another identity than the bound one is 403', async () => {
@@ -352,7 +349,7 @@ describe('the subscribe form', () => {
 
 describe('a reader that stops reading', () => {
   it('is disconnected once its queue passes the bound, and the server keeps serving', async () => {
-    const socket = connect(server.port, '127.0.0.1');
+    const socket = connect(sdk.server.port, '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
     let head = '';
     const clientId = await new Promise<string>((resolve) => {
@@ -361,25 +358,25 @@ describe('a reader that stops reading', () => {
         const m = /event:PB_CONNECT\ndata:\{"clientId":"(\w+)"\}/.exec(head);
         if (m) resolve(m[1]);
       });
-      socket.write(`GET /api/realtime HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAccept: text/event-stream\r\n\r\n`);
+      socket.write(`GET /api/realtime HTTP/1.1\r\nHost: 127.0.0.1:${sdk.server.port}\r\nAccept: text/event-stream\r\n\r\n`);
     });
     expect((await post({ clientId, subscriptions: ['notes/*'] })).status).toBe(204);
     socket.pause(); // reads nothing more: the kernel's buffers fill, then the server's queue
     const closed = new Promise((resolve) => socket.once('close', resolve));
     const big = 'x'.repeat(1024 * 1024);
     let writes = 0;
-    while (server.core.realtime.broker.size > 0 && writes < 60) {
-      await admin.collection('notes').create({ title: `big-${writes++}`, public: true, body: big }, { fields: 'id' });
-      await server.core.realtime.idle();
+    while (sdk.server.core.realtime.broker.size > 0 && writes < 60) {
+      await sdk.admin.collection('notes').create({ title: `big-${writes++}`, public: true, body: big }, { fields: 'id' });
+      await sdk.server.core.realtime.idle();
     }
-    expect(server.core.realtime.broker.size).toBe(0);
+    expect(sdk.server.core.realtime.broker.size).toBe(0);
     expect(writes).toBeLessThan(60);
     socket.resume();
     await closed;
-    expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+    expect((await fetch(`${sdk.server.url}/api/health`)).status).toBe(200);
   }, 90_000); // about 5 s alone: the kernel's socket buffers take several MB before the server's queue does
 });
 
 async function post(body: unknown): Promise<Response> {
-  return fetch(`${server.url}/api/realtime`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${sdk.server.url}/api/realtime`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }

@@ -2,34 +2,52 @@
 // relation left empty refuses the whole delete, in PocketBase's order, however deep the chain.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { harness, type Harness } from '../support/harness.js';
-import { eachBlog, type Blog } from '../support/blog.js';
+import { harness, type Harness, type Res } from '../support/harness.js';
+import { blog, type Blog } from '../support/blog.js';
+import { envelope, scenarios } from '../support/scenario.js';
+
+const record = (collection: string, id: (b: Blog) => string) => (b: Blog) => `/api/collections/${collection}/records/${id(b)}`;
+/** Bob's comment on Ann's public post. */
+const comment = async (h: Harness, b: Blog) => {
+  const r = await h.req('POST', '/api/collections/comments/records', { token: b.users.bob.token, body: { post: b.posts.annPublic, message: 'c1' } });
+  expect(r.status, r.text).toBe(200);
+};
 
 describe('on the blog', () => {
-  let h: Harness;
-  let b: Blog;
-  eachBlog((fresh, data) => ((h = fresh), (b = data)));
-
-  it('delete cascades to comments and clears relations; deleteRule 404s', async () => {
-    await h.req('POST', '/api/collections/comments/records', { token: b.users.bob.token, body: { post: b.posts.annPublic, message: 'c1' } });
-    expect((await h.req('DELETE', `/api/collections/posts/records/${b.posts.annPublic}`, { token: b.users.bob.token })).status).toBe(404);
-    expect((await h.req('DELETE', `/api/collections/posts/records/${b.posts.annPublic}`, { token: b.users.ann.token })).status).toBe(204);
-    expect((await h.req('GET', '/api/collections/comments/records')).body.totalItems).toBe(0);
-    // deleting a tag removes it from posts' tags
-    expect((await h.req('DELETE', `/api/collections/tags/records/${b.tags.js}`, { token: b.su })).status).toBe(204);
-    const draft = await h.req('GET', `/api/collections/posts/records/${b.posts.annDraft}`, { token: b.su });
-    expect(draft.body.tags).toEqual([]);
-  });
-
-  it('a required relation left empty blocks the delete and nothing changes', async () => {
-    const fields = (await h.req('GET', '/api/collections/comments', { token: b.su })).body.fields.map((f: { name: string }) =>
-      f.name === 'post' ? { ...f, cascadeDelete: false, required: true } : f);
-    expect((await h.req('PATCH', '/api/collections/comments', { token: b.su, body: { fields } })).status).toBe(200);
-    await h.req('POST', '/api/collections/comments/records', { token: b.users.bob.token, body: { post: b.posts.bobPublic, message: 'c' } });
-    const r = await h.req('DELETE', `/api/collections/posts/records/${b.posts.bobPublic}`, { token: b.users.bob.token });
-    expect(r.status).toBe(400);
-    expect((await h.req('GET', `/api/collections/posts/records/${b.posts.bobPublic}`)).status).toBe(200);
-  });
+  scenarios(blog, [
+    {
+      name: 'a delete the deleteRule refuses is a 404, and the comments stay',
+      before: comment,
+      method: 'DELETE', url: record('posts', (b) => b.posts.annPublic), token: (b) => b.users.bob.token,
+      status: 404, json: envelope(404, 'Not found.'),
+      after: async (_r: Res, h) => { expect((await h.req('GET', '/api/collections/comments/records')).body.totalItems).toBe(1); },
+    },
+    {
+      name: 'delete cascades to the comments',
+      before: comment,
+      method: 'DELETE', url: record('posts', (b) => b.posts.annPublic), token: (b) => b.users.ann.token,
+      status: 204,
+      after: async (_r, h) => { expect((await h.req('GET', '/api/collections/comments/records')).body.totalItems).toBe(0); },
+    },
+    {
+      name: 'deleting a tag removes it from the posts\' tags',
+      method: 'DELETE', url: record('tags', (b) => b.tags.js), token: (b) => b.su,
+      status: 204,
+      after: async (_r, h, b) => { expect((await h.req('GET', `/api/collections/posts/records/${b.posts.annDraft}`, { token: b.su })).body.tags).toEqual([]); },
+    },
+    {
+      name: 'a required relation left empty blocks the delete and nothing changes',
+      before: async (h, b) => {
+        const fields = (await h.req('GET', '/api/collections/comments', { token: b.su })).body.fields.map((f: { name: string }) =>
+          f.name === 'post' ? { ...f, cascadeDelete: false, required: true } : f);
+        expect((await h.req('PATCH', '/api/collections/comments', { token: b.su, body: { fields } })).status).toBe(200);
+        await h.req('POST', '/api/collections/comments/records', { token: b.users.bob.token, body: { post: b.posts.bobPublic, message: 'c' } });
+      },
+      method: 'DELETE', url: record('posts', (b) => b.posts.bobPublic), token: (b) => b.users.bob.token,
+      status: 400,
+      after: async (_r, h, b) => { expect((await h.req('GET', `/api/collections/posts/records/${b.posts.bobPublic}`)).status).toBe(200); },
+    },
+  ]);
 });
 
 describe('deep', () => {

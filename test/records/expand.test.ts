@@ -2,48 +2,59 @@
 // viewRule with `@request.context = "expand"`, loaded in one query per relation field for a whole page,
 // and bounded (MAX_EXPANDED_RECORDS) however the relations loop.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { harness, type Harness } from '../support/harness.js';
-import { type Blog, eachBlog, patchAsSuperuser } from '../support/blog.js';
+import { describe, expect, it } from 'vitest';
+import type { Harness } from '../support/harness.js';
+import { blog, type Blog, patchAsSuperuser } from '../support/blog.js';
+import { envelope, scenarios, type Scenario } from '../support/scenario.js';
 import { expandRecords, MAX_EXPANDED_RECORDS } from '../../server/core/expand.js';
 import type { ApiRecord } from '../../server/core/record-serializer.js';
 import type { ReadDb } from '../../server/store/db.js';
 import { ann, h, items, page, useListFixture } from '../support/list-fixture.js';
 
 describe('on the blog', () => {
-  let h: Harness;
-  let b: Blog;
-  eachBlog((fresh, data) => ((h = fresh), (b = data)));
-
-  const patchCollection = (name: string, body: Record<string, unknown>) => patchAsSuperuser(h, b, name, body);
-
-  it('expands single and multiple relations, each under its own viewRule', async () => {
-    const r = await h.req('GET', `/api/collections/posts/records/${b.posts.annPublic}?expand=author,tags`, { token: b.users.ann.token });
-    expect(r.body.expand.author).toMatchObject({ id: b.users.ann.id, name: 'Ann' });
-    expect(r.body.expand.tags.map((t: { name: string }) => t.name)).toEqual(['js', 'db']);
-    // a guest cannot view users (viewRule id = @request.auth.id): the author is left out
-    const g = await h.req('GET', `/api/collections/posts/records/${b.posts.annPublic}?expand=author,tags`);
-    expect(g.body.expand.author).toBeUndefined();
-    expect(g.body.expand.tags).toHaveLength(2);
-  });
-
-  it('expands back-relations and nested paths', async () => {
-    await h.req('POST', '/api/collections/comments/records', { token: b.users.bob.token, body: { post: b.posts.annPublic, message: 'nice' } });
-    const r = await h.req('GET', `/api/collections/posts/records/${b.posts.annPublic}?expand=comments_via_post.post.tags`);
-    const comments = r.body.expand.comments_via_post;
-    expect(comments).toHaveLength(1);
-    expect(comments[0].message).toBe('nice');
-    expect(comments[0].expand.post.expand.tags).toHaveLength(2);
-  });
-
-  it('expand follows the related collection\'s viewRule, not the parent\'s', async () => {
-    await patchCollection('tags', { viewRule: "name != 'db'" });
-    const r = await h.req('GET', `/api/collections/posts/records/${b.posts.annPublic}?expand=tags`);
-    expect(r.body.expand.tags.map((t: { name: string }) => t.name)).toEqual(['js']);
-    await patchCollection('tags', { viewRule: null });
-    const locked = await h.req('GET', `/api/collections/posts/records/${b.posts.annPublic}?expand=tags`);
-    expect(locked.body.expand).toEqual({});
-  });
+  const annPublic = (query: string) => (b: Blog) => `/api/collections/posts/records/${b.posts.annPublic}?${query}`;
+  const names = (tags: { name: string }[]) => tags.map((t) => t.name);
+  scenarios(blog, [
+    {
+      name: 'expands single and multiple relations, each under its own viewRule',
+      method: 'GET', url: annPublic('expand=author,tags'), token: (b) => b.users.ann.token, status: 200,
+      match: (b) => ({ expand: { author: { id: b.users.ann.id, name: 'Ann' } } }),
+      after: (r) => { expect(names(r.body.expand.tags)).toEqual(['js', 'db']); },
+    },
+    {
+      name: 'a guest cannot view users (viewRule id = @request.auth.id): the author is left out, the tags are there',
+      method: 'GET', url: annPublic('expand=author,tags'), status: 200,
+      after: (r) => {
+        expect(r.body.expand.author).toBeUndefined();
+        expect(r.body.expand.tags).toHaveLength(2);
+      },
+    },
+    {
+      name: 'expands back-relations and nested paths',
+      before: async (h, b) => {
+        await h.req('POST', '/api/collections/comments/records', { token: b.users.bob.token, body: { post: b.posts.annPublic, message: 'nice' } });
+      },
+      method: 'GET', url: annPublic('expand=comments_via_post.post.tags'), status: 200,
+      after: (r) => {
+        const comments = r.body.expand.comments_via_post;
+        expect(comments).toHaveLength(1);
+        expect(comments[0].message).toBe('nice');
+        expect(comments[0].expand.post.expand.tags).toHaveLength(2);
+      },
+    },
+    {
+      name: 'expand follows the related collection\'s viewRule, not the parent\'s',
+      before: async (h, b) => { await patchAsSuperuser(h, b, 'tags', { viewRule: "name != 'db'" }); },
+      method: 'GET', url: annPublic('expand=tags'), status: 200,
+      after: (r) => { expect(names(r.body.expand.tags)).toEqual(['js']); },
+    },
+    {
+      name: 'a related collection only superusers may view is left out of the expand',
+      before: async (h, b) => { await patchAsSuperuser(h, b, 'tags', { viewRule: null }); },
+      method: 'GET', url: annPublic('expand=tags'), status: 200,
+      after: (r) => { expect(r.body.expand).toEqual({}); },
+    },
+  ]);
 });
 
 describe('on a list', () => {
@@ -91,22 +102,17 @@ describe('expand is bounded', () => {
   // (a record reached through several parents counts each time, as the JSON repeats it), and past
   // MAX_EXPANDED_RECORDS the request is a 400 before any of it is written out.
 
-  let h: Harness;
-  let su: string;
-  const nodeIds: string[] = [];
-  const postIds: string[] = [];
-
-  beforeAll(async () => {
-    // these tests are about the expand caps: on a loaded machine an expand of 19,607 records may run
-    // past the 150 ms query deadline (its own tests are elsewhere) and answer that 400 instead
-    h = await harness({ queryBudgetMs: 10_000 });
-    su = await h.superuser();
+  interface Looped { su: string; nodeIds: string[]; postIds: string[] }
+  /** Seven nodes each linked to all seven; twelve posts with twelve comments each. */
+  async function looped(h: Harness): Promise<Looped> {
+    const su = await h.superuser();
+    const nodeIds: string[] = [];
+    const postIds: string[] = [];
     const nodes = await h.req('POST', '/api/collections', { token: su, body: { name: 'nodes', fields: [{ name: 'name', type: 'text' }], listRule: '', viewRule: '' } });
     const links = await h.req('PATCH', '/api/collections/nodes', { token: su, body: { fields: [...nodes.body.fields, { name: 'links', type: 'relation', collectionId: nodes.body.id, maxSelect: 99 }] } });
     expect(links.status, links.text).toBe(200);
     for (let i = 0; i < 7; i++) nodeIds.push((await h.req('POST', '/api/collections/nodes/records', { token: su, body: { name: `n${i}` } })).body.id);
     for (const id of nodeIds) await h.req('PATCH', `/api/collections/nodes/records/${id}`, { token: su, body: { links: nodeIds } });
-
     const posts = await h.req('POST', '/api/collections', { token: su, body: { name: 'posts', fields: [{ name: 'title', type: 'text' }], listRule: '', viewRule: '' } });
     await h.req('POST', '/api/collections', {
       token: su, body: { name: 'comments', fields: [{ name: 'post', type: 'relation', collectionId: posts.body.id, maxSelect: 1 }, { name: 'n', type: 'number' }], listRule: '', viewRule: '' },
@@ -115,8 +121,8 @@ describe('expand is bounded', () => {
       postIds.push((await h.req('POST', '/api/collections/posts/records', { token: su, body: { title: `p${p}` } })).body.id);
       for (let c = 0; c < 12; c++) await h.req('POST', '/api/collections/comments/records', { token: su, body: { post: postIds[p], n: c } });
     }
-  });
-  afterAll(async () => { await h.close(); });
+    return { su, nodeIds, postIds };
+  }
 
   /** Related records in a response, counted as the JSON holds them. */
   function countExpanded(value: unknown): number {
@@ -131,50 +137,53 @@ describe('expand is bounded', () => {
     return n;
   }
 
-  it('seven nodes linked to all seven: four levels fit (19,600 related records), five and six are a 400', async () => {
-    const four = await h.req('GET', '/api/collections/nodes/records?expand=links.links.links.links');
-    expect(four.status).toBe(200);
-    expect(countExpanded(four.body.items)).toBe(7 * 7 * (1 + 7 * (1 + 7 * (1 + 7))));
-    for (const path of ['links.links.links.links.links', 'links.links.links.links.links.links']) {
-      const r = await h.req('GET', `/api/collections/nodes/records?expand=${path}`);
-      expect(r.status).toBe(400);
-      expect(r.body).toEqual({
-        status: 400,
-        message: `The expand would return more than ${MAX_EXPANDED_RECORDS} related records: expand fewer relations or levels, or ask for a smaller page.`,
-        data: {},
-      });
-      expect(r.text.length).toBeLessThan(400);
-    }
+  const REFUSED = envelope(400, `The expand would return more than ${MAX_EXPANDED_RECORDS} related records: expand fewer relations or levels, or ask for a smaller page.`);
+  const tooMany = (name: string, url: string | ((c: Looped) => string)): Scenario<Looped> => ({
+    name, method: 'GET', url, status: 400, json: REFUSED,
+    after: (r) => { expect(r.text.length).toBeLessThan(400); },
   });
+  const counted = (name: string, url: (c: Looped) => string, n: number): Scenario<Looped> => ({
+    name, method: 'GET', url, status: 200, after: (r) => { expect(countExpanded(r.body)).toBe(n); },
+  });
+  const node0 = (expand: string) => (c: Looped) => `/api/collections/nodes/records/${c.nodeIds[0]}?expand=${expand}`;
+  const five = 'links.links.links.links.links'; // 7 × (1 + 2,800) = 19,607 related records
+  const back = 'nodes_via_links.links.links'; // 7 × (1 + 56) = 399
+  const six = 'links.links.links.links.links.links';
 
-  it('counts every path: two paths that fit alone are refused together', async () => {
-    const view = (expand: string) => h.req('GET', `/api/collections/nodes/records/${nodeIds[0]}?expand=${expand}`);
-    const five = 'links.links.links.links.links'; // 7 × (1 + 2,800) = 19,607 related records
-    const back = 'nodes_via_links.links.links'; // 7 × (1 + 56) = 399
-    expect(countExpanded((await view(five)).body)).toBe(19_607);
-    expect(countExpanded((await view(back)).body)).toBe(399);
-    expect((await view(`${five},${back}`)).status).toBe(400);
-  });
-
-  it('posts and comments round and round through the back-relation: a 400', async () => {
-    const loop = 'comments_via_post.post.comments_via_post.post.comments_via_post.post';
-    const r = await h.req('GET', `/api/collections/posts/records?perPage=100&expand=${loop}`);
-    expect(r.status).toBe(400);
-    // a round trip that fits is answered, each comment under its own post, in order
-    const fits = await h.req('GET', `/api/collections/posts/records/${postIds[3]}?expand=comments_via_post.post`);
-    expect(fits.status).toBe(200);
-    const comments = fits.body.expand.comments_via_post as { n: number; post: string; expand: { post: { id: string } } }[];
-    expect(comments.map((c) => c.n)).toEqual(Array.from({ length: 12 }, (_, i) => i));
-    for (const c of comments) expect(c.expand.post.id).toBe(postIds[3]);
-  });
-
-  it('after a write the record is answered, unexpanded: the write is done, a 400 would be a lie', async () => {
-    const six = 'links.links.links.links.links.links';
-    const patched = await h.req('PATCH', `/api/collections/nodes/records/${nodeIds[1]}?expand=${six}`, { token: su, body: { name: 'renamed' } });
-    expect(patched.status).toBe(200);
-    expect(patched.body.name).toBe('renamed');
-    expect(patched.body.expand).toBeUndefined();
-    const fits = await h.req('PATCH', `/api/collections/nodes/records/${nodeIds[1]}?expand=links`, { token: su, body: { name: 'n1' } });
-    expect(fits.body.expand.links).toHaveLength(7);
-  });
+  scenarios(looped, [
+    {
+      name: 'seven nodes linked to all seven: four levels fit (19,600 related records)',
+      method: 'GET', url: '/api/collections/nodes/records?expand=links.links.links.links', status: 200,
+      after: (r) => { expect(countExpanded(r.body.items)).toBe(7 * 7 * (1 + 7 * (1 + 7 * (1 + 7)))); },
+    },
+    tooMany('seven nodes linked to all seven: five levels are a 400', `/api/collections/nodes/records?expand=${five}`),
+    tooMany('seven nodes linked to all seven: six levels are a 400', `/api/collections/nodes/records?expand=${six}`),
+    counted('five levels from one node fit alone', node0(five), 19_607),
+    counted('a back-relation path from one node fits alone', node0(back), 399),
+    { name: 'counts every path: two paths that fit alone are refused together', method: 'GET', url: node0(`${five},${back}`), status: 400 },
+    {
+      name: 'posts and comments round and round through the back-relation: a 400',
+      method: 'GET', url: '/api/collections/posts/records?perPage=100&expand=comments_via_post.post.comments_via_post.post.comments_via_post.post', status: 400,
+    },
+    {
+      name: 'a round trip that fits is answered, each comment under its own post, in order',
+      method: 'GET', url: (c) => `/api/collections/posts/records/${c.postIds[3]}?expand=comments_via_post.post`, status: 200,
+      after: (r, _h, c) => {
+        const comments = r.body.expand.comments_via_post as { n: number; post: string; expand: { post: { id: string } } }[];
+        expect(comments.map((x) => x.n)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+        for (const x of comments) expect(x.expand.post.id).toBe(c.postIds[3]);
+      },
+    },
+    {
+      name: 'after a write the record is answered, unexpanded: the write is done, a 400 would be a lie',
+      method: 'PATCH', url: (c) => `/api/collections/nodes/records/${c.nodeIds[1]}?expand=${six}`, token: (c) => c.su, body: { name: 'renamed' },
+      status: 200, match: { name: 'renamed' },
+      after: (r) => { expect(r.body.expand).toBeUndefined(); },
+    },
+    {
+      name: 'after a write an expand that fits is answered',
+      method: 'PATCH', url: (c) => `/api/collections/nodes/records/${c.nodeIds[1]}?expand=links`, token: (c) => c.su, body: { name: 'n1' },
+      status: 200, after: (r) => { expect(r.body.expand.links).toHaveLength(7); },
+    },
+  ], { queryBudgetMs: 10_000 }); // about the expand caps: on a loaded machine an expand of 19,607 records may pass the 150 ms query deadline (its own tests are elsewhere)
 });

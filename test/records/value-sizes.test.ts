@@ -1,16 +1,18 @@
 // Issue 21, item 3, in process: oversized values are answered with their fields' errors only to a caller
 // the rule lets write (before that, a guest could probe a collection's field names by sending large
 // values); to anyone else the answer is the rule's, the same as for a small value.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { harness, type Harness } from '../support/harness.js';
+import { describe, expect } from 'vitest';
+import type { Harness, Res } from '../support/harness.js';
+import { envelope, scenarios, type Scenario } from '../support/scenario.js';
 
-let h: Harness;
-let user: string;
-let id: string;
+interface Notes {
+  /** A signed-in user, whom the create and update rules let write. */
+  user: string;
+  /** A note of the user's. */
+  id: string;
+}
 
-beforeEach(async () => {
-  // not about the query budget: a loaded machine's 150 ms deadline must not stand in for the answers checked
-  h = await harness({ queryBudgetMs: 10_000 });
+async function notes(h: Harness): Promise<Notes> {
   const su = await h.superuser();
   const made = await h.req('POST', '/api/collections', {
     token: su,
@@ -21,42 +23,59 @@ beforeEach(async () => {
   });
   expect(made.status, made.text).toBe(200);
   await h.req('POST', '/api/collections/users/records', { body: { email: 'ann@example.com', password: 'password123', passwordConfirm: 'password123' } });
-  user = await h.signIn('users', 'ann@example.com', 'password123');
-  id = (await h.req('POST', '/api/collections/notes/records', { token: user, body: { title: 'first' } })).body.id;
-});
-afterEach(async () => { await h.close(); });
+  const user = await h.signIn('users', 'ann@example.com', 'password123');
+  const id = (await h.req('POST', '/api/collections/notes/records', { token: user, body: { title: 'first' } })).body.id as string;
+  return { user, id };
+}
 
-const RULE_FAILED = { status: 400, message: 'Failed to create record.', data: {} };
+const NOTES = '/api/collections/notes/records';
+const RULE_FAILED = envelope(400, 'Failed to create record.');
+/** Nothing was stored: the one note of the fixture is all there is. */
+const stillOne = async (_r: Res, h: Harness) => {
+  expect((await h.req('GET', NOTES)).body.totalItems).toBe(1);
+};
 
 describe('who learns that a value is too large', () => {
-  it('a guest failing the createRule gets the rule failure whatever the key, field or not', async () => {
-    for (const body of [{ title: 'small' }, { title: 'x'.repeat(6000) }, { nothere: 'x'.repeat(6000) }, { body: 'x'.repeat(6 << 20) }, { body: 'x'.repeat(4 << 20), body2: 'x'.repeat(5 << 20) }]) {
-      const r = await h.req('POST', '/api/collections/notes/records', { body });
-      expect(r.body).toEqual(RULE_FAILED);
-    }
+  const guestCreates = (what: string, body: Record<string, unknown>): Scenario<Notes> => ({
+    name: `a guest failing the createRule gets the rule failure: ${what}`,
+    method: 'POST', url: NOTES, body, status: 400, json: RULE_FAILED, after: stillOne,
   });
-
-  it('a guest failing the updateRule gets the 404 whatever it sends', async () => {
-    const small = await h.req('PATCH', `/api/collections/notes/records/${id}`, { body: { title: 'small' } });
-    expect(small.status).toBe(404);
-    const big = await h.req('PATCH', `/api/collections/notes/records/${id}`, { body: { title: 'x'.repeat(6000) } });
-    expect(big.body).toEqual(small.body);
+  const guestUpdates = (what: string, body: Record<string, unknown>): Scenario<Notes> => ({
+    name: `a guest failing the updateRule gets the 404 whatever it sends: ${what}`,
+    method: 'PATCH', url: (c) => `${NOTES}/${c.id}`, body, status: 404, json: envelope(404, 'Not found.'),
   });
-
-  it('a caller the rule lets write gets each field error, and the write budget', async () => {
-    const text = await h.req('POST', '/api/collections/notes/records', { token: user, body: { title: 'x'.repeat(6000) } });
-    expect(text.body.data.title.code).toBe('validation_max_text_constraint');
-    const update = await h.req('PATCH', `/api/collections/notes/records/${id}`, { token: user, body: { body: 'x'.repeat(6 << 20) } });
-    expect(update.body.data.body.code).toBe('validation_content_size_limit');
-    const heavy = await h.req('POST', '/api/collections/notes/records', { token: user, body: { body: 'x'.repeat(4 << 20), body2: 'x'.repeat(5 << 20) } });
-    expect(heavy.status).toBe(400);
-    expect(heavy.body.message).toMatch(/more than 8 MiB/);
-    expect((await h.req('GET', '/api/collections/notes/records')).body.totalItems).toBe(1);
-  });
-
-  it('keys that name no field are not stored and do not count', async () => {
-    const r = await h.req('POST', '/api/collections/notes/records', { token: user, body: { title: 'ok', junk: 'x'.repeat(9 << 20) } });
-    expect(r.status, r.text.slice(0, 200)).toBe(200);
-    expect(r.body.junk).toBeUndefined();
-  });
+  scenarios(notes, [
+    guestCreates('a small value', { title: 'small' }),
+    guestCreates('a text past its max', { title: 'x'.repeat(6000) }),
+    guestCreates('a key that names no field', { nothere: 'x'.repeat(6000) }),
+    guestCreates('an editor value past its size', { body: 'x'.repeat(6 << 20) }),
+    guestCreates('values past the write budget together', { body: 'x'.repeat(4 << 20), body2: 'x'.repeat(5 << 20) }),
+    guestUpdates('a small value', { title: 'small' }),
+    guestUpdates('a text past its max', { title: 'x'.repeat(6000) }),
+    {
+      name: 'a caller the rule lets write gets the field error of a text past its max',
+      method: 'POST', url: NOTES, token: (c) => c.user, body: { title: 'x'.repeat(6000) },
+      status: 400, match: { data: { title: { code: 'validation_max_text_constraint' } } }, after: stillOne,
+    },
+    {
+      name: 'a caller the rule lets write gets the field error of an editor value past its size',
+      method: 'PATCH', url: (c) => `${NOTES}/${c.id}`, token: (c) => c.user, body: { body: 'x'.repeat(6 << 20) },
+      status: 400, match: { data: { body: { code: 'validation_content_size_limit' } } },
+    },
+    {
+      name: 'a caller the rule lets write gets the write budget',
+      method: 'POST', url: NOTES, token: (c) => c.user, body: { body: 'x'.repeat(4 << 20), body2: 'x'.repeat(5 << 20) },
+      status: 400,
+      after: async (r, h) => {
+        expect(r.body.message).toMatch(/more than 8 MiB/);
+        await stillOne(r, h);
+      },
+    },
+    {
+      name: 'keys that name no field are not stored and do not count',
+      method: 'POST', url: NOTES, token: (c) => c.user, body: { title: 'ok', junk: 'x'.repeat(9 << 20) },
+      status: 200, match: { title: 'ok' },
+      after: (r) => { expect(r.body.junk).toBeUndefined(); },
+    },
+  ], { queryBudgetMs: 10_000 }); // not about the query budget: a loaded machine's 150 ms deadline must not stand in for the answers checked
 });

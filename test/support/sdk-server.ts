@@ -2,7 +2,7 @@
 // a signed-in superuser SDK client, fresh clients on demand, and the SDK's error for a refused call.
 import { EventSource } from 'eventsource';
 import PocketBase, { ClientResponseError } from 'pocketbase';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { startServer, type RunningServer, type ServerOptions } from '../../server/index.js';
 
 // Node has no EventSource; the SDK's realtime service needs one (PocketBase's docs name this package)
@@ -37,4 +37,15 @@ export async function failure(promise: Promise<unknown>): Promise<ClientResponse
   const err = await promise.catch((e: unknown) => e);
   expect(err).toBeInstanceOf(ClientResponseError);
   return err as ClientResponseError;
+}
+
+/**
+ * startSdkServer for a whole test file, as its first hooks: filled in before the file's own beforeAll
+ * hooks run (`sdk.admin`, `sdk.client()`, `sdk.server`) and closed after the file.
+ */
+export function sdkSuite(options: Partial<ServerOptions> = {}): SdkServer {
+  const suite = {} as SdkServer;
+  beforeAll(async () => { Object.assign(suite, await startSdkServer(options)); });
+  afterAll(async () => { await suite.server?.close(); });
+  return suite;
 }

@@ -47,18 +47,17 @@ beforeEach(() => window.history.replaceState(null, '', '#/collections/posts/sett
 
 /** Mounts the editor; resolves once the collections list has loaded (so nothing is in flight at cleanup). */
 async function mount(collection: Collection = posts): Promise<void> {
-  let loaded = () => false;
+  let listed: Promise<Collection[]> | undefined;
   render(() => {
     const api = createApi({ baseUrl: server.baseUrl, store: storageTokenStore(localStorage) });
-    const [collections, { refetch }] = createResource(async () => (await api.listCollections()).items);
-    loaded = () => collections.state === 'ready';
+    const [list, { refetch }] = createResource(() => (listed = api.listCollections().then((page) => page.items)));
     const [session] = createSignal(null);
     const ctx: AppCtx = {
       api,
       session,
-      collections,
+      collections: list,
       reloadCollections: async () => (await refetch()) ?? undefined,
-      findCollection: (k) => collections()?.find((c) => c.name === k || c.id === k),
+      findCollection: (k) => list()?.find((c) => c.name === k || c.id === k),
       signOut: async () => undefined,
     };
     return (
@@ -72,7 +71,7 @@ async function mount(collection: Collection = posts): Promise<void> {
       </RouterContext.Provider>
     );
   });
-  await waitFor(() => expect(loaded()).toBe(true));
+  await listed;
 }
 
 describe('collection editor', () => {
