@@ -31,9 +31,9 @@ import { getRow } from './records-read.js';
 
 /** For the start-up sweep: the names a stored record holds, or null when it is gone. */
 function namedFiles(store: Store, registry: Registry): NamedFiles {
-  return (collectionId, recordId) => {
+  return async (collectionId, recordId) => {
     const c = registry.get(collectionId);
-    const row = c ? getRow(store, c, recordId) : undefined;
+    const row = c ? await getRow(store, c, recordId) : undefined;
     return c && row ? namesOfRow(c, row) : null;
   };
 }
@@ -59,8 +59,8 @@ export interface CoreOptions {
 export async function createCore(store: Store, options: CoreOptions = {}) {
   const registry = new Registry();
   installQueryGuards(store);
-  await store.write((tx) => ensureSystemSchema(tx));
-  registry.load(store);
+  await store.write(async (tx) => ensureSystemSchema(tx));
+  await registry.load(store);
   // after a failed journal write the store reloads from disk: the collections may have changed back
   store.onReload(() => registry.load(store));
   const sessions = createSessions(store, registry);
@@ -72,9 +72,9 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const storage = new FileStorage(store.dir ?? memoryDataDir(), report);
   const onCollection: CollectionListener = (action, c) => realtime.onCollection(action, c);
   const collections = createCollections(store, registry, sessions, storage, onCollection);
-  await store.write((tx) => collections.bootstrap(tx));
+  await store.write(async (tx) => collections.bootstrap(tx));
   // data folders made before Deskbase kept an index get it now (nothing is written when none is missing)
-  await store.write((tx) => addMissingMaintainedIndexes(tx, registry.all()));
+  await store.write(async (tx) => addMissingMaintainedIndexes(tx, registry.all()));
   const sweep = async () => {
     if (store.dir !== null) await sweepStorage(storage, namedFiles(store, registry), (id) => registry.get(id) !== undefined);
   };
@@ -96,14 +96,14 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
     store, registry, sessions, collections, records, auth, setup, transfer, realtime, batch, files,
     /** Backups (`GET /api/backup`) and restores; a restore sweeps what its records do not name. */
     backups: createBackups(store, storage, async () => {
-      await store.write((tx) => {
+      await store.write(async (tx) => {
         // a backup from an older version lacks what the system tables have gained since
-        ensureSystemSchema(tx);
+        await ensureSystemSchema(tx);
         // an archive's SQLite views are whatever wrote it (one reading _sessions or _superusers, say):
         // each is built again from its viewQuery with every check a view gets; one that fails fails the restore
-        for (const c of rebuildAllViews(tx, registry.all())) saveDefinition(tx, c);
+        for (const c of await rebuildAllViews(tx, registry.all())) await saveDefinition(tx, c);
       });
-      registry.load(store);
+      await registry.load(store);
       await sweep();
     }, report),
     /** The one subscription point for record changes: each committed write's, once durable, in commit order. */

@@ -38,14 +38,14 @@ export function sameOrigin(event: H3Event): boolean {
 }
 
 export function authMiddleware(core: Core) {
-  return (event: H3Event): void => {
+  return async (event: H3Event): Promise<void> => {
     const bearer = bearerOf(event);
     if (bearer !== null) {
-      setState(event, { auth: core.sessions.resolve(bearer), bearer, viaCookie: false });
+      setState(event, { auth: await core.sessions.resolve(bearer), bearer, viaCookie: false });
       return;
     }
     const cookie = getCookie(event, COOKIE_NAME);
-    const auth = cookie ? core.sessions.resolve(cookie) : null;
+    const auth = cookie ? await core.sessions.resolve(cookie) : null;
     if (auth && !SAFE_METHODS.has(event.req.method.toUpperCase()) && !sameOrigin(event)) {
       throw new ApiError(403, 'Cross-site requests with the session cookie are not allowed.');
     }

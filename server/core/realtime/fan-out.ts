@@ -8,6 +8,7 @@
 // burst of events or costly subscriber filters cannot hold the loop; and each client address's first
 // shape of a change goes before any address's second (two lanes, below), so an address with many
 // shapes waits for them, not the others.
+import { QueryBudget } from '../../store/db.js';
 import type { Store } from '../../store/db.js';
 import type { Registry } from '../collection-registry.js';
 import type { AuthInfo, Collection } from '../../model/types.js';
@@ -100,8 +101,8 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
   const behind: Delivery[] = [];
   /** Their held messages and second-lane shape members, counted as they were queued. */
   let behindEntries = 0;
-  let first: Generator<void> | null = null;
-  let second: Generator<void> | null = null;
+  let first: AsyncGenerator<void> | null = null;
+  let second: AsyncGenerator<void> | null = null;
   let scheduled = false;
 
   /**
@@ -166,16 +167,16 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
   }
 
   /** One shape: its check and its message, or nothing when it may not see the record (or fails). */
-  function message(change: RecordChange, shape: Shape): string | null {
+  async function message(change: RecordChange, shape: Shape): Promise<string | null> {
     const c = change.collection;
     const row = change.after ?? change.before;
     if (!row) return null;
     try {
-      return store.withDeadline(options.budgetMs, () => {
-        const ctx = subscriberContext(shape.auth, shape.options, registry.lookup);
-        if (!mayAccess(store, c, shape.rule, ctx, row)) return null;
-        return eventData(store, c, change.action, row, ctx);
-      });
+      // the shape's check and message under one budget of their own
+      const db = store.reader(new QueryBudget(options.budgetMs));
+      const ctx = subscriberContext(shape.auth, shape.options, registry.lookup);
+      if (!(await mayAccess(db, c, shape.rule, ctx, row))) return null;
+      return await eventData(db, c, change.action, row, ctx);
     } catch {
       return null; // a filter that does not compile or runs past the budget matches nothing, as in PocketBase
     }
@@ -193,8 +194,8 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
   }
 
   /** Every shape's message to its members (the ones whose identity is still the shape's), in slices. */
-  function* sendShape(change: RecordChange, shape: Shape, to: (client: RealtimeClient, m: RealtimeMessage) => void): Generator<void> {
-    const data = message(change, shape);
+  async function* sendShape(change: RecordChange, shape: Shape, to: (client: RealtimeClient, m: RealtimeMessage) => void): AsyncGenerator<void> {
+    const data = await message(change, shape);
     if (data === null) return;
     const messages = messagesFor(data);
     let sent = 0;
@@ -209,7 +210,7 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
    * The first lane: each change in commit order, the shapes of rank 0 (every address's first), sent at
    * once to the clients with nothing waiting in the second lane.
    */
-  function* firstLane(): Generator<void> {
+  async function* firstLane(): AsyncGenerator<void> {
     while (pending.length > 0) {
       const next = pending.shift() as Pending;
       yield* broker.dropEndedSessions(store);
@@ -269,7 +270,7 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
    * The second lane: in commit order, each change's held messages, then its shapes of rank 1 or more
    * (members: only second-lane clients); then those clients' next changes may go by the first lane.
    */
-  function* secondLane(): Generator<void> {
+  async function* secondLane(): AsyncGenerator<void> {
     while (behind.length > 0) {
       const d = behind[0];
       let sent = 0;
@@ -291,37 +292,41 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
   }
 
   /** One step of a lane; false once it has nothing left. */
-  function step(lane: 'first' | 'second'): boolean {
+  async function step(lane: 'first' | 'second'): Promise<boolean> {
     if (lane === 'first') {
       if (first === null && pending.length === 0) return false;
-      first ??= firstLane();
-      if (first.next().done) first = null;
+      const running = (first ??= firstLane());
+      if ((await running.next()).done && first === running) first = null;
       return true;
     }
     if (second === null && behind.length === 0) return false;
-    second ??= secondLane();
-    if (second.next().done) second = null;
+    const running = (second ??= secondLane());
+    if ((await running.next()).done && second === running) second = null;
     return true;
   }
 
-  /** A slice: the first lane for half of it, the second lane for the rest, then the first again. */
-  function run(): void {
-    scheduled = false;
+  /**
+   * A slice: the first lane for half of it, the second lane for the rest, then the first again. One
+   * slice runs at a time (`scheduled` stays set until it ends); its clock counts the whole slice, the
+   * time its queries waited for a write included.
+   */
+  async function run(): Promise<void> {
     const start = performance.now();
     const half = start + SLICE_MS / 2;
     const end = start + SLICE_MS;
     try {
       let busy = true;
-      while (busy && performance.now() < half) busy = step('first');
+      while (busy && performance.now() < half) busy = await step('first');
       busy = true;
-      while (busy && performance.now() < end) busy = step('second');
+      while (busy && performance.now() < end) busy = await step('second');
       busy = true;
-      while (busy && performance.now() < end) busy = step('first');
+      while (busy && performance.now() < end) busy = await step('first');
     } catch (err) {
       first = null;
       second = null;
       options.report(err);
     }
+    scheduled = false;
     if (first !== null || second !== null || pending.length > 0 || behind.length > 0) schedule();
   }
 
@@ -344,7 +349,7 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
   function schedule(): void {
     if (scheduled) return;
     scheduled = true;
-    setImmediate(run);
+    setImmediate(() => void run());
   }
 
   return {

@@ -286,7 +286,7 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
     if (!dryRun) await steps.before?.(plan, notes);
     try {
       let applied: { removed: Collection[]; cuts: CutNames[] } = { removed: [], cuts: [] };
-      const result = await store.write((tx) => {
+      const result = await store.write(async (tx) => {
         const { changes, scratch, removed, cuts } = apply(tx, plan, deleteMissing, notes, steps.keepStoredFields === true);
         const more = steps.then?.(tx, scratch, plan, notes);
         if (dryRun) throw new DryRun({ changes, notes: notes.list, dryRun, then: more });
