@@ -141,7 +141,7 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
         }
         // PocketBase signs everyone out of an auth collection whose authRule changed (it regenerates the
         // collection's token secret): sessions that may no longer pass the rule end with this change
-        if (built.type === 'auth' && built.authRule !== prev.authRule) sessions.endCollection(tx, prev.id);
+        if (built.type === 'auth' && built.authRule !== prev.authRule) await sessions.endCollection(tx, prev.id);
         const schema = await settleViews(tx, schemaWith(built), 'update');
         next = schema.find((x) => x.id === built.id)!;
         await saveDefinition(tx, next);
@@ -167,7 +167,7 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
       await store.write(async (tx) => {
         await dropViews(tx, registry.all());
         await dropCollectionTable(tx, c);
-        sessions.endCollection(tx, c.id);
+        await sessions.endCollection(tx, c.id);
         const schema = await settleViews(tx, schemaWith(null, c.id), 'delete');
         others = await commitSchema(tx, schema);
         registry.remove(c.id);
