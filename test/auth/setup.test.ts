@@ -89,7 +89,7 @@ describe('first superuser', () => {
       const body = (email: string) => ({ body: { token: h.setupToken(), email, password: 'long enough' } });
       const [a, b] = await Promise.all([h.req('POST', '/api/setup', body('a@b.co')), h.req('POST', '/api/setup', body('b@b.co'))]);
       expect([a.status, b.status].sort()).toEqual([200, 404]);
-      expect(h.core.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM "_superusers"')?.n).toBe(1);
+      expect((await h.core.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM "_superusers"'))?.n).toBe(1);
     });
   });
 });

@@ -21,7 +21,7 @@ async function api(method: string, path: string, body?: unknown, token?: string)
 beforeAll(async () => {
   app = await startApp(await buildRenderer());
   browser = await launchBrowser();
-  await api('POST', '/api/setup', { token: app.setupToken(), email: 'admin@example.com', password: 'correct-horse-battery' });
+  await api('POST', '/api/setup', { token: (await app.setupToken()), email: 'admin@example.com', password: 'correct-horse-battery' });
   const { token } = await api('POST', '/api/collections/_superusers/auth-with-password', { identity: 'admin@example.com', password: 'correct-horse-battery' });
   su = token as string;
   page = await browser.newPage({ viewport: { width: 1280, height: 820 }, acceptDownloads: true });

@@ -23,7 +23,7 @@ const pngOf = (color: string) => sharp({ create: { width: 240, height: 160, chan
 
 beforeAll(async () => {
   app = await startApp(await buildRenderer());
-  await fetch(`${app.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: app.setupToken(), email: EMAIL, password: PASSWORD }) });
+  await fetch(`${app.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: (await app.setupToken()), email: EMAIL, password: PASSWORD }) });
   token = ((await (await fetch(`${app.url}/api/collections/_superusers/auth-with-password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: EMAIL, password: PASSWORD }) })).json()) as { token: string }).token;
   expect((await api('POST', '/collections', { name: 'gallery', fields: [{ name: 'title', type: 'text' }], listRule: '', viewRule: '' })).status).toBe(200);
   browser = await launchBrowser();

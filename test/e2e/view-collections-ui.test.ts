@@ -21,7 +21,7 @@ const api = async (method: string, path: string, body?: unknown) => {
 
 beforeAll(async () => {
   app = await startApp(await buildRenderer());
-  await fetch(`${app.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: app.setupToken(), email: EMAIL, password: PASSWORD }) });
+  await fetch(`${app.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: (await app.setupToken()), email: EMAIL, password: PASSWORD }) });
   token = ((await (await fetch(`${app.url}/api/collections/_superusers/auth-with-password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: EMAIL, password: PASSWORD }) })).json()) as { token: string }).token;
   expect((await api('POST', '/collections', { name: 'posts', fields: [{ name: 'title', type: 'text' }, { name: 'score', type: 'number' }], listRule: '', viewRule: '' })).status).toBe(200);
   for (const [title, score] of [['alpha', 1], ['beta', 2], ['gamma', 3]] as const) expect((await api('POST', '/collections/posts/records', { title, score })).status).toBe(200);

@@ -11,7 +11,7 @@ const LIMIT = 1024 * 1024;
 let server: RunningServer;
 beforeAll(async () => {
   server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, limits: { responseBytes: LIMIT } });
-  const su = await setupSuperuser(server.url, server.setupToken()!);
+  const su = await setupSuperuser(server.url, (await server.setupToken())!);
   const r = await http(server.url, 'POST', '/api/collections', {
     token: su, body: { name: 'notes', listRule: '', viewRule: '', createRule: '', fields: [{ name: 'title', type: 'text' }, { name: 'text', type: 'editor', maxSize: 1_000_000 }] },
   });

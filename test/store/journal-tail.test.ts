@@ -34,7 +34,7 @@ describe('a damaged journal tail', () => {
 
     const lines: string[] = [];
     const store = await openAt(dir, { log: (line) => lines.push(line) });
-    expect(ids(store)).toEqual(['a', 'b']);
+    expect((await ids(store))).toEqual(['a', 'b']);
     expect(readFileSync(segment)).toEqual(before.subarray(0, at));
     const [aside] = damagedFiles(dir);
     expect(aside).toBeDefined();

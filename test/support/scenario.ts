@@ -62,7 +62,7 @@ function seeded<C>(fixture: Fixture<C>): () => Promise<{ h: Harness; ctx: C }> {
       const h = await harness();
       try {
         const ctx = await fixture(h);
-        return { bytes: h.core.store.backup(), ctx };
+        return { bytes: (await h.core.store.backup()).bytes, ctx };
       } finally {
         await h.close();
       }
