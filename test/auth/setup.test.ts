@@ -73,9 +73,9 @@ describe('first superuser', () => {
       const { openStore } = await import('../../server/store/db.js');
       const tokens: string[] = [];
       const core = await createCore(await openStore({ dir: null }), { onSetupToken: (t) => tokens.push(t), now: () => now });
-      core.setup.issue();
+      await core.setup.issue();
       expect(tokens).toHaveLength(1);
-      core.setup.issue();
+      await core.setup.issue();
       expect(tokens).toHaveLength(1); // within the minute: same token
       now += 61 * 60 * 1000;
       await expect(core.setup.complete({ token: tokens[0], email: 'a@b.co', password: 'long enough' })).rejects.toMatchObject({ status: 403 });
@@ -108,7 +108,7 @@ describe('the printed token', () => {
     now = Date.parse('2030-01-01T00:00:00Z');
     tokens = [];
     const core = await createCore(store, { onSetupToken: (t) => tokens.push(t), now: () => now });
-    core.setup.issue();
+    await core.setup.issue();
     const app = createApp(core, { uiDir: null });
     post = async (body) => (await app.request('http://localhost:8090/api/setup', {
       method: 'POST', headers: { host: 'localhost:8090', 'content-type': 'application/json' }, body: JSON.stringify(body),

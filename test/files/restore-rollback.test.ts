@@ -77,7 +77,7 @@ describe('a backup of data holding an unsafe stored name', () => {
     const entries = await unzip(await backup());
     const SQL = await loadSqlJs();
     const db = new SQL.Database(entries.get('data.db'));
-    await db.run(`DELETE FROM docs WHERE id = 'bad000000000001'`);
+    db.run(`DELETE FROM docs WHERE id = 'bad000000000001'`);
     entries.set('data.db', Buffer.from(db.export()));
     db.close();
     let failOnce = true;

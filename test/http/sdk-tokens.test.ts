@@ -105,7 +105,7 @@ describe('a superuser token', () => {
     const pb = await asAdmin();
     // the trade-off (README): the cookie the SDK makes by default is already expired for a browser
     expect(pb.authStore.exportToCookie()).toContain('Expires=Thu, 01 Jan 1970 00:00:00 GMT');
-    const expires = new Date((await (await sessionExpiry(pb.authStore.token))) * 1000);
+    const expires = new Date((await sessionExpiry(pb.authStore.token)) * 1000);
     const cookie = pb.authStore.exportToCookie({ secure: false, expires });
     expect(cookie).toContain(`Expires=${expires.toUTCString()}`);
     const restored = client();
@@ -159,7 +159,7 @@ describe('a users token', () => {
   it('exportToCookie then loadFromCookie keeps the session, the cookie dated by the exp', async () => {
     const pb = await asAnn();
     const cookie = pb.authStore.exportToCookie({ secure: false });
-    expect(cookie).toContain(`Expires=${new Date((await (await sessionExpiry(pb.authStore.token))) * 1000).toUTCString()}`);
+    expect(cookie).toContain(`Expires=${new Date((await sessionExpiry(pb.authStore.token)) * 1000).toUTCString()}`);
     const restored = client();
     restored.authStore.loadFromCookie(cookie);
     expect(restored.authStore.isValid).toBe(true);
@@ -190,8 +190,8 @@ describe('a users token', () => {
     expect((await pb.send('/api/session', {})).record.id).toBe(annId);
     await pb.collection('users').authRefresh();
     expect(pb.authStore.isValid).toBe(true);
-    expect(getTokenPayload(pb.authStore.token).exp).toBe((await (await sessionExpiry(pb.authStore.token))));
-    expect(server.core.sessions.resolve(legacy)).toBeNull(); // the session got a new secret
+    expect(getTokenPayload(pb.authStore.token).exp).toBe((await sessionExpiry(pb.authStore.token)));
+    expect(await server.core.sessions.resolve(legacy)).toBeNull(); // the session got a new secret
   });
 
   it('authRefresh on a collection that is not the token\'s is 403, even a missing one', async () => {
@@ -219,7 +219,7 @@ describe('auth-refresh when the exp moves', () => {
     const second = (await pb.collection('users').authRefresh()).token;
     expect(second).not.toBe(first);
     expect(getTokenPayload(second).exp).toBe(getTokenPayload(first).exp + 1);
-    expect(getTokenPayload(second).exp).toBe((await (await sessionExpiry(second))));
+    expect(getTokenPayload(second).exp).toBe((await sessionExpiry(second)));
     expect(pb.authStore.token).toBe(second);
     // one session: the earlier copy (requests in flight, other tabs, a cookie set by a concurrent
     // refresh) stays signed in until its own exp, and signing out ends both

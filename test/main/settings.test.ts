@@ -98,7 +98,7 @@ describe('settings file', () => {
     const file = join(dir, 'settings.json');
     const store = createSettingsStore(file, DEFAULT_SETTINGS);
     const writes = [store.update({ lan: true }), store.update({ theme: 'dark' }), store.update({ port: 9100 })];
-    expect(await store.get()).toEqual({ ...DEFAULT_SETTINGS, lan: true, theme: 'dark', port: 9100 });
+    expect(store.get()).toEqual({ ...DEFAULT_SETTINGS, lan: true, theme: 'dark', port: 9100 });
     await Promise.all(writes);
     expect(await loadSettings(file)).toEqual({ ...DEFAULT_SETTINGS, lan: true, theme: 'dark', port: 9100 });
     expect(await readdir(dir)).toEqual(['settings.json']);

@@ -126,7 +126,7 @@ describe('the async store', () => {
     await store.write((tx) => tx.run("INSERT INTO t (id, n) VALUES ('before', 1)"));
     const write = slowWrite(store, 'during', 30);
     await write.opened;
-    const backup = store.backup(async (db) => ids(db));
+    const backup = store.backup(async (db) => await ids(db));
     await write.done;
     const { bytes, alongside } = await backup;
     // the backup waited for its turn: the transaction open when it was asked is in it, whole, and what

@@ -30,7 +30,7 @@ describe('store durability', () => {
 
     const again = await openAt(dir);
     expect(again.stats().replayed).toBe(0);
-    expect(again.get('SELECT n, s FROM t WHERE id = ?', ['r3'])).toEqual({ n: 1, s: 'row 3' });
+    expect(await again.get('SELECT n, s FROM t WHERE id = ?', ['r3'])).toEqual({ n: 1, s: 'row 3' });
     expect((await ids(again))).toHaveLength(50);
   });
 

@@ -47,7 +47,7 @@ describe('a damaged journal tail', () => {
     await store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['f', 'after recovery']));
     const again = dirs.make();
     crashCopy(dir, again);
-    expect(ids(await openAt(again))).toEqual(['a', 'b', 'f']);
+    expect(await ids(await openAt(again))).toEqual(['a', 'b', 'f']);
   });
 
   it('a clean journal keeps nothing aside and logs nothing', async () => {

@@ -34,7 +34,7 @@ describe('journal tail damage', () => {
     await store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['d', 'after recovery']));
     const again = dirs.make();
     crashCopy(dir, again);
-    expect(ids(await openAt(again))).toEqual([...kept, 'd']);
+    expect(await ids(await openAt(again))).toEqual([...kept, 'd']);
   });
 });
 
@@ -49,7 +49,7 @@ describe('a segment whose header never reached the disk', () => {
     await store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['b', 'x']));
     const again = dirs.make();
     crashCopy(dir, again);
-    expect(ids(await openAt(again))).toEqual(['a', 'b']);
+    expect(await ids(await openAt(again))).toEqual(['a', 'b']);
   });
 });
 
@@ -73,7 +73,7 @@ describe('F7: a segment whose header was damaged after it took writes', () => {
     const dir = await journalWith(['a']);
     const torn = join(dir, 'journal.2.log');
     writeFileSync(torn, Buffer.alloc(HEADER_SIZE, 0));
-    expect(ids(await openAt(dir))).toEqual(['a']);
+    expect(await ids(await openAt(dir))).toEqual(['a']);
     expect(segmentFiles(dir)).toEqual([join(dir, 'journal.1.log')]);
   });
 });

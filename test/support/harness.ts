@@ -56,7 +56,7 @@ export async function harness(options: Omit<CoreOptions, 'onSetupToken'> = {}, s
   const store = seed === undefined ? await openStore({ dir: null }) : await storeFrom(seed);
   let token = '';
   const core = await createCore(store, { ...options, onSetupToken: (t) => (token = t) });
-  core.setup.issue();
+  await core.setup.issue();
   const app = createApp(core, { uiDir: null });
   const req = async (method: string, path: string, opts: ReqOpts = {}): Promise<Res> => {
     const headers: Record<string, string> = { host: 'localhost:8090', ...opts.headers };
