@@ -148,10 +148,10 @@ describe('password bounds', () => {
   it('setup answers the spec\'s code for a password outside the superusers\' bounds', async () => {
     const fresh = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined });
     try {
-      const r = await http(fresh.url, 'POST', '/api/setup', { body: { token: fresh.setupToken(), email: 'a@b.co', password: '1234567' } });
+      const r = await http(fresh.url, 'POST', '/api/setup', { body: { token: (await fresh.setupToken()), email: 'a@b.co', password: '1234567' } });
       expect(r.status).toBe(400);
       expect(r.body.data.password).toEqual({ code: 'validation_length_out_of_range', message: 'The length must be between 8 and 71.' });
-      const emoji = await http(fresh.url, 'POST', '/api/setup', { body: { token: fresh.setupToken(), email: 'a@b.co', password: '😀😀😀😀😀😀😀😀' } });
+      const emoji = await http(fresh.url, 'POST', '/api/setup', { body: { token: (await fresh.setupToken()), email: 'a@b.co', password: '😀😀😀😀😀😀😀😀' } });
       expect(emoji.status, emoji.text).toBe(200); // eight characters, sixteen UTF-16 units
     } finally {
       await fresh.close();
