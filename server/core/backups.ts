@@ -12,6 +12,7 @@
 // (writes wait; crash-safe from the commit marker on) after keeping the previous data as
 // `backups/before-restore-<time>.zip` beside it. A restore that fails after the swap puts that
 // previous data back the same way before it answers.
+import type { CoreEnv } from './env.js';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { access, mkdir, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
@@ -21,9 +22,8 @@ import { pipeline } from 'node:stream/promises';
 import { ApiError, badRequest, notFound, tooLarge } from '../errors.js';
 import { ARCHIVE_DB, ArchiveError, extractArchive, writeArchive } from '../files/archive.js';
 import { isSafeSegment } from '../files/paths.js';
-import type { FileStorage } from '../files/storage.js';
 import { isDiskError, replaceDurably, syncDir } from '../durable-files.js';
-import type { ReadDb, Store } from '../store/db.js';
+import type { ReadDb } from '../store/db.js';
 import { commitRestore, finishRestore, RESTORE_STAGING } from '../store/restore.js';
 import { ident } from '../filter/sql.js';
 import { Registry } from './collection-registry.js';
@@ -126,7 +126,8 @@ export const BACKUP_KEY = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,146}\.zip$/;
 const pbDate = (d: Date) => d.toISOString().replace('T', ' ');
 
 /** `report` hears a backup cut midway (the client only sees its download end early). */
-export function createBackups(store: Store, storage: FileStorage, afterRestore: () => Promise<void>, report: (error: unknown) => void = () => {}) {
+export function createBackups(env: Pick<CoreEnv, 'store' | 'storage' | 'report'>, afterRestore: () => Promise<void>) {
+  const { store, storage, report } = env;
   let restoring = false;
   /** The zip of everything as it is now; deletions wait until it has streamed (or the reader left). */
   async function snapshot(): Promise<Readable> {

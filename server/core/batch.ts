@@ -16,11 +16,11 @@
 // between them.
 import { ApiError, badRequest, fieldError, type ErrorData, type FieldError } from '../errors.js';
 import { QueryBudget } from '../store/db.js';
-import type { ReadDb, Store } from '../store/db.js';
-import type { Registry } from './collection-registry.js';
+import type { ReadDb } from '../store/db.js';
 import { isRecord } from '../json-object.js';
 import { setOwn } from './own-keys.js';
-import { budgetError, MAX_RESPONSE_BYTES, MAX_WRITE_BYTES, queryTooSlow, underDeadline, writeTooLarge } from './query-budget.js';
+import type { CoreEnv } from './env.js';
+import { budgetError, MAX_WRITE_BYTES, queryTooSlow, underDeadline, writeTooLarge } from './query-budget.js';
 import { presentRecords } from './record-response.js';
 import { getRow } from './records-read.js';
 import { requestContext, type RequestContext, type RequestInput } from './request-context.js';
@@ -105,8 +105,9 @@ class FailedWrite extends Error {
   }
 }
 
-/** `responseBytes`: what the whole answer may hold (every sub-response's rows and expands together). */
-export function createBatch(store: Store, registry: Registry, writes: RecordWrites, budgetMs: number, responseBytes = MAX_RESPONSE_BYTES) {
+/** `env.responseBytes`: what the whole answer may hold (every sub-response's rows and expands together). */
+export function createBatch(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs' | 'responseBytes'>, writes: RecordWrites) {
+  const { store, registry, budgetMs, responseBytes } = env;
   const budgeted = <T>(operation: (db: ReadDb) => Promise<T>): Promise<T> => underDeadline(store, budgetMs, operation, responseBytes);
 
   /** A sub-request's URL → its collection, record id and query. */

@@ -1,7 +1,8 @@
 // Collections: the schema API (superusers only, enforced by the HTTP layer). Every change runs in
 // one store transaction: the table, its indexes and the `_collections` row change together or not at all.
+import type { CoreEnv } from './env.js';
 import { badRequest, fieldError, notFound } from '../errors.js';
-import type { Store, WriteTx } from '../store/db.js';
+import type { WriteTx } from '../store/db.js';
 import { defaults, superusersCollection, usersCollection } from './collections-defaults.js';
 import { changeTable, createCollectionTable, ddlFailure, dropCollectionTable, saveDefinition } from './collections-ddl.js';
 import { authOptionsOf } from './auth-options.js';
@@ -10,12 +11,9 @@ import { listCollections } from './collections-list.js';
 import { isoNow } from './ids.js';
 import { withMaintainedIndexes } from './maintained-indexes.js';
 import { pick } from './pick-fields.js';
-import type { Registry } from './collection-registry.js';
 import type { ListContext, RequestContext } from './request-context.js';
 import type { Page } from './request-params.js';
-import type { Sessions } from './session-store.js';
 import type { Collection, FileField } from '../model/types.js';
-import type { FileStorage } from '../files/storage.js';
 import { cutFileFields, dropCutNames, readNames, type NamesById } from './file-cleanup.js';
 import { SUPERUSERS_ID } from '../model/types.js';
 import { brokenView, dropViews, rebuildViews, ViewFailure, ViewQueryError } from './views.js';
@@ -23,7 +21,8 @@ import { brokenView, dropViews, rebuildViews, ViewFailure, ViewQueryError } from
 /** Hears a committed schema change (the admin UI's live collections list, through realtime). */
 export type CollectionListener = (action: 'create' | 'update' | 'delete', collection: Collection) => void;
 
-export function createCollections(store: Store, registry: Registry, sessions: Sessions, files: FileStorage, onChange: CollectionListener = () => {}) {
+export function createCollections(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'storage'>, onChange: CollectionListener = () => {}) {
+  const { store, registry, sessions, storage: files } = env;
   const inputContext = () => ({ lookup: registry.lookup, allCollections: () => registry.all() });
 
   /** Every collection as it will be: `changed` in place of its stored version, without `removedId`. */

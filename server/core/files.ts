@@ -3,17 +3,15 @@
 // must exist and name the file in one of its file fields; a protected field's file needs a file token
 // whose owner passes the record's viewRule; `?thumb=` names a size of the field's (or 100x100) for
 // images, else the original is served.
+import type { CoreEnv } from './env.js';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { notFound } from '../errors.js';
 import { filePath, thumbPath } from '../files/paths.js';
 import { sniff, SNIFF_BYTES, baseMime, type Sniffed } from '../files/sniff.js';
 import type { OversizeFile, StagedFile } from '../files/staged.js';
-import type { FileStorage } from '../files/storage.js';
 import { THUMBABLE, Thumbnails } from '../files/thumbs.js';
-import type { Store } from '../store/db.js';
 import { MAX_BATCH_REQUESTS } from './batch.js';
-import type { Registry } from './collection-registry.js';
 import { storedNames } from './file-cleanup.js';
 import type { FileTokens } from './file-tokens.js';
 import { DEFAULT_THUMBS, effectiveMaxSelect, effectiveMaxSize } from './fields/file.js';
@@ -50,7 +48,8 @@ async function sniffFile(path: string): Promise<Sniffed> {
   }
 }
 
-export function createFiles(store: Store, registry: Registry, storage: FileStorage, tokens: FileTokens, budgetMs: number) {
+export function createFiles(env: Pick<CoreEnv, 'store' | 'registry' | 'storage' | 'budgetMs'>, tokens: FileTokens) {
+  const { store, registry, storage, budgetMs } = env;
   const thumbs = new Thumbnails();
 
   return {

@@ -1,24 +1,22 @@
 // Records through the API: reads and writes under the rules, answered in the record response shape
 // (record-response.ts). Every stretch of work a client drives runs under the query budget (query-budget.ts).
 import { notFound } from '../errors.js';
-import type { FileStorage } from '../files/storage.js';
-import type { ReadDb, Store } from '../store/db.js';
-import { MAX_RESPONSE_BYTES, underDeadline } from './query-budget.js';
+import type { ReadDb } from '../store/db.js';
+import { underDeadline } from './query-budget.js';
+import type { CoreEnv } from './env.js';
 import type { Page } from './request-params.js';
 import { listRecords, viewRecord } from './records-read.js';
 import type { ChangeFeed } from './writes/changes.js';
 import { createRecordWrites } from './writes/funnel.js';
 import { topLevelNames } from './pick-fields.js';
 import { presentRecords } from './record-response.js';
-import type { Registry } from './collection-registry.js';
 import type { ListContext, RequestContext } from './request-context.js';
-import type { Sessions } from './session-store.js';
-import type { Credentials } from './writes/prepared.js';
 import type { Collection, Row } from '../model/types.js';
 
-/** `responseBytes`: what one answer may hold, in the rows read and an expand as repeated (query-budget.ts). */
-export function createRecords(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, files: FileStorage, credentials: Credentials, budgetMs: number, report: (error: unknown) => void, responseBytes = MAX_RESPONSE_BYTES) {
-  const writes = createRecordWrites(store, registry, sessions, feed, { budgetMs, report, files, ...credentials });
+/** Records through the API, their writes through the funnel (`feed` hears each committed write's changes). */
+export function createRecords(env: CoreEnv, feed: ChangeFeed) {
+  const { store, registry, budgetMs, responseBytes } = env;
+  const writes = createRecordWrites(env, feed);
   const budgeted = <T>(operation: (db: ReadDb) => Promise<T>): Promise<T> => underDeadline(store, budgetMs, operation, responseBytes);
   const present = (db: ReadDb, c: Collection, rows: Row[], ctx: RequestContext, written = false) => presentRecords(db, c, rows, ctx, written, responseBytes);
 

@@ -1,15 +1,14 @@
 // First-time setup: while no superuser exists, a one-time setup token (printed in the server log,
 // valid one hour, issued at most once a minute) lets POST /setup create the first superuser.
+import type { CoreEnv } from './env.js';
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError, badRequest, fieldError, notFound, type ErrorData, type FieldError } from '../errors.js';
-import type { Store } from '../store/db.js';
 import { isRecord } from '../json-object.js';
 import { validateEmail } from './fields/email.js';
 import { PASSWORD_MAX, validatePassword } from './fields/password.js';
 import { newToken } from './ids.js';
 import { presentRecords } from './record-response.js';
 import type { RecordWrites } from './writes/funnel.js';
-import type { Registry } from './collection-registry.js';
 import { asCaller, internalContext } from './request-context.js';
 import { ident } from '../filter/sql.js';
 import type { Collection } from '../model/types.js';
@@ -42,7 +41,8 @@ function passwordProblem(su: Collection, password: string): FieldError | null {
   return problem;
 }
 
-export function createSetup(store: Store, registry: Registry, writes: RecordWrites, onToken: (token: string) => void, now: () => number = Date.now) {
+export function createSetup(env: Pick<CoreEnv, 'store' | 'registry' | 'now'>, writes: RecordWrites, onToken: (token: string) => void) {
+  const { store, registry, now } = env;
   let current: { token: string; issued: number } | null = null;
   let completing = false;
 

@@ -1,18 +1,15 @@
 // Password sign-in, refresh and the session endpoints' logic. Every sign-in failure (unknown
 // identity, wrong password, failing authRule, blocked account) is the same 400, and costs one hash.
+import type { CoreEnv } from './env.js';
 import { ApiError, badRequest, fieldError, forbidden, notFound, unauthorized, type ErrorData } from '../errors.js';
-import type { Store } from '../store/db.js';
 import { isRecord } from '../json-object.js';
 import { ruleSql } from './access.js';
 import { needsRehash } from './passwords.js';
 import { accountKey } from './sign-in-limiter.js';
-import type { Credentials } from './writes/prepared.js';
 import { pick } from './pick-fields.js';
-import { MAX_RESPONSE_BYTES } from './query-budget.js';
 import { presentRecords } from './record-response.js';
-import type { Registry } from './collection-registry.js';
 import { asCaller, type RequestContext, type RuleInput } from './request-context.js';
-import type { SessionRow, Sessions } from './session-store.js';
+import type { SessionRow } from './session-store.js';
 import { ident } from '../filter/sql.js';
 import type { AuthInfo, Collection, Row } from '../model/types.js';
 import { isLocked, isOpen } from '../model/rule.js';
@@ -25,7 +22,8 @@ export interface SignIn {
 
 const failed = () => badRequest('Failed to authenticate.');
 
-export function createAuth(store: Store, registry: Registry, sessions: Sessions, { limiter, passwords }: Credentials, responseBytes = MAX_RESPONSE_BYTES) {
+export function createAuth(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'credentials' | 'responseBytes'>) {
+  const { store, registry, sessions, credentials: { limiter, passwords }, responseBytes } = env;
   function authCollection(name: string): Collection {
     const c = registry.get(name);
     if (!c) throw notFound('Missing or invalid collection context.');

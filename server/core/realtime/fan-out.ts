@@ -8,9 +8,8 @@
 // burst of events or costly subscriber filters cannot hold the loop; and each client address's first
 // shape of a change goes before any address's second (two lanes, below), so an address with many
 // shapes waits for them, not the others.
+import type { CoreEnv } from '../env.js';
 import { QueryBudget } from '../../store/db.js';
-import type { Store } from '../../store/db.js';
-import type { Registry } from '../collection-registry.js';
 import type { AuthInfo, Collection } from '../../model/types.js';
 import { isSuperuser } from '../../model/types.js';
 import type { RecordChange } from '../writes/changes.js';
@@ -60,8 +59,6 @@ interface Shape {
 }
 
 export interface RealtimeOptions {
-  budgetMs: number;
-  report: (error: unknown) => void;
   idleMs?: number;
   limits?: Readonly<RealtimeLimits>;
 }
@@ -94,7 +91,8 @@ interface Delivery {
   slow: Set<RealtimeClient>;
 }
 
-export function createRealtime(store: Store, registry: Registry, options: RealtimeOptions) {
+export function createRealtime(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs' | 'report'>, options: RealtimeOptions = {}) {
+  const { store, registry } = env;
   const broker = new RealtimeBroker(options.idleMs, options.limits);
   const pending: Pending[] = [];
   /** Changes the first lane is done with that still have second-lane work, in commit order. */
@@ -173,7 +171,7 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
     if (!row) return null;
     try {
       // the shape's check and message under one budget of their own
-      const db = store.reader(new QueryBudget(options.budgetMs));
+      const db = store.reader(new QueryBudget(env.budgetMs));
       const ctx = subscriberContext(shape.auth, shape.options, registry.lookup);
       if (!(await mayAccess(db, c, shape.rule, ctx, row))) return null;
       return await eventData(db, c, change.action, row, ctx);
@@ -263,7 +261,7 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
       client.behind = 0;
       broker.disconnect(client.id);
     }
-    options.report(new Error(`realtime: the second lane fell too far behind (${MAX_BEHIND} changes or ${MAX_BEHIND_ENTRIES} messages and members); the ${clients.size} clients it held were disconnected`));
+    env.report(new Error(`realtime: the second lane fell too far behind (${MAX_BEHIND} changes or ${MAX_BEHIND_ENTRIES} messages and members); the ${clients.size} clients it held were disconnected`));
   }
 
   /**
@@ -324,7 +322,7 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
     } catch (err) {
       first = null;
       second = null;
-      options.report(err);
+      env.report(err);
     }
     scheduled = false;
     if (first !== null || second !== null || pending.length > 0 || behind.length > 0) schedule();
@@ -333,7 +331,7 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
   function enqueue(item: Pending): void {
     if (broker.size === 0) return;
     if (pending.length >= MAX_PENDING) {
-      options.report(new Error(`realtime: ${MAX_PENDING} writes waiting for delivery; every client was disconnected to catch up`));
+      env.report(new Error(`realtime: ${MAX_PENDING} writes waiting for delivery; every client was disconnected to catch up`));
       pending.length = 0;
       behind.length = 0;
       behindEntries = 0;

@@ -15,8 +15,9 @@
 // `dryRun` runs every step and rolls back: the admin UI's diff is what applying would do.
 // Once durable, as the schema API does (collections.ts): files of removed collections and cut file
 // fields are dropped, and each changed collection is announced (the admin UI's live list).
+import type { CoreEnv } from '../env.js';
 import { ApiError, badRequest, type ErrorData, type FieldError } from '../../errors.js';
-import type { Store, WriteTx } from '../../store/db.js';
+import type { WriteTx } from '../../store/db.js';
 import { checkRule } from '../../rules/compile.js';
 import { Registry } from '../collection-registry.js';
 import { defaults } from '../collections-defaults.js';
@@ -26,7 +27,6 @@ import { isRecord } from '../../json-object.js';
 import { isoNow } from '../ids.js';
 import type { Sessions } from '../session-store.js';
 import type { Collection, FileField } from '../../model/types.js';
-import type { FileStorage } from '../../files/storage.js';
 import type { CollectionListener } from '../collections.js';
 import { cutFileFields, dropCutNames, readNames, type NamesById } from '../file-cleanup.js';
 import { convertCollection, type Converted } from './schema-convert.js';
@@ -245,7 +245,8 @@ async function finish(p: Pass, removed: Collection[]): Promise<CollectionDiff[]>
   return changes;
 }
 
-export function createSchemaImport(store: Store, registry: Registry, sessions: Sessions, files: FileStorage, onChange: CollectionListener) {
+export function createSchemaImport(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'storage'>, onChange: CollectionListener) {
+  const { store, registry, sessions, storage: files } = env;
   /** The import's passes in one transaction, on a scratch registry (see the top of this file). */
   async function apply(tx: WriteTx, plan: Plan, deleteMissing: boolean, notes: Notes, keepStored: boolean): Promise<{ changes: CollectionDiff[]; scratch: Registry; removed: Collection[]; cuts: CutNames[] }> {
     const p = await startPass(tx, plan, notes, sessions);

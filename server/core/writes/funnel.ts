@@ -2,14 +2,10 @@
 // defaults, validation, hashing, rules, cascades and journaling happen once. Each write is prepared
 // (prepare-create.ts, prepare-update.ts, prepare-delete.ts), then applied inside one store transaction
 // with any others committed together, then its after-effects run (prepared.ts).
-import type { FileStorage } from '../../files/storage.js';
 import { QueryBudget } from '../../store/db.js';
-import type { ReadDb, Store } from '../../store/db.js';
-import type { Registry } from '../collection-registry.js';
+import type { ReadDb } from '../../store/db.js';
+import type { CoreEnv } from '../env.js';
 import type { RequestContext } from '../request-context.js';
-import type { Sessions } from '../session-store.js';
-import type { FailureLimiter } from '../sign-in-limiter.js';
-import type { Passwords } from '../passwords.js';
 import type { Collection, Row } from '../../model/types.js';
 import type { ChangeFeed } from './changes.js';
 import { badRequest } from '../../errors.js';
@@ -19,23 +15,10 @@ import { prepareTruncate } from './prepare-truncate.js';
 import { prepareUpdate } from './prepare-update.js';
 import type { PreparedWrite, WriteDeps, WriteOptions } from './prepared.js';
 
-export interface FunnelOptions {
-  /** The query budget of the transaction (its rule re-checks and statements), in ms (query-budget.ts). */
-  budgetMs: number;
-  /** Hears after-effects that failed once the outcome was decided. */
-  report: (error: unknown) => void;
-  /** Where file fields' uploads are placed. */
-  files: FileStorage;
-  /** The server's one sign-in block, shared with sign-in (an update's `oldPassword` counts against it). */
-  limiter: FailureLimiter;
-  /** The server's password hashing (passwords.ts). */
-  passwords: Passwords;
-}
-
-export function createRecordWrites(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, options: FunnelOptions) {
-  const { budgetMs, report } = options;
+export function createRecordWrites(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'storage' | 'credentials' | 'budgetMs' | 'report'>, feed: ChangeFeed) {
+  const { store, registry, sessions, storage, credentials, budgetMs, report } = env;
   /** The prepare steps' dependencies, their reads through `db` (the operation's budgeted reader; by default unbudgeted). */
-  const depsOf = (db: ReadDb = store): WriteDeps => ({ db, registry, sessions, files: options.files, limiter: options.limiter, passwords: options.passwords });
+  const depsOf = (db: ReadDb = store): WriteDeps => ({ db, registry, sessions, files: storage, limiter: credentials.limiter, passwords: credentials.passwords });
 
   /** Runs after-effects one by one; a failing one is reported, never thrown (the outcome is decided). */
   async function settle(hooks: (() => void | Promise<void>)[]): Promise<void> {
