@@ -22,7 +22,7 @@ export interface Store extends ReadDb {
   /**
    * Runs `fn` inside one transaction, one writer at a time (later writes wait their turn; reads from
    * outside wait until the transaction ends). `fn` may await, and reads and writes inside it go through
-   * `tx`: a read through the store from inside it fails (it would wait for its own transaction). If `fn`
+   * `tx`: a read or write through the store from inside it fails (it would wait for its own transaction). If `fn`
    * throws, the transaction is rolled back and nothing is journaled. Otherwise the statements are
    * committed, appended to the journal, and the promise resolves after the journal is synced
    * (concurrent writes may share one sync). `budget`: the query budget of the transaction's statements.

@@ -4,9 +4,9 @@
 // sql.js has one connection, and a write's function may await inside its transaction. So writes take
 // turns (`turn`: a queue, released at COMMIT or ROLLBACK, before the journal sync, so that several
 // transactions still share one sync), and a read from outside waits while a transaction is open (the
-// gate) rather than see its uncommitted rows. A read through the store from inside a transaction would
-// wait for itself: during the function's synchronous start it fails at once, later it fails once it
-// has waited `lockWaitMs` (a desktop transaction lasts milliseconds). Checkpoints, backups, restores and
+// gate) rather than see its uncommitted rows. A read or write through the store from inside a
+// transaction would wait for itself: during the function's synchronous start it fails at once, later it
+// fails once it has waited `lockWaitMs` for that transaction (a desktop transaction lasts milliseconds). Checkpoints, backups, restores and
 // reloads take the same turn, so none of them ever sees or replaces a database mid-transaction.
 //
 // A failed append (ENOSPC, EIO, ...) cannot be undone in memory: the transaction committed before the
@@ -45,6 +45,15 @@ export interface EngineConfig {
   lockWaitMs: number;
 }
 
+/** An open transaction, as those waiting for it see it. */
+interface Gate {
+  /** Resolves when it ends; rejects (insideWrite) once it has been waited for lockWaitMs. */
+  opened: Promise<void>;
+  open: () => void;
+  fail: (error: Error) => void;
+  timer: NodeJS.Timeout | null;
+}
+
 interface Durable {
   dir: string;
   lock: DirLock;
@@ -63,7 +72,7 @@ export class Engine implements Store {
   /** The end of the last turn handed out: writes, checkpoints, backups and reloads queue behind it. */
   private turns: Promise<void> = Promise.resolve();
   /** While a transaction is open: what reads from outside wait for. */
-  private gate: { opened: Promise<void>; open: () => void; fail: (error: Error) => void; timer: NodeJS.Timeout | null } | null = null;
+  private gate: Gate | null = null;
   /** A write function's synchronous start is running: a read through the store now is one from inside it. */
   private starting = false;
   private closing: Promise<void> | null = null;
@@ -113,7 +122,7 @@ export class Engine implements Store {
 
   /** One read from outside any transaction: at once when none is open, else once it ends. */
   private read<T>(budget: QueryBudget | null, call: () => T): Promise<T> {
-    if (this.starting) return Promise.reject(readInsideWrite());
+    if (this.starting) return Promise.reject(insideWrite());
     if (this.gate !== null) return this.afterGate().then(() => this.read(budget, call));
     try {
       return Promise.resolve(this.deadlines.within(budget, call));
@@ -125,18 +134,35 @@ export class Engine implements Store {
   private afterGate(): Promise<void> {
     const gate = this.gate;
     if (gate === null) return Promise.resolve();
-    // one timer per transaction, started by its first waiting reader
-    gate.timer ??= setTimeout(() => gate.fail(readInsideWrite(this.config.lockWaitMs)), this.config.lockWaitMs);
+    this.watch(gate);
     return gate.opened;
   }
 
-  /** Waits for the turn; resolves with its release. */
-  private turn(): Promise<() => void> {
+  /** One timer per transaction, started by its first waiter: past lockWaitMs the waiters fail. */
+  private watch(gate: Gate): void {
+    gate.timer ??= setTimeout(() => gate.fail(insideWrite(this.config.lockWaitMs)), this.config.lockWaitMs);
+  }
+
+  /**
+   * Waits for the turn; resolves with its release. `bound`: the transaction open when the wait began;
+   * if it stays open past lockWaitMs the wait fails (a write from inside it would wait for itself), and
+   * the turn, once it comes, is passed on.
+   */
+  private turn(bound: Gate | null = null): Promise<() => void> {
     let release!: () => void;
     const mine = new Promise<void>((resolve) => (release = resolve));
     const before = this.turns;
     this.turns = mine;
-    return before.then(() => release);
+    if (bound === null) return before.then(() => release);
+    this.watch(bound);
+    return new Promise((resolve, reject) => {
+      let abandoned = false;
+      void before.then(() => (abandoned ? release() : resolve(release)));
+      bound.opened.catch((err: unknown) => {
+        abandoned = true;
+        reject(err as Error);
+      });
+    });
   }
 
   /** Runs `task` in a turn of its own (no transaction open meanwhile). */
@@ -191,7 +217,7 @@ export class Engine implements Store {
       while (this.recovering) await this.recovering;
       if (this.stopped) await this.retryWritable(this.stopped);
       this.assertWritable();
-      const release = await this.turn();
+      const release = await this.turn(this.gate);
       if (this.recovering === null) {
         try {
           this.assertWritable();
@@ -432,9 +458,10 @@ function limitSize(db: Database, maxBytes: number): void {
   db.run(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxBytes / pageSize))}`);
 }
 
-function readInsideWrite(waitedMs?: number): Error {
+/** The error of a store call that would wait for the transaction it is made from. */
+function insideWrite(waitedMs?: number): Error {
   const waited = waitedMs === undefined ? '' : ` (it waited ${waitedMs} ms for the open transaction)`;
-  return new Error(`a read through the store from inside a write() transaction would wait for that transaction${waited}: read through its tx`);
+  return new Error(`a read or write through the store from inside a write() transaction would wait for that transaction${waited}: go through its tx`);
 }
 
 function brokenError(cause: Error, reloadError: Error): Error {
