@@ -45,13 +45,36 @@ export interface EngineConfig {
   lockWaitMs: number;
 }
 
-/** An open transaction, as those waiting for it see it. */
-interface Gate {
-  /** Resolves when it ends; rejects (insideWrite) once it has been waited for lockWaitMs. */
-  opened: Promise<void>;
-  open: () => void;
-  fail: (error: Error) => void;
-  timer: NodeJS.Timeout | null;
+/**
+ * An open transaction, as those waiting for it see it. Nothing is made for a transaction nobody waits
+ * for; the first waiter makes the promise and starts the one timer past which the waiters fail.
+ */
+class Gate {
+  private waiting: { ended: Promise<void>; end: () => void; fail: (error: Error) => void } | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly waitMs: number) {}
+
+  /** Resolves when the transaction ends; rejects (insideWrite) once it has been waited for waitMs. */
+  wait(): Promise<void> {
+    if (this.waiting === null) {
+      let end!: () => void;
+      let fail!: (error: Error) => void;
+      const ended = new Promise<void>((resolve, reject) => {
+        end = resolve;
+        fail = reject;
+      });
+      ended.catch(() => undefined);
+      this.waiting = { ended, end, fail };
+      this.timer = setTimeout(() => fail(insideWrite(this.waitMs)), this.waitMs);
+    }
+    return this.waiting.ended;
+  }
+
+  close(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.waiting?.end();
+  }
 }
 
 interface Durable {
@@ -123,24 +146,12 @@ export class Engine implements Store {
   /** One read from outside any transaction: at once when none is open, else once it ends. */
   private read<T>(budget: QueryBudget | null, call: () => T): Promise<T> {
     if (this.starting) return Promise.reject(insideWrite());
-    if (this.gate !== null) return this.afterGate().then(() => this.read(budget, call));
+    if (this.gate !== null) return this.gate.wait().then(() => this.read(budget, call));
     try {
       return Promise.resolve(this.deadlines.within(budget, call));
     } catch (err) {
       return Promise.reject(err as Error);
     }
-  }
-
-  private afterGate(): Promise<void> {
-    const gate = this.gate;
-    if (gate === null) return Promise.resolve();
-    this.watch(gate);
-    return gate.opened;
-  }
-
-  /** One timer per transaction, started by its first waiter: past lockWaitMs the waiters fail. */
-  private watch(gate: Gate): void {
-    gate.timer ??= setTimeout(() => gate.fail(insideWrite(this.config.lockWaitMs)), this.config.lockWaitMs);
   }
 
   /**
@@ -154,11 +165,10 @@ export class Engine implements Store {
     const before = this.turns;
     this.turns = mine;
     if (bound === null) return before.then(() => release);
-    this.watch(bound);
     return new Promise((resolve, reject) => {
       let abandoned = false;
       void before.then(() => (abandoned ? release() : resolve(release)));
-      bound.opened.catch((err: unknown) => {
+      bound.wait().catch((err: unknown) => {
         abandoned = true;
         reject(err as Error);
       });
@@ -232,22 +242,13 @@ export class Engine implements Store {
   }
 
   private openGate(): void {
-    let open!: () => void;
-    let fail!: (error: Error) => void;
-    const opened = new Promise<void>((resolve, reject) => {
-      open = resolve;
-      fail = reject;
-    });
-    opened.catch(() => undefined);
-    this.gate = { opened, open, fail, timer: null };
+    this.gate = new Gate(this.config.lockWaitMs);
   }
 
   private closeGate(): void {
     const gate = this.gate;
     this.gate = null;
-    if (gate === null) return;
-    if (gate.timer !== null) clearTimeout(gate.timer);
-    gate.open();
+    gate?.close();
   }
 
   // in a turn of its own: no transaction is open, and none starts before export() has run
