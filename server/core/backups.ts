@@ -1,7 +1,7 @@
 // Backups and restores of the whole data: `data.db` and `storage/` in one zip.
 //
 // A backup is taken without stopping writes: the database bytes and the list of files its records
-// name are read in the same synchronous stretch (so they agree), and deletions wait while the zip
+// name are read in the same turn of the store (`store.backup(alongside)`: no write commits between them, so they agree), and deletions wait while the zip
 // streams (files are immutable once named, and only deletions could take one away).
 //
 // A restore receives an archive to a temporary file, extracts and checks it (files/archive.ts: paths,

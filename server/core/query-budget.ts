@@ -15,11 +15,11 @@ import { QueryBudget } from '../store/db.js';
 import type { ReadDb, Store } from '../store/db.js';
 import { QueryTimeoutError, ReadTooLargeError } from '../store/deadline.js';
 
-/** One stretch's budget: several times what a legitimate list over a large collection takes. */
+/** One operation's budget of database work: several times what a legitimate list over a large collection takes. */
 export const QUERY_BUDGET_MS = 150;
 
 /**
- * What one answer may hold: the rows one stretch reads, and an expand as its JSON repeats the records it
+ * What one answer may hold: the rows one operation reads, and an expand as its JSON repeats the records it
  * holds. A record of the largest body (32 MiB) fits; a page of large rows is refused with a 400 instead
  * of being read whole only to fail in JSON.stringify.
  */

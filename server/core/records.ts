@@ -1,5 +1,5 @@
 // Records through the API: reads and writes under the rules, answered in the record response shape
-// (record-response.ts). Every stretch of work a client drives runs under the query budget (query-budget.ts).
+// (record-response.ts). Every operation a client drives runs under a query budget of its own (query-budget.ts).
 import { notFound } from '../errors.js';
 import type { ReadDb } from '../store/db.js';
 import { underDeadline } from './query-budget.js';

@@ -22,7 +22,7 @@ export class QueryTimeoutError extends Error {
 }
 
 /**
- * Rows read in one stretch hold more bytes than its read limit: reading stops there, before a page of
+ * Rows read under one budget hold more bytes than its read limit: reading stops there, before a page of
  * large rows is read whole only for its answer to fail.
  */
 export class ReadTooLargeError extends Error {

@@ -22,7 +22,7 @@ function formatOf<T extends string>(value: string, allowed: readonly T[]): T {
   return value as T;
 }
 
-/** `readBytes`: what one stretch of a records export may read (the response budget of a list). */
+/** `readBytes`: what one chunk of a records export may read (the response budget of a list). */
 export function createTransfer(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'storage' | 'budgetMs' | 'responseBytes'>, records: Records, onChange: CollectionListener) {
   const { store, registry, storage: files, budgetMs, responseBytes: readBytes } = env;
   const importSchema = createSchemaImport(env, onChange);

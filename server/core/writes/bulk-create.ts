@@ -31,7 +31,7 @@ async function insertChunk(tx: WriteTx, c: Collection, chunk: PreparedCreate[], 
     return;
   }
   // The rows are the values just inserted, column for column: reading 200 whole rows back per statement
-  // cost a fifth of a 100k-row import's one synchronous stretch. (SQLite's column affinity may store a
+  // cost a fifth of a 100k-row import's one transaction. (SQLite's column affinity may store a
   // JSON column's numeric text as a number; the fields' readers take either form.)
   for (const values of stored) {
     const after: Row = {};
