@@ -175,9 +175,12 @@ export class Engine implements Store {
     });
   }
 
-  /** Runs `task` in a turn of its own (no transaction open meanwhile). */
-  private async inTurn<T>(task: () => T | Promise<T>): Promise<T> {
-    const release = await this.turn();
+  /**
+   * Runs `task` in a turn of its own (no transaction open meanwhile). `bound`: as for turn(), so that a
+   * backup or checkpoint awaited from inside a transaction fails instead of waiting for itself.
+   */
+  private async inTurn<T>(task: () => T | Promise<T>, bound: Gate | null = null): Promise<T> {
+    const release = await this.turn(bound);
     try {
       return await task();
     } finally {
@@ -256,7 +259,7 @@ export class Engine implements Store {
     this.inTurn(async () => {
       const read = alongside ? await alongside(this) : (undefined as T);
       return { bytes: this.db.export(), alongside: read };
-    });
+    }, this.gate);
 
   onReload = (listener: () => void | Promise<void>): void => {
     this.reloadListeners.push(listener);
@@ -264,7 +267,8 @@ export class Engine implements Store {
 
   checkpoint = async (): Promise<void> => {
     if (this.starting) throw new Error('checkpoint() cannot run inside a write() transaction');
-    if (this.durable !== null) await this.exclusive(() => this.runCheckpoint());
+    const bound = this.gate;
+    if (this.durable !== null) await this.exclusive(() => this.runCheckpoint(bound));
   };
 
   close = (): Promise<void> => {
@@ -370,7 +374,7 @@ export class Engine implements Store {
    * journal starts a new segment after the entries of those transactions are durable; later writes go
    * to the new segment while the snapshot is written, and only then are the old segments deleted.
    */
-  private async runCheckpoint(): Promise<void> {
+  private async runCheckpoint(bound: Gate | null = null): Promise<void> {
     if (this.broken) throw this.broken;
     const durable = this.durable;
     if (durable === null || this.unsnapshotted === 0) return;
@@ -378,7 +382,7 @@ export class Engine implements Store {
       const exported = this.db.export();
       // rotated now, so that writes made while the checksum is computed go to the new segment
       return { included: this.unsnapshotted, bytes: exported, rotated: durable.journal.rotate(snapshotIdInSlices(exported)) };
-    });
+    }, bound);
     const seq = await rotated;
     await writeSnapshot(durable.dir, bytes);
     this.unsnapshotted -= included;

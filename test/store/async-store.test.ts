@@ -134,6 +134,19 @@ describe('the async store', () => {
     expect(await ids(store)).toEqual(['after']);
   });
 
+  it('a backup or checkpoint awaited from inside a transaction fails after lockWaitMs instead of waiting for itself', async () => {
+    const store = await openWithTable(stores.dirs.make(), 150);
+    for (const inner of [() => store.backup(), () => store.checkpoint()]) {
+      const write = store.write(async (tx) => {
+        await tx.run("INSERT INTO t (id, n) VALUES ('x', 1)");
+        await inner();
+      });
+      await expect(write).rejects.toThrow(/inside a write\(\) transaction would wait for that transaction \(it waited 150 ms/);
+    }
+    expect(await ids(store)).toEqual([]);
+    expect((await store.backup()).bytes.byteLength).toBeGreaterThan(0);
+  });
+
   it('a backup taken while a transaction is open holds only committed rows', async () => {
     const store = await openWithTable(stores.dirs.make());
     await store.write((tx) => tx.run("INSERT INTO t (id, n) VALUES ('before', 1)"));
