@@ -25,8 +25,9 @@ function start(dir: string): Promise<RunningServer> {
   return startServer({ dir, host: '127.0.0.1', port: 0, strictPort: true, uiDir: null, log: () => undefined, limits: { perAddress: 2048, maxConnections: 2048 } });
 }
 
-function postsCount(server: RunningServer): number {
-  return Number(server.core.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM "posts"')?.n ?? 0);
+/** Awaited: this file also drives older commits (bench/ab.ts), whose store answered synchronously. */
+async function postsCount(server: RunningServer): Promise<number> {
+  return Number((await server.core.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM "posts"'))?.n ?? 0);
 }
 
 function need(server: RunningServer | null): RunningServer {
@@ -47,7 +48,7 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
       const startMs = performance.now() - t0;
       const info: StartInfo = {
         url: state.deskbase.url, startMs, sinceProcessStartMs: performance.now(),
-        rssBytes: process.memoryUsage().rss, postsCount: postsCount(state.deskbase),
+        rssBytes: process.memoryUsage().rss, postsCount: await postsCount(state.deskbase),
       };
       return info;
     }
@@ -71,7 +72,7 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
     case 'stats':
       return need(state.deskbase).core.store.stats();
     case 'count':
-      return postsCount(need(state.deskbase));
+      return await postsCount(need(state.deskbase));
     case 'memory':
       return memory();
     case 'close': {

@@ -78,7 +78,7 @@ try {
   const zip = await zipOf(pbData);
   const server = await startServer({ dir: join(root, 'http'), port: 0, uiDir: null, log: () => undefined });
   try {
-    await fetch(`${server.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: server.setupToken(), ...ADMIN }) });
+    await fetch(`${server.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: await server.setupToken(), ...ADMIN }) });
     const auth = await fetch(`${server.url}/api/collections/_superusers/auth-with-password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: ADMIN.email, password: ADMIN.password }) });
     const { token } = (await auth.json()) as { token: string };
     let done = false;

@@ -59,16 +59,20 @@ async function insertRows(server: RunningServer, c: Collection, rows: Record<str
   const sql = `INSERT INTO ${ident(c.name)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
   for (let i = 0; i < rows.length; i += BATCH) {
     const part = rows.slice(i, i + BATCH);
+    // a synchronous function, its statements' answers awaited after it: this file also seeds older
+    // commits (bench/ab.ts), whose store took only synchronous write functions
+    const ran: unknown[] = [];
     await server.core.store.write((tx) => {
       for (const row of part) {
-        tx.run(sql, c.fields.map((f) => (f.type === 'password' ? String(row[f.name]) : specFor(f).toStored(row[f.name] ?? specFor(f).zero(f), f))));
+        ran.push(tx.run(sql, c.fields.map((f) => (f.type === 'password' ? String(row[f.name]) : specFor(f).toStored(row[f.name] ?? specFor(f).zero(f), f)))));
       }
     });
+    await Promise.all(ran);
   }
 }
 
 export async function seed(server: RunningServer, posts: number, users: number): Promise<SeedInfo> {
-  const token = server.setupToken();
+  const token = await server.setupToken();
   if (token === null) throw new Error('the bench needs a fresh data folder (no setup token)');
   await api(server, 'POST', '/api/setup', { token, ...ADMIN });
   const su = await signIn(server, '_superusers', ADMIN.email, ADMIN.password);

@@ -157,10 +157,12 @@ async function boot(paths: DesktopPaths, state: Shell): Promise<void> {
   app.on('child-process-gone', (_event, details) => console.error(`A ${details.type} process is gone (${details.reason}, exit code ${details.exitCode}).`));
 
   let actions: DesktopActions | null = null;
-  const openWindow = () => {
+  const openWindow = async () => {
+    const setupUrl = await server.setupUrl();
+    if (focusWindow(state.window)) return; // opened meanwhile
     const win: BrowserWindow = createMainWindow({
       // While no superuser exists, the window opens on the setup page with its token: nothing to copy from a log.
-      url: server.setupUrl() ?? `${server.url}/_/`,
+      url: setupUrl ?? `${server.url}/_/`,
       origin: origin(),
       preload: join(__dirname, 'preload.cjs'),
       icon: join(__dirname, 'icon.png'),
@@ -184,7 +186,7 @@ async function boot(paths: DesktopPaths, state: Shell): Promise<void> {
     state.window = win;
   };
   state.openUi = () => {
-    if (!focusWindow(state.window)) openWindow();
+    if (!focusWindow(state.window)) void openWindow();
   };
   app.on('activate', () => state.openUi());
 

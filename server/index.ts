@@ -69,8 +69,8 @@ export interface RunningServer {
   port: number;
   core: Core;
   /** The live setup token, while setup is required. */
-  setupToken(): string | null;
-  setupUrl(): string | null;
+  setupToken(): Promise<string | null>;
+  setupUrl(): Promise<string | null>;
   /** Network URLs (empty unless bound to all interfaces). */
   lanUrls(): Promise<string[]>;
   /** Rebinds to another interface on the same port (LAN sharing on/off), keeping the data open. */
@@ -142,9 +142,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const bound = await Binding.open(handler, host, options.port ?? 8090, options.strictPort === true, options.limits, tls);
     binding = bound;
     // no token while writes kept aside from a damaged journal may hold the first superuser (setup.ts)
-    const heldBack = core.setup.heldBack();
+    const heldBack = await core.setup.heldBack();
     if (heldBack !== null) log(heldBack);
-    else core.setup.issue();
+    else await core.setup.issue();
     return runningServer(core, store, bound, bodies, setupUrl, () => tlsInfo);
   } catch (err) {
     await store.close();
@@ -165,8 +165,8 @@ function runningServer(core: Core, store: Store, binding: Binding, bodies: BodyS
     get port() { return binding.port; },
     core,
     setupToken: () => core.setup.token(),
-    setupUrl: () => {
-      const t = core.setup.token();
+    setupUrl: async () => {
+      const t = await core.setup.token();
       return t ? setupUrl(t) : null;
     },
     lanUrls: () => binding.lanUrls(),

@@ -1,7 +1,7 @@
 // Backups and restores of the whole data: `data.db` and `storage/` in one zip.
 //
 // A backup is taken without stopping writes: the database bytes and the list of files its records
-// name are read in the same synchronous stretch (so they agree), and deletions wait while the zip
+// name are read in the same turn of the store (`store.backup(alongside)`: no write commits between them, so they agree), and deletions wait while the zip
 // streams (files are immutable once named, and only deletions could take one away).
 //
 // A restore receives an archive to a temporary file, extracts and checks it (files/archive.ts: paths,
@@ -12,6 +12,7 @@
 // (writes wait; crash-safe from the commit marker on) after keeping the previous data as
 // `backups/before-restore-<time>.zip` beside it. A restore that fails after the swap puts that
 // previous data back the same way before it answers.
+import type { CoreEnv } from './env.js';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { access, mkdir, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
@@ -21,9 +22,8 @@ import { pipeline } from 'node:stream/promises';
 import { ApiError, badRequest, notFound, tooLarge } from '../errors.js';
 import { ARCHIVE_DB, ArchiveError, extractArchive, writeArchive } from '../files/archive.js';
 import { isSafeSegment } from '../files/paths.js';
-import type { FileStorage } from '../files/storage.js';
 import { isDiskError, replaceDurably, syncDir } from '../durable-files.js';
-import type { ReadDb, Store } from '../store/db.js';
+import type { ReadDb } from '../store/db.js';
 import { commitRestore, finishRestore, RESTORE_STAGING } from '../store/restore.js';
 import { ident } from '../filter/sql.js';
 import { Registry } from './collection-registry.js';
@@ -48,12 +48,12 @@ export interface RestoreResult {
  * defines them. A name or id that is not one plain path segment is never a path: it goes to `unsafe`
  * when given (a restore refuses it), else it is left out (a backup of older data stays whole).
  */
-export function namedFiles(db: ReadDb, collections: Collection[], unsafe?: string[]): string[] {
+export async function namedFiles(db: ReadDb, collections: Collection[], unsafe?: string[]): Promise<string[]> {
   const out: string[] = [];
   for (const c of collections) {
     const fields = c.fields.filter((f): f is FileField => f.type === 'file');
     if (fields.length === 0) continue;
-    const rows = db.all<Row>(`SELECT "id", ${fields.map((f) => ident(f.name)).join(', ')} FROM ${ident(c.name)}`);
+    const rows = await db.all<Row>(`SELECT "id", ${fields.map((f) => ident(f.name)).join(', ')} FROM ${ident(c.name)}`);
     for (const row of rows) {
       for (const f of fields) {
         for (const name of storedNames(f, row)) {
@@ -68,9 +68,9 @@ export function namedFiles(db: ReadDb, collections: Collection[], unsafe?: strin
 }
 
 /** The collections as `db` defines them, read by the registry's own loading (the one of start-up). */
-function collectionsOf(db: ReadDb): Collection[] {
+async function collectionsOf(db: ReadDb): Promise<Collection[]> {
   const registry = new Registry();
-  registry.load(db);
+  await registry.load(db);
   return registry.all();
 }
 
@@ -81,26 +81,26 @@ function collectionsOf(db: ReadDb): Collection[] {
  * with the first problem; returns the files its records name. A turn of the loop between tables.
  */
 async function checkCandidate(db: ReadDb): Promise<{ collections: Collection[]; files: string[] }> {
-  const collections = collectionsOf(db);
+  const collections = await collectionsOf(db);
   // start-up would create it again, over the table the archive may still hold
   if (collections.find((c) => c.id === SUPERUSERS_ID)?.type !== 'auth') throw new Error('it has no _superusers collection');
   for (const c of collections) {
-    const columns = new Set(db.all<{ name: string }>('SELECT name FROM pragma_table_info(?)', [c.name]).map((r) => r.name));
+    const columns = new Set((await db.all<{ name: string }>('SELECT name FROM pragma_table_info(?)', [c.name])).map((r) => r.name));
     if (columns.size === 0) throw new Error(`collection "${c.name}" has no table`);
     const missing = c.fields.filter((f) => !columns.has(f.name)).map((f) => f.name);
     if (missing.length > 0) throw new Error(`collection "${c.name}" has no column for ${missing.join(', ')}`);
-    const bad = db.get<{ id: unknown }>(`SELECT "id" AS id FROM ${ident(c.name)} WHERE ${mismatchedIdSql('"id"')} LIMIT 1`);
+    const bad = await db.get<{ id: unknown }>(`SELECT "id" AS id FROM ${ident(c.name)} WHERE ${mismatchedIdSql('"id"')} LIMIT 1`);
     if (bad !== undefined) throw new Error(`collection "${c.name}" has a record whose id ${JSON.stringify(String(bad.id).slice(0, 40))} is not 15 characters from a-z0-9`);
     await nextTurn(); // one table's scan per turn of the loop: a large archive does not hold it in one stretch
   }
   // Deskbase makes no triggers: one in an archive would run its own SQL on every later write (copy a
   // superuser's password hash somewhere readable, or set it to a known one)
-  const trigger = db.get<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'trigger' LIMIT 1`);
+  const trigger = await db.get<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'trigger' LIMIT 1`);
   if (trigger !== undefined) throw new Error(`it holds a trigger (${JSON.stringify(trigger.name.slice(0, 60))}); Deskbase makes none`);
-  const shared = sharedAuthId(db, collections);
+  const shared = await sharedAuthId(db, collections);
   if (shared !== null) throw new Error(`the auth collections "${shared.a}" and "${shared.b}" both have a record with the id ${JSON.stringify(shared.id)} (auth ids are unique across auth collections)`);
   const unsafe: string[] = [];
-  const files = namedFiles(db, collections, unsafe);
+  const files = await namedFiles(db, collections, unsafe);
   if (unsafe.length > 0) throw new Error(`a record names a file that is not a plain file name (${JSON.stringify(unsafe[0].slice(0, 120))})`);
   return { collections, files };
 }
@@ -126,15 +126,15 @@ export const BACKUP_KEY = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,146}\.zip$/;
 const pbDate = (d: Date) => d.toISOString().replace('T', ' ');
 
 /** `report` hears a backup cut midway (the client only sees its download end early). */
-export function createBackups(store: Store, storage: FileStorage, afterRestore: () => Promise<void>, report: (error: unknown) => void = () => {}) {
+export function createBackups(env: Pick<CoreEnv, 'store' | 'storage' | 'report'>, afterRestore: () => Promise<void>) {
+  const { store, storage, report } = env;
   let restoring = false;
   /** The zip of everything as it is now; deletions wait until it has streamed (or the reader left). */
-  function snapshot(): Readable {
+  async function snapshot(): Promise<Readable> {
     const release = storage.hold();
     try {
-      const db = store.backup();
-      const files = namedFiles(store, collectionsOf(store));
-      const stream = writeArchive(db, storage.root, files);
+      const { bytes, alongside: files } = await store.backup(async (db) => namedFiles(db, await collectionsOf(db)));
+      const stream = writeArchive(bytes, storage.root, files);
       stream.once('close', release);
       stream.once('end', release);
       stream.once('error', release);
@@ -204,7 +204,7 @@ export function createBackups(store: Store, storage: FileStorage, afterRestore: 
       if (await stat(path).then(() => true, () => false)) throw badRequest('A backup by this name exists already.', { name: { code: 'validation_not_unique', message: 'A backup by this name exists already.' } });
       creating = key;
       try {
-        await keep(snapshot(), path);
+        await keep(await snapshot(), path);
       } finally {
         creating = null;
       }
@@ -238,8 +238,8 @@ export function createBackups(store: Store, storage: FileStorage, afterRestore: 
     },
 
     /** `deskbase-<time>.zip` and its stream. */
-    backup(): { name: string; stream: Readable } {
-      return { name: `deskbase-${stamp()}.zip`, stream: snapshot() };
+    async backup(): Promise<{ name: string; stream: Readable }> {
+      return { name: `deskbase-${stamp()}.zip`, stream: await snapshot() };
     },
 
     async restore(source: () => Readable, declaredBytes: number): Promise<RestoreResult> {
@@ -256,7 +256,7 @@ export function createBackups(store: Store, storage: FileStorage, afterRestore: 
         const previous = join(BACKUPS_DIR, `before-restore-${stamp()}.zip`);
         try {
           await store.replaceFromDisk(async () => {
-            await keep(snapshot(), join(dir, previous));
+            await keep(await snapshot(), join(dir, previous));
             await commitRestore(dir);
             committed = true;
             await finishRestore(dir);
@@ -292,7 +292,7 @@ export function createBackups(store: Store, storage: FileStorage, afterRestore: 
     const missingFiles: string[] = [];
     let check: ReadDb & { close(): void };
     try {
-      check = store.inspect(await readFile(join(into, ARCHIVE_DB)));
+      check = await store.inspect(await readFile(join(into, ARCHIVE_DB)));
     } catch (err) {
       throw badRequest(`Invalid backup archive: ${err instanceof Error ? err.message : String(err)}.`);
     }

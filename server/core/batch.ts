@@ -15,12 +15,12 @@
 // prepare steps share one query budget, a turn of the event loop apart, so other clients are served
 // between them.
 import { ApiError, badRequest, fieldError, type ErrorData, type FieldError } from '../errors.js';
-import { QueryTimeoutError, ReadTooLargeError } from '../store/deadline.js';
-import type { Store } from '../store/db.js';
-import type { Registry } from './collection-registry.js';
+import { QueryBudget } from '../store/db.js';
+import type { ReadDb } from '../store/db.js';
 import { isRecord } from '../json-object.js';
 import { setOwn } from './own-keys.js';
-import { MAX_RESPONSE_BYTES, MAX_WRITE_BYTES, queryTooSlow, responseTooLarge, underDeadline, writeTooLarge } from './query-budget.js';
+import type { CoreEnv } from './env.js';
+import { budgetError, MAX_WRITE_BYTES, queryTooSlow, underDeadline, writeTooLarge } from './query-budget.js';
 import { presentRecords } from './record-response.js';
 import { getRow } from './records-read.js';
 import { requestContext, type RequestContext, type RequestInput } from './request-context.js';
@@ -93,7 +93,7 @@ function parseForm(body: Record<string, unknown>): SubRequest[] {
 
 /** PocketBase's error shape for request `i`; errors that are not a client's (a disk failure) stay as they are. */
 function failedAt(i: number, err: unknown, budgetMs: number): unknown {
-  const api = err instanceof QueryTimeoutError ? queryTooSlow(budgetMs) : err instanceof ReadTooLargeError ? responseTooLarge(err.limitBytes) : err;
+  const api = budgetError(err, budgetMs);
   if (!(api instanceof ApiError)) return err;
   const item: FieldError = { code: 'batch_request_failed', message: 'Batch request failed.', response: api.toJSON() };
   return badRequest('Batch transaction failed.', { requests: { [i]: item } });
@@ -105,9 +105,10 @@ class FailedWrite extends Error {
   }
 }
 
-/** `responseBytes`: what the whole answer may hold (every sub-response's rows and expands together). */
-export function createBatch(store: Store, registry: Registry, writes: RecordWrites, budgetMs: number, responseBytes = MAX_RESPONSE_BYTES) {
-  const budgeted = <T>(operation: () => T): T => underDeadline(store, budgetMs, operation, responseBytes);
+/** `env.responseBytes`: what the whole answer may hold (every sub-response's rows and expands together). */
+export function createBatch(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs' | 'responseBytes'>, writes: RecordWrites) {
+  const { store, registry, budgetMs, responseBytes } = env;
+  const budgeted = <T>(operation: (db: ReadDb) => Promise<T>): Promise<T> => underDeadline(store, budgetMs, operation, responseBytes);
 
   /** A sub-request's URL → its collection, record id and query. */
   function targetOf(r: SubRequest): Target {
@@ -128,7 +129,7 @@ export function createBatch(store: Store, registry: Registry, writes: RecordWrit
   }
 
   /** One sub-request's prepared write, as the caller (`base`: the batch request's own input). */
-  async function prepare(r: SubRequest, { c, id, query }: Target, base: RequestInput, budget: ReturnType<typeof sharedBudget>): Promise<Prepared> {
+  async function prepare(r: SubRequest, { c, id, query }: Target, base: RequestInput, budget: QueryBudget): Promise<Prepared> {
     const headers = new Map(base.headers);
     for (const [k, v] of Object.entries(r.headers)) headers.set(k, v);
     const input: RequestInput = { auth: base.auth, method: r.method, query, headers, body: r.body, client: base.client };
@@ -136,44 +137,25 @@ export function createBatch(store: Store, registry: Registry, writes: RecordWrit
     const ctx: RequestContext = { ...plain, request: { ...plain.request, context: 'batch' } };
     let method = r.method;
     let target = id;
+    if (budget.spent >= budget.limit) throw queryTooSlow(budgetMs);
+    const db = store.reader(budget);
     if (method === 'PUT' && id === undefined) {
       // upsert: an update when the body's id names a stored record, else a create
       const bodyId = typeof r.body.id === 'string' ? r.body.id : '';
-      const exists = bodyId !== '' && getRow(store, c, bodyId) !== undefined;
+      const exists = bodyId !== '' && (await getRow(db, c, bodyId)) !== undefined;
       method = exists ? 'PATCH' : 'POST';
       target = exists ? bodyId : undefined;
     }
     if (method === 'POST' && target === undefined) {
-      return { collection: c, ctx, deletes: false, write: await budget.run(() => writes.prepareCreate(c, r.body, ctx)) };
+      return { collection: c, ctx, deletes: false, write: await writes.prepareCreate(c, r.body, ctx, undefined, db) };
     }
     if (method === 'PATCH' && target !== undefined) {
-      return { collection: c, ctx, deletes: false, write: await budget.run(() => writes.prepareUpdate(c, target, r.body, ctx)) };
+      return { collection: c, ctx, deletes: false, write: await writes.prepareUpdate(c, target, r.body, ctx, db) };
     }
     if (method === 'DELETE' && target !== undefined) {
-      return { collection: c, ctx, deletes: true, write: budget.run(() => writes.prepareDelete(c, target, ctx)) };
+      return { collection: c, ctx, deletes: true, write: await writes.prepareDelete(c, target, ctx, db) };
     }
     throw badRequest('Unknown batch request action.');
-  }
-
-  /**
-   * One query budget for all of a batch's prepare steps together (not one per request): each step's
-   * synchronous stretch runs under what the earlier ones left, and past it the request that ran out is
-   * a 400 as any request past its budget.
-   */
-  function sharedBudget() {
-    let left = budgetMs;
-    return {
-      run<T>(operation: () => T): T {
-        if (left <= 0) throw queryTooSlow(budgetMs);
-        const t0 = performance.now();
-        try {
-          // past it: a QueryTimeoutError, which failedAt answers with the batch's whole budget
-          return store.withDeadline(left, operation, responseBytes);
-        } finally {
-          left -= performance.now() - t0; // the stretch up to the operation's first await
-        }
-      },
-    };
   }
 
 
@@ -181,7 +163,10 @@ export function createBatch(store: Store, registry: Registry, writes: RecordWrit
     /** Runs a batch as `base`'s caller; answers each sub-request's `{status, body}` in order. */
     async run(body: Record<string, unknown>, base: RequestInput): Promise<BatchResult[]> {
       const requests = parseForm(body);
-      const budget = sharedBudget();
+      // one query budget for all the prepare steps together (not one per request): each step spends
+      // what the earlier ones left, and past it the request that ran out is a 400 (failedAt) as any
+      // request past its budget
+      const budget = new QueryBudget(budgetMs, responseBytes);
       const prepared: Prepared[] = [];
       let weight = 0; // what the prepared requests' values weigh together, against one write's budget
       for (let i = 0; i < requests.length; i++) {
@@ -201,9 +186,9 @@ export function createBatch(store: Store, registry: Registry, writes: RecordWrit
       }
       // each write's failure inside the transaction keeps its index
       const tagged = prepared.map((p, i): PreparedWrite<Row | null> => ({
-        apply(tx, changes) {
+        async apply(tx, changes) {
           try {
-            return p.write.apply(tx, changes);
+            return await p.write.apply(tx, changes);
           } catch (err) {
             throw new FailedWrite(i, err);
           }
@@ -219,11 +204,15 @@ export function createBatch(store: Store, registry: Registry, writes: RecordWrit
         throw err;
       }
       // the answers are built after the commit: a large expand leaves its record unexpanded
-      return budgeted(() => prepared.map((p, i): BatchResult => {
-        const row = rows[i];
-        if (p.deletes || !row) return { status: 204, body: null };
-        return { status: 200, body: presentRecords(store, p.collection, [row], p.ctx, true, responseBytes)[0] };
-      }));
+      return budgeted(async (db) => {
+        const results: BatchResult[] = [];
+        for (const [i, p] of prepared.entries()) {
+          const row = rows[i];
+          if (p.deletes || !row) results.push({ status: 204, body: null });
+          else results.push({ status: 200, body: (await presentRecords(db, p.collection, [row], p.ctx, true, responseBytes))[0] });
+        }
+        return results;
+      });
     },
   };
 }

@@ -45,9 +45,9 @@ export class Registry {
   private byName = new Map<string, Collection>();
 
   /** Reads every definition of `_collections`; throws naming the first that cannot be loaded. */
-  load(db: ReadDb): void {
+  async load(db: ReadDb): Promise<void> {
     const loaded: Collection[] = [];
-    for (const row of db.all<{ id: unknown; data: unknown }>('SELECT "id", "data" FROM "_collections"')) {
+    for (const row of await db.all<{ id: unknown; data: unknown }>('SELECT "id", "data" FROM "_collections"')) {
       let value: unknown;
       try {
         value = JSON.parse(String(row.data));

@@ -25,22 +25,22 @@ export function indexSql(c: Collection, index: IndexDef): string {
   return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${ident(index.name)} ON ${ident(c.name)} (${cols.join(', ')})`;
 }
 
-export function createCollectionTable(tx: WriteTx, c: Collection): void {
-  tx.run(createTableSql(c.name, c.fields));
-  createIndexes(tx, c);
+export async function createCollectionTable(tx: WriteTx, c: Collection): Promise<void> {
+  await tx.run(createTableSql(c.name, c.fields));
+  await createIndexes(tx, c);
 }
 
-export function createIndexes(tx: WriteTx, c: Collection): void {
-  for (const index of maintainedIndexes(c)) tx.run(maintainedIndexSql(c, index));
-  for (const index of c.indexes) tx.run(indexSql(c, index));
+export async function createIndexes(tx: WriteTx, c: Collection): Promise<void> {
+  for (const index of maintainedIndexes(c)) await tx.run(maintainedIndexSql(c, index));
+  for (const index of c.indexes) await tx.run(indexSql(c, index));
 }
 
-export function dropIndexes(tx: WriteTx, table: string): void {
-  const rows = tx.all<{ name: string }>(
+export async function dropIndexes(tx: WriteTx, table: string): Promise<void> {
+  const rows = await tx.all<{ name: string }>(
     `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`,
     [table],
   );
-  for (const row of rows) tx.run(`DROP INDEX ${ident(row.name)}`);
+  for (const row of rows) await tx.run(`DROP INDEX ${ident(row.name)}`);
 }
 
 /** How to carry a column's values over when a field keeps its id but changes shape. */
@@ -59,20 +59,20 @@ function carryExpr(prev: Field, next: Field): string {
  * is filled from the old one, fields matched by id, then swapped in. Runs inside the caller's
  * transaction, so a failure (for example a unique index over duplicates) leaves everything as it was.
  */
-export function rebuildTable(tx: WriteTx, prev: Collection, next: Collection): void {
+export async function rebuildTable(tx: WriteTx, prev: Collection, next: Collection): Promise<void> {
   const tmp = `_tmp_${next.id}`;
-  tx.run(createTableSql(tmp, next.fields));
+  await tx.run(createTableSql(tmp, next.fields));
   const carried = next.fields
     .map((f) => ({ next: f, prev: prev.fields.find((p) => p.id === f.id) }))
     .filter((pair): pair is { next: Field; prev: Field } => pair.prev !== undefined);
   if (carried.length > 0) {
     const cols = carried.map((p) => ident(p.next.name)).join(', ');
     const exprs = carried.map((p) => carryExpr(p.prev, p.next)).join(', ');
-    tx.run(`INSERT INTO ${ident(tmp)} (${cols}) SELECT ${exprs} FROM ${ident(prev.name)}`);
+    await tx.run(`INSERT INTO ${ident(tmp)} (${cols}) SELECT ${exprs} FROM ${ident(prev.name)}`);
   }
-  tx.run(`DROP TABLE ${ident(prev.name)}`);
-  tx.run(`ALTER TABLE ${ident(tmp)} RENAME TO ${ident(next.name)}`);
-  createIndexes(tx, next);
+  await tx.run(`DROP TABLE ${ident(prev.name)}`);
+  await tx.run(`ALTER TABLE ${ident(tmp)} RENAME TO ${ident(next.name)}`);
+  await createIndexes(tx, next);
 }
 
 /** Field and index definitions only; rules and names can change without touching the table. */
@@ -81,25 +81,25 @@ function tableShape(c: Collection): string {
 }
 
 /** Renames, rebuilds or re-indexes the table of `prev` into the shape of `next`, as much as changed. */
-export function changeTable(tx: WriteTx, prev: Collection, next: Collection): void {
-  if (next.name !== prev.name) tx.run(`ALTER TABLE ${ident(prev.name)} RENAME TO ${ident(next.name)}`);
+export async function changeTable(tx: WriteTx, prev: Collection, next: Collection): Promise<void> {
+  if (next.name !== prev.name) await tx.run(`ALTER TABLE ${ident(prev.name)} RENAME TO ${ident(next.name)}`);
   if (tableShape(next) !== tableShape(prev)) {
-    dropIndexes(tx, next.name);
-    rebuildTable(tx, { ...prev, name: next.name }, next);
+    await dropIndexes(tx, next.name);
+    await rebuildTable(tx, { ...prev, name: next.name }, next);
   } else if (next.name !== prev.name) {
-    dropIndexes(tx, next.name);
-    createIndexes(tx, next);
+    await dropIndexes(tx, next.name);
+    await createIndexes(tx, next);
   }
 }
 
 /** The collection's definition as stored in `_collections` (what the registry loads on start). */
-export function saveDefinition(tx: WriteTx, c: Collection): void {
-  tx.run('INSERT OR REPLACE INTO "_collections" ("id", "name", "data") VALUES (?, ?, ?)', [c.id, c.name, JSON.stringify(c)]);
+export async function saveDefinition(tx: WriteTx, c: Collection): Promise<void> {
+  await tx.run('INSERT OR REPLACE INTO "_collections" ("id", "name", "data") VALUES (?, ?, ?)', [c.id, c.name, JSON.stringify(c)]);
 }
 
-export function dropCollectionTable(tx: WriteTx, c: Collection): void {
-  tx.run(c.type === 'view' ? `DROP VIEW IF EXISTS ${ident(c.name)}` : `DROP TABLE ${ident(c.name)}`);
-  tx.run('DELETE FROM "_collections" WHERE "id" = ?', [c.id]);
+export async function dropCollectionTable(tx: WriteTx, c: Collection): Promise<void> {
+  await tx.run(c.type === 'view' ? `DROP VIEW IF EXISTS ${ident(c.name)}` : `DROP TABLE ${ident(c.name)}`);
+  await tx.run('DELETE FROM "_collections" WHERE "id" = ?', [c.id]);
 }
 
 /** A failing DDL statement (typically a unique index over duplicates) as a 400 that shows SQLite's reason. */

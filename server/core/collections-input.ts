@@ -22,7 +22,7 @@ export interface InputContext {
    * A view collection's fields, inferred from its `viewQuery` by creating its SQLite view in the
    * caller's transaction (views.ts `realizeView`); throws ViewQueryError. Absent: views are refused.
    */
-  viewFields?(candidate: Collection): Field[];
+  viewFields?(candidate: Collection): Promise<Field[]>;
   /**
    * The stored collection was made moments ago with its system fields only (the schema import's first
    * pass): system fields the submitted list lacks are added first, as PocketBase adds them, instead of
@@ -121,7 +121,7 @@ function normalizeRules(input: Record<string, unknown>, base: Collection, errors
  * submitted fields, as in an exported schema, are replaced); no indexes, and no create, update or
  * delete rule (`validation_nil`), as PocketBase's collection validation has it.
  */
-function normalizeView(input: Record<string, unknown>, base: Collection, ctx: InputContext, errors: ErrorData): void {
+async function normalizeView(input: Record<string, unknown>, base: Collection, ctx: InputContext, errors: ErrorData): Promise<void> {
   if (input.viewQuery !== undefined) {
     if (typeof input.viewQuery !== 'string') errors.viewQuery = fieldError('validation_invalid_view_query', 'Invalid query - must be a string.');
     else base.viewQuery = input.viewQuery;
@@ -140,7 +140,7 @@ function normalizeView(input: Record<string, unknown>, base: Collection, ctx: In
     return;
   }
   try {
-    base.fields = ctx.viewFields(base);
+    base.fields = await ctx.viewFields(base);
   } catch (err) {
     if (!(err instanceof ViewQueryError)) throw err;
     errors.viewQuery = fieldError('validation_invalid_view_query', `Invalid query - ${err.message}`);
@@ -178,7 +178,7 @@ export interface Defaults {
  * Validates `input` into a complete collection. For create, `ctx.previous` is absent and defaults
  * fill every setting; for update, settings left out keep the stored value.
  */
-export function buildCollection(input: unknown, ctx: InputContext, defaults: Defaults, now: string): Collection {
+export async function buildCollection(input: unknown, ctx: InputContext, defaults: Defaults, now: string): Promise<Collection> {
   if (!isRecord(input)) throw new ApiError(400, 'Failed to load the submitted data due to invalid formatting.');
   const prev = ctx.previous;
   const errors: ErrorData = {};
@@ -204,7 +204,7 @@ export function buildCollection(input: unknown, ctx: InputContext, defaults: Def
   const name = input.name === undefined && prev ? prev.name : validateName(input.name, ctx, id, errors);
   if (prev?.system && name !== prev.name) errors.name = fieldError('validation_collection_system_name_change', 'System collection name cannot be changed.');
   const base: Collection = prev ? { ...prev, name } : defaults.newCollection(type, name, id, input.fields === undefined);
-  if (type === 'view') normalizeView(input, base, ctx, errors);
+  if (type === 'view') await normalizeView(input, base, ctx, errors);
   else if (input.fields !== undefined) {
     if (!Array.isArray(input.fields)) errors.fields = fieldError('validation_invalid_value', 'Must be an array of field definitions.');
     else {

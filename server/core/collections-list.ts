@@ -22,7 +22,7 @@ function metaCollection(): Collection {
   };
 }
 
-export function listCollections(db: ReadDb, ctx: ListContext): Page<Collection> {
+export async function listCollections(db: ReadDb, ctx: ListContext): Promise<Page<Collection>> {
   const meta = metaCollection();
   const { request, paging: q } = ctx;
   const compile = { collection: meta, alias: 'c', lookup: () => undefined, request, mode: 'rule' as const };
@@ -30,12 +30,12 @@ export function listCollections(db: ReadDb, ctx: ListContext): Page<Collection> 
   const where: CompiledSql = filter?.trim() ? compiling(() => compileFilter(filter, compile), { param: 'filter', request }) : { sql: '1', params: [] };
   const order: CompiledSql = sort?.trim() ? compiling(() => compileSort(sort, compile), { param: 'sort', request }) : { sql: '', params: [] };
   const orderSql = order.sql ? `${order.sql}, c."system" DESC, c."created" ASC` : 'c."system" DESC, c."created" ASC, c."name" ASC';
-  const ids = db.all<{ id: string }>(
+  const ids = await db.all<{ id: string }>(
     `SELECT c."id" AS id FROM ${SOURCE} AS c WHERE ${where.sql} ORDER BY ${orderSql} LIMIT ? OFFSET ?`,
     [...where.params, ...order.params, q.perPage, (q.page - 1) * q.perPage],
   );
   const items = ids.map((r) => ctx.lookup(r.id)).filter((c): c is Collection => c !== undefined);
   let totalItems = -1;
-  if (!q.skipTotal) totalItems = Number(db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${SOURCE} AS c WHERE ${where.sql}`, where.params)?.n ?? 0);
+  if (!q.skipTotal) totalItems = Number((await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${SOURCE} AS c WHERE ${where.sql}`, where.params))?.n ?? 0);
   return { page: q.page, perPage: q.perPage, totalItems, totalPages: totalItems < 0 ? -1 : Math.ceil(totalItems / q.perPage), items };
 }

@@ -1,7 +1,8 @@
 // Collections: the schema API (superusers only, enforced by the HTTP layer). Every change runs in
 // one store transaction: the table, its indexes and the `_collections` row change together or not at all.
+import type { CoreEnv } from './env.js';
 import { badRequest, fieldError, notFound } from '../errors.js';
-import type { Store, WriteTx } from '../store/db.js';
+import type { WriteTx } from '../store/db.js';
 import { defaults, superusersCollection, usersCollection } from './collections-defaults.js';
 import { changeTable, createCollectionTable, ddlFailure, dropCollectionTable, saveDefinition } from './collections-ddl.js';
 import { authOptionsOf } from './auth-options.js';
@@ -10,12 +11,9 @@ import { listCollections } from './collections-list.js';
 import { isoNow } from './ids.js';
 import { withMaintainedIndexes } from './maintained-indexes.js';
 import { pick } from './pick-fields.js';
-import type { Registry } from './collection-registry.js';
 import type { ListContext, RequestContext } from './request-context.js';
 import type { Page } from './request-params.js';
-import type { Sessions } from './session-store.js';
 import type { Collection, FileField } from '../model/types.js';
-import type { FileStorage } from '../files/storage.js';
 import { cutFileFields, dropCutNames, readNames, type NamesById } from './file-cleanup.js';
 import { SUPERUSERS_ID } from '../model/types.js';
 import { brokenView, dropViews, rebuildViews, ViewFailure, ViewQueryError } from './views.js';
@@ -23,7 +21,8 @@ import { brokenView, dropViews, rebuildViews, ViewFailure, ViewQueryError } from
 /** Hears a committed schema change (the admin UI's live collections list, through realtime). */
 export type CollectionListener = (action: 'create' | 'update' | 'delete', collection: Collection) => void;
 
-export function createCollections(store: Store, registry: Registry, sessions: Sessions, files: FileStorage, onChange: CollectionListener = () => {}) {
+export function createCollections(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'storage'>, onChange: CollectionListener = () => {}) {
+  const { store, registry, sessions, storage: files } = env;
   const inputContext = () => ({ lookup: registry.lookup, allCollections: () => registry.all() });
 
   /** Every collection as it will be: `changed` in place of its stored version, without `removedId`. */
@@ -34,9 +33,9 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
   };
 
   /** A view candidate's inferred fields: every view built again over the schema with it (views.ts). */
-  const viewFieldsIn = (tx: WriteTx) => (candidate: Collection) => {
+  const viewFieldsIn = (tx: WriteTx) => async (candidate: Collection) => {
     try {
-      return rebuildViews(tx, schemaWith(candidate)).find((c) => c.id === candidate.id)!.fields;
+      return (await rebuildViews(tx, schemaWith(candidate))).find((c) => c.id === candidate.id)!.fields;
     } catch (err) {
       if (err instanceof ViewFailure && err.view.id !== candidate.id) throw new ViewQueryError(`the view collection "${err.view.name}" that reads it would no longer work (${err.message})`);
       throw err;
@@ -48,10 +47,10 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
    * change), stores the views whose inferred fields changed, and answers the schema; a view the
    * change breaks makes it a 400 naming the view.
    */
-  function settleViews(tx: WriteTx, schema: Collection[], action: 'create' | 'update' | 'delete'): Collection[] {
+  async function settleViews(tx: WriteTx, schema: Collection[], action: 'create' | 'update' | 'delete'): Promise<Collection[]> {
     let rebuilt: Collection[];
     try {
-      rebuilt = rebuildViews(tx, schema);
+      rebuilt = await rebuildViews(tx, schema);
     } catch (err) {
       if (err instanceof ViewFailure) throw brokenView(err, action);
       throw err;
@@ -60,9 +59,9 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
   }
 
   /** Stores and registers the collections of `schema` that differ from the registry's (after everything succeeded). */
-  function commitSchema(tx: WriteTx, schema: Collection[]): Collection[] {
+  async function commitSchema(tx: WriteTx, schema: Collection[]): Promise<Collection[]> {
     const changed = schema.filter((c) => JSON.stringify(registry.get(c.id)) !== JSON.stringify(c));
-    for (const c of changed) saveDefinition(tx, c);
+    for (const c of changed) await saveDefinition(tx, c);
     for (const c of changed) registry.put(c);
     return changed;
   }
@@ -70,13 +69,13 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
   const shown = (c: Collection, ctx: RequestContext) => pick({ ...withMaintainedIndexes(c), ...(c.type === 'auth' ? authOptionsOf(c) : {}) }, ctx.fields);
 
   /** Creates the table and stores the definition (in the caller's transaction). */
-  function add(tx: WriteTx, c: Collection): void {
+  async function add(tx: WriteTx, c: Collection): Promise<void> {
     try {
-      if (c.type !== 'view') createCollectionTable(tx, c);
+      if (c.type !== 'view') await createCollectionTable(tx, c);
     } catch (err) {
       ddlFailure(err, c, false);
     }
-    saveDefinition(tx, c);
+    await saveDefinition(tx, c);
     registry.put(c);
   }
 
@@ -85,8 +84,8 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
   }
 
   return {
-    list(ctx: ListContext): Page<unknown> {
-      const page = listCollections(store, ctx);
+    async list(ctx: ListContext): Promise<Page<unknown>> {
+      const page = await listCollections(store, ctx);
       return { ...page, items: page.items.map((c) => shown(c, ctx)) };
     },
 
@@ -99,15 +98,15 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
     async create(input: unknown, ctx: RequestContext): Promise<unknown> {
       let created: Collection | null = null;
       let others: Collection[] = [];
-      const out = await store.write((tx) => {
+      const out = await store.write(async (tx) => {
         // views are dropped first and built again over the new schema (views.ts)
-        dropViews(tx, registry.all());
-        const c = buildCollection(input, { ...inputContext(), viewFields: viewFieldsIn(tx) }, defaults, isoNow());
+        await dropViews(tx, registry.all());
+        const c = await buildCollection(input, { ...inputContext(), viewFields: viewFieldsIn(tx) }, defaults, isoNow());
         c.created = c.updated;
         if (registry.get(c.name) || registry.get(c.id)) throw badRequest('Failed to create collection.', { name: fieldError('validation_not_unique', 'Collection name must be unique (case insensitive).') });
-        if (c.type !== 'view') createCollectionTable(tx, c);
-        const schema = settleViews(tx, schemaWith(c), 'create');
-        others = commitSchema(tx, schema).filter((x) => x.id !== c.id);
+        if (c.type !== 'view') await createCollectionTable(tx, c);
+        const schema = await settleViews(tx, schemaWith(c), 'create');
+        others = (await commitSchema(tx, schema)).filter((x) => x.id !== c.id);
         created = schema.find((x) => x.id === c.id)!;
         return shown(created, ctx);
       });
@@ -124,28 +123,28 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
       let before: NamesById = new Map();
       let after: NamesById = new Map();
       let others: Collection[] = [];
-      const shownNext = await store.write((tx) => {
+      const shownNext = await store.write(async (tx) => {
         // views are dropped first (SQLite cannot rebuild a table a view reads) and built again after
-        dropViews(tx, registry.all());
-        const built = buildCollection(input, { ...inputContext(), previous: prev, viewFields: viewFieldsIn(tx) }, defaults, isoNow());
+        await dropViews(tx, registry.all());
+        const built = await buildCollection(input, { ...inputContext(), previous: prev, viewFields: viewFieldsIn(tx) }, defaults, isoNow());
         if (built.type !== 'view') {
           cut = cutFileFields(prev, built);
           // the files of removed file fields (or of items a field made single drops) go once this is durable
-          before = readNames(tx, prev, cut);
+          before = await readNames(tx, prev, cut);
           try {
-            changeTable(tx, prev, built);
+            await changeTable(tx, prev, built);
           } catch (err) {
             ddlFailure(err, built, true);
           }
-          if (cut.length > 0) after = readNames(tx, built, built.fields.filter((f): f is FileField => f.type === 'file'));
+          if (cut.length > 0) after = await readNames(tx, built, built.fields.filter((f): f is FileField => f.type === 'file'));
         }
         // PocketBase signs everyone out of an auth collection whose authRule changed (it regenerates the
         // collection's token secret): sessions that may no longer pass the rule end with this change
-        if (built.type === 'auth' && built.authRule !== prev.authRule) sessions.endCollection(tx, prev.id);
-        const schema = settleViews(tx, schemaWith(built), 'update');
+        if (built.type === 'auth' && built.authRule !== prev.authRule) await sessions.endCollection(tx, prev.id);
+        const schema = await settleViews(tx, schemaWith(built), 'update');
         next = schema.find((x) => x.id === built.id)!;
-        saveDefinition(tx, next);
-        others = commitSchema(tx, schema).filter((x) => x.id !== next.id);
+        await saveDefinition(tx, next);
+        others = (await commitSchema(tx, schema)).filter((x) => x.id !== next.id);
         registry.put(next);
         return shown(next, ctx);
       });
@@ -164,12 +163,12 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
         throw badRequest(`Failed to delete collection probably due to existing reference in ${refs.map((r) => r.name).join(', ')}.`);
       }
       let others: Collection[] = [];
-      await store.write((tx) => {
-        dropViews(tx, registry.all());
-        dropCollectionTable(tx, c);
-        sessions.endCollection(tx, c.id);
-        const schema = settleViews(tx, schemaWith(null, c.id), 'delete');
-        others = commitSchema(tx, schema);
+      await store.write(async (tx) => {
+        await dropViews(tx, registry.all());
+        await dropCollectionTable(tx, c);
+        await sessions.endCollection(tx, c.id);
+        const schema = await settleViews(tx, schemaWith(null, c.id), 'delete');
+        others = await commitSchema(tx, schema);
         registry.remove(c.id);
       });
       for (const v of others) onChange('update', v);
@@ -178,11 +177,11 @@ export function createCollections(store: Store, registry: Registry, sessions: Se
     },
 
     /** Creates `_superusers` and `users` on a fresh data folder (`users` once: a user may delete it). */
-    bootstrap(tx: WriteTx): void {
-      if (!registry.get(SUPERUSERS_ID)) add(tx, superusersCollection());
-      if (!registry.get('users') && !tx.get(`SELECT 1 AS x FROM "_params" WHERE "key" = 'usersCreated'`)) {
-        add(tx, usersCollection(registry.lookup));
-        tx.run(`INSERT OR REPLACE INTO "_params" ("key", "value") VALUES ('usersCreated', 'true')`);
+    async bootstrap(tx: WriteTx): Promise<void> {
+      if (!registry.get(SUPERUSERS_ID)) await add(tx, superusersCollection());
+      if (!registry.get('users') && !await tx.get(`SELECT 1 AS x FROM "_params" WHERE "key" = 'usersCreated'`)) {
+        await add(tx, usersCollection(registry.lookup));
+        await tx.run(`INSERT OR REPLACE INTO "_params" ("key", "value") VALUES ('usersCreated', 'true')`);
       }
     },
   };

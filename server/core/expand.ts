@@ -60,14 +60,14 @@ function recordBytes(record: ApiRecord): number {
  * and paths) loads at most MAX_EXPANDED_RECORDS rows: past them it is a 400 (no query returns more
  * than one past the cap).
  */
-function fetchRows(db: ReadDb, target: Collection, viewer: Viewer, where: { sql: string; params: SqlValue[] }, cond: string, values: string[], budget: Budget): Row[] {
+async function fetchRows(db: ReadDb, target: Collection, viewer: Viewer, where: { sql: string; params: SqlValue[] }, cond: string, values: string[], budget: Budget): Promise<Row[]> {
   const rows: Row[] = [];
   const columns = shownFields(target, viewer).map((f) => `r.${ident(f.name)}`).join(', ');
   for (let i = 0; i < values.length; i += CHUNK) {
     const part = values.slice(i, i + CHUNK);
     const marks = part.map(() => '?').join(',');
     // a constant LIMIT (one prepared statement per shape; a bound one made the query 25% slower)
-    const found = db.all<Row>(
+    const found = await db.all<Row>(
       `SELECT ${columns} FROM ${ident(target.name)} AS r WHERE ${cond.replace('%IN%', `(${marks})`)} AND (${where.sql}) LIMIT ${MAX_EXPANDED_RECORDS + 1}`,
       [...part, ...where.params],
     );
@@ -82,7 +82,7 @@ interface Resolved {
   target: Collection;
   /** For each parent record, the related records in order. */
   attach(parent: ApiRecord, byId: Map<string, ApiRecord>, rows: ApiRecord[]): ApiRecord | ApiRecord[] | undefined;
-  load(db: ReadDb, viewer: Viewer, where: { sql: string; params: SqlValue[] }, parents: ApiRecord[], budget: Budget): Row[];
+  load(db: ReadDb, viewer: Viewer, where: { sql: string; params: SqlValue[] }, parents: ApiRecord[], budget: Budget): Promise<Row[]>;
 }
 
 function resolveSegment(c: Collection, seg: string, lookup: Lookup): Resolved | null {
@@ -171,11 +171,11 @@ interface Budget {
  * `@request.context = "expand"`; throws a 400 once they would hold more than MAX_EXPANDED_RECORDS
  * related records, or weigh more than `maxBytes` with the records themselves.
  */
-export function expandRecords(db: ReadDb, c: Collection, records: ApiRecord[], ctx: RequestContext, maxBytes = Infinity): ApiRecord[] {
+export async function expandRecords(db: ReadDb, c: Collection, records: ApiRecord[], ctx: RequestContext, maxBytes = Infinity): Promise<ApiRecord[]> {
   const budget: Budget = { loaded: 0, sizes: new Map(), bytes: new Map(), maxBytes };
   for (const r of records) budget.bytes.set(r, recordBytes(r));
   const expandCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context: 'expand' } };
-  const out = expandLevel(db, c, records, validPaths(c, ctx.expand, ctx.lookup), expandCtx, viewerOf(ctx.request), budget);
+  const out = await expandLevel(db, c, records, validPaths(c, ctx.expand, ctx.lookup), expandCtx, viewerOf(ctx.request), budget);
   let total = 0;
   let bytes = 0;
   for (const r of out) {
@@ -219,7 +219,7 @@ function sizeOf(value: ApiRecord | ApiRecord[], sizes: Budget['sizes']): number 
   return n;
 }
 
-function expandLevel(db: ReadDb, c: Collection, records: ApiRecord[], tree: ExpandTree, ctx: RuleInput, viewer: Viewer, budget: Budget): ApiRecord[] {
+async function expandLevel(db: ReadDb, c: Collection, records: ApiRecord[], tree: ExpandTree, ctx: RuleInput, viewer: Viewer, budget: Budget): Promise<ApiRecord[]> {
   if (tree.size === 0 || (tree.size === 1 && tree.has(PATH_END)) || records.length === 0) return records;
   const results = new Map<ApiRecord, Record<string, ApiRecord | ApiRecord[]>>();
   let anyValid = false;
@@ -231,12 +231,12 @@ function expandLevel(db: ReadDb, c: Collection, records: ApiRecord[], tree: Expa
     const where = ruleWhereOrNull(resolved.target, 'viewRule', ctx);
     if (where === null) continue; // a locked viewRule hides the path silently
     const serialize = recordSerializer(resolved.target, viewer);
-    const loaded = resolved.load(db, viewer, where, records, budget).map((row) => {
+    const loaded = (await resolved.load(db, viewer, where, records, budget)).map((row) => {
       const record = serialize(row);
       budget.bytes.set(record, rowBytes(row));
       return record;
     });
-    const rows = expandLevel(db, resolved.target, loaded, sub, ctx, viewer, budget);
+    const rows = await expandLevel(db, resolved.target, loaded, sub, ctx, viewer, budget);
     const byId = new Map(rows.map((r) => [String(r.id), r]));
     for (const parent of records) {
       const value = resolved.attach(parent, byId, rows);

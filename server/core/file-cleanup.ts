@@ -45,10 +45,10 @@ export function cutFileFields(prev: Collection, next: Collection): FileField[] {
 }
 
 /** Reads the names `fields` hold in every row of `c` (inside the schema change's transaction). */
-export function readNames(tx: WriteTx, c: Collection, fields: readonly FileField[]): NamesById {
+export async function readNames(tx: WriteTx, c: Collection, fields: readonly FileField[]): Promise<NamesById> {
   const out: NamesById = new Map();
   if (fields.length === 0) return out;
-  const rows = tx.all<Row>(`SELECT "id", ${fields.map((f) => ident(f.name)).join(', ')} FROM ${ident(c.name)}`);
+  const rows = await tx.all<Row>(`SELECT "id", ${fields.map((f) => ident(f.name)).join(', ')} FROM ${ident(c.name)}`);
   for (const row of rows) out.set(String(row.id), new Set(fields.flatMap((f) => storedNames(f, row))));
   return out;
 }

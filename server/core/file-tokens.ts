@@ -26,7 +26,8 @@ export function createFileTokens(db: ReadDb, registry: Registry, sessions: Sessi
     },
 
     /** The caller a valid, unexpired token names whose session is still live; null otherwise. */
-    resolve(token: string): AuthInfo | null {
+    /** `reader`: the reads of the operation asking (its budget); the store's by default. */
+    async resolve(token: string, reader: ReadDb = db): Promise<AuthInfo | null> {
       if (token.length === 0 || token.length > 1000) return null;
       const parts = token.split('.');
       if (parts.length !== 3) return null;
@@ -40,11 +41,11 @@ export function createFileTokens(db: ReadDb, registry: Registry, sessions: Sessi
         return null;
       }
       if (typeof claims.sid !== 'string' || typeof claims.exp !== 'number' || claims.exp * 1000 <= now()) return null;
-      const session = sessions.get(db, claims.sid);
+      const session = await sessions.get(reader, claims.sid);
       if (!session || session.expires <= isoNow(now())) return null;
       const collection = registry.get(session.collectionId);
       if (!collection) return null;
-      const record = db.get<Row>(`SELECT * FROM ${ident(collection.name)} WHERE "id" = ?`, [session.recordId]);
+      const record = await reader.get<Row>(`SELECT * FROM ${ident(collection.name)} WHERE "id" = ?`, [session.recordId]);
       return record ? { collection, record, sessionId: session.id } : null;
     },
   };

@@ -3,17 +3,15 @@
 // must exist and name the file in one of its file fields; a protected field's file needs a file token
 // whose owner passes the record's viewRule; `?thumb=` names a size of the field's (or 100x100) for
 // images, else the original is served.
+import type { CoreEnv } from './env.js';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { notFound } from '../errors.js';
 import { filePath, thumbPath } from '../files/paths.js';
 import { sniff, SNIFF_BYTES, baseMime, type Sniffed } from '../files/sniff.js';
 import type { OversizeFile, StagedFile } from '../files/staged.js';
-import type { FileStorage } from '../files/storage.js';
 import { THUMBABLE, Thumbnails } from '../files/thumbs.js';
-import type { Store } from '../store/db.js';
 import { MAX_BATCH_REQUESTS } from './batch.js';
-import type { Registry } from './collection-registry.js';
 import { storedNames } from './file-cleanup.js';
 import type { FileTokens } from './file-tokens.js';
 import { DEFAULT_THUMBS, effectiveMaxSelect, effectiveMaxSize } from './fields/file.js';
@@ -50,7 +48,8 @@ async function sniffFile(path: string): Promise<Sniffed> {
   }
 }
 
-export function createFiles(store: Store, registry: Registry, storage: FileStorage, tokens: FileTokens, budgetMs: number) {
+export function createFiles(env: Pick<CoreEnv, 'store' | 'registry' | 'storage' | 'budgetMs'>, tokens: FileTokens) {
+  const { store, registry, storage, budgetMs } = env;
   const thumbs = new Thumbnails();
 
   return {
@@ -98,24 +97,24 @@ export function createFiles(store: Store, registry: Registry, storage: FileStora
     token: (auth: AuthInfo): string => tokens.issue(auth),
 
     /** The caller a file token names (live session, unexpired), or null: backup downloads check it. */
-    callerOfToken: (token: string): AuthInfo | null => tokens.resolve(token),
+    callerOfToken: (token: string): Promise<AuthInfo | null> => tokens.resolve(token),
 
     /** Throws a 404 for anything missing or not allowed (PocketBase answers both alike). */
     async find(collection: string, recordId: string, filename: string, ctx: RequestContext): Promise<ServedFile> {
       const c = registry.get(collection);
       if (!c) throw notFound();
-      const served = underDeadline(store, budgetMs, () => {
-        const row = getRow(store, c, recordId);
+      const served = await underDeadline(store, budgetMs, async (db) => {
+        const row = await getRow(db, c, recordId);
         if (!row) throw notFound();
         const found = c.fields.find((f): f is FileField => f.type === 'file' && storedNames(f, row).includes(filename));
         if (!found) throw notFound();
         if (found.protected) {
-          const auth = tokens.resolve(ctx.request.query.token ?? '');
+          const auth = await tokens.resolve(ctx.request.query.token ?? '', db);
           const asked = { ...ctx, request: { ...ctx.request, auth, context: 'protectedFile' } };
-          viewRecord(store, c, recordId, asked); // a 404 when the token's owner cannot view the record
+          await viewRecord(db, c, recordId, asked); // a 404 when the token's owner cannot view the record
         }
         // a view's file lives with the record it comes from (PocketBase's FindRecordByViewFile)
-        const source = c.type === 'view' ? viewFileSource(store, registry.lookup, c, found.name, filename) : { collection: c, recordId };
+        const source = c.type === 'view' ? await viewFileSource(db, registry.lookup, c, found.name, filename) : { collection: c, recordId };
         if (!source) throw notFound();
         return { field: found, isProtected: found.protected, source };
       });

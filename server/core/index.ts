@@ -1,4 +1,5 @@
 // The domain, assembled from a store: `openStore(dir)` → `createCore(store)` → `createApp(core)`.
+import type { CoreEnv } from './env.js';
 import type { Store } from '../store/db.js';
 import { ensureSystemSchema } from '../store/schema.js';
 import { createAuth } from './sign-in.js';
@@ -31,9 +32,9 @@ import { getRow } from './records-read.js';
 
 /** For the start-up sweep: the names a stored record holds, or null when it is gone. */
 function namedFiles(store: Store, registry: Registry): NamedFiles {
-  return (collectionId, recordId) => {
+  return async (collectionId, recordId) => {
     const c = registry.get(collectionId);
-    const row = c ? getRow(store, c, recordId) : undefined;
+    const row = c ? await getRow(store, c, recordId) : undefined;
     return c && row ? namesOfRow(c, row) : null;
   };
 }
@@ -59,53 +60,55 @@ export interface CoreOptions {
 export async function createCore(store: Store, options: CoreOptions = {}) {
   const registry = new Registry();
   installQueryGuards(store);
-  await store.write((tx) => ensureSystemSchema(tx));
-  registry.load(store);
+  await store.write(async (tx) => ensureSystemSchema(tx));
+  await registry.load(store);
   // after a failed journal write the store reloads from disk: the collections may have changed back
   store.onReload(() => registry.load(store));
   const sessions = createSessions(store, registry);
   const report = options.onError ?? ((error: unknown) => console.error(error));
-  const budgetMs = options.queryBudgetMs ?? QUERY_BUDGET_MS;
-  const realtime = createRealtime(store, registry, {
-    budgetMs, report, idleMs: options.realtimeIdleMs, limits: { ...REALTIME_LIMITS, ...options.realtimeLimits },
-  });
   const storage = new FileStorage(store.dir ?? memoryDataDir(), report);
+  // one sign-in block per server: sign-in and an update's oldPassword count against the same accounts
+  const credentials = { limiter: new FailureLimiter(options.now), passwords: new Passwords(options.hashPool ?? new ScryptPool()) };
+  // what every factory below is made of (env.ts)
+  const env: CoreEnv = {
+    store, registry, sessions, storage, credentials, report,
+    budgetMs: options.queryBudgetMs ?? QUERY_BUDGET_MS,
+    responseBytes: options.responseBytes ?? MAX_RESPONSE_BYTES,
+    now: options.now ?? Date.now,
+  };
+  const realtime = createRealtime(env, { idleMs: options.realtimeIdleMs, limits: { ...REALTIME_LIMITS, ...options.realtimeLimits } });
   const onCollection: CollectionListener = (action, c) => realtime.onCollection(action, c);
-  const collections = createCollections(store, registry, sessions, storage, onCollection);
-  await store.write((tx) => collections.bootstrap(tx));
+  const collections = createCollections(env, onCollection);
+  await store.write(async (tx) => collections.bootstrap(tx));
   // data folders made before Deskbase kept an index get it now (nothing is written when none is missing)
-  await store.write((tx) => addMissingMaintainedIndexes(tx, registry.all()));
+  await store.write(async (tx) => addMissingMaintainedIndexes(tx, registry.all()));
   const sweep = async () => {
     if (store.dir !== null) await sweepStorage(storage, namedFiles(store, registry), (id) => registry.get(id) !== undefined);
   };
   await sweep();
   const feed = new ChangeFeed(report);
   feed.subscribe(dropReleasedFiles(storage));
-  const responseBytes = options.responseBytes ?? MAX_RESPONSE_BYTES;
-  // one sign-in block per server: sign-in and an update's oldPassword count against the same accounts
-  const limiter = new FailureLimiter(options.now);
-  const passwords = new Passwords(options.hashPool ?? new ScryptPool());
-  const records = createRecords(store, registry, sessions, feed, storage, { limiter, passwords }, budgetMs, report, responseBytes);
-  const files = createFiles(store, registry, storage, createFileTokens(store, registry, sessions, options.now), budgetMs);
-  const auth = createAuth(store, registry, sessions, { limiter, passwords }, responseBytes);
+  const records = createRecords(env, feed);
+  const files = createFiles(env, createFileTokens(store, registry, sessions, options.now));
+  const auth = createAuth(env);
   feed.subscribe((changes) => realtime.onChanges(changes));
-  const batch = createBatch(store, registry, records.writes, budgetMs, responseBytes);
-  const setup = createSetup(store, registry, records.writes, options.onSetupToken ?? (() => {}), options.now);
-  const transfer = createTransfer(store, registry, sessions, records, storage, onCollection, budgetMs, responseBytes);
+  const batch = createBatch(env, records.writes);
+  const setup = createSetup(env, records.writes, options.onSetupToken ?? (() => {}));
+  const transfer = createTransfer(env, records, onCollection);
   return {
     store, registry, sessions, collections, records, auth, setup, transfer, realtime, batch, files,
     /** Backups (`GET /api/backup`) and restores; a restore sweeps what its records do not name. */
-    backups: createBackups(store, storage, async () => {
-      await store.write((tx) => {
+    backups: createBackups(env, async () => {
+      await store.write(async (tx) => {
         // a backup from an older version lacks what the system tables have gained since
-        ensureSystemSchema(tx);
+        await ensureSystemSchema(tx);
         // an archive's SQLite views are whatever wrote it (one reading _sessions or _superusers, say):
         // each is built again from its viewQuery with every check a view gets; one that fails fails the restore
-        for (const c of rebuildAllViews(tx, registry.all())) saveDefinition(tx, c);
+        for (const c of await rebuildAllViews(tx, registry.all())) await saveDefinition(tx, c);
       });
-      registry.load(store);
+      await registry.load(store);
       await sweep();
-    }, report),
+    }),
     /** The one subscription point for record changes: each committed write's, once durable, in commit order. */
     changes: { subscribe: (listener: ChangeListener) => feed.subscribe(listener) },
     /** A request's context, built once per request by the HTTP layer and carried through core. */

@@ -84,13 +84,13 @@ export function withMaintainedIndexes(c: Collection): CollectionView {
  * them yet), in one journaled transaction. Only non-unique ones: they cannot fail on existing data,
  * and the unique email index has been made with every auth collection from the start.
  */
-export function addMissingMaintainedIndexes(tx: WriteTx, collections: Collection[]): number {
+export async function addMissingMaintainedIndexes(tx: WriteTx, collections: Collection[]): Promise<number> {
   let added = 0;
   for (const c of collections) {
-    const present = new Set(tx.all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`, [c.name]).map((r) => r.name));
+    const present = new Set((await tx.all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`, [c.name])).map((r) => r.name));
     for (const index of maintainedIndexes(c)) {
       if (index.unique || present.has(index.name)) continue;
-      tx.run(maintainedIndexSql(c, index));
+      await tx.run(maintainedIndexSql(c, index));
       added++;
     }
   }

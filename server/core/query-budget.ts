@@ -1,7 +1,9 @@
-// One slow query must not stall everyone: all SQL runs on the one event loop, so each stretch of work a
-// request does without awaiting (a list or view with its expand; a write's checks; the response after
-// it) gets QUERY_BUDGET_MS. Compiled filters, sorts and rules check the deadline inside the SQL
-// (filter/guard.ts); the store stops the statement.
+// One slow query must not stall everyone: all SQL runs on the one event loop, so each operation a
+// request drives (a list or view with its expand; a write's checks; its transaction; the response after
+// it) gets a budget of QUERY_BUDGET_MS of database work, made here and handed to every store call of the
+// operation (`store.reader(budget)`, `store.write(fn, budget)`). It counts what the operation makes
+// the engine do, not the time it waits behind other requests (store/deadline.ts). Compiled filters,
+// sorts and rules check the deadline inside the SQL (filter/guard.ts); the store stops the statement.
 //
 // Past the budget the client gets a 400, not a 5xx: the cost comes from what the request asks for
 // (its filter, sort or expand, or its body against a rule) and the same request on the same data
@@ -9,14 +11,15 @@
 // same costly work. The message says what to change.
 import { ApiError } from '../errors.js';
 import { guardFunctions } from '../filter/guard.js';
-import type { Store } from '../store/db.js';
+import { QueryBudget } from '../store/db.js';
+import type { ReadDb, Store } from '../store/db.js';
 import { QueryTimeoutError, ReadTooLargeError } from '../store/deadline.js';
 
-/** One stretch's budget: several times what a legitimate list over a large collection takes. */
+/** One operation's budget of database work: several times what a legitimate list over a large collection takes. */
 export const QUERY_BUDGET_MS = 150;
 
 /**
- * What one answer may hold: the rows one stretch reads, and an expand as its JSON repeats the records it
+ * What one answer may hold: the rows one operation reads, and an expand as its JSON repeats the records it
  * holds. A record of the largest body (32 MiB) fits; a page of large rows is refused with a 400 instead
  * of being read whole only to fail in JSON.stringify.
  */
@@ -50,22 +53,27 @@ export function installQueryGuards(store: Store): void {
   for (const [name, fn] of Object.entries(guardFunctions(store.checkDeadline))) store.defineFunction(name, fn);
 }
 
+/** What a client gets for a budget its operation spent: a 400 naming the limit; other errors as they are. */
+export function budgetError(err: unknown, budgetMs: number): unknown {
+  if (err instanceof QueryTimeoutError) return queryTooSlow(budgetMs);
+  if (err instanceof ReadTooLargeError) return responseTooLarge(err.limitBytes);
+  return err;
+}
+
 /**
- * Runs the synchronous part of a client-driven operation under the budget and a read limit of
- * `readBytes`; running past either is a 400.
+ * Runs a client-driven operation with a budget of its own: `budgetMs` of database work and `readBytes`
+ * of rows read, through the reader it is handed; running past either is a 400.
  */
-export function underDeadline<T>(store: Store, budgetMs: number, operation: () => T, readBytes = MAX_RESPONSE_BYTES): T {
-  const mapped = (err: unknown) =>
-    err instanceof QueryTimeoutError ? queryTooSlow(budgetMs) : err instanceof ReadTooLargeError ? responseTooLarge(err.limitBytes) : err;
+export async function underDeadline<T>(
+  store: Store,
+  budgetMs: number,
+  operation: (db: ReadDb, budget: QueryBudget) => Promise<T>,
+  readBytes = MAX_RESPONSE_BYTES,
+): Promise<T> {
+  const budget = new QueryBudget(budgetMs, readBytes);
   try {
-    const result = store.withDeadline(budgetMs, operation, readBytes);
-    if (result instanceof Promise) {
-      return result.catch((err: unknown) => {
-        throw mapped(err);
-      }) as T;
-    }
-    return result;
+    return await operation(store.reader(budget), budget);
   } catch (err) {
-    throw mapped(err);
+    throw budgetError(err, budgetMs);
   }
 }

@@ -11,12 +11,16 @@ import { recordSerializer, viewerOf, type Viewer } from './record-serializer.js'
 import type { RequestContext } from './request-context.js';
 import type { Collection, Row } from '../model/types.js';
 
-/** Ids among `rows` whose manageRule the caller satisfies: managers see emails. */
-function managedIds(db: ReadDb, c: Collection, rows: Row[], ctx: RequestContext): Set<string> | undefined {
+/** Ids among `rows` whose manageRule the caller satisfies: managers see emails (undefined, at once: no query to make). */
+function managedIds(db: ReadDb, c: Collection, rows: Row[], ctx: RequestContext): Promise<Set<string>> | undefined {
   if (c.type !== 'auth' || !c.manageRule || !ctx.request.auth || rows.length === 0) return undefined;
-  const w = ruleSql(c.manageRule, c, ctx);
+  return managersAmong(db, c, c.manageRule, rows, ctx);
+}
+
+async function managersAmong(db: ReadDb, c: Collection, manageRule: string, rows: Row[], ctx: RequestContext): Promise<Set<string>> {
+  const w = ruleSql(manageRule, c, ctx);
   const ids = rows.map((r) => String(r.id));
-  const found = db.all<{ id: string }>(
+  const found = await db.all<{ id: string }>(
     `SELECT r."id" AS id FROM ${ident(c.name)} AS r WHERE r."id" IN (${ids.map(() => '?').join(',')}) AND (${w.sql})`,
     [...ids, ...w.params],
   );
@@ -29,12 +33,13 @@ function managedIds(db: ReadDb, c: Collection, rows: Row[], ctx: RequestContext)
  * unexpanded rather than turn a done write into a 400 (a client would retry it). `:excerpt` is made
  * once per distinct text of the whole answer (pickAll).
  */
-export function presentRecords(db: ReadDb, c: Collection, rows: Row[], ctx: RequestContext, written = false, maxBytes = MAX_RESPONSE_BYTES): unknown[] {
-  const viewer: Viewer = { ...viewerOf(ctx.request), managed: managedIds(db, c, rows, ctx) };
+export async function presentRecords(db: ReadDb, c: Collection, rows: Row[], ctx: RequestContext, written = false, maxBytes = MAX_RESPONSE_BYTES): Promise<unknown[]> {
+  const managed = managedIds(db, c, rows, ctx);
+  const viewer: Viewer = { ...viewerOf(ctx.request), managed: managed === undefined ? undefined : await managed };
   let records = rows.map(recordSerializer(c, viewer));
   if (ctx.expand.size > 0) {
     try {
-      records = expandRecords(db, c, records, ctx, maxBytes);
+      records = await expandRecords(db, c, records, ctx, maxBytes);
     } catch (err) {
       if (!(written && err instanceof ExpandTooLarge)) throw err;
     }

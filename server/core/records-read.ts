@@ -42,7 +42,7 @@ export function listQuery(c: Collection, ctx: ListContext): { where: CompiledSql
  * The page's rows. `columns`: the fields to read when the caller picked some (`fields`), beside what
  * presenting a record needs (`id`, an auth record's `emailVisibility`); null reads whole rows.
  */
-export function listRecords(db: ReadDb, c: Collection, ctx: ListContext, columns: ReadonlySet<string> | null = null): Page<Row> {
+export async function listRecords(db: ReadDb, c: Collection, ctx: ListContext, columns: ReadonlySet<string> | null = null): Promise<Page<Row>> {
   const q = ctx.paging;
   const { where, order } = listQuery(c, ctx);
   const whereSql = where.sql;
@@ -59,8 +59,8 @@ export function listRecords(db: ReadDb, c: Collection, ctx: ListContext, columns
   // A view (views.ts) has no row ids to join on: each lookup by its `_rowid_` column would run its
   // query again (an aggregate once per row of the page), so its page is read in one pass.
   const items = c.type === 'view'
-    ? db.all<Row>(`SELECT ${selected} FROM ${table} AS r WHERE ${whereSql} ORDER BY ${orderSql} LIMIT ? OFFSET ?`, [...whereParams, ...orderParams, q.perPage, offset])
-    : db.all<Row>(
+    ? await db.all<Row>(`SELECT ${selected} FROM ${table} AS r WHERE ${whereSql} ORDER BY ${orderSql} LIMIT ? OFFSET ?`, [...whereParams, ...orderParams, q.perPage, offset])
+    : await db.all<Row>(
       `SELECT ${selected} FROM (SELECT r._rowid_ AS k FROM ${table} AS r WHERE ${whereSql} ORDER BY ${orderSql} LIMIT ? OFFSET ?) AS p ` +
         `CROSS JOIN ${table} AS r ON r._rowid_ = p.k`,
       [...whereParams, ...orderParams, q.perPage, offset],
@@ -70,7 +70,7 @@ export function listRecords(db: ReadDb, c: Collection, ctx: ListContext, columns
   if (!q.skipTotal) {
     // a short first page already tells the total
     if (q.page === 1 && items.length < q.perPage) totalItems = items.length;
-    else totalItems = countRows(db, table, whereSql, whereParams);
+    else totalItems = await countRows(db, table, whereSql, whereParams);
     totalPages = Math.ceil(totalItems / q.perPage);
   }
   return { page: q.page, perPage: q.perPage, totalItems, totalPages, items };
@@ -80,19 +80,19 @@ export function listRecords(db: ReadDb, c: Collection, ctx: ListContext, columns
  * SQLite counts a whole table by the cell counts of its smallest b-tree's pages only when the query
  * has no WHERE at all; `WHERE 1` makes it step through every row.
  */
-function countRows(db: ReadDb, table: string, whereSql: string, params: SqlValue[]): number {
+async function countRows(db: ReadDb, table: string, whereSql: string, params: SqlValue[]): Promise<number> {
   const where = whereSql === '1' ? '' : ` WHERE ${whereSql}`;
-  return Number(db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} AS r${where}`, params)?.n ?? 0);
+  return Number((await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} AS r${where}`, params))?.n ?? 0);
 }
 
 /** A record the rule does not match answers 404 like a missing one, so existence does not leak. */
-export function viewRecord(db: ReadDb, c: Collection, id: string, ctx: RuleInput, key: 'viewRule' | 'updateRule' | 'deleteRule' = 'viewRule'): Row {
+export async function viewRecord(db: ReadDb, c: Collection, id: string, ctx: RuleInput, key: 'viewRule' | 'updateRule' | 'deleteRule' = 'viewRule'): Promise<Row> {
   const w = ruleWhere(c, key, ctx);
-  const row = db.get<Row>(`SELECT r.* FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${w.sql}) LIMIT 1`, [id, ...w.params]);
+  const row = await db.get<Row>(`SELECT r.* FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${w.sql}) LIMIT 1`, [id, ...w.params]);
   if (!row) throw notFound();
   return row;
 }
 
-export function getRow(db: ReadDb, c: Collection, id: string): Row | undefined {
+export function getRow(db: ReadDb, c: Collection, id: string): Promise<Row | undefined> {
   return db.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [id]);
 }

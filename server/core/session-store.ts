@@ -73,7 +73,7 @@ export function createSessions(store: Store, registry: Registry) {
     },
 
     /** Inside a write transaction: starts a session and returns its token (shown once). */
-    start(tx: WriteTx, collectionId: string, recordId: string, userAgent: string, now = Date.now()): { token: string; session: SessionRow } {
+    async start(tx: WriteTx, collectionId: string, recordId: string, userAgent: string, now = Date.now()): Promise<{ token: string; session: SessionRow }> {
       const kind = kindFor(collectionId);
       const secret = newSecret(kind);
       const expires = isoNow(now + SESSION_SECONDS * 1000);
@@ -81,8 +81,8 @@ export function createSessions(store: Store, registry: Registry) {
         id: newId(), tokenHash: hashToken(secret), collectionId, recordId,
         created: isoNow(now), expires, userAgent: userAgent.slice(0, 500), issued: '[]',
       };
-      tx.run('DELETE FROM "_sessions" WHERE "expires" < ?', [isoNow(now)]);
-      tx.run(
+      await tx.run('DELETE FROM "_sessions" WHERE "expires" < ?', [isoNow(now)]);
+      await tx.run(
         'INSERT INTO "_sessions" ("id","tokenHash","collectionId","recordId","created","expires","userAgent","issued") VALUES (?,?,?,?,?,?,?,?)',
         [session.id, session.tokenHash, collectionId, recordId, session.created, session.expires, session.userAgent, session.issued],
       );
@@ -90,25 +90,25 @@ export function createSessions(store: Store, registry: Registry) {
     },
 
     /** The live session a token names, exactly as it was issued, with its auth record; null otherwise. */
-    resolve(token: string, now = Date.now()): AuthInfo | null {
+    async resolve(token: string, now = Date.now()): Promise<AuthInfo | null> {
       if (token.length < 20 || token.length > 100) return null;
       const parts = partsOf(token);
       if (!parts) return null;
-      const s = store.get<SessionRow>('SELECT * FROM "_sessions" WHERE "tokenHash" = ?', [hashToken(parts.secret)]);
+      const s = await store.get<SessionRow>('SELECT * FROM "_sessions" WHERE "tokenHash" = ?', [hashToken(parts.secret)]);
       if (!s || s.expires <= isoNow(now)) return null;
       const collection = registry.get(s.collectionId);
       if (!collection || !issuedFor(s, collection, parts, now)) return null;
-      const record = store.get<Row>(`SELECT * FROM ${ident(collection.name)} WHERE "id" = ?`, [s.recordId]);
+      const record = await store.get<Row>(`SELECT * FROM ${ident(collection.name)} WHERE "id" = ?`, [s.recordId]);
       if (!record) return null;
       touch(s.id, now);
       return { collection, record, sessionId: s.id };
     },
 
-    get(db: ReadDb, id: string): SessionRow | undefined {
+    get(db: ReadDb, id: string): Promise<SessionRow | undefined> {
       return db.get<SessionRow>('SELECT * FROM "_sessions" WHERE "id" = ?', [id]);
     },
 
-    listFor(collectionId: string, recordId: string, now = Date.now()): SessionRow[] {
+    listFor(collectionId: string, recordId: string, now = Date.now()): Promise<SessionRow[]> {
       return store.all<SessionRow>(
         'SELECT * FROM "_sessions" WHERE "collectionId" = ? AND "recordId" = ? AND "expires" > ? ORDER BY "created" DESC, "id" DESC',
         [collectionId, recordId, isoNow(now)],
@@ -122,8 +122,8 @@ export function createSessions(store: Store, registry: Registry) {
      * later second, and the copy it replaces stays accepted until its own exp (the last
      * EARLIER_TOKENS of them). A token of an older kind gets a new secret, and stops working.
      */
-    extend(tx: WriteTx, id: string, presented: string, now = Date.now()): { token: string; expires: string } {
-      const s = tx.get<SessionRow>('SELECT * FROM "_sessions" WHERE "id" = ?', [id]);
+    async extend(tx: WriteTx, id: string, presented: string, now = Date.now()): Promise<{ token: string; expires: string }> {
+      const s = await tx.get<SessionRow>('SELECT * FROM "_sessions" WHERE "id" = ?', [id]);
       if (!s) throw unauthorized(); // signed out meanwhile
       const kind = kindFor(s.collectionId);
       const expires = isoNow(now + SESSION_SECONDS * 1000);
@@ -136,26 +136,26 @@ export function createSessions(store: Store, registry: Registry) {
       } else if (kind === 'expiring' && expSeconds(expires) !== expSeconds(s.expires)) {
         issued = [...issued, expSeconds(s.expires)].slice(-EARLIER_TOKENS);
       }
-      tx.run('UPDATE "_sessions" SET "expires" = ?, "tokenHash" = ?, "issued" = ? WHERE "id" = ?', [expires, hashToken(secret), JSON.stringify(issued), id]);
+      await tx.run('UPDATE "_sessions" SET "expires" = ?, "tokenHash" = ?, "issued" = ? WHERE "id" = ?', [expires, hashToken(secret), JSON.stringify(issued), id]);
       return { token: shapeToken(kind, secret, expSeconds(expires)), expires };
     },
 
-    end(tx: WriteTx, id: string): void {
-      tx.run('DELETE FROM "_sessions" WHERE "id" = ?', [id]);
+    async end(tx: WriteTx, id: string): Promise<void> {
+      await tx.run('DELETE FROM "_sessions" WHERE "id" = ?', [id]);
     },
 
     /** A password change signs the record's other sessions out; the caller's stays live. */
-    endOthers(tx: WriteTx, collectionId: string, recordId: string, keepId: string | null): void {
-      tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ? AND "recordId" = ? AND "id" IS NOT ?', [collectionId, recordId, keepId]);
+    async endOthers(tx: WriteTx, collectionId: string, recordId: string, keepId: string | null): Promise<void> {
+      await tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ? AND "recordId" = ? AND "id" IS NOT ?', [collectionId, recordId, keepId]);
     },
 
-    endAllFor(tx: WriteTx, collectionId: string, recordId: string): void {
-      tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ? AND "recordId" = ?', [collectionId, recordId]);
+    async endAllFor(tx: WriteTx, collectionId: string, recordId: string): Promise<void> {
+      await tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ? AND "recordId" = ?', [collectionId, recordId]);
     },
 
     /** Every session of a collection (its authRule changed, or it is deleted). */
-    endCollection(tx: WriteTx, collectionId: string): void {
-      tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ?', [collectionId]);
+    async endCollection(tx: WriteTx, collectionId: string): Promise<void> {
+      await tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ?', [collectionId]);
     },
   };
 }

@@ -1,15 +1,14 @@
 // First-time setup: while no superuser exists, a one-time setup token (printed in the server log,
 // valid one hour, issued at most once a minute) lets POST /setup create the first superuser.
+import type { CoreEnv } from './env.js';
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError, badRequest, fieldError, notFound, type ErrorData, type FieldError } from '../errors.js';
-import type { Store } from '../store/db.js';
 import { isRecord } from '../json-object.js';
 import { validateEmail } from './fields/email.js';
 import { PASSWORD_MAX, validatePassword } from './fields/password.js';
 import { newToken } from './ids.js';
 import { presentRecords } from './record-response.js';
 import type { RecordWrites } from './writes/funnel.js';
-import type { Registry } from './collection-registry.js';
 import { asCaller, internalContext } from './request-context.js';
 import { ident } from '../filter/sql.js';
 import type { Collection } from '../model/types.js';
@@ -42,13 +41,14 @@ function passwordProblem(su: Collection, password: string): FieldError | null {
   return problem;
 }
 
-export function createSetup(store: Store, registry: Registry, writes: RecordWrites, onToken: (token: string) => void, now: () => number = Date.now) {
+export function createSetup(env: Pick<CoreEnv, 'store' | 'registry' | 'now'>, writes: RecordWrites, onToken: (token: string) => void) {
+  const { store, registry, now } = env;
   let current: { token: string; issued: number } | null = null;
   let completing = false;
 
-  const required = (): boolean => {
+  const required = async (): Promise<boolean> => {
     const su = registry.get(SUPERUSERS_ID);
-    return !su || store.get(`SELECT 1 AS x FROM ${ident(su.name)} LIMIT 1`) === undefined;
+    return !su || (await store.get(`SELECT 1 AS x FROM ${ident(su.name)} LIMIT 1`)) === undefined;
   };
 
   /**
@@ -57,8 +57,8 @@ export function createSetup(store: Store, registry: Registry, writes: RecordWrit
    * to whoever reaches the port first. Holds until the owner deals with the kept files (restores what
    * they need, deletes them) and restarts.
    */
-  const heldBack = (): string | null => {
-    if (store.keptAside.length === 0 || !required()) return null;
+  const heldBack = async (): Promise<string | null> => {
+    if (store.keptAside.length === 0 || !(await required())) return null;
     return `Setup is held back: the data folder keeps writes moved aside from a damaged journal (${store.keptAside.join(', ')}), ` +
       'which may include the first superuser. Look at them, then delete them and restart Deskbase to create a superuser.';
   };
@@ -67,8 +67,8 @@ export function createSetup(store: Store, registry: Registry, writes: RecordWrit
    * Returns the live token, issuing a new one only when there is none or it expired (and never twice
    * within a minute): the printed link stays valid for its whole hour, whatever anyone sends meanwhile.
    */
-  function issue(): string | null {
-    if (!required() || heldBack() !== null) return null;
+  async function issue(): Promise<string | null> {
+    if (!(await required()) || (await heldBack()) !== null) return null;
     const t = now();
     if (current && t - current.issued < Math.max(SETUP_TOKEN_MS, SETUP_REISSUE_MS)) return current.token;
     current = { token: newToken(), issued: t };
@@ -87,22 +87,34 @@ export function createSetup(store: Store, registry: Registry, writes: RecordWrit
     required,
     heldBack,
     /** What GET /api/setup answers: whether setup is required, and why it is held back when it is. */
-    status(): { required: boolean; heldBack?: string } {
-      const held = heldBack();
-      return held === null ? { required: required() } : { required: true, heldBack: held };
+    async status(): Promise<{ required: boolean; heldBack?: string }> {
+      const held = await heldBack();
+      return held === null ? { required: await required() } : { required: true, heldBack: held };
     },
     issue,
     /** The live token, if any (the desktop app hands it straight to its window). */
-    token: (): string | null => (current && now() - current.issued < SETUP_TOKEN_MS && required() ? current.token : null),
+    token: async (): Promise<string | null> => (current && now() - current.issued < SETUP_TOKEN_MS && (await required()) ? current.token : null),
 
     /** Creates the first superuser and answers it as it sees itself. */
     async complete(body: unknown): Promise<unknown> {
-      if (!required() || completing) throw notFound();
-      const held = heldBack();
+      // checked and set before any await: two concurrent requests cannot both create a "first" superuser
+      if (completing) throw notFound();
+      completing = true;
+      try {
+        return await completeOnce(body);
+      } finally {
+        completing = false;
+      }
+    },
+  };
+
+  async function completeOnce(body: unknown): Promise<unknown> {
+      if (!(await required())) throw notFound();
+      const held = await heldBack();
       if (held !== null) throw new ApiError(403, held);
       const b = isRecord(body) ? body : {};
       if (!valid(b.token)) {
-        issue(); // only an expired token is replaced, so the log has a fresh one
+        await issue(); // only an expired token is replaced, so the log has a fresh one
         throw new ApiError(403, 'Invalid or expired setup token. Check the server logs for a new one.');
       }
       const errors: ErrorData = {};
@@ -121,20 +133,16 @@ export function createSetup(store: Store, registry: Registry, writes: RecordWrit
         if (problem) errors.password = problem;
       }
       if (Object.keys(errors).length > 0) throw badRequest('Failed to create superuser.', errors);
-      completing = true; // two concurrent requests cannot both create a "first" superuser
       try {
         const ctx = internalContext(registry.lookup);
         const row = await writes.create(su, { email, password, passwordConfirm: password }, ctx, { system: true });
         current = null;
-        return presentRecords(store, su, [row], asCaller(ctx, { collection: su, record: row, sessionId: '' }), true)[0];
+        return (await presentRecords(store, su, [row], asCaller(ctx, { collection: su, record: row, sessionId: '' }), true))[0];
       } catch (err) {
         if (err instanceof ApiError && err.status === 400) throw badRequest('Failed to create superuser.', err.data);
         throw err;
-      } finally {
-        completing = false;
       }
-    },
-  };
+  }
 }
 
 export type Setup = ReturnType<typeof createSetup>;

@@ -1,18 +1,15 @@
 // Password sign-in, refresh and the session endpoints' logic. Every sign-in failure (unknown
 // identity, wrong password, failing authRule, blocked account) is the same 400, and costs one hash.
+import type { CoreEnv } from './env.js';
 import { ApiError, badRequest, fieldError, forbidden, notFound, unauthorized, type ErrorData } from '../errors.js';
-import type { Store } from '../store/db.js';
 import { isRecord } from '../json-object.js';
 import { ruleSql } from './access.js';
 import { needsRehash } from './passwords.js';
 import { accountKey } from './sign-in-limiter.js';
-import type { Credentials } from './writes/prepared.js';
 import { pick } from './pick-fields.js';
-import { MAX_RESPONSE_BYTES } from './query-budget.js';
 import { presentRecords } from './record-response.js';
-import type { Registry } from './collection-registry.js';
 import { asCaller, type RequestContext, type RuleInput } from './request-context.js';
-import type { SessionRow, Sessions } from './session-store.js';
+import type { SessionRow } from './session-store.js';
 import { ident } from '../filter/sql.js';
 import type { AuthInfo, Collection, Row } from '../model/types.js';
 import { isLocked, isOpen } from '../model/rule.js';
@@ -25,7 +22,8 @@ export interface SignIn {
 
 const failed = () => badRequest('Failed to authenticate.');
 
-export function createAuth(store: Store, registry: Registry, sessions: Sessions, { limiter, passwords }: Credentials, responseBytes = MAX_RESPONSE_BYTES) {
+export function createAuth(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'credentials' | 'responseBytes'>) {
+  const { store, registry, sessions, credentials: { limiter, passwords }, responseBytes } = env;
   function authCollection(name: string): Collection {
     const c = registry.get(name);
     if (!c) throw notFound('Missing or invalid collection context.');
@@ -34,30 +32,30 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
   }
 
   /** `only`: the body's identityField, which restricts the lookup to that field (PocketBase's form). */
-  function findByIdentity(c: Collection, identity: string, only?: string): Row | undefined {
+  async function findByIdentity(c: Collection, identity: string, only?: string): Promise<Row | undefined> {
     const listed = only === undefined ? [...(c.identityFields ?? ['email'])] : [only];
     const fields = listed.sort((a, b) => (a === 'email' ? -1 : b === 'email' ? 1 : 0));
     for (const name of fields) {
       if (!c.fields.some((f) => f.name === name)) continue;
       if (name === 'email' && !identity.includes('@')) continue;
       const collate = name === 'email' ? ' COLLATE NOCASE' : '';
-      const row = store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE ${ident(name)}${collate} = ? LIMIT 1`, [identity]);
+      const row = await store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE ${ident(name)}${collate} = ? LIMIT 1`, [identity]);
       if (row) return row;
     }
     return undefined;
   }
 
-  function passesAuthRule(c: Collection, record: Row, ctx: RuleInput): boolean {
+  async function passesAuthRule(c: Collection, record: Row, ctx: RuleInput): Promise<boolean> {
     if (isLocked(c.authRule)) return false;
     if (isOpen(c.authRule)) return true;
     const authCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context: 'password', auth: { collection: c, record, sessionId: '' } } };
     const w = ruleSql(c.authRule, c, authCtx);
-    return store.get(`SELECT 1 AS ok FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${w.sql})`, [record.id, ...w.params]) !== undefined;
+    return (await store.get(`SELECT 1 AS ok FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${w.sql})`, [record.id, ...w.params])) !== undefined;
   }
 
   /** The record as the session it now holds sees it; a large expand leaves it unexpanded (the session exists). */
-  function presentSelf(auth: AuthInfo, ctx: RequestContext): unknown {
-    return presentRecords(store, auth.collection, [auth.record], asCaller(ctx, auth), true, responseBytes)[0];
+  async function presentSelf(auth: AuthInfo, ctx: RequestContext): Promise<unknown> {
+    return (await presentRecords(store, auth.collection, [auth.record], asCaller(ctx, auth), true, responseBytes))[0];
   }
 
   return {
@@ -92,23 +90,23 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
       if (Object.keys(errors).length > 0) throw badRequest('An error occurred while validating the submitted data.', errors);
       const identity = String(b.identity);
       const password = String(b.password);
-      const record = findByIdentity(c, identity, typeof only === 'string' && only !== '' ? only : undefined);
+      const record = await findByIdentity(c, identity, typeof only === 'string' && only !== '' ? only : undefined);
       // a blocked or unknown account costs what a wrong password does, and answers the same
       const burn = async () => passwords.burn(password, ctx.request.client);
       const ok = await limiter.attempt(
         accountKey(c, record ? String(record.id) : identity.toLowerCase()),
-        record ? async () => (await passwords.verify(password, String(record.password ?? ''), ctx.request.client)) && passesAuthRule(c, record, ctx) : async () => (await burn(), false),
+        record ? async () => (await passwords.verify(password, String(record.password ?? ''), ctx.request.client)) && (await passesAuthRule(c, record, ctx)) : async () => (await burn(), false),
         burn,
       );
       if (!ok || !record) throw failed();
       // a PocketBase bcrypt hash becomes scrypt with the first sign-in that proves the password
       const stored = String(record.password ?? '');
       const rehash = needsRehash(stored) ? await passwords.hash(password, ctx.request.client) : null;
-      const started = await store.write((tx) => {
-        if (rehash !== null) tx.run(`UPDATE ${ident(c.name)} SET "password" = ? WHERE "id" = ? AND "password" = ?`, [rehash, record.id, stored]);
+      const started = await store.write(async (tx) => {
+        if (rehash !== null) await tx.run(`UPDATE ${ident(c.name)} SET "password" = ? WHERE "id" = ? AND "password" = ?`, [rehash, record.id, stored]);
         return sessions.start(tx, c.id, String(record.id), userAgent);
       });
-      return { token: started.token, record: presentSelf({ collection: c, record, sessionId: started.session.id }, ctx) };
+      return { token: started.token, record: await presentSelf({ collection: c, record, sessionId: started.session.id }, ctx) };
     },
 
     /**
@@ -122,23 +120,23 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
       if (!auth) throw unauthorized();
       const c = registry.get(name);
       if (!c || c.id !== auth.collection.id) throw forbidden(`The request requires auth record from ${auth.collection.name} collection.`);
-      if (!passesAuthRule(c, auth.record, ctx)) {
+      if (!(await passesAuthRule(c, auth.record, ctx))) {
         throw new ApiError(403, "The request doesn't satisfy the collection requirements to authenticate.");
       }
-      const { token, expires } = await store.write((tx) => sessions.extend(tx, auth.sessionId, presented));
-      return { record: presentSelf(auth, ctx), token, expires };
+      const { token, expires } = await store.write(async (tx) => sessions.extend(tx, auth.sessionId, presented));
+      return { record: await presentSelf(auth, ctx), token, expires };
     },
 
     async endSession(auth: AuthInfo | null): Promise<void> {
       if (!auth) return;
-      await store.write((tx) => sessions.end(tx, auth.sessionId));
+      await store.write(async (tx) => sessions.end(tx, auth.sessionId));
     },
 
-    listSessions(auth: AuthInfo): SessionRow[] {
+    listSessions(auth: AuthInfo): Promise<SessionRow[]> {
       return sessions.listFor(auth.collection.id, String(auth.record.id));
     },
 
-    getSession(auth: AuthInfo): SessionRow | undefined {
+    getSession(auth: AuthInfo): Promise<SessionRow | undefined> {
       return sessions.get(store, auth.sessionId);
     },
 
@@ -146,25 +144,25 @@ export function createAuth(store: Store, registry: Registry, sessions: Sessions,
      * A superuser's view of any auth record's live sessions (the admin UI's record panel). The caller is
      * checked by the route; an unknown collection or record answers 404, as a record view does.
      */
-    sessionsOf(collection: string, recordId: string): SessionRow[] {
+    async sessionsOf(collection: string, recordId: string): Promise<SessionRow[]> {
       const c = authCollection(collection);
-      if (!store.get(`SELECT 1 AS ok FROM ${ident(c.name)} WHERE "id" = ?`, [recordId])) throw notFound();
+      if (!(await store.get(`SELECT 1 AS ok FROM ${ident(c.name)} WHERE "id" = ?`, [recordId]))) throw notFound();
       return sessions.listFor(c.id, recordId);
     },
 
     /** A superuser ends a session of that record; a session of any other record answers 404. */
     async revokeOf(collection: string, recordId: string, id: string): Promise<void> {
       const c = authCollection(collection);
-      const s = sessions.get(store, id);
+      const s = await sessions.get(store, id);
       if (!s || s.collectionId !== c.id || s.recordId !== recordId) throw notFound();
-      await store.write((tx) => sessions.end(tx, id));
+      await store.write(async (tx) => sessions.end(tx, id));
     },
 
     /** Ends one of the caller's own sessions; another record's session answers 404. */
     async revoke(auth: AuthInfo, id: string): Promise<void> {
-      const s = sessions.get(store, id);
+      const s = await sessions.get(store, id);
       if (!s || s.collectionId !== auth.collection.id || s.recordId !== String(auth.record.id)) throw notFound();
-      await store.write((tx) => sessions.end(tx, id));
+      await store.write(async (tx) => sessions.end(tx, id));
     },
   };
 }

@@ -127,15 +127,15 @@ function checkLoops(program: readonly Op[]): void {
  * indexes), reads a hidden column of them, or calls a function whose cost an argument sets: the
  * checks SQLite's authorizer would make, which sql.js does not offer.
  */
-function checkReads(tx: WriteTx, view: string, schema: readonly Collection[], parsed: ParsedViewQuery): void {
+async function checkReads(tx: WriteTx, view: string, schema: readonly Collection[], parsed: ParsedViewQuery): Promise<void> {
   const tables = new Map<string, Collection>();
   for (const c of schema) if (readable(c)) tables.set(c.name.toLowerCase(), c);
   const pages = new Map<number, { name: string; table: string; index: boolean }>();
-  for (const row of tx.all<{ type: string; name: string; tbl_name: string; rootpage: number }>(`SELECT type, name, tbl_name, rootpage FROM sqlite_master WHERE rootpage > 0`)) {
+  for (const row of await tx.all<{ type: string; name: string; tbl_name: string; rootpage: number }>(`SELECT type, name, tbl_name, rootpage FROM sqlite_master WHERE rootpage > 0`)) {
     pages.set(Number(row.rootpage), { name: row.name, table: row.tbl_name, index: row.type === 'index' });
   }
   const cursors = new Map<number, { table: Collection; columns: (string | null)[] }>();
-  const program = tx.all<Op>(`EXPLAIN SELECT * FROM ${ident(view)}`);
+  const program = await tx.all<Op>(`EXPLAIN SELECT * FROM ${ident(view)}`);
   checkLoops(program);
   for (const op of program) {
     if (op.opcode === 'Function' || op.opcode === 'PureFunc') {
@@ -151,8 +151,8 @@ function checkReads(tx: WriteTx, view: string, schema: readonly Collection[], pa
       const table = page ? tables.get(page.table.toLowerCase()) : undefined;
       if (Number(op.p3) !== 0 || !page || !table) throw new ViewQueryError(`a view cannot read ${page ? `"${page.table}"` : 'that table'}`);
       const columns = page.index
-        ? tx.all<{ name: string | null }>(`SELECT name FROM pragma_index_info(?)`, [page.name]).map((r) => r.name)
-        : tx.all<{ name: string }>(`SELECT name FROM pragma_table_info(?)`, [page.table]).map((r) => r.name);
+        ? (await tx.all<{ name: string | null }>(`SELECT name FROM pragma_index_info(?)`, [page.name])).map((r) => r.name)
+        : (await tx.all<{ name: string }>(`SELECT name FROM pragma_table_info(?)`, [page.table])).map((r) => r.name);
       cursors.set(Number(op.p1), { table, columns });
     } else if (op.opcode === 'Column') {
       const cursor = cursors.get(Number(op.p1));
@@ -241,21 +241,21 @@ function inferFields(parsed: ParsedViewQuery, columns: string[], lookup: Lookup,
  * Creates (or re-creates) the SQLite view of `c` over `schema` (the collections as they will be once
  * the transaction commits) and answers its inferred fields. Throws ViewQueryError with the reason.
  */
-export function realizeView(tx: WriteTx, c: Collection, schema: readonly Collection[]): Field[] {
+export async function realizeView(tx: WriteTx, c: Collection, schema: readonly Collection[]): Promise<Field[]> {
   const parsed = parseViewQuery(c.viewQuery ?? '');
   const lookup: Lookup = (idOrName) => schema.find((x) => x.id === idOrName) ?? schema.find((x) => x.name.toLowerCase() === idOrName.toLowerCase());
   // before SQLite prepares it: a query whose flattening is too large holds the loop while it does
   if (flattenedWeight(parsed.tokens, viewWeights(schema, c)) > MAX_FLATTENED_WEIGHT) {
     throw new ViewQueryError('the query is too complex once its subqueries, table expressions and the views it reads are expanded (SQLite copies a column\'s expression wherever an outer query names it)');
   }
-  tx.run(`DROP VIEW IF EXISTS ${ident(c.name)}`);
+  await tx.run(`DROP VIEW IF EXISTS ${ident(c.name)}`);
   try {
-    tx.run(`CREATE VIEW ${ident(c.name)} AS ${viewBodySql(parsed, schema)}`);
+    await tx.run(`CREATE VIEW ${ident(c.name)} AS ${viewBodySql(parsed, schema)}`);
   } catch (err) {
     throw new ViewQueryError(err instanceof Error ? err.message : String(err));
   }
-  checkReads(tx, c.name, schema, parsed);
-  const columns = tx.all<{ name: string }>(`SELECT name FROM pragma_table_info(?)`, [c.name]).map((r) => r.name).slice(1);
+  await checkReads(tx, c.name, schema, parsed);
+  const columns = (await tx.all<{ name: string }>(`SELECT name FROM pragma_table_info(?)`, [c.name])).map((r) => r.name).slice(1);
   return inferFields(parsed, columns, lookup, c.fields);
 }
 
@@ -280,8 +280,8 @@ function viewWeights(schema: readonly Collection[], self: Collection): (name: st
   return weigh;
 }
 
-export function dropViews(tx: WriteTx, collections: readonly Collection[]): void {
-  for (const c of collections) if (c.type === 'view') tx.run(`DROP VIEW IF EXISTS ${ident(c.name)}`);
+export async function dropViews(tx: WriteTx, collections: readonly Collection[]): Promise<void> {
+  for (const c of collections) if (c.type === 'view') await tx.run(`DROP VIEW IF EXISTS ${ident(c.name)}`);
 }
 
 /** The views among `schema` that name another view, after it: the order they can be created in. */
@@ -320,12 +320,12 @@ export class ViewFailure extends ViewQueryError {
  * inferred anew, and checks their rules against those fields. Answers the schema with the views
  * updated; throws ViewFailure naming the first view that no longer works.
  */
-export function rebuildViews(tx: WriteTx, schema: readonly Collection[]): Collection[] {
+export async function rebuildViews(tx: WriteTx, schema: readonly Collection[]): Promise<Collection[]> {
   const current = [...schema];
   for (const view of viewCreationOrder(schema)) {
     let fields: Field[];
     try {
-      fields = realizeView(tx, view, current);
+      fields = await realizeView(tx, view, current);
     } catch (err) {
       throw new ViewFailure(view, err instanceof Error ? err.message : String(err));
     }
@@ -346,9 +346,9 @@ export function rebuildViews(tx: WriteTx, schema: readonly Collection[]): Collec
  * Drops every SQLite view of `schema` and builds each again from its viewQuery (a restored archive's
  * views are whatever wrote them); answers the views whose definition changed. Throws ViewFailure.
  */
-export function rebuildAllViews(tx: WriteTx, schema: readonly Collection[]): Collection[] {
-  for (const row of tx.all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'view'`)) tx.run(`DROP VIEW ${ident(row.name)}`);
-  return rebuildViews(tx, schema).filter((c, i) => JSON.stringify(c) !== JSON.stringify(schema[i]));
+export async function rebuildAllViews(tx: WriteTx, schema: readonly Collection[]): Promise<Collection[]> {
+  for (const row of await tx.all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'view'`)) await tx.run(`DROP VIEW ${ident(row.name)}`);
+  return (await rebuildViews(tx, schema)).filter((c, i) => JSON.stringify(c) !== JSON.stringify(schema[i]));
 }
 
 /** A schema change that would break a view: a 400 naming the view and why. */
@@ -361,7 +361,7 @@ export function brokenView(err: ViewFailure, action: 'create' | 'update' | 'dele
  * from (through views over views, 5 levels at most), as PocketBase's `FindRecordByViewFile`. Null when
  * the column is not a plain reference to a file field or no record holds the name.
  */
-export function viewFileSource(db: ReadDb, lookup: Lookup, view: Collection, fieldName: string, filename: string): { collection: Collection; recordId: string } | null {
+export async function viewFileSource(db: ReadDb, lookup: Lookup, view: Collection, fieldName: string, filename: string): Promise<{ collection: Collection; recordId: string } | null> {
   let current = view;
   let name = fieldName;
   for (let level = 0; level < 5; level++) {
@@ -382,7 +382,7 @@ export function viewFileSource(db: ReadDb, lookup: Lookup, view: Collection, fie
     }
     const col = `r.${ident(field.name)}`;
     const where = isMultiple(field) ? `EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(${col}) THEN ${col} ELSE '[]' END) WHERE value = ?)` : `${col} = ?`;
-    const row = db.get<{ id: string }>(`SELECT r."id" AS id FROM ${ident(source.name)} AS r WHERE ${where} LIMIT 1`, [filename]);
+    const row = await db.get<{ id: string }>(`SELECT r."id" AS id FROM ${ident(source.name)} AS r WHERE ${where} LIMIT 1`, [filename]);
     return row ? { collection: source, recordId: row.id } : null;
   }
   return null;

@@ -8,7 +8,7 @@ import { thumbsDirName } from './paths.js';
 import type { FileStorage } from './storage.js';
 
 /** The names a stored record holds in its file fields; null when the record (or its collection) does not exist. */
-export type NamedFiles = (collectionId: string, recordId: string) => Set<string> | null;
+export type NamedFiles = (collectionId: string, recordId: string) => Promise<Set<string> | null>;
 
 export interface SweepResult {
   removed: string[];
@@ -38,7 +38,7 @@ export async function sweepStorage(storage: FileStorage, named: NamedFiles, know
     }
     for (const rec of await entries(colPath)) {
       const recPath = join(colPath, rec.name);
-      const names = rec.dir ? named(col.name, rec.name) : null;
+      const names = rec.dir ? await named(col.name, rec.name) : null;
       if (names === null) {
         await remove(recPath);
         continue;

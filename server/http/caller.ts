@@ -38,18 +38,23 @@ export function sameOrigin(event: H3Event): boolean {
 }
 
 export function authMiddleware(core: Core) {
-  return (event: H3Event): void => {
-    const bearer = bearerOf(event);
-    if (bearer !== null) {
-      setState(event, { auth: core.sessions.resolve(bearer), bearer, viaCookie: false });
-      return;
-    }
-    const cookie = getCookie(event, COOKIE_NAME);
-    const auth = cookie ? core.sessions.resolve(cookie) : null;
+  const viaCookie = async (event: H3Event, cookie: string): Promise<void> => {
+    const auth = await core.sessions.resolve(cookie);
     if (auth && !SAFE_METHODS.has(event.req.method.toUpperCase()) && !sameOrigin(event)) {
       throw new ApiError(403, 'Cross-site requests with the session cookie are not allowed.');
     }
     setState(event, { auth, bearer: null, viaCookie: auth !== null });
+  };
+  // a guest's request (no token, no cookie) goes on at once: only a session lookup needs the store
+  return (event: H3Event): Promise<void> | undefined => {
+    const bearer = bearerOf(event);
+    if (bearer !== null) {
+      return core.sessions.resolve(bearer).then((auth) => setState(event, { auth, bearer, viaCookie: false }));
+    }
+    const cookie = getCookie(event, COOKIE_NAME);
+    if (cookie) return viaCookie(event, cookie);
+    setState(event, { auth: null, bearer: null, viaCookie: false });
+    return undefined;
   };
 }
 

@@ -1,25 +1,39 @@
 // The store's interface: what core sees of the database (reads, one write funnel, checkpoints). The
 // Engine implements it; db.ts opens one and is the module the rest of the server imports.
 import type { Row, SqlValue } from '../model/types.js';
+import type { QueryBudget } from './deadline.js';
 import type { Params } from './statements.js';
 
+/**
+ * Reads. Every call is asynchronous: on the desktop engine a read waits while a write transaction is
+ * open (no reader sees uncommitted rows), a networked store goes to its server.
+ */
 export interface ReadDb {
-  all<T = Row>(sql: string, params?: Params): T[];
-  get<T = Row>(sql: string, params?: Params): T | undefined;
+  all<T = Row>(sql: string, params?: Params): Promise<T[]>;
+  get<T = Row>(sql: string, params?: Params): Promise<T | undefined>;
 }
 
 export interface WriteTx extends ReadDb {
   /** Executes one statement inside the write transaction and records it for the journal. */
-  run(sql: string, params?: Params): { changes: number };
+  run(sql: string, params?: Params): Promise<{ changes: number }>;
 }
 
 export interface Store extends ReadDb {
   /**
-   * Runs `fn` synchronously inside one transaction. If it throws, the transaction is rolled back and
-   * nothing is journaled. Otherwise the statements are committed, appended to the journal, and the
-   * promise resolves after the journal is synced (concurrent writes may share one sync).
+   * Runs `fn` inside one transaction, one writer at a time (later writes wait their turn; reads from
+   * outside wait until the transaction ends). `fn` may await, and reads and writes inside it go through
+   * `tx`: a read or write through the store from inside it fails (it would wait for its own transaction). If `fn`
+   * throws, the transaction is rolled back and nothing is journaled. Otherwise the statements are
+   * committed, appended to the journal, and the promise resolves after the journal is synced
+   * (concurrent writes may share one sync). `budget`: the query budget of the transaction's statements.
    */
-  write<T>(fn: (tx: WriteTx) => T): Promise<T>;
+  write<T>(fn: (tx: WriteTx) => Promise<T> | T, budget?: QueryBudget): Promise<T>;
+  /**
+   * Reads whose engine work counts against `budget` (store/deadline.ts): past its time, a statement
+   * that calls `checkDeadline()` (through an SQL function) fails with QueryTimeoutError, and so does a
+   * read between two of its rows; past its read bytes (see valueBytes), with ReadTooLargeError.
+   */
+  reader(budget: QueryBudget): ReadDb;
   /** Writes a snapshot and empties the journal. */
   checkpoint(): Promise<void>;
   /** Checkpoints (when durable) and releases the database. */
@@ -33,21 +47,18 @@ export interface Store extends ReadDb {
    * damaged journal (this start's or an earlier one's) that the owner has not dealt with yet.
    */
   readonly keptAside: readonly string[];
-  /** A consistent copy of the whole database as a SQLite file (what `GET /api/backup` sends). */
-  backup(): Uint8Array;
+  /**
+   * A consistent copy of the whole database as a SQLite file (what `GET /api/backup` sends): committed
+   * transactions only. `alongside` reads what else the copy needs (the files its records name) from the
+   * same state: no write commits between its reads and the copy.
+   */
+  backup<T = undefined>(alongside?: (db: ReadDb) => Promise<T>): Promise<{ bytes: Uint8Array; alongside: T }>;
   /**
    * Calls `listener` after the store reloaded itself from disk (a failed journal write drops the
    * unacknowledged change), so caches built from the database can be rebuilt.
    */
-  onReload(listener: () => void): void;
-  /**
-   * Runs the synchronous part of `fn` with a deadline `ms` milliseconds away: past it, a statement that
-   * calls `checkDeadline()` (through an SQL function) fails with QueryTimeoutError, and so does a read
-   * between two of its rows. Rows read in the stretch may hold `readBytes` bytes (see valueBytes); past
-   * them the read fails with ReadTooLargeError. Nested calls keep the outer deadline.
-   */
-  withDeadline<T>(ms: number, fn: () => T, readBytes?: number): T;
-  /** Throws when the deadline of the work running now has passed; a no-op without one. */
+  onReload(listener: () => void | Promise<void>): void;
+  /** Throws when the budget of the engine call running now is spent; a no-op without one (the SQL guard's check). */
   checkDeadline(): void;
   /**
    * Replaces the data with what `swap` leaves in the folder (a restore): writes wait, the journal is
@@ -55,7 +66,7 @@ export interface Store extends ReadDb {
    */
   replaceFromDisk(swap: () => Promise<void>): Promise<void>;
   /** Opens a database file for checking (a restore's candidate); throws unless it is a healthy Deskbase database. */
-  inspect(bytes: Buffer): ReadDb & { close(): void };
+  inspect(bytes: Buffer): Promise<ReadDb & { close(): void }>;
   /** Registers a scalar SQL function for every statement from now on (kept across reloads). */
   defineFunction(name: string, fn: SqlFunction): void;
 }

@@ -1,7 +1,7 @@
 // The store's interface, and `openStore`. The database lives in memory (sql.js); durability comes from
-// the journal (docs/architecture.md, "The store"). Reads run directly; every write runs through `write()`, which
-// executes a synchronous function in one transaction, records each statement with its bound
-// parameters, and resolves only once the journal entry is synced. The other files of server/store/ are
+// the journal (docs/architecture.md, "The store"). Every call is asynchronous; every write runs through
+// `write()`, which runs a function (that may await) in one transaction, one writer at a time, records each
+// statement with its bound parameters, and resolves only once the journal entry is synced. The other files of server/store/ are
 // its parts: contract.ts (the interfaces), engine.ts (the Store), journal*.ts, codec.ts, snapshot.ts, recovery.ts, lock.ts.
 import { mkdir } from 'node:fs/promises';
 import initSqlJs from 'sql.js';
@@ -16,6 +16,7 @@ import { finishRestore } from './restore.js';
 
 // The interfaces live in contract.ts so the engine can implement them without importing this module.
 export type { ReadDb, Store, StoreStats, WriteTx } from './contract.js';
+export { QueryBudget } from './deadline.js';
 
 /**
  * sql.js's module. This file keeps no copy: sql.js itself compiles its WebAssembly once per process and
@@ -44,7 +45,15 @@ export interface StoreOptions {
    * which the HTTP layer answers with a 507). Default DEFAULT_MAX_DATABASE_BYTES.
    */
   maxDatabaseBytes?: number;
+  /**
+   * How long a read from outside a write transaction waits for it before failing as a read made from
+   * inside it through the store instead of its tx (ms). Default DEFAULT_LOCK_WAIT_MS.
+   */
+  lockWaitMs?: number;
 }
+
+/** 10 s: a desktop transaction lasts milliseconds; a read waiting this long is waiting for itself. */
+export const DEFAULT_LOCK_WAIT_MS = 10_000;
 
 /** 1 GiB: a checkpoint's synchronous copy stays near a second, and sql.js's memory (2 GiB) has room for the copy. */
 export const DEFAULT_MAX_DATABASE_BYTES = 1024 * 1024 * 1024;
@@ -65,6 +74,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       options.onBackgroundError ?? ((error: Error) => console.error(`store: background checkpoint failed: ${error.message}`)),
     log: options.log ?? ((line: string) => console.error(line)),
     maxDatabaseBytes: options.maxDatabaseBytes ?? DEFAULT_MAX_DATABASE_BYTES,
+    lockWaitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
   };
   const dir = options.dir;
   if (dir === null) return new Engine(config, openDatabase(SQL, null, ':memory:'), null);

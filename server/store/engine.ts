@@ -1,5 +1,13 @@
-// The Store: reads straight from the in-memory database, writes through one synchronous transaction
-// whose statements are journaled, checkpoints that snapshot the database without stopping writes.
+// The Store: reads from the in-memory database, writes through one transaction at a time whose
+// statements are journaled, checkpoints that snapshot the database without stopping writes.
+//
+// sql.js has one connection, and a write's function may await inside its transaction. So writes take
+// turns (`turn`: a queue, released at COMMIT or ROLLBACK, before the journal sync, so that several
+// transactions still share one sync), and a read from outside waits while a transaction is open (the
+// gate) rather than see its uncommitted rows. A read or write through the store from inside a
+// transaction would wait for itself: during the function's synchronous start it fails at once, later it
+// fails once it has waited `lockWaitMs` for that transaction (a desktop transaction lasts milliseconds). Checkpoints, backups, restores and
+// reloads take the same turn, so none of them ever sees or replaces a database mid-transaction.
 //
 // A failed append (ENOSPC, EIO, ...) cannot be undone in memory: the transaction committed before the
 // append started, and later writes may already build on it. So the failed write and everything queued
@@ -9,6 +17,7 @@
 // reads go on, writes reject, and a later write (at most once a second) tries the full reload again.
 import type { Database, SqlJsStatic } from 'sql.js';
 import type { Row } from '../model/types.js';
+import type { QueryBudget } from './deadline.js';
 import { StatementEncoder } from './codec.js';
 import type { ReadDb, SqlFunction, Store, StoreStats, WriteTx } from './contract.js';
 import { inspectDatabase } from './restore.js';
@@ -23,7 +32,7 @@ import type { LoadedState } from './recovery.js';
 import { writeSnapshot } from './snapshot.js';
 import { queryAll, queryGet, StatementCache } from './statements.js';
 import { textBinder } from './text-binding.js';
-import { runTransaction } from './transaction.js';
+import { recordingTx, runTransaction } from './transaction.js';
 
 export interface EngineConfig {
   SQL: SqlJsStatic;
@@ -32,6 +41,40 @@ export interface EngineConfig {
   log: (line: string) => void;
   /** SQLite's max_page_count, in bytes: a write that would grow the database past it fails (SQLITE_FULL). */
   maxDatabaseBytes: number;
+  /** How long a read waits for an open transaction before it fails as a read from inside it (ms). */
+  lockWaitMs: number;
+}
+
+/**
+ * An open transaction, as those waiting for it see it. Nothing is made for a transaction nobody waits
+ * for; the first waiter makes the promise and starts the one timer past which the waiters fail.
+ */
+class Gate {
+  private waiting: { ended: Promise<void>; end: () => void; fail: (error: Error) => void } | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly waitMs: number) {}
+
+  /** Resolves when the transaction ends; rejects (insideWrite) once it has been waited for waitMs. */
+  wait(): Promise<void> {
+    if (this.waiting === null) {
+      let end!: () => void;
+      let fail!: (error: Error) => void;
+      const ended = new Promise<void>((resolve, reject) => {
+        end = resolve;
+        fail = reject;
+      });
+      ended.catch(() => undefined);
+      this.waiting = { ended, end, fail };
+      this.timer = setTimeout(() => fail(insideWrite(this.waitMs)), this.waitMs);
+    }
+    return this.waiting.ended;
+  }
+
+  close(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.waiting?.end();
+  }
 }
 
 interface Durable {
@@ -49,10 +92,15 @@ export class Engine implements Store {
   private checkpoints = 0;
   /** Transactions in memory but not in the snapshot on disk: a checkpoint with none has nothing to do. */
   private unsnapshotted: number;
-  private inWrite = false;
+  /** The end of the last turn handed out: writes, checkpoints, backups and reloads queue behind it. */
+  private turns: Promise<void> = Promise.resolve();
+  /** While a transaction is open: what reads from outside wait for. */
+  private gate: Gate | null = null;
+  /** A write function's synchronous start is running: a read through the store now is one from inside it. */
+  private starting = false;
   private closing: Promise<void> | null = null;
   private recovering: Promise<void> | null = null;
-  private reloadListeners: (() => void)[] = [];
+  private reloadListeners: (() => void | Promise<void>)[] = [];
   private broken: Error | null = null;
   /** While broken: the failed segment's last durable byte, the disk's first error, the last retry. */
   private stopped: { seq: number; size: number; cause: Error; retried: number } | null = null;
@@ -79,11 +127,14 @@ export class Engine implements Store {
 
   private readonly rowRead = (bytes: number): void => this.deadlines.rowRead(bytes);
 
-  all = <T = Row>(sql: string, params?: Params): T[] => this.deadlines.within(() => queryAll<T>(this.cache, sql, params, this.rowRead));
+  all = <T = Row>(sql: string, params?: Params): Promise<T[]> => this.read(null, () => queryAll<T>(this.cache, sql, params, this.rowRead));
 
-  get = <T = Row>(sql: string, params?: Params): T | undefined => this.deadlines.within(() => queryGet<T>(this.cache, sql, params, this.rowRead));
+  get = <T = Row>(sql: string, params?: Params): Promise<T | undefined> => this.read(null, () => queryGet<T>(this.cache, sql, params, this.rowRead));
 
-  withDeadline = <T>(ms: number, fn: () => T, readBytes?: number): T => this.deadlines.run(ms, fn, readBytes);
+  reader = (budget: QueryBudget): ReadDb => ({
+    all: <T = Row>(sql: string, params?: Params) => this.read(budget, () => queryAll<T>(this.cache, sql, params, this.rowRead)),
+    get: <T = Row>(sql: string, params?: Params) => this.read(budget, () => queryGet<T>(this.cache, sql, params, this.rowRead)),
+  });
 
   checkDeadline = this.deadlines.check;
 
@@ -92,24 +143,77 @@ export class Engine implements Store {
     this.db.create_function(name, fn);
   };
 
-  write = async <T>(fn: (tx: WriteTx) => T): Promise<T> => {
-    while (this.recovering) await this.recovering;
-    if (this.stopped) await this.retryWritable(this.stopped);
-    this.assertWritable();
-    if (this.inWrite) throw new Error('write() cannot be called inside another write() transaction');
+  /** One read from outside any transaction: at once when none is open, else once it ends. */
+  private read<T>(budget: QueryBudget | null, call: () => T): Promise<T> {
+    if (this.starting) return Promise.reject(insideWrite());
+    if (this.gate !== null) return this.gate.wait().then(() => this.read(budget, call));
+    try {
+      return Promise.resolve(this.deadlines.within(budget, call));
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+
+  /**
+   * Waits for the turn; resolves with its release. `bound`: the transaction open when the wait began;
+   * if it stays open past lockWaitMs the wait fails (a write from inside it would wait for itself), and
+   * the turn, once it comes, is passed on.
+   */
+  private turn(bound: Gate | null = null): Promise<() => void> {
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const before = this.turns;
+    this.turns = mine;
+    if (bound === null) return before.then(() => release);
+    return new Promise((resolve, reject) => {
+      let abandoned = false;
+      void before.then(() => (abandoned ? release() : resolve(release)));
+      bound.wait().catch((err: unknown) => {
+        abandoned = true;
+        reject(err as Error);
+      });
+    });
+  }
+
+  /**
+   * Runs `task` in a turn of its own (no transaction open meanwhile). `bound`: as for turn(), so that a
+   * backup or checkpoint awaited from inside a transaction fails instead of waiting for itself.
+   */
+  private async inTurn<T>(task: () => T | Promise<T>, bound: Gate | null = null): Promise<T> {
+    const release = await this.turn(bound);
+    try {
+      return await task();
+    } finally {
+      release();
+    }
+  }
+
+  write = async <T>(fn: (tx: WriteTx) => Promise<T> | T, budget?: QueryBudget): Promise<T> => {
+    if (this.starting) throw new Error('write() cannot be called inside another write() transaction');
+    const release = await this.writableTurn();
     const journal = this.durable?.journal ?? null;
     const encoder = journal ? new StatementEncoder() : null;
-    this.inWrite = true;
     let result: T;
+    let appended: Promise<void> | null = null;
     try {
-      result = this.deadlines.within(() => runTransaction(this.db, this.cache, fn, encoder));
+      const call = <R>(work: () => R): R => this.deadlines.within(budget, work);
+      this.openGate();
+      try {
+        result = await runTransaction(this.cache, recordingTx(this.db, this.cache, encoder, call), fn, call, (on) => (this.starting = on));
+      } finally {
+        this.closeGate();
+      }
+      if (journal !== null && encoder !== null && encoder.statementCount > 0) {
+        this.unsnapshotted++;
+        // appended in commit order (before the next writer's turn); synced after the turn is released
+        appended = journal.append(encoder.finish());
+      }
     } finally {
-      this.inWrite = false;
+      release();
     }
-    if (journal === null || encoder === null || encoder.statementCount === 0) return result;
-    this.unsnapshotted++;
+    if (appended === null || journal === null) return result;
     try {
-      await journal.append(encoder.finish());
+      await appended;
     } catch (err) {
       // the caller hears of the refusal once memory is back to what the disk holds, so that its next
       // read does not show the write it was told failed
@@ -120,16 +224,51 @@ export class Engine implements Store {
     return result;
   };
 
-  // export() sees exactly the committed transactions (writes are synchronous, none is half-done)
-  backup = (): Uint8Array => this.db.export();
+  /** The write turn, once no recovery or restore is under way and the store takes writes. */
+  private async writableTurn(): Promise<() => void> {
+    for (;;) {
+      while (this.recovering) await this.recovering;
+      if (this.stopped) await this.retryWritable(this.stopped);
+      this.assertWritable();
+      const release = await this.turn(this.gate);
+      if (this.recovering === null) {
+        try {
+          this.assertWritable();
+        } catch (err) {
+          release();
+          throw err;
+        }
+        return release;
+      }
+      release();
+    }
+  }
 
-  onReload = (listener: () => void): void => {
+  private openGate(): void {
+    this.gate = new Gate(this.config.lockWaitMs);
+  }
+
+  private closeGate(): void {
+    const gate = this.gate;
+    this.gate = null;
+    gate?.close();
+  }
+
+  // in a turn of its own: no transaction is open, and none starts before export() has run
+  backup = <T = undefined>(alongside?: (db: ReadDb) => Promise<T>): Promise<{ bytes: Uint8Array; alongside: T }> =>
+    this.inTurn(async () => {
+      const read = alongside ? await alongside(this) : (undefined as T);
+      return { bytes: this.db.export(), alongside: read };
+    }, this.gate);
+
+  onReload = (listener: () => void | Promise<void>): void => {
     this.reloadListeners.push(listener);
   };
 
   checkpoint = async (): Promise<void> => {
-    if (this.inWrite) throw new Error('checkpoint() cannot run inside a write() transaction');
-    if (this.durable !== null) await this.exclusive(() => this.runCheckpoint());
+    if (this.starting) throw new Error('checkpoint() cannot run inside a write() transaction');
+    const bound = this.gate;
+    if (this.durable !== null) await this.exclusive(() => this.runCheckpoint(bound));
   };
 
   close = (): Promise<void> => {
@@ -153,18 +292,21 @@ export class Engine implements Store {
     this.assertWritable();
     // writes wait on `recovering` from here until memory holds the restored data
     this.recovering = this.exclusive(async () => {
+      // a transaction open now ends first; later writers see `recovering` once their turn comes, and
+      // wait (the swap may take turns of its own: a backup of what it replaces)
+      await this.inTurn(() => undefined);
       await durable.journal.drain();
       await swap();
       await durable.journal.close();
       this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log));
-      for (const listener of this.reloadListeners) listener();
+      await this.heardReload();
     }).finally(() => {
       this.recovering = null;
     });
     await this.recovering;
   };
 
-  inspect = (bytes: Buffer): ReadDb & { close(): void } => inspectDatabase(this.config.SQL, bytes);
+  inspect = (bytes: Buffer): Promise<ReadDb & { close(): void }> => Promise.resolve().then(() => inspectDatabase(this.config.SQL, bytes));
 
   /** Installed as the journal's failure hook: runs synchronously, before any write hears of it. */
   onJournalFailure = (error: Error): void => {
@@ -175,8 +317,9 @@ export class Engine implements Store {
       try {
         await failed.afterFailure();
         await failed.close();
-        this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log));
-        for (const listener of this.reloadListeners) listener();
+        // in a turn: a transaction open now ends (its append fails) before memory is replaced
+        await this.inTurn(async () => this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log)));
+        await this.heardReload();
       } catch (err) {
         await failed.close().catch(() => undefined);
         this.broken = brokenError(error, asError(err));
@@ -188,13 +331,18 @@ export class Engine implements Store {
     });
   };
 
+  /** Tells the reload listeners, one after the other; writes wait for them (they run while `recovering` is set). */
+  private async heardReload(): Promise<void> {
+    for (const listener of this.reloadListeners) await listener();
+  }
+
   /** Memory must not show what the disk refused: reload what the disk holds, writing nothing. */
   private async reloadReadOnly(at: { seq: number; size: number }): Promise<void> {
     if (this.durable === null) return;
     try {
       const loaded = await loadReadOnly(this.config.SQL, this.durable.dir, at);
-      this.replaceDb(loaded.db, loaded.replayed);
-      for (const listener of this.reloadListeners) listener();
+      await this.inTurn(() => this.replaceDb(loaded.db, loaded.replayed));
+      await this.heardReload();
     } catch {
       // the disk cannot even be read: memory stays as it is, and writes keep being refused
     }
@@ -208,10 +356,10 @@ export class Engine implements Store {
     this.recovering = this.exclusive(async () => {
       try {
         await cutSegment(segmentPath(durable.dir, stopped.seq), stopped.size);
-        this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log));
+        await this.inTurn(async () => this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log)));
         this.broken = null;
         this.stopped = null;
-        for (const listener of this.reloadListeners) listener();
+        await this.heardReload();
       } catch (err) {
         this.broken = brokenError(stopped.cause, asError(err));
       }
@@ -222,18 +370,20 @@ export class Engine implements Store {
   }
 
   /**
-   * `export()` is synchronous, so it sees exactly the transactions committed so far. The journal starts
-   * a new segment after the entries of those transactions are durable; later writes go to the new
-   * segment while the snapshot is written, and only then are the old segments deleted.
+   * `export()` runs in a turn of its own, so it sees exactly the transactions committed so far. The
+   * journal starts a new segment after the entries of those transactions are durable; later writes go
+   * to the new segment while the snapshot is written, and only then are the old segments deleted.
    */
-  private async runCheckpoint(): Promise<void> {
+  private async runCheckpoint(bound: Gate | null = null): Promise<void> {
     if (this.broken) throw this.broken;
     const durable = this.durable;
     if (durable === null || this.unsnapshotted === 0) return;
-    const included = this.unsnapshotted;
-    const bytes = this.db.export();
-    // rotated now, so that writes made while the checksum is computed go to the new segment
-    const seq = await durable.journal.rotate(snapshotIdInSlices(bytes));
+    const { included, bytes, rotated } = await this.inTurn(() => {
+      const exported = this.db.export();
+      // rotated now, so that writes made while the checksum is computed go to the new segment
+      return { included: this.unsnapshotted, bytes: exported, rotated: durable.journal.rotate(snapshotIdInSlices(exported)) };
+    }, bound);
+    const seq = await rotated;
     await writeSnapshot(durable.dir, bytes);
     this.unsnapshotted -= included;
     this.checkpoints++;
@@ -265,8 +415,10 @@ export class Engine implements Store {
       await this.exclusive(() => this.runCheckpoint()).catch((err: unknown) => (failure = asError(err)));
     }
     await this.durable?.journal.close().catch(() => undefined);
-    this.cache.clear();
-    this.db.close();
+    await this.inTurn(() => {
+      this.cache.clear();
+      this.db.close();
+    });
     await this.durable?.lock.release();
     if (failure !== null) throw failure;
   }
@@ -309,6 +461,12 @@ function limitSize(db: Database, maxBytes: number): void {
   if (!Number.isFinite(maxBytes)) return;
   const pageSize = Number(db.exec('PRAGMA page_size')[0].values[0][0]);
   db.run(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxBytes / pageSize))}`);
+}
+
+/** The error of a store call that would wait for the transaction it is made from. */
+function insideWrite(waitedMs?: number): Error {
+  const waited = waitedMs === undefined ? '' : ` (it waited ${waitedMs} ms for the open transaction)`;
+  return new Error(`a read or write through the store from inside a write() transaction would wait for that transaction${waited}: go through its tx`);
 }
 
 function brokenError(cause: Error, reloadError: Error): Error {

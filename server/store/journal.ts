@@ -95,8 +95,10 @@ export class JournalWriter {
       this.queue.push(make({ resolve: resolve as () => void, reject }));
       if (!this.running) {
         this.running = true;
-        // A microtask later, so the writes committed in the same tick share the first sync.
-        queueMicrotask(() => void this.flushLoop());
+        // A turn of the event loop later, so every write committed meanwhile shares the first sync: a
+        // write's transaction takes several microtasks (each statement is awaited), and writers woken
+        // by the last sync reach their commits one after the other before the loop turns.
+        setImmediate(() => void this.flushLoop());
       }
     });
   }

@@ -70,11 +70,19 @@ export function inspectDatabase(SQL: SqlJsStatic, bytes: Buffer): ReadDb & { clo
   }
   const cache = new StatementCache(db);
   return {
-    all: (sql, params) => queryAll(cache, sql, params),
-    get: (sql, params) => queryGet(cache, sql, params),
+    all: (sql, params) => settled(() => queryAll(cache, sql, params)),
+    get: (sql, params) => settled(() => queryGet(cache, sql, params)),
     close: () => {
       cache.clear();
       db.close();
     },
   };
+}
+
+function settled<T>(call: () => T): Promise<T> {
+  try {
+    return Promise.resolve(call());
+  } catch (err) {
+    return Promise.reject(err as Error);
+  }
 }

@@ -1,13 +1,13 @@
 // The system tables every data folder has. Record tables are made per collection by core/collections.
 import type { WriteTx } from './db.js';
 
-export function ensureSystemSchema(tx: WriteTx): void {
-  tx.run(`CREATE TABLE IF NOT EXISTS "_collections" (
+export async function ensureSystemSchema(tx: WriteTx): Promise<void> {
+  await tx.run(`CREATE TABLE IF NOT EXISTS "_collections" (
     "id" TEXT PRIMARY KEY NOT NULL,
     "name" TEXT NOT NULL UNIQUE COLLATE NOCASE,
     "data" JSON NOT NULL
   )`);
-  tx.run(`CREATE TABLE IF NOT EXISTS "_sessions" (
+  await tx.run(`CREATE TABLE IF NOT EXISTS "_sessions" (
     "id" TEXT PRIMARY KEY NOT NULL,
     "tokenHash" TEXT NOT NULL UNIQUE,
     "collectionId" TEXT NOT NULL,
@@ -18,9 +18,9 @@ export function ensureSystemSchema(tx: WriteTx): void {
     "issued" TEXT NOT NULL DEFAULT '[]'
   )`);
   // folders (and backups) from before a session kept the expiries its earlier tokens claim
-  if (!tx.get(`SELECT 1 AS ok FROM pragma_table_info('_sessions') WHERE "name" = 'issued'`)) {
-    tx.run(`ALTER TABLE "_sessions" ADD COLUMN "issued" TEXT NOT NULL DEFAULT '[]'`);
+  if (!(await tx.get(`SELECT 1 AS ok FROM pragma_table_info('_sessions') WHERE "name" = 'issued'`))) {
+    await tx.run(`ALTER TABLE "_sessions" ADD COLUMN "issued" TEXT NOT NULL DEFAULT '[]'`);
   }
-  tx.run('CREATE INDEX IF NOT EXISTS "_sessions_record" ON "_sessions" ("collectionId", "recordId")');
-  tx.run(`CREATE TABLE IF NOT EXISTS "_params" ("key" TEXT PRIMARY KEY NOT NULL, "value" JSON)`);
+  await tx.run('CREATE INDEX IF NOT EXISTS "_sessions_record" ON "_sessions" ("collectionId", "recordId")');
+  await tx.run(`CREATE TABLE IF NOT EXISTS "_params" ("key" TEXT PRIMARY KEY NOT NULL, "value" JSON)`);
 }

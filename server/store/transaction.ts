@@ -1,5 +1,6 @@
-// One write transaction: runs the caller's synchronous function between BEGIN and COMMIT and records
-// each statement that succeeded, with its bound parameters, for the journal.
+// One write transaction: runs the caller's function between BEGIN and COMMIT (it may await; the engine
+// keeps every other writer and reader out meanwhile) and records each statement that succeeded, with
+// its bound parameters, for the journal.
 import type { Database } from 'sql.js';
 import { assertSqlValues } from './codec.js';
 import type { StatementEncoder } from './codec.js';
@@ -7,18 +8,36 @@ import type { WriteTx } from './contract.js';
 import { queryAll, queryGet, runStatement } from './statements.js';
 import type { Params, StatementCache } from './statements.js';
 
+/** How the engine runs one synchronous call inside the transaction (under the write's budget). */
+export type EngineCall = <R>(call: () => R) => R;
+
+/** The transaction's statements as the caller's function sees them, and the switch the engine turns off at its end. */
+export interface OpenTx {
+  tx: WriteTx;
+  /** After COMMIT or ROLLBACK: a `tx` kept past its transaction fails instead of writing outside one. */
+  end(): void;
+}
+
 /** Commits and returns fn's result, or rolls back and rethrows. `encoder` is null in memory. */
-export function runTransaction<T>(
-  db: Database,
+export async function runTransaction<T>(
   cache: StatementCache,
-  fn: (tx: WriteTx) => T,
-  encoder: StatementEncoder | null,
-): T {
-  runStatement(cache, 'BEGIN');
+  open: OpenTx,
+  fn: (tx: WriteTx) => Promise<T> | T,
+  call: EngineCall,
+  /** Whether `fn`'s synchronous start is running (a read through the store then is a read inside the transaction). */
+  starting: (on: boolean) => void,
+): Promise<T> {
+  call(() => runStatement(cache, 'BEGIN'));
   try {
-    const result = fn(recordingTx(db, cache, encoder));
-    if (result instanceof Promise) throw new Error('the write() callback must be synchronous');
-    runStatement(cache, 'COMMIT');
+    let pending: Promise<T> | T;
+    starting(true);
+    try {
+      pending = fn(open.tx);
+    } finally {
+      starting(false);
+    }
+    const result = await pending;
+    call(() => runStatement(cache, 'COMMIT'));
     return result;
   } catch (err) {
     try {
@@ -27,6 +46,8 @@ export function runTransaction<T>(
       // The statement that failed had already ended the transaction (OR ROLLBACK).
     }
     throw err;
+  } finally {
+    open.end();
   }
 }
 
@@ -34,7 +55,16 @@ export function runTransaction<T>(
  * Statements are journaled once they succeed (a failed one changed nothing). Reads journal nothing
  * unless they changed rows, as `INSERT ... RETURNING` through `tx.get` does.
  */
-function recordingTx(db: Database, cache: StatementCache, encoder: StatementEncoder | null): WriteTx {
+export function recordingTx(db: Database, cache: StatementCache, encoder: StatementEncoder | null, call: EngineCall): OpenTx {
+  let open = true;
+  const settle = <R>(work: () => R): Promise<R> => {
+    try {
+      if (!open) throw new Error('this transaction has ended: a statement after write() returned ran outside it');
+      return Promise.resolve(call(work));
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  };
   const recordIfChanged = <R>(sql: string, params: Params | undefined, read: () => R): R => {
     assertSqlValues(params ?? []);
     if (encoder === null) return read();
@@ -43,17 +73,19 @@ function recordingTx(db: Database, cache: StatementCache, encoder: StatementEnco
     if (totalChanges(cache) !== before) encoder.add(sql, params ?? []);
     return result;
   };
-  return {
-    all: (sql, params) => recordIfChanged(sql, params, () => queryAll(cache, sql, params)),
-    get: (sql, params) => recordIfChanged(sql, params, () => queryGet(cache, sql, params)),
-    run: (sql, params = []) => {
-      // Checked in memory too, so code tested against an in-memory store behaves the same on disk.
-      assertSqlValues(params);
-      runStatement(cache, sql, params);
-      encoder?.add(sql, params);
-      return { changes: db.getRowsModified() };
-    },
+  const tx: WriteTx = {
+    all: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryAll<R>(cache, sql, params))),
+    get: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryGet<R>(cache, sql, params))),
+    run: (sql: string, params: Params = []) =>
+      settle(() => {
+        // Checked in memory too, so code tested against an in-memory store behaves the same on disk.
+        assertSqlValues(params);
+        runStatement(cache, sql, params);
+        encoder?.add(sql, params);
+        return { changes: db.getRowsModified() };
+      }),
   };
+  return { tx, end: () => void (open = false) };
 }
 
 function totalChanges(cache: StatementCache): number {

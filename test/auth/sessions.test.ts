@@ -255,21 +255,21 @@ describe('cookies and sessions at rest', () => {
     it('stores only the SHA-256 of each token, and no column holds the token', async () => {
       const tokens = [];
       for (let i = 0; i < 3; i++) tokens.push((await signIn('ann@example.com', 'password123')).body.token as string);
-      const rows = app.store.all<Record<string, unknown>>('SELECT * FROM "_sessions"');
+      const rows = await app.store.all<Record<string, unknown>>('SELECT * FROM "_sessions"');
       expect(rows.length).toBeGreaterThanOrEqual(3);
       const hashes = rows.map((r) => r.tokenHash);
       for (const token of tokens) {
         expect(token).toMatch(/^[A-Za-z0-9_-]{8}\.[A-Za-z0-9]{24}\.[A-Za-z0-9_-]{9}$/);
         expect(hashes).toContain(createHash('sha256').update(token.split('.')[0] + token.split('.')[2]).digest('hex'));
       }
-      const everything = Buffer.from(app.store.backup()).toString('latin1');
+      const everything = Buffer.from((await app.store.backup()).bytes).toString('latin1');
       for (const token of tokens) expect(everything).not.toContain(token.split('.')[0] + token.split('.')[2]);
       expect(everything).not.toContain('password123');
     });
 
     it('a stolen hash is not a token', async () => {
       await signIn('ann@example.com', 'password123');
-      const hash = app.store.get<{ tokenHash: string }>('SELECT "tokenHash" FROM "_sessions" LIMIT 1')!.tokenHash;
+      const hash = (await app.store.get<{ tokenHash: string }>('SELECT "tokenHash" FROM "_sessions" LIMIT 1'))!.tokenHash;
       expect((await app.req('GET', '/api/session', { token: hash })).text).toBe('null');
     });
 
@@ -282,11 +282,11 @@ describe('cookies and sessions at rest', () => {
           "collectionId" TEXT NOT NULL, "recordId" TEXT NOT NULL, "created" TEXT NOT NULL, "expires" TEXT NOT NULL, "userAgent" TEXT NOT NULL DEFAULT '')`));
         await store.write((tx) => tx.run(`INSERT INTO "_sessions" VALUES ('s1', 'h', 'users', 'r1', '2026-01-01', '2099-01-01', '')`));
         await createCore(store);
-        expect(store.get<{ issued: string }>('SELECT "issued" FROM "_sessions" WHERE "id" = \'s1\'')?.issued).toBe('[]');
+        expect((await store.get<{ issued: string }>('SELECT "issued" FROM "_sessions" WHERE "id" = \'s1\''))?.issued).toBe('[]');
         await store.close();
         // the column came in a journaled write: the folder reopens with it
         const again = await openStore({ dir });
-        expect(again.get<{ n: number }>(`SELECT COUNT(*) AS n FROM pragma_table_info('_sessions') WHERE "name" = 'issued'`)?.n).toBe(1);
+        expect((await again.get<{ n: number }>(`SELECT COUNT(*) AS n FROM pragma_table_info('_sessions') WHERE "name" = 'issued'`))?.n).toBe(1);
         await createCore(again);
         await again.close();
       } finally {

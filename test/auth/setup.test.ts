@@ -73,9 +73,9 @@ describe('first superuser', () => {
       const { openStore } = await import('../../server/store/db.js');
       const tokens: string[] = [];
       const core = await createCore(await openStore({ dir: null }), { onSetupToken: (t) => tokens.push(t), now: () => now });
-      core.setup.issue();
+      await core.setup.issue();
       expect(tokens).toHaveLength(1);
-      core.setup.issue();
+      await core.setup.issue();
       expect(tokens).toHaveLength(1); // within the minute: same token
       now += 61 * 60 * 1000;
       await expect(core.setup.complete({ token: tokens[0], email: 'a@b.co', password: 'long enough' })).rejects.toMatchObject({ status: 403 });
@@ -89,7 +89,7 @@ describe('first superuser', () => {
       const body = (email: string) => ({ body: { token: h.setupToken(), email, password: 'long enough' } });
       const [a, b] = await Promise.all([h.req('POST', '/api/setup', body('a@b.co')), h.req('POST', '/api/setup', body('b@b.co'))]);
       expect([a.status, b.status].sort()).toEqual([200, 404]);
-      expect(h.core.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM "_superusers"')?.n).toBe(1);
+      expect((await h.core.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM "_superusers"'))?.n).toBe(1);
     });
   });
 });
@@ -108,7 +108,7 @@ describe('the printed token', () => {
     now = Date.parse('2030-01-01T00:00:00Z');
     tokens = [];
     const core = await createCore(store, { onSetupToken: (t) => tokens.push(t), now: () => now });
-    core.setup.issue();
+    await core.setup.issue();
     const app = createApp(core, { uiDir: null });
     post = async (body) => (await app.request('http://localhost:8090/api/setup', {
       method: 'POST', headers: { host: 'localhost:8090', 'content-type': 'application/json' }, body: JSON.stringify(body),
@@ -148,10 +148,10 @@ describe('password bounds', () => {
   it('setup answers the spec\'s code for a password outside the superusers\' bounds', async () => {
     const fresh = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined });
     try {
-      const r = await http(fresh.url, 'POST', '/api/setup', { body: { token: fresh.setupToken(), email: 'a@b.co', password: '1234567' } });
+      const r = await http(fresh.url, 'POST', '/api/setup', { body: { token: (await fresh.setupToken()), email: 'a@b.co', password: '1234567' } });
       expect(r.status).toBe(400);
       expect(r.body.data.password).toEqual({ code: 'validation_length_out_of_range', message: 'The length must be between 8 and 71.' });
-      const emoji = await http(fresh.url, 'POST', '/api/setup', { body: { token: fresh.setupToken(), email: 'a@b.co', password: '😀😀😀😀😀😀😀😀' } });
+      const emoji = await http(fresh.url, 'POST', '/api/setup', { body: { token: (await fresh.setupToken()), email: 'a@b.co', password: '😀😀😀😀😀😀😀😀' } });
       expect(emoji.status, emoji.text).toBe(200); // eight characters, sixteen UTF-16 units
     } finally {
       await fresh.close();

@@ -201,7 +201,7 @@ describe('under concurrency', () => {
   beforeAll(async () => {
     pool = new CountedPool();
     server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, hashPool: pool });
-    await setupSuperuser(server.url, server.setupToken()!);
+    await setupSuperuser(server.url, (await server.setupToken())!);
     for (const email of ['ann@example.com', 'bob@example.com']) {
       const r = await http(server.url, 'POST', '/api/collections/users/records', { body: { email, password: 'password123', passwordConfirm: 'password123' } });
       expect(r.status, r.text).toBe(200);

@@ -19,14 +19,14 @@ beforeEach(async () => {
 afterEach(() => h.close());
 
 /** The indexes SQLite holds for a table, by name (automatic ones left out). */
-function tableIndexes(db: ReadDb, table: string): Record<string, string> {
-  const rows = db.all<{ name: string; sql: string }>(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`, [table]);
+async function tableIndexes(db: ReadDb, table: string): Promise<Record<string, string>> {
+  const rows = await db.all<{ name: string; sql: string }>(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`, [table]);
   return Object.fromEntries(rows.map((r) => [r.name, r.sql]));
 }
 
 /** SQLite's plan for the key query of a default-sorted list page. */
-function defaultListPlan(db: ReadDb, table: string): string {
-  return db.all<{ detail: string }>(`EXPLAIN QUERY PLAN SELECT r._rowid_ FROM "${table}" AS r ORDER BY r."created" DESC, r._rowid_ DESC LIMIT 30`).map((r) => r.detail).join('; ');
+async function defaultListPlan(db: ReadDb, table: string): Promise<string> {
+  return (await db.all<{ detail: string }>(`EXPLAIN QUERY PLAN SELECT r._rowid_ FROM "${table}" AS r ORDER BY r."created" DESC, r._rowid_ DESC LIMIT 30`)).map((r) => r.detail).join('; ');
 }
 
 async function createPosts(extra: Record<string, unknown> = {}) {
@@ -43,9 +43,9 @@ describe('the index on created', () => {
     const name = `_${posts.id}_created_idx`;
     expect(posts.indexes).toEqual([]);
     expect(posts.maintainedIndexes).toEqual([{ name, fields: [fieldId(posts, 'created')], unique: false, purpose: 'defaultSort' }]);
-    expect(Object.keys(tableIndexes(h.core.store, 'posts'))).toEqual([name]);
-    expect(defaultListPlan(h.core.store, 'posts')).toContain(name);
-    expect(defaultListPlan(h.core.store, 'posts')).not.toContain('TEMP B-TREE');
+    expect(Object.keys(await tableIndexes(h.core.store, 'posts'))).toEqual([name]);
+    expect(await defaultListPlan(h.core.store, 'posts')).toContain(name);
+    expect(await defaultListPlan(h.core.store, 'posts')).not.toContain('TEMP B-TREE');
     const got = await h.req('GET', '/api/collections/posts', { token: su });
     expect(got.body.maintainedIndexes).toEqual(posts.maintainedIndexes);
     const listed = await h.req('GET', '/api/collections?filter=name="posts"', { token: su });
@@ -55,7 +55,7 @@ describe('the index on created', () => {
   it('auth collections keep their unique email index too', async () => {
     const users = (await h.req('GET', '/api/collections/users', { token: su })).body;
     expect(users.maintainedIndexes.map((i: { purpose: string; unique: boolean }) => [i.purpose, i.unique])).toEqual([['email', true], ['defaultSort', false]]);
-    expect(Object.keys(tableIndexes(h.core.store, 'users')).sort()).toEqual(users.maintainedIndexes.map((i: { name: string }) => i.name).sort());
+    expect(Object.keys(await tableIndexes(h.core.store, 'users')).sort()).toEqual(users.maintainedIndexes.map((i: { name: string }) => i.name).sort());
   });
 
   it('is not made when a user index already starts with created, and comes back when that index goes', async () => {
@@ -63,42 +63,42 @@ describe('the index on created', () => {
     const created = fieldId(posts, 'created');
     const withUser = await h.req('PATCH', '/api/collections/posts', { token: su, body: { indexes: [{ name: 'idx_posts_created', fields: [created, fieldId(posts, 'title')] }] } });
     expect(withUser.body.maintainedIndexes).toEqual([]);
-    expect(Object.keys(tableIndexes(h.core.store, 'posts'))).toEqual(['idx_posts_created']);
-    expect(defaultListPlan(h.core.store, 'posts')).toContain('idx_posts_created');
+    expect(Object.keys(await tableIndexes(h.core.store, 'posts'))).toEqual(['idx_posts_created']);
+    expect(await defaultListPlan(h.core.store, 'posts')).toContain('idx_posts_created');
     const without = await h.req('PATCH', '/api/collections/posts', { token: su, body: { indexes: [] } });
     expect(without.body.maintainedIndexes.map((i: { name: string }) => i.name)).toEqual([`_${posts.id}_created_idx`]);
-    expect(Object.keys(tableIndexes(h.core.store, 'posts'))).toEqual([`_${posts.id}_created_idx`]);
+    expect(Object.keys(await tableIndexes(h.core.store, 'posts'))).toEqual([`_${posts.id}_created_idx`]);
   });
 
   it('follows renames of the collection and of fields, goes with the created field, and comes with a new one', async () => {
     const posts = await createPosts();
     const name = `_${posts.id}_created_idx`;
     await h.req('PATCH', '/api/collections/posts', { token: su, body: { name: 'articles' } });
-    expect(tableIndexes(h.core.store, 'articles')[name]).toContain('"articles" ("created")');
+    expect((await tableIndexes(h.core.store, 'articles'))[name]).toContain('"articles" ("created")');
     // renaming another field rebuilds the table: the index is made again on the new one
     const renamed = posts.fields.map((f) => (f.name === 'title' ? { ...f, name: 'heading' } : f));
     expect((await h.req('PATCH', '/api/collections/articles', { token: su, body: { fields: renamed } })).status).toBe(200);
-    expect(Object.keys(tableIndexes(h.core.store, 'articles'))).toEqual([name]);
+    expect(Object.keys(await tableIndexes(h.core.store, 'articles'))).toEqual([name]);
     // `created` renamed: lists no longer sort by it, so the index goes
     const noCreated = renamed.map((f) => (f.name === 'created' ? { ...f, name: 'made' } : f));
     const r1 = await h.req('PATCH', '/api/collections/articles', { token: su, body: { fields: noCreated } });
     expect(r1.body.maintainedIndexes).toEqual([]);
-    expect(tableIndexes(h.core.store, 'articles')).toEqual({});
+    expect(await tableIndexes(h.core.store, 'articles')).toEqual({});
     // a field named created again (here a plain date): the index is back, on that field
     const r2 = await h.req('PATCH', '/api/collections/articles', { token: su, body: { fields: [...noCreated, { name: 'created', type: 'date' }] } });
     expect(r2.body.maintainedIndexes).toEqual([{ name, fields: [fieldId(r2.body, 'created')], unique: false, purpose: 'defaultSort' }]);
-    expect(defaultListPlan(h.core.store, 'articles')).toContain(name);
+    expect(await defaultListPlan(h.core.store, 'articles')).toContain(name);
   });
 
   it('stays as it was when a schema change fails, and goes with the collection', async () => {
     const posts = await createPosts();
     for (const title of ['same', 'same']) await h.req('POST', '/api/collections/posts/records', { token: su, body: { title } });
-    const before = tableIndexes(h.core.store, 'posts');
+    const before = await tableIndexes(h.core.store, 'posts');
     const failed = await h.req('PATCH', '/api/collections/posts', { token: su, body: { name: 'renamed', indexes: [{ name: 'idx_title', fields: [fieldId(posts, 'title')], unique: true }] } });
     expect(failed.status).toBe(400);
-    expect(tableIndexes(h.core.store, 'posts')).toEqual(before);
+    expect(await tableIndexes(h.core.store, 'posts')).toEqual(before);
     expect((await h.req('DELETE', '/api/collections/posts', { token: su })).status).toBe(204);
-    expect(h.core.store.all(`SELECT name FROM sqlite_master WHERE name = ?`, [`_${posts.id}_created_idx`])).toEqual([]);
+    expect(await h.core.store.all(`SELECT name FROM sqlite_master WHERE name = ?`, [`_${posts.id}_created_idx`])).toEqual([]);
   });
 
   it('keeps its name from user indexes, in this collection and in others', async () => {
@@ -118,7 +118,7 @@ describe('the index on created', () => {
     expect(own.status, own.text).toBe(200);
     expect(own.body.indexes).toEqual([{ name: `_${posts.id}_created_idx`, fields: [created, title], unique: false }]);
     expect(own.body.maintainedIndexes.map((i: { purpose: string }) => i.purpose)).toEqual([]);
-    expect(Object.keys(tableIndexes(h.core.store, 'posts'))).toEqual([`_${posts.id}_created_idx`]);
+    expect(Object.keys(await tableIndexes(h.core.store, 'posts'))).toEqual([`_${posts.id}_created_idx`]);
     // a name that only looks like one is fine
     const ok = await h.req('PATCH', '/api/collections/posts', { token: su, body: { indexes: [{ name: '_nocollection_created_idx', fields: [created] }] } });
     expect(ok.status, ok.text).toBe(200);
@@ -149,17 +149,17 @@ describe('data folders made before the index existed', () => {
       const name = `_${core.registry.get('posts')!.id}_created_idx`;
       // what an older version left: the table without the index
       await store.write((tx) => tx.run(`DROP INDEX "${name}"`));
-      expect(tableIndexes(store, 'posts')).toEqual({});
+      expect(await tableIndexes(store, 'posts')).toEqual({});
       await store.close();
 
       ({ store, core } = await open());
-      expect(Object.keys(tableIndexes(store, 'posts'))).toEqual([name]);
-      expect(defaultListPlan(store, 'posts')).toContain(name);
+      expect(Object.keys(await tableIndexes(store, 'posts'))).toEqual([name]);
+      expect(await defaultListPlan(store, 'posts')).toContain(name);
       const addingStart = store.stats().entries;
       await store.close();
       // made once: the next start finds it and writes one journal entry less
       ({ store, core } = await open());
-      expect(Object.keys(tableIndexes(store, 'posts'))).toEqual([name]);
+      expect(Object.keys(await tableIndexes(store, 'posts'))).toEqual([name]);
       expect(store.stats().entries).toBe(addingStart - 1);
       await store.close();
     } finally {

@@ -29,7 +29,7 @@ const DISK_MESSAGE = 'The data folder cannot be written to right now (disk full 
 /** A server in this process with an open `blobs` collection; returns it and the superuser token. */
 async function serve(dir: string, lines: string[] = []): Promise<{ server: RunningServer; su: string }> {
   const server = await startServer({ dir, port: 0, uiDir: null, log: (l) => void lines.push(l), store: { checkpointBytes: 128 * 1024, onBackgroundError: quiet } });
-  const token = server.setupToken();
+  const token = (await server.setupToken());
   const su = token
     ? await setupSuperuser(server.url, token)
     : (await http(server.url, 'POST', '/api/collections/_superusers/auth-with-password', { body: { identity: 'admin@example.com', password: 'correct horse' } })).body.token;

@@ -20,7 +20,7 @@ beforeAll(async () => {
   healthy = mkdtempSync(join(tmpdir(), 'deskbase-start-'));
   made.push(healthy);
   const server = await startServer({ dir: healthy, port: 0, uiDir: null, log: () => undefined });
-  const su = await setupSuperuser(server.url, server.setupToken()!);
+  const su = await setupSuperuser(server.url, (await server.setupToken())!);
   await http(server.url, 'POST', '/api/collections', { token: su, body: { name: 'notes', fields: [{ name: 'text', type: 'text' }], listRule: '' } });
   for (let i = 0; i < 50; i++) await http(server.url, 'POST', '/api/collections/notes/records', { token: su, body: { text: `note ${i} `.repeat(50) } });
   await server.close();

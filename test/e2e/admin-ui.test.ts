@@ -62,7 +62,7 @@ async function createRecord(values: (p: Page) => Promise<void>): Promise<void> {
 
 describe('admin UI', () => {
   it('completes first-run setup with the token from the server, then lands signed in', async () => {
-    const token = app.setupToken();
+    const token = (await app.setupToken());
     expect(token).toBeTruthy();
     await page.goto(`${app.url}${UI_PATH}#/setup?token=${token}`);
     await expect(page.locator('#setup-token').inputValue()).resolves.toBe(token);

@@ -42,7 +42,7 @@ export async function createSeeder(app: TestApp): Promise<Seeder> {
     if (!res.ok) throw new Error(`sign-in ${res.status} ${await res.text()}`);
     return ((await res.json()) as { token: string }).token;
   };
-  await call('POST', '/setup', { token: app.setupToken(), email: EMAIL, password: PASSWORD });
+  await call('POST', '/setup', { token: (await app.setupToken()), email: EMAIL, password: PASSWORD });
   const token = await signIn();
   return {
     token,

@@ -26,7 +26,7 @@ export function launchBrowser(): Promise<Browser> {
 
 export interface TestApp {
   url: string;
-  setupToken(): string | null;
+  setupToken(): Promise<string | null>;
   /** How many realtime clients subscribe to `topic` (a page's live view is ready once it is there). */
   subscribers(topic: string): number;
   close(): Promise<void>;

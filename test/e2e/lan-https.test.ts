@@ -71,9 +71,9 @@ describe.skipIf(!enabled)('a LAN browser (another network namespace)', () => {
     https = await startServer({ dir: join(work, 'https'), host: '0.0.0.0', port: 0, https: true, uiDir: null, log: () => undefined });
     http = await startServer({ dir: join(work, 'http'), host: '0.0.0.0', port: 0, uiDir: null, log: () => undefined });
     const ca = await readFile(https.tls!.caPath, 'utf8');
-    expect(await post(`${https.url}/api/setup`, ca, { token: https.setupToken(), email: EMAIL, password: PASSWORD })).toBe(200);
+    expect(await post(`${https.url}/api/setup`, ca, { token: (await https.setupToken()), email: EMAIL, password: PASSWORD })).toBe(200);
     const plain = await fetch(`${http.url}/api/setup`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: http.setupToken(), email: EMAIL, password: PASSWORD }),
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: (await http.setupToken()), email: EMAIL, password: PASSWORD }),
     });
     expect(plain.status).toBe(200);
 

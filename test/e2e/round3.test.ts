@@ -360,8 +360,9 @@ describe('first-run setup', () => {
       expect(said.match(/log/g)?.length).toBe(1);
       await shot(p, 'r3-02-setup-refused-800');
       // The link the server printed, opened in the same tab: only the hash changes.
-      await p.goto(`${fresh.url}/_/#/setup?token=${encodeURIComponent(fresh.setupToken()!)}`);
-      await expect.poll(() => token.inputValue()).toBe(fresh.setupToken());
+      const freshToken = (await fresh.setupToken())!;
+      await p.goto(`${fresh.url}/_/#/setup?token=${encodeURIComponent(freshToken)}`);
+      await expect.poll(() => token.inputValue()).toBe(freshToken);
       await alert.waitFor({ state: 'detached' });
       await p.setViewportSize(WIDE);
       await shot(p, 'r3-02-setup-link-1920');

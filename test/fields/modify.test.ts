@@ -95,7 +95,7 @@ describe('autogenerate', () => {
     for (let i = 0; i < 20; i++) {
       const id = autogenerate(pk);
       expect(id).toMatch(/^[a-z0-9]{15}$/);
-      expect(FIELD_SPECS.text.validate(id, pk, { isNew: true, missingRelationIds: () => [] })).toBeNull();
+      expect(FIELD_SPECS.text.validate(id, pk, { isNew: true, missingRelationIds: async () => [] })).toBeNull();
     }
   });
 

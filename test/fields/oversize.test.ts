@@ -9,7 +9,7 @@ import type { Field } from '../../server/model/types.js';
 import { jsonWeight } from '../../server/core/value-weight.js';
 
 const base = { id: 'f1', name: 'f', system: false, hidden: false, presentable: false, required: false };
-const ctx: ValidateContext = { isNew: true, missingRelationIds: () => [] };
+const ctx: ValidateContext = { isNew: true, missingRelationIds: async () => [] };
 
 /** When `oversize` refuses a raw value, validation of its normalised form gives the same error. */
 function agrees(field: Field, raw: unknown): void {

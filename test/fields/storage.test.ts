@@ -42,7 +42,7 @@ async function roundTrip(name: string, value: unknown): Promise<{ stored: SqlVal
   const id = `row${String(++rowCount).padStart(12, '0')}`;
   const stored = specFor(field).toStored(value, field);
   await store.write((tx) => tx.run(`INSERT INTO "t" ("id", "${name}") VALUES (?, ?)`, [id, stored]));
-  const row = store.get<Record<string, SqlValue>>(`SELECT "${name}" AS v FROM "t" WHERE "id" = ?`, [id]);
+  const row = await store.get<Record<string, SqlValue>>(`SELECT "${name}" AS v FROM "t" WHERE "id" = ?`, [id]);
   return { stored, api: specFor(field).fromStored(row?.v ?? null, field) };
 }
 
@@ -64,7 +64,7 @@ describe('column definitions', () => {
 
   it('gives every column a default that reads back as the zero value', async () => {
     await store.write((tx) => tx.run('INSERT INTO "t" ("id") VALUES (?)', ['defaults0000001']));
-    const row = store.get<Record<string, SqlValue>>('SELECT * FROM "t" WHERE "id" = ?', ['defaults0000001']) ?? {};
+    const row = (await store.get<Record<string, SqlValue>>('SELECT * FROM "t" WHERE "id" = ?', ['defaults0000001'])) ?? {};
     for (const field of fields.filter((f) => f.name !== 'id' && f.type !== 'password')) {
       expect([field.name, specFor(field).fromStored(row[field.name], field)]).toEqual([field.name, specFor(field).zero(field)]);
     }

@@ -22,7 +22,7 @@ const geo = (o: object = {}): Field => ({ ...base, type: 'geoPoint', ...o });
 const existing = new Set(['u1', 'u2', 'u3', 'u4']);
 const ctx: ValidateContext = {
   isNew: true,
-  missingRelationIds: (collectionId, ids) => (collectionId === 'users' ? ids.filter((id) => !existing.has(id)) : ids),
+  missingRelationIds: async (collectionId, ids) => (collectionId === 'users' ? ids.filter((id) => !existing.has(id)) : ids),
 };
 
 const REQUIRED = { code: 'validation_required', message: 'Cannot be blank.' };
@@ -149,8 +149,8 @@ const table: [string, Field, unknown, Record<string, unknown> | null][] = [
 ];
 
 describe('validate', () => {
-  it.each(table)('%s', (_name, field, value, expected) => {
-    const error = specFor(field).validate(value, field, ctx);
+  it.each(table)('%s', async (_name, field, value, expected) => {
+    const error = await specFor(field).validate(value, field, ctx);
     if (expected === null) expect(error).toBeNull();
     else expect(error).toMatchObject(expected);
   });
@@ -160,12 +160,12 @@ describe('validate', () => {
     expect(error).toEqual(REQUIRED);
   });
 
-  it('asks for missing relation ids only when the count rules pass', () => {
+  it('asks for missing relation ids only when the count rules pass', async () => {
     const asked: string[][] = [];
-    const spy: ValidateContext = { isNew: false, missingRelationIds: (_c, ids) => (asked.push(ids), []) };
+    const spy: ValidateContext = { isNew: false, missingRelationIds: async (_c, ids) => (asked.push(ids), []) };
     const field = relation({ maxSelect: 2 });
-    specFor(field).validate(['u1', 'u2', 'u3'], field, spy);
-    specFor(field).validate(['u1', 'u2'], field, spy);
+    await specFor(field).validate(['u1', 'u2', 'u3'], field, spy);
+    await specFor(field).validate(['u1', 'u2'], field, spy);
     expect(asked).toEqual([['u1', 'u2']]);
   });
 });

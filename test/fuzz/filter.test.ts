@@ -3,7 +3,7 @@
 // value in a filter is always a bound parameter (the SQL text does not depend on it).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestInfo } from '../../server/model/types.js';
+import type { AuthInfo, RequestInfo } from '../../server/model/types.js';
 import { ApiError } from '../../server/errors.js';
 import { FilterError } from '../../server/filter/filter-error.js';
 import { compileFilter, compileSort, type CompileContext } from '../../server/rules/compile.js';
@@ -117,8 +117,12 @@ describe('random list queries over HTTP', () => {
 });
 
 describe('values are always bound', () => {
+  let su: AuthInfo | null = null;
+  beforeAll(async () => {
+    su = await h.core.sessions.resolve(b.su);
+  });
   const request = (auth: 'guest' | 'su'): RequestInfo => ({
-    auth: auth === 'su' ? h.core.sessions.resolve(b.su) : null, method: 'GET', context: 'default', body: {}, query: {}, headers: {},
+    auth: auth === 'su' ? su : null, method: 'GET', context: 'default', body: {}, query: {}, headers: {},
   });
   const ctx = (mode: CompileContext['mode'], auth: 'guest' | 'su'): CompileContext => ({
     collection: h.core.registry.get('posts')!, alias: 'r', lookup: h.core.registry.lookup, request: request(auth), mode,
@@ -135,16 +139,16 @@ describe('values are always bound', () => {
     (v: string) => `(published = true && title:lower = ${v})`,
   ];
 
-  it('the SQL text of a filter does not depend on the text values in it', () => {
-    fc.assert(fc.property(
+  it('the SQL text of a filter does not depend on the text values in it', async () => {
+    await fc.assert(fc.asyncProperty(
       textValue, textValue,
       fc.constantFrom(...templates), fc.constantFrom<CompileContext['mode']>('rule', 'filter'),
-      (a, c, template, mode) => {
+      async (a, c, template, mode) => {
         const first = compileFilter(template(quoteText(a)), ctx(mode, 'su'));
         const second = compileFilter(template(quoteText(c)), ctx(mode, 'su'));
         expect(second.sql).toBe(first.sql);
         expect(first.params).toContain(a);
-        h.core.store.all(`SELECT count(*) FROM "posts" AS r WHERE ${first.sql}`, first.params);
+        await h.core.store.all(`SELECT count(*) FROM "posts" AS r WHERE ${first.sql}`, first.params);
       },
     ), { numRuns: fuzzRuns(300) });
   }, 30_000 * SOAK);
@@ -169,12 +173,12 @@ describe('values are always bound', () => {
     }
   };
 
-  it('compiled filters and sorts either refuse with a FilterError / 4xx or run in SQLite', () => {
-    fc.assert(fc.property(anyFilter, sortArb, fc.constantFrom<'guest' | 'su'>('guest', 'su'), (filter, sort, who) => {
+  it('compiled filters and sorts either refuse with a FilterError / 4xx or run in SQLite', async () => {
+    await fc.assert(fc.asyncProperty(anyFilter, sortArb, fc.constantFrom<'guest' | 'su'>('guest', 'su'), async (filter, sort, who) => {
       const where = attempt(() => compileFilter(filter, ctx('filter', who)));
-      if (where) h.core.store.all(`SELECT count(*) FROM "posts" AS r WHERE ${where.sql}`, where.params);
+      if (where) await h.core.store.all(`SELECT count(*) FROM "posts" AS r WHERE ${where.sql}`, where.params);
       const order = attempt(() => compileSort(sort, ctx('filter', who)));
-      if (order && order.sql !== '') h.core.store.all(`SELECT r.id FROM "posts" AS r ORDER BY ${order.sql}`, order.params);
+      if (order && order.sql !== '') await h.core.store.all(`SELECT r.id FROM "posts" AS r ORDER BY ${order.sql}`, order.params);
     }), { numRuns: fuzzRuns(300) });
   }, 30_000 * SOAK);
 });

@@ -128,7 +128,7 @@ describe('journal under random writes and crashes (in process)', () => {
       for (const life of lives) {
         const store = await openStore({ dir, checkpointBytes: 4096, onBackgroundError: () => undefined });
         await store.write((tx) => tx.run(CREATE_TABLE));
-        expect(show(readState(store))).toBe(show(state));
+        expect(show(await readState(store))).toBe(show(state));
         const ops = makeOps(life.seed, life.count);
         const states = statesOf(state, ops);
         for (const s of states) history.add(show(s));
@@ -136,7 +136,7 @@ describe('journal under random writes and crashes (in process)', () => {
         await store.close();
         damage(copy, life.damage);
         const reopened = await openStore({ dir: copy, onBackgroundError: () => undefined });
-        const got = show(readState(reopened));
+        const got = show(await readState(reopened));
         await reopened.close();
         if (life.damage.kind === 'none') {
           // acknowledgements come after a sync of everything before: they cover a prefix
@@ -176,7 +176,7 @@ describe('journal under SIGKILL (child process)', () => {
       const acks = child.lines.filter((l) => l.startsWith('ack ')).map((l) => Number(l.slice(4)));
       acknowledged += acks.length;
       const store = await openStore({ dir });
-      const got = show(readState(store));
+      const got = show(await readState(store));
       await store.close();
       const done = acks.length === 0 ? 0 : Math.max(...acks) + 1;
       const states = statesOf(state, ops.slice(0, Math.min(ops.length, done + 64)));

@@ -11,7 +11,7 @@ const BUDGET = 1024 * 1024;
 let server: RunningServer;
 beforeAll(async () => {
   server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, limits: { bodyBytesInFlight: BUDGET } });
-  const su = await setupSuperuser(server.url, server.setupToken()!);
+  const su = await setupSuperuser(server.url, (await server.setupToken())!);
   const r = await http(server.url, 'POST', '/api/collections', { token: su, body: { name: 'notes', fields: [{ name: 'text', type: 'text', max: 1_000_000 }], createRule: '' } });
   expect(r.status, r.text).toBe(200);
 });

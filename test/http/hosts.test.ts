@@ -14,7 +14,7 @@ let port: number;
 beforeAll(async () => {
   server = await startServer({ dir: null, host: '127.0.0.1', port: 0, uiDir: null, log: () => undefined });
   port = server.port;
-  await setupSuperuser(server.url, server.setupToken()!);
+  await setupSuperuser(server.url, (await server.setupToken())!);
   await http(server.url, 'POST', '/api/collections/users/records', { body: { email: 'ann@example.com', password: 'password123', passwordConfirm: 'password123' } });
 });
 afterAll(async () => { await server.close(); });

@@ -95,7 +95,7 @@ describe('the server over HTTPS', () => {
     const server = await startServer({ dir, host: '127.0.0.1', port: await osFreePort(), strictPort: true, https: true, log: () => undefined });
     running.push(server);
     expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    expect(server.setupUrl()).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/_\/#\/setup\?token=/);
+    expect((await server.setupUrl())).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/_\/#\/setup\?token=/);
     expect(server.tls?.caPath).toBe(join(dir, 'tls', 'ca.pem'));
     const ca = await readFile(server.tls!.caPath, 'utf8');
     const health = await get(`${server.url}/api/health`, ca);
@@ -120,7 +120,7 @@ describe('the server over HTTPS', () => {
         req.on('error', reject);
         req.end(JSON.stringify(body));
       });
-    expect((await post('/api/setup', { token: server.setupToken(), email: 'ada@example.com', password: 'correct horse battery' })).status).toBe(200);
+    expect((await post('/api/setup', { token: (await server.setupToken()), email: 'ada@example.com', password: 'correct horse battery' })).status).toBe(200);
     const signIn = await post('/api/collections/_superusers/auth-with-password', { identity: 'ada@example.com', password: 'correct horse battery', cookie: true }, { origin });
     expect(signIn.status).toBe(200);
     const cookie = String((signIn.headers['set-cookie'] as string[])[0]);
@@ -152,7 +152,7 @@ describe.skipIf(lanAddresses().length === 0)('bound to every interface', () => {
     const lines: string[] = [];
     const server = await startServer({ dir, host: '0.0.0.0', port: await osFreePort(), strictPort: true, https: true, log: (l) => lines.push(l) });
     running.push(server);
-    const token = server.setupToken()!;
+    const token = (await server.setupToken())!;
     const [address] = lanAddresses();
     expect(lines).toContain(`  or from another device: https://${address}:${server.port}/_/#/setup?token=${token}`);
     expect(await server.lanUrls()).toContain(`https://${address}:${server.port}`);

@@ -11,7 +11,7 @@ import { http, setupSuperuser } from '../fixtures/hardening-http.js';
 let server: RunningServer;
 beforeAll(async () => {
   server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined });
-  const su = await setupSuperuser(server.url, server.setupToken()!);
+  const su = await setupSuperuser(server.url, (await server.setupToken())!);
   await http(server.url, 'POST', '/api/collections', { token: su, body: { name: 'notes', fields: [{ name: 'text', type: 'text', max: 0 }], createRule: '', listRule: '' } });
 });
 afterAll(async () => { await server.close(); });

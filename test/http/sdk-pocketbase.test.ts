@@ -20,7 +20,7 @@ function client(): PocketBase {
 beforeAll(async () => {
   server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined });
   // first-time setup is Deskbase's own endpoint (PocketBase uses an installer link instead)
-  const setup = await fetch(`${server.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: server.setupToken(), ...ADMIN }) });
+  const setup = await fetch(`${server.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: (await server.setupToken()), ...ADMIN }) });
   expect(setup.status).toBe(200);
   admin = client();
   usersId = server.core.registry.get('users')!.id;

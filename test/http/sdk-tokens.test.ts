@@ -16,9 +16,9 @@ let usersId: string;
 let annId: string;
 
 /** The session row's expiry, in seconds, for the token's session. */
-function sessionExpiry(token: string): number {
-  const auth = sdk.server.core.sessions.resolve(token);
-  const row = auth ? sdk.server.core.sessions.get(sdk.server.core.store, auth.sessionId) : undefined;
+async function sessionExpiry(token: string): Promise<number> {
+  const auth = await sdk.server.core.sessions.resolve(token);
+  const row = auth ? await sdk.server.core.sessions.get(sdk.server.core.store, auth.sessionId) : undefined;
   if (!row) throw new Error('no live session for the token');
   return Math.floor(Date.parse(row.expires) / 1000);
 }
@@ -80,28 +80,28 @@ describe('a superuser token', () => {
   it('auth-refresh answers the same token, however far the session moved (it claims no expiry)', async () => {
     const pb = await asAdmin();
     const first = pb.authStore.token;
-    const before = sessionExpiry(first);
+    const before = await sessionExpiry(first);
     // a day later, as far as the session knows
-    const auth = sdk.server.core.sessions.resolve(first)!;
+    const auth = (await sdk.server.core.sessions.resolve(first))!;
     const earlier = new Date(Date.now() + (SESSION_SECONDS - 86400) * 1000).toISOString();
     await sdk.server.core.store.write((tx) => tx.run('UPDATE "_sessions" SET "expires" = ? WHERE "id" = ?', [earlier, auth.sessionId]));
     const refreshed = await pb.collection('_superusers').authRefresh();
     expect(refreshed.token).toBe(first);
-    expect(sessionExpiry(first)).toBeGreaterThanOrEqual(before);
+    expect(await sessionExpiry(first)).toBeGreaterThanOrEqual(before);
   });
 
   it('a user is never a superuser: the users token claims exp, and the record says users', async () => {
     const pb = await asAnn();
     expect(pb.authStore.isSuperuser).toBe(false);
     expect(pb.authStore.record?.collectionName).toBe('users');
-    expect(getTokenPayload(pb.authStore.token)).toEqual({ exp: sessionExpiry(pb.authStore.token) });
+    expect(getTokenPayload(pb.authStore.token)).toEqual({ exp: (await sessionExpiry(pb.authStore.token)) });
   });
 
   it('exportToCookie: without an exp the SDK dates the cookie 1970; with `expires` given it round-trips', async () => {
     const pb = await asAdmin();
     // the trade-off (README): the cookie the SDK makes by default is already expired for a browser
     expect(pb.authStore.exportToCookie()).toContain('Expires=Thu, 01 Jan 1970 00:00:00 GMT');
-    const expires = new Date(sessionExpiry(pb.authStore.token) * 1000);
+    const expires = new Date((await sessionExpiry(pb.authStore.token)) * 1000);
     const cookie = pb.authStore.exportToCookie({ secure: false, expires });
     expect(cookie).toContain(`Expires=${expires.toUTCString()}`);
     const restored = sdk.client();
@@ -116,7 +116,7 @@ describe('a superuser token', () => {
     const secret = randomBytes(13).toString('base64url').slice(0, 17);
     const expires = new Date(Date.now() + 3600_000).toISOString();
     const claims = Buffer.from(JSON.stringify({ exp: Math.floor(Date.parse(expires) / 1000) })).toString('base64');
-    const superuserId = sdk.server.core.store.get<{ id: string }>('SELECT "id" FROM "_superusers" LIMIT 1')!.id;
+    const superuserId = (await sdk.server.core.store.get<{ id: string }>('SELECT "id" FROM "_superusers" LIMIT 1'))!.id;
     await sdk.server.core.store.write((tx) => tx.run(
       'INSERT INTO "_sessions" ("id","tokenHash","collectionId","recordId","created","expires","userAgent") VALUES (?,?,?,?,?,?,?)',
       [newId(), hashToken(secret), '_superusers', superuserId, new Date().toISOString(), expires, 'old'],
@@ -139,8 +139,8 @@ describe('a users token', () => {
     const { token } = pb.authStore;
     expect(token).toHaveLength(43);
     expect(token).toMatch(/^[A-Za-z0-9_-]{8}\.[A-Za-z0-9]{24}\.[A-Za-z0-9_-]{9}$/);
-    expect(getTokenPayload(token)).toEqual({ exp: sessionExpiry(token) });
-    expect(JSON.parse(atob(token.split('.')[1]))).toEqual({ exp: sessionExpiry(token) });
+    expect(getTokenPayload(token)).toEqual({ exp: (await sessionExpiry(token)) });
+    expect(JSON.parse(atob(token.split('.')[1]))).toEqual({ exp: (await sessionExpiry(token)) });
     expect(pb.authStore.isValid).toBe(true);
     expect(dartIsValid(token)).toBe(true);
   });
@@ -155,7 +155,7 @@ describe('a users token', () => {
   it('exportToCookie then loadFromCookie keeps the session, the cookie dated by the exp', async () => {
     const pb = await asAnn();
     const cookie = pb.authStore.exportToCookie({ secure: false });
-    expect(cookie).toContain(`Expires=${new Date(sessionExpiry(pb.authStore.token) * 1000).toUTCString()}`);
+    expect(cookie).toContain(`Expires=${new Date((await sessionExpiry(pb.authStore.token)) * 1000).toUTCString()}`);
     const restored = sdk.client();
     restored.authStore.loadFromCookie(cookie);
     expect(restored.authStore.isValid).toBe(true);
@@ -186,8 +186,8 @@ describe('a users token', () => {
     expect((await pb.send('/api/session', {})).record.id).toBe(annId);
     await pb.collection('users').authRefresh();
     expect(pb.authStore.isValid).toBe(true);
-    expect(getTokenPayload(pb.authStore.token).exp).toBe(sessionExpiry(pb.authStore.token));
-    expect(sdk.server.core.sessions.resolve(legacy)).toBeNull(); // the session got a new secret
+    expect(getTokenPayload(pb.authStore.token).exp).toBe((await sessionExpiry(pb.authStore.token)));
+    expect(await sdk.server.core.sessions.resolve(legacy)).toBeNull(); // the session got a new secret
   });
 
   it('authRefresh on a collection that is not the token\'s is 403, even a missing one', async () => {
@@ -215,7 +215,7 @@ describe('auth-refresh when the exp moves', () => {
     const second = (await pb.collection('users').authRefresh()).token;
     expect(second).not.toBe(first);
     expect(getTokenPayload(second).exp).toBe(getTokenPayload(first).exp + 1);
-    expect(getTokenPayload(second).exp).toBe(sessionExpiry(second));
+    expect(getTokenPayload(second).exp).toBe((await sessionExpiry(second)));
     expect(pb.authStore.token).toBe(second);
     // one session: the earlier copy (requests in flight, other tabs, a cookie set by a concurrent
     // refresh) stays signed in until its own exp, and signing out ends both

@@ -80,9 +80,9 @@ describe('startDesktopServer', () => {
   it('keeps its database in the data folder and hands the setup page URL over', async () => {
     const tokens: Array<{ token: string; url: string }> = [];
     const server = await start(await osFreePort(), (token, url) => tokens.push({ token, url }));
-    const setupUrl = server.setupUrl();
-    expect(setupUrl).toBe(`${server.url}/_/#/setup?token=${server.setupToken()}`);
-    expect(tokens).toEqual([{ token: server.setupToken(), url: setupUrl }]);
+    const setupUrl = (await server.setupUrl());
+    expect(setupUrl).toBe(`${server.url}/_/#/setup?token=${(await server.setupToken())}`);
+    expect(tokens).toEqual([{ token: (await server.setupToken()), url: setupUrl }]);
     await server.close();
     expect((await readdir(join(dir, 'data'))).length).toBeGreaterThan(0);
   });
@@ -92,7 +92,7 @@ describe('startDesktopServer', () => {
     const res = await fetch(`${server.url}/api/setup`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token: server.setupToken(), email: 'ada@example.com', password: 'correct horse battery' }),
+      body: JSON.stringify({ token: (await server.setupToken()), email: 'ada@example.com', password: 'correct horse battery' }),
     });
     expect(res.status).toBe(200);
     const exits: number[] = [];
@@ -106,7 +106,7 @@ describe('startDesktopServer', () => {
     await expect(fetch(`${server.url}/api/health`)).rejects.toThrow();
 
     const again = await start(await osFreePort());
-    expect(again.setupUrl()).toBeNull();
+    expect(await again.setupUrl()).toBeNull();
     expect(await (await fetch(`${again.url}/api/setup`)).json()).toEqual({ required: false });
   });
 });

@@ -71,7 +71,7 @@ describe('deep', () => {
   async function buildChain(length: number): Promise<string[]> {
     const ids = Array.from({ length }, (_, i) => `c${String(i).padStart(14, '0')}`);
     // one transaction straight into the table: 6,000 API creates would only slow the test down
-    await h.core.store.write((tx) => {
+    await h.core.store.write(async (tx) => {
       ids.forEach((id, i) => tx.run('INSERT INTO "chain" ("id", "n", "parent") VALUES (?, ?, ?)', [id, i, i === 0 ? '' : ids[i - 1]]));
     });
     return ids;

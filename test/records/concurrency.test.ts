@@ -105,7 +105,7 @@ describe('many clients over a real socket', () => {
   let su: string;
   beforeAll(async () => {
     server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined });
-    su = await setupSuperuser(server.url, server.setupToken()!);
+    su = await setupSuperuser(server.url, (await server.setupToken())!);
     const c = await http(server.url, 'POST', '/api/collections', {
       token: su, body: { name: 'counters', fields: [{ name: 'hits', type: 'number' }, { name: 'code', type: 'text' }], viewRule: '', updateRule: '', createRule: '' },
     });

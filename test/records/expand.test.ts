@@ -78,17 +78,17 @@ describe('on a list', () => {
     expect(withLabels).toBeGreaterThan(5);
   });
 
-  it('runs one query per relation field for a whole page, however many records it has', () => {
+  it('runs one query per relation field for a whole page, however many records it has', async () => {
     const c = h.core.registry.get('items')!;
     const input = { auth: null, method: 'GET', query: { perPage: '100', skipTotal: 'true', expand: 'owner,labels' }, headers: [] };
     const page = h.core.listContext({ ...input, query: { perPage: '100', skipTotal: 'true' } });
-    const records = h.core.records.list('items', page).items as ApiRecord[];
+    const records = (await h.core.records.list('items', page)).items as ApiRecord[];
     let queries = 0;
     const counting: ReadDb = {
       all: (sql, params) => (queries++, h.core.store.all(sql, params)),
       get: (sql, params) => (queries++, h.core.store.get(sql, params)),
     };
-    const out = expandRecords(counting, c, records, h.core.context(input));
+    const out = await expandRecords(counting, c, records, h.core.context(input));
     expect(records.length).toBeGreaterThan(50);
     expect(out.filter((r) => (r.expand as Record<string, unknown>).labels !== undefined).length).toBeGreaterThan(10);
     expect(queries).toBe(2);

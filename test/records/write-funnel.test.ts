@@ -98,7 +98,7 @@ describe('record changes', () => {
   it('concurrent writes publish in commit order, each once', async () => {
     const heard = listen();
     const rows = await Promise.all(Array.from({ length: 30 }, (_, i) => writes().create(posts, { title: `p${i}` }, ctx())));
-    const order = core.store.all<{ id: string }>('SELECT "id" AS id FROM "posts" ORDER BY _rowid_').map((r) => r.id);
+    const order = (await core.store.all<{ id: string }>('SELECT "id" AS id FROM "posts" ORDER BY _rowid_')).map((r) => r.id);
     expect(heard.published.map((changes) => String(changes[0].after?.id))).toEqual(order);
     expect(new Set(order)).toEqual(new Set(rows.map((r) => String(r.id))));
   });
@@ -112,7 +112,7 @@ describe('record changes', () => {
     const prepared = await writes().prepareCreate(posts, { title: 'kept out' }, ctx());
     const failing = { apply: () => { throw new Error('apply failed'); } };
     await expect(writes().commit([prepared, failing])).rejects.toThrow('apply failed');
-    expect(core.store.all('SELECT * FROM "posts"')).toEqual([]);
+    expect(await core.store.all('SELECT * FROM "posts"')).toEqual([]);
     expect(heard.published).toEqual([]);
     const ok = await writes().create(posts, { title: 'fine' }, ctx());
     expect(heard.published.map(summary)).toEqual([[`create posts ${ok.id}`]]);
@@ -154,7 +154,7 @@ describe('prepared writes', () => {
     const again = await writes().prepareCreate(tags, { id: 'duplicateid0001', name: 'y' }, ctx());
     const tracked = { ...good, afterCommit: () => void log.push('commit'), afterRollback: () => void log.push('rollback') };
     await expect(writes().commit([tracked, dup, again])).rejects.toMatchObject({ status: 400, data: { id: { code: 'validation_pk_invalid' } } });
-    expect(core.store.all('SELECT * FROM "tags"')).toEqual([]);
+    expect(await core.store.all('SELECT * FROM "tags"')).toEqual([]);
     expect(log).toEqual(['rollback']);
   });
 
@@ -170,6 +170,6 @@ describe('prepared writes', () => {
     const toZero = await writes().prepareUpdate(posts, id, { 'views-': 13 }, ctx());
     await writes().update(posts, id, { views: 5 }, ctx());
     await expect(writes().commit([toZero])).rejects.toMatchObject({ status: 400, data: { views: { code: 'validation_min_number_constraint' } } });
-    expect(core.store.get('SELECT views FROM "posts" WHERE id = ?', [id])).toEqual({ views: 5 });
+    expect(await core.store.get('SELECT views FROM "posts" WHERE id = ?', [id])).toEqual({ views: 5 });
   });
 });

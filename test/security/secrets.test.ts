@@ -117,7 +117,7 @@ describe('secrets through the CLI', () => {
     const secretHash = (t: string) => createHash('sha256').update(t.split('.')[0] + t.split('.')[2]).digest('hex');
     const store = await openStore({ dir });
     try {
-      const hashes = store.all<{ tokenHash: string }>('SELECT "tokenHash" FROM "_sessions"').map((r) => r.tokenHash);
+      const hashes = (await store.all<{ tokenHash: string }>('SELECT "tokenHash" FROM "_sessions"')).map((r) => r.tokenHash);
       // the password change ended the cookie session; the caller's own session stays
       expect(hashes).toContain(secretHash(user));
       expect(hashes).toContain(secretHash(su));

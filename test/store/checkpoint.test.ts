@@ -39,10 +39,10 @@ describe('checkpoints', () => {
 
     const crashed = dirs.make();
     crashCopy(dir, crashed);
-    expect(ids(await openAt(crashed))).toEqual(expected);
+    expect(await ids(await openAt(crashed))).toEqual(expected);
     await store.close();
     const reopened = await openAt(dir);
-    expect(ids(reopened)).toEqual(expected);
+    expect((await ids(reopened))).toEqual(expected);
     expect(reopened.stats().replayed).toBe(0);
     expect(segmentFiles(dir)).toHaveLength(1);
   });
@@ -71,7 +71,7 @@ describe('checkpoints', () => {
     await store.close();
     const mtime = statSync(join(dir, 'data.db')).mtimeMs;
     const again = await openAt(dir);
-    expect(again.all('SELECT id FROM t')).toEqual([]);
+    expect(await again.all('SELECT id FROM t')).toEqual([]);
     await again.close();
     expect(statSync(join(dir, 'data.db')).mtimeMs).toBe(mtime);
   });
@@ -95,10 +95,10 @@ describe('write cost', () => {
       return { bytesPerWrite: (after.journalBytes - before.journalBytes) / 20, msPerWrite: elapsed };
     };
 
-    await store.write((tx) => { for (let i = 0; i < 100; i++) insert(i)(tx); });
+    await store.write(async (tx) => { for (let i = 0; i < 100; i++) await insert(i)(tx); });
     await store.checkpoint();
     const small = await measure(1_000_000);
-    await store.write((tx) => { for (let i = 100; i < 50_000; i++) insert(i)(tx); });
+    await store.write(async (tx) => { for (let i = 100; i < 50_000; i++) await insert(i)(tx); });
     await store.checkpoint();
     const large = await measure(2_000_000);
 

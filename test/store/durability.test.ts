@@ -30,8 +30,8 @@ describe('store durability', () => {
 
     const again = await openAt(dir);
     expect(again.stats().replayed).toBe(0);
-    expect(again.get('SELECT n, s FROM t WHERE id = ?', ['r3'])).toEqual({ n: 1, s: 'row 3' });
-    expect(ids(again)).toHaveLength(50);
+    expect(await again.get('SELECT n, s FROM t WHERE id = ?', ['r3'])).toEqual({ n: 1, s: 'row 3' });
+    expect((await ids(again))).toHaveLength(50);
   });
 
   it('replays the journal when the store was never closed', async () => {
@@ -45,9 +45,9 @@ describe('store durability', () => {
 
     const reopened = await openAt(crashed);
     expect(reopened.stats().replayed).toBe(32);
-    expect(ids(reopened)).toEqual(ids(store));
-    expect(reopened.get('SELECT s FROM t WHERE id = ?', ['r7'])).toEqual({ s: 'changed' });
-    expect(reopened.all('SELECT * FROM t ORDER BY id')).toEqual(store.all('SELECT * FROM t ORDER BY id'));
+    expect((await ids(reopened))).toEqual((await ids(store)));
+    expect(await reopened.get('SELECT s FROM t WHERE id = ?', ['r7'])).toEqual({ s: 'changed' });
+    expect(await reopened.all('SELECT * FROM t ORDER BY id')).toEqual(await store.all('SELECT * FROM t ORDER BY id'));
   });
 
   it('replays what a process wrote before it exited without closing', async () => {
@@ -56,7 +56,7 @@ describe('store durability', () => {
     expect(await writer.exited).toEqual({ code: 0, signal: null });
     expect(writer.lines).toEqual(['done']);
     const store = await openAt(dir);
-    expect(ids(store)).toEqual(Array.from({ length: 40 }, (_, i) => `e${i}`).sort());
+    expect((await ids(store))).toEqual(Array.from({ length: 40 }, (_, i) => `e${i}`).sort());
   });
 
   it('keeps every acknowledged write when the writer is killed with SIGKILL mid-stream', async () => {
@@ -70,7 +70,7 @@ describe('store durability', () => {
     expect(acked.length).toBeGreaterThanOrEqual(400);
 
     const store = await openAt(dir);
-    const present = new Set(ids(store));
+    const present = new Set((await ids(store)));
     expect(acked.filter((id) => !present.has(id))).toEqual([]);
     expect(existsSync(join(dir, 'data.db'))).toBe(true);
   });

@@ -34,7 +34,7 @@ describe('a damaged journal tail', () => {
 
     const lines: string[] = [];
     const store = await openAt(dir, { log: (line) => lines.push(line) });
-    expect(ids(store)).toEqual(['a', 'b']);
+    expect((await ids(store))).toEqual(['a', 'b']);
     expect(readFileSync(segment)).toEqual(before.subarray(0, at));
     const [aside] = damagedFiles(dir);
     expect(aside).toBeDefined();
@@ -47,7 +47,7 @@ describe('a damaged journal tail', () => {
     await store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['f', 'after recovery']));
     const again = dirs.make();
     crashCopy(dir, again);
-    expect(ids(await openAt(again))).toEqual(['a', 'b', 'f']);
+    expect(await ids(await openAt(again))).toEqual(['a', 'b', 'f']);
   });
 
   it('a clean journal keeps nothing aside and logs nothing', async () => {

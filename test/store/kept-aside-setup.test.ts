@@ -17,7 +17,7 @@ async function crashedAfterSetup(): Promise<string> {
   const dir = dirs.make();
   const server = await startServer({ dir, port: 0, uiDir: null, log: () => undefined });
   try {
-    const su = await setupSuperuser(server.url, server.setupToken()!, 'owner@example.com');
+    const su = await setupSuperuser(server.url, (await server.setupToken())!, 'owner@example.com');
     await http(server.url, 'POST', '/api/collections', { token: su, body: { name: 'notes', fields: [{ name: 't', type: 'text' }] } });
     const crashed = dirs.make();
     crashCopy(dir, crashed);
@@ -43,7 +43,7 @@ describe('F15: setup after a damaged journal', () => {
       try {
         expect(lines.some((l) => l.startsWith('Setup token'))).toBe(false);
         expect(lines.some((l) => /^Setup is held back: .*journal\.1\.log\.damaged-/.test(l))).toBe(true);
-        expect(server.setupToken()).toBeNull();
+        expect((await server.setupToken())).toBeNull();
         const status = await http(server.url, 'GET', '/api/setup');
         expect(status.body).toMatchObject({ required: true, heldBack: expect.stringMatching(/damaged journal/) });
         const attempt = await http(server.url, 'POST', '/api/setup', { body: { token: 'x', email: 'thief@example.com', password: 'a long password' } });

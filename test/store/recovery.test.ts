@@ -28,13 +28,13 @@ describe('journal tail damage', () => {
 
     const store = await openAt(dir);
     const kept = keepsAll ? ['a', 'b', 'c'] : ['a', 'b'];
-    expect(ids(store)).toEqual(kept);
+    expect((await ids(store))).toEqual(kept);
     expect(statSync(segment).size).toBe(intactEnd);
 
     await store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['d', 'after recovery']));
     const again = dirs.make();
     crashCopy(dir, again);
-    expect(ids(await openAt(again))).toEqual([...kept, 'd']);
+    expect(await ids(await openAt(again))).toEqual([...kept, 'd']);
   });
 });
 
@@ -44,12 +44,12 @@ describe('a segment whose header never reached the disk', () => {
     const torn = join(dir, 'journal.2.log');
     writeFileSync(torn, Buffer.from('DBJOU'));
     const store = await openAt(dir);
-    expect(ids(store)).toEqual(['a']);
+    expect((await ids(store))).toEqual(['a']);
     expect(segmentFiles(dir)).toEqual([join(dir, 'journal.1.log')]);
     await store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['b', 'x']));
     const again = dirs.make();
     crashCopy(dir, again);
-    expect(ids(await openAt(again))).toEqual(['a', 'b']);
+    expect(await ids(await openAt(again))).toEqual(['a', 'b']);
   });
 });
 
@@ -66,14 +66,14 @@ describe('F7: a segment whose header was damaged after it took writes', () => {
     await expect(openStore({ dir })).rejects.toThrow(/journal\.1\.log: damaged journal segment header/);
     renameSync(segment, join(dirs.make(), 'kept.log'));
     const store = await openAt(dir); // the owner's choice: the folder without those writes
-    expect(store.get(`SELECT count(*) AS n FROM sqlite_master WHERE name = 't'`)).toEqual({ n: 0 });
+    expect(await store.get(`SELECT count(*) AS n FROM sqlite_master WHERE name = 't'`)).toEqual({ n: 0 });
   });
 
   it('a header-sized segment with a bad checksum is a torn creation: deleted', async () => {
     const dir = await journalWith(['a']);
     const torn = join(dir, 'journal.2.log');
     writeFileSync(torn, Buffer.alloc(HEADER_SIZE, 0));
-    expect(ids(await openAt(dir))).toEqual(['a']);
+    expect(await ids(await openAt(dir))).toEqual(['a']);
     expect(segmentFiles(dir)).toEqual([join(dir, 'journal.1.log')]);
   });
 });
@@ -151,7 +151,7 @@ describe('a crash in the middle of a checkpoint', () => {
     expect(segmentFiles(crashed)).toHaveLength(2);
 
     const reopened = await openAt(crashed);
-    expect(ids(reopened)).toEqual(['a', 'b', 'c']);
+    expect((await ids(reopened))).toEqual(['a', 'b', 'c']);
     expect(reopened.stats().replayed).toBe(renamed ? 1 : 2);
     expect(segmentFiles(crashed)).toHaveLength(renamed ? 1 : 2);
   });
@@ -176,7 +176,7 @@ describe('a disk that refuses writes', () => {
     expect(final.acked).toContain('after');
 
     const store = await openAt(dir);
-    expect(ids(store)).toEqual([...final.acked].sort());
+    expect((await ids(store))).toEqual([...final.acked].sort());
   });
 });
 

@@ -14,7 +14,7 @@ describe('F8: the database size cap', () => {
   let su: string;
   beforeAll(async () => {
     server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, store: { maxDatabaseBytes: 1024 * 1024 } });
-    su = await setupSuperuser(server.url, server.setupToken()!);
+    su = await setupSuperuser(server.url, (await server.setupToken())!);
     const r = await http(server.url, 'POST', '/api/collections', { token: su, body: { name: 'notes', fields: [{ name: 'text', type: 'text', max: 1_000_000 }], createRule: '', deleteRule: '' } });
     expect(r.status, r.text).toBe(200);
   });
@@ -50,6 +50,6 @@ describe('F8: the checkpoint checksum off the critical path', () => {
     const crashed = stores.dirs.make();
     crashCopy(dir, crashed);
     const reopened = await stores.openAt(crashed);
-    expect(reopened.all<{ id: string }>('SELECT id FROM t ORDER BY id').map((r) => r.id)).toEqual(['a', 'b', 'big', 'c']);
+    expect((await reopened.all<{ id: string }>('SELECT id FROM t ORDER BY id')).map((r) => r.id)).toEqual(['a', 'b', 'big', 'c']);
   });
 });

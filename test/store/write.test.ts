@@ -1,5 +1,5 @@
 // write(): one transaction, journaled once it commits, acknowledged once synced; commits that arrive
-// together share a sync.
+// together share a sync. (Writes taking turns and reads waiting for them: async-store.test.ts.)
 import { describe, expect, it } from 'vitest';
 import type { Store, WriteTx } from '../../server/store/db.js';
 import { crashCopy, useStores } from '../fixtures/store-helpers.js';
@@ -10,7 +10,7 @@ const dirs = stores.dirs;
 /** Opens a store holding table t. */
 async function openAt(dir: string | null): Promise<Store> {
   const store = await stores.openAt(dir);
-  if (store.get(`SELECT 1 AS x FROM sqlite_master WHERE name = 't'`) === undefined) {
+  if (await store.get(`SELECT 1 AS x FROM sqlite_master WHERE name = 't'`) === undefined) {
     await store.write((tx) => tx.run('CREATE TABLE t (id TEXT PRIMARY KEY, body TEXT)'));
   }
   return store;
@@ -24,36 +24,37 @@ async function onDisk(store: Store): Promise<Store> {
 }
 
 const insert = (id: string) => (tx: WriteTx) => tx.run('INSERT INTO t VALUES (?, ?)', [id, `body ${id}`]);
-const count = (store: Store) => store.get<{ n: number }>('SELECT count(*) AS n FROM t')?.n;
+const count = async (store: Store) => (await store.get<{ n: number }>('SELECT count(*) AS n FROM t'))?.n;
 
 describe('write()', () => {
   it.each<[string, (tx: WriteTx) => unknown, RegExp]>([
-    ['throws', (tx) => { insert('x')(tx); throw new Error('validation failed'); }, /validation failed/],
-    ['runs a failing statement', (tx) => { insert('x')(tx); tx.run('INSERT INTO nope VALUES (1)'); }, /no such table: nope/],
-    ['returns a promise', (tx) => Promise.resolve(insert('x')(tx)), /must be synchronous/],
+    ['throws', async (tx) => { await insert('x')(tx); throw new Error('validation failed'); }, /validation failed/],
+    ['runs a failing statement', async (tx) => { await insert('x')(tx); await tx.run('INSERT INTO nope VALUES (1)'); }, /no such table: nope/],
+    ['rejects after an await', async (tx) => { await insert('x')(tx); await new Promise((done) => setTimeout(done, 5)); throw new Error('later'); }, /later/],
   ])('rolls back and journals nothing when the callback %s', async (_name, fn, message) => {
     const store = await openAt(dirs.make());
     const before = store.stats();
     await expect(store.write(fn)).rejects.toThrow(message);
-    expect(count(store)).toBe(0);
+    expect(await count(store)).toBe(0);
     expect(store.stats().entries).toBe(before.entries);
     await store.write(insert('y'));
-    expect(count(await onDisk(store))).toBe(1);
+    expect(await count(await onDisk(store))).toBe(1);
   });
 
-  it('refuses a nested write and a checkpoint inside a transaction', async () => {
+  it('refuses a nested write and a checkpoint called from the transaction function\'s synchronous start', async () => {
     const store = await openAt(dirs.make());
     const outcome = (p: Promise<unknown>) => p.then(() => 'resolved', (error: Error) => error.message);
     let nested = Promise.resolve('not called');
     let checkpoint = Promise.resolve('not called');
-    await store.write((tx) => {
-      insert('outer')(tx);
+    await store.write(async (tx) => {
+      const outer = insert('outer')(tx);
       nested = outcome(store.write(insert('inner')));
       checkpoint = outcome(store.checkpoint());
+      await outer;
     });
     expect(await nested).toMatch(/inside another write/);
     expect(await checkpoint).toMatch(/inside a write/);
-    expect(store.all('SELECT id FROM t')).toEqual([{ id: 'outer' }]);
+    expect(await store.all('SELECT id FROM t')).toEqual([{ id: 'outer' }]);
   });
 
   it('journals nothing for a write that only reads, and journals a read that changed rows', async () => {
@@ -66,7 +67,7 @@ describe('write()', () => {
     const returned = await store.write((tx) => tx.get('INSERT INTO t VALUES (?, ?) RETURNING id', ['b', 'via get']));
     expect(returned).toEqual({ id: 'b' });
     expect(store.stats().entries).toBe(before.entries + 1);
-    expect((await onDisk(store)).all('SELECT id, body FROM t ORDER BY id')).toEqual([
+    expect(await (await onDisk(store)).all('SELECT id, body FROM t ORDER BY id')).toEqual([
       { id: 'a', body: 'body a' },
       { id: 'b', body: 'via get' },
     ]);
@@ -75,20 +76,20 @@ describe('write()', () => {
   it.each([['on disk', true], ['in memory', false]])('refuses a parameter the journal cannot carry before the statement runs (%s)', async (_name, durable) => {
     const store = await openAt(durable ? dirs.make() : null);
     const refused: string[] = [];
-    await store.write((tx) => {
+    await store.write(async (tx) => {
       for (const bad of [true, 10n, new Uint8Array([1])]) {
         try {
-          tx.run('INSERT INTO t VALUES (?, ?)', [`bad ${typeof bad}`, bad as unknown as string]);
+          await tx.run('INSERT INTO t VALUES (?, ?)', [`bad ${typeof bad}`, bad as unknown as string]);
         } catch (error) {
           refused.push((error as Error).message);
         }
       }
-      insert('good')(tx);
+      await insert('good')(tx);
     });
     expect(refused).toHaveLength(3);
     expect(refused[0]).toMatch(/string, a number or null/);
-    expect(store.all('SELECT id FROM t')).toEqual([{ id: 'good' }]);
-    if (durable) expect((await onDisk(store)).all('SELECT id FROM t')).toEqual([{ id: 'good' }]);
+    expect(await store.all('SELECT id FROM t')).toEqual([{ id: 'good' }]);
+    if (durable) expect(await (await onDisk(store)).all('SELECT id FROM t')).toEqual([{ id: 'good' }]);
   });
 
   it('groups concurrent commits into fewer syncs than writes', async () => {
@@ -99,7 +100,7 @@ describe('write()', () => {
     expect(after.entries - before.entries).toBe(50);
     expect(after.syncs - before.syncs).toBeGreaterThanOrEqual(1);
     expect(after.syncs - before.syncs).toBeLessThan(50);
-    expect(count(await onDisk(store))).toBe(50);
+    expect(await count(await onDisk(store))).toBe(50);
   });
 
   it('refuses writes after close', async () => {
@@ -113,7 +114,7 @@ describe('write()', () => {
     expect(store.dir).toBeNull();
     await Promise.all([store.write(insert('m1')), store.write(insert('m2'))]);
     await store.checkpoint();
-    expect(count(store)).toBe(2);
+    expect(await count(store)).toBe(2);
     expect(store.stats()).toEqual({ entries: 0, syncs: 0, journalBytes: 0, journalSize: 0, checkpoints: 0, replayed: 0 });
   });
 });

@@ -20,7 +20,7 @@ export async function clockedApp(): Promise<Clocked> {
   const now = { t: Date.parse('2030-01-01T00:00:00Z') };
   let setup = '';
   const core = await createCore(store, { onSetupToken: (t) => (setup = t), now: () => now.t });
-  core.setup.issue();
+  await core.setup.issue();
   const h3 = createApp(core, { uiDir: null });
   const req: Clocked['req'] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { host: 'localhost:8090', ...opts.headers };

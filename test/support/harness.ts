@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, expect } from 'vitest';
 import { createCore, type Core, type CoreOptions } from '../../server/core/index.js';
 import { createApp } from '../../server/http/app.js';
-import { DEFAULT_CHECKPOINT_BYTES, DEFAULT_MAX_DATABASE_BYTES, loadSqlJs, openStore, type Store } from '../../server/store/db.js';
+import { DEFAULT_CHECKPOINT_BYTES, DEFAULT_LOCK_WAIT_MS, DEFAULT_MAX_DATABASE_BYTES, loadSqlJs, openStore, type Store } from '../../server/store/db.js';
 import { Engine } from '../../server/store/engine.js';
 import { openDatabase } from '../../server/store/recovery.js';
 import type { H3 } from 'h3';
@@ -43,6 +43,7 @@ async function storeFrom(bytes: Uint8Array): Promise<Store> {
   const config = {
     SQL, checkpointBytes: DEFAULT_CHECKPOINT_BYTES, maxDatabaseBytes: DEFAULT_MAX_DATABASE_BYTES,
     onBackgroundError: (error: Error) => console.error(error), log: (line: string) => console.error(line),
+    lockWaitMs: DEFAULT_LOCK_WAIT_MS,
   };
   return new Engine(config, openDatabase(SQL, Buffer.from(bytes), ':memory:'), null);
 }
@@ -55,7 +56,7 @@ export async function harness(options: Omit<CoreOptions, 'onSetupToken'> = {}, s
   const store = seed === undefined ? await openStore({ dir: null }) : await storeFrom(seed);
   let token = '';
   const core = await createCore(store, { ...options, onSetupToken: (t) => (token = t) });
-  core.setup.issue();
+  await core.setup.issue();
   const app = createApp(core, { uiDir: null });
   const req = async (method: string, path: string, opts: ReqOpts = {}): Promise<Res> => {
     const headers: Record<string, string> = { host: 'localhost:8090', ...opts.headers };

@@ -91,8 +91,8 @@ export function useListFixture(): void {
       items.push({ ...body, id: r.body.id, seq, created: pick(CREATED) });
     }
     // autodate values are never taken from a body: the ties are made in the table itself
-    await h.core.store.write((tx) => {
-      for (const it of items) tx.run('UPDATE "items" SET "created" = ? WHERE "id" = ?', [it.created.replace(' ', 'T'), it.id]);
+    await h.core.store.write(async (tx) => {
+      for (const it of items) await tx.run('UPDATE "items" SET "created" = ? WHERE "id" = ?', [it.created.replace(' ', 'T'), it.id]);
     });
   }, 60_000);
   afterAll(() => h.close());

@@ -67,7 +67,7 @@ function seeded<C>(fixture: Fixture<C>, options: AppOptions): () => Promise<{ h:
       const h = await harness(options);
       try {
         const ctx = await fixture(h);
-        return { bytes: h.core.store.backup(), ctx };
+        return { bytes: (await h.core.store.backup()).bytes, ctx };
       } finally {
         await h.close();
       }

@@ -20,7 +20,7 @@ export interface SdkServer {
 
 export async function startSdkServer(options: Partial<ServerOptions> = {}): Promise<SdkServer> {
   const server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, ...options });
-  const setup = await fetch(`${server.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: server.setupToken(), ...ADMIN }) });
+  const setup = await fetch(`${server.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: (await server.setupToken()), ...ADMIN }) });
   expect(setup.status).toBe(200);
   const client = () => {
     const pb = new PocketBase(server.url);

@@ -47,14 +47,14 @@ describe('moving from PocketBase', () => {
     expect(schema.fields.find((f: { name: string }) => f.name === 'attachments')).toMatchObject({ type: 'file', maxSelect: 5 });
 
     // the bcrypt hash signs in, then is replaced by scrypt; the new hash signs in too
-    const stored = () => String(h.core.store.get<{ password: string }>(`SELECT password FROM users WHERE id = 'adaada000000001'`)?.password);
-    expect(stored()).toMatch(/^\$2[aby]\$04\$/);
+    const stored = async () => String((await h.core.store.get<{ password: string }>(`SELECT password FROM users WHERE id = 'adaada000000001'`))?.password);
+    expect(await stored()).toMatch(/^\$2[aby]\$04\$/);
     expect((await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'ada@example.com', password: 'wrong password' } })).status).toBe(400);
-    expect(stored()).toMatch(/^\$2/);
+    expect(await stored()).toMatch(/^\$2/);
     const ok = await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'ada@example.com', password: pb.passwords['ada@example.com'] } });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body.record).toMatchObject({ id: 'adaada000000001', name: 'Ada', verified: true });
-    expect(stored()).toMatch(/^scrypt\$/);
+    expect(await stored()).toMatch(/^scrypt\$/);
     expect((await h.req('POST', '/api/collections/users/auth-with-password', { body: { identity: 'ada@example.com', password: pb.passwords['ada@example.com'] } })).status).toBe(200);
     // PocketBase's superuser joins Deskbase's
     expect((await h.req('POST', '/api/collections/_superusers/auth-with-password', { body: { identity: 'root@example.com', password: pb.passwords['root@example.com'] } })).status).toBe(200);
@@ -106,7 +106,7 @@ describe('moving from PocketBase', () => {
       try {
         const core = await createCore(store);
         const posts = core.registry.get('posts')!;
-        expect(store.get<{ n: number }>('SELECT COUNT(*) AS n FROM users')?.n).toBe(2);
+        expect((await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM users'))?.n).toBe(2);
         // originals only (no .attrs sidecars, no old thumbnails), byte for byte
         const dir = join(root, 'deskbase', 'storage', posts.id, 'post00000000001');
         expect(readdirSync(dir).sort()).toEqual(['cover_k3l9p0qz1a.png', 'notes_8fj2k1l0qa.txt']);

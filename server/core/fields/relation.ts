@@ -41,7 +41,7 @@ export const relationSpec: FieldSpec<'relation'> = {
   column: multiColumn,
   normalize: normalizeMulti,
   zero: multiZero,
-  validate(value, field, ctx) {
+  async validate(value, field, ctx) {
     if (typeof value !== 'string' && !Array.isArray(value)) return unsupportedType();
     const ids = itemsOf(value);
     if (ids.length === 0) return field.required ? required() : null;
@@ -50,7 +50,7 @@ export const relationSpec: FieldSpec<'relation'> = {
     }
     const maxSelect = Math.max(field.maxSelect, 1);
     if (ids.length > maxSelect) return err('validation_too_many_values', 'Select no more than {maxSelect}.', { maxSelect });
-    if (ctx.missingRelationIds(field.collectionId, ids).length > 0) {
+    if ((await ctx.missingRelationIds(field.collectionId, ids)).length > 0) {
       return err('validation_missing_rel_records', 'Failed to find all relation records with the provided ids.');
     }
     return null;

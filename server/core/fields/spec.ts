@@ -24,8 +24,8 @@ export interface ValidateContext {
   isNew: boolean;
   /** The record's stored values in API form (update), null on create: file names already stored. */
   current?: Record<string, unknown> | null;
-  /** The ids among `ids` that do not exist in the collection `collectionId`. */
-  missingRelationIds(collectionId: string, ids: string[]): string[];
+  /** The ids among `ids` that do not exist in the collection `collectionId` (a query: asynchronous). */
+  missingRelationIds(collectionId: string, ids: string[]): Promise<string[]>;
 }
 
 export type ModifierOp = 'add' | 'subtract' | 'append' | 'prepend' | 'remove';
@@ -51,7 +51,7 @@ export interface FieldSpec<T extends FieldType> {
    */
   oversize?(value: unknown, field: FieldOf<T>): FieldError | null;
   /** Validates a normalised value (required, bounds, format...); null when valid. */
-  validate(value: unknown, field: FieldOf<T>, ctx: ValidateContext): FieldError | null;
+  validate(value: unknown, field: FieldOf<T>, ctx: ValidateContext): FieldError | null | Promise<FieldError | null>;
   /** Normalised value → value bound in SQL. */
   toStored(value: unknown, field: FieldOf<T>): SqlValue;
   /** Stored value → JSON value returned by the API (and the current value modifiers start from). */

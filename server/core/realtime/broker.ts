@@ -177,15 +177,15 @@ export class RealtimeBroker {
    * others, an authRule change ending them all): before each delivery the clients' sessions are
    * checked (500 per query, a turn of the fan-out each), and a client whose session ended becomes a guest.
    */
-  *dropEndedSessions(db: ReadDb, now = Date.now()): Generator<void> {
+  async *dropEndedSessions(db: ReadDb, now = Date.now()): AsyncGenerator<void> {
     const bound = [...this.clients.values()].filter((c) => c.auth !== null && c.auth.sessionId !== '');
     for (let i = 0; i < bound.length; i += 500) {
       const chunk = bound.slice(i, i + 500);
       const ids = chunk.map((c) => (c.auth as AuthInfo).sessionId);
-      const live = new Set(db.all<{ id: string }>(
+      const live = new Set((await db.all<{ id: string }>(
         `SELECT "id" FROM "_sessions" WHERE "expires" > ? AND "id" IN (${ids.map(() => '?').join(',')})`,
         [isoNow(now), ...ids],
-      ).map((r) => r.id));
+      )).map((r) => r.id));
       for (const c of chunk) if (c.auth !== null && !live.has(c.auth.sessionId)) c.auth = null;
       yield;
     }

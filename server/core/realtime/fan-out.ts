@@ -8,19 +8,16 @@
 // burst of events or costly subscriber filters cannot hold the loop; and each client address's first
 // shape of a change goes before any address's second (two lanes, below), so an address with many
 // shapes waits for them, not the others.
-import type { Store } from '../../store/db.js';
-import type { Registry } from '../collection-registry.js';
+import type { CoreEnv } from '../env.js';
 import type { AuthInfo, Collection } from '../../model/types.js';
 import { isSuperuser } from '../../model/types.js';
 import type { RecordChange } from '../writes/changes.js';
 import type { RealtimeLimits } from './subscription-limits.js';
 import { RealtimeBroker, type RealtimeClient, type RealtimeMessage } from './broker.js';
-import { eventData, mayAccess, subscriberContext } from './record-access.js';
-import { parseSubscribeForm, type SubscriptionOptions } from './topics.js';
+import { goesSecond, shapeMessage, shapesOf, VISITS_PER_STEP, type Delivery, type Shape } from './shapes.js';
+import { parseSubscribeForm } from './topics.js';
 
 const SLICE_MS = 8;
-/** Subscriptions visited (shapes found, messages sent) between two checks of the slice's clock. */
-const VISITS_PER_STEP = 256;
 
 /**
  * Committed writes waiting for delivery. Writers are never held back by subscribers, so when writes
@@ -47,20 +44,7 @@ type Pending =
   | { kind: 'records'; changes: readonly RecordChange[] }
   | { kind: 'collection'; action: 'create' | 'update' | 'delete'; collection: Collection };
 
-interface Shape {
-  rule: 'listRule' | 'viewRule';
-  /** The identity the shape's check runs as (RealtimeClient.who), and its auth as found. */
-  who: string;
-  auth: AuthInfo | null;
-  options: SubscriptionOptions;
-  /** The lowest place it has among the shapes of one of its members' addresses in this change: rank 0 goes first. */
-  rank: number;
-  members: [RealtimeClient, string][];
-}
-
 export interface RealtimeOptions {
-  budgetMs: number;
-  report: (error: unknown) => void;
   idleMs?: number;
   limits?: Readonly<RealtimeLimits>;
 }
@@ -75,111 +59,17 @@ function messagesFor(data: string): (name: string) => RealtimeMessage {
   };
 }
 
-/**
- * One change on its way: its shapes, in rank order, and what waits for the second lane. A client with
- * a shape of rank 1 or more in a change gets all of its messages of that change from the second lane,
- * and so does every client with messages already waiting there (each client's messages keep commit order).
- */
-interface Delivery {
-  change: RecordChange | null;
-  shapes: Shape[];
-  /** The first shape of rank 1 or more: those are the second lane's. */
-  firstSlow: number;
-  /** Entries it counts in `behindEntries` while it waits. */
-  entries: number;
-  /** Messages the first lane made for second-lane clients, in the order it made them, with the identity they were made for. */
-  held: [RealtimeClient, RealtimeMessage, string][];
-  /** The clients whose messages of this change go by the second lane. */
-  slow: Set<RealtimeClient>;
-}
-
-export function createRealtime(store: Store, registry: Registry, options: RealtimeOptions) {
+export function createRealtime(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs' | 'report'>, options: RealtimeOptions = {}) {
+  const { store } = env;
   const broker = new RealtimeBroker(options.idleMs, options.limits);
   const pending: Pending[] = [];
   /** Changes the first lane is done with that still have second-lane work, in commit order. */
   const behind: Delivery[] = [];
   /** Their held messages and second-lane shape members, counted as they were queued. */
   let behindEntries = 0;
-  let first: Generator<void> | null = null;
-  let second: Generator<void> | null = null;
+  let first: AsyncGenerator<void> | null = null;
+  let second: AsyncGenerator<void> | null = null;
   let scheduled = false;
-
-  /**
-   * The subscriber shapes one change reaches (each topic spelling: by name or id, `/*`, bare, `/id`),
-   * into `d.shapes`, yielding every few hundred subscriptions visited; then ordered by rank. A shape's
-   * rank is how many other shapes of the change its members' client addresses had joined before it
-   * (the least over its members), so each address's first shape comes before any address's second:
-   * clients are cheap to open, addresses are not. Every client with a shape of rank 1 or more goes in
-   * `d.slow`: all its messages of this change come from the second lane, in order.
-   */
-  function* shapesOf(change: RecordChange, id: string, d: Delivery): Generator<void> {
-    const c = change.collection;
-    const found = new Map<string, Map<SubscriptionOptions, Shape>>();
-    const byAddress = new Map<string, Set<Shape>>();
-    const joined = new Map<RealtimeClient, Set<Shape>>();
-    const topics = new Set([`${c.name}/*`, `${c.id}/*`, c.name, c.id, `${c.name}/${id}`, `${c.id}/${id}`].map((t) => t.toLowerCase()));
-    let visits = 0;
-    for (const topic of topics) {
-      for (const [client, subs] of broker.subscribers(topic) ?? []) {
-        for (const sub of subs) {
-          if (++visits % VISITS_PER_STEP === 0) yield;
-          const rule = sub.recordId === '*' ? 'listRule' : 'viewRule';
-          const group = `${rule}\n${client.who}`;
-          let byOptions = found.get(group);
-          if (!byOptions) found.set(group, (byOptions = new Map()));
-          let theirs = byAddress.get(client.address);
-          if (!theirs) byAddress.set(client.address, (theirs = new Set()));
-          let shape = byOptions.get(sub.options);
-          if (!shape) {
-            byOptions.set(sub.options, (shape = { rule, who: client.who, auth: client.auth, options: sub.options, rank: theirs.size, members: [] }));
-            d.shapes.push(shape);
-          }
-          if (!theirs.has(shape)) {
-            shape.rank = Math.min(shape.rank, theirs.size);
-            theirs.add(shape);
-          }
-          let mine = joined.get(client);
-          if (!mine) joined.set(client, (mine = new Set()));
-          mine.add(shape);
-          shape.members.push([client, sub.raw]);
-        }
-      }
-    }
-    d.shapes.sort((a, b) => a.rank - b.rank);
-    const firstSlow = d.shapes.findIndex((shape) => shape.rank > 0);
-    d.firstSlow = firstSlow < 0 ? d.shapes.length : firstSlow;
-    for (const [client, mine] of joined) {
-      if (++visits % VISITS_PER_STEP === 0) yield;
-      for (const shape of mine) {
-        if (shape.rank > 0) {
-          goesSecond(d, client);
-          break;
-        }
-      }
-    }
-  }
-
-  function goesSecond(d: Delivery, client: RealtimeClient): void {
-    if (d.slow.has(client)) return;
-    d.slow.add(client);
-    client.behind++;
-  }
-
-  /** One shape: its check and its message, or nothing when it may not see the record (or fails). */
-  function message(change: RecordChange, shape: Shape): string | null {
-    const c = change.collection;
-    const row = change.after ?? change.before;
-    if (!row) return null;
-    try {
-      return store.withDeadline(options.budgetMs, () => {
-        const ctx = subscriberContext(shape.auth, shape.options, registry.lookup);
-        if (!mayAccess(store, c, shape.rule, ctx, row)) return null;
-        return eventData(store, c, change.action, row, ctx);
-      });
-    } catch {
-      return null; // a filter that does not compile or runs past the budget matches nothing, as in PocketBase
-    }
-  }
 
   function send(client: RealtimeClient, m: RealtimeMessage): void {
     if (!client.send(m)) broker.disconnect(client.id);
@@ -193,8 +83,8 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
   }
 
   /** Every shape's message to its members (the ones whose identity is still the shape's), in slices. */
-  function* sendShape(change: RecordChange, shape: Shape, to: (client: RealtimeClient, m: RealtimeMessage) => void): Generator<void> {
-    const data = message(change, shape);
+  async function* sendShape(change: RecordChange, shape: Shape, to: (client: RealtimeClient, m: RealtimeMessage) => void): AsyncGenerator<void> {
+    const data = await shapeMessage(env, change, shape);
     if (data === null) return;
     const messages = messagesFor(data);
     let sent = 0;
@@ -209,7 +99,7 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
    * The first lane: each change in commit order, the shapes of rank 0 (every address's first), sent at
    * once to the clients with nothing waiting in the second lane.
    */
-  function* firstLane(): Generator<void> {
+  async function* firstLane(): AsyncGenerator<void> {
     while (pending.length > 0) {
       const next = pending.shift() as Pending;
       yield* broker.dropEndedSessions(store);
@@ -232,7 +122,7 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
         if (!row) continue;
         if (change.collection.type === 'auth') broker.authRecordChanged(change.collection.id, String(row.id), change.after);
         const d: Delivery = { change, shapes: [], firstSlow: 0, entries: 0, held: [], slow: new Set() };
-        yield* shapesOf(change, String(row.id), d);
+        yield* shapesOf(broker, change, String(row.id), d);
         for (let i = 0; i < d.firstSlow; i++) {
           yield* sendShape(change, d.shapes[i], (client, m) => deliver(d, client, m));
           yield;
@@ -262,14 +152,14 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
       client.behind = 0;
       broker.disconnect(client.id);
     }
-    options.report(new Error(`realtime: the second lane fell too far behind (${MAX_BEHIND} changes or ${MAX_BEHIND_ENTRIES} messages and members); the ${clients.size} clients it held were disconnected`));
+    env.report(new Error(`realtime: the second lane fell too far behind (${MAX_BEHIND} changes or ${MAX_BEHIND_ENTRIES} messages and members); the ${clients.size} clients it held were disconnected`));
   }
 
   /**
    * The second lane: in commit order, each change's held messages, then its shapes of rank 1 or more
    * (members: only second-lane clients); then those clients' next changes may go by the first lane.
    */
-  function* secondLane(): Generator<void> {
+  async function* secondLane(): AsyncGenerator<void> {
     while (behind.length > 0) {
       const d = behind[0];
       let sent = 0;
@@ -291,44 +181,48 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
   }
 
   /** One step of a lane; false once it has nothing left. */
-  function step(lane: 'first' | 'second'): boolean {
+  async function step(lane: 'first' | 'second'): Promise<boolean> {
     if (lane === 'first') {
       if (first === null && pending.length === 0) return false;
-      first ??= firstLane();
-      if (first.next().done) first = null;
+      const running = (first ??= firstLane());
+      if ((await running.next()).done && first === running) first = null;
       return true;
     }
     if (second === null && behind.length === 0) return false;
-    second ??= secondLane();
-    if (second.next().done) second = null;
+    const running = (second ??= secondLane());
+    if ((await running.next()).done && second === running) second = null;
     return true;
   }
 
-  /** A slice: the first lane for half of it, the second lane for the rest, then the first again. */
-  function run(): void {
-    scheduled = false;
+  /**
+   * A slice: the first lane for half of it, the second lane for the rest, then the first again. One
+   * slice runs at a time (`scheduled` stays set until it ends); its clock counts the whole slice, the
+   * time its queries waited for a write included.
+   */
+  async function run(): Promise<void> {
     const start = performance.now();
     const half = start + SLICE_MS / 2;
     const end = start + SLICE_MS;
     try {
       let busy = true;
-      while (busy && performance.now() < half) busy = step('first');
+      while (busy && performance.now() < half) busy = await step('first');
       busy = true;
-      while (busy && performance.now() < end) busy = step('second');
+      while (busy && performance.now() < end) busy = await step('second');
       busy = true;
-      while (busy && performance.now() < end) busy = step('first');
+      while (busy && performance.now() < end) busy = await step('first');
     } catch (err) {
       first = null;
       second = null;
-      options.report(err);
+      env.report(err);
     }
+    scheduled = false;
     if (first !== null || second !== null || pending.length > 0 || behind.length > 0) schedule();
   }
 
   function enqueue(item: Pending): void {
     if (broker.size === 0) return;
     if (pending.length >= MAX_PENDING) {
-      options.report(new Error(`realtime: ${MAX_PENDING} writes waiting for delivery; every client was disconnected to catch up`));
+      env.report(new Error(`realtime: ${MAX_PENDING} writes waiting for delivery; every client was disconnected to catch up`));
       pending.length = 0;
       behind.length = 0;
       behindEntries = 0;
@@ -344,7 +238,7 @@ export function createRealtime(store: Store, registry: Registry, options: Realti
   function schedule(): void {
     if (scheduled) return;
     scheduled = true;
-    setImmediate(run);
+    setImmediate(() => void run());
   }
 
   return {

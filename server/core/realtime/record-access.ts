@@ -42,16 +42,16 @@ function rowTable(row: Row): { sql: string; params: SqlValue[] } {
 }
 
 /** Whether the subscriber may see `row`, the version the event carries. Throws what compiling or the deadline throws. */
-export function mayAccess(db: ReadDb, c: Collection, rule: 'listRule' | 'viewRule', ctx: RequestContext, row: Row): boolean {
+export async function mayAccess(db: ReadDb, c: Collection, rule: 'listRule' | 'viewRule', ctx: RequestContext, row: Row): Promise<boolean> {
   const conds = conditions(c, rule, ctx);
   if (conds === null) return false;
   if (conds.length === 0) return true;
   const where = conds.map((w) => `(${w.sql})`).join(' AND ');
   const table = rowTable(row);
-  return db.get(`SELECT 1 AS ok FROM ${table.sql} AS r WHERE ${where}`, [...table.params, ...conds.flatMap((w) => w.params)]) !== undefined;
+  return (await db.get(`SELECT 1 AS ok FROM ${table.sql} AS r WHERE ${where}`, [...table.params, ...conds.flatMap((w) => w.params)])) !== undefined;
 }
 
 /** The event's data as this subscriber shape sees it; an expand past its cap leaves the record unexpanded. */
-export function eventData(db: ReadDb, c: Collection, action: string, row: Row, ctx: RequestContext): string {
-  return JSON.stringify({ action, record: presentRecords(db, c, [row], ctx, true)[0] });
+export async function eventData(db: ReadDb, c: Collection, action: string, row: Row, ctx: RequestContext): Promise<string> {
+  return JSON.stringify({ action, record: (await presentRecords(db, c, [row], ctx, true))[0] });
 }

@@ -91,10 +91,10 @@ const LISTED_REFUSED = 100;
  * plain path segment (files/paths.ts: a name with `..` would break every backup), and password hashes
  * within the bounds a sign-in runs (passwords.ts).
  */
-function refusal(tx: WriteTx, schema: Registry, c: Collection, row: Record<string, SqlValue>): string | null {
+async function refusal(tx: WriteTx, schema: Registry, c: Collection, row: Record<string, SqlValue>): Promise<string | null> {
   const id = row.id;
   if (typeof id !== 'string' || !ID_PATTERN.test(id)) return 'the id is not 15 characters from a-z0-9 (as every record id here)';
-  if (authIdTaken(tx, schema, c, id)) return 'a record of another auth collection has the same id (auth ids are unique across auth collections)';
+  if (await authIdTaken(tx, schema, c, id)) return 'a record of another auth collection has the same id (auth ids are unique across auth collections)';
   for (const f of c.fields) {
     if (f.type === 'file') {
       const bad = fileNames(fromStoredValue(f, row[f.name] ?? null)).find((name) => !isSafeSegment(name));
@@ -118,7 +118,7 @@ function refusedError(refused: Refused[], total: number): Error {
   return badRequest(`Failed to import the records: ${total} record(s) refused, nothing was changed: ${shown}${more}.`, { records: data });
 }
 
-function copyRecords(db: ForeignDb, tx: WriteTx, schema: Registry, plan: Plan, notes: Notes, files: Map<string, number>): Copied {
+async function copyRecords(db: ForeignDb, tx: WriteTx, schema: Registry, plan: Plan, notes: Notes, files: Map<string, number>): Promise<Copied> {
   const tables = db.tables();
   const out: Copied = [];
   const refused: Refused[] = [];
@@ -135,17 +135,17 @@ function copyRecords(db: ForeignDb, tx: WriteTx, schema: Registry, plan: Plan, n
     for (const row of db.all(`SELECT * FROM ${ident(item.name)} ORDER BY _rowid_`)) {
       rowNumber++;
       // Deskbase's own superusers stay; PocketBase's join them unless one has the same email
-      if (c.system && tx.get(`SELECT 1 AS x FROM ${ident(c.name)} WHERE "id" = ? OR "email" = ? COLLATE NOCASE`, [row.id, row.email ?? '']) !== undefined) {
+      if (c.system && await tx.get(`SELECT 1 AS x FROM ${ident(c.name)} WHERE "id" = ? OR "email" = ? COLLATE NOCASE`, [row.id, row.email ?? '']) !== undefined) {
         skipped++;
         continue;
       }
-      const reason = refusal(tx, schema, c, row);
+      const reason = await refusal(tx, schema, c, row);
       if (reason !== null) {
         if (++refusedCount <= LISTED_REFUSED) refused.push({ collection: c.name, row: rowNumber, id: String(row.id), reason });
         continue;
       }
       try {
-        tx.run(insert, fields.map((f) => storedValue(c, f.name, row[f.name] as SqlValue)));
+        await tx.run(insert, fields.map((f) => storedValue(c, f.name, row[f.name] as SqlValue)));
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         throw badRequest(`Failed to import the records of "${c.name}": record ${String(row.id)}: ${message}`);
@@ -196,8 +196,8 @@ export async function importPocketBase(importSchema: SchemaImporter, storage: Fi
       before: async (plan, notes) => {
         ({ adopted, counts: files } = await bringFiles(db, plan, storage, source.files, notes));
       },
-      then: (tx, schema, plan, notes) => {
-        const records = copyRecords(db, tx, schema, plan, notes, files);
+      then: async (tx, schema, plan, notes) => {
+        const records = await copyRecords(db, tx, schema, plan, notes, files);
         folderNotes(db, notes);
         return records;
       },

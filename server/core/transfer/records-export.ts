@@ -1,5 +1,5 @@
 // A collection's records as CSV, JSON or NDJSON, streamed (GET /api/collections/{c}/records/export):
-// read in chunks under the list rule and the client's filter, each chunk a stretch of its own under the
+// read in chunks under the list rule and the client's filter, each chunk an operation of its own under the
 // query budget and the read budget (the bytes a list's answer may hold), with a turn of the event loop
 // between chunks, so an export of any size holds neither the whole set in memory nor the loop. A chunk
 // is at most 500 rows and aims at a quarter of the read budget: its row count follows the size of the
@@ -43,7 +43,7 @@ const TOO_LARGE = Symbol('too large');
 type Keyed = Row & { _k: number };
 
 /** Reads the next chunk of at most `limit` rows: null at the end, TOO_LARGE when the rows pass the read budget (nothing consumed). */
-type ChunkReader = (limit: number) => Keyed[] | null | typeof TOO_LARGE;
+type ChunkReader = (limit: number) => Promise<Keyed[] | null | typeof TOO_LARGE>;
 
 /** `?ids=a,b,c` → the distinct ids (null without the parameter); any id the collection could not hold is a 400. */
 export function exportIds(c: Collection, raw: string | null): string[] | null {
@@ -57,36 +57,36 @@ export function exportIds(c: Collection, raw: string | null): string[] | null {
   return ids;
 }
 
-function chunkReader(store: Store, c: Collection, ctx: ListContext, ids: readonly string[] | null, budgetMs: number, readBytes: number): ChunkReader {
+async function chunkReader(store: Store, c: Collection, ctx: ListContext, ids: readonly string[] | null, budgetMs: number, readBytes: number): Promise<ChunkReader> {
   const table = ident(c.name);
-  const read = (sql: string, params: unknown[]) => underDeadline(store, budgetMs, () => {
+  const read = (sql: string, params: unknown[]) => underDeadline(store, budgetMs, async (db) => {
     try {
-      return store.all<Keyed>(sql, params as never);
+      return await db.all<Keyed>(sql, params as never);
     } catch (err) {
       if (err instanceof ReadTooLargeError) return TOO_LARGE;
       throw err;
     }
   }, readBytes);
-  const listed = underDeadline(store, budgetMs, () => listQuery(c, ctx), readBytes);
+  const listed = listQuery(c, ctx);
   const { order } = listed;
   // the ids narrow what the list rule and filter allow, bound as parameters like every value
   const where = ids === null ? listed.where : { sql: `(${listed.where.sql}) AND r.id IN (${ids.map(() => '?').join(',')})`, params: [...listed.where.params, ...ids] };
   if (order === null) {
     let after = Number.MIN_SAFE_INTEGER;
-    return (limit) => {
-      const rows = read(`SELECT r._rowid_ AS _k, r.* FROM ${table} AS r WHERE r._rowid_ > ? AND (${where.sql}) ORDER BY r._rowid_ LIMIT ?`, [after, ...where.params, limit]);
+    return async (limit) => {
+      const rows = await read(`SELECT r._rowid_ AS _k, r.* FROM ${table} AS r WHERE r._rowid_ > ? AND (${where.sql}) ORDER BY r._rowid_ LIMIT ?`, [after, ...where.params, limit]);
       if (rows === TOO_LARGE || rows.length === 0) return rows === TOO_LARGE ? rows : null;
       after = rows[rows.length - 1]._k;
       return rows;
     };
   }
-  const keys = underDeadline(store, budgetMs, () =>
-    store.all<{ k: number }>(`SELECT r._rowid_ AS k FROM ${table} AS r WHERE ${where.sql} ORDER BY ${order.sql}, r._rowid_`, [...where.params, ...order.params]).map((r) => r.k), readBytes);
+  const keys = await underDeadline(store, budgetMs, async (db) =>
+    (await db.all<{ k: number }>(`SELECT r._rowid_ AS k FROM ${table} AS r WHERE ${where.sql} ORDER BY ${order.sql}, r._rowid_`, [...where.params, ...order.params])).map((r) => r.k), readBytes);
   let at = 0;
-  return (limit) => {
+  return async (limit) => {
     if (at >= keys.length) return null;
     const slice = keys.slice(at, at + limit);
-    const rows = read(`SELECT r._rowid_ AS _k, r.* FROM ${table} AS r WHERE r._rowid_ IN (${slice.map(() => '?').join(',')})`, slice);
+    const rows = await read(`SELECT r._rowid_ AS _k, r.* FROM ${table} AS r WHERE r._rowid_ IN (${slice.map(() => '?').join(',')})`, slice);
     if (rows === TOO_LARGE) return rows;
     at += slice.length;
     const byKey = new Map(rows.map((r) => [r._k, r]));
@@ -108,8 +108,8 @@ function fittedChunks(read: ChunkReader, readBytes: number) {
   const target = readBytes / CHUNK_SHARE;
   return {
     /** The next chunk, null at the end; `retry` when a chunk must be read again in fewer rows (after a turn). */
-    next(): Keyed[] | null | 'retry' {
-      const rows = read(limit);
+    async next(): Promise<Keyed[] | null | 'retry'> {
+      const rows = await read(limit);
       if (rows === TOO_LARGE) {
         if (limit === 1) throw new ApiError(400, `A record holds more than the ${readBytes >= 1024 * 1024 ? `${Math.round(readBytes / 1024 / 1024)} MiB` : `${readBytes} bytes`} one read may hold, so it cannot be exported; a filter can leave it out.`);
         limit = Math.max(1, Math.floor(limit / CHUNK_SHARE));
@@ -134,23 +134,23 @@ function failureLine(format: ExportFormat, err: unknown): string {
  */
 export async function exportRecords(store: Store, c: Collection, ctx: ListContext, format: ExportFormat, ids: readonly string[] | null, budgetMs: number, readBytes: number): Promise<AsyncGenerator<string>> {
   const plain: ListContext = { ...ctx, expand: new Map(), fields: null };
-  const chunks = fittedChunks(chunkReader(store, c, plain, ids, budgetMs, readBytes), readBytes);
+  const chunks = fittedChunks(await chunkReader(store, c, plain, ids, budgetMs, readBytes), readBytes);
   const next = async (): Promise<Keyed[] | null> => {
-    for (let rows = chunks.next(); ; rows = chunks.next()) {
+    for (let rows = await chunks.next(); ; rows = await chunks.next()) {
       if (rows !== 'retry') return rows;
       await nextTurn();
     }
   };
   const first = await next();
   const columns = shownFields(c, viewerOf(ctx.request)).map((f) => f.name);
-  const present = (rows: Row[]) => underDeadline(store, budgetMs, () => presentRecords(store, c, rows, plain, false, readBytes) as Record<string, unknown>[], readBytes);
+  const present = (rows: Row[]) => underDeadline(store, budgetMs, async (db) => (await presentRecords(db, c, rows, plain, false, readBytes)) as Record<string, unknown>[], readBytes);
   return (async function* () {
     if (format === 'csv') yield csvLine(columns);
     if (format === 'json') yield '[';
     let count = 0;
     try {
       for (let rows = first; rows !== null; rows = await next()) {
-        const records = present(rows);
+        const records = await present(rows);
         if (format === 'csv') yield records.map((r) => csvLine(columns.map((k) => r[k]))).join('');
         else if (format === 'ndjson') yield records.map((r) => `${JSON.stringify(r)}\n`).join('');
         else yield records.map((r) => `${count++ === 0 ? '\n' : ',\n'}${JSON.stringify(r)}`).join('');

@@ -100,7 +100,7 @@ function idsIn(value: unknown): string[] {
  * Per collection the import's relations point at, the ids that exist there: the import's own (for its
  * collection) and those found stored, in one query per 500 ids instead of one per row and field.
  */
-function knownRelationTargets(db: ReadDb, lookup: Lookup, c: Collection, rows: unknown[], given: Set<string>): Map<string, Set<string>> {
+async function knownRelationTargets(db: ReadDb, lookup: Lookup, c: Collection, rows: unknown[], given: Set<string>): Promise<Map<string, Set<string>>> {
   const known = new Map<string, Set<string>>([[c.id, new Set(given)]]);
   const wanted = new Map<string, Set<string>>();
   for (const f of c.fields) {
@@ -116,7 +116,7 @@ function knownRelationTargets(db: ReadDb, lookup: Lookup, c: Collection, rows: u
     const list = [...ids].filter((id) => !found.has(id));
     for (let i = 0; i < list.length; i += 500) {
       const slice = list.slice(i, i + 500);
-      const rows = db.all<{ id: string }>(`SELECT "id" AS id FROM ${ident(target.name)} WHERE "id" IN (${slice.map(() => '?').join(',')})`, slice);
+      const rows = await db.all<{ id: string }>(`SELECT "id" AS id FROM ${ident(target.name)} WHERE "id" IN (${slice.map(() => '?').join(',')})`, slice);
       for (const r of rows) found.add(r.id);
     }
     known.set(collectionId, found);
@@ -218,7 +218,7 @@ export async function importRecords(db: ReadDb, writes: RecordWrites, c: Collect
   const rows = await readRows(c, body, format);
   body = new Uint8Array(0); // dropped once parsed: a large import's memory is its rows from then on
   const { given, errors } = givenIds(rows);
-  const known = knownRelationTargets(db, ctx.lookup, c, rows, given);
+  const known = await knownRelationTargets(db, ctx.lookup, c, rows, given);
   const knownIds = (collectionId: string) => known.get(collectionId);
   const { prepared, rowOf } = await prepareRows(writes, c, rows, errors, { knownIds, keepAutodates: true, system }, ctx);
   if (errors.size > 0) throw failure(errors);

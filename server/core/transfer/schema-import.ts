@@ -15,8 +15,9 @@
 // `dryRun` runs every step and rolls back: the admin UI's diff is what applying would do.
 // Once durable, as the schema API does (collections.ts): files of removed collections and cut file
 // fields are dropped, and each changed collection is announced (the admin UI's live list).
+import type { CoreEnv } from '../env.js';
 import { ApiError, badRequest, type ErrorData, type FieldError } from '../../errors.js';
-import type { Store, WriteTx } from '../../store/db.js';
+import type { WriteTx } from '../../store/db.js';
 import { checkRule } from '../../rules/compile.js';
 import { Registry } from '../collection-registry.js';
 import { defaults } from '../collections-defaults.js';
@@ -26,7 +27,6 @@ import { isRecord } from '../../json-object.js';
 import { isoNow } from '../ids.js';
 import type { Sessions } from '../session-store.js';
 import type { Collection, FileField } from '../../model/types.js';
-import type { FileStorage } from '../../files/storage.js';
 import type { CollectionListener } from '../collections.js';
 import { cutFileFields, dropCutNames, readNames, type NamesById } from '../file-cleanup.js';
 import { convertCollection, type Converted } from './schema-convert.js';
@@ -47,7 +47,7 @@ export interface SchemaImportResult {
 export interface ImportSteps<R> {
   before?: (plan: Plan, notes: Notes) => Promise<void>;
   /** Runs in the transaction, a dry run's too (its result is then rolled back with the rest). */
-  then?: (tx: WriteTx, schema: Registry, plan: Plan, notes: Notes) => R;
+  then?: (tx: WriteTx, schema: Registry, plan: Plan, notes: Notes) => Promise<R>;
   /** Stored fields are matched by name and kept when the file lacks them (schema-convert.ts `keepStored`). */
   keepStoredFields?: boolean;
 }
@@ -70,9 +70,9 @@ function firstProblem(data: ErrorData, path: string[] = []): string {
 }
 
 /** Runs one collection's step; a validation error becomes the import's, naming collection and key. */
-function step<T>(item: PlannedCollection, fn: () => T): T {
+async function step<T>(item: PlannedCollection, fn: () => T | Promise<T>): Promise<T> {
   try {
-    return fn();
+    return await fn();
   } catch (err) {
     if (!(err instanceof ApiError) || err.status !== 400) throw err;
     const problem = firstProblem(err.data);
@@ -114,9 +114,9 @@ interface Pass {
   now: string;
 }
 
-function startPass(tx: WriteTx, plan: Plan, notes: Notes, sessions: Sessions): Pass {
+async function startPass(tx: WriteTx, plan: Plan, notes: Notes, sessions: Sessions): Promise<Pass> {
   const scratch = new Registry();
-  scratch.load(tx);
+  await scratch.load(tx);
   // a view's fields come from creating it over the schema as it stands in this transaction
   const viewFields = (candidate: Collection) => realizeView(tx, candidate, [...scratch.all().filter((c) => c.id !== candidate.id), candidate]);
   return {
@@ -129,13 +129,13 @@ function startPass(tx: WriteTx, plan: Plan, notes: Notes, sessions: Sessions): P
 }
 
 /** `deleteMissing`: the stored collections the import does not name go (system ones stay). */
-function removeMissing(p: Pass): Collection[] {
+async function removeMissing(p: Pass): Promise<Collection[]> {
   const kept = new Set(p.plan.items.map((i) => i.id));
   const removed: Collection[] = [];
   for (const c of p.scratch.all()) {
     if (c.system || kept.has(c.id)) continue;
-    dropCollectionTable(p.tx, c);
-    p.sessions.endCollection(p.tx, c.id);
+    await dropCollectionTable(p.tx, c);
+    await p.sessions.endCollection(p.tx, c.id);
     p.scratch.remove(c.id);
     removed.push(c);
   }
@@ -152,60 +152,60 @@ function convertAll(p: Pass, keepStored: boolean): void {
 }
 
 /** Pass 1: new collections, system fields only. */
-function createNew(p: Pass, tables: PlannedCollection[]): void {
+async function createNew(p: Pass, tables: PlannedCollection[]): Promise<void> {
   for (const item of tables) {
     if (item.existing) continue;
-    const c = step(item, () => buildCollection({ id: item.id, name: item.name, type: item.type, fields: [] }, p.ctx(), defaults, p.now));
+    const c = await step(item, () => buildCollection({ id: item.id, name: item.name, type: item.type, fields: [] }, p.ctx(), defaults, p.now));
     c.created = p.now;
     try {
-      createCollectionTable(p.tx, c);
+      await createCollectionTable(p.tx, c);
     } catch (err) {
-      step(item, () => ddlFailure(err, c, false));
+      await step(item, () => ddlFailure(err, c, false));
     }
     p.scratch.put(c);
   }
 }
 
 /** Pass 2: fields, indexes, identity fields; rules null meanwhile (the stored ones may read fields that go). Answers the file fields cut. */
-function applyStructure(p: Pass, tables: PlannedCollection[]): CutNames[] {
+async function applyStructure(p: Pass, tables: PlannedCollection[]): Promise<CutNames[]> {
   const cuts: CutNames[] = [];
   for (const item of tables) {
     const prev = p.scratch.get(item.id) as Collection;
     const { structure, rules } = p.converted.get(item.id) as Converted;
     const noRules = prev.system ? {} : Object.fromEntries(Object.keys(rules).map((k) => [k, null]));
     // a new collection given without its system fields (`id`; the auth fields) gets them, as PocketBase adds them
-    const next = step(item, () => buildCollection({ ...(item.name === prev.name ? {} : { name: item.name }), type: item.type, ...structure, ...noRules }, p.ctx(prev, !item.existing), defaults, p.now));
+    const next = await step(item, () => buildCollection({ ...(item.name === prev.name ? {} : { name: item.name }), type: item.type, ...structure, ...noRules }, p.ctx(prev, !item.existing), defaults, p.now));
     const cut = cutFileFields(prev, next);
-    const before = cut.length > 0 ? readNames(p.tx, prev, cut) : new Map();
+    const before = cut.length > 0 ? await readNames(p.tx, prev, cut) : new Map();
     if ([...before.values()].some((names) => names.size > 0)) {
       p.notes.add(item.name, `field ${cut.map((f) => f.name).join(', ')}`, 'Records here hold files in it that the import deletes (the field goes, or keeps one file where it held several).', true);
     }
     try {
-      changeTable(p.tx, prev, next);
+      await changeTable(p.tx, prev, next);
     } catch (err) {
-      step(item, () => ddlFailure(err, next, true));
+      await step(item, () => ddlFailure(err, next, true));
     }
-    if (cut.length > 0) cuts.push({ prev, before, after: readNames(p.tx, next, next.fields.filter((f): f is FileField => f.type === 'file')) });
+    if (cut.length > 0) cuts.push({ prev, before, after: await readNames(p.tx, next, next.fields.filter((f): f is FileField => f.type === 'file')) });
     p.scratch.put(next);
   }
   return cuts;
 }
 
 /** Pass 3: views, each after the views it reads, rules null meanwhile. */
-function createViews(p: Pass, views: PlannedCollection[]): void {
+async function createViews(p: Pass, views: PlannedCollection[]): Promise<void> {
   const queries = views.map((i) => ({ id: i.id, name: i.name, type: 'view' as const, viewQuery: typeof i.raw.viewQuery === 'string' ? i.raw.viewQuery : '' }));
   for (const view of viewCreationOrder(queries)) {
     const item = views.find((i) => i.id === view.id)!;
     const prev = p.scratch.get(item.id);
     const input = { ...(prev ? {} : { id: item.id }), name: item.name, type: 'view', viewQuery: item.raw.viewQuery, listRule: null, viewRule: null };
-    const next = step(item, () => buildCollection(input, p.ctx(prev), defaults, p.now));
+    const next = await step(item, () => buildCollection(input, p.ctx(prev), defaults, p.now));
     if (!prev) next.created = p.now;
     p.scratch.put(next);
   }
 }
 
 /** Pass 4: rules, each compiled against the whole new schema; one that does not compile is set to null and noted. */
-function applyRules(p: Pass): void {
+async function applyRules(p: Pass): Promise<void> {
   for (const item of p.plan.items) {
     const prev = p.scratch.get(item.id) as Collection;
     if (prev.system) continue;
@@ -217,47 +217,48 @@ function applyRules(p: Pass): void {
       p.notes.add(item.name, key, `The rule does not compile here (${problem}); it was set to null (superusers only). The rule was: ${rule}`);
       rules[key] = null;
     }
-    const next = step(item, () => buildCollection(rules, p.ctx(prev), defaults, p.now));
+    const next = await step(item, () => buildCollection(rules, p.ctx(prev), defaults, p.now));
     const original = p.before.get(item.id);
     if (original) noteOpenedRules(original, next, p.notes);
-    if (original?.type === 'auth' && (original.authRule as string | null | undefined) !== next.authRule) p.sessions.endCollection(p.tx, item.id);
+    if (original?.type === 'auth' && (original.authRule as string | null | undefined) !== next.authRule) await p.sessions.endCollection(p.tx, item.id);
     p.scratch.put(next);
   }
 }
 
 /** Every view again over the final schema (stored views the import did not name are checked too), then the definitions saved. */
-function finish(p: Pass, removed: Collection[]): CollectionDiff[] {
+async function finish(p: Pass, removed: Collection[]): Promise<CollectionDiff[]> {
   try {
-    for (const c of rebuildViews(p.tx, p.scratch.all())) p.scratch.put(c);
+    for (const c of await rebuildViews(p.tx, p.scratch.all())) p.scratch.put(c);
   } catch (err) {
     if (!(err instanceof ViewFailure)) throw err;
     throw badRequest(`${FAILED}: the view collection "${err.view.name}" would no longer work (${err.message}).`);
   }
   const planned = new Set(p.plan.items.map((i) => i.id));
   for (const c of p.scratch.all()) {
-    if (c.type === 'view' && !planned.has(c.id) && JSON.stringify(p.before.get(c.id)) !== JSON.stringify(c)) saveDefinition(p.tx, c);
+    if (c.type === 'view' && !planned.has(c.id) && JSON.stringify(p.before.get(c.id)) !== JSON.stringify(c)) await saveDefinition(p.tx, c);
   }
   const changes = diffCollections(p.plan.items.map((i) => ({ before: p.before.get(i.id), after: p.scratch.get(i.id) as Collection })), removed);
   for (const item of p.plan.items) {
     // an unchanged collection keeps its stored definition (and its `updated` time)
-    if (changes.find((d) => d.id === item.id)?.action !== 'unchanged') saveDefinition(p.tx, p.scratch.get(item.id) as Collection);
+    if (changes.find((d) => d.id === item.id)?.action !== 'unchanged') await saveDefinition(p.tx, p.scratch.get(item.id) as Collection);
   }
   return changes;
 }
 
-export function createSchemaImport(store: Store, registry: Registry, sessions: Sessions, files: FileStorage, onChange: CollectionListener) {
+export function createSchemaImport(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'storage'>, onChange: CollectionListener) {
+  const { store, registry, sessions, storage: files } = env;
   /** The import's passes in one transaction, on a scratch registry (see the top of this file). */
-  function apply(tx: WriteTx, plan: Plan, deleteMissing: boolean, notes: Notes, keepStored: boolean): { changes: CollectionDiff[]; scratch: Registry; removed: Collection[]; cuts: CutNames[] } {
-    const p = startPass(tx, plan, notes, sessions);
-    dropViews(tx, p.scratch.all());
-    const removed = deleteMissing ? removeMissing(p) : [];
+  async function apply(tx: WriteTx, plan: Plan, deleteMissing: boolean, notes: Notes, keepStored: boolean): Promise<{ changes: CollectionDiff[]; scratch: Registry; removed: Collection[]; cuts: CutNames[] }> {
+    const p = await startPass(tx, plan, notes, sessions);
+    await dropViews(tx, p.scratch.all());
+    const removed = deleteMissing ? await removeMissing(p) : [];
     convertAll(p, keepStored);
     const tables = plan.items.filter((i) => i.type !== 'view');
-    createNew(p, tables);
-    const cuts = applyStructure(p, tables);
-    createViews(p, plan.items.filter((i) => i.type === 'view'));
-    applyRules(p);
-    return { changes: finish(p, removed), scratch: p.scratch, removed, cuts };
+    await createNew(p, tables);
+    const cuts = await applyStructure(p, tables);
+    await createViews(p, plan.items.filter((i) => i.type === 'view'));
+    await applyRules(p);
+    return { changes: await finish(p, removed), scratch: p.scratch, removed, cuts };
   }
 
   /** After the commit: the files nothing names any more go, and each change is announced. */
@@ -286,11 +287,11 @@ export function createSchemaImport(store: Store, registry: Registry, sessions: S
     if (!dryRun) await steps.before?.(plan, notes);
     try {
       let applied: { removed: Collection[]; cuts: CutNames[] } = { removed: [], cuts: [] };
-      const result = await store.write((tx) => {
-        const { changes, scratch, removed, cuts } = apply(tx, plan, deleteMissing, notes, steps.keepStoredFields === true);
-        const more = steps.then?.(tx, scratch, plan, notes);
+      const result = await store.write(async (tx) => {
+        const { changes, scratch, removed, cuts } = await apply(tx, plan, deleteMissing, notes, steps.keepStoredFields === true);
+        const more = await steps.then?.(tx, scratch, plan, notes);
         if (dryRun) throw new DryRun({ changes, notes: notes.list, dryRun, then: more });
-        registry.load(tx); // the live registry takes the new schema with the commit
+        await registry.load(tx); // the live registry takes the new schema with the commit
         applied = { removed, cuts };
         return { changes, notes: notes.list, dryRun, then: more };
       });

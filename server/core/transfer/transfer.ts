@@ -1,10 +1,8 @@
 // Data in and out (issue 15): the schema's import and export, truncate, records' export and import,
 // typed clients, and moving a PocketBase data folder in. Each part lives in its own file here.
+import type { CoreEnv } from '../env.js';
 import { notFound } from '../../errors.js';
-import type { Store } from '../../store/db.js';
-import type { Registry } from '../collection-registry.js';
 import type { Records } from '../records.js';
-import type { Sessions } from '../session-store.js';
 import { badRequest } from '../../errors.js';
 import type { ListContext, RequestContext } from '../request-context.js';
 import { isSuperuser } from '../../model/types.js';
@@ -16,7 +14,6 @@ import { exportSchema } from './schema-export.js';
 import { typescriptTypes } from './typescript-types.js';
 import { isoNow } from '../ids.js';
 import { createSchemaImport } from './schema-import.js';
-import type { FileStorage } from '../../files/storage.js';
 import type { CollectionListener } from '../collections.js';
 import type { Readable } from 'node:stream';
 
@@ -25,9 +22,10 @@ function formatOf<T extends string>(value: string, allowed: readonly T[]): T {
   return value as T;
 }
 
-/** `readBytes`: what one stretch of a records export may read (the response budget of a list). */
-export function createTransfer(store: Store, registry: Registry, sessions: Sessions, records: Records, files: FileStorage, onChange: CollectionListener, budgetMs: number, readBytes: number) {
-  const importSchema = createSchemaImport(store, registry, sessions, files, onChange);
+/** `readBytes`: what one chunk of a records export may read (the response budget of a list). */
+export function createTransfer(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'storage' | 'budgetMs' | 'responseBytes'>, records: Records, onChange: CollectionListener) {
+  const { store, registry, storage: files, budgetMs, responseBytes: readBytes } = env;
+  const importSchema = createSchemaImport(env, onChange);
   const importFolder = (source: PocketBaseSource, dryRun: boolean): Promise<PocketBaseImportResult> => importPocketBase(importSchema, files, source, dryRun);
   const uploads = createPocketBaseUpload(files, importFolder);
   return {

@@ -18,13 +18,13 @@ import type { RowSource } from './write-sql.js';
  * Does the caller satisfy `manageRule` for the record `source` gives for the compiled rule (a table, or a
  * one-row subselect of the columns the rule reads)?
  */
-export function isManager(db: Pick<WriteTx, 'get'>, c: Collection, ctx: RuleInput, source: (where: CompiledSql) => RowSource): boolean {
+export async function isManager(db: Pick<WriteTx, 'get'>, c: Collection, ctx: RuleInput, source: (where: CompiledSql) => RowSource): Promise<boolean> {
   if (c.type !== 'auth') return false;
   if (isSuperuser(ctx.request.auth)) return true;
   if (!ctx.request.auth || !c.manageRule) return false;
   const w = ruleSql(c.manageRule, c, ctx);
   const src = source(w);
-  return db.get(`SELECT 1 AS ok FROM ${src.sql} AS r WHERE ${w.sql} LIMIT 1`, [...src.params, ...w.params]) !== undefined;
+  return (await db.get(`SELECT 1 AS ok FROM ${src.sql} AS r WHERE ${w.sql} LIMIT 1`, [...src.params, ...w.params])) !== undefined;
 }
 
 /** The auth keys `password` and `passwordConfirm`; the password itself is checked by its field's spec. */
@@ -66,20 +66,20 @@ export async function oldPasswordError({ limiter, passwords }: Credentials, c: C
 export const invalidAuthId = () => fieldError('validation_invalid_auth_id', 'Invalid or duplicated auth record id.');
 
 /** Does a record of another auth collection have this id? (PocketBase cross-checks every auth collection.) */
-export function authIdTaken(db: Pick<WriteTx, 'get'>, registry: Registry, c: Collection, id: string): boolean {
+export async function authIdTaken(db: Pick<WriteTx, 'get'>, registry: Registry, c: Collection, id: string): Promise<boolean> {
   if (c.type !== 'auth') return false;
   const others = registry.all().filter((o) => o.type === 'auth' && o.id !== c.id);
   if (others.length === 0) return false;
   const sql = others.map((o) => `SELECT 1 AS x FROM ${ident(o.name)} WHERE "id" = ?`).join(' UNION ALL ');
-  return db.get(`${sql} LIMIT 1`, others.map(() => id)) !== undefined;
+  return (await db.get(`${sql} LIMIT 1`, others.map(() => id))) !== undefined;
 }
 
 /** An id two auth collections of `db` share (a restore's candidate is checked with it), or null. */
-export function sharedAuthId(db: Pick<WriteTx, 'get'>, collections: readonly Collection[]): { id: string; a: string; b: string } | null {
+export async function sharedAuthId(db: Pick<WriteTx, 'get'>, collections: readonly Collection[]): Promise<{ id: string; a: string; b: string } | null> {
   const auth = collections.filter((c) => c.type === 'auth');
   for (let i = 0; i < auth.length; i++) {
     for (let j = i + 1; j < auth.length; j++) {
-      const row = db.get<{ id: string }>(`SELECT "id" AS id FROM ${ident(auth[i].name)} INTERSECT SELECT "id" FROM ${ident(auth[j].name)} LIMIT 1`);
+      const row = await db.get<{ id: string }>(`SELECT "id" AS id FROM ${ident(auth[i].name)} INTERSECT SELECT "id" FROM ${ident(auth[j].name)} LIMIT 1`);
       if (row !== undefined) return { id: String(row.id), a: auth[i].name, b: auth[j].name };
     }
   }

@@ -13,7 +13,7 @@ import type { PreparedWrite } from './prepared.js';
 /** Rows per statement: SQLite binds at most 32,766 parameters, and longer statements gain little. */
 const ROWS_PER_STATEMENT = 200;
 
-function insertChunk(tx: WriteTx, c: Collection, chunk: PreparedCreate[], changes: RecordChange[], at: (i: number) => void): void {
+async function insertChunk(tx: WriteTx, c: Collection, chunk: PreparedCreate[], changes: RecordChange[], at: (i: number) => void): Promise<void> {
   const cols = c.fields.map((f) => ident(f.name));
   const one = `(${cols.map(() => '?').join(', ')})`;
   const bulk = chunk.map((w) => w.bulk);
@@ -21,17 +21,17 @@ function insertChunk(tx: WriteTx, c: Collection, chunk: PreparedCreate[], change
   try {
     if (bulk.some((b) => b === null)) throw new Error('not bulk');
     stored = bulk.map((b) => (b as NonNullable<typeof b>).values());
-    tx.run(`INSERT INTO ${ident(c.name)} (${cols.join(', ')}) VALUES ${chunk.map(() => one).join(', ')}`, stored.flat());
+    await tx.run(`INSERT INTO ${ident(c.name)} (${cols.join(', ')}) VALUES ${chunk.map(() => one).join(', ')}`, stored.flat());
   } catch {
     // a failed statement changed nothing: each create again, for its own answer
-    chunk.forEach((w, i) => {
+    for (const [i, w] of chunk.entries()) {
       at(i);
-      w.apply(tx, changes);
-    });
+      await w.apply(tx, changes);
+    }
     return;
   }
   // The rows are the values just inserted, column for column: reading 200 whole rows back per statement
-  // cost a fifth of a 100k-row import's one synchronous stretch. (SQLite's column affinity may store a
+  // cost a fifth of a 100k-row import's one transaction. (SQLite's column affinity may store a
   // JSON column's numeric text as a number; the fields' readers take either form.)
   for (const values of stored) {
     const after: Row = {};
@@ -46,9 +46,9 @@ function insertChunk(tx: WriteTx, c: Collection, chunk: PreparedCreate[], change
  */
 export function bulkCreate(c: Collection, creates: PreparedCreate[], onRow: (index: number) => void = () => {}): PreparedWrite<number> {
   return {
-    apply(tx, changes) {
+    async apply(tx, changes) {
       for (let start = 0; start < creates.length; start += ROWS_PER_STATEMENT) {
-        insertChunk(tx, c, creates.slice(start, start + ROWS_PER_STATEMENT), changes, (i) => onRow(start + i));
+        await insertChunk(tx, c, creates.slice(start, start + ROWS_PER_STATEMENT), changes, (i) => onRow(start + i));
       }
       return creates.length;
     },

@@ -24,7 +24,7 @@ function relationIds(field: RelationField, stored: SqlValue): string[] {
   }
 }
 
-function referrers(tx: WriteTx, owner: Collection, field: RelationField, id: string): Row[] {
+function referrers(tx: WriteTx, owner: Collection, field: RelationField, id: string): Promise<Row[]> {
   const col = ident(field.name);
   const table = ident(owner.name);
   return isMultiple(field)
@@ -47,30 +47,30 @@ class Referrers {
 
   constructor(private readonly tx: WriteTx) {}
 
-  of(owner: Collection, field: RelationField, id: string): Row[] {
+  async of(owner: Collection, field: RelationField, id: string): Promise<Row[]> {
     let index = this.indexes.get(field);
     if (index === undefined) {
       if (!this.asked.has(field)) {
         this.asked.add(field);
         return referrers(this.tx, owner, field, id);
       }
-      index = this.build(owner, field);
+      index = await this.build(owner, field);
       this.indexes.set(field, index);
     }
     const rows: Row[] = [];
     for (const rowId of index.get(id) ?? []) {
-      const row = getRow(this.tx, owner, rowId);
+      const row = await getRow(this.tx, owner, rowId);
       if (row !== undefined && relationIds(field, row[field.name]).includes(id)) rows.push(row);
     }
     return rows;
   }
 
-  private build(owner: Collection, field: RelationField): Map<string, string[]> {
+  private async build(owner: Collection, field: RelationField): Promise<Map<string, string[]>> {
     const col = ident(field.name);
     const table = ident(owner.name);
     const pairs = isMultiple(field)
-      ? this.tx.all<{ id: string; ref: SqlValue }>(`SELECT t."id" AS id, json_each.value AS ref FROM ${table} AS t, json_each(t.${col})`)
-      : this.tx.all<{ id: string; ref: SqlValue }>(`SELECT "id" AS id, ${col} AS ref FROM ${table} WHERE ${col} != ''`);
+      ? await this.tx.all<{ id: string; ref: SqlValue }>(`SELECT t."id" AS id, json_each.value AS ref FROM ${table} AS t, json_each(t.${col})`)
+      : await this.tx.all<{ id: string; ref: SqlValue }>(`SELECT "id" AS id, ${col} AS ref FROM ${table} WHERE ${col} != ''`);
     const index = new Map<string, string[]>();
     for (const { id, ref } of pairs) {
       const list = index.get(String(ref));
@@ -107,9 +107,9 @@ interface Frame {
  * (a cascaded record is deleted, and its own references processed, before the next referring record),
  * but on an explicit stack: a 6,000-deep chain of cascades is as safe as a short one.
  */
-export function deleteWithReferences(tx: WriteTx, registry: Registry, sessions: Sessions, c: Collection, row: Row, changes: RecordChange[]): void {
+export async function deleteWithReferences(tx: WriteTx, registry: Registry, sessions: Sessions, c: Collection, row: Row, changes: RecordChange[]): Promise<void> {
   const walk: Walk = { tx, registry, sessions, referring: new Referrers(tx), visited: new Set(), changes };
-  const stack: Frame[] = [open(walk, c, row)];
+  const stack: Frame[] = [await open(walk, c, row)];
   while (stack.length > 0) {
     const frame = stack[stack.length - 1];
     if (frame.pair >= frame.pairs.length) {
@@ -117,7 +117,7 @@ export function deleteWithReferences(tx: WriteTx, registry: Registry, sessions: 
       continue;
     }
     const { owner, field } = frame.pairs[frame.pair];
-    frame.rows ??= walk.referring.of(owner, field, frame.id);
+    frame.rows ??= await walk.referring.of(owner, field, frame.id);
     if (frame.row >= frame.rows.length) {
       frame.pair++;
       frame.rows = null;
@@ -130,24 +130,24 @@ export function deleteWithReferences(tx: WriteTx, registry: Registry, sessions: 
     const remaining = relationIds(field, row[field.name]).filter((v) => v !== frame.id);
     if (remaining.length === 0 && field.cascadeDelete) {
       // read again: a deeper step of the walk may have changed it since its pair was read
-      const current = getRow(walk.tx, owner, rowId) ?? row;
-      stack.push(open(walk, owner, current));
+      const current = (await getRow(walk.tx, owner, rowId)) ?? row;
+      stack.push(await open(walk, owner, current));
       continue;
     }
     if (remaining.length === 0 && field.required) {
       throw badRequest('Failed to delete record. Make sure that the record is not part of a required relation reference.');
     }
-    clearReference(walk, owner, field, row, remaining);
+    await clearReference(walk, owner, field, row, remaining);
   }
 }
 
 /** Deletes one record (and its sessions) and starts its walk. */
-function open(walk: Walk, c: Collection, row: Row): Frame {
+async function open(walk: Walk, c: Collection, row: Row): Promise<Frame> {
   const { tx } = walk;
   const id = String(row.id);
   walk.visited.add(`${c.id}/${id}`);
-  tx.run(`DELETE FROM ${ident(c.name)} WHERE "id" = ?`, [id]);
-  if (c.type === 'auth') walk.sessions.endAllFor(tx, c.id, id);
+  await tx.run(`DELETE FROM ${ident(c.name)} WHERE "id" = ?`, [id]);
+  if (c.type === 'auth') await walk.sessions.endAllFor(tx, c.id, id);
   walk.changes.push({ action: 'delete', collection: c, before: row, after: null });
   const pairs: Frame['pairs'] = [];
   // a view's relation fields store nothing: deleting what they show changes no view (PocketBase skips them too)
@@ -158,7 +158,7 @@ function open(walk: Walk, c: Collection, row: Row): Frame {
 }
 
 /** The referring record keeps its other ids, saved without validation (its `updated` moves on). */
-function clearReference(walk: Walk, owner: Collection, field: RelationField, row: Row, remaining: string[]): void {
+async function clearReference(walk: Walk, owner: Collection, field: RelationField, row: Row, remaining: string[]): Promise<void> {
   const { tx } = walk;
   const rowId = String(row.id);
   const value = isMultiple(field) ? JSON.stringify(remaining) : (remaining[remaining.length - 1] ?? '');
@@ -171,6 +171,6 @@ function clearReference(walk: Walk, owner: Collection, field: RelationField, row
     }
   }
   const table = ident(owner.name);
-  tx.run(`UPDATE ${table} SET ${sets.join(', ')} WHERE "id" = ?`, [...params, rowId]);
-  walk.changes.push({ action: 'update', collection: owner, before: row, after: getRow(tx, owner, rowId) ?? null });
+  await tx.run(`UPDATE ${table} SET ${sets.join(', ')} WHERE "id" = ?`, [...params, rowId]);
+  walk.changes.push({ action: 'update', collection: owner, before: row, after: (await getRow(tx, owner, rowId)) ?? null });
 }

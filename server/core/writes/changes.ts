@@ -1,7 +1,7 @@
 // What each committed write changed, for whoever listens (realtime, later): one subscription point.
 // A write's record changes (with the rows before and after) are published once its journal entry is
 // synced, in commit order, and never for a write that rolled back or whose journal append failed.
-import type { Store, WriteTx } from '../../store/db.js';
+import type { QueryBudget, Store, WriteTx } from '../../store/db.js';
 import type { Collection, Row } from '../../model/types.js';
 
 export interface RecordChange {
@@ -36,21 +36,21 @@ export class ChangeFeed {
   }
 
   /**
-   * `store.write(fn)`, with `fn` reporting what it changed. Writes run one at a time, so the order in
+   * `store.write(fn, budget)`, with `fn` reporting what it changed. Writes run one at a time, so the order in
    * which their transactions end is the commit order; journal syncs may settle out of it (one sync
    * can serve several writes), so a durable write waits in the queue for those committed before it.
    */
-  async write<T>(store: Store, fn: (tx: WriteTx, changes: RecordChange[]) => T): Promise<T> {
+  async write<T>(store: Store, fn: (tx: WriteTx, changes: RecordChange[]) => Promise<T>, budget?: QueryBudget): Promise<T> {
     const entry: Entry = { changes: [], state: 'pending' };
     let queued = false;
     try {
-      const result = await store.write((tx) => {
-        const out = fn(tx, entry.changes);
+      const result = await store.write(async (tx) => {
+        const out = await fn(tx, entry.changes);
         // queued as the transaction ends: a throw before this point rolled everything back
         this.queue.push(entry);
         queued = true;
         return out;
-      });
+      }, budget);
       entry.state = 'durable';
       return result;
     } catch (err) {

@@ -2,13 +2,10 @@
 // defaults, validation, hashing, rules, cascades and journaling happen once. Each write is prepared
 // (prepare-create.ts, prepare-update.ts, prepare-delete.ts), then applied inside one store transaction
 // with any others committed together, then its after-effects run (prepared.ts).
-import type { FileStorage } from '../../files/storage.js';
-import type { Store } from '../../store/db.js';
-import type { Registry } from '../collection-registry.js';
+import { QueryBudget } from '../../store/db.js';
+import type { ReadDb } from '../../store/db.js';
+import type { CoreEnv } from '../env.js';
 import type { RequestContext } from '../request-context.js';
-import type { Sessions } from '../session-store.js';
-import type { FailureLimiter } from '../sign-in-limiter.js';
-import type { Passwords } from '../passwords.js';
 import type { Collection, Row } from '../../model/types.js';
 import type { ChangeFeed } from './changes.js';
 import { badRequest } from '../../errors.js';
@@ -18,22 +15,10 @@ import { prepareTruncate } from './prepare-truncate.js';
 import { prepareUpdate } from './prepare-update.js';
 import type { PreparedWrite, WriteDeps, WriteOptions } from './prepared.js';
 
-export interface FunnelOptions {
-  /** The query budget of the transaction's synchronous stretch (rule re-checks), in ms (query-budget.ts). */
-  budgetMs: number;
-  /** Hears after-effects that failed once the outcome was decided. */
-  report: (error: unknown) => void;
-  /** Where file fields' uploads are placed. */
-  files: FileStorage;
-  /** The server's one sign-in block, shared with sign-in (an update's `oldPassword` counts against it). */
-  limiter: FailureLimiter;
-  /** The server's password hashing (passwords.ts). */
-  passwords: Passwords;
-}
-
-export function createRecordWrites(store: Store, registry: Registry, sessions: Sessions, feed: ChangeFeed, options: FunnelOptions) {
-  const deps: WriteDeps = { store, registry, sessions, files: options.files, limiter: options.limiter, passwords: options.passwords };
-  const { budgetMs, report } = options;
+export function createRecordWrites(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'storage' | 'credentials' | 'budgetMs' | 'report'>, feed: ChangeFeed) {
+  const { store, registry, sessions, storage, credentials, budgetMs, report } = env;
+  /** The prepare steps' dependencies, their reads through `db` (the operation's budgeted reader; by default unbudgeted). */
+  const depsOf = (db: ReadDb = store): WriteDeps => ({ db, registry, sessions, files: storage, limiter: credentials.limiter, passwords: credentials.passwords });
 
   /** Runs after-effects one by one; a failing one is reported, never thrown (the outcome is decided). */
   async function settle(hooks: (() => void | Promise<void>)[]): Promise<void> {
@@ -48,13 +33,18 @@ export function createRecordWrites(store: Store, registry: Registry, sessions: S
 
   /**
    * Applies prepared writes in one transaction: one journal entry and one sync, all or nothing. Their
-   * record changes are published together once durable (changes.ts). The transaction runs as soon as
-   * `store.write` is called, so the budget covers its rule re-checks (a QueryTimeoutError rolls it back).
+   * record changes are published together once durable (changes.ts). The transaction has a budget of
+   * its own, covering its rule re-checks and statements (a QueryTimeoutError rolls it back); its wait
+   * for the write turn costs it nothing.
    */
   async function commit<T>(writes: readonly PreparedWrite<T>[]): Promise<T[]> {
     let results: T[];
     try {
-      results = await store.withDeadline(budgetMs, () => feed.write(store, (tx, changes) => writes.map((w) => w.apply(tx, changes))));
+      results = await feed.write(store, async (tx, changes) => {
+        const out: T[] = [];
+        for (const w of writes) out.push(await w.apply(tx, changes));
+        return out;
+      }, new QueryBudget(budgetMs));
     } catch (err) {
       await settle(writes.flatMap((w) => (w.afterRollback ? [() => w.afterRollback?.()] : [])));
       throw err;
@@ -70,29 +60,30 @@ export function createRecordWrites(store: Store, registry: Registry, sessions: S
   };
 
   return {
-    prepareCreate: (c: Collection, body: unknown, ctx: RequestContext, opts?: WriteOptions) => prepareCreate(deps, stored(c), body, ctx, opts),
-    prepareUpdate: (c: Collection, id: string, body: unknown, ctx: RequestContext) => prepareUpdate(deps, stored(c), id, body, ctx),
-    prepareDelete: (c: Collection, id: string, ctx: RequestContext) => prepareDelete(deps, stored(c), id, ctx),
+    // `db`: the operation's reads (a budgeted reader, query-budget.ts); the store itself by default
+    prepareCreate: (c: Collection, body: unknown, ctx: RequestContext, opts?: WriteOptions, db?: ReadDb) => prepareCreate(depsOf(db), stored(c), body, ctx, opts),
+    prepareUpdate: (c: Collection, id: string, body: unknown, ctx: RequestContext, db?: ReadDb) => prepareUpdate(depsOf(db), stored(c), id, body, ctx),
+    prepareDelete: (c: Collection, id: string, ctx: RequestContext, db?: ReadDb) => prepareDelete(depsOf(db), stored(c), id, ctx),
     commit,
 
-    async create(c: Collection, body: unknown, ctx: RequestContext, opts?: WriteOptions): Promise<Row> {
-      const [row] = await commit([await prepareCreate(deps, stored(c), body, ctx, opts)]);
+    async create(c: Collection, body: unknown, ctx: RequestContext, opts?: WriteOptions, db?: ReadDb): Promise<Row> {
+      const [row] = await commit([await prepareCreate(depsOf(db), stored(c), body, ctx, opts)]);
       return row;
     },
 
-    async update(c: Collection, id: string, body: unknown, ctx: RequestContext): Promise<Row> {
-      const [row] = await commit([await prepareUpdate(deps, stored(c), id, body, ctx)]);
+    async update(c: Collection, id: string, body: unknown, ctx: RequestContext, db?: ReadDb): Promise<Row> {
+      const [row] = await commit([await prepareUpdate(depsOf(db), stored(c), id, body, ctx)]);
       return row;
     },
 
-    async remove(c: Collection, id: string, ctx: RequestContext): Promise<void> {
-      await commit([prepareDelete(deps, stored(c), id, ctx)]);
+    async remove(c: Collection, id: string, ctx: RequestContext, db?: ReadDb): Promise<void> {
+      await commit([await prepareDelete(depsOf(db), stored(c), id, ctx)]);
     },
 
     /** Deletes every record of `c` with single deletes' cascades, in one transaction (superusers only: the caller checks). */
     async truncate(c: Collection): Promise<number> {
       if (c.type === 'view') throw badRequest("View collections cannot be truncated since they don't store their own records.");
-      const [deleted] = await commit([prepareTruncate(deps, c)]);
+      const [deleted] = await commit([prepareTruncate(depsOf(), c)]);
       return deleted;
     },
   };

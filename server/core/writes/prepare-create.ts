@@ -43,14 +43,14 @@ function initialValues(c: Collection, sub: Submitted): Record<string, unknown> {
 function createRuleCheck(c: Collection, record: Record<string, unknown>, ctx: RuleInput, superuser: boolean) {
   let query: RowSource | null = null;
   return {
-    check(db: Pick<WriteTx, 'get'>): void {
+    async check(db: Pick<WriteTx, 'get'>): Promise<void> {
       if (superuser || c.createRule === '') return;
       if (query === null) {
         const w = ruleWhere(c, 'createRule', ctx);
         const src = rowSource(c, { ...record, verified: c.type === 'auth' ? false : record.verified }, w);
         query = { sql: `SELECT 1 AS ok FROM ${src.sql} AS r WHERE ${w.sql} LIMIT 1`, params: [...src.params, ...w.params] };
       }
-      if (!db.get(query.sql, query.params)) throw badRequest(FAILED);
+      if (!(await db.get(query.sql, query.params))) throw badRequest(FAILED);
     },
     reset(): void {
       query = null;
@@ -75,7 +75,7 @@ function withKnown(ctx: ValidateContext, known: WriteOptions['knownIds']): Valid
     missingRelationIds(collectionId, ids) {
       const set = known(collectionId);
       const unknown = set === undefined ? ids : ids.filter((id) => !set.has(id));
-      return unknown.length === 0 ? [] : ctx.missingRelationIds(collectionId, unknown);
+      return unknown.length === 0 ? Promise.resolve([]) : ctx.missingRelationIds(collectionId, unknown);
     },
   };
 }
@@ -90,7 +90,7 @@ export interface PreparedCreate extends PreparedWrite<Row> {
 }
 
 export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unknown, ctx: RequestContext, opts: WriteOptions = {}): Promise<PreparedCreate> {
-  const { store, registry } = deps;
+  const { db, registry } = deps;
   const su = opts.system === true || isSuperuser(ctx.request.auth);
   refuseIfLocked(c, 'createRule', su);
   if (!isRecord(rawBody)) throw badRequest(FAILED);
@@ -104,20 +104,20 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
   }
   const generatedId = record.id === '' || record.id === undefined;
   if (generatedId) record.id = newId();
-  else if (errors.id === undefined && authIdTaken(store, registry, c, String(record.id))) errors.id = invalidAuthId();
+  else if (errors.id === undefined && (await authIdTaken(db, registry, c, String(record.id)))) errors.id = invalidAuthId();
   const ruleCtx = withBody(ctx, sub.body);
   if (c.type === 'auth') {
     // createRule and manageRule see `verified` as false, as in PocketBase
-    const manager = su || isManager(store, c, ruleCtx, (w) => rowSource(c, { ...record, verified: false }, w));
+    const manager = su || (await isManager(db, c, ruleCtx, (w) => rowSource(c, { ...record, verified: false }, w)));
     if (!manager && sub.values.has('verified') && record.verified !== false) {
       errors.verified = fieldError('validation_values_mismatch', "Values don't match.");
     }
     Object.assign(errors, passwordErrors(sub, c));
   }
   const rule = createRuleCheck(c, record, ruleCtx, su);
-  rule.check(store);
+  await rule.check(db);
   refuseOversized(sized, FAILED); // the caller passed the rule: its oversized values and the write's weight
-  Object.assign(errors, validateFields(c, record, null, withKnown(validationContext(store, ctx.lookup, true), opts.knownIds)));
+  Object.assign(errors, await validateFields(c, record, null, withKnown(validationContext(db, ctx.lookup, true), opts.knownIds)));
   throwIfErrors(errors, FAILED);
   const hash = c.type === 'auth' ? await deps.passwords.hash(String(sub.password), ctx.request.client) : null;
   const storedValues = () => c.fields.map((f) => (f.type === 'password' ? hash : toStoredValue(f, record[f.name])));
@@ -126,23 +126,23 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
   const bulk = !hasUploads && c.type !== 'auth' && (su || c.createRule === '') ? { id: String(record.id), values: storedValues } : null;
 
   const write = await withPlacedUploads(deps.files, c, String(record.id), record, {
-    apply(tx, changes) {
+    async apply(tx, changes) {
       // auth ids are unique across every auth collection (an id names who `@request.auth.id` is): the
       // check and the insert are one transaction, so no concurrent create can slip in between
-      while (authIdTaken(tx, registry, c, String(record.id))) {
+      while (await authIdTaken(tx, registry, c, String(record.id))) {
         // the uploads already sit in the folder of the id: the write fails rather than move them
         if (!generatedId || hasUploads) throw badRequest(FAILED, { id: invalidAuthId() });
         record.id = newId();
         rule.reset();
       }
-      rule.check(tx); // the check and the insert are one transaction
+      await rule.check(tx); // the check and the insert are one transaction
       const cols = c.fields.map((f) => ident(f.name));
       try {
-        tx.run(`INSERT INTO ${ident(c.name)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, storedValues());
+        await tx.run(`INSERT INTO ${ident(c.name)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, storedValues());
       } catch (err) {
         mapWriteError(err, c, FAILED);
       }
-      const after = getRow(tx, c, String(record.id)) as Row;
+      const after = (await getRow(tx, c, String(record.id))) as Row;
       changes.push({ action: 'create', collection: c, before: null, after });
       return after;
     },

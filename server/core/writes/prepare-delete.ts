@@ -10,18 +10,18 @@ import { isSuperuser, SUPERUSERS_ID } from '../../model/types.js';
 import { deleteWithReferences } from './cascade.js';
 import type { PreparedWrite, WriteDeps } from './prepared.js';
 
-export function prepareDelete(deps: WriteDeps, c: Collection, id: string, ctx: RequestContext): PreparedWrite<null> {
-  const { store, registry, sessions } = deps;
+export async function prepareDelete(deps: WriteDeps, c: Collection, id: string, ctx: RequestContext): Promise<PreparedWrite<null>> {
+  const { db, registry, sessions } = deps;
   refuseIfLocked(c, 'deleteRule', isSuperuser(ctx.request.auth));
-  viewRecord(store, c, id, ctx, 'deleteRule');
+  await viewRecord(db, c, id, ctx, 'deleteRule');
   return {
-    apply(tx, changes) {
-      const row = viewRecord(tx, c, id, ctx, 'deleteRule');
+    async apply(tx, changes) {
+      const row = await viewRecord(tx, c, id, ctx, 'deleteRule');
       if (c.id === SUPERUSERS_ID) {
-        const n = tx.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${ident(c.name)}`)?.n ?? 0;
+        const n = (await tx.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${ident(c.name)}`))?.n ?? 0;
         if (Number(n) <= 1) throw badRequest("You can't delete the only existing superuser.");
       }
-      deleteWithReferences(tx, registry, sessions, c, row, changes);
+      await deleteWithReferences(tx, registry, sessions, c, row, changes);
       return null;
     },
   };

@@ -15,14 +15,14 @@ export function prepareTruncate(deps: WriteDeps, c: Collection): PreparedWrite<n
   if (c.id === SUPERUSERS_ID) throw badRequest('The superusers collection cannot be truncated.');
   const { registry, sessions } = deps;
   return {
-    apply(tx, changes) {
-      const ids = tx.all<{ id: string }>(`SELECT "id" AS id FROM ${ident(c.name)} ORDER BY _rowid_`);
+    async apply(tx, changes) {
+      const ids = await tx.all<{ id: string }>(`SELECT "id" AS id FROM ${ident(c.name)} ORDER BY _rowid_`);
       let deleted = 0;
       try {
         for (const { id } of ids) {
-          const row = getRow(tx, c, id); // an earlier cascade may have taken it already
+          const row = await getRow(tx, c, id); // an earlier cascade may have taken it already
           if (row === undefined) continue;
-          deleteWithReferences(tx, registry, sessions, c, row, changes);
+          await deleteWithReferences(tx, registry, sessions, c, row, changes);
           deleted++;
         }
       } catch (err) {

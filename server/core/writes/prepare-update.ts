@@ -36,8 +36,8 @@ interface Resolved {
   manager: boolean;
 }
 
-/** Everything an update decides synchronously from the record as `stored` holds it. */
-function resolve(db: ReadDb, c: Collection, id: string, stored: Row, rawBody: Record<string, unknown>, ctx: RequestContext, su: boolean): Resolved {
+/** Everything an update decides from the record as `stored` holds it. */
+async function resolve(db: ReadDb, c: Collection, id: string, stored: Row, rawBody: Record<string, unknown>, ctx: RequestContext, su: boolean): Promise<Resolved> {
   const current = apiValues(c, stored);
   const sub = readSubmitted(c, rawBody, current, su);
   const ruleCtx = withBody(ctx, sub.body);
@@ -48,7 +48,7 @@ function resolve(db: ReadDb, c: Collection, id: string, stored: Row, rawBody: Re
   let manager = su;
   if (c.type === 'auth') {
     // only managers change `verified` and `email`
-    manager = su || isManager(db, c, ruleCtx, () => ({ sql: `(SELECT * FROM ${ident(c.name)} WHERE "id" = ?)`, params: [id] }));
+    manager = su || (await isManager(db, c, ruleCtx, () => ({ sql: `(SELECT * FROM ${ident(c.name)} WHERE "id" = ?)`, params: [id] })));
     if (!manager && sub.values.has('verified') && next.verified !== current.verified) errors.verified = fieldError('validation_values_mismatch', "Values don't match.");
     if (!manager && sub.values.has('email') && next.email !== current.email) errors.email = fieldError('validation_values_mismatch', "Values don't match.");
     if (c.id === SUPERUSERS_ID) next.verified = true;
@@ -82,17 +82,17 @@ function sameRow(a: Row, b: Row): boolean {
 }
 
 export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, rawBody: unknown, ctx: RequestContext): Promise<PreparedWrite<Row>> {
-  const { store, sessions } = deps;
+  const { db, sessions } = deps;
   const su = isSuperuser(ctx.request.auth);
   refuseIfLocked(c, 'updateRule', su);
-  const stored = getRow(store, c, id);
+  const stored = await getRow(db, c, id);
   if (!stored) throw notFound();
   if (!isRecord(rawBody)) throw badRequest(FAILED);
   // oversized values are left out of what is read and shown to the rule, and answered once it passed
   const sized = sizeBody(c, rawBody, su);
   const body = sized.body;
-  let r = resolve(store, c, id, stored, body, ctx, su);
-  viewRecord(store, c, id, r.ruleCtx, 'updateRule');
+  let r = await resolve(db, c, id, stored, body, ctx, su);
+  await viewRecord(db, c, id, r.ruleCtx, 'updateRule');
   refuseOversized(sized, FAILED);
   const errors = { ...r.errors };
   // a password change needs its confirmation and, from anyone but a manager, the old password
@@ -106,28 +106,28 @@ export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, 
     }
   }
   const newHash = changing && Object.keys(errors).length === 0 ? await deps.passwords.hash(String(r.sub.password), ctx.request.client) : null;
-  Object.assign(errors, validateFields(c, r.next, null, validationContext(store, ctx.lookup, false, r.current)));
+  Object.assign(errors, await validateFields(c, r.next, null, validationContext(db, ctx.lookup, false, r.current)));
   throwIfErrors(errors, FAILED);
 
   return withPlacedUploads(deps.files, c, id, r.next, {
-    apply(tx, changes) {
-      const before = getRow(tx, c, id);
+    async apply(tx, changes) {
+      const before = await getRow(tx, c, id);
       if (!before) throw notFound();
       if (!sameRow(before, stored)) {
         // changed by another write since: decide again from the record as it is now
-        r = resolve(tx, c, id, before, body, ctx, su);
+        r = await resolve(tx, c, id, before, body, ctx, su);
         const again = { ...r.errors };
         if (changing && !r.manager && (!oldPasswordChecked || before.password !== stored.password)) {
           again.oldPassword = fieldError('validation_invalid_old_password', 'Missing or invalid old password.');
         }
-        Object.assign(again, validateFields(c, r.next, null, validationContext(tx, ctx.lookup, false, r.current)));
+        Object.assign(again, await validateFields(c, r.next, null, validationContext(tx, ctx.lookup, false, r.current)));
         throwIfErrors(again, FAILED);
       }
-      viewRecord(tx, c, id, r.ruleCtx, 'updateRule'); // still allowed, atomically with the write
+      await viewRecord(tx, c, id, r.ruleCtx, 'updateRule'); // still allowed, atomically with the write
       const { sets, params } = assignments(c, r, newHash);
       if (sets.length > 0) {
         try {
-          tx.run(`UPDATE ${ident(c.name)} SET ${sets.join(', ')} WHERE "id" = ?`, [...params, id]);
+          await tx.run(`UPDATE ${ident(c.name)} SET ${sets.join(', ')} WHERE "id" = ?`, [...params, id]);
         } catch (err) {
           mapWriteError(err, c, FAILED);
         }
@@ -136,9 +136,9 @@ export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, 
         // a password change signs the record's other sessions out; the caller's own stays
         const auth = ctx.request.auth;
         const keep = auth && auth.collection.id === c.id && auth.record.id === id ? auth.sessionId : null;
-        sessions.endOthers(tx, c.id, id, keep);
+        await sessions.endOthers(tx, c.id, id, keep);
       }
-      const after = getRow(tx, c, id) as Row;
+      const after = (await getRow(tx, c, id)) as Row;
       changes.push({ action: 'update', collection: c, before, after });
       return after;
     },

@@ -1,13 +1,13 @@
 // The shape of one record write in the funnel (funnel.ts), in three steps:
 //   prepare (async, before the transaction): normalise the body, pre-check the rules, validate, hash;
-//   apply(tx) (synchronous, inside the store transaction): re-check what may have changed since, run
-//     the SQL and the cascades, report every record change;
+//   apply(tx) (inside the store transaction, its reads and writes through tx): re-check what may have
+//     changed since, run the SQL and the cascades, report every record change;
 //   after the write is durable (or rolled back): effects that must wait for the outcome.
 // Several prepared writes can be applied in one transaction (one journal entry, one sync, all or
 // nothing): the seam batch requests build on; realtime listens to the changes (changes.ts); file
 // fields stage files in prepare and delete replaced ones after the commit.
 import type { FileStorage } from '../../files/storage.js';
-import type { Store, WriteTx } from '../../store/db.js';
+import type { ReadDb, WriteTx } from '../../store/db.js';
 import type { Registry } from '../collection-registry.js';
 import type { Sessions } from '../session-store.js';
 import type { FailureLimiter } from '../sign-in-limiter.js';
@@ -20,7 +20,7 @@ export interface PreparedWrite<T> {
    * pushes each record it creates, changes or deletes to `changes`. Throwing rolls the whole
    * transaction back (every write applied with it included).
    */
-  apply(tx: WriteTx, changes: RecordChange[]): T;
+  apply(tx: WriteTx, changes: RecordChange[]): Promise<T>;
   /** After the transaction is committed and its journal entry synced. */
   afterCommit?(): void | Promise<void>;
   /** After the transaction rolled back or its journal append failed: undoes what prepare staged. */
@@ -29,7 +29,8 @@ export interface PreparedWrite<T> {
 
 /** What the prepare steps read and write through. */
 export interface WriteDeps {
-  store: Store;
+  /** The operation's reads, under its query budget. */
+  db: ReadDb;
   registry: Registry;
   sessions: Sessions;
   /** Where file fields' uploads are placed. */

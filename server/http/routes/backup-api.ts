@@ -15,9 +15,9 @@ import { isSuperuser } from '../../model/types.js';
 import { ApiError, badRequest } from '../../errors.js';
 
 export function registerBackup(app: H3, core: Core): void {
-  app.get('/api/backup', (event) => {
+  app.get('/api/backup', async (event) => {
     requireSuperuser(event);
-    const { name, stream } = core.backups.backup();
+    const { name, stream } = await core.backups.backup();
     return new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, {
       headers: {
         'content-type': 'application/zip',
@@ -51,7 +51,7 @@ export function registerBackup(app: H3, core: Core): void {
 
   // the download is a plain link (no Authorization header): a superuser's file token, as PocketBase
   app.get('/api/backups/:key', async (event) => {
-    const caller = core.files.callerOfToken(event.url.searchParams.get('token') ?? '');
+    const caller = await core.files.callerOfToken(event.url.searchParams.get('token') ?? '');
     if (!isSuperuser(caller)) throw new ApiError(403, 'Insufficient permissions to access the resource.');
     const key = param(event, 'key');
     const { stream, size } = await core.backups.read(key);

@@ -12,9 +12,9 @@ export function registerSessions(app: H3, core: Core): void {
     id: s.id, created: s.created, expires: s.expires, lastActive: core.sessions.lastActive(s), userAgent: s.userAgent, current: s.id === currentId,
   });
 
-  app.get('/api/session', (event) => {
+  app.get('/api/session', async (event) => {
     const auth = authOf(event);
-    const s = auth ? core.auth.getSession(auth) : undefined;
+    const s = auth ? await core.auth.getSession(auth) : undefined;
     if (!auth || !s) return json(null);
     const email = typeof auth.record.email === 'string' ? auth.record.email : '';
     return { ...view(s, auth.sessionId), record: { collectionName: auth.collection.name, id: String(auth.record.id), email } };
@@ -25,9 +25,9 @@ export function registerSessions(app: H3, core: Core): void {
     return noContent(stateOf(event).viaCookie || event.req.headers.has('cookie') ? { 'set-cookie': clearedCookie() } : {});
   });
 
-  app.get('/api/sessions', (event) => {
+  app.get('/api/sessions', async (event) => {
     const auth = requireAuth(event);
-    return { items: core.auth.listSessions(auth).map((s) => view(s, auth.sessionId)) };
+    return { items: (await core.auth.listSessions(auth)).map((s) => view(s, auth.sessionId)) };
   });
 
   app.delete('/api/sessions/:id', async (event) => {
@@ -39,9 +39,9 @@ export function registerSessions(app: H3, core: Core): void {
   });
 
   const ofRecord = '/api/collections/:collection/records/:id/sessions';
-  app.get(ofRecord, (event) => {
+  app.get(ofRecord, async (event) => {
     const auth = requireSuperuser(event);
-    return { items: core.auth.sessionsOf(param(event, 'collection'), param(event, 'id')).map((s) => view(s, auth.sessionId)) };
+    return { items: (await core.auth.sessionsOf(param(event, 'collection'), param(event, 'id'))).map((s) => view(s, auth.sessionId)) };
   });
 
   app.delete(`${ofRecord}/:sessionId`, async (event) => {
