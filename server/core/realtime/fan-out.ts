@@ -16,6 +16,7 @@ import type { RealtimeLimits } from './subscription-limits.js';
 import { RealtimeBroker, type RealtimeClient, type RealtimeMessage } from './broker.js';
 import { goesSecond, shapeMessage, shapesOf, VISITS_PER_STEP, type Delivery, type Shape } from './shapes.js';
 import { parseSubscribeForm } from './topics.js';
+import { LaneSlices } from './slices.js';
 
 const SLICE_MS = 8;
 
@@ -67,9 +68,6 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'registry' | 'budget
   const behind: Delivery[] = [];
   /** Their held messages and second-lane shape members, counted as they were queued. */
   let behindEntries = 0;
-  let first: AsyncGenerator<void> | null = null;
-  let second: AsyncGenerator<void> | null = null;
-  let scheduled = false;
 
   function send(client: RealtimeClient, m: RealtimeMessage): void {
     if (!client.send(m)) broker.disconnect(client.id);
@@ -147,7 +145,7 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'registry' | 'budget
     const clients = new Set(behind.flatMap((x) => [...x.slow]));
     behind.length = 0;
     behindEntries = 0;
-    second = null;
+    slices.drop('second');
     for (const client of clients) {
       client.behind = 0;
       broker.disconnect(client.id);
@@ -180,44 +178,11 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'registry' | 'budget
     }
   }
 
-  /** One step of a lane; false once it has nothing left. */
-  async function step(lane: 'first' | 'second'): Promise<boolean> {
-    if (lane === 'first') {
-      if (first === null && pending.length === 0) return false;
-      const running = (first ??= firstLane());
-      if ((await running.next()).done && first === running) first = null;
-      return true;
-    }
-    if (second === null && behind.length === 0) return false;
-    const running = (second ??= secondLane());
-    if ((await running.next()).done && second === running) second = null;
-    return true;
-  }
-
-  /**
-   * A slice: the first lane for half of it, the second lane for the rest, then the first again. One
-   * slice runs at a time (`scheduled` stays set until it ends); its clock counts the whole slice, the
-   * time its queries waited for a write included.
-   */
-  async function run(): Promise<void> {
-    const start = performance.now();
-    const half = start + SLICE_MS / 2;
-    const end = start + SLICE_MS;
-    try {
-      let busy = true;
-      while (busy && performance.now() < half) busy = await step('first');
-      busy = true;
-      while (busy && performance.now() < end) busy = await step('second');
-      busy = true;
-      while (busy && performance.now() < end) busy = await step('first');
-    } catch (err) {
-      first = null;
-      second = null;
-      env.report(err);
-    }
-    scheduled = false;
-    if (first !== null || second !== null || pending.length > 0 || behind.length > 0) schedule();
-  }
+  const slices = new LaneSlices({
+    first: firstLane, second: secondLane,
+    firstHasWork: () => pending.length > 0, secondHasWork: () => behind.length > 0,
+    report: env.report,
+  }, SLICE_MS);
 
   function enqueue(item: Pending): void {
     if (broker.size === 0) return;
@@ -226,19 +191,13 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'registry' | 'budget
       pending.length = 0;
       behind.length = 0;
       behindEntries = 0;
-      first = null;
-      second = null;
+      slices.drop('first');
+      slices.drop('second');
       broker.closeAll();
       return;
     }
     pending.push(item);
-    schedule();
-  }
-
-  function schedule(): void {
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(() => void run());
+    slices.schedule();
   }
 
   return {
@@ -259,7 +218,7 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'registry' | 'budget
     /** Resolves once every change queued so far is delivered (tests, benches). */
     idle(): Promise<void> {
       return new Promise((resolve) => {
-        const check = () => (pending.length === 0 && behind.length === 0 && first === null && second === null && !scheduled ? resolve() : setImmediate(check));
+        const check = () => (pending.length === 0 && behind.length === 0 && slices.idle ? resolve() : setImmediate(check));
         check();
       });
     },
