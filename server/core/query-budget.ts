@@ -77,3 +77,15 @@ export async function underDeadline<T>(
     throw budgetError(err, budgetMs);
   }
 }
+
+/**
+ * A read-only operation under its budget, all its reads on one committed state (`store.snapshot`): a
+ * list's page, its count and its expand agree, as when the store answered synchronously.
+ */
+export async function readUnderDeadline<T>(store: Store, budgetMs: number, operation: (db: ReadDb) => Promise<T>, readBytes = MAX_RESPONSE_BYTES): Promise<T> {
+  try {
+    return await store.snapshot(operation, new QueryBudget(budgetMs, readBytes));
+  } catch (err) {
+    throw budgetError(err, budgetMs);
+  }
+}

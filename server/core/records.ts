@@ -2,7 +2,7 @@
 // (record-response.ts). Every operation a client drives runs under a query budget of its own (query-budget.ts).
 import { notFound } from '../errors.js';
 import type { ReadDb } from '../store/db.js';
-import { underDeadline } from './query-budget.js';
+import { readUnderDeadline, underDeadline } from './query-budget.js';
 import type { CoreEnv } from './env.js';
 import type { Page } from './request-params.js';
 import { listRecords, viewRecord } from './records-read.js';
@@ -18,6 +18,8 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
   const { store, registry, budgetMs, responseBytes } = env;
   const writes = createRecordWrites(env, feed);
   const budgeted = <T>(operation: (db: ReadDb) => Promise<T>): Promise<T> => underDeadline(store, budgetMs, operation, responseBytes);
+  /** A read-only operation: its reads on one committed state (no write commits between a page and its count). */
+  const reading = <T>(operation: (db: ReadDb) => Promise<T>): Promise<T> => readUnderDeadline(store, budgetMs, operation, responseBytes);
   const present = (db: ReadDb, c: Collection, rows: Row[], ctx: RequestContext, written = false) => presentRecords(db, c, rows, ctx, written, responseBytes);
 
   function collection(idOrName: string, message = 'Missing collection context.'): Collection {
@@ -32,7 +34,7 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
     /** Only the columns `fields` picks are read (with what expanding and presenting need). */
     list(name: string, ctx: ListContext): Promise<Page<unknown>> {
       const c = collection(name);
-      return budgeted(async (db) => {
+      return reading(async (db) => {
         const page = await listRecords(db, c, ctx, listedColumns(ctx));
         return { ...page, items: await present(db, c, page.items, ctx) };
       });
@@ -40,7 +42,7 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
 
     view(name: string, id: string, ctx: RequestContext): Promise<unknown> {
       const c = collection(name);
-      return budgeted(async (db) => (await present(db, c, [await viewRecord(db, c, id, ctx)], ctx))[0]);
+      return reading(async (db) => (await present(db, c, [await viewRecord(db, c, id, ctx)], ctx))[0]);
     },
 
     // A write's checks run under one budget (the transaction, which repeats a check that already

@@ -34,6 +34,12 @@ export interface Store extends ReadDb {
    * read between two of its rows; past its read bytes (see valueBytes), with ReadTooLargeError.
    */
   reader(budget: QueryBudget): ReadDb;
+  /**
+   * Runs `fn`'s reads on one committed state: no write commits while it runs (a list's page, count and
+   * expand agree). `fn` only reads, through the reader it is handed (under `budget` when given); a write
+   * or another snapshot from inside it would wait for it.
+   */
+  snapshot<T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T>;
   /** Writes a snapshot and empties the journal. */
   checkpoint(): Promise<void>;
   /** Checkpoints (when durable) and releases the database. */

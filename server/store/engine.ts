@@ -136,6 +136,10 @@ export class Engine implements Store {
     get: <T = Row>(sql: string, params?: Params) => this.read(budget, () => queryGet<T>(this.cache, sql, params, this.rowRead)),
   });
 
+  // in a turn of its own: no transaction opens (and none is open) while `fn` reads
+  snapshot = <T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T> =>
+    this.inTurn(() => fn(budget ? this.reader(budget) : this), this.gate);
+
   checkDeadline = this.deadlines.check;
 
   defineFunction = (name: string, fn: SqlFunction): void => {

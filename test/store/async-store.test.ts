@@ -147,6 +147,21 @@ describe('the async store', () => {
     expect((await store.backup()).bytes.byteLength).toBeGreaterThan(0);
   });
 
+  it('a snapshot\'s reads see one committed state: a write asked for meanwhile commits after it', async () => {
+    const store = await openWithTable();
+    const count = async (db: Pick<Store, 'get'>) => (await db.get<{ n: number }>('SELECT count(*) AS n FROM t'))?.n;
+    let writing: Promise<unknown> = Promise.resolve();
+    const seen = await store.snapshot(async (db) => {
+      const before = await count(db);
+      writing = store.write((tx) => tx.run("INSERT INTO t (id, n) VALUES ('during', 1)"));
+      await sleep(20);
+      return [before, await count(db)];
+    });
+    expect(seen).toEqual([0, 0]); // a list's page and its count agree
+    await writing;
+    expect(await count(store)).toBe(1);
+  });
+
   it('a backup taken while a transaction is open holds only committed rows', async () => {
     const store = await openWithTable(stores.dirs.make());
     await store.write((tx) => tx.run("INSERT INTO t (id, n) VALUES ('before', 1)"));
