@@ -48,7 +48,7 @@ export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' |
   async function passesAuthRule(c: Collection, record: Row, ctx: RuleInput): Promise<boolean> {
     if (isLocked(c.authRule)) return false;
     if (isOpen(c.authRule)) return true;
-    const authCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context: 'password', auth: { collection: c, record, sessionId: '' } } };
+    const authCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context: 'password', auth: { collection: c, record, sessionId: '' } }, ...(ctx.dialect === undefined ? {} : { dialect: ctx.dialect }) };
     const w = ruleSql(c.authRule, c, authCtx);
     return (await store.get(`SELECT 1 AS ok FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${w.sql})`, [record.id, ...w.params])) !== undefined;
   }

@@ -125,6 +125,17 @@ export interface Dialect {
   equalsNoCase(column: string): string;
   /** The key of the unique index over `column` that `equalsNoCase` uses. */
   noCaseKey(column: string): string;
+  /**
+   * What a statement reading a table's rows ends with to read them in insertion order: nothing on
+   * SQLite, whose scans go in rowid order; `ORDER BY "_rowid_"` on PostgreSQL.
+   */
+  readonly rowOrder: string;
+  /** A FROM item over the items (as text) of a stored JSON list, each read as `json_each.value`. */
+  jsonItems(list: string): string;
+  /** A top-level key of a stored JSON object as text (byte-ordered), NULL when absent. */
+  jsonText(column: string, key: string): string;
+  /** A top-level boolean key of a stored JSON object as the engine's truth value (a bool column). */
+  jsonFlag(column: string, key: string): string;
   /** A bound value (`?`) typed as a column of a field of `fieldType` holds it (a row built from values: `(SELECT ? AS "a")`). */
   typedParam(fieldType: string): string;
   /** Insert one row (`?` per column) or, when a row with the same `key` exists, replace its other columns. */
@@ -182,6 +193,10 @@ export const SQLITE: Dialect = {
   statement: (text) => text,
   storedName: (name) => name,
   keyJoin: 'CROSS JOIN',
+  rowOrder: '',
+  jsonItems: (list) => `json_each(${list})`,
+  jsonText: (column, key) => `json_extract(${column}, '$.${checkedName(key)}')`,
+  jsonFlag: (column, key) => `json_extract(${column}, '$.${checkedName(key)}')`,
   typedParam: () => '?',
   equalsNoCase: (column) => `${column} COLLATE NOCASE = ?`,
   noCaseKey: (column) => `${column} COLLATE NOCASE`,
@@ -463,6 +478,11 @@ export const POSTGRES: Dialect = {
   statement: pgStatement,
   storedName: postgresName,
   keyJoin: 'JOIN',
+  rowOrder: ` ORDER BY "${'_rowid_'}"`,
+  // named as SQLite's table-valued function is, so the statement around it reads `json_each.value` on both
+  jsonItems: (list) => `json_array_elements_text(CAST(CAST(${list} AS text) AS json)) AS json_each(value)`,
+  jsonText: (column, key) => `((CAST(${column} AS json) ->> '${checkedName(key)}') COLLATE "C")`,
+  jsonFlag: (column, key) => `COALESCE((CAST(${column} AS json) ->> '${checkedName(key)}') = 'true', FALSE)`,
   // through integer: a driver typing the parameter from the statement then takes the stored 0/1 as given
   typedParam: (fieldType) => (fieldType === 'number' ? 'CAST(? AS double precision)' : fieldType === 'bool' ? 'CAST(CAST(? AS integer) AS boolean)' : 'CAST(? AS text)'),
   equalsNoCase: (column) => `translate(${column}, '${UPPER}', '${UPPER.toLowerCase()}') = translate(CAST(? AS text), '${UPPER}', '${UPPER.toLowerCase()}')`,

@@ -34,7 +34,7 @@ import { convertCollection, type Converted } from './schema-convert.js';
 import { diffCollections, type CollectionDiff } from './schema-diff.js';
 import { planImport, type Plan, type PlannedCollection } from './schema-plan.js';
 import { Notes, type TransferNote } from './transfer-notes.js';
-import { dropViews, realizeView, rebuildViews, ViewFailure, viewCreationOrder } from '../views.js';
+import { dropViews, realizeView, rebuildViews, refuseViewsOn, ViewFailure, viewCreationOrder } from '../views.js';
 import { noteOpenedRules } from './rule-changes.js';
 
 export interface SchemaImportResult {
@@ -120,7 +120,10 @@ async function startPass(dialect: Dialect, tx: WriteTx, plan: Plan, notes: Notes
   const scratch = new Registry();
   await scratch.load(tx);
   // a view's fields come from creating it over the schema as it stands in this transaction
-  const viewFields = (candidate: Collection) => realizeView(tx, candidate, [...scratch.all().filter((c) => c.id !== candidate.id), candidate]);
+  const viewFields = async (candidate: Collection) => {
+    refuseViewsOn(dialect);
+    return realizeView(tx, candidate, [...scratch.all().filter((c) => c.id !== candidate.id), candidate]);
+  };
   return {
     tx, dialect, plan, notes, sessions, scratch,
     before: new Map(scratch.all().map((c) => [c.id, c])),
