@@ -117,10 +117,11 @@ export interface Dialect {
   // What core/ writes (collections, records, sessions, sign-in): statement texts with `?` placeholders
   // and quoted names, which the store puts through `statement()`.
   /**
-   * The join of a list's page of keys back to its rows, `ON` following: SQLite's `CROSS JOIN` (which
-   * also fixes the join order for its planner), PostgreSQL's plain `JOIN`.
+   * The join of a list's page of row keys back to its rows (a deferred join), `ON` following: SQLite's
+   * `CROSS JOIN`, whose outer loop keeps the keys' order. Absent: the engine reads a page in one pass
+   * (PostgreSQL: a join keeps no order, and its sorter needs no such help).
    */
-  readonly keyJoin: string;
+  readonly keyJoin?: string;
   /** `column` equal to one bound value (`?`) ignoring ASCII case only (SQLite's NOCASE; a sign-in e-mail). */
   equalsNoCase(column: string): string;
   /** The key of the unique index over `column` that `equalsNoCase` uses. */
@@ -477,7 +478,6 @@ export const POSTGRES: Dialect = {
   },
   statement: pgStatement,
   storedName: postgresName,
-  keyJoin: 'JOIN',
   rowOrder: ` ORDER BY "${'_rowid_'}"`,
   // named as SQLite's table-valued function is, so the statement around it reads `json_each.value` on both
   jsonItems: (list) => `json_array_elements_text(CAST(CAST(${list} AS text) AS json)) AS json_each(value)`,
@@ -485,7 +485,8 @@ export const POSTGRES: Dialect = {
   jsonFlag: (column, key) => `COALESCE((CAST(${column} AS json) ->> '${checkedName(key)}') = 'true', FALSE)`,
   // through integer: a driver typing the parameter from the statement then takes the stored 0/1 as given
   typedParam: (fieldType) => (fieldType === 'number' ? 'CAST(? AS double precision)' : fieldType === 'bool' ? 'CAST(CAST(? AS integer) AS boolean)' : 'CAST(? AS text)'),
-  equalsNoCase: (column) => `translate(${column}, '${UPPER}', '${UPPER.toLowerCase()}') = translate(CAST(? AS text), '${UPPER}', '${UPPER.toLowerCase()}')`,
+  // `<> ''` as the index's predicate says (a value to match is never ''), so the partial index serves it
+  equalsNoCase: (column) => `(translate(${column}, '${UPPER}', '${UPPER.toLowerCase()}') = translate(CAST(? AS text), '${UPPER}', '${UPPER.toLowerCase()}') AND ${column} != '')`,
   noCaseKey: (column) => `translate(${column}, '${UPPER}', '${UPPER.toLowerCase()}')`,
   upsert: (table, columns, key) => {
     const rest = columns.filter((c) => !key.includes(c));
