@@ -19,6 +19,9 @@ import { listCollections } from '../../server/core/collections-list.js';
 import { createSessions } from '../../server/core/session-store.js';
 import { Registry } from '../../server/core/collection-registry.js';
 import { refuseViewsOn, ViewQueryError } from '../../server/core/views.js';
+import { buildCollection } from '../../server/core/collections-input.js';
+import { defaults } from '../../server/core/collections-defaults.js';
+import { ApiError } from '../../server/errors.js';
 import type { Collection, Field, Row, SqlValue } from '../../server/model/types.js';
 import { collection } from '../filter/fixtures.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
@@ -242,6 +245,17 @@ describePostgres('core SQL on PostgreSQL', () => {
     expect((await db().all<{ id: string }>(`SELECT "id" FROM "_sessions" ORDER BY "id"`)).map((r) => r.id)).toEqual(['s2', 's4']);
     await write((tx) => sessions.endOthers(tx, 'c', 'r', null));
     expect((await db().all<{ id: string }>(`SELECT "id" FROM "_sessions" ORDER BY "id"`)).map((r) => r.id)).toEqual(['s4']);
+  });
+
+  it('refuses, when a collection is saved, a rule PostgreSQL cannot run', async () => {
+    const input = { name: 'weekly', type: 'base', fields: [{ name: 'created', type: 'autodate', onCreate: true }], listRule: "strftime('%W', created) = '01'" };
+    const ctx = { lookup: () => undefined, allCollections: () => [], dialect: POSTGRES };
+    const refused = await buildCollection(input, ctx, defaults, '2024-01-01 00:00:00.000Z').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(JSON.stringify((refused as ApiError).data.listRule)).toContain('format \\"%W\\" is not supported on PostgreSQL');
+    // the same rule on SQLite is saved
+    const { dialect: _pg, ...sqlite } = ctx;
+    expect((await buildCollection(input, sqlite, defaults, '2024-01-01 00:00:00.000Z')).listRule).toBe(input.listRule);
   });
 
   it('refuses view collections, naming the engine', () => {
