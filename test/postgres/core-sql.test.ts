@@ -20,6 +20,9 @@ import { createSessions } from '../../server/core/session-store.js';
 import { Registry } from '../../server/core/collection-registry.js';
 import { refuseViewsOn, ViewQueryError } from '../../server/core/views.js';
 import { buildCollection } from '../../server/core/collections-input.js';
+import { deleteWithReferences } from '../../server/core/writes/cascade.js';
+import { expandRecords } from '../../server/core/expand.js';
+import type { RecordChange } from '../../server/core/writes/changes.js';
 import { defaults } from '../../server/core/collections-defaults.js';
 import { ApiError } from '../../server/errors.js';
 import type { Collection, Field, Row, SqlValue } from '../../server/model/types.js';
@@ -245,6 +248,41 @@ describePostgres('core SQL on PostgreSQL', () => {
     expect((await db().all<{ id: string }>(`SELECT "id" FROM "_sessions" ORDER BY "id"`)).map((r) => r.id)).toEqual(['s2', 's4']);
     await write((tx) => sessions.endOthers(tx, 'c', 'r', null));
     expect((await db().all<{ id: string }>(`SELECT "id" FROM "_sessions" ORDER BY "id"`)).map((r) => r.id)).toEqual(['s4']);
+  });
+
+  it('cascades a delete and clears references, in insertion order, and expands back-relations', async () => {
+    const authors = collection('authors', 'base', [{ name: 'name', type: 'text' }]);
+    const books = collection('books', 'base', [
+      { name: 'title', type: 'text' },
+      { name: 'author', type: 'relation', collectionId: 'c_authors', maxSelect: 1, cascadeDelete: true } as Field,
+      { name: 'fans', type: 'relation', collectionId: 'c_authors', maxSelect: 9, cascadeDelete: false } as Field,
+    ]);
+    const registry = new Registry();
+    for (const c of [authors, books]) registry.put(c);
+    await write(async (tx) => {
+      for (const c of [authors, books]) await createCollectionTable(POSTGRES, tx, c);
+      for (const [id, name] of [['a1', 'Ann'], ['a2', 'Ben']]) await insert(tx, 'authors', { id, name });
+      await insert(tx, 'books', { id: 'b3', title: 'third', author: 'a2', fans: '["a1","a2"]' });
+      await insert(tx, 'books', { id: 'b1', title: 'first', author: 'a1', fans: '["a2"]' });
+      await insert(tx, 'books', { id: 'b2', title: 'second', author: 'a1', fans: '[]' });
+    });
+    const ctx = requestContext({ auth: null, method: 'GET', query: { expand: 'books_via_author,books_via_fans' }, headers: [] }, registry.lookup, POSTGRES);
+    const [ann] = await expandRecords(db(), authors, [{ id: 'a1', name: 'Ann' }], ctx);
+    const expanded = ann.expand as Record<string, { id: string }[]>;
+    expect(expanded.books_via_author.map((b) => b.id)).toEqual(['b1', 'b2']);
+    expect(expanded.books_via_fans.map((b) => b.id)).toEqual(['b3']);
+    const changes: RecordChange[] = [];
+    const sessions = createSessions({ dialect: 'postgres' } as Store, registry);
+    await write(async (tx) => deleteWithReferences(POSTGRES, tx, registry, sessions, authors, { id: 'a1', name: 'Ann' }, changes));
+    // b1 and b2 (author a1) are deleted in insertion order; b3 keeps its other fan
+    expect(changes.map((c) => `${c.action} ${c.collection.name} ${String((c.before ?? c.after)?.id)}`)).toEqual(['delete authors a1', 'delete books b1', 'delete books b2', 'update books b3']);
+    expect(await db().all(`SELECT "id", "fans" FROM "books"`)).toEqual([{ id: 'b3', fans: '["a2"]' }]);
+    // a second delete asks through the index of referrers (one scan of the JSON lists)
+    await write(async (tx) => {
+      const walk: RecordChange[] = [];
+      await deleteWithReferences(POSTGRES, tx, registry, sessions, authors, { id: 'a2', name: 'Ben' }, walk);
+      expect(walk.map((c) => `${c.action} ${c.collection.name} ${String((c.before ?? c.after)?.id)}`)).toEqual(['delete authors a2', 'delete books b3']);
+    });
   });
 
   it('refuses, when a collection is saved, a rule PostgreSQL cannot run', async () => {
