@@ -1,7 +1,9 @@
 // The SQL dialect: everything the filter compiler (and the record resolver in server/rules/) writes
 // differently for SQLite (sql.js, the desktop) and PostgreSQL 15 (the team server). One object per
 // engine; compilation takes one through `CompileScope.dialect` and defaults to SQLITE, whose output is
-// exactly the SQL the compiler wrote before dialects existed.
+// exactly the SQL the compiler wrote before dialects existed. Core's own statements (tables, indexes,
+// upserts, list pages, sessions...; docs/architecture.md "The SQL dialect") take it too, through
+// CoreEnv.dialect, and on SQLite stay what core wrote before.
 //
 // What differs, and how PostgreSQL is made to select the same rows in the same order as SQLite:
 // - truth: SQLite's `1` / 0-1 integers; PostgreSQL's `TRUE` and booleans (bool columns and boolean
