@@ -129,10 +129,10 @@ export interface Dialect {
   /** The key of the unique index over `column` that `equalsNoCase` uses. */
   noCaseKey(column: string): string;
   /**
-   * What a statement reading a table's rows ends with to read them in insertion order: nothing on
-   * SQLite, whose scans go in rowid order; `ORDER BY "_rowid_"` on PostgreSQL.
+   * What a statement reading one table's rows (as `alias`, when it has one) ends with to read them in
+   * insertion order: nothing on SQLite, whose scans go in rowid order; `ORDER BY "_rowid_"` on PostgreSQL.
    */
-  readonly rowOrder: string;
+  rowOrder(alias?: string): string;
   /** A FROM item over the items (as text) of a stored JSON list, each read as `json_each.value`. */
   jsonItems(list: string): string;
   /** A top-level key of a stored JSON object as text (byte-ordered), NULL when absent. */
@@ -196,7 +196,7 @@ export const SQLITE: Dialect = {
   statement: (text) => text,
   storedName: (name) => name,
   keyJoin: 'CROSS JOIN',
-  rowOrder: '',
+  rowOrder: () => '',
   jsonItems: (list) => `json_each(${list})`,
   jsonText: (column, key) => `json_extract(${column}, '$.${checkedName(key)}')`,
   jsonFlag: (column, key) => `json_extract(${column}, '$.${checkedName(key)}')`,
@@ -480,7 +480,7 @@ export const POSTGRES: Dialect = {
   },
   statement: pgStatement,
   storedName: postgresName,
-  rowOrder: ` ORDER BY "${'_rowid_'}"`,
+  rowOrder: (alias) => ` ORDER BY ${alias === undefined ? '' : `${checkedAlias(alias)}.`}"${ROW_ORDER_COLUMN}"`,
   // named as SQLite's table-valued function is, so the statement around it reads `json_each.value` on both
   jsonItems: (list) => `json_array_elements_text(CAST(CAST(${list} AS text) AS json)) AS json_each(value)`,
   jsonText: (column, key) => `((CAST(${column} AS json) ->> '${checkedName(key)}') COLLATE "C")`,
@@ -573,6 +573,11 @@ function isKey(field: TableModel['fields'][number]): boolean {
 const tableConstraints = ['pkey', 'rowid_key'] as const;
 function constraintName(table: string, suffix: (typeof tableConstraints)[number]): string {
   return `${table}_${suffix}`;
+}
+
+function checkedAlias(alias: string): string {
+  if (!/^[A-Za-z_]\w*$/.test(alias)) throw new Error(`unsafe SQL alias ${JSON.stringify(alias)}`);
+  return alias;
 }
 
 function checkedName(name: string): string {

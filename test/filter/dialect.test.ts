@@ -81,7 +81,7 @@ describe("core's statements", () => {
     expect(SQLITE.renameTable('_tmp_x', 'posts')).toEqual(['ALTER TABLE "_tmp_x" RENAME TO "posts"']);
     expect(SQLITE.jsonItems('r."tags"')).toBe('json_each(r."tags")');
     expect(SQLITE.jsonText('"data"', 'type')).toBe(`json_extract("data", '$.type')`);
-    expect([SQLITE.keyJoin, SQLITE.rowOrder, SQLITE.typedParam('number'), SQLITE.tableSql, SQLITE.indexSql]).toEqual(['CROSS JOIN', '', '?', undefined, undefined]);
+    expect([SQLITE.keyJoin, SQLITE.rowOrder('r'), SQLITE.typedParam('number'), SQLITE.tableSql, SQLITE.indexSql]).toEqual(['CROSS JOIN', '', '?', undefined, undefined]);
   });
 
   it('refuse names outside the allow-list', () => {

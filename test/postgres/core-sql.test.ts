@@ -166,9 +166,9 @@ describePostgres('core SQL on PostgreSQL', () => {
   });
 
   it('reads JSON lists\' items as expand and cascade do (json_each.value)', async () => {
-    const holding = await db().all<{ id: string }>(`SELECT r."id" AS id FROM "people" AS r WHERE EXISTS (SELECT 1 FROM ${POSTGRES.jsonItems('r."tags"')} WHERE json_each.value IN (?, ?))${POSTGRES.rowOrder.replace('"_rowid_"', 'r."_rowid_"')}`, ['c', 'x']);
+    const holding = await db().all<{ id: string }>(`SELECT r."id" AS id FROM "people" AS r WHERE EXISTS (SELECT 1 FROM ${POSTGRES.jsonItems('r."tags"')} WHERE json_each.value IN (?, ?))${POSTGRES.rowOrder('r')}`, ['c', 'x']);
     expect(holding.map((r) => r.id)).toEqual(['p3', 'p4']);
-    const pairs = await db().all<{ id: string; ref: string }>(`SELECT t."id" AS id, json_each.value AS ref FROM "people" AS t, ${POSTGRES.jsonItems('t."tags"')}${POSTGRES.rowOrder.replace('"_rowid_"', 't."_rowid_"')}`);
+    const pairs = await db().all<{ id: string; ref: string }>(`SELECT t."id" AS id, json_each.value AS ref FROM "people" AS t, ${POSTGRES.jsonItems('t."tags"')}${POSTGRES.rowOrder('t')}`);
     expect(pairs.map((p) => `${p.id}:${p.ref}`)).toEqual(['p1:a', 'p1:b', 'p3:c', 'p4:b', 'p4:a', 'p4:c']);
   });
 
@@ -266,6 +266,8 @@ describePostgres('core SQL on PostgreSQL', () => {
       await insert(tx, 'books', { id: 'b1', title: 'first', author: 'a1', fans: '["a2"]' });
       await insert(tx, 'books', { id: 'b2', title: 'second', author: 'a1', fans: '[]' });
     });
+    // an updated row moves to the end of PostgreSQL's heap: only ORDER BY "_rowid_" keeps insertion order
+    await write((tx) => tx.run(`UPDATE "books" SET "title" = 'first!' WHERE "id" = 'b1'`));
     const ctx = requestContext({ auth: null, method: 'GET', query: { expand: 'books_via_author,books_via_fans' }, headers: [] }, registry.lookup, POSTGRES);
     const [ann] = await expandRecords(db(), authors, [{ id: 'a1', name: 'Ann' }], ctx);
     const expanded = ann.expand as Record<string, { id: string }[]>;
