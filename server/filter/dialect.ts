@@ -485,8 +485,9 @@ export const POSTGRES: Dialect = {
   jsonItems: (list) => `json_array_elements_text(CAST(CAST(${list} AS text) AS json)) AS json_each(value)`,
   jsonText: (column, key) => `((CAST(${column} AS json) ->> '${checkedName(key)}') COLLATE "C")`,
   jsonFlag: (column, key) => `COALESCE((CAST(${column} AS json) ->> '${checkedName(key)}') = 'true', FALSE)`,
-  // through integer: a driver typing the parameter from the statement then takes the stored 0/1 as given
-  typedParam: (fieldType) => (fieldType === 'number' ? 'CAST(? AS double precision)' : fieldType === 'bool' ? 'CAST(CAST(? AS integer) AS boolean)' : 'CAST(? AS text)'),
+  // a bool through text: a driver typing the parameter from the statement sends 1/0 and true/false as
+  // '1', 'true'..., which PostgreSQL reads as booleans (typed boolean, postgres.js would send 1 as false)
+  typedParam: (fieldType) => (fieldType === 'number' ? 'CAST(? AS double precision)' : fieldType === 'bool' ? 'CAST(CAST(? AS text) AS boolean)' : 'CAST(? AS text)'),
   // `<> ''` as the index's predicate says (a value to match is never ''), so the partial index serves it
   equalsNoCase: (column) => `(translate(${column}, '${UPPER}', '${UPPER.toLowerCase()}') = translate(CAST(? AS text), '${UPPER}', '${UPPER.toLowerCase()}') AND ${column} != '')`,
   noCaseKey: (column) => `translate(${column}, '${UPPER}', '${UPPER.toLowerCase()}')`,

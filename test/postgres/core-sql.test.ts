@@ -21,6 +21,7 @@ import { Registry } from '../../server/core/collection-registry.js';
 import { refuseViewsOn, ViewQueryError } from '../../server/core/views.js';
 import { buildCollection } from '../../server/core/collections-input.js';
 import { deleteWithReferences } from '../../server/core/writes/cascade.js';
+import { mayAccess, subscriberContext } from '../../server/core/realtime/record-access.js';
 import { expandRecords } from '../../server/core/expand.js';
 import type { RecordChange } from '../../server/core/writes/changes.js';
 import { defaults } from '../../server/core/collections-defaults.js';
@@ -163,6 +164,17 @@ describePostgres('core SQL on PostgreSQL', () => {
     expect(await passes({ id: 'n1', score: 2, verified: false, name: 'x', tags: ['a', 'b'] })).toBe(false);
     expect(await passes({ id: 'n1', score: 3, verified: true, name: 'x', tags: ['a', 'b'] })).toBe(false);
     expect(await passes({ id: 'n1', score: 3, verified: false, name: 'x', tags: ['a'] })).toBe(false);
+  });
+
+  it('checks a realtime event\'s row (as the store read it, booleans included) under the rule and filter', async () => {
+    const ruled = { ...people, listRule: 'verified = true && score >= 2' };
+    const ctx = subscriberContext(null, { query: { filter: 'name != ""' }, headers: {}, key: '' }, () => ruled, POSTGRES);
+    const row = (verified: boolean | number, score: number): Row => ({ id: 'p1', name: 'alice', email: '', emailVisibility: false, verified, score, tags: '[]', best: '', created: '', password: '' }) as unknown as Row;
+    expect(await mayAccess(db(), ruled, 'listRule', ctx, row(true, 3))).toBe(true);
+    expect(await mayAccess(db(), ruled, 'listRule', ctx, row(1, 3))).toBe(true);
+    expect(await mayAccess(db(), ruled, 'listRule', ctx, row(false, 3))).toBe(false);
+    expect(await mayAccess(db(), ruled, 'listRule', ctx, row(0, 3))).toBe(false);
+    expect(await mayAccess(db(), ruled, 'listRule', ctx, row(true, 1))).toBe(false);
   });
 
   it('reads JSON lists\' items as expand and cascade do (json_each.value)', async () => {
