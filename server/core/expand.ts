@@ -4,7 +4,8 @@ import { ApiError } from '../errors.js';
 import { valueBytes } from '../store/deadline.js';
 import { responseTooLarge } from './query-budget.js';
 import type { ReadDb } from '../store/db.js';
-import { ruleWhereOrNull } from './access.js';
+import { compileDialect, ruleWhereOrNull } from './access.js';
+import { SQLITE, type Dialect } from '../rules/compile.js';
 import type { RequestContext, RuleInput } from './request-context.js';
 import { PATH_END, type ExpandTree } from './request-params.js';
 import { recordSerializer, shownFields, viewerOf, type ApiRecord, type Viewer } from './record-serializer.js';
@@ -60,7 +61,7 @@ function recordBytes(record: ApiRecord): number {
  * and paths) loads at most MAX_EXPANDED_RECORDS rows: past them it is a 400 (no query returns more
  * than one past the cap).
  */
-async function fetchRows(db: ReadDb, target: Collection, viewer: Viewer, where: { sql: string; params: SqlValue[] }, cond: string, values: string[], budget: Budget): Promise<Row[]> {
+async function fetchRows(db: ReadDb, target: Collection, viewer: Viewer, where: { sql: string; params: SqlValue[] }, cond: string, values: string[], budget: Budget, order = ''): Promise<Row[]> {
   const rows: Row[] = [];
   const columns = shownFields(target, viewer).map((f) => `r.${ident(f.name)}`).join(', ');
   for (let i = 0; i < values.length; i += CHUNK) {
@@ -68,7 +69,7 @@ async function fetchRows(db: ReadDb, target: Collection, viewer: Viewer, where: 
     const marks = part.map(() => '?').join(',');
     // a constant LIMIT (one prepared statement per shape; a bound one made the query 25% slower)
     const found = await db.all<Row>(
-      `SELECT ${columns} FROM ${ident(target.name)} AS r WHERE ${cond.replace('%IN%', `(${marks})`)} AND (${where.sql}) LIMIT ${MAX_EXPANDED_RECORDS + 1}`,
+      `SELECT ${columns} FROM ${ident(target.name)} AS r WHERE ${cond.replace('%IN%', `(${marks})`)} AND (${where.sql})${order} LIMIT ${MAX_EXPANDED_RECORDS + 1}`,
       [...part, ...where.params],
     );
     budget.loaded += found.length;
@@ -85,7 +86,7 @@ interface Resolved {
   load(db: ReadDb, viewer: Viewer, where: { sql: string; params: SqlValue[] }, parents: ApiRecord[], budget: Budget): Promise<Row[]>;
 }
 
-function resolveSegment(c: Collection, seg: string, lookup: Lookup): Resolved | null {
+function resolveSegment(c: Collection, seg: string, lookup: Lookup, dialect: Dialect = SQLITE): Resolved | null {
   const field = c.fields.find((f) => f.name === seg);
   if (field && field.type === 'relation') {
     const target = lookup(field.collectionId);
@@ -127,8 +128,9 @@ function resolveSegment(c: Collection, seg: string, lookup: Lookup): Resolved | 
   };
   return {
     target,
+    // a parent's back-relations in insertion order: SQLite's scans give it, PostgreSQL is told (rowOrder)
     load: (db, viewer, where, parents, budget) =>
-      fetchRows(db, target, viewer, where, multi ? `EXISTS (SELECT 1 FROM json_each(${col}) WHERE json_each.value IN %IN%)` : `${col} IN %IN%`, parents.map((p) => String(p.id)), budget),
+      fetchRows(db, target, viewer, where, multi ? `EXISTS (SELECT 1 FROM ${dialect.jsonItems(col)} WHERE json_each.value IN %IN%)` : `${col} IN %IN%`, parents.map((p) => String(p.id)), budget, dialect.rowOrder('r')),
     attach(parent, _byId, rows) {
       const found = index(rows).get(String(parent.id));
       if (found === undefined) return undefined;
@@ -174,7 +176,7 @@ interface Budget {
 export async function expandRecords(db: ReadDb, c: Collection, records: ApiRecord[], ctx: RequestContext, maxBytes = Infinity): Promise<ApiRecord[]> {
   const budget: Budget = { loaded: 0, sizes: new Map(), bytes: new Map(), maxBytes };
   for (const r of records) budget.bytes.set(r, recordBytes(r));
-  const expandCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context: 'expand' } };
+  const expandCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context: 'expand' }, ...compileDialect(ctx) };
   const out = await expandLevel(db, c, records, validPaths(c, ctx.expand, ctx.lookup), expandCtx, viewerOf(ctx.request), budget);
   let total = 0;
   let bytes = 0;
@@ -225,7 +227,7 @@ async function expandLevel(db: ReadDb, c: Collection, records: ApiRecord[], tree
   let anyValid = false;
   for (const [seg, sub] of tree) {
     if (seg === PATH_END) continue;
-    const resolved = resolveSegment(c, seg, ctx.lookup);
+    const resolved = resolveSegment(c, seg, ctx.lookup, ctx.dialect);
     if (!resolved) continue; // unknown paths are ignored, as in PocketBase
     anyValid = true;
     const where = ruleWhereOrNull(resolved.target, 'viewRule', ctx);
