@@ -43,6 +43,11 @@ export interface Store extends ReadDb {
   /** The data folder, or null for an in-memory store. */
   readonly dir: string | null;
   /**
+   * The engine behind the store: the desktop's SQLite (sql.js) or a team server's PostgreSQL. The
+   * names are filter/dialect.ts's DialectName: core writes its SQL with `dialectOf(store.engine)`.
+   */
+  readonly engine: 'sqlite' | 'postgres';
+  /**
    * The `journal.<n>.log.damaged-*` files in the data folder when it was opened: writes kept aside from a
    * damaged journal (this start's or an earlier one's) that the owner has not dealt with yet.
    */

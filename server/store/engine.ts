@@ -86,6 +86,7 @@ interface Durable {
 }
 
 export class Engine implements Store {
+  readonly engine = 'sqlite' as const;
   readonly dir: string | null;
   readonly keptAside: readonly string[];
   private cache: StatementCache;
