@@ -1,8 +1,9 @@
-// PostgreSQL's errors as core knows them from the desktop engine, by SQLSTATE (never by wording):
-// a unique violation reads as SQLite's "UNIQUE constraint failed: ..." (what core/writes/validate.ts and
-// collections-ddl.ts parse), a cancelled statement under a budget as QueryTimeoutError, a full disk as
-// the disk's ENOSPC (which the HTTP layer answers with a 503, nothing changed). Anything else keeps
-// PostgreSQL's message, with its SQLSTATE as `code`.
+// PostgreSQL's errors as core knows them from the desktop engine, by SQLSTATE (never by wording): a
+// unique violation carries `storeFailure` (store/contract.ts: the index, or the columns of a key) and
+// reads as SQLite's "UNIQUE constraint failed: ..."; a statement cancelled under a budget is
+// QueryTimeoutError; a full disk is the disk's ENOSPC (which the HTTP layer answers with a 503,
+// nothing changed). Anything else keeps PostgreSQL's message, with its SQLSTATE as `code`.
+import type { StoreFailure } from '../store/contract.js';
 import { QueryTimeoutError } from '../store/deadline.js';
 import type { QueryBudget } from '../store/deadline.js';
 
@@ -28,8 +29,11 @@ export function mapPgError(err: unknown, budget: QueryBudget | null | undefined)
   if (typeof err !== 'object' || err === null || !(err instanceof Error)) return err;
   const pg = err as Error & PgErrorShape;
   switch (pg.code) {
-    case UNIQUE_VIOLATION:
-      return withCode(new Error(`UNIQUE constraint failed: ${uniqueTarget(pg)}`, { cause: err }), 'SQLITE_CONSTRAINT_UNIQUE');
+    case UNIQUE_VIOLATION: {
+      const failure = uniqueFailure(pg);
+      const target = failure.index !== undefined ? `index '${failure.index}'` : (failure.columns ?? []).map((c) => `${pg.table_name ?? ''}.${c}`).join(', ');
+      return Object.assign(new Error(`UNIQUE constraint failed: ${target}`, { cause: err }), { code: 'SQLITE_CONSTRAINT_UNIQUE', storeFailure: failure });
+    }
     case QUERY_CANCELED:
       return budget != null ? new QueryTimeoutError(budget.limit, { cause: err }) : err;
     case DISK_FULL:
@@ -42,18 +46,16 @@ export function mapPgError(err: unknown, budget: QueryBudget | null | undefined)
 }
 
 /**
- * What SQLite names after "UNIQUE constraint failed: ": `table.column, table.column` for a key or a
- * column's own UNIQUE, `index 'name'` for a unique index Deskbase created by name.
+ * What a unique violation refused: the columns of a table's own key or UNIQUE column (PostgreSQL names
+ * those constraints <table>_pkey and <table>_<columns>_key), else the unique index by its name.
  */
-function uniqueTarget(pg: PgErrorShape): string {
-  const table = pg.table_name ?? '';
+function uniqueFailure(pg: PgErrorShape): Extract<StoreFailure, { kind: 'unique' }> {
   const name = pg.constraint_name ?? '';
   const key = /^Key \((.+?)\)=/.exec(pg.detail ?? '');
-  // PostgreSQL names a table's own constraints <table>_pkey and <table>_<columns>_key
   if (key && (name.endsWith('_pkey') || name.endsWith('_key'))) {
-    return key[1].split(',').map((c) => `${table}.${c.trim().replace(/^"|"$/g, '')}`).join(', ');
+    return { kind: 'unique', columns: key[1].split(',').map((c) => c.trim().replace(/^"|"$/g, '')) };
   }
-  return `index '${name}'`;
+  return { kind: 'unique', index: name };
 }
 
 function withCode(error: Error, code: string): Error {

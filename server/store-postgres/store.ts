@@ -77,7 +77,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 }
 
 export class PostgresStore implements Store {
-  readonly engine = 'postgres' as const;
+  readonly dialect = 'postgres' as const;
   readonly keptAside: readonly string[] = [];
   private readonly statements = new Map<string, string>();
   private turns: Promise<void> = Promise.resolve();

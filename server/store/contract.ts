@@ -18,7 +18,22 @@ export interface WriteTx extends ReadDb {
   run(sql: string, params?: Params): Promise<{ changes: number }>;
 }
 
+/** The SQL a store's engine takes: core writes through the matching Dialect (server/filter/dialect.ts). */
+export type StoreDialect = 'sqlite' | 'postgres';
+
+/**
+ * What a store's error says a statement failed on, so core never reads an engine's wording: an error a
+ * store throws carries it as `storeFailure` (the desktop engine's sql.js errors do not: core reads
+ * SQLite's messages for it, in core/store-failures.ts, the one place that does).
+ * - unique: a unique index or key refused the row; `index` is its name as stored, when it is one of
+ *   the collection's (or maintained) indexes, `columns` the columns it covers, when the engine says;
+ * - full: the database cannot grow (the desktop's size cap).
+ */
+export type StoreFailure = { kind: 'unique'; index?: string; columns?: string[] } | { kind: 'full' };
+
 export interface Store extends ReadDb {
+  /** The SQL this store takes; absent means SQLite (the desktop engine). */
+  readonly dialect?: StoreDialect;
   /**
    * Runs `fn` inside one transaction, one writer at a time (later writes wait their turn; reads from
    * outside wait until the transaction ends). `fn` may await, and reads and writes inside it go through
@@ -42,11 +57,6 @@ export interface Store extends ReadDb {
   stats(): StoreStats;
   /** The data folder, or null for an in-memory store. */
   readonly dir: string | null;
-  /**
-   * The engine behind the store: the desktop's SQLite (sql.js) or a team server's PostgreSQL. The
-   * names are filter/dialect.ts's DialectName: core writes its SQL with `dialectOf(store.engine)`.
-   */
-  readonly engine: 'sqlite' | 'postgres';
   /**
    * The `journal.<n>.log.damaged-*` files in the data folder when it was opened: writes kept aside from a
    * damaged journal (this start's or an earlier one's) that the owner has not dealt with yet.

@@ -86,7 +86,6 @@ interface Durable {
 }
 
 export class Engine implements Store {
-  readonly engine = 'sqlite' as const;
   readonly dir: string | null;
   readonly keptAside: readonly string[];
   private cache: StatementCache;

@@ -67,10 +67,13 @@ describePostgres('the PostgreSQL store', () => {
     expect(await store.get('SELECT "id" FROM "t" WHERE "id" = ?', ['after-failure'])).toEqual({ id: 'after-failure' });
   });
 
-  it('names a unique index as SQLite does, so core can say which fields clash', async () => {
+  it('says which unique index or key refused a row (storeFailure), so core can say which fields clash', async () => {
     await store.write((tx) => tx.run('CREATE UNIQUE INDEX "idx_t_j" ON "t" ("j")'));
     await store.write((tx) => tx.run('INSERT INTO "t" ("id", "j") VALUES (?, ?)', ['u1', 'same']));
-    await expect(store.write((tx) => tx.run('INSERT INTO "t" ("id", "j") VALUES (?, ?)', ['u2', 'same']))).rejects.toThrow("UNIQUE constraint failed: index 'idx_t_j'");
+    const clash = store.write((tx) => tx.run('INSERT INTO "t" ("id", "j") VALUES (?, ?)', ['u2', 'same']));
+    await expect(clash).rejects.toThrow("UNIQUE constraint failed: index 'idx_t_j'");
+    await expect(clash).rejects.toMatchObject({ storeFailure: { kind: 'unique', index: 'idx_t_j' } });
+    await expect(store.write((tx) => tx.run('INSERT INTO "t" ("id") VALUES (?)', ['u1']))).rejects.toMatchObject({ storeFailure: { kind: 'unique', columns: ['id'] } });
     await store.write((tx) => tx.run('DROP INDEX "idx_t_j"'));
   });
 
@@ -168,6 +171,6 @@ describePostgres('the PostgreSQL store', () => {
     expect(() => store.defineFunction('my_function', () => null)).toThrow(/my_function/);
     expect(store.stats().entries).toBe(0);
     await store.checkpoint();
-    expect(store.engine).toBe('postgres');
+    expect(store.dialect).toBe('postgres');
   });
 });
