@@ -4,6 +4,8 @@ import { ApiError, badRequest, fieldError, type ErrorData } from '../errors.js';
 import type { WriteTx } from '../store/db.js';
 import { specFor } from './fields/index.js';
 import { ident } from '../filter/sql.js';
+import type { Dialect } from '../rules/compile.js';
+import { storeFailure } from './store-failures.js';
 import { maintainedIndexes, maintainedIndexSql } from './maintained-indexes.js';
 import type { Collection, Field, IndexDef } from '../model/types.js';
 import { isMultiple } from '../model/types.js';
@@ -12,45 +14,45 @@ export function columnSql(field: Field): string {
   return `${ident(field.name)} ${specFor(field).column(field)}`;
 }
 
-export function createTableSql(table: string, fields: Field[]): string {
-  return `CREATE TABLE ${ident(table)} (${fields.map(columnSql).join(', ')})`;
+/** The statements that create a collection's table (without its indexes) on the store's engine. */
+export function createTableSql(dialect: Dialect, table: string, fields: Field[]): string[] {
+  if (dialect.tableSql !== undefined) return dialect.tableSql({ name: table, fields, indexes: [] });
+  return [`CREATE TABLE ${ident(table)} (${fields.map(columnSql).join(', ')})`];
 }
 
-export function indexSql(c: Collection, index: IndexDef): string {
+export function indexSql(dialect: Dialect, c: Collection, index: IndexDef): string {
   const cols = index.fields.map((fid) => {
     const field = c.fields.find((f) => f.id === fid);
     if (!field) throw new Error(`index ${index.name} names unknown field ${fid}`);
-    return ident(field.name);
+    return field.name;
   });
-  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${ident(index.name)} ON ${ident(c.name)} (${cols.join(', ')})`;
+  if (dialect.indexSql !== undefined) return dialect.indexSql(c.name, { name: index.name, unique: index.unique === true }, cols);
+  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${ident(index.name)} ON ${ident(c.name)} (${cols.map(ident).join(', ')})`;
 }
 
-export async function createCollectionTable(tx: WriteTx, c: Collection): Promise<void> {
-  await tx.run(createTableSql(c.name, c.fields));
-  await createIndexes(tx, c);
+export async function createCollectionTable(dialect: Dialect, tx: WriteTx, c: Collection): Promise<void> {
+  for (const statement of createTableSql(dialect, c.name, c.fields)) await tx.run(statement);
+  await createIndexes(dialect, tx, c);
 }
 
-export async function createIndexes(tx: WriteTx, c: Collection): Promise<void> {
-  for (const index of maintainedIndexes(c)) await tx.run(maintainedIndexSql(c, index));
-  for (const index of c.indexes) await tx.run(indexSql(c, index));
+export async function createIndexes(dialect: Dialect, tx: WriteTx, c: Collection): Promise<void> {
+  for (const index of maintainedIndexes(c)) await tx.run(maintainedIndexSql(dialect, c, index));
+  for (const index of c.indexes) await tx.run(indexSql(dialect, c, index));
 }
 
-export async function dropIndexes(tx: WriteTx, table: string): Promise<void> {
-  const rows = await tx.all<{ name: string }>(
-    `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`,
-    [table],
-  );
+export async function dropIndexes(dialect: Dialect, tx: WriteTx, table: string): Promise<void> {
+  const rows = await tx.all<{ name: string }>(dialect.indexNames, [dialect.storedName(table)]);
   for (const row of rows) await tx.run(`DROP INDEX ${ident(row.name)}`);
 }
 
 /** How to carry a column's values over when a field keeps its id but changes shape. */
-function carryExpr(prev: Field, next: Field): string {
+function carryExpr(dialect: Dialect, prev: Field, next: Field): string {
   const col = ident(prev.name);
   const wasMulti = isMultiple(prev);
   const isMulti = isMultiple(next);
   // single ↔ multiple changes migrate stored values, keeping the last item when shrinking (PocketBase)
-  if (wasMulti && !isMulti) return `COALESCE(json_extract(${col}, '$[#-1]'), '')`;
-  if (!wasMulti && isMulti) return `CASE WHEN ${col} IS NULL OR ${col} = '' THEN '[]' ELSE json_array(${col}) END`;
+  if (wasMulti && !isMulti) return dialect.lastItem(col);
+  if (!wasMulti && isMulti) return dialect.listOf(col);
   return col;
 }
 
@@ -59,20 +61,20 @@ function carryExpr(prev: Field, next: Field): string {
  * is filled from the old one, fields matched by id, then swapped in. Runs inside the caller's
  * transaction, so a failure (for example a unique index over duplicates) leaves everything as it was.
  */
-export async function rebuildTable(tx: WriteTx, prev: Collection, next: Collection): Promise<void> {
+export async function rebuildTable(dialect: Dialect, tx: WriteTx, prev: Collection, next: Collection): Promise<void> {
   const tmp = `_tmp_${next.id}`;
-  await tx.run(createTableSql(tmp, next.fields));
+  for (const statement of createTableSql(dialect, tmp, next.fields)) await tx.run(statement);
   const carried = next.fields
     .map((f) => ({ next: f, prev: prev.fields.find((p) => p.id === f.id) }))
     .filter((pair): pair is { next: Field; prev: Field } => pair.prev !== undefined);
   if (carried.length > 0) {
-    const cols = carried.map((p) => ident(p.next.name)).join(', ');
-    const exprs = carried.map((p) => carryExpr(p.prev, p.next)).join(', ');
-    await tx.run(`INSERT INTO ${ident(tmp)} (${cols}) SELECT ${exprs} FROM ${ident(prev.name)}`);
+    const cols = carried.map((p) => p.next.name);
+    const exprs = carried.map((p) => carryExpr(dialect, p.prev, p.next));
+    for (const statement of dialect.copyRows(tmp, prev.name, cols, exprs)) await tx.run(statement);
   }
   await tx.run(`DROP TABLE ${ident(prev.name)}`);
-  await tx.run(`ALTER TABLE ${ident(tmp)} RENAME TO ${ident(next.name)}`);
-  await createIndexes(tx, next);
+  for (const statement of dialect.renameTable(tmp, next.name)) await tx.run(statement);
+  await createIndexes(dialect, tx, next);
 }
 
 /** Field and index definitions only; rules and names can change without touching the table. */
@@ -81,20 +83,20 @@ function tableShape(c: Collection): string {
 }
 
 /** Renames, rebuilds or re-indexes the table of `prev` into the shape of `next`, as much as changed. */
-export async function changeTable(tx: WriteTx, prev: Collection, next: Collection): Promise<void> {
-  if (next.name !== prev.name) await tx.run(`ALTER TABLE ${ident(prev.name)} RENAME TO ${ident(next.name)}`);
+export async function changeTable(dialect: Dialect, tx: WriteTx, prev: Collection, next: Collection): Promise<void> {
+  if (next.name !== prev.name) for (const statement of dialect.renameTable(prev.name, next.name)) await tx.run(statement);
   if (tableShape(next) !== tableShape(prev)) {
-    await dropIndexes(tx, next.name);
-    await rebuildTable(tx, { ...prev, name: next.name }, next);
+    await dropIndexes(dialect, tx, next.name);
+    await rebuildTable(dialect, tx, { ...prev, name: next.name }, next);
   } else if (next.name !== prev.name) {
-    await dropIndexes(tx, next.name);
-    await createIndexes(tx, next);
+    await dropIndexes(dialect, tx, next.name);
+    await createIndexes(dialect, tx, next);
   }
 }
 
 /** The collection's definition as stored in `_collections` (what the registry loads on start). */
-export async function saveDefinition(tx: WriteTx, c: Collection): Promise<void> {
-  await tx.run('INSERT OR REPLACE INTO "_collections" ("id", "name", "data") VALUES (?, ?, ?)', [c.id, c.name, JSON.stringify(c)]);
+export async function saveDefinition(dialect: Dialect, tx: WriteTx, c: Collection): Promise<void> {
+  await tx.run(dialect.upsert('_collections', ['id', 'name', 'data'], ['id']), [c.id, c.name, JSON.stringify(c)]);
 }
 
 export async function dropCollectionTable(tx: WriteTx, c: Collection): Promise<void> {
@@ -106,7 +108,7 @@ export async function dropCollectionTable(tx: WriteTx, c: Collection): Promise<v
 export function ddlFailure(err: unknown, c: Collection, update: boolean): never {
   if (err instanceof ApiError) throw err;
   const message = err instanceof Error ? err.message : String(err);
-  const m = /UNIQUE constraint failed|index/i.test(message);
+  const m = storeFailure(err)?.kind === 'unique' || /index/i.test(message);
   const data: ErrorData = {};
   if (m && c.indexes.length > 0) data.indexes = fieldError('validation_invalid_index_expression', `Failed to create the index: ${message}`);
   throw badRequest(`${update ? 'Failed to update collection' : 'Failed to create collection'}. Raw error: ${message}`, data);

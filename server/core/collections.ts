@@ -16,13 +16,13 @@ import type { Page } from './request-params.js';
 import type { Collection, FileField } from '../model/types.js';
 import { cutFileFields, dropCutNames, readNames, type NamesById } from './file-cleanup.js';
 import { SUPERUSERS_ID } from '../model/types.js';
-import { brokenView, dropViews, rebuildViews, ViewFailure, ViewQueryError } from './views.js';
+import { brokenView, dropViews, rebuildViews, refuseViewsOn, ViewFailure, ViewQueryError } from './views.js';
 
 /** Hears a committed schema change (the admin UI's live collections list, through realtime). */
 export type CollectionListener = (action: 'create' | 'update' | 'delete', collection: Collection) => void;
 
-export function createCollections(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'storage'>, onChange: CollectionListener = () => {}) {
-  const { store, registry, sessions, storage: files } = env;
+export function createCollections(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'sessions' | 'storage'>, onChange: CollectionListener = () => {}) {
+  const { store, dialect, registry, sessions, storage: files } = env;
   const inputContext = () => ({ lookup: registry.lookup, allCollections: () => registry.all() });
 
   /** Every collection as it will be: `changed` in place of its stored version, without `removedId`. */
@@ -34,6 +34,7 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'registry' | 'ses
 
   /** A view candidate's inferred fields: every view built again over the schema with it (views.ts). */
   const viewFieldsIn = (tx: WriteTx) => async (candidate: Collection) => {
+    refuseViewsOn(dialect);
     try {
       return (await rebuildViews(tx, schemaWith(candidate))).find((c) => c.id === candidate.id)!.fields;
     } catch (err) {
@@ -61,7 +62,7 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'registry' | 'ses
   /** Stores and registers the collections of `schema` that differ from the registry's (after everything succeeded). */
   async function commitSchema(tx: WriteTx, schema: Collection[]): Promise<Collection[]> {
     const changed = schema.filter((c) => JSON.stringify(registry.get(c.id)) !== JSON.stringify(c));
-    for (const c of changed) await saveDefinition(tx, c);
+    for (const c of changed) await saveDefinition(dialect, tx, c);
     for (const c of changed) registry.put(c);
     return changed;
   }
@@ -71,11 +72,11 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'registry' | 'ses
   /** Creates the table and stores the definition (in the caller's transaction). */
   async function add(tx: WriteTx, c: Collection): Promise<void> {
     try {
-      if (c.type !== 'view') await createCollectionTable(tx, c);
+      if (c.type !== 'view') await createCollectionTable(dialect, tx, c);
     } catch (err) {
       ddlFailure(err, c, false);
     }
-    await saveDefinition(tx, c);
+    await saveDefinition(dialect, tx, c);
     registry.put(c);
   }
 
@@ -104,7 +105,7 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'registry' | 'ses
         const c = await buildCollection(input, { ...inputContext(), viewFields: viewFieldsIn(tx) }, defaults, isoNow());
         c.created = c.updated;
         if (registry.get(c.name) || registry.get(c.id)) throw badRequest('Failed to create collection.', { name: fieldError('validation_not_unique', 'Collection name must be unique (case insensitive).') });
-        if (c.type !== 'view') await createCollectionTable(tx, c);
+        if (c.type !== 'view') await createCollectionTable(dialect, tx, c);
         const schema = await settleViews(tx, schemaWith(c), 'create');
         others = (await commitSchema(tx, schema)).filter((x) => x.id !== c.id);
         created = schema.find((x) => x.id === c.id)!;
@@ -132,7 +133,7 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'registry' | 'ses
           // the files of removed file fields (or of items a field made single drops) go once this is durable
           before = await readNames(tx, prev, cut);
           try {
-            await changeTable(tx, prev, built);
+            await changeTable(dialect, tx, prev, built);
           } catch (err) {
             ddlFailure(err, built, true);
           }
@@ -143,7 +144,7 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'registry' | 'ses
         if (built.type === 'auth' && built.authRule !== prev.authRule) await sessions.endCollection(tx, prev.id);
         const schema = await settleViews(tx, schemaWith(built), 'update');
         next = schema.find((x) => x.id === built.id)!;
-        await saveDefinition(tx, next);
+        await saveDefinition(dialect, tx, next);
         others = (await commitSchema(tx, schema)).filter((x) => x.id !== next.id);
         registry.put(next);
         return shown(next, ctx);
@@ -181,7 +182,7 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'registry' | 'ses
       if (!registry.get(SUPERUSERS_ID)) await add(tx, superusersCollection());
       if (!registry.get('users') && !await tx.get(`SELECT 1 AS x FROM "_params" WHERE "key" = 'usersCreated'`)) {
         await add(tx, usersCollection(registry.lookup));
-        await tx.run(`INSERT OR REPLACE INTO "_params" ("key", "value") VALUES ('usersCreated', 'true')`);
+        await tx.run(dialect.upsert('_params', ['key', 'value'], ['key']), ['usersCreated', 'true']);
       }
     },
   };

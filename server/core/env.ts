@@ -1,6 +1,7 @@
 // What one server's core is made of, handed to each of its factories as one object instead of six to
 // nine positional arguments (createCore in index.ts assembles it). A factory takes the part it needs
 // (`Pick<CoreEnv, ...>`) and its own extras beside it.
+import type { Dialect } from '../rules/compile.js';
 import type { FileStorage } from '../files/storage.js';
 import type { Store } from '../store/db.js';
 import type { Registry } from './collection-registry.js';
@@ -9,6 +10,8 @@ import type { Credentials } from './writes/prepared.js';
 
 export interface CoreEnv {
   store: Store;
+  /** The SQL the store takes (`dialectOf(store.dialect)`): everything core writes that differs per engine. */
+  dialect: Dialect;
   /** The collections in memory (collection-registry.ts). */
   registry: Registry;
   sessions: Sessions;

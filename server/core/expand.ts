@@ -4,7 +4,8 @@ import { ApiError } from '../errors.js';
 import { valueBytes } from '../store/deadline.js';
 import { responseTooLarge } from './query-budget.js';
 import type { ReadDb } from '../store/db.js';
-import { ruleWhereOrNull } from './access.js';
+import { compileDialect, ruleWhereOrNull } from './access.js';
+import { SQLITE, type Dialect } from '../rules/compile.js';
 import type { RequestContext, RuleInput } from './request-context.js';
 import { PATH_END, type ExpandTree } from './request-params.js';
 import { recordSerializer, shownFields, viewerOf, type ApiRecord, type Viewer } from './record-serializer.js';
@@ -85,7 +86,7 @@ interface Resolved {
   load(db: ReadDb, viewer: Viewer, where: { sql: string; params: SqlValue[] }, parents: ApiRecord[], budget: Budget): Promise<Row[]>;
 }
 
-function resolveSegment(c: Collection, seg: string, lookup: Lookup): Resolved | null {
+function resolveSegment(c: Collection, seg: string, lookup: Lookup, dialect: Dialect = SQLITE): Resolved | null {
   const field = c.fields.find((f) => f.name === seg);
   if (field && field.type === 'relation') {
     const target = lookup(field.collectionId);
@@ -128,7 +129,7 @@ function resolveSegment(c: Collection, seg: string, lookup: Lookup): Resolved | 
   return {
     target,
     load: (db, viewer, where, parents, budget) =>
-      fetchRows(db, target, viewer, where, multi ? `EXISTS (SELECT 1 FROM json_each(${col}) WHERE json_each.value IN %IN%)` : `${col} IN %IN%`, parents.map((p) => String(p.id)), budget),
+      fetchRows(db, target, viewer, where, multi ? `EXISTS (SELECT 1 FROM ${dialect.jsonItems(col)} WHERE json_each.value IN %IN%)` : `${col} IN %IN%`, parents.map((p) => String(p.id)), budget),
     attach(parent, _byId, rows) {
       const found = index(rows).get(String(parent.id));
       if (found === undefined) return undefined;
@@ -174,7 +175,7 @@ interface Budget {
 export async function expandRecords(db: ReadDb, c: Collection, records: ApiRecord[], ctx: RequestContext, maxBytes = Infinity): Promise<ApiRecord[]> {
   const budget: Budget = { loaded: 0, sizes: new Map(), bytes: new Map(), maxBytes };
   for (const r of records) budget.bytes.set(r, recordBytes(r));
-  const expandCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context: 'expand' } };
+  const expandCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context: 'expand' }, ...compileDialect(ctx) };
   const out = await expandLevel(db, c, records, validPaths(c, ctx.expand, ctx.lookup), expandCtx, viewerOf(ctx.request), budget);
   let total = 0;
   let bytes = 0;
@@ -225,7 +226,7 @@ async function expandLevel(db: ReadDb, c: Collection, records: ApiRecord[], tree
   let anyValid = false;
   for (const [seg, sub] of tree) {
     if (seg === PATH_END) continue;
-    const resolved = resolveSegment(c, seg, ctx.lookup);
+    const resolved = resolveSegment(c, seg, ctx.lookup, ctx.dialect);
     if (!resolved) continue; // unknown paths are ignored, as in PocketBase
     anyValid = true;
     const where = ruleWhereOrNull(resolved.target, 'viewRule', ctx);

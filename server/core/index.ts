@@ -27,6 +27,7 @@ import { createFileTokens } from './file-tokens.js';
 import { createFiles } from './files.js';
 import { createBackups } from './backups.js';
 import { saveDefinition } from './collections-ddl.js';
+import { dialectOf } from '../rules/compile.js';
 import { rebuildAllViews } from './views.js';
 import { getRow } from './records-read.js';
 
@@ -73,6 +74,7 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   // what every factory below is made of (env.ts)
   const env: CoreEnv = {
     store, registry, sessions, storage, credentials, report,
+    dialect: dialectOf(store.dialect),
     budgetMs: options.queryBudgetMs ?? QUERY_BUDGET_MS,
     responseBytes: options.responseBytes ?? MAX_RESPONSE_BYTES,
     now: options.now ?? Date.now,
@@ -82,7 +84,7 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const collections = createCollections(env, onCollection);
   await store.write(async (tx) => collections.bootstrap(tx));
   // data folders made before Deskbase kept an index get it now (nothing is written when none is missing)
-  await store.write(async (tx) => addMissingMaintainedIndexes(tx, registry.all()));
+  await store.write(async (tx) => addMissingMaintainedIndexes(env.dialect, tx, registry.all()));
   const sweep = async () => {
     if (store.dir !== null) await sweepStorage(storage, namedFiles(store, registry), (id) => registry.get(id) !== undefined);
   };
@@ -105,7 +107,7 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
         await ensureSystemSchema(tx);
         // an archive's SQLite views are whatever wrote it (one reading _sessions or _superusers, say):
         // each is built again from its viewQuery with every check a view gets; one that fails fails the restore
-        for (const c of await rebuildAllViews(tx, registry.all())) await saveDefinition(tx, c);
+        for (const c of await rebuildAllViews(tx, registry.all())) await saveDefinition(env.dialect, tx, c);
       });
       await registry.load(store);
       await sweep();
@@ -113,10 +115,10 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
     /** The one subscription point for record changes: each committed write's, once durable, in commit order. */
     changes: { subscribe: (listener: ChangeListener) => feed.subscribe(listener) },
     /** A request's context, built once per request by the HTTP layer and carried through core. */
-    context: (input: RequestInput) => requestContext(input, registry.lookup),
-    listContext: (input: RequestInput) => listContext(input, registry.lookup),
+    context: (input: RequestInput) => requestContext(input, registry.lookup, env.dialect),
+    listContext: (input: RequestInput) => listContext(input, registry.lookup, env.dialect),
     /** The context of work the server does for itself (no caller, no parameters). */
-    internalContext: () => internalContext(registry.lookup),
+    internalContext: () => internalContext(registry.lookup, env.dialect),
   };
 }
 

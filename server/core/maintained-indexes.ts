@@ -5,6 +5,7 @@
 // folders made before one of them existed.
 import type { WriteTx } from '../store/db.js';
 import { ident } from '../filter/sql.js';
+import type { Dialect } from '../rules/compile.js';
 import type { Collection, Field } from '../model/types.js';
 
 /** Why Deskbase keeps the index: sign-in by email (unique), or the default `-created` sort of lists. */
@@ -50,13 +51,14 @@ export function maintainedIndexes(c: Collection): MaintainedIndex[] {
   return out;
 }
 
-export function maintainedIndexSql(c: Collection, index: MaintainedIndex): string {
+export function maintainedIndexSql(dialect: Dialect, c: Collection, index: MaintainedIndex): string {
   if (index.purpose === 'email') {
-    // emails are unique case-insensitively, when set
-    return `CREATE UNIQUE INDEX ${ident(index.name)} ON ${ident(c.name)} ("email" COLLATE NOCASE) WHERE "email" != ''`;
+    // emails are unique case-insensitively (ASCII letters, as sign-in's dialect.equalsNoCase compares), when set
+    return `CREATE UNIQUE INDEX ${ident(index.name)} ON ${ident(c.name)} (${dialect.noCaseKey('"email"')}) WHERE "email" != ''`;
   }
   const field = c.fields.find((f) => f.id === index.fields[0]);
   if (!field) throw new Error(`maintained index ${index.name} names unknown field ${index.fields[0]}`);
+  if (dialect.indexSql !== undefined) return dialect.indexSql(c.name, index, [field.name]);
   return `CREATE INDEX ${ident(index.name)} ON ${ident(c.name)} (${ident(field.name)})`;
 }
 
@@ -84,13 +86,13 @@ export function withMaintainedIndexes(c: Collection): CollectionView {
  * them yet), in one journaled transaction. Only non-unique ones: they cannot fail on existing data,
  * and the unique email index has been made with every auth collection from the start.
  */
-export async function addMissingMaintainedIndexes(tx: WriteTx, collections: Collection[]): Promise<number> {
+export async function addMissingMaintainedIndexes(dialect: Dialect, tx: WriteTx, collections: Collection[]): Promise<number> {
   let added = 0;
   for (const c of collections) {
-    const present = new Set((await tx.all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`, [c.name])).map((r) => r.name));
+    const present = new Set((await tx.all<{ name: string }>(dialect.indexNames, [dialect.storedName(c.name)])).map((r) => r.name));
     for (const index of maintainedIndexes(c)) {
-      if (index.unique || present.has(index.name)) continue;
-      await tx.run(maintainedIndexSql(c, index));
+      if (index.unique || present.has(dialect.storedName(index.name))) continue;
+      await tx.run(maintainedIndexSql(dialect, c, index));
       added++;
     }
   }

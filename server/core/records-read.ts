@@ -3,7 +3,7 @@ import { notFound } from '../errors.js';
 import { ident, type CompiledSql } from '../filter/sql.js';
 import type { ReadDb } from '../store/db.js';
 import { compileFilter, compileSort } from '../rules/compile.js';
-import { ruleWhere } from './access.js';
+import { compileDialect, matchAll, matchesAll, ruleWhere } from './access.js';
 import { compiling } from './filter-errors.js';
 import { defaultSortField } from './maintained-indexes.js';
 import type { Page } from './request-params.js';
@@ -14,7 +14,7 @@ import type { Collection, Row, SqlValue } from '../model/types.js';
 function clientWhere(c: Collection, filter: string | undefined, ctx: RuleInput): CompiledSql | null {
   if (filter === undefined || filter.trim() === '') return null;
   const { request, lookup } = ctx;
-  return compiling(() => compileFilter(filter, { collection: c, alias: 'r', lookup, request, mode: 'filter', guard: true }), { param: 'filter', request });
+  return compiling(() => compileFilter(filter, { collection: c, alias: 'r', lookup, request, mode: 'filter', guard: true, ...compileDialect(ctx) }), { param: 'filter', request });
 }
 
 function defaultSort(c: Collection): string {
@@ -31,10 +31,10 @@ export function listQuery(c: Collection, ctx: ListContext): { where: CompiledSql
   const conds: CompiledSql[] = [ruleWhere(c, 'listRule', ctx)];
   const fw = clientWhere(c, q.filter, ctx);
   if (fw) conds.push(fw);
-  const where = { sql: conds.filter((w) => w.sql !== '1').map((w) => `(${w.sql})`).join(' AND ') || '1', params: conds.flatMap((w) => w.params) };
+  const where = { sql: conds.filter((w) => !matchesAll(w)).map((w) => `(${w.sql})`).join(' AND ') || matchAll(ctx).sql, params: conds.flatMap((w) => w.params) };
   if (q.sort === undefined || q.sort.trim() === '') return { where, order: null };
   const sort = q.sort;
-  const s = compiling(() => compileSort(sort, { collection: c, alias: 'r', lookup, request, mode: 'filter', guard: true }), { param: 'sort', request });
+  const s = compiling(() => compileSort(sort, { collection: c, alias: 'r', lookup, request, mode: 'filter', guard: true, ...compileDialect(ctx) }), { param: 'sort', request });
   return { where, order: s.sql ? s : null };
 }
 
@@ -62,7 +62,7 @@ export async function listRecords(db: ReadDb, c: Collection, ctx: ListContext, c
     ? await db.all<Row>(`SELECT ${selected} FROM ${table} AS r WHERE ${whereSql} ORDER BY ${orderSql} LIMIT ? OFFSET ?`, [...whereParams, ...orderParams, q.perPage, offset])
     : await db.all<Row>(
       `SELECT ${selected} FROM (SELECT r._rowid_ AS k FROM ${table} AS r WHERE ${whereSql} ORDER BY ${orderSql} LIMIT ? OFFSET ?) AS p ` +
-        `CROSS JOIN ${table} AS r ON r._rowid_ = p.k`,
+        `${ctx.dialect?.keyJoin ?? 'CROSS JOIN'} ${table} AS r ON r._rowid_ = p.k`,
       [...whereParams, ...orderParams, q.perPage, offset],
     );
   let totalItems = -1;
@@ -70,7 +70,7 @@ export async function listRecords(db: ReadDb, c: Collection, ctx: ListContext, c
   if (!q.skipTotal) {
     // a short first page already tells the total
     if (q.page === 1 && items.length < q.perPage) totalItems = items.length;
-    else totalItems = await countRows(db, table, whereSql, whereParams);
+    else totalItems = await countRows(db, table, matchesAll(where) ? null : whereSql, whereParams);
     totalPages = Math.ceil(totalItems / q.perPage);
   }
   return { page: q.page, perPage: q.perPage, totalItems, totalPages, items };
@@ -80,8 +80,8 @@ export async function listRecords(db: ReadDb, c: Collection, ctx: ListContext, c
  * SQLite counts a whole table by the cell counts of its smallest b-tree's pages only when the query
  * has no WHERE at all; `WHERE 1` makes it step through every row.
  */
-async function countRows(db: ReadDb, table: string, whereSql: string, params: SqlValue[]): Promise<number> {
-  const where = whereSql === '1' ? '' : ` WHERE ${whereSql}`;
+async function countRows(db: ReadDb, table: string, whereSql: string | null, params: SqlValue[]): Promise<number> {
+  const where = whereSql === null ? '' : ` WHERE ${whereSql}`;
   return Number((await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} AS r${where}`, params))?.n ?? 0);
 }
 

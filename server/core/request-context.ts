@@ -4,6 +4,7 @@
 import { setOwn } from './own-keys.js';
 import { parseExpand, parseFields, parsePaging, type ExpandTree, type FieldsTree, type Paging } from './request-params.js';
 import type { AuthInfo, Lookup, RequestInfo } from '../model/types.js';
+import { SQLITE, type Dialect } from '../rules/compile.js';
 
 /** What the HTTP layer knows of a request, in plain values. */
 export interface RequestInput {
@@ -23,6 +24,8 @@ export interface RequestInput {
 export interface RuleInput {
   readonly request: RequestInfo;
   readonly lookup: Lookup;
+  /** The SQL rules and filters compile to (the store's: env.ts); SQLite when absent. */
+  readonly dialect?: Dialect;
 }
 
 export interface RequestContext extends RuleInput {
@@ -48,7 +51,7 @@ function ruleHeaders(headers: Iterable<[string, string]>): Record<string, string
 }
 
 /** Throws the 400 of a malformed `fields` parameter before any work (or write) is done. */
-export function requestContext(input: RequestInput, lookup: Lookup): RequestContext {
+export function requestContext(input: RequestInput, lookup: Lookup, dialect?: Dialect): RequestContext {
   const { expand, fields } = input.query;
   return {
     request: {
@@ -61,18 +64,19 @@ export function requestContext(input: RequestInput, lookup: Lookup): RequestCont
       client: input.client,
     },
     lookup,
+    ...(dialect === undefined || dialect === SQLITE ? {} : { dialect }),
     expand: expand === undefined || expand.trim() === '' ? new Map() : parseExpand(expand),
     fields: fields ? parseFields(fields) : null,
   };
 }
 
-export function listContext(input: RequestInput, lookup: Lookup): ListContext {
-  return { ...requestContext(input, lookup), paging: parsePaging(input.query) };
+export function listContext(input: RequestInput, lookup: Lookup, dialect?: Dialect): ListContext {
+  return { ...requestContext(input, lookup, dialect), paging: parsePaging(input.query) };
 }
 
 /** Work the server does for itself (setup, tests): no caller, no parameters. */
-export function internalContext(lookup: Lookup): RequestContext {
-  return requestContext({ auth: null, method: 'POST', query: {}, headers: [] }, lookup);
+export function internalContext(lookup: Lookup, dialect?: Dialect): RequestContext {
+  return requestContext({ auth: null, method: 'POST', query: {}, headers: [] }, lookup, dialect);
 }
 
 /** The same request with rules reading `body` as `@request.body` (a write's resolved submission). */

@@ -8,6 +8,7 @@ import { hashToken, isoNow, newId } from './ids.js';
 import { expClaims, expSeconds, newSecret, partsOf, shapeToken, SUPERUSER_CLAIMS, type TokenKind, type TokenParts } from './session-token.js';
 import type { Registry } from './collection-registry.js';
 import { ident } from '../filter/sql.js';
+import { dialectOf } from '../rules/compile.js';
 import { unauthorized } from '../errors.js';
 import { SUPERUSERS_ID, type AuthInfo, type Collection, type Row } from '../model/types.js';
 
@@ -57,6 +58,9 @@ function issuedFor(s: SessionRow, collection: Collection, parts: TokenParts, now
 const SEEN_MAX = 10_000;
 
 export function createSessions(store: Store, registry: Registry) {
+  const dialect = dialectOf(store.dialect);
+  /** Statements written once: the record's other sessions (`IS NOT`: the caller may hold none). */
+  const endOthersSql = `DELETE FROM "_sessions" WHERE "collectionId" = ? AND "recordId" = ? AND ${dialect.same({ text: '"id"', params: [] }, { text: '?', params: [] }, true).text}`;
   // When each session was last used, in memory only (a write per request would cost a journal entry):
   // after a restart a session's last activity is its last sign-in or refresh until it is used again.
   const seen = new Map<string, number>();
@@ -146,7 +150,7 @@ export function createSessions(store: Store, registry: Registry) {
 
     /** A password change signs the record's other sessions out; the caller's stays live. */
     async endOthers(tx: WriteTx, collectionId: string, recordId: string, keepId: string | null): Promise<void> {
-      await tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ? AND "recordId" = ? AND "id" IS NOT ?', [collectionId, recordId, keepId]);
+      await tx.run(endOthersSql, [collectionId, recordId, keepId]);
     },
 
     async endAllFor(tx: WriteTx, collectionId: string, recordId: string): Promise<void> {

@@ -22,8 +22,8 @@ export interface SignIn {
 
 const failed = () => badRequest('Failed to authenticate.');
 
-export function createAuth(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'credentials' | 'responseBytes'>) {
-  const { store, registry, sessions, credentials: { limiter, passwords }, responseBytes } = env;
+export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'sessions' | 'credentials' | 'responseBytes'>) {
+  const { store, dialect, registry, sessions, credentials: { limiter, passwords }, responseBytes } = env;
   function authCollection(name: string): Collection {
     const c = registry.get(name);
     if (!c) throw notFound('Missing or invalid collection context.');
@@ -38,8 +38,8 @@ export function createAuth(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' 
     for (const name of fields) {
       if (!c.fields.some((f) => f.name === name)) continue;
       if (name === 'email' && !identity.includes('@')) continue;
-      const collate = name === 'email' ? ' COLLATE NOCASE' : '';
-      const row = await store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE ${ident(name)}${collate} = ? LIMIT 1`, [identity]);
+      const match = name === 'email' ? dialect.equalsNoCase(ident(name)) : `${ident(name)} = ?`;
+      const row = await store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE ${match} LIMIT 1`, [identity]);
       if (row) return row;
     }
     return undefined;
@@ -48,7 +48,7 @@ export function createAuth(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' 
   async function passesAuthRule(c: Collection, record: Row, ctx: RuleInput): Promise<boolean> {
     if (isLocked(c.authRule)) return false;
     if (isOpen(c.authRule)) return true;
-    const authCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context: 'password', auth: { collection: c, record, sessionId: '' } } };
+    const authCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context: 'password', auth: { collection: c, record, sessionId: '' } }, ...(ctx.dialect === undefined ? {} : { dialect: ctx.dialect }) };
     const w = ruleSql(c.authRule, c, authCtx);
     return (await store.get(`SELECT 1 AS ok FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${w.sql})`, [record.id, ...w.params])) !== undefined;
   }

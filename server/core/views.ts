@@ -21,7 +21,7 @@
 import { ApiError } from '../errors.js';
 import { GUARD_FUNCTION } from '../filter/guard.js';
 import { ident } from '../filter/sql.js';
-import { checkRule } from '../rules/compile.js';
+import { checkRule, type Dialect } from '../rules/compile.js';
 import type { ReadDb, WriteTx } from '../store/db.js';
 import { checkName } from './fields/base.js';
 import { defineField } from './fields/index.js';
@@ -31,6 +31,14 @@ import { isMultiple } from '../model/types.js';
 import { exprText, flattenedWeight, MAX_FLATTENED_WEIGHT, parseViewQuery, unboundedFormatCall, ViewQueryError, type ParsedViewQuery, type QueryColumn } from './view-query.js';
 
 export { ViewQueryError } from './view-query.js';
+
+/**
+ * A view's query is the user's SQLite SQL, bounded by SQLite's EXPLAIN program: an engine other than
+ * SQLite refuses view collections (a 400 on `viewQuery` naming the engine) rather than run it there.
+ */
+export function refuseViewsOn(dialect: Dialect): void {
+  if (dialect.name !== 'sqlite') throw new ViewQueryError(`view collections are not available on ${dialect.name === 'postgres' ? 'PostgreSQL' : dialect.name} (the team server): a view's query is SQLite SQL`);
+}
 
 /** The collections whose tables views may read: user collections that store records. */
 function readable(c: Collection): boolean {

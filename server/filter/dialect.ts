@@ -113,6 +113,53 @@ export interface Dialect {
   statement(text: string): string;
   /** A table or column name as the engine stores it (long names shortened on PostgreSQL). */
   storedName(name: string): string;
+
+  // What core/ writes (collections, records, sessions, sign-in): statement texts with `?` placeholders
+  // and quoted names, which the store puts through `statement()`.
+  /**
+   * The join of a list's page of keys back to its rows, `ON` following: SQLite's `CROSS JOIN` (which
+   * also fixes the join order for its planner), PostgreSQL's plain `JOIN`.
+   */
+  readonly keyJoin: string;
+  /** `column` equal to one bound value (`?`) ignoring ASCII case only (SQLite's NOCASE; a sign-in e-mail). */
+  equalsNoCase(column: string): string;
+  /** The key of the unique index over `column` that `equalsNoCase` uses. */
+  noCaseKey(column: string): string;
+  /**
+   * What a statement reading a table's rows ends with to read them in insertion order: nothing on
+   * SQLite, whose scans go in rowid order; `ORDER BY "_rowid_"` on PostgreSQL.
+   */
+  readonly rowOrder: string;
+  /** A FROM item over the items (as text) of a stored JSON list, each read as `json_each.value`. */
+  jsonItems(list: string): string;
+  /** A top-level key of a stored JSON object as text (byte-ordered), NULL when absent. */
+  jsonText(column: string, key: string): string;
+  /** A top-level boolean key of a stored JSON object as the engine's truth value (a bool column). */
+  jsonFlag(column: string, key: string): string;
+  /** A bound value (`?`) typed as a column of a field of `fieldType` holds it (a row built from values: `(SELECT ? AS "a")`). */
+  typedParam(fieldType: string): string;
+  /** Insert one row (`?` per column) or, when a row with the same `key` exists, replace its other columns. */
+  upsert(table: string, columns: readonly string[], key: readonly string[]): string;
+  /** The names of the indexes made by CREATE INDEX on one table (one `?`: the table's name as given). */
+  readonly indexNames: string;
+  /** A stored JSON list's last item as text, '' when empty (a multiple field made single). */
+  lastItem(list: string): string;
+  /** A single stored value as a one-item JSON list, '[]' for '' or NULL (a single field made multiple). */
+  listOf(value: string): string;
+  /**
+   * A collection's table when the engine's columns are not core's own (SQLite's, from the field specs):
+   * the CREATE TABLE and what else the table needs, without the collection's indexes. Absent: core's.
+   */
+  readonly tableSql?: (model: TableModel) => string[];
+  /** One index over plain columns (`CREATE [UNIQUE] INDEX`); absent: core's own. */
+  readonly indexSql?: (table: string, index: { name: string; unique: boolean }, columns: readonly string[]) => string;
+  /**
+   * Copies the rows of a table being rebuilt into its new table (fields matched by id, `exprs` reading
+   * them), keeping their order (`_rowid_`) and the order of rows inserted after.
+   */
+  copyRows(into: string, from: string, columns: readonly string[], exprs: readonly string[]): string[];
+  /** Renames a collection's table, and whatever is named after it (its keys' constraints on PostgreSQL). */
+  renameTable(from: string, to: string): string[];
 }
 
 const ASC = sql` ASC`;
@@ -145,7 +192,26 @@ export const SQLITE: Dialect = {
   orderTerm: (x, _type, desc) => sql`${x}${desc ? DESC : ASC}`,
   statement: (text) => text,
   storedName: (name) => name,
+  keyJoin: 'CROSS JOIN',
+  rowOrder: '',
+  jsonItems: (list) => `json_each(${list})`,
+  jsonText: (column, key) => `json_extract(${column}, '$.${checkedName(key)}')`,
+  jsonFlag: (column, key) => `json_extract(${column}, '$.${checkedName(key)}')`,
+  typedParam: () => '?',
+  equalsNoCase: (column) => `${column} COLLATE NOCASE = ?`,
+  noCaseKey: (column) => `${column} COLLATE NOCASE`,
+  upsert: (table, columns) => `INSERT OR REPLACE INTO ${quoted(table)} (${columns.map(quoted).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+  indexNames: `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`,
+  lastItem: (list) => `COALESCE(json_extract(${list}, '$[#-1]'), '')`,
+  listOf: (value) => `CASE WHEN ${value} IS NULL OR ${value} = '' THEN '[]' ELSE json_array(${value}) END`,
+  copyRows: (into, from, columns, exprs) => [`INSERT INTO ${quoted(into)} (${columns.map(quoted).join(', ')}) SELECT ${exprs.join(', ')} FROM ${quoted(from)}`],
+  renameTable: (from, to) => [`ALTER TABLE ${quoted(from)} RENAME TO ${quoted(to)}`],
 };
+
+/** A checked name in double quotes (what filter/sql.ts's ident() writes). */
+function quoted(name: string): string {
+  return `"${checkedName(name)}"`;
+}
 
 function sqlitePath(path: readonly string[]): string {
   return `$${path.map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`)).join('')}`;
@@ -411,6 +477,39 @@ export const POSTGRES: Dialect = {
   },
   statement: pgStatement,
   storedName: postgresName,
+  keyJoin: 'JOIN',
+  rowOrder: ` ORDER BY "${'_rowid_'}"`,
+  // named as SQLite's table-valued function is, so the statement around it reads `json_each.value` on both
+  jsonItems: (list) => `json_array_elements_text(CAST(CAST(${list} AS text) AS json)) AS json_each(value)`,
+  jsonText: (column, key) => `((CAST(${column} AS json) ->> '${checkedName(key)}') COLLATE "C")`,
+  jsonFlag: (column, key) => `COALESCE((CAST(${column} AS json) ->> '${checkedName(key)}') = 'true', FALSE)`,
+  // through integer: a driver typing the parameter from the statement then takes the stored 0/1 as given
+  typedParam: (fieldType) => (fieldType === 'number' ? 'CAST(? AS double precision)' : fieldType === 'bool' ? 'CAST(CAST(? AS integer) AS boolean)' : 'CAST(? AS text)'),
+  equalsNoCase: (column) => `translate(${column}, '${UPPER}', '${UPPER.toLowerCase()}') = translate(CAST(? AS text), '${UPPER}', '${UPPER.toLowerCase()}')`,
+  noCaseKey: (column) => `translate(${column}, '${UPPER}', '${UPPER.toLowerCase()}')`,
+  upsert: (table, columns, key) => {
+    const rest = columns.filter((c) => !key.includes(c));
+    const set = rest.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${rest.map((c) => `${quoted(c)} = EXCLUDED.${quoted(c)}`).join(', ')}`;
+    return `INSERT INTO ${quoted(table)} (${columns.map(quoted).join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ON CONFLICT (${key.map(quoted).join(', ')}) ${set}`;
+  },
+  // The table's name as stored (postgresName): a bound value is not a quoted name, so statement() leaves it.
+  indexNames: `SELECT i.indexname AS name FROM pg_indexes AS i WHERE i.schemaname = current_schema() AND i.tablename = CAST(? AS text) AND NOT EXISTS (SELECT 1 FROM pg_constraint AS k WHERE k.conname = i.indexname AND k.connamespace = CAST(current_schema() AS regnamespace))`,
+  // Text holding a JSON list (the CHECK of postgresTableSql keeps it one): its last item as text.
+  lastItem: (list) => `COALESCE((CAST(${list} AS json) ->> (json_array_length(CAST(${list} AS json)) - 1)), '')`,
+  listOf: (value) => `(CASE WHEN ${value} IS NULL OR ${value} = '' THEN '[]' ELSE CAST(json_build_array(${value}) AS text) END)`,
+  tableSql: (model) => postgresTableSql({ ...model, indexes: [] }),
+  indexSql: (table, index, columns) =>
+    // NULLS FIRST: read forwards the index gives SQLite's ascending order, backwards its descending one.
+    `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${quoted(index.name)} ON ${quoted(table)} (${columns.map((c) => `${quoted(c)} NULLS FIRST`).join(', ')})`,
+  copyRows: (into, from, columns, exprs) => [
+    `INSERT INTO ${quoted(into)} ("${ROW_ORDER_COLUMN}", ${columns.map(quoted).join(', ')}) SELECT "${ROW_ORDER_COLUMN}", ${exprs.join(', ')} FROM ${quoted(from)}`,
+    // rows given their `_rowid_` leave the identity behind: the next insert continues after them
+    `SELECT setval(pg_get_serial_sequence('${quoted(postgresName(into))}', '${ROW_ORDER_COLUMN}'), COALESCE(MAX("${ROW_ORDER_COLUMN}"), 0) + 1, false) FROM ${quoted(into)}`,
+  ],
+  renameTable: (from, to) => [
+    `ALTER TABLE ${quoted(from)} RENAME TO ${quoted(to)}`,
+    ...tableConstraints.map((suffix) => `ALTER TABLE ${quoted(to)} RENAME CONSTRAINT ${quoted(constraintName(from, suffix))} TO ${quoted(constraintName(to, suffix))}`),
+  ],
 };
 
 export function dialectOf(name: DialectName | undefined): Dialect {
@@ -444,7 +543,7 @@ const TEXT = 'text COLLATE "C"';
  */
 function postgresColumn(field: TableModel['fields'][number]): string {
   const name = `"${postgresName(checkedName(field.name))}"`;
-  if (field.primaryKey === true || (field.name === 'id' && field.type === 'text')) return `${name} ${TEXT} PRIMARY KEY NOT NULL`;
+  if (isKey(field)) return `${name} ${TEXT} NOT NULL`;
   const asJson = (typeof_: string) => `CHECK (json_typeof(CAST(${name} AS json)) = '${typeof_}')`;
   switch (field.type) {
     case 'number':
@@ -460,6 +559,19 @@ function postgresColumn(field: TableModel['fields'][number]): string {
   }
 }
 
+function isKey(field: TableModel['fields'][number]): boolean {
+  return field.primaryKey === true || (field.name === 'id' && field.type === 'text');
+}
+
+/**
+ * The constraints a table's keys make, named after the table (renameTable renames them with it), so
+ * that a table renamed or rebuilt leaves no name behind for the next table of that name to meet.
+ */
+const tableConstraints = ['pkey', 'rowid_key'] as const;
+function constraintName(table: string, suffix: (typeof tableConstraints)[number]): string {
+  return `${table}_${suffix}`;
+}
+
 function checkedName(name: string): string {
   if (!/^\w+$/.test(name)) throw new Error(`unsafe SQL identifier ${JSON.stringify(name)}`);
   return name;
@@ -473,7 +585,13 @@ function checkedName(name: string): string {
  */
 export function postgresTableSql(model: TableModel): string[] {
   const table = `"${postgresName(checkedName(model.name))}"`;
-  const columns = [`"${ROW_ORDER_COLUMN}" bigint GENERATED BY DEFAULT AS IDENTITY UNIQUE NOT NULL`, ...model.fields.map(postgresColumn)];
+  const key = model.fields.find(isKey);
+  const columns = [
+    `"${ROW_ORDER_COLUMN}" bigint GENERATED BY DEFAULT AS IDENTITY NOT NULL`,
+    ...model.fields.map(postgresColumn),
+    `CONSTRAINT "${postgresName(constraintName(model.name, 'rowid_key'))}" UNIQUE ("${ROW_ORDER_COLUMN}")`,
+    ...(key === undefined ? [] : [`CONSTRAINT "${postgresName(constraintName(model.name, 'pkey'))}" PRIMARY KEY ("${postgresName(key.name)}")`]),
+  ];
   const statements = [`CREATE TABLE ${table} (${columns.join(', ')})`];
   for (const index of model.indexes) {
     const cols = index.fields.map((id) => {

@@ -3,6 +3,7 @@
 import { H3, HTTPError, toNodeHandler, type H3Event } from 'h3';
 import { ApiError } from '../errors.js';
 import type { Core } from '../core/index.js';
+import { storeFailure } from '../core/store-failures.js';
 import { authMiddleware } from './caller.js';
 import { BodyNotReceived } from './body.js';
 import { createBodyServices, setBodyServices, type BodyServices } from './body-services.js';
@@ -88,8 +89,8 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
       const status = error instanceof HTTPError ? error.status : 500;
       if (status >= 500 || !(error instanceof HTTPError) || error.unhandled) {
         const cause = (error as { cause?: unknown }).cause ?? error;
-        // SQLite's max_page_count (store option maxDatabaseBytes): the database reached its size cap
-        if (cause instanceof Error && /database or disk is full/.test(cause.message)) {
+        // the database reached its size cap (the desktop's store option maxDatabaseBytes): core/store-failures.ts reads it
+        if (storeFailure(cause)?.kind === 'full') {
           log({ level: 'warn', method: event.req.method, path: event.url.pathname, error: 'the database has reached its size limit' });
           return envelope(507, 'The database has reached its size limit. Nothing was changed; delete records to make room.');
         }

@@ -21,6 +21,9 @@ import { parseSort } from '../filter/sort.js';
 import { compiled, type CompiledSql } from '../filter/sql.js';
 import { createRecordResolver } from './record-resolver.js';
 
+// The dialect objects, for core/ (this file is the compiler's one entry): what core writes differently per engine.
+export { dialectOf, POSTGRES, SQLITE, type Dialect, type DialectName } from '../filter/dialect.js';
+
 export type CompileMode = 'rule' | 'filter';
 
 export interface CompileContext {

@@ -59,7 +59,7 @@ function messagesFor(data: string): (name: string) => RealtimeMessage {
   };
 }
 
-export function createRealtime(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs' | 'report'>, options: RealtimeOptions = {}) {
+export function createRealtime(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'budgetMs' | 'report'>, options: RealtimeOptions = {}) {
   const { store } = env;
   const broker = new RealtimeBroker(options.idleMs, options.limits);
   const pending: Pending[] = [];

@@ -3,17 +3,17 @@
 // the subscription's own `filter`) and its message (`expand` and `fields` as the REST API applies them).
 // One call serves every subscriber with the same collection, rule, identity and options.
 import { ident, type CompiledSql } from '../../filter/sql.js';
-import { compileFilter } from '../../rules/compile.js';
+import { compileFilter, SQLITE, type Dialect } from '../../rules/compile.js';
 import type { ReadDb } from '../../store/db.js';
-import { MATCH_ALL, ruleWhereOrNull } from '../access.js';
+import { compileDialect, matchesAll, ruleWhereOrNull } from '../access.js';
 import { presentRecords } from '../record-response.js';
 import { requestContext, type RequestContext } from '../request-context.js';
 import type { AuthInfo, Collection, Lookup, Row, SqlValue } from '../../model/types.js';
 import type { SubscriptionOptions } from './topics.js';
 
 /** The request a subscription stands for: a GET by its identity with its options' query and headers. */
-export function subscriberContext(auth: AuthInfo | null, options: SubscriptionOptions, lookup: Lookup): RequestContext {
-  const ctx = requestContext({ auth, method: 'GET', query: options.query, headers: Object.entries(options.headers) }, lookup);
+export function subscriberContext(auth: AuthInfo | null, options: SubscriptionOptions, lookup: Lookup, dialect?: Dialect): RequestContext {
+  const ctx = requestContext({ auth, method: 'GET', query: options.query, headers: Object.entries(options.headers) }, lookup, dialect);
   return { ...ctx, request: { ...ctx.request, context: 'realtime' } };
 }
 
@@ -21,10 +21,10 @@ export function subscriberContext(auth: AuthInfo | null, options: SubscriptionOp
 function conditions(c: Collection, rule: 'listRule' | 'viewRule', ctx: RequestContext): CompiledSql[] | null {
   const where = ruleWhereOrNull(c, rule, ctx);
   if (where === null) return null;
-  const conds = where === MATCH_ALL ? [] : [where];
+  const conds = matchesAll(where) ? [] : [where];
   const filter = ctx.request.query.filter;
   if (filter !== undefined && filter.trim() !== '') {
-    conds.push(compileFilter(filter, { collection: c, alias: 'r', lookup: ctx.lookup, request: ctx.request, mode: 'filter', guard: true }));
+    conds.push(compileFilter(filter, { collection: c, alias: 'r', lookup: ctx.lookup, request: ctx.request, mode: 'filter', guard: true, ...compileDialect(ctx) }));
   }
   return conds;
 }
@@ -36,9 +36,10 @@ function conditions(c: Collection, rule: 'listRule' | 'viewRule', ctx: RequestCo
  * record then shows it again, two quick PATCHes), and the event would carry a version the check never
  * saw. Other collections (relations, `@collection`) are read as they are now.
  */
-function rowTable(row: Row): { sql: string; params: SqlValue[] } {
+function rowTable(c: Collection, row: Row, dialect: Dialect): { sql: string; params: SqlValue[] } {
   const cols = Object.keys(row);
-  return { sql: `(SELECT ${cols.map((k) => `? AS ${ident(k)}`).join(', ')})`, params: cols.map((k) => row[k]) };
+  const typed = (k: string) => dialect.typedParam(c.fields.find((f) => f.name === k)?.type ?? 'text');
+  return { sql: `(SELECT ${cols.map((k) => `${typed(k)} AS ${ident(k)}`).join(', ')})`, params: cols.map((k) => row[k]) };
 }
 
 /** Whether the subscriber may see `row`, the version the event carries. Throws what compiling or the deadline throws. */
@@ -47,7 +48,7 @@ export async function mayAccess(db: ReadDb, c: Collection, rule: 'listRule' | 'v
   if (conds === null) return false;
   if (conds.length === 0) return true;
   const where = conds.map((w) => `(${w.sql})`).join(' AND ');
-  const table = rowTable(row);
+  const table = rowTable(c, row, ctx.dialect ?? SQLITE);
   return (await db.get(`SELECT 1 AS ok FROM ${table.sql} AS r WHERE ${where}`, [...table.params, ...conds.flatMap((w) => w.params)])) !== undefined;
 }
 

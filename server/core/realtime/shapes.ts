@@ -103,7 +103,7 @@ export function goesSecond(d: Delivery, client: RealtimeClient): void {
 }
 
 /** One shape: its check and its message, or nothing when it may not see the record (or fails). */
-export async function shapeMessage(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs'>, change: RecordChange, shape: Shape): Promise<string | null> {
+export async function shapeMessage(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'budgetMs'>, change: RecordChange, shape: Shape): Promise<string | null> {
   const { store, registry } = env;
   const c = change.collection;
   const row = change.after ?? change.before;
@@ -111,7 +111,7 @@ export async function shapeMessage(env: Pick<CoreEnv, 'store' | 'registry' | 'bu
   try {
     // the shape's check and message under one budget of their own
     const db = store.reader(new QueryBudget(env.budgetMs));
-    const ctx = subscriberContext(shape.auth, shape.options, registry.lookup);
+    const ctx = subscriberContext(shape.auth, shape.options, registry.lookup, env.dialect);
     if (!(await mayAccess(db, c, shape.rule, ctx, row))) return null;
     return await eventData(db, c, change.action, row, ctx);
   } catch {

@@ -22,6 +22,7 @@ import { checkRule } from '../../rules/compile.js';
 import { Registry } from '../collection-registry.js';
 import { defaults } from '../collections-defaults.js';
 import { changeTable, createCollectionTable, ddlFailure, dropCollectionTable, saveDefinition } from '../collections-ddl.js';
+import type { Dialect } from '../../rules/compile.js';
 import { buildCollection, type InputContext } from '../collections-input.js';
 import { isRecord } from '../../json-object.js';
 import { isoNow } from '../ids.js';
@@ -33,7 +34,7 @@ import { convertCollection, type Converted } from './schema-convert.js';
 import { diffCollections, type CollectionDiff } from './schema-diff.js';
 import { planImport, type Plan, type PlannedCollection } from './schema-plan.js';
 import { Notes, type TransferNote } from './transfer-notes.js';
-import { dropViews, realizeView, rebuildViews, ViewFailure, viewCreationOrder } from '../views.js';
+import { dropViews, realizeView, rebuildViews, refuseViewsOn, ViewFailure, viewCreationOrder } from '../views.js';
 import { noteOpenedRules } from './rule-changes.js';
 
 export interface SchemaImportResult {
@@ -101,6 +102,7 @@ interface CutNames {
 /** What the passes of one import share: the transaction, the scratch registry, the schema before it. */
 interface Pass {
   tx: WriteTx;
+  dialect: Dialect;
   plan: Plan;
   notes: Notes;
   sessions: Sessions;
@@ -114,13 +116,16 @@ interface Pass {
   now: string;
 }
 
-async function startPass(tx: WriteTx, plan: Plan, notes: Notes, sessions: Sessions): Promise<Pass> {
+async function startPass(dialect: Dialect, tx: WriteTx, plan: Plan, notes: Notes, sessions: Sessions): Promise<Pass> {
   const scratch = new Registry();
   await scratch.load(tx);
   // a view's fields come from creating it over the schema as it stands in this transaction
-  const viewFields = (candidate: Collection) => realizeView(tx, candidate, [...scratch.all().filter((c) => c.id !== candidate.id), candidate]);
+  const viewFields = async (candidate: Collection) => {
+    refuseViewsOn(dialect);
+    return realizeView(tx, candidate, [...scratch.all().filter((c) => c.id !== candidate.id), candidate]);
+  };
   return {
-    tx, plan, notes, sessions, scratch,
+    tx, dialect, plan, notes, sessions, scratch,
     before: new Map(scratch.all().map((c) => [c.id, c])),
     converted: new Map(),
     ctx: (previous, newInThisImport = false) => ({ lookup: scratch.lookup, allCollections: () => scratch.all(), previous, viewFields, newInThisImport }),
@@ -158,7 +163,7 @@ async function createNew(p: Pass, tables: PlannedCollection[]): Promise<void> {
     const c = await step(item, () => buildCollection({ id: item.id, name: item.name, type: item.type, fields: [] }, p.ctx(), defaults, p.now));
     c.created = p.now;
     try {
-      await createCollectionTable(p.tx, c);
+      await createCollectionTable(p.dialect, p.tx, c);
     } catch (err) {
       await step(item, () => ddlFailure(err, c, false));
     }
@@ -181,7 +186,7 @@ async function applyStructure(p: Pass, tables: PlannedCollection[]): Promise<Cut
       p.notes.add(item.name, `field ${cut.map((f) => f.name).join(', ')}`, 'Records here hold files in it that the import deletes (the field goes, or keeps one file where it held several).', true);
     }
     try {
-      await changeTable(p.tx, prev, next);
+      await changeTable(p.dialect, p.tx, prev, next);
     } catch (err) {
       await step(item, () => ddlFailure(err, next, true));
     }
@@ -235,21 +240,21 @@ async function finish(p: Pass, removed: Collection[]): Promise<CollectionDiff[]>
   }
   const planned = new Set(p.plan.items.map((i) => i.id));
   for (const c of p.scratch.all()) {
-    if (c.type === 'view' && !planned.has(c.id) && JSON.stringify(p.before.get(c.id)) !== JSON.stringify(c)) await saveDefinition(p.tx, c);
+    if (c.type === 'view' && !planned.has(c.id) && JSON.stringify(p.before.get(c.id)) !== JSON.stringify(c)) await saveDefinition(p.dialect, p.tx, c);
   }
   const changes = diffCollections(p.plan.items.map((i) => ({ before: p.before.get(i.id), after: p.scratch.get(i.id) as Collection })), removed);
   for (const item of p.plan.items) {
     // an unchanged collection keeps its stored definition (and its `updated` time)
-    if (changes.find((d) => d.id === item.id)?.action !== 'unchanged') await saveDefinition(p.tx, p.scratch.get(item.id) as Collection);
+    if (changes.find((d) => d.id === item.id)?.action !== 'unchanged') await saveDefinition(p.dialect, p.tx, p.scratch.get(item.id) as Collection);
   }
   return changes;
 }
 
-export function createSchemaImport(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'storage'>, onChange: CollectionListener) {
+export function createSchemaImport(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'sessions' | 'storage'>, onChange: CollectionListener) {
   const { store, registry, sessions, storage: files } = env;
   /** The import's passes in one transaction, on a scratch registry (see the top of this file). */
   async function apply(tx: WriteTx, plan: Plan, deleteMissing: boolean, notes: Notes, keepStored: boolean): Promise<{ changes: CollectionDiff[]; scratch: Registry; removed: Collection[]; cuts: CutNames[] }> {
-    const p = await startPass(tx, plan, notes, sessions);
+    const p = await startPass(env.dialect, tx, plan, notes, sessions);
     await dropViews(tx, p.scratch.all());
     const removed = deleteMissing ? await removeMissing(p) : [];
     convertAll(p, keepStored);

@@ -23,7 +23,7 @@ function formatOf<T extends string>(value: string, allowed: readonly T[]): T {
 }
 
 /** `readBytes`: what one chunk of a records export may read (the response budget of a list). */
-export function createTransfer(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'storage' | 'budgetMs' | 'responseBytes'>, records: Records, onChange: CollectionListener) {
+export function createTransfer(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'sessions' | 'storage' | 'budgetMs' | 'responseBytes'>, records: Records, onChange: CollectionListener) {
   const { store, registry, storage: files, budgetMs, responseBytes: readBytes } = env;
   const importSchema = createSchemaImport(env, onChange);
   const importFolder = (source: PocketBaseSource, dryRun: boolean): Promise<PocketBaseImportResult> => importPocketBase(importSchema, files, source, dryRun);

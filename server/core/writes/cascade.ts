@@ -10,6 +10,7 @@ import type { Registry } from '../collection-registry.js';
 import type { Sessions } from '../session-store.js';
 import type { RecordChange } from './changes.js';
 import { ident } from '../../filter/sql.js';
+import type { Dialect } from '../../rules/compile.js';
 import type { Collection, RelationField, Row, SqlValue } from '../../model/types.js';
 import { isMultiple } from '../../model/types.js';
 
@@ -24,12 +25,12 @@ function relationIds(field: RelationField, stored: SqlValue): string[] {
   }
 }
 
-function referrers(tx: WriteTx, owner: Collection, field: RelationField, id: string): Promise<Row[]> {
+function referrers(dialect: Dialect, tx: WriteTx, owner: Collection, field: RelationField, id: string): Promise<Row[]> {
   const col = ident(field.name);
   const table = ident(owner.name);
   return isMultiple(field)
-    ? tx.all<Row>(`SELECT * FROM ${table} WHERE EXISTS (SELECT 1 FROM json_each(${table}.${col}) WHERE json_each.value = ?)`, [id])
-    : tx.all<Row>(`SELECT * FROM ${table} WHERE ${col} = ?`, [id]);
+    ? tx.all<Row>(`SELECT * FROM ${table} WHERE EXISTS (SELECT 1 FROM ${dialect.jsonItems(`${table}.${col}`)} WHERE json_each.value = ?)${dialect.rowOrder}`, [id])
+    : tx.all<Row>(`SELECT * FROM ${table} WHERE ${col} = ?${dialect.rowOrder}`, [id]);
 }
 
 /**
@@ -45,14 +46,14 @@ class Referrers {
   private asked = new Set<RelationField>();
   private indexes = new Map<RelationField, Map<string, string[]>>();
 
-  constructor(private readonly tx: WriteTx) {}
+  constructor(private readonly tx: WriteTx, private readonly dialect: Dialect) {}
 
   async of(owner: Collection, field: RelationField, id: string): Promise<Row[]> {
     let index = this.indexes.get(field);
     if (index === undefined) {
       if (!this.asked.has(field)) {
         this.asked.add(field);
-        return referrers(this.tx, owner, field, id);
+        return referrers(this.dialect, this.tx, owner, field, id);
       }
       index = await this.build(owner, field);
       this.indexes.set(field, index);
@@ -68,9 +69,10 @@ class Referrers {
   private async build(owner: Collection, field: RelationField): Promise<Map<string, string[]>> {
     const col = ident(field.name);
     const table = ident(owner.name);
+    const { dialect } = this;
     const pairs = isMultiple(field)
-      ? await this.tx.all<{ id: string; ref: SqlValue }>(`SELECT t."id" AS id, json_each.value AS ref FROM ${table} AS t, json_each(t.${col})`)
-      : await this.tx.all<{ id: string; ref: SqlValue }>(`SELECT "id" AS id, ${col} AS ref FROM ${table} WHERE ${col} != ''`);
+      ? await this.tx.all<{ id: string; ref: SqlValue }>(`SELECT t."id" AS id, json_each.value AS ref FROM ${table} AS t, ${dialect.jsonItems(`t.${col}`)}${dialect.rowOrder.replace('"_rowid_"', 't."_rowid_"')}`)
+      : await this.tx.all<{ id: string; ref: SqlValue }>(`SELECT "id" AS id, ${col} AS ref FROM ${table} WHERE ${col} != ''${dialect.rowOrder}`);
     const index = new Map<string, string[]>();
     for (const { id, ref } of pairs) {
       const list = index.get(String(ref));
@@ -107,8 +109,8 @@ interface Frame {
  * (a cascaded record is deleted, and its own references processed, before the next referring record),
  * but on an explicit stack: a 6,000-deep chain of cascades is as safe as a short one.
  */
-export async function deleteWithReferences(tx: WriteTx, registry: Registry, sessions: Sessions, c: Collection, row: Row, changes: RecordChange[]): Promise<void> {
-  const walk: Walk = { tx, registry, sessions, referring: new Referrers(tx), visited: new Set(), changes };
+export async function deleteWithReferences(dialect: Dialect, tx: WriteTx, registry: Registry, sessions: Sessions, c: Collection, row: Row, changes: RecordChange[]): Promise<void> {
+  const walk: Walk = { tx, registry, sessions, referring: new Referrers(tx, dialect), visited: new Set(), changes };
   const stack: Frame[] = [await open(walk, c, row)];
   while (stack.length > 0) {
     const frame = stack[stack.length - 1];

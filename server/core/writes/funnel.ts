@@ -15,10 +15,10 @@ import { prepareTruncate } from './prepare-truncate.js';
 import { prepareUpdate } from './prepare-update.js';
 import type { PreparedWrite, WriteDeps, WriteOptions } from './prepared.js';
 
-export function createRecordWrites(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'storage' | 'credentials' | 'budgetMs' | 'report'>, feed: ChangeFeed) {
-  const { store, registry, sessions, storage, credentials, budgetMs, report } = env;
+export function createRecordWrites(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'sessions' | 'storage' | 'credentials' | 'budgetMs' | 'report'>, feed: ChangeFeed) {
+  const { store, dialect, registry, sessions, storage, credentials, budgetMs, report } = env;
   /** The prepare steps' dependencies, their reads through `db` (the operation's budgeted reader; by default unbudgeted). */
-  const depsOf = (db: ReadDb = store): WriteDeps => ({ db, registry, sessions, files: storage, limiter: credentials.limiter, passwords: credentials.passwords });
+  const depsOf = (db: ReadDb = store): WriteDeps => ({ db, registry, sessions, files: storage, limiter: credentials.limiter, passwords: credentials.passwords, dialect });
 
   /** Runs after-effects one by one; a failing one is reported, never thrown (the outcome is decided). */
   async function settle(hooks: (() => void | Promise<void>)[]): Promise<void> {

@@ -3,6 +3,7 @@
 // auth id check, the createRule again and the INSERT.
 import { badRequest, fieldError, type ErrorData } from '../../errors.js';
 import { ident } from '../../filter/sql.js';
+import type { Dialect } from '../../rules/compile.js';
 import type { WriteTx } from '../../store/db.js';
 import { refuseIfLocked, ruleWhere } from '../access.js';
 import { normalizeValue, toStoredValue, zeroValue } from '../field-values.js';
@@ -40,14 +41,14 @@ function initialValues(c: Collection, sub: Submitted): Record<string, unknown> {
  * The createRule over the record as it would be stored (auth records with `verified` false, as
  * PocketBase shows them to the rule), compiled once for both checks; `reset` after the id changes.
  */
-function createRuleCheck(c: Collection, record: Record<string, unknown>, ctx: RuleInput, superuser: boolean) {
+function createRuleCheck(dialect: Dialect, c: Collection, record: Record<string, unknown>, ctx: RuleInput, superuser: boolean) {
   let query: RowSource | null = null;
   return {
     async check(db: Pick<WriteTx, 'get'>): Promise<void> {
       if (superuser || c.createRule === '') return;
       if (query === null) {
         const w = ruleWhere(c, 'createRule', ctx);
-        const src = rowSource(c, { ...record, verified: c.type === 'auth' ? false : record.verified }, w);
+        const src = rowSource(dialect, c, { ...record, verified: c.type === 'auth' ? false : record.verified }, w);
         query = { sql: `SELECT 1 AS ok FROM ${src.sql} AS r WHERE ${w.sql} LIMIT 1`, params: [...src.params, ...w.params] };
       }
       if (!(await db.get(query.sql, query.params))) throw badRequest(FAILED);
@@ -108,13 +109,13 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
   const ruleCtx = withBody(ctx, sub.body);
   if (c.type === 'auth') {
     // createRule and manageRule see `verified` as false, as in PocketBase
-    const manager = su || (await isManager(db, c, ruleCtx, (w) => rowSource(c, { ...record, verified: false }, w)));
+    const manager = su || (await isManager(db, c, ruleCtx, (w) => rowSource(deps.dialect, c, { ...record, verified: false }, w)));
     if (!manager && sub.values.has('verified') && record.verified !== false) {
       errors.verified = fieldError('validation_values_mismatch', "Values don't match.");
     }
     Object.assign(errors, passwordErrors(sub, c));
   }
-  const rule = createRuleCheck(c, record, ruleCtx, su);
+  const rule = createRuleCheck(deps.dialect, c, record, ruleCtx, su);
   await rule.check(db);
   refuseOversized(sized, FAILED); // the caller passed the rule: its oversized values and the write's weight
   Object.assign(errors, await validateFields(c, record, null, withKnown(validationContext(db, ctx.lookup, true), opts.knownIds)));
@@ -140,7 +141,7 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
       try {
         await tx.run(`INSERT INTO ${ident(c.name)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, storedValues());
       } catch (err) {
-        mapWriteError(err, c, FAILED);
+        mapWriteError(err, c, FAILED, deps.dialect);
       }
       const after = (await getRow(tx, c, String(record.id))) as Row;
       changes.push({ action: 'create', collection: c, before: null, after });

@@ -21,7 +21,7 @@ export async function prepareDelete(deps: WriteDeps, c: Collection, id: string, 
         const n = (await tx.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${ident(c.name)}`))?.n ?? 0;
         if (Number(n) <= 1) throw badRequest("You can't delete the only existing superuser.");
       }
-      await deleteWithReferences(tx, registry, sessions, c, row, changes);
+      await deleteWithReferences(deps.dialect, tx, registry, sessions, c, row, changes);
       return null;
     },
   };

@@ -22,7 +22,7 @@ export function prepareTruncate(deps: WriteDeps, c: Collection): PreparedWrite<n
         for (const { id } of ids) {
           const row = await getRow(tx, c, id); // an earlier cascade may have taken it already
           if (row === undefined) continue;
-          await deleteWithReferences(tx, registry, sessions, c, row, changes);
+          await deleteWithReferences(deps.dialect, tx, registry, sessions, c, row, changes);
           deleted++;
         }
       } catch (err) {

@@ -129,7 +129,7 @@ export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, 
         try {
           await tx.run(`UPDATE ${ident(c.name)} SET ${sets.join(', ')} WHERE "id" = ?`, [...params, id]);
         } catch (err) {
-          mapWriteError(err, c, FAILED);
+          mapWriteError(err, c, FAILED, deps.dialect);
         }
       }
       if (newHash) {

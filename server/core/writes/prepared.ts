@@ -12,6 +12,7 @@ import type { Registry } from '../collection-registry.js';
 import type { Sessions } from '../session-store.js';
 import type { FailureLimiter } from '../sign-in-limiter.js';
 import type { Passwords } from '../passwords.js';
+import type { Dialect } from '../../rules/compile.js';
 import type { RecordChange } from './changes.js';
 
 export interface PreparedWrite<T> {
@@ -39,6 +40,8 @@ export interface WriteDeps {
   limiter: FailureLimiter;
   /** The server's password hashing (passwords.ts). */
   passwords: Passwords;
+  /** The SQL the store takes (env.ts). */
+  dialect: Dialect;
 }
 
 /** What checks and hashes passwords: the sign-in block and the hashing pool, one of each per server. */

@@ -4,6 +4,7 @@ import { fieldError, type ErrorData } from '../../errors.js';
 import type { ReadDb } from '../../store/db.js';
 import { specFor } from '../fields/index.js';
 import { emailIndexName } from '../maintained-indexes.js';
+import { storeFailure } from '../store-failures.js';
 import type { ValidateContext } from '../fields/spec.js';
 import { ident } from '../../filter/sql.js';
 import type { Collection, Lookup } from '../../model/types.js';
@@ -38,18 +39,21 @@ export async function validateFields(c: Collection, record: Record<string, unkno
   return errors;
 }
 
-/** The field names a failed UNIQUE constraint names, from SQLite's message. */
-export function uniqueViolationFields(c: Collection, message: string): string[] | null {
-  const m = /UNIQUE constraint failed: (.+)$/.exec(message);
-  if (!m) return null;
-  const what = m[1].trim();
-  const idx = /^index '(.+)'$/.exec(what);
-  if (idx) {
-    if (idx[1] === emailIndexName(c)) return ['email'];
-    const def = c.indexes.find((i) => i.name === idx[1]);
-    return def ? def.fields.map((fid) => c.fields.find((f) => f.id === fid)?.name ?? fid) : [];
+/**
+ * The field names a failed unique index or key names (store-failures.ts reads the store's error);
+ * `storedName`: an index's name as the engine stores it (dialect.storedName).
+ */
+export function uniqueViolationFields(c: Collection, err: unknown, storedName: (name: string) => string): string[] | null {
+  const failure = storeFailure(err);
+  if (failure?.kind !== 'unique') return null;
+  const index = failure.index;
+  if (index !== undefined) {
+    if (index === storedName(emailIndexName(c))) return ['email'];
+    const def = c.indexes.find((i) => storedName(i.name) === index);
+    if (def) return def.fields.map((fid) => c.fields.find((f) => f.id === fid)?.name ?? fid);
+    if (failure.columns === undefined) return [];
   }
-  return what.split(',').map((s) => s.trim().split('.').pop() ?? s);
+  return (failure.columns ?? []).map((col) => c.fields.find((f) => storedName(f.name) === col)?.name ?? col);
 }
 
 export function notUniqueErrors(fields: string[]): ErrorData {

@@ -5,6 +5,7 @@ import { ident } from '../../filter/sql.js';
 import { toStoredValue } from '../field-values.js';
 import type { Collection, SqlValue } from '../../model/types.js';
 import { notUniqueErrors, uniqueViolationFields } from './validate.js';
+import type { Dialect } from '../../rules/compile.js';
 
 export interface RowSource {
   sql: string;
@@ -18,9 +19,9 @@ export interface RowSource {
  * event loop time in proportion to the text, and a rule that reads no large field should not pay for it. A
  * column the condition reads but this missed would be an SQL error, never a wrong answer.
  */
-export function rowSource(c: Collection, values: Record<string, unknown>, where: { sql: string }, alias = 'r'): RowSource {
+export function rowSource(dialect: Dialect, c: Collection, values: Record<string, unknown>, where: { sql: string }, alias = 'r'): RowSource {
   const fields = c.fields.filter((f) => f.name === 'id' || where.sql.includes(`${alias}.${ident(f.name)}`));
-  const cols = fields.map((f) => `? AS ${ident(f.name)}`).join(', ');
+  const cols = fields.map((f) => `${dialect.typedParam(f.type)} AS ${ident(f.name)}`).join(', ');
   return { sql: `(SELECT ${cols})`, params: fields.map((f) => toStoredValue(f, values[f.name])) };
 }
 
@@ -29,10 +30,9 @@ export function throwIfErrors(errors: ErrorData, message: string): void {
 }
 
 /** A UNIQUE failure is the field's `validation_not_unique` (the id's `validation_pk_invalid`). */
-export function mapWriteError(err: unknown, c: Collection, message: string): never {
+export function mapWriteError(err: unknown, c: Collection, message: string, dialect: Dialect): never {
   if (err instanceof ApiError) throw err;
-  const text = err instanceof Error ? err.message : String(err);
-  const fields = uniqueViolationFields(c, text);
+  const fields = uniqueViolationFields(c, err, dialect.storedName);
   if (fields) {
     if (fields.includes('id')) throw badRequest(message, { id: fieldError('validation_pk_invalid', 'The record primary key is invalid or already exists.') });
     throw badRequest(message, notUniqueErrors(fields));
