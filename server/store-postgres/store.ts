@@ -138,8 +138,8 @@ export class PostgresStore implements Store {
     const start = performance.now();
     try {
       return (await this.sql.begin('read only', async (tx) => {
-        // pipelined with the query: one round trip more than a bare read, not two
-        const limit = tx.unsafe(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(left))}`);
+        // sent with the query: one round trip more than a bare read (BEGIN), not two
+        const limit = sent(tx.unsafe(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(left))}`));
         const rows: T[] = [];
         const cursor = this.query(tx, sqlText, params).cursor(Math.min(most, CURSOR_ROWS));
         await limit;
@@ -196,26 +196,31 @@ export class PostgresStore implements Store {
       }
     };
     const state = { open: true };
-    let statements = 0;
-    // Each statement under a savepoint, pipelined with it: a failed statement undoes only itself.
+    // Statements run one after the other, as on sql.js, also when fn starts several at once: the
+    // transaction ends only after the last, and none can run after it on the pooled connection.
+    let tail: Promise<unknown> = Promise.resolve();
+    // Each statement under a savepoint, sent in one round trip with it: a failed statement undoes only
+    // itself, and the transaction goes on, as after a failed statement on SQLite.
     const inTx = <R>(sqlText: string, params: Params | undefined, read: (rows: postgres.RowList<postgres.Row[]>) => R): Promise<R> => {
       if (!state.open) return Promise.reject(new Error('this transaction has ended: a statement after write() returned ran outside it'));
-      return timed(async () => {
-        const n = ++statements;
-        const mark = conn.unsafe(`SAVEPOINT s${n}`);
-        const run = this.query(conn, sqlText, params);
-        const done = conn.unsafe(`RELEASE SAVEPOINT s${n}`);
-        try {
-          await mark;
-          const rows = await run;
-          await done;
-          return read(rows);
-        } catch (err) {
-          done.catch(() => undefined);
-          await conn.unsafe(`ROLLBACK TO SAVEPOINT s${n}`).catch(() => undefined);
-          throw mapPgError(err, budget);
-        }
-      });
+      const step = tail.then(() =>
+        timed(async () => {
+          const mark = sent(conn.unsafe('SAVEPOINT s'));
+          const run = sent(this.query(conn, sqlText, params));
+          const done = sent(conn.unsafe('RELEASE SAVEPOINT s'));
+          try {
+            await mark;
+            const rows = await run;
+            await done;
+            return read(rows);
+          } catch (err) {
+            await conn.unsafe('ROLLBACK TO SAVEPOINT s').catch(() => undefined);
+            throw mapPgError(err, budget);
+          }
+        }),
+      );
+      tail = step.catch(() => undefined);
+      return step;
     };
     const tx: WriteTx = {
       all: <R>(sqlText: string, params?: Params) => inTx(sqlText, params, (rows) => Array.from(rows) as R[]),
@@ -223,8 +228,8 @@ export class PostgresStore implements Store {
       run: (sqlText: string, params?: Params) => inTx(sqlText, params, (rows) => ({ changes: rows.count ?? 0 })),
     };
     await timed(async () => {
-      const begin = conn.unsafe('BEGIN');
-      const limit = budget === null ? null : conn.unsafe(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(budget.limit - budget.spent))}`);
+      const begin = sent(conn.unsafe('BEGIN'));
+      const limit = budget === null ? null : sent(conn.unsafe(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(budget.limit - budget.spent))}`));
       await begin;
       await limit;
     }).catch((err: unknown) => {
@@ -233,12 +238,14 @@ export class PostgresStore implements Store {
     try {
       const result = await this.inside.run(state, () => fn(tx));
       state.open = false;
+      await tail;
       await timed(() => conn.unsafe('COMMIT')).catch((err: unknown) => {
         throw mapPgError(err, budget);
       });
       return result;
     } catch (err) {
       state.open = false;
+      await tail;
       await conn.unsafe('ROLLBACK').catch(() => undefined);
       throw err;
     }
@@ -282,6 +289,16 @@ export class PostgresStore implements Store {
     if (name === GUARD_FUNCTION || name === LIKE_FUNCTION) return;
     throw new PostgresUnsupported(`The SQL function ${name} exists on the desktop engine only; the PostgreSQL store has no equivalent for it.`);
   };
+}
+
+/**
+ * Sends a query now instead of when it is first awaited (postgres.js sends lazily), so that several
+ * go out together on one connection; its failure is heard where it is awaited, never unhandled.
+ */
+function sent<T extends postgres.PendingQuery<postgres.Row[]>>(query: T): T {
+  void query.execute();
+  query.catch(() => undefined);
+  return query;
 }
 
 /** What a team server cannot do the desktop's way; the message says what to use instead. */

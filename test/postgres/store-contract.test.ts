@@ -67,6 +67,26 @@ describePostgres('the PostgreSQL store', () => {
     expect(await store.get('SELECT "id" FROM "t" WHERE "id" = ?', ['after-failure'])).toEqual({ id: 'after-failure' });
   });
 
+  it('runs statements a write starts together one after the other, none after its rollback', async () => {
+    const failure = await store
+      .write(async (tx) => {
+        await Promise.all([
+          tx.run('INSERT INTO "t" ("id") VALUES (?)', ['together-1']),
+          tx.run('SELECT pg_sleep(0.05)'),
+          tx.run('INSERT INTO "t" ("id") VALUES (?)', ['a']),
+          tx.run('SELECT pg_sleep(0.05)'),
+          tx.run('INSERT INTO "t" ("id") VALUES (?)', ['together-2']),
+        ]);
+      })
+      .catch((err: unknown) => err);
+    expect(String(failure)).toMatch(/UNIQUE constraint failed/);
+    // the statements after the failed one ran inside the transaction, and were rolled back with it
+    expect(await store.all('SELECT "id" FROM "t" WHERE "id" LIKE ?', ['together-%'])).toEqual([]);
+    // and the connection went back to the pool clean: the next write commits as usual
+    await store.write((tx) => tx.run('INSERT INTO "t" ("id") VALUES (?)', ['together-3']));
+    expect(await store.all('SELECT "id" FROM "t" WHERE "id" LIKE ?', ['together-%'])).toEqual([{ id: 'together-3' }]);
+  });
+
   it('says which unique index or key refused a row (storeFailure), so core can say which fields clash', async () => {
     await store.write((tx) => tx.run('CREATE UNIQUE INDEX "idx_t_j" ON "t" ("j")'));
     await store.write((tx) => tx.run('INSERT INTO "t" ("id", "j") VALUES (?, ?)', ['u1', 'same']));
