@@ -22,6 +22,7 @@ const TIMED = [
 // fresh database of the run's PostgreSQL 15 (test/support/test-store.ts). docs/architecture.md ("The
 // PostgreSQL store") lists which suites are not here yet, and why.
 const ON_BOTH_ENGINES = [
+  'test/records/engine.test.ts',
   'test/records/write.test.ts',
   'test/records/paging.test.ts',
   'test/records/expand.test.ts',
@@ -38,6 +39,10 @@ const ON_BOTH_ENGINES = [
   'test/auth/sign-in.test.ts',
   'test/auth/hash-limits.test.ts',
   'test/http/envelope.test.ts',
+  'test/http/sdk-differences.test.ts',
+  'test/http/sdk-kept.test.ts',
+  'test/http/sdk-tokens.test.ts',
+  'test/batch/url-encoding.test.ts',
 ];
 
 // `npm run test:fast` (`vitest run --mode fast`): the edit-run loop, without the browser tests, the
