@@ -295,7 +295,7 @@ export class PostgresStore implements Store {
  * Sends a query now instead of when it is first awaited (postgres.js sends lazily), so that several
  * go out together on one connection; its failure is heard where it is awaited, never unhandled.
  */
-function sent<T extends postgres.PendingQuery<postgres.Row[]>>(query: T): T {
+function sent<T extends Promise<unknown> & { execute(): unknown }>(query: T): T {
   void query.execute();
   query.catch(() => undefined);
   return query;
