@@ -133,11 +133,14 @@ export class PostgresStore implements Store {
    */
   private async budgeted<T>(budget: QueryBudget, sqlText: string, params: Params | undefined, most: number): Promise<T[]> {
     this.assertOutside();
-    const left = budget.limit - budget.spent;
-    if (left <= 0) throw new QueryTimeoutError(budget.limit);
-    const start = performance.now();
+    if (budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
+    // counted from when the connection is ours: waiting for the pool (busy with other requests'
+    // work) is not this operation's database time, as waiting for the write turn is not on the desktop
+    let start: number | null = null;
     try {
       return (await this.sql.begin('read only', async (tx) => {
+        start = performance.now();
+        const left = budget.limit - budget.spent;
         // sent with the query: one round trip more than a bare read (BEGIN), not two
         const limit = sent(tx.unsafe(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(left))}`));
         const rows: T[] = [];
@@ -157,7 +160,7 @@ export class PostgresStore implements Store {
     } catch (err) {
       throw mapPgError(err, budget);
     } finally {
-      budget.spent += performance.now() - start;
+      if (start !== null) budget.spent += performance.now() - start;
     }
   }
 

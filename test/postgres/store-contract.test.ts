@@ -158,6 +158,18 @@ describePostgres('the PostgreSQL store', () => {
     expect(await store.get('SELECT 1 AS ok FROM pg_sleep(0.3)')).toEqual({ ok: 1 });
   });
 
+  it('does not charge a budget for the wait for a pooled connection', async () => {
+    // every connection of the pool (6) held for 300 ms by other requests' budgeted reads (a transaction each)
+    const busy = Array.from({ length: 6 }, () => store.reader(new QueryBudget(5000)).all('SELECT 1 AS x FROM pg_sleep(0.3)'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const budget = new QueryBudget(100);
+    const started = performance.now();
+    expect(await store.reader(budget).get('SELECT 1 AS x')).toEqual({ x: 1 });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(200);
+    expect(budget.spent).toBeLessThan(100);
+    await Promise.all(busy);
+  });
+
   it('stops a slow write at its budget and rolls it back', async () => {
     const budget = new QueryBudget(150);
     const failure = await store
