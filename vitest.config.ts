@@ -23,6 +23,8 @@ const TIMED = [
 // PostgreSQL store") lists which suites are not here yet, and why.
 const ON_BOTH_ENGINES = [
   'test/records/engine.test.ts',
+  'test/auth/origin.test.ts',
+  'test/auth/record-sessions.test.ts',
   'test/records/concurrency.test.ts',
   'test/records/write.test.ts',
   'test/records/paging.test.ts',
