@@ -19,6 +19,7 @@
 //   done refuses with an error naming what to use instead (backup and restore: pg_dump / pg_restore).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import postgres from 'postgres';
+import { ApiError } from '../errors.js';
 import { POSTGRES } from '../filter/dialect.js';
 import { GUARD_FUNCTION, LIKE_FUNCTION } from '../filter/guard.js';
 import type { Row } from '../model/types.js';
@@ -304,11 +305,14 @@ function sent<T extends Promise<unknown> & { execute(): unknown }>(query: T): T 
   return query;
 }
 
-/** What a team server cannot do the desktop's way; the message says what to use instead. */
-export class PostgresUnsupported extends Error {
+/**
+ * What a team server cannot do the desktop's way: a 400 (an ApiError, which every layer answers as
+ * it is) whose message says what to use instead.
+ */
+export class PostgresUnsupported extends ApiError {
   readonly code = 'EDESKBASE_POSTGRES_UNSUPPORTED';
   constructor(message: string) {
-    super(message);
+    super(400, message);
     this.name = 'PostgresUnsupported';
   }
 }
