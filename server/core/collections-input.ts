@@ -2,7 +2,7 @@
 // validated Collection, or a 400 with per-key codes as PocketBase reports them.
 import { ApiError, fieldError } from '../errors.js';
 import type { ErrorData } from '../errors.js';
-import { checkRule } from '../rules/compile.js';
+import { checkRule, type Dialect } from '../rules/compile.js';
 import { defineField } from './fields/index.js';
 import { isRecord } from '../json-object.js';
 import { NAME_PATTERN, normalizeIndexes } from './collections-input-indexes.js';
@@ -14,6 +14,8 @@ import { ViewQueryError } from './view-query.js';
 
 export interface InputContext {
   lookup: Lookup;
+  /** The engine rules will run on (a rule PostgreSQL cannot run is refused when saved); SQLite when absent. */
+  dialect?: Dialect;
   /** The stored collection when updating. */
   previous?: Collection;
   /** Every collection (index names are unique across them). */
@@ -108,7 +110,7 @@ function normalizeRules(input: Record<string, unknown>, base: Collection, errors
   for (const key of keys) {
     const rule = base[key];
     if (typeof rule !== 'string' || rule.trim() === '' || errors[key]) continue;
-    const problem = checkRule(rule, base, (idOrName: string) => (idOrName === base.id || idOrName.toLowerCase() === base.name.toLowerCase() ? base : ctx.lookup(idOrName)));
+    const problem = checkRule(rule, base, (idOrName: string) => (idOrName === base.id || idOrName.toLowerCase() === base.name.toLowerCase() ? base : ctx.lookup(idOrName)), ctx.dialect);
     if (problem !== null) errors[key] = fieldError('validation_invalid_rule', `Invalid rule. Raw error: ${problem}`);
   }
   if (base.type === 'auth' && base.manageRule === '') {

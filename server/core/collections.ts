@@ -23,7 +23,7 @@ export type CollectionListener = (action: 'create' | 'update' | 'delete', collec
 
 export function createCollections(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'sessions' | 'storage'>, onChange: CollectionListener = () => {}) {
   const { store, dialect, registry, sessions, storage: files } = env;
-  const inputContext = () => ({ lookup: registry.lookup, allCollections: () => registry.all() });
+  const inputContext = () => ({ lookup: registry.lookup, dialect, allCollections: () => registry.all() });
 
   /** Every collection as it will be: `changed` in place of its stored version, without `removedId`. */
   const schemaWith = (changed: Collection | null, removedId?: string): Collection[] => {

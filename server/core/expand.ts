@@ -61,7 +61,7 @@ function recordBytes(record: ApiRecord): number {
  * and paths) loads at most MAX_EXPANDED_RECORDS rows: past them it is a 400 (no query returns more
  * than one past the cap).
  */
-async function fetchRows(db: ReadDb, target: Collection, viewer: Viewer, where: { sql: string; params: SqlValue[] }, cond: string, values: string[], budget: Budget): Promise<Row[]> {
+async function fetchRows(db: ReadDb, target: Collection, viewer: Viewer, where: { sql: string; params: SqlValue[] }, cond: string, values: string[], budget: Budget, order = ''): Promise<Row[]> {
   const rows: Row[] = [];
   const columns = shownFields(target, viewer).map((f) => `r.${ident(f.name)}`).join(', ');
   for (let i = 0; i < values.length; i += CHUNK) {
@@ -69,7 +69,7 @@ async function fetchRows(db: ReadDb, target: Collection, viewer: Viewer, where: 
     const marks = part.map(() => '?').join(',');
     // a constant LIMIT (one prepared statement per shape; a bound one made the query 25% slower)
     const found = await db.all<Row>(
-      `SELECT ${columns} FROM ${ident(target.name)} AS r WHERE ${cond.replace('%IN%', `(${marks})`)} AND (${where.sql}) LIMIT ${MAX_EXPANDED_RECORDS + 1}`,
+      `SELECT ${columns} FROM ${ident(target.name)} AS r WHERE ${cond.replace('%IN%', `(${marks})`)} AND (${where.sql})${order} LIMIT ${MAX_EXPANDED_RECORDS + 1}`,
       [...part, ...where.params],
     );
     budget.loaded += found.length;
@@ -128,8 +128,9 @@ function resolveSegment(c: Collection, seg: string, lookup: Lookup, dialect: Dia
   };
   return {
     target,
+    // a parent's back-relations in insertion order: SQLite's scans give it, PostgreSQL is told (rowOrder)
     load: (db, viewer, where, parents, budget) =>
-      fetchRows(db, target, viewer, where, multi ? `EXISTS (SELECT 1 FROM ${dialect.jsonItems(col)} WHERE json_each.value IN %IN%)` : `${col} IN %IN%`, parents.map((p) => String(p.id)), budget),
+      fetchRows(db, target, viewer, where, multi ? `EXISTS (SELECT 1 FROM ${dialect.jsonItems(col)} WHERE json_each.value IN %IN%)` : `${col} IN %IN%`, parents.map((p) => String(p.id)), budget, dialect.rowOrder('r')),
     attach(parent, _byId, rows) {
       const found = index(rows).get(String(parent.id));
       if (found === undefined) return undefined;

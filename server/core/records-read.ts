@@ -57,12 +57,14 @@ export async function listRecords(db: ReadDb, c: Collection, ctx: ListContext, c
   const selected = columns === null ? 'r.*'
     : c.fields.filter((f) => f.name === 'id' || f.name === 'emailVisibility' || columns.has(f.name)).map((f) => `r.${ident(f.name)}`).join(', ');
   // A view (views.ts) has no row ids to join on: each lookup by its `_rowid_` column would run its
-  // query again (an aggregate once per row of the page), so its page is read in one pass.
-  const items = c.type === 'view'
+  // query again (an aggregate once per row of the page), so its page is read in one pass, as on an
+  // engine without the deferred join (dialect.keyJoin).
+  const keyJoin = ctx.dialect === undefined ? 'CROSS JOIN' : ctx.dialect.keyJoin;
+  const items = c.type === 'view' || keyJoin === undefined
     ? await db.all<Row>(`SELECT ${selected} FROM ${table} AS r WHERE ${whereSql} ORDER BY ${orderSql} LIMIT ? OFFSET ?`, [...whereParams, ...orderParams, q.perPage, offset])
     : await db.all<Row>(
       `SELECT ${selected} FROM (SELECT r._rowid_ AS k FROM ${table} AS r WHERE ${whereSql} ORDER BY ${orderSql} LIMIT ? OFFSET ?) AS p ` +
-        `${ctx.dialect?.keyJoin ?? 'CROSS JOIN'} ${table} AS r ON r._rowid_ = p.k`,
+        `${keyJoin} ${table} AS r ON r._rowid_ = p.k`,
       [...whereParams, ...orderParams, q.perPage, offset],
     );
   let totalItems = -1;

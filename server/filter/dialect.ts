@@ -1,7 +1,9 @@
 // The SQL dialect: everything the filter compiler (and the record resolver in server/rules/) writes
 // differently for SQLite (sql.js, the desktop) and PostgreSQL 15 (the team server). One object per
 // engine; compilation takes one through `CompileScope.dialect` and defaults to SQLITE, whose output is
-// exactly the SQL the compiler wrote before dialects existed.
+// exactly the SQL the compiler wrote before dialects existed. Core's own statements (tables, indexes,
+// upserts, list pages, sessions...; docs/architecture.md "The SQL dialect") take it too, through
+// CoreEnv.dialect, and on SQLite stay what core wrote before.
 //
 // What differs, and how PostgreSQL is made to select the same rows in the same order as SQLite:
 // - truth: SQLite's `1` / 0-1 integers; PostgreSQL's `TRUE` and booleans (bool columns and boolean
@@ -117,19 +119,20 @@ export interface Dialect {
   // What core/ writes (collections, records, sessions, sign-in): statement texts with `?` placeholders
   // and quoted names, which the store puts through `statement()`.
   /**
-   * The join of a list's page of keys back to its rows, `ON` following: SQLite's `CROSS JOIN` (which
-   * also fixes the join order for its planner), PostgreSQL's plain `JOIN`.
+   * The join of a list's page of row keys back to its rows (a deferred join), `ON` following: SQLite's
+   * `CROSS JOIN`, whose outer loop keeps the keys' order. Absent: the engine reads a page in one pass
+   * (PostgreSQL: a join keeps no order, and its sorter needs no such help).
    */
-  readonly keyJoin: string;
+  readonly keyJoin?: string;
   /** `column` equal to one bound value (`?`) ignoring ASCII case only (SQLite's NOCASE; a sign-in e-mail). */
   equalsNoCase(column: string): string;
   /** The key of the unique index over `column` that `equalsNoCase` uses. */
   noCaseKey(column: string): string;
   /**
-   * What a statement reading a table's rows ends with to read them in insertion order: nothing on
-   * SQLite, whose scans go in rowid order; `ORDER BY "_rowid_"` on PostgreSQL.
+   * What a statement reading one table's rows (as `alias`, when it has one) ends with to read them in
+   * insertion order: nothing on SQLite, whose scans go in rowid order; `ORDER BY "_rowid_"` on PostgreSQL.
    */
-  readonly rowOrder: string;
+  rowOrder(alias?: string): string;
   /** A FROM item over the items (as text) of a stored JSON list, each read as `json_each.value`. */
   jsonItems(list: string): string;
   /** A top-level key of a stored JSON object as text (byte-ordered), NULL when absent. */
@@ -193,7 +196,7 @@ export const SQLITE: Dialect = {
   statement: (text) => text,
   storedName: (name) => name,
   keyJoin: 'CROSS JOIN',
-  rowOrder: '',
+  rowOrder: () => '',
   jsonItems: (list) => `json_each(${list})`,
   jsonText: (column, key) => `json_extract(${column}, '$.${checkedName(key)}')`,
   jsonFlag: (column, key) => `json_extract(${column}, '$.${checkedName(key)}')`,
@@ -477,15 +480,16 @@ export const POSTGRES: Dialect = {
   },
   statement: pgStatement,
   storedName: postgresName,
-  keyJoin: 'JOIN',
-  rowOrder: ` ORDER BY "${'_rowid_'}"`,
+  rowOrder: (alias) => ` ORDER BY ${alias === undefined ? '' : `${checkedAlias(alias)}.`}"${ROW_ORDER_COLUMN}"`,
   // named as SQLite's table-valued function is, so the statement around it reads `json_each.value` on both
   jsonItems: (list) => `json_array_elements_text(CAST(CAST(${list} AS text) AS json)) AS json_each(value)`,
   jsonText: (column, key) => `((CAST(${column} AS json) ->> '${checkedName(key)}') COLLATE "C")`,
   jsonFlag: (column, key) => `COALESCE((CAST(${column} AS json) ->> '${checkedName(key)}') = 'true', FALSE)`,
-  // through integer: a driver typing the parameter from the statement then takes the stored 0/1 as given
-  typedParam: (fieldType) => (fieldType === 'number' ? 'CAST(? AS double precision)' : fieldType === 'bool' ? 'CAST(CAST(? AS integer) AS boolean)' : 'CAST(? AS text)'),
-  equalsNoCase: (column) => `translate(${column}, '${UPPER}', '${UPPER.toLowerCase()}') = translate(CAST(? AS text), '${UPPER}', '${UPPER.toLowerCase()}')`,
+  // a bool through text: a driver typing the parameter from the statement sends 1/0 and true/false as
+  // '1', 'true'..., which PostgreSQL reads as booleans (typed boolean, postgres.js would send 1 as false)
+  typedParam: (fieldType) => (fieldType === 'number' ? 'CAST(? AS double precision)' : fieldType === 'bool' ? 'CAST(CAST(? AS text) AS boolean)' : 'CAST(? AS text)'),
+  // `<> ''` as the index's predicate says (a value to match is never ''), so the partial index serves it
+  equalsNoCase: (column) => `(translate(${column}, '${UPPER}', '${UPPER.toLowerCase()}') = translate(CAST(? AS text), '${UPPER}', '${UPPER.toLowerCase()}') AND ${column} != '')`,
   noCaseKey: (column) => `translate(${column}, '${UPPER}', '${UPPER.toLowerCase()}')`,
   upsert: (table, columns, key) => {
     const rest = columns.filter((c) => !key.includes(c));
@@ -570,6 +574,11 @@ function isKey(field: TableModel['fields'][number]): boolean {
 const tableConstraints = ['pkey', 'rowid_key'] as const;
 function constraintName(table: string, suffix: (typeof tableConstraints)[number]): string {
   return `${table}_${suffix}`;
+}
+
+function checkedAlias(alias: string): string {
+  if (!/^[A-Za-z_]\w*$/.test(alias)) throw new Error(`unsafe SQL alias ${JSON.stringify(alias)}`);
+  return alias;
 }
 
 function checkedName(name: string): string {

@@ -69,6 +69,27 @@ describe('compiling for PostgreSQL', () => {
   });
 });
 
+describe("core's statements", () => {
+  it('are on SQLite exactly what core wrote before the dialect (the desktop\'s SQL does not move)', () => {
+    expect(SQLITE.upsert('_collections', ['id', 'name', 'data'], ['id'])).toBe('INSERT OR REPLACE INTO "_collections" ("id", "name", "data") VALUES (?, ?, ?)');
+    expect(SQLITE.equalsNoCase('"email"')).toBe('"email" COLLATE NOCASE = ?');
+    expect(SQLITE.noCaseKey('"email"')).toBe('"email" COLLATE NOCASE');
+    expect(SQLITE.indexNames).toBe("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL");
+    expect(SQLITE.lastItem('"tags"')).toBe(`COALESCE(json_extract("tags", '$[#-1]'), '')`);
+    expect(SQLITE.listOf('"tags"')).toBe(`CASE WHEN "tags" IS NULL OR "tags" = '' THEN '[]' ELSE json_array("tags") END`);
+    expect(SQLITE.copyRows('_tmp_x', 'posts', ['id', 'title'], ['"id"', '"title"'])).toEqual(['INSERT INTO "_tmp_x" ("id", "title") SELECT "id", "title" FROM "posts"']);
+    expect(SQLITE.renameTable('_tmp_x', 'posts')).toEqual(['ALTER TABLE "_tmp_x" RENAME TO "posts"']);
+    expect(SQLITE.jsonItems('r."tags"')).toBe('json_each(r."tags")');
+    expect(SQLITE.jsonText('"data"', 'type')).toBe(`json_extract("data", '$.type')`);
+    expect([SQLITE.keyJoin, SQLITE.rowOrder('r'), SQLITE.typedParam('number'), SQLITE.tableSql, SQLITE.indexSql]).toEqual(['CROSS JOIN', '', '?', undefined, undefined]);
+  });
+
+  it('refuse names outside the allow-list', () => {
+    expect(() => POSTGRES.upsert('a"b', ['id'], ['id'])).toThrow('unsafe SQL identifier');
+    expect(() => SQLITE.jsonText('"data"', "x') OR 1 --")).toThrow('unsafe SQL identifier');
+  });
+});
+
 describe('postgresTableSql', () => {
   it('lays a collection out with its row order column, one typed column per field and its indexes', () => {
     const statements = postgresTableSql({ ...posts, indexes: [{ name: 'idx_title', fields: ['f_title'], unique: true }] });

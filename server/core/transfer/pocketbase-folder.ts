@@ -6,6 +6,7 @@
 // it fails. What cannot come over is listed, never silently dropped.
 import { badRequest, fieldError, type ErrorData } from '../../errors.js';
 import { ident } from '../../filter/sql.js';
+import { SQLITE, type Dialect } from '../../rules/compile.js';
 import { openForeignDb, type ForeignDb } from '../../store/foreign-db.js';
 import type { WriteTx } from '../../store/db.js';
 import type { Registry } from '../collection-registry.js';
@@ -118,7 +119,7 @@ function refusedError(refused: Refused[], total: number): Error {
   return badRequest(`Failed to import the records: ${total} record(s) refused, nothing was changed: ${shown}${more}.`, { records: data });
 }
 
-async function copyRecords(db: ForeignDb, tx: WriteTx, schema: Registry, plan: Plan, notes: Notes, files: Map<string, number>): Promise<Copied> {
+async function copyRecords(dialect: Dialect, db: ForeignDb, tx: WriteTx, schema: Registry, plan: Plan, notes: Notes, files: Map<string, number>): Promise<Copied> {
   const tables = db.tables();
   const out: Copied = [];
   const refused: Refused[] = [];
@@ -135,7 +136,7 @@ async function copyRecords(db: ForeignDb, tx: WriteTx, schema: Registry, plan: P
     for (const row of db.all(`SELECT * FROM ${ident(item.name)} ORDER BY _rowid_`)) {
       rowNumber++;
       // Deskbase's own superusers stay; PocketBase's join them unless one has the same email
-      if (c.system && await tx.get(`SELECT 1 AS x FROM ${ident(c.name)} WHERE "id" = ? OR "email" = ? COLLATE NOCASE`, [row.id, row.email ?? '']) !== undefined) {
+      if (c.system && await tx.get(`SELECT 1 AS x FROM ${ident(c.name)} WHERE "id" = ? OR ${dialect.equalsNoCase('"email"')}`, [row.id, row.email ?? '']) !== undefined) {
         skipped++;
         continue;
       }
@@ -180,7 +181,7 @@ function folderNotes(db: ForeignDb, notes: Notes): void {
  * data; rules the folder opens are flagged (rule-changes.ts). `dryRun` runs everything but the files in
  * a transaction that is rolled back and answers what applying would do.
  */
-export async function importPocketBase(importSchema: SchemaImporter, storage: FileStorage, source: PocketBaseSource, dryRun = false): Promise<PocketBaseImportResult> {
+export async function importPocketBase(importSchema: SchemaImporter, storage: FileStorage, source: PocketBaseSource, dryRun = false, dialect: Dialect = SQLITE): Promise<PocketBaseImportResult> {
   let db: ForeignDb;
   try {
     db = await openForeignDb(source.db);
@@ -197,7 +198,7 @@ export async function importPocketBase(importSchema: SchemaImporter, storage: Fi
         ({ adopted, counts: files } = await bringFiles(db, plan, storage, source.files, notes));
       },
       then: async (tx, schema, plan, notes) => {
-        const records = await copyRecords(db, tx, schema, plan, notes, files);
+        const records = await copyRecords(dialect, db, tx, schema, plan, notes, files);
         folderNotes(db, notes);
         return records;
       },

@@ -128,7 +128,7 @@ async function startPass(dialect: Dialect, tx: WriteTx, plan: Plan, notes: Notes
     tx, dialect, plan, notes, sessions, scratch,
     before: new Map(scratch.all().map((c) => [c.id, c])),
     converted: new Map(),
-    ctx: (previous, newInThisImport = false) => ({ lookup: scratch.lookup, allCollections: () => scratch.all(), previous, viewFields, newInThisImport }),
+    ctx: (previous, newInThisImport = false) => ({ lookup: scratch.lookup, dialect, allCollections: () => scratch.all(), previous, viewFields, newInThisImport }),
     now: isoNow(),
   };
 }
@@ -217,7 +217,7 @@ async function applyRules(p: Pass): Promise<void> {
     const rules: Record<string, unknown> = { ...(p.converted.get(item.id) as Converted).rules };
     for (const [key, rule] of Object.entries(rules)) {
       if (typeof rule !== 'string' || rule.trim() === '') continue;
-      const problem = checkRule(rule, prev, p.scratch.lookup);
+      const problem = checkRule(rule, prev, p.scratch.lookup, p.dialect);
       if (problem === null) continue;
       p.notes.add(item.name, key, `The rule does not compile here (${problem}); it was set to null (superusers only). The rule was: ${rule}`);
       rules[key] = null;

@@ -26,7 +26,7 @@ function formatOf<T extends string>(value: string, allowed: readonly T[]): T {
 export function createTransfer(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'sessions' | 'storage' | 'budgetMs' | 'responseBytes'>, records: Records, onChange: CollectionListener) {
   const { store, registry, storage: files, budgetMs, responseBytes: readBytes } = env;
   const importSchema = createSchemaImport(env, onChange);
-  const importFolder = (source: PocketBaseSource, dryRun: boolean): Promise<PocketBaseImportResult> => importPocketBase(importSchema, files, source, dryRun);
+  const importFolder = (source: PocketBaseSource, dryRun: boolean): Promise<PocketBaseImportResult> => importPocketBase(importSchema, files, source, dryRun, env.dialect);
   const uploads = createPocketBaseUpload(files, importFolder);
   return {
     importSchema,

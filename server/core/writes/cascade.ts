@@ -29,8 +29,8 @@ function referrers(dialect: Dialect, tx: WriteTx, owner: Collection, field: Rela
   const col = ident(field.name);
   const table = ident(owner.name);
   return isMultiple(field)
-    ? tx.all<Row>(`SELECT * FROM ${table} WHERE EXISTS (SELECT 1 FROM ${dialect.jsonItems(`${table}.${col}`)} WHERE json_each.value = ?)${dialect.rowOrder}`, [id])
-    : tx.all<Row>(`SELECT * FROM ${table} WHERE ${col} = ?${dialect.rowOrder}`, [id]);
+    ? tx.all<Row>(`SELECT * FROM ${table} WHERE EXISTS (SELECT 1 FROM ${dialect.jsonItems(`${table}.${col}`)} WHERE json_each.value = ?)${dialect.rowOrder()}`, [id])
+    : tx.all<Row>(`SELECT * FROM ${table} WHERE ${col} = ?${dialect.rowOrder()}`, [id]);
 }
 
 /**
@@ -71,8 +71,8 @@ class Referrers {
     const table = ident(owner.name);
     const { dialect } = this;
     const pairs = isMultiple(field)
-      ? await this.tx.all<{ id: string; ref: SqlValue }>(`SELECT t."id" AS id, json_each.value AS ref FROM ${table} AS t, ${dialect.jsonItems(`t.${col}`)}${dialect.rowOrder.replace('"_rowid_"', 't."_rowid_"')}`)
-      : await this.tx.all<{ id: string; ref: SqlValue }>(`SELECT "id" AS id, ${col} AS ref FROM ${table} WHERE ${col} != ''${dialect.rowOrder}`);
+      ? await this.tx.all<{ id: string; ref: SqlValue }>(`SELECT t."id" AS id, json_each.value AS ref FROM ${table} AS t, ${dialect.jsonItems(`t.${col}`)}${dialect.rowOrder('t')}`)
+      : await this.tx.all<{ id: string; ref: SqlValue }>(`SELECT "id" AS id, ${col} AS ref FROM ${table} WHERE ${col} != ''${dialect.rowOrder()}`);
     const index = new Map<string, string[]>();
     for (const { id, ref } of pairs) {
       const list = index.get(String(ref));
