@@ -39,6 +39,11 @@ export interface ServerOptions {
   realtimeIdleMs?: number;
   /** Extra store options (journal threshold...). */
   store?: Omit<StoreOptions, 'dir'>;
+  /**
+   * Opens the store instead of the desktop engine on `dir` (`store` is then unused): the PostgreSQL
+   * store of a team server, or the tests' store on the engine they run on. The server closes it.
+   */
+  openStore?: () => Promise<Store>;
   /** Lower or raise the server's resource limits (tests lower them to prove a bound cheaply). */
   limits?: ServerLimits;
   /**
@@ -90,7 +95,7 @@ export function defaultUiDir(): string | null {
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => console.log(line));
-  const store = await openStore({ log, ...options.store, dir: options.dir });
+  const store = options.openStore ? await options.openStore() : await openStore({ log, ...options.store, dir: options.dir });
   let binding: Binding | null = null;
   const setupUrl = (token: string) => `${binding?.url ?? ''}/_/#/setup?token=${token}`;
   // tokens are issued only once the server listens (below), so the link names the bound address; bound to

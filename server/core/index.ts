@@ -61,7 +61,8 @@ export interface CoreOptions {
 export async function createCore(store: Store, options: CoreOptions = {}) {
   const registry = new Registry();
   installQueryGuards(store);
-  await store.write(async (tx) => ensureSystemSchema(tx));
+  // the PostgreSQL store creates its system tables itself when it opens (store-postgres/schema.ts)
+  if (store.dialect !== 'postgres') await store.write(async (tx) => ensureSystemSchema(tx));
   await registry.load(store);
   // after a failed journal write the store reloads from disk: the collections may have changed back
   store.onReload(() => registry.load(store));

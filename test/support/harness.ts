@@ -3,10 +3,11 @@
 import { afterEach, beforeEach, expect } from 'vitest';
 import { createCore, type Core, type CoreOptions } from '../../server/core/index.js';
 import { createApp } from '../../server/http/app.js';
-import { DEFAULT_CHECKPOINT_BYTES, DEFAULT_LOCK_WAIT_MS, DEFAULT_MAX_DATABASE_BYTES, loadSqlJs, openStore, type Store } from '../../server/store/db.js';
+import { DEFAULT_CHECKPOINT_BYTES, DEFAULT_LOCK_WAIT_MS, DEFAULT_MAX_DATABASE_BYTES, loadSqlJs, type Store } from '../../server/store/db.js';
 import { Engine } from '../../server/store/engine.js';
 import { openDatabase } from '../../server/store/recovery.js';
 import type { H3 } from 'h3';
+import { openTestStore, type StoreSeed } from './test-store.js';
 
 export interface Harness {
   core: Core;
@@ -50,10 +51,16 @@ async function storeFrom(bytes: Uint8Array): Promise<Store> {
 
 /**
  * `options` go to the core (a test about a cap, not the deadline, may give queries more time);
- * `seed`, a database another harness exported (`h.core.store.backup()`), starts it with that data.
+ * `seed`, a database another harness exported (`h.core.store.backup()`, or test-store.ts `seedOf` on
+ * either engine), starts it with that data.
  */
-export async function harness(options: Omit<CoreOptions, 'onSetupToken'> = {}, seed?: Uint8Array): Promise<Harness> {
-  const store = seed === undefined ? await openStore({ dir: null }) : await storeFrom(seed);
+export async function harness(options: Omit<CoreOptions, 'onSetupToken'> = {}, seed?: Uint8Array | StoreSeed): Promise<Harness> {
+  // the suite's engine (test-store.ts): SQLite, or PostgreSQL in the postgres-api project
+  const store =
+    seed === undefined ? await openTestStore('harness')
+    : seed instanceof Uint8Array ? await storeFrom(seed)
+    : 'bytes' in seed ? await storeFrom(seed.bytes)
+    : await openTestStore('harness', seed.template);
   let token = '';
   const core = await createCore(store, { ...options, onSetupToken: (t) => (token = t) });
   await core.setup.issue();

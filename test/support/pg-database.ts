@@ -36,14 +36,17 @@ function admin(info: PostgresInfo): Sql {
   return postgres({ host: info.host, port: info.port, user: info.adminUser, password: info.adminPassword, database: 'postgres', max: 1, onnotice: () => {} });
 }
 
-/** A new empty database owned by the application role, and a client on it. */
-export async function freshDatabase(label: string): Promise<FreshDatabase> {
+/**
+ * A new empty database owned by the application role, and a client on it. `template`: a copy of that
+ * database instead (it must have no connections open).
+ */
+export async function freshDatabase(label: string, template = 'template0'): Promise<FreshDatabase> {
   const info = postgresInfo();
   if (info.missing !== '') throw new Error(info.missing);
   const name = `t_${label.replace(/\W/g, '_').slice(0, 40)}_${randomBytes(4).toString('hex')}`;
   const root = admin(info);
   try {
-    await root.unsafe(`CREATE DATABASE "${name}" OWNER "${info.user}" TEMPLATE template0 ENCODING 'UTF8'`);
+    await root.unsafe(`CREATE DATABASE "${name}" OWNER "${info.user}" TEMPLATE "${template}" ENCODING 'UTF8'`);
     // The application role owns the database and its public schema, as on a team server.
     await root.unsafe(`REVOKE ALL ON DATABASE "${name}" FROM PUBLIC`);
   } finally {

@@ -13,6 +13,7 @@
 import { expect, it } from 'vitest';
 import type { CoreOptions } from '../../server/core/index.js';
 import { harness, type Harness, type Res } from './harness.js';
+import { seedOf, type StoreSeed } from './test-store.js';
 
 /** A value, or a function of the fixture's context and the row's fresh app (its setup token...). */
 type Of<C, T> = T | ((ctx: C, h: Harness) => T);
@@ -58,22 +59,23 @@ const of = <C, T>(value: Of<C, T>, ctx: C, h: Harness): T =>
 /**
  * A fixture run once: its data exported, and each call answering a fresh app on a copy of it (the
  * superuser's and users' sessions included), as PocketBase's tests copy one prepared data folder per
- * test. The seeding (password hashes, sign-ins) is what a fresh app costs; a copy costs a few ms.
+ * test. The seeding (password hashes, sign-ins) is what a fresh app costs; a copy costs a few ms (on
+ * PostgreSQL, a database created from the prepared one as its template).
  */
 function seeded<C>(fixture: Fixture<C>, options: AppOptions): () => Promise<{ h: Harness; ctx: C }> {
-  let prepared: Promise<{ bytes: Uint8Array; ctx: C }> | null = null;
+  let prepared: Promise<{ seed: StoreSeed; ctx: C }> | null = null;
   return async () => {
     prepared ??= (async () => {
       const h = await harness(options);
       try {
         const ctx = await fixture(h);
-        return { bytes: (await h.core.store.backup()).bytes, ctx };
+        return { seed: await seedOf(h.core.store), ctx };
       } finally {
         await h.close();
       }
     })();
-    const { bytes, ctx } = await prepared;
-    return { h: await harness(options, bytes), ctx: structuredClone(ctx) };
+    const { seed, ctx } = await prepared;
+    return { h: await harness(options, seed), ctx: structuredClone(ctx) };
   };
 }
 

@@ -1,0 +1,63 @@
+// PostgreSQL's errors as core knows them from the desktop engine, by SQLSTATE (never by wording): a
+// unique violation carries `storeFailure` (store/contract.ts: the index, or the columns of a key) and
+// reads as SQLite's "UNIQUE constraint failed: ..."; a statement cancelled under a budget is
+// QueryTimeoutError; a full disk is the disk's ENOSPC (which the HTTP layer answers with a 503,
+// nothing changed). Anything else keeps PostgreSQL's message, with its SQLSTATE as `code`.
+import type { StoreFailure } from '../store/contract.js';
+import { QueryTimeoutError } from '../store/deadline.js';
+import type { QueryBudget } from '../store/deadline.js';
+
+/** The fields of postgres.js's PostgresError that the mapping reads. */
+interface PgErrorShape {
+  code?: unknown;
+  message: string;
+  constraint_name?: string;
+  table_name?: string;
+  detail?: string;
+}
+
+const UNIQUE_VIOLATION = '23505';
+const QUERY_CANCELED = '57014';
+const DISK_FULL = '53100';
+const OUT_OF_MEMORY = '53200';
+
+/**
+ * A failed statement's error as core expects it. `budget`: the budget the statement ran under (a
+ * cancellation under one is that budget's doing: statement_timeout is how it is enforced).
+ */
+export function mapPgError(err: unknown, budget: QueryBudget | null | undefined): unknown {
+  if (typeof err !== 'object' || err === null || !(err instanceof Error)) return err;
+  const pg = err as Error & PgErrorShape;
+  switch (pg.code) {
+    case UNIQUE_VIOLATION: {
+      const failure = uniqueFailure(pg);
+      const target = failure.index !== undefined ? `index '${failure.index}'` : (failure.columns ?? []).map((c) => `${pg.table_name ?? ''}.${c}`).join(', ');
+      return Object.assign(new Error(`UNIQUE constraint failed: ${target}`, { cause: err }), { code: 'SQLITE_CONSTRAINT_UNIQUE', storeFailure: failure });
+    }
+    case QUERY_CANCELED:
+      return budget != null ? new QueryTimeoutError(budget.limit, { cause: err }) : err;
+    case DISK_FULL:
+      return withCode(new Error(`PostgreSQL's disk is full: ${pg.message}`, { cause: err }), 'ENOSPC');
+    case OUT_OF_MEMORY:
+      return withCode(new Error(`PostgreSQL is out of memory: ${pg.message}`, { cause: err }), 'ENOMEM');
+    default:
+      return err;
+  }
+}
+
+/**
+ * What a unique violation refused: the columns of a table's own key or UNIQUE column (PostgreSQL names
+ * those constraints <table>_pkey and <table>_<columns>_key), else the unique index by its name.
+ */
+function uniqueFailure(pg: PgErrorShape): Extract<StoreFailure, { kind: 'unique' }> {
+  const name = pg.constraint_name ?? '';
+  const key = /^Key \((.+?)\)=/.exec(pg.detail ?? '');
+  if (key && (name.endsWith('_pkey') || name.endsWith('_key'))) {
+    return { kind: 'unique', columns: key[1].split(',').map((c) => c.trim().replace(/^"|"$/g, '')) };
+  }
+  return { kind: 'unique', index: name };
+}
+
+function withCode(error: Error, code: string): Error {
+  return Object.assign(error, { code });
+}

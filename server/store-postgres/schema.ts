@@ -1,0 +1,40 @@
+// The system tables of store/schema.ts on PostgreSQL, created when the store opens (idempotent, and
+// safe when several nodes open the same database at once: one transaction-scoped advisory lock). Same
+// names, columns and meaning as on the desktop; texts in byte order (COLLATE "C", SQLite's BINARY);
+// SQLite's `COLLATE NOCASE` on a collection's name (ASCII letters only) as a unique index over the
+// name folded the same way; JSON kept as the stored text. Record tables are made per collection by
+// core (filter/dialect.ts `postgresTableSql`).
+import type { WriteTx } from '../store/contract.js';
+
+/** The advisory lock key taken while the schema is checked (any fixed number: "dskb" in ASCII). */
+export const SCHEMA_LOCK_KEY = 0x64736b62;
+
+const TEXT = 'text COLLATE "C"';
+const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+export const POSTGRES_SYSTEM_SCHEMA: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS "_collections" (
+    "id" ${TEXT} PRIMARY KEY NOT NULL,
+    "name" ${TEXT} NOT NULL,
+    "data" ${TEXT} NOT NULL CHECK (CAST("data" AS json) IS NOT NULL)
+  )`,
+  `CREATE UNIQUE INDEX IF NOT EXISTS "_collections_name_nocase" ON "_collections" (translate("name", '${UPPER}', '${UPPER.toLowerCase()}'))`,
+  `CREATE TABLE IF NOT EXISTS "_sessions" (
+    "id" ${TEXT} PRIMARY KEY NOT NULL,
+    "tokenHash" ${TEXT} NOT NULL UNIQUE,
+    "collectionId" ${TEXT} NOT NULL,
+    "recordId" ${TEXT} NOT NULL,
+    "created" ${TEXT} NOT NULL,
+    "expires" ${TEXT} NOT NULL,
+    "userAgent" ${TEXT} NOT NULL DEFAULT '',
+    "issued" ${TEXT} NOT NULL DEFAULT '[]'
+  )`,
+  'CREATE INDEX IF NOT EXISTS "_sessions_record" ON "_sessions" ("collectionId", "recordId")',
+  `CREATE TABLE IF NOT EXISTS "_params" ("key" ${TEXT} PRIMARY KEY NOT NULL, "value" ${TEXT})`,
+];
+
+/** Creates the system tables that are missing, one node at a time (the lock ends with the transaction). */
+export async function ensurePostgresSchema(tx: WriteTx): Promise<void> {
+  await tx.run(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_KEY})`);
+  for (const statement of POSTGRES_SYSTEM_SCHEMA) await tx.run(statement);
+}

@@ -1,0 +1,318 @@
+// The Store (store/contract.ts) over PostgreSQL, through postgres.js: what a team server's core runs
+// on. docs/architecture.md, "The PostgreSQL store", says what it maps and what it refuses.
+//
+// - Statements: core's SQL goes through `POSTGRES.statement()` (placeholders `?` → `$n`, names past
+//   63 bytes shortened), cached per text; each is prepared once per connection.
+// - Rows look as on SQLite: int8 and numeric read as numbers, booleans as 1/0, json and timestamps as
+//   the stored text (type parsers below).
+// - Reads go to the pool. `reader(budget)` runs each read in a READ ONLY transaction whose
+//   `statement_timeout` is what is left of the budget (the time a call takes is added to it), and
+//   counts the bytes of the rows read as the desktop does, reading through a cursor so that a read
+//   past the limit stops there (ReadTooLargeError).
+// - Writes: `write(fn, budget)` is one transaction on one reserved connection. Writes take turns
+//   within a node as on the desktop (a queue); between nodes PostgreSQL's own locks order them. Each
+//   statement inside runs under a savepoint, so a failing one undoes only itself and the transaction
+//   goes on, as a failing statement does on SQLite. A read or write through the store from inside a
+//   write's function fails at once (it would not see the transaction's rows, or would wait for it).
+// - Errors by SQLSTATE (errors.ts).
+// - What has no meaning here is empty (stats, keptAside, checkpoint, reload listeners); what cannot be
+//   done refuses with an error naming what to use instead (backup and restore: pg_dump / pg_restore).
+import { AsyncLocalStorage } from 'node:async_hooks';
+import postgres from 'postgres';
+import { ApiError } from '../errors.js';
+import { POSTGRES } from '../filter/dialect.js';
+import { GUARD_FUNCTION, LIKE_FUNCTION } from '../filter/guard.js';
+import type { Row } from '../model/types.js';
+import type { ReadDb, SqlFunction, Store, StoreStats, WriteTx } from '../store/contract.js';
+import { QueryTimeoutError, ReadTooLargeError, valueBytes, type QueryBudget } from '../store/deadline.js';
+import type { Params } from '../store/statements.js';
+import { mapPgError } from './errors.js';
+import { ensurePostgresSchema } from './schema.js';
+
+type Sql = postgres.Sql;
+type Reserved = postgres.ReservedSql;
+type Runner = Sql | Reserved | postgres.TransactionSql;
+
+export interface PostgresStoreOptions {
+  /** postgres://USER:PASSWORD@HOST:PORT/DB, the libpq multi-host form included. */
+  url: string;
+  /** The folder uploaded files are kept in (FileStorage), or null. */
+  dir?: string | null;
+  /** Connections in the pool (writes hold one each while they run). Default 10. */
+  max?: number;
+}
+
+/** Rows read through a cursor, this many at a time, when the read counts its bytes. */
+const CURSOR_ROWS = 200;
+
+const EMPTY_STATS: StoreStats = Object.freeze({ entries: 0, syncs: 0, journalBytes: 0, journalSize: 0, checkpoints: 0, replayed: 0 });
+
+/**
+ * Type parsers: values read as sql.js hands them to core. Booleans 1/0; 64-bit integers and numerics
+ * as numbers (a `count(*)` is int8); json, jsonb, dates and timestamps as the text PostgreSQL sends.
+ */
+const TYPES = {
+  deskbaseNumber: { to: 0, from: [20, 1700], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
+  deskbaseBool: { to: 16, from: [16], serialize: (x: unknown) => (x === true || x === 1 || x === '1' ? 't' : 'f'), parse: (x: string) => (x === 't' ? 1 : 0) },
+  deskbaseText: { to: 25, from: [114, 3802, 1082, 1083, 1114, 1184, 1266], serialize: (x: unknown) => String(x), parse: (x: string) => x },
+};
+
+const MAX_CACHED_STATEMENTS = 1000;
+
+/** Opens the pool and checks the system tables (creating what is missing). */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const sql = postgres(options.url, {
+    max: options.max ?? 10,
+    onnotice: () => {},
+    types: TYPES as unknown as Record<string, postgres.PostgresType>,
+    connection: { application_name: 'deskbase' },
+  });
+  const store = new PostgresStore(sql, options.dir ?? null);
+  try {
+    await store.write((tx) => ensurePostgresSchema(tx));
+  } catch (err) {
+    await sql.end({ timeout: 5 }).catch(() => undefined);
+    throw err;
+  }
+  return store;
+}
+
+export class PostgresStore implements Store {
+  readonly dialect = 'postgres' as const;
+  readonly keptAside: readonly string[] = [];
+  private readonly statements = new Map<string, string>();
+  private turns: Promise<void> = Promise.resolve();
+  private readonly inside = new AsyncLocalStorage<{ open: boolean }>();
+  private closing: Promise<void> | null = null;
+
+  constructor(
+    private readonly sql: Sql,
+    readonly dir: string | null,
+  ) {}
+
+  /** The statement as PostgreSQL takes it (POSTGRES.statement), remembered per text. */
+  private text(sqlText: string): string {
+    let out = this.statements.get(sqlText);
+    if (out === undefined) {
+      out = POSTGRES.statement(sqlText);
+      if (this.statements.size >= MAX_CACHED_STATEMENTS) this.statements.delete(this.statements.keys().next().value as string);
+      this.statements.set(sqlText, out);
+    }
+    return out;
+  }
+
+  private query(runner: Runner, sqlText: string, params: Params | undefined): postgres.PendingQuery<postgres.Row[]> {
+    return runner.unsafe(this.text(sqlText), (params ?? []) as postgres.ParameterOrJSON<never>[], { prepare: true });
+  }
+
+  private assertOutside(): void {
+    if (this.closing) throw new Error('the store is closed');
+    if (this.inside.getStore()?.open === true) {
+      throw new Error('a read or write through the store from inside a write() transaction would not see that transaction: go through its tx');
+    }
+  }
+
+  all = async <T = Row>(sqlText: string, params?: Params): Promise<T[]> => {
+    this.assertOutside();
+    try {
+      return Array.from(await this.query(this.sql, sqlText, params)) as T[];
+    } catch (err) {
+      throw mapPgError(err, null);
+    }
+  };
+
+  get = async <T = Row>(sqlText: string, params?: Params): Promise<T | undefined> => (await this.all<T>(sqlText, params))[0];
+
+  reader = (budget: QueryBudget): ReadDb => ({
+    all: <T = Row>(sqlText: string, params?: Params) => this.budgeted<T>(budget, sqlText, params, Infinity),
+    get: async <T = Row>(sqlText: string, params?: Params) => (await this.budgeted<T>(budget, sqlText, params, 1))[0],
+  });
+
+  /**
+   * One read under `budget`: a READ ONLY transaction whose statement_timeout is what is left of the
+   * budget, the rows read through a cursor and weighed as the desktop weighs them.
+   */
+  private async budgeted<T>(budget: QueryBudget, sqlText: string, params: Params | undefined, most: number): Promise<T[]> {
+    this.assertOutside();
+    if (budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
+    // counted from when the connection is ours: waiting for the pool (busy with other requests'
+    // work) is not this operation's database time, as waiting for the write turn is not on the desktop
+    let start: number | null = null;
+    try {
+      return (await this.sql.begin('read only', async (tx) => {
+        start = performance.now();
+        const left = budget.limit - budget.spent;
+        // sent with the query: one round trip more than a bare read (BEGIN), not two
+        const limit = sent(tx.unsafe(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(left))}`));
+        const rows: T[] = [];
+        const cursor = this.query(tx, sqlText, params).cursor(Math.min(most, CURSOR_ROWS));
+        await limit;
+        for await (const batch of cursor) {
+          for (const row of batch) {
+            let bytes = 0;
+            for (const key in row) bytes += valueBytes(row[key]);
+            if ((budget.read += bytes) > budget.readLimit) throw new ReadTooLargeError(budget.readLimit);
+            rows.push(row as T);
+            if (rows.length >= most) return rows;
+          }
+        }
+        return rows;
+      })) as T[];
+    } catch (err) {
+      throw mapPgError(err, budget);
+    } finally {
+      if (start !== null) budget.spent += performance.now() - start;
+    }
+  }
+
+  /** Waits for this node's write turn; resolves with its release. */
+  private turn(): Promise<() => void> {
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const before = this.turns;
+    this.turns = mine;
+    return before.then(() => release);
+  }
+
+  write = async <T>(fn: (tx: WriteTx) => Promise<T> | T, budget?: QueryBudget): Promise<T> => {
+    if (this.inside.getStore()?.open === true) throw new Error('write() cannot be called inside another write() transaction');
+    this.assertOutside();
+    const release = await this.turn();
+    let conn: Reserved | null = null;
+    try {
+      conn = await this.sql.reserve();
+      return await this.transaction(conn, fn, budget ?? null);
+    } finally {
+      conn?.release();
+      release();
+    }
+  };
+
+  private async transaction<T>(conn: Reserved, fn: (tx: WriteTx) => Promise<T> | T, budget: QueryBudget | null): Promise<T> {
+    const timed = async <R>(work: () => Promise<R>): Promise<R> => {
+      if (budget === null) return work();
+      if (budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
+      const start = performance.now();
+      try {
+        return await work();
+      } finally {
+        budget.spent += performance.now() - start;
+      }
+    };
+    const state = { open: true };
+    // Statements run one after the other, as on sql.js, also when fn starts several at once: the
+    // transaction ends only after the last, and none can run after it on the pooled connection.
+    let tail: Promise<unknown> = Promise.resolve();
+    // Each statement under a savepoint, sent in one round trip with it: a failed statement undoes only
+    // itself, and the transaction goes on, as after a failed statement on SQLite.
+    const inTx = <R>(sqlText: string, params: Params | undefined, read: (rows: postgres.RowList<postgres.Row[]>) => R): Promise<R> => {
+      if (!state.open) return Promise.reject(new Error('this transaction has ended: a statement after write() returned ran outside it'));
+      const step = tail.then(() =>
+        timed(async () => {
+          const mark = sent(conn.unsafe('SAVEPOINT s'));
+          const run = sent(this.query(conn, sqlText, params));
+          const done = sent(conn.unsafe('RELEASE SAVEPOINT s'));
+          try {
+            await mark;
+            const rows = await run;
+            await done;
+            return read(rows);
+          } catch (err) {
+            await conn.unsafe('ROLLBACK TO SAVEPOINT s').catch(() => undefined);
+            throw mapPgError(err, budget);
+          }
+        }),
+      );
+      tail = step.catch(() => undefined);
+      return step;
+    };
+    const tx: WriteTx = {
+      all: <R>(sqlText: string, params?: Params) => inTx(sqlText, params, (rows) => Array.from(rows) as R[]),
+      get: <R>(sqlText: string, params?: Params) => inTx(sqlText, params, (rows) => rows[0] as R | undefined),
+      run: (sqlText: string, params?: Params) => inTx(sqlText, params, (rows) => ({ changes: rows.count ?? 0 })),
+    };
+    await timed(async () => {
+      const begin = sent(conn.unsafe('BEGIN'));
+      const limit = budget === null ? null : sent(conn.unsafe(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(budget.limit - budget.spent))}`));
+      await begin;
+      await limit;
+    }).catch((err: unknown) => {
+      throw mapPgError(err, budget);
+    });
+    try {
+      const result = await this.inside.run(state, () => fn(tx));
+      state.open = false;
+      await tail;
+      await timed(() => conn.unsafe('COMMIT')).catch((err: unknown) => {
+        throw mapPgError(err, budget);
+      });
+      return result;
+    } catch (err) {
+      state.open = false;
+      await tail;
+      await conn.unsafe('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Nothing to fold: PostgreSQL keeps its own write-ahead log. */
+  checkpoint = (): Promise<void> => Promise.resolve();
+
+  close = (): Promise<void> => {
+    this.closing ??= (async () => {
+      // writes queued before close still run
+      await this.turns;
+      await this.sql.end({ timeout: 5 });
+    })();
+    return this.closing;
+  };
+
+  stats = (): StoreStats => ({ ...EMPTY_STATS });
+
+  backup = <T = undefined>(_alongside?: (db: ReadDb) => Promise<T>): Promise<never> =>
+    Promise.reject(new PostgresUnsupported('A backup of a team server is made with PostgreSQL\'s own tools: pg_dump (and pg_restore to restore it), not Deskbase\'s backup zip.'));
+
+  replaceFromDisk = (_swap: () => Promise<void>): Promise<never> =>
+    Promise.reject(new PostgresUnsupported('A team server is restored with pg_restore from a pg_dump archive, not from a Deskbase backup.'));
+
+  inspect = (_bytes: Buffer): Promise<never> =>
+    Promise.reject(new PostgresUnsupported('A team server cannot open a desktop database file: restore it with pg_restore from a pg_dump archive.'));
+
+  /** The database is never swapped under the store: listeners are kept and never called. */
+  onReload = (): void => {};
+
+  /** PostgreSQL enforces the budget itself (statement_timeout): the SQL guard is never called. */
+  checkDeadline = (): void => {};
+
+  /**
+   * The deadline guards (filter/guard.ts) need no function here: the POSTGRES dialect emits no call to
+   * them (`guards: false`). Any other function core defines has no PostgreSQL equivalent yet, and is
+   * refused rather than silently missing from the SQL that calls it.
+   */
+  defineFunction = (name: string, _fn: SqlFunction): void => {
+    if (name === GUARD_FUNCTION || name === LIKE_FUNCTION) return;
+    throw new PostgresUnsupported(`The SQL function ${name} exists on the desktop engine only; the PostgreSQL store has no equivalent for it.`);
+  };
+}
+
+/**
+ * Sends a query now instead of when it is first awaited (postgres.js sends lazily), so that several
+ * go out together on one connection; its failure is heard where it is awaited, never unhandled.
+ */
+function sent<T extends Promise<unknown> & { execute(): unknown }>(query: T): T {
+  void query.execute();
+  query.catch(() => undefined);
+  return query;
+}
+
+/**
+ * What a team server cannot do the desktop's way: a 400 (an ApiError, which every layer answers as
+ * it is) whose message says what to use instead.
+ */
+export class PostgresUnsupported extends ApiError {
+  readonly code = 'EDESKBASE_POSTGRES_UNSUPPORTED';
+  constructor(message: string) {
+    super(400, message);
+    this.name = 'PostgresUnsupported';
+  }
+}
