@@ -141,22 +141,7 @@ export class PostgresStore implements Store {
     try {
       return (await this.sql.begin('read only', async (tx) => {
         start = performance.now();
-        const left = budget.limit - budget.spent;
-        // sent with the query: one round trip more than a bare read (BEGIN), not two
-        const limit = sent(tx.unsafe(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(left))}`));
-        const rows: T[] = [];
-        const cursor = this.query(tx, sqlText, params).cursor(Math.min(most, CURSOR_ROWS));
-        await limit;
-        for await (const batch of cursor) {
-          for (const row of batch) {
-            let bytes = 0;
-            for (const key in row) bytes += valueBytes(row[key]);
-            if ((budget.read += bytes) > budget.readLimit) throw new ReadTooLargeError(budget.readLimit);
-            rows.push(row as T);
-            if (rows.length >= most) return rows;
-          }
-        }
-        return rows;
+        return this.readRows<T>(tx, budget, sqlText, params, most);
       })) as T[];
     } catch (err) {
       throw mapPgError(err, budget);
@@ -164,6 +149,63 @@ export class PostgresStore implements Store {
       if (start !== null) budget.spent += performance.now() - start;
     }
   }
+
+  /**
+   * One read inside an open transaction `tx`: its statement_timeout what is left of `budget`, its rows
+   * read through a cursor and weighed as the desktop weighs them.
+   */
+  private async readRows<T>(tx: Runner, budget: QueryBudget, sqlText: string, params: Params | undefined, most: number): Promise<T[]> {
+    const left = budget.limit - budget.spent;
+    // sent with the query: one round trip more than a bare read, not two
+    const limit = sent(tx.unsafe(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(left))}`));
+    const rows: T[] = [];
+    const cursor = this.query(tx, sqlText, params).cursor(Math.min(most, CURSOR_ROWS));
+    await limit;
+    for await (const batch of cursor) {
+      for (const row of batch) {
+        let bytes = 0;
+        for (const key in row) bytes += valueBytes(row[key]);
+        if ((budget.read += bytes) > budget.readLimit) throw new ReadTooLargeError(budget.readLimit);
+        rows.push(row as T);
+        if (rows.length >= most) return rows;
+      }
+    }
+    return rows;
+  }
+
+  /**
+   * Reads of one committed state: a READ ONLY, REPEATABLE READ transaction on one connection, so a
+   * list's page, its count and its expand agree (the desktop's snapshot turn). Each read's
+   * statement_timeout is what is left of `budget`; the time its reads take is added to it.
+   */
+  snapshot = async <T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T> => {
+    this.assertOutside();
+    if (budget !== undefined && budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
+    return (await this.sql.begin('isolation level repeatable read read only', async (tx) => {
+      let chain: Promise<unknown> = Promise.resolve();
+      // one connection: reads started together run one after the other
+      const read = <R>(sqlText: string, params: Params | undefined, most: number): Promise<R[]> => {
+        const run = chain.then(async () => {
+          const start = performance.now();
+          try {
+            if (budget === undefined) return Array.from(await this.query(tx, sqlText, params)).slice(0, most) as R[];
+            if (budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
+            return await this.readRows<R>(tx, budget, sqlText, params, most);
+          } catch (err) {
+            throw mapPgError(err, budget ?? null);
+          } finally {
+            if (budget !== undefined) budget.spent += performance.now() - start;
+          }
+        });
+        chain = run.catch(() => undefined);
+        return run;
+      };
+      return fn({
+        all: <R = Row>(sqlText: string, params?: Params) => read<R>(sqlText, params, Infinity),
+        get: async <R = Row>(sqlText: string, params?: Params) => (await read<R>(sqlText, params, 1))[0],
+      });
+    })) as T;
+  };
 
   /** Waits for this node's write turn; resolves with its release. */
   private turn(): Promise<() => void> {

@@ -132,6 +132,25 @@ describePostgres('the PostgreSQL store', () => {
     expect(await store.get('SELECT 1 AS x FROM "t" WHERE "id" = ?', ['uncommitted'])).toEqual({ x: 1 });
   });
 
+  it('reads one committed state in a snapshot: a write committed between two of its reads is not seen, nor counted', async () => {
+    const budget = new QueryBudget(5000);
+    const seen = await store.snapshot(async (db) => {
+      const before = await db.get<{ n: number }>('SELECT count(*) AS n FROM "t"');
+      await store.write((tx) => tx.run('INSERT INTO "t" ("id") VALUES (?)', ['between']));
+      const after = await db.get<{ n: number }>('SELECT count(*) AS n FROM "t"');
+      const row = await db.get('SELECT 1 AS x FROM "t" WHERE "id" = ?', ['between']);
+      return { before: before!.n, after: after!.n, row };
+    }, budget);
+    expect(seen.after).toBe(seen.before);
+    expect(seen.row).toBeUndefined();
+    expect(budget.spent).toBeGreaterThan(0);
+    // outside the snapshot, the write is there
+    expect(await store.get('SELECT 1 AS x FROM "t" WHERE "id" = ?', ['between'])).toEqual({ x: 1 });
+    // a slow read inside a snapshot stops at its budget
+    await expect(store.snapshot((db) => db.all('SELECT 1 AS x FROM pg_sleep(1)'), new QueryBudget(100))).rejects.toBeInstanceOf(QueryTimeoutError);
+    await store.write((tx) => tx.run('DELETE FROM "t" WHERE "id" = ?', ['between']));
+  });
+
   it('refuses a read or write through the store from inside a write, and a tx kept past its write', async () => {
     let kept!: Parameters<Parameters<PostgresStore['write']>[0]>[0];
     await store.write(async (tx) => {
