@@ -1,10 +1,21 @@
-// npm run serve -- [--dir DIR] [--http HOST:PORT] [--https [--https-cert FILE --https-key FILE]] [--verbose]
+// npm run serve -- [--db postgres://...] [--dir DIR] [--http HOST:PORT] [--https [--https-cert FILE --https-key FILE]] [--verbose]
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { startServer } from './index.js';
+import { openPostgresStore } from './store-postgres/store.js';
+
+/** The URL without its password, for printing. */
+export function redactUrl(url: string): string {
+  // up to the last '@' of the address: a password may hold an unencoded '@'
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*:).*@(?=[^@]*$)/, '$1***@');
+}
 
 export interface CliOptions {
   dir: string;
+  /** A team server's PostgreSQL (postgres://USER:PASSWORD@HOST:PORT/DB, the libpq multi-host form too), or null for the desktop engine. */
+  db: string | null;
+  /** Whether --dir was given (a team server keeps no data folder unless told to). */
+  dirGiven: boolean;
   host: string;
   port: number;
   strictPort: boolean;
@@ -14,7 +25,7 @@ export interface CliOptions {
 }
 
 export function parseArgs(argv: string[]): CliOptions | { help: string } | { error: string } {
-  const out: CliOptions = { dir: resolve('deskbase_data'), host: '127.0.0.1', port: 8090, strictPort: false, verbose: false, https: false };
+  const out: CliOptions = { dir: resolve('deskbase_data'), db: null, dirGiven: false, host: '127.0.0.1', port: 8090, strictPort: false, verbose: false, https: false };
   let certFile: string | null = null;
   let keyFile: string | null = null;
   for (let i = 0; i < argv.length; i++) {
@@ -25,6 +36,11 @@ export function parseArgs(argv: string[]): CliOptions | { help: string } | { err
       const v = value();
       if (!v) return { error: '--dir needs a folder' };
       out.dir = resolve(v);
+      out.dirGiven = true;
+    } else if (flag === '--db') {
+      const v = value();
+      if (!v || !/^postgres(ql)?:\/\//.test(v)) return { error: `--db takes a PostgreSQL URL, for example postgres://USER:PASSWORD@HOST:5432/DB (got "${v ?? ''}")` };
+      out.db = v;
     } else if (flag === '--http') {
       const v = value() ?? '';
       const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(v);
@@ -54,8 +70,12 @@ export function parseArgs(argv: string[]): CliOptions | { help: string } | { err
 
 const HELP = `Deskbase server
 
-Usage: npm run serve -- [--dir DIR] [--http HOST:PORT] [--https [--https-cert FILE --https-key FILE]] [--verbose]
+Usage: npm run serve -- [--db URL] [--dir DIR] [--http HOST:PORT] [--https [--https-cert FILE --https-key FILE]] [--verbose]
 
+  --db URL           serve a team server from this PostgreSQL database instead of the desktop engine:
+                     postgres://USER:PASSWORD@HOST:PORT/DB, or several hosts with
+                     postgres://USER:PASSWORD@H1:P1,H2:P2/DB?target_session_attrs=primary
+                     (README, "Team server")
   --dir DIR          data folder (default ./deskbase_data)
   --http HOST:PORT   address to listen on (default 127.0.0.1:8090; 0.0.0.0:PORT for the LAN)
   --https            serve HTTPS: with a certificate Deskbase makes and keeps in DIR/tls (devices trust
@@ -81,7 +101,13 @@ export async function main(argv: string[]): Promise<void> {
       parsed.https === false ? undefined
       : parsed.https === true ? (true as const)
       : { cert: await readFile(parsed.https.certFile, 'utf8'), key: await readFile(parsed.https.keyFile, 'utf8') };
-    server = await startServer({ dir: parsed.dir, host: parsed.host, port: parsed.port, strictPort: parsed.strictPort, verbose: parsed.verbose, https });
+    const db = parsed.db;
+    const dir = db !== null && !parsed.dirGiven ? null : parsed.dir;
+    server = await startServer({
+      dir,
+      ...(db !== null ? { openStore: () => openPostgresStore({ url: db, dir }) } : {}),
+      host: parsed.host, port: parsed.port, strictPort: parsed.strictPort, verbose: parsed.verbose, https,
+    });
   } catch (err) {
     console.error(`Deskbase could not start: ${err instanceof Error ? err.message : String(err)}`);
     process.exitCode = 1;
@@ -91,7 +117,8 @@ export async function main(argv: string[]): Promise<void> {
   console.log(`  Admin UI: ${server.url}/_/`);
   console.log(`  REST API: ${server.url}/api/`);
   for (const url of await server.lanUrls()) console.log(`  On the LAN: ${url}/_/`);
-  console.log(`  Data folder: ${parsed.dir}`);
+  if (parsed.db !== null) console.log(`  Database: ${redactUrl(parsed.db)}`);
+  if (parsed.db === null || parsed.dirGiven) console.log(`  Data folder: ${parsed.dir}`);
   if (server.tls) {
     console.log(`  HTTPS certificate authority: ${server.tls.caPath}`);
     console.log(`    SHA-256 ${server.tls.caFingerprint}`);

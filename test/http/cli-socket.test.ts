@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
-import { parseArgs } from '../../server/cli.js';
+import { parseArgs, redactUrl } from '../../server/cli.js';
 import { startServer, type RunningServer } from '../../server/index.js';
 
 let dir = '';
@@ -22,12 +22,20 @@ describe('CLI arguments', () => {
     [['--http', '0.0.0.0:9000'], { host: '0.0.0.0', port: 9000, strictPort: true }],
     [['--http=127.0.0.1:1234', '--verbose'], { port: 1234, verbose: true }],
     [['--http', '[::1]:8080'], { host: '::1', port: 8080 }],
+    [[], { db: null, dirGiven: false }],
+    [['--db', 'postgres://u:p@h1:5432,h2:5433/app?target_session_attrs=primary'], { db: 'postgres://u:p@h1:5432,h2:5433/app?target_session_attrs=primary', dirGiven: false }],
+    [['--db=postgresql://u@h/app', '--dir', 'files'], { db: 'postgresql://u@h/app', dirGiven: true }],
   ])('%j', (argv, expected) => {
     expect(parseArgs(argv)).toMatchObject(expected);
   });
-  it.each([[['--http', 'nope']], [['--http', '1.2.3.4:99999']], [['--bogus']], [['--dir']]])('%j is an error', (argv) => {
+  it.each([[['--http', 'nope']], [['--http', '1.2.3.4:99999']], [['--bogus']], [['--dir']], [['--db']], [['--db', 'mysql://h/app']], [['--db', '/tmp/x.db']]])('%j is an error', (argv) => {
     expect(parseArgs(argv)).toHaveProperty('error');
   });
+});
+
+it('redactUrl hides the password of a printed database URL', () => {
+  expect(redactUrl('postgres://deskbase:s3cr@t@h1:5432,h2:5433/app')).toBe('postgres://deskbase:***@h1:5432,h2:5433/app');
+  expect(redactUrl('postgres://h/app')).toBe('postgres://h/app');
 });
 
 describe('startServer over a socket', () => {
