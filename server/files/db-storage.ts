@@ -191,7 +191,11 @@ export class DatabaseFileStorage extends UploadArea implements FileStorage {
     return {
       size,
       mtime: new Date(row.created),
-      head: async (bytes: number) => (await this.chunk(id, 0)).subarray(0, bytes),
+      // only the bytes asked for: an EXTERNAL value's substring reads only the TOAST pieces it covers
+      head: async (bytes: number) => {
+        const row = await this.db.get<{ data: Buffer }>('SELECT substring("data" FROM 1 FOR ?) AS "data" FROM "_file_chunks" WHERE "file" = ? AND "seq" = 0', [bytes, id]);
+        return row?.data ?? Buffer.alloc(0);
+      },
       // chunk by chunk as the reader asks (Readable.from pulls one at a time), the next one read ahead
       stream: (start: number, end: number) => {
         const read = (seq: number) => {
