@@ -20,7 +20,7 @@ import { REALTIME_LIMITS, type RealtimeLimits } from './realtime/subscription-li
 import { createRealtime } from './realtime/fan-out.js';
 import { createBatch } from './batch.js';
 import { DiskFileStorage, type FileStorage, type NamedFiles } from '../files/storage.js';
-import { DatabaseFileStorage } from '../files/db-storage.js';
+import { DatabaseFileStorage, TEAM_TEMP_BASE } from '../files/db-storage.js';
 import { memoryDataDir } from '../files/memory-dir.js';
 import { dropReleasedFiles, namesOfRow } from './file-cleanup.js';
 import { createFileTokens } from './file-tokens.js';
@@ -45,11 +45,12 @@ function namedFiles(store: Store, registry: Registry): NamedFiles {
 }
 
 /**
- * Where files live, by the store's engine: the team server's database (every node serves every file),
- * or the desktop's data folder (a temporary one for an in-memory store).
+ * Where files live, by the store's engine: the team server's database (every node serves every file;
+ * its folder, or the host's TEAM_TEMP_BASE, only holds the node's uploads in progress), or the
+ * desktop's data folder (a temporary one for an in-memory store).
  */
 function fileStorageOf(store: Store, report: (error: unknown) => void): FileStorage {
-  if (store.dialect === 'postgres') return new DatabaseFileStorage(store, store.dir ?? memoryDataDir(), report);
+  if (store.dialect === 'postgres') return new DatabaseFileStorage(store, store.dir ?? TEAM_TEMP_BASE, report);
   return new DiskFileStorage(store.dir ?? memoryDataDir(), report);
 }
 

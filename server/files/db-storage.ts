@@ -19,8 +19,9 @@
 // adopt), only adopted rows listed before the records are read are checked against them (a name once
 // released is never named again), and only this host's temporary folders of processes that are gone.
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { mkdir, open, readdir, rm } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { TEMP_DIR, isSafeSegment } from './paths.js';
@@ -54,6 +55,25 @@ interface FileRow {
   created: number;
 }
 
+/**
+ * Where a node given no folder keeps its temporary uploads: one place per host, so that a node starting
+ * sweeps what crashed ones left there (each node only its own subfolder, removed when it exits).
+ */
+export const TEAM_TEMP_BASE = join(tmpdir(), 'deskbase-team');
+
+const ownTempDirs = new Set<string>();
+let exitHooked = false;
+
+/** Removes this process's temporary upload folders when it exits (one hook for all storages). */
+function removeAtExit(dir: string): void {
+  ownTempDirs.add(dir);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once('exit', () => {
+    for (const d of ownTempDirs) rmSync(d, { recursive: true, force: true });
+  });
+}
+
 /** The database's clock in ms (nodes' clocks may differ; leases are judged by one clock). */
 const DB_NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
@@ -72,11 +92,12 @@ export class DatabaseFileStorage extends UploadArea implements FileStorage {
   private readonly tempRoot: string;
   private readonly host = hostname().replace(/[^A-Za-z0-9.]/g, '_');
 
-  /** `baseDir`: this node's folder (--dir, or a temporary one); only its temporary uploads live there. */
+  /** `baseDir`: this node's folder (--dir, or TEAM_TEMP_BASE); only its temporary uploads live there. */
   constructor(private readonly db: FileDb, baseDir: string, report: (error: unknown) => void) {
     const tempRoot = join(baseDir, TEMP_DIR);
     super(join(tempRoot, `node-${hostname().replace(/[^A-Za-z0-9.]/g, '_')}-${process.pid}-${randomBytes(6).toString('hex')}`), report);
     this.tempRoot = tempRoot;
+    removeAtExit(this.tempDir);
   }
 
   async place(collectionId: string, recordId: string, files: readonly StagedFile[]): Promise<string[]> {
