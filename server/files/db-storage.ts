@@ -36,6 +36,8 @@ import { UploadArea } from './storage.js';
 export const CHUNK = 1024 * 1024;
 /** A staged file older than this is left over from a write that will never commit (a node that died). */
 export const STAGED_LEASE_MS = 60 * 60 * 1000;
+/** How often a node placing files also removes the staged files past their lease (crashed nodes' leftovers). */
+const STAGED_SWEEP_EVERY_MS = 10 * 60 * 1000;
 /** Adopted files read per step of the sweep. */
 const SWEEP_PAGE = 1000;
 
@@ -91,6 +93,7 @@ export class DatabaseFileStorage extends UploadArea implements FileStorage {
   /** upload-temp/ of this node's folder, where every node keeps its own subfolder. */
   private readonly tempRoot: string;
   private readonly host = hostname().replace(/[^A-Za-z0-9.]/g, '_');
+  private stagedSweptAt = Date.now();
 
   /** `baseDir`: this node's folder (--dir, or TEAM_TEMP_BASE); only its temporary uploads live there. */
   constructor(private readonly db: FileDb, baseDir: string, report: (error: unknown) => void) {
@@ -103,6 +106,11 @@ export class DatabaseFileStorage extends UploadArea implements FileStorage {
   async place(collectionId: string, recordId: string, files: readonly StagedFile[]): Promise<string[]> {
     if (files.length === 0) return [];
     if (!isSafeSegment(collectionId) || !isSafeSegment(recordId)) throw new Error('unsafe storage path');
+    if (Date.now() - this.stagedSweptAt > STAGED_SWEEP_EVERY_MS) {
+      // a long-running node hears of crashed nodes' staged files without waiting for a start-up sweep
+      this.stagedSweptAt = Date.now();
+      await this.removeExpiredStaged();
+    }
     const token = randomBytes(12).toString('hex');
     const placed: string[] = [];
     try {
@@ -285,6 +293,14 @@ export class DatabaseFileStorage extends UploadArea implements FileStorage {
     return made;
   }
 
+  /** Removes the staged files past their lease (by the database's clock); returns how many. */
+  private async removeExpiredStaged(): Promise<number> {
+    const gone = await this.db.write((tx) =>
+      tx.get<{ n: number }>(`WITH gone AS (DELETE FROM "_files" WHERE "staged" IS NOT NULL AND "stagedAt" < ${DB_NOW_MS} - ? RETURNING 1) SELECT count(*) AS "n" FROM gone`, [STAGED_LEASE_MS]),
+    );
+    return gone?.n ?? 0;
+  }
+
   async sweep(named: NamedFiles): Promise<SweepResult> {
     const removed: string[] = [];
     // 1. temporary uploads: this node's, and those of this host's processes that are gone
@@ -297,10 +313,8 @@ export class DatabaseFileStorage extends UploadArea implements FileStorage {
       await rm(path, { recursive: true, force: true });
     }
     // 2. files staged by writes that can no longer commit
-    const stale = await this.db.write((tx) =>
-      tx.get<{ n: number }>(`WITH gone AS (DELETE FROM "_files" WHERE "staged" IS NOT NULL AND "stagedAt" < ${DB_NOW_MS} - ? RETURNING 1) SELECT count(*) AS "n" FROM gone`, [STAGED_LEASE_MS]),
-    );
-    for (let i = 0; i < (stale?.n ?? 0); i++) removed.push('(staged)');
+    const stale = await this.removeExpiredStaged();
+    for (let i = 0; i < stale; i++) removed.push('(staged)');
     // 3. adopted files no record names: listed first, then checked against the records
     let after = 0;
     for (;;) {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import PocketBase from 'pocketbase';
 import sharp from 'sharp';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startServer, type RunningServer } from '../../server/index.js';
 import { openPostgresStore } from '../../server/store-postgres/store.js';
 import { file, png } from '../files/fixture.js';
@@ -170,5 +170,19 @@ describePostgres('files on two nodes of one database', () => {
     await db.sql`DELETE FROM "_files" WHERE "staged" IS NOT NULL`;
     await expect(a.core.records.writes.commit([prepared])).rejects.toThrow(/removed before the write committed/);
     expect((await db.sql`SELECT count(*)::int AS n FROM "posts" WHERE "image" LIKE 'late%'`)[0].n).toBe(0);
+  });
+
+  it('a running node removes crashed nodes\' staged files past their lease as it places files, at most every 10 minutes', async () => {
+    await db.sql`INSERT INTO "_files" ("collectionId", "recordId", "name", "size", "staged", "stagedAt") VALUES (${postsId}, 'crashed0000002', 'left.png', 1, 'y', 0)`;
+    const left = async () => (await db.sql`SELECT count(*)::int AS n FROM "_files" WHERE "name" = 'left.png'`)[0].n;
+    await pbA.collection('posts').create({ image: file('a', 'a.txt') });
+    expect(await left()).toBe(1); // A started moments ago: not yet
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 11 * 60 * 1000 });
+    try {
+      await pbA.collection('posts').create({ image: file('b', 'b.txt') });
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(await left()).toBe(0);
   });
 });
