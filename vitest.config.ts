@@ -46,6 +46,9 @@ const ON_BOTH_ENGINES = [
   'test/http/sdk-kept.test.ts',
   'test/http/sdk-tokens.test.ts',
   'test/batch/url-encoding.test.ts',
+  'test/files/uploads.test.ts',
+  'test/files/downloads.test.ts',
+  'test/files/deletes.test.ts',
 ];
 
 // `npm run test:fast` (`vitest run --mode fast`): the edit-run loop, without the browser tests, the

@@ -22,6 +22,7 @@ import { pipeline } from 'node:stream/promises';
 import { ApiError, badRequest, notFound, tooLarge } from '../errors.js';
 import { ARCHIVE_DB, ArchiveError, extractArchive, writeArchive } from '../files/archive.js';
 import { isSafeSegment } from '../files/paths.js';
+import { DiskFileStorage } from '../files/storage.js';
 import { isDiskError, replaceDurably, syncDir } from '../durable-files.js';
 import type { ReadDb } from '../store/db.js';
 import { commitRestore, finishRestore, RESTORE_STAGING } from '../store/restore.js';
@@ -134,6 +135,8 @@ export function createBackups(env: Pick<CoreEnv, 'store' | 'storage' | 'report'>
     const release = storage.hold();
     try {
       const { bytes, alongside: files } = await store.backup(async (db) => namedFiles(db, await collectionsOf(db)));
+      // the desktop's backup zip: only its store gets here (a team server's refuses backup() first)
+      if (!(storage instanceof DiskFileStorage)) throw new Error('a backup zip holds files kept on disk');
       const stream = writeArchive(bytes, storage.root, files);
       stream.once('close', release);
       stream.once('end', release);

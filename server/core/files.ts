@@ -4,13 +4,12 @@
 // whose owner passes the record's viewRule; `?thumb=` names a size of the field's (or 100x100) for
 // images, else the original is served.
 import type { CoreEnv } from './env.js';
-import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { notFound } from '../errors.js';
-import { filePath, thumbPath } from '../files/paths.js';
 import { sniff, SNIFF_BYTES, baseMime, type Sniffed } from '../files/sniff.js';
 import type { OversizeFile, StagedFile } from '../files/staged.js';
-import { THUMBABLE, Thumbnails } from '../files/thumbs.js';
+import type { StoredFile } from '../files/storage.js';
+import { THUMBABLE } from '../files/thumbs.js';
 import { MAX_BATCH_REQUESTS } from './batch.js';
 import { storedNames } from './file-cleanup.js';
 import type { FileTokens } from './file-tokens.js';
@@ -22,8 +21,8 @@ import type { AuthInfo, FileField } from '../model/types.js';
 import { viewFileSource } from './views.js';
 
 export interface ServedFile {
-  /** Path on disk of what is served (the original or its thumbnail). */
-  path: string;
+  /** What is served (the original or its thumbnail), opened: the response streams it or closes it. */
+  file: StoredFile;
   /** The name it is served as (`100x100_photo_abc.png` for a thumbnail). */
   name: string;
   sniffed: Sniffed;
@@ -37,24 +36,11 @@ export interface UploadLimits {
   fileBytes: number;
 }
 
-async function sniffFile(path: string): Promise<Sniffed> {
-  const handle = await open(path, 'r');
-  try {
-    const head = Buffer.alloc(SNIFF_BYTES);
-    const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0);
-    return sniff(head.subarray(0, bytesRead));
-  } finally {
-    await handle.close();
-  }
-}
-
 export function createFiles(env: Pick<CoreEnv, 'store' | 'registry' | 'storage' | 'budgetMs'>, tokens: FileTokens) {
   const { store, registry, storage, budgetMs } = env;
-  const thumbs = new Thumbnails();
-
   return {
     storage,
-    thumbs,
+    thumbs: storage.thumbs,
 
     uploadLimits(collection: string): UploadLimits {
       const c = registry.get(collection);
@@ -120,24 +106,26 @@ export function createFiles(env: Pick<CoreEnv, 'store' | 'registry' | 'storage' 
       });
       const { source } = served;
       const { field, isProtected } = served;
-      const original = filePath(storage.root, source.collection.id, source.recordId, filename);
+      const original = await storage.open(source.collection.id, source.recordId, filename);
+      if (original === null) throw notFound();
       let sniffed: Sniffed;
       try {
-        sniffed = await sniffFile(original);
+        sniffed = sniff(await original.head(SNIFF_BYTES));
       } catch {
+        await original.close();
         throw notFound();
       }
       const size = ctx.request.query.thumb ?? '';
       if (size !== '' && (DEFAULT_THUMBS.includes(size) || field.thumbs.includes(size)) && THUMBABLE.has(baseMime(sniffed.mime))) {
-        const target = thumbPath(storage.root, source.collection.id, source.recordId, filename, size);
         try {
-          await thumbs.ensure(original, target, size, baseMime(sniffed.mime));
-          return { path: target, name: `${size}_${filename}`, sniffed, protected: isProtected };
+          const thumb = await storage.thumbnail(source.collection.id, source.recordId, filename, size, baseMime(sniffed.mime));
+          await original.close();
+          return { file: thumb, name: `${size}_${filename}`, sniffed, protected: isProtected };
         } catch {
           // PocketBase serves the original when a thumbnail cannot be made
         }
       }
-      return { path: original, name: filename, sniffed, protected: isProtected };
+      return { file: original, name: filename, sniffed, protected: isProtected };
     },
   };
 }

@@ -19,9 +19,9 @@ import { createTransfer } from './transfer/transfer.js';
 import { REALTIME_LIMITS, type RealtimeLimits } from './realtime/subscription-limits.js';
 import { createRealtime } from './realtime/fan-out.js';
 import { createBatch } from './batch.js';
-import { FileStorage } from '../files/storage.js';
+import { DiskFileStorage, type FileStorage, type NamedFiles } from '../files/storage.js';
+import { DatabaseFileStorage, TEAM_TEMP_BASE } from '../files/db-storage.js';
 import { memoryDataDir } from '../files/memory-dir.js';
-import { sweepStorage, type NamedFiles } from '../files/sweep.js';
 import { dropReleasedFiles, namesOfRow } from './file-cleanup.js';
 import { createFileTokens } from './file-tokens.js';
 import { createFiles } from './files.js';
@@ -31,13 +31,27 @@ import { dialectOf } from '../rules/compile.js';
 import { rebuildAllViews } from './views.js';
 import { getRow } from './records-read.js';
 
-/** For the start-up sweep: the names a stored record holds, or null when it is gone. */
+/**
+ * For the start-up sweep: the names a stored record holds, or null when it is gone; undefined for a
+ * collection stored but not in this node's registry yet (another node made it since: kept for now).
+ */
 function namedFiles(store: Store, registry: Registry): NamedFiles {
   return async (collectionId, recordId) => {
     const c = registry.get(collectionId);
-    const row = c ? await getRow(store, c, recordId) : undefined;
-    return c && row ? namesOfRow(c, row) : null;
+    if (!c) return (await store.get('SELECT 1 AS "one" FROM "_collections" WHERE "id" = ?', [collectionId])) ? undefined : null;
+    const row = await getRow(store, c, recordId);
+    return row ? namesOfRow(c, row) : null;
   };
+}
+
+/**
+ * Where files live, by the store's engine: the team server's database (every node serves every file;
+ * its folder, or the host's TEAM_TEMP_BASE, only holds the node's uploads in progress), or the
+ * desktop's data folder (a temporary one for an in-memory store).
+ */
+function fileStorageOf(store: Store, report: (error: unknown) => void): FileStorage {
+  if (store.dialect === 'postgres') return new DatabaseFileStorage(store, store.dir ?? TEAM_TEMP_BASE, report);
+  return new DiskFileStorage(store.dir ?? memoryDataDir(), report);
 }
 
 export interface CoreOptions {
@@ -68,7 +82,7 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   store.onReload(() => registry.load(store));
   const sessions = createSessions(store, registry);
   const report = options.onError ?? ((error: unknown) => console.error(error));
-  const storage = new FileStorage(store.dir ?? memoryDataDir(), report);
+  const storage = fileStorageOf(store, report);
   // one sign-in block per server: sign-in and an update's oldPassword count against the same accounts
   const credentials = { limiter: new FailureLimiter(options.now), passwords: new Passwords(options.hashPool ?? new ScryptPool()) };
   // what every factory below is made of (env.ts)
@@ -86,7 +100,8 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   // data folders made before Deskbase kept an index get it now (nothing is written when none is missing)
   await store.write(async (tx) => addMissingMaintainedIndexes(env.dialect, tx, registry.all()));
   const sweep = async () => {
-    if (store.dir !== null) await sweepStorage(storage, namedFiles(store, registry), (id) => registry.get(id) !== undefined);
+    // an in-memory desktop store has no files from before; a database always may
+    if (store.dir !== null || storage.kind === 'database') await storage.sweep(namedFiles(store, registry), (id) => registry.get(id) !== undefined);
   };
   await sweep();
   const feed = new ChangeFeed(report);

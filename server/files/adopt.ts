@@ -11,7 +11,8 @@ import { copyFile, link, mkdir, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { errorCode, syncDir, syncFile } from '../durable-files.js';
 import { collectionDir, filePath, isSafeSegment, recordDir } from './paths.js';
-import type { FileStorage } from './storage.js';
+import { badRequest } from '../errors.js';
+import { DiskFileStorage, type FileStorage } from './storage.js';
 
 export interface Adoption {
   collectionId: string;
@@ -72,7 +73,11 @@ async function put(source: string, target: string, how: 'copy' | 'link'): Promis
   await syncFile(target);
 }
 
-export async function adoptFiles(storage: FileStorage, items: readonly Adoption[], how: 'copy' | 'link'): Promise<Adopted> {
+export async function adoptFiles(into: FileStorage, items: readonly Adoption[], how: 'copy' | 'link'): Promise<Adopted> {
+  if (!(into instanceof DiskFileStorage)) {
+    throw badRequest('A team server keeps files in its database: files of a PocketBase folder cannot be imported into it this way yet.');
+  }
+  const storage = into;
   const placed: string[] = [];
   const made: string[] = [];
   const present: Adoption[] = [];

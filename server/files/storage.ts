@@ -1,36 +1,94 @@
-// The files of records on disk. Durable like records (docs/architecture.md, "Files"):
-//   receive: an upload streams to upload-temp/ under its field's maxSize, then is synced;
-//   place (a write's prepare step): renamed into storage/<collectionId>/<recordId>/ and the folder
-//     synced, before the write's journal entry; `pending` keeps it from any sweep until the write ends;
+// The files of records: one interface (FileStorage), two homes for the bytes, chosen by the store's
+// engine (docs/architecture.md, "Files"):
+//   - DiskFileStorage (below), the desktop's: storage/<collectionId>/<recordId>/ in the data folder;
+//   - DatabaseFileStorage (db-storage.ts), the team server's: rows of the database every node shares.
+// Both keep the same life of a file:
+//   receive: an upload streams to this node's upload-temp/ under its field's maxSize, then is synced;
+//   place (a write's prepare step): moved to where files live, before the write's transaction;
+//   adopt (inside the write's transaction): the database version's placed rows become the record's in
+//     the same commit (the disk version has nothing to do: the journal entry is the commit);
 //   unplace (the write rolled back): removed again;
 //   drop (after the write that no longer names a file is durable): removed with its thumbnails, unless
 //     a backup is streaming, which holds every deletion until it ends.
-// Start-up sweeps what a crash left: temporary uploads, and files no record names (sweep.ts).
+// Start-up sweeps what a crash left: temporary uploads, and files no record names (sweep).
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, rmdir } from 'node:fs/promises';
+import { mkdir, open, rename, rm, rmdir, type FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { dirname, join } from 'node:path';
 import { errorCode, syncDir } from '../durable-files.js';
 import { normalizeFileName } from './names.js';
-import { collectionDir, filePath, recordDir, STORAGE_DIR, TEMP_DIR, thumbsDirName } from './paths.js';
+import { collectionDir, filePath, recordDir, STORAGE_DIR, TEMP_DIR, thumbPath, thumbsDirName } from './paths.js';
 import { sniff, SNIFF_BYTES } from './sniff.js';
 import { OversizeFile, StagedFile } from './staged.js';
+import { sweepStorage, type NamedFiles, type SweepResult } from './sweep.js';
+import { Thumbnails } from './thumbs.js';
+
+export type { NamedFiles, SweepResult } from './sweep.js';
+
+/** A stored file (an original or a thumbnail) opened for serving. */
+export interface StoredFile {
+  readonly size: number;
+  /** When it was stored (Last-Modified, the ETag). */
+  readonly mtime: Date;
+  /** Its first `bytes` bytes (fewer when it is shorter): what its type is sniffed from. */
+  head(bytes: number): Promise<Buffer>;
+  /** Bytes start..end (inclusive) as a stream; the file is released when the stream ends or fails. */
+  stream(start: number, end: number): Readable;
+  /** Releases the file when no stream was taken. */
+  close(): Promise<void>;
+}
+
+/** The part of a write transaction adopt needs (the store's WriteTx is one). */
+export interface FileTx {
+  run(sql: string, params?: readonly unknown[]): Promise<{ changes: number }>;
+}
+
+/** Where the files of records live; core holds one (CoreEnv.storage). */
+export interface FileStorage {
+  readonly kind: 'disk' | 'database';
+  /** This node's temporary uploads. */
+  readonly tempDir: string;
+  /** Thumbnail generations (tests count them). */
+  readonly thumbs: Thumbnails;
+  /**
+   * Streams one upload to a temporary file and syncs it (unless `sync` is false: an upload that is only
+   * read, never placed). Past `limit` bytes the file is removed and the rest of the part read and
+   * dropped: the disk never holds more than the limit.
+   */
+  receive(source: Readable, originalName: string, limit: number, sync?: boolean): Promise<StagedFile | OversizeFile>;
+  /** Removes the temporary files of uploads that no write placed (a no-op for placed ones). */
+  discard(files: readonly StagedFile[]): Promise<void>;
+  /** Moves staged files to the record before its write's transaction; returns what settle/unplace take. */
+  place(collectionId: string, recordId: string, files: readonly StagedFile[]): Promise<string[]>;
+  /** Inside the write's transaction: the placed files become the record's with its commit. */
+  adopt(tx: FileTx, placed: readonly string[]): Promise<void>;
+  /** A placed file's write is settled (committed or rolled back). */
+  settle(placed: readonly string[]): void;
+  /** The write that placed these files rolled back: they go, before its answer. */
+  unplace(placed: readonly string[]): Promise<void>;
+  /** Removes files a durable write no longer names, with their thumbnails (held during backups). */
+  drop(collectionId: string, recordId: string, names: readonly string[]): void;
+  /** Removes a deleted collection's files (after the deletion is durable). */
+  dropCollection(collectionId: string): void;
+  /** Holds every deletion until the returned function is called (a backup streams the files). */
+  hold(): () => void;
+  /** A stored original, or null when there is none. */
+  open(collectionId: string, recordId: string, name: string): Promise<StoredFile | null>;
+  /** The `size` thumbnail of a stored image of type `mime`, made on first request; rejects when it cannot be made. */
+  thumbnail(collectionId: string, recordId: string, name: string, size: string, mime: string): Promise<StoredFile>;
+  /** The start-up sweep: this node's (and dead nodes') temporary uploads, and files no record names. */
+  sweep(named: NamedFiles, knownCollection: (id: string) => boolean): Promise<SweepResult>;
+}
 
 type Deletion = () => Promise<void>;
 
-export class FileStorage {
-  /** storage/ */
-  readonly root: string;
-  readonly tempDir: string;
-  /** Files placed by writes still in flight. */
-  private readonly pending = new Set<string>();
+/** What both homes share: receiving uploads to this node's temporary folder, and held deletions. */
+export abstract class UploadArea {
+  readonly thumbs = new Thumbnails();
   private holds = 0;
   private deferred: Deletion[] = [];
 
-  constructor(readonly dataDir: string, private readonly report: (error: unknown) => void) {
-    this.root = join(dataDir, STORAGE_DIR);
-    this.tempDir = join(dataDir, TEMP_DIR);
-  }
+  constructor(readonly tempDir: string, protected readonly report: (error: unknown) => void) {}
 
   /**
    * Streams one upload to a temporary file and syncs it (unless `sync` is false: an upload that is only
@@ -77,6 +135,43 @@ export class FileStorage {
   /** Removes the temporary files of uploads that no write placed (a no-op for placed ones). */
   async discard(files: readonly StagedFile[]): Promise<void> {
     await Promise.all(files.map((f) => rm(f.tempPath, { force: true })));
+  }
+
+  /** Holds every deletion until the returned function is called (a backup streams the files). */
+  hold(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.holds > 0) return;
+      const queue = this.deferred;
+      this.deferred = [];
+      for (const run of queue) this.run(run);
+    };
+  }
+
+  protected later(deletion: Deletion): void {
+    if (this.holds > 0) this.deferred.push(deletion);
+    else this.run(deletion);
+  }
+
+  private run(deletion: Deletion): void {
+    deletion().catch((err: unknown) => this.report(err));
+  }
+}
+
+/** The desktop's home for files: storage/ of the data folder (PocketBase's layout). */
+export class DiskFileStorage extends UploadArea implements FileStorage {
+  readonly kind = 'disk' as const;
+  /** storage/ */
+  readonly root: string;
+  /** Files placed by writes still in flight. */
+  private readonly pending = new Set<string>();
+
+  constructor(readonly dataDir: string, report: (error: unknown) => void) {
+    super(join(dataDir, TEMP_DIR), report);
+    this.root = join(dataDir, STORAGE_DIR);
   }
 
   /** Renames staged files into the record's folder and syncs it: they survive a crash from here on. */
@@ -151,27 +246,27 @@ export class FileStorage {
     });
   }
 
-  /** Holds every deletion until the returned function is called (a backup streams the files). */
-  hold(): () => void {
-    this.holds++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      if (--this.holds > 0) return;
-      const queue = this.deferred;
-      this.deferred = [];
-      for (const run of queue) this.run(run);
-    };
+  /** The journal entry is the commit: nothing to do inside the transaction. */
+  adopt(): Promise<void> {
+    return Promise.resolve();
   }
 
-  private later(deletion: Deletion): void {
-    if (this.holds > 0) this.deferred.push(deletion);
-    else this.run(deletion);
+  async open(collectionId: string, recordId: string, name: string): Promise<StoredFile | null> {
+    try {
+      return await openOnDisk(filePath(this.root, collectionId, recordId, name));
+    } catch {
+      return null;
+    }
   }
 
-  private run(deletion: Deletion): void {
-    deletion().catch((err: unknown) => this.report(err));
+  async thumbnail(collectionId: string, recordId: string, name: string, size: string, mime: string): Promise<StoredFile> {
+    const target = thumbPath(this.root, collectionId, recordId, name, size);
+    await this.thumbs.ensure(filePath(this.root, collectionId, recordId, name), target, size, mime);
+    return openOnDisk(target);
+  }
+
+  sweep(named: NamedFiles, knownCollection: (id: string) => boolean): Promise<SweepResult> {
+    return sweepStorage(this.root, this.tempDir, named, knownCollection);
   }
 
   /** Creates a folder and its missing parents, syncing each parent whose entries changed. */
@@ -186,5 +281,27 @@ export class FileStorage {
       d = dirname(d);
     }
     for (const parent of chain.reverse()) await syncDir(parent);
+  }
+}
+
+/** A file on disk opened for serving: one handle, read for the sniff and streamed from. */
+async function openOnDisk(path: string): Promise<StoredFile> {
+  const handle: FileHandle = await open(path, 'r');
+  try {
+    const stat = await handle.stat();
+    return {
+      size: stat.size,
+      mtime: stat.mtime,
+      async head(bytes: number) {
+        const buf = Buffer.alloc(bytes);
+        const { bytesRead } = await handle.read(buf, 0, bytes, 0);
+        return buf.subarray(0, bytesRead);
+      },
+      stream: (start: number, end: number) => handle.createReadStream({ start, end, autoClose: true }),
+      close: () => handle.close(),
+    };
+  } catch (err) {
+    await handle.close();
+    throw err;
   }
 }

@@ -5,10 +5,13 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorCode } from '../durable-files.js';
 import { thumbsDirName } from './paths.js';
-import type { FileStorage } from './storage.js';
 
-/** The names a stored record holds in its file fields; null when the record (or its collection) does not exist. */
-export type NamedFiles = (collectionId: string, recordId: string) => Promise<Set<string> | null>;
+/**
+ * The names a stored record holds in its file fields; null when the record (or its collection) does not
+ * exist; undefined when this node cannot tell yet (a collection another node made after this one loaded
+ * its registry): its files are kept.
+ */
+export type NamedFiles = (collectionId: string, recordId: string) => Promise<Set<string> | null | undefined>;
 
 export interface SweepResult {
   removed: string[];
@@ -23,15 +26,16 @@ async function entries(dir: string): Promise<{ name: string; dir: boolean }[]> {
   }
 }
 
-export async function sweepStorage(storage: FileStorage, named: NamedFiles, knownCollection: (id: string) => boolean): Promise<SweepResult> {
+/** The disk's sweep: `tempDir` goes whole (one process owns a data folder), then `root` is walked. */
+export async function sweepStorage(root: string, tempDir: string, named: NamedFiles, knownCollection: (id: string) => boolean): Promise<SweepResult> {
   const removed: string[] = [];
   const remove = async (path: string) => {
     removed.push(path);
     await rm(path, { recursive: true, force: true });
   };
-  await rm(storage.tempDir, { recursive: true, force: true });
-  for (const col of await entries(storage.root)) {
-    const colPath = join(storage.root, col.name);
+  await rm(tempDir, { recursive: true, force: true });
+  for (const col of await entries(root)) {
+    const colPath = join(root, col.name);
     if (!col.dir || !knownCollection(col.name)) {
       await remove(colPath);
       continue;
@@ -43,6 +47,7 @@ export async function sweepStorage(storage: FileStorage, named: NamedFiles, know
         await remove(recPath);
         continue;
       }
+      if (names === undefined) continue;
       const thumbs = new Set([...names].map(thumbsDirName));
       for (const file of await entries(recPath)) {
         const keep = file.dir ? thumbs.has(file.name) : names.has(file.name);

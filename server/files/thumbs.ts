@@ -28,6 +28,13 @@ function transform(size: string): ResizeOptions | null {
   return { width, height, fit: 'cover', position };
 }
 
+function plan(size: string, mime: string): { options: ResizeOptions; format: 'png' | 'jpeg' | 'gif' | 'webp' } {
+  const options = transform(size);
+  const format = FORMATS[mime];
+  if (options === null || format === undefined) throw new Error(`cannot make a ${size} thumbnail of ${mime}`);
+  return { options, format };
+}
+
 export class Thumbnails {
   private readonly inFlight = new Map<string, Promise<void>>();
   private running = 0;
@@ -38,18 +45,35 @@ export class Thumbnails {
   /** Makes `target` from `source` unless it exists; rejects when the image cannot be read. */
   async ensure(source: string, target: string, size: string, mime: string): Promise<void> {
     if (await exists(target)) return;
-    let job = this.inFlight.get(target);
-    if (job === undefined) {
-      job = this.generate(source, target, size, mime).finally(() => this.inFlight.delete(target));
-      this.inFlight.set(target, job);
+    return this.once(target, () => this.generate(source, target, size, mime));
+  }
+
+  /** Runs `job` unless one for `key` is running; concurrent callers share it. */
+  once(key: string, job: () => Promise<void>): Promise<void> {
+    let running = this.inFlight.get(key);
+    if (running === undefined) {
+      running = job().finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, running);
     }
-    return job;
+    return running;
+  }
+
+  /** The thumbnail of the image file `source` as bytes (a database keeps them: db-storage.ts). */
+  async render(source: string, size: string, mime: string): Promise<Buffer> {
+    const { options, format } = plan(size, mime);
+    await this.slot();
+    try {
+      const { default: sharp } = await import('sharp');
+      const out = await sharp(source, { limitInputPixels: MAX_PIXELS }).rotate().resize(options).toFormat(format).toBuffer();
+      this.generated++;
+      return out;
+    } finally {
+      this.release();
+    }
   }
 
   private async generate(source: string, target: string, size: string, mime: string): Promise<void> {
-    const options = transform(size);
-    const format = FORMATS[mime];
-    if (options === null || format === undefined) throw new Error(`cannot make a ${size} thumbnail of ${mime}`);
+    const { options, format } = plan(size, mime);
     await this.slot();
     const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
     try {

@@ -4,9 +4,7 @@
 // byte range. SVG and HTML are never active from our origin: attachment plus `sandbox`. Unlike
 // PocketBase, `.js` and `.css` keep their sniffed type (text/plain), so no page of this origin can
 // load an upload as a script or a style.
-import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { notFound } from '../errors.js';
 import { baseMime } from '../files/sniff.js';
 import type { ServedFile } from '../core/files.js';
 
@@ -48,17 +46,11 @@ function notModified(req: Request, etag: string, mtime: Date): boolean {
 }
 
 export async function fileResponse(req: Request, url: URL, file: ServedFile): Promise<Response> {
-  let handle: FileHandle;
-  try {
-    handle = await open(file.path, 'r');
-  } catch {
-    throw notFound();
-  }
+  const stored = file.file;
   let keep = false;
   try {
-    const stat = await handle.stat();
-    const size = stat.size;
-    const etag = `"${size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
+    const size = stored.size;
+    const etag = `"${size.toString(16)}-${Math.floor(stored.mtime.getTime()).toString(16)}"`;
     const mime = baseMime(file.sniffed.mime);
     const disposition = INLINE.has(mime) && !truthy(url.searchParams.get('download')) ? 'inline' : 'attachment';
     const headers: Record<string, string> = {
@@ -69,12 +61,12 @@ export async function fileResponse(req: Request, url: URL, file: ServedFile): Pr
       'cache-control': `${file.protected ? 'private, ' : ''}max-age=2592000, stale-while-revalidate=86400`,
       'accept-ranges': 'bytes',
       etag,
-      'last-modified': stat.mtime.toUTCString(),
+      'last-modified': stored.mtime.toUTCString(),
     };
-    if (notModified(req, etag, stat.mtime)) return new Response(null, { status: 304, headers });
+    if (notModified(req, etag, stored.mtime)) return new Response(null, { status: 304, headers });
     const ifRange = req.headers.get('if-range');
     let range = parseRange(req.headers.get('range'), size);
-    if (ifRange !== null && ifRange !== etag && ifRange !== stat.mtime.toUTCString()) range = null;
+    if (ifRange !== null && ifRange !== etag && ifRange !== stored.mtime.toUTCString()) range = null;
     if (range === 'unsatisfiable') {
       return new Response(null, { status: 416, headers: { ...headers, 'content-range': `bytes */${size}` } });
     }
@@ -86,9 +78,9 @@ export async function fileResponse(req: Request, url: URL, file: ServedFile): Pr
     const status = range ? 206 : 200;
     if (req.method === 'HEAD' || length === 0) return new Response(null, { status, headers });
     keep = true;
-    const stream = handle.createReadStream({ start, end, autoClose: true });
+    const stream = stored.stream(start, end);
     return new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, { status, headers });
   } finally {
-    if (!keep) await handle.close();
+    if (!keep) await stored.close();
   }
 }

@@ -31,6 +31,30 @@ export const POSTGRES_SYSTEM_SCHEMA: readonly string[] = [
   )`,
   'CREATE INDEX IF NOT EXISTS "_sessions_record" ON "_sessions" ("collectionId", "recordId")',
   `CREATE TABLE IF NOT EXISTS "_params" ("key" ${TEXT} PRIMARY KEY NOT NULL, "value" ${TEXT})`,
+  // The files of records (files/db-storage.ts): one row per stored file (`thumb`: '' for an original, a
+  // thumbnail's size), its bytes in chunks kept out of line, uncompressed (EXTERNAL: most uploads are
+  // compressed already, and a range reads only the chunks it covers). `staged`: placed by a write not
+  // committed yet; `stagedAt`, `created`: the database's clock in ms.
+  `CREATE TABLE IF NOT EXISTS "_files" (
+    "id" bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    "collectionId" ${TEXT} NOT NULL,
+    "recordId" ${TEXT} NOT NULL,
+    "name" ${TEXT} NOT NULL,
+    "thumb" ${TEXT} NOT NULL DEFAULT '',
+    "size" bigint NOT NULL,
+    "created" bigint NOT NULL DEFAULT (extract(epoch from clock_timestamp()) * 1000)::bigint,
+    "staged" ${TEXT},
+    "stagedAt" bigint
+  )`,
+  'CREATE UNIQUE INDEX IF NOT EXISTS "_files_name" ON "_files" ("collectionId", "recordId", "name", "thumb")',
+  'CREATE INDEX IF NOT EXISTS "_files_staged" ON "_files" ("stagedAt") WHERE "staged" IS NOT NULL',
+  `CREATE TABLE IF NOT EXISTS "_file_chunks" (
+    "file" bigint NOT NULL REFERENCES "_files" ("id") ON DELETE CASCADE,
+    "seq" integer NOT NULL,
+    "data" bytea NOT NULL,
+    PRIMARY KEY ("file", "seq")
+  )`,
+  'ALTER TABLE "_file_chunks" ALTER COLUMN "data" SET STORAGE EXTERNAL',
 ];
 
 /** Creates the system tables that are missing, one node at a time (the lock ends with the transaction). */

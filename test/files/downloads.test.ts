@@ -1,8 +1,6 @@
 // Serving files through the SDK's URLs over a real socket: content type sniffed from the bytes,
 // disposition, CSP and nosniff, ETag and Last-Modified with their 304s, ranges, HEAD, 404s in the
 // envelope, thumbnails generated once and cached, protected files with file tokens and the viewRule.
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import type PocketBase from 'pocketbase';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,8 +103,7 @@ describe('thumbnails', () => {
       const meta = await sharp(Buffer.from(await res.arrayBuffer())).metadata();
       expect([meta.width, meta.height], size).toEqual([w, h]);
     }
-    const thumbs = await readdir(join(fx.dir, 'storage', mediaId, rec.id, `thumbs_${rec.image}`));
-    expect(thumbs.sort()).toEqual(Object.keys(sizes).map((s) => `${s}_${rec.image}`).sort());
+    expect(await fx.thumbsOf(mediaId, rec.id, rec.image)).toEqual(Object.keys(sizes).map((s) => `${s}_${rec.image}`).sort());
   });
 
   it('answers the original for a size the field does not list, and for a file that is no image', async () => {

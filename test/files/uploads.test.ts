@@ -124,12 +124,8 @@ describe('uploads', () => {
       const guest = fx.client();
       const err = (await guest.collection('docs').create({ title: 'no', cover: file(await png(2, 2), 'p.png') }).catch((e: unknown) => e)) as ClientResponseError;
       expect(err.status).toBe(400);
-      const { readdir } = await import('node:fs/promises');
-      const { join } = await import('node:path');
-      const all = await readdir(join(fx.dir, 'storage', docsId), { recursive: true });
-      const names = all.map(String);
-      expect(names.filter((n) => n.includes('p_'))).toEqual([]);
-      expect(await readdir(join(fx.dir, 'upload-temp')).catch(() => [])).toEqual([]);
+      expect((await fx.storedIn(docsId)).filter((n) => n.includes('p_'))).toEqual([]);
+      expect(await fx.temp()).toEqual([]);
     } finally {
       await pb.collections.update('docs', { createRule: '' });
     }

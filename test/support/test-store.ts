@@ -21,15 +21,16 @@ export type StoreSeed = { bytes: Uint8Array } | { template: string };
 const databases = new WeakMap<Store, { name: string; keep: boolean }>();
 
 /**
- * An empty store on the suite's engine: in memory on SQLite; on PostgreSQL a database of its own
- * (`template`: a copy of a seed's), dropped when the store is closed.
+ * An empty store on the suite's engine: in memory on SQLite (or on the data folder `dir`); on
+ * PostgreSQL a database of its own (`template`: a copy of a seed's), dropped when the store is closed,
+ * with `dir` as the node's folder (its temporary uploads).
  */
-export async function openTestStore(label = 'suite', template?: string): Promise<Store> {
-  if (TEST_ENGINE === 'sqlite') return openStore({ dir: null });
+export async function openTestStore(label = 'suite', template?: string, dir: string | null = null): Promise<Store> {
+  if (TEST_ENGINE === 'sqlite') return openStore({ dir });
   const db = await freshDatabase(label, template);
   // the database's own client is not needed: the store has its pool
   await db.sql.end({ timeout: 5 });
-  const store = await openPostgresStore({ url: db.url, max: 4 });
+  const store = await openPostgresStore({ url: db.url, max: 4, dir });
   const entry = { name: db.name, keep: false };
   const close = store.close;
   const closing = Object.assign(store, {

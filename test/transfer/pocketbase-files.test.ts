@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSdkServer } from '../support/sdk-server.js';
 import { startServer, type RunningServer } from '../../server/index.js';
 import { adoptFiles } from '../../server/files/adopt.js';
-import { FileStorage } from '../../server/files/storage.js';
+import { DiskFileStorage } from '../../server/files/storage.js';
 import { derivedId } from '../../server/core/transfer/schema-plan.js';
 import { zipOf } from '../files/zip-read.js';
 import { pocketBaseData, pocketBaseZip, type PocketBaseFolder } from './pocketbase-storage.js';
@@ -190,7 +190,7 @@ describe('moving from PocketBase with files', () => {
     dir = await mkdtemp(join(tmpdir(), 'deskbase-pbfiles-'));
     await writeFile(join(dir, 'source.bin'), 'bytes');
     // what the import's before step does, then the process dies before the transaction
-    const placed = await adoptFiles(new FileStorage(dir, () => undefined), [{ collectionId: derivedId('pbc_1125843985'), recordId: 'post00000000001', name: 'cover.png', source: join(dir, 'source.bin') }], 'copy');
+    const placed = await adoptFiles(new DiskFileStorage(dir, () => undefined), [{ collectionId: derivedId('pbc_1125843985'), recordId: 'post00000000001', name: 'cover.png', source: join(dir, 'source.bin') }], 'copy');
     expect(placed.placed).toBe(1);
     expect(await filesUnder(join(dir, 'storage'))).toHaveLength(1);
     server = await startServer({ dir, port: 0, uiDir: null, log: () => undefined });

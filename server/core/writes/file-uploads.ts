@@ -1,6 +1,7 @@
-// File fields in the write funnel: a write's uploads are placed in the record's folder at the end of
-// its prepare step (before the transaction, so before its journal entry), kept from sweeps until the
-// write settles, and removed again when it rolls back. What a durable write stops naming is dropped
+// File fields in the write funnel: a write's uploads are placed at the end of its prepare step (before
+// the transaction, so before its journal entry), adopted inside its transaction (the team server's
+// database storage: the same commit as the record), kept from sweeps until the write settles, and
+// removed again when it rolls back. What a durable write stops naming is dropped
 // by the change listener in core/file-cleanup.ts.
 import type { FileStorage } from '../../files/storage.js';
 import { OversizeFile, StagedFile } from '../../files/staged.js';
@@ -37,7 +38,11 @@ export async function withPlacedUploads<T>(files: FileStorage, c: Collection, re
   if (uploads.length === 0) return write;
   const placed = await files.place(c.id, recordId, uploads);
   return {
-    apply: (tx, changes) => write.apply(tx, changes),
+    async apply(tx, changes) {
+      // on the team server the placed files become the record's in this transaction
+      await files.adopt(tx, placed);
+      return write.apply(tx, changes);
+    },
     async afterCommit() {
       files.settle(placed);
       await write.afterCommit?.();
