@@ -28,6 +28,7 @@ import { QueryTimeoutError, ReadTooLargeError, valueBytes, type QueryBudget } fr
 import type { Params } from '../store/statements.js';
 import { mapPgError } from './errors.js';
 import { ensurePostgresSchema } from './schema.js';
+import { ensureBusSchema, newNodeId, NODE_SETTING, PostgresBus } from './bus.js';
 
 type Sql = postgres.Sql;
 type Reserved = postgres.ReservedSql;
@@ -40,6 +41,10 @@ export interface PostgresStoreOptions {
   dir?: string | null;
   /** Connections in the pool (writes hold one each while they run). Default 10. */
   max?: number;
+  /** Hears what fails where no caller waits (the bus between nodes). Default: console.error. */
+  report?: (error: unknown) => void;
+  /** How often the bus reads the outbox without a notification (bus.ts POLL_MS by default; tests raise it to prove the doorbell alone). */
+  busPollMs?: number;
 }
 
 /** Rows read through a cursor, this many at a time, when the read counts its bytes. */
@@ -61,15 +66,26 @@ const MAX_CACHED_STATEMENTS = 1000;
 
 /** Opens the pool and checks the system tables (creating what is missing). */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const node = newNodeId();
+  // every connection names its node, so the bus knows which entries this node committed (bus.ts)
+  const connection = { application_name: 'deskbase', [NODE_SETTING]: node };
   const sql = postgres(options.url, {
     max: options.max ?? 10,
     onnotice: () => {},
     types: TYPES as unknown as Record<string, postgres.PostgresType>,
-    connection: { application_name: 'deskbase' },
+    connection,
   });
-  const store = new PostgresStore(sql, options.dir ?? null);
+  const doorbell = (on: { notify: () => void; close: () => void }) => postgres(options.url, {
+    max: 1, idle_timeout: null, max_lifetime: null, fetch_types: false, onnotice: () => {},
+    connection, onnotify: on.notify, onclose: on.close,
+  });
+  const bus = new PostgresBus(sql, node, doorbell, options.report ?? ((error: unknown) => console.error(error)), options.busPollMs);
+  const store = new PostgresStore(sql, options.dir ?? null, bus);
   try {
-    await store.write((tx) => ensurePostgresSchema(tx));
+    await store.write(async (tx) => {
+      await ensurePostgresSchema(tx);
+      await ensureBusSchema(tx); // under the same lock
+    });
   } catch (err) {
     await sql.end({ timeout: 5 }).catch(() => undefined);
     throw err;
@@ -88,6 +104,8 @@ export class PostgresStore implements Store {
   constructor(
     private readonly sql: Sql,
     readonly dir: string | null,
+    /** Between nodes: the outbox and its doorbell (bus.ts). */
+    readonly bus: PostgresBus,
   ) {}
 
   /** The statement as PostgreSQL takes it (POSTGRES.statement), remembered per text. */
@@ -304,6 +322,7 @@ export class PostgresStore implements Store {
     this.closing ??= (async () => {
       // writes queued before close still run
       await this.turns;
+      await this.bus.close();
       await this.sql.end({ timeout: 5 });
     })();
     return this.closing;
