@@ -28,6 +28,13 @@ export const BUS_CHANNEL = 'deskbase_bus';
 const READ_ROWS = 200;
 /** The poll behind the doorbell: a missed notification waits at most this long. */
 export const POLL_MS = 2000;
+/**
+ * The statement timeout of the append sent with a COMMIT: it may wait for another node's commit to
+ * release the head row, which is no work of this write's (its query budget is not charged, as the wait
+ * for the write turn is not), but is bounded all the same.
+ */
+export const APPEND_TIMEOUT_MS = 10_000;
+export const APPEND_SQL = 'SELECT deskbase_bus_append($1, $2) AS "pos"';
 /** How long a failed LISTEN waits before it is tried again. */
 const RELISTEN_MS = 250;
 /** Entries are kept this long, and at most this many behind the head. */
@@ -105,6 +112,8 @@ export class PostgresBus implements StoreBus {
   private again = false;
   private closed = false;
   private readonly timers: NodeJS.Timeout[] = [];
+  /** The items each open write transaction appended (begin/end). */
+  private readonly open = new WeakMap<WriteTx, string[]>();
   /** LISTEN (re)established, for tests and diagnostics. */
   listens = 0;
 
@@ -120,10 +129,27 @@ export class PostgresBus implements StoreBus {
     private readonly pollMs = POLL_MS,
   ) {}
 
+  /**
+   * Stages the items on the write transaction `tx`: the store appends them as the transaction's last
+   * statement, sent with its COMMIT (`staged`), so the head row is locked for one round trip at most.
+   */
   append = async (tx: WriteTx, items: readonly string[]): Promise<void> => {
-    if (items.length === 0) return;
-    await tx.run('SELECT deskbase_bus_append(?, ?) AS "pos"', ['records', `[${items.join(',')}]`]);
+    const staged = this.open.get(tx);
+    if (staged === undefined) throw new Error('the bus appends only inside a write transaction of its own store');
+    if (items.length > 0) staged.push(`[${items.join(',')}]`);
   };
+
+  /** A write transaction of this store begins: what it appends is kept for its end. */
+  begin(tx: WriteTx): void {
+    this.open.set(tx, []);
+  }
+
+  /** The transaction ends: the statements' items (JSON arrays) it appended, to send before its COMMIT. */
+  end(tx: WriteTx): string[] {
+    const staged = this.open.get(tx) ?? [];
+    this.open.delete(tx);
+    return staged;
+  }
 
   position = async (): Promise<number> => {
     const [row] = await this.sql.unsafe<{ pos: number }[]>('SELECT "pos" FROM "_bus_head"');

@@ -28,7 +28,7 @@ import { QueryTimeoutError, ReadTooLargeError, valueBytes, type QueryBudget } fr
 import type { Params } from '../store/statements.js';
 import { mapPgError } from './errors.js';
 import { ensurePostgresSchema } from './schema.js';
-import { ensureBusSchema, newNodeId, NODE_SETTING, PostgresBus } from './bus.js';
+import { APPEND_SQL, APPEND_TIMEOUT_MS, ensureBusSchema, newNodeId, NODE_SETTING, PostgresBus } from './bus.js';
 
 type Sql = postgres.Sql;
 type Reserved = postgres.ReservedSql;
@@ -299,15 +299,37 @@ export class PostgresStore implements Store {
     }).catch((err: unknown) => {
       throw mapPgError(err, budget);
     });
+    this.bus.begin(tx);
     try {
       const result = await this.inside.run(state, () => fn(tx));
       state.open = false;
       await tail;
-      await timed(() => conn.unsafe('COMMIT')).catch((err: unknown) => {
-        throw mapPgError(err, budget);
-      });
+      const staged = this.bus.end(tx);
+      if (staged.length === 0) {
+        await timed(() => conn.unsafe('COMMIT')).catch((err: unknown) => {
+          throw mapPgError(err, budget);
+        });
+      } else {
+        // the bus's entries (bus.ts), sent with the COMMIT: the head row is held for this round trip only,
+        // and its wait for another node's commit is not this write's work (untimed, bounded on its own)
+        const relax = sent(conn.unsafe(`SET LOCAL statement_timeout = ${APPEND_TIMEOUT_MS}`));
+        const appends = staged.map((items) => sent(conn.unsafe(APPEND_SQL, ['records', items])));
+        const commit = sent(conn.unsafe('COMMIT'));
+        try {
+          await relax;
+          for (const append of appends) await append;
+        } catch (err) {
+          // the COMMIT sent behind a failed append only ended the failed transaction
+          await commit.catch(() => undefined);
+          throw mapPgError(err, null);
+        }
+        await commit.catch((err: unknown) => {
+          throw mapPgError(err, null);
+        });
+      }
       return result;
     } catch (err) {
+      this.bus.end(tx);
       state.open = false;
       await tail;
       await conn.unsafe('ROLLBACK').catch(() => undefined);

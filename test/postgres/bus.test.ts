@@ -40,26 +40,38 @@ describePostgres('the bus between nodes', () => {
     await db?.drop();
   });
 
-  it('delivers in commit order when the transaction that appended first commits last, and never a rolled-back one', async () => {
+  it('delivers in commit order when the transaction that took a position first commits last, and never a rolled-back one', async () => {
     heard.length = 0;
     const order: string[] = [];
-    // A appends, then keeps its transaction open; B appends and commits meanwhile (it must wait for A)
-    const first = a.write(async (tx) => {
-      await a.bus.append(tx, ['{"n":"a1"}']);
+    // two sessions append as the stores do (deskbase_bus_append), the first holding its transaction
+    // open after taking its position: the second must wait for it, and take the next position
+    const [one, two] = [await db.sql.reserve(), await db.sql.reserve()];
+    try {
+      await one.unsafe('BEGIN');
+      await one.unsafe(`SELECT deskbase_bus_append('records', '[{"n":"a1"}]')`);
+      const second = (async () => {
+        await two.unsafe('BEGIN');
+        await two.unsafe(`SELECT deskbase_bus_append('records', '[{"n":"b1"},{"n":"b2"}]')`);
+        await two.unsafe('COMMIT');
+        order.push('b');
+      })();
       await sleep(400);
-    }).then(() => order.push('a1'));
-    await sleep(100);
-    const second = b.write(async (tx) => b.bus.append(tx, ['{"n":"b1"}', '{"n":"b2"}'])).then(() => order.push('b'));
+      order.push('a1');
+      await one.unsafe('COMMIT');
+      await second;
+    } finally {
+      one.release();
+      two.release();
+    }
     // a rolled-back append takes no position that stays taken
-    const rolledBack = a.write(async (tx) => {
+    await a.write(async (tx) => {
       await a.bus.append(tx, ['{"n":"never"}']);
       throw new Error('roll back');
     }).catch(() => order.push('rolled back'));
-    await Promise.all([first, second, rolledBack]);
     await b.write(async (tx) => b.bus.append(tx, ['{"n":"b3"}']));
     await until('four entries', () => heard.length >= 4);
     await sleep(100);
-    expect(order.indexOf('a1')).toBeLessThan(order.indexOf('b'));
+    expect(order).toEqual(['a1', 'b', 'rolled back']);
     expect(dataOf('records')).toEqual(['{"n":"a1"}', '{"n":"b1"}', '{"n":"b2"}', '{"n":"b3"}']);
     const pos = heard.map((e) => e.pos);
     expect(pos).toEqual(pos.map((_, i) => pos[0] + i)); // contiguous
@@ -67,6 +79,10 @@ describePostgres('the bus between nodes', () => {
     // entries of one transaction share it
     expect(heard[1].tx).toBe(heard[2].tx);
     expect(heard[0].tx).not.toBe(heard[1].tx);
+  });
+
+  it('refuses an append outside a write transaction of its own store', async () => {
+    await expect(a.write(async () => b.bus.append({} as never, ['{}']))).rejects.toThrow(/inside a write transaction/);
   });
 
   it('carries entries past NOTIFY\'s 8,000 bytes, and marks a node\'s own entries as its own', async () => {
