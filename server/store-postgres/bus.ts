@@ -24,8 +24,9 @@ import type { BusEntry, BusListener, StoreBus, WriteTx } from '../store/contract
 type Sql = postgres.Sql;
 
 export const BUS_CHANNEL = 'deskbase_bus';
-/** Entries read at a time (a row holds one record change). */
+/** Entries read at a time (a row holds one record change), and the bytes past which a read stops (after one row at least). */
 const READ_ROWS = 200;
+const READ_BYTES = 8 * 1024 * 1024;
 /** The poll behind the doorbell: a missed notification waits at most this long. */
 export const POLL_MS = 2000;
 /**
@@ -96,6 +97,13 @@ export function newNodeId(): string {
   return randomBytes(9).toString('base64url');
 }
 
+/** The bus's clock, for tests: its poll and what pruning keeps (POLL_MS, RETAIN_MS, RETAIN_ENTRIES by default). */
+export interface BusTiming {
+  pollMs?: number;
+  retainMs?: number;
+  retainEntries?: number;
+}
+
 interface OutboxRow {
   pos: number;
   tx: number | string;
@@ -126,7 +134,7 @@ export class PostgresBus implements StoreBus {
     readonly node: string,
     private readonly connectDoorbell: (on: { notify: () => void; close: () => void }) => Sql,
     private readonly report: (error: unknown) => void,
-    private readonly pollMs = POLL_MS,
+    private readonly timing: BusTiming = {},
   ) {}
 
   /**
@@ -162,8 +170,8 @@ export class PostgresBus implements StoreBus {
     this.last = from;
     this.doorbell = this.connectDoorbell({ notify: () => this.ring(), close: () => this.relisten() });
     this.relisten();
-    const poll = setInterval(() => this.ring(), this.pollMs);
-    const prune = setInterval(() => void this.prune(), PRUNE_MS);
+    const poll = setInterval(() => this.ring(), this.timing.pollMs ?? POLL_MS);
+    const prune = setInterval(() => void this.prune().catch((err: unknown) => this.closed || this.report(err)), PRUNE_MS);
     poll.unref();
     prune.unref();
     this.timers.push(poll, prune);
@@ -208,9 +216,13 @@ export class PostgresBus implements StoreBus {
 
   /** One page of entries after the last position, handed over; true when there may be more. */
   private async readSome(): Promise<boolean> {
+    // READ_ROWS rows at most, and no row that starts past READ_BYTES (the first always comes)
     const rows = await this.sql.unsafe<OutboxRow[]>(
-      'SELECT "pos", "tx", "origin", "kind", "data" FROM "_bus_outbox" WHERE "pos" > $1 ORDER BY "pos" LIMIT $2',
-      [this.last, READ_ROWS],
+      `SELECT "pos", "tx", "origin", "kind", "data" FROM (
+        SELECT "pos", "tx", "origin", "kind", "data", sum(octet_length("data")) OVER (ORDER BY "pos") - octet_length("data") AS "before"
+        FROM "_bus_outbox" WHERE "pos" > $1 ORDER BY "pos" LIMIT $2) AS page
+      WHERE "before" < $3 ORDER BY "pos"`,
+      [this.last, READ_ROWS, READ_BYTES],
     );
     if (this.closed || rows.length === 0) return false;
     const listener = this.listener as BusListener;
@@ -228,18 +240,15 @@ export class PostgresBus implements StoreBus {
     } catch (err) {
       this.report(err);
     }
-    return rows.length === READ_ROWS;
+    return true; // a page that was not full reads nothing next time: one query more, never a missed row
   }
 
-  private async prune(): Promise<void> {
-    try {
-      await this.sql.unsafe(
-        `DELETE FROM "_bus_outbox" WHERE "at" < now() - make_interval(secs => $1) OR "pos" <= (SELECT "pos" FROM "_bus_head") - $2`,
-        [RETAIN_MS / 1000, RETAIN_ENTRIES],
-      );
-    } catch (err) {
-      if (!this.closed) this.report(err);
-    }
+  /** Deletes the entries older than the retention time or too far behind the head (every PRUNE_MS on each node). */
+  async prune(): Promise<void> {
+    await this.sql.unsafe(
+      `DELETE FROM "_bus_outbox" WHERE "at" < now() - make_interval(secs => $1) OR "pos" <= (SELECT "pos" FROM "_bus_head") - $2`,
+      [(this.timing.retainMs ?? RETAIN_MS) / 1000, this.timing.retainEntries ?? RETAIN_ENTRIES],
+    );
   }
 
   /** Stops listening; resolves once a read in progress has ended. */

@@ -28,7 +28,7 @@ import { QueryTimeoutError, ReadTooLargeError, valueBytes, type QueryBudget } fr
 import type { Params } from '../store/statements.js';
 import { mapPgError } from './errors.js';
 import { ensurePostgresSchema } from './schema.js';
-import { APPEND_SQL, APPEND_TIMEOUT_MS, ensureBusSchema, newNodeId, NODE_SETTING, PostgresBus } from './bus.js';
+import { APPEND_SQL, APPEND_TIMEOUT_MS, ensureBusSchema, newNodeId, NODE_SETTING, PostgresBus, type BusTiming } from './bus.js';
 
 type Sql = postgres.Sql;
 type Reserved = postgres.ReservedSql;
@@ -43,8 +43,8 @@ export interface PostgresStoreOptions {
   max?: number;
   /** Hears what fails where no caller waits (the bus between nodes). Default: console.error. */
   report?: (error: unknown) => void;
-  /** How often the bus reads the outbox without a notification (bus.ts POLL_MS by default; tests raise it to prove the doorbell alone). */
-  busPollMs?: number;
+  /** The bus's poll and retention (bus.ts; tests raise the poll to prove the doorbell alone). */
+  busTiming?: BusTiming;
 }
 
 /** Rows read through a cursor, this many at a time, when the read counts its bytes. */
@@ -79,7 +79,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     max: 1, idle_timeout: null, max_lifetime: null, fetch_types: false, onnotice: () => {},
     connection, onnotify: on.notify, onclose: on.close,
   });
-  const bus = new PostgresBus(sql, node, doorbell, options.report ?? ((error: unknown) => console.error(error)), options.busPollMs);
+  const bus = new PostgresBus(sql, node, doorbell, options.report ?? ((error: unknown) => console.error(error)), options.busTiming);
   const store = new PostgresStore(sql, options.dir ?? null, bus);
   try {
     await store.write(async (tx) => {

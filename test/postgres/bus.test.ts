@@ -30,7 +30,7 @@ describePostgres('the bus between nodes', () => {
   beforeAll(async () => {
     db = await freshDatabase('bus');
     // the poll is made too slow to matter: what arrives, arrives by the doorbell (or its catch-up)
-    const open = () => openPostgresStore({ url: db.url, max: 3, busPollMs: 3_600_000, report: (e) => errors.push(e) });
+    const open = () => openPostgresStore({ url: db.url, max: 3, busTiming: { pollMs: 3_600_000 }, report: (e) => errors.push(e) });
     [a, b, c] = [await open(), await open(), await open()];
     c.bus.listen({ entries: (es) => void heard.push(...es), missed: () => { throw new Error('nothing was pruned'); } }, await c.bus.position());
     await until('the doorbell', () => c.bus.listens > 0);
@@ -94,6 +94,22 @@ describePostgres('the bus between nodes', () => {
     expect(heard[0].mine).toBe(true);
   });
 
+  it('reads a page of a few MiB at a time: large entries arrive whole, in order, over several reads', async () => {
+    heard.length = 0;
+    const calls: number[] = [];
+    const huge = [0, 1, 2].map((i) => JSON.stringify({ i, text: String(i).repeat(5 * 1024 * 1024) }));
+    const d = await openPostgresStore({ url: db.url, max: 1, busTiming: { pollMs: 3_600_000 } });
+    try {
+      d.bus.listen({ entries: (es) => void calls.push(es.length), missed: () => {} }, await d.bus.position());
+      await c.write(async (tx) => c.bus.append(tx, huge));
+      await until('the three large entries', () => heard.length >= 3 && calls.reduce((n, x) => n + x, 0) >= 3, 15_000);
+      expect(heard.map((e) => e.data)).toEqual(huge);
+      expect(calls.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await d.close();
+    }
+  });
+
   it('appends a schema change from the trigger on _collections, whatever wrote it', async () => {
     heard.length = 0;
     const def = { id: 'pbc_t1', name: 't1', type: 'base', fields: [{ id: 'f1', name: 'id', type: 'text' }], indexes: [] };
@@ -123,6 +139,26 @@ describePostgres('the bus between nodes', () => {
     await a.write(async (tx) => a.bus.append(tx, ['{"n":"after"}']));
     await until('the entry after', () => heard.length >= 2);
     expect(dataOf('records')).toEqual(['{"n":"during"}', '{"n":"after"}']);
+  });
+
+  it('prunes entries too far behind the head, or too old', async () => {
+    const d = await openPostgresStore({ url: db.url, max: 1, busTiming: { retainEntries: 2 } });
+    try {
+      for (let i = 0; i < 4; i++) await d.write(async (tx) => d.bus.append(tx, [`{"p":${i}}`]));
+      await d.bus.prune();
+      const head = await d.bus.position();
+      const left = await db.sql<{ pos: number }[]>`SELECT "pos"::int AS pos FROM "_bus_outbox" ORDER BY "pos"`;
+      expect(left.map((r) => r.pos)).toEqual([head - 1, head]);
+    } finally {
+      await d.close();
+    }
+    const e = await openPostgresStore({ url: db.url, max: 1, busTiming: { retainMs: 0 } });
+    try {
+      await e.bus.prune();
+      expect(await db.sql`SELECT 1 FROM "_bus_outbox"`).toHaveLength(0);
+    } finally {
+      await e.close();
+    }
   });
 
   it('prunes old entries, and a node that finds its next one pruned is told', async () => {

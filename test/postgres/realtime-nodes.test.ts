@@ -86,7 +86,7 @@ async function overBudgetAgain<T>(write: () => Promise<T>): Promise<T> {
 
 async function node(): Promise<RunningServer> {
   // the poll behind the doorbell made too slow to matter: events arrive by the doorbell and its catch-up
-  return startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, openStore: () => openPostgresStore({ url: db.url, max: 4, busPollMs: 3_600_000 }) });
+  return startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, openStore: () => openPostgresStore({ url: db.url, max: 4, busTiming: { pollMs: 3_600_000 } }) });
 }
 
 describePostgres('realtime and the registry between two nodes', () => {
