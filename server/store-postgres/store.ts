@@ -75,10 +75,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     types: TYPES as unknown as Record<string, postgres.PostgresType>,
     connection,
   });
-  const doorbell = (on: { notify: () => void; close: () => void }) => postgres(options.url, {
-    max: 1, idle_timeout: null, max_lifetime: null, fetch_types: false, onnotice: () => {},
-    connection, onnotify: on.notify, onclose: on.close,
-  });
+  const doorbell = (on: { notify: () => void; close: () => void }) => {
+    // `onnotify` is postgres.js's own (what its `listen` uses), missing from its types
+    const settings = { max: 1, max_lifetime: null, fetch_types: false, onnotice: () => {}, connection, onnotify: on.notify, onclose: on.close };
+    return postgres(options.url, settings);
+  };
   const bus = new PostgresBus(sql, node, doorbell, options.report ?? ((error: unknown) => console.error(error)), options.busTiming);
   const store = new PostgresStore(sql, options.dir ?? null, bus);
   try {
