@@ -15,6 +15,8 @@
 //   connection of its own; when it closes (a dropped connection, pg_terminate_backend, a failover) the
 //   node LISTENs again, retrying, and then reads everything after its last position: nothing missed
 //   during the gap is trusted to a notification. A slow poll backs the doorbell up.
+// - A node's own record changes are taken in from memory when nothing before them is unread
+//   (`committed`), so its own writes cost it no read; anything else is read from the outbox.
 // - Old rows are pruned (older than RETAIN_MS, or more than RETAIN_ENTRIES behind the head); a node
 //   that finds its next position pruned is told (`missed`) and rebuilds what it derived.
 import { randomBytes } from 'node:crypto';
@@ -35,7 +37,7 @@ export const POLL_MS = 2000;
  * for the write turn is not), but is bounded all the same.
  */
 export const APPEND_TIMEOUT_MS = 10_000;
-export const APPEND_SQL = 'SELECT deskbase_bus_append($1, $2) AS "pos"';
+export const APPEND_SQL = 'SELECT "last", "tx" FROM deskbase_bus_append($1, $2)';
 /** How long a failed LISTEN waits before it is tried again. */
 const RELISTEN_MS = 250;
 /** Entries are kept this long, and at most this many behind the head. */
@@ -59,18 +61,17 @@ export const BUS_SCHEMA: readonly string[] = [
     "at" timestamptz NOT NULL DEFAULT now()
   )`,
   // items: a JSON array; each element (its text as sent: json keeps it) becomes one entry
-  `CREATE OR REPLACE FUNCTION deskbase_bus_append(kind text, items text) RETURNS bigint LANGUAGE plpgsql AS $$
+  `CREATE OR REPLACE FUNCTION deskbase_bus_append(kind text, items text, OUT last bigint, OUT tx bigint) LANGUAGE plpgsql AS $$
   DECLARE
     n integer := json_array_length(items::json);
-    last bigint;
   BEGIN
-    IF n = 0 THEN RETURN NULL; END IF;
+    tx := pg_current_xact_id()::text::bigint;
+    IF n = 0 THEN RETURN; END IF;
     UPDATE "_bus_head" SET "pos" = "pos" + n RETURNING "pos" INTO last;
     INSERT INTO "_bus_outbox" ("pos", "tx", "origin", "kind", "data")
-      SELECT last - n + e.i, pg_current_xact_id()::text::bigint, coalesce(current_setting('${NODE_SETTING}', true), ''), kind, e.v::text
+      SELECT last - n + e.i, tx, coalesce(current_setting('${NODE_SETTING}', true), ''), kind, e.v::text
       FROM json_array_elements(items::json) WITH ORDINALITY AS e(v, i);
     PERFORM pg_notify('${BUS_CHANNEL}', last::text);
-    RETURN last;
   END $$`,
   `CREATE OR REPLACE FUNCTION deskbase_bus_schema() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
@@ -120,8 +121,8 @@ export class PostgresBus implements StoreBus {
   private again = false;
   private closed = false;
   private readonly timers: NodeJS.Timeout[] = [];
-  /** The items each open write transaction appended (begin/end). */
-  private readonly open = new WeakMap<WriteTx, string[]>();
+  /** The items each open write transaction appended, one array per statement to send (begin/end). */
+  private readonly open = new WeakMap<WriteTx, string[][]>();
   /** LISTEN (re)established, for tests and diagnostics. */
   listens = 0;
 
@@ -132,7 +133,7 @@ export class PostgresBus implements StoreBus {
   constructor(
     private readonly sql: Sql,
     readonly node: string,
-    private readonly connectDoorbell: (on: { notify: () => void; close: () => void }) => Sql,
+    private readonly connectDoorbell: (on: { notify: (payload: string) => void; close: () => void }) => Sql,
     private readonly report: (error: unknown) => void,
     private readonly timing: BusTiming = {},
   ) {}
@@ -144,7 +145,7 @@ export class PostgresBus implements StoreBus {
   append = async (tx: WriteTx, items: readonly string[]): Promise<void> => {
     const staged = this.open.get(tx);
     if (staged === undefined) throw new Error('the bus appends only inside a write transaction of its own store');
-    if (items.length > 0) staged.push(`[${items.join(',')}]`);
+    if (items.length > 0) staged.push([...items]);
   };
 
   /** A write transaction of this store begins: what it appends is kept for its end. */
@@ -152,8 +153,8 @@ export class PostgresBus implements StoreBus {
     this.open.set(tx, []);
   }
 
-  /** The transaction ends: the statements' items (JSON arrays) it appended, to send before its COMMIT. */
-  end(tx: WriteTx): string[] {
+  /** The transaction ends: the items it appended, one array per statement to send before its COMMIT (each as `[item,...]`). */
+  end(tx: WriteTx): string[][] {
     const staged = this.open.get(tx) ?? [];
     this.open.delete(tx);
     return staged;
@@ -168,7 +169,8 @@ export class PostgresBus implements StoreBus {
     if (this.listener) throw new Error('the bus has a listener already');
     this.listener = listener;
     this.last = from;
-    this.doorbell = this.connectDoorbell({ notify: () => this.ring(), close: () => this.relisten() });
+    // a notification of a position already taken in (this node's own commit, see committed) reads nothing
+    this.doorbell = this.connectDoorbell({ notify: (payload) => Number(payload) > this.last && this.ring(), close: () => this.relisten() });
     this.relisten();
     const poll = setInterval(() => this.ring(), this.timing.pollMs ?? POLL_MS);
     const prune = setInterval(() => void this.prune().catch((err: unknown) => this.closed || this.report(err)), PRUNE_MS);
@@ -191,6 +193,34 @@ export class PostgresBus implements StoreBus {
         retry.unref();
       },
     );
+  }
+
+  /**
+   * This node committed entries at positions `first`...: its write's record changes, `items`, in
+   * transaction `tx`. When nothing before them is unread they are taken in from memory, in their place
+   * in the order, instead of being read back (a node's own writes cost no read); otherwise they are
+   * read with whatever precedes them.
+   */
+  committed(first: number, tx: string, items: readonly string[]): void {
+    const last = first + items.length - 1;
+    if (this.closed || this.listener === null || last <= this.last) return;
+    if (this.pumping !== null || this.last !== first - 1) {
+      this.ring();
+      return;
+    }
+    this.last = last;
+    const listener = this.listener;
+    const entries: BusEntry[] = items.map((data, i) => ({ pos: first + i, tx, mine: true, kind: 'records', data }));
+    this.pumping = (async () => {
+      try {
+        await listener.entries(entries);
+      } catch (err) {
+        this.report(err);
+      } finally {
+        this.pumping = null;
+        if (this.again) this.ring();
+      }
+    })();
   }
 
   /** Reads what was committed since the last position (one reader at a time; a ring while reading reads again). */

@@ -75,9 +75,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     types: TYPES as unknown as Record<string, postgres.PostgresType>,
     connection,
   });
-  const doorbell = (on: { notify: () => void; close: () => void }) => {
+  const doorbell = (on: { notify: (payload: string) => void; close: () => void }) => {
     // `onnotify` is postgres.js's own (what its `listen` uses), missing from its types
-    const settings = { max: 1, max_lifetime: null, fetch_types: false, onnotice: () => {}, connection, onnotify: on.notify, onclose: on.close };
+    const settings = { max: 1, max_lifetime: null, fetch_types: false, onnotice: () => {}, connection, onnotify: (_channel: string, payload: string) => on.notify(payload), onclose: on.close };
     return postgres(options.url, settings);
   };
   const bus = new PostgresBus(sql, node, doorbell, options.report ?? ((error: unknown) => console.error(error)), options.busTiming);
@@ -313,12 +313,13 @@ export class PostgresStore implements Store {
       } else {
         // the bus's entries (bus.ts), sent with the COMMIT: the head row is held for this round trip only,
         // and its wait for another node's commit is not this write's work (untimed, bounded on its own)
-        const relax = sent(conn.unsafe(`SET LOCAL statement_timeout = ${APPEND_TIMEOUT_MS}`));
-        const appends = staged.map((items) => sent(conn.unsafe(APPEND_SQL, ['records', items])));
+        const relax = budget === null ? null : sent(conn.unsafe(`SET LOCAL statement_timeout = ${APPEND_TIMEOUT_MS}`));
+        const appends = staged.map((items) => sent(conn.unsafe<{ last: number; tx: number }[]>(APPEND_SQL, ['records', `[${items.join(',')}]`])));
         const commit = sent(conn.unsafe('COMMIT'));
+        const positions: { last: number; tx: number }[] = [];
         try {
           await relax;
-          for (const append of appends) await append;
+          for (const append of appends) positions.push((await append)[0]);
         } catch (err) {
           // the COMMIT sent behind a failed append only ended the failed transaction
           await commit.catch(() => undefined);
@@ -327,6 +328,8 @@ export class PostgresStore implements Store {
         await commit.catch((err: unknown) => {
           throw mapPgError(err, null);
         });
+        // one transaction's statements took contiguous positions: the first's first is where they start
+        this.bus.committed(Number(positions[0].last) - staged[0].length + 1, String(positions[0].tx), staged.flat());
       }
       return result;
     } catch (err) {
