@@ -28,7 +28,7 @@ type Sql = postgres.Sql;
 export const BUS_CHANNEL = 'deskbase_bus';
 /** Entries read at a time (a row holds one record change), and the bytes past which a read stops (after one row at least). */
 const READ_ROWS = 200;
-const READ_BYTES = 8 * 1024 * 1024;
+const READ_BYTES = 2 * 1024 * 1024;
 /** The poll behind the doorbell: a missed notification waits at most this long. */
 export const POLL_MS = 2000;
 /**
