@@ -18,6 +18,7 @@ import { ChangeFeed, type ChangeListener } from './writes/changes.js';
 import { createTransfer } from './transfer/transfer.js';
 import { REALTIME_LIMITS, type RealtimeLimits } from './realtime/subscription-limits.js';
 import { createRealtime } from './realtime/fan-out.js';
+import { appendChanges, followBus } from './realtime/between-nodes.js';
 import { createBatch } from './batch.js';
 import { DiskFileStorage, type FileStorage, type NamedFiles } from '../files/storage.js';
 import { DatabaseFileStorage, TEAM_TEMP_BASE } from '../files/db-storage.js';
@@ -75,6 +76,8 @@ export interface CoreOptions {
 export async function createCore(store: Store, options: CoreOptions = {}) {
   const registry = new Registry();
   installQueryGuards(store);
+  // a team server: the bus position before the registry is read, so no schema change falls between them
+  const busFrom = store.bus ? await store.bus.position() : 0;
   // the PostgreSQL store creates its system tables itself when it opens (store-postgres/schema.ts)
   if (store.dialect !== 'postgres') await store.write(async (tx) => ensureSystemSchema(tx));
   await registry.load(store);
@@ -94,7 +97,8 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
     now: options.now ?? Date.now,
   };
   const realtime = createRealtime(env, { idleMs: options.realtimeIdleMs, limits: { ...REALTIME_LIMITS, ...options.realtimeLimits } });
-  const onCollection: CollectionListener = (action, c) => realtime.onCollection(action, c);
+  // a team server's schema changes reach realtime from the bus, on every node alike (realtime/between-nodes.ts)
+  const onCollection: CollectionListener = store.bus ? () => {} : (action, c) => realtime.onCollection(action, c);
   const collections = createCollections(env, onCollection);
   await store.write(async (tx) => collections.bootstrap(tx));
   // data folders made before Deskbase kept an index get it now (nothing is written when none is missing)
@@ -104,12 +108,14 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
     if (store.dir !== null || storage.kind === 'database') await storage.sweep(namedFiles(store, registry), (id) => registry.get(id) !== undefined);
   };
   await sweep();
-  const feed = new ChangeFeed(report);
+  // a team server's writes append their changes to the bus inside their transaction (realtime/between-nodes.ts)
+  const feed = new ChangeFeed(report, store.bus ? appendChanges(store.bus) : null);
   feed.subscribe(dropReleasedFiles(storage));
   const records = createRecords(env, feed);
   const files = createFiles(env, createFileTokens(store, registry, sessions, options.now));
   const auth = createAuth(env);
-  feed.subscribe((changes) => realtime.onChanges(changes));
+  if (store.bus) followBus(env, store.bus, realtime, busFrom);
+  else feed.subscribe((changes) => realtime.onChanges(changes));
   const batch = createBatch(env, records.writes);
   const setup = createSetup(env, records.writes, options.onSetupToken ?? (() => {}));
   const transfer = createTransfer(env, records, onCollection);

@@ -28,6 +28,7 @@ import { QueryTimeoutError, ReadTooLargeError, valueBytes, type QueryBudget } fr
 import type { Params } from '../store/statements.js';
 import { mapPgError } from './errors.js';
 import { ensurePostgresSchema } from './schema.js';
+import { APPEND_SQL, APPEND_TIMEOUT_MS, ensureBusSchema, newNodeId, NODE_SETTING, PostgresBus, type BusTiming } from './bus.js';
 
 type Sql = postgres.Sql;
 type Reserved = postgres.ReservedSql;
@@ -40,6 +41,10 @@ export interface PostgresStoreOptions {
   dir?: string | null;
   /** Connections in the pool (writes hold one each while they run). Default 10. */
   max?: number;
+  /** Hears what fails where no caller waits (the bus between nodes). Default: console.error. */
+  report?: (error: unknown) => void;
+  /** The bus's poll and retention (bus.ts; tests raise the poll to prove the doorbell alone). */
+  busTiming?: BusTiming;
 }
 
 /** Rows read through a cursor, this many at a time, when the read counts its bytes. */
@@ -61,15 +66,27 @@ const MAX_CACHED_STATEMENTS = 1000;
 
 /** Opens the pool and checks the system tables (creating what is missing). */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const node = newNodeId();
+  // every connection names its node, so the bus knows which entries this node committed (bus.ts)
+  const connection = { application_name: 'deskbase', [NODE_SETTING]: node };
   const sql = postgres(options.url, {
     max: options.max ?? 10,
     onnotice: () => {},
     types: TYPES as unknown as Record<string, postgres.PostgresType>,
-    connection: { application_name: 'deskbase' },
+    connection,
   });
-  const store = new PostgresStore(sql, options.dir ?? null);
+  const doorbell = (on: { notify: (payload: string) => void; close: () => void }) => {
+    // `onnotify` is postgres.js's own (what its `listen` uses), missing from its types
+    const settings = { max: 1, max_lifetime: null, fetch_types: false, onnotice: () => {}, connection, onnotify: (_channel: string, payload: string) => on.notify(payload), onclose: on.close };
+    return postgres(options.url, settings);
+  };
+  const bus = new PostgresBus(sql, node, doorbell, options.report ?? ((error: unknown) => console.error(error)), options.busTiming);
+  const store = new PostgresStore(sql, options.dir ?? null, bus);
   try {
-    await store.write((tx) => ensurePostgresSchema(tx));
+    await store.write(async (tx) => {
+      await ensurePostgresSchema(tx);
+      await ensureBusSchema(tx); // under the same lock
+    });
   } catch (err) {
     await sql.end({ timeout: 5 }).catch(() => undefined);
     throw err;
@@ -88,6 +105,8 @@ export class PostgresStore implements Store {
   constructor(
     private readonly sql: Sql,
     readonly dir: string | null,
+    /** Between nodes: the outbox and its doorbell (bus.ts). */
+    readonly bus: PostgresBus,
   ) {}
 
   /** The statement as PostgreSQL takes it (POSTGRES.statement), remembered per text. */
@@ -281,15 +300,40 @@ export class PostgresStore implements Store {
     }).catch((err: unknown) => {
       throw mapPgError(err, budget);
     });
+    this.bus.begin(tx);
     try {
       const result = await this.inside.run(state, () => fn(tx));
       state.open = false;
       await tail;
-      await timed(() => conn.unsafe('COMMIT')).catch((err: unknown) => {
-        throw mapPgError(err, budget);
-      });
+      const staged = this.bus.end(tx);
+      if (staged.length === 0) {
+        await timed(() => conn.unsafe('COMMIT')).catch((err: unknown) => {
+          throw mapPgError(err, budget);
+        });
+      } else {
+        // the bus's entries (bus.ts), sent with the COMMIT: the head row is held for this round trip only,
+        // and its wait for another node's commit is not this write's work (untimed, bounded on its own)
+        const relax = budget === null ? null : sent(conn.unsafe(`SET LOCAL statement_timeout = ${APPEND_TIMEOUT_MS}`));
+        const appends = staged.map((items) => sent(conn.unsafe<{ last: number; tx: number }[]>(APPEND_SQL, ['records', `[${items.join(',')}]`])));
+        const commit = sent(conn.unsafe('COMMIT'));
+        const positions: { last: number; tx: number }[] = [];
+        try {
+          await relax;
+          for (const append of appends) positions.push((await append)[0]);
+        } catch (err) {
+          // the COMMIT sent behind a failed append only ended the failed transaction
+          await commit.catch(() => undefined);
+          throw mapPgError(err, null);
+        }
+        await commit.catch((err: unknown) => {
+          throw mapPgError(err, null);
+        });
+        // one transaction's statements took contiguous positions: the first's first is where they start
+        this.bus.committed(Number(positions[0].last) - staged[0].length + 1, String(positions[0].tx), staged.flat());
+      }
       return result;
     } catch (err) {
+      this.bus.end(tx);
       state.open = false;
       await tail;
       await conn.unsafe('ROLLBACK').catch(() => undefined);
@@ -304,6 +348,7 @@ export class PostgresStore implements Store {
     this.closing ??= (async () => {
       // writes queued before close still run
       await this.turns;
+      await this.bus.close();
       await this.sql.end({ timeout: 5 });
     })();
     return this.closing;
