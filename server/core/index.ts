@@ -3,7 +3,7 @@ import type { CoreEnv } from './env.js';
 import type { Store } from '../store/db.js';
 import { ensureSystemSchema } from '../store/schema.js';
 import { createAuth } from './sign-in.js';
-import { FailureLimiter } from './sign-in-limiter.js';
+import { FailureLimiter, StoreFailureLimiter } from './sign-in-limiter.js';
 import { Passwords } from './passwords.js';
 import { ScryptPool } from './scrypt-pool.js';
 import { createCollections, type CollectionListener } from './collections.js';
@@ -69,8 +69,10 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const sessions = createSessions(store, registry);
   const report = options.onError ?? ((error: unknown) => console.error(error));
   const storage = new FileStorage(store.dir ?? memoryDataDir(), report);
-  // one sign-in block per server: sign-in and an update's oldPassword count against the same accounts
-  const credentials = { limiter: new FailureLimiter(options.now), passwords: new Passwords(options.hashPool ?? new ScryptPool()) };
+  // one sign-in block per server: sign-in and an update's oldPassword count against the same accounts;
+  // on a team server in the database, so that every node counts against the same block
+  const limiter = store.dialect === 'postgres' ? new StoreFailureLimiter(store, options.now) : new FailureLimiter(options.now);
+  const credentials = { limiter, passwords: new Passwords(options.hashPool ?? new ScryptPool()) };
   // what every factory below is made of (env.ts)
   const env: CoreEnv = {
     store, registry, sessions, storage, credentials, report,
