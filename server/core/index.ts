@@ -23,7 +23,7 @@ import { FileStorage } from '../files/storage.js';
 import { memoryDataDir } from '../files/memory-dir.js';
 import { sweepStorage, type NamedFiles } from '../files/sweep.js';
 import { dropReleasedFiles, namesOfRow } from './file-cleanup.js';
-import { createFileTokens } from './file-tokens.js';
+import { createFileTokens, fileTokenSecret } from './file-tokens.js';
 import { createFiles } from './files.js';
 import { createBackups } from './backups.js';
 import { saveDefinition } from './collections-ddl.js';
@@ -94,7 +94,7 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const feed = new ChangeFeed(report);
   feed.subscribe(dropReleasedFiles(storage));
   const records = createRecords(env, feed);
-  const files = createFiles(env, createFileTokens(store, registry, sessions, options.now));
+  const files = createFiles(env, createFileTokens(store, registry, sessions, await fileTokenSecret(store), options.now));
   const auth = createAuth(env);
   feed.subscribe((changes) => realtime.onChanges(changes));
   const batch = createBatch(env, records.writes);
