@@ -1,0 +1,185 @@
+// Two team-server nodes on ONE PostgreSQL database, each a real HTTP server on its own socket, driven
+// with fetch and the official SDK: what one process used to hold in memory is shared through the
+// database (core/sign-in-limiter.ts, core/setup.ts, core/file-tokens.ts).
+// - the sign-in block: ten failed sign-ins split across the nodes (one after the other, or all at once)
+//   block the eleventh on either, and no more than ten passwords are ever checked;
+// - setup: two nodes started together on an empty database; concurrent setups on both, each with the
+//   other node's token, create exactly one superuser, the other answering as a second setup does;
+// - file tokens: a token issued by one node opens a protected file on the other.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import PocketBase from 'pocketbase';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { MAX_FAILURES } from '../../server/core/sign-in-limiter.js';
+import { startServer, type RunningServer } from '../../server/index.js';
+import { openPostgresStore } from '../../server/store-postgres/store.js';
+import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
+
+const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
+const WRONG = { status: 400, message: 'Failed to authenticate.', data: {} };
+
+/** A node of a team server on `db` (its files in `dir` when given, as `--dir`). */
+async function node(db: FreshDatabase, tokens: string[] = [], dir: string | null = null): Promise<RunningServer> {
+  return startServer({
+    openStore: () => openPostgresStore({ url: db.url, max: 4, dir }),
+    port: 0, uiDir: null, log: () => undefined,
+    onSetupToken: (token) => tokens.push(token),
+  });
+}
+
+async function post(server: RunningServer, path: string, body: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+}
+
+const client = (server: RunningServer): PocketBase => {
+  const pb = new PocketBase(server.url);
+  pb.autoCancellation(false);
+  return pb;
+};
+
+describePostgres('two nodes on one database: setup', () => {
+  let db: FreshDatabase;
+  let a: RunningServer;
+  let b: RunningServer;
+  const tokensA: string[] = [];
+  const tokensB: string[] = [];
+  beforeAll(async () => {
+    db = await freshDatabase('two_nodes_setup');
+    // both started together on the empty database
+    [a, b] = await Promise.all([node(db, tokensA), node(db, tokensB)]);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await db?.drop();
+  });
+
+  it('concurrent setups on both nodes, each with the other\'s token, create exactly one superuser', async () => {
+    expect(tokensA).toHaveLength(1);
+    expect(tokensB).toHaveLength(1);
+    // each node printed its own link; the database keeps only their hashes
+    expect(tokensA[0]).not.toBe(tokensB[0]);
+    const params = await db.sql<{ key: string; value: string }[]>`SELECT "key", "value" FROM "_params"`;
+    expect(JSON.stringify(params)).not.toContain(tokensA[0]);
+    expect(JSON.stringify(params)).not.toContain(tokensB[0]);
+    const answers = await Promise.all([
+      post(a, '/api/setup', { token: tokensB[0], email: 'first@example.com', password: ADMIN.password }),
+      post(b, '/api/setup', { token: tokensA[0], email: 'second@example.com', password: ADMIN.password }),
+      post(a, '/api/setup', { token: tokensA[0], email: 'third@example.com', password: ADMIN.password }),
+      post(b, '/api/setup', { token: tokensB[0], email: 'fourth@example.com', password: ADMIN.password }),
+    ]);
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 404, 404, 404]);
+    // the others answer exactly what a second setup answers
+    for (const r of answers.filter((x) => x.status === 404)) expect(r.body).toEqual({ status: 404, message: 'Not found.', data: {} });
+    const rows = await db.sql<{ email: string }[]>`SELECT "email" FROM "_superusers"`;
+    expect(rows).toHaveLength(1);
+    expect(rows[0].email).toBe(answers.find((r) => r.status === 200)!.body.email);
+    for (const server of [a, b]) {
+      const res = await fetch(`${server.url}/api/setup`);
+      expect(await res.json()).toEqual({ required: false });
+    }
+    // the tokens went with the superuser's creation
+    const left = await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM "_params" WHERE "key" LIKE 'setupToken.%'`;
+    expect(left[0].n).toBe(0);
+  });
+});
+
+describePostgres('two nodes on one database: the sign-in block and file tokens', () => {
+  let db: FreshDatabase;
+  let dir: string;
+  let a: RunningServer;
+  let b: RunningServer;
+  let recordId = '';
+  let fileName = '';
+  beforeAll(async () => {
+    db = await freshDatabase('two_nodes');
+    // one folder for the uploads of both nodes, as `--dir` on a shared folder
+    dir = await mkdtemp(join(tmpdir(), 'deskbase-two-nodes-'));
+    const tokens: string[] = [];
+    a = await node(db, tokens, dir);
+    expect((await post(a, '/api/setup', { token: tokens[0], ...ADMIN })).status).toBe(200);
+    const admin = client(a);
+    await admin.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
+    for (const email of ['ann@example.com', 'bob@example.com', 'cy@example.com', 'di@example.com']) {
+      await admin.collection('users').create({ email, password: 'password123', passwordConfirm: 'password123' });
+    }
+    await admin.collections.create({
+      name: 'docs', type: 'base', viewRule: '@request.auth.id != ""',
+      fields: [{ name: 'doc', type: 'file', maxSelect: 1, maxSize: 1000, protected: true }],
+    });
+    const form = new FormData();
+    form.append('doc', new Blob(['secret text'], { type: 'text/plain' }), 'note.txt');
+    const doc = await admin.collection('docs').create(form);
+    recordId = doc.id;
+    fileName = doc.doc as string;
+    // node B starts on the database node A has written (its collections included)
+    b = await node(db, [], dir);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await db?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const signIn = (server: RunningServer, identity: string, password: string) =>
+    post(server, '/api/collections/users/auth-with-password', { identity, password });
+  /** The account's count in the shared table: attempts reserved and those still counting. */
+  const counted = async (email: string) => {
+    const rows = await db.sql<{ reserved: number; counting: number }[]>`
+      SELECT f."reserved", f."reserved" - f."forgiven" AS counting FROM "_signInFailures" f
+      JOIN "users" u ON f."key" = (SELECT "id" FROM "_collections" WHERE "name" = 'users') || '/' || u."id"
+      WHERE u."email" = ${email}`;
+    return rows[0];
+  };
+
+  it('ten failed sign-ins split across the nodes block the eleventh on either, answering as a wrong password', async () => {
+    for (let i = 0; i < MAX_FAILURES; i++) {
+      const r = await signIn(i % 2 === 0 ? a : b, 'ann@example.com', `wrong-${i}`);
+      expect(r).toEqual({ status: 400, body: WRONG });
+    }
+    for (const server of [a, b]) expect(await signIn(server, 'ann@example.com', 'password123')).toEqual({ status: 400, body: WRONG });
+    // another account is not blocked, on either node
+    expect((await signIn(b, 'bob@example.com', 'password123')).status).toBe(200);
+    expect((await signIn(a, 'bob@example.com', 'password123')).status).toBe(200);
+  });
+
+  it('ten failed sign-ins sent at once to both nodes block the eleventh on either', async () => {
+    const burst = await Promise.all(Array.from({ length: MAX_FAILURES }, (_, i) => signIn(i % 2 === 0 ? a : b, 'cy@example.com', `wrong-${i}`)));
+    for (const r of burst) expect(r).toEqual({ status: 400, body: WRONG });
+    expect(await counted('cy@example.com')).toEqual({ reserved: MAX_FAILURES, counting: MAX_FAILURES });
+    for (const server of [b, a]) expect(await signIn(server, 'cy@example.com', 'password123')).toEqual({ status: 400, body: WRONG });
+  });
+
+  it('of more than ten wrong guesses at once across the nodes, exactly ten are checked', async () => {
+    const burst = await Promise.all(Array.from({ length: 16 }, (_, i) => signIn(i % 2 === 0 ? a : b, 'di@example.com', `wrong-${i}`)));
+    for (const r of burst) expect(r).toEqual({ status: 400, body: WRONG });
+    // the six beyond ten were refused before any check: never reserved
+    expect(await counted('di@example.com')).toEqual({ reserved: MAX_FAILURES, counting: MAX_FAILURES });
+    expect(await signIn(a, 'di@example.com', 'password123')).toEqual({ status: 400, body: WRONG });
+  });
+
+  it('a file token issued by one node opens a protected file on the other, both ways', async () => {
+    const bob = client(a);
+    await bob.collection('users').authWithPassword('bob@example.com', 'password123');
+    const onB = client(b);
+    onB.authStore.save(bob.authStore.token, bob.authStore.record);
+    const url = (server: RunningServer, token?: string) =>
+      `${server.url}/api/files/docs/${recordId}/${fileName}${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`;
+    // without a token: refused on both
+    for (const server of [a, b]) expect((await fetch(url(server))).status).toBe(404);
+    const fromA = await bob.files.getToken();
+    const fromB = await onB.files.getToken();
+    for (const [server, token] of [[b, fromA], [a, fromB], [a, fromA], [b, fromB]] as const) {
+      const res = await fetch(url(server, token));
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('secret text');
+    }
+    // a token signed under another secret is refused
+    const forged = `${fromA.split('.').slice(0, 2).join('.')}.${Buffer.alloc(32).toString('base64url')}`;
+    expect((await fetch(url(b, forged))).status).toBe(404);
+  });
+});
