@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import PocketBase from 'pocketbase';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { MAX_FAILURES } from '../../server/core/sign-in-limiter.js';
+import { FAILURE_WINDOW_MS, MAX_FAILURES, StoreFailureLimiter } from '../../server/core/sign-in-limiter.js';
 import { startServer, type RunningServer } from '../../server/index.js';
-import { openPostgresStore } from '../../server/store-postgres/store.js';
+import { openPostgresStore, type PostgresStore } from '../../server/store-postgres/store.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
 
 const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
@@ -181,5 +181,71 @@ describePostgres('two nodes on one database: the sign-in block and file tokens',
     // a token signed under another secret is refused
     const forged = `${fromA.split('.').slice(0, 2).join('.')}.${Buffer.alloc(32).toString('base64url')}`;
     expect((await fetch(url(b, forged))).status).toBe(404);
+  });
+});
+
+describePostgres('the sign-in block in the database (StoreFailureLimiter), two nodes\' stores', () => {
+  let db: FreshDatabase;
+  let one: PostgresStore;
+  let two: PostgresStore;
+  let now = Date.parse('2030-01-01T00:00:00Z');
+  let a: StoreFailureLimiter;
+  let b: StoreFailureLimiter;
+  beforeAll(async () => {
+    db = await freshDatabase('sign_in_block');
+    [one, two] = await Promise.all([openPostgresStore({ url: db.url, max: 2 }), openPostgresStore({ url: db.url, max: 2 })]);
+    a = new StoreFailureLimiter(one, () => now);
+    b = new StoreFailureLimiter(two, () => now);
+  });
+  afterAll(async () => {
+    await one?.close();
+    await two?.close();
+    await db?.drop();
+  });
+  const fail = async (limiter: StoreFailureLimiter, key: string) => limiter.settle((await limiter.reserve(key))!, false);
+  const rows = async () => (await db.sql<{ key: string }[]>`SELECT "key" FROM "_signInFailures" ORDER BY "key"`).map((r) => r.key);
+
+  it('ten reservations on two nodes block an eleventh; a success forgives itself and what came before it, not what came after', async () => {
+    const running = [];
+    for (let i = 0; i < MAX_FAILURES; i++) running.push(await (i % 2 === 0 ? a : b).reserve('acct'));
+    expect(running.every((r) => r !== null)).toBe(true);
+    expect(await a.reserve('acct')).toBeNull();
+    expect(await b.reserve('acct')).toBeNull();
+    // the first succeeds: the nine reserved after it still count (as in memory), so one more may run
+    await b.settle(running[0]!, true);
+    expect(await a.reserve('acct')).not.toBeNull();
+    expect(await b.reserve('acct')).toBeNull();
+    expect(await a.reserve('other')).not.toBeNull();
+  });
+
+  it('an attempt never checked (a 429 before its hash) frees its place; a failure keeps it', async () => {
+    for (let i = 0; i < MAX_FAILURES - 1; i++) await fail(i % 2 === 0 ? a : b, 'unchecked');
+    const last = await a.reserve('unchecked');
+    expect(await b.reserve('unchecked')).toBeNull();
+    await a.settle(last!, null);
+    const again = await b.reserve('unchecked');
+    expect(again).not.toBeNull();
+    await b.settle(again!, false);
+    expect(await a.reserve('unchecked')).toBeNull();
+  });
+
+  it('the window closes fifteen minutes after it opened, and closed windows\' rows are deleted', async () => {
+    const start = now;
+    for (let i = 0; i < MAX_FAILURES - 1; i++) await fail(i % 2 === 0 ? a : b, 'windowed');
+    const slow = await a.reserve('windowed'); // still being checked when its window closes
+    now = start + FAILURE_WINDOW_MS - 1;
+    expect(await b.reserve('windowed')).toBeNull();
+    now = start + FAILURE_WINDOW_MS;
+    // a new window: ten more checks, then blocked again
+    for (let i = 0; i < MAX_FAILURES; i++) await fail(i % 2 === 0 ? b : a, 'windowed');
+    // the earlier window's attempt succeeding late forgives nothing of the new one
+    await a.settle(slow!, true);
+    expect(await a.reserve('windowed')).toBeNull();
+    // the reservations that opened it (a minute or more after the nodes' last prune) deleted the rows of
+    // the closed windows, and only those
+    expect(await rows()).toEqual(['windowed']);
+    now += FAILURE_WINDOW_MS;
+    await a.reserve('fresh');
+    expect(await rows()).toEqual(['fresh']);
   });
 });
