@@ -10,7 +10,7 @@
 //   superuser exists: of concurrent setups on several nodes, one creates the superuser, the others
 //   answer what a second setup answers (404). The same transaction deletes every stored token.
 import type { CoreEnv } from './env.js';
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError, badRequest, fieldError, notFound, type ErrorData, type FieldError } from '../errors.js';
 import { isRecord } from '../json-object.js';
 import { validateEmail } from './fields/email.js';
@@ -86,7 +86,15 @@ export function createSetup(env: Pick<CoreEnv, 'store' | 'registry' | 'now' | 'd
   async function issue(): Promise<string | null> {
     if (!(await required()) || (await heldBack()) !== null) return null;
     const t = now();
-    if (current && t - current.issued < Math.max(SETUP_TOKEN_MS, SETUP_REISSUE_MS)) return current.token;
+    if (current && t - current.issued < Math.max(SETUP_TOKEN_MS, SETUP_REISSUE_MS)) {
+      // its row may be gone (another node's setup deleted it, or a restore replaced _params): stored
+      // again, so that every node accepts it for the rest of its hour
+      const live = current;
+      if ((await store.get('SELECT 1 AS x FROM "_params" WHERE "key" = ?', [tokenKey(live.token)])) === undefined) {
+        await store.write((tx) => tx.run(dialect.upsert('_params', ['key', 'value'], ['key']), [tokenKey(live.token), String(live.issued)]));
+      }
+      return live.token;
+    }
     const next = { token: newToken(), issued: t };
     await store.write(async (tx) => {
       // expired tokens (this node's or another's) go with the new one's arrival
@@ -100,9 +108,17 @@ export function createSetup(env: Pick<CoreEnv, 'store' | 'registry' | 'now' | 'd
     return current.token;
   }
 
-  /** Is `token` one a node issued within the hour? (Looked up by its hash: no comparison of secrets.) */
+  /**
+   * Is `token` one a node issued within the hour? This node's own, compared in constant time, or one
+   * stored by any node, looked up by its hash (no comparison of secrets).
+   */
   async function valid(token: unknown): Promise<boolean> {
     if (typeof token !== 'string' || token.length === 0 || token.length > 1000) return false;
+    if (current && now() - current.issued < SETUP_TOKEN_MS) {
+      const a = Buffer.from(token);
+      const b = Buffer.from(current.token);
+      if (a.length === b.length && timingSafeEqual(a, b)) return true;
+    }
     const row = await store.get<{ value: string }>('SELECT "value" FROM "_params" WHERE "key" = ?', [tokenKey(token)]);
     return row !== undefined && now() - Number(row.value) < SETUP_TOKEN_MS;
   }
@@ -149,6 +165,8 @@ export function createSetup(env: Pick<CoreEnv, 'store' | 'registry' | 'now' | 'd
       if (held !== null) throw new ApiError(403, held);
       const b = isRecord(body) ? body : {};
       if (!(await valid(b.token))) {
+        // a setup that completed meanwhile (on any node) deleted the stored tokens: answered as after it
+        if (!(await required())) throw notFound();
         await issue(); // only an expired token is replaced, so the log has a fresh one
         throw new ApiError(403, 'Invalid or expired setup token. Check the server logs for a new one.');
       }
@@ -178,7 +196,9 @@ export function createSetup(env: Pick<CoreEnv, 'store' | 'registry' | 'now' | 'd
           },
           afterCommit: create.afterCommit && (() => create.afterCommit?.()),
           afterRollback: create.afterRollback && (() => create.afterRollback?.()),
-        }]);
+          // no query budget: waiting for another node's setup (the claim's row lock) is no work of this
+          // request's, and one insert holds no event loop
+        }], null);
         current = null;
         return (await presentRecords(store, su, [row], asCaller(ctx, { collection: su, record: row, sessionId: '' }), true))[0];
       } catch (err) {

@@ -22,9 +22,9 @@ const WRONG = { status: 400, message: 'Failed to authenticate.', data: {} };
 /** A node of a team server on `db` (its files in `dir` when given, as `--dir`). */
 async function node(db: FreshDatabase, tokens: string[] = [], dir: string | null = null): Promise<RunningServer> {
   return startServer({
-    openStore: () => openPostgresStore({ url: db.url, max: 4, dir }),
+    dir: null, openStore: () => openPostgresStore({ url: db.url, max: 4, dir }),
     port: 0, uiDir: null, log: () => undefined,
-    onSetupToken: (token) => tokens.push(token),
+    onSetupToken: (token) => void tokens.push(token),
   });
 }
 
@@ -64,15 +64,13 @@ describePostgres('two nodes on one database: setup', () => {
     const params = await db.sql<{ key: string; value: string }[]>`SELECT "key", "value" FROM "_params"`;
     expect(JSON.stringify(params)).not.toContain(tokensA[0]);
     expect(JSON.stringify(params)).not.toContain(tokensB[0]);
-    const answers = await Promise.all([
-      post(a, '/api/setup', { token: tokensB[0], email: 'first@example.com', password: ADMIN.password }),
-      post(b, '/api/setup', { token: tokensA[0], email: 'second@example.com', password: ADMIN.password }),
-      post(a, '/api/setup', { token: tokensA[0], email: 'third@example.com', password: ADMIN.password }),
-      post(b, '/api/setup', { token: tokensB[0], email: 'fourth@example.com', password: ADMIN.password }),
-    ]);
+    // eight at once: each node gets its own token and the other's, twice
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => post(i % 2 === 0 ? a : b, '/api/setup', {
+      token: (i % 4 < 2 ? tokensB : tokensA)[0], email: `setup${i}@example.com`, password: ADMIN.password,
+    })));
     const statuses = answers.map((r) => r.status).sort();
-    expect(statuses).toEqual([200, 404, 404, 404]);
-    // the others answer exactly what a second setup answers
+    expect(statuses).toEqual([200, 404, 404, 404, 404, 404, 404, 404]);
+    // the others answer exactly what a second setup answers (also one whose token the winner's setup deleted meanwhile)
     for (const r of answers.filter((x) => x.status === 404)) expect(r.body).toEqual({ status: 404, message: 'Not found.', data: {} });
     const rows = await db.sql<{ email: string }[]>`SELECT "email" FROM "_superusers"`;
     expect(rows).toHaveLength(1);
@@ -84,6 +82,38 @@ describePostgres('two nodes on one database: setup', () => {
     // the tokens went with the superuser's creation
     const left = await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM "_params" WHERE "key" LIKE 'setupToken.%'`;
     expect(left[0].n).toBe(0);
+  });
+});
+
+describePostgres('a setup waiting for another node\'s', () => {
+  let db: FreshDatabase;
+  let a: RunningServer;
+  const tokens: string[] = [];
+  beforeAll(async () => {
+    db = await freshDatabase('setup_wait');
+    a = await node(db, tokens);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await db?.drop();
+  });
+
+  it('waits for it to end, however long, instead of failing on its query budget', async () => {
+    // another node's setup transaction holds the claim for a second (far past the 150 ms budget)
+    let taken!: () => void;
+    const claimed = new Promise<void>((resolve) => (taken = resolve));
+    const other = db.sql.begin(async (tx) => {
+      await tx`INSERT INTO "_params" ("key", "value") VALUES ('setupClaim', '0') ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value"`;
+      taken();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      throw new Error('rolled back'); // it failed (say, on a bad field): this one may go on
+    }).catch(() => undefined);
+    await claimed;
+    const started = Date.now();
+    const res = await post(a, '/api/setup', { token: tokens[0], ...ADMIN });
+    await other;
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(800);
   });
 });
 
