@@ -57,8 +57,8 @@ const CLAIM = 'setupClaim';
 const tokenKey = (token: string): string => TOKEN_PREFIX + createHash('sha256').update(token).digest('hex');
 const STORED_TOKENS = `substr("key", 1, ${TOKEN_PREFIX.length}) = '${TOKEN_PREFIX}'`;
 
-export function createSetup(env: Pick<CoreEnv, 'store' | 'registry' | 'now' | 'dialect'>, writes: RecordWrites, onToken: (token: string) => void) {
-  const { store, registry, now, dialect } = env;
+export function createSetup(env: Pick<CoreEnv, 'store' | 'registry' | 'now' | 'dialect' | 'report'>, writes: RecordWrites, onToken: (token: string) => void) {
+  const { store, registry, now, dialect, report } = env;
   let current: { token: string; issued: number } | null = null;
   let completing = false;
 
@@ -91,21 +91,33 @@ export function createSetup(env: Pick<CoreEnv, 'store' | 'registry' | 'now' | 'd
       // again, so that every node accepts it for the rest of its hour
       const live = current;
       if ((await store.get('SELECT 1 AS x FROM "_params" WHERE "key" = ?', [tokenKey(live.token)])) === undefined) {
-        await store.write((tx) => tx.run(dialect.upsert('_params', ['key', 'value'], ['key']), [tokenKey(live.token), String(live.issued)]));
+        await stored(() => store.write((tx) => tx.run(dialect.upsert('_params', ['key', 'value'], ['key']), [tokenKey(live.token), String(live.issued)])));
       }
       return live.token;
     }
     const next = { token: newToken(), issued: t };
-    await store.write(async (tx) => {
+    await stored(() => store.write(async (tx) => {
       // expired tokens (this node's or another's) go with the new one's arrival
       for (const row of await tx.all<{ key: string; value: string }>(`SELECT "key", "value" FROM "_params" WHERE ${STORED_TOKENS}`)) {
         if (!(t - Number(row.value) < SETUP_TOKEN_MS)) await tx.run('DELETE FROM "_params" WHERE "key" = ?', [row.key]);
       }
       await tx.run(dialect.upsert('_params', ['key', 'value'], ['key']), [tokenKey(next.token), String(t)]);
-    });
+    }));
     current = next;
     onToken(current.token);
     return current.token;
+  }
+
+  /**
+   * A token's hash written for the other nodes: when the write fails (a full disk, the database out of
+   * reach), the token still works on this node (valid() knows it) and the failure is reported.
+   */
+  async function stored(write: () => Promise<unknown>): Promise<void> {
+    try {
+      await write();
+    } catch (err) {
+      report(err);
+    }
   }
 
   /**
