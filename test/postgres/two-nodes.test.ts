@@ -133,7 +133,7 @@ describePostgres('two nodes on one database: the sign-in block and file tokens',
     expect((await post(a, '/api/setup', { token: tokens[0], ...ADMIN })).status).toBe(200);
     const admin = client(a);
     await admin.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
-    for (const email of ['ann@example.com', 'bob@example.com', 'cy@example.com', 'di@example.com']) {
+    for (const email of ['ann@example.com', 'bob@example.com', 'cy@example.com', 'di@example.com', 'ed@example.com']) {
       await admin.collection('users').create({ email, password: 'password123', passwordConfirm: 'password123' });
     }
     await admin.collections.create({
@@ -190,6 +190,27 @@ describePostgres('two nodes on one database: the sign-in block and file tokens',
     // the six beyond ten were refused before any check: never reserved
     expect(await counted('di@example.com')).toEqual({ reserved: MAX_FAILURES, counting: MAX_FAILURES });
     expect(await signIn(a, 'di@example.com', 'password123')).toEqual({ status: 400, body: WRONG });
+  });
+
+  it('wrong oldPasswords on one node and wrong sign-ins on the other add up to the same block', async () => {
+    const ed = client(a);
+    await ed.collection('users').authWithPassword('ed@example.com', 'password123');
+    const change = async (oldPassword: string) => {
+      const res = await fetch(`${a.url}/api/collections/users/records/${ed.authStore.record!.id}`, {
+        method: 'PATCH', headers: { 'content-type': 'application/json', authorization: ed.authStore.token },
+        body: JSON.stringify({ oldPassword, password: 'taken-over-1', passwordConfirm: 'taken-over-1' }),
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    const wrongOld = { status: 400, message: 'Failed to update record.', data: { oldPassword: { code: 'validation_invalid_old_password', message: 'Missing or invalid old password.' } } };
+    for (let i = 0; i < MAX_FAILURES / 2; i++) {
+      expect(await change(`guess-${i}`)).toEqual({ status: 400, body: wrongOld });
+      expect(await signIn(b, 'ed@example.com', `wrong-${i}`)).toEqual({ status: 400, body: WRONG });
+    }
+    // the right password, either way, on either node: refused as a wrong one, nothing changed
+    expect(await change('password123')).toEqual({ status: 400, body: wrongOld });
+    expect(await signIn(b, 'ed@example.com', 'password123')).toEqual({ status: 400, body: WRONG });
+    expect(await signIn(a, 'ed@example.com', 'taken-over-1')).toEqual({ status: 400, body: WRONG });
   });
 
   it('a file token issued by one node opens a protected file on the other, both ways', async () => {
