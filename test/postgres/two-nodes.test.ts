@@ -233,6 +233,25 @@ describePostgres('two nodes on one database: the sign-in block and file tokens',
     const forged = `${fromA.split('.').slice(0, 2).join('.')}.${Buffer.alloc(32).toString('base64url')}`;
     expect((await fetch(url(b, forged))).status).toBe(404);
   });
+
+  it('two nodes starting together on a database without a secret agree on one', async () => {
+    await db.sql`DELETE FROM "_params" WHERE "key" = 'fileTokenSecret'`;
+    const [c, d] = await Promise.all([node(db, [], dir), node(db, [], dir)]);
+    try {
+      const rows = await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM "_params" WHERE "key" = 'fileTokenSecret'`;
+      expect(rows[0].n).toBe(1);
+      const bob = client(c);
+      await bob.collection('users').authWithPassword('bob@example.com', 'password123');
+      const token = await bob.files.getToken();
+      for (const server of [c, d]) {
+        const res = await fetch(`${server.url}/api/files/docs/${recordId}/${fileName}?token=${encodeURIComponent(token)}`);
+        expect(res.status).toBe(200);
+      }
+    } finally {
+      await c.close();
+      await d.close();
+    }
+  });
 });
 
 describePostgres('the sign-in block in the database (StoreFailureLimiter), two nodes\' stores', () => {
