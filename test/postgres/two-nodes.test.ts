@@ -2,10 +2,14 @@
 // with fetch and the official SDK: what one process used to hold in memory is shared through the
 // database (core/sign-in-limiter.ts, core/setup.ts, core/file-tokens.ts).
 // - the sign-in block: ten failed sign-ins split across the nodes (one after the other, or all at once)
-//   block the eleventh on either, and no more than ten passwords are ever checked;
-// - setup: two nodes started together on an empty database; concurrent setups on both, each with the
-//   other node's token, create exactly one superuser, the other answering as a second setup does;
-// - file tokens: a token issued by one node opens a protected file on the other.
+//   block the eleventh on either, and no more than ten passwords are ever checked; wrong oldPasswords
+//   on one node and wrong sign-ins on the other add up; the block's rows on two nodes' stores
+//   (reservations, successes, unchecked attempts, the window, pruning);
+// - setup: two nodes started together on an empty database; concurrent setups on both, each with its
+//   own token and the other node's, create exactly one superuser, the others answering as a second
+//   setup does; a setup waiting for another node's is not cut by its query budget;
+// - file tokens: a token issued by one node opens a protected file on the other; nodes starting
+//   together agree on one secret.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
