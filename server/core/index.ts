@@ -3,7 +3,7 @@ import type { CoreEnv } from './env.js';
 import type { Store } from '../store/db.js';
 import { ensureSystemSchema } from '../store/schema.js';
 import { createAuth } from './sign-in.js';
-import { FailureLimiter } from './sign-in-limiter.js';
+import { FailureLimiter, StoreFailureLimiter } from './sign-in-limiter.js';
 import { Passwords } from './passwords.js';
 import { ScryptPool } from './scrypt-pool.js';
 import { createCollections, type CollectionListener } from './collections.js';
@@ -24,7 +24,7 @@ import { DiskFileStorage, type FileStorage, type NamedFiles } from '../files/sto
 import { DatabaseFileStorage, TEAM_TEMP_BASE } from '../files/db-storage.js';
 import { memoryDataDir } from '../files/memory-dir.js';
 import { dropReleasedFiles, namesOfRow } from './file-cleanup.js';
-import { createFileTokens } from './file-tokens.js';
+import { createFileTokens, fileTokenSecret } from './file-tokens.js';
 import { createFiles } from './files.js';
 import { createBackups } from './backups.js';
 import { saveDefinition } from './collections-ddl.js';
@@ -86,8 +86,10 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const sessions = createSessions(store, registry);
   const report = options.onError ?? ((error: unknown) => console.error(error));
   const storage = fileStorageOf(store, report);
-  // one sign-in block per server: sign-in and an update's oldPassword count against the same accounts
-  const credentials = { limiter: new FailureLimiter(options.now), passwords: new Passwords(options.hashPool ?? new ScryptPool()) };
+  // one sign-in block per server: sign-in and an update's oldPassword count against the same accounts;
+  // on a team server in the database, so that every node counts against the same block
+  const limiter = store.dialect === 'postgres' ? new StoreFailureLimiter(store, options.now) : new FailureLimiter(options.now);
+  const credentials = { limiter, passwords: new Passwords(options.hashPool ?? new ScryptPool()) };
   // what every factory below is made of (env.ts)
   const env: CoreEnv = {
     store, registry, sessions, storage, credentials, report,
@@ -112,7 +114,7 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const feed = new ChangeFeed(report, store.bus ? appendChanges(store.bus) : null);
   feed.subscribe(dropReleasedFiles(storage));
   const records = createRecords(env, feed);
-  const files = createFiles(env, createFileTokens(store, registry, sessions, options.now));
+  const files = createFiles(env, createFileTokens(store, registry, sessions, await fileTokenSecret(store), options.now));
   const auth = createAuth(env);
   if (store.bus) followBus(env, store.bus, realtime, busFrom);
   else feed.subscribe((changes) => realtime.onChanges(changes));
