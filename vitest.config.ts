@@ -46,6 +46,7 @@ const ON_BOTH_ENGINES = [
   'test/http/sdk-kept.test.ts',
   'test/http/sdk-tokens.test.ts',
   'test/batch/url-encoding.test.ts',
+  'test/collections/view-collections.test.ts',
 ];
 
 // `npm run test:fast` (`vitest run --mode fast`): the edit-run loop, without the browser tests, the

@@ -258,7 +258,7 @@ function tableOf(parts: Token[]): QueryTable {
  * 682-character query held the server 68 s and 4 GB, then again at every schema change). `viewWeight`
  * answers the weight of a view the query names (undefined: not a view).
  */
-const NOT_COLUMNS = new Set(('select from where as and or not on join left right full inner outer cross natural using group by order '
+export const NOT_COLUMNS: ReadonlySet<string> = new Set(('select from where as and or not on join left right full inner outer cross natural using group by order '
   + 'having limit offset union all distinct except intersect case when then else end is null in exists like glob regexp match escape between '
   + 'asc desc nulls first last with recursive materialized values over partition window filter range rows groups unbounded preceding '
   + 'following current row exclude ties others no cast collate true false isnull notnull indexed').split(' '));

@@ -1,0 +1,359 @@
+// A view collection's query on the team server (PostgreSQL 15). The user writes SQLite SQL (what
+// PocketBase takes); view-query.ts has tokenized and checked it. Here it is written again, token by
+// token, as PostgreSQL reads it, and what it may read is checked in PostgreSQL's own catalog:
+//
+// - names: SQLite compares names ignoring case, PostgreSQL folds unquoted names to lower case and
+//   keeps quoted ones. Every name a collection, a field or an alias of the query spells is written
+//   quoted as it spells it (`authorId` stays `"authorId"`); keywords and function names are left as
+//   written; backticks and brackets become double quotes;
+// - translated: IFNULL → COALESCE, GROUP_CONCAT → string_agg, json_object/json_array →
+//   json_build_object/json_build_array (as text), `==` → `=`, `a IS b` / `a IS NOT b` (null-safe
+//   equality) → IS [NOT] DISTINCT FROM, LIKE → ILIKE (SQLite's LIKE ignores case), CAST's SQLite types
+//   (REAL → double precision, INTEGER → bigint), and a main GROUP BY on a collection's `id` grouped by
+//   that collection's other columns too (SQLite lets a grouped query show them; PostgreSQL only when
+//   it sees the key of a table, which the projection below hides);
+// - refused at save time, naming the construct (a 400 on viewQuery): SQLite functions PostgreSQL has
+//   not (json_extract, strftime, datetime, printf...), COLLATE, GLOB, REGEXP, blobs, `->`, `~`, and
+//   PostgreSQL syntax a SELECT of SQLite cannot mean (FOR UPDATE, INTO, LATERAL, TABLESAMPLE, ONLY);
+// - what it reads: every collection it names is shadowed, as on the desktop, by a projection of its
+//   non-hidden columns (an auth record's email only when visible); schema-qualified names are refused;
+//   and once the view exists, its dependencies in pg_depend (every table, column and function the
+//   stored query uses, as PostgreSQL records them to refuse dropping what a view needs) may name only
+//   collections' tables and views, no hidden column, and only built-in functions that are not
+//   volatile and reach nothing outside the query's rows (no pg_* administration, large objects, files,
+//   settings, sleeps or other databases).
+// Texts compare in byte order: the projected columns are `text COLLATE "C"`, and the view's values
+// keep that collation. Every read of the view is a read of the store: a READ ONLY transaction under
+// the query budget's statement_timeout (store-postgres/store.ts).
+import { ident } from '../filter/sql.js';
+import type { WriteTx } from '../store/db.js';
+import type { Collection, Field } from '../model/types.js';
+import { POSTGRES } from '../rules/compile.js';
+import { NOT_COLUMNS, ViewQueryError, type ParsedViewQuery, type Token } from './view-query.js';
+
+const ENGINE = 'the team server runs PostgreSQL';
+
+/** SQLite functions without a PostgreSQL twin of the same meaning (refused, named). */
+const UNTRANSLATED = new Set(('json_extract json_each json_tree json_type json_valid json_patch json_set json_insert json_replace json_remove '
+  + 'json_group_array json_group_object json_quote json jsonb strftime datetime date time julianday unixepoch timediff printf format iif instr '
+  + 'typeof total hex unhex quote char unicode glob likely unlikely likelihood randomblob zeroblob random changes last_insert_rowid '
+  + 'total_changes sqlite_version soundex load_extension').split(' '));
+
+/** Words PostgreSQL reads in a SELECT that SQLite's SELECT has not, or means otherwise. */
+const REFUSED_WORDS = new Map(Object.entries({
+  collate: 'COLLATE', glob: 'GLOB', regexp: 'REGEXP', match: 'MATCH', indexed: 'INDEXED BY', for: 'FOR (row locks)', into: 'INTO',
+  lateral: 'LATERAL', tablesample: 'TABLESAMPLE', only: 'ONLY', fetch: 'FETCH',
+}));
+
+/** CAST's SQLite type names as PostgreSQL's (SQLite's INTEGER is 64 bits, its REAL a double). */
+const CAST_TYPES: Record<string, string> = {
+  real: 'double precision', double: 'double precision', float: 'double precision', integer: 'bigint', int: 'bigint', bigint: 'bigint',
+  text: 'text', numeric: 'numeric', decimal: 'numeric', boolean: 'boolean', bool: 'boolean', varchar: 'text',
+};
+
+/** Keywords written as they are (never quoted): view-query.ts's words that cannot name a column, and a few more. */
+const KEYWORDS = new Set([...NOT_COLUMNS, 'current_timestamp', 'current_date', 'current_time', 'escape', 'ilike', 'similar', 'any', 'some', 'array']);
+
+const refuse = (what: string): never => {
+  throw new ViewQueryError(`${what} is SQLite SQL that this server cannot run as written (${ENGINE})`);
+};
+
+const isPunct = (t: Token | undefined, text: string) => t !== undefined && t.kind === 'punct' && t.text === text;
+const isWord = (t: Token | undefined, word: string) => t !== undefined && t.kind === 'ident' && !t.quoted && t.lower === word;
+
+function quote(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** The collections whose tables views may read: user collections that store records (as views.ts). */
+function readable(c: Collection): boolean {
+  return c.type !== 'view' && !c.system;
+}
+
+/** The projection standing for collection `c` (views.ts `projection`, PostgreSQL's text). */
+function projection(c: Collection, schemaName: string): string {
+  const column = (f: Field) => (c.type === 'auth' && f.name === 'email' && c.fields.some((g) => g.name === 'emailVisibility')
+    ? `CASE WHEN r."emailVisibility" THEN r."email" ELSE '' END AS "email"`
+    : `r.${ident(f.name)}`);
+  return `${ident(c.name)} AS NOT MATERIALIZED (SELECT ${c.fields.filter((f) => !f.hidden).map(column).join(', ')} FROM ${quote(schemaName)}.${ident(c.name)} AS r)`;
+}
+
+interface Names {
+  /** Lower-case name → its spelling: collections, their fields, then the query's own aliases. */
+  spelling: Map<string, string>;
+}
+
+function namesOf(parsed: ParsedViewQuery, schema: readonly Collection[]): Names {
+  const spelling = new Map<string, string>();
+  for (const c of schema) if (!spelling.has(c.name.toLowerCase())) spelling.set(c.name.toLowerCase(), c.name);
+  for (const c of schema) for (const f of c.fields) if (!spelling.has(f.name.toLowerCase())) spelling.set(f.name.toLowerCase(), f.name);
+  const t = parsed.tokens;
+  t.forEach((tok, i) => {
+    if (isWord(tok, 'as') && t[i + 1]?.kind === 'ident' && !(t[i + 1].quoted === false && KEYWORDS.has(t[i + 1].lower))) {
+      if (!spelling.has(t[i + 1].lower)) spelling.set(t[i + 1].lower, t[i + 1].text);
+    }
+  });
+  return { spelling };
+}
+
+/** How many commas the call whose parenthesis opens at `open` has at its own depth. */
+function topLevelCommas(t: readonly Token[], open: number): number {
+  let depth = 0;
+  let n = 0;
+  for (let i = open; i < t.length; i++) {
+    if (isPunct(t[i], '(')) depth++;
+    else if (isPunct(t[i], ')') && --depth === 0) return n;
+    else if (depth === 1 && isPunct(t[i], ',')) n++;
+  }
+  return n;
+}
+
+const STOPS = new Set(['having', 'order', 'limit', 'window', 'union', 'except', 'intersect']);
+
+/**
+ * The main SELECT's GROUP BY items that group by a collection's `id` (`p.id`, or `id` over one
+ * table), and the columns of that collection PostgreSQL then needs grouped too: the index of the last
+ * token of the GROUP BY list (-1: none) and the text to add after it.
+ */
+function groupByExtras(parsed: ParsedViewQuery, schema: readonly Collection[], name: (t: Token) => string): { at: number; text: string } {
+  const t = parsed.tokens;
+  const none = { at: -1, text: '' };
+  let depth = 0;
+  let selects = 0;
+  let start = -1;
+  let end = t.length;
+  for (let i = 0; i < t.length; i++) {
+    if (isPunct(t[i], '(')) depth++;
+    else if (isPunct(t[i], ')')) depth--;
+    else if (depth !== 0) continue;
+    else if (isWord(t[i], 'select')) selects++;
+    else if (selects > 1) break;
+    else if (start === -1 && isWord(t[i], 'group') && isWord(t[i + 1], 'by')) start = i + 2;
+    else if (start !== -1 && t[i].kind === 'ident' && !t[i].quoted && STOPS.has(t[i].lower)) {
+      end = i;
+      break;
+    }
+  }
+  if (start === -1) return none;
+  const extra: string[] = [];
+  let item: Token[] = [];
+  const items: Token[][] = [];
+  depth = 0;
+  for (let i = start; i < end; i++) {
+    if (isPunct(t[i], '(')) depth++;
+    if (isPunct(t[i], ')')) depth--;
+    if (depth === 0 && isPunct(t[i], ',')) {
+      items.push(item);
+      item = [];
+    } else item.push(t[i]);
+  }
+  items.push(item);
+  for (const it of items) {
+    let table;
+    let aliasToken: Token | undefined;
+    if (it.length === 3 && it[0].kind === 'ident' && isPunct(it[1], '.') && it[2].kind === 'ident' && it[2].lower === 'id') {
+      aliasToken = it[0];
+      table = parsed.tables.find((x) => x.alias.toLowerCase() === it[0].lower);
+    } else if (it.length === 1 && it[0].kind === 'ident' && it[0].lower === 'id' && parsed.tables.length === 1) table = parsed.tables[0];
+    const c = table?.name ? schema.find((x) => x.name.toLowerCase() === table.name!.toLowerCase()) : undefined;
+    if (!c) continue;
+    const prefix = aliasToken ? `${name(aliasToken)}.` : '';
+    for (const f of c.fields) if (!f.hidden && f.name !== 'id') extra.push(`${prefix}${quote(f.name)}`);
+  }
+  return extra.length === 0 ? none : { at: end - 1, text: extra.join(', ') };
+}
+
+interface Paren {
+  /** The function whose call it opens (lower case), or ''. */
+  fn: string;
+  /** In a CAST: whether its AS was passed (what follows is the type). In GROUP_CONCAT: whether its separator was. */
+  passed: boolean;
+}
+
+/**
+ * The query as PostgreSQL text (see the top of this file), with the main GROUP BY completed. Throws
+ * ViewQueryError naming what it cannot write. `schemaNames`: the database's schemas and its own name,
+ * which a view may not qualify a name with.
+ */
+export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Collection[], schemaNames: ReadonlySet<string>): string {
+  const t = parsed.tokens;
+  const names = namesOf(parsed, schema);
+  const name = (tok: Token) => quote(names.spelling.get(tok.lower) ?? (tok.quoted ? tok.text : tok.lower));
+  const groupExtra = groupByExtras(parsed, schema, name);
+  const out: string[] = [];
+  const parens: Paren[] = [];
+  for (let i = 0; i < t.length; i++) {
+    const tok = t[i];
+    const next = t[i + 1];
+    const prev = t[i - 1];
+    const top = parens[parens.length - 1];
+    if (tok.kind === 'string') {
+      out.push(`'${tok.text.replace(/'/g, "''")}'`);
+    } else if (tok.kind === 'number') {
+      if (!/^(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(tok.text)) refuse(`the number ${tok.text}`);
+      out.push(tok.text);
+    } else if (tok.kind === 'blob') {
+      refuse("a blob literal (X'..')");
+    } else if (tok.kind === 'param') {
+      refuse('a parameter');
+    } else if (tok.kind === 'punct') {
+      const p = tok.text;
+      if (p === '(') {
+        const fn = prev?.kind === 'ident' && !prev.quoted ? prev.lower : '';
+        parens.push({ fn, passed: false });
+        out.push('(');
+        if (fn === 'group_concat') {
+          if (isWord(next, 'distinct')) {
+            out.push('DISTINCT');
+            i++;
+          }
+          out.push('CAST(');
+        }
+      } else if (p === ')') {
+        const closed = parens.pop();
+        if (closed?.fn === 'group_concat') out.push(closed.passed ? ')' : "AS text), ','", ')', 'AS text)');
+        else if (closed?.fn === 'json_object' || closed?.fn === 'json_array') out.push(')', 'AS text)');
+        else out.push(')');
+      } else if (p === ',' && top?.fn === 'group_concat' && !top.passed) {
+        top.passed = true;
+        out.push('AS text),');
+      } else if (p === '==') out.push('=');
+      else if (p === '->' || p === '->>' || p === '~') refuse(`the ${p} operator`);
+      else out.push(p);
+    } else {
+      // an identifier or a keyword
+      const lower = tok.lower;
+      if (!tok.quoted && isPunct(next, '(')) {
+        // a function call, or a keyword before a parenthesis (IN, EXISTS, OVER, AS...)
+        if (UNTRANSLATED.has(lower)) refuse(`the function ${lower}()`);
+        if (lower === 'ifnull') out.push('COALESCE');
+        else if (lower === 'group_concat') out.push('CAST(string_agg');
+        else if (lower === 'json_object') out.push('CAST(json_build_object');
+        else if (lower === 'json_array') out.push('CAST(json_build_array');
+        // SQLite's max(a, b) of two or more values is PostgreSQL's GREATEST/LEAST
+        else if ((lower === 'max' || lower === 'min') && topLevelCommas(t, i + 1) > 0) out.push(lower === 'max' ? 'GREATEST' : 'LEAST');
+        else if (lower === 'substring') out.push('substr');
+        else if (lower === 'like') out.push('ILIKE');
+        else if (lower === 'cast' || KEYWORDS.has(lower)) out.push(tok.text);
+        else out.push(lower);
+      } else if (!tok.quoted && REFUSED_WORDS.has(lower)) {
+        refuse(REFUSED_WORDS.get(lower)!);
+      } else if (isPunct(next, '.') && schemaNames.has(lower)) {
+        throw new ViewQueryError(`schema-qualified names ("${tok.text}.") are not supported`);
+      } else if (top?.fn === 'cast' && top.passed) {
+        const type = Object.hasOwn(CAST_TYPES, lower) ? CAST_TYPES[lower] : undefined;
+        if (type === undefined) refuse(`CAST to ${tok.text}`);
+        out.push(type);
+      } else if (!tok.quoted && lower === 'as' && top?.fn === 'cast') {
+        top.passed = true;
+        out.push('AS');
+      } else if (!tok.quoted && lower === 'like') {
+        out.push('ILIKE');
+      } else if (!tok.quoted && lower === 'is' && !['null', 'true', 'false', 'distinct', 'unknown'].some((w) => isWord(t[i + (isWord(next, 'not') ? 2 : 1)], w))) {
+        // SQLite's IS compares any two values, NULLs equal; PostgreSQL's only meets NULL, TRUE, FALSE
+        if (isWord(next, 'not')) {
+          out.push('IS DISTINCT FROM');
+          i++;
+        } else out.push('IS NOT DISTINCT FROM');
+      } else if (!tok.quoted && KEYWORDS.has(lower)) {
+        out.push(tok.text);
+      } else {
+        // a name: as a collection, field or alias spells it; an alias after AS as written
+        out.push(isWord(prev, 'as') ? quote(tok.text) : name(tok));
+      }
+    }
+    if (groupExtra.at === i) out.push(',', groupExtra.text);
+  }
+  return out.join(' ');
+}
+
+/** Functions a view may not call even when built in and not volatile: they reach past the query's rows. */
+const OUTSIDE_ROWS = /^(pg_|lo_|dblink|query_to_|table_to_|cursor_to_|schema_to_|database_to_|current_setting|set_config|txid_|has_|inet_|to_reg|obj_description|col_description|shobj_description|version$|current_database$|current_schemas?$)/;
+
+/** The first OID of objects not built in (PostgreSQL's FirstNormalObjectId). */
+const FIRST_USER_OID = 16384;
+
+interface Dependency {
+  kind: string;
+  name: string | null;
+  schema: string | null;
+  relkind: string | null;
+  column: string | null;
+  volatile: string | null;
+  oid: number;
+}
+
+/**
+ * Refuses a view whose stored query (its rewrite rule's dependencies in pg_depend) uses a table or
+ * view that is not a collection's, a hidden column, or a function that is not built in, is volatile
+ * (side effects, sleeps, sequences) or reaches past the query's rows (OUTSIDE_ROWS).
+ */
+async function checkDependencies(tx: WriteTx, view: string, schema: readonly Collection[]): Promise<void> {
+  const deps = await tx.all<Dependency>(`SELECT CAST(d.refclassid AS regclass)::text AS kind, d.refobjid::bigint AS oid,
+      COALESCE(c.relname, p.proname) AS name, COALESCE(cn.nspname, pn.nspname) AS schema, CAST(c.relkind AS text) AS relkind,
+      a.attname AS column, CAST(p.provolatile AS text) AS volatile
+    FROM pg_depend AS d JOIN pg_rewrite AS rw ON d.classid = CAST('pg_rewrite' AS regclass) AND d.objid = rw.oid
+      LEFT JOIN pg_class AS c ON d.refclassid = CAST('pg_class' AS regclass) AND c.oid = d.refobjid
+      LEFT JOIN pg_namespace AS cn ON cn.oid = c.relnamespace
+      LEFT JOIN pg_attribute AS a ON c.oid IS NOT NULL AND d.refobjsubid > 0 AND a.attrelid = c.oid AND a.attnum = d.refobjsubid
+      LEFT JOIN pg_proc AS p ON d.refclassid = CAST('pg_proc' AS regclass) AND p.oid = d.refobjid
+      LEFT JOIN pg_namespace AS pn ON pn.oid = p.pronamespace
+    WHERE rw.ev_class = (SELECT k.oid FROM pg_class AS k WHERE k.relname = CAST(? AS text) AND k.relnamespace = CAST(current_schema() AS regnamespace))
+      AND d.refobjid <> rw.ev_class`, [POSTGRES.storedName(view)]);
+  const tables = new Map<string, Collection>();
+  for (const c of schema) if (readable(c) || c.type === 'view') tables.set(POSTGRES.storedName(c.name), c);
+  const why = 'it reaches past the rows of the collections the view reads';
+  for (const d of deps) {
+    if (d.kind === 'pg_class') {
+      const c = d.name === null ? undefined : tables.get(d.name);
+      if (c === undefined || d.schema === 'pg_catalog' || d.schema === 'information_schema' || (c.type === 'view' ? d.relkind !== 'v' : d.relkind !== 'r')) {
+        throw new ViewQueryError(`a view cannot read "${d.name ?? 'that table'}"`);
+      }
+      const field = d.column === null ? undefined : c.fields.find((f) => POSTGRES.storedName(f.name) === d.column);
+      if (field?.hidden) throw new ViewQueryError(`a view cannot read the hidden field "${c.name}.${field.name}"`);
+    } else if (d.kind === 'pg_proc') {
+      const fn = d.name ?? 'that function';
+      if (Number(d.oid) >= FIRST_USER_OID || d.schema !== 'pg_catalog') throw new ViewQueryError(`a view cannot call ${fn}(): only PostgreSQL's own functions`);
+      if (d.volatile === 'v') throw new ViewQueryError(`a view cannot call ${fn}(): it is volatile (its result or its effects are not those of the rows read)`);
+      if (OUTSIDE_ROWS.test(fn)) throw new ViewQueryError(`a view cannot call ${fn}(): ${why}`);
+    } else if (d.kind === 'pg_operator' || d.kind === 'pg_type' || d.kind === 'pg_collation') {
+      if (Number(d.oid) >= FIRST_USER_OID) throw new ViewQueryError('a view can use only PostgreSQL\'s own types and operators');
+    }
+  }
+}
+
+/** The names a view may not qualify another name with: the database's schemas and its own name. */
+async function qualifiers(tx: WriteTx): Promise<Set<string>> {
+  const rows = await tx.all<{ name: string }>(`SELECT nspname AS name FROM pg_namespace UNION ALL SELECT current_database()`);
+  return new Set(['pg_catalog', 'information_schema', 'public', 'pg_temp', ...rows.map((r) => r.name.toLowerCase())]);
+}
+
+/**
+ * Creates (or re-creates) the PostgreSQL view of `c` over `schema` and answers its column names (the
+ * row order column `_rowid_` left out). Throws ViewQueryError with the reason.
+ */
+export async function realizePostgresView(tx: WriteTx, c: Collection, schema: readonly Collection[], parsed: ParsedViewQuery): Promise<string[]> {
+  // a column SQLite names after its expression has no name PostgreSQL would give it: it needs an alias
+  for (const col of parsed.columns) {
+    const star = col.expr.length > 0 && isPunct(col.expr[col.expr.length - 1], '*');
+    if (col.alias === null && !star) throw new ViewQueryError(`the column "${col.expr.map((x) => x.text).join(' ')}" needs an alias of letters, digits and _ (AS name)`);
+  }
+  const schemaName = (await tx.get<{ name: string }>(`SELECT current_schema() AS name`))?.name ?? 'public';
+  const text = postgresQueryText(parsed, schema, await qualifiers(tx));
+  const named = new Set(parsed.tokens.filter((t) => t.kind === 'ident').map((t) => t.lower));
+  const ctes = schema.filter((x) => readable(x) && named.has(x.name.toLowerCase())).map((x) => projection(x, schemaName));
+  const body = `${ctes.length > 0 ? `WITH ${ctes.join(', ')} ` : ''}SELECT q."id" AS "_rowid_", q.* FROM (\n${text}\n) AS q`;
+  // views over this one go with it: rebuildViews builds them again after it, in creation order
+  await tx.run(`DROP VIEW IF EXISTS ${ident(c.name)} CASCADE`);
+  try {
+    await tx.run(`CREATE VIEW ${ident(c.name)} AS ${body}`);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new ViewQueryError(`${message} (${ENGINE}: the query is written for it as SQLite SQL translated; see docs)`);
+  }
+  await checkDependencies(tx, c.name, schema);
+  const columns = await tx.all<{ name: string }>(`SELECT a.attname AS name FROM pg_attribute AS a
+    WHERE a.attrelid = (SELECT k.oid FROM pg_class AS k WHERE k.relname = CAST(? AS text) AND k.relnamespace = CAST(current_schema() AS regnamespace))
+      AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`, [POSTGRES.storedName(c.name)]);
+  return columns.map((r) => r.name).slice(1);
+}
