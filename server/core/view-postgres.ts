@@ -7,7 +7,7 @@
 //   quoted as it spells it (`authorId` stays `"authorId"`); keywords and function names are left as
 //   written; backticks and brackets become double quotes;
 // - translated: IFNULL → COALESCE, GROUP_CONCAT → string_agg, json_object/json_array →
-//   json_build_object/json_build_array (as text), `==` → `=`, `a IS b` / `a IS NOT b` (null-safe
+//   json_build_object/json_build_array, `==` → `=`, `a IS b` / `a IS NOT b` (null-safe
 //   equality) → IS [NOT] DISTINCT FROM, LIKE → ILIKE (SQLite's LIKE ignores case), CAST's SQLite types
 //   (REAL → double precision, INTEGER → bigint), and a main GROUP BY on a collection's `id` grouped by
 //   that collection's other columns too (SQLite lets a grouped query show them; PostgreSQL only when
@@ -32,6 +32,7 @@ import { POSTGRES } from '../rules/compile.js';
 import { NOT_COLUMNS, ViewQueryError, type ParsedViewQuery, type Token } from './view-query.js';
 
 const ENGINE = 'the team server runs PostgreSQL';
+const OUTSIDE = 'it reaches past the rows of the collections the view reads';
 
 /** SQLite functions without a PostgreSQL twin of the same meaning (refused, named). */
 const UNTRANSLATED = new Set(('json_extract json_each json_tree json_type json_valid json_patch json_set json_insert json_replace json_remove '
@@ -211,8 +212,7 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
         }
       } else if (p === ')') {
         const closed = parens.pop();
-        if (closed?.fn === 'group_concat') out.push(closed.passed ? ')' : "AS text), ','", ')', 'AS text)');
-        else if (closed?.fn === 'json_object' || closed?.fn === 'json_array') out.push(')', 'AS text)');
+        if (closed?.fn === 'group_concat') out.push(...(closed.passed ? [] : ["AS text), ','"]), ')', 'AS text)');
         else out.push(')');
       } else if (p === ',' && top?.fn === 'group_concat' && !top.passed) {
         top.passed = true;
@@ -226,10 +226,11 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
       if (!tok.quoted && isPunct(next, '(')) {
         // a function call, or a keyword before a parenthesis (IN, EXISTS, OVER, AS...)
         if (UNTRANSLATED.has(lower)) refuse(`the function ${lower}()`);
+        if (lower.startsWith('pg_')) throw new ViewQueryError(`a view cannot call ${lower}(): ${OUTSIDE}`);
         if (lower === 'ifnull') out.push('COALESCE');
         else if (lower === 'group_concat') out.push('CAST(string_agg');
-        else if (lower === 'json_object') out.push('CAST(json_build_object');
-        else if (lower === 'json_array') out.push('CAST(json_build_array');
+        else if (lower === 'json_object') out.push('json_build_object');
+        else if (lower === 'json_array') out.push('json_build_array');
         // SQLite's max(a, b) of two or more values is PostgreSQL's GREATEST/LEAST
         else if ((lower === 'max' || lower === 'min') && topLevelCommas(t, i + 1) > 0) out.push(lower === 'max' ? 'GREATEST' : 'LEAST');
         else if (lower === 'substring') out.push('substr');
@@ -238,6 +239,9 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
         else out.push(lower);
       } else if (!tok.quoted && REFUSED_WORDS.has(lower)) {
         refuse(REFUSED_WORDS.get(lower)!);
+      } else if (lower.startsWith('pg_')) {
+        // PostgreSQL's catalogs and administration functions (pinned objects: pg_depend does not list them)
+        throw new ViewQueryError(`"${tok.text}" cannot be read by a view`);
       } else if (isPunct(next, '.') && schemaNames.has(lower)) {
         throw new ViewQueryError(`schema-qualified names ("${tok.text}.") are not supported`);
       } else if (top?.fn === 'cast' && top.passed) {
@@ -302,7 +306,7 @@ async function checkDependencies(tx: WriteTx, view: string, schema: readonly Col
       AND d.refobjid <> rw.ev_class`, [POSTGRES.storedName(view)]);
   const tables = new Map<string, Collection>();
   for (const c of schema) if (readable(c) || c.type === 'view') tables.set(POSTGRES.storedName(c.name), c);
-  const why = 'it reaches past the rows of the collections the view reads';
+  const why = OUTSIDE;
   for (const d of deps) {
     if (d.kind === 'pg_class') {
       const c = d.name === null ? undefined : tables.get(d.name);
@@ -322,6 +326,54 @@ async function checkDependencies(tx: WriteTx, view: string, schema: readonly Col
   }
 }
 
+/**
+ * Refuses a call (`name(`, quoted or not) of a function PostgreSQL has with that name when any of its
+ * versions is not built in, is volatile (side effects, sleeps, sequences, randomness) or reaches past
+ * the query's rows (OUTSIDE_ROWS). Names PostgreSQL reads as syntax (COALESCE, NULLIF, GREATEST...)
+ * have no function. Built-in functions are pinned, so pg_depend never lists them: the query's text
+ * names every function it calls (`::` casts and operators of other types cannot be written).
+ */
+async function checkFunctions(tx: WriteTx, parsed: ParsedViewQuery): Promise<void> {
+  const t = parsed.tokens;
+  const called = [...new Set(t.filter((tok, i) => tok.kind === 'ident' && isPunct(t[i + 1], '(') && !(tok.quoted === false && KEYWORDS.has(tok.lower))).map((tok) => (tok.quoted ? tok.text : tok.lower)))];
+  if (called.length === 0) return;
+  const rows = await tx.all<{ name: string; volatile: string; builtin: number }>(`SELECT p.proname AS name, CAST(p.provolatile AS text) AS volatile,
+      CASE WHEN p.oid < ${FIRST_USER_OID} AND n.nspname = 'pg_catalog' THEN 1 ELSE 0 END AS builtin
+    FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace
+    WHERE p.proname IN (SELECT json_array_elements_text(CAST(CAST(? AS text) AS json)))`, [JSON.stringify(called)]);
+  for (const r of rows) {
+    if (!r.builtin) throw new ViewQueryError(`a view cannot call ${r.name}(): only PostgreSQL's own functions`);
+    if (r.volatile === 'v') throw new ViewQueryError(`a view cannot call ${r.name}(): it is volatile (its result or its effects are not those of the rows read)`);
+    if (OUTSIDE_ROWS.test(r.name)) throw new ViewQueryError(`a view cannot call ${r.name}(): ${OUTSIDE}`);
+  }
+}
+
+/**
+ * Refuses a view whose plan (EXPLAIN of a read of it) scans a relation that is not a collection's
+ * table: PostgreSQL's catalogs are pinned objects, which pg_depend does not list.
+ */
+async function checkPlan(tx: WriteTx, view: string, schema: readonly Collection[], schemaName: string): Promise<void> {
+  const tables = new Set(schema.filter(readable).map((c) => POSTGRES.storedName(c.name)));
+  const rows = await tx.all<{ plan: unknown }>(`EXPLAIN (VERBOSE, FORMAT JSON) SELECT * FROM ${ident(view)}`);
+  const first = rows[0] as Record<string, unknown> | undefined;
+  const raw = first === undefined ? [] : Object.values(first)[0];
+  const plan = typeof raw === 'string' ? JSON.parse(raw) : raw;
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      node.forEach(walk);
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    const n = node as Record<string, unknown>;
+    if (typeof n['Relation Name'] === 'string') {
+      const name = n['Relation Name'];
+      if (n.Schema !== schemaName || !tables.has(name)) throw new ViewQueryError(`a view cannot read "${name}"`);
+    }
+    for (const value of Object.values(n)) if (typeof value === 'object') walk(value);
+  };
+  walk(plan);
+}
+
 /** The names a view may not qualify another name with: the database's schemas and its own name. */
 async function qualifiers(tx: WriteTx): Promise<Set<string>> {
   const rows = await tx.all<{ name: string }>(`SELECT nspname AS name FROM pg_namespace UNION ALL SELECT current_database()`);
@@ -329,10 +381,18 @@ async function qualifiers(tx: WriteTx): Promise<Set<string>> {
 }
 
 /**
- * Creates (or re-creates) the PostgreSQL view of `c` over `schema` and answers its column names (the
- * row order column `_rowid_` left out). Throws ViewQueryError with the reason.
+ * Creates (or re-creates) the PostgreSQL view of `c` over `schema`, with the fields `infer` makes of
+ * its column names (views.ts, as on the desktop), and answers them. The view is then made again so
+ * that its columns read as the fields say: a json field holds valid JSON text (SQLite's filters read a
+ * text that is not JSON as a JSON string; PostgreSQL's cast to json would fail on it), so a column of
+ * another type or a text expression becomes JSON (`to_json`), while a column that is a json field of
+ * what the view reads (`jsonSource`) already is; and an id that is not text (ROW_NUMBER()) is read as
+ * text in byte order, as the filter compiler reads ids. Throws ViewQueryError with the reason.
  */
-export async function realizePostgresView(tx: WriteTx, c: Collection, schema: readonly Collection[], parsed: ParsedViewQuery): Promise<string[]> {
+export async function realizePostgresView(
+  tx: WriteTx, c: Collection, schema: readonly Collection[], parsed: ParsedViewQuery,
+  infer: (columns: string[]) => Field[], jsonSource: (column: string) => boolean,
+): Promise<Field[]> {
   // a column SQLite names after its expression has no name PostgreSQL would give it: it needs an alias
   for (const col of parsed.columns) {
     const star = col.expr.length > 0 && isPunct(col.expr[col.expr.length - 1], '*');
@@ -340,20 +400,35 @@ export async function realizePostgresView(tx: WriteTx, c: Collection, schema: re
   }
   const schemaName = (await tx.get<{ name: string }>(`SELECT current_schema() AS name`))?.name ?? 'public';
   const text = postgresQueryText(parsed, schema, await qualifiers(tx));
+  await checkFunctions(tx, parsed);
   const named = new Set(parsed.tokens.filter((t) => t.kind === 'ident').map((t) => t.lower));
   const ctes = schema.filter((x) => readable(x) && named.has(x.name.toLowerCase())).map((x) => projection(x, schemaName));
   const body = `${ctes.length > 0 ? `WITH ${ctes.join(', ')} ` : ''}SELECT q."id" AS "_rowid_", q.* FROM (\n${text}\n) AS q`;
-  // views over this one go with it: rebuildViews builds them again after it, in creation order
-  await tx.run(`DROP VIEW IF EXISTS ${ident(c.name)} CASCADE`);
-  try {
-    await tx.run(`CREATE VIEW ${ident(c.name)} AS ${body}`);
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new ViewQueryError(`${message} (${ENGINE}: the query is written for it as SQLite SQL translated; see docs)`);
-  }
+  const create = async (sql: string) => {
+    // views over this one go with it: rebuildViews builds them again after it, in creation order
+    await tx.run(`DROP VIEW IF EXISTS ${ident(c.name)} CASCADE`);
+    try {
+      await tx.run(`CREATE VIEW ${ident(c.name)} AS ${sql}`);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      throw new ViewQueryError(`${message} (${ENGINE}: the query is written for it as SQLite SQL translated; see docs)`);
+    }
+  };
+  await create(body);
   await checkDependencies(tx, c.name, schema);
-  const columns = await tx.all<{ name: string }>(`SELECT a.attname AS name FROM pg_attribute AS a
+  await checkPlan(tx, c.name, schema, schemaName);
+  const columns = await tx.all<{ name: string; type: string }>(`SELECT a.attname AS name, format_type(a.atttypid, NULL) AS type FROM pg_attribute AS a
     WHERE a.attrelid = (SELECT k.oid FROM pg_class AS k WHERE k.relname = CAST(? AS text) AND k.relnamespace = CAST(current_schema() AS regnamespace))
       AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`, [POSTGRES.storedName(c.name)]);
-  return columns.map((r) => r.name).slice(1);
+  const fields = infer(columns.map((r) => r.name).slice(1));
+  const read = columns.slice(1).map((col, i) => {
+    const field = fields[i];
+    const ref = `w.${quote(col.name)}`;
+    if (field.name === 'id' && col.type !== 'text') return `CAST(${ref} AS text) COLLATE "C" AS ${quote(col.name)}`;
+    if (field.type !== 'json' || (col.type === 'text' && jsonSource(field.name))) return ref;
+    if (col.type === 'json' || col.type === 'jsonb') return `CAST(${ref} AS text) AS ${quote(col.name)}`;
+    return `CAST(to_json(${ref}) AS text) AS ${quote(col.name)}`;
+  });
+  if (read.some((r, i) => r !== `w.${quote(columns[i + 1].name)}`)) await create(`SELECT w."_rowid_", ${read.join(', ')} FROM (${body}) AS w`);
+  return fields;
 }

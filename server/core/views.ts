@@ -251,7 +251,10 @@ export async function realizeView(tx: WriteTx, c: Collection, schema: readonly C
     throw new ViewQueryError('the query is too complex once its subqueries, table expressions and the views it reads are expanded (SQLite copies a column\'s expression wherever an outer query names it)');
   }
   // the team server: the query written as PostgreSQL's, checked in its catalog (view-postgres.ts)
-  if (dialect.name === 'postgres') return inferFields(parsed, await realizePostgresView(tx, c, schema, parsed), lookup, c.fields);
+  if (dialect.name === 'postgres') {
+    const jsonSource = (name: string) => columnSource(parsed.columns.find((x) => x.alias?.toLowerCase() === name.toLowerCase()), parsed, lookup)?.field.type === 'json';
+    return realizePostgresView(tx, c, schema, parsed, (columns) => inferFields(parsed, columns, lookup, c.fields), jsonSource);
+  }
   await tx.run(`DROP VIEW IF EXISTS ${ident(c.name)}`);
   try {
     await tx.run(`CREATE VIEW ${ident(c.name)} AS ${viewBodySql(parsed, schema)}`);
