@@ -274,6 +274,12 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
 /** Functions a view may not call even when built in and not volatile: they reach past the query's rows. */
 const OUTSIDE_ROWS = /^(pg_|lo_|dblink|query_to_|table_to_|cursor_to_|schema_to_|database_to_|current_setting|set_config|txid_|has_|inet_|to_reg|obj_description|col_description|shobj_description|version$|current_database$|current_schemas?$)/;
 
+/**
+ * Functions whose result is as large as an argument asks (up to 1 GB), made in one piece the team
+ * server's node then receives whole: the desktop refuses randomblob/zeroblob for the same reason.
+ */
+const ARGUMENT_SIZED = new Set(['repeat', 'lpad', 'rpad', 'array_fill']);
+
 /** The first OID of objects not built in (PostgreSQL's FirstNormalObjectId). */
 const FIRST_USER_OID = 16384;
 
@@ -341,6 +347,9 @@ async function checkFunctions(tx: WriteTx, parsed: ParsedViewQuery): Promise<voi
       CASE WHEN p.oid < ${FIRST_USER_OID} AND n.nspname = 'pg_catalog' THEN 1 ELSE 0 END AS builtin
     FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace
     WHERE p.proname IN (SELECT json_array_elements_text(CAST(CAST(? AS text) AS json)))`, [JSON.stringify(called)]);
+  for (const name of called) {
+    if (ARGUMENT_SIZED.has(name)) throw new ViewQueryError(`a view cannot call ${name}(): its cost is set by an argument, not by the rows read`);
+  }
   for (const r of rows) {
     if (!r.builtin) throw new ViewQueryError(`a view cannot call ${r.name}(): only PostgreSQL's own functions`);
     if (r.volatile === 'v') throw new ViewQueryError(`a view cannot call ${r.name}(): it is volatile (its result or its effects are not those of the rows read)`);

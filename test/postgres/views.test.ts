@@ -147,6 +147,59 @@ describePostgres('view collections on the team server', () => {
     expect((await team.admin.collection('busy_posts').getFullList()).length).toBe(2);
   });
 
+  it('sends no realtime event for a view, as on the desktop (its records change with no write of their own)', async () => {
+    const pb = team.client();
+    await pb.collection('users').authWithPassword('ann@example.com', 'password123');
+    const onView: string[] = [];
+    const onPosts: string[] = [];
+    const stopView = await pb.collection('post_stats').subscribe('*', (e) => { onView.push(e.action); });
+    const stopPosts = await pb.collection('posts').subscribe('*', (e) => { onPosts.push(e.action); });
+    try {
+      const made = await team.admin.collection('posts').create({ title: 'live one', authorId: USERS.ann, status: 'live', published: true, score: 9 });
+      await team.admin.collection('comments').create({ post: made.id, body: 'z' });
+      // the control: the same client hears the post's create
+      for (let i = 0; i < 100 && onPosts.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(onPosts).toEqual(['create']);
+      expect(onView).toEqual([]);
+      // the view shows the new post at once
+      expect((await pb.collection('post_stats').getOne(made.id)).commentCount).toBe(1);
+      await team.admin.collection('posts').delete(made.id);
+    } finally {
+      await stopView();
+      await stopPosts();
+    }
+  });
+
+  it('stops a heavy view at the query budget (statement_timeout) with its 400, while other requests keep answering', async () => {
+    // 4^14 combinations of posts' four rows: minutes of PostgreSQL work without the budget
+    const from = Array.from({ length: 14 }, (_, i) => `posts t${i}`).join(', ');
+    await team.admin.collections.create({ name: 'heavy', type: 'view', listRule: '', viewRule: '', viewQuery: `SELECT t0.id, count(*) AS combos FROM ${from} GROUP BY t0.id` });
+    const health: number[] = [];
+    let done = false;
+    const poll = (async () => {
+      while (!done) {
+        const started = performance.now();
+        expect((await fetch(`${team.server.url}/api/health`)).status).toBe(200);
+        health.push(performance.now() - started);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const started = performance.now();
+    const err = await failure(team.client().collection('heavy').getList(1, 10));
+    const ms = performance.now() - started;
+    const one = await failure(team.client().collection('heavy').getOne(POSTS.p1));
+    done = true;
+    await poll;
+    expect(err.status).toBe(400);
+    expect(err.response.message).toMatch(/database time and was stopped/);
+    expect(ms).toBeLessThan(2_000);
+    expect(one.status).toBe(400);
+    expect(health.length).toBeGreaterThan(0);
+    expect(Math.max(...health)).toBeLessThan(250);
+    await team.admin.collections.delete('heavy');
+  });
+
   it('refuses, when the view is saved, SQLite SQL it does not translate, naming it and PostgreSQL', async () => {
     const cases: [string, RegExp][] = [
       ["SELECT id, json_extract(title, '$.a') AS a FROM posts", /json_extract\(\)/],
@@ -193,7 +246,7 @@ describePostgres('view collections on the team server', () => {
       "SELECT id, query_to_xml('select password from users', true, true, '') AS x FROM posts", "SELECT id, lo_import('/etc/passwd') AS x FROM posts",
       "SELECT id, dblink('dbname=postgres', 'select 1') AS x FROM posts", 'SELECT id, txid_current() AS t FROM posts', 'SELECT id, version() AS v FROM posts',
       "SELECT id, pg_advisory_lock(1) AS l FROM posts", "SELECT id, to_regclass('users') AS r FROM posts", "SELECT id, nextval('x') AS n FROM posts",
-      "SELECT id, pg_notify('c', 'x') AS n FROM posts", 'SELECT id, now() AS t FROM posts WHERE title ~ \'a\'',
+      "SELECT id, pg_notify('c', 'x') AS n FROM posts", "SELECT id, repeat('x', 1000000000) AS big FROM posts", "SELECT id, rpad('', 1000000000) AS big FROM posts", 'SELECT id, now() AS t FROM posts WHERE title ~ \'a\'',
     ];
     for (const viewQuery of bad) {
       const err = await team.admin.collections.create({ name: 'bad_view', type: 'view', viewQuery, listRule: '' }).then(() => ({ status: 200, response: { data: {} } }), (e) => e);
