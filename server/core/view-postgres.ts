@@ -6,7 +6,8 @@
 //   keeps quoted ones. Every name a collection, a field or an alias of the query spells is written
 //   quoted as it spells it (`authorId` stays `"authorId"`); keywords and function names are left as
 //   written; backticks and brackets become double quotes;
-// - translated: IFNULL → COALESCE, GROUP_CONCAT → string_agg, json_object/json_array →
+// - translated: IFNULL → COALESCE, json_extract of a json field at a literal path → `#>>` (text),
+//   a subquery in FROM without an alias given one, GROUP_CONCAT → string_agg, json_object/json_array →
 //   json_build_object/json_build_array, `==` → `=`, `a IS b` / `a IS NOT b` (null-safe
 //   equality) → IS [NOT] DISTINCT FROM, LIKE → ILIKE (SQLite's LIKE ignores case), CAST's SQLite types
 //   (REAL → double precision, INTEGER → bigint), and a main GROUP BY on a collection's `id` grouped by
@@ -27,7 +28,7 @@
 // the query budget's statement_timeout (store-postgres/store.ts).
 import { ident } from '../filter/sql.js';
 import type { WriteTx } from '../store/db.js';
-import type { Collection, Field } from '../model/types.js';
+import { isMultiple, type Collection, type Field } from '../model/types.js';
 import { POSTGRES } from '../rules/compile.js';
 import { NOT_COLUMNS, ViewQueryError, type ParsedViewQuery, type Token } from './view-query.js';
 
@@ -35,7 +36,7 @@ const ENGINE = 'the team server runs PostgreSQL';
 const OUTSIDE = 'it reaches past the rows of the collections the view reads';
 
 /** SQLite functions without a PostgreSQL twin of the same meaning (refused, named). */
-const UNTRANSLATED = new Set(('json_extract json_each json_tree json_type json_valid json_patch json_set json_insert json_replace json_remove '
+const UNTRANSLATED = new Set(('json_each json_tree json_type json_valid json_patch json_set json_insert json_replace json_remove '
   + 'json_group_array json_group_object json_quote json jsonb strftime datetime date time julianday unixepoch timediff printf format iif instr '
   + 'typeof total hex unhex quote char unicode glob likely unlikely likelihood randomblob zeroblob random changes last_insert_rowid '
   + 'total_changes sqlite_version soundex load_extension').split(' '));
@@ -164,6 +165,34 @@ function groupByExtras(parsed: ParsedViewQuery, schema: readonly Collection[], n
   return extra.length === 0 ? none : { at: end - 1, text: extra.join(', ') };
 }
 
+/** The paren of a subquery in FROM or JOIN (`Paren.fn`). */
+const FROM_SUBQUERY = '(from)';
+
+/** A literal JSON path as keys (`$.a.b[0]` → a, b, 0); null when it is not one of plain keys and indexes. */
+function jsonPathKeys(path: string): string[] | null {
+  if (!/^\$(\.\w+|\[\d+\])*$/.test(path)) return null;
+  return [...path.matchAll(/\.(\w+)|\[(\d+)\]/g)].map((m) => m[1] ?? m[2]);
+}
+
+/**
+ * json_extract is written for PostgreSQL only over a column of a field that holds JSON (json, geoPoint,
+ * multiple values: kept valid JSON on the team server, so the cast never fails at read time) at a
+ * literal path; it then gives text (SQLite gives numbers as numbers).
+ */
+function checkJsonExtract(t: readonly Token[], at: number, jsonColumns: ReadonlySet<string>): void {
+  let close = at + 1;
+  for (let depth = 0; close < t.length; close++) {
+    if (isPunct(t[close], '(')) depth++;
+    else if (isPunct(t[close], ')') && --depth === 0) break;
+  }
+  const arg = t.slice(at + 2, close - 2);
+  const path = t[close - 1];
+  const column = (arg.length === 1 || (arg.length === 3 && arg[0].kind === 'ident' && isPunct(arg[1], '.'))) && arg[arg.length - 1].kind === 'ident' && jsonColumns.has(arg[arg.length - 1].lower);
+  if (!column || path?.kind !== 'string' || !isPunct(t[close - 2], ',') || jsonPathKeys(path.text) === null) {
+    refuse("json_extract() other than of a json field's column at a literal path ('$.a.b')");
+  }
+}
+
 interface Paren {
   /** The function whose call it opens (lower case), or ''. */
   fn: string;
@@ -181,6 +210,11 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
   const names = namesOf(parsed, schema);
   const name = (tok: Token) => quote(names.spelling.get(tok.lower) ?? (tok.quoted ? tok.text : tok.lower));
   const groupExtra = groupByExtras(parsed, schema, name);
+  // a name is a JSON column when every collection the query names that has a field of that name keeps JSON in it
+  const namedLower = new Set(t.filter((x) => x.kind === 'ident').map((x) => x.lower));
+  const holdsJson = (f: Field) => f.type === 'json' || f.type === 'geoPoint' || isMultiple(f);
+  const fieldsNamed = schema.filter((c) => namedLower.has(c.name.toLowerCase())).flatMap((c) => c.fields);
+  const jsonColumns = new Set(fieldsNamed.filter(holdsJson).map((f) => f.name.toLowerCase()).filter((n) => fieldsNamed.every((f) => f.name.toLowerCase() !== n || holdsJson(f))));
   const out: string[] = [];
   const parens: Paren[] = [];
   for (let i = 0; i < t.length; i++) {
@@ -200,7 +234,8 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
     } else if (tok.kind === 'punct') {
       const p = tok.text;
       if (p === '(') {
-        const fn = prev?.kind === 'ident' && !prev.quoted ? prev.lower : '';
+        const subquery = (isWord(prev, 'from') || isWord(prev, 'join')) && (isWord(next, 'select') || isWord(next, 'with') || isWord(next, 'values'));
+        const fn = subquery ? FROM_SUBQUERY : prev?.kind === 'ident' && !prev.quoted ? prev.lower : '';
         parens.push({ fn, passed: false });
         out.push('(');
         if (fn === 'group_concat') {
@@ -214,6 +249,13 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
         const closed = parens.pop();
         if (closed?.fn === 'group_concat') out.push(...(closed.passed ? [] : ["AS text), ','"]), ')', 'AS text)');
         else out.push(')');
+        // SQLite reads a subquery in FROM without an alias; PostgreSQL 15 needs one
+        if (closed?.fn === FROM_SUBQUERY && !(next?.kind === 'ident' && (isWord(next, 'as') || next.quoted || !KEYWORDS.has(next.lower)))) out.push(`AS "_subquery${i}"`);
+      } else if (p === ',' && top?.fn === 'json_extract' && !top.passed) {
+        // json_extract(column, '$.a.b') → (CAST(column AS json) #>> '{a,b}'): the path was checked at the call
+        top.passed = true;
+        out.push(`AS json) #>> '{${jsonPathKeys(next!.text)!.join(',')}}'`);
+        i++;
       } else if (p === ',' && top?.fn === 'group_concat' && !top.passed) {
         top.passed = true;
         out.push('AS text),');
@@ -229,7 +271,10 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
         if (lower.startsWith('pg_')) throw new ViewQueryError(`a view cannot call ${lower}(): ${OUTSIDE}`);
         if (lower === 'ifnull') out.push('COALESCE');
         else if (lower === 'group_concat') out.push('CAST(string_agg');
-        else if (lower === 'json_object') out.push('json_build_object');
+        else if (lower === 'json_extract') {
+          checkJsonExtract(t, i, jsonColumns);
+          out.push('(CAST');
+        } else if (lower === 'json_object') out.push('json_build_object');
         else if (lower === 'json_array') out.push('json_build_array');
         // SQLite's max(a, b) of two or more values is PostgreSQL's GREATEST/LEAST
         else if ((lower === 'max' || lower === 'min') && topLevelCommas(t, i + 1) > 0) out.push(lower === 'max' ? 'GREATEST' : 'LEAST');

@@ -33,6 +33,7 @@ async function seed(s: SdkServer): Promise<void> {
       { name: 'published', type: 'bool' },
       { name: 'score', type: 'number' },
       { name: 'secret', type: 'text', hidden: true },
+      { name: 'tags', type: 'json' },
     ],
   });
   await s.admin.collections.create({ name: 'comments', listRule: '', viewRule: '', fields: [{ name: 'post', type: 'relation', collectionId: posts.id, maxSelect: 1 }, { name: 'body', type: 'text' }] });
@@ -41,7 +42,8 @@ async function seed(s: SdkServer): Promise<void> {
     [POSTS.p3, 'apple', USERS.bob, 'live', true, 3], [POSTS.p4, 'Zed', USERS.bob, '', false, -1],
   ] as const;
   for (const [id, title, author, status, published, score] of rows) {
-    await s.admin.collection('posts').create({ id, title, authorId: author, user: author, status, published, score, secret: `s-${title}` });
+    const tags = id === POSTS.p1 ? { kind: 'a', list: ['x', 'y'] } : id === POSTS.p2 ? { kind: 'b' } : null;
+    await s.admin.collection('posts').create({ id, title, authorId: author, user: author, status, published, score, secret: `s-${title}`, tags });
   }
   for (const [post, body] of [[POSTS.p1, 'x'], [POSTS.p1, 'x'], [POSTS.p2, 'y']]) await s.admin.collection('comments').create({ post, body });
 }
@@ -59,6 +61,9 @@ const TAKEN: Record<string, string> = {
   post_matches: "SELECT `p`.id, [p].title, p.user AS owner FROM posts p WHERE (p.title LIKE 'a%' OR p.title == 'Zed') AND p.status IS NOT 'draft' AND p.published IS p.published",
   // a view over a view, its camelCase column read back
   busy_posts: 'SELECT s.id, s.commentCount, s.title FROM post_stats s WHERE s.commentCount > 0',
+  // json_extract of a json field at a literal path (texts), a subquery in FROM without an alias
+  post_tags: "SELECT id, title, json_extract(tags, '$.kind') AS kind, json_extract(p.tags, '$.list[1]') AS second FROM (SELECT id, title, tags FROM posts WHERE score > 0) p",
+  post_subquery: 'SELECT id, title FROM (SELECT id, title FROM posts WHERE score > 0) ORDER BY title',
   // a row number as id; an auth record's email only when visible; a hidden field never
   user_rows: 'SELECT (ROW_NUMBER() OVER (ORDER BY u.name)) AS id, u.name, u.email, u.id AS who FROM users u',
   // a subquery with its alias, COALESCE, CASE, a LEFT JOIN on an aggregate (wanderer's follow_counts' shape)
@@ -107,6 +112,7 @@ describePostgres('view collections on the team server', () => {
     expect(stats).toMatchObject({ authorId: USERS.ann, commentCount: 2, lastBody: 'x', bodies: 'x,x', kinds: 'x', joined: 'x; x', published: true });
     expect(await team.admin.collection('post_numbers').getOne(POSTS.p1)).toMatchObject({ atLeastTwo: 2, atMostTwo: 1.5, real: 1.5, name: 'alpha', half: 0.75, meta: { t: 'alpha', n: 1.5 } });
     expect((await team.admin.collection('post_matches').getFullList({ sort: 'title' })).map((r) => [r.title, r.owner])).toEqual([['Zed', USERS.bob], ['alpha', USERS.ann], ['apple', USERS.bob]]);
+    expect((await team.admin.collection('post_tags').getFullList({ sort: 'title' })).map((r) => [r.title, r.kind, r.second])).toEqual([['Beta', 'b', null], ['alpha', 'a', 'y'], ['apple', null, null]]);
     const people = await team.admin.collection('user_rows').getFullList({ sort: 'name' });
     expect(people.map((r) => [r.name, r.email])).toEqual([['Ann', 'ann@example.com'], ['bob', '']]);
     expect(JSON.stringify(people)).not.toMatch(/\$2[aby]\$/);
@@ -116,7 +122,7 @@ describePostgres('view collections on the team server', () => {
     const asks: [string, Record<string, unknown>][] = [
       ['post_stats', { sort: 'title' }], ['post_stats', { sort: '-lastBody,title' }], ['post_stats', { filter: 'commentCount >= 1 && title ~ "A"' }],
       ['post_stats', { filter: 'authorId.name = "Ann"', sort: 'commentCount', expand: 'authorId' }], ['post_numbers', { sort: '-meta.n' }],
-      ['post_numbers', { filter: 'meta.t = "Zed" || half < 0' }], ['user_rows', { filter: 'name = "Ann"' }], ['user_rows', { sort: '-id' }],
+      ['post_numbers', { filter: 'meta.t = "Zed" || half < 0' }], ['post_tags', { filter: 'kind != "a"', sort: '-second,title' }], ['user_rows', { filter: 'name = "Ann"' }], ['user_rows', { sort: '-id' }],
       ['author_counts', { sort: 'kind,-written' }], ['busy_posts', { filter: 'id != ""', sort: '-commentCount' }],
     ];
     for (const [name, options] of asks) {
@@ -145,6 +151,16 @@ describePostgres('view collections on the team server', () => {
     // a new field on posts rebuilds its table under the views, which keep answering
     await team.admin.collections.update('posts', { fields: [...posts.fields, { name: 'extra', type: 'text' }] });
     expect((await team.admin.collection('busy_posts').getFullList()).length).toBe(2);
+  });
+
+  it('answers a view\'s new columns at once after its query changes, on every pooled connection', async () => {
+    await team.admin.collections.create({ name: 'shape', type: 'view', listRule: '', viewQuery: 'SELECT id, title FROM posts' });
+    const lists = () => Promise.all(Array.from({ length: 8 }, () => team.client().collection('shape').getFullList({ sort: 'title' })));
+    expect((await lists()).every((l) => l.length === 4 && !('score' in l[0]))).toBe(true);
+    // the statements the pool prepared return other columns now: each is prepared anew, not a 500
+    await team.admin.collections.update('shape', { viewQuery: 'SELECT id, title, score FROM posts' });
+    expect((await lists()).map((l) => l[0].score)).toEqual(Array(8).fill(2));
+    await team.admin.collections.delete('shape');
   });
 
   it('sends no realtime event for a view, as on the desktop (its records change with no write of their own)', async () => {
@@ -202,7 +218,9 @@ describePostgres('view collections on the team server', () => {
 
   it('refuses, when the view is saved, SQLite SQL it does not translate, naming it and PostgreSQL', async () => {
     const cases: [string, RegExp][] = [
-      ["SELECT id, json_extract(title, '$.a') AS a FROM posts", /json_extract\(\)/],
+      ["SELECT id, json_extract(title, '$.a') AS a FROM posts", /json_extract\(\) other than of a json field's column/],
+      ["SELECT id, json_extract(tags, '$.a' || '') AS a FROM posts", /json_extract\(\)/],
+      ['SELECT id, json_each.value AS v FROM posts, json_each(posts.tags)', /json_each\(\)/],
       ["SELECT id, strftime('%Y', created) AS y FROM users", /strftime\(\)/],
       ["SELECT id, printf('%.2f', score) AS s FROM posts", /printf\(\)/],
       ['SELECT id, title FROM posts ORDER BY title COLLATE NOCASE', /COLLATE/],
@@ -219,7 +237,10 @@ describePostgres('view collections on the team server', () => {
     ];
     const before = (await team.admin.collections.getFullList()).length;
     for (const [viewQuery, named] of cases) {
-      const err = await failure(team.admin.collections.create({ name: 'bad_view', type: 'view', viewQuery, listRule: '' }));
+      const err = await failure(team.admin.collections.create({ name: 'bad_view', type: 'view', viewQuery, listRule: '' }).then(async (made) => {
+        await team.admin.collections.delete('bad_view');
+        return made;
+      }));
       expect(err.status, viewQuery).toBe(400);
       expect(Object.keys(err.response.data), viewQuery).toEqual(['viewQuery']);
       expect(err.response.data.viewQuery.message, viewQuery).toMatch(named);
