@@ -263,7 +263,8 @@ describePostgres('view collections on the team server', () => {
       'SELECT id, (SELECT count(*) FROM information_schema.tables) AS n FROM posts', 'SELECT id, (SELECT count(*) FROM pg_catalog.pg_class) AS n FROM posts',
       // functions: files, settings, sleeps, sequences, other queries, other databases, large objects
       "SELECT id, pg_read_file('/etc/passwd') AS f FROM posts", "SELECT id, pg_sleep(5) AS s FROM posts",
-      "SELECT id, set_config('statement_timeout', '0', false) AS s FROM posts", "SELECT id, current_setting('data_directory') AS s FROM posts",
+      "SELECT id, set_config('statement_timeout', '0', false) AS s FROM posts", "SELECT id, \"set_config\"('statement_timeout', '0', false) AS s FROM posts",
+      'SELECT id, "pg_sleep"(5) AS s FROM posts', 'SELECT id, current_user AS u FROM posts', "SELECT id, current_setting('data_directory') AS s FROM posts",
       "SELECT id, query_to_xml('select password from users', true, true, '') AS x FROM posts", "SELECT id, lo_import('/etc/passwd') AS x FROM posts",
       "SELECT id, dblink('dbname=postgres', 'select 1') AS x FROM posts", 'SELECT id, txid_current() AS t FROM posts', 'SELECT id, version() AS v FROM posts',
       "SELECT id, pg_advisory_lock(1) AS l FROM posts", "SELECT id, to_regclass('users') AS r FROM posts", "SELECT id, nextval('x') AS n FROM posts",
