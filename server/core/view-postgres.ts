@@ -291,8 +291,7 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
         throw new ViewQueryError(`schema-qualified names ("${tok.text}.") are not supported`);
       } else if (top?.fn === 'cast' && top.passed) {
         const type = Object.hasOwn(CAST_TYPES, lower) ? CAST_TYPES[lower] : undefined;
-        if (type === undefined) refuse(`CAST to ${tok.text}`);
-        out.push(type);
+        out.push(type ?? refuse(`CAST to ${tok.text}`));
       } else if (!tok.quoted && lower === 'as' && top?.fn === 'cast') {
         top.passed = true;
         out.push('AS');
