@@ -6,7 +6,7 @@
 //   keeps quoted ones. Every name a collection, a field or an alias of the query spells is written
 //   quoted as it spells it (`authorId` stays `"authorId"`); keywords and function names are left as
 //   written; backticks and brackets become double quotes;
-// - translated: IFNULL → COALESCE, json_extract of a json field at a literal path → `#>>` (text),
+// - translated: IFNULL → COALESCE, round(x[, n]) over numeric, json_extract of a json field at a literal path → `#>>` (text),
 //   a subquery in FROM without an alias given one, GROUP_CONCAT → string_agg, json_object/json_array →
 //   json_build_object/json_build_array, `==` → `=`, `a IS b` / `a IS NOT b` (null-safe
 //   equality) → IS [NOT] DISTINCT FROM, LIKE → ILIKE (SQLite's LIKE ignores case), CAST's SQLite types
@@ -165,6 +165,9 @@ function groupByExtras(parsed: ParsedViewQuery, schema: readonly Collection[], n
   return extra.length === 0 ? none : { at: end - 1, text: extra.join(', ') };
 }
 
+/** The paren of `round(x[, digits])` (`Paren.fn`). */
+const ROUND_DIGITS = '(round)';
+
 /** The paren of a subquery in FROM or JOIN (`Paren.fn`). */
 const FROM_SUBQUERY = '(from)';
 
@@ -238,6 +241,12 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
         const fn = subquery ? FROM_SUBQUERY : prev?.kind === 'ident' && !prev.quoted ? prev.lower : '';
         parens.push({ fn, passed: false });
         out.push('(');
+        if (fn === 'round') {
+          // PostgreSQL rounds a double half to even and to digits only a numeric: round(CAST(x AS numeric)[, n]),
+          // half away from zero as SQLite
+          parens[parens.length - 1].fn = ROUND_DIGITS;
+          out.push('CAST(');
+        }
         if (fn === 'group_concat') {
           if (isWord(next, 'distinct')) {
             out.push('DISTINCT');
@@ -247,10 +256,14 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
         }
       } else if (p === ')') {
         const closed = parens.pop();
+        if (closed?.fn === ROUND_DIGITS && !closed.passed) out.push('AS numeric)');
         if (closed?.fn === 'group_concat') out.push(...(closed.passed ? [] : ["AS text), ','"]), ')', 'AS text)');
         else out.push(')');
         // SQLite reads a subquery in FROM without an alias; PostgreSQL 15 needs one
         if (closed?.fn === FROM_SUBQUERY && !(next?.kind === 'ident' && (isWord(next, 'as') || next.quoted || !KEYWORDS.has(next.lower)))) out.push(`AS "_subquery${i}"`);
+      } else if (p === ',' && top?.fn === ROUND_DIGITS && !top.passed) {
+        top.passed = true;
+        out.push('AS numeric),');
       } else if (p === ',' && top?.fn === 'json_extract' && !top.passed) {
         // json_extract(column, '$.a.b') → (CAST(column AS json) #>> '{a,b}'): the path was checked at the call
         top.passed = true;

@@ -56,7 +56,7 @@ const TAKEN: Record<string, string> = {
     FROM posts p LEFT JOIN comments c ON c.post = p.id GROUP BY p.id ORDER BY commentCount DESC`,
   // two-argument max/min, CAST's SQLite types, arithmetic, json_object
   post_numbers: `SELECT id, max(score, 2) AS atLeastTwo, min(score, 2) AS atMostTwo, CAST(score AS REAL) AS real, CAST(title AS TEXT) AS name,
-    score / 2.0 AS half, json_object('t', title, 'n', score) AS meta FROM posts`,
+    score / 2.0 AS half, json_object('t', title, 'n', score) AS meta, round(score) AS near, round(score / 3.0, 2) AS third FROM posts`,
   // LIKE ignores ASCII case on SQLite; == ; IS and IS NOT between values; backticks and brackets; a field named like a keyword (user)
   post_matches: "SELECT `p`.id, [p].title, p.user AS owner FROM posts p WHERE (p.title LIKE 'a%' OR p.title == 'Zed') AND p.status IS NOT 'draft' AND p.published IS p.published",
   // a view over a view, its camelCase column read back
@@ -110,7 +110,7 @@ describePostgres('view collections on the team server', () => {
     // what the translations gave, seen once
     const stats = await team.admin.collection('post_stats').getOne(POSTS.p1);
     expect(stats).toMatchObject({ authorId: USERS.ann, commentCount: 2, lastBody: 'x', bodies: 'x,x', kinds: 'x', joined: 'x; x', published: true });
-    expect(await team.admin.collection('post_numbers').getOne(POSTS.p1)).toMatchObject({ atLeastTwo: 2, atMostTwo: 1.5, real: 1.5, name: 'alpha', half: 0.75, meta: { t: 'alpha', n: 1.5 } });
+    expect(await team.admin.collection('post_numbers').getOne(POSTS.p1)).toMatchObject({ atLeastTwo: 2, atMostTwo: 1.5, real: 1.5, name: 'alpha', half: 0.75, near: 2, third: 0.5, meta: { t: 'alpha', n: 1.5 } });
     expect((await team.admin.collection('post_matches').getFullList({ sort: 'title' })).map((r) => [r.title, r.owner])).toEqual([['Zed', USERS.bob], ['alpha', USERS.ann], ['apple', USERS.bob]]);
     expect((await team.admin.collection('post_tags').getFullList({ sort: 'title' })).map((r) => [r.title, r.kind, r.second])).toEqual([['Beta', 'b', null], ['alpha', 'a', 'y'], ['apple', null, null]]);
     const people = await team.admin.collection('user_rows').getFullList({ sort: 'name' });
