@@ -165,6 +165,28 @@ function groupByExtras(parsed: ParsedViewQuery, schema: readonly Collection[], n
   return extra.length === 0 ? none : { at: end - 1, text: extra.join(', ') };
 }
 
+/**
+ * The indexes of the 0s and 1s a bool field's column is compared with (`p.published = 1`, `0 != x.flag`):
+ * SQLite's booleans are those numbers, PostgreSQL's are TRUE and FALSE.
+ */
+function boolLiterals(t: readonly Token[], schema: readonly Collection[]): Set<number> {
+  const named = new Set(t.filter((x) => x.kind === 'ident').map((x) => x.lower));
+  const fields = schema.filter((c) => named.has(c.name.toLowerCase())).flatMap((c) => c.fields);
+  const isBool = (name: string) => fields.some((f) => f.name.toLowerCase() === name) && fields.every((f) => f.name.toLowerCase() !== name || f.type === 'bool');
+  const out = new Set<number>();
+  const compare = (x: Token | undefined) => x !== undefined && x.kind === 'punct' && ['=', '==', '!=', '<>'].includes(x.text);
+  const bit = (x: Token | undefined) => x !== undefined && x.kind === 'number' && (x.text === '0' || x.text === '1');
+  t.forEach((x, i) => {
+    if (!bit(x)) return;
+    // column op bit: the column is the name before the operator (after its table's dot, if any)
+    if (compare(t[i - 1]) && t[i - 2]?.kind === 'ident' && isBool(t[i - 2].lower)) out.add(i);
+    // bit op column
+    if (compare(t[i + 1]) && t[i + 2]?.kind === 'ident' && !isPunct(t[i + 3], '.') && !isPunct(t[i + 3], '(') && isBool(t[i + 2].lower)) out.add(i);
+    if (compare(t[i + 1]) && t[i + 2]?.kind === 'ident' && isPunct(t[i + 3], '.') && t[i + 4]?.kind === 'ident' && isBool(t[i + 4].lower)) out.add(i);
+  });
+  return out;
+}
+
 /** The paren of `round(x[, digits])` (`Paren.fn`). */
 const ROUND_DIGITS = '(round)';
 
@@ -220,12 +242,21 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
   const jsonColumns = new Set(fieldsNamed.filter(holdsJson).map((f) => f.name.toLowerCase()).filter((n) => fieldsNamed.every((f) => f.name.toLowerCase() !== n || holdsJson(f))));
   const out: string[] = [];
   const parens: Paren[] = [];
+  const truths = boolLiterals(t, schema);
+  // SQLite reads "x" as the text 'x' when nothing has that name: a double-quoted name the query names
+  // nowhere else, and no collection or field has
+  const unquoted = new Set(t.filter((x) => x.kind === 'ident' && !x.doubleQuoted).map((x) => x.lower));
+  const isText = (x: Token) => x.doubleQuoted === true && !names.spelling.has(x.lower) && !unquoted.has(x.lower) && t.filter((y) => y.lower === x.lower).length === 1;
   for (let i = 0; i < t.length; i++) {
     const tok = t[i];
     const next = t[i + 1];
     const prev = t[i - 1];
     const top = parens[parens.length - 1];
     if (tok.kind === 'string') {
+      out.push(`'${tok.text.replace(/'/g, "''")}'`);
+    } else if (tok.kind === 'number' && truths.has(i)) {
+      out.push(tok.text === '1' ? 'TRUE' : 'FALSE');
+    } else if (tok.kind === 'ident' && isText(tok) && !isPunct(next, '(') && !isPunct(next, '.') && !isPunct(prev, '.') && !isWord(prev, 'as')) {
       out.push(`'${tok.text.replace(/'/g, "''")}'`);
     } else if (tok.kind === 'number') {
       if (!/^(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(tok.text)) refuse(`the number ${tok.text}`);

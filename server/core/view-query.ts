@@ -11,6 +11,8 @@ export interface Token {
   lower: string;
   /** Whether the identifier was quoted ("x", `x`, [x]): never a keyword. */
   quoted: boolean;
+  /** Quoted with double quotes (SQLite reads such a name as a text when no column has it). */
+  doubleQuoted?: boolean;
 }
 
 export class ViewQueryError extends Error {}
@@ -51,6 +53,7 @@ export function tokenize(text: string): Token[] {
       const blob = ch === "'" && out.length > 0 && /^x$/i.test(out[out.length - 1].text) && !out[out.length - 1].quoted && text[i - 1]?.toLowerCase() === 'x';
       if (blob) out.pop();
       push(blob ? 'blob' : ch === "'" ? 'string' : 'ident', value, ch !== "'");
+      if (ch === '"') out[out.length - 1].doubleQuoted = true;
       i = j + 1;
     } else if (/[A-Za-z_\u0080-\uffff]/.test(ch)) {
       let j = i + 1;
