@@ -47,6 +47,7 @@ const ON_BOTH_ENGINES = [
   'test/http/sdk-tokens.test.ts',
   'test/batch/url-encoding.test.ts',
   'test/collections/view-collections.test.ts',
+  'test/collections/view-import.test.ts',
 ];
 
 // `npm run test:fast` (`vitest run --mode fast`): the edit-run loop, without the browser tests, the

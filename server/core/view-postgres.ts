@@ -36,8 +36,8 @@ const ENGINE = 'the team server runs PostgreSQL';
 const OUTSIDE = 'it reaches past the rows of the collections the view reads';
 
 /** SQLite functions without a PostgreSQL twin of the same meaning (refused, named). */
-const UNTRANSLATED = new Set(('json_each json_tree json_type json_valid json_patch json_set json_insert json_replace json_remove '
-  + 'json_group_array json_group_object json_quote json jsonb strftime datetime date time julianday unixepoch timediff printf format iif instr '
+const UNTRANSLATED = new Set(('json_tree json_type json_valid json_patch json_set json_insert json_replace json_remove '
+  + 'json_group_array json_group_object json_quote json jsonb strftime datetime date time julianday unixepoch timediff format iif instr '
   + 'typeof total hex unhex quote char unicode glob likely unlikely likelihood randomblob zeroblob random changes last_insert_rowid '
   + 'total_changes sqlite_version soundex load_extension').split(' '));
 
@@ -166,6 +166,37 @@ function groupByExtras(parsed: ParsedViewQuery, schema: readonly Collection[], n
 }
 
 /**
+ * The field names (lower case) of the collections the SELECT holding token `at` reads (its FROM at the
+ * same depth), or of every collection the query names when the token is in no SELECT's list; null
+ * when that FROM reads a subquery or a table function, whose columns are not known here.
+ */
+function fieldsInScope(t: readonly Token[], at: number, schema: readonly Collection[]): Set<string> | null {
+  const depthAt = (i: number) => {
+    let d = 0;
+    for (let j = 0; j < i; j++) if (isPunct(t[j], '(')) d++; else if (isPunct(t[j], ')')) d--;
+    return d;
+  };
+  const depth = depthAt(at);
+  const tables = new Set<string>();
+  let d = depth;
+  let inFrom = false;
+  for (let j = at + 1; j < t.length; j++) {
+    if (isPunct(t[j], '(')) {
+      // a subquery or table function in FROM: its columns are not known here
+      if (inFrom && d === depth && (isWord(t[j - 1], 'from') || isWord(t[j - 1], 'join') || isPunct(t[j - 1], ',') || (t[j - 1]?.kind === 'ident' && !KEYWORDS.has(t[j - 1].lower)))) return null;
+      d++;
+    } else if (isPunct(t[j], ')')) {
+      if (--d < depth) break;
+    } else if (d === depth && t[j].kind === 'ident' && !t[j].quoted && ['where', 'group', 'having', 'order', 'limit', 'union', 'except', 'intersect', 'window'].includes(t[j].lower)) break;
+    else if (d === depth && isWord(t[j], 'from')) inFrom = true;
+    else if (inFrom && t[j].kind === 'ident') tables.add(t[j].lower);
+  }
+  const read = schema.filter((c) => tables.has(c.name.toLowerCase()));
+  const named = read.length > 0 ? read : schema.filter((c) => t.some((x) => x.kind === 'ident' && x.lower === c.name.toLowerCase()));
+  return new Set(named.flatMap((c) => c.fields.map((f) => f.name.toLowerCase())));
+}
+
+/**
  * The indexes of the 0s and 1s a bool field's column is compared with (`p.published = 1`, `0 != x.flag`):
  * SQLite's booleans are those numbers, PostgreSQL's are TRUE and FALSE.
  */
@@ -186,6 +217,10 @@ function boolLiterals(t: readonly Token[], schema: readonly Collection[]): Set<n
   });
   return out;
 }
+
+/** The parens of printf('%.Nf', x) and json_each(list) written for PostgreSQL (`Paren.fn`). */
+const PRINTF_ROUND = '(printf)';
+const JSON_ITEMS = '(json_each)';
 
 /** The paren of `round(x[, digits])` (`Paren.fn`). */
 const ROUND_DIGITS = '(round)';
@@ -223,6 +258,8 @@ interface Paren {
   fn: string;
   /** In a CAST: whether its AS was passed (what follows is the type). In GROUP_CONCAT: whether its separator was. */
   passed: boolean;
+  /** printf('%.Nf', x): N. */
+  digits?: string;
 }
 
 /**
@@ -239,14 +276,18 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
   const namedLower = new Set(t.filter((x) => x.kind === 'ident').map((x) => x.lower));
   const holdsJson = (f: Field) => f.type === 'json' || f.type === 'geoPoint' || isMultiple(f);
   const fieldsNamed = schema.filter((c) => namedLower.has(c.name.toLowerCase())).flatMap((c) => c.fields);
+  const listColumns = new Set(fieldsNamed.filter(isMultiple).map((f) => f.name.toLowerCase()).filter((n) => fieldsNamed.every((f) => f.name.toLowerCase() !== n || isMultiple(f))));
   const jsonColumns = new Set(fieldsNamed.filter(holdsJson).map((f) => f.name.toLowerCase()).filter((n) => fieldsNamed.every((f) => f.name.toLowerCase() !== n || holdsJson(f))));
   const out: string[] = [];
   const parens: Paren[] = [];
   const truths = boolLiterals(t, schema);
+  /** Tokens (a json_each's alias) after which its column list goes. */
+  const valueAfter = new Set<number>();
   // SQLite reads "x" as the text 'x' when nothing has that name: a double-quoted name the query names
   // nowhere else, and no collection or field has
-  const unquoted = new Set(t.filter((x) => x.kind === 'ident' && !x.doubleQuoted).map((x) => x.lower));
-  const isText = (x: Token) => x.doubleQuoted === true && !names.spelling.has(x.lower) && !unquoted.has(x.lower) && t.filter((y) => y.lower === x.lower).length === 1;
+  const aliases = new Set(t.filter((x, i) => x.kind === 'ident' && (isWord(t[i - 1], 'as') || isPunct(t[i + 1], '.'))).map((x) => x.lower));
+  const isText = (x: Token, at: number) => x.doubleQuoted === true && !aliases.has(x.lower)
+    && !schema.some((c) => c.name.toLowerCase() === x.lower) && fieldsInScope(t, at, schema)?.has(x.lower) === false;
   for (let i = 0; i < t.length; i++) {
     const tok = t[i];
     const next = t[i + 1];
@@ -256,7 +297,7 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
       out.push(`'${tok.text.replace(/'/g, "''")}'`);
     } else if (tok.kind === 'number' && truths.has(i)) {
       out.push(tok.text === '1' ? 'TRUE' : 'FALSE');
-    } else if (tok.kind === 'ident' && isText(tok) && !isPunct(next, '(') && !isPunct(next, '.') && !isPunct(prev, '.') && !isWord(prev, 'as')) {
+    } else if (tok.kind === 'ident' && isText(tok, i) && !isPunct(next, '(') && !isPunct(next, '.') && !isPunct(prev, '.') && !isWord(prev, 'as')) {
       out.push(`'${tok.text.replace(/'/g, "''")}'`);
     } else if (tok.kind === 'number') {
       if (!/^(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(tok.text)) refuse(`the number ${tok.text}`);
@@ -288,6 +329,15 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
       } else if (p === ')') {
         const closed = parens.pop();
         if (closed?.fn === ROUND_DIGITS && !closed.passed) out.push('AS numeric)');
+        if (closed?.fn === PRINTF_ROUND) out.push(`AS numeric), ${closed.digits}`);
+        if (closed?.fn === JSON_ITEMS) {
+          out.push('AS json)', ')');
+          // named as SQLite names the table-valued function, or as the query aliases it
+          const alias = isWord(next, 'as') ? i + 2 : next?.kind === 'ident' && (next.quoted || !KEYWORDS.has(next.lower)) ? i + 1 : -1;
+          if (alias === -1) out.push('AS "json_each"("value")');
+          else valueAfter.add(alias);
+          continue;
+        }
         if (closed?.fn === 'group_concat') out.push(...(closed.passed ? [] : ["AS text), ','"]), ')', 'AS text)');
         else out.push(')');
         // SQLite reads a subquery in FROM without an alias; PostgreSQL 15 needs one
@@ -311,6 +361,27 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
       const lower = tok.lower;
       if (!tok.quoted && isPunct(next, '(')) {
         // a function call, or a keyword before a parenthesis (IN, EXISTS, OVER, AS...)
+        if (lower === 'printf') {
+          // printf('%.2f', x), the one format apps write (wanderer's trails_filter): x rounded to N digits,
+          // a number (JSON reads SQLite's text of it as the same number); any other format is refused
+          const format = t[i + 2];
+          const digits = format !== undefined && (format.kind === 'string' || format.doubleQuoted === true) ? /^%\.(\d{1,2})f$/.exec(format.text)?.[1] : undefined;
+          if (digits === undefined || !isPunct(t[i + 3], ',') || topLevelCommas(t, i + 1) !== 1) refuse("printf() other than printf('%.Nf', x)");
+          out.push('round', '(', 'CAST(');
+          parens.push({ fn: PRINTF_ROUND, passed: false, digits });
+          i += 3;
+          continue;
+        }
+        if (lower === 'json_each') {
+          // json_each over a field of several values (always a JSON list on the team server): its items as `value`
+          const arg = t[i + 2];
+          const list = arg?.kind === 'ident' && (isPunct(t[i + 3], ')') ? listColumns.has(arg.lower) : isPunct(t[i + 3], '.') && t[i + 4]?.kind === 'ident' && isPunct(t[i + 5], ')') && listColumns.has(t[i + 4].lower));
+          if (!list) refuse('json_each() other than over a field of several values (select, relation, file)');
+          out.push('json_array_elements_text', '(', 'CAST(');
+          parens.push({ fn: JSON_ITEMS, passed: false });
+          i += 1;
+          continue;
+        }
         if (UNTRANSLATED.has(lower)) refuse(`the function ${lower}()`);
         if (lower.startsWith('pg_')) throw new ViewQueryError(`a view cannot call ${lower}(): ${OUTSIDE}`);
         if (lower === 'ifnull') out.push('COALESCE');
@@ -354,6 +425,7 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
         out.push(isWord(prev, 'as') ? quote(tok.text) : name(tok));
       }
     }
+    if (valueAfter.has(i)) out.push('("value")');
     if (groupExtra.at === i) out.push(',', groupExtra.text);
   }
   return out.join(' ');
