@@ -6,23 +6,28 @@
 //   keeps quoted ones. Every name a collection, a field or an alias of the query spells is written
 //   quoted as it spells it (`authorId` stays `"authorId"`); keywords and function names are left as
 //   written; backticks and brackets become double quotes;
-// - translated: IFNULL → COALESCE, round(x[, n]) over numeric, json_extract of a json field at a literal path → `#>>` (text),
-//   a subquery in FROM without an alias given one, GROUP_CONCAT → string_agg, json_object/json_array →
-//   json_build_object/json_build_array, `==` → `=`, `a IS b` / `a IS NOT b` (null-safe
-//   equality) → IS [NOT] DISTINCT FROM, LIKE → ILIKE (SQLite's LIKE ignores case), CAST's SQLite types
-//   (REAL → double precision, INTEGER → bigint), and a main GROUP BY on a collection's `id` grouped by
-//   that collection's other columns too (SQLite lets a grouped query show them; PostgreSQL only when
-//   it sees the key of a table, which the projection below hides);
+// - translated: IFNULL → COALESCE; round(x[, n]) over numeric (half away from zero, as SQLite);
+//   printf('%.Nf', x) → round(x, N); json_extract of a JSON-holding field at a literal path → `#>>`
+//   (a text); json_each over a field of several values → json_array_elements_text; GROUP_CONCAT →
+//   string_agg; json_object/json_array → json_build_object/json_build_array; max/min of two values →
+//   GREATEST/LEAST; `==` → `=`; `a IS b` / `a IS NOT b` (null-safe equality) → IS [NOT] DISTINCT FROM;
+//   LIKE → ILIKE (SQLite's LIKE ignores case); CAST's SQLite types (REAL → double precision, INTEGER →
+//   bigint); a bool field compared with 1/0 → TRUE/FALSE; a double-quoted name nothing in its SELECT
+//   has → a text (SQLite's fallback); a subquery in FROM without an alias given one; and a main
+//   GROUP BY on a collection's `id` grouped by that collection's other columns too (SQLite lets a
+//   grouped query show them; PostgreSQL only by the key of a table, which the projection hides);
 // - refused at save time, naming the construct (a 400 on viewQuery): SQLite functions PostgreSQL has
-//   not (json_extract, strftime, datetime, printf...), COLLATE, GLOB, REGEXP, blobs, `->`, `~`, and
-//   PostgreSQL syntax a SELECT of SQLite cannot mean (FOR UPDATE, INTO, LATERAL, TABLESAMPLE, ONLY);
+//   not (strftime, datetime, iif, typeof...), the translated ones used otherwise, COLLATE, GLOB,
+//   REGEXP, blobs, `->`, `~`, and PostgreSQL syntax a SELECT of SQLite cannot mean (FOR UPDATE, INTO,
+//   LATERAL, TABLESAMPLE, ONLY); what PostgreSQL itself refuses answers its own message;
 // - what it reads: every collection it names is shadowed, as on the desktop, by a projection of its
-//   non-hidden columns (an auth record's email only when visible); schema-qualified names are refused;
-//   and once the view exists, its dependencies in pg_depend (every table, column and function the
-//   stored query uses, as PostgreSQL records them to refuse dropping what a view needs) may name only
-//   collections' tables and views, no hidden column, and only built-in functions that are not
-//   volatile and reach nothing outside the query's rows (no pg_* administration, large objects, files,
-//   settings, sleeps or other databases).
+//   non-hidden columns (an auth record's email only when visible); schema-qualified and `pg_*` names
+//   are refused; once the view exists, its dependencies in pg_depend (the tables, views and columns its
+//   stored query uses) may name only collections' tables and views and no hidden column, and the plan
+//   of a read of it may scan only collections' tables (catalogs are pinned: pg_depend omits them); each
+//   function it calls by name must be built in, not volatile, and reach nothing past the query's rows
+//   (no pg_* administration, large objects, files, settings, sleeps, other queries or databases), nor
+//   make a value as large as an argument asks.
 // Texts compare in byte order: the projected columns are `text COLLATE "C"`, and the view's values
 // keep that collation. Every read of the view is a read of the store: a READ ONLY transaction under
 // the query budget's statement_timeout (store-postgres/store.ts).

@@ -17,7 +17,8 @@
 //
 // A view's fields are inferred from its query after it is created, as PocketBase does. Every schema
 // change drops the views first and builds them again after (SQLite cannot rebuild a table a view
-// reads), re-inferring their fields: a change that would break a view is refused, naming it.
+// reads), re-inferring their fields: a change that would break a view is refused, naming it. On the
+// team server (PostgreSQL) view-postgres.ts writes the query as PostgreSQL's and checks it there.
 import { ApiError } from '../errors.js';
 import { GUARD_FUNCTION } from '../filter/guard.js';
 import { ident } from '../filter/sql.js';
