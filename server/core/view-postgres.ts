@@ -170,6 +170,37 @@ function groupByExtras(parsed: ParsedViewQuery, schema: readonly Collection[], n
   return extra.length === 0 ? none : { at: end - 1, text: extra.join(', ') };
 }
 
+/** The indexes of the last token of each main SELECT column that is a plain name (`x` or `t.x`) without an alias. */
+function plainColumnEnds(t: readonly Token[]): Set<number> {
+  let depth = 0;
+  let start = -1;
+  for (let i = 0; i < t.length; i++) {
+    if (isPunct(t[i], '(')) depth++;
+    else if (isPunct(t[i], ')')) depth--;
+    else if (depth === 0 && isWord(t[i], 'select')) {
+      start = i + 1;
+      break;
+    }
+  }
+  const out = new Set<number>();
+  if (start === -1) return out;
+  if (isWord(t[start], 'distinct') || isWord(t[start], 'all')) start++;
+  let item = start;
+  depth = 0;
+  for (let i = start; i <= t.length; i++) {
+    const end = i === t.length || (depth === 0 && (isPunct(t[i], ',') || isWord(t[i], 'from')));
+    if (i < t.length && isPunct(t[i], '(')) depth++;
+    else if (i < t.length && isPunct(t[i], ')')) depth--;
+    if (!end) continue;
+    const n = i - item;
+    const plain = (n === 1 && t[item].kind === 'ident') || (n === 3 && t[item].kind === 'ident' && isPunct(t[item + 1], '.') && t[item + 2].kind === 'ident');
+    if (plain && !(t[i - 1].kind === 'ident' && !t[i - 1].quoted && KEYWORDS.has(t[i - 1].lower))) out.add(i - 1);
+    if (i === t.length || isWord(t[i], 'from')) break;
+    item = i + 1;
+  }
+  return out;
+}
+
 /**
  * The field names (lower case) of the collections the SELECT holding token `at` reads (its FROM at the
  * same depth), or of every collection the query names when the token is in no SELECT's list; null
@@ -286,6 +317,7 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
   const out: string[] = [];
   const parens: Paren[] = [];
   const truths = boolLiterals(t, schema);
+  const namedAsWritten = plainColumnEnds(t);
   /** Tokens (a json_each's alias) after which its column list goes. */
   const valueAfter = new Set<number>();
   // SQLite reads "x" as the text 'x' when nothing has that name: a double-quoted name the query names
@@ -431,6 +463,8 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
       }
     }
     if (valueAfter.has(i)) out.push('("value")');
+    // SQLite names a plain column of the main SELECT as the query writes it (`n.BODYTEXT`: BODYTEXT)
+    if (namedAsWritten.has(i)) out.push('AS', quote(tok.text));
     if (groupExtra.at === i) out.push(',', groupExtra.text);
   }
   return out.join(' ');

@@ -48,6 +48,9 @@ async function seed(s: SdkServer): Promise<void> {
     await s.admin.collection('posts').create({ id, title, authorId: author, user: author, status, published, score, secret: `s-${title}`, tags, labels });
   }
   for (const [post, body] of [[POSTS.p1, 'x'], [POSTS.p1, 'x'], [POSTS.p2, 'y']]) await s.admin.collection('comments').create({ post, body });
+  // names in mixed case, which SQLite matches in any case and PostgreSQL only quoted as spelled
+  await s.admin.collections.create({ name: 'BlogNotes', listRule: '', fields: [{ name: 'bodyText', type: 'text' }, { name: 'Rank', type: 'number' }] });
+  for (const [id, bodyText, Rank] of [['note00000000001', 'one', 1], ['note00000000002', 'two', 2]] as const) await s.admin.collection('BlogNotes').create({ id, bodyText, Rank });
 }
 
 /** SQLite view queries the team server takes (translated), each name → query. */
@@ -71,6 +74,8 @@ const TAKEN: Record<string, string> = {
   // json_each over a field of several values (named, and aliased), printf('%.Nf', x)
   post_labels: `SELECT p.id, (SELECT count(*) FROM json_each(p.labels)) AS n, printf('%.1f', p.score) AS money FROM posts p
     WHERE p.id IN (SELECT p2.id FROM posts p2, json_each(p2.labels) AS l WHERE l.value <> 'c')`,
+  // collections and fields named in another case than theirs
+  note_ranks: 'SELECT n.Id AS id, N.BODYTEXT, n.rank * 10 AS TenRank FROM blognotes n WHERE N.Rank > 0 ORDER BY tenrank',
   // a row number as id; an auth record's email only when visible; a hidden field never
   user_rows: 'SELECT (ROW_NUMBER() OVER (ORDER BY u.name)) AS id, u.name, u.email, u.id AS who FROM users u',
   // a subquery with its alias, COALESCE, CASE, a LEFT JOIN on an aggregate (wanderer's follow_counts' shape)
