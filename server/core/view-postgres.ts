@@ -7,7 +7,8 @@
 //   quoted as it spells it (`authorId` stays `"authorId"`); keywords and function names are left as
 //   written; backticks and brackets become double quotes;
 // - translated: IFNULL → COALESCE; round(x[, n]) over numeric (half away from zero, as SQLite);
-//   printf('%.Nf', x) → round(x, N); json_extract of a JSON-holding field at a literal path → `#>>`
+//   printf('%.Nf', x) → round(x, N); strftime with literal format and modifiers as the filter compiler
+//   writes it (strftime-postgres.ts); json_extract of a JSON-holding field at a literal path → `#>>`
 //   (a text); json_each over a field of several values → json_array_elements_text; GROUP_CONCAT →
 //   string_agg; json_object/json_array → json_build_object/json_build_array; max/min of two values →
 //   GREATEST/LEAST; `==` → `=`; `a IS b` / `a IS NOT b` (null-safe equality) → IS [NOT] DISTINCT FROM;
@@ -17,7 +18,7 @@
 //   GROUP BY on a collection's `id` grouped by that collection's other columns too (SQLite lets a
 //   grouped query show them; PostgreSQL only by the key of a table, which the projection hides);
 // - refused at save time, naming the construct (a 400 on viewQuery): SQLite functions PostgreSQL has
-//   not (strftime, datetime, iif, typeof...), the translated ones used otherwise, COLLATE, GLOB,
+//   not (datetime, iif, typeof...), the translated ones used otherwise, COLLATE, GLOB,
 //   REGEXP, blobs, `->`, `~`, and PostgreSQL syntax a SELECT of SQLite cannot mean (FOR UPDATE, INTO,
 //   LATERAL, TABLESAMPLE, ONLY); what PostgreSQL itself refuses answers its own message;
 // - what it reads: every collection it names is shadowed, as on the desktop, by a projection of its
@@ -42,7 +43,7 @@ const OUTSIDE = 'it reaches past the rows of the collections the view reads';
 
 /** SQLite functions without a PostgreSQL twin of the same meaning (refused, named). */
 const UNTRANSLATED = new Set(('json_tree json_type json_valid json_patch json_set json_insert json_replace json_remove '
-  + 'json_group_array json_group_object json_quote json jsonb strftime datetime date time julianday unixepoch timediff format iif instr '
+  + 'json_group_array json_group_object json_quote json jsonb datetime date time julianday unixepoch timediff format iif instr '
   + 'typeof total hex unhex quote char unicode glob likely unlikely likelihood randomblob zeroblob random changes last_insert_rowid '
   + 'total_changes sqlite_version soundex load_extension').split(' '));
 
@@ -254,6 +255,65 @@ function boolLiterals(t: readonly Token[], schema: readonly Collection[]): Set<n
   return out;
 }
 
+/** The index of the `)` closing the parenthesis at `open`. */
+function closingParen(t: readonly Token[], open: number): number {
+  let depth = 0;
+  for (let i = open; i < t.length; i++) {
+    if (isPunct(t[i], '(')) depth++;
+    else if (isPunct(t[i], ')') && --depth === 0) return i;
+  }
+  return t.length - 1;
+}
+
+/**
+ * strftime(format, time, modifiers...) between tokens `at` (its name) and `close`, written as the
+ * filter compiler writes it for PostgreSQL (filter/strftime-postgres.ts through the dialect): a
+ * literal format, a time that is a column (`x`, `t.x`), a literal text or absent ('now'), literal
+ * modifiers. Its bound values become literals (a view has no parameters).
+ */
+function strftimeText(t: readonly Token[], at: number, close: number, name: (tok: Token) => string): string {
+  const args: Token[][] = [[]];
+  for (let i = at + 2, depth = 0; i < close; i++) {
+    if (isPunct(t[i], '(')) depth++;
+    else if (isPunct(t[i], ')')) depth--;
+    if (depth === 0 && isPunct(t[i], ',')) args.push([]);
+    else args[args.length - 1].push(t[i]);
+  }
+  const literal = (a: Token[] | undefined) => (a !== undefined && a.length === 1 && a[0].kind === 'string' ? a[0].text : undefined);
+  const [format, time, ...rest] = args;
+  const modifiers = rest.map(literal);
+  const column = time !== undefined && ((time.length === 1 && time[0].kind === 'ident') || (time.length === 3 && time[0].kind === 'ident' && isPunct(time[1], '.') && time[2].kind === 'ident'));
+  if (literal(format) === undefined || (time !== undefined && !column && literal(time) === undefined) || modifiers.some((m) => m === undefined)) {
+    refuse('strftime() other than of a literal format over a column or a literal time, with literal modifiers');
+  }
+  const build = POSTGRES.strftime!(literal(format)!, modifiers as string[]);
+  if (typeof build === 'string') refuse(`strftime(): ${build}`);
+  const operand = time === undefined ? undefined
+    : column ? { sql: { text: time.map((x) => (x.kind === 'ident' ? name(x) : x.text)).join(''), params: [] }, type: 'text' as const }
+      : { sql: { text: '?', params: [literal(time)!] }, type: 'text' as const, static: { value: literal(time)! } };
+  return inlineParams((build as Exclude<typeof build, string>)(operand));
+}
+
+/** A fragment's text with its bound values written in as literals (`?` outside quotes, in order). */
+function inlineParams(frag: { text: string; params: readonly unknown[] }): string {
+  let out = '';
+  let n = 0;
+  const text = frag.text;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'" || c === '"') {
+      const end = text.indexOf(c, i + 1);
+      out += text.slice(i, end + 1);
+      i = end;
+    } else if (c === '?') {
+      const v = frag.params[n++];
+      out += typeof v === 'number' ? String(v) : v === null || v === undefined ? 'NULL' : `'${String(v).replace(/'/g, "''")}'`;
+    } else out += c;
+  }
+  if (n !== frag.params.length) throw new Error('strftime: parameters and placeholders differ');
+  return out;
+}
+
 /** The parens of printf('%.Nf', x) and json_each(list) written for PostgreSQL (`Paren.fn`). */
 const PRINTF_ROUND = '(printf)';
 const JSON_ITEMS = '(json_each)';
@@ -409,6 +469,12 @@ export function postgresQueryText(parsed: ParsedViewQuery, schema: readonly Coll
           i += 3;
           continue;
         }
+        if (lower === 'strftime') {
+          const close = closingParen(t, i + 1);
+          out.push(strftimeText(t, i, close, name));
+          i = close;
+          continue;
+        }
         if (lower === 'json_each') {
           // json_each over a field of several values (always a JSON list on the team server): its items as `value`
           const arg = t[i + 2];
@@ -478,6 +544,9 @@ const OUTSIDE_ROWS = /^(pg_|lo_|dblink|query_to_|table_to_|cursor_to_|schema_to_
  * server's node then receives whole: the desktop refuses randomblob/zeroblob for the same reason.
  */
 const ARGUMENT_SIZED = new Set(['repeat', 'lpad', 'rpad', 'array_fill']);
+
+/** A JSON number, true, false or null, with JSON's white space around it (a PostgreSQL regular expression). */
+const JSON_SCALAR = '^[ \\t\\n\\r]*(-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?|true|false|null)[ \\t\\n\\r]*$';
 
 /** The first OID of objects not built in (PostgreSQL's FirstNormalObjectId). */
 const FIRST_USER_OID = 16384;
@@ -593,7 +662,8 @@ async function qualifiers(tx: WriteTx): Promise<Set<string>> {
  * its column names (views.ts, as on the desktop), and answers them. The view is then made again so
  * that its columns read as the fields say: a json field holds valid JSON text (SQLite's filters read a
  * text that is not JSON as a JSON string; PostgreSQL's cast to json would fail on it), so a column of
- * another type or a text expression becomes JSON (`to_json`), while a column that is a json field of
+ * another type, or a text expression that is not a JSON number, true, false or null, becomes JSON
+ * (`to_json`), while a column that is a json field of
  * what the view reads (`jsonSource`) already is; and an id that is not text (ROW_NUMBER()) is read as
  * text in byte order, as the filter compiler reads ids. Throws ViewQueryError with the reason.
  */
@@ -635,6 +705,8 @@ export async function realizePostgresView(
     if (field.name === 'id' && col.type !== 'text') return `CAST(${ref} AS text) COLLATE "C" AS ${quote(col.name)}`;
     if (field.type !== 'json' || (col.type === 'text' && jsonSource(field.name))) return ref;
     if (col.type === 'json' || col.type === 'jsonb') return `CAST(${ref} AS text) AS ${quote(col.name)}`;
+    // a text that is a JSON number, true, false or null stays one (the API reads SQLite's text so); any other a JSON string
+    if (col.type === 'text') return `(CASE WHEN ${ref} ~ '${JSON_SCALAR}' THEN ${ref} ELSE CAST(to_json(${ref}) AS text) END) AS ${quote(col.name)}`;
     return `CAST(to_json(${ref}) AS text) AS ${quote(col.name)}`;
   });
   if (read.some((r, i) => r !== `w.${quote(columns[i + 1].name)}`)) await create(`SELECT w."_rowid_", ${read.join(', ')} FROM (${body}) AS w`);

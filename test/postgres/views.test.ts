@@ -76,6 +76,8 @@ const TAKEN: Record<string, string> = {
     WHERE p.id IN (SELECT p2.id FROM posts p2, json_each(p2.labels) AS l WHERE l.value <> 'c')`,
   // collections and fields named in another case than theirs
   note_ranks: 'SELECT n.Id AS id, N.BODYTEXT, n.rank * 10 AS TenRank FROM blognotes n WHERE N.Rank > 0 ORDER BY tenrank',
+  // strftime, written as the filter compiler writes it for PostgreSQL
+  user_dates: "SELECT id, strftime('%Y', created) AS year, strftime('%Y-%m-%d', '2024-01-31', '+1 months') AS rolled, strftime('%d', u.created, 'start of month') AS first FROM users u",
   // a row number as id; an auth record's email only when visible; a hidden field never
   user_rows: 'SELECT (ROW_NUMBER() OVER (ORDER BY u.name)) AS id, u.name, u.email, u.id AS who FROM users u',
   // a subquery with its alias, COALESCE, CASE, a LEFT JOIN on an aggregate (wanderer's follow_counts' shape)
@@ -124,6 +126,7 @@ describePostgres('view collections on the team server', () => {
     expect(stats).toMatchObject({ authorId: USERS.ann, commentCount: 2, lastBody: 'x', bodies: 'x,x', kinds: 'x', joined: 'x; x', published: true });
     expect(await team.admin.collection('post_numbers').getOne(POSTS.p1)).toMatchObject({ atLeastTwo: 2, atMostTwo: 1.5, real: 1.5, name: 'alpha', half: 0.75, near: 2, third: 0.5, meta: { t: 'alpha', n: 1.5 } });
     expect((await team.admin.collection('post_matches').getFullList({ sort: 'title' })).map((r) => [r.title, r.owner])).toEqual([['Zed', USERS.bob], ['alpha', USERS.ann], ['apple', USERS.bob]]);
+    expect((await team.admin.collection('user_dates').getFullList())[0]).toMatchObject({ year: new Date().getUTCFullYear(), rolled: '2024-03-02', first: '01' });
     expect((await team.admin.collection('post_labels').getFullList({ sort: 'id' })).map((r) => [r.id, r.n, r.money])).toEqual([[POSTS.p1, 2, 1.5]]);
     expect((await team.admin.collection('post_flags').getFullList({ sort: 'id' })).map((r) => [r.id, r.kind])).toEqual([[POSTS.p1, 'live'], [POSTS.p3, 'live'], [POSTS.p4, 'live']]);
     expect((await team.admin.collection('post_tags').getFullList({ sort: 'title' })).map((r) => [r.title, r.kind, r.second])).toEqual([['Beta', 'b', null], ['alpha', 'a', 'y'], ['apple', null, null]]);
@@ -234,7 +237,8 @@ describePostgres('view collections on the team server', () => {
     const cases: [string, RegExp][] = [
       ["SELECT id, json_extract(title, '$.a') AS a FROM posts", /json_extract\(\) other than of a json field's column/],
       ["SELECT id, json_extract(tags, '$.a' || '') AS a FROM posts", /json_extract\(\)/],
-      ["SELECT id, strftime('%Y', created) AS y FROM users", /strftime\(\)/],
+      ["SELECT id, strftime('%W', created) AS w FROM users", /strftime\(\): format "%W" is not supported on PostgreSQL/],
+      ['SELECT id, strftime(name, created) AS w FROM users', /strftime\(\) other than of a literal format/],
       ["SELECT id, printf('%d items', score) AS s FROM posts", /printf\(\)/],
       ['SELECT id, v.value AS x FROM posts, json_each(posts.tags) AS v', /json_each\(\) other than over a field of several values/],
       ['SELECT id, title FROM posts ORDER BY title COLLATE NOCASE', /COLLATE/],
