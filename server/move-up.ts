@@ -2,8 +2,9 @@
 // data folder (collections, records, users and superusers with their passwords, files) into a team
 // server's empty PostgreSQL database (core/transfer/desktop-folder.ts). Shaped as the PocketBase
 // import (import-pocketbase.ts): it prints the plan first, then asks (in a terminal) or applies with
-// --yes. The desktop folder is only read (its lock says so when the desktop app still runs on it);
-// the team server should not be serving the database yet.
+// --yes. The desktop folder's data is only read (it is opened as the desktop app opens it, under its
+// lock, which refuses while the app still runs on it); the team server should not serve the database
+// yet (its nodes would not see the moved collections until they restart).
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { redactUrl } from './cli.js';

@@ -10,10 +10,13 @@ import { join } from 'node:path';
 import PocketBase from 'pocketbase';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startServer, type RunningServer } from '../../server/index.js';
+import { BATCH_ROWS } from '../../server/core/transfer/desktop-folder.js';
 import { runMoveUp } from '../../server/move-up.js';
 import { openPostgresStore } from '../../server/store-postgres/store.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
 import { ADMIN, startSdkServer } from '../support/sdk-server.js';
+
+const NOTES = BATCH_ROWS * 2 + 234;
 
 const USERS = [
   { email: 'ada@example.com', password: 'ada password 1', name: 'Ada' },
@@ -24,7 +27,7 @@ let desktopDir = '';
 let filesDir = '';
 const dbs: FreshDatabase[] = [];
 /** What the desktop answered, to compare with the team server's answers. */
-let before: { posts: any[]; users: any[]; adaPosts: any[]; collections: any[]; fileBytes: string; secretBytes: string };
+let before: Awaited<ReturnType<typeof answers>>;
 
 function client(url: string): PocketBase {
   const pb = new PocketBase(url);
@@ -67,6 +70,8 @@ async function answers(url: string) {
     collections: (await admin.collections.getFullList()).filter((c) => !c.system || c.name === '_superusers').sort((a, b) => a.name.localeCompare(b.name)),
     fileBytes,
     secretBytes,
+    // in insertion order (the default order of a collection without `created`: `_rowid_`)
+    notes: (await admin.collection('notes').getFullList({ batch: 1000 })).map((r) => `${r.id} ${r.n} ${r.text}`),
   };
 }
 
@@ -107,6 +112,13 @@ describePostgres('npm run move-up: a desktop folder into a team server', () => {
       await pb.collection('posts').create(form);
       await pb.collection('posts').create({ title: 'second', author: users[1].id, score: 2 });
       await pb.collection('posts').create({ title: 'third', author: users[0].id });
+      // more records than one batch of the move (BATCH_ROWS), so several batches follow each other
+      await pb.collections.create({ name: 'notes', type: 'base', fields: [{ name: 'n', type: 'number' }, { name: 'text', type: 'text' }], listRule: '' });
+      const rows = Array.from({ length: NOTES }, (_, i) => JSON.stringify({ n: i, text: `note ${i} ${'x'.repeat(i % 50)}` })).join('\n');
+      const imported = await fetch(`${desk.server.url}/api/collections/notes/records/import?format=ndjson`, {
+        method: 'POST', headers: { authorization: pb.authStore.token, 'content-type': 'application/x-ndjson' }, body: rows,
+      });
+      expect(imported.status).toBe(200);
       before = await answers(desk.server.url);
       expect(before.adaPosts.map((p) => p.title)).toEqual(['third', 'first']);
     } finally {
@@ -126,6 +138,7 @@ describePostgres('npm run move-up: a desktop folder into a team server', () => {
     expect(run.code).toBe(0);
     expect(run.out).toMatch(/posts: base collection, 3 record\(s\), 2 file\(s\)/);
     expect(run.out).toMatch(/users: auth collection, 2 record\(s\)/);
+    expect(run.out).toMatch(new RegExp(`notes: base collection, ${NOTES} record\\(s\\)`));
     expect(run.out).toMatch(/Sessions do not move/);
     expect(run.out).not.toContain(db.url.split('@')[0].split(':')[2]); // the password is never printed
     const tables = await db.sql`SELECT tablename FROM pg_tables WHERE tablename = 'posts'`;
@@ -148,6 +161,8 @@ describePostgres('npm run move-up: a desktop folder into a team server', () => {
       expect(after.collections).toEqual(before.collections);
       expect(after.fileBytes).toBe('the document');
       expect(after.secretBytes).toBe('the secret');
+      expect(after.notes).toHaveLength(NOTES);
+      expect(after.notes).toEqual(before.notes);
       // the unique index came along: a second "first" is refused
       const bob = client(team.url);
       await bob.collection('users').authWithPassword(USERS[1].email, USERS[1].password);
@@ -167,7 +182,7 @@ describePostgres('npm run move-up: a desktop folder into a team server', () => {
     // the same database again: not empty, refused with what is there, nothing changed
     const again = await moveUp(['--dir', desktopDir, '--db', db.url, '--files', filesDir, '--yes']);
     expect(again.code).toBe(1);
-    expect(again.err).toMatch(/^The destination is not empty: it has 1 collection\(s\) of its own \("posts"\)/);
+    expect(again.err).toMatch(/^The destination is not empty: it has 2 collection\(s\) of its own \("posts", "notes"\)/);
     expect(again.err).toContain('2 record(s) in "users"');
     expect(again.err).toContain('1 record(s) in "_superusers"');
     expect((await db.sql`SELECT COUNT(*)::int AS n FROM "posts"`)[0].n).toBe(4);

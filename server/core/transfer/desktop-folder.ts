@@ -140,8 +140,8 @@ export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       const fields = fileFields(c);
       let files = 0;
       if (fields.length > 0) {
-        for (const row of await source.db.all(`SELECT ${fields.map((f) => ident(f.name)).join(', ')} FROM ${ident(c.name)}`)) {
-          for (const f of fields) files += fileNames(fromStoredValue(f, row[f.name] ?? null)).length;
+        for await (const rows of batches(c, fields.map((f) => f.name))) {
+          for (const row of rows) for (const f of fields) files += fileNames(fromStoredValue(f, row[f.name] ?? null)).length;
         }
       }
       collections.push({ name: c.name, type: c.type, records: await countRows(source.db, c), files });
@@ -190,6 +190,17 @@ export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
     throw err;
   }
 
+  /** A table's rows in `_rowid_` order, `size` at a time: never the whole table at once. */
+  async function* batches(c: Collection, names: string[], size = BATCH_ROWS): AsyncGenerator<Record<string, SqlValue>[]> {
+    const sql = `SELECT _rowid_ AS "_rowid_", ${names.map(ident).join(', ')} FROM ${ident(c.name)} WHERE _rowid_ > ? ORDER BY _rowid_ LIMIT ?`;
+    for (let after = 0; ;) {
+      const rows = await source.db.all<Record<string, SqlValue>>(sql, [after, size]);
+      if (rows.length === 0) return;
+      after = Number(rows[rows.length - 1]._rowid_);
+      yield rows;
+    }
+  }
+
   /** One table's records, batch after batch in `_rowid_` order, each batch's files placed before the next. */
   async function copyTable(tx: WriteTx, c: Collection): Promise<MovedCollection> {
     const total = await countRows(source.db, c);
@@ -199,17 +210,10 @@ export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
     const fields = fileFields(c);
     const head = `INSERT INTO ${ident(c.name)} (${columns.map(ident).join(', ')}) VALUES `;
     const tuple = `(${columns.map(() => '?').join(', ')})`;
-    let after = 0;
     let copied = 0;
     let files = 0;
     let reported = performance.now();
-    for (;;) {
-      const rows = await source.db.all<Record<string, SqlValue>>(
-        `SELECT _rowid_ AS "_rowid_", ${c.fields.map((f) => ident(f.name)).join(', ')} FROM ${ident(c.name)} WHERE _rowid_ > ? ORDER BY _rowid_ LIMIT ?`,
-        [after, perBatch],
-      );
-      if (rows.length === 0) break;
-      after = Number(rows[rows.length - 1]._rowid_);
+    for await (const rows of batches(c, c.fields.map((f) => f.name), perBatch)) {
       if (fields.length > 0) {
         const wanted = filesOf(c, fields, rows, root);
         const placed = await adoptFiles(storage, wanted.filter((a) => a.source !== ''), 'copy');
