@@ -227,7 +227,7 @@ export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
         await tx.run(head + rows.map(() => tuple).join(', '), rows.flatMap((row) => columns.map((name) => row[name] ?? null)));
       } catch (err) {
         const ids = `${String(rows[0].id)} … ${String(rows[rows.length - 1].id)}`;
-        throw new Error(`the records of "${c.name}" (${ids}) could not be written: ${err instanceof Error ? err.message : String(err)}`);
+        throw new Error(`the records of "${c.name}" (${ids}) could not be written: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
       }
       copied += rows.length;
       if (performance.now() - reported > 2000) {
