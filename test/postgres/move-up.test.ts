@@ -11,6 +11,8 @@ import PocketBase from 'pocketbase';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startServer, type RunningServer } from '../../server/index.js';
 import { BATCH_ROWS } from '../../server/core/transfer/desktop-folder.js';
+import { refuseViewsOn } from '../../server/core/views.js';
+import { POSTGRES } from '../../server/filter/dialect.js';
 import { runMoveUp } from '../../server/move-up.js';
 import { openPostgresStore } from '../../server/store-postgres/store.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
@@ -33,6 +35,16 @@ function client(url: string): PocketBase {
   const pb = new PocketBase(url);
   pb.autoCancellation(false);
   return pb;
+}
+
+/** Whether the team server makes view collections (issue 25's pgviews work); until then a move refuses them. */
+function viewsOnPostgres(): boolean {
+  try {
+    refuseViewsOn(POSTGRES);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Runs the command with its console output captured; answers its exit code and the lines. */
@@ -222,6 +234,44 @@ describePostgres('npm run move-up: a desktop folder into a team server', () => {
       const good = await moveUp(['--dir', desktopDir, '--db', db.url, '--files', files, '--yes']);
       expect(good.err).toBe('');
       expect(good.code).toBe(0);
+    } finally {
+      await rm(copy, { recursive: true, force: true });
+      await rm(files, { recursive: true, force: true });
+    }
+  });
+
+  it('a view collection: served as on the desktop where the team server has views, otherwise refused by name with nothing changed', async () => {
+    const copy = await mkdtemp(join(tmpdir(), 'deskbase-moveup-view-'));
+    const files = await mkdtemp(join(tmpdir(), 'deskbase-moveup-view-files-'));
+    const db = await freshDatabase('moveup_view');
+    dbs.push(db);
+    try {
+      await cp(desktopDir, copy, { recursive: true });
+      const desk = await startServer({ dir: copy, port: 0, uiDir: null, log: () => undefined });
+      let view: unknown[];
+      try {
+        const admin = client(desk.url);
+        await admin.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
+        await admin.collections.create({ name: 'post_titles', type: 'view', viewQuery: 'SELECT id, title FROM posts', listRule: '' });
+        view = await admin.collection('post_titles').getFullList({ sort: 'title' });
+      } finally {
+        await desk.close();
+      }
+      const run = await moveUp(['--dir', copy, '--db', db.url, '--files', files, '--yes']);
+      if (viewsOnPostgres()) {
+        expect(run.err).toBe('');
+        const team = await teamServer(db.url);
+        try {
+          expect(await client(team.url).collection('post_titles').getFullList({ sort: 'title' })).toEqual(view);
+        } finally {
+          await team.close();
+        }
+      } else {
+        expect(run.code).toBe(1);
+        expect(run.err).toMatch(/^The folder has view collections \("post_titles"\) the destination cannot make: .*nothing was changed/);
+        const tables = (await db.sql`SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`).map((r) => r.tablename);
+        expect(tables).not.toContain('posts');
+      }
     } finally {
       await rm(copy, { recursive: true, force: true });
       await rm(files, { recursive: true, force: true });

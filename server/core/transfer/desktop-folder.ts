@@ -127,7 +127,14 @@ export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
   const { store, dialect, registry, storage } = env;
   const progress = options.progress ?? (() => undefined);
   const { tables, views, all } = await sourceCollections(source.db);
-  if (views.length > 0) refuseViewsOn(dialect);
+  if (views.length > 0) {
+    try {
+      refuseViewsOn(dialect);
+    } catch (err) {
+      const names = views.map((v) => `"${v.name}"`).join(', ');
+      throw badRequest(`The folder has view collections (${names}) the destination cannot make: ${err instanceof Error ? err.message : String(err)}. Delete them on the desktop (their records stay in the collections they read), or move into a destination that has views; nothing was changed.`);
+    }
+  }
   const root = join(source.dir, STORAGE_DIR);
   const fileFields = (c: Collection) => c.fields.filter((f): f is FileField => f.type === 'file');
 
