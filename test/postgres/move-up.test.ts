@@ -155,6 +155,11 @@ describePostgres('npm run move-up: a desktop folder into a team server', () => {
     expect(run.out).not.toContain(db.url.split('@')[0].split(':')[2]); // the password is never printed
     const tables = await db.sql`SELECT tablename FROM pg_tables WHERE tablename = 'posts'`;
     expect(tables).toHaveLength(0);
+    // records that name files need the team server's folder for them
+    const noFolder = await moveUp(['--dir', desktopDir, '--db', db.url, '--yes']);
+    expect(noFolder.code).toBe(1);
+    expect(noFolder.err).toMatch(/The records name 2 file\(s\): give --files DIR/);
+    expect(await db.sql`SELECT tablename FROM pg_tables WHERE tablename = 'posts'`).toHaveLength(0);
   });
 
   it('moves collections, records, passwords and files: the team server answers as the desktop did', async () => {
