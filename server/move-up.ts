@@ -1,4 +1,4 @@
-// npm run move-up -- --dir DIR --db postgres://... [--files DIR] [--dry-run | --yes]: moves a desktop
+// npm run move-up -- --dir DIR --db postgres://... [--dry-run | --yes]: moves a desktop
 // data folder (collections, records, users and superusers with their passwords, files) into a team
 // server's empty PostgreSQL database (core/transfer/desktop-folder.ts). Shaped as the PocketBase
 // import (import-pocketbase.ts): it prints the plan first, then asks (in a terminal) or applies with
@@ -17,22 +17,20 @@ import { openPostgresStore } from './store-postgres/store.js';
 
 const HELP = `Moves a desktop data folder into a team server's empty PostgreSQL database.
 
-Usage: npm run move-up -- --dir DIR --db URL [--files DIR] [--dry-run | --yes]
+Usage: npm run move-up -- --dir DIR --db URL [--dry-run | --yes]
 
   --dir DIR    the desktop's data folder (quit the desktop app first)
   --db URL     the team server's database, empty: postgres://USER:PASSWORD@HOST:PORT/DB
-  --files DIR  the team server's folder for files (what it is started with as --dir)
   --dry-run    check the destination and print what would move, changing nothing
   --yes        apply without asking (otherwise the plan is printed and, in a terminal, you are asked)
 
 Collections (ids, fields, rules, indexes), records (ids, times), users and superusers with their
-password hashes and the records' files move; sessions do not (everyone signs in again). All or
-nothing: a failure leaves the database empty.`;
+password hashes and the records' files (into the database, where the team server keeps them) move;
+sessions do not (everyone signs in again). All or nothing: a failure leaves the database empty.`;
 
 export interface MoveArgs {
   dir: string;
   db: string;
-  files: string | null;
   dryRun: boolean;
   yes: boolean;
 }
@@ -40,7 +38,6 @@ export interface MoveArgs {
 export function parseMoveArgs(argv: string[]): MoveArgs | { help: string } | { error: string } {
   let dir: string | null = null;
   let db: string | null = null;
-  let files: string | null = null;
   let dryRun = false;
   let yes = false;
   for (let i = 0; i < argv.length; i++) {
@@ -50,11 +47,10 @@ export function parseMoveArgs(argv: string[]): MoveArgs | { help: string } | { e
     if (flag === '--help' || flag === '-h') return { help: HELP };
     if (flag === '--dry-run') dryRun = true;
     else if (flag === '--yes' || flag === '-y') yes = true;
-    else if (flag === '--dir' || flag === '--files') {
+    else if (flag === '--dir') {
       const v = value();
-      if (!v) return { error: `${flag} needs a folder` };
-      if (flag === '--dir') dir = resolve(v);
-      else files = resolve(v);
+      if (!v) return { error: '--dir needs a folder' };
+      dir = resolve(v);
     } else if (flag === '--db') {
       const v = value();
       if (!v || !/^postgres(ql)?:\/\//.test(v)) return { error: `--db takes a PostgreSQL URL, for example postgres://USER:PASSWORD@HOST:5432/DB (got "${v === undefined ? '' : redactUrl(v)}")` };
@@ -63,7 +59,7 @@ export function parseMoveArgs(argv: string[]): MoveArgs | { help: string } | { e
   }
   if (dryRun && yes) return { error: '--dry-run and --yes: choose one' };
   if (dir === null || db === null) return { error: HELP };
-  return { dir, db, files, dryRun, yes };
+  return { dir, db, dryRun, yes };
 }
 
 function printPlan(plan: MoveResult, to: string, log: (line: string) => void): void {
@@ -93,18 +89,13 @@ export async function runMoveUp(argv: string[], log: (line: string) => void = co
       return console.error(`Cannot open ${args.dir}: ${err instanceof Error ? err.message : String(err)}`), 1;
     }
     try {
-      dest = await openPostgresStore({ url: args.db, dir: args.files, max: 2 });
+      dest = await openPostgresStore({ url: args.db, max: 2 });
     } catch (err) {
       return console.error(`Cannot open ${to}: ${err instanceof Error ? err.message : String(err)}`), 1;
     }
     const core = await createCore(dest);
     const from = { db: source, dir: args.dir };
     const plan = await core.transfer.moveDesktopIn(from, { dryRun: true });
-    const files = plan.collections.reduce((n, c) => n + c.files, 0);
-    // until files live in the database (issue 25 step 5), a team server keeps them in its --dir
-    if (files > 0 && args.files === null) {
-      return console.error(`The records name ${files} file(s): give --files DIR, the folder the team server is started with as --dir. Nothing was changed.`), 1;
-    }
     if (!args.yes) {
       printPlan(plan, to, log);
       if (args.dryRun) return log('\nDry run: nothing was changed.'), 0;

@@ -3,8 +3,7 @@
 // code) into a fresh PostgreSQL database, then served by startServer on it: the same records and the
 // same answers, users and the superuser sign in with their passwords, files download. A destination
 // that is not empty is refused, naming what is there; a move that fails leaves the destination empty.
-import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import PocketBase from 'pocketbase';
@@ -26,7 +25,6 @@ const USERS = [
 ];
 
 let desktopDir = '';
-let filesDir = '';
 const dbs: FreshDatabase[] = [];
 /** What the desktop answered, to compare with the team server's answers. */
 let before: Awaited<ReturnType<typeof answers>>;
@@ -61,7 +59,8 @@ async function moveUp(args: string[]): Promise<{ code: number; out: string; err:
 }
 
 async function teamServer(url: string): Promise<RunningServer> {
-  return startServer({ dir: filesDir, openStore: () => openPostgresStore({ url, dir: filesDir, max: 4 }), port: 0, uiDir: null, log: () => undefined });
+  // a team server given no folder: its files are in the database
+  return startServer({ dir: null, openStore: () => openPostgresStore({ url, max: 4 }), port: 0, uiDir: null, log: () => undefined });
 }
 
 /** Everything of a desktop's answers a move keeps (tokens and file-token-bearing URLs aside). */
@@ -90,7 +89,6 @@ async function answers(url: string) {
 describePostgres('npm run move-up: a desktop folder into a team server', () => {
   beforeAll(async () => {
     desktopDir = await mkdtemp(join(tmpdir(), 'deskbase-moveup-desktop-'));
-    filesDir = await mkdtemp(join(tmpdir(), 'deskbase-moveup-files-'));
     const desk = await startSdkServer({ dir: desktopDir });
     try {
       const pb = desk.admin;
@@ -139,13 +137,13 @@ describePostgres('npm run move-up: a desktop folder into a team server', () => {
   });
   afterAll(async () => {
     for (const db of dbs) await db.drop();
-    for (const dir of [desktopDir, filesDir]) if (dir) await rm(dir, { recursive: true, force: true });
+    if (desktopDir) await rm(desktopDir, { recursive: true, force: true });
   });
 
   it('prints the plan with --dry-run and changes nothing', async () => {
     const db = await freshDatabase('moveup_dry');
     dbs.push(db);
-    const run = await moveUp(['--dir', desktopDir, '--db', db.url, '--files', filesDir, '--dry-run']);
+    const run = await moveUp(['--dir', desktopDir, '--db', db.url, '--dry-run']);
     expect(run.err).toBe('');
     expect(run.code).toBe(0);
     expect(run.out).toMatch(/posts: base collection, 3 record\(s\), 2 file\(s\)/);
@@ -155,17 +153,12 @@ describePostgres('npm run move-up: a desktop folder into a team server', () => {
     expect(run.out).not.toContain(db.url.split('@')[0].split(':')[2]); // the password is never printed
     const tables = await db.sql`SELECT tablename FROM pg_tables WHERE tablename = 'posts'`;
     expect(tables).toHaveLength(0);
-    // records that name files need the team server's folder for them
-    const noFolder = await moveUp(['--dir', desktopDir, '--db', db.url, '--yes']);
-    expect(noFolder.code).toBe(1);
-    expect(noFolder.err).toMatch(/The records name 2 file\(s\): give --files DIR/);
-    expect(await db.sql`SELECT tablename FROM pg_tables WHERE tablename = 'posts'`).toHaveLength(0);
   });
 
   it('moves collections, records, passwords and files: the team server answers as the desktop did', async () => {
     const db = await freshDatabase('moveup');
     dbs.push(db);
-    const run = await moveUp(['--dir', desktopDir, '--db', db.url, '--files', filesDir, '--yes']);
+    const run = await moveUp(['--dir', desktopDir, '--db', db.url, '--yes']);
     expect(run.err).toBe('');
     expect(run.code).toBe(0);
     expect(run.out).toMatch(/posts: 3 record\(s\), 2 file\(s\)/);
@@ -178,6 +171,8 @@ describePostgres('npm run move-up: a desktop folder into a team server', () => {
       expect(after.collections).toEqual(before.collections);
       expect(after.fileBytes).toBe('the document');
       expect(after.secretBytes).toBe('the secret');
+      // the files are the team server's database's, where every node reads them
+      expect((await db.sql`SELECT COUNT(*)::int AS n FROM "_files" WHERE "staged" IS NULL AND "thumb" = ''`)[0].n).toBe(2);
       expect(after.notes).toHaveLength(NOTES);
       expect(after.notes).toEqual(before.notes);
       // the unique index came along: a second "first" is refused
@@ -197,7 +192,7 @@ describePostgres('npm run move-up: a desktop folder into a team server', () => {
     }
 
     // the same database again: not empty, refused with what is there, nothing changed
-    const again = await moveUp(['--dir', desktopDir, '--db', db.url, '--files', filesDir, '--yes']);
+    const again = await moveUp(['--dir', desktopDir, '--db', db.url, '--yes']);
     expect(again.code).toBe(1);
     expect(again.err).toMatch(/^The destination is not empty: it has 2 collection\(s\) of its own \("posts", "notes"\)/);
     expect(again.err).toContain('2 record(s) in "users"');
@@ -209,7 +204,6 @@ describePostgres('npm run move-up: a desktop folder into a team server', () => {
     // a copy of the desktop with one more record PostgreSQL cannot take (text holding a NUL character,
     // which SQLite stores): the move fails at its last batch, after the users moved and the files were placed
     const copy = await mkdtemp(join(tmpdir(), 'deskbase-moveup-nul-'));
-    const files = await mkdtemp(join(tmpdir(), 'deskbase-moveup-fail-'));
     const db = await freshDatabase('moveup_fail');
     dbs.push(db);
     try {
@@ -225,29 +219,26 @@ describePostgres('npm run move-up: a desktop folder into a team server', () => {
       } finally {
         await desk.close();
       }
-      const run = await moveUp(['--dir', copy, '--db', db.url, '--files', files, '--yes']);
+      const run = await moveUp(['--dir', copy, '--db', db.url, '--yes']);
       expect(run.code).toBe(1);
       expect(run.err).toMatch(/^Moving failed, nothing was changed: .*"posts"/);
       const tables = (await db.sql`SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`).map((r) => r.tablename);
       expect(tables).not.toContain('posts');
       expect((await db.sql`SELECT COUNT(*)::int AS n FROM "users"`)[0].n).toBe(0);
       expect((await db.sql`SELECT COUNT(*)::int AS n FROM "_superusers"`)[0].n).toBe(0);
-      // the files placed for the failed batch are gone again
-      const left = existsSync(join(files, 'storage')) ? await readdir(join(files, 'storage'), { recursive: true }) : [];
-      expect(left.filter((p) => String(p).endsWith('.txt'))).toEqual([]);
+      // the files placed before the transaction are gone again
+      expect((await db.sql`SELECT COUNT(*)::int AS n FROM "_files"`)[0].n).toBe(0);
       // and the database is still empty: the same move from the good folder goes through
-      const good = await moveUp(['--dir', desktopDir, '--db', db.url, '--files', files, '--yes']);
+      const good = await moveUp(['--dir', desktopDir, '--db', db.url, '--yes']);
       expect(good.err).toBe('');
       expect(good.code).toBe(0);
     } finally {
       await rm(copy, { recursive: true, force: true });
-      await rm(files, { recursive: true, force: true });
     }
   });
 
   it('a view collection: served as on the desktop where the team server has views, otherwise refused by name with nothing changed', async () => {
     const copy = await mkdtemp(join(tmpdir(), 'deskbase-moveup-view-'));
-    const files = await mkdtemp(join(tmpdir(), 'deskbase-moveup-view-files-'));
     const db = await freshDatabase('moveup_view');
     dbs.push(db);
     try {
@@ -262,7 +253,7 @@ describePostgres('npm run move-up: a desktop folder into a team server', () => {
       } finally {
         await desk.close();
       }
-      const run = await moveUp(['--dir', copy, '--db', db.url, '--files', files, '--yes']);
+      const run = await moveUp(['--dir', copy, '--db', db.url, '--yes']);
       if (viewsOnPostgres()) {
         expect(run.err).toBe('');
         const team = await teamServer(db.url);
@@ -279,7 +270,6 @@ describePostgres('npm run move-up: a desktop folder into a team server', () => {
       }
     } finally {
       await rm(copy, { recursive: true, force: true });
-      await rm(files, { recursive: true, force: true });
     }
   });
 

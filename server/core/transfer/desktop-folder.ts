@@ -6,10 +6,12 @@
 // fall back to), so users and superusers sign in with the same passwords. Sessions do not go over
 // (their tokens were signed for the desktop): everyone signs in again.
 //
-// All or nothing: the destination's check, the schema and every record are one write transaction on
-// the destination, and files placed for it are taken away again if it fails. Bounded memory: records
-// are read from the source in batches of at most BATCH_ROWS, inserted, and their files placed, one
-// batch after the other (the desktop engine itself holds its database in memory, as it always does).
+// All or nothing: the records' files are placed first through the destination's own storage
+// (files/adopt.ts: on a team server, its database), then the destination's check, the schema, every
+// record and the files' adoption are one write transaction; the files are taken away again if it
+// fails. Bounded memory: rows are read from the source in batches of at most BATCH_ROWS (files placed,
+// records inserted), one batch after the other (the desktop engine itself holds its database in
+// memory, as it always does).
 import { badRequest } from '../../errors.js';
 import { ident } from '../../filter/sql.js';
 import { adoptFiles, type Adopted, type Adoption } from '../../files/adopt.js';
@@ -160,7 +162,14 @@ export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
   const adopted: Adopted[] = [];
   let missingFiles = 0;
   const missingNames: string[] = [];
+  const placedFiles = new Map<string, number>();
   try {
+    // the files first, through the destination's storage (on a team server, its database): placed
+    // before the transaction that names them, adopted inside it, taken away again if it fails
+    for (const c of tables) {
+      const fields = fileFields(c);
+      if (fields.length > 0) placedFiles.set(c.id, await placeFiles(c, fields));
+    }
     const collections = await store.write(async (tx: WriteTx) => {
       // checked again inside the transaction: a server started on it meanwhile may have written
       await registry.load(tx);
@@ -174,7 +183,8 @@ export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
         await createCollectionTable(dialect, tx, c);
         await saveDefinition(dialect, tx, c);
       }
-      for (const c of tables) moved.push(await copyTable(tx, c));
+      for (const c of tables) moved.push({ ...(await copyTable(tx, c)), files: placedFiles.get(c.id) ?? 0 });
+      for (const a of adopted) await a.adopt(tx);
       if (views.length > 0) {
         for (const v of await rebuildViews(tx, all)) if (v.type === 'view') await saveDefinition(dialect, tx, v);
         for (const v of views) moved.push({ name: v.name, type: 'view', records: 0, files: 0 });
@@ -197,6 +207,27 @@ export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
     throw err;
   }
 
+  /** The files a table's records name, batch after batch, into the destination's storage; answers how many were placed. */
+  async function placeFiles(c: Collection, fields: FileField[]): Promise<number> {
+    let placed = 0;
+    let reported = performance.now();
+    for await (const rows of batches(c, ['id', ...fields.map((f) => f.name)])) {
+      const wanted = filesOf(c, fields, rows, root);
+      const done = await adoptFiles(storage, wanted.filter((a) => a.source !== ''), 'copy');
+      adopted.push(done);
+      const missing = [...done.missing, ...wanted.filter((a) => a.source === '')];
+      missingFiles += missing.length;
+      for (const m of missing) if (missingNames.length < SHOWN) missingNames.push(`${c.name}/${m.recordId}/${m.name}`);
+      placed += wanted.length - missing.length;
+      if (performance.now() - reported > 2000) {
+        progress(`  ${c.name}: ${placed} file(s) placed`);
+        reported = performance.now();
+      }
+    }
+    if (placed > 0) progress(`  ${c.name}: ${placed} file(s)`);
+    return placed;
+  }
+
   /** A table's rows in `_rowid_` order, `size` at a time: never the whole table at once. */
   async function* batches(c: Collection, names: string[], size = BATCH_ROWS): AsyncGenerator<Record<string, SqlValue>[]> {
     const sql = `SELECT _rowid_ AS "_rowid_", ${names.map(ident).join(', ')} FROM ${ident(c.name)} WHERE _rowid_ > ? ORDER BY _rowid_ LIMIT ?`;
@@ -214,22 +245,11 @@ export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
     progress(`  ${c.name}: ${total} record(s)`);
     const columns = ['_rowid_', ...c.fields.map((f) => f.name)];
     const perBatch = Math.max(1, Math.min(BATCH_ROWS, Math.floor(MAX_PARAMS / columns.length)));
-    const fields = fileFields(c);
     const head = `INSERT INTO ${ident(c.name)} (${columns.map(ident).join(', ')}) VALUES `;
     const tuple = `(${columns.map(() => '?').join(', ')})`;
     let copied = 0;
-    let files = 0;
     let reported = performance.now();
     for await (const rows of batches(c, c.fields.map((f) => f.name), perBatch)) {
-      if (fields.length > 0) {
-        const wanted = filesOf(c, fields, rows, root);
-        const placed = await adoptFiles(storage, wanted.filter((a) => a.source !== ''), 'copy');
-        adopted.push(placed);
-        const missing = [...placed.missing, ...wanted.filter((a) => a.source === '')];
-        missingFiles += missing.length;
-        for (const m of missing) if (missingNames.length < SHOWN) missingNames.push(`${c.name}/${m.recordId}/${m.name}`);
-        files += wanted.length - missing.length;
-      }
       try {
         await tx.run(head + rows.map(() => tuple).join(', '), rows.flatMap((row) => columns.map((name) => row[name] ?? null)));
       } catch (err) {
@@ -243,6 +263,6 @@ export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       }
     }
     for (const statement of dialect.continueRowOrder(c.name)) await tx.run(statement);
-    return { name: c.name, type: c.type, records: copied, files };
+    return { name: c.name, type: c.type, records: copied, files: 0 };
   }
 }
