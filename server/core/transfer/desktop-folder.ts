@@ -220,11 +220,11 @@ export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       for (const m of missing) if (missingNames.length < SHOWN) missingNames.push(`${c.name}/${m.recordId}/${m.name}`);
       placed += wanted.length - missing.length;
       if (performance.now() - reported > 2000) {
-        progress(`  ${c.name}: ${placed} file(s) placed`);
+        progress(`  placing files of ${c.name}: ${placed}`);
         reported = performance.now();
       }
     }
-    if (placed > 0) progress(`  ${c.name}: ${placed} file(s)`);
+    if (placed > 0) progress(`  placed the files of ${c.name}: ${placed}`);
     return placed;
   }
 
@@ -242,7 +242,7 @@ export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
   /** One table's records, batch after batch in `_rowid_` order, each batch's files placed before the next. */
   async function copyTable(tx: WriteTx, c: Collection): Promise<MovedCollection> {
     const total = await countRows(source.db, c);
-    progress(`  ${c.name}: ${total} record(s)`);
+    progress(`  copying ${c.name}: ${total} record(s)`);
     const columns = ['_rowid_', ...c.fields.map((f) => f.name)];
     const perBatch = Math.max(1, Math.min(BATCH_ROWS, Math.floor(MAX_PARAMS / columns.length)));
     const head = `INSERT INTO ${ident(c.name)} (${columns.map(ident).join(', ')}) VALUES `;
@@ -258,7 +258,7 @@ export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       }
       copied += rows.length;
       if (performance.now() - reported > 2000) {
-        progress(`  ${c.name}: ${copied}/${total}`);
+        progress(`  copying ${c.name}: ${copied}/${total}`);
         reported = performance.now();
       }
     }
