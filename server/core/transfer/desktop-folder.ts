@@ -23,7 +23,7 @@ import { Registry } from '../collection-registry.js';
 import { createCollectionTable, dropCollectionTable, saveDefinition } from '../collections-ddl.js';
 import { fromStoredValue } from '../field-values.js';
 import { fileNames } from '../fields/file.js';
-import { rebuildViews, refuseViewsOn, viewCreationOrder } from '../views.js';
+import { rebuildViews, viewCreationOrder, ViewFailure } from '../views.js';
 import type { Collection, FileField, SqlValue } from '../../model/types.js';
 import { SUPERUSERS_NAME } from '../../model/types.js';
 
@@ -123,20 +123,13 @@ function filesOf(c: Collection, fields: FileField[], rows: Record<string, SqlVal
 /**
  * Moves `source` into the store of `env`, which must hold nothing yet (see contentsOf). `dryRun`
  * checks the destination and counts what would move, changing nothing. Throws a 400 naming what is
- * in the way (a destination that is not empty, view collections the destination cannot make).
+ * in the way (a destination that is not empty; a view collection the destination cannot make fails the
+ * move, naming it).
  */
 export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'storage'>, source: DesktopSource, options: MoveOptions = {}): Promise<MoveResult> {
   const { store, dialect, registry, storage } = env;
   const progress = options.progress ?? (() => undefined);
   const { tables, views, all } = await sourceCollections(source.db);
-  if (views.length > 0) {
-    try {
-      refuseViewsOn(dialect);
-    } catch (err) {
-      const names = views.map((v) => `"${v.name}"`).join(', ');
-      throw badRequest(`The folder has view collections (${names}) the destination cannot make: ${err instanceof Error ? err.message : String(err)}. Delete them on the desktop (their records stay in the collections they read), or move into a destination that has views; nothing was changed.`);
-    }
-  }
   const root = join(source.dir, STORAGE_DIR);
   const fileFields = (c: Collection) => c.fields.filter((f): f is FileField => f.type === 'file');
 
@@ -186,7 +179,16 @@ export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       for (const c of tables) moved.push({ ...(await copyTable(tx, c)), files: placedFiles.get(c.id) ?? 0 });
       for (const a of adopted) await a.adopt(tx);
       if (views.length > 0) {
-        for (const v of await rebuildViews(tx, all)) if (v.type === 'view') await saveDefinition(dialect, tx, v);
+        // the team server writes each view's SQLite query as PostgreSQL's (core/view-postgres.ts); one it
+        // cannot make fails the move, naming the view, with nothing changed
+        let rebuilt: Collection[];
+        try {
+          rebuilt = await rebuildViews(tx, all, dialect);
+        } catch (err) {
+          if (!(err instanceof ViewFailure)) throw err;
+          throw badRequest(`The view collection "${err.view.name}" cannot be made on the destination (${err.message}). Change its query on the desktop, or delete it (its records stay in the collections it reads); nothing was changed.`);
+        }
+        for (const v of rebuilt) if (v.type === 'view') await saveDefinition(dialect, tx, v);
         for (const v of views) moved.push({ name: v.name, type: 'view', records: 0, files: 0 });
       }
       // the starter `users` collection is never made again on this database (collections.ts bootstrap)
