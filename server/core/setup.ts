@@ -41,8 +41,8 @@ function passwordProblem(su: Collection, password: string): FieldError | null {
   return problem;
 }
 
-export function createSetup(env: Pick<CoreEnv, 'store' | 'registry' | 'now'>, writes: RecordWrites, onToken: (token: string) => void) {
-  const { store, registry, now } = env;
+export function createSetup(env: Pick<CoreEnv, 'store' | 'registry' | 'now' | 'dialect'>, writes: RecordWrites, onToken: (token: string) => void) {
+  const { store, registry, now, dialect } = env;
   let current: { token: string; issued: number } | null = null;
   let completing = false;
 
@@ -134,7 +134,7 @@ export function createSetup(env: Pick<CoreEnv, 'store' | 'registry' | 'now'>, wr
       }
       if (Object.keys(errors).length > 0) throw badRequest('Failed to create superuser.', errors);
       try {
-        const ctx = internalContext(registry.lookup);
+        const ctx = internalContext(registry.lookup, dialect);
         const row = await writes.create(su, { email, password, passwordConfirm: password }, ctx, { system: true });
         current = null;
         return (await presentRecords(store, su, [row], asCaller(ctx, { collection: su, record: row, sessionId: '' }), true))[0];
