@@ -10,6 +10,7 @@ import type { QueryBudget } from '../store/deadline.js';
 /** The fields of postgres.js's PostgresError that the mapping reads. */
 interface PgErrorShape {
   code?: unknown;
+  routine?: unknown;
   message: string;
   constraint_name?: string;
   table_name?: string;
@@ -43,6 +44,17 @@ export function mapPgError(err: unknown, budget: QueryBudget | null | undefined)
     default:
       return err;
   }
+}
+
+/**
+ * A prepared statement whose result's columns changed since it was prepared on that connection
+ * (`SELECT *` after a schema change, by this node or another): 0A000 "cached plan must not change
+ * result type". postgres.js forgets the statement and runs it again, which works outside a
+ * transaction; inside one the transaction is aborted by then, so the store runs it again itself.
+ */
+export function isStalePlan(err: unknown): boolean {
+  const pg = err as Partial<PgErrorShape> | null;
+  return typeof pg === 'object' && pg !== null && pg.code === '0A000' && pg.routine === 'RevalidateCachedQuery';
 }
 
 /**

@@ -26,7 +26,7 @@ import type { Row } from '../model/types.js';
 import type { ReadDb, SqlFunction, Store, StoreStats, WriteTx } from '../store/contract.js';
 import { QueryTimeoutError, ReadTooLargeError, valueBytes, type QueryBudget } from '../store/deadline.js';
 import type { Params } from '../store/statements.js';
-import { mapPgError } from './errors.js';
+import { isStalePlan, mapPgError } from './errors.js';
 import { ensurePostgresSchema } from './schema.js';
 
 type Sql = postgres.Sql;
@@ -138,11 +138,19 @@ export class PostgresStore implements Store {
     // counted from when the connection is ours: waiting for the pool (busy with other requests'
     // work) is not this operation's database time, as waiting for the write turn is not on the desktop
     let start: number | null = null;
-    try {
-      return (await this.sql.begin('read only', async (tx) => {
-        start = performance.now();
+    const readBefore = budget.read;
+    const read = async () =>
+      (await this.sql.begin('read only', async (tx) => {
+        start ??= performance.now();
         return this.readRows<T>(tx, budget, sqlText, params, most);
       })) as T[];
+    try {
+      return await read().catch((err: unknown) => {
+        if (!isStalePlan(err)) throw err;
+        // the connection forgot the statement: its next run prepares it again
+        budget.read = readBefore;
+        return read();
+      });
     } catch (err) {
       throw mapPgError(err, budget);
     } finally {
@@ -181,7 +189,7 @@ export class PostgresStore implements Store {
   snapshot = async <T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T> => {
     this.assertOutside();
     if (budget !== undefined && budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
-    return (await this.sql.begin('isolation level repeatable read read only', async (tx) => {
+    const reads = () => this.sql.begin('isolation level repeatable read read only', async (tx) => {
       let chain: Promise<unknown> = Promise.resolve();
       // one connection: reads started together run one after the other
       const read = <R>(sqlText: string, params: Params | undefined, most: number): Promise<R[]> => {
@@ -204,6 +212,12 @@ export class PostgresStore implements Store {
         all: <R = Row>(sqlText: string, params?: Params) => read<R>(sqlText, params, Infinity),
         get: async <R = Row>(sqlText: string, params?: Params) => (await read<R>(sqlText, params, 1))[0],
       });
+    });
+    // a statement prepared before a schema change (isStalePlan): the snapshot's reads once more, on a
+    // state that has the change (`fn` only reads)
+    return (await reads().catch((err: unknown) => {
+      if (!isStalePlan(err)) throw err;
+      return reads();
     })) as T;
   };
 
@@ -249,22 +263,23 @@ export class PostgresStore implements Store {
     // itself, and the transaction goes on, as after a failed statement on SQLite.
     const inTx = <R>(sqlText: string, params: Params | undefined, read: (rows: postgres.RowList<postgres.Row[]>) => R): Promise<R> => {
       if (!state.open) return Promise.reject(new Error('this transaction has ended: a statement after write() returned ran outside it'));
-      const step = tail.then(() =>
-        timed(async () => {
-          const mark = sent(conn.unsafe('SAVEPOINT s'));
-          const run = sent(this.query(conn, sqlText, params));
-          const done = sent(conn.unsafe('RELEASE SAVEPOINT s'));
-          try {
-            await mark;
-            const rows = await run;
-            await done;
-            return read(rows);
-          } catch (err) {
-            await conn.unsafe('ROLLBACK TO SAVEPOINT s').catch(() => undefined);
-            throw mapPgError(err, budget);
-          }
-        }),
-      );
+      const attempt = async (again: boolean): Promise<R> => {
+        const mark = sent(conn.unsafe('SAVEPOINT s'));
+        const run = sent(this.query(conn, sqlText, params));
+        const done = sent(conn.unsafe('RELEASE SAVEPOINT s'));
+        try {
+          await mark;
+          const rows = await run;
+          await done;
+          return read(rows);
+        } catch (err) {
+          await conn.unsafe('ROLLBACK TO SAVEPOINT s').catch(() => undefined);
+          // prepared before a schema change (isStalePlan): undone, and run once more, prepared again
+          if (again && isStalePlan(err)) return attempt(false);
+          throw mapPgError(err, budget);
+        }
+      };
+      const step = tail.then(() => timed(() => attempt(true)));
       tail = step.catch(() => undefined);
       return step;
     };

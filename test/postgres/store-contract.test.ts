@@ -151,6 +151,32 @@ describePostgres('the PostgreSQL store', () => {
     await store.write((tx) => tx.run('DELETE FROM "t" WHERE "id" = ?', ['between']));
   });
 
+  it('reads and writes with `SELECT *` after its table changed (the columns of a prepared statement changed), in a budgeted read, a snapshot and a write', async () => {
+    // one connection: every statement below reuses what it prepared before the change
+    const one = await openPostgresStore({ url: db.url, max: 1 });
+    try {
+      await one.write((tx) => tx.run('CREATE TABLE "s" ("id" text PRIMARY KEY)'));
+      await one.write((tx) => tx.run(`INSERT INTO "s" VALUES ('a')`));
+      const star = 'SELECT * FROM "s" WHERE "id" = ?';
+      const everyWay = () => Promise.all([
+        one.reader(new QueryBudget(5000)).get(star, ['a']),
+        one.snapshot((r) => r.get(star, ['a']), new QueryBudget(5000)),
+        one.write((tx) => tx.get(star, ['a'])),
+      ]);
+      expect(await everyWay()).toEqual([{ id: 'a' }, { id: 'a' }, { id: 'a' }]);
+      // another node changes the table: PostgreSQL refuses the cached plans ("cached plan must not change result type")
+      await db.sql.unsafe(`ALTER TABLE "s" ADD COLUMN "n" integer DEFAULT 7`);
+      expect(await one.reader(new QueryBudget(5000)).get(star, ['a'])).toEqual({ id: 'a', n: 7 });
+      await db.sql.unsafe(`ALTER TABLE "s" ADD COLUMN "m" integer DEFAULT 8`);
+      expect(await one.snapshot((r) => r.get(star, ['a']), new QueryBudget(5000))).toEqual({ id: 'a', n: 7, m: 8 });
+      await db.sql.unsafe(`ALTER TABLE "s" ADD COLUMN "k" integer DEFAULT 9`);
+      // inside a write, the transaction goes on after the statement that met the change
+      expect(await one.write(async (tx) => [await tx.get(star, ['a']), await tx.run(`UPDATE "s" SET "n" = 1`)])).toEqual([{ id: 'a', n: 7, m: 8, k: 9 }, { changes: 1 }]);
+    } finally {
+      await one.close();
+    }
+  });
+
   it('refuses a read or write through the store from inside a write, and a tx kept past its write', async () => {
     let kept!: Parameters<Parameters<PostgresStore['write']>[0]>[0];
     await store.write(async (tx) => {
