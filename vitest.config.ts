@@ -46,6 +46,15 @@ const ON_BOTH_ENGINES = [
   'test/http/sdk-kept.test.ts',
   'test/http/sdk-tokens.test.ts',
   'test/batch/url-encoding.test.ts',
+  'test/rules/request-rules.test.ts',
+  'test/batch/sdk.test.ts',
+  'test/realtime/sdk.test.ts',
+  'test/collections/maintained-indexes.test.ts',
+  'test/filter/datetime-literals.test.ts',
+  'test/transfer/records-export-ids.test.ts',
+  'test/transfer/typescript-types.test.ts',
+  'test/transfer/pocketbase-refusals.test.ts',
+  'test/transfer/records-export-budget.test.ts',
 ];
 
 // `npm run test:fast` (`vitest run --mode fast`): the edit-run loop, without the browser tests, the
