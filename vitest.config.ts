@@ -46,6 +46,8 @@ const ON_BOTH_ENGINES = [
   'test/http/sdk-kept.test.ts',
   'test/http/sdk-tokens.test.ts',
   'test/batch/url-encoding.test.ts',
+  'test/records/cascade.test.ts',
+  'test/transfer/records-transfer.test.ts',
   'test/records/list.test.ts',
   'test/records/budget-wait.test.ts',
   'test/rules/request-rules.test.ts',
