@@ -2,7 +2,9 @@
 // unique violation carries `storeFailure` (store/contract.ts: the index, or the columns of a key) and
 // reads as SQLite's "UNIQUE constraint failed: ..."; a statement cancelled under a budget is
 // QueryTimeoutError; a full disk is the disk's ENOSPC (which the HTTP layer answers with a 503,
-// nothing changed). Anything else keeps PostgreSQL's message, with its SQLSTATE as `code`.
+// nothing changed); a text with U+0000 in it, which PostgreSQL cannot take, is a 400. Anything else
+// keeps PostgreSQL's message, with its SQLSTATE as `code`.
+import { ApiError } from '../errors.js';
 import type { StoreFailure } from '../store/contract.js';
 import { QueryTimeoutError } from '../store/deadline.js';
 import type { QueryBudget } from '../store/deadline.js';
@@ -19,6 +21,8 @@ interface PgErrorShape {
 
 const UNIQUE_VIOLATION = '23505';
 const QUERY_CANCELED = '57014';
+/** character_not_in_repertoire: a text bound with U+0000 (PostgreSQL's text cannot hold it). */
+const NUL_IN_TEXT = '22021';
 const DISK_FULL = '53100';
 const OUT_OF_MEMORY = '53200';
 
@@ -35,6 +39,10 @@ export function mapPgError(err: unknown, budget: QueryBudget | null | undefined)
       const target = failure.index !== undefined ? `index '${failure.index}'` : (failure.columns ?? []).map((c) => `${pg.table_name ?? ''}.${c}`).join(', ');
       return Object.assign(new Error(`UNIQUE constraint failed: ${target}`, { cause: err }), { code: 'SQLITE_CONSTRAINT_UNIQUE', storeFailure: failure });
     }
+    case NUL_IN_TEXT:
+      // a value that reached a statement with it (a filter's, an id in the URL): writes refuse theirs
+      // earlier, naming the field (core/writes/write-sql.ts, unstorableErrors)
+      return new ApiError(400, 'The request holds the character U+0000 (NUL), which the team server\'s PostgreSQL cannot take.');
     case QUERY_CANCELED:
       return budget != null ? new QueryTimeoutError(budget.limit, { cause: err }) : err;
     case DISK_FULL:
