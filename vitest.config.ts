@@ -46,6 +46,7 @@ const ON_BOTH_ENGINES = [
   'test/http/sdk-kept.test.ts',
   'test/http/sdk-tokens.test.ts',
   'test/batch/url-encoding.test.ts',
+  'test/records/hidden-columns.test.ts',
   'test/auth/old-password-block.test.ts',
   'test/records/cascade.test.ts',
   'test/transfer/records-transfer.test.ts',
