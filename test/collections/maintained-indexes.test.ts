@@ -218,3 +218,25 @@ describe('data made before the index existed', () => {
     }
   });
 });
+
+describe('an index name past 63 bytes', () => {
+  it('is named as given in the 400 of a unique index over duplicates (PostgreSQL stores it shortened)', async () => {
+    const posts = await createPosts();
+    for (const title of ['same', 'same']) await h.req('POST', '/api/collections/posts/records', { token: su, body: { title } });
+    const name = `idx_${'long_'.repeat(14)}title`;
+    expect(Buffer.byteLength(name)).toBeGreaterThan(63);
+    const r = await h.req('PATCH', '/api/collections/posts', { token: su, body: { indexes: [{ name, fields: [fieldId(posts, 'title')], unique: true }] } });
+    expect(r.status, r.text).toBe(400);
+    expect(r.body.data.indexes.code).toBe('validation_invalid_index_expression');
+    // SQLite names the columns; PostgreSQL the index, as the user named it
+    if (TEST_ENGINE === 'postgres') expect(r.body.message).toContain(`index '${name}'`);
+    expect(r.body.message).not.toMatch(new RegExp(`index '(?!${name}')`));
+    // and the index works under its name once the duplicates are gone
+    const dup = (await h.req('GET', '/api/collections/posts/records?filter=title="same"', { token: su })).body.items[0].id;
+    expect((await h.req('DELETE', `/api/collections/posts/records/${dup}`, { token: su })).status).toBe(204);
+    const ok = await h.req('PATCH', '/api/collections/posts', { token: su, body: { indexes: [{ name, fields: [fieldId(posts, 'title')], unique: true }] } });
+    expect(ok.status, ok.text).toBe(200);
+    const again = await h.req('POST', '/api/collections/posts/records', { token: su, body: { title: 'same' } });
+    expect(again.body.data).toEqual({ title: { code: 'validation_not_unique', message: 'Value must be unique.' } });
+  });
+});
