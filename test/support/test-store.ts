@@ -12,6 +12,13 @@ export type TestEngine = 'sqlite' | 'postgres';
 export const TEST_ENGINE: TestEngine = process.env.DESKBASE_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
 
 /**
+ * Whether the engine has view collections: PostgreSQL refuses them for now (issue 25's `pgviews`
+ * work). Suites on both engines skip their cases that import views there, by this name: true once
+ * views work on PostgreSQL.
+ */
+export const VIEWS_ON_ENGINE = TEST_ENGINE === 'sqlite';
+
+/**
  * A store's data kept to start others from (scenario tables copy one prepared store per row): on
  * SQLite its database as bytes, on PostgreSQL a database kept as a template.
  */
