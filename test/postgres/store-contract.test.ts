@@ -203,6 +203,24 @@ describePostgres('the PostgreSQL store', () => {
     expect(await store.get('SELECT 1 AS ok FROM pg_sleep(0.3)')).toEqual({ ok: 1 });
   });
 
+  it('charges a budget the statements\' work, not the round trips: 1,000 quick statements fit a 150 ms budget their trips alone pass', async () => {
+    const budget = new QueryBudget(150);
+    const start = performance.now();
+    await store.write(async (tx) => {
+      for (let i = 0; i < 1000; i++) await tx.get('SELECT 1 AS x');
+    }, budget);
+    const wall = performance.now() - start;
+    expect(budget.spent).toBeLessThan(150);
+    expect(budget.spent).toBeLessThan(wall / 2);
+    // reads too
+    const read = new QueryBudget(150);
+    const db = store.reader(read);
+    for (let i = 0; i < 300; i++) await db.get('SELECT 1 AS x');
+    expect(read.spent).toBeLessThan(150);
+    // one statement's own work is still stopped at what is left
+    await expect(store.write((tx) => tx.run('SELECT pg_sleep(1)'), new QueryBudget(100))).rejects.toBeInstanceOf(QueryTimeoutError);
+  });
+
   it('does not charge a budget for the wait for a pooled connection', async () => {
     // every connection of the pool (6) held for 300 ms by other requests' budgeted reads (a transaction each)
     const busy = Array.from({ length: 6 }, () => store.reader(new QueryBudget(5000)).all('SELECT 1 AS x FROM pg_sleep(0.3)'));
