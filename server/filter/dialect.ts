@@ -70,6 +70,8 @@ export interface Dialect {
   readonly true: Frag;
   /** Whether guarded compilation emits deadline checks (filter/guard.ts). */
   readonly guards: boolean;
+  /** Whether a text may hold U+0000 (PostgreSQL's text cannot: a write holding one is refused, naming the field). */
+  readonly storesNul: boolean;
   /**
    * `strftime()` written for an engine without SQLite's: a builder over the time value, or why the
    * format or a modifier cannot be written (the compiler refuses the filter, naming it). Absent:
@@ -177,6 +179,7 @@ export const SQLITE: Dialect = {
   name: 'sqlite',
   true: { text: '1', params: [] },
   guards: true,
+  storesNul: true,
   same: (a, b, negate) => (negate ? sql`${a} IS NOT ${b}` : sql`${a} IS ${b}`),
   operands: (left, right) => [left.sql, right.sql],
   orEmpty: (x) => sql`COALESCE(${x}, '')`,
@@ -451,6 +454,7 @@ export const POSTGRES: Dialect = {
   name: 'postgres',
   true: { text: 'TRUE', params: [] },
   guards: false,
+  storesNul: false,
   strftime: (format, modifiers) => postgresStrftime(format, modifiers, (x) => pgAs(x, 'any-text')),
   same: (a, b, negate) => (negate ? sql`${a} IS DISTINCT FROM ${b}` : sql`${a} IS NOT DISTINCT FROM ${b}`),
   operands: pgOperands,
