@@ -87,14 +87,20 @@ export function withMaintainedIndexes(c: Collection): CollectionView {
  * and the unique email index has been made with every auth collection from the start.
  */
 export async function addMissingMaintainedIndexes(dialect: Dialect, tx: WriteTx, collections: Collection[]): Promise<number> {
-  let added = 0;
-  for (const c of collections) {
-    const present = new Set((await tx.all<{ name: string }>(dialect.indexNames, [dialect.storedName(c.name)])).map((r) => r.name));
-    for (const index of maintainedIndexes(c)) {
-      if (index.unique || present.has(dialect.storedName(index.name))) continue;
-      await tx.run(maintainedIndexSql(dialect, c, index));
-      added++;
+  const missing = async () => {
+    const out: { c: Collection; index: MaintainedIndex }[] = [];
+    for (const c of collections) {
+      const present = new Set((await tx.all<{ name: string }>(dialect.indexNames, [dialect.storedName(c.name)])).map((r) => r.name));
+      for (const index of maintainedIndexes(c)) if (!index.unique && !present.has(dialect.storedName(index.name))) out.push({ c, index });
     }
-  }
-  return added;
+    return out;
+  };
+  if ((await missing()).length === 0) return 0;
+  // team-server nodes starting together on one database: the `_params` row makes the second wait for the
+  // first's transaction, then it looks again (and finds the indexes made), as the first start's bootstrap
+  // does (collections.ts); on the desktop the write is alone anyway
+  await tx.run(dialect.upsert('_params', ['key', 'value'], ['key']), ['maintainedIndexes', 'checked']);
+  const left = await missing();
+  for (const { c, index } of left) await tx.run(maintainedIndexSql(dialect, c, index));
+  return left.length;
 }

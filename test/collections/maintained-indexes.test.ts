@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCore } from '../../server/core/index.js';
+import { addMissingMaintainedIndexes } from '../../server/core/maintained-indexes.js';
+import { POSTGRES } from '../../server/filter/dialect.js';
 import { openStore, type ReadDb, type Store } from '../../server/store/db.js';
 import { openPostgresStore } from '../../server/store-postgres/store.js';
 import { harness, type Harness } from '../support/harness.js';
@@ -212,6 +214,24 @@ describe('data made before the index existed', () => {
       expect(await defaultListPlan(second.store, 'posts')).toContain(name);
       const third = await open();
       expect(Object.keys(await tableIndexes(third.store, 'posts'))).toEqual([name]);
+      // dropped again, and two nodes starting together: A makes it and has not committed yet when B
+      // finds it missing too; B waits for A, looks again and makes none (it failed on a duplicate name)
+      await store.write((tx) => tx.run(`DROP INDEX "${name}"`));
+      const collections = core.registry.all();
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let madeByA = -1;
+      const a = second.store.write(async (tx) => {
+        madeByA = await addMissingMaintainedIndexes(POSTGRES, tx, collections);
+        await held;
+      });
+      await expect.poll(() => madeByA).toBe(1);
+      const b = third.store.write((tx) => addMissingMaintainedIndexes(POSTGRES, tx, collections));
+      await new Promise((resolve) => setTimeout(resolve, 200)); // B reaches its wait on A's transaction
+      release();
+      await a;
+      expect(await b).toBe(0);
+      expect(Object.keys(await tableIndexes(store, 'posts'))).toEqual([name]);
     } finally {
       for (const s of stores) await s.close();
       await db.drop();
