@@ -2,6 +2,7 @@
 // The real CLI as a child process; the real PostgreSQL of the test run for the wrong password. What
 // passes stays a plain test; each defect is an it.fails whose assertion is what should happen.
 import { spawn } from 'node:child_process';
+import { createServer, type Socket } from 'node:net';
 import { expect, it } from 'vitest';
 import { describePostgres, postgresInfo } from '../support/pg-database.js';
 
@@ -47,5 +48,25 @@ describePostgres('the CLI\'s --db with bad URLs (attack findings)', () => {
     const r = await serve('postgres://u:50%off@127.0.0.1:1/db');
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/--db/);
+  }, 30_000);
+
+  // A host that takes the connection and never answers (a port forward to nothing, a wrong port on a
+  // firewall that accepts): the CLI waits forever, printing nothing (also seen with an unroutable
+  // address, 10.255.255.1: no output after 120 s). Should: give up within a bound (postgres.js's
+  // connect_timeout, 30 s by default, covers only the TCP connect) with "could not reach HOST:PORT".
+  it.fails('a host that accepts and never answers: a clear message within 20 s, not a silent wait', async () => {
+    const sockets: Socket[] = [];
+    const mute = createServer((s) => void sockets.push(s));
+    await new Promise<void>((r) => mute.listen(0, '127.0.0.1', r));
+    try {
+      const port = (mute.address() as { port: number }).port;
+      const r = await serve(`postgres://u:${SECRET}@127.0.0.1:${port}/db`, 20_000);
+      expect(r.timedOut).toBe(false);
+      expect(r.out).toMatch(/could not|timed? ?out/i);
+      expect(r.out).not.toContain(SECRET);
+    } finally {
+      for (const s of sockets) s.destroy();
+      mute.close();
+    }
   }, 30_000);
 });
