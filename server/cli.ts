@@ -39,7 +39,7 @@ export function parseArgs(argv: string[]): CliOptions | { help: string } | { err
       out.dirGiven = true;
     } else if (flag === '--db') {
       const v = value();
-      if (!v || !/^postgres(ql)?:\/\//.test(v)) return { error: `--db takes a PostgreSQL URL, for example postgres://USER:PASSWORD@HOST:5432/DB (got "${v ?? ''}")` };
+      if (!v || !/^postgres(ql)?:\/\//.test(v)) return { error: `--db takes a PostgreSQL URL, for example postgres://USER:PASSWORD@HOST:5432/DB (got "${(v ?? '').replace(/:[^:@/]*@/, ':***@')}")` };
       out.db = v;
     } else if (flag === '--http') {
       const v = value() ?? '';
