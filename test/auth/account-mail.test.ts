@@ -224,6 +224,21 @@ describe('with SMTP on: password reset, e-mail change, test e-mail', () => {
     expect((await failure(sdk.client().collection('users').confirmEmailChange(token, PASSWORD))).status).toBe(400);
   });
 
+  it('an authRule that needs verified = true passes once the e-mail is verified', async () => {
+    await sdk.admin.collections.update('users', { authRule: 'verified = true' });
+    try {
+      await newUser(sdk.admin, 'gil@example.com');
+      expect((await failure(sdk.client().collection('users').authWithPassword('gil@example.com', PASSWORD))).status).toBe(400);
+      await sdk.client().collection('users').requestVerification('gil@example.com');
+      const mail = await latestTo('gil@example.com');
+      expect(mail.subject).toBe('Verify your Acme email');
+      await sdk.client().collection('users').confirmVerification(tokenIn(mail.html, 'confirm-verification'));
+      expect((await sdk.client().collection('users').authWithPassword('gil@example.com', PASSWORD)).record.verified).toBe(true);
+    } finally {
+      await sdk.admin.collections.update('users', { authRule: '' });
+    }
+  });
+
   it('sends a test e-mail of a template (PocketBase\'s body)', async () => {
     expect(await sdk.admin.settings.testEmail('users', 'tester@example.com', 'password-reset')).toBe(true);
     expect((await latestTo('tester@example.com')).subject).toBe('Reset your Acme password');
