@@ -10,9 +10,9 @@
 // still has that e-mail and that password (a reset token stops working once the password changed by
 // other means).
 //
-// No enumeration: a request answers 204 whether or not the e-mail exists, after the same single
-// write transaction (the per-client count, the lookup, the token), and the mail is sent after the
-// answer, in the background, as PocketBase does (a failed send is kept in the outbox: mail/mailer.ts).
+// No enumeration: a request answers 204 whether or not the e-mail exists, after the same work (the
+// body checked, the client counted); the lookup, the token and the mail follow the answer, in the
+// background (PocketBase sends in the background too; a failed send is kept in the outbox: mail/mailer.ts).
 // Limits: per client and kind, REQUEST_LIMIT requests per window (a 429); per record, one mail of a
 // kind per RESEND_SECONDS (PocketBase's resend key; further requests answer 204 and send nothing).
 // Both are counted in the database, so every node of a team server counts alike.
@@ -156,31 +156,41 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
     return token;
   }
 
-  /** After the answer: the message made and sent (or kept); a failure is reported by the mailer, never thrown. */
-  function sendLater(c: Collection, record: Row, kind: MailTokenKind, token: string, to: string): void {
-    void (async () => {
-      const s = await settings.get();
-      await mailer.send(s, resolveTemplate(templateOf(c, kind), s, c, record, to, { TOKEN: token }));
-    })().catch((err: unknown) => report(err));
+  /** Work after the answer (the mail, and for requests the lookup too): a failure is reported, never thrown. */
+  function later(work: () => Promise<void>): void {
+    // after the answer has gone out: none of this work may delay (and so time) the answer
+    setImmediate(() => void work().catch((err: unknown) => report(err)));
+  }
+
+  /** The message made from the collection's template and sent (or kept: mail/mailer.ts). */
+  async function sendMail(c: Collection, record: Row, kind: MailTokenKind, token: string, to: string): Promise<void> {
+    const s = await settings.get();
+    await mailer.send(s, resolveTemplate(templateOf(c, kind), s, c, record, to, { TOKEN: token }));
   }
 
   const findByEmail = (db: { get: typeof store.get }, c: Collection, email: string) =>
     db.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE ${dialect.equalsNoCase(ident('email'))} LIMIT 1`, [email]);
 
-  /** request-verification and request-password-reset: one write, a 204 whatever the e-mail. */
+  /**
+   * request-verification and request-password-reset: a 204 whatever the e-mail. What the answer waits
+   * for is the same for every e-mail (the body checked, the client counted in one write); the lookup,
+   * the token and the mail follow it, so neither the answer nor its timing tells whether the e-mail exists.
+   */
   async function request(name: string, body: unknown, client: string, kind: 'verification' | 'passwordReset'): Promise<void> {
     const c = authCollection(name);
     if (kind === 'verification' && c.id === SUPERUSERS_ID) throw badRequest('All superusers are verified by default.');
     const email = readEmail(body, 'email');
-    const issued = await store.write(async (tx) => {
-      await countClient(tx, c, kind, client);
-      const record = await findByEmail(tx, c, email);
-      if (!record) return null;
-      if (kind === 'verification' && Number(record.verified) === 1) return null;
-      const token = await issue(tx, c, record, kind);
-      return token ? { record, token } : null;
+    await store.write(async (tx) => countClient(tx, c, kind, client));
+    later(async () => {
+      const issued = await store.write(async (tx) => {
+        const record = await findByEmail(tx, c, email);
+        if (!record) return null;
+        if (kind === 'verification' && Number(record.verified) === 1) return null;
+        const token = await issue(tx, c, record, kind);
+        return token ? { record, token } : null;
+      });
+      if (issued) await sendMail(c, issued.record, kind, issued.token, String(issued.record.email));
     });
-    if (issued) sendLater(c, issued.record, kind, issued.token, String(issued.record.email));
   }
 
   /** The live token row `token` names for `kind` in `c`, with its record as it is now; a 400 otherwise. */
@@ -274,7 +284,7 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
         if (!record) throw unauthorized();
         return { record, token: (await issue(tx, c, record, 'emailChange', newEmail, false)) as string };
       });
-      sendLater(c, issued.record, 'emailChange', issued.token, newEmail);
+      later(() => sendMail(c, issued.record, 'emailChange', issued.token, newEmail));
     },
 
     /** Token + the record's password: the e-mail becomes the new one, verified, and every session of the record ends. */

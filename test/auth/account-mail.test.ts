@@ -256,9 +256,9 @@ describe('a failing SMTP server loses nothing', () => {
     try {
       await smtpOn(sdk.admin, port);
       await newUser(sdk.admin, 'fay@example.com');
-      const started = Date.now();
       expect(await sdk.client().collection('users').requestPasswordReset('fay@example.com')).toBe(true);
-      expect(Date.now() - started).toBeLessThan(400); // the answer does not wait for the mail server
+      // the answer does not wait for the mail server: a silent one has not timed out yet (500 ms)
+      if (kind === 'silent') expect(await outbox(sdk.admin)).toHaveLength(0);
       const [mail] = await eventually(async () => {
         const items = await outbox(sdk.admin);
         expect(items).toHaveLength(1);
