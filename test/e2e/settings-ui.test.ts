@@ -10,6 +10,7 @@ const suite = browserSuite({ shots: 'failed-settings' });
 let app: TestApp;
 let seeder: Seeder;
 let page: Page;
+let verifyLink = '';
 
 beforeAll(async () => {
   ({ app, seeder } = suite);
@@ -48,6 +49,47 @@ describe('the Settings page', () => {
     const href = await row.locator('a').first().getAttribute('href');
     expect(href).toMatch(/^https:\/\/notes\.example\.com\/_\/#\/auth\/confirm-verification\/[A-Za-z0-9_-]{8}\.[A-Za-z0-9]+\.[A-Za-z0-9_-]{9}$/);
     await shot(page, 'settings-outbox');
+    verifyLink = href as string;
+  });
+
+  it('the mailed link opens a page that verifies the account, without signing in', async () => {
+    const guest = await suite.browser.newPage({ viewport: { width: 1000, height: 700 } });
+    try {
+      await guest.goto(verifyLink.replace('https://notes.example.com', app.url));
+      await guest.getByRole('heading', { name: 'Verify your e-mail' }).waitFor();
+      await guest.getByRole('button', { name: 'Verify' }).click();
+      await guest.getByText('Your e-mail is verified.').waitFor();
+      const ann = (await seeder.send('GET', '/collections/users/records?filter=' + encodeURIComponent("email='ann@example.com'"))).body as { items: { verified: boolean }[] };
+      expect(ann.items[0].verified).toBe(true);
+      // a second use of the same link says so
+      await guest.reload();
+      await guest.getByRole('button', { name: 'Verify' }).click();
+      await guest.getByText('This link is invalid or has expired.').waitFor();
+    } finally {
+      await guest.close();
+    }
+  });
+
+  it('a password reset link asks for the new password twice and changes it', async () => {
+    await fetch(`${app.url}/api/collections/users/request-password-reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ann@example.com' }) });
+    let link = '';
+    await expect.poll(async () => {
+      const items = ((await seeder.send('GET', '/mails')).body as { items: { subject: string; html: string }[] }).items;
+      link = /href="([^"]+confirm-password-reset[^"]+)"/.exec(items.find((m) => m.subject.startsWith('Reset'))?.html ?? '')?.[1] ?? '';
+      return link;
+    }).not.toBe('');
+    const guest = await suite.browser.newPage({ viewport: { width: 1000, height: 700 } });
+    try {
+      await guest.goto(link.replace('https://notes.example.com', app.url));
+      await guest.fill('#confirm-password', 'a brand new password');
+      await guest.fill('#confirm-password-again', 'a brand new password');
+      await guest.getByRole('button', { name: 'Confirm' }).click();
+      await guest.getByText('Your password was changed.').waitFor();
+    } finally {
+      await guest.close();
+    }
+    const signIn = await fetch(`${app.url}/api/collections/users/auth-with-password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ identity: 'ann@example.com', password: 'a brand new password' }) });
+    expect(signIn.status).toBe(200);
   });
 
   it('sends a test e-mail, kept in the outbox while SMTP is off', async () => {
@@ -56,6 +98,7 @@ describe('the Settings page', () => {
     await page.getByRole('button', { name: 'Send test e-mail' }).click();
     await page.getByText('Test e-mail kept in the outbox.').waitFor();
     await page.locator('.outbox-table tbody tr', { hasText: 'tester@example.com' }).waitFor();
+    await expect.poll(async () => page.locator('.outbox-table tbody tr').first().textContent()).toContain('tester@example.com');
     expect(await page.locator('.outbox-table tbody tr').first().textContent()).toContain('Reset your Notes password');
   });
 });
