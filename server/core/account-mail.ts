@@ -51,6 +51,7 @@ interface TokenRow {
 }
 
 const INVALID_DATA = 'An error occurred while validating the submitted data.';
+const SUPERUSERS_CHANGE = 'All superusers can change their emails directly.';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const invalidToken = () => badRequest(INVALID_DATA, { token: fieldError('validation_invalid_token', 'Invalid or expired token.') });
 const required = () => fieldError('validation_required', 'Cannot be blank.');
@@ -269,11 +270,13 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
     /** Signed in as a record of `name`: mails a confirmation link to `newEmail`. */
     async requestEmailChange(name: string, auth: AuthInfo | null, body: unknown, client = ''): Promise<void> {
       const c = authCollection(name);
-      if (!auth) throw unauthorized();
+      if (c.id === SUPERUSERS_ID) throw badRequest(SUPERUSERS_CHANGE);
+      if (!auth) throw unauthorized('The request requires valid auth record.');
+      // (PocketBase takes any signed-in record here; Deskbase only one of this collection)
       if (auth.collection.id !== c.id) throw forbidden('You are not allowed to perform this request.');
       const newEmail = readEmail(body, 'newEmail');
-      if (newEmail.toLowerCase() === String(auth.record.email ?? '').toLowerCase()) {
-        throw badRequest(INVALID_DATA, { newEmail: fieldError('validation_same_email', 'The new email must be different from the current one.') });
+      if (newEmail === String(auth.record.email ?? '')) {
+        throw badRequest(INVALID_DATA, { newEmail: fieldError('validation_not_in_invalid', 'Must not be in list.') });
       }
       const issued = await store.write(async (tx) => {
         await countClient(tx, c, 'emailChange', client);
@@ -284,12 +287,19 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
         if (!record) throw unauthorized();
         return { record, token: (await issue(tx, c, record, 'emailChange', newEmail, false)) as string };
       });
-      later(() => sendMail(c, issued.record, 'emailChange', issued.token, newEmail));
+      // the signed-in owner asks: nothing to hide, so the send is awaited as PocketBase's (a failure is
+      // a 400; the message is kept in the outbox as failed all the same)
+      try {
+        await sendMail(c, issued.record, 'emailChange', issued.token, newEmail);
+      } catch {
+        throw badRequest('Failed to request email change.');
+      }
     },
 
     /** Token + the record's password: the e-mail becomes the new one, verified, and every session of the record ends. */
     async confirmEmailChange(name: string, body: unknown, client = ''): Promise<void> {
       const c = authCollection(name);
+      if (c.id === SUPERUSERS_ID) throw badRequest(SUPERUSERS_CHANGE);
       const errors: ErrorData = {};
       const token = readString(body, 'token', errors);
       const password = readString(body, 'password', errors);

@@ -207,6 +207,9 @@ describe('with SMTP on: password reset, e-mail change, test e-mail', () => {
     expect((await failure(sdk.client().collection('users').requestEmailChange('erin2@example.com'))).status).toBe(401);
     const taken = await failure(erin.collection('users').requestEmailChange('carl@example.com'));
     expect(taken.status).toBe(400);
+    expect(taken.response.data.newEmail.code).toBe('validation_invalid_new_email');
+    expect((await failure(erin.collection('users').requestEmailChange('erin@example.com'))).response.data.newEmail.code).toBe('validation_not_in_invalid');
+    expect((await failure(sdk.admin.collection('_superusers').requestEmailChange('root@example.com'))).response.message).toBe('All superusers can change their emails directly.');
     expect(await erin.collection('users').requestEmailChange('erin.new@example.com')).toBe(true);
     const mail = await latestTo('erin.new@example.com');
     expect(mail.subject).toBe('Confirm your Acme new email address');
@@ -268,6 +271,12 @@ describe('a failing SMTP server loses nothing', () => {
       expect(mail.error).not.toBe('');
       // the kept mail's link still works
       await sdk.client().collection('users').confirmPasswordReset(tokenIn(mail.html, 'confirm-password-reset'), 'a new password', 'a new password');
+      // a signed-in e-mail change waits for the send, as PocketBase's: a 400, the mail kept all the same
+      const fay = sdk.client();
+      await fay.collection('users').authWithPassword('fay@example.com', 'a new password');
+      const change = await failure(fay.collection('users').requestEmailChange('fay.new@example.com'));
+      expect([change.status, change.response.message]).toEqual([400, 'Failed to request email change.']);
+      expect((await outbox(sdk.admin))[0]).toMatchObject({ status: 'failed', to: 'fay.new@example.com' });
       // the test e-mail reports the failure (PocketBase: a 400)
       expect((await failure(sdk.admin.settings.testEmail('users', 'x@example.com', 'verification'))).status).toBe(400);
     } finally {
