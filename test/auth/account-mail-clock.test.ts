@@ -57,6 +57,18 @@ describe('mailed tokens on a fake clock', () => {
     expect((await app.signIn('ann@example.com', 'password123')).status).toBe(200);
   });
 
+  it('a superuser resets a forgotten password the same way', async () => {
+    expect((await app.req('POST', '/api/collections/_superusers/records', { token: admin, body: { email: 'root2@example.com', password: 'first password', passwordConfirm: 'first password' } })).status).toBe(200);
+    expect((await app.req('POST', '/api/collections/_superusers/request-password-reset', { body: { email: 'root2@example.com' } })).status).toBe(204);
+    const token = tokenIn((await nextMail(1)).html, 'confirm-password-reset');
+    expect((await app.req('POST', '/api/collections/_superusers/confirm-password-reset', { body: { token, password: 'second password', passwordConfirm: 'second password' } })).status).toBe(204);
+    expect((await app.req('POST', '/api/collections/_superusers/auth-with-password', { body: { identity: 'root2@example.com', password: 'second password' } })).status).toBe(200);
+    // a token of one collection is nothing in another
+    await app.req('POST', '/api/collections/users/request-password-reset', { body: { email: 'ann@example.com' } });
+    const annToken = tokenIn((await nextMail(2)).html, 'confirm-password-reset');
+    expect((await app.req('POST', '/api/collections/_superusers/confirm-password-reset', { body: { token: annToken, password: 'third password', passwordConfirm: 'third password' } })).status).toBe(400);
+  });
+
   it('one mail per record per resend window; the per-client limit ends with its window', async () => {
     const ask = () => app.req('POST', '/api/collections/users/request-password-reset', { body: { email: 'ann@example.com' } });
     expect((await ask()).status).toBe(204);
