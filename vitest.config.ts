@@ -75,6 +75,7 @@ const ON_BOTH_ENGINES = [
   'test/transfer/typescript-types.test.ts',
   'test/transfer/pocketbase-refusals.test.ts',
   'test/transfer/records-export-budget.test.ts',
+  'test/auth/account-mail.test.ts',
 ];
 
 // `npm run test:fast` (`vitest run --mode fast`): the edit-run loop, without the browser tests, the

@@ -52,6 +52,25 @@ export interface RecordModel {
   [field: string]: unknown;
 }
 
+/** The settings as the server answers them (the SMTP password never included). */
+export interface AppSettings {
+  meta: { appName: string; appURL: string; senderName: string; senderAddress: string; hideControls: boolean };
+  smtp: { enabled: boolean; host: string; port: number; username: string; authMethod: string; tls: boolean; localName: string };
+  [group: string]: unknown;
+}
+
+/** A message in the outbox: SMTP off, or a send that failed. */
+export interface KeptMail {
+  id: string;
+  created: string;
+  status: 'outbox' | 'failed';
+  from: string;
+  to: string;
+  subject: string;
+  html: string;
+  error: string;
+}
+
 /** One zip of the backups folder. */
 export interface BackupFile {
   key: string;
@@ -222,6 +241,12 @@ export function createApi(options: ApiOptions) {
       }
     },
     listSessions: () => request<{ items: SessionInfo[] }>('GET', '/sessions'),
+
+    // the application settings and mail (server/core/settings.ts, server/core/mail/mailer.ts)
+    getSettings: () => request<AppSettings>('GET', '/settings'),
+    updateSettings: (body: { meta?: Partial<AppSettings['meta']>; smtp?: Partial<AppSettings['smtp']> & { password?: string } }) => request<AppSettings>('PATCH', '/settings', { body }),
+    testEmail: (body: { email: string; template: string; collection: string }) => request<void>('POST', '/settings/test/email', { body }),
+    listMails: () => request<{ items: KeptMail[] }>('GET', '/mails'),
     revokeSession: (id: string) => request<void>('DELETE', `/sessions/${enc(id)}`),
     /** Superusers: the sessions of any auth record, and ending one of them. */
     listRecordSessions: (c: string, id: string) => request<{ items: SessionInfo[] }>('GET', `${records(c)}/${enc(id)}/sessions`),

@@ -1,5 +1,5 @@
 // The signed-in screens as a table: an address's path picks a page, `:name` segments become its params.
-// Sessions and Data are lazy: their code loads on first visit. A collection's pages (the screen the app
+// Sessions, Settings and Data are lazy: their code loads on first visit. A collection's pages (the screen the app
 // opens on) and the new-collection editor (the same editor as a collection's Settings tab) load up front.
 import { lazy, Show, type Component, type JSX } from 'solid-js';
 import { CollectionEditor } from './pages/collection-editor.js';
@@ -51,11 +51,13 @@ function CollectionRoute(props: { params: RouteParams }): JSX.Element {
 }
 
 const SessionsPage = lazy(() => import('./pages/sessions.js').then((m) => ({ default: m.SessionsPage })));
+const SettingsPage = lazy(() => import('./pages/settings.js').then((m) => ({ default: m.SettingsPage })));
 const DataPage = lazy(() => import('./pages/data.js').then((m) => ({ default: m.DataPage })));
 
 export const ROUTES: readonly RouteDef[] = [
   { path: '/sessions', component: () => <SessionsPage /> },
   { path: '/data', component: () => <DataPage /> },
+  { path: '/settings', component: () => <SettingsPage /> },
   { path: '/new-collection', component: () => <div class="page"><CollectionEditor /></div> },
   { path: '/collections/:name/:tab?', component: CollectionRoute },
 ];

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createCore, type Core } from './core/index.js';
+import { createCore, type Core, type CoreOptions } from './core/index.js';
 import type { ScryptPool } from './core/scrypt-pool.js';
 import { createNodeHandler } from './http/app.js';
 import { createBodyServices, type BodyServices } from './http/body-services.js';
@@ -53,6 +53,8 @@ export interface ServerOptions {
   https?: true | { cert: string; key: string };
   /** The password hashing workers (core/scrypt-pool.ts); a pool of this server's own by default. */
   hashPool?: ScryptPool;
+  /** SMTP timeouts in ms (core/mail/mailer.ts SMTP_TIMEOUTS by default). */
+  smtpTimeouts?: CoreOptions['smtpTimeouts'];
 }
 
 export interface ServerLimits extends ConnectionLimits {
@@ -132,6 +134,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       realtimeIdleMs: options.realtimeIdleMs,
       realtimeLimits: options.limits?.realtime,
       hashPool: options.hashPool,
+      smtpTimeouts: options.smtpTimeouts,
     });
     const bodies = createBodyServices(options.limits?.bodyBytesInFlight);
     const host = options.host ?? '127.0.0.1';

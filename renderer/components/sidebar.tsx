@@ -65,6 +65,10 @@ export function Sidebar(props: { onNavigate(): void }): JSX.Element {
           <Icon name="monitor" />
           <span class="nav-label">Sessions</span>
         </a>
+        <a href="#/settings" class="nav-item" classList={{ active: router.route().segments[0] === 'settings' }} onClick={() => props.onNavigate()}>
+          <Icon name="settings" />
+          <span class="nav-label">Settings</span>
+        </a>
         <a href="#/data" class="nav-item" classList={{ active: router.route().segments[0] === 'data' }} onClick={() => props.onNavigate()}>
           <Icon name={desktop ? 'wifi' : 'download'} />
           <span class="nav-label">{dataPageTitle(!!desktop)}</span>

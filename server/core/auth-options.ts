@@ -6,9 +6,9 @@
 //   - oauth2, otp, mfa, authAlert: stored off only (their settings are kept, no providers);
 //   - authToken: Deskbase's sessions last 7 days, extended on refresh (session-store.ts); fileToken: 3
 //     minutes (file-tokens.ts): any other duration is refused;
-//   - passwordResetToken, emailChangeToken, verificationToken and the e-mail templates belong to e-mail
-//     flows Deskbase does not have: stored and answered, with PocketBase's validation, for a schema that
-//     travels to PocketBase and back.
+//   - passwordResetToken, emailChangeToken, verificationToken and verificationTemplate,
+//     resetPasswordTemplate, confirmEmailChangeTemplate take effect: the e-mail flows of
+//     account-mail.ts read them (token lifetimes, the messages mail/templates.ts makes).
 // Token secrets and OAuth2 client secrets are never stored or answered (PocketBase never serializes them).
 import { fieldError, type ErrorData, type FieldError } from '../errors.js';
 import { isRecord } from '../json-object.js';
@@ -40,7 +40,7 @@ const FIXED_DURATIONS: Partial<Record<TokenKey, { seconds: number; what: string 
 
 const signature = (app = '{APP_NAME}') => `<p>\n  Thanks,<br/>\n  ${app} team\n</p>`;
 
-/** PocketBase's defaults (core/collection_model_auth_templates.go), but the new-login alert is off: Deskbase sends no e-mail. */
+/** PocketBase's defaults (core/collection_model_auth_templates.go), but the new-login alert is off: Deskbase sends no alerts yet. */
 export function defaultAuthOptions(identityFields: string[] = ['email']): AuthOptions {
   return {
     authAlert: {

@@ -31,6 +31,9 @@ import { saveDefinition } from './collections-ddl.js';
 import { dialectOf } from '../rules/compile.js';
 import { rebuildAllViews } from './views.js';
 import { getRow } from './records-read.js';
+import { createSettings } from './settings.js';
+import { createMailer, type SMTP_TIMEOUTS } from './mail/mailer.js';
+import { createAccountMail } from './account-mail.js';
 
 /**
  * For the start-up sweep: the names a stored record holds, or null when it is gone; undefined for a
@@ -71,6 +74,8 @@ export interface CoreOptions {
   responseBytes?: number;
   /** The password hashing workers (scrypt-pool.ts); a pool of this server's own by default. */
   hashPool?: ScryptPool;
+  /** SMTP timeouts in ms (mail/mailer.ts SMTP_TIMEOUTS by default; tests shorten them). */
+  smtpTimeouts?: typeof SMTP_TIMEOUTS;
 }
 
 export async function createCore(store: Store, options: CoreOptions = {}) {
@@ -121,8 +126,11 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const batch = createBatch(env, records.writes);
   const setup = createSetup(env, records.writes, options.onSetupToken ?? (() => {}));
   const transfer = createTransfer(env, records, onCollection);
+  const settings = createSettings(env);
+  const mailer = createMailer(env, options.smtpTimeouts);
+  const accountMail = createAccountMail(env, { settings, mailer, writes: records.writes });
   return {
-    store, registry, sessions, collections, records, auth, setup, transfer, realtime, batch, files,
+    store, registry, sessions, collections, records, auth, setup, transfer, realtime, batch, files, settings, mailer, accountMail,
     /** Backups (`GET /api/backup`) and restores; a restore sweeps what its records do not name. */
     backups: createBackups(env, async () => {
       await store.write(async (tx) => {

@@ -19,6 +19,7 @@ import { registerHealth } from './routes/health-api.js';
 import { registerRealtime } from './routes/realtime-api.js';
 import { registerRecords } from './routes/records-api.js';
 import { registerSessions } from './routes/sessions-api.js';
+import { registerSettings } from './routes/settings-api.js';
 import { registerSetup } from './routes/setup-api.js';
 import { registerRecordsTransfer, registerTransfer } from './routes/transfer-api.js';
 import { registerStatic } from './static.js';
@@ -121,6 +122,7 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   registerSetup(app, core);
   registerAuth(app, core);
   registerSessions(app, core);
+  registerSettings(app, core);
   registerTransfer(app, core);
   registerRecordsTransfer(app, core);
   registerCollections(app, core);

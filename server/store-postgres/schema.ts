@@ -55,6 +55,20 @@ export const POSTGRES_SYSTEM_SCHEMA: readonly string[] = [
     PRIMARY KEY ("file", "seq")
   )`,
   'ALTER TABLE "_file_chunks" ALTER COLUMN "data" SET STORAGE EXTERNAL',
+  // e-mail (core/mail/mailer.ts, core/account-mail.ts): the outbox, the mailed tokens' hashes, the request counts
+  `CREATE TABLE IF NOT EXISTS "_mails" (
+    "id" ${TEXT} PRIMARY KEY NOT NULL, "created" ${TEXT} NOT NULL, "status" ${TEXT} NOT NULL,
+    "from" ${TEXT} NOT NULL, "to" ${TEXT} NOT NULL, "subject" ${TEXT} NOT NULL, "html" ${TEXT} NOT NULL, "error" ${TEXT} NOT NULL DEFAULT ''
+  )`,
+  'CREATE INDEX IF NOT EXISTS "_mails_created" ON "_mails" ("created")',
+  `CREATE TABLE IF NOT EXISTS "_authTokens" (
+    "id" ${TEXT} PRIMARY KEY NOT NULL, "tokenHash" ${TEXT} NOT NULL UNIQUE, "kind" ${TEXT} NOT NULL,
+    "collectionId" ${TEXT} NOT NULL, "recordId" ${TEXT} NOT NULL, "email" ${TEXT} NOT NULL, "newEmail" ${TEXT} NOT NULL DEFAULT '',
+    "passwordMark" ${TEXT} NOT NULL, "created" bigint NOT NULL, "expires" bigint NOT NULL
+  )`,
+  'CREATE INDEX IF NOT EXISTS "_authTokens_record" ON "_authTokens" ("collectionId", "recordId", "kind")',
+  `CREATE TABLE IF NOT EXISTS "_mailRequests" ("key" ${TEXT} NOT NULL, "at" bigint NOT NULL)`,
+  'CREATE INDEX IF NOT EXISTS "_mailRequests_key" ON "_mailRequests" ("key", "at")',
   // the sign-in block every node counts against (core/sign-in-limiter.ts StoreFailureLimiter)
   `CREATE TABLE IF NOT EXISTS "_signInFailures" (
     "key" ${TEXT} PRIMARY KEY NOT NULL,

@@ -23,4 +23,18 @@ export async function ensureSystemSchema(tx: WriteTx): Promise<void> {
   }
   await tx.run('CREATE INDEX IF NOT EXISTS "_sessions_record" ON "_sessions" ("collectionId", "recordId")');
   await tx.run(`CREATE TABLE IF NOT EXISTS "_params" ("key" TEXT PRIMARY KEY NOT NULL, "value" JSON)`);
+  // e-mail (core/mail/mailer.ts, core/account-mail.ts): the outbox, the mailed tokens' hashes, the request counts
+  await tx.run(`CREATE TABLE IF NOT EXISTS "_mails" (
+    "id" TEXT PRIMARY KEY NOT NULL, "created" TEXT NOT NULL, "status" TEXT NOT NULL,
+    "from" TEXT NOT NULL, "to" TEXT NOT NULL, "subject" TEXT NOT NULL, "html" TEXT NOT NULL, "error" TEXT NOT NULL DEFAULT ''
+  )`);
+  await tx.run('CREATE INDEX IF NOT EXISTS "_mails_created" ON "_mails" ("created")');
+  await tx.run(`CREATE TABLE IF NOT EXISTS "_authTokens" (
+    "id" TEXT PRIMARY KEY NOT NULL, "tokenHash" TEXT NOT NULL UNIQUE, "kind" TEXT NOT NULL,
+    "collectionId" TEXT NOT NULL, "recordId" TEXT NOT NULL, "email" TEXT NOT NULL, "newEmail" TEXT NOT NULL DEFAULT '',
+    "passwordMark" TEXT NOT NULL, "created" INTEGER NOT NULL, "expires" INTEGER NOT NULL
+  )`);
+  await tx.run('CREATE INDEX IF NOT EXISTS "_authTokens_record" ON "_authTokens" ("collectionId", "recordId", "kind")');
+  await tx.run('CREATE TABLE IF NOT EXISTS "_mailRequests" ("key" TEXT NOT NULL, "at" INTEGER NOT NULL)');
+  await tx.run('CREATE INDEX IF NOT EXISTS "_mailRequests_key" ON "_mailRequests" ("key", "at")');
 }

@@ -47,6 +47,7 @@ const PACKAGES: Record<string, string[]> = {
   yauzl: ['server/files/'],
   'csv-parse': ['server/core/transfer/'],
   re2js: ['server/core/fields/pattern.ts'],
+  nodemailer: ['server/core/mail/mailer.ts'],
   electron: ['main/'],
 };
 

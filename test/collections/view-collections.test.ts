@@ -179,6 +179,8 @@ describe('a view collection', () => {
       'SELECT id, email FROM _superusers',
       'SELECT id, collectionId AS c FROM _sessions',
       'SELECT id, name FROM _collections',
+      'SELECT id, tokenHash AS t FROM _authTokens',
+      'SELECT id, html FROM _mails',
       'SELECT name AS id FROM sqlite_master',
       'SELECT id, password FROM main.users',
       'SELECT p.id FROM main.posts p',

@@ -1,12 +1,12 @@
 // Sign-in and refresh for any auth collection.
-import type { H3 } from 'h3';
+import type { H3, H3Event } from 'h3';
 import { getCookie } from 'h3';
 import { ApiError } from '../../errors.js';
 import type { Core } from '../../core/index.js';
-import { contextOf, param, stateOf } from '../request.js';
+import { clientOf, contextOf, param, stateOf } from '../request.js';
 import { AUTH_BODY_BYTES, readBodyObject } from '../body.js';
-import { COOKIE_NAME, sameOrigin, sessionCookie } from '../caller.js';
-import { json } from '../respond.js';
+import { authOf, COOKIE_NAME, sameOrigin, sessionCookie } from '../caller.js';
+import { json, noContent } from '../respond.js';
 
 export function registerAuth(app: H3, core: Core): void {
   app.get('/api/collections/:collection/auth-methods', (event) => core.auth.methods(param(event, 'collection'), contextOf(event, core)));
@@ -31,4 +31,18 @@ export function registerAuth(app: H3, core: Core): void {
     if (state.viaCookie) return json({ record }, { headers: { 'set-cookie': sessionCookie(token) } });
     return { token, record };
   });
+
+  // the e-mail flows (core/account-mail.ts): each answers 204 on success
+  const flow = (path: string, run: (name: string, body: Record<string, unknown>, event: H3Event) => Promise<void>) => {
+    app.post(`/api/collections/:collection/${path}`, async (event) => {
+      await run(param(event, 'collection'), await readBodyObject(event, AUTH_BODY_BYTES), event);
+      return noContent();
+    });
+  };
+  flow('request-verification', (name, body, event) => core.accountMail.requestVerification(name, body, clientOf(event)));
+  flow('confirm-verification', (name, body) => core.accountMail.confirmVerification(name, body));
+  flow('request-password-reset', (name, body, event) => core.accountMail.requestPasswordReset(name, body, clientOf(event)));
+  flow('confirm-password-reset', (name, body) => core.accountMail.confirmPasswordReset(name, body));
+  flow('request-email-change', (name, body, event) => core.accountMail.requestEmailChange(name, authOf(event), body, clientOf(event)));
+  flow('confirm-email-change', (name, body, event) => core.accountMail.confirmEmailChange(name, body, clientOf(event)));
 }

@@ -1,0 +1,347 @@
+// The e-mail flows of auth records, as PocketBase's apis/record_auth_{verification,password_reset,
+// email_change}_*.go answer them: request (a 204 whatever the e-mail), confirm with the mailed token.
+//
+// Tokens. Deskbase keeps them server-side like sessions: a token is `<8>.<claims>.<9>` (the secret's
+// characters base64url from a CSPRNG around a claims segment the PocketBase SDK decodes: id,
+// collectionId, type, email, exp), and `_authTokens` stores only its SHA-256, with the record, the
+// e-mail it was sent for and a mark of the record's password hash at the time. A token works once
+// (its row is deleted inside the transaction that applies it), until it expires (the collection's
+// `verificationToken` / `passwordResetToken` / `emailChangeToken` duration), and only while the record
+// still has that e-mail and that password (a reset token stops working once the password changed by
+// other means).
+//
+// No enumeration: a request answers 204 whether or not the e-mail exists, after the same work (the
+// body checked, the client counted); the lookup, the token and the mail follow the answer, in the
+// background (PocketBase sends in the background too; a failed send is kept in the outbox: mail/mailer.ts).
+// Limits: per client and kind, REQUEST_LIMIT requests per window (a 429); per record, one mail of a
+// kind per RESEND_SECONDS (PocketBase's resend key; further requests answer 204 and send nothing).
+// Both are counted in the database, so every node of a team server counts alike.
+import type { CoreEnv } from './env.js';
+import { ApiError, badRequest, fieldError, notFound, unauthorized, forbidden, type ErrorData } from '../errors.js';
+import { isRecord } from '../json-object.js';
+import { hashToken, newId } from './ids.js';
+import { authOptionsOf } from './auth-options.js';
+import { asCaller, internalContext, type RequestContext } from './request-context.js';
+import type { RecordWrites } from './writes/funnel.js';
+import type { SettingsService } from './settings.js';
+import type { Mailer } from './mail/mailer.js';
+import { resolveTemplate } from './mail/templates.js';
+import { ident } from '../filter/sql.js';
+import { SUPERUSERS_ID, type AuthInfo, type Collection, type EmailTemplate, type Row } from '../model/types.js';
+import { randomBytes } from 'node:crypto';
+
+export type MailTokenKind = 'verification' | 'passwordReset' | 'emailChange';
+
+/** Requests one client may make per kind and collection in a window (a 429 past it). */
+export const REQUEST_LIMIT = { max: 5, windowSeconds: 60 };
+/** One mail of a kind per record in this time (PocketBase's 2 minutes). */
+export const RESEND_SECONDS = 120;
+
+interface TokenRow {
+  id: string;
+  tokenHash: string;
+  kind: MailTokenKind;
+  collectionId: string;
+  recordId: string;
+  email: string;
+  newEmail: string;
+  passwordMark: string;
+  created: number;
+  expires: number;
+}
+
+const INVALID_DATA = 'An error occurred while validating the submitted data.';
+const SUPERUSERS_CHANGE = 'All superusers can change their emails directly.';
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const invalidToken = () => badRequest(INVALID_DATA, { token: fieldError('validation_invalid_token', 'Invalid or expired token.') });
+const required = () => fieldError('validation_required', 'Cannot be blank.');
+
+/** The claims segment: standard base64 without `+`, `/` or `=` (atob reads it, a URL path keeps it), by spacing the JSON. */
+export function claimsSegment(claims: Record<string, unknown>): string {
+  const entries = Object.entries(claims).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+  for (let pad = 0; ; pad++) {
+    // spaces after the brace and before the closing one move every byte's place in the groups of three
+    const text = `{${' '.repeat(pad % 16)}${entries.join(',')}${' '.repeat(Math.floor(pad / 16))}}`;
+    const b64 = Buffer.from(text).toString('base64');
+    if (!/[+/=]/.test(b64)) return b64;
+    if (pad > 4096) return Buffer.from(text).toString('base64url').replace(/=+$/, ''); // never in practice
+  }
+}
+
+function newToken(claims: Record<string, unknown>): string {
+  const secret = randomBytes(16).toString('base64url').slice(0, 17);
+  return `${secret.slice(0, 8)}.${claimsSegment(claims)}.${secret.slice(8)}`;
+}
+
+const passwordMark = (record: Row) => hashToken(`password:${String(record.password ?? '')}`);
+
+function readEmail(body: unknown, key: string): string {
+  const b = isRecord(body) ? body : {};
+  const v = b[key];
+  const errors: ErrorData = {};
+  if (v === undefined || v === null || v === '') errors[key] = required();
+  else if (typeof v !== 'string') errors[key] = fieldError('validation_invalid_value', 'Must be a string.');
+  else if (v.length > 255) errors[key] = fieldError('validation_length_out_of_range', 'The length must be between 1 and 255.', { min: 1, max: 255 });
+  else if (!EMAIL.test(v)) errors[key] = fieldError('validation_is_email', 'Must be a valid email address.');
+  if (Object.keys(errors).length > 0) throw badRequest(INVALID_DATA, errors);
+  return v as string;
+}
+
+function readString(body: unknown, key: string, errors: ErrorData): string {
+  const v = isRecord(body) ? body[key] : undefined;
+  if (v === undefined || v === null || v === '') errors[key] = required();
+  else if (typeof v !== 'string') errors[key] = fieldError('validation_invalid_value', 'Must be a string.');
+  return typeof v === 'string' ? v : '';
+}
+
+export interface AccountMailDeps {
+  settings: SettingsService;
+  mailer: Mailer;
+  writes: RecordWrites;
+}
+
+export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'credentials' | 'report' | 'now'>, deps: AccountMailDeps) {
+  const { store, dialect, registry, credentials: { passwords }, report, now } = env;
+  const { settings, mailer, writes } = deps;
+
+  function authCollection(name: string): Collection {
+    const c = registry.get(name);
+    if (!c) throw notFound('Missing or invalid collection context.');
+    if (c.type !== 'auth') throw notFound('Missing or invalid auth collection context.');
+    return c;
+  }
+
+  const durationOf = (c: Collection, kind: MailTokenKind): number => {
+    const o = authOptionsOf(c);
+    return (kind === 'verification' ? o.verificationToken : kind === 'passwordReset' ? o.passwordResetToken : o.emailChangeToken).duration;
+  };
+  const templateOf = (c: Collection, kind: MailTokenKind): EmailTemplate => {
+    const o = authOptionsOf(c);
+    return kind === 'verification' ? o.verificationTemplate : kind === 'passwordReset' ? o.resetPasswordTemplate : o.confirmEmailChangeTemplate;
+  };
+
+  /** The superuser rights the confirmations write with (the token is the authority). */
+  function systemContext(): RequestContext {
+    const su = registry.get(SUPERUSERS_ID) as Collection;
+    return asCaller(internalContext(registry.lookup, dialect), { collection: su, record: { id: '' } as Row, sessionId: '' });
+  }
+
+  /** Counts this request against the client (a 429 past REQUEST_LIMIT), inside the request's one write. */
+  async function countClient(tx: Parameters<Parameters<typeof store.write>[0]>[0], c: Collection, kind: MailTokenKind, client: string): Promise<void> {
+    const t = now();
+    const key = `${kind}:${c.id}:${client}`;
+    await tx.run('DELETE FROM "_mailRequests" WHERE "at" < ?', [t - REQUEST_LIMIT.windowSeconds * 1000]);
+    const row = await tx.get<{ n: number | string }>('SELECT COUNT(*) AS "n" FROM "_mailRequests" WHERE "key" = ?', [key]);
+    if (Number(row?.n ?? 0) >= REQUEST_LIMIT.max) throw new ApiError(429, 'Too Many Requests.');
+    await tx.run('INSERT INTO "_mailRequests" ("key", "at") VALUES (?, ?)', [key, t]);
+  }
+
+  /** A new token row for `record` (after the per-record resend limit: null when one was sent lately). */
+  async function issue(tx: Parameters<Parameters<typeof store.write>[0]>[0], c: Collection, record: Row, kind: MailTokenKind, newEmail = '', resend = true): Promise<string | null> {
+    const t = now();
+    await tx.run('DELETE FROM "_authTokens" WHERE "expires" <= ?', [t]);
+    if (resend) {
+      const recent = await tx.get('SELECT 1 AS "x" FROM "_authTokens" WHERE "collectionId" = ? AND "recordId" = ? AND "kind" = ? AND "created" > ?', [c.id, String(record.id), kind, t - RESEND_SECONDS * 1000]);
+      if (recent) return null;
+    }
+    const expires = t + durationOf(c, kind) * 1000;
+    const email = String(record.email ?? '');
+    const claims: Record<string, unknown> = { id: String(record.id), collectionId: c.id, type: kind, email };
+    if (kind === 'emailChange') claims.newEmail = newEmail;
+    claims.exp = Math.floor(expires / 1000);
+    const token = newToken(claims);
+    await tx.run(
+      'INSERT INTO "_authTokens" ("id","tokenHash","kind","collectionId","recordId","email","newEmail","passwordMark","created","expires") VALUES (?,?,?,?,?,?,?,?,?,?)',
+      [newId(), hashToken(token), kind, c.id, String(record.id), email, newEmail, passwordMark(record), t, expires],
+    );
+    return token;
+  }
+
+  /** Work after the answer (the mail, and for requests the lookup too): a failure is reported, never thrown. */
+  function later(work: () => Promise<void>): void {
+    // after the answer has gone out: none of this work may delay (and so time) the answer
+    setImmediate(() => void work().catch((err: unknown) => report(err)));
+  }
+
+  /** The message made from the collection's template and sent (or kept: mail/mailer.ts). */
+  async function sendMail(c: Collection, record: Row, kind: MailTokenKind, token: string, to: string): Promise<void> {
+    const s = await settings.get();
+    await mailer.send(s, resolveTemplate(templateOf(c, kind), s, c, record, to, { TOKEN: token }));
+  }
+
+  const findByEmail = (db: { get: typeof store.get }, c: Collection, email: string) =>
+    db.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE ${dialect.equalsNoCase(ident('email'))} LIMIT 1`, [email]);
+
+  /**
+   * request-verification and request-password-reset: a 204 whatever the e-mail. What the answer waits
+   * for is the same for every e-mail (the body checked, the client counted in one write); the lookup,
+   * the token and the mail follow it, so neither the answer nor its timing tells whether the e-mail exists.
+   */
+  async function request(name: string, body: unknown, client: string, kind: 'verification' | 'passwordReset'): Promise<void> {
+    const c = authCollection(name);
+    if (kind === 'verification' && c.id === SUPERUSERS_ID) throw badRequest('All superusers are verified by default.');
+    const email = readEmail(body, 'email');
+    await store.write(async (tx) => countClient(tx, c, kind, client));
+    later(async () => {
+      const issued = await store.write(async (tx) => {
+        const record = await findByEmail(tx, c, email);
+        if (!record) return null;
+        if (kind === 'verification' && Number(record.verified) === 1) return null;
+        const token = await issue(tx, c, record, kind);
+        return token ? { record, token } : null;
+      });
+      if (issued) await sendMail(c, issued.record, kind, issued.token, String(issued.record.email));
+    });
+  }
+
+  /** The live token row `token` names for `kind` in `c`, with its record as it is now; a 400 otherwise. */
+  async function redeemable(c: Collection, token: string, kind: MailTokenKind): Promise<{ row: TokenRow; record: Row }> {
+    if (token.length > 2000) throw invalidToken();
+    const row = await store.get<TokenRow>('SELECT * FROM "_authTokens" WHERE "tokenHash" = ?', [hashToken(token)]);
+    if (!row || row.kind !== kind || row.collectionId !== c.id || Number(row.expires) <= now()) throw invalidToken();
+    const record = await store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [row.recordId]);
+    if (!record || String(record.email ?? '').toLowerCase() !== row.email.toLowerCase() || passwordMark(record) !== row.passwordMark) throw invalidToken();
+    return { row, record };
+  }
+
+  /** Applies `changes` to the record with the token's authority; the token is spent in the same transaction. */
+  async function applyWithToken(c: Collection, row: TokenRow, record: Row, changes: Record<string, unknown>, endSessions = false): Promise<Row> {
+    const ctx = systemContext();
+    const update = await writes.prepareUpdate(c, String(record.id), changes, ctx);
+    const [after] = await writes.commit([{
+      apply: async (tx, feed) => {
+        // spent once: a concurrent confirmation with the same token finds no row; the record must still be the one it was issued for
+        const spent = await tx.run('DELETE FROM "_authTokens" WHERE "id" = ?', [row.id]);
+        const now = await tx.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [row.recordId]);
+        if (spent.changes !== 1 || !now || passwordMark(now) !== row.passwordMark || String(now.email ?? '').toLowerCase() !== row.email.toLowerCase()) throw invalidToken();
+        // the record's other tokens of this kind go with it
+        await tx.run('DELETE FROM "_authTokens" WHERE "collectionId" = ? AND "recordId" = ? AND "kind" = ?', [c.id, row.recordId, row.kind]);
+        const after = await update.apply(tx, feed);
+        if (endSessions) await tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ? AND "recordId" = ?', [c.id, row.recordId]);
+        return after;
+      },
+      afterCommit: update.afterCommit && (() => update.afterCommit?.()),
+      afterRollback: update.afterRollback && (() => update.afterRollback?.()),
+    }]);
+    return after;
+  }
+
+  /** A write's field errors as the confirmation's own 400 (PocketBase's message for a form). */
+  async function asForm<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 400 && err.message !== INVALID_DATA) throw badRequest(INVALID_DATA, err.data);
+      throw err;
+    }
+  }
+
+  return {
+    requestVerification: (name: string, body: unknown, client = '') => request(name, body, client, 'verification'),
+
+    async confirmVerification(name: string, body: unknown): Promise<void> {
+      const c = authCollection(name);
+      const errors: ErrorData = {};
+      const token = readString(body, 'token', errors);
+      if (Object.keys(errors).length > 0) throw badRequest(INVALID_DATA, errors);
+      const { row, record } = await redeemable(c, token, 'verification');
+      await asForm(() => applyWithToken(c, row, record, { verified: true }));
+    },
+
+    requestPasswordReset: (name: string, body: unknown, client = '') => request(name, body, client, 'passwordReset'),
+
+    /** The password changes, every session of the record ends (the funnel's password change), and the e-mail counts as verified. */
+    async confirmPasswordReset(name: string, body: unknown): Promise<void> {
+      const c = authCollection(name);
+      const errors: ErrorData = {};
+      const token = readString(body, 'token', errors);
+      const password = readString(body, 'password', errors);
+      const passwordConfirm = readString(body, 'passwordConfirm', errors);
+      if (errors.password === undefined && errors.passwordConfirm === undefined && password !== passwordConfirm) {
+        errors.passwordConfirm = fieldError('validation_values_mismatch', "Values don't match.");
+      }
+      if (Object.keys(errors).length > 0) throw badRequest(INVALID_DATA, errors);
+      const { row, record } = await redeemable(c, token, 'passwordReset');
+      const changes: Record<string, unknown> = { password, passwordConfirm };
+      if (c.id !== SUPERUSERS_ID) changes.verified = true;
+      await asForm(() => applyWithToken(c, row, record, changes));
+    },
+
+    /** Signed in as a record of `name`: mails a confirmation link to `newEmail`. */
+    async requestEmailChange(name: string, auth: AuthInfo | null, body: unknown, client = ''): Promise<void> {
+      const c = authCollection(name);
+      if (c.id === SUPERUSERS_ID) throw badRequest(SUPERUSERS_CHANGE);
+      if (!auth) throw unauthorized('The request requires valid auth record.');
+      // (PocketBase takes any signed-in record here; Deskbase only one of this collection)
+      if (auth.collection.id !== c.id) throw forbidden('You are not allowed to perform this request.');
+      const newEmail = readEmail(body, 'newEmail');
+      if (newEmail === String(auth.record.email ?? '')) {
+        throw badRequest(INVALID_DATA, { newEmail: fieldError('validation_not_in_invalid', 'Must not be in list.') });
+      }
+      const issued = await store.write(async (tx) => {
+        await countClient(tx, c, 'emailChange', client);
+        if (await findByEmail(tx, c, newEmail)) {
+          throw badRequest(INVALID_DATA, { newEmail: fieldError('validation_invalid_new_email', 'Invalid new email address.') });
+        }
+        const record = await tx.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [String(auth.record.id)]);
+        if (!record) throw unauthorized();
+        return { record, token: (await issue(tx, c, record, 'emailChange', newEmail, false)) as string };
+      });
+      // the signed-in owner asks: nothing to hide, so the send is awaited as PocketBase's (a failure is
+      // a 400; the message is kept in the outbox as failed all the same)
+      try {
+        await sendMail(c, issued.record, 'emailChange', issued.token, newEmail);
+      } catch {
+        throw badRequest('Failed to request email change.');
+      }
+    },
+
+    /** Token + the record's password: the e-mail becomes the new one, verified, and every session of the record ends. */
+    async confirmEmailChange(name: string, body: unknown, client = ''): Promise<void> {
+      const c = authCollection(name);
+      if (c.id === SUPERUSERS_ID) throw badRequest(SUPERUSERS_CHANGE);
+      const errors: ErrorData = {};
+      const token = readString(body, 'token', errors);
+      const password = readString(body, 'password', errors);
+      if (Object.keys(errors).length > 0) throw badRequest(INVALID_DATA, errors);
+      const { row, record } = await redeemable(c, token, 'emailChange');
+      if (!(await passwords.verify(password, String(record.password ?? ''), client))) {
+        throw badRequest(INVALID_DATA, { password: fieldError('validation_invalid_password', 'Missing or invalid auth record password.') });
+      }
+      await asForm(() => applyWithToken(c, row, record, { email: row.newEmail, verified: true }, true));
+    },
+
+    /** POST /api/settings/test/email: one template of a collection, to `email`, sent now (a failure is the 400). */
+    async sendTest(body: unknown): Promise<void> {
+      const b = isRecord(body) ? body : {};
+      const errors: ErrorData = {};
+      let email = '';
+      try {
+        email = readEmail(b, 'email');
+      } catch (err) {
+        if (err instanceof ApiError) Object.assign(errors, err.data);
+      }
+      const templates: Record<string, MailTokenKind> = { verification: 'verification', 'password-reset': 'passwordReset', 'email-change': 'emailChange' };
+      const template = b.template;
+      if (template === undefined || template === '') errors.template = required();
+      else if (template === 'otp' || template === 'login-alert') errors.template = fieldError('validation_not_supported', `The "${template}" template is not supported yet.`);
+      else if (typeof template !== 'string' || !Object.hasOwn(templates, template)) errors.template = fieldError('validation_in_invalid', 'Must be a valid value.');
+      const name = b.collection === undefined || b.collection === '' ? '_superusers' : b.collection;
+      const c = typeof name === 'string' ? registry.get(name) : undefined;
+      if (!c || c.type !== 'auth') errors.collection = fieldError('validation_invalid_collection', 'Missing or invalid auth collection.');
+      if (Object.keys(errors).length > 0) throw badRequest(INVALID_DATA, errors);
+      const coll = c as Collection;
+      const kind = templates[template as string];
+      // PocketBase's test message: a placeholder record with the address, and a token that redeems nothing
+      const record: Row = { id: '_test_id_', email, verified: 0 };
+      const s = await settings.get();
+      try {
+        await mailer.send(s, resolveTemplate(templateOf(coll, kind), s, coll, record, email, { TOKEN: newToken({ id: '_test_id_', collectionId: coll.id, type: kind, email }) }));
+      } catch (err) {
+        throw badRequest('Failed to send the test email.', { error: fieldError('validation_send_failed', err instanceof Error ? err.message.slice(0, 200) : 'Failed to send.') });
+      }
+    },
+  };
+}
+
+export type AccountMail = ReturnType<typeof createAccountMail>;
