@@ -14,7 +14,11 @@
 //   statement inside runs under a savepoint, so a failing one undoes only itself and the transaction
 //   goes on, as a failing statement does on SQLite. A read or write through the store from inside a
 //   write's function fails at once (it would not see the transaction's rows, or would wait for it).
-// - Errors by SQLSTATE (errors.ts).
+// - Errors by SQLSTATE (errors.ts). A database that cannot be reached answers a 503
+//   (DatabaseUnavailable) instead of holding the request: postgres.js retries a connection until a
+//   host takes it (with several hosts, until one is primary), so an operation that has no connection
+//   after `connectWaitMs` is refused, and a connection that arrives after that is handed back unused.
+//   A write whose connection is lost is never acknowledged: its COMMIT fails, in doubt (errors.ts).
 // - What has no meaning here is empty (stats, keptAside, checkpoint, reload listeners); what cannot be
 //   done refuses with an error naming what to use instead (backup and restore: pg_dump / pg_restore).
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -26,7 +30,7 @@ import type { Row } from '../model/types.js';
 import type { ReadDb, SqlFunction, Store, StoreStats, WriteTx } from '../store/contract.js';
 import { QueryTimeoutError, ReadTooLargeError, valueBytes, type QueryBudget } from '../store/deadline.js';
 import type { Params } from '../store/statements.js';
-import { mapPgError } from './errors.js';
+import { DatabaseUnavailable, mapPgError } from './errors.js';
 import { ensurePostgresSchema } from './schema.js';
 
 type Sql = postgres.Sql;
@@ -40,7 +44,15 @@ export interface PostgresStoreOptions {
   dir?: string | null;
   /** Connections in the pool (writes hold one each while they run). Default 10. */
   max?: number;
+  /**
+   * How long an operation waits for a connection (the database down, restarting or failing over,
+   * the pool busy) before it is refused with a 503. Default CONNECT_WAIT_MS.
+   */
+  connectWaitMs?: number;
 }
+
+/** The default of `connectWaitMs`: a failover under Patroni takes ~10 s; a client retries after this. */
+export const CONNECT_WAIT_MS = 5000;
 
 /** Rows read through a cursor, this many at a time, when the read counts its bytes. */
 const CURSOR_ROWS = 200;
@@ -67,7 +79,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     types: TYPES as unknown as Record<string, postgres.PostgresType>,
     connection: { application_name: 'deskbase' },
   });
-  const store = new PostgresStore(sql, options.dir ?? null);
+  const store = new PostgresStore(sql, options.dir ?? null, options.connectWaitMs ?? CONNECT_WAIT_MS);
   try {
     await store.write((tx) => ensurePostgresSchema(tx));
   } catch (err) {
@@ -88,7 +100,40 @@ export class PostgresStore implements Store {
   constructor(
     private readonly sql: Sql,
     readonly dir: string | null,
+    private readonly connectWaitMs: number = CONNECT_WAIT_MS,
   ) {}
+
+  /**
+   * Runs `open`, which calls `connected()` once postgres.js has handed it a connection: past
+   * connectWaitMs without one, a 503 (DatabaseUnavailable); `connected()` then answers false and the
+   * caller hands the late connection back unused. `abandon` is called at that moment (a queued query
+   * is cancelled).
+   */
+  private async connecting<T>(open: (connected: () => boolean) => Promise<T>, abandon?: () => void): Promise<T> {
+    let state: 'waiting' | 'connected' | 'abandoned' = 'waiting';
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        if (state !== 'waiting') return;
+        state = 'abandoned';
+        abandon?.();
+        reject(new DatabaseUnavailable(false));
+      }, this.connectWaitMs);
+    });
+    const connected = (): boolean => {
+      if (state === 'abandoned') return false;
+      state = 'connected';
+      clearTimeout(timer);
+      return true;
+    };
+    const work = open(connected);
+    work.catch(() => undefined);
+    try {
+      return await Promise.race([work, expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 
   /** The statement as PostgreSQL takes it (POSTGRES.statement), remembered per text. */
   private text(sqlText: string): string {
@@ -114,8 +159,14 @@ export class PostgresStore implements Store {
 
   all = async <T = Row>(sqlText: string, params?: Params): Promise<T[]> => {
     this.assertOutside();
+    const query = this.query(this.sql, sqlText, params);
     try {
-      return Array.from(await this.query(this.sql, sqlText, params)) as T[];
+      // a bare query says nothing when its connection opens: it counts as connected once it answers
+      return await this.connecting(async (connected) => {
+        const rows = Array.from(await query) as T[];
+        connected();
+        return rows;
+      }, () => void query.cancel());
     } catch (err) {
       throw mapPgError(err, null);
     }
@@ -139,10 +190,11 @@ export class PostgresStore implements Store {
     // work) is not this operation's database time, as waiting for the write turn is not on the desktop
     let start: number | null = null;
     try {
-      return (await this.sql.begin('read only', async (tx) => {
+      return (await this.connecting((connected) => this.sql.begin('read only', async (tx) => {
+        if (!connected()) throw new DatabaseUnavailable(false);
         start = performance.now();
         return this.readRows<T>(tx, budget, sqlText, params, most);
-      })) as T[];
+      }))) as T[];
     } catch (err) {
       throw mapPgError(err, budget);
     } finally {
@@ -181,7 +233,8 @@ export class PostgresStore implements Store {
   snapshot = async <T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T> => {
     this.assertOutside();
     if (budget !== undefined && budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
-    return (await this.sql.begin('isolation level repeatable read read only', async (tx) => {
+    return (await this.connecting((connected) => this.sql.begin('isolation level repeatable read read only', async (tx) => {
+      if (!connected()) throw new DatabaseUnavailable(false);
       let chain: Promise<unknown> = Promise.resolve();
       // one connection: reads started together run one after the other
       const read = <R>(sqlText: string, params: Params | undefined, most: number): Promise<R[]> => {
@@ -204,7 +257,7 @@ export class PostgresStore implements Store {
         all: <R = Row>(sqlText: string, params?: Params) => read<R>(sqlText, params, Infinity),
         get: async <R = Row>(sqlText: string, params?: Params) => (await read<R>(sqlText, params, 1))[0],
       });
-    })) as T;
+    }))) as T;
   };
 
   /** Waits for this node's write turn; resolves with its release. */
@@ -222,7 +275,11 @@ export class PostgresStore implements Store {
     const release = await this.turn();
     let conn: Reserved | null = null;
     try {
-      conn = await this.sql.reserve();
+      conn = await this.connecting((connected) => this.sql.reserve().then((late) => {
+        if (connected()) return late;
+        late.release();
+        throw new DatabaseUnavailable(false);
+      }));
       return await this.transaction(conn, fn, budget ?? null);
     } finally {
       conn?.release();
@@ -261,7 +318,7 @@ export class PostgresStore implements Store {
             return read(rows);
           } catch (err) {
             await conn.unsafe('ROLLBACK TO SAVEPOINT s').catch(() => undefined);
-            throw mapPgError(err, budget);
+            throw mapPgError(err, budget, { writing: true });
           }
         }),
       );
@@ -279,14 +336,14 @@ export class PostgresStore implements Store {
       await begin;
       await limit;
     }).catch((err: unknown) => {
-      throw mapPgError(err, budget);
+      throw mapPgError(err, budget, { writing: true });
     });
     try {
       const result = await this.inside.run(state, () => fn(tx));
       state.open = false;
       await tail;
       await timed(() => conn.unsafe('COMMIT')).catch((err: unknown) => {
-        throw mapPgError(err, budget);
+        throw mapPgError(err, budget, { writing: true, committing: true });
       });
       return result;
     } catch (err) {
