@@ -5,11 +5,13 @@
 //   63 bytes shortened), cached per text; each is prepared once per connection.
 // - Rows look as on SQLite: int8 and numeric read as numbers, booleans as 1/0, json and timestamps as
 //   the stored text (type parsers below).
-// - Reads go to the pool. `reader(budget)` runs each read in a READ ONLY transaction whose
+// - Connections (connections.ts): each operation leases one of its own (at most `max`), never
+//   postgres.js's reserve()/begin(), which can crash the process or run a statement outside its
+//   transaction after the server went away. `reader(budget)` runs each read in a READ ONLY transaction whose
 //   `statement_timeout` is what is left of the budget (the time a call takes is added to it), and
 //   counts the bytes of the rows read as the desktop does, reading through a cursor so that a read
 //   past the limit stops there (ReadTooLargeError).
-// - Writes: `write(fn, budget)` is one transaction on one reserved connection. Writes take turns
+// - Writes: `write(fn, budget)` is one transaction on one leased connection. Writes take turns
 //   within a node as on the desktop (a queue); between nodes PostgreSQL's own locks order them. Each
 //   statement inside runs under a savepoint, so a failing one undoes only itself and the transaction
 //   goes on, as a failing statement does on SQLite. A read or write through the store from inside a
@@ -17,8 +19,8 @@
 // - Errors by SQLSTATE (errors.ts). A database that cannot be reached answers a 503
 //   (DatabaseUnavailable) instead of holding the request: postgres.js retries a connection until a
 //   host takes it (with several hosts, until one is primary), so an operation that has no connection
-//   after `connectWaitMs` is refused, and a connection that arrives after that is handed back unused.
-//   A write whose connection is lost is never acknowledged: its COMMIT fails, in doubt (errors.ts).
+//   after `connectWaitMs` is refused (the connection still trying is ended). A write whose connection
+//   is lost is never acknowledged: nothing more is sent on it (no COMMIT), or its COMMIT fails, in doubt.
 // - What has no meaning here is empty (stats, keptAside, checkpoint, reload listeners); what cannot be
 //   done refuses with an error naming what to use instead (backup and restore: pg_dump / pg_restore).
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -30,12 +32,13 @@ import type { Row } from '../model/types.js';
 import type { ReadDb, SqlFunction, Store, StoreStats, WriteTx } from '../store/contract.js';
 import { QueryTimeoutError, ReadTooLargeError, valueBytes, type QueryBudget } from '../store/deadline.js';
 import type { Params } from '../store/statements.js';
-import { DatabaseUnavailable, mapPgError } from './errors.js';
+import { Connections, type Lease } from './connections.js';
+import { mapPgError } from './errors.js';
 import { ensurePostgresSchema } from './schema.js';
 
 type Sql = postgres.Sql;
-type Reserved = postgres.ReservedSql;
-type Runner = Sql | Reserved | postgres.TransactionSql;
+/** What a statement is sent through: a leased connection. */
+type Runner = Pick<Lease, 'unsafe'>;
 
 export interface PostgresStoreOptions {
   /** postgres://USER:PASSWORD@HOST:PORT/DB, the libpq multi-host form included. */
@@ -73,13 +76,18 @@ const MAX_CACHED_STATEMENTS = 1000;
 
 /** Opens the pool and checks the system tables (creating what is missing). */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const sql = postgres(options.url, {
-    max: options.max ?? 10,
+  const settings = {
     onnotice: () => {},
     types: TYPES as unknown as Record<string, postgres.PostgresType>,
     connection: { application_name: 'deskbase' },
-  });
-  const store = new PostgresStore(sql, options.dir ?? null, options.connectWaitMs ?? CONNECT_WAIT_MS);
+  };
+  const sql = postgres(options.url, { ...settings, max: options.max ?? 10 });
+  const connections = new Connections(
+    (onclose) => postgres(options.url, { ...settings, max: 1, onclose }),
+    options.max ?? 10,
+    options.connectWaitMs ?? CONNECT_WAIT_MS,
+  );
+  const store = new PostgresStore(sql, options.dir ?? null, connections);
   try {
     await store.write((tx) => ensurePostgresSchema(tx));
   } catch (err) {
@@ -100,39 +108,41 @@ export class PostgresStore implements Store {
   constructor(
     private readonly sql: Sql,
     readonly dir: string | null,
-    private readonly connectWaitMs: number = CONNECT_WAIT_MS,
+    private readonly connections: Connections,
   ) {}
 
-  /**
-   * Runs `open`, which calls `connected()` once postgres.js has handed it a connection: past
-   * connectWaitMs without one, a 503 (DatabaseUnavailable); `connected()` then answers false and the
-   * caller hands the late connection back unused. `abandon` is called at that moment (a queued query
-   * is cancelled).
-   */
-  private async connecting<T>(open: (connected: () => boolean) => Promise<T>, abandon?: () => void): Promise<T> {
-    let state: 'waiting' | 'connected' | 'abandoned' = 'waiting';
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        if (state !== 'waiting') return;
-        state = 'abandoned';
-        abandon?.();
-        reject(new DatabaseUnavailable(false));
-      }, this.connectWaitMs);
-    });
-    const connected = (): boolean => {
-      if (state === 'abandoned') return false;
-      state = 'connected';
-      clearTimeout(timer);
-      return true;
-    };
-    const work = open(connected);
-    work.catch(() => undefined);
+  /** `work` on a connection of its own, given back (or replaced, when lost) after. */
+  private async leased<T>(until: number, work: (lease: Lease, until: number) => Promise<T>): Promise<T> {
+    const lease = await this.connections.lease(until);
     try {
-      return await Promise.race([work, expired]);
+      return await work(lease, until);
     } finally {
-      clearTimeout(timer);
+      lease.release();
     }
+  }
+
+  /**
+   * `fn` in a transaction opened by `begin` on a leased connection: COMMIT after it, ROLLBACK when it
+   * fails (neither is sent once the connection is lost: the server has ended the transaction).
+   */
+  private inTransaction<T>(begin: string, fn: (lease: Lease) => Promise<T>): Promise<T> {
+    return this.leased(this.connections.deadline(), async (lease, until) => {
+      await lease.begin([begin], until).catch((err: unknown) => {
+        throw mapPgError(err, null);
+      });
+      let result: T;
+      try {
+        result = await fn(lease);
+      } catch (err) {
+        if (!lease.lost) await lease.unsafe('ROLLBACK').then(() => lease.ended(), () => undefined);
+        throw err;
+      }
+      await lease.unsafe('COMMIT').catch((err: unknown) => {
+        throw mapPgError(err, null);
+      });
+      lease.ended();
+      return result;
+    });
   }
 
   /** The statement as PostgreSQL takes it (POSTGRES.statement), remembered per text. */
@@ -159,14 +169,16 @@ export class PostgresStore implements Store {
 
   all = async <T = Row>(sqlText: string, params?: Params): Promise<T[]> => {
     this.assertOutside();
-    const query = this.query(this.sql, sqlText, params);
     try {
-      // a bare query says nothing when its connection opens: it counts as connected once it answers
-      return await this.connecting(async (connected) => {
-        const rows = Array.from(await query) as T[];
-        connected();
+      // a bare read: within the wait for a connection (it says nothing when its connection opens)
+      return await this.leased(this.connections.deadline(), async (lease, until) => {
+        // a read not answered within the wait leaves its connection to be replaced, as a transaction would
+        lease.inTransaction = true;
+        const rows = Array.from(await this.connections.withinWait(this.query(lease, sqlText, params), until)) as T[];
+        this.connections.reached();
+        lease.ended();
         return rows;
-      }, () => void query.cancel());
+      });
     } catch (err) {
       throw mapPgError(err, null);
     }
@@ -190,11 +202,10 @@ export class PostgresStore implements Store {
     // work) is not this operation's database time, as waiting for the write turn is not on the desktop
     let start: number | null = null;
     try {
-      return (await this.connecting((connected) => this.sql.begin('read only', async (tx) => {
-        if (!connected()) throw new DatabaseUnavailable(false);
+      return await this.inTransaction('BEGIN READ ONLY', (lease) => {
         start = performance.now();
-        return this.readRows<T>(tx, budget, sqlText, params, most);
-      }))) as T[];
+        return this.readRows<T>(lease, budget, sqlText, params, most);
+      });
     } catch (err) {
       throw mapPgError(err, budget);
     } finally {
@@ -233,8 +244,7 @@ export class PostgresStore implements Store {
   snapshot = async <T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T> => {
     this.assertOutside();
     if (budget !== undefined && budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
-    return (await this.connecting((connected) => this.sql.begin('isolation level repeatable read read only', async (tx) => {
-      if (!connected()) throw new DatabaseUnavailable(false);
+    return this.inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (tx) => {
       let chain: Promise<unknown> = Promise.resolve();
       // one connection: reads started together run one after the other
       const read = <R>(sqlText: string, params: Params | undefined, most: number): Promise<R[]> => {
@@ -257,7 +267,7 @@ export class PostgresStore implements Store {
         all: <R = Row>(sqlText: string, params?: Params) => read<R>(sqlText, params, Infinity),
         get: async <R = Row>(sqlText: string, params?: Params) => (await read<R>(sqlText, params, 1))[0],
       });
-    }))) as T;
+    });
   };
 
   /** Waits for this node's write turn; resolves with its release. */
@@ -273,21 +283,14 @@ export class PostgresStore implements Store {
     if (this.inside.getStore()?.open === true) throw new Error('write() cannot be called inside another write() transaction');
     this.assertOutside();
     const release = await this.turn();
-    let conn: Reserved | null = null;
     try {
-      conn = await this.connecting((connected) => this.sql.reserve().then((late) => {
-        if (connected()) return late;
-        late.release();
-        throw new DatabaseUnavailable(false);
-      }));
-      return await this.transaction(conn, fn, budget ?? null);
+      return await this.leased(this.connections.deadline(), (conn, until) => this.transaction(conn, fn, budget ?? null, until));
     } finally {
-      conn?.release();
       release();
     }
   };
 
-  private async transaction<T>(conn: Reserved, fn: (tx: WriteTx) => Promise<T> | T, budget: QueryBudget | null): Promise<T> {
+  private async transaction<T>(conn: Lease, fn: (tx: WriteTx) => Promise<T> | T, budget: QueryBudget | null, until: number): Promise<T> {
     const timed = async <R>(work: () => Promise<R>): Promise<R> => {
       if (budget === null) return work();
       if (budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
@@ -317,7 +320,7 @@ export class PostgresStore implements Store {
             await done;
             return read(rows);
           } catch (err) {
-            await conn.unsafe('ROLLBACK TO SAVEPOINT s').catch(() => undefined);
+            if (!conn.lost) await conn.unsafe('ROLLBACK TO SAVEPOINT s').catch(() => undefined);
             throw mapPgError(err, budget, { writing: true });
           }
         }),
@@ -330,26 +333,34 @@ export class PostgresStore implements Store {
       get: <R>(sqlText: string, params?: Params) => inTx(sqlText, params, (rows) => rows[0] as R | undefined),
       run: (sqlText: string, params?: Params) => inTx(sqlText, params, (rows) => ({ changes: rows.count ?? 0 })),
     };
-    await timed(async () => {
-      const begin = sent(conn.unsafe('BEGIN'));
-      const limit = budget === null ? null : sent(conn.unsafe(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(budget.limit - budget.spent))}`));
-      await begin;
-      await limit;
-    }).catch((err: unknown) => {
+    if (budget !== null && budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
+    // not charged to the budget: a BEGIN waits for the connection to open (the database restarting or
+    // failing over), which is not this write's database time, as the wait for the pool is not
+    await conn.begin(['BEGIN', ...(budget === null ? [] : [`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(budget.limit - budget.spent))}`])], until).catch((err: unknown) => {
       throw mapPgError(err, budget, { writing: true });
     });
     try {
       const result = await this.inside.run(state, () => fn(tx));
       state.open = false;
       await tail;
-      await timed(() => conn.unsafe('COMMIT')).catch((err: unknown) => {
+      // The budget never cancels a COMMIT: cancelled while it waits for the synchronous standby,
+      // PostgreSQL keeps the transaction committed locally and answers success with only a warning,
+      // so a write would be acknowledged that the standby may not have (lost if the primary dies).
+      await timed(async () => {
+        const unlimited = budget === null ? null : sent(conn.unsafe('SET LOCAL statement_timeout = 0'));
+        const commit = sent(conn.unsafe('COMMIT'));
+        await unlimited;
+        await commit;
+      }).catch((err: unknown) => {
+        // a COMMIT never sent (the connection was lost before) is refused as such, not in doubt
         throw mapPgError(err, budget, { writing: true, committing: true });
       });
+      conn.ended();
       return result;
     } catch (err) {
       state.open = false;
       await tail;
-      await conn.unsafe('ROLLBACK').catch(() => undefined);
+      if (!conn.lost) await conn.unsafe('ROLLBACK').then(() => conn.ended(), () => undefined);
       throw err;
     }
   }
@@ -361,7 +372,7 @@ export class PostgresStore implements Store {
     this.closing ??= (async () => {
       // writes queued before close still run
       await this.turns;
-      await this.sql.end({ timeout: 5 });
+      await Promise.all([this.connections.end(5), this.sql.end({ timeout: 5 })]);
     })();
     return this.closing;
   };
