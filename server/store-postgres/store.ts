@@ -343,15 +343,9 @@ export class PostgresStore implements Store {
       const result = await this.inside.run(state, () => fn(tx));
       state.open = false;
       await tail;
-      // The budget never cancels a COMMIT: cancelled while it waits for the synchronous standby,
-      // PostgreSQL keeps the transaction committed locally and answers success with only a warning,
-      // so a write would be acknowledged that the standby may not have (lost if the primary dies).
-      await timed(async () => {
-        const unlimited = budget === null ? null : sent(conn.unsafe('SET LOCAL statement_timeout = 0'));
-        const commit = sent(conn.unsafe('COMMIT'));
-        await unlimited;
-        await commit;
-      }).catch((err: unknown) => {
+      // (statement_timeout does not cover the COMMIT's wait for the synchronous standby: PostgreSQL
+      // disables it before committing, so the budget never turns that wait into a local-only commit)
+      await timed(() => conn.unsafe('COMMIT')).catch((err: unknown) => {
         // a COMMIT never sent (the connection was lost before) is refused as such, not in doubt
         throw mapPgError(err, budget, { writing: true, committing: true });
       });

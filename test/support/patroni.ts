@@ -61,6 +61,10 @@ export interface PatroniCluster {
    * (by their ids). Resolves once they are gone.
    */
   killMember(member: PatroniMember): Promise<void>;
+  /** SIGSTOP (`true`) or SIGCONT (`false`) to a member's postmaster and backends: a standby that stops answering, then answers again. */
+  pauseMember(member: PatroniMember, paused: boolean): void;
+  /** The member of that name. */
+  member(name: string): PatroniMember;
   /** psql as the superuser on a member: one statement, its output as text. */
   psql(member: PatroniMember, statement: string, database?: string): string;
   stop(): void;
@@ -331,9 +335,20 @@ export async function startPatroniCluster(): Promise<PatroniCluster> {
       await waitFor(async () => doomed.every((pid) => !alive(pid) || zombie(pid)), 10_000, `${member.name}'s processes to die`);
     };
 
+    const pauseMember = (member: PatroniMember, paused: boolean): void => {
+      const pm = postmasterPid(member.dataDir);
+      if (pm === null || !isPostgres(pm)) throw new Error(`${member.name} has no running postmaster`);
+      for (const pid of [pm, ...childrenOf(pm)]) process.kill(pid, paused ? 'SIGSTOP' : 'SIGCONT');
+    };
+    const member = (name: string): PatroniMember => {
+      const found = members.find((m) => m.name === name);
+      if (found === undefined) throw new Error(`no member ${name}`);
+      return found;
+    };
+
     return {
       dir, members, url, user: 'deskbase', password, database: 'deskbase', readyMs,
-      cluster, waitForLeader, killMember, psql, stop,
+      cluster, waitForLeader, killMember, pauseMember, member, psql, stop,
       primary: async () => {
         const leader = await leaderOf(members);
         if (leader === null) throw new Error('the cluster has no running leader');
