@@ -177,10 +177,20 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       onChange('delete', c);
     },
 
-    /** Creates `_superusers` and `users` on a fresh data folder (`users` once: a user may delete it). */
+    /**
+     * Creates `_superusers` and `users` on a fresh data folder (`users` once: a user may delete it).
+     * Several team-server nodes may start together on an empty database: when something looks
+     * missing, the `bootstrapped` row of `_params` is taken first (an upsert: a concurrent node's
+     * transaction waits here for this one) and the collections are read again inside the transaction,
+     * so that only the first node creates them.
+     */
     async bootstrap(tx: WriteTx): Promise<void> {
+      const usersCreated = async () => (await tx.get(`SELECT 1 AS x FROM "_params" WHERE "key" = 'usersCreated'`)) !== undefined;
+      if (registry.get(SUPERUSERS_ID) && (registry.get('users') || await usersCreated())) return;
+      await tx.run(dialect.upsert('_params', ['key', 'value'], ['key']), ['bootstrapped', 'true']);
+      await registry.load(tx);
       if (!registry.get(SUPERUSERS_ID)) await add(tx, superusersCollection());
-      if (!registry.get('users') && !await tx.get(`SELECT 1 AS x FROM "_params" WHERE "key" = 'usersCreated'`)) {
+      if (!registry.get('users') && !await usersCreated()) {
         await add(tx, usersCollection(registry.lookup));
         await tx.run(dialect.upsert('_params', ['key', 'value'], ['key']), ['usersCreated', 'true']);
       }

@@ -3,7 +3,7 @@ import type { CoreEnv } from './env.js';
 import type { Store } from '../store/db.js';
 import { ensureSystemSchema } from '../store/schema.js';
 import { createAuth } from './sign-in.js';
-import { FailureLimiter } from './sign-in-limiter.js';
+import { FailureLimiter, StoreFailureLimiter } from './sign-in-limiter.js';
 import { Passwords } from './passwords.js';
 import { ScryptPool } from './scrypt-pool.js';
 import { createCollections, type CollectionListener } from './collections.js';
@@ -18,12 +18,13 @@ import { ChangeFeed, type ChangeListener } from './writes/changes.js';
 import { createTransfer } from './transfer/transfer.js';
 import { REALTIME_LIMITS, type RealtimeLimits } from './realtime/subscription-limits.js';
 import { createRealtime } from './realtime/fan-out.js';
+import { appendChanges, followBus } from './realtime/between-nodes.js';
 import { createBatch } from './batch.js';
 import { DiskFileStorage, type FileStorage, type NamedFiles } from '../files/storage.js';
 import { DatabaseFileStorage, TEAM_TEMP_BASE } from '../files/db-storage.js';
 import { memoryDataDir } from '../files/memory-dir.js';
 import { dropReleasedFiles, namesOfRow } from './file-cleanup.js';
-import { createFileTokens } from './file-tokens.js';
+import { createFileTokens, fileTokenSecret } from './file-tokens.js';
 import { createFiles } from './files.js';
 import { createBackups } from './backups.js';
 import { saveDefinition } from './collections-ddl.js';
@@ -75,6 +76,8 @@ export interface CoreOptions {
 export async function createCore(store: Store, options: CoreOptions = {}) {
   const registry = new Registry();
   installQueryGuards(store);
+  // a team server: the bus position before the registry is read, so no schema change falls between them
+  const busFrom = store.bus ? await store.bus.position() : 0;
   // the PostgreSQL store creates its system tables itself when it opens (store-postgres/schema.ts)
   if (store.dialect !== 'postgres') await store.write(async (tx) => ensureSystemSchema(tx));
   await registry.load(store);
@@ -83,8 +86,10 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const sessions = createSessions(store, registry);
   const report = options.onError ?? ((error: unknown) => console.error(error));
   const storage = fileStorageOf(store, report);
-  // one sign-in block per server: sign-in and an update's oldPassword count against the same accounts
-  const credentials = { limiter: new FailureLimiter(options.now), passwords: new Passwords(options.hashPool ?? new ScryptPool()) };
+  // one sign-in block per server: sign-in and an update's oldPassword count against the same accounts;
+  // on a team server in the database, so that every node counts against the same block
+  const limiter = store.dialect === 'postgres' ? new StoreFailureLimiter(store, options.now) : new FailureLimiter(options.now);
+  const credentials = { limiter, passwords: new Passwords(options.hashPool ?? new ScryptPool()) };
   // what every factory below is made of (env.ts)
   const env: CoreEnv = {
     store, registry, sessions, storage, credentials, report,
@@ -94,7 +99,8 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
     now: options.now ?? Date.now,
   };
   const realtime = createRealtime(env, { idleMs: options.realtimeIdleMs, limits: { ...REALTIME_LIMITS, ...options.realtimeLimits } });
-  const onCollection: CollectionListener = (action, c) => realtime.onCollection(action, c);
+  // a team server's schema changes reach realtime from the bus, on every node alike (realtime/between-nodes.ts)
+  const onCollection: CollectionListener = store.bus ? () => {} : (action, c) => realtime.onCollection(action, c);
   const collections = createCollections(env, onCollection);
   await store.write(async (tx) => collections.bootstrap(tx));
   // data folders made before Deskbase kept an index get it now (nothing is written when none is missing)
@@ -104,12 +110,14 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
     if (store.dir !== null || storage.kind === 'database') await storage.sweep(namedFiles(store, registry), (id) => registry.get(id) !== undefined);
   };
   await sweep();
-  const feed = new ChangeFeed(report);
+  // a team server's writes append their changes to the bus inside their transaction (realtime/between-nodes.ts)
+  const feed = new ChangeFeed(report, store.bus ? appendChanges(store.bus) : null);
   feed.subscribe(dropReleasedFiles(storage));
   const records = createRecords(env, feed);
-  const files = createFiles(env, createFileTokens(store, registry, sessions, options.now));
+  const files = createFiles(env, createFileTokens(store, registry, sessions, await fileTokenSecret(store), options.now));
   const auth = createAuth(env);
-  feed.subscribe((changes) => realtime.onChanges(changes));
+  if (store.bus) followBus(env, store.bus, realtime, busFrom);
+  else feed.subscribe((changes) => realtime.onChanges(changes));
   const batch = createBatch(env, records.writes);
   const setup = createSetup(env, records.writes, options.onSetupToken ?? (() => {}));
   const transfer = createTransfer(env, records, onCollection);

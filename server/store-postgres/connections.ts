@@ -64,16 +64,16 @@ export class Lease {
     return this.conn.closes !== this.closesAtStart;
   }
 
-  unsafe = (text: string, params?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions): postgres.PendingQuery<postgres.Row[]> => {
+  unsafe = <T extends readonly (object | undefined)[] = postgres.Row[]>(text: string, params?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions): postgres.PendingQuery<T> => {
     if (this.lost) {
       // a query that is never sent: its promise rejects, its cursor and execute() are safe to call
-      const refused = Promise.reject(new DatabaseUnavailable(false)) as unknown as postgres.PendingQuery<postgres.Row[]>;
+      const refused = Promise.reject(new DatabaseUnavailable(false)) as unknown as postgres.PendingQuery<T>;
       (refused as unknown as Promise<unknown>).catch(() => undefined);
       Object.assign(refused, { execute: () => refused, cursor: () => refusedCursor(), cancel: () => undefined });
       return refused;
     }
-    const query = this.conn.sql.unsafe(text, params ?? [], options) as Settleable;
-    this.sent.push(query);
+    const query = this.conn.sql.unsafe(text, params ?? [], options) as unknown as postgres.PendingQuery<T>;
+    this.sent.push(query as unknown as Settleable);
     return query;
   };
 

@@ -55,6 +55,13 @@ export const POSTGRES_SYSTEM_SCHEMA: readonly string[] = [
     PRIMARY KEY ("file", "seq")
   )`,
   'ALTER TABLE "_file_chunks" ALTER COLUMN "data" SET STORAGE EXTERNAL',
+  // the sign-in block every node counts against (core/sign-in-limiter.ts StoreFailureLimiter)
+  `CREATE TABLE IF NOT EXISTS "_signInFailures" (
+    "key" ${TEXT} PRIMARY KEY NOT NULL,
+    "start" bigint NOT NULL,
+    "reserved" integer NOT NULL,
+    "forgiven" integer NOT NULL
+  )`,
 ];
 
 /** Creates the system tables that are missing, one node at a time (the lock ends with the transaction). */

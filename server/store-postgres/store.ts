@@ -35,6 +35,7 @@ import type { Params } from '../store/statements.js';
 import { Connections, type Lease } from './connections.js';
 import { mapPgError } from './errors.js';
 import { ensurePostgresSchema } from './schema.js';
+import { APPEND_SQL, APPEND_TIMEOUT_MS, ensureBusSchema, newNodeId, NODE_SETTING, PostgresBus, type BusTiming } from './bus.js';
 
 type Sql = postgres.Sql;
 /** What a statement is sent through: a leased connection. */
@@ -52,6 +53,10 @@ export interface PostgresStoreOptions {
    * the pool busy) before it is refused with a 503. Default CONNECT_WAIT_MS.
    */
   connectWaitMs?: number;
+  /** Hears what fails where no caller waits (the bus between nodes). Default: console.error. */
+  report?: (error: unknown) => void;
+  /** The bus's poll and retention (bus.ts; tests raise the poll to prove the doorbell alone). */
+  busTiming?: BusTiming;
 }
 
 /** The default of `connectWaitMs`: a failover under Patroni takes ~10 s; a client retries after this. */
@@ -76,20 +81,33 @@ const MAX_CACHED_STATEMENTS = 1000;
 
 /** Opens the pool and checks the system tables (creating what is missing). */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const node = newNodeId();
+  // every connection names its node, so the bus knows which entries this node committed (bus.ts)
+  const connection = { application_name: 'deskbase', [NODE_SETTING]: node };
   const settings = {
     onnotice: () => {},
     types: TYPES as unknown as Record<string, postgres.PostgresType>,
-    connection: { application_name: 'deskbase' },
+    connection,
   };
   const sql = postgres(options.url, { ...settings, max: options.max ?? 10 });
+  // what the store's own statements run on (connections.ts); `sql` serves the bus's reads
   const connections = new Connections(
     (onclose) => postgres(options.url, { ...settings, max: 1, onclose }),
     options.max ?? 10,
     options.connectWaitMs ?? CONNECT_WAIT_MS,
   );
-  const store = new PostgresStore(sql, options.dir ?? null, connections);
+  const doorbell = (on: { notify: (payload: string) => void; close: () => void }) => {
+    // `onnotify` is postgres.js's own (what its `listen` uses), missing from its types
+    const settings = { max: 1, max_lifetime: null, fetch_types: false, onnotice: () => {}, connection, onnotify: (_channel: string, payload: string) => on.notify(payload), onclose: on.close };
+    return postgres(options.url, settings);
+  };
+  const bus = new PostgresBus(sql, node, doorbell, options.report ?? ((error: unknown) => console.error(error)), options.busTiming);
+  const store = new PostgresStore(sql, options.dir ?? null, bus, connections);
   try {
-    await store.write((tx) => ensurePostgresSchema(tx));
+    await store.write(async (tx) => {
+      await ensurePostgresSchema(tx);
+      await ensureBusSchema(tx); // under the same lock
+    });
   } catch (err) {
     await sql.end({ timeout: 5 }).catch(() => undefined);
     throw err;
@@ -108,6 +126,8 @@ export class PostgresStore implements Store {
   constructor(
     private readonly sql: Sql,
     readonly dir: string | null,
+    /** Between nodes: the outbox and its doorbell (bus.ts). */
+    readonly bus: PostgresBus,
     private readonly connections: Connections,
   ) {}
 
@@ -339,19 +359,44 @@ export class PostgresStore implements Store {
     await conn.begin(['BEGIN', ...(budget === null ? [] : [`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(budget.limit - budget.spent))}`])], until).catch((err: unknown) => {
       throw mapPgError(err, budget, { writing: true });
     });
+    this.bus.begin(tx);
     try {
       const result = await this.inside.run(state, () => fn(tx));
       state.open = false;
       await tail;
-      // (statement_timeout does not cover the COMMIT's wait for the synchronous standby: PostgreSQL
-      // disables it before committing, so the budget never turns that wait into a local-only commit)
-      await timed(() => conn.unsafe('COMMIT')).catch((err: unknown) => {
-        // a COMMIT never sent (the connection was lost before) is refused as such, not in doubt
-        throw mapPgError(err, budget, { writing: true, committing: true });
-      });
+      const staged = this.bus.end(tx);
+      if (staged.length === 0) {
+        // (statement_timeout does not cover the COMMIT's wait for the synchronous standby: PostgreSQL
+        // disables it before committing, so the budget never turns that wait into a local-only commit)
+        await timed(() => conn.unsafe('COMMIT')).catch((err: unknown) => {
+          // a COMMIT never sent (the connection was lost before) is refused as such, not in doubt
+          throw mapPgError(err, budget, { writing: true, committing: true });
+        });
+      } else {
+        // the bus's entries (bus.ts), sent with the COMMIT: the head row is held for this round trip only,
+        // and its wait for another node's commit is not this write's work (untimed, bounded on its own)
+        const relax = budget === null ? null : sent(conn.unsafe(`SET LOCAL statement_timeout = ${APPEND_TIMEOUT_MS}`));
+        const appends = staged.map((items) => sent(conn.unsafe<{ last: number; tx: number }[]>(APPEND_SQL, ['records', `[${items.join(',')}]`])));
+        const commit = sent(conn.unsafe('COMMIT'));
+        const positions: { last: number; tx: number }[] = [];
+        try {
+          await relax;
+          for (const append of appends) positions.push((await append)[0]);
+        } catch (err) {
+          // the COMMIT sent behind a failed append only ended the failed transaction
+          await commit.catch(() => undefined);
+          throw mapPgError(err, null, { writing: true });
+        }
+        await commit.catch((err: unknown) => {
+          throw mapPgError(err, null, { writing: true, committing: true });
+        });
+        // one transaction's statements took contiguous positions: the first's first is where they start
+        this.bus.committed(Number(positions[0].last) - staged[0].length + 1, String(positions[0].tx), staged.flat());
+      }
       conn.ended();
       return result;
     } catch (err) {
+      this.bus.end(tx);
       state.open = false;
       await tail;
       if (!conn.lost) await conn.unsafe('ROLLBACK').then(() => conn.ended(), () => undefined);
@@ -366,6 +411,7 @@ export class PostgresStore implements Store {
     this.closing ??= (async () => {
       // writes queued before close still run
       await this.turns;
+      await this.bus.close();
       await Promise.all([this.connections.end(5), this.sql.end({ timeout: 5 })]);
     })();
     return this.closing;

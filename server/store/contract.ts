@@ -90,6 +90,47 @@ export interface Store extends ReadDb {
   inspect(bytes: Buffer): Promise<ReadDb & { close(): void }>;
   /** Registers a scalar SQL function for every statement from now on (kept across reloads). */
   defineFunction(name: string, fn: SqlFunction): void;
+  /**
+   * What this node's committed writes tell the other nodes over one database, and what theirs tell it
+   * (a team server); absent on the desktop, where one process holds everything.
+   */
+  readonly bus?: StoreBus;
+}
+
+/**
+ * One entry of the bus, as every node reads it in commit order: `records`, a record change core appended
+ * inside its write (`data` as core encoded it); `schema`, a row of `_collections` inserted, updated or
+ * deleted (`data`: `{"op":"INSERT"|"UPDATE"|"DELETE","id":...,"data":<the definition>}`), appended by the
+ * store itself with the same commit, whatever wrote it.
+ */
+export interface BusEntry {
+  /** Its place in commit order: contiguous, one after the other. */
+  pos: number;
+  /** The transaction that appended it: entries of one transaction are adjacent. */
+  tx: string;
+  /** Whether this node committed it. */
+  mine: boolean;
+  kind: 'records' | 'schema';
+  data: string;
+}
+
+export interface BusListener {
+  /** Committed entries, in commit order, each once; the next call waits for this one. */
+  entries(entries: readonly BusEntry[]): Promise<void> | void;
+  /**
+   * Entries were missed (pruned before this node read them, after a long disconnection): whatever was
+   * built from them must be rebuilt from the database.
+   */
+  missed(): Promise<void> | void;
+}
+
+export interface StoreBus {
+  /** Appends record changes (each a JSON text) inside the write transaction `tx`: delivered only if it commits. */
+  append(tx: WriteTx, items: readonly string[]): Promise<void>;
+  /** The position of the last committed entry now (entries after it are what a listener started now gets). */
+  position(): Promise<number>;
+  /** Delivers every entry committed after position `from` to `listener`, from now until the store closes. */
+  listen(listener: BusListener, from: number): void;
 }
 
 /** A scalar SQL function: arguments as sql.js hands them over (text, number, blob, NULL). */

@@ -15,7 +15,7 @@ import { loadState, openDatabase } from './recovery.js';
 import { finishRestore } from './restore.js';
 
 // The interfaces live in contract.ts so the engine can implement them without importing this module.
-export type { ReadDb, Store, StoreStats, WriteTx } from './contract.js';
+export type { BusEntry, BusListener, ReadDb, Store, StoreBus, StoreStats, WriteTx } from './contract.js';
 export { QueryBudget } from './deadline.js';
 
 /**

@@ -16,6 +16,9 @@ export interface RecordChange {
 /** Hears the changes of one committed write, all of them at once (a cascade's included). */
 export type ChangeListener = (changes: readonly RecordChange[]) => void;
 
+/** Runs as a write's last step inside its transaction, when it changed records (a team server's outbox: core/realtime/between-nodes.ts). */
+export type BeforeCommit = (tx: WriteTx, changes: readonly RecordChange[]) => Promise<void>;
+
 interface Entry {
   changes: RecordChange[];
   state: 'pending' | 'durable' | 'dropped';
@@ -27,7 +30,10 @@ export class ChangeFeed {
   private readonly queue: Entry[] = [];
 
   /** `report` hears a listener's error (a listener cannot fail a write that is already durable). */
-  constructor(private readonly report: (error: unknown) => void) {}
+  constructor(
+    private readonly report: (error: unknown) => void,
+    private readonly beforeCommit: BeforeCommit | null = null,
+  ) {}
 
   /** Returns the function that unsubscribes. */
   subscribe(listener: ChangeListener): () => void {
@@ -46,6 +52,7 @@ export class ChangeFeed {
     try {
       const result = await store.write(async (tx) => {
         const out = await fn(tx, entry.changes);
+        if (this.beforeCommit !== null && entry.changes.length > 0) await this.beforeCommit(tx, entry.changes);
         // queued as the transaction ends: a throw before this point rolled everything back
         this.queue.push(entry);
         queued = true;

@@ -35,16 +35,17 @@ export function createRecordWrites(env: Pick<CoreEnv, 'store' | 'dialect' | 'reg
    * Applies prepared writes in one transaction: one journal entry and one sync, all or nothing. Their
    * record changes are published together once durable (changes.ts). The transaction has a budget of
    * its own, covering its rule re-checks and statements (a QueryTimeoutError rolls it back); its wait
-   * for the write turn costs it nothing.
+   * for the write turn costs it nothing. `budget` null: none (first-time setup, whose transaction may
+   * wait for another node's setup to end: setup.ts).
    */
-  async function commit<T>(writes: readonly PreparedWrite<T>[]): Promise<T[]> {
+  async function commit<T>(writes: readonly PreparedWrite<T>[], budget: QueryBudget | null = new QueryBudget(budgetMs)): Promise<T[]> {
     let results: T[];
     try {
       results = await feed.write(store, async (tx, changes) => {
         const out: T[] = [];
         for (const w of writes) out.push(await w.apply(tx, changes));
         return out;
-      }, new QueryBudget(budgetMs));
+      }, budget ?? undefined);
     } catch (err) {
       await settle(writes.flatMap((w) => (w.afterRollback ? [() => w.afterRollback?.()] : [])));
       throw err;

@@ -10,7 +10,7 @@ import type { FileStorage } from '../../files/storage.js';
 import type { ReadDb, WriteTx } from '../../store/db.js';
 import type { Registry } from '../collection-registry.js';
 import type { Sessions } from '../session-store.js';
-import type { FailureLimiter } from '../sign-in-limiter.js';
+import type { SignInBlock } from '../sign-in-limiter.js';
 import type { Passwords } from '../passwords.js';
 import type { Dialect } from '../../rules/compile.js';
 import type { RecordChange } from './changes.js';
@@ -37,7 +37,7 @@ export interface WriteDeps {
   /** Where file fields' uploads are placed. */
   files: FileStorage;
   /** The sign-in block, which `oldPassword` checks count against (sign-in-limiter.ts). */
-  limiter: FailureLimiter;
+  limiter: SignInBlock;
   /** The server's password hashing (passwords.ts). */
   passwords: Passwords;
   /** The SQL the store takes (env.ts). */
