@@ -49,6 +49,8 @@ const ON_BOTH_ENGINES = [
   'test/files/uploads.test.ts',
   'test/files/downloads.test.ts',
   'test/files/deletes.test.ts',
+  'test/collections/view-collections.test.ts',
+  'test/collections/view-import.test.ts',
 ];
 
 // `npm run test:fast` (`vitest run --mode fast`): the edit-run loop, without the browser tests, the

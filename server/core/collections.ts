@@ -16,7 +16,7 @@ import type { Page } from './request-params.js';
 import type { Collection, FileField } from '../model/types.js';
 import { cutFileFields, dropCutNames, readNames, type NamesById } from './file-cleanup.js';
 import { SUPERUSERS_ID } from '../model/types.js';
-import { brokenView, dropViews, rebuildViews, refuseViewsOn, ViewFailure, ViewQueryError } from './views.js';
+import { brokenView, dropViews, rebuildViews, ViewFailure, ViewQueryError } from './views.js';
 
 /** Hears a committed schema change (the admin UI's live collections list, through realtime). */
 export type CollectionListener = (action: 'create' | 'update' | 'delete', collection: Collection) => void;
@@ -34,9 +34,8 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
 
   /** A view candidate's inferred fields: every view built again over the schema with it (views.ts). */
   const viewFieldsIn = (tx: WriteTx) => async (candidate: Collection) => {
-    refuseViewsOn(dialect);
     try {
-      return (await rebuildViews(tx, schemaWith(candidate))).find((c) => c.id === candidate.id)!.fields;
+      return (await rebuildViews(tx, schemaWith(candidate), dialect)).find((c) => c.id === candidate.id)!.fields;
     } catch (err) {
       if (err instanceof ViewFailure && err.view.id !== candidate.id) throw new ViewQueryError(`the view collection "${err.view.name}" that reads it would no longer work (${err.message})`);
       throw err;
@@ -51,7 +50,7 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
   async function settleViews(tx: WriteTx, schema: Collection[], action: 'create' | 'update' | 'delete'): Promise<Collection[]> {
     let rebuilt: Collection[];
     try {
-      rebuilt = await rebuildViews(tx, schema);
+      rebuilt = await rebuildViews(tx, schema, dialect);
     } catch (err) {
       if (err instanceof ViewFailure) throw brokenView(err, action);
       throw err;

@@ -19,6 +19,7 @@ import { getRow, viewRecord } from './records-read.js';
 import type { RequestContext } from './request-context.js';
 import type { AuthInfo, FileField } from '../model/types.js';
 import { viewFileSource } from './views.js';
+import { dialectOf } from '../rules/compile.js';
 
 export interface ServedFile {
   /** What is served (the original or its thumbnail), opened: the response streams it or closes it. */
@@ -100,7 +101,7 @@ export function createFiles(env: Pick<CoreEnv, 'store' | 'registry' | 'storage' 
           await viewRecord(db, c, recordId, asked); // a 404 when the token's owner cannot view the record
         }
         // a view's file lives with the record it comes from (PocketBase's FindRecordByViewFile)
-        const source = c.type === 'view' ? await viewFileSource(db, registry.lookup, c, found.name, filename) : { collection: c, recordId };
+        const source = c.type === 'view' ? await viewFileSource(db, registry.lookup, c, found.name, filename, dialectOf(store.dialect)) : { collection: c, recordId };
         if (!source) throw notFound();
         return { field: found, isProtected: found.protected, source };
       });

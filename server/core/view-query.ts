@@ -11,6 +11,8 @@ export interface Token {
   lower: string;
   /** Whether the identifier was quoted ("x", `x`, [x]): never a keyword. */
   quoted: boolean;
+  /** Quoted with double quotes (SQLite reads such a name as a text when no column has it). */
+  doubleQuoted?: boolean;
 }
 
 export class ViewQueryError extends Error {}
@@ -51,6 +53,7 @@ export function tokenize(text: string): Token[] {
       const blob = ch === "'" && out.length > 0 && /^x$/i.test(out[out.length - 1].text) && !out[out.length - 1].quoted && text[i - 1]?.toLowerCase() === 'x';
       if (blob) out.pop();
       push(blob ? 'blob' : ch === "'" ? 'string' : 'ident', value, ch !== "'");
+      if (ch === '"') out[out.length - 1].doubleQuoted = true;
       i = j + 1;
     } else if (/[A-Za-z_\u0080-\uffff]/.test(ch)) {
       let j = i + 1;
@@ -258,7 +261,7 @@ function tableOf(parts: Token[]): QueryTable {
  * 682-character query held the server 68 s and 4 GB, then again at every schema change). `viewWeight`
  * answers the weight of a view the query names (undefined: not a view).
  */
-const NOT_COLUMNS = new Set(('select from where as and or not on join left right full inner outer cross natural using group by order '
+export const NOT_COLUMNS: ReadonlySet<string> = new Set(('select from where as and or not on join left right full inner outer cross natural using group by order '
   + 'having limit offset union all distinct except intersect case when then else end is null in exists like glob regexp match escape between '
   + 'asc desc nulls first last with recursive materialized values over partition window filter range rows groups unbounded preceding '
   + 'following current row exclude ties others no cast collate true false isnull notnull indexed').split(' '));

@@ -17,11 +17,13 @@
 //
 // A view's fields are inferred from its query after it is created, as PocketBase does. Every schema
 // change drops the views first and builds them again after (SQLite cannot rebuild a table a view
-// reads), re-inferring their fields: a change that would break a view is refused, naming it.
+// reads), re-inferring their fields: a change that would break a view is refused, naming it. On the
+// team server (PostgreSQL) view-postgres.ts writes the query as PostgreSQL's and checks it there.
 import { ApiError } from '../errors.js';
 import { GUARD_FUNCTION } from '../filter/guard.js';
 import { ident } from '../filter/sql.js';
-import { checkRule, type Dialect } from '../rules/compile.js';
+import { checkRule, SQLITE, type Dialect } from '../rules/compile.js';
+import { realizePostgresView } from './view-postgres.js';
 import type { ReadDb, WriteTx } from '../store/db.js';
 import { checkName } from './fields/base.js';
 import { defineField } from './fields/index.js';
@@ -32,13 +34,6 @@ import { exprText, flattenedWeight, MAX_FLATTENED_WEIGHT, parseViewQuery, unboun
 
 export { ViewQueryError } from './view-query.js';
 
-/**
- * A view's query is the user's SQLite SQL, bounded by SQLite's EXPLAIN program: an engine other than
- * SQLite refuses view collections (a 400 on `viewQuery` naming the engine) rather than run it there.
- */
-export function refuseViewsOn(dialect: Dialect): void {
-  if (dialect.name !== 'sqlite') throw new ViewQueryError(`view collections are not available on ${dialect.name === 'postgres' ? 'PostgreSQL' : dialect.name} (the team server): a view's query is SQLite SQL`);
-}
 
 /** The collections whose tables views may read: user collections that store records. */
 function readable(c: Collection): boolean {
@@ -249,12 +244,17 @@ function inferFields(parsed: ParsedViewQuery, columns: string[], lookup: Lookup,
  * Creates (or re-creates) the SQLite view of `c` over `schema` (the collections as they will be once
  * the transaction commits) and answers its inferred fields. Throws ViewQueryError with the reason.
  */
-export async function realizeView(tx: WriteTx, c: Collection, schema: readonly Collection[]): Promise<Field[]> {
+export async function realizeView(tx: WriteTx, c: Collection, schema: readonly Collection[], dialect: Dialect = SQLITE): Promise<Field[]> {
   const parsed = parseViewQuery(c.viewQuery ?? '');
   const lookup: Lookup = (idOrName) => schema.find((x) => x.id === idOrName) ?? schema.find((x) => x.name.toLowerCase() === idOrName.toLowerCase());
   // before SQLite prepares it: a query whose flattening is too large holds the loop while it does
   if (flattenedWeight(parsed.tokens, viewWeights(schema, c)) > MAX_FLATTENED_WEIGHT) {
     throw new ViewQueryError('the query is too complex once its subqueries, table expressions and the views it reads are expanded (SQLite copies a column\'s expression wherever an outer query names it)');
+  }
+  // the team server: the query written as PostgreSQL's, checked in its catalog (view-postgres.ts)
+  if (dialect.name === 'postgres') {
+    const jsonSource = (name: string) => columnSource(parsed.columns.find((x) => x.alias?.toLowerCase() === name.toLowerCase()), parsed, lookup)?.field.type === 'json';
+    return realizePostgresView(tx, c, schema, parsed, (columns) => inferFields(parsed, columns, lookup, c.fields), jsonSource);
   }
   await tx.run(`DROP VIEW IF EXISTS ${ident(c.name)}`);
   try {
@@ -288,8 +288,9 @@ function viewWeights(schema: readonly Collection[], self: Collection): (name: st
   return weigh;
 }
 
+/** Drops the views of `collections`, a view over a view before the view it reads (PostgreSQL keeps a view's dependencies). */
 export async function dropViews(tx: WriteTx, collections: readonly Collection[]): Promise<void> {
-  for (const c of collections) if (c.type === 'view') await tx.run(`DROP VIEW IF EXISTS ${ident(c.name)}`);
+  for (const c of viewCreationOrder(collections).reverse()) await tx.run(`DROP VIEW IF EXISTS ${ident(c.name)}`);
 }
 
 /** The views among `schema` that name another view, after it: the order they can be created in. */
@@ -328,12 +329,12 @@ export class ViewFailure extends ViewQueryError {
  * inferred anew, and checks their rules against those fields. Answers the schema with the views
  * updated; throws ViewFailure naming the first view that no longer works.
  */
-export async function rebuildViews(tx: WriteTx, schema: readonly Collection[]): Promise<Collection[]> {
+export async function rebuildViews(tx: WriteTx, schema: readonly Collection[], dialect: Dialect = SQLITE): Promise<Collection[]> {
   const current = [...schema];
   for (const view of viewCreationOrder(schema)) {
     let fields: Field[];
     try {
-      fields = await realizeView(tx, view, current);
+      fields = await realizeView(tx, view, current, dialect);
     } catch (err) {
       throw new ViewFailure(view, err instanceof Error ? err.message : String(err));
     }
@@ -342,7 +343,7 @@ export async function rebuildViews(tx: WriteTx, schema: readonly Collection[]): 
     for (const key of ['listRule', 'viewRule'] as const) {
       const rule = next[key];
       if (typeof rule !== 'string' || rule.trim() === '') continue;
-      const problem = checkRule(rule, next, lookup);
+      const problem = checkRule(rule, next, lookup, dialect);
       if (problem !== null) throw new ViewFailure(view, `its ${key} no longer compiles: ${problem}`);
     }
     current[current.findIndex((x) => x.id === view.id)] = next;
@@ -369,7 +370,7 @@ export function brokenView(err: ViewFailure, action: 'create' | 'update' | 'dele
  * from (through views over views, 5 levels at most), as PocketBase's `FindRecordByViewFile`. Null when
  * the column is not a plain reference to a file field or no record holds the name.
  */
-export async function viewFileSource(db: ReadDb, lookup: Lookup, view: Collection, fieldName: string, filename: string): Promise<{ collection: Collection; recordId: string } | null> {
+export async function viewFileSource(db: ReadDb, lookup: Lookup, view: Collection, fieldName: string, filename: string, dialect: Dialect = SQLITE): Promise<{ collection: Collection; recordId: string } | null> {
   let current = view;
   let name = fieldName;
   for (let level = 0; level < 5; level++) {
@@ -389,7 +390,9 @@ export async function viewFileSource(db: ReadDb, lookup: Lookup, view: Collectio
       continue;
     }
     const col = `r.${ident(field.name)}`;
-    const where = isMultiple(field) ? `EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(${col}) THEN ${col} ELSE '[]' END) WHERE value = ?)` : `${col} = ?`;
+    // a multiple field's list: SQLite's may hold anything; PostgreSQL's column is kept a JSON list (its CHECK)
+    const items = dialect.name === 'sqlite' ? `json_each(CASE WHEN json_valid(${col}) THEN ${col} ELSE '[]' END)` : dialect.jsonItems(col);
+    const where = isMultiple(field) ? `EXISTS (SELECT 1 FROM ${items} WHERE json_each.value = ?)` : `${col} = ?`;
     const row = await db.get<{ id: string }>(`SELECT r."id" AS id FROM ${ident(source.name)} AS r WHERE ${where} LIMIT 1`, [filename]);
     return row ? { collection: source, recordId: row.id } : null;
   }

@@ -220,16 +220,19 @@ export class PostgresStore implements Store {
     if (budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
     // counted from when the connection is ours: waiting for the pool (busy with other requests'
     // work) is not this operation's database time, as waiting for the write turn is not on the desktop
-    let start: number | null = null;
-    try {
-      return await this.inTransaction('BEGIN READ ONLY', (lease) => {
-        start = performance.now();
-        return this.readRows<T>(lease, budget, sqlText, params, most);
-      });
-    } catch (err) {
-      throw mapPgError(err, budget);
-    } finally {
-      if (start !== null) budget.spent += performance.now() - start;
+    for (let tries = 0; ; tries++) {
+      let start: number | null = null;
+      try {
+        return await this.inTransaction('BEGIN READ ONLY', (lease) => {
+          start = performance.now();
+          return this.readRows<T>(lease, budget, sqlText, params, most);
+        });
+      } catch (err) {
+        if (tries === 0 && stalePlan(err)) continue;
+        throw mapPgError(err, budget);
+      } finally {
+        if (start !== null) budget.spent += performance.now() - start;
+      }
     }
   }
 
@@ -264,6 +267,16 @@ export class PostgresStore implements Store {
   snapshot = async <T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T> => {
     this.assertOutside();
     if (budget !== undefined && budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
+    try {
+      return await this.snapshotOnce(fn, budget);
+    } catch (err) {
+      // a statement prepared before a schema change: the snapshot once more, the statement prepared anew
+      if (stalePlan(err)) return this.snapshotOnce(fn, budget);
+      throw err;
+    }
+  };
+
+  private snapshotOnce = async <T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T> => {
     return this.inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (tx) => {
       let chain: Promise<unknown> = Promise.resolve();
       // one connection: reads started together run one after the other
@@ -331,17 +344,20 @@ export class PostgresStore implements Store {
       if (!state.open) return Promise.reject(new Error('this transaction has ended: a statement after write() returned ran outside it'));
       const step = tail.then(() =>
         timed(async () => {
-          const mark = sent(conn.unsafe('SAVEPOINT s'));
-          const run = sent(this.query(conn, sqlText, params));
-          const done = sent(conn.unsafe('RELEASE SAVEPOINT s'));
-          try {
-            await mark;
-            const rows = await run;
-            await done;
-            return read(rows);
-          } catch (err) {
-            if (!conn.lost) await conn.unsafe('ROLLBACK TO SAVEPOINT s').catch(() => undefined);
-            throw mapPgError(err, budget, { writing: true });
+          for (let tries = 0; ; tries++) {
+            const mark = sent(conn.unsafe('SAVEPOINT s'));
+            const run = sent(this.query(conn, sqlText, params));
+            const done = sent(conn.unsafe('RELEASE SAVEPOINT s'));
+            try {
+              await mark;
+              const rows = await run;
+              await done;
+              return read(rows);
+            } catch (err) {
+              if (!conn.lost) await conn.unsafe('ROLLBACK TO SAVEPOINT s').catch(() => undefined);
+              if (tries === 0 && !conn.lost && stalePlan(err)) continue;
+              throw mapPgError(err, budget, { writing: true });
+            }
           }
         }),
       );
@@ -465,4 +481,14 @@ export class PostgresUnsupported extends ApiError {
     super(400, message);
     this.name = 'PostgresUnsupported';
   }
+}
+
+/**
+ * A statement this connection prepared before a schema change altered what it returns (a table's new
+ * column, a view made again): PostgreSQL refuses it ("cached plan must not change result type").
+ * postgres.js forgets the statement but cannot run it again inside the transaction it aborted; the
+ * store runs it once more (after its savepoint, or in a new read transaction), prepared anew.
+ */
+function stalePlan(err: unknown): boolean {
+  return err instanceof Error && (err as { routine?: unknown }).routine === 'RevalidateCachedQuery';
 }

@@ -18,7 +18,6 @@ import { uniqueViolationFields } from '../../server/core/writes/validate.js';
 import { listCollections } from '../../server/core/collections-list.js';
 import { createSessions } from '../../server/core/session-store.js';
 import { Registry } from '../../server/core/collection-registry.js';
-import { refuseViewsOn, ViewQueryError } from '../../server/core/views.js';
 import { buildCollection } from '../../server/core/collections-input.js';
 import { deleteWithReferences } from '../../server/core/writes/cascade.js';
 import { mayAccess, subscriberContext } from '../../server/core/realtime/record-access.js';
@@ -308,10 +307,5 @@ describePostgres('core SQL on PostgreSQL', () => {
     // the same rule on SQLite is saved
     const { dialect: _pg, ...sqlite } = ctx;
     expect((await buildCollection(input, sqlite, defaults, '2024-01-01 00:00:00.000Z')).listRule).toBe(input.listRule);
-  });
-
-  it('refuses view collections, naming the engine', () => {
-    expect(() => refuseViewsOn(POSTGRES)).toThrow(ViewQueryError);
-    expect(() => refuseViewsOn(POSTGRES)).toThrow('view collections are not available on PostgreSQL');
   });
 });

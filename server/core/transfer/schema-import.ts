@@ -34,7 +34,7 @@ import { convertCollection, type Converted } from './schema-convert.js';
 import { diffCollections, type CollectionDiff } from './schema-diff.js';
 import { planImport, type Plan, type PlannedCollection } from './schema-plan.js';
 import { Notes, type TransferNote } from './transfer-notes.js';
-import { dropViews, realizeView, rebuildViews, refuseViewsOn, ViewFailure, viewCreationOrder } from '../views.js';
+import { dropViews, realizeView, rebuildViews, ViewFailure, viewCreationOrder } from '../views.js';
 import { noteOpenedRules } from './rule-changes.js';
 
 export interface SchemaImportResult {
@@ -121,8 +121,7 @@ async function startPass(dialect: Dialect, tx: WriteTx, plan: Plan, notes: Notes
   await scratch.load(tx);
   // a view's fields come from creating it over the schema as it stands in this transaction
   const viewFields = async (candidate: Collection) => {
-    refuseViewsOn(dialect);
-    return realizeView(tx, candidate, [...scratch.all().filter((c) => c.id !== candidate.id), candidate]);
+    return realizeView(tx, candidate, [...scratch.all().filter((c) => c.id !== candidate.id), candidate], dialect);
   };
   return {
     tx, dialect, plan, notes, sessions, scratch,
@@ -233,7 +232,7 @@ async function applyRules(p: Pass): Promise<void> {
 /** Every view again over the final schema (stored views the import did not name are checked too), then the definitions saved. */
 async function finish(p: Pass, removed: Collection[]): Promise<CollectionDiff[]> {
   try {
-    for (const c of await rebuildViews(p.tx, p.scratch.all())) p.scratch.put(c);
+    for (const c of await rebuildViews(p.tx, p.scratch.all(), p.dialect)) p.scratch.put(c);
   } catch (err) {
     if (!(err instanceof ViewFailure)) throw err;
     throw badRequest(`${FAILED}: the view collection "${err.view.name}" would no longer work (${err.message}).`);
