@@ -11,14 +11,19 @@
 //   write through both nodes: no acknowledged write is lost (synchronous_mode), every request during
 //   the failover is answered 200 or 503 in the spec's envelope (no 500, no hang, no crash), and both
 //   nodes write again without a restart. The gap from the kill to each node's first successful write
-//   is measured and logged.
+//   is measured and logged. A realtime subscriber on one node (the SDK) hears every acknowledged
+//   create of both nodes, also those made after the failover (the bus's doorbell reconnected).
 import { createServer } from 'node:net';
+import { EventSource } from 'eventsource';
+import PocketBase from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runChild, type Child } from '../fixtures/hardening-child.js';
 import { http, setupSuperuser } from '../fixtures/hardening-http.js';
 import { QueryBudget } from '../../server/store/deadline.js';
 import { openPostgresStore } from '../../server/store-postgres/store.js';
 import { patroniMissing, startPatroniCluster, type PatroniCluster } from '../support/patroni.js';
+
+(globalThis as { EventSource?: unknown }).EventSource ??= EventSource;
 
 const missing = patroniMissing();
 const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
@@ -231,6 +236,15 @@ describe.skipIf(missing !== '')('a team server on a Patroni cluster: losing a no
     let killedAt = Infinity;
     const writtenAfterKill = (node: string) => attempts.filter((x) => x.node === node && x.status === 200 && x.sentAt > killedAt).length;
     let stop = false;
+    // a realtime subscriber on b (the official SDK over a socket): it must hear every acknowledged
+    // create of either node, also after b's doorbell connection died with the primary
+    const watcher = new PocketBase(b.url);
+    watcher.autoCancellation(false);
+    await watcher.collection('_superusers').authWithPassword('admin@example.com', 'correct horse');
+    const heard = new Set<string>();
+    const unsubscribe = await watcher.collection('notes').subscribe('*', (e) => {
+      if (e.action === 'create') heard.add(String(e.record.body));
+    });
     const writing = writeLoops([a, b], 3, () => stop, attempts, 'failover');
     while (attempts.filter((x) => x.status === 200).length < 100) await new Promise((r) => setTimeout(r, 20));
 
@@ -266,10 +280,20 @@ describe.skipIf(missing !== '')('a team server on a Patroni cluster: losing a no
     // Patroni replaces the primary once its leader key expires (ttl 10 s) and a standby is promoted
     for (const node of ['a2', 'b']) expect(gaps[node], `${node}'s gap`).toBeLessThan(30_000);
 
+    // every acknowledged create reaches b's subscriber, those a2 made after the failover included
+    const acknowledged = attempts.filter((x) => x.status === 200);
+    const waitedFrom = performance.now();
+    while (acknowledged.some((x) => !heard.has(x.body)) && performance.now() - waitedFrom < 20_000) await new Promise((r) => setTimeout(r, 50));
+    const unheard = acknowledged.filter((x) => !heard.has(x.body)).map((x) => `${x.node} ${x.body} ${x.sentAt > killedAt ? 'after' : 'before'} the kill`);
+    expect(unheard).toEqual([]);
+    const heardAfter = acknowledged.filter((x) => x.node === 'a2' && x.sentAt > killedAt).length;
+    await unsubscribe();
+
     const stored = await allNotes(b, su);
     // stored without a 200: only a create answered 503 "may or may not have been saved" (its COMMIT was under way)
     const { acked, extra } = checkStored(attempts, stored, (x) => x.status === 503 && /may or may not/.test(x.answer?.message ?? ''));
     console.log(`[failover] primary ${old.name} killed, ${leader.name} promoted: first successful write after the kill on each node (ms): ${JSON.stringify(gaps)}; `
-      + `${refused.length} requests answered 503 meanwhile, longest request ${longest} ms; ${acked} acknowledged creates, all stored; ${extra} stored that were answered 503 in doubt; ${overBudget(attempts).length} refused over the 150 ms budget`);
+      + `${refused.length} requests answered 503 meanwhile, longest request ${longest} ms; ${acked} acknowledged creates, all stored; ${extra} stored that were answered 503 in doubt; ${overBudget(attempts).length} refused over the 150 ms budget; `
+      + `b's realtime subscriber heard every acknowledged create (${heardAfter} made on a2 after the kill), the last ${Math.round(performance.now() - waitedFrom)} ms after the writes stopped`);
   }, 150_000);
 });
