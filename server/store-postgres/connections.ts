@@ -69,7 +69,7 @@ export class Lease {
       // a query that is never sent: its promise rejects, its cursor and execute() are safe to call
       const refused = Promise.reject(new DatabaseUnavailable(false)) as unknown as postgres.PendingQuery<T>;
       (refused as unknown as Promise<unknown>).catch(() => undefined);
-      Object.assign(refused, { execute: () => refused, cursor: () => refusedCursor(), cancel: () => undefined });
+      void Object.assign(refused, { execute: () => refused, cursor: () => refusedCursor(), cancel: () => undefined });
       return refused;
     }
     const query = this.conn.sql.unsafe(text, params ?? [], options) as unknown as postgres.PendingQuery<T>;
@@ -104,8 +104,9 @@ export class Lease {
   }
 }
 
-async function* refusedCursor(): AsyncGenerator<never> {
-  throw new DatabaseUnavailable(false);
+/** The cursor of a statement never sent: its first batch is the refusal. */
+function refusedCursor(): AsyncIterable<never> {
+  return { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new DatabaseUnavailable(false)) }) };
 }
 
 export class Connections {

@@ -358,7 +358,7 @@ export async function startPatroniCluster(): Promise<PatroniCluster> {
   } catch (err) {
     const logs = readdirSync(dir).filter((f) => f.endsWith('.log')).map((f) => `--- ${f}\n${readFileSync(join(dir, f), 'utf8').slice(-3000)}`).join('\n');
     stop();
-    throw new Error(`the Patroni cluster did not start: ${err instanceof Error ? err.message : String(err)}\n${logs}`);
+    throw new Error(`the Patroni cluster did not start: ${err instanceof Error ? err.message : String(err)}\n${logs}`, { cause: err });
   }
 }
 
