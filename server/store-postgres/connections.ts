@@ -29,8 +29,8 @@ class Conn {
   }
 }
 
-/** postgres.js's Query: a promise that can be settled from outside. */
-type Settleable = postgres.PendingQuery<postgres.Row[]> & { reject?: (err: unknown) => void };
+/** postgres.js's Query: a promise that can be settled from outside; `state` once sent on a connection. */
+type Settleable = postgres.PendingQuery<postgres.Row[]> & { reject?: (err: unknown) => void; state?: unknown };
 
 /**
  * A connection held by one operation. `unsafe` sends a statement on it, or refuses (rejects with a
@@ -48,7 +48,13 @@ export class Lease {
     // postgres.js does not always settle what was under way when its connection closes (with several
     // hosts, an error on a connection it still counts as connecting is swallowed): settle it here
     const lost = Object.assign(new Error('the connection to the database closed'), { code: 'CONNECTION_CLOSED' });
-    for (const query of this.sent) query.reject?.(lost);
+    for (const query of this.sent) {
+      query.reject?.(lost);
+      // one still queued (never sent on the connection that closed) would be sent on the reconnected
+      // session, outside this transaction: out of the queue with it (this runs before postgres.js
+      // reconnects for what it has queued)
+      if (query.state === undefined) void query.cancel();
+    }
   };
 
   constructor(
