@@ -20,9 +20,13 @@ function memory(): MemoryInfo {
   return { rssBytes: m.rss, heapUsedBytes: m.heapUsed, externalBytes: m.external };
 }
 
-function start(dir: string): Promise<RunningServer> {
+/** `db`: a team-server node on that PostgreSQL database (bench/team.ts), `dir` its files folder. */
+async function start(dir: string, db?: string): Promise<RunningServer> {
+  // imported only for the team-server phase: older commits driven by bench/ab.ts have no such store
+  const openStore = db === undefined ? undefined : (await import('../server/store-postgres/store.js')).openPostgresStore;
+  const team = openStore === undefined || db === undefined ? {} : { openStore: () => openStore({ url: db, dir }) };
   // the realtime phase holds 1,000 event streams open from the bench's one address
-  return startServer({ dir, host: '127.0.0.1', port: 0, strictPort: true, uiDir: null, log: () => undefined, limits: { perAddress: 2048, maxConnections: 2048 } });
+  return startServer({ dir, host: '127.0.0.1', port: 0, strictPort: true, uiDir: null, log: () => undefined, limits: { perAddress: 2048, maxConnections: 2048 }, ...team });
 }
 
 /** Awaited: this file also drives older commits (bench/ab.ts), whose store answered synchronously. */
@@ -39,12 +43,12 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
   switch (request.op) {
     case 'seed': {
       await mkdir(request.dir, { recursive: true });
-      state.deskbase = await start(request.dir);
+      state.deskbase = await start(request.dir, request.db);
       return seed(state.deskbase, request.posts, request.users);
     }
     case 'open': {
       const t0 = performance.now();
-      state.deskbase = await start(request.dir);
+      state.deskbase = await start(request.dir, request.db);
       const startMs = performance.now() - t0;
       const info: StartInfo = {
         url: state.deskbase.url, startMs, sinceProcessStartMs: performance.now(),

@@ -42,8 +42,9 @@ export interface MemoryInfo {
 }
 
 export type ChildRequest =
-  | { op: 'seed'; dir: string; posts: number; users: number }
-  | { op: 'open'; dir: string }
+  /** `db`: a team server on that PostgreSQL database (`dir` then holds its files only). */
+  | { op: 'seed'; dir: string; posts: number; users: number; db?: string }
+  | { op: 'open'; dir: string; db?: string }
   | { op: 'ceiling'; routes: Record<string, CapturedResponse> }
   | { op: 'checkpoint' }
   | { op: 'count' }

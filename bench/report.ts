@@ -6,12 +6,14 @@ import type { MainResults, Measured } from './phases.js';
 import type { LargeFigures, ScalePoint } from './scale.js';
 import type { ImportFigures } from './import.js';
 import type { RealtimeFigures } from './realtime.js';
+import type { TeamFigures } from './team.js';
 
 export interface BenchResults extends MainResults {
   small: ScalePoint;
   large: LargeFigures;
   recordsImport: ImportFigures;
   realtime: RealtimeFigures;
+  team: TeamFigures;
 }
 
 export interface Target {

@@ -16,6 +16,7 @@ import { runMain, type Settings } from './phases.js';
 import { runScale } from './scale.js';
 import { importTable, runImportBench } from './import.js';
 import { realtimeTable, runRealtime } from './realtime.js';
+import { runTeam, teamTable } from './team.js';
 import { mainTable, scaleTable, targets, targetTable, type BenchResults } from './report.js';
 
 /** The whole run is bounded: past this, the children are killed and the bench fails. */
@@ -63,6 +64,9 @@ const METHOD = [
   'Realtime: 1,000 guests subscribed to posts/* over SSE from the runner; delivery = create sent to the last',
   'subscriber holding the event, one create at a time; the create rate with them attached and with none',
   'alternates. Batch: 50 creates in one POST /api/batch against 50 single creates in a row, alternating.',
+  'Team server: view, list and create on the desktop engine, on one node and on two nodes (5 connections',
+  'each, at once) over one PostgreSQL 15 the bench starts on loopback (fsync and synchronous_commit on),',
+  'the three alternating in slices; skipped when PostgreSQL is not installed.',
 ];
 
 async function main(): Promise<void> {
@@ -93,9 +97,12 @@ async function main(): Promise<void> {
     console.log(`
 4. records import: ${s.largePosts.toLocaleString('en')} posts in one request`);
     const recordsImport = await runImportBench(s.largePosts, dir, children, s.log);
-    const results: BenchResults = { ...main, small, large, realtime, recordsImport };
+    console.log(`
+5. team server: ${s.mainPosts.toLocaleString('en')} posts, desktop, one node and two nodes on one PostgreSQL`);
+    const team = await runTeam(s, dir, children);
+    const results: BenchResults = { ...main, small, large, realtime, recordsImport, team };
     const checked = targets(results);
-    const lines = ['', ...METHOD, '', ...mainTable(results), '', ...scaleTable(results), '', ...realtimeTable(realtime), '', ...importTable(recordsImport), '', ...targetTable(checked)];
+    const lines = ['', ...METHOD, '', ...mainTable(results), '', ...scaleTable(results), '', ...realtimeTable(realtime), '', ...importTable(recordsImport), '', ...teamTable(team), '', ...targetTable(checked)];
     console.log(lines.join('\n'));
     const file = await writeResults(s, results, checked, (performance.now() - started) / 1000);
     console.log(`\nResults: ${file} (${((performance.now() - started) / 1000).toFixed(0)} s)`);

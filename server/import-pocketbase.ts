@@ -69,7 +69,7 @@ function printPlan(plan: PocketBaseImportResult, dir: string, log: (line: string
 }
 
 /** The question in a terminal; null where there is nobody to ask (then --yes is needed to apply). */
-function terminalQuestion(): ((question: string) => Promise<string>) | null {
+export function terminalQuestion(): ((question: string) => Promise<string>) | null {
   if (!process.stdin.isTTY || !process.stdout.isTTY) return null;
   return async (question) => {
     const rl = createInterface({ input: process.stdin, output: process.stdout });

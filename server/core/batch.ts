@@ -106,8 +106,8 @@ class FailedWrite extends Error {
 }
 
 /** `env.responseBytes`: what the whole answer may hold (every sub-response's rows and expands together). */
-export function createBatch(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs' | 'responseBytes'>, writes: RecordWrites) {
-  const { store, registry, budgetMs, responseBytes } = env;
+export function createBatch(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs' | 'responseBytes' | 'dialect'>, writes: RecordWrites) {
+  const { store, registry, budgetMs, responseBytes, dialect } = env;
   const budgeted = <T>(operation: (db: ReadDb) => Promise<T>): Promise<T> => underDeadline(store, budgetMs, operation, responseBytes);
 
   /** A sub-request's URL → its collection, record id and query. */
@@ -133,7 +133,7 @@ export function createBatch(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs'
     const headers = new Map(base.headers);
     for (const [k, v] of Object.entries(r.headers)) headers.set(k, v);
     const input: RequestInput = { auth: base.auth, method: r.method, query, headers, body: r.body, client: base.client };
-    const plain = requestContext(input, registry.lookup);
+    const plain = requestContext(input, registry.lookup, dialect);
     const ctx: RequestContext = { ...plain, request: { ...plain.request, context: 'batch' } };
     let method = r.method;
     let target = id;

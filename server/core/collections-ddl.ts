@@ -104,11 +104,21 @@ export async function dropCollectionTable(tx: WriteTx, c: Collection): Promise<v
   await tx.run('DELETE FROM "_collections" WHERE "id" = ?', [c.id]);
 }
 
-/** A failing DDL statement (typically a unique index over duplicates) as a 400 that shows SQLite's reason. */
-export function ddlFailure(err: unknown, c: Collection, update: boolean): never {
+/**
+ * A failing DDL statement (typically a unique index over duplicates) as a 400 that shows SQLite's
+ * reason, naming an index as the user named it (PostgreSQL stores names past 63 bytes shortened:
+ * `dialect.storedName`).
+ */
+export function ddlFailure(dialect: Dialect, err: unknown, c: Collection, update: boolean): never {
   if (err instanceof ApiError) throw err;
-  const message = err instanceof Error ? err.message : String(err);
-  const m = storeFailure(err)?.kind === 'unique' || /index/i.test(message);
+  let message = err instanceof Error ? err.message : String(err);
+  const failure = storeFailure(err);
+  if (failure?.kind === 'unique' && failure.index !== undefined) {
+    const stored = failure.index;
+    const given = c.indexes.find((i) => dialect.storedName(i.name) === stored)?.name;
+    if (given !== undefined && given !== stored) message = message.split(stored).join(given);
+  }
+  const m = failure?.kind === 'unique' || /index/i.test(message);
   const data: ErrorData = {};
   if (m && c.indexes.length > 0) data.indexes = fieldError('validation_invalid_index_expression', `Failed to create the index: ${message}`);
   throw badRequest(`${update ? 'Failed to update collection' : 'Failed to create collection'}. Raw error: ${message}`, data);

@@ -73,7 +73,7 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
     try {
       if (c.type !== 'view') await createCollectionTable(dialect, tx, c);
     } catch (err) {
-      ddlFailure(err, c, false);
+      ddlFailure(dialect, err, c, false);
     }
     await saveDefinition(dialect, tx, c);
     registry.put(c);
@@ -134,7 +134,7 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
           try {
             await changeTable(dialect, tx, prev, built);
           } catch (err) {
-            ddlFailure(err, built, true);
+            ddlFailure(dialect, err, built, true);
           }
           if (cut.length > 0) after = await readNames(tx, built, built.fields.filter((f): f is FileField => f.type === 'file'));
         }

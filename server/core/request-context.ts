@@ -51,7 +51,11 @@ function ruleHeaders(headers: Iterable<[string, string]>): Record<string, string
 }
 
 /** Throws the 400 of a malformed `fields` parameter before any work (or write) is done. */
-export function requestContext(input: RequestInput, lookup: Lookup, dialect?: Dialect): RequestContext {
+/**
+ * `dialect`: the engine's (env.ts), always given: a context built without it compiled its rules for
+ * SQLite, and PostgreSQL refused them (a 500 from a batch's createRule on the team server).
+ */
+export function requestContext(input: RequestInput, lookup: Lookup, dialect: Dialect): RequestContext {
   const { expand, fields } = input.query;
   return {
     request: {
@@ -64,18 +68,18 @@ export function requestContext(input: RequestInput, lookup: Lookup, dialect?: Di
       client: input.client,
     },
     lookup,
-    ...(dialect === undefined || dialect === SQLITE ? {} : { dialect }),
+    ...(dialect === SQLITE ? {} : { dialect }),
     expand: expand === undefined || expand.trim() === '' ? new Map() : parseExpand(expand),
     fields: fields ? parseFields(fields) : null,
   };
 }
 
-export function listContext(input: RequestInput, lookup: Lookup, dialect?: Dialect): ListContext {
+export function listContext(input: RequestInput, lookup: Lookup, dialect: Dialect): ListContext {
   return { ...requestContext(input, lookup, dialect), paging: parsePaging(input.query) };
 }
 
 /** Work the server does for itself (setup, tests): no caller, no parameters. */
-export function internalContext(lookup: Lookup, dialect?: Dialect): RequestContext {
+export function internalContext(lookup: Lookup, dialect: Dialect): RequestContext {
   return requestContext({ auth: null, method: 'POST', query: {}, headers: [] }, lookup, dialect);
 }
 

@@ -199,7 +199,7 @@ export function createSetup(env: Pick<CoreEnv, 'store' | 'registry' | 'now' | 'd
       }
       if (Object.keys(errors).length > 0) throw badRequest('Failed to create superuser.', errors);
       try {
-        const ctx = internalContext(registry.lookup);
+        const ctx = internalContext(registry.lookup, dialect);
         const create = await writes.prepareCreate(su, { email, password, passwordConfirm: password }, ctx, { system: true });
         const [row] = await writes.commit([{
           apply: async (tx, changes) => {

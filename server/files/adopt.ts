@@ -1,18 +1,24 @@
-// Files that arrive in bulk from outside any upload (moving a PocketBase folder in): each one copied
-// (the user's own folder is only ever read) or hard-linked (a folder of ours: an extracted upload)
-// into storage/<collectionId>/<recordId>/<name>, never over a file that is there. Durable before the
-// transaction that names them commits, as an upload placed by a write is: each file synced, then each
-// record folder, each collection folder, and the parents of folders made here, eight at a time.
-// Until the caller settles them the files are pending (no drop removes them); `undo` takes them and
-// the folders made here away again. A crash in between leaves files no record names: the start-up
-// sweep (sweep.ts) removes them.
+// Files that arrive in bulk from outside any upload (moving a PocketBase folder in, moving a desktop
+// up), never over a file that is there, placed before the transaction that names them commits, as an
+// upload placed by a write is. `adopt(tx)` runs inside that transaction, then `settle()` after it, or
+// `undo()` after a failure. A crash in between leaves files no record names: the sweep removes them.
+// - On disk (DiskFileStorage): each one copied (the user's own folder is only ever read) or
+//   hard-linked (a folder of ours: an extracted upload) into storage/<collectionId>/<recordId>/<name>;
+//   each file synced, then each record folder, each collection folder, and the parents of folders made
+//   here, eight at a time. Until settled the files are pending (no drop removes them); `undo` takes
+//   them and the folders made here away again.
+// - Anywhere else (the team server's database, db-storage.ts): each one copied to the storage's
+//   temporary folder as an upload arrives, then placed through the storage's own `place`, adopted in
+//   the transaction (`adopt`), unplaced by `undo`: whatever the storage is, this follows it.
+import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { copyFile, link, mkdir, rm, rmdir, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { copyFile, link, mkdir, open as openFile, rm, rmdir, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { errorCode, syncDir, syncFile } from '../durable-files.js';
 import { collectionDir, filePath, isSafeSegment, recordDir } from './paths.js';
-import { badRequest } from '../errors.js';
-import { DiskFileStorage, type FileStorage } from './storage.js';
+import { sniff, SNIFF_BYTES } from './sniff.js';
+import { StagedFile } from './staged.js';
+import { DiskFileStorage, type FileStorage, type FileTx } from './storage.js';
 
 export interface Adoption {
   collectionId: string;
@@ -29,6 +35,8 @@ export interface Adopted {
   present: Adoption[];
   /** Files not at their source (or with a name no storage path may have). */
   missing: Adoption[];
+  /** Inside the transaction that names the files: they become the records' with its commit. */
+  adopt(tx: FileTx): Promise<void>;
   /** The import committed: the files stop being pending. */
   settle(): void;
   /** The import failed: the files placed and the folders made go. */
@@ -73,10 +81,69 @@ async function put(source: string, target: string, how: 'copy' | 'link'): Promis
   await syncFile(target);
 }
 
-export async function adoptFiles(into: FileStorage, items: readonly Adoption[], how: 'copy' | 'link'): Promise<Adopted> {
-  if (!(into instanceof DiskFileStorage)) {
-    throw badRequest('A team server keeps files in its database: files of a PocketBase folder cannot be imported into it this way yet.');
+/** One source file copied into the storage's temporary folder, as an upload arrives; null when the source is not there. */
+async function stageCopy(into: FileStorage, item: Adoption): Promise<StagedFile | null> {
+  await mkdir(into.tempDir, { recursive: true });
+  const temp = join(into.tempDir, randomBytes(12).toString('hex'));
+  try {
+    await copyFile(item.source, temp, constants.COPYFILE_EXCL);
+  } catch (err) {
+    if (['ENOENT', 'ENOTDIR', 'EISDIR'].includes(errorCode(err) ?? '')) return null;
+    throw err;
   }
+  const handle = await openFile(temp, 'r');
+  try {
+    const head = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await handle.read(head, 0, SNIFF_BYTES, 0);
+    const { size } = await handle.stat();
+    return new StagedFile(temp, item.name, item.name, size, sniff(head.subarray(0, bytesRead)));
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Any storage but the disk's: each record's files staged and placed through the storage's own steps. */
+async function adoptThrough(into: FileStorage, items: readonly Adoption[]): Promise<Adopted> {
+  const keys: string[] = [];
+  const present: Adoption[] = [];
+  const missing: Adoption[] = [];
+  let placed = 0;
+  const byRecord = new Map<string, Adoption[]>();
+  for (const item of items) {
+    if (![item.collectionId, item.recordId, item.name].every(isSafeSegment)) missing.push(item);
+    else byRecord.set(`${item.collectionId}/${item.recordId}`, [...(byRecord.get(`${item.collectionId}/${item.recordId}`) ?? []), item]);
+  }
+  const undo = () => into.unplace(keys.splice(0));
+  try {
+    await eachLimited([...byRecord.values()], async (group) => {
+      const staged: StagedFile[] = [];
+      try {
+        for (const item of group) {
+          const stored = await into.open(item.collectionId, item.recordId, item.name);
+          if (stored !== null) {
+            await stored.close();
+            present.push(item);
+            continue;
+          }
+          const file = await stageCopy(into, item);
+          if (file === null) missing.push(item);
+          else staged.push(file);
+        }
+        keys.push(...(await into.place(group[0].collectionId, group[0].recordId, staged)));
+        placed += staged.length;
+      } finally {
+        await into.discard(staged); // what was not placed (a no-op for the placed ones)
+      }
+    });
+  } catch (err) {
+    await undo();
+    throw err;
+  }
+  return { placed, present, missing, adopt: (tx) => into.adopt(tx, keys), settle: () => into.settle(keys), undo };
+}
+
+export async function adoptFiles(into: FileStorage, items: readonly Adoption[], how: 'copy' | 'link'): Promise<Adopted> {
+  if (!(into instanceof DiskFileStorage)) return adoptThrough(into, items);
   const storage = into;
   const placed: string[] = [];
   const made: string[] = [];
@@ -145,5 +212,6 @@ export async function adoptFiles(into: FileStorage, items: readonly Adoption[], 
     await undo();
     throw err;
   }
-  return { placed: placed.length, present, missing, settle: () => storage.settle(placed), undo };
+  // the files are in place already: the transaction has nothing to do for them
+  return { placed: placed.length, present, missing, adopt: async () => undefined, settle: () => storage.settle(placed), undo };
 }

@@ -70,6 +70,8 @@ export interface Dialect {
   readonly true: Frag;
   /** Whether guarded compilation emits deadline checks (filter/guard.ts). */
   readonly guards: boolean;
+  /** Whether a text may hold U+0000 (PostgreSQL's text cannot: a write holding one is refused, naming the field). */
+  readonly storesNul: boolean;
   /**
    * `strftime()` written for an engine without SQLite's: a builder over the time value, or why the
    * format or a modifier cannot be written (the compiler refuses the filter, naming it). Absent:
@@ -161,6 +163,11 @@ export interface Dialect {
    * them), keeping their order (`_rowid_`) and the order of rows inserted after.
    */
   copyRows(into: string, from: string, columns: readonly string[], exprs: readonly string[]): string[];
+  /**
+   * After rows were inserted with their own `_rowid_`s (a table rebuilt, a desktop moved up): what makes
+   * the next insert continue after them. Nothing on SQLite (its rowid does); PostgreSQL's identity is set.
+   */
+  continueRowOrder(table: string): string[];
   /** Renames a collection's table, and whatever is named after it (its keys' constraints on PostgreSQL). */
   renameTable(from: string, to: string): string[];
 }
@@ -172,6 +179,7 @@ export const SQLITE: Dialect = {
   name: 'sqlite',
   true: { text: '1', params: [] },
   guards: true,
+  storesNul: true,
   same: (a, b, negate) => (negate ? sql`${a} IS NOT ${b}` : sql`${a} IS ${b}`),
   operands: (left, right) => [left.sql, right.sql],
   orEmpty: (x) => sql`COALESCE(${x}, '')`,
@@ -208,6 +216,7 @@ export const SQLITE: Dialect = {
   lastItem: (list) => `COALESCE(json_extract(${list}, '$[#-1]'), '')`,
   listOf: (value) => `CASE WHEN ${value} IS NULL OR ${value} = '' THEN '[]' ELSE json_array(${value}) END`,
   copyRows: (into, from, columns, exprs) => [`INSERT INTO ${quoted(into)} (${columns.map(quoted).join(', ')}) SELECT ${exprs.join(', ')} FROM ${quoted(from)}`],
+  continueRowOrder: () => [],
   renameTable: (from, to) => [`ALTER TABLE ${quoted(from)} RENAME TO ${quoted(to)}`],
 };
 
@@ -436,10 +445,16 @@ function pgStatement(text: string): string {
   return out;
 }
 
+/** Rows given their `_rowid_` leave the identity behind: the next insert continues after them. */
+const POSTGRES_CONTINUE = (table: string): string[] => [
+  `SELECT setval(pg_get_serial_sequence('${quoted(postgresName(table))}', '${ROW_ORDER_COLUMN}'), COALESCE(MAX("${ROW_ORDER_COLUMN}"), 0) + 1, false) FROM ${quoted(table)}`,
+];
+
 export const POSTGRES: Dialect = {
   name: 'postgres',
   true: { text: 'TRUE', params: [] },
   guards: false,
+  storesNul: false,
   strftime: (format, modifiers) => postgresStrftime(format, modifiers, (x) => pgAs(x, 'any-text')),
   same: (a, b, negate) => (negate ? sql`${a} IS DISTINCT FROM ${b}` : sql`${a} IS NOT DISTINCT FROM ${b}`),
   operands: pgOperands,
@@ -507,9 +522,9 @@ export const POSTGRES: Dialect = {
     `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${quoted(index.name)} ON ${quoted(table)} (${columns.map((c) => `${quoted(c)} NULLS FIRST`).join(', ')})`,
   copyRows: (into, from, columns, exprs) => [
     `INSERT INTO ${quoted(into)} ("${ROW_ORDER_COLUMN}", ${columns.map(quoted).join(', ')}) SELECT "${ROW_ORDER_COLUMN}", ${exprs.join(', ')} FROM ${quoted(from)}`,
-    // rows given their `_rowid_` leave the identity behind: the next insert continues after them
-    `SELECT setval(pg_get_serial_sequence('${quoted(postgresName(into))}', '${ROW_ORDER_COLUMN}'), COALESCE(MAX("${ROW_ORDER_COLUMN}"), 0) + 1, false) FROM ${quoted(into)}`,
+    ...POSTGRES_CONTINUE(into),
   ],
+  continueRowOrder: (table) => POSTGRES_CONTINUE(table),
   renameTable: (from, to) => [
     `ALTER TABLE ${quoted(from)} RENAME TO ${quoted(to)}`,
     ...tableConstraints.map((suffix) => `ALTER TABLE ${quoted(to)} RENAME CONSTRAINT ${quoted(constraintName(from, suffix))} TO ${quoted(constraintName(to, suffix))}`),

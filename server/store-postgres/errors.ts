@@ -2,9 +2,10 @@
 // unique violation carries `storeFailure` (store/contract.ts: the index, or the columns of a key) and
 // reads as SQLite's "UNIQUE constraint failed: ..."; a statement cancelled under a budget is
 // QueryTimeoutError; a full disk is the disk's ENOSPC (which the HTTP layer answers with a 503,
-// nothing changed); a database that cannot be reached (down, failing over, restarting, a connection
-// lost mid-way, a standby after a switchover) is DatabaseUnavailable, a 503. Anything else keeps
-// PostgreSQL's message, with its SQLSTATE as `code`.
+// nothing changed); a text with U+0000 in it, which PostgreSQL cannot take, is a 400; a database that
+// cannot be reached (down, failing over, restarting, a connection lost mid-way, a standby after a
+// switchover) is DatabaseUnavailable, a 503. Anything else keeps PostgreSQL's message, with its
+// SQLSTATE as `code`.
 import { ApiError } from '../errors.js';
 import type { StoreFailure } from '../store/contract.js';
 import { QueryTimeoutError } from '../store/deadline.js';
@@ -13,6 +14,7 @@ import type { QueryBudget } from '../store/deadline.js';
 /** The fields of postgres.js's PostgresError that the mapping reads. */
 interface PgErrorShape {
   code?: unknown;
+  routine?: unknown;
   message: string;
   constraint_name?: string;
   table_name?: string;
@@ -21,6 +23,8 @@ interface PgErrorShape {
 
 const UNIQUE_VIOLATION = '23505';
 const QUERY_CANCELED = '57014';
+/** character_not_in_repertoire: a text bound with U+0000 (PostgreSQL's text cannot hold it). */
+const NUL_IN_TEXT = '22021';
 const DISK_FULL = '53100';
 const OUT_OF_MEMORY = '53200';
 
@@ -82,6 +86,10 @@ export function mapPgError(err: unknown, budget: QueryBudget | null | undefined,
       const target = failure.index !== undefined ? `index '${failure.index}'` : (failure.columns ?? []).map((c) => `${pg.table_name ?? ''}.${c}`).join(', ');
       return Object.assign(new Error(`UNIQUE constraint failed: ${target}`, { cause: err }), { code: 'SQLITE_CONSTRAINT_UNIQUE', storeFailure: failure });
     }
+    case NUL_IN_TEXT:
+      // a value that reached a statement with it (a filter's, an id in the URL): writes refuse theirs
+      // earlier, naming the field (core/writes/write-sql.ts, unstorableErrors)
+      return new ApiError(400, 'The request holds the character U+0000 (NUL), which the team server\'s PostgreSQL cannot take.');
     case QUERY_CANCELED:
       return budget != null ? new QueryTimeoutError(budget.limit, { cause: err }) : err;
     case DISK_FULL:
@@ -91,6 +99,17 @@ export function mapPgError(err: unknown, budget: QueryBudget | null | undefined,
     default:
       return err;
   }
+}
+
+/**
+ * A prepared statement whose result's columns changed since it was prepared on that connection
+ * (`SELECT *` after a schema change, by this node or another): 0A000 "cached plan must not change
+ * result type". postgres.js forgets the statement and runs it again, which works outside a
+ * transaction; inside one the transaction is aborted by then, so the store runs it again itself.
+ */
+export function isStalePlan(err: unknown): boolean {
+  const pg = err as Partial<PgErrorShape> | null;
+  return typeof pg === 'object' && pg !== null && pg.code === '0A000' && pg.routine === 'RevalidateCachedQuery';
 }
 
 /**

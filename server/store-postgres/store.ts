@@ -33,7 +33,7 @@ import type { ReadDb, SqlFunction, Store, StoreStats, WriteTx } from '../store/c
 import { QueryTimeoutError, ReadTooLargeError, valueBytes, type QueryBudget } from '../store/deadline.js';
 import type { Params } from '../store/statements.js';
 import { Connections, type Lease } from './connections.js';
-import { mapPgError } from './errors.js';
+import { isStalePlan, mapPgError } from './errors.js';
 import { ensurePostgresSchema } from './schema.js';
 import { APPEND_SQL, APPEND_TIMEOUT_MS, ensureBusSchema, newNodeId, NODE_SETTING, PostgresBus, type BusTiming } from './bus.js';
 
@@ -218,45 +218,53 @@ export class PostgresStore implements Store {
   private async budgeted<T>(budget: QueryBudget, sqlText: string, params: Params | undefined, most: number): Promise<T[]> {
     this.assertOutside();
     if (budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
-    // counted from when the connection is ours: waiting for the pool (busy with other requests'
-    // work) is not this operation's database time, as waiting for the write turn is not on the desktop
-    for (let tries = 0; ; tries++) {
-      let start: number | null = null;
-      try {
-        return await this.inTransaction('BEGIN READ ONLY', (lease) => {
-          start = performance.now();
-          return this.readRows<T>(lease, budget, sqlText, params, most);
-        });
-      } catch (err) {
-        if (tries === 0 && stalePlan(err)) continue;
-        throw mapPgError(err, budget);
-      } finally {
-        if (start !== null) budget.spent += performance.now() - start;
-      }
+    // the budget counts the statement's own time (readRows): neither the wait for a pooled connection
+    // (busy with other requests' work, as the write turn on the desktop) nor the BEGIN's round trip
+    const readBefore = budget.read;
+    const read = () => this.inTransaction('BEGIN READ ONLY', (tx) => this.readRows<T>(tx, budget, sqlText, params, most));
+    try {
+      return await read().catch((err: unknown) => {
+        if (!isStalePlan(err)) throw err;
+        // the connection forgot the statement: its next run prepares it again
+        budget.read = readBefore;
+        return read();
+      });
+    } catch (err) {
+      throw mapPgError(err, budget);
     }
   }
 
   /**
    * One read inside an open transaction `tx`: its statement_timeout what is left of `budget`, its rows
-   * read through a cursor and weighed as the desktop weighs them.
+   * read through a cursor and weighed as the desktop weighs them. The budget is charged the
+   * statement's time as the server's answers show it (see `statementTime`): from the answer to the
+   * SET sent just before it to the statement's last row.
    */
   private async readRows<T>(tx: Runner, budget: QueryBudget, sqlText: string, params: Params | undefined, most: number): Promise<T[]> {
     const left = budget.limit - budget.spent;
-    // sent with the query: one round trip more than a bare read, not two
     const limit = sent(tx.unsafe(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(left))}`));
     const rows: T[] = [];
-    const cursor = this.query(tx, sqlText, params).cursor(Math.min(most, CURSOR_ROWS));
+    const cursor = this.query(tx, sqlText, params).cursor(Math.min(most, CURSOR_ROWS))[Symbol.asyncIterator]();
+    // asked for before the SET's answer is awaited: both go in one round trip
+    let next = cursor.next();
+    next.catch(() => undefined);
     await limit;
-    for await (const batch of cursor) {
-      for (const row of batch) {
-        let bytes = 0;
-        for (const key in row) bytes += valueBytes(row[key]);
-        if ((budget.read += bytes) > budget.readLimit) throw new ReadTooLargeError(budget.readLimit);
-        rows.push(row as T);
-        if (rows.length >= most) return rows;
+    const from = performance.now();
+    try {
+      for (let batch = await next; batch.done !== true; batch = await (next = cursor.next())) {
+        for (const row of batch.value) {
+          let bytes = 0;
+          for (const key in row) bytes += valueBytes(row[key]);
+          if ((budget.read += bytes) > budget.readLimit) throw new ReadTooLargeError(budget.readLimit);
+          rows.push(row as T);
+          if (rows.length >= most) return rows;
+        }
       }
+      return rows;
+    } finally {
+      budget.spent += performance.now() - from;
+      if (rows.length >= most || budget.read > budget.readLimit) await cursor.return?.();
     }
-    return rows;
   }
 
   /**
@@ -267,30 +275,17 @@ export class PostgresStore implements Store {
   snapshot = async <T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T> => {
     this.assertOutside();
     if (budget !== undefined && budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
-    try {
-      return await this.snapshotOnce(fn, budget);
-    } catch (err) {
-      // a statement prepared before a schema change: the snapshot once more, the statement prepared anew
-      if (stalePlan(err)) return this.snapshotOnce(fn, budget);
-      throw err;
-    }
-  };
-
-  private snapshotOnce = async <T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T> => {
-    return this.inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (tx) => {
+    const reads = () => this.inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (tx) => {
       let chain: Promise<unknown> = Promise.resolve();
       // one connection: reads started together run one after the other
       const read = <R>(sqlText: string, params: Params | undefined, most: number): Promise<R[]> => {
         const run = chain.then(async () => {
-          const start = performance.now();
           try {
             if (budget === undefined) return Array.from(await this.query(tx, sqlText, params)).slice(0, most) as R[];
             if (budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
             return await this.readRows<R>(tx, budget, sqlText, params, most);
           } catch (err) {
             throw mapPgError(err, budget ?? null);
-          } finally {
-            if (budget !== undefined) budget.spent += performance.now() - start;
           }
         });
         chain = run.catch(() => undefined);
@@ -301,6 +296,12 @@ export class PostgresStore implements Store {
         get: async <R = Row>(sqlText: string, params?: Params) => (await read<R>(sqlText, params, 1))[0],
       });
     });
+    // a statement prepared before a schema change (isStalePlan): the snapshot's reads once more, on a
+    // state that has the change (`fn` only reads)
+    return (await reads().catch((err: unknown) => {
+      if (!isStalePlan(err)) throw err;
+      return reads();
+    })) as T;
   };
 
   /** Waits for this node's write turn; resolves with its release. */
@@ -324,17 +325,9 @@ export class PostgresStore implements Store {
   };
 
   private async transaction<T>(conn: Lease, fn: (tx: WriteTx) => Promise<T> | T, budget: QueryBudget | null, until: number): Promise<T> {
-    const timed = async <R>(work: () => Promise<R>): Promise<R> => {
-      if (budget === null) return work();
-      if (budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
-      const start = performance.now();
-      try {
-        return await work();
-      } finally {
-        budget.spent += performance.now() - start;
-      }
-    };
     const state = { open: true };
+    // the statement_timeout set last: lowered as the budget is spent (see `attempt`)
+    let timeout = budget === null ? 0 : Math.max(1, Math.ceil(budget.limit - budget.spent));
     // Statements run one after the other, as on sql.js, also when fn starts several at once: the
     // transaction ends only after the last, and none can run after it on the pooled connection.
     let tail: Promise<unknown> = Promise.resolve();
@@ -342,25 +335,35 @@ export class PostgresStore implements Store {
     // itself, and the transaction goes on, as after a failed statement on SQLite.
     const inTx = <R>(sqlText: string, params: Params | undefined, read: (rows: postgres.RowList<postgres.Row[]>) => R): Promise<R> => {
       if (!state.open) return Promise.reject(new Error('this transaction has ended: a statement after write() returned ran outside it'));
-      const step = tail.then(() =>
-        timed(async () => {
-          for (let tries = 0; ; tries++) {
-            const mark = sent(conn.unsafe('SAVEPOINT s'));
-            const run = sent(this.query(conn, sqlText, params));
-            const done = sent(conn.unsafe('RELEASE SAVEPOINT s'));
-            try {
-              await mark;
-              const rows = await run;
-              await done;
-              return read(rows);
-            } catch (err) {
-              if (!conn.lost) await conn.unsafe('ROLLBACK TO SAVEPOINT s').catch(() => undefined);
-              if (tries === 0 && !conn.lost && stalePlan(err)) continue;
-              throw mapPgError(err, budget, { writing: true });
-            }
-          }
-        }),
-      );
+      const attempt = async (again: boolean): Promise<R> => {
+        if (budget !== null && budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
+        // what is left of the budget bounds the statement on the server's clock; sent only once it has
+        // shrunk by a tenth (a statement overruns what is left by at most that), before the savepoint
+        // so that a statement undone keeps it
+        const left = budget === null ? 0 : Math.max(1, Math.ceil(budget.limit - budget.spent));
+        const tighten = budget !== null && left < timeout * 0.9 ? sent(conn.unsafe(`SET LOCAL statement_timeout = ${(timeout = left)}`)) : null;
+        const mark = sent(conn.unsafe('SAVEPOINT s'));
+        const run = sent(this.query(conn, sqlText, params));
+        const done = sent(conn.unsafe('RELEASE SAVEPOINT s'));
+        let from: number | null = null;
+        try {
+          await tighten;
+          await mark;
+          from = performance.now();
+          const rows = await run;
+          if (budget !== null) budget.spent += statementTime(from);
+          from = null;
+          await done;
+          return read(rows);
+        } catch (err) {
+          if (budget !== null && from !== null) budget.spent += statementTime(from);
+          if (!conn.lost) await conn.unsafe('ROLLBACK TO SAVEPOINT s').catch(() => undefined);
+          // prepared before a schema change (isStalePlan): undone, and run once more, prepared again
+          if (again && !conn.lost && isStalePlan(err)) return attempt(false);
+          throw mapPgError(err, budget, { writing: true });
+        }
+      };
+      const step = tail.then(() => attempt(true));
       tail = step.catch(() => undefined);
       return step;
     };
@@ -372,7 +375,7 @@ export class PostgresStore implements Store {
     if (budget !== null && budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
     // not charged to the budget: a BEGIN waits for the connection to open (the database restarting or
     // failing over), which is not this write's database time, as the wait for the pool is not
-    await conn.begin(['BEGIN', ...(budget === null ? [] : [`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(budget.limit - budget.spent))}`])], until).catch((err: unknown) => {
+    await conn.begin(['BEGIN', ...(budget === null ? [] : [`SET LOCAL statement_timeout = ${timeout}`])], until).catch((err: unknown) => {
       throw mapPgError(err, budget, { writing: true });
     });
     this.bus.begin(tx);
@@ -382,9 +385,10 @@ export class PostgresStore implements Store {
       await tail;
       const staged = this.bus.end(tx);
       if (staged.length === 0) {
-        // (statement_timeout does not cover the COMMIT's wait for the synchronous standby: PostgreSQL
-        // disables it before committing, so the budget never turns that wait into a local-only commit)
-        await timed(() => conn.unsafe('COMMIT')).catch((err: unknown) => {
+        // the commit is not charged: its wait for the WAL's flush is the desktop's journal sync, which no budget counts
+        // (nor does statement_timeout reach its wait for the synchronous standby: PostgreSQL disables it
+        // before committing, so the budget never turns that wait into a local-only commit)
+        await conn.unsafe('COMMIT').catch((err: unknown) => {
           // a COMMIT never sent (the connection was lost before) is refused as such, not in doubt
           throw mapPgError(err, budget, { writing: true, committing: true });
         });
@@ -465,6 +469,17 @@ export class PostgresStore implements Store {
  * Sends a query now instead of when it is first awaited (postgres.js sends lazily), so that several
  * go out together on one connection; its failure is heard where it is awaited, never unhandled.
  */
+/**
+ * A statement's time on the budget: from the answer to what was sent just before it in the same
+ * round trip (a SAVEPOINT, a SET) to its own answer. The server runs the two back to back, so this is
+ * the statement's work on the server and the reading of its rows, without the trip to the server and
+ * back, which the desktop's engine, in the process, never makes (docs/architecture.md, "The
+ * PostgreSQL store": what a budget means there).
+ */
+function statementTime(from: number): number {
+  return performance.now() - from;
+}
+
 function sent<T extends Promise<unknown> & { execute(): unknown }>(query: T): T {
   void query.execute();
   query.catch(() => undefined);
@@ -481,14 +496,4 @@ export class PostgresUnsupported extends ApiError {
     super(400, message);
     this.name = 'PostgresUnsupported';
   }
-}
-
-/**
- * A statement this connection prepared before a schema change altered what it returns (a table's new
- * column, a view made again): PostgreSQL refuses it ("cached plan must not change result type").
- * postgres.js forgets the statement but cannot run it again inside the transaction it aborted; the
- * store runs it once more (after its savepoint, or in a new read transaction), prepared anew.
- */
-function stalePlan(err: unknown): boolean {
-  return err instanceof Error && (err as { routine?: unknown }).routine === 'RevalidateCachedQuery';
 }

@@ -7,8 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCore } from '../../server/core/index.js';
-import { openStore, type ReadDb } from '../../server/store/db.js';
+import { openStore, type ReadDb, type Store } from '../../server/store/db.js';
+import { openPostgresStore } from '../../server/store-postgres/store.js';
 import { harness, type Harness } from '../support/harness.js';
+import { freshDatabase } from '../support/pg-database.js';
+import { TEST_ENGINE } from '../support/test-store.js';
 
 let h: Harness;
 let su: string;
@@ -18,16 +21,38 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-/** The indexes SQLite holds for a table, by name (automatic ones left out). */
+/** The indexes the engine holds for a table, by name, with their SQL (automatic ones and keys left out). */
 async function tableIndexes(db: ReadDb, table: string): Promise<Record<string, string>> {
-  const rows = await db.all<{ name: string; sql: string }>(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`, [table]);
+  const rows = TEST_ENGINE === 'sqlite'
+    ? await db.all<{ name: string; sql: string }>(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`, [table])
+    : await db.all<{ name: string; sql: string }>(`SELECT indexname AS name, indexdef AS sql FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ? AND indexname NOT IN (SELECT conname FROM pg_constraint)`, [table]);
   return Object.fromEntries(rows.map((r) => [r.name, r.sql]));
 }
 
-/** SQLite's plan for the key query of a default-sorted list page. */
-async function defaultListPlan(db: ReadDb, table: string): Promise<string> {
-  return (await db.all<{ detail: string }>(`EXPLAIN QUERY PLAN SELECT r._rowid_ FROM "${table}" AS r ORDER BY r."created" DESC, r._rowid_ DESC LIMIT 30`)).map((r) => r.detail).join('; ');
+/** Whether an index of that name exists anywhere in the database. */
+async function indexExists(db: ReadDb, name: string): Promise<boolean> {
+  const sql = TEST_ENGINE === 'sqlite' ? `SELECT name FROM sqlite_master WHERE name = ?` : `SELECT indexname AS name FROM pg_indexes WHERE indexname = ?`;
+  return (await db.all(sql, [name])).length > 0;
 }
+
+/**
+ * The engine's plan for the key query of a default-sorted list page. On PostgreSQL with sequential
+ * scans off: its planner scans a table of a few rows whatever the indexes, so the question is whether
+ * the index can serve the order at all.
+ */
+async function defaultListPlan(db: Store, table: string): Promise<string> {
+  // PostgreSQL's descending order as the dialect writes it: NULLs last, as SQLite sorts them
+  const desc = TEST_ENGINE === 'sqlite' ? 'DESC' : 'DESC NULLS LAST';
+  const query = `SELECT r._rowid_ FROM "${table}" AS r ORDER BY r."created" ${desc}, r._rowid_ ${desc} LIMIT 30`;
+  if (TEST_ENGINE === 'sqlite') return (await db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${query}`)).map((r) => r.detail).join('; ');
+  return db.write(async (tx) => {
+    await tx.run('SET LOCAL enable_seqscan = off');
+    return (await tx.all<{ 'QUERY PLAN': string }>(`EXPLAIN ${query}`)).map((r) => r['QUERY PLAN']).join('; ');
+  });
+}
+
+/** A plan that sorts every row: SQLite's temporary b-tree, PostgreSQL's (not incremental) Sort. */
+const FULL_SORT = TEST_ENGINE === 'sqlite' ? /TEMP B-TREE/ : /(^|->\s*)Sort\b/;
 
 async function createPosts(extra: Record<string, unknown> = {}) {
   const r = await h.req('POST', '/api/collections', { token: su, body: { name: 'posts', fields: [{ name: 'title', type: 'text' }, { name: 'created', type: 'autodate', onCreate: true }], ...extra } });
@@ -45,7 +70,7 @@ describe('the index on created', () => {
     expect(posts.maintainedIndexes).toEqual([{ name, fields: [fieldId(posts, 'created')], unique: false, purpose: 'defaultSort' }]);
     expect(Object.keys(await tableIndexes(h.core.store, 'posts'))).toEqual([name]);
     expect(await defaultListPlan(h.core.store, 'posts')).toContain(name);
-    expect(await defaultListPlan(h.core.store, 'posts')).not.toContain('TEMP B-TREE');
+    expect(await defaultListPlan(h.core.store, 'posts')).not.toMatch(FULL_SORT);
     const got = await h.req('GET', '/api/collections/posts', { token: su });
     expect(got.body.maintainedIndexes).toEqual(posts.maintainedIndexes);
     const listed = await h.req('GET', '/api/collections?filter=name="posts"', { token: su });
@@ -74,7 +99,7 @@ describe('the index on created', () => {
     const posts = await createPosts();
     const name = `_${posts.id}_created_idx`;
     await h.req('PATCH', '/api/collections/posts', { token: su, body: { name: 'articles' } });
-    expect((await tableIndexes(h.core.store, 'articles'))[name]).toContain('"articles" ("created")');
+    expect((await tableIndexes(h.core.store, 'articles'))[name]).toMatch(TEST_ENGINE === 'sqlite' ? /"articles" \("created"\)/ : /ON (public\.)?articles USING btree \(created NULLS FIRST\)/);
     // renaming another field rebuilds the table: the index is made again on the new one
     const renamed = posts.fields.map((f) => (f.name === 'title' ? { ...f, name: 'heading' } : f));
     expect((await h.req('PATCH', '/api/collections/articles', { token: su, body: { fields: renamed } })).status).toBe(200);
@@ -98,7 +123,7 @@ describe('the index on created', () => {
     expect(failed.status).toBe(400);
     expect(await tableIndexes(h.core.store, 'posts')).toEqual(before);
     expect((await h.req('DELETE', '/api/collections/posts', { token: su })).status).toBe(204);
-    expect(await h.core.store.all(`SELECT name FROM sqlite_master WHERE name = ?`, [`_${posts.id}_created_idx`])).toEqual([]);
+    expect(await indexExists(h.core.store, `_${posts.id}_created_idx`)).toBe(false);
   });
 
   it('keeps its name from user indexes, in this collection and in others', async () => {
@@ -136,8 +161,8 @@ describe('the index on created', () => {
   });
 });
 
-describe('data folders made before the index existed', () => {
-  it('get it on start, once, in a journaled write', async () => {
+describe('data made before the index existed', () => {
+  it.runIf(TEST_ENGINE === 'sqlite')('a data folder gets it on start, once, in a journaled write', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'deskbase-maintained-'));
     try {
       const open = async () => {
@@ -165,5 +190,53 @@ describe('data folders made before the index existed', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it.runIf(TEST_ENGINE === 'postgres')('a team server\'s database gets it when a node starts, and the next node finds it', async () => {
+    const db = await freshDatabase('maintained');
+    await db.sql.end();
+    const stores: Store[] = [];
+    try {
+      const open = async () => {
+        const store = await openPostgresStore({ url: db.url, max: 2 });
+        stores.push(store);
+        return { store, core: await createCore(store) };
+      };
+      const { store, core } = await open();
+      await core.collections.create({ name: 'posts', fields: [{ name: 'title', type: 'text' }, { name: 'created', type: 'autodate', onCreate: true }] }, core.internalContext());
+      const name = `_${core.registry.get('posts')!.id}_created_idx`;
+      await store.write((tx) => tx.run(`DROP INDEX "${name}"`));
+      expect(await tableIndexes(store, 'posts')).toEqual({});
+      const second = await open();
+      expect(Object.keys(await tableIndexes(second.store, 'posts'))).toEqual([name]);
+      expect(await defaultListPlan(second.store, 'posts')).toContain(name);
+      const third = await open();
+      expect(Object.keys(await tableIndexes(third.store, 'posts'))).toEqual([name]);
+    } finally {
+      for (const s of stores) await s.close();
+      await db.drop();
+    }
+  });
+});
+
+describe('an index name past 63 bytes', () => {
+  it('is named as given in the 400 of a unique index over duplicates (PostgreSQL stores it shortened)', async () => {
+    const posts = await createPosts();
+    for (const title of ['same', 'same']) await h.req('POST', '/api/collections/posts/records', { token: su, body: { title } });
+    const name = `idx_${'long_'.repeat(14)}title`;
+    expect(Buffer.byteLength(name)).toBeGreaterThan(63);
+    const r = await h.req('PATCH', '/api/collections/posts', { token: su, body: { indexes: [{ name, fields: [fieldId(posts, 'title')], unique: true }] } });
+    expect(r.status, r.text).toBe(400);
+    expect(r.body.data.indexes.code).toBe('validation_invalid_index_expression');
+    // SQLite names the columns; PostgreSQL the index, as the user named it
+    if (TEST_ENGINE === 'postgres') expect(r.body.message).toContain(`index '${name}'`);
+    expect(r.body.message).not.toMatch(new RegExp(`index '(?!${name}')`));
+    // and the index works under its name once the duplicates are gone
+    const dup = (await h.req('GET', '/api/collections/posts/records?filter=title="same"', { token: su })).body.items[0].id;
+    expect((await h.req('DELETE', `/api/collections/posts/records/${dup}`, { token: su })).status).toBe(204);
+    const ok = await h.req('PATCH', '/api/collections/posts', { token: su, body: { indexes: [{ name, fields: [fieldId(posts, 'title')], unique: true }] } });
+    expect(ok.status, ok.text).toBe(200);
+    const again = await h.req('POST', '/api/collections/posts/records', { token: su, body: { title: 'same' } });
+    expect(again.body.data).toEqual({ title: { code: 'validation_not_unique', message: 'Value must be unique.' } });
   });
 });

@@ -6,11 +6,12 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../server/index.js';
 import { http, setupSuperuser } from '../fixtures/hardening-http.js';
+import { engineServerOptions } from '../support/test-store.js';
 
 const BUDGET = 1024 * 1024;
 let server: RunningServer;
 beforeAll(async () => {
-  server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, limits: { bodyBytesInFlight: BUDGET } });
+  server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, limits: { bodyBytesInFlight: BUDGET }, ...engineServerOptions() });
   const su = await setupSuperuser(server.url, (await server.setupToken())!);
   const r = await http(server.url, 'POST', '/api/collections', { token: su, body: { name: 'notes', fields: [{ name: 'text', type: 'text', max: 1_000_000 }], createRule: '' } });
   expect(r.status, r.text).toBe(200);

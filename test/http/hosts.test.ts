@@ -8,11 +8,12 @@ import { hostname, networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../server/index.js';
 import { http, setupSuperuser } from '../fixtures/hardening-http.js';
+import { engineServerOptions } from '../support/test-store.js';
 
 let server: RunningServer;
 let port: number;
 beforeAll(async () => {
-  server = await startServer({ dir: null, host: '127.0.0.1', port: 0, uiDir: null, log: () => undefined });
+  server = await startServer({ dir: null, host: '127.0.0.1', port: 0, uiDir: null, log: () => undefined, ...engineServerOptions() });
   port = server.port;
   await setupSuperuser(server.url, (await server.setupToken())!);
   await http(server.url, 'POST', '/api/collections/users/records', { body: { email: 'ann@example.com', password: 'password123', passwordConfirm: 'password123' } });

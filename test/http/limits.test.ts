@@ -7,10 +7,11 @@ import { startServer, type RunningServer } from '../../server/index.js';
 import { RECORD_BODY_BYTES } from '../../server/http/body.js';
 import { MAX_URL_LENGTH } from '../../server/http/request.js';
 import { http, setupSuperuser } from '../fixtures/hardening-http.js';
+import { engineServerOptions } from '../support/test-store.js';
 
 let server: RunningServer;
 beforeAll(async () => {
-  server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined });
+  server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, ...engineServerOptions() });
   const su = await setupSuperuser(server.url, (await server.setupToken())!);
   await http(server.url, 'POST', '/api/collections', { token: su, body: { name: 'notes', fields: [{ name: 'text', type: 'text', max: 0 }], createRule: '', listRule: '' } });
 });

@@ -4,6 +4,7 @@
 import PocketBase, { ClientResponseError, getTokenPayload } from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../server/index.js';
+import { engineServerOptions } from '../support/test-store.js';
 
 let server: RunningServer;
 let admin: PocketBase;
@@ -18,7 +19,7 @@ function client(): PocketBase {
 }
 
 beforeAll(async () => {
-  server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined });
+  server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, ...engineServerOptions() });
   // first-time setup is Deskbase's own endpoint (PocketBase uses an installer link instead)
   const setup = await fetch(`${server.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: (await server.setupToken()), ...ADMIN }) });
   expect(setup.status).toBe(200);

@@ -151,6 +151,32 @@ describePostgres('the PostgreSQL store', () => {
     await store.write((tx) => tx.run('DELETE FROM "t" WHERE "id" = ?', ['between']));
   });
 
+  it('reads and writes with `SELECT *` after its table changed (the columns of a prepared statement changed), in a budgeted read, a snapshot and a write', async () => {
+    // one connection: every statement below reuses what it prepared before the change
+    const one = await openPostgresStore({ url: db.url, max: 1 });
+    try {
+      await one.write((tx) => tx.run('CREATE TABLE "s" ("id" text PRIMARY KEY)'));
+      await one.write((tx) => tx.run(`INSERT INTO "s" VALUES ('a')`));
+      const star = 'SELECT * FROM "s" WHERE "id" = ?';
+      const everyWay = () => Promise.all([
+        one.reader(new QueryBudget(5000)).get(star, ['a']),
+        one.snapshot((r) => r.get(star, ['a']), new QueryBudget(5000)),
+        one.write((tx) => tx.get(star, ['a'])),
+      ]);
+      expect(await everyWay()).toEqual([{ id: 'a' }, { id: 'a' }, { id: 'a' }]);
+      // another node changes the table: PostgreSQL refuses the cached plans ("cached plan must not change result type")
+      await db.sql.unsafe(`ALTER TABLE "s" ADD COLUMN "n" integer DEFAULT 7`);
+      expect(await one.reader(new QueryBudget(5000)).get(star, ['a'])).toEqual({ id: 'a', n: 7 });
+      await db.sql.unsafe(`ALTER TABLE "s" ADD COLUMN "m" integer DEFAULT 8`);
+      expect(await one.snapshot((r) => r.get(star, ['a']), new QueryBudget(5000))).toEqual({ id: 'a', n: 7, m: 8 });
+      await db.sql.unsafe(`ALTER TABLE "s" ADD COLUMN "k" integer DEFAULT 9`);
+      // inside a write, the transaction goes on after the statement that met the change
+      expect(await one.write(async (tx) => [await tx.get(star, ['a']), await tx.run(`UPDATE "s" SET "n" = 1`)])).toEqual([{ id: 'a', n: 7, m: 8, k: 9 }, { changes: 1 }]);
+    } finally {
+      await one.close();
+    }
+  });
+
   it('refuses a read or write through the store from inside a write, and a tx kept past its write', async () => {
     let kept!: Parameters<Parameters<PostgresStore['write']>[0]>[0];
     await store.write(async (tx) => {
@@ -175,6 +201,24 @@ describePostgres('the PostgreSQL store', () => {
     await expect(store.reader(budget).get('SELECT 1 AS x')).rejects.toBeInstanceOf(QueryTimeoutError);
     // the pool is not left with the timeout set
     expect(await store.get('SELECT 1 AS ok FROM pg_sleep(0.3)')).toEqual({ ok: 1 });
+  });
+
+  it('charges a budget the statements\' work, not the round trips: 1,000 quick statements fit a 150 ms budget their trips alone pass', async () => {
+    const budget = new QueryBudget(150);
+    const start = performance.now();
+    await store.write(async (tx) => {
+      for (let i = 0; i < 1000; i++) await tx.get('SELECT 1 AS x');
+    }, budget);
+    const wall = performance.now() - start;
+    expect(budget.spent).toBeLessThan(150);
+    expect(budget.spent).toBeLessThan(wall / 2);
+    // reads too
+    const read = new QueryBudget(150);
+    const db = store.reader(read);
+    for (let i = 0; i < 300; i++) await db.get('SELECT 1 AS x');
+    expect(read.spent).toBeLessThan(150);
+    // one statement's own work is still stopped at what is left
+    await expect(store.write((tx) => tx.run('SELECT pg_sleep(1)'), new QueryBudget(100))).rejects.toBeInstanceOf(QueryTimeoutError);
   });
 
   it('does not charge a budget for the wait for a pooled connection', async () => {

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { harness, type Harness, type Res } from '../support/harness.js';
 import { blog, type Blog } from '../support/blog.js';
 import { envelope, scenarios } from '../support/scenario.js';
+import { seedOf, TEST_ENGINE } from '../support/test-store.js';
 
 const record = (collection: string, id: (b: Blog) => string) => (b: Blog) => `/api/collections/${collection}/records/${id(b)}`;
 /** Bob's comment on Ann's public post. */
@@ -99,6 +100,26 @@ describe('deep', () => {
       expect(r.status).toBe(400);
       expect(r.body.message).toBe('Failed to delete record. Make sure that the record is not part of a required relation reference.');
       expect(await count()).toBe(3000);
+    });
+
+    it('a truncate that passes its budget on PostgreSQL is the budget\'s 400 and keeps every record (a truncate commits without a budgeted wrapper: a 500)', async () => {
+      // 6,000 records that refer to none: a statement each (the record as it is now) before its delete
+      await h.core.store.write(async (tx) => {
+        for (let i = 0; i < 6000; i++) void tx.run('INSERT INTO "chain" ("id", "n", "parent") VALUES (?, ?, ?)', [`r${String(i).padStart(14, '0')}`, i, '']);
+      });
+      // the same data under a server whose budget is 5 ms (the superuser's session comes with it)
+      const seed = await seedOf(h.core.store);
+      await h.close();
+      h = await harness({ queryBudgetMs: 5 }, seed);
+      const r = await h.req('DELETE', '/api/collections/chain/truncate', { token: su });
+      if (TEST_ENGINE === 'sqlite') {
+        // the desktop's budget stops the guarded SQL of filters and rules: a truncate's own statements have none
+        expect(r.status, r.text).toBe(204);
+        return;
+      }
+      expect(r.status, r.text).toBe(400);
+      expect(r.body.message).toBe('The request needed more than 5 ms of database time and was stopped; narrow its filter, sort or expand.');
+      expect(await h.core.store.get('SELECT COUNT(*) AS n FROM "chain"')).toEqual({ n: 6000 });
     });
 
     it('a branching tree is deleted depth first, and a record with other ids left is only updated', async () => {

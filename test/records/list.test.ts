@@ -8,6 +8,7 @@ import { blog, eachBlog, type Blog } from '../support/blog.js';
 import { scenarios, type Scenario } from '../support/scenario.js';
 import fc from 'fast-check';
 import { ann, COUNT, CREATED, h, type Item, items, page, su, useListFixture, type Viewer } from '../support/list-fixture.js';
+import { TEST_ENGINE } from '../support/test-store.js';
 
 const POSTS = '/api/collections/posts/records';
 const titles = (r: Res) => (r.body.items as { title: string }[]).map((i) => i.title).sort();
@@ -93,8 +94,20 @@ describe('on the blog', () => {
       const miss = await h.req('POST', '/api/collections/notes/records', { token: b.su, body: { title: `${long}!`, note: `${long}?` } });
       expect([hit.status, miss.status], hit.text).toEqual([200, 200]);
       const r = await h.req('GET', `/api/collections/notes/records?filter=${encodeURIComponent('title ~ note')}&fields=id`);
-      expect(r.status, r.text).toBe(200);
-      expect(r.body.items).toEqual([{ id: hit.body.id }]);
+      if (TEST_ENGINE === 'sqlite') {
+        expect(r.status, r.text).toBe(200);
+        expect(r.body.items).toEqual([{ id: hit.body.id }]);
+      } else {
+        // PostgreSQL's own LIKE has no length limit, but it is quadratic: the 60,000-byte pattern that
+        // fails at its last byte against the other row's 60,000 bytes is seconds of its work, stopped
+        // by the budget with its 400 (the desktop matches such a pattern in JavaScript, linearly)
+        expect(r.status, r.text).toBe(400);
+        expect(r.body.message).toMatch(/^The request needed more than 150 ms of database time/);
+        // the same column pattern over the row that matches is found
+        const one = await h.req('GET', `/api/collections/notes/records?filter=${encodeURIComponent(`id = "${hit.body.id}" && title ~ note`)}&fields=id`);
+        expect(one.status, one.text).toBe(200);
+        expect(one.body.items).toEqual([{ id: hit.body.id }]);
+      }
     });
   });
 });

@@ -4,6 +4,7 @@
 import { describe, expect } from 'vitest';
 import type { Harness, Res } from '../support/harness.js';
 import { envelope, scenarios, type Scenario } from '../support/scenario.js';
+import { TEST_ENGINE } from '../support/test-store.js';
 
 interface Notes {
   /** A signed-in user, whom the create and update rules let write. */
@@ -78,4 +79,34 @@ describe('who learns that a value is too large', () => {
       after: (r) => { expect(r.body.junk).toBeUndefined(); },
     },
   ], { queryBudgetMs: 10_000 }); // not about the query budget: a loaded machine's 150 ms deadline must not stand in for the answers checked
+});
+
+describe('a text holding U+0000', () => {
+  // SQLite stores it; PostgreSQL's text cannot hold it: there the write is refused with a 400 naming
+  // the field (it answered a 500), and a filter or an id holding one is a 400 too
+  const NUL = 'a\u0000b';
+  const onPostgres = TEST_ENGINE === 'postgres';
+  scenarios(notes, [
+    {
+      name: 'in a create',
+      method: 'POST', url: NOTES, token: (c) => c.user, body: { title: NUL, body: 'fine' },
+      status: onPostgres ? 400 : 200,
+      ...(onPostgres ? { match: { message: 'Failed to create record.', data: { title: { code: 'validation_invalid_value' } } }, after: stillOne } : { match: { title: NUL } }),
+    },
+    {
+      name: 'in an update',
+      method: 'PATCH', url: (c) => `${NOTES}/${c.id}`, token: (c) => c.user, body: { body: NUL },
+      status: onPostgres ? 400 : 200,
+      ...(onPostgres ? { match: { data: { body: { code: 'validation_invalid_value' } } } } : { match: { body: NUL } }),
+      after: async (_r, h, c) => {
+        expect((await h.req('GET', `${NOTES}/${c.id}`)).body.body).toBe(onPostgres ? '' : NUL);
+      },
+    },
+    {
+      name: 'in a filter',
+      method: 'GET', url: `${NOTES}?filter=${encodeURIComponent(`title = "${NUL}"`)}`,
+      status: onPostgres ? 400 : 200,
+      ...(onPostgres ? { match: { message: "The request holds the character U+0000 (NUL), which the team server's PostgreSQL cannot take." } } : { match: { totalItems: 0 } }),
+    },
+  ]);
 });

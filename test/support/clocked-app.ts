@@ -2,7 +2,8 @@
 import { expect } from 'vitest';
 import { createCore } from '../../server/core/index.js';
 import { createApp } from '../../server/http/app.js';
-import { openStore, type Store } from '../../server/store/db.js';
+import type { Store } from '../../server/store/db.js';
+import { openTestStore } from './test-store.js';
 import type { Res } from './harness.js';
 
 /** An in-process app on a fake clock (the failure window is 15 minutes). */
@@ -16,7 +17,8 @@ export interface Clocked {
 
 /** Setup done (admin@example.com), and two users, ann@ and bob@example.com, with password123. */
 export async function clockedApp(): Promise<Clocked> {
-  const store = await openStore({ dir: null });
+  // the suite's engine (test-store.ts): SQLite, or PostgreSQL in the postgres-api project
+  const store = await openTestStore('clocked');
   const now = { t: Date.parse('2030-01-01T00:00:00Z') };
   let setup = '';
   const core = await createCore(store, { onSetupToken: (t) => (setup = t), now: () => now.t });

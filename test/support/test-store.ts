@@ -2,6 +2,7 @@
 // database on the run's PostgreSQL 15 when DESKBASE_TEST_ENGINE=postgres. The `postgres-api` project
 // of vitest.config.ts runs the suites listed there so, beside their run on SQLite in the `node` project:
 // one harness, both engines, `npm test` one command.
+import type { ServerOptions } from '../../server/index.js';
 import type { Store } from '../../server/store/db.js';
 import { openStore } from '../../server/store/db.js';
 import { openPostgresStore } from '../../server/store-postgres/store.js';
@@ -10,6 +11,7 @@ import { freshDatabase } from './pg-database.js';
 export type TestEngine = 'sqlite' | 'postgres';
 
 export const TEST_ENGINE: TestEngine = process.env.DESKBASE_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+
 
 /**
  * A store's data kept to start others from (scenario tables copy one prepared store per row): on
@@ -53,4 +55,12 @@ export async function seedOf(store: Store): Promise<StoreSeed> {
   if (pg === undefined) return { bytes: (await store.backup()).bytes };
   pg.keep = true;
   return { template: pg.name };
+}
+
+/**
+ * What startServer needs to serve from the suite's engine when it has no data folder: nothing on
+ * SQLite (an in-memory store), a fresh database of the run's PostgreSQL in the postgres-api project.
+ */
+export function engineServerOptions(label = 'server'): Pick<ServerOptions, 'openStore'> {
+  return TEST_ENGINE === 'sqlite' ? {} : { openStore: () => openTestStore(label) };
 }

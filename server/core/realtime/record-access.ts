@@ -12,7 +12,7 @@ import type { AuthInfo, Collection, Lookup, Row, SqlValue } from '../../model/ty
 import type { SubscriptionOptions } from './topics.js';
 
 /** The request a subscription stands for: a GET by its identity with its options' query and headers. */
-export function subscriberContext(auth: AuthInfo | null, options: SubscriptionOptions, lookup: Lookup, dialect?: Dialect): RequestContext {
+export function subscriberContext(auth: AuthInfo | null, options: SubscriptionOptions, lookup: Lookup, dialect: Dialect): RequestContext {
   const ctx = requestContext({ auth, method: 'GET', query: options.query, headers: Object.entries(options.headers) }, lookup, dialect);
   return { ...ctx, request: { ...ctx.request, context: 'realtime' } };
 }

@@ -199,6 +199,8 @@ export async function importPocketBase(importSchema: SchemaImporter, storage: Fi
       },
       then: async (tx, schema, plan, notes) => {
         const records = await copyRecords(dialect, db, tx, schema, plan, notes, files);
+        // the files placed before the transaction become the records' with its commit (the team server's database storage)
+        await (adopted as Adopted | null)?.adopt(tx);
         folderNotes(db, notes);
         return records;
       },

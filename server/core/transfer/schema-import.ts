@@ -164,7 +164,7 @@ async function createNew(p: Pass, tables: PlannedCollection[]): Promise<void> {
     try {
       await createCollectionTable(p.dialect, p.tx, c);
     } catch (err) {
-      await step(item, () => ddlFailure(err, c, false));
+      await step(item, () => ddlFailure(p.dialect, err, c, false));
     }
     p.scratch.put(c);
   }
@@ -187,7 +187,7 @@ async function applyStructure(p: Pass, tables: PlannedCollection[]): Promise<Cut
     try {
       await changeTable(p.dialect, p.tx, prev, next);
     } catch (err) {
-      await step(item, () => ddlFailure(err, next, true));
+      await step(item, () => ddlFailure(p.dialect, err, next, true));
     }
     if (cut.length > 0) cuts.push({ prev, before, after: await readNames(p.tx, next, next.fields.filter((f): f is FileField => f.type === 'file')) });
     p.scratch.put(next);

@@ -10,6 +10,7 @@ import { EXPORT_FORMATS, exportIds, exportRecords, type ExportFormat } from './r
 import { IMPORT_FORMATS, importRecords, type ImportFormat } from './records-import.js';
 import { importPocketBase, type PocketBaseImportResult, type PocketBaseSource } from './pocketbase-folder.js';
 import { createPocketBaseUpload, readPocketBaseFolder } from './pocketbase-source.js';
+import { moveDesktop, type DesktopSource, type MoveOptions, type MoveResult } from './desktop-folder.js';
 import { exportSchema } from './schema-export.js';
 import { typescriptTypes } from './typescript-types.js';
 import { isoNow } from '../ids.js';
@@ -36,6 +37,8 @@ export function createTransfer(env: Pick<CoreEnv, 'store' | 'dialect' | 'registr
     importPocketBaseFolder: async (path: string, dryRun = false): Promise<PocketBaseImportResult> => importFolder(await readPocketBaseFolder(path, 'copy'), dryRun),
     /** An uploaded data.db or PocketBase backup zip (superusers only: callers check); `open` hands the body over; `dryRun` answers what it would change. */
     importPocketBaseUpload: (open: () => Readable, declaredBytes: number, dryRun = false): Promise<PocketBaseImportResult> => uploads.upload(open, declaredBytes, dryRun),
+    /** A desktop data folder's collections, records and files into this store, which must hold nothing yet (npm run move-up). */
+    moveDesktopIn: (source: DesktopSource, options?: MoveOptions): Promise<MoveResult> => moveDesktop(env, source, options),
     /** TypeScript declarations of every collection for the pocketbase SDK. */
     typescriptTypes: () => typescriptTypes(registry.all(), isoNow()),
     async truncate(idOrName: string): Promise<number> {

@@ -9,6 +9,7 @@ import type { RequestContext } from '../request-context.js';
 import type { Collection, Row } from '../../model/types.js';
 import type { ChangeFeed } from './changes.js';
 import { badRequest } from '../../errors.js';
+import { budgetError } from '../query-budget.js';
 import { prepareCreate } from './prepare-create.js';
 import { prepareDelete } from './prepare-delete.js';
 import { prepareTruncate } from './prepare-truncate.js';
@@ -34,9 +35,9 @@ export function createRecordWrites(env: Pick<CoreEnv, 'store' | 'dialect' | 'reg
   /**
    * Applies prepared writes in one transaction: one journal entry and one sync, all or nothing. Their
    * record changes are published together once durable (changes.ts). The transaction has a budget of
-   * its own, covering its rule re-checks and statements (a QueryTimeoutError rolls it back); its wait
-   * for the write turn costs it nothing. `budget` null: none (first-time setup, whose transaction may
-   * wait for another node's setup to end: setup.ts).
+   * its own, covering its rule re-checks and statements (a QueryTimeoutError rolls it back and is the
+   * budget's 400); its wait for the write turn costs it nothing. `budget` null: none (first-time setup,
+   * whose transaction may wait for another node's setup to end: setup.ts).
    */
   async function commit<T>(writes: readonly PreparedWrite<T>[], budget: QueryBudget | null = new QueryBudget(budgetMs)): Promise<T[]> {
     let results: T[];
@@ -48,7 +49,9 @@ export function createRecordWrites(env: Pick<CoreEnv, 'store' | 'dialect' | 'reg
       }, budget ?? undefined);
     } catch (err) {
       await settle(writes.flatMap((w) => (w.afterRollback ? [() => w.afterRollback?.()] : [])));
-      throw err;
+      // the budget's 400 for every caller (a truncate and a records import commit here without a
+      // budgeted wrapper of their own: they answered a 500)
+      throw budgetError(err, budgetMs);
     }
     await settle(writes.flatMap((w) => (w.afterCommit ? [() => w.afterCommit?.()] : [])));
     return results;

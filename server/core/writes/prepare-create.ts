@@ -20,7 +20,7 @@ import type { PreparedWrite, WriteDeps, WriteOptions } from './prepared.js';
 import { readSubmitted, refuseOversized, sizeBody, type Submitted } from './submitted.js';
 import { uploadsIn, withPlacedUploads } from './file-uploads.js';
 import { validateFields, validationContext } from './validate.js';
-import { mapWriteError, rowSource, throwIfErrors, type RowSource } from './write-sql.js';
+import { mapWriteError, rowSource, throwIfErrors, unstorableErrors, type RowSource } from './write-sql.js';
 
 const FAILED = 'Failed to create record.';
 
@@ -119,6 +119,7 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
   await rule.check(db);
   refuseOversized(sized, FAILED); // the caller passed the rule: its oversized values and the write's weight
   Object.assign(errors, await validateFields(c, record, null, withKnown(validationContext(db, ctx.lookup, true), opts.knownIds)));
+  Object.assign(errors, unstorableErrors(deps.dialect, c, record));
   throwIfErrors(errors, FAILED);
   const hash = c.type === 'auth' ? await deps.passwords.hash(String(sub.password), ctx.request.client) : null;
   const storedValues = () => c.fields.map((f) => (f.type === 'password' ? hash : toStoredValue(f, record[f.name])));

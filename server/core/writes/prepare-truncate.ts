@@ -4,10 +4,9 @@
 // relation left empty) with one message for the whole truncate.
 import { ApiError, badRequest } from '../../errors.js';
 import { ident } from '../../filter/sql.js';
-import { getRow } from '../records-read.js';
 import type { Collection } from '../../model/types.js';
 import { SUPERUSERS_ID } from '../../model/types.js';
-import { deleteWithReferences } from './cascade.js';
+import { Cascade } from './cascade.js';
 import type { PreparedWrite, WriteDeps } from './prepared.js';
 
 export function prepareTruncate(deps: WriteDeps, c: Collection): PreparedWrite<number> {
@@ -18,13 +17,16 @@ export function prepareTruncate(deps: WriteDeps, c: Collection): PreparedWrite<n
     async apply(tx, changes) {
       const ids = await tx.all<{ id: string }>(`SELECT "id" AS id FROM ${ident(c.name)} ORDER BY _rowid_`);
       let deleted = 0;
+      // one walk for every record: what a cascade read or deleted serves the next ones
+      const cascade = new Cascade(deps.dialect, tx, registry, sessions, changes);
       try {
         for (const { id } of ids) {
-          const row = await getRow(tx, c, id); // an earlier cascade may have taken it already
+          const row = await cascade.current(c, id); // an earlier cascade may have taken it already
           if (row === undefined) continue;
-          await deleteWithReferences(deps.dialect, tx, registry, sessions, c, row, changes);
+          await cascade.delete(c, row);
           deleted++;
         }
+        await cascade.finish();
       } catch (err) {
         if (err instanceof ApiError) throw badRequest('Failed to truncate collection (most likely due to required cascade delete record references).');
         throw err;

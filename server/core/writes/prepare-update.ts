@@ -20,7 +20,7 @@ import type { PreparedWrite, WriteDeps } from './prepared.js';
 import { readSubmitted, refuseOversized, sizeBody, type Submitted } from './submitted.js';
 import { withPlacedUploads } from './file-uploads.js';
 import { validateFields, validationContext } from './validate.js';
-import { mapWriteError, throwIfErrors } from './write-sql.js';
+import { mapWriteError, throwIfErrors, unstorableErrors } from './write-sql.js';
 
 const FAILED = 'Failed to update record.';
 
@@ -107,6 +107,8 @@ export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, 
   }
   const newHash = changing && Object.keys(errors).length === 0 ? await deps.passwords.hash(String(r.sub.password), ctx.request.client) : null;
   Object.assign(errors, await validateFields(c, r.next, null, validationContext(db, ctx.lookup, false, r.current)));
+  // the submitted fields only: a stored value is storable
+  Object.assign(errors, unstorableErrors(deps.dialect, c, r.next, r.sub.values));
   throwIfErrors(errors, FAILED);
 
   return withPlacedUploads(deps.files, c, id, r.next, {

@@ -25,6 +25,24 @@ export function rowSource(dialect: Dialect, c: Collection, values: Record<string
   return { sql: `(SELECT ${cols})`, params: fields.map((f) => toStoredValue(f, values[f.name])) };
 }
 
+/**
+ * The fields whose stored value is a text holding U+0000, on an engine that cannot store one
+ * (PostgreSQL): their 400, rather than the engine's error (a 500). JSON values hold it escaped.
+ */
+export function unstorableErrors(dialect: Dialect, c: Collection, values: Record<string, unknown>, only?: { has(name: string): boolean }): ErrorData {
+  const errors: ErrorData = {};
+  if (dialect.storesNul) return errors;
+  for (const f of c.fields) {
+    if (only !== undefined && !only.has(f.name)) continue;
+    if (!Object.hasOwn(values, f.name) || f.type === 'password') continue;
+    const stored = toStoredValue(f, values[f.name]);
+    if (typeof stored === 'string' && stored.includes('\u0000')) {
+      errors[f.name] = fieldError('validation_invalid_value', 'Cannot hold the character U+0000 (NUL) on the team server: PostgreSQL cannot store it.');
+    }
+  }
+  return errors;
+}
+
 export function throwIfErrors(errors: ErrorData, message: string): void {
   if (Object.keys(errors).length > 0) throw badRequest(message, errors);
 }
