@@ -42,13 +42,18 @@ export class Lease {
   private readonly closesAtStart: number;
   /** Between a BEGIN sent and its COMMIT or ROLLBACK answered. */
   inTransaction = false;
-  /** The statements sent during the lease (a few per operation). */
-  private readonly sent: Settleable[] = [];
+  /**
+   * The statements sent during the lease, held weakly: a settled one (and its parameters, a file's
+   * chunk among them) is not kept alive for the rest of a long write.
+   */
+  private readonly sent: WeakRef<Settleable>[] = [];
   private readonly onClose = (): void => {
     // postgres.js does not always settle what was under way when its connection closes (with several
     // hosts, an error on a connection it still counts as connecting is swallowed): settle it here
     const lost = Object.assign(new Error('the connection to the database closed'), { code: 'CONNECTION_CLOSED' });
-    for (const query of this.sent) {
+    for (const ref of this.sent) {
+      const query = ref.deref();
+      if (query === undefined) continue;
       query.reject?.(lost);
       // one still queued (never sent on the connection that closed) would be sent on the reconnected
       // session, outside this transaction: out of the queue with it (this runs before postgres.js
@@ -79,7 +84,7 @@ export class Lease {
       return refused;
     }
     const query = this.conn.sql.unsafe(text, params ?? [], options) as unknown as postgres.PendingQuery<T>;
-    this.sent.push(query as unknown as Settleable);
+    this.sent.push(new WeakRef(query as unknown as Settleable));
     return query;
   };
 
