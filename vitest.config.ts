@@ -92,7 +92,7 @@ export default defineConfig(({ mode }) => ({
           name: 'node',
           environment: 'node',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/ui/**', 'test/e2e/**', 'test/postgres/**', ...TIMED, ...(mode === 'fast' ? SLOW : [])],
+          exclude: ['test/ui/**', 'test/e2e/**', 'test/postgres/**', 'test/failover/**', ...TIMED, ...(mode === 'fast' ? SLOW : [])],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -129,6 +129,19 @@ export default defineConfig(({ mode }) => ({
           include: TIMED,
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          // Issue 25's crash and failover proof: a Patroni cluster (etcd + three PostgreSQL 15) per
+          // file (test/support/patroni.ts), team-server nodes as child processes; timed and heavy, so
+          // one file at a time in the sequential group, never beside the other PostgreSQL projects.
+          name: 'failover',
+          environment: 'node',
+          include: ['test/failover/**/*.test.ts'],
+          testTimeout: 150_000,
+          hookTimeout: 120_000,
           fileParallelism: false,
         },
       },

@@ -2,8 +2,10 @@
 // unique violation carries `storeFailure` (store/contract.ts: the index, or the columns of a key) and
 // reads as SQLite's "UNIQUE constraint failed: ..."; a statement cancelled under a budget is
 // QueryTimeoutError; a full disk is the disk's ENOSPC (which the HTTP layer answers with a 503,
-// nothing changed); a text with U+0000 in it, which PostgreSQL cannot take, is a 400. Anything else
-// keeps PostgreSQL's message, with its SQLSTATE as `code`.
+// nothing changed); a text with U+0000 in it, which PostgreSQL cannot take, is a 400; a database that
+// cannot be reached (down, failing over, restarting, a connection lost mid-way, a standby after a
+// switchover) is DatabaseUnavailable, a 503. Anything else keeps PostgreSQL's message, with its
+// SQLSTATE as `code`.
 import { ApiError } from '../errors.js';
 import type { StoreFailure } from '../store/contract.js';
 import { QueryTimeoutError } from '../store/deadline.js';
@@ -27,11 +29,56 @@ const DISK_FULL = '53100';
 const OUT_OF_MEMORY = '53200';
 
 /**
- * A failed statement's error as core expects it. `budget`: the budget the statement ran under (a
- * cancellation under one is that budget's doing: statement_timeout is how it is enforced).
+ * The database is not there to answer: postgres.js's own connection errors, the socket's, and the
+ * SQLSTATEs of a server going away or not taking work yet. Class 08 (connection exception) too.
  */
-export function mapPgError(err: unknown, budget: QueryBudget | null | undefined): unknown {
+const UNREACHABLE = new Set([
+  // postgres.js (src/errors.js): the connection closed, destroyed, ended, or never opened in time
+  'CONNECTION_CLOSED', 'CONNECTION_DESTROYED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT',
+  // the socket
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+  // admin_shutdown (a fast stop, a demotion), crash_shutdown, cannot_connect_now (starting, recovering)
+  '57P01', '57P02', '57P03',
+  // too_many_connections
+  '53300',
+]);
+/** read_only_sql_transaction: a write reached a server that is (now) a standby, after a switchover. */
+const READ_ONLY_TRANSACTION = '25006';
+
+/**
+ * The 503 of a team server whose PostgreSQL cannot be reached (http/app.ts answers ApiErrors as they
+ * are, in every layer: batch, realtime...). `inDoubt`: the connection was lost while a COMMIT was on
+ * its way, so whether it was saved cannot be known; otherwise nothing was changed.
+ */
+export class DatabaseUnavailable extends ApiError {
+  readonly code = 'EDESKBASE_DATABASE_UNAVAILABLE';
+  constructor(inDoubt: boolean, options?: { cause?: unknown }) {
+    super(503, inDoubt
+      ? 'The connection to the database was lost while this change was being saved: it may or may not have been saved. Check before trying again'
+      : 'The database cannot be reached right now (it may be failing over to another server). Nothing was changed; try again in a moment');
+    this.name = 'DatabaseUnavailable';
+    if (options?.cause !== undefined) Object.defineProperty(this, 'cause', { value: options.cause, enumerable: false });
+  }
+}
+
+/** Whether `err` says the database is not there to answer (UNREACHABLE, class 08; 25006 when writing). */
+export function isUnreachable(err: unknown, writing = false): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string') return false;
+  return UNREACHABLE.has(code) || /^08[0-9A-Z]{3}$/.test(code) || (writing && code === READ_ONLY_TRANSACTION);
+}
+
+/**
+ * A failed statement's error as core expects it. `budget`: the budget the statement ran under (a
+ * cancellation under one is that budget's doing: statement_timeout is how it is enforced). `writing`:
+ * it ran in a write transaction (a read-only refusal then means the server became a standby);
+ * `committing`: it was the COMMIT (a lost connection leaves its outcome in doubt).
+ */
+export function mapPgError(err: unknown, budget: QueryBudget | null | undefined, at: { writing?: boolean; committing?: boolean } = {}): unknown {
   if (typeof err !== 'object' || err === null || !(err instanceof Error)) return err;
+  if (err instanceof ApiError) return err;
+  if (isUnreachable(err, at.writing === true)) return new DatabaseUnavailable(at.committing === true, { cause: err });
   const pg = err as Error & PgErrorShape;
   switch (pg.code) {
     case UNIQUE_VIOLATION: {

@@ -5,16 +5,22 @@
 //   63 bytes shortened), cached per text; each is prepared once per connection.
 // - Rows look as on SQLite: int8 and numeric read as numbers, booleans as 1/0, json and timestamps as
 //   the stored text (type parsers below).
-// - Reads go to the pool. `reader(budget)` runs each read in a READ ONLY transaction whose
+// - Connections (connections.ts): each operation leases one of its own (at most `max`), never
+//   postgres.js's reserve()/begin(), which can crash the process or run a statement outside its
+//   transaction after the server went away. `reader(budget)` runs each read in a READ ONLY transaction whose
 //   `statement_timeout` is what is left of the budget (the time a call takes is added to it), and
 //   counts the bytes of the rows read as the desktop does, reading through a cursor so that a read
 //   past the limit stops there (ReadTooLargeError).
-// - Writes: `write(fn, budget)` is one transaction on one reserved connection. Writes take turns
+// - Writes: `write(fn, budget)` is one transaction on one leased connection. Writes take turns
 //   within a node as on the desktop (a queue); between nodes PostgreSQL's own locks order them. Each
 //   statement inside runs under a savepoint, so a failing one undoes only itself and the transaction
 //   goes on, as a failing statement does on SQLite. A read or write through the store from inside a
 //   write's function fails at once (it would not see the transaction's rows, or would wait for it).
-// - Errors by SQLSTATE (errors.ts).
+// - Errors by SQLSTATE (errors.ts). A database that cannot be reached answers a 503
+//   (DatabaseUnavailable) instead of holding the request: postgres.js retries a connection until a
+//   host takes it (with several hosts, until one is primary), so an operation that has no connection
+//   after `connectWaitMs` is refused (the connection still trying is ended). A write whose connection
+//   is lost is never acknowledged: nothing more is sent on it (no COMMIT), or its COMMIT fails, in doubt.
 // - What has no meaning here is empty (stats, keptAside, checkpoint, reload listeners); what cannot be
 //   done refuses with an error naming what to use instead (backup and restore: pg_dump / pg_restore).
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -26,13 +32,14 @@ import type { Row } from '../model/types.js';
 import type { ReadDb, SqlFunction, Store, StoreStats, WriteTx } from '../store/contract.js';
 import { QueryTimeoutError, ReadTooLargeError, valueBytes, type QueryBudget } from '../store/deadline.js';
 import type { Params } from '../store/statements.js';
+import { Connections, type Lease } from './connections.js';
 import { isStalePlan, mapPgError } from './errors.js';
 import { ensurePostgresSchema } from './schema.js';
 import { APPEND_SQL, APPEND_TIMEOUT_MS, ensureBusSchema, newNodeId, NODE_SETTING, PostgresBus, type BusTiming } from './bus.js';
 
 type Sql = postgres.Sql;
-type Reserved = postgres.ReservedSql;
-type Runner = Sql | Reserved | postgres.TransactionSql;
+/** What a statement is sent through: a leased connection. */
+type Runner = Pick<Lease, 'unsafe'>;
 
 export interface PostgresStoreOptions {
   /** postgres://USER:PASSWORD@HOST:PORT/DB, the libpq multi-host form included. */
@@ -41,11 +48,19 @@ export interface PostgresStoreOptions {
   dir?: string | null;
   /** Connections in the pool (writes hold one each while they run). Default 10. */
   max?: number;
+  /**
+   * How long an operation waits for a connection (the database down, restarting or failing over,
+   * the pool busy) before it is refused with a 503. Default CONNECT_WAIT_MS.
+   */
+  connectWaitMs?: number;
   /** Hears what fails where no caller waits (the bus between nodes). Default: console.error. */
   report?: (error: unknown) => void;
   /** The bus's poll and retention (bus.ts; tests raise the poll to prove the doorbell alone). */
   busTiming?: BusTiming;
 }
+
+/** The default of `connectWaitMs`: a failover under Patroni takes ~10 s; a client retries after this. */
+export const CONNECT_WAIT_MS = 5000;
 
 /** Rows read through a cursor, this many at a time, when the read counts its bytes. */
 const CURSOR_ROWS = 200;
@@ -69,19 +84,25 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const node = newNodeId();
   // every connection names its node, so the bus knows which entries this node committed (bus.ts)
   const connection = { application_name: 'deskbase', [NODE_SETTING]: node };
-  const sql = postgres(options.url, {
-    max: options.max ?? 10,
+  const settings = {
     onnotice: () => {},
     types: TYPES as unknown as Record<string, postgres.PostgresType>,
     connection,
-  });
+  };
+  const sql = postgres(options.url, { ...settings, max: options.max ?? 10 });
+  // what the store's own statements run on (connections.ts); `sql` serves the bus's reads
+  const connections = new Connections(
+    (onclose) => postgres(options.url, { ...settings, max: 1, onclose }),
+    options.max ?? 10,
+    options.connectWaitMs ?? CONNECT_WAIT_MS,
+  );
   const doorbell = (on: { notify: (payload: string) => void; close: () => void }) => {
     // `onnotify` is postgres.js's own (what its `listen` uses), missing from its types
     const settings = { max: 1, max_lifetime: null, fetch_types: false, onnotice: () => {}, connection, onnotify: (_channel: string, payload: string) => on.notify(payload), onclose: on.close };
     return postgres(options.url, settings);
   };
   const bus = new PostgresBus(sql, node, doorbell, options.report ?? ((error: unknown) => console.error(error)), options.busTiming);
-  const store = new PostgresStore(sql, options.dir ?? null, bus);
+  const store = new PostgresStore(sql, options.dir ?? null, bus, connections);
   try {
     await store.write(async (tx) => {
       await ensurePostgresSchema(tx);
@@ -107,7 +128,42 @@ export class PostgresStore implements Store {
     readonly dir: string | null,
     /** Between nodes: the outbox and its doorbell (bus.ts). */
     readonly bus: PostgresBus,
+    private readonly connections: Connections,
   ) {}
+
+  /** `work` on a connection of its own, given back (or replaced, when lost) after. */
+  private async leased<T>(until: number, work: (lease: Lease, until: number) => Promise<T>): Promise<T> {
+    const lease = await this.connections.lease(until);
+    try {
+      return await work(lease, until);
+    } finally {
+      lease.release();
+    }
+  }
+
+  /**
+   * `fn` in a transaction opened by `begin` on a leased connection: COMMIT after it, ROLLBACK when it
+   * fails (neither is sent once the connection is lost: the server has ended the transaction).
+   */
+  private inTransaction<T>(begin: string, fn: (lease: Lease) => Promise<T>): Promise<T> {
+    return this.leased(this.connections.deadline(), async (lease, until) => {
+      await lease.begin([begin], until).catch((err: unknown) => {
+        throw mapPgError(err, null);
+      });
+      let result: T;
+      try {
+        result = await fn(lease);
+      } catch (err) {
+        if (!lease.lost) await lease.unsafe('ROLLBACK').then(() => lease.ended(), () => undefined);
+        throw err;
+      }
+      await lease.unsafe('COMMIT').catch((err: unknown) => {
+        throw mapPgError(err, null);
+      });
+      lease.ended();
+      return result;
+    });
+  }
 
   /** The statement as PostgreSQL takes it (POSTGRES.statement), remembered per text. */
   private text(sqlText: string): string {
@@ -134,7 +190,15 @@ export class PostgresStore implements Store {
   all = async <T = Row>(sqlText: string, params?: Params): Promise<T[]> => {
     this.assertOutside();
     try {
-      return Array.from(await this.query(this.sql, sqlText, params)) as T[];
+      // a bare read: within the wait for a connection (it says nothing when its connection opens)
+      return await this.leased(this.connections.deadline(), async (lease, until) => {
+        // a read not answered within the wait leaves its connection to be replaced, as a transaction would
+        lease.inTransaction = true;
+        const rows = Array.from(await this.connections.withinWait(this.query(lease, sqlText, params), until)) as T[];
+        this.connections.reached();
+        lease.ended();
+        return rows;
+      });
     } catch (err) {
       throw mapPgError(err, null);
     }
@@ -157,7 +221,7 @@ export class PostgresStore implements Store {
     // the budget counts the statement's own time (readRows): neither the wait for a pooled connection
     // (busy with other requests' work, as the write turn on the desktop) nor the BEGIN's round trip
     const readBefore = budget.read;
-    const read = async () => (await this.sql.begin('read only', (tx) => this.readRows<T>(tx, budget, sqlText, params, most))) as T[];
+    const read = () => this.inTransaction('BEGIN READ ONLY', (tx) => this.readRows<T>(tx, budget, sqlText, params, most));
     try {
       return await read().catch((err: unknown) => {
         if (!isStalePlan(err)) throw err;
@@ -211,7 +275,7 @@ export class PostgresStore implements Store {
   snapshot = async <T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T> => {
     this.assertOutside();
     if (budget !== undefined && budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
-    const reads = () => this.sql.begin('isolation level repeatable read read only', async (tx) => {
+    const reads = () => this.inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (tx) => {
       let chain: Promise<unknown> = Promise.resolve();
       // one connection: reads started together run one after the other
       const read = <R>(sqlText: string, params: Params | undefined, most: number): Promise<R[]> => {
@@ -253,17 +317,14 @@ export class PostgresStore implements Store {
     if (this.inside.getStore()?.open === true) throw new Error('write() cannot be called inside another write() transaction');
     this.assertOutside();
     const release = await this.turn();
-    let conn: Reserved | null = null;
     try {
-      conn = await this.sql.reserve();
-      return await this.transaction(conn, fn, budget ?? null);
+      return await this.leased(this.connections.deadline(), (conn, until) => this.transaction(conn, fn, budget ?? null, until));
     } finally {
-      conn?.release();
       release();
     }
   };
 
-  private async transaction<T>(conn: Reserved, fn: (tx: WriteTx) => Promise<T> | T, budget: QueryBudget | null): Promise<T> {
+  private async transaction<T>(conn: Lease, fn: (tx: WriteTx) => Promise<T> | T, budget: QueryBudget | null, until: number): Promise<T> {
     const state = { open: true };
     // the statement_timeout set last: lowered as the budget is spent (see `attempt`)
     let timeout = budget === null ? 0 : Math.max(1, Math.ceil(budget.limit - budget.spent));
@@ -296,10 +357,10 @@ export class PostgresStore implements Store {
           return read(rows);
         } catch (err) {
           if (budget !== null && from !== null) budget.spent += statementTime(from);
-          await conn.unsafe('ROLLBACK TO SAVEPOINT s').catch(() => undefined);
+          if (!conn.lost) await conn.unsafe('ROLLBACK TO SAVEPOINT s').catch(() => undefined);
           // prepared before a schema change (isStalePlan): undone, and run once more, prepared again
-          if (again && isStalePlan(err)) return attempt(false);
-          throw mapPgError(err, budget);
+          if (again && !conn.lost && isStalePlan(err)) return attempt(false);
+          throw mapPgError(err, budget, { writing: true });
         }
       };
       const step = tail.then(() => attempt(true));
@@ -312,13 +373,10 @@ export class PostgresStore implements Store {
       run: (sqlText: string, params?: Params) => inTx(sqlText, params, (rows) => ({ changes: rows.count ?? 0 })),
     };
     if (budget !== null && budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
-    await (async () => {
-      const begin = sent(conn.unsafe('BEGIN'));
-      const limit = budget === null ? null : sent(conn.unsafe(`SET LOCAL statement_timeout = ${timeout}`));
-      await begin;
-      await limit;
-    })().catch((err: unknown) => {
-      throw mapPgError(err, budget);
+    // not charged to the budget: a BEGIN waits for the connection to open (the database restarting or
+    // failing over), which is not this write's database time, as the wait for the pool is not
+    await conn.begin(['BEGIN', ...(budget === null ? [] : [`SET LOCAL statement_timeout = ${timeout}`])], until).catch((err: unknown) => {
+      throw mapPgError(err, budget, { writing: true });
     });
     this.bus.begin(tx);
     try {
@@ -328,8 +386,11 @@ export class PostgresStore implements Store {
       const staged = this.bus.end(tx);
       if (staged.length === 0) {
         // the commit is not charged: its wait for the WAL's flush is the desktop's journal sync, which no budget counts
+        // (nor does statement_timeout reach its wait for the synchronous standby: PostgreSQL disables it
+        // before committing, so the budget never turns that wait into a local-only commit)
         await conn.unsafe('COMMIT').catch((err: unknown) => {
-          throw mapPgError(err, budget);
+          // a COMMIT never sent (the connection was lost before) is refused as such, not in doubt
+          throw mapPgError(err, budget, { writing: true, committing: true });
         });
       } else {
         // the bus's entries (bus.ts), sent with the COMMIT: the head row is held for this round trip only,
@@ -344,20 +405,21 @@ export class PostgresStore implements Store {
         } catch (err) {
           // the COMMIT sent behind a failed append only ended the failed transaction
           await commit.catch(() => undefined);
-          throw mapPgError(err, null);
+          throw mapPgError(err, null, { writing: true });
         }
         await commit.catch((err: unknown) => {
-          throw mapPgError(err, null);
+          throw mapPgError(err, null, { writing: true, committing: true });
         });
         // one transaction's statements took contiguous positions: the first's first is where they start
         this.bus.committed(Number(positions[0].last) - staged[0].length + 1, String(positions[0].tx), staged.flat());
       }
+      conn.ended();
       return result;
     } catch (err) {
       this.bus.end(tx);
       state.open = false;
       await tail;
-      await conn.unsafe('ROLLBACK').catch(() => undefined);
+      if (!conn.lost) await conn.unsafe('ROLLBACK').then(() => conn.ended(), () => undefined);
       throw err;
     }
   }
@@ -370,7 +432,7 @@ export class PostgresStore implements Store {
       // writes queued before close still run
       await this.turns;
       await this.bus.close();
-      await this.sql.end({ timeout: 5 });
+      await Promise.all([this.connections.end(5), this.sql.end({ timeout: 5 })]);
     })();
     return this.closing;
   };
