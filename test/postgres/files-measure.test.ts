@@ -1,7 +1,8 @@
-// Files on both engines, measured: upload and download of a 1 MiB and a 50 MiB file through a server in
+// Files on both engines, measured: upload and download of a 1 MiB and a 100 MiB file through a server in
 // a child process (the desktop engine on a data folder; a team server node on PostgreSQL, its files in
-// the database), with the server's RSS sampled from /proc while the 50 MiB file goes in and out: it
-// grows by less than 45 MiB on either engine (less than the file: it is streamed, never held whole). Prints the figures.
+// the database), with the server's RSS sampled from /proc while the 100 MiB file goes in and out: it
+// grows by less than 64 MiB on either engine (well under the file: it is streamed, never held whole;
+// what it grows by is buffers the collector has not taken back yet, 26-47 MiB measured). Prints the figures.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,7 +76,7 @@ async function measure(engine: 'desktop' | 'team'): Promise<string> {
   children.push(child);
   const url = (await child.line((l) => l.startsWith('url '))).slice(4);
   const su = await setupSuperuser(url, (await child.line((l) => l.startsWith('setup '))).slice(6));
-  const created = await http(url, 'POST', '/api/collections', { token: su, body: { name: 'big', fields: [{ name: 'blob', type: 'file', maxSize: 60 * MB }], viewRule: '' } });
+  const created = await http(url, 'POST', '/api/collections', { token: su, body: { name: 'big', fields: [{ name: 'blob', type: 'file', maxSize: 110 * MB }], viewRule: '' } });
   expect(created.status, created.text).toBe(200);
   const pid = child.proc.pid!;
   const upload = async (size: number) => {
@@ -95,14 +96,14 @@ async function measure(engine: 'desktop' | 'team'): Promise<string> {
   await download(await upload(2 * MB), 2 * MB);
   await new Promise((r) => setTimeout(r, 200));
   const line: string[] = [];
-  for (const size of [MB, 50 * MB]) {
+  for (const size of [MB, 100 * MB]) {
     const up = await sampled(pid, () => upload(size));
     const down = await sampled(pid, () => download(up.result, size));
     const label = `${size / MB} MiB`;
     line.push(`${label}: upload ${Math.round(up.ms)} ms, download ${Math.round(down.ms)} ms (RSS growth ${(up.growth / MB).toFixed(1)} / ${(down.growth / MB).toFixed(1)} MiB)`);
     if (size > MB) {
-      expect(up.growth, `${engine} ${label} upload RSS growth`).toBeLessThan(45 * MB);
-      expect(down.growth, `${engine} ${label} download RSS growth`).toBeLessThan(45 * MB);
+      expect(up.growth, `${engine} ${label} upload RSS growth`).toBeLessThan(64 * MB);
+      expect(down.growth, `${engine} ${label} download RSS growth`).toBeLessThan(64 * MB);
     }
   }
   return `${engine}: ${line.join('; ')}`;
