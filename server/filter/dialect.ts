@@ -280,7 +280,17 @@ function typedStatic(value: SqlValue, as: 'text' | 'number'): Frag {
  * from the statement (postgres.js) would otherwise take a bound JSON text for a value to encode as JSON.
  */
 function json(x: Frag): Frag {
-  return sql`CAST(CAST(${x} AS text) AS json)`;
+  return sql`CAST(${nulFree(sql`CAST(${x} AS text)`)} AS json)`;
+}
+
+/**
+ * JSON text with each escaped U+0000 (a `\u0000` whose backslash is not itself escaped) read as U+FFFD: PostgreSQL's json
+ * holds one but fails reading it out as text ("unsupported Unicode escape sequence"), and writes refuse
+ * it (core/writes/write-sql.ts, unstorableErrors), but a value stored before (moved up from a desktop)
+ * must not make every filter on its field fail: it matches as the replacement character instead.
+ */
+function nulFree(text: Frag): Frag {
+  return sql`(CASE WHEN strpos(${text}, '\\u0000') > 0 THEN regexp_replace(${text}, '(?<!\\\\)((?:\\\\\\\\)*)\\\\u0000', '\\1\\\\ufffd', 'g') ELSE ${text} END)`;
 }
 
 
