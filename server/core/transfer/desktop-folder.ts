@@ -14,7 +14,7 @@
 // memory, as it always does).
 import { badRequest } from '../../errors.js';
 import { ident } from '../../filter/sql.js';
-import type { Dialect } from '../../filter/dialect.js';
+import type { Dialect } from '../../rules/compile.js';
 import { adoptFiles, type Adopted, type Adoption } from '../../files/adopt.js';
 import { filePath, isSafeSegment, STORAGE_DIR } from '../../files/paths.js';
 import type { ReadDb, WriteTx } from '../../store/db.js';
