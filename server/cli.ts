@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { startServer } from './index.js';
-import { openPostgresStore } from './store-postgres/store.js';
+import { InvalidPostgresUrl, openPostgresStore } from './store-postgres/store.js';
 
 /** The URL without its password, for printing. */
 export function redactUrl(url: string): string {
@@ -103,15 +103,18 @@ export async function main(argv: string[]): Promise<void> {
       : { cert: await readFile(parsed.https.certFile, 'utf8'), key: await readFile(parsed.https.keyFile, 'utf8') };
     const db = parsed.db;
     const dir = db !== null && !parsed.dirGiven ? null : parsed.dir;
+    // at once: reaching the database may take up to its connect timeout (store-postgres/store.ts)
+    if (db !== null) console.log(`Connecting to ${redactUrl(db)}...`);
     server = await startServer({
       dir,
       ...(db !== null ? { openStore: () => openPostgresStore({ url: db, dir }) } : {}),
       host: parsed.host, port: parsed.port, strictPort: parsed.strictPort, verbose: parsed.verbose, https,
     });
   } catch (err) {
-    console.error(`Deskbase could not start: ${err instanceof Error ? err.message : String(err)}`);
-    process.exitCode = 1;
-    return;
+    if (err instanceof InvalidPostgresUrl) console.error(`Deskbase could not start: the --db URL is not valid: ${err.message}.`);
+    else console.error(`Deskbase could not start: ${err instanceof Error ? err.message : String(err)}`);
+    // now: a connection to a database that never answered may linger in the driver until it gives up
+    process.exit(1);
   }
   console.log(`Deskbase is running.`);
   console.log(`  Admin UI: ${server.url}/_/`);

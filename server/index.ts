@@ -185,6 +185,7 @@ function runningServer(core: Core, store: Store, binding: Binding, bodies: BodyS
       closed = true;
       core.realtime.broker.closeAll(); // open event streams would hold the listener open
       await binding.close();
+      await core.setup.withdraw(); // its setup token dies with it on every node (never throws)
       await store.close();
     },
   };

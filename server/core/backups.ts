@@ -166,6 +166,15 @@ export function createBackups(env: Pick<CoreEnv, 'store' | 'storage' | 'report'>
     return path;
   }
 
+  /**
+   * A team server's store makes no backup zip and restores none, folder or not: its own refusal
+   * (naming pg_dump / pg_restore) answers first, before any talk of a data folder.
+   */
+  async function refuseUnlessZipStore(restore: boolean): Promise<void> {
+    if (store.dialect !== 'postgres') return;
+    await (restore ? store.replaceFromDisk(async () => {}) : store.backup());
+  }
+
   /** The backups folder of this data folder; a server without one (in memory) has no backups to list. */
   function folder(): string {
     if (store.dir === null) throw badRequest('Backups need a data folder (this server keeps its data in memory).');
@@ -203,6 +212,7 @@ export function createBackups(env: Pick<CoreEnv, 'store' | 'storage' | 'report'>
       const key = name === undefined || name === '' ? `deskbase-${stamp()}.zip` : name;
       if (!BACKUP_KEY.test(key) || key.includes('..')) throw badRequest('Invalid backup name: a file name ending in .zip (letters, digits, _ - .).', { name: { code: 'validation_invalid_name', message: 'Must be a file name ending in .zip.' } });
       if (creating !== null || restoring) throw badRequest('Try again later: another backup or restore is running.');
+      await refuseUnlessZipStore(false);
       const path = join(folder(), key);
       if (await stat(path).then(() => true, () => false)) throw badRequest('A backup by this name exists already.', { name: { code: 'validation_not_unique', message: 'A backup by this name exists already.' } });
       creating = key;
@@ -247,6 +257,7 @@ export function createBackups(env: Pick<CoreEnv, 'store' | 'storage' | 'report'>
 
     async restore(source: () => Readable, declaredBytes: number): Promise<RestoreResult> {
       const dir = store.dir;
+      await refuseUnlessZipStore(true);
       if (dir === null) throw badRequest('Restoring needs a data folder (this server keeps its data in memory).');
       // one restore at a time, as PocketBase: a second one would share (and wipe) the staging folder
       if (restoring) throw badRequest('Try again later: another restore is running.');

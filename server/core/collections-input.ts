@@ -2,7 +2,7 @@
 // validated Collection, or a 400 with per-key codes as PocketBase reports them.
 import { ApiError, fieldError } from '../errors.js';
 import type { ErrorData } from '../errors.js';
-import { checkRule, type Dialect } from '../rules/compile.js';
+import { checkRule, SQLITE, type Dialect } from '../rules/compile.js';
 import { defineField } from './fields/index.js';
 import { isRecord } from '../json-object.js';
 import { NAME_PATTERN, normalizeIndexes } from './collections-input-indexes.js';
@@ -37,14 +37,29 @@ function setError(errors: ErrorData, key: string, code: string, message: string)
   errors[key] = fieldError(code, message);
 }
 
+/**
+ * A name the engine keeps for itself (dialect.reserves): SQLite's always, as the desktop has them and a
+ * team server's data can go back to a desktop, and the team server's PostgreSQL's beside them.
+ */
+function reservedName(kind: 'table' | 'column', name: string, ctx: InputContext): boolean {
+  return SQLITE.reserves(kind, name) || (ctx.dialect?.reserves(kind, name) ?? false);
+}
+
+function reservedMessage(kind: 'table' | 'column', name: string, ctx: InputContext): string {
+  const engine = SQLITE.reserves(kind, name) ? 'SQLite' : ctx.dialect?.name === 'postgres' ? 'the team server\'s PostgreSQL' : 'the database';
+  return `The name "${name}" is reserved by ${engine} (${kind === 'table' ? 'one of its own tables' : 'one of its system columns'}).`;
+}
+
 export function validateName(name: unknown, ctx: InputContext, id: string, errors: ErrorData): string {
   if (typeof name !== 'string' || name.trim() === '') {
     setError(errors, 'name', 'validation_required', 'Cannot be blank.');
     return '';
   }
   if (name.length > 255) setError(errors, 'name', 'validation_length_out_of_range', 'The length must be between 1 and 255.');
-  else if (!NAME_PATTERN.test(name) || name.toLowerCase().startsWith('sqlite_')) {
+  else if (!NAME_PATTERN.test(name)) {
     setError(errors, 'name', 'validation_match_invalid', 'Must start with a letter and contain only letters, digits and underscores.');
+  } else if (reservedName('table', name, ctx)) {
+    setError(errors, 'name', 'validation_reserved_name', reservedMessage('table', name, ctx));
   } else if (name.toLowerCase().includes('_via_')) {
     // `x_via_y` names a back-relation in expand and filters: a collection so named would be ambiguous
     setError(errors, 'name', 'validation_found_via', 'The value cannot contain "_via_".');
@@ -77,6 +92,9 @@ function normalizeFields(input: unknown[], ctx: InputContext, type: Collection['
       field.system = previous.system;
     } else {
       field.system = false;
+    }
+    if (errs.name === undefined && field.name !== '' && reservedName('column', field.name, ctx)) {
+      errs.name = fieldError('validation_reserved_field_name', reservedMessage('column', field.name, ctx));
     }
     if (seenIds.has(field.id)) errs.id = fieldError('validation_duplicated_field_id', 'Duplicated or invalid field id.');
     if (seenNames.has(field.name.toLowerCase())) errs.name = fieldError('validation_duplicated_field_name', 'Duplicated or invalid field name.');

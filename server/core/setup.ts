@@ -26,6 +26,8 @@ import { SUPERUSERS_ID } from '../model/types.js';
 
 export const SETUP_TOKEN_MS = 60 * 60 * 1000;
 export const SETUP_REISSUE_MS = 60 * 1000;
+/** How long a closing node waits to delete its token's stored hash (setup.withdraw). */
+const WITHDRAW_MS = 2000;
 /**
  * The superusers' email field decides (one owner for e-mail checks: the linear check of
  * fields/email.ts, with its length cap and the field's domain lists).
@@ -155,6 +157,21 @@ export function createSetup(env: Pick<CoreEnv, 'store' | 'registry' | 'now' | 'd
       return held === null ? { required: await required() } : { required: true, heldBack: held };
     },
     issue,
+    /**
+     * Called as the node closes: its token's stored hash goes with it, so a link left in a stopped
+     * node's log no longer works on the nodes still running (on the desktop a token dies with its
+     * process anyway). Best effort: a failure is reported, never thrown, and it waits at most
+     * WITHDRAW_MS for a database out of reach.
+     */
+    async withdraw(): Promise<void> {
+      const live = current;
+      current = null;
+      if (live === null) return;
+      let timer: NodeJS.Timeout | undefined;
+      const gone = stored(() => store.write((tx) => tx.run('DELETE FROM "_params" WHERE "key" = ?', [tokenKey(live.token)])));
+      await Promise.race([gone, new Promise<void>((r) => (timer = setTimeout(r, WITHDRAW_MS)))]);
+      clearTimeout(timer);
+    },
     /** The live token, if any (the desktop app hands it straight to its window). */
     token: async (): Promise<string | null> => (current && now() - current.issued < SETUP_TOKEN_MS && (await required()) ? current.token : null),
 

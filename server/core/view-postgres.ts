@@ -36,6 +36,8 @@ import { ident } from '../filter/sql.js';
 import type { WriteTx } from '../store/db.js';
 import { isMultiple, type Collection, type Field } from '../model/types.js';
 import { POSTGRES } from '../rules/compile.js';
+import { QueryTimeoutError } from '../store/deadline.js';
+import { QUERY_BUDGET_MS } from './query-budget.js';
 import { NOT_COLUMNS, ViewQueryError, type ParsedViewQuery, type Token } from './view-query.js';
 
 const ENGINE = 'the team server runs PostgreSQL';
@@ -671,6 +673,34 @@ export async function realizePostgresView(
   tx: WriteTx, c: Collection, schema: readonly Collection[], parsed: ParsedViewQuery,
   infer: (columns: string[]) => Field[], jsonSource: (column: string) => boolean,
 ): Promise<Field[]> {
+  return bounded(tx, () => realize(tx, c, schema, parsed, infer, jsonSource));
+}
+
+/**
+ * Each statement of a view's creation (its CREATE VIEW, the checks, the EXPLAIN that plans it) runs
+ * under the query budget as its statement_timeout: planning a view of many joins takes PostgreSQL
+ * seconds, all of it inside the node's write turn, with every write of the node queued behind it. Past
+ * the budget the save is refused with a 400 on viewQuery; the transaction's own timeout is put back.
+ */
+async function bounded<T>(tx: WriteTx, fn: () => Promise<T>): Promise<T> {
+  const before = (await tx.get<{ v: string }>(`SELECT current_setting('statement_timeout') AS v`))?.v ?? '0';
+  await tx.get(`SELECT set_config('statement_timeout', CAST(? AS text), true) AS v`, [String(QUERY_BUDGET_MS)]);
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof QueryTimeoutError || (err instanceof ViewQueryError && err.cause instanceof QueryTimeoutError)) {
+      throw new ViewQueryError(`saving it needed more than ${QUERY_BUDGET_MS} ms of database time and was stopped: the query is too heavy (fewer joins or subqueries)`);
+    }
+    throw err;
+  } finally {
+    await tx.get(`SELECT set_config('statement_timeout', CAST(? AS text), true) AS v`, [before]);
+  }
+}
+
+async function realize(
+  tx: WriteTx, c: Collection, schema: readonly Collection[], parsed: ParsedViewQuery,
+  infer: (columns: string[]) => Field[], jsonSource: (column: string) => boolean,
+): Promise<Field[]> {
   // a column SQLite names after its expression has no name PostgreSQL would give it: it needs an alias
   for (const col of parsed.columns) {
     const star = col.expr.length > 0 && isPunct(col.expr[col.expr.length - 1], '*');
@@ -688,6 +718,7 @@ export async function realizePostgresView(
     try {
       await tx.run(`CREATE VIEW ${ident(c.name)} AS ${sql}`);
     } catch (err) {
+      if (err instanceof QueryTimeoutError) throw err;
       const message = err instanceof Error ? err.message : String(err);
       throw new ViewQueryError(`${message} (${ENGINE}: the query is written for it as SQLite SQL translated; see docs)`);
     }

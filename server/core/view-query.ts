@@ -138,11 +138,28 @@ export interface ParsedViewQuery {
  * Checks that `query` is one read-only SELECT (or WITH ... SELECT) without parameters or schema
  * names, and reads its main SELECT's columns and FROM tables. Throws ViewQueryError with the reason.
  */
+/**
+ * Parentheses nested deeper than any real query needs: PostgreSQL's parser spends seconds on tens of
+ * thousands of them, in one stretch its statement_timeout does not interrupt (and SQLite refuses an
+ * expression deeper than 1,000); refused before either engine sees the query.
+ */
+export const MAX_NESTING = 256;
+
+function refuseDeepNesting(tokens: readonly Token[]): void {
+  let depth = 0;
+  for (const t of tokens) {
+    if (t.kind !== 'punct') continue;
+    if (t.text === '(' && ++depth > MAX_NESTING) throw new ViewQueryError(`the query nests parentheses more than ${MAX_NESTING} deep`);
+    if (t.text === ')') depth = Math.max(0, depth - 1);
+  }
+}
+
 export function parseViewQuery(query: string): ParsedViewQuery {
   const text = query.trim().replace(/[;\s]+$/, '');
   if (text === '') throw new ViewQueryError('the query is empty');
   const tokens = tokenize(text);
   if (tokens.some((t) => t.kind === 'punct' && t.text === ';')) throw new ViewQueryError('multiple statements are not supported');
+  refuseDeepNesting(tokens);
   if (!isWord(tokens[0], 'select') && !isWord(tokens[0], 'with')) throw new ViewQueryError('the query must be a single SELECT (or WITH ... SELECT)');
   tokens.forEach((t, i) => {
     if (t.kind !== 'ident') return;

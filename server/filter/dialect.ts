@@ -73,6 +73,14 @@ export interface Dialect {
   /** Whether a text may hold U+0000 (PostgreSQL's text cannot: a write holding one is refused, naming the field). */
   readonly storesNul: boolean;
   /**
+   * Whether the engine reads a collection (table) or field (column) of this name as its own, so that a
+   * statement naming it would reach something else: SQLite's `sqlite_` tables; PostgreSQL's catalog
+   * relations (pg_catalog is searched before public: `pg_settings` would be the catalog's) and its
+   * system columns (`ctid`, `xmin`...). Such a name is refused when a collection is saved
+   * (core/collections-input.ts) and when a desktop folder is moved up (core/transfer/desktop-folder.ts).
+   */
+  reserves(kind: 'table' | 'column', name: string): boolean;
+  /**
    * `strftime()` written for an engine without SQLite's: a builder over the time value, or why the
    * format or a modifier cannot be written (the compiler refuses the filter, naming it). Absent:
    * the engine has SQLite's own.
@@ -180,6 +188,7 @@ export const SQLITE: Dialect = {
   true: { text: '1', params: [] },
   guards: true,
   storesNul: true,
+  reserves: (kind, name) => kind === 'table' && name.toLowerCase().startsWith('sqlite_'),
   same: (a, b, negate) => (negate ? sql`${a} IS NOT ${b}` : sql`${a} IS ${b}`),
   operands: (left, right) => [left.sql, right.sql],
   orEmpty: (x) => sql`COALESCE(${x}, '')`,
@@ -280,7 +289,17 @@ function typedStatic(value: SqlValue, as: 'text' | 'number'): Frag {
  * from the statement (postgres.js) would otherwise take a bound JSON text for a value to encode as JSON.
  */
 function json(x: Frag): Frag {
-  return sql`CAST(CAST(${x} AS text) AS json)`;
+  return sql`CAST(${nulFree(sql`CAST(${x} AS text)`)} AS json)`;
+}
+
+/**
+ * JSON text with each escaped U+0000 (a `\u0000` whose backslash is not itself escaped) read as U+FFFD: PostgreSQL's json
+ * holds one but fails reading it out as text ("unsupported Unicode escape sequence"), and writes refuse
+ * it (core/writes/write-sql.ts, unstorableErrors), but a value stored before (moved up from a desktop)
+ * must not make every filter on its field fail: it matches as the replacement character instead.
+ */
+function nulFree(text: Frag): Frag {
+  return sql`(CASE WHEN strpos(${text}, '\\u0000') > 0 THEN regexp_replace(${text}, '(?<!\\\\)((?:\\\\\\\\)*)\\\\u0000', '\\1\\\\ufffd', 'g') ELSE ${text} END)`;
 }
 
 
@@ -450,11 +469,15 @@ const POSTGRES_CONTINUE = (table: string): string[] => [
   `SELECT setval(pg_get_serial_sequence('${quoted(postgresName(table))}', '${ROW_ORDER_COLUMN}'), COALESCE(MAX("${ROW_ORDER_COLUMN}"), 0) + 1, false) FROM ${quoted(table)}`,
 ];
 
+/** PostgreSQL's system columns, present in every table (a column of one of these names cannot be made). */
+const PG_SYSTEM_COLUMNS = new Set(['ctid', 'xmin', 'xmax', 'cmin', 'cmax', 'tableoid', 'oid']);
+
 export const POSTGRES: Dialect = {
   name: 'postgres',
   true: { text: 'TRUE', params: [] },
   guards: false,
   storesNul: false,
+  reserves: (kind, name) => (kind === 'table' ? name.toLowerCase().startsWith('pg_') : PG_SYSTEM_COLUMNS.has(name.toLowerCase())),
   strftime: (format, modifiers) => postgresStrftime(format, modifiers, (x) => pgAs(x, 'any-text')),
   same: (a, b, negate) => (negate ? sql`${a} IS DISTINCT FROM ${b}` : sql`${a} IS NOT DISTINCT FROM ${b}`),
   operands: pgOperands,

@@ -91,7 +91,9 @@ export function mapPgError(err: unknown, budget: QueryBudget | null | undefined,
       // earlier, naming the field (core/writes/write-sql.ts, unstorableErrors)
       return new ApiError(400, 'The request holds the character U+0000 (NUL), which the team server\'s PostgreSQL cannot take.');
     case QUERY_CANCELED:
-      return budget != null ? new QueryTimeoutError(budget.limit, { cause: err }) : err;
+      if (budget != null) return new QueryTimeoutError(budget.limit, { cause: err });
+      // a statement_timeout core set itself for a stretch of a write (a view's creation, view-postgres.ts)
+      return /statement timeout/.test(pg.message) ? new QueryTimeoutError(Number.NaN, { cause: err }) : err;
     case DISK_FULL:
       return withCode(new Error(`PostgreSQL's disk is full: ${pg.message}`, { cause: err }), 'ENOSPC');
     case OUT_OF_MEMORY:

@@ -88,8 +88,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     onnotice: () => {},
     types: TYPES as unknown as Record<string, postgres.PostgresType>,
     connection,
+    connect_timeout: CONNECT_TIMEOUT_S,
   };
-  const sql = postgres(options.url, { ...settings, max: options.max ?? 10 });
+  // a URL postgres.js cannot read fails here, before any connection, with a message naming what to do
+  const sql = pool(() => postgres(options.url, { ...settings, max: options.max ?? 10 }));
   // what the store's own statements run on (connections.ts); `sql` serves the bus's reads
   const connections = new Connections(
     (onclose) => postgres(options.url, { ...settings, max: 1, onclose }),
@@ -98,7 +100,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   );
   const doorbell = (on: { notify: (payload: string) => void; close: () => void }) => {
     // `onnotify` is postgres.js's own (what its `listen` uses), missing from its types
-    const settings = { max: 1, max_lifetime: null, fetch_types: false, onnotice: () => {}, connection, onnotify: (_channel: string, payload: string) => on.notify(payload), onclose: on.close };
+    const settings = { max: 1, max_lifetime: null, fetch_types: false, onnotice: () => {}, connection, onnotify: (_channel: string, payload: string) => on.notify(payload), onclose: on.close, connect_timeout: CONNECT_TIMEOUT_S };
     return postgres(options.url, settings);
   };
   const bus = new PostgresBus(sql, node, doorbell, options.report ?? ((error: unknown) => console.error(error)), options.busTiming);
@@ -109,10 +111,38 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       await ensureBusSchema(tx); // under the same lock
     });
   } catch (err) {
-    await sql.end({ timeout: 5 }).catch(() => undefined);
+    const code = (err as { code?: unknown } | null)?.code;
+    // nothing to wait for when the database never answered: its pending connections go at once
+    await sql.end({ timeout: code === 'CONNECT_TIMEOUT' ? 0 : 5 }).catch(() => undefined);
+    if (code === 'CONNECT_TIMEOUT') {
+      // postgres.js's own text names the host and port ("write CONNECT_TIMEOUT HOST:PORT"), never the password
+      throw new Error(`could not reach PostgreSQL: no answer within ${CONNECT_TIMEOUT_S} s (${(err as Error).message.replace(/^write /, '')})`, { cause: err });
+    }
     throw err;
   }
   return store;
+}
+
+/**
+ * How long opening a connection may take, the TCP connect and PostgreSQL's handshake (up to its
+ * ReadyForQuery) together: a host that accepts and never answers, or an address out of reach, fails
+ * the open (and later each new connection of the pool) after this, not postgres.js's 30 s.
+ */
+export const CONNECT_TIMEOUT_S = 10;
+
+/** Thrown when the URL cannot be read; its message never holds the URL (nor its password). */
+export class InvalidPostgresUrl extends Error {}
+
+/** The pool, or InvalidPostgresUrl when postgres.js cannot read the URL (a bare `%` in a password). */
+function pool<T>(open: () => T): T {
+  try {
+    return open();
+  } catch (err) {
+    if (err instanceof URIError || (err as { code?: unknown } | null)?.code === 'ERR_INVALID_URL') {
+      throw new InvalidPostgresUrl('the PostgreSQL URL cannot be read: percent-encode its user name and password (a % is written %25, @ %40, / %2F, # %23)', { cause: err });
+    }
+    throw err;
+  }
 }
 
 export class PostgresStore implements Store {

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { eachSuperuser, signUpUser, type Harness, type Res } from '../support/harness.js';
 import { scenarios, type Scenario } from '../support/scenario.js';
 import { type Blog, eachBlog, patchAsSuperuser } from '../support/blog.js';
+import { TEST_ENGINE } from '../support/test-store.js';
 
 describe('who may use the schema API', () => {
   const asUser = async (h: Harness) => {
@@ -34,6 +35,25 @@ describe('the schema API: changes checked over several steps', () => {
   const create = (body: unknown) => h.req('POST', '/api/collections', { token: su, body });
 
   describe('field names', () => {
+    // Names an engine reads as its own (dialect.reserves): SQLite's `sqlite_` tables on both engines (a
+    // team server's data can go back to a desktop); on the team server also PostgreSQL's catalog
+    // relations (pg_catalog is searched first) and system columns. The desktop accepts those.
+    it('names the engine keeps for itself are refused with a 400 on name; nothing is created', async () => {
+      const onTeam = TEST_ENGINE === 'postgres';
+      const named = async (name: string, field = 'title') => {
+        const r = await create({ name, fields: [{ name: 'title', type: 'text' }, ...(field === 'title' ? [] : [{ name: field, type: 'text' }])] });
+        if (r.status === 200) return 'made';
+        expect(r.status, r.text).toBe(400);
+        expect(h.core.registry.get(name), name).toBeUndefined();
+        return field === 'title' ? Object.keys(r.body.data).join() : JSON.stringify(r.body.data.fields);
+      };
+      expect(await named('sqlite_stuff')).toBe('name');
+      expect(await named('SQLite_More')).toBe('name');
+      expect(await named('pg_settings')).toBe(onTeam ? 'name' : 'made');
+      expect(await named('with_xmin', 'xmin')).toBe(onTeam ? JSON.stringify({ 1: { name: { code: 'validation_reserved_field_name', message: 'The name "xmin" is reserved by the team server\'s PostgreSQL (one of its system columns).' } } }) : 'made');
+      expect(await named('with_ctid', 'CTID')).toMatch(onTeam ? /validation_reserved_field_name/ : /^made$/);
+    });
+
     // `^\w+$` (PocketBase's rule) admits a leading digit; the SQL identifier allow-list used to refuse it,
     // so creating the collection answered 400 with the internal text "unsafe SQL identifier".
     it('a field named 1st works end to end: schema, index, records, relation filters, expand and fields', async () => {

@@ -30,6 +30,15 @@ describe('parseViewQuery', () => {
     expect(p.tables).toEqual([{ name: 'posts', alias: 'a' }, { name: 'items', alias: 'b' }, { name: null, alias: 'c' }, { name: 'tags', alias: 'tags' }]);
   });
 
+  it('refuses parentheses nested deeper than MAX_NESTING, quickly (PostgreSQL\'s parser would take seconds)', () => {
+    const nested = (n: number) => `SELECT ${'('.repeat(n)}id${')'.repeat(n)} AS id FROM posts`;
+    expect(() => parseViewQuery(nested(256))).not.toThrow();
+    expect(refused(nested(257))).toMatch(/nests parentheses more than 256 deep/);
+    const start = performance.now();
+    expect(refused(nested(40_000))).toMatch(/nests parentheses more than 256 deep/);
+    expect(performance.now() - start).toBeLessThan(1000);
+  });
+
   it('refuses what is not one SELECT without parameters or schema names', () => {
     expect(refused('UPDATE posts SET title = 1')).toMatch(/single SELECT/);
     expect(refused('SELECT 1; SELECT 2')).toMatch(/multiple statements/);

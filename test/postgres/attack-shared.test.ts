@@ -37,12 +37,13 @@ describePostgres('setup tokens between nodes (attack findings)', () => {
   // Node A printed a setup link, then stopped (closed cleanly). Its token's hash stays in _params and
   // node B still accepts it: a link left in a stopped (or decommissioned) node's log keeps the power
   // to create the first superuser for as long as nobody has. On the desktop a token dies with its
-  // process. Should: a node closing removes its own token (`setupToken.<sha256>`), so B refuses it
-  // (404, as any unknown token), and B's own token still works.
-  it.fails('a stopped node\'s setup token is no longer accepted by the node still running', async () => {
+  // process. Now: a node closing removes its own token (`setupToken.<sha256>`, core/setup.ts withdraw),
+  // so B refuses it (403, as any unknown token), and B's own token still works.
+  it('a stopped node\'s setup token is no longer accepted by the node still running', async () => {
     expect(tokens.a).toHaveLength(1);
     await a.close();
-    expect(await setup(b, tokens.a[0])).toBe(404);
+    expect(await setup(b, 'an-unknown-token')).toBe(403);
+    expect(await setup(b, tokens.a[0])).toBe(403);
     expect(await setup(b, tokens.b[0])).toBe(200);
   });
 });

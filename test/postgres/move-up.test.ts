@@ -279,6 +279,35 @@ describePostgres('npm run move-up: a desktop folder into a team server', () => {
     }
   });
 
+  it('a desktop collection or field named as PostgreSQL reserves (pg_settings, xmin) is refused up front, naming them, with nothing changed', async () => {
+    const copy = await mkdtemp(join(tmpdir(), 'deskbase-moveup-names-'));
+    const db = await freshDatabase('moveup_names');
+    dbs.push(db);
+    try {
+      await cp(desktopDir, copy, { recursive: true });
+      const desk = await startServer({ dir: copy, port: 0, uiDir: null, log: () => undefined });
+      try {
+        const admin = client(desk.url);
+        await admin.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
+        // the desktop's SQLite has no such names of its own
+        await admin.collections.create({ name: 'pg_settings', type: 'base', fields: [{ name: 'title', type: 'text' }] });
+        await admin.collections.create({ name: 'versions', type: 'base', fields: [{ name: 'xmin', type: 'number' }] });
+      } finally {
+        await desk.close();
+      }
+      for (const args of [['--dry-run'], ['--yes']]) {
+        const run = await moveUp(['--dir', copy, '--db', db.url, ...args]);
+        expect(run.code, args[0]).toBe(1);
+        expect(run.err, args[0]).toMatch(/reserves the name of the collection "pg_settings", the field "versions\.xmin"\..*nothing was changed/);
+      }
+      const tables = (await db.sql`SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`).map((r) => r.tablename);
+      expect(tables).not.toContain('posts');
+      expect(tables).not.toContain('versions');
+    } finally {
+      await rm(copy, { recursive: true, force: true });
+    }
+  });
+
   it('refuses usage errors with a clear line', async () => {
     expect((await moveUp(['--dir', desktopDir])).code).toBe(2);
     const bad = await moveUp(['--dir', desktopDir, '--db', 'mysql://x']);

@@ -9,6 +9,7 @@ import { createCore } from '../../server/core/index.js';
 import { createApp } from '../../server/http/app.js';
 import { openPostgresStore, type PostgresStore } from '../../server/store-postgres/store.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
+import { startSdkServer } from '../support/sdk-server.js';
 
 let db: FreshDatabase;
 let store: PostgresStore;
@@ -52,4 +53,30 @@ describePostgres('the HTTP API on the PostgreSQL store', () => {
       expect(res.body.message).toMatch(/pg_dump/);
     }
   });
+});
+
+// A team server given no --dir answered POST /api/backups with "this server keeps its data in memory"
+// (wrong: its data is in PostgreSQL); a backup and a restore answer the store's own 400 naming
+// pg_dump / pg_restore, as with a folder. Real server over a socket.
+describePostgres('a team server without a data folder: backups', () => {
+  it('answers a backup and a restore with the 400 naming pg_dump / pg_restore, never "in memory"', async () => {
+    const bare = await freshDatabase('http_nodir');
+    const team = await startSdkServer({ openStore: () => openPostgresStore({ url: bare.url, max: 3 }) });
+    try {
+      const cases = [['GET', '/api/backup', /pg_dump/], ['POST', '/api/backups', /pg_dump/], ['POST', '/api/backup/restore', /pg_restore/]] as const;
+      for (const [method, path, names] of cases) {
+        const res = await fetch(team.server.url + path, {
+          method, headers: { authorization: team.admin.authStore.token, 'content-type': method === 'POST' ? 'application/json' : 'text/plain' },
+          body: method === 'POST' ? '{}' : undefined,
+        });
+        const body = (await res.json()) as { status: number; message: string };
+        expect(res.status, `${method} ${path}`).toBe(400);
+        expect(body.message, `${method} ${path}`).toMatch(names);
+        expect(body.message, `${method} ${path}`).not.toMatch(/memory/);
+      }
+    } finally {
+      await team.server.close();
+      await bare.drop();
+    }
+  }, 60_000);
 });

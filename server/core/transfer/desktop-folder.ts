@@ -14,6 +14,7 @@
 // memory, as it always does).
 import { badRequest } from '../../errors.js';
 import { ident } from '../../filter/sql.js';
+import type { Dialect } from '../../rules/compile.js';
 import { adoptFiles, type Adopted, type Adoption } from '../../files/adopt.js';
 import { filePath, isSafeSegment, STORAGE_DIR } from '../../files/paths.js';
 import type { ReadDb, WriteTx } from '../../store/db.js';
@@ -101,6 +102,21 @@ async function contentsOf(db: ReadDb, collections: readonly Collection[]): Promi
   return found.length === 0 ? null : found.join(', ');
 }
 
+/**
+ * Collections and fields the destination's engine reads as its own (dialect.reserves: a collection
+ * named pg_settings on PostgreSQL would be the catalog's relation), which the desktop allowed: named
+ * in one 400 before anything is done, as the schema API refuses them.
+ */
+function refuseReservedNames(dialect: Dialect, collections: readonly Collection[]): void {
+  const names: string[] = [];
+  for (const c of collections) {
+    if (dialect.reserves('table', c.name)) names.push(`the collection "${c.name}"`);
+    for (const f of c.fields) if (dialect.reserves('column', f.name)) names.push(`the field "${c.name}.${f.name}"`);
+  }
+  if (names.length === 0) return;
+  throw badRequest(`The destination's database reserves the name of ${names.join(', ')}. Rename it on the desktop first; nothing was changed.`);
+}
+
 function refuseFull(what: string): never {
   throw badRequest(`The destination is not empty: it has ${what}. Moving a desktop up needs an empty database (a new one: CREATE DATABASE ... OWNER ...); nothing was changed.`);
 }
@@ -133,6 +149,7 @@ export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
   const root = join(source.dir, STORAGE_DIR);
   const fileFields = (c: Collection) => c.fields.filter((f): f is FileField => f.type === 'file');
 
+  refuseReservedNames(dialect, all);
   const held = await contentsOf(store, registry.all());
   if (held !== null) refuseFull(held);
 

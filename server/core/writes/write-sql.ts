@@ -25,9 +25,13 @@ export function rowSource(dialect: Dialect, c: Collection, values: Record<string
   return { sql: `(SELECT ${cols})`, params: fields.map((f) => toStoredValue(f, values[f.name])) };
 }
 
+/** An escaped U+0000 in JSON text: `\u0000` whose backslash is not itself escaped. */
+const ESCAPED_NUL = /(?<!\\)(?:\\\\)*\\u0000/;
+
 /**
- * The fields whose stored value is a text holding U+0000, on an engine that cannot store one
- * (PostgreSQL): their 400, rather than the engine's error (a 500). JSON values hold it escaped.
+ * The fields whose stored value holds U+0000, on an engine that cannot store one (PostgreSQL): their
+ * 400, rather than the engine's error (a 500). A JSON value holds it escaped, which PostgreSQL's json
+ * keeps but cannot read out as text (every json-path filter on the field would fail): refused too.
  */
 export function unstorableErrors(dialect: Dialect, c: Collection, values: Record<string, unknown>, only?: { has(name: string): boolean }): ErrorData {
   const errors: ErrorData = {};
@@ -36,7 +40,7 @@ export function unstorableErrors(dialect: Dialect, c: Collection, values: Record
     if (only !== undefined && !only.has(f.name)) continue;
     if (!Object.hasOwn(values, f.name) || f.type === 'password') continue;
     const stored = toStoredValue(f, values[f.name]);
-    if (typeof stored === 'string' && stored.includes('\u0000')) {
+    if (typeof stored === 'string' && (stored.includes('\u0000') || (f.type === 'json' && ESCAPED_NUL.test(stored)))) {
       errors[f.name] = fieldError('validation_invalid_value', 'Cannot hold the character U+0000 (NUL) on the team server: PostgreSQL cannot store it.');
     }
   }
