@@ -33,7 +33,7 @@ import type { ReadDb, SqlFunction, Store, StoreStats, WriteTx } from '../store/c
 import { QueryTimeoutError, ReadTooLargeError, valueBytes, type QueryBudget } from '../store/deadline.js';
 import type { Params } from '../store/statements.js';
 import { Connections, type Lease } from './connections.js';
-import { isStalePlan, mapPgError } from './errors.js';
+import { DatabaseUnavailable, isStalePlan, mapPgError } from './errors.js';
 import { ensurePostgresSchema } from './schema.js';
 import { APPEND_SQL, APPEND_TIMEOUT_MS, ensureBusSchema, newNodeId, NODE_SETTING, PostgresBus, type BusTiming } from './bus.js';
 
@@ -118,6 +118,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       // postgres.js's own text names the host and port ("write CONNECT_TIMEOUT HOST:PORT"), never the password
       throw new Error(`could not reach PostgreSQL: no answer within ${CONNECT_TIMEOUT_S} s (${(err as Error).message.replace(/^write /, '')})`, { cause: err });
     }
+    if (err instanceof DatabaseUnavailable) {
+      // no connection within the wait (connections.ts): say where it looked, never the password
+      const wait = (options.connectWaitMs ?? CONNECT_WAIT_MS) / 1000;
+      throw new ApiError(503, `could not reach PostgreSQL at ${hostsOf(options.url)}: no connection within ${wait} s`);
+    }
     throw err;
   }
   return store;
@@ -129,6 +134,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
  * the open (and later each new connection of the pool) after this, not postgres.js's 30 s.
  */
 export const CONNECT_TIMEOUT_S = 10;
+
+/** The hosts of a PostgreSQL URL as `host:port, ...` (what lies between its last '@' and its path). */
+function hostsOf(url: string): string {
+  const afterScheme = url.replace(/^postgres(ql)?:\/\//, '');
+  const authority = afterScheme.slice(afterScheme.lastIndexOf('@') + 1).split(/[/?]/)[0];
+  return authority.split(',').join(', ') || 'localhost';
+}
 
 /** Thrown when the URL cannot be read; its message never holds the URL (nor its password). */
 export class InvalidPostgresUrl extends Error {}
