@@ -51,6 +51,7 @@ const ON_BOTH_ENGINES = [
   'test/files/deletes.test.ts',
   'test/collections/view-collections.test.ts',
   'test/collections/view-import.test.ts',
+  'test/auth/impersonate.test.ts',
 ];
 
 // `npm run test:fast` (`vitest run --mode fast`): the edit-run loop, without the browser tests, the

@@ -1,11 +1,12 @@
 // Sign-in and refresh for any auth collection.
 import type { H3 } from 'h3';
 import { getCookie } from 'h3';
-import { ApiError } from '../../errors.js';
+import { ApiError, forbidden } from '../../errors.js';
 import type { Core } from '../../core/index.js';
 import { contextOf, param, stateOf } from '../request.js';
 import { AUTH_BODY_BYTES, readBodyObject } from '../body.js';
-import { COOKIE_NAME, sameOrigin, sessionCookie } from '../caller.js';
+import { authOf, COOKIE_NAME, sameOrigin, sessionCookie } from '../caller.js';
+import { isSuperuser } from '../../model/types.js';
 import { json } from '../respond.js';
 
 export function registerAuth(app: H3, core: Core): void {
@@ -30,5 +31,14 @@ export function registerAuth(app: H3, core: Core): void {
     // cookie sessions get a renewed cookie and no token in the body
     if (state.viaCookie) return json({ record }, { headers: { 'set-cookie': sessionCookie(token) } });
     return { token, record };
+  });
+
+  // PocketBase's impersonate: superusers only (anyone else, signed out included, is its 403)
+  app.post('/api/collections/:collection/impersonate/:id', async (event) => {
+    const auth = authOf(event);
+    if (!auth || !isSuperuser(auth)) throw forbidden();
+    const body = await readBodyObject(event, AUTH_BODY_BYTES);
+    const signIn = await core.auth.impersonate(param(event, 'collection'), param(event, 'id'), body, contextOf(event, core, body), event.req.headers.get('user-agent') ?? '');
+    return { token: signIn.token, record: signIn.record };
   });
 }
