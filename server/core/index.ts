@@ -31,6 +31,7 @@ import { saveDefinition } from './collections-ddl.js';
 import { dialectOf } from '../rules/compile.js';
 import { rebuildAllViews } from './views.js';
 import { getRow } from './records-read.js';
+import { ensureExternalAuths } from './external-auths.js';
 
 /**
  * For the start-up sweep: the names a stored record holds, or null when it is gone; undefined for a
@@ -133,6 +134,8 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
         for (const c of await rebuildAllViews(tx, registry.all())) await saveDefinition(env.dialect, tx, c);
       });
       await registry.load(store);
+      // a backup from before OAuth2 has no `_externalAuths`
+      await store.write(async (tx) => ensureExternalAuths(env.dialect, tx, registry));
       await sweep();
     }),
     /** The one subscription point for record changes: each committed write's, once durable, in commit order. */

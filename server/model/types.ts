@@ -162,3 +162,5 @@ export function isSuperuser(auth: AuthInfo | null): boolean {
 
 export const SUPERUSERS_ID = '_superusers';
 export const SUPERUSERS_NAME = '_superusers';
+/** PocketBase's OAuth2 links (collections-defaults.ts externalAuthsCollection): id and name. */
+export const EXTERNAL_AUTHS_ID = '_externalAuths';
