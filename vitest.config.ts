@@ -52,6 +52,7 @@ const ON_BOTH_ENGINES = [
   'test/collections/view-collections.test.ts',
   'test/collections/view-import.test.ts',
   'test/auth/impersonate.test.ts',
+  'test/auth/oauth2.test.ts',
 ];
 
 // `npm run test:fast` (`vitest run --mode fast`): the edit-run loop, without the browser tests, the

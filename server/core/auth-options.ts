@@ -3,18 +3,20 @@
 // the collection and answered in PocketBase's shape; what Deskbase does not do yet cannot be turned on
 // (a 400 naming the key: "not supported yet"), so no one believes MFA is on when it is not:
 //   - passwordAuth: always enabled; its identityFields are the collection's `identityFields`;
-//   - oauth2, otp, mfa, authAlert: stored off only (their settings are kept, no providers);
+//   - oauth2: taken (oauth2.ts), providers as oauth2-providers.ts has them (others refused, naming them);
+//   - otp, mfa, authAlert: stored off only (their settings are kept);
 //   - authToken: Deskbase's sessions last 7 days, extended on refresh (session-store.ts); fileToken: 3
 //     minutes (file-tokens.ts): any other duration is refused;
 //   - passwordResetToken, emailChangeToken, verificationToken and the e-mail templates belong to e-mail
 //     flows Deskbase does not have: stored and answered, with PocketBase's validation, for a schema that
 //     travels to PocketBase and back.
-// Token secrets and OAuth2 client secrets are never stored or answered (PocketBase never serializes them).
+// Token secrets are never stored; OAuth2 client secrets are stored and never answered (shownAuthOptions).
 import { fieldError, type ErrorData, type FieldError } from '../errors.js';
 import { isRecord } from '../json-object.js';
 import { FILE_TOKEN_SECONDS } from './file-tokens.js';
 import { SESSION_SECONDS } from './session-store.js';
-import type { AuthOptions, Collection, EmailTemplate, TokenConfig } from '../model/types.js';
+import type { AuthOptions, Collection, EmailTemplate, OAuth2ProviderConfig, TokenConfig } from '../model/types.js';
+import { POCKETBASE_ONLY_PROVIDERS, PROVIDERS } from './oauth2-providers.js';
 
 export type { AuthOptions };
 
@@ -173,6 +175,68 @@ function readToken(key: TokenKey, input: unknown, current: TokenConfig, errors: 
   return { duration };
 }
 
+const isHttpUrl = (v: string): boolean => {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * One submitted OAuth2 provider config (PocketBase's OAuth2ProviderConfig with its validation). A
+ * config submitted without `clientSecret` keeps the stored one of the provider of the same name (the
+ * answers never carry it). What Deskbase cannot honour is refused naming it: a provider PocketBase has
+ * and Deskbase not yet, an `oidc` without userInfoURL (PocketBase then reads an id_token Deskbase does
+ * not verify), `extra` settings (only id_token providers read them).
+ */
+function readProvider(input: unknown, stored: readonly OAuth2ProviderConfig[], errors: ErrorData, key: string): OAuth2ProviderConfig {
+  const empty: OAuth2ProviderConfig = { name: '', clientId: '', clientSecret: '', authURL: '', tokenURL: '', userInfoURL: '', displayName: '', pkce: null, extra: null };
+  if (!isRecord(input)) {
+    errors[key] = invalidValue('Must be an object.');
+    return empty;
+  }
+  const r = new OptionObject(input, ['name', 'clientId', 'clientSecret', 'authURL', 'tokenURL', 'userInfoURL', 'displayName', 'pkce', 'extra']);
+  const name = r.string('name', '');
+  const before = stored.find((p) => p.name === name);
+  const p: OAuth2ProviderConfig = {
+    name, clientId: r.string('clientId', ''), clientSecret: r.string('clientSecret', ''),
+    authURL: r.string('authURL', ''), tokenURL: r.string('tokenURL', ''), userInfoURL: r.string('userInfoURL', ''),
+    displayName: r.string('displayName', ''), pkce: null, extra: null,
+  };
+  if (p.clientSecret === '' && before) p.clientSecret = before.clientSecret;
+  if (r.has('pkce') && r.input.pkce !== null) p.pkce = r.bool('pkce', false);
+  if (r.has('extra') && r.input.extra !== null) {
+    const extra = r.object('extra');
+    if (extra && Object.keys(extra).length > 0) r.errors.extra = notSupported(`Provider extra settings (${Object.keys(extra).join(', ')})`);
+  }
+  if (r.errors.name === undefined) {
+    if (name === '') r.errors.name = fieldError('validation_required', 'Cannot be blank.');
+    else if (POCKETBASE_ONLY_PROVIDERS.has(name)) r.errors.name = notSupported(`The ${name} provider`);
+    else if (!Object.hasOwn(PROVIDERS, name)) r.errors.name = fieldError('validation_missing_provider', `Invalid or missing provider with name ${name}.`, { name });
+  }
+  for (const k of ['clientId', 'clientSecret'] as const) if (r.errors[k] === undefined && p[k] === '') r.errors[k] = fieldError('validation_required', 'Cannot be blank.');
+  for (const k of ['authURL', 'tokenURL', 'userInfoURL'] as const) {
+    if (r.errors[k] === undefined && p[k] !== '' && !isHttpUrl(p[k])) r.errors[k] = fieldError('validation_is_url', 'Must be a valid URL.');
+  }
+  const spec = r.errors.name === undefined ? PROVIDERS[name]!() : null;
+  if (spec) {
+    // the generic OpenID provider has no endpoints of its own
+    for (const k of ['authURL', 'tokenURL'] as const) if (r.errors[k] === undefined && p[k] === '' && spec[k] === '') r.errors[k] = fieldError('validation_required', 'Cannot be blank.');
+    if (r.errors.userInfoURL === undefined && p.userInfoURL === '' && spec.userInfoURL === '') r.errors.userInfoURL = notSupported('Reading the user from the id_token (without a userInfoURL)');
+  }
+  if (Object.keys(r.errors).length > 0) errors[key] = r.errors;
+  return p;
+}
+
+/** What the API answers of an auth collection's options: every OAuth2 client secret left out (PocketBase's MarshalJSON). */
+export function shownAuthOptions(c: Collection): AuthOptions {
+  const o = authOptionsOf(c);
+  o.oauth2.providers = o.oauth2.providers.map(({ clientSecret: _secret, ...rest }) => rest as OAuth2ProviderConfig);
+  return o;
+}
+
 /**
  * The auth options of `input` over `current` (PATCH merges each submitted object onto the stored one,
  * as PocketBase binds JSON onto its struct), validated. `identityFields` is what
@@ -203,10 +267,22 @@ export function readAuthOptions(input: Record<string, unknown>, current: AuthOpt
 
   const oauth2 = sub('oauth2', ['enabled', 'mappedFields', 'providers']);
   if (oauth2) {
-    if (oauth2.bool('enabled', out.oauth2.enabled)) oauth2.errors.enabled = notSupported('OAuth2 sign-in');
-    const providers = oauth2.input.providers;
-    if (providers !== undefined && providers !== null && (!Array.isArray(providers) || providers.length > 0)) {
-      oauth2.errors.providers = Array.isArray(providers) ? notSupported('OAuth2 providers') : invalidValue('Must be an array.');
+    out.oauth2.enabled = oauth2.bool('enabled', out.oauth2.enabled);
+    if (oauth2.has('providers') && oauth2.input.providers !== null) {
+      const given = oauth2.input.providers;
+      if (!Array.isArray(given)) oauth2.errors.providers = invalidValue('Must be an array.');
+      else {
+        const perr: ErrorData = {};
+        out.oauth2.providers = given.map((p, i) => readProvider(p, current.oauth2.providers, perr, String(i)));
+        const seen = new Set<string>();
+        out.oauth2.providers.forEach((p, i) => {
+          if (p.name !== '' && seen.has(p.name) && perr[String(i)] === undefined) {
+            perr[String(i)] = { name: fieldError('validation_duplicated_provider', `The provider ${p.name} is already registered.`, { name: p.name }) };
+          }
+          seen.add(p.name);
+        });
+        if (Object.keys(perr).length > 0) oauth2.errors.providers = perr;
+      }
     }
     const mapped = oauth2.object('mappedFields');
     if (mapped) {
@@ -258,6 +334,18 @@ export function storeAuthOptions(c: Collection, options: AuthOptions): void {
   const mapped = options.oauth2.mappedFields;
   for (const k of Object.keys(mapped) as (keyof typeof mapped)[]) if (mapped[k] !== '' && !c.fields.some((f) => f.name === mapped[k])) mapped[k] = '';
   for (const key of STORED_AUTH_OPTION_KEYS) (c as unknown as Record<string, unknown>)[key] = options[key];
+}
+
+/**
+ * What the collection's fields make impossible to honour: an OAuth2 avatar mapped to a file field
+ * (PocketBase downloads the picture into it; Deskbase does not yet). Refused while OAuth2 is on.
+ */
+export function refuseUnhonouredAuthOptions(c: Collection, options: AuthOptions, errors: ErrorData): void {
+  const avatar = c.fields.find((f) => f.name === options.oauth2.mappedFields.avatarURL);
+  if (options.oauth2.enabled && avatar?.type === 'file') {
+    const prev = isRecord(errors.oauth2) ? (errors.oauth2 as ErrorData) : {};
+    errors.oauth2 = { ...prev, mappedFields: { avatarURL: notSupported('Downloading the OAuth2 avatar into a file field (map it to a text or url field)') } };
+  }
 }
 
 /** Auth options sent for a collection that is not an auth collection: refused, naming each key. */

@@ -6,7 +6,7 @@ import type { WriteTx } from '../store/db.js';
 import { defaults, superusersCollection, usersCollection } from './collections-defaults.js';
 import { ensureExternalAuths } from './external-auths.js';
 import { changeTable, createCollectionTable, ddlFailure, dropCollectionTable, saveDefinition } from './collections-ddl.js';
-import { authOptionsOf } from './auth-options.js';
+import { shownAuthOptions } from './auth-options.js';
 import { buildCollection } from './collections-input.js';
 import { listCollections } from './collections-list.js';
 import { isoNow } from './ids.js';
@@ -67,7 +67,7 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
     return changed;
   }
   /** A collection as the schema API answers it, cut to the `fields` asked for. */
-  const shown = (c: Collection, ctx: RequestContext) => pick({ ...withMaintainedIndexes(c), ...(c.type === 'auth' ? authOptionsOf(c) : {}) }, ctx.fields);
+  const shown = (c: Collection, ctx: RequestContext) => pick({ ...withMaintainedIndexes(c), ...(c.type === 'auth' ? shownAuthOptions(c) : {}) }, ctx.fields);
 
   /** Creates the table and stores the definition (in the caller's transaction). */
   async function add(tx: WriteTx, c: Collection): Promise<void> {

@@ -3,6 +3,7 @@ import type { CoreEnv } from './env.js';
 import type { Store } from '../store/db.js';
 import { ensureSystemSchema } from '../store/schema.js';
 import { createAuth } from './sign-in.js';
+import { createOAuth2 } from './oauth2.js';
 import { FailureLimiter, StoreFailureLimiter } from './sign-in-limiter.js';
 import { Passwords } from './passwords.js';
 import { ScryptPool } from './scrypt-pool.js';
@@ -117,13 +118,14 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const records = createRecords(env, feed);
   const files = createFiles(env, createFileTokens(store, registry, sessions, await fileTokenSecret(store), options.now));
   const auth = createAuth(env);
+  const oauth2 = createOAuth2(env, auth, records.writes);
   if (store.bus) followBus(env, store.bus, realtime, busFrom);
   else feed.subscribe((changes) => realtime.onChanges(changes));
   const batch = createBatch(env, records.writes);
   const setup = createSetup(env, records.writes, options.onSetupToken ?? (() => {}));
   const transfer = createTransfer(env, records, onCollection);
   return {
-    store, registry, sessions, collections, records, auth, setup, transfer, realtime, batch, files,
+    store, registry, sessions, collections, records, auth, oauth2, setup, transfer, realtime, batch, files,
     /** Backups (`GET /api/backup`) and restores; a restore sweeps what its records do not name. */
     backups: createBackups(env, async () => {
       await store.write(async (tx) => {

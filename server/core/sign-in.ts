@@ -6,7 +6,6 @@ import { isRecord } from '../json-object.js';
 import { ruleSql } from './access.js';
 import { needsRehash } from './passwords.js';
 import { accountKey } from './sign-in-limiter.js';
-import { pick } from './pick-fields.js';
 import { presentRecords } from './record-response.js';
 import { asCaller, type RequestContext, type RuleInput } from './request-context.js';
 import { SESSION_SECONDS, type SessionRow } from './session-store.js';
@@ -63,17 +62,8 @@ export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' |
 
   return {
     authCollection,
-
-    /** What the PocketBase SDK's listAuthMethods() reads: password sign-in only. */
-    methods(name: string, ctx: RequestContext): unknown {
-      const identityFields = authCollection(name).identityFields ?? ['email'];
-      return pick({
-        password: { enabled: true, identityFields },
-        oauth2: { enabled: false, providers: [] },
-        mfa: { enabled: false, duration: 0 },
-        otp: { enabled: false, duration: 0 },
-      }, ctx.fields);
-    },
+    passesAuthRule,
+    presentSelf,
 
     /** `ctx` carries the sign-in body (an authRule may read `@request.body`). */
     async signInWithPassword(name: string, body: unknown, ctx: RequestContext, userAgent: string): Promise<SignIn> {

@@ -10,7 +10,7 @@ import { isSuperuser } from '../../model/types.js';
 import { json } from '../respond.js';
 
 export function registerAuth(app: H3, core: Core): void {
-  app.get('/api/collections/:collection/auth-methods', (event) => core.auth.methods(param(event, 'collection'), contextOf(event, core)));
+  app.get('/api/collections/:collection/auth-methods', (event) => core.oauth2.methods(param(event, 'collection'), contextOf(event, core)));
 
   app.post('/api/collections/:collection/auth-with-password', async (event) => {
     const body = await readBodyObject(event, AUTH_BODY_BYTES);
@@ -31,6 +31,14 @@ export function registerAuth(app: H3, core: Core): void {
     // cookie sessions get a renewed cookie and no token in the body
     if (state.viaCookie) return json({ record }, { headers: { 'set-cookie': sessionCookie(token) } });
     return { token, record };
+  });
+
+  // PocketBase's auth-with-oauth2 (core/oauth2.ts): the provider's code and PKCE verifier for a session
+  app.post('/api/collections/:collection/auth-with-oauth2', async (event) => {
+    const body = await readBodyObject(event, AUTH_BODY_BYTES);
+    const ctx = contextOf(event, core, body);
+    const signIn = await core.oauth2.signIn(param(event, 'collection'), body, ctx, event.req.headers.get('user-agent') ?? '');
+    return { token: signIn.token, record: signIn.record, meta: signIn.meta };
   });
 
   // PocketBase's impersonate: superusers only (anyone else, signed out included, is its 403)

@@ -1,0 +1,104 @@
+// The OAuth2 providers Deskbase signs in with, as PocketBase's tools/auth: each one's published
+// endpoints, scopes, PKCE default, and how its user info becomes PocketBase's AuthUser. `email` is only
+// ever a VERIFIED address (empty when the provider does not vouch for it): auth-with-oauth2 links an
+// existing account by e-mail only then (oauth2.ts), so no one takes over an account by registering its
+// address at a provider. The generic `oidc` (and `oidc2`, `oidc3`) has no endpoints of its own: the
+// collection's provider config gives them (PocketBase does no discovery either).
+import { isRecord } from '../json-object.js';
+
+/** PocketBase's AuthUser, as its `meta` answers it (with `isNew` added by the caller). */
+export interface OAuth2User {
+  id: string;
+  name: string;
+  username: string;
+  /** Verified only, else ''. */
+  email: string;
+  avatarURL: string;
+  rawUser: Record<string, unknown>;
+  accessToken: string;
+  refreshToken: string;
+  /** The access token's expiry, PocketBase's DateTime text ('' when the provider gave none). */
+  expiry: string;
+}
+
+export interface ProviderSpec {
+  displayName: string;
+  authURL: string;
+  tokenURL: string;
+  userInfoURL: string;
+  scopes: string[];
+  pkce: boolean;
+  /** The user info as PocketBase reads it; `get` fetches another of the provider's URLs with the token (GitHub's e-mails). */
+  user(raw: Record<string, unknown>, get: (url: string) => Promise<unknown>): Promise<Omit<OAuth2User, 'rawUser' | 'accessToken' | 'refreshToken' | 'expiry'>>;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : '');
+/** Go's cast.ToBool: true, "true", "1", 1. */
+const truthy = (v: unknown): boolean => v === true || v === 1 || (typeof v === 'string' && ['1', 't', 'true'].includes(v.toLowerCase()));
+
+const oidc = (): ProviderSpec => ({
+  displayName: 'OIDC', authURL: '', tokenURL: '', userInfoURL: '', scopes: ['openid', 'email', 'profile'], pkce: true,
+  user: async (raw) => ({
+    id: str(raw.sub), name: str(raw.name), username: str(raw.preferred_username), avatarURL: str(raw.picture),
+    email: truthy(raw.email_verified) ? str(raw.email) : '',
+  }),
+});
+
+export const PROVIDERS: Readonly<Record<string, () => ProviderSpec>> = {
+  oidc, oidc2: oidc, oidc3: oidc,
+  google: () => ({
+    displayName: 'Google', pkce: true,
+    authURL: 'https://accounts.google.com/o/oauth2/v2/auth', tokenURL: 'https://oauth2.googleapis.com/token', userInfoURL: 'https://www.googleapis.com/oauth2/v3/userinfo',
+    scopes: ['https://www.googleapis.com/auth/userinfo.profile', 'https://www.googleapis.com/auth/userinfo.email'],
+    user: async (raw) => ({ id: str(raw.sub), name: str(raw.name), username: '', avatarURL: str(raw.picture), email: raw.email_verified === true ? str(raw.email) : '' }),
+  }),
+  github: () => {
+    const userInfoURL = 'https://api.github.com/user';
+    return {
+      displayName: 'GitHub', pkce: true,
+      authURL: 'https://github.com/login/oauth/authorize', tokenURL: 'https://github.com/login/oauth/access_token', userInfoURL,
+      scopes: ['read:user', 'user:email'],
+      user: async (raw, get) => {
+        // the profile's e-mail may be unverified: the primary verified address of /user/emails, as PocketBase
+        const emails = await get(`${userInfoURL}/emails`);
+        const primary = Array.isArray(emails) ? emails.find((e) => isRecord(e) && e.verified === true && e.primary === true) : undefined;
+        return { id: str(raw.id), name: str(raw.name), username: str(raw.login), avatarURL: str(raw.avatar_url), email: isRecord(primary) ? str(primary.email) : '' };
+      },
+    };
+  },
+  gitlab: () => ({
+    displayName: 'GitLab', pkce: true,
+    authURL: 'https://gitlab.com/oauth/authorize', tokenURL: 'https://gitlab.com/oauth/token', userInfoURL: 'https://gitlab.com/api/v4/user',
+    scopes: ['read_user'],
+    // PocketBase trusts the e-mail of an account whose address GitLab confirmed
+    user: async (raw) => ({ id: str(raw.id), name: str(raw.name), username: str(raw.username), avatarURL: str(raw.avatar_url), email: str(raw.confirmed_at) !== '' ? str(raw.email) : '' }),
+  }),
+  discord: () => ({
+    displayName: 'Discord', pkce: true,
+    authURL: 'https://discord.com/api/oauth2/authorize', tokenURL: 'https://discord.com/api/oauth2/token', userInfoURL: 'https://discord.com/api/users/@me',
+    scopes: ['identify', 'email'],
+    user: async (raw) => {
+      const id = str(raw.id);
+      const avatar = str(raw.avatar);
+      const discriminator = str(raw.discriminator);
+      // PocketBase: the global name, else the username with a legacy (non-"0") discriminator
+      let name = str(raw.global_name);
+      if (name === '') name = discriminator !== '' && discriminator !== '0' ? `${str(raw.username)}#${discriminator}` : str(raw.username);
+      return {
+        id, name, username: str(raw.username),
+        avatarURL: avatar !== '' ? `https://cdn.discordapp.com/avatars/${id}/${avatar}.png` : '',
+        email: raw.verified === true ? str(raw.email) : '',
+      };
+    },
+  }),
+};
+
+/**
+ * Providers PocketBase has that Deskbase does not (yet): configuring one is refused with a 400 naming
+ * it. Microsoft and Apple read the e-mail from a signed id_token, which Deskbase does not verify yet.
+ */
+export const POCKETBASE_ONLY_PROVIDERS = new Set([
+  'apple', 'microsoft', 'facebook', 'instagram2', 'twitter', 'spotify', 'kakao', 'twitch', 'strava', 'gitee', 'gitea',
+  'livechat', 'bitbucket', 'patreon', 'mailcow', 'vk', 'yandex', 'planningcenter', 'notion', 'monday', 'wakatime',
+  'linear', 'box', 'lark', 'trakt',
+]);
