@@ -18,7 +18,7 @@ const provider = () => ({
 });
 
 beforeAll(async () => {
-  idp = await startIdp();
+  idp = await startIdp([`${sdk.server.url}/api/oauth2-redirect`]);
   idp.accounts.set('alice', { email: 'alice@example.com', email_verified: true, name: 'Alice Liddell', preferred_username: 'alice_l', picture: 'https://example.com/a.png' });
   idp.accounts.set('bob', { email: 'bob@example.com', email_verified: true, name: 'Bob' });
   idp.accounts.set('mallory', { email: 'carol@example.com', email_verified: false, name: 'Mallory' });
@@ -85,7 +85,7 @@ describe('auth-with-oauth2', () => {
 
   it('never links an account by an e-mail the provider does not vouch for (no takeover)', async () => {
     const carol = await sdk.admin.collection('users').create({ email: 'carol@example.com', password: 'carols-password', passwordConfirm: 'carols-password', verified: true });
-    const outcome = await signIn(sdk.client(), 'mallory').catch((e: unknown) => e);
+    const outcome = await signIn(sdk.client(), 'mallory').catch((e: unknown) => e as Error);
     if (!(outcome instanceof Error)) {
       expect(outcome.record.id).not.toBe(carol.id);
       expect(outcome.record.email).not.toBe('carol@example.com');
@@ -113,6 +113,34 @@ describe('auth-with-oauth2', () => {
   it('answers 403 for a collection without OAuth2', async () => {
     const err = await failure(sdk.client().collection('_superusers').authWithOAuth2Code('oidc', 'c', 'v', idp.redirectURL));
     expect(err.status).toBe(403);
+  });
+});
+
+describe('the SDK\'s all-in-one authWithOAuth2 over realtime, through /api/oauth2-redirect', () => {
+  it('signs in: the provider\'s redirect reaches the waiting realtime client, which completes the code exchange', async () => {
+    idp.accounts.set('frank', { email: 'frank@example.com', email_verified: true, name: 'Frank' });
+    const pb = sdk.client();
+    let page = '';
+    const res = await pb.collection('users').authWithOAuth2({
+      provider: 'oidc',
+      urlCallback: async (url) => {
+        // the browser: the provider's login, then its redirect to Deskbase's /api/oauth2-redirect
+        const back = await idp.signIn(url, 'frank', `${sdk.server.url}/api/oauth2-redirect`);
+        page = await (await fetch(back)).text();
+      },
+    });
+    expect(page).toMatch(/Auth completed/);
+    expect(res.record.email).toBe('frank@example.com');
+    expect(res.meta?.isNew).toBe(true);
+    expect(pb.authStore.record?.id).toBe(res.record.id);
+  });
+
+  it('a redirect naming no waiting client (a forged state) forwards nothing', async () => {
+    const forged = await fetch(`${sdk.server.url}/api/oauth2-redirect?state=nobody-waits-here&code=abc`);
+    expect(forged.status).toBe(200);
+    expect(await forged.text()).toMatch(/Failed to authenticate/);
+    const posted = await fetch(`${sdk.server.url}/api/oauth2-redirect`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'state=&code=abc' });
+    expect(await posted.text()).toMatch(/Failed to authenticate/);
   });
 });
 

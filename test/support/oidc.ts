@@ -19,12 +19,13 @@ export interface TestIdp {
   clientSecret: string;
   redirectURL: string;
   accounts: Map<string, Account>;
-  /** Opens `authURL` as a browser would, signs in as `accountId`, consents; answers the redirect's URL. */
-  signIn(authURL: string, accountId: string): Promise<URL>;
+  /** Opens `authURL` as a browser would, signs in as `accountId`, consents; answers the redirect's URL (not opened). */
+  signIn(authURL: string, accountId: string, redirect?: string): Promise<URL>;
   close(): Promise<void>;
 }
 
-export async function startIdp(): Promise<TestIdp> {
+/** `moreRedirects`: other redirect URLs the client may use (a Deskbase's /api/oauth2-redirect). */
+export async function startIdp(moreRedirects: string[] = []): Promise<TestIdp> {
   const accounts = new Map<string, Account>();
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -33,9 +34,9 @@ export async function startIdp(): Promise<TestIdp> {
   const clientSecret = 'a-client-secret-of-the-test-provider';
   const redirectURL = 'http://127.0.0.1:9/oauth2-callback';
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectURL], grant_types: ['authorization_code'], response_types: ['code'] }],
+    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectURL, ...moreRedirects], grant_types: ['authorization_code'], response_types: ['code'] }],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'preferred_username', 'picture'] },
-    findAccount: async (_ctx, id) => {
+    findAccount: async (_ctx: unknown, id: string) => {
       const a = accounts.get(id);
       return a ? { accountId: id, claims: async () => ({ sub: id, ...a }) } : undefined;
     },
@@ -43,7 +44,7 @@ export async function startIdp(): Promise<TestIdp> {
   });
   server.on('request', provider.callback());
 
-  async function signIn(authURL: string, accountId: string): Promise<URL> {
+  async function signIn(authURL: string, accountId: string, redirect = redirectURL): Promise<URL> {
     const jar = new Map<string, string>();
     const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
     const keep = (res: Response) => {
@@ -61,7 +62,7 @@ export async function startIdp(): Promise<TestIdp> {
       const location = res.headers.get('location');
       if (location) {
         const next = new URL(location, url);
-        if (next.href.startsWith(redirectURL)) return next;
+        if (next.href.startsWith(redirect)) return next;
         url = next;
         init = {};
         continue;

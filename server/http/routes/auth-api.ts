@@ -1,9 +1,9 @@
 // Sign-in and refresh for any auth collection.
-import type { H3 } from 'h3';
-import { getCookie } from 'h3';
+import type { H3, H3Event } from 'h3';
+import { getCookie, HTTPResponse } from 'h3';
 import { ApiError, forbidden } from '../../errors.js';
 import type { Core } from '../../core/index.js';
-import { contextOf, param, stateOf } from '../request.js';
+import { clientOf, contextOf, param, stateOf } from '../request.js';
 import { AUTH_BODY_BYTES, readBodyObject } from '../body.js';
 import { authOf, COOKIE_NAME, sameOrigin, sessionCookie } from '../caller.js';
 import { isSuperuser } from '../../model/types.js';
@@ -40,6 +40,22 @@ export function registerAuth(app: H3, core: Core): void {
     const signIn = await core.oauth2.signIn(param(event, 'collection'), body, ctx, event.req.headers.get('user-agent') ?? '');
     return { token: signIn.token, record: signIn.record, meta: signIn.meta };
   });
+
+  // PocketBase's /api/oauth2-redirect (GET; POST for providers that post the answer): forwards the
+  // provider's code and state to the realtime client waiting on `@oauth2` (the SDK's authWithOAuth2),
+  // then answers a page the user may close. Deskbase has no admin UI pages for it, so it answers them
+  // itself, as PocketBase without its UI does.
+  const oauth2Redirect = async (event: H3Event, data: Record<string, unknown>) => {
+    const text = (k: string) => (typeof data[k] === 'string' ? (data[k] as string) : '');
+    const form = { state: text('state'), code: text('code'), error: text('error') };
+    const sent = form.state !== '' && core.realtime.broker.oauth2Redirect(form.state, clientOf(event), form);
+    const ok = sent && form.error === '' && form.code !== '';
+    return new HTTPResponse(ok ? 'Auth completed. You can close this window and go back to the app.' : 'Failed to authenticate. You can close this window and go back to the app to try again.', {
+      status: 200, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+    });
+  };
+  app.get('/api/oauth2-redirect', (event) => oauth2Redirect(event, Object.fromEntries(new URL(event.req.url).searchParams)));
+  app.post('/api/oauth2-redirect', async (event) => oauth2Redirect(event, await readBodyObject(event, AUTH_BODY_BYTES)));
 
   // PocketBase's impersonate: superusers only (anyone else, signed out included, is its 403)
   app.post('/api/collections/:collection/impersonate/:id', async (event) => {
