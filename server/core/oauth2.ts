@@ -233,71 +233,83 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
         throw badRequest('Failed to fetch OAuth2 user.');
       }
 
-      const caller = ctx.request.auth && ctx.request.auth.collection.id === c.id ? ctx.request.auth : null;
-      const link = await findLink(store, c.id, p.name, user.id);
-      let record: Row | undefined;
-      if (link) {
-        record = await store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [link.recordRef]);
-        if (!record) throw badRequest('Failed to authenticate.');
-      } else if (caller) record = caller.record;
-      else if (user.email !== '') record = await byEmail(c, user.email); // a verified address only (oauth2-providers.ts)
-      const isNew = record === undefined;
+      let linked = false;
+      const complete = async (): Promise<SignIn & { meta: unknown }> => {
+        const caller = ctx.request.auth && ctx.request.auth.collection.id === c.id ? ctx.request.auth : null;
+        const link = await findLink(store, c.id, p.name, user.id);
+        linked = link !== undefined;
+        let record: Row | undefined;
+        if (link) {
+          record = await store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [link.recordRef]);
+          if (!record) throw badRequest('Failed to authenticate.');
+        } else if (caller) record = caller.record;
+        else if (user.email !== '') record = await byEmail(c, user.email); // a verified address only (oauth2-providers.ts)
+        const isNew = record === undefined;
 
-      let signedIn: { id: string; token: string; sessionId: string };
-      if (!record) {
-        if (c.id === SUPERUSERS_ID) throw badRequest('Failed to authenticate.'); // superusers never sign up this way
-        const payload = await newRecordPayload(c, user, form.createData);
-        const id = typeof payload.id === 'string' && payload.id !== '' ? payload.id : newId();
-        payload.id = id;
-        const oauthCtx: RequestContext = { ...ctx, request: { ...ctx.request, context: 'oauth2', body: payload } };
-        let create: PreparedWrite<unknown>;
-        try {
-          create = await writes.prepareCreate(c, payload, oauthCtx);
-        } catch (err) {
-          if (err instanceof ApiError && err.status < 500) throw new ApiError(400, 'Failed to authenticate.', err.data);
-          throw err;
-        }
-        const finish: PreparedWrite<unknown> = {
-          async apply(tx) {
-            // verified as long as the e-mail is the provider's (verified) one, even both empty (PocketBase)
-            await tx.run(`UPDATE ${ident(c.name)} SET "verified" = ? WHERE "id" = ? AND "email" = ?`, [verifiedTrue(c), id, user.email]);
-            await addLink(tx, c.id, id, p.name, user.id);
-            return sessions.start(tx, c.id, id, userAgent);
-          },
-        };
-        const [, started] = (await writes.commit([create, finish])) as [unknown, { token: string; session: { id: string } }];
-        signedIn = { id, token: started.token, sessionId: started.session.id };
-      } else {
-        const r = record;
-        const id = String(r.id);
-        const email = typeof r.email === 'string' ? r.email : '';
-        const verified = (r.verified as unknown) === true || r.verified === 1;
-        const isCaller = caller !== null && String(caller.record.id) === id;
-        // an unverified account of that address: whoever registered it first loses its password (PocketBase)
-        const newPassword = !isCaller && email !== '' && !verified ? await passwords.hash(randomString(30), ctx.request.client) : null;
-        const started = await store.write(async (tx) => {
-          if (newPassword !== null) {
-            await tx.run(`UPDATE ${ident(c.name)} SET "password" = ? WHERE "id" = ?`, [newPassword, id]);
-            await sessions.endAllFor(tx, c.id, id);
+        let signedIn: { id: string; token: string; sessionId: string };
+        if (!record) {
+          if (c.id === SUPERUSERS_ID) throw badRequest('Failed to authenticate.'); // superusers never sign up this way
+          const payload = await newRecordPayload(c, user, form.createData);
+          const id = typeof payload.id === 'string' && payload.id !== '' ? payload.id : newId();
+          payload.id = id;
+          const oauthCtx: RequestContext = { ...ctx, request: { ...ctx.request, context: 'oauth2', body: payload } };
+          let create: PreparedWrite<unknown>;
+          try {
+            create = await writes.prepareCreate(c, payload, oauthCtx);
+          } catch (err) {
+            if (err instanceof ApiError && err.status < 500) throw new ApiError(400, 'Failed to authenticate.', err.data);
+            throw err;
           }
-          if (email === '' && user.email !== '') await tx.run(`UPDATE ${ident(c.name)} SET "email" = ? WHERE "id" = ?`, [user.email, id]);
-          const nowEmail = email === '' ? user.email : email;
-          if (!verified && (nowEmail === '' || nowEmail === user.email)) await tx.run(`UPDATE ${ident(c.name)} SET "verified" = ? WHERE "id" = ?`, [verifiedTrue(c), id]);
-          if (!link) await addLink(tx, c.id, id, p.name, user.id);
-          return sessions.start(tx, c.id, id, userAgent);
-        });
-        signedIn = { id, token: started.token, sessionId: started.session.id };
-      }
+          const finish: PreparedWrite<unknown> = {
+            async apply(tx) {
+              // verified as long as the e-mail is the provider's (verified) one, even both empty (PocketBase)
+              await tx.run(`UPDATE ${ident(c.name)} SET "verified" = ? WHERE "id" = ? AND "email" = ?`, [verifiedTrue(c), id, user.email]);
+              await addLink(tx, c.id, id, p.name, user.id);
+              return sessions.start(tx, c.id, id, userAgent);
+            },
+          };
+          const [, started] = (await writes.commit([create, finish])) as [unknown, { token: string; session: { id: string } }];
+          signedIn = { id, token: started.token, sessionId: started.session.id };
+        } else {
+          const r = record;
+          const id = String(r.id);
+          const email = typeof r.email === 'string' ? r.email : '';
+          const verified = (r.verified as unknown) === true || r.verified === 1;
+          const isCaller = caller !== null && String(caller.record.id) === id;
+          // an unverified account of that address: whoever registered it first loses its password (PocketBase)
+          const newPassword = !isCaller && email !== '' && !verified ? await passwords.hash(randomString(30), ctx.request.client) : null;
+          const started = await store.write(async (tx) => {
+            if (newPassword !== null) {
+              await tx.run(`UPDATE ${ident(c.name)} SET "password" = ? WHERE "id" = ?`, [newPassword, id]);
+              await sessions.endAllFor(tx, c.id, id);
+            }
+            if (email === '' && user.email !== '') await tx.run(`UPDATE ${ident(c.name)} SET "email" = ? WHERE "id" = ?`, [user.email, id]);
+            const nowEmail = email === '' ? user.email : email;
+            if (!verified && (nowEmail === '' || nowEmail === user.email)) await tx.run(`UPDATE ${ident(c.name)} SET "verified" = ? WHERE "id" = ?`, [verifiedTrue(c), id]);
+            if (!link) await addLink(tx, c.id, id, p.name, user.id);
+            return sessions.start(tx, c.id, id, userAgent);
+          });
+          signedIn = { id, token: started.token, sessionId: started.session.id };
+        }
 
-      const row = await store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [signedIn.id]);
-      if (!row) throw badRequest('Failed to authenticate.');
-      const held = { collection: c, record: row, sessionId: signedIn.sessionId };
-      if (!(await auth.passesAuthRule(c, row, ctx))) {
-        await store.write(async (tx) => sessions.end(tx, signedIn.sessionId));
-        throw new ApiError(403, "The request doesn't satisfy the collection requirements to authenticate.");
+        const row = await store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [signedIn.id]);
+        if (!row) throw badRequest('Failed to authenticate.');
+        const held = { collection: c, record: row, sessionId: signedIn.sessionId };
+        if (!(await auth.passesAuthRule(c, row, ctx))) {
+          await store.write(async (tx) => sessions.end(tx, signedIn.sessionId));
+          throw new ApiError(403, "The request doesn't satisfy the collection requirements to authenticate.");
+        }
+        const meta = { ...user, avatarUrl: user.avatarURL, isNew };
+        return { token: signedIn.token, record: await auth.presentSelf(held, ctx), meta };
+      };
+      try {
+        return await complete();
+      } catch (err) {
+        // the same provider account signing in twice at once: the other request linked it first (a unique
+        // index refused this one, nothing of it kept), so this one signs in through that link
+        if (!linked && (await findLink(store, c.id, p.name, user.id))) return complete();
+        throw err;
       }
-      const meta = { ...user, avatarUrl: user.avatarURL, isNew };
-      return { token: signedIn.token, record: await auth.presentSelf(held, ctx), meta };
     },
   };
 }

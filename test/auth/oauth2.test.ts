@@ -110,6 +110,18 @@ describe('auth-with-oauth2', () => {
     expect(Object.keys(blank.response.data).sort()).toEqual(['code', 'redirectURL']);
   });
 
+  it('the same new account signing in twice at once gets one record and one link', async () => {
+    idp.accounts.set('gina', { email: 'gina@example.com', email_verified: true, name: 'Gina' });
+    const grants = await Promise.all([0, 1].map(async () => {
+      const p = (await sdk.client().collection('users').listAuthMethods()).oauth2.providers[0]!;
+      return { p, code: (await idp.signIn(p.authURL + encodeURIComponent(idp.redirectURL), 'gina')).searchParams.get('code')! };
+    }));
+    const both = await Promise.all(grants.map(({ p, code }) => sdk.client().collection('users').authWithOAuth2Code('oidc', code, p.codeVerifier, idp.redirectURL)));
+    expect(both[0]!.record.id).toBe(both[1]!.record.id);
+    expect(both.map((r) => r.meta?.isNew).sort()).toEqual([false, true]);
+    expect((await sdk.admin.collection('_externalAuths').getFullList({ filter: `recordRef = "${both[0]!.record.id}"` })).length).toBe(1);
+  });
+
   it('answers 403 for a collection without OAuth2', async () => {
     const err = await failure(sdk.client().collection('_superusers').authWithOAuth2Code('oidc', 'c', 'v', idp.redirectURL));
     expect(err.status).toBe(403);
