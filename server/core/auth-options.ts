@@ -336,18 +336,6 @@ export function storeAuthOptions(c: Collection, options: AuthOptions): void {
   for (const key of STORED_AUTH_OPTION_KEYS) (c as unknown as Record<string, unknown>)[key] = options[key];
 }
 
-/**
- * What the collection's fields make impossible to honour: an OAuth2 avatar mapped to a file field
- * (PocketBase downloads the picture into it; Deskbase does not yet). Refused while OAuth2 is on.
- */
-export function refuseUnhonouredAuthOptions(c: Collection, options: AuthOptions, errors: ErrorData): void {
-  const avatar = c.fields.find((f) => f.name === options.oauth2.mappedFields.avatarURL);
-  if (options.oauth2.enabled && avatar?.type === 'file') {
-    const prev = isRecord(errors.oauth2) ? (errors.oauth2 as ErrorData) : {};
-    errors.oauth2 = { ...prev, mappedFields: { avatarURL: notSupported('Downloading the OAuth2 avatar into a file field (map it to a text or url field)') } };
-  }
-}
-
 /** Auth options sent for a collection that is not an auth collection: refused, naming each key. */
 export function refuseAuthOptions(input: Record<string, unknown>, errors: ErrorData): void {
   for (const key of AUTH_OPTION_KEYS) {

@@ -6,7 +6,7 @@ import { checkRule, type Dialect } from '../rules/compile.js';
 import { defineField } from './fields/index.js';
 import { isRecord } from '../json-object.js';
 import { NAME_PATTERN, normalizeIndexes } from './collections-input-indexes.js';
-import { authOptionsOf, readAuthOptions, refuseAuthOptions, refuseUnhonouredAuthOptions, storeAuthOptions } from './auth-options.js';
+import { authOptionsOf, readAuthOptions, refuseAuthOptions, storeAuthOptions } from './auth-options.js';
 import type { Collection, Field, Lookup, RuleKey } from '../model/types.js';
 import { RULE_KEYS } from '../model/types.js';
 import { ID_PATTERN } from './ids.js';
@@ -232,7 +232,6 @@ export async function buildCollection(input: unknown, ctx: InputContext, default
     const { options, identityFields } = readAuthOptions(input, authOptionsOf(base), errors);
     normalizeIdentityFields(input.identityFields ?? identityFields, base, errors);
     storeAuthOptions(base, options);
-    refuseUnhonouredAuthOptions(base, options, errors);
   } else refuseAuthOptions(input, errors);
   if (Object.keys(errors).length > 0) {
     throw new ApiError(400, prev ? 'Failed to update collection.' : 'Failed to create collection.', errors);

@@ -5,6 +5,11 @@
 // the linked record signed in, or the account with the provider's VERIFIED e-mail linked, or a new
 // record created under the createRule. Outbound requests are bounded in time and size.
 import { createHash, randomInt } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { FileStorage } from '../files/storage.js';
+import { StagedFile } from '../files/staged.js';
+import { effectiveMaxSize } from './fields/file.js';
+import { uploadsIn } from './writes/file-uploads.js';
 import type { CoreEnv } from './env.js';
 import { ApiError, badRequest, fieldError, forbidden, type ErrorData } from '../errors.js';
 import { isRecord } from '../json-object.js';
@@ -120,11 +125,34 @@ async function fetchUser(p: Provider, token: TokenAnswer): Promise<OAuth2User> {
   return { ...user, rawUser: raw, accessToken: token.accessToken, refreshToken: token.refreshToken, expiry: token.expiry };
 }
 
+/** PocketBase gives an avatar's download 15 seconds. */
+export const AVATAR_TIMEOUT_MS = 15_000;
+
+/** The picture at `url` received as an upload (files/storage.ts), or null when it cannot be had within the bounds. */
+async function downloadAvatar(storage: FileStorage, url: string, maxBytes: number, report: (error: unknown) => void): Promise<StagedFile | null> {
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+    const res = await fetch(u, { signal: AbortSignal.timeout(AVATAR_TIMEOUT_MS) });
+    if (!res.ok || !res.body) return null;
+    if (Number(res.headers.get('content-length') ?? '0') > maxBytes) {
+      await res.body.cancel();
+      return null;
+    }
+    const name = decodeURIComponent(u.pathname.split('/').pop() ?? '') || 'avatar';
+    const file = await storage.receive(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), name, maxBytes);
+    return file instanceof StagedFile ? file : null;
+  } catch (err) {
+    report(new Error(`OAuth2 avatar not downloaded from ${url}: ${err instanceof Error ? err.message : String(err)}`));
+    return null;
+  }
+}
+
 /** `verified` = true as the collection stores it (field-values.ts). */
 const verifiedTrue = (c: Collection) => toStoredValue(c.fields.find((f) => f.name === 'verified')!, true);
 
-export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'credentials' | 'dialect'>, auth: Auth, writes: RecordWrites) {
-  const { store, sessions, credentials: { passwords }, dialect } = env;
+export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'credentials' | 'dialect' | 'storage' | 'report'>, auth: Auth, writes: RecordWrites) {
+  const { store, sessions, credentials: { passwords }, dialect, storage, report } = env;
 
   /** The providers auth-methods lists, each with a fresh state and PKCE pair (PocketBase keeps none of them). */
   function providersOf(c: Collection): unknown[] {
@@ -196,7 +224,15 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
       const taken = await store.get(`SELECT 1 AS x FROM ${ident(c.name)} WHERE ${ident(mapped.username)} = ? LIMIT 1`, [user.username]);
       if (field?.type === 'text' && !taken) payload[mapped.username] = user.username;
     }
-    if (mapped.avatarURL !== '' && !has(mapped.avatarURL) && user.avatarURL !== '') payload[mapped.avatarURL] = user.avatarURL;
+    if (mapped.avatarURL !== '' && !has(mapped.avatarURL) && user.avatarURL !== '') {
+      const field = c.fields.find((f) => f.name === mapped.avatarURL);
+      if (field?.type === 'file') {
+        // downloaded into the file field as PocketBase does (bounded: AVATAR_TIMEOUT_MS, the field's
+        // maxSize); one that cannot be had is left out, the sign-up goes on
+        const file = await downloadAvatar(storage, user.avatarURL, effectiveMaxSize(field), report);
+        if (file) payload[mapped.avatarURL] = file;
+      } else payload[mapped.avatarURL] = user.avatarURL;
+    }
     return payload;
   }
 
@@ -257,6 +293,7 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
           try {
             create = await writes.prepareCreate(c, payload, oauthCtx);
           } catch (err) {
+            await storage.discard(uploadsIn(c, payload));
             if (err instanceof ApiError && err.status < 500) throw new ApiError(400, 'Failed to authenticate.', err.data);
             throw err;
           }

@@ -4,6 +4,8 @@
 // e-mail, a bad verifier or provider refused, `_externalAuths` listed and unlinked, and the options:
 // the client secret never answered, what Deskbase cannot honour refused naming it.
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type PocketBase from 'pocketbase';
 import { failure, sdkSuite } from '../support/sdk-server.js';
@@ -156,6 +158,34 @@ describe('the SDK\'s all-in-one authWithOAuth2 over realtime, through /api/oauth
   });
 });
 
+describe('an avatar mapped to a file field', () => {
+  it('is downloaded into it (bounded by the field\'s maxSize); one too large is left out and the sign-up goes on', async () => {
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+    const pictures = createServer((req, res) => {
+      const body = req.url === '/huge.png' ? Buffer.concat([png, Buffer.alloc(6 << 20)]) : png;
+      res.writeHead(200, { 'content-type': 'image/png' }).end(body);
+    });
+    await new Promise<void>((resolve) => pictures.listen(0, '127.0.0.1', resolve));
+    const host = `http://127.0.0.1:${(pictures.address() as AddressInfo).port}`;
+    try {
+      await sdk.admin.collections.update('users', { oauth2: { mappedFields: { avatarURL: 'avatar' } } });
+      idp.accounts.set('hank', { email: 'hank@example.com', email_verified: true, picture: `${host}/hank.png` });
+      idp.accounts.set('ida', { email: 'ida@example.com', email_verified: true, picture: `${host}/huge.png` });
+      const hank = await signIn(sdk.client(), 'hank');
+      expect(hank.record.avatar).toMatch(/^hank_\w+\.png$/);
+      const file = await fetch(`${sdk.server.url}/api/files/users/${hank.record.id}/${hank.record.avatar}`);
+      expect(Buffer.from(await file.arrayBuffer()).equals(png)).toBe(true);
+      const ida = await signIn(sdk.client(), 'ida');
+      expect(ida.meta?.isNew).toBe(true);
+      expect(ida.record.avatar).toBe('');
+    } finally {
+      await sdk.admin.collections.update('users', { oauth2: { mappedFields: { avatarURL: 'picture' } } });
+      pictures.closeAllConnections();
+      await new Promise<void>((resolve) => pictures.close(() => resolve()));
+    }
+  });
+});
+
 describe('_externalAuths', () => {
   it('the owner lists and unlinks its own links; others see none; deleting the user deletes them', async () => {
     idp.accounts.set('dave', { email: 'dave@example.com', email_verified: true, name: 'Dave' });
@@ -198,7 +228,6 @@ describe('OAuth2 options', () => {
     expect((await refused({ providers: [{ ...provider(), extra: { jwksURL: 'https://x' } }] })).providers['0'].extra.code).toBe('validation_not_supported');
     expect((await refused({ providers: [provider(), provider()] })).providers['1'].name.code).toBe('validation_duplicated_provider');
     expect((await refused({ providers: [{ ...provider(), clientSecret: '', name: 'google' }] })).providers['0'].clientSecret.code).toBe('validation_required');
-    expect((await refused({ mappedFields: { avatarURL: 'avatar' } })).mappedFields.avatarURL.code).toBe('validation_not_supported');
     expect((await sdk.admin.collections.getOne('users')).oauth2.providers.map((p: { name: string }) => p.name)).toEqual(['oidc']);
   });
 });
