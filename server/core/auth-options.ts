@@ -188,8 +188,7 @@ const isHttpUrl = (v: string): boolean => {
  * One submitted OAuth2 provider config (PocketBase's OAuth2ProviderConfig with its validation). A
  * config submitted without `clientSecret` keeps the stored one of the provider of the same name (the
  * answers never carry it). What Deskbase cannot honour is refused naming it: a provider PocketBase has
- * and Deskbase not yet, an `oidc` without userInfoURL (PocketBase then reads an id_token Deskbase does
- * not verify), `extra` settings (only id_token providers read them).
+ * and Deskbase not yet, `extra` settings other than an OpenID provider's jwksURL and issuers.
  */
 function readProvider(input: unknown, stored: readonly OAuth2ProviderConfig[], errors: ErrorData, key: string): OAuth2ProviderConfig {
   const empty: OAuth2ProviderConfig = { name: '', clientId: '', clientSecret: '', authURL: '', tokenURL: '', userInfoURL: '', displayName: '', pkce: null, extra: null };
@@ -208,8 +207,17 @@ function readProvider(input: unknown, stored: readonly OAuth2ProviderConfig[], e
   if (p.clientSecret === '' && before) p.clientSecret = before.clientSecret;
   if (r.has('pkce') && r.input.pkce !== null) p.pkce = r.bool('pkce', false);
   if (r.has('extra') && r.input.extra !== null) {
+    // only the id_token's checks read extra settings (oauth2.ts): an OpenID provider's jwksURL and issuers
     const extra = r.object('extra');
-    if (extra && Object.keys(extra).length > 0) r.errors.extra = notSupported(`Provider extra settings (${Object.keys(extra).join(', ')})`);
+    if (extra) {
+      const e = new OptionObject(extra, name.startsWith('oidc') ? ['jwksURL', 'issuers'] : []);
+      const jwks = e.string('jwksURL', '');
+      if (e.errors.jwksURL === undefined && jwks !== '' && !isHttpUrl(jwks)) e.errors.jwksURL = fieldError('validation_is_url', 'Must be a valid URL.');
+      if (e.has('issuers') && (!Array.isArray(e.input.issuers) || e.input.issuers.some((i) => typeof i !== 'string'))) e.errors.issuers = invalidValue('Must be a list of strings.');
+      for (const key of Object.keys(e.errors)) if ((e.errors[key] as FieldError).code === 'validation_unknown_option') e.errors[key] = notSupported(`The provider extra setting "${key}"`);
+      if (Object.keys(e.errors).length > 0) r.errors.extra = e.errors;
+      else p.extra = extra;
+    }
   }
   if (r.errors.name === undefined) {
     if (name === '') r.errors.name = fieldError('validation_required', 'Cannot be blank.');
@@ -224,7 +232,6 @@ function readProvider(input: unknown, stored: readonly OAuth2ProviderConfig[], e
   if (spec) {
     // the generic OpenID provider has no endpoints of its own
     for (const k of ['authURL', 'tokenURL'] as const) if (r.errors[k] === undefined && p[k] === '' && spec[k] === '') r.errors[k] = fieldError('validation_required', 'Cannot be blank.');
-    if (r.errors.userInfoURL === undefined && p.userInfoURL === '' && spec.userInfoURL === '') r.errors.userInfoURL = notSupported('Reading the user from the id_token (without a userInfoURL)');
   }
   if (Object.keys(r.errors).length > 0) errors[key] = r.errors;
   return p;

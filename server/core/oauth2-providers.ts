@@ -3,7 +3,8 @@
 // ever a VERIFIED address (empty when the provider does not vouch for it): auth-with-oauth2 links an
 // existing account by e-mail only then (oauth2.ts), so no one takes over an account by registering its
 // address at a provider. The generic `oidc` (and `oidc2`, `oidc3`) has no endpoints of its own: the
-// collection's provider config gives them (PocketBase does no discovery either).
+// collection's provider config gives them (PocketBase does no discovery either); without a
+// userInfoURL it reads the id_token (oauth2.ts idTokenClaims, with `extra.jwksURL` and `extra.issuers`).
 import { isRecord } from '../json-object.js';
 
 /** PocketBase's AuthUser, as its `meta` answers it (with `isNew` added by the caller). */
@@ -28,6 +29,9 @@ export interface ProviderSpec {
   userInfoURL: string;
   scopes: string[];
   pkce: boolean;
+  /** Providers read from the id_token (no userInfoURL): the keys and issuers it is checked against. */
+  jwksURL?: string;
+  issuers?: string[];
   /** The user info as PocketBase reads it; `get` fetches another of the provider's URLs with the token (GitHub's e-mails). */
   user(raw: Record<string, unknown>, get: (url: string) => Promise<unknown>): Promise<Omit<OAuth2User, 'rawUser' | 'accessToken' | 'refreshToken' | 'expiry'>>;
 }
@@ -73,6 +77,15 @@ export const PROVIDERS: Readonly<Record<string, () => ProviderSpec>> = {
     // PocketBase trusts the e-mail of an account whose address GitLab confirmed
     user: async (raw) => ({ id: str(raw.id), name: str(raw.name), username: str(raw.username), avatarURL: str(raw.avatar_url), email: str(raw.confirmed_at) !== '' ? str(raw.email) : '' }),
   }),
+  // Apple has no user-info URL: the id_token, checked against Apple's keys (PocketBase's apple.go; the
+  // name Apple posts once to the redirect is not kept)
+  apple: () => ({
+    displayName: 'Apple', pkce: true,
+    authURL: 'https://appleid.apple.com/auth/authorize', tokenURL: 'https://appleid.apple.com/auth/token', userInfoURL: '',
+    jwksURL: 'https://appleid.apple.com/auth/keys', issuers: ['https://appleid.apple.com'],
+    scopes: ['name', 'email'],
+    user: async (raw) => ({ id: str(raw.sub), name: '', username: '', avatarURL: '', email: truthy(raw.email_verified) ? str(raw.email) : '' }),
+  }),
   discord: () => ({
     displayName: 'Discord', pkce: true,
     authURL: 'https://discord.com/api/oauth2/authorize', tokenURL: 'https://discord.com/api/oauth2/token', userInfoURL: 'https://discord.com/api/users/@me',
@@ -95,10 +108,10 @@ export const PROVIDERS: Readonly<Record<string, () => ProviderSpec>> = {
 
 /**
  * Providers PocketBase has that Deskbase does not (yet): configuring one is refused with a 400 naming
- * it. Microsoft and Apple read the e-mail from a signed id_token, which Deskbase does not verify yet.
+ * it. Microsoft reads the e-mail from id_token claims of its own (not built yet).
  */
 export const POCKETBASE_ONLY_PROVIDERS = new Set([
-  'apple', 'microsoft', 'facebook', 'instagram2', 'twitter', 'spotify', 'kakao', 'twitch', 'strava', 'gitee', 'gitea',
+  'microsoft', 'facebook', 'instagram2', 'twitter', 'spotify', 'kakao', 'twitch', 'strava', 'gitee', 'gitea',
   'livechat', 'bitbucket', 'patreon', 'mailcow', 'vk', 'yandex', 'planningcenter', 'notion', 'monday', 'wakatime',
   'linear', 'box', 'lark', 'trakt',
 ]);

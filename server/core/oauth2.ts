@@ -4,7 +4,7 @@
 // auth-with-oauth2: the code exchanged at the provider (with the PKCE verifier), its user read, then
 // the linked record signed in, or the account with the provider's VERIFIED e-mail linked, or a new
 // record created under the createRule. Outbound requests are bounded in time and size.
-import { createHash, randomInt } from 'node:crypto';
+import { createHash, createPublicKey, randomInt, verify } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FileStorage } from '../files/storage.js';
 import { StagedFile } from '../files/staged.js';
@@ -79,7 +79,7 @@ async function send(url: string, init: RequestInit): Promise<{ status: number; t
   return { status: res.status, type: res.headers.get('content-type') ?? '', text: Buffer.concat(chunks).toString('utf8') };
 }
 
-interface TokenAnswer { accessToken: string; refreshToken: string; expiry: string }
+interface TokenAnswer { accessToken: string; refreshToken: string; expiry: string; idToken: string }
 
 /** PocketBase's DateTime text ("2006-01-02 15:04:05.000Z"), '' for none. */
 const dateTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ');
@@ -108,8 +108,52 @@ async function exchange(p: Provider, code: string, verifier: string, redirectURL
   return {
     accessToken,
     refreshToken: typeof fields.refresh_token === 'string' ? fields.refresh_token : '',
+    idToken: typeof fields.id_token === 'string' ? fields.id_token : '',
     expiry: Number.isFinite(expiresIn) && expiresIn > 0 ? dateTime(Date.now() + expiresIn * 1000) : '',
   };
+}
+
+/** PocketBase's id_token leeway for its times. */
+const ID_TOKEN_LEEWAY_S = 300;
+const JWS_ALGORITHMS: Record<string, string | null> = { RS256: 'sha256', RS384: 'sha384', RS512: 'sha512', EdDSA: null };
+
+/**
+ * The claims of the id_token the token endpoint answered, checked as PocketBase's parseIdToken: its
+ * times (5 minutes' leeway), the client id among its audiences, its issuer among `issuers` when given,
+ * and its signature by a key of `jwksURL` when given (RSA or Ed25519, the key's own `alg`).
+ */
+async function idTokenClaims(p: Provider, idToken: string): Promise<Record<string, unknown>> {
+  const parts = idToken.split('.');
+  if (parts.length !== 3) throw new Error('no id_token');
+  const part = (i: number): Record<string, unknown> => {
+    const v: unknown = JSON.parse(Buffer.from(parts[i]!, 'base64url').toString('utf8'));
+    if (!isRecord(v)) throw new Error('malformed id_token');
+    return v;
+  };
+  const header = part(0);
+  const claims = part(1);
+  const now = Date.now() / 1000;
+  const num = (k: string) => (typeof claims[k] === 'number' ? (claims[k] as number) : null);
+  if (num('exp') !== null && now > num('exp')! + ID_TOKEN_LEEWAY_S) throw new Error('id_token expired');
+  if (num('iat') !== null && num('iat')! > now + ID_TOKEN_LEEWAY_S) throw new Error('id_token issued in the future');
+  if (num('nbf') !== null && num('nbf')! > now + ID_TOKEN_LEEWAY_S) throw new Error('id_token not valid yet');
+  const aud = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+  if (!aud.includes(p.config.clientId)) throw new Error('id_token is for another client');
+  const extra = p.config.extra ?? {};
+  const issuers = Array.isArray(extra.issuers) ? extra.issuers.filter((i): i is string => typeof i === 'string') : p.spec.issuers ?? [];
+  if (issuers.length > 0 && !issuers.includes(String(claims.iss))) throw new Error('id_token of another issuer');
+  const jwksURL = typeof extra.jwksURL === 'string' && extra.jwksURL !== '' ? extra.jwksURL : p.spec.jwksURL ?? '';
+  if (jwksURL !== '') {
+    const res = await send(jwksURL, { headers: { accept: 'application/json' } });
+    const set: unknown = JSON.parse(res.text);
+    const keys = isRecord(set) && Array.isArray(set.keys) ? set.keys : [];
+    const key = keys.find((k): k is Record<string, unknown> => isRecord(k) && k.kid === header.kid && typeof k.alg === 'string' && k.alg !== '');
+    if (!key || header.alg !== key.alg || !Object.hasOwn(JWS_ALGORITHMS, String(key.alg))) throw new Error('no key for the id_token');
+    const publicKey = createPublicKey({ key: key as import('node:crypto').JsonWebKey, format: 'jwk' });
+    const ok = verify(JWS_ALGORITHMS[String(key.alg)] ?? null, Buffer.from(`${parts[0]}.${parts[1]}`), publicKey, Buffer.from(parts[2]!, 'base64url'));
+    if (!ok) throw new Error('id_token signature is not valid');
+  }
+  return claims;
 }
 
 async function fetchUser(p: Provider, token: TokenAnswer): Promise<OAuth2User> {
@@ -118,7 +162,8 @@ async function fetchUser(p: Provider, token: TokenAnswer): Promise<OAuth2User> {
     if (res.status < 200 || res.status > 299) throw new Error(`user info answered ${res.status}`);
     return JSON.parse(res.text) as unknown;
   };
-  const raw = await get(p.userInfoURL);
+  // an OpenID provider without a user-info URL, and Apple: the id_token's claims (checked: idToken)
+  const raw = p.userInfoURL === '' ? await idTokenClaims(p, token.idToken) : await get(p.userInfoURL);
   if (!isRecord(raw)) throw new Error('user info is not an object');
   const user = await p.spec.user(raw, get);
   if (user.id === '') throw new Error('user info names no id');
@@ -164,6 +209,7 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
       if (!p) continue;
       const state = randomString(30);
       const params: Record<string, string> = { client_id: config.clientId, response_type: 'code', scope: p.spec.scopes.join(' '), state };
+      if (p.name === 'apple') params.response_mode = 'form_post'; // Apple posts its answer (to /api/oauth2-redirect)
       let codeVerifier = '';
       let codeChallenge = '';
       let codeChallengeMethod = '';

@@ -41,6 +41,13 @@ describe('named OAuth2 providers', () => {
     expect(await d.user({ ...raw, global_name: 'D', verified: false }, noGet)).toMatchObject({ name: 'D', email: '' });
   });
 
+  it('Apple: read from its id_token, checked against Apple\'s keys and issuer; email_verified as Apple sends it (a string)', async () => {
+    const a = PROVIDERS.apple!();
+    expect(a).toMatchObject({ userInfoURL: '', jwksURL: 'https://appleid.apple.com/auth/keys', issuers: ['https://appleid.apple.com'] });
+    expect(await a.user({ sub: 'a1', email: 'a@privaterelay.appleid.com', email_verified: 'true' }, noGet)).toMatchObject({ id: 'a1', email: 'a@privaterelay.appleid.com' });
+    expect((await a.user({ sub: 'a1', email: 'a@example.com', email_verified: 'false' }, noGet)).email).toBe('');
+  });
+
   it('OIDC: email_verified as a boolean or a string', async () => {
     const o = PROVIDERS.oidc!();
     expect((await o.user({ sub: 's', email: 'o@example.com', email_verified: 'true' }, noGet)).email).toBe('o@example.com');

@@ -158,6 +158,29 @@ describe('the SDK\'s all-in-one authWithOAuth2 over realtime, through /api/oauth
   });
 });
 
+describe('an OpenID provider without a user-info URL: the id_token', () => {
+  it('signs in from the id_token\'s claims, checked against the provider\'s keys and issuer; a wrong issuer is refused', async () => {
+    const byToken = (issuers: string[]) => ({ ...provider(), name: 'oidc2', userInfoURL: '', extra: { jwksURL: `${idp.issuer}/jwks`, issuers } });
+    const signInWith = async (account: string) => {
+      const pb = sdk.client();
+      const p = (await pb.collection('users').listAuthMethods()).oauth2.providers.find((x) => x.name === 'oidc2')!;
+      const back = await idp.signIn(p.authURL + encodeURIComponent(idp.redirectURL), account);
+      return pb.collection('users').authWithOAuth2Code('oidc2', back.searchParams.get('code')!, p.codeVerifier, idp.redirectURL);
+    };
+    try {
+      await sdk.admin.collections.update('users', { oauth2: { providers: [provider(), byToken([idp.issuer])] } });
+      idp.accounts.set('jane', { email: 'jane@example.com', email_verified: true, name: 'Jane' });
+      const jane = await signInWith('jane');
+      expect(jane.record).toMatchObject({ email: 'jane@example.com', name: 'Jane', verified: true });
+      expect(jane.meta?.rawUser).toMatchObject({ iss: idp.issuer, aud: idp.clientId, sub: 'jane' });
+      await sdk.admin.collections.update('users', { oauth2: { providers: [provider(), byToken(['https://another.example.com'])] } });
+      expect((await failure(signInWith('jane'))).message).toBe('Failed to fetch OAuth2 user.');
+    } finally {
+      await sdk.admin.collections.update('users', { oauth2: { providers: [provider()] } });
+    }
+  });
+});
+
 describe('an avatar mapped to a file field', () => {
   it('is downloaded into it (bounded by the field\'s maxSize); one too large is left out and the sign-up goes on', async () => {
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
@@ -224,8 +247,8 @@ describe('OAuth2 options', () => {
     const refused = async (oauth2: unknown) => (await failure(sdk.admin.collections.update('users', { oauth2 }))).response.data.oauth2;
     expect((await refused({ providers: [{ ...provider(), name: 'microsoft' }] })).providers['0'].name.code).toBe('validation_not_supported');
     expect((await refused({ providers: [{ ...provider(), name: 'nope' }] })).providers['0'].name.code).toBe('validation_missing_provider');
-    expect((await refused({ providers: [{ ...provider(), userInfoURL: '' }] })).providers['0'].userInfoURL.code).toBe('validation_not_supported');
-    expect((await refused({ providers: [{ ...provider(), extra: { jwksURL: 'https://x' } }] })).providers['0'].extra.code).toBe('validation_not_supported');
+    expect((await refused({ providers: [{ ...provider(), extra: { prompt: 'x' } }] })).providers['0'].extra.prompt.code).toBe('validation_not_supported');
+    expect((await refused({ providers: [{ ...provider(), name: 'google', extra: { jwksURL: 'https://x' } }] })).providers['0'].extra.jwksURL.code).toBe('validation_not_supported');
     expect((await refused({ providers: [provider(), provider()] })).providers['1'].name.code).toBe('validation_duplicated_provider');
     expect((await refused({ providers: [{ ...provider(), clientSecret: '', name: 'google' }] })).providers['0'].clientSecret.code).toBe('validation_required');
     expect((await sdk.admin.collections.getOne('users')).oauth2.providers.map((p: { name: string }) => p.name)).toEqual(['oidc']);
