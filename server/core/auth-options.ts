@@ -188,7 +188,8 @@ const isHttpUrl = (v: string): boolean => {
  * One submitted OAuth2 provider config (PocketBase's OAuth2ProviderConfig with its validation). A
  * config submitted without `clientSecret` keeps the stored one of the provider of the same name (the
  * answers never carry it). What Deskbase cannot honour is refused naming it: a provider PocketBase has
- * and Deskbase not yet, `extra` settings other than an OpenID provider's jwksURL and issuers.
+ * and Deskbase not yet, `extra` settings other than an OpenID provider's jwksURL and issuers and
+ * Microsoft's verified idTokenEmailClaim.
  */
 function readProvider(input: unknown, stored: readonly OAuth2ProviderConfig[], errors: ErrorData, key: string): OAuth2ProviderConfig {
   const empty: OAuth2ProviderConfig = { name: '', clientId: '', clientSecret: '', authURL: '', tokenURL: '', userInfoURL: '', displayName: '', pkce: null, extra: null };
@@ -210,7 +211,12 @@ function readProvider(input: unknown, stored: readonly OAuth2ProviderConfig[], e
     // only the id_token's checks read extra settings (oauth2.ts): an OpenID provider's jwksURL and issuers
     const extra = r.object('extra');
     if (extra) {
-      const e = new OptionObject(extra, name.startsWith('oidc') ? ['jwksURL', 'issuers'] : []);
+      const e = new OptionObject(extra, name.startsWith('oidc') ? ['jwksURL', 'issuers'] : name === 'microsoft' ? ['idTokenEmailClaim'] : []);
+      const claim = e.string('idTokenEmailClaim', '');
+      // "email" takes an address Microsoft does not vouch for: refused (an account takeover otherwise)
+      if (e.errors.idTokenEmailClaim === undefined && !['', 'any_verified', 'verified_primary_email', 'email_and_xms_edov'].includes(claim)) {
+        e.errors.idTokenEmailClaim = claim === 'email' ? notSupported('Taking the unverified "email" claim') : fieldError('validation_in_invalid', 'Must be a valid value.');
+      }
       const jwks = e.string('jwksURL', '');
       if (e.errors.jwksURL === undefined && jwks !== '' && !isHttpUrl(jwks)) e.errors.jwksURL = fieldError('validation_is_url', 'Must be a valid URL.');
       if (e.has('issuers') && (!Array.isArray(e.input.issuers) || e.input.issuers.some((i) => typeof i !== 'string'))) e.errors.issuers = invalidValue('Must be a list of strings.');

@@ -32,8 +32,11 @@ export interface ProviderSpec {
   /** Providers read from the id_token (no userInfoURL): the keys and issuers it is checked against. */
   jwksURL?: string;
   issuers?: string[];
-  /** The user info as PocketBase reads it; `get` fetches another of the provider's URLs with the token (GitHub's e-mails). */
-  user(raw: Record<string, unknown>, get: (url: string) => Promise<unknown>): Promise<Omit<OAuth2User, 'rawUser' | 'accessToken' | 'refreshToken' | 'expiry'>>;
+  /**
+   * The user info as PocketBase reads it; `get` fetches another of the provider's URLs with the token
+   * (GitHub's e-mails); `idToken` the claims of the id_token the token endpoint answered (Microsoft's e-mail).
+   */
+  user(raw: Record<string, unknown>, get: (url: string) => Promise<unknown>, idToken?: () => Record<string, unknown>, extra?: Record<string, unknown>): Promise<Omit<OAuth2User, 'rawUser' | 'accessToken' | 'refreshToken' | 'expiry'>>;
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : '');
@@ -86,6 +89,23 @@ export const PROVIDERS: Readonly<Record<string, () => ProviderSpec>> = {
     scopes: ['name', 'email'],
     user: async (raw) => ({ id: str(raw.sub), name: '', username: '', avatarURL: '', email: truthy(raw.email_verified) ? str(raw.email) : '' }),
   }),
+  // Microsoft: Graph's /me; its `mail` is not a verified address (an organisation sets it), so unlike
+  // PocketBase's default the e-mail comes only from the id_token's verified claims (PocketBase's
+  // `extra.idTokenEmailClaim`: any_verified by default, verified_primary_email, email_and_xms_edov)
+  microsoft: () => ({
+    displayName: 'Microsoft', pkce: true,
+    authURL: 'https://login.microsoftonline.com/common/oauth2/v2.0/authorize', tokenURL: 'https://login.microsoftonline.com/common/oauth2/v2.0/token',
+    userInfoURL: 'https://graph.microsoft.com/v1.0/me',
+    scopes: ['User.Read', 'openid'],
+    user: async (raw, _get, idToken, extra) => {
+      const claims = idToken ? (() => { try { return idToken(); } catch { return {}; } })() : {};
+      const primary = str(claims.verified_primary_email);
+      const edov = truthy(claims.xms_edov) ? str(claims.email) : '';
+      const mode = str(extra?.idTokenEmailClaim) || 'any_verified';
+      const email = mode === 'verified_primary_email' ? primary : mode === 'email_and_xms_edov' ? edov : primary || edov;
+      return { id: str(raw.id), name: str(raw.displayName), username: '', avatarURL: '', email };
+    },
+  }),
   discord: () => ({
     displayName: 'Discord', pkce: true,
     authURL: 'https://discord.com/api/oauth2/authorize', tokenURL: 'https://discord.com/api/oauth2/token', userInfoURL: 'https://discord.com/api/users/@me',
@@ -107,11 +127,10 @@ export const PROVIDERS: Readonly<Record<string, () => ProviderSpec>> = {
 };
 
 /**
- * Providers PocketBase has that Deskbase does not (yet): configuring one is refused with a 400 naming
- * it. Microsoft reads the e-mail from id_token claims of its own (not built yet).
+ * Providers PocketBase has that Deskbase does not (yet): configuring one is refused with a 400 naming it.
  */
 export const POCKETBASE_ONLY_PROVIDERS = new Set([
-  'microsoft', 'facebook', 'instagram2', 'twitter', 'spotify', 'kakao', 'twitch', 'strava', 'gitee', 'gitea',
+  'facebook', 'instagram2', 'twitter', 'spotify', 'kakao', 'twitch', 'strava', 'gitee', 'gitea',
   'livechat', 'bitbucket', 'patreon', 'mailcow', 'vk', 'yandex', 'planningcenter', 'notion', 'monday', 'wakatime',
   'linear', 'box', 'lark', 'trakt',
 ]);

@@ -48,6 +48,17 @@ describe('named OAuth2 providers', () => {
     expect((await a.user({ sub: 'a1', email: 'a@example.com', email_verified: 'false' }, noGet)).email).toBe('');
   });
 
+  it('Microsoft: the e-mail only from the id_token\'s verified claims, never Graph\'s unverified mail', async () => {
+    const m = PROVIDERS.microsoft!();
+    const raw = { id: 'm1', displayName: 'M', mail: 'unverified@example.com' };
+    const claims = (c: Record<string, unknown>) => () => c;
+    expect(await m.user(raw, noGet, claims({}), {})).toMatchObject({ id: 'm1', name: 'M', email: '' });
+    expect((await m.user(raw, noGet, claims({ verified_primary_email: 'p@example.com' }), {})).email).toBe('p@example.com');
+    expect((await m.user(raw, noGet, claims({ email: 'e@example.com', xms_edov: true }), {})).email).toBe('e@example.com');
+    expect((await m.user(raw, noGet, claims({ email: 'e@example.com', xms_edov: true }), { idTokenEmailClaim: 'verified_primary_email' })).email).toBe('');
+    expect((await m.user(raw, noGet, claims({ email: 'e@example.com', xms_edov: false }), {})).email).toBe('');
+  });
+
   it('OIDC: email_verified as a boolean or a string', async () => {
     const o = PROVIDERS.oidc!();
     expect((await o.user({ sub: 's', email: 'o@example.com', email_verified: 'true' }, noGet)).email).toBe('o@example.com');

@@ -245,7 +245,8 @@ describe('OAuth2 options', () => {
 
   it('refuses what Deskbase cannot honour, naming it, and keeps the stored options', async () => {
     const refused = async (oauth2: unknown) => (await failure(sdk.admin.collections.update('users', { oauth2 }))).response.data.oauth2;
-    expect((await refused({ providers: [{ ...provider(), name: 'microsoft' }] })).providers['0'].name.code).toBe('validation_not_supported');
+    expect((await refused({ providers: [{ ...provider(), name: 'facebook' }] })).providers['0'].name.code).toBe('validation_not_supported');
+    expect((await refused({ providers: [{ ...provider(), name: 'microsoft', extra: { idTokenEmailClaim: 'email' } }] })).providers['0'].extra.idTokenEmailClaim.code).toBe('validation_not_supported');
     expect((await refused({ providers: [{ ...provider(), name: 'nope' }] })).providers['0'].name.code).toBe('validation_missing_provider');
     expect((await refused({ providers: [{ ...provider(), extra: { prompt: 'x' } }] })).providers['0'].extra.prompt.code).toBe('validation_not_supported');
     expect((await refused({ providers: [{ ...provider(), name: 'google', extra: { jwksURL: 'https://x' } }] })).providers['0'].extra.jwksURL.code).toBe('validation_not_supported');

@@ -245,7 +245,7 @@ describe('auth collection options', () => {
     const cases: [Record<string, unknown>, string[], RegExp][] = [
       [{ mfa: { enabled: true } }, ['mfa', 'enabled'], /Multi-factor authentication \(MFA\) is not supported yet/],
       [{ otp: { enabled: true } }, ['otp', 'enabled'], /One-time password \(OTP\) sign-in is not supported yet/],
-      [{ oauth2: { enabled: true, providers: [{ name: 'microsoft', clientId: 'x', clientSecret: 'y' }] } }, ['oauth2', 'providers'], /microsoft provider is not supported yet/],
+      [{ oauth2: { enabled: true, providers: [{ name: 'facebook', clientId: 'x', clientSecret: 'y' }] } }, ['oauth2', 'providers'], /facebook provider is not supported yet/],
       [{ authAlert: { enabled: true } }, ['authAlert', 'enabled'], /not supported yet/],
       [{ passwordAuth: { enabled: false } }, ['passwordAuth', 'enabled'], /Turning password sign-in off is not supported yet/],
       [{ authToken: { duration: 3600 } }, ['authToken', 'duration'], /authToken duration other than 604800 seconds .* is not supported yet/],
