@@ -76,6 +76,8 @@ const ON_BOTH_ENGINES = [
   'test/transfer/pocketbase-refusals.test.ts',
   'test/transfer/records-export-budget.test.ts',
   'test/auth/account-mail.test.ts',
+  'test/auth/impersonate.test.ts',
+  'test/auth/oauth2.test.ts',
 ];
 
 // `npm run test:fast` (`vitest run --mode fast`): the edit-run loop, without the browser tests, the

@@ -3,18 +3,20 @@
 // the collection and answered in PocketBase's shape; what Deskbase does not do yet cannot be turned on
 // (a 400 naming the key: "not supported yet"), so no one believes MFA is on when it is not:
 //   - passwordAuth: always enabled; its identityFields are the collection's `identityFields`;
-//   - oauth2, otp, mfa, authAlert: stored off only (their settings are kept, no providers);
+//   - oauth2: taken (oauth2.ts), providers as oauth2-providers.ts has them (others refused, naming them);
+//   - otp, mfa, authAlert: stored off only (their settings are kept);
 //   - authToken: Deskbase's sessions last 7 days, extended on refresh (session-store.ts); fileToken: 3
 //     minutes (file-tokens.ts): any other duration is refused;
 //   - passwordResetToken, emailChangeToken, verificationToken and verificationTemplate,
 //     resetPasswordTemplate, confirmEmailChangeTemplate take effect: the e-mail flows of
 //     account-mail.ts read them (token lifetimes, the messages mail/templates.ts makes).
-// Token secrets and OAuth2 client secrets are never stored or answered (PocketBase never serializes them).
+// Token secrets are never stored; OAuth2 client secrets are stored and never answered (shownAuthOptions).
 import { fieldError, type ErrorData, type FieldError } from '../errors.js';
 import { isRecord } from '../json-object.js';
 import { FILE_TOKEN_SECONDS } from './file-tokens.js';
 import { SESSION_SECONDS } from './session-store.js';
-import type { AuthOptions, Collection, EmailTemplate, TokenConfig } from '../model/types.js';
+import type { AuthOptions, Collection, EmailTemplate, OAuth2ProviderConfig, TokenConfig } from '../model/types.js';
+import { POCKETBASE_ONLY_PROVIDERS, PROVIDERS } from './oauth2-providers.js';
 
 export type { AuthOptions };
 
@@ -173,6 +175,81 @@ function readToken(key: TokenKey, input: unknown, current: TokenConfig, errors: 
   return { duration };
 }
 
+const isHttpUrl = (v: string): boolean => {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * One submitted OAuth2 provider config (PocketBase's OAuth2ProviderConfig with its validation). A
+ * config submitted without `clientSecret` keeps the stored one of the provider of the same name (the
+ * answers never carry it). What Deskbase cannot honour is refused naming it: a provider PocketBase has
+ * and Deskbase not yet, `extra` settings other than an OpenID provider's jwksURL and issuers and
+ * Microsoft's verified idTokenEmailClaim.
+ */
+function readProvider(input: unknown, stored: readonly OAuth2ProviderConfig[], errors: ErrorData, key: string): OAuth2ProviderConfig {
+  const empty: OAuth2ProviderConfig = { name: '', clientId: '', clientSecret: '', authURL: '', tokenURL: '', userInfoURL: '', displayName: '', pkce: null, extra: null };
+  if (!isRecord(input)) {
+    errors[key] = invalidValue('Must be an object.');
+    return empty;
+  }
+  const r = new OptionObject(input, ['name', 'clientId', 'clientSecret', 'authURL', 'tokenURL', 'userInfoURL', 'displayName', 'pkce', 'extra']);
+  const name = r.string('name', '');
+  const before = stored.find((p) => p.name === name);
+  const p: OAuth2ProviderConfig = {
+    name, clientId: r.string('clientId', ''), clientSecret: r.string('clientSecret', ''),
+    authURL: r.string('authURL', ''), tokenURL: r.string('tokenURL', ''), userInfoURL: r.string('userInfoURL', ''),
+    displayName: r.string('displayName', ''), pkce: null, extra: null,
+  };
+  if (p.clientSecret === '' && before) p.clientSecret = before.clientSecret;
+  if (r.has('pkce') && r.input.pkce !== null) p.pkce = r.bool('pkce', false);
+  if (r.has('extra') && r.input.extra !== null) {
+    // only the id_token's checks read extra settings (oauth2.ts): an OpenID provider's jwksURL and issuers
+    const extra = r.object('extra');
+    if (extra) {
+      const e = new OptionObject(extra, name.startsWith('oidc') ? ['jwksURL', 'issuers'] : name === 'microsoft' ? ['idTokenEmailClaim'] : []);
+      const claim = e.string('idTokenEmailClaim', '');
+      // "email" takes an address Microsoft does not vouch for: refused (an account takeover otherwise)
+      if (e.errors.idTokenEmailClaim === undefined && !['', 'any_verified', 'verified_primary_email', 'email_and_xms_edov'].includes(claim)) {
+        e.errors.idTokenEmailClaim = claim === 'email' ? notSupported('Taking the unverified "email" claim') : fieldError('validation_in_invalid', 'Must be a valid value.');
+      }
+      const jwks = e.string('jwksURL', '');
+      if (e.errors.jwksURL === undefined && jwks !== '' && !isHttpUrl(jwks)) e.errors.jwksURL = fieldError('validation_is_url', 'Must be a valid URL.');
+      if (e.has('issuers') && (!Array.isArray(e.input.issuers) || e.input.issuers.some((i) => typeof i !== 'string'))) e.errors.issuers = invalidValue('Must be a list of strings.');
+      for (const key of Object.keys(e.errors)) if ((e.errors[key] as FieldError).code === 'validation_unknown_option') e.errors[key] = notSupported(`The provider extra setting "${key}"`);
+      if (Object.keys(e.errors).length > 0) r.errors.extra = e.errors;
+      else p.extra = extra;
+    }
+  }
+  if (r.errors.name === undefined) {
+    if (name === '') r.errors.name = fieldError('validation_required', 'Cannot be blank.');
+    else if (POCKETBASE_ONLY_PROVIDERS.has(name)) r.errors.name = notSupported(`The ${name} provider`);
+    else if (!Object.hasOwn(PROVIDERS, name)) r.errors.name = fieldError('validation_missing_provider', `Invalid or missing provider with name ${name}.`, { name });
+  }
+  for (const k of ['clientId', 'clientSecret'] as const) if (r.errors[k] === undefined && p[k] === '') r.errors[k] = fieldError('validation_required', 'Cannot be blank.');
+  for (const k of ['authURL', 'tokenURL', 'userInfoURL'] as const) {
+    if (r.errors[k] === undefined && p[k] !== '' && !isHttpUrl(p[k])) r.errors[k] = fieldError('validation_is_url', 'Must be a valid URL.');
+  }
+  const spec = r.errors.name === undefined ? PROVIDERS[name]!() : null;
+  if (spec) {
+    // the generic OpenID provider has no endpoints of its own
+    for (const k of ['authURL', 'tokenURL'] as const) if (r.errors[k] === undefined && p[k] === '' && spec[k] === '') r.errors[k] = fieldError('validation_required', 'Cannot be blank.');
+  }
+  if (Object.keys(r.errors).length > 0) errors[key] = r.errors;
+  return p;
+}
+
+/** What the API answers of an auth collection's options: every OAuth2 client secret left out (PocketBase's MarshalJSON). */
+export function shownAuthOptions(c: Collection): AuthOptions {
+  const o = authOptionsOf(c);
+  o.oauth2.providers = o.oauth2.providers.map(({ clientSecret: _secret, ...rest }) => rest as OAuth2ProviderConfig);
+  return o;
+}
+
 /**
  * The auth options of `input` over `current` (PATCH merges each submitted object onto the stored one,
  * as PocketBase binds JSON onto its struct), validated. `identityFields` is what
@@ -203,10 +280,22 @@ export function readAuthOptions(input: Record<string, unknown>, current: AuthOpt
 
   const oauth2 = sub('oauth2', ['enabled', 'mappedFields', 'providers']);
   if (oauth2) {
-    if (oauth2.bool('enabled', out.oauth2.enabled)) oauth2.errors.enabled = notSupported('OAuth2 sign-in');
-    const providers = oauth2.input.providers;
-    if (providers !== undefined && providers !== null && (!Array.isArray(providers) || providers.length > 0)) {
-      oauth2.errors.providers = Array.isArray(providers) ? notSupported('OAuth2 providers') : invalidValue('Must be an array.');
+    out.oauth2.enabled = oauth2.bool('enabled', out.oauth2.enabled);
+    if (oauth2.has('providers') && oauth2.input.providers !== null) {
+      const given = oauth2.input.providers;
+      if (!Array.isArray(given)) oauth2.errors.providers = invalidValue('Must be an array.');
+      else {
+        const perr: ErrorData = {};
+        out.oauth2.providers = given.map((p, i) => readProvider(p, current.oauth2.providers, perr, String(i)));
+        const seen = new Set<string>();
+        out.oauth2.providers.forEach((p, i) => {
+          if (p.name !== '' && seen.has(p.name) && perr[String(i)] === undefined) {
+            perr[String(i)] = { name: fieldError('validation_duplicated_provider', `The provider ${p.name} is already registered.`, { name: p.name }) };
+          }
+          seen.add(p.name);
+        });
+        if (Object.keys(perr).length > 0) oauth2.errors.providers = perr;
+      }
     }
     const mapped = oauth2.object('mappedFields');
     if (mapped) {

@@ -1,12 +1,12 @@
 // What a new collection starts with: PocketBase's defaults (rules locked, no indexes), the system
 // fields every collection and every auth collection has, and the two collections a fresh data folder
-// gets (`_superusers`, `users`).
+// gets (`_superusers`, `users`, and PocketBase's system `_externalAuths`: OAuth2 links).
 import { defineField } from './fields/index.js';
 import { autodateField, authSystemFields, primaryKeyField } from './fields/system-fields.js';
 import type { Defaults } from './collections-input.js';
 import { isoNow, newId } from './ids.js';
 import type { Collection, Field, Lookup } from '../model/types.js';
-import { SUPERUSERS_ID, SUPERUSERS_NAME } from '../model/types.js';
+import { EXTERNAL_AUTHS_ID, SUPERUSERS_ID, SUPERUSERS_NAME } from '../model/types.js';
 
 export const defaults: Defaults = {
   newCollection(type, name, id, withTimestamps) {
@@ -60,4 +60,25 @@ export function usersCollection(lookup: Lookup): Collection {
   const self = 'id = @request.auth.id';
   Object.assign(users, { listRule: self, viewRule: self, createRule: '', updateRule: self, deleteRule: self });
   return users;
+}
+
+/**
+ * PocketBase's `_externalAuths` (core/external_auth_model.go): one row per OAuth2 link of an auth
+ * record (collectionRef, recordRef) to a provider's account (provider, providerId); its owner lists,
+ * views and deletes (unlinks) its own; links are made only by auth-with-oauth2 (core/oauth2.ts).
+ */
+export function externalAuthsCollection(lookup: Lookup): Collection {
+  const c = defaults.newCollection('base', EXTERNAL_AUTHS_ID, EXTERNAL_AUTHS_ID, true);
+  c.system = true;
+  const text = (name: string, i: number) => ({ ...defineField({ name, type: 'text', required: true, system: true }, i, { collectionType: 'base', lookup }).field, system: true });
+  const [id, ...rest] = c.fields;
+  c.fields = [id!, text('collectionRef', 1), text('recordRef', 2), text('provider', 3), text('providerId', 4), ...rest];
+  const own = "@request.auth.id != '' && recordRef = @request.auth.id && collectionRef = @request.auth.collectionId";
+  Object.assign(c, { listRule: own, viewRule: own, deleteRule: own, createRule: null, updateRule: null });
+  const ids = (...names: string[]) => names.map((n) => c.fields.find((f) => f.name === n)!.id);
+  c.indexes = [
+    { name: 'idx_externalAuths_record_provider', unique: true, fields: ids('collectionRef', 'recordRef', 'provider') },
+    { name: 'idx_externalAuths_collection_provider', unique: true, fields: ids('collectionRef', 'provider', 'providerId') },
+  ];
+  return c;
 }

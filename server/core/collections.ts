@@ -4,8 +4,9 @@ import type { CoreEnv } from './env.js';
 import { badRequest, fieldError, notFound } from '../errors.js';
 import type { WriteTx } from '../store/db.js';
 import { defaults, superusersCollection, usersCollection } from './collections-defaults.js';
+import { ensureExternalAuths } from './external-auths.js';
 import { changeTable, createCollectionTable, ddlFailure, dropCollectionTable, saveDefinition } from './collections-ddl.js';
-import { authOptionsOf } from './auth-options.js';
+import { shownAuthOptions } from './auth-options.js';
 import { buildCollection } from './collections-input.js';
 import { listCollections } from './collections-list.js';
 import { isoNow } from './ids.js';
@@ -15,7 +16,7 @@ import type { ListContext, RequestContext } from './request-context.js';
 import type { Page } from './request-params.js';
 import type { Collection, FileField } from '../model/types.js';
 import { cutFileFields, dropCutNames, readNames, type NamesById } from './file-cleanup.js';
-import { SUPERUSERS_ID } from '../model/types.js';
+import { EXTERNAL_AUTHS_ID, SUPERUSERS_ID } from '../model/types.js';
 import { brokenView, dropViews, rebuildViews, ViewFailure, ViewQueryError } from './views.js';
 
 /** Hears a committed schema change (the admin UI's live collections list, through realtime). */
@@ -66,7 +67,7 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
     return changed;
   }
   /** A collection as the schema API answers it, cut to the `fields` asked for. */
-  const shown = (c: Collection, ctx: RequestContext) => pick({ ...withMaintainedIndexes(c), ...(c.type === 'auth' ? authOptionsOf(c) : {}) }, ctx.fields);
+  const shown = (c: Collection, ctx: RequestContext) => pick({ ...withMaintainedIndexes(c), ...(c.type === 'auth' ? shownAuthOptions(c) : {}) }, ctx.fields);
 
   /** Creates the table and stores the definition (in the caller's transaction). */
   async function add(tx: WriteTx, c: Collection): Promise<void> {
@@ -167,6 +168,7 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
         await dropViews(tx, registry.all());
         await dropCollectionTable(tx, c);
         await sessions.endCollection(tx, c.id);
+        if (c.type === 'auth') await tx.run('DELETE FROM "_externalAuths" WHERE "collectionRef" = ?', [c.id]);
         const schema = await settleViews(tx, schemaWith(null, c.id), 'delete');
         others = await commitSchema(tx, schema);
         registry.remove(c.id);
@@ -185,10 +187,12 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
      */
     async bootstrap(tx: WriteTx): Promise<void> {
       const usersCreated = async () => (await tx.get(`SELECT 1 AS x FROM "_params" WHERE "key" = 'usersCreated'`)) !== undefined;
-      if (registry.get(SUPERUSERS_ID) && (registry.get('users') || await usersCreated())) return;
+      if (registry.get(SUPERUSERS_ID) && registry.get(EXTERNAL_AUTHS_ID) && (registry.get('users') || await usersCreated())) return;
       await tx.run(dialect.upsert('_params', ['key', 'value'], ['key']), ['bootstrapped', 'true']);
       await registry.load(tx);
       if (!registry.get(SUPERUSERS_ID)) await add(tx, superusersCollection());
+      // folders from before OAuth2 get PocketBase's system collection of links too
+      await ensureExternalAuths(dialect, tx, registry);
       if (!registry.get('users') && !await usersCreated()) {
         await add(tx, usersCollection(registry.lookup));
         await tx.run(dialect.upsert('_params', ['key', 'value'], ['key']), ['usersCreated', 'true']);

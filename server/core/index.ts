@@ -3,6 +3,7 @@ import type { CoreEnv } from './env.js';
 import type { Store } from '../store/db.js';
 import { ensureSystemSchema } from '../store/schema.js';
 import { createAuth } from './sign-in.js';
+import { createOAuth2 } from './oauth2.js';
 import { FailureLimiter, StoreFailureLimiter } from './sign-in-limiter.js';
 import { Passwords } from './passwords.js';
 import { ScryptPool } from './scrypt-pool.js';
@@ -34,6 +35,7 @@ import { getRow } from './records-read.js';
 import { createSettings } from './settings.js';
 import { createMailer, type SMTP_TIMEOUTS } from './mail/mailer.js';
 import { createAccountMail } from './account-mail.js';
+import { ensureExternalAuths } from './external-auths.js';
 
 /**
  * For the start-up sweep: the names a stored record holds, or null when it is gone; undefined for a
@@ -121,6 +123,7 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const records = createRecords(env, feed);
   const files = createFiles(env, createFileTokens(store, registry, sessions, await fileTokenSecret(store), options.now));
   const auth = createAuth(env);
+  const oauth2 = createOAuth2(env, auth, records.writes);
   if (store.bus) followBus(env, store.bus, realtime, busFrom);
   else feed.subscribe((changes) => realtime.onChanges(changes));
   const batch = createBatch(env, records.writes);
@@ -130,7 +133,7 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const mailer = createMailer(env, options.smtpTimeouts);
   const accountMail = createAccountMail(env, { settings, mailer, writes: records.writes });
   return {
-    store, registry, sessions, collections, records, auth, setup, transfer, realtime, batch, files, settings, mailer, accountMail,
+    store, registry, sessions, collections, records, auth, oauth2, setup, transfer, realtime, batch, files, settings, mailer, accountMail,
     /** Backups (`GET /api/backup`) and restores; a restore sweeps what its records do not name. */
     backups: createBackups(env, async () => {
       await store.write(async (tx) => {
@@ -141,6 +144,8 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
         for (const c of await rebuildAllViews(tx, registry.all())) await saveDefinition(env.dialect, tx, c);
       });
       await registry.load(store);
+      // a backup from before OAuth2 has no `_externalAuths`
+      await store.write(async (tx) => ensureExternalAuths(env.dialect, tx, registry));
       await sweep();
     }),
     /** The one subscription point for record changes: each committed write's, once durable, in commit order. */

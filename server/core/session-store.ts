@@ -9,7 +9,7 @@ import { expClaims, expSeconds, newSecret, partsOf, shapeToken, SUPERUSER_CLAIMS
 import type { Registry } from './collection-registry.js';
 import { ident } from '../filter/sql.js';
 import { dialectOf } from '../rules/compile.js';
-import { unauthorized } from '../errors.js';
+import { forbidden, unauthorized } from '../errors.js';
 import { SUPERUSERS_ID, type AuthInfo, type Collection, type Row } from '../model/types.js';
 
 export const SESSION_SECONDS = 604800;
@@ -26,6 +26,8 @@ export interface SessionRow {
   userAgent: string;
   /** JSON: the exp claims (seconds) of the session's earlier tokens, oldest first. */
   issued: string;
+  /** 0 for an impersonation's session (PocketBase's static token): auth-refresh answers 403. */
+  refreshable: number;
 }
 
 function kindFor(collectionId: string): TokenKind {
@@ -76,19 +78,22 @@ export function createSessions(store: Store, registry: Registry) {
       return isoNow(Math.max(seen.get(s.id) ?? 0, Number.isFinite(renewed) ? renewed : 0));
     },
 
-    /** Inside a write transaction: starts a session and returns its token (shown once). */
-    async start(tx: WriteTx, collectionId: string, recordId: string, userAgent: string, now = Date.now()): Promise<{ token: string; session: SessionRow }> {
+    /**
+     * Inside a write transaction: starts a session and returns its token (shown once). `fixed`: an
+     * impersonation's session, lasting `fixed.seconds` and never extended (PocketBase's static token).
+     */
+    async start(tx: WriteTx, collectionId: string, recordId: string, userAgent: string, now = Date.now(), fixed?: { seconds: number }): Promise<{ token: string; session: SessionRow }> {
       const kind = kindFor(collectionId);
       const secret = newSecret(kind);
-      const expires = isoNow(now + SESSION_SECONDS * 1000);
+      const expires = isoNow(now + (fixed?.seconds ?? SESSION_SECONDS) * 1000);
       const session: SessionRow = {
         id: newId(), tokenHash: hashToken(secret), collectionId, recordId,
-        created: isoNow(now), expires, userAgent: userAgent.slice(0, 500), issued: '[]',
+        created: isoNow(now), expires, userAgent: userAgent.slice(0, 500), issued: '[]', refreshable: fixed ? 0 : 1,
       };
       await tx.run('DELETE FROM "_sessions" WHERE "expires" < ?', [isoNow(now)]);
       await tx.run(
-        'INSERT INTO "_sessions" ("id","tokenHash","collectionId","recordId","created","expires","userAgent","issued") VALUES (?,?,?,?,?,?,?,?)',
-        [session.id, session.tokenHash, collectionId, recordId, session.created, session.expires, session.userAgent, session.issued],
+        'INSERT INTO "_sessions" ("id","tokenHash","collectionId","recordId","created","expires","userAgent","issued","refreshable") VALUES (?,?,?,?,?,?,?,?,?)',
+        [session.id, session.tokenHash, collectionId, recordId, session.created, session.expires, session.userAgent, session.issued, session.refreshable],
       );
       return { token: shapeToken(kind, secret, expSeconds(expires)), session };
     },
@@ -129,6 +134,7 @@ export function createSessions(store: Store, registry: Registry) {
     async extend(tx: WriteTx, id: string, presented: string, now = Date.now()): Promise<{ token: string; expires: string }> {
       const s = await tx.get<SessionRow>('SELECT * FROM "_sessions" WHERE "id" = ?', [id]);
       if (!s) throw unauthorized(); // signed out meanwhile
+      if (Number(s.refreshable) === 0) throw forbidden('The current auth token is not refreshable.');
       const kind = kindFor(s.collectionId);
       const expires = isoNow(now + SESSION_SECONDS * 1000);
       const parts = partsOf(presented);

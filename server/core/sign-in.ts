@@ -6,10 +6,9 @@ import { isRecord } from '../json-object.js';
 import { ruleSql } from './access.js';
 import { needsRehash } from './passwords.js';
 import { accountKey } from './sign-in-limiter.js';
-import { pick } from './pick-fields.js';
 import { presentRecords } from './record-response.js';
 import { asCaller, type RequestContext, type RuleInput } from './request-context.js';
-import type { SessionRow } from './session-store.js';
+import { SESSION_SECONDS, type SessionRow } from './session-store.js';
 import { ident } from '../filter/sql.js';
 import type { AuthInfo, Collection, Row } from '../model/types.js';
 import { isLocked, isOpen } from '../model/rule.js';
@@ -19,6 +18,9 @@ export interface SignIn {
   /** The signed-in record as it sees itself (record-response.ts), with the request's expand and fields. */
   record: unknown;
 }
+
+/** The longest impersonation (the longest auth token duration PocketBase's options accept: 3 years). */
+export const MAX_IMPERSONATE_SECONDS = 94670856;
 
 const failed = () => badRequest('Failed to authenticate.');
 
@@ -60,17 +62,8 @@ export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' |
 
   return {
     authCollection,
-
-    /** What the PocketBase SDK's listAuthMethods() reads: password sign-in only. */
-    methods(name: string, ctx: RequestContext): unknown {
-      const identityFields = authCollection(name).identityFields ?? ['email'];
-      return pick({
-        password: { enabled: true, identityFields },
-        oauth2: { enabled: false, providers: [] },
-        mfa: { enabled: false, duration: 0 },
-        otp: { enabled: false, duration: 0 },
-      }, ctx.fields);
-    },
+    passesAuthRule,
+    presentSelf,
 
     /** `ctx` carries the sign-in body (an authRule may read `@request.body`). */
     async signInWithPassword(name: string, body: unknown, ctx: RequestContext, userAgent: string): Promise<SignIn> {
@@ -120,11 +113,35 @@ export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' |
       if (!auth) throw unauthorized();
       const c = registry.get(name);
       if (!c || c.id !== auth.collection.id) throw forbidden(`The request requires auth record from ${auth.collection.name} collection.`);
+      // an impersonation's session is not refreshable (PocketBase's static token), checked first as there
+      const held = await sessions.get(store, auth.sessionId);
+      if (held && Number(held.refreshable) === 0) throw forbidden('The current auth token is not refreshable.');
       if (!(await passesAuthRule(c, auth.record, ctx))) {
         throw new ApiError(403, "The request doesn't satisfy the collection requirements to authenticate.");
       }
       const { token, expires } = await store.write(async (tx) => sessions.extend(tx, auth.sessionId, presented));
       return { record: await presentSelf(auth, ctx), token, expires };
+    },
+
+    /**
+     * PocketBase's impersonate (the route checks the caller is a superuser): a session of the record
+     * lasting `duration` seconds (0: the collection's auth token duration) that auth-refresh refuses.
+     */
+    async impersonate(name: string, recordId: string, body: Record<string, unknown>, ctx: RequestContext, userAgent: string): Promise<SignIn> {
+      const c = authCollection(name);
+      const record = await store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [recordId]);
+      if (!record) throw notFound();
+      const d = body.duration ?? 0;
+      if (typeof d !== 'number' || !Number.isInteger(d)) {
+        throw badRequest('An error occurred while loading the submitted data.', { duration: fieldError('validation_invalid_value', 'Must be a whole number of seconds.') });
+      }
+      if (d < 0) throw badRequest('An error occurred while validating the submitted data.', { duration: fieldError('validation_min_greater_equal_than_required', 'Must be no less than 0.', { threshold: 0 }) });
+      // PocketBase has no upper bound; a date past year 9999 cannot be kept, so the longest token duration its options allow
+      if (d > MAX_IMPERSONATE_SECONDS) {
+        throw badRequest('An error occurred while validating the submitted data.', { duration: fieldError('validation_max_less_equal_than_required', `Must be no greater than ${MAX_IMPERSONATE_SECONDS}.`, { threshold: MAX_IMPERSONATE_SECONDS }) });
+      }
+      const started = await store.write(async (tx) => sessions.start(tx, c.id, recordId, userAgent, Date.now(), { seconds: d === 0 ? SESSION_SECONDS : d }));
+      return { token: started.token, record: await presentSelf({ collection: c, record, sessionId: started.session.id }, ctx) };
     },
 
     async endSession(auth: AuthInfo | null): Promise<void> {

@@ -85,9 +85,23 @@ export const RULE_KEYS: readonly RuleKey[] = ['listRule', 'viewRule', 'createRul
 export interface EmailTemplate { subject: string; body: string }
 export interface TokenConfig { duration: number }
 
+/** PocketBase's OAuth2ProviderConfig: `clientSecret` is stored, never answered (auth-options.ts shownAuthOptions). */
+export interface OAuth2ProviderConfig {
+  name: string;
+  clientId: string;
+  clientSecret: string;
+  authURL: string;
+  tokenURL: string;
+  userInfoURL: string;
+  displayName: string;
+  /** null: the provider's default. */
+  pkce: boolean | null;
+  extra: Record<string, unknown> | null;
+}
+
 export interface AuthOptions {
   authAlert: { enabled: boolean; emailTemplate: EmailTemplate };
-  oauth2: { enabled: boolean; mappedFields: { id: string; name: string; username: string; avatarURL: string }; providers: unknown[] };
+  oauth2: { enabled: boolean; mappedFields: { id: string; name: string; username: string; avatarURL: string }; providers: OAuth2ProviderConfig[] };
   passwordAuth: { enabled: boolean; identityFields: string[] };
   mfa: { enabled: boolean; duration: number; rule: string };
   otp: { enabled: boolean; duration: number; length: number; emailTemplate: EmailTemplate };
@@ -162,3 +176,5 @@ export function isSuperuser(auth: AuthInfo | null): boolean {
 
 export const SUPERUSERS_ID = '_superusers';
 export const SUPERUSERS_NAME = '_superusers';
+/** PocketBase's OAuth2 links (collections-defaults.ts externalAuthsCollection): id and name. */
+export const EXTERNAL_AUTHS_ID = '_externalAuths';

@@ -27,8 +27,11 @@ export const POSTGRES_SYSTEM_SCHEMA: readonly string[] = [
     "created" ${TEXT} NOT NULL,
     "expires" ${TEXT} NOT NULL,
     "userAgent" ${TEXT} NOT NULL DEFAULT '',
-    "issued" ${TEXT} NOT NULL DEFAULT '[]'
+    "issued" ${TEXT} NOT NULL DEFAULT '[]',
+    "refreshable" integer NOT NULL DEFAULT 1
   )`,
+  // databases from before impersonation's sessions, which cannot be refreshed
+  'ALTER TABLE "_sessions" ADD COLUMN IF NOT EXISTS "refreshable" integer NOT NULL DEFAULT 1',
   'CREATE INDEX IF NOT EXISTS "_sessions_record" ON "_sessions" ("collectionId", "recordId")',
   `CREATE TABLE IF NOT EXISTS "_params" ("key" ${TEXT} PRIMARY KEY NOT NULL, "value" ${TEXT})`,
   // The files of records (files/db-storage.ts): one row per stored file (`thumb`: '' for an original, a

@@ -15,11 +15,16 @@ export async function ensureSystemSchema(tx: WriteTx): Promise<void> {
     "created" TEXT NOT NULL,
     "expires" TEXT NOT NULL,
     "userAgent" TEXT NOT NULL DEFAULT '',
-    "issued" TEXT NOT NULL DEFAULT '[]'
+    "issued" TEXT NOT NULL DEFAULT '[]',
+    "refreshable" INTEGER NOT NULL DEFAULT 1
   )`);
   // folders (and backups) from before a session kept the expiries its earlier tokens claim
   if (!(await tx.get(`SELECT 1 AS ok FROM pragma_table_info('_sessions') WHERE "name" = 'issued'`))) {
     await tx.run(`ALTER TABLE "_sessions" ADD COLUMN "issued" TEXT NOT NULL DEFAULT '[]'`);
+  }
+  // folders (and backups) from before impersonation's sessions, which cannot be refreshed
+  if (!(await tx.get(`SELECT 1 AS ok FROM pragma_table_info('_sessions') WHERE "name" = 'refreshable'`))) {
+    await tx.run(`ALTER TABLE "_sessions" ADD COLUMN "refreshable" INTEGER NOT NULL DEFAULT 1`);
   }
   await tx.run('CREATE INDEX IF NOT EXISTS "_sessions_record" ON "_sessions" ("collectionId", "recordId")');
   await tx.run(`CREATE TABLE IF NOT EXISTS "_params" ("key" TEXT PRIMARY KEY NOT NULL, "value" JSON)`);

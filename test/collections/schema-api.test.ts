@@ -197,9 +197,9 @@ describe('the schema API, request by request', () => {
       name: 'lists the collections, system ones included',
       before: made({ name: 'posts' }),
       method: 'GET', url: '/api/collections', token: as, status: 200,
-      match: { page: 1, perPage: 30, totalItems: 3, totalPages: 1 },
+      match: { page: 1, perPage: 30, totalItems: 4, totalPages: 1 },
       after: (r) => {
-        expect(names(r)).toEqual(expect.arrayContaining(['_superusers', 'users', 'posts']));
+        expect(names(r)).toEqual(expect.arrayContaining(['_superusers', '_externalAuths', 'users', 'posts']));
         expect(r.body.items.find((i: { name: string }) => i.name === '_superusers')).toMatchObject({ id: '_superusers', system: true });
       },
     },

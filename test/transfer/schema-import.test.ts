@@ -35,7 +35,7 @@ describe('schema import and export', () => {
     const users = all.find((c) => c.name === 'users')!;
     const posts = all.find((c) => c.name === 'posts')!;
     expect(posts.id).toMatch(/^[a-z0-9]{15}$/);
-    expect(all.map((c) => c.name).sort()).toEqual(['_superusers', 'drafts', 'post_counts', 'posts', 'users']);
+    expect(all.map((c) => c.name).sort()).toEqual(['_externalAuths', '_superusers', 'drafts', 'post_counts', 'posts', 'users']);
     // PocketBase's users matched Deskbase's users by name; the relation follows both mappings
     const author = posts.fields.find((f: any) => f.name === 'author');
     expect(author.collectionId).toBe(users.id);
@@ -118,7 +118,7 @@ describe('schema import and export', () => {
     const r = await importSchema([pbPosts, pbUsers], { deleteMissing: true });
     expect(r.status, r.text).toBe(200);
     expect(r.body.changes.find((c: any) => c.name === 'scratch')).toMatchObject({ action: 'removed' });
-    expect((await schema()).map((c) => c.name).sort()).toEqual(['_superusers', 'posts', 'users']);
+    expect((await schema()).map((c) => c.name).sort()).toEqual(['_externalAuths', '_superusers', 'posts', 'users']);
   });
 
   it('a dry run answers the diff and changes nothing', async () => {

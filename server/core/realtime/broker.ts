@@ -27,6 +27,9 @@ export interface RealtimeSink {
   close(): void;
 }
 
+/** The topic the SDK's all-in-one authWithOAuth2 waits on (PocketBase's oauth2SubscriptionTopic). */
+export const OAUTH2_TOPIC = '@oauth2';
+
 /** PocketBase closes a connection that got no message for 5 minutes; the SDK reconnects and resubscribes. */
 export const IDLE_MS = 5 * 60 * 1000;
 
@@ -165,6 +168,20 @@ export class RealtimeBroker {
       const held = this.options.get(sub.options.key);
       if (held && --held.refs <= 0) this.options.delete(sub.options.key);
     }
+  }
+
+  /**
+   * PocketBase's /api/oauth2-redirect: the provider's answer (`state` is the waiting client's id) goes
+   * to the client subscribed to `@oauth2`, once (that subscription ends), and only when the redirect
+   * comes from the address that opened the stream (PocketBase's client IP check). False when no such client waits.
+   */
+  oauth2Redirect(state: string, address: string, data: { state: string; code: string; error: string }): boolean {
+    const client = this.clients.get(state);
+    if (!client || client.address !== address || !client.subscriptions.some((s) => s.topic === OAUTH2_TOPIC)) return false;
+    const topics = client.subscriptions.filter((s) => s.topic !== OAUTH2_TOPIC).map((s) => s.raw);
+    client.send({ name: OAUTH2_TOPIC, data: JSON.stringify(data.error === '' ? { state: data.state, code: data.code } : data) });
+    this.subscribe(client.id, client.auth, topics);
+    return true;
   }
 
   /** The subscribers of a topic (`posts/*`...), with their subscriptions to it. */

@@ -26,7 +26,8 @@ import { fromStoredValue } from '../field-values.js';
 import { fileNames } from '../fields/file.js';
 import { rebuildViews, viewCreationOrder, ViewFailure } from '../views.js';
 import type { Collection, FileField, SqlValue } from '../../model/types.js';
-import { SUPERUSERS_NAME } from '../../model/types.js';
+import { EXTERNAL_AUTHS_ID, SUPERUSERS_NAME } from '../../model/types.js';
+import { ensureExternalAuths } from '../external-auths.js';
 
 /** Rows read, inserted and given their files at once (and fewer when a table has many columns). */
 export const BATCH_ROWS = 500;
@@ -87,7 +88,7 @@ async function countRows(db: ReadDb, c: Collection): Promise<number> {
  * makes (`_superusers`, `users`), without a record. Named in the refusal: collections and counts.
  */
 async function contentsOf(db: ReadDb, collections: readonly Collection[]): Promise<string | null> {
-  const made = new Set([SUPERUSERS_NAME.toLowerCase(), 'users']);
+  const made = new Set([SUPERUSERS_NAME.toLowerCase(), 'users', EXTERNAL_AUTHS_ID.toLowerCase()]);
   const found: string[] = [];
   const extra = collections.filter((c) => !made.has(c.name.toLowerCase()));
   if (extra.length > 0) {
@@ -211,6 +212,8 @@ export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       // the starter `users` collection is never made again on this database (collections.ts bootstrap)
       await tx.run(dialect.upsert('_params', ['key', 'value'], ['key']), ['usersCreated', 'true']);
       await registry.load(tx);
+      // a desktop from before OAuth2 brings no `_externalAuths`
+      await ensureExternalAuths(dialect, tx, registry);
       return moved;
     });
     for (const a of adopted) a.settle();

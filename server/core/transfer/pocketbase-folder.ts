@@ -165,7 +165,7 @@ function folderNotes(db: ForeignDb, notes: Notes): void {
   const tables = db.tables();
   const count = (table: string) => (tables.has(table) ? Number(db.all(`SELECT COUNT(*) AS n FROM ${ident(table)}`)[0]?.n ?? 0) : 0);
   const linked = count('_externalAuths');
-  if (linked > 0) notes.add('*', '_externalAuths', `${linked} linked OAuth2 account(s): Deskbase has no OAuth2 sign-in; those users sign in with a password.`);
+  if (linked > 0) notes.add('*', '_externalAuths', `${linked} linked OAuth2 account(s) were not brought over (the providers' client secrets are not in PocketBase's export): those users sign in with a password, or with OAuth2 once the providers are set up here, linked again by their verified e-mail.`);
   const mfa = count('_mfas') + count('_otps');
   if (mfa > 0) notes.add('*', '_mfas, _otps', `${mfa} pending MFA/OTP entries (short-lived) were not imported.`);
   notes.add('*', 'settings', 'Application settings (_params: name, URL, SMTP, S3, backups, rate limits, batch, trusted proxy) are not imported.');

@@ -2,7 +2,7 @@
 // in PocketBase, with indexes as `CREATE INDEX` strings (index-sql.ts). Deskbase's system collection
 // `_superusers` is left out (every install has its own); `identityFields` travels as PocketBase's
 // `passwordAuth`, with the other auth options (auth-options.ts).
-import { authOptionsOf } from '../auth-options.js';
+import { shownAuthOptions } from '../auth-options.js';
 import type { Collection } from '../../model/types.js';
 import { buildIndexSql } from './index-sql.js';
 
@@ -21,7 +21,7 @@ export function exportCollection(c: Collection): ExportedCollection {
   if (c.type === 'auth') {
     out.authRule = c.authRule ?? '';
     out.manageRule = c.manageRule ?? null;
-    Object.assign(out, authOptionsOf(c)); // passwordAuth carries identityFields
+    Object.assign(out, shownAuthOptions(c)); // passwordAuth carries identityFields
   }
   return out;
 }

@@ -58,7 +58,7 @@ export function planImport(list: unknown[], registry: Registry, notes: Notes): P
     if (name === '') invalid(index, 'name', 'Cannot be blank.');
     const foreignId = typeof raw.id === 'string' ? raw.id : '';
     if (POCKETBASE_ONLY.has(name.toLowerCase())) {
-      notes.add(name, 'collection', "PocketBase's bookkeeping for MFA, OTP, OAuth2 or sign-in origins, which Deskbase does not have; left out.");
+      notes.add(name, 'collection', "PocketBase's bookkeeping for MFA, OTP, OAuth2 or sign-in origins; left out (Deskbase keeps its own _externalAuths).");
       return;
     }
     const type = raw.type === 'auth' || raw.type === 'view' ? raw.type : raw.type === undefined || raw.type === 'base' ? 'base' : invalid(index, 'type', 'Must be "base", "auth" or "view".');

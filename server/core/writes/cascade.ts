@@ -237,7 +237,11 @@ async function open(walk: Walk, c: Collection, row: Row): Promise<Frame> {
   if (pending.length >= DELETE_CHUNK) {
     await flush(tx, c, pending.splice(0));
   }
-  if (c.type === 'auth') await walk.sessions.endAllFor(tx, c.id, id);
+  if (c.type === 'auth') {
+    await walk.sessions.endAllFor(tx, c.id, id);
+    // its OAuth2 links go with it (PocketBase's external auths cascade)
+    await tx.run('DELETE FROM "_externalAuths" WHERE "collectionRef" = ? AND "recordRef" = ?', [c.id, id]);
+  }
   walk.changes.push({ action: 'delete', collection: c, before: row, after: null });
   const pairs: Frame['pairs'] = [];
   // a view's relation fields store nothing: deleting what they show changes no view (PocketBase skips them too)

@@ -1,15 +1,16 @@
 // Sign-in and refresh for any auth collection.
 import type { H3, H3Event } from 'h3';
-import { getCookie } from 'h3';
-import { ApiError } from '../../errors.js';
+import { getCookie, HTTPResponse } from 'h3';
+import { ApiError, forbidden } from '../../errors.js';
 import type { Core } from '../../core/index.js';
 import { clientOf, contextOf, param, stateOf } from '../request.js';
 import { AUTH_BODY_BYTES, readBodyObject } from '../body.js';
 import { authOf, COOKIE_NAME, sameOrigin, sessionCookie } from '../caller.js';
+import { isSuperuser } from '../../model/types.js';
 import { json, noContent } from '../respond.js';
 
 export function registerAuth(app: H3, core: Core): void {
-  app.get('/api/collections/:collection/auth-methods', (event) => core.auth.methods(param(event, 'collection'), contextOf(event, core)));
+  app.get('/api/collections/:collection/auth-methods', (event) => core.oauth2.methods(param(event, 'collection'), contextOf(event, core)));
 
   app.post('/api/collections/:collection/auth-with-password', async (event) => {
     const body = await readBodyObject(event, AUTH_BODY_BYTES);
@@ -45,4 +46,37 @@ export function registerAuth(app: H3, core: Core): void {
   flow('confirm-password-reset', (name, body) => core.accountMail.confirmPasswordReset(name, body));
   flow('request-email-change', (name, body, event) => core.accountMail.requestEmailChange(name, authOf(event), body, clientOf(event)));
   flow('confirm-email-change', (name, body, event) => core.accountMail.confirmEmailChange(name, body, clientOf(event)));
+
+  // PocketBase's auth-with-oauth2 (core/oauth2.ts): the provider's code and PKCE verifier for a session
+  app.post('/api/collections/:collection/auth-with-oauth2', async (event) => {
+    const body = await readBodyObject(event, AUTH_BODY_BYTES);
+    const ctx = contextOf(event, core, body);
+    const signIn = await core.oauth2.signIn(param(event, 'collection'), body, ctx, event.req.headers.get('user-agent') ?? '');
+    return { token: signIn.token, record: signIn.record, meta: signIn.meta };
+  });
+
+  // PocketBase's /api/oauth2-redirect (GET; POST for providers that post the answer): forwards the
+  // provider's code and state to the realtime client waiting on `@oauth2` (the SDK's authWithOAuth2),
+  // then answers a page the user may close. Deskbase has no admin UI pages for it, so it answers them
+  // itself, as PocketBase without its UI does.
+  const oauth2Redirect = async (event: H3Event, data: Record<string, unknown>) => {
+    const text = (k: string) => (typeof data[k] === 'string' ? (data[k] as string) : '');
+    const form = { state: text('state'), code: text('code'), error: text('error') };
+    const sent = form.state !== '' && core.realtime.broker.oauth2Redirect(form.state, clientOf(event), form);
+    const ok = sent && form.error === '' && form.code !== '';
+    return new HTTPResponse(ok ? 'Auth completed. You can close this window and go back to the app.' : 'Failed to authenticate. You can close this window and go back to the app to try again.', {
+      status: 200, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+    });
+  };
+  app.get('/api/oauth2-redirect', (event) => oauth2Redirect(event, Object.fromEntries(new URL(event.req.url).searchParams)));
+  app.post('/api/oauth2-redirect', async (event) => oauth2Redirect(event, await readBodyObject(event, AUTH_BODY_BYTES)));
+
+  // PocketBase's impersonate: superusers only (anyone else, signed out included, is its 403)
+  app.post('/api/collections/:collection/impersonate/:id', async (event) => {
+    const auth = authOf(event);
+    if (!auth || !isSuperuser(auth)) throw forbidden();
+    const body = await readBodyObject(event, AUTH_BODY_BYTES);
+    const signIn = await core.auth.impersonate(param(event, 'collection'), param(event, 'id'), body, contextOf(event, core, body), event.req.headers.get('user-agent') ?? '');
+    return { token: signIn.token, record: signIn.record };
+  });
 }

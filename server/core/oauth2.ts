@@ -1,0 +1,415 @@
+// OAuth2 sign-in as PocketBase's (apis/record_auth_methods.go, apis/record_auth_with_oauth2.go): the
+// providers auth-methods lists (auth URL, state, PKCE verifier and challenge: all kept by the client,
+// as PocketBase keeps nothing between the two calls, so any team-server node answers the second), and
+// auth-with-oauth2: the code exchanged at the provider (with the PKCE verifier), its user read, then
+// the linked record signed in, or the account with the provider's VERIFIED e-mail linked, or a new
+// record created under the createRule. Outbound requests are bounded in time and size.
+import { createHash, createPublicKey, randomInt, verify } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { FileStorage } from '../files/storage.js';
+import { StagedFile } from '../files/staged.js';
+import { effectiveMaxSize } from './fields/file.js';
+import { uploadsIn } from './writes/file-uploads.js';
+import type { CoreEnv } from './env.js';
+import { ApiError, badRequest, fieldError, forbidden, type ErrorData } from '../errors.js';
+import { isRecord } from '../json-object.js';
+import { authOptionsOf } from './auth-options.js';
+import { addLink, findLink } from './external-auths.js';
+import { newId } from './ids.js';
+import { pick } from './pick-fields.js';
+import { toStoredValue } from './field-values.js';
+import { PROVIDERS, type OAuth2User, type ProviderSpec } from './oauth2-providers.js';
+import type { RequestContext } from './request-context.js';
+import type { RecordWrites } from './writes/funnel.js';
+import type { PreparedWrite } from './writes/prepared.js';
+import type { Auth, SignIn } from './sign-in.js';
+import { ident } from '../filter/sql.js';
+import { SUPERUSERS_ID, type Collection, type OAuth2ProviderConfig, type Row } from '../model/types.js';
+
+/** PocketBase gives the whole exchange 30 seconds; each request here gets at most that. */
+export const OAUTH2_TIMEOUT_MS = 30_000;
+/** A token or user-info answer larger than this is refused (they are a few KiB). */
+export const OAUTH2_ANSWER_BYTES = 1024 * 1024;
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** PocketBase's security.RandomString. */
+function randomString(n: number): string {
+  let out = '';
+  for (let i = 0; i < n; i++) out += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)];
+  return out;
+}
+
+/** Go's url.Values.Encode: keys sorted, QueryEscape'd (a space is `+`). */
+function encodeQuery(values: Record<string, string>): string {
+  return Object.keys(values).sort().map((k) => `${encodeURIComponent(k)}=${encodeURIComponent(values[k]!).replace(/%20/g, '+')}`).join('&');
+}
+
+interface Provider { name: string; config: OAuth2ProviderConfig; spec: ProviderSpec; pkce: boolean; authURL: string; tokenURL: string; userInfoURL: string; displayName: string }
+
+function providerOf(config: OAuth2ProviderConfig): Provider | null {
+  const make = Object.hasOwn(PROVIDERS, config.name) ? PROVIDERS[config.name] : undefined;
+  if (!make) return null;
+  const spec = make();
+  return {
+    name: config.name, config, spec, pkce: config.pkce ?? spec.pkce,
+    authURL: config.authURL || spec.authURL, tokenURL: config.tokenURL || spec.tokenURL, userInfoURL: config.userInfoURL || spec.userInfoURL,
+    displayName: config.displayName || spec.displayName || config.name,
+  };
+}
+
+/** One bounded outbound request: its time (OAUTH2_TIMEOUT_MS) and its answer's size. */
+async function send(url: string, init: RequestInit): Promise<{ status: number; type: string; text: string }> {
+  const res = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(OAUTH2_TIMEOUT_MS) });
+  const declared = Number(res.headers.get('content-length') ?? '0');
+  if (declared > OAUTH2_ANSWER_BYTES) throw new Error('answer too large');
+  const reader = res.body?.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    if (!reader) break;
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > OAUTH2_ANSWER_BYTES) {
+      await reader.cancel();
+      throw new Error('answer too large');
+    }
+    chunks.push(value);
+  }
+  return { status: res.status, type: res.headers.get('content-type') ?? '', text: Buffer.concat(chunks).toString('utf8') };
+}
+
+interface TokenAnswer { accessToken: string; refreshToken: string; expiry: string; idToken: string }
+
+/** PocketBase's DateTime text ("2006-01-02 15:04:05.000Z"), '' for none. */
+const dateTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ');
+
+/** The code exchanged at the token URL, as golang.org/x/oauth2 does: the client's credentials in HTTP Basic, then (refused) in the body. */
+async function exchange(p: Provider, code: string, verifier: string, redirectURL: string): Promise<TokenAnswer> {
+  const form: Record<string, string> = { grant_type: 'authorization_code', code, redirect_uri: redirectURL };
+  if (p.pkce) form.code_verifier = verifier;
+  const basic = `Basic ${Buffer.from(`${encodeURIComponent(p.config.clientId)}:${encodeURIComponent(p.config.clientSecret)}`).toString('base64')}`;
+  const post = (body: Record<string, string>, auth: string | null) => send(p.tokenURL, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...(auth ? { authorization: auth } : {}) },
+    body: encodeQuery(body),
+  });
+  let res = await post(form, basic);
+  if (res.status === 400 || res.status === 401) res = await post({ ...form, client_id: p.config.clientId, client_secret: p.config.clientSecret }, null);
+  if (res.status < 200 || res.status > 299) throw new Error(`token endpoint answered ${res.status}`);
+  let fields: Record<string, unknown>;
+  if (res.type.includes('json')) {
+    const parsed: unknown = JSON.parse(res.text);
+    fields = isRecord(parsed) ? parsed : {};
+  } else fields = Object.fromEntries(new URLSearchParams(res.text));
+  const accessToken = typeof fields.access_token === 'string' ? fields.access_token : '';
+  if (accessToken === '') throw new Error('no access_token');
+  const expiresIn = Number(fields.expires_in);
+  return {
+    accessToken,
+    refreshToken: typeof fields.refresh_token === 'string' ? fields.refresh_token : '',
+    idToken: typeof fields.id_token === 'string' ? fields.id_token : '',
+    expiry: Number.isFinite(expiresIn) && expiresIn > 0 ? dateTime(Date.now() + expiresIn * 1000) : '',
+  };
+}
+
+/**
+ * The claims of an id_token taken straight from the provider's token endpoint (PocketBase trusts it
+ * so for Microsoft's e-mail claims): its times checked, not its signature.
+ */
+function unverifiedClaims(idToken: string): Record<string, unknown> {
+  const body = idToken.split('.')[1];
+  if (body === undefined) throw new Error('no id_token');
+  const claims: unknown = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+  if (!isRecord(claims)) throw new Error('malformed id_token');
+  const now = Date.now() / 1000;
+  if (typeof claims.exp === 'number' && now > claims.exp + ID_TOKEN_LEEWAY_S) throw new Error('id_token expired');
+  if (typeof claims.iat === 'number' && claims.iat > now + ID_TOKEN_LEEWAY_S) throw new Error('id_token issued in the future');
+  return claims;
+}
+
+/** PocketBase's id_token leeway for its times. */
+const ID_TOKEN_LEEWAY_S = 300;
+const JWS_ALGORITHMS: Record<string, string | null> = { RS256: 'sha256', RS384: 'sha384', RS512: 'sha512', EdDSA: null };
+
+/**
+ * The claims of the id_token the token endpoint answered, checked as PocketBase's parseIdToken: its
+ * times (5 minutes' leeway), the client id among its audiences, its issuer among `issuers` when given,
+ * and its signature by a key of `jwksURL` when given (RSA or Ed25519, the key's own `alg`).
+ */
+async function idTokenClaims(p: Provider, idToken: string): Promise<Record<string, unknown>> {
+  const parts = idToken.split('.');
+  if (parts.length !== 3) throw new Error('no id_token');
+  const part = (i: number): Record<string, unknown> => {
+    const v: unknown = JSON.parse(Buffer.from(parts[i]!, 'base64url').toString('utf8'));
+    if (!isRecord(v)) throw new Error('malformed id_token');
+    return v;
+  };
+  const header = part(0);
+  const claims = part(1);
+  const now = Date.now() / 1000;
+  const num = (k: string) => (typeof claims[k] === 'number' ? (claims[k] as number) : null);
+  if (num('exp') !== null && now > num('exp')! + ID_TOKEN_LEEWAY_S) throw new Error('id_token expired');
+  if (num('iat') !== null && num('iat')! > now + ID_TOKEN_LEEWAY_S) throw new Error('id_token issued in the future');
+  if (num('nbf') !== null && num('nbf')! > now + ID_TOKEN_LEEWAY_S) throw new Error('id_token not valid yet');
+  const aud = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+  if (!aud.includes(p.config.clientId)) throw new Error('id_token is for another client');
+  const extra = p.config.extra ?? {};
+  const issuers = Array.isArray(extra.issuers) ? extra.issuers.filter((i): i is string => typeof i === 'string') : p.spec.issuers ?? [];
+  if (issuers.length > 0 && !issuers.includes(String(claims.iss))) throw new Error('id_token of another issuer');
+  const jwksURL = typeof extra.jwksURL === 'string' && extra.jwksURL !== '' ? extra.jwksURL : p.spec.jwksURL ?? '';
+  if (jwksURL !== '') {
+    const res = await send(jwksURL, { headers: { accept: 'application/json' } });
+    const set: unknown = JSON.parse(res.text);
+    const keys = isRecord(set) && Array.isArray(set.keys) ? set.keys : [];
+    const key = keys.find((k): k is Record<string, unknown> => isRecord(k) && k.kid === header.kid && typeof k.alg === 'string' && k.alg !== '');
+    if (!key || header.alg !== key.alg || !Object.hasOwn(JWS_ALGORITHMS, String(key.alg))) throw new Error('no key for the id_token');
+    const publicKey = createPublicKey({ key: key as import('node:crypto').JsonWebKey, format: 'jwk' });
+    const ok = verify(JWS_ALGORITHMS[String(key.alg)] ?? null, Buffer.from(`${parts[0]}.${parts[1]}`), publicKey, Buffer.from(parts[2]!, 'base64url'));
+    if (!ok) throw new Error('id_token signature is not valid');
+  }
+  return claims;
+}
+
+async function fetchUser(p: Provider, token: TokenAnswer): Promise<OAuth2User> {
+  const get = async (url: string): Promise<unknown> => {
+    const res = await send(url, { headers: { authorization: `Bearer ${token.accessToken}`, accept: 'application/json' } });
+    if (res.status < 200 || res.status > 299) throw new Error(`user info answered ${res.status}`);
+    return JSON.parse(res.text) as unknown;
+  };
+  // an OpenID provider without a user-info URL, and Apple: the id_token's claims (checked: idToken)
+  const raw = p.userInfoURL === '' ? await idTokenClaims(p, token.idToken) : await get(p.userInfoURL);
+  if (!isRecord(raw)) throw new Error('user info is not an object');
+  const user = await p.spec.user(raw, get, () => unverifiedClaims(token.idToken), p.config.extra ?? {});
+  if (user.id === '') throw new Error('user info names no id');
+  return { ...user, rawUser: raw, accessToken: token.accessToken, refreshToken: token.refreshToken, expiry: token.expiry };
+}
+
+/** PocketBase gives an avatar's download 15 seconds. */
+export const AVATAR_TIMEOUT_MS = 15_000;
+
+/** The picture at `url` received as an upload (files/storage.ts), or null when it cannot be had within the bounds. */
+async function downloadAvatar(storage: FileStorage, url: string, maxBytes: number, report: (error: unknown) => void): Promise<StagedFile | null> {
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+    const res = await fetch(u, { signal: AbortSignal.timeout(AVATAR_TIMEOUT_MS) });
+    if (!res.ok || !res.body) return null;
+    if (Number(res.headers.get('content-length') ?? '0') > maxBytes) {
+      await res.body.cancel();
+      return null;
+    }
+    const name = decodeURIComponent(u.pathname.split('/').pop() ?? '') || 'avatar';
+    const file = await storage.receive(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), name, maxBytes);
+    return file instanceof StagedFile ? file : null;
+  } catch (err) {
+    report(new Error(`OAuth2 avatar not downloaded from ${url}: ${err instanceof Error ? err.message : String(err)}`));
+    return null;
+  }
+}
+
+/** `verified` = true as the collection stores it (field-values.ts). */
+const verifiedTrue = (c: Collection) => toStoredValue(c.fields.find((f) => f.name === 'verified')!, true);
+
+export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'credentials' | 'dialect' | 'storage' | 'report'>, auth: Auth, writes: RecordWrites) {
+  const { store, sessions, credentials: { passwords }, dialect, storage, report } = env;
+
+  /** The providers auth-methods lists, each with a fresh state and PKCE pair (PocketBase keeps none of them). */
+  function providersOf(c: Collection): unknown[] {
+    const o = authOptionsOf(c).oauth2;
+    if (!o.enabled) return [];
+    const out: unknown[] = [];
+    for (const config of o.providers) {
+      const p = providerOf(config);
+      if (!p) continue;
+      const state = randomString(30);
+      const params: Record<string, string> = { client_id: config.clientId, response_type: 'code', scope: p.spec.scopes.join(' '), state };
+      if (p.name === 'apple') params.response_mode = 'form_post'; // Apple posts its answer (to /api/oauth2-redirect)
+      let codeVerifier = '';
+      let codeChallenge = '';
+      let codeChallengeMethod = '';
+      if (p.pkce) {
+        codeVerifier = randomString(43);
+        codeChallenge = createHash('sha256').update(codeVerifier).digest('base64url');
+        codeChallengeMethod = 'S256';
+        Object.assign(params, { code_challenge: codeChallenge, code_challenge_method: codeChallengeMethod });
+      }
+      // an empty redirect_uri last, for the client to append its own (PocketBase's answer)
+      const authURL = `${p.authURL}${p.authURL.includes('?') ? '&' : '?'}${encodeQuery(params)}&redirect_uri=`;
+      out.push({ name: p.name, displayName: p.displayName, state, authURL, authUrl: authURL, codeVerifier, codeChallenge, codeChallengeMethod });
+    }
+    return out;
+  }
+
+  function readForm(c: Collection, body: Record<string, unknown>) {
+    const errors: ErrorData = {};
+    const text = (k: string) => (typeof body[k] === 'string' ? (body[k] as string) : '');
+    for (const k of ['provider', 'code', 'codeVerifier', 'redirectURL', 'redirectUrl']) {
+      if (body[k] !== undefined && body[k] !== null && typeof body[k] !== 'string') errors[k] = fieldError('validation_invalid_value', 'Must be a string.');
+    }
+    if (body.createData !== undefined && body.createData !== null && !isRecord(body.createData)) errors.createData = fieldError('validation_invalid_value', 'Must be an object.');
+    const form = {
+      provider: text('provider'), code: text('code'), codeVerifier: text('codeVerifier'),
+      redirectURL: text('redirectURL') || text('redirectUrl'),
+      createData: isRecord(body.createData) ? body.createData : {},
+    };
+    const config = authOptionsOf(c).oauth2.providers.find((p) => p.name === form.provider);
+    if (errors.provider === undefined) {
+      if (form.provider === '') errors.provider = fieldError('validation_required', 'Cannot be blank.');
+      else if (!config) errors.provider = fieldError('validation_invalid_provider', `Provider with name "${form.provider}" is missing or is not enabled.`, { name: form.provider });
+    }
+    if (errors.code === undefined && form.code === '') errors.code = fieldError('validation_required', 'Cannot be blank.');
+    if (errors.redirectURL === undefined && form.redirectURL === '') errors.redirectURL = fieldError('validation_required', 'Cannot be blank.');
+    if (Object.keys(errors).length > 0) throw badRequest('An error occurred while loading the submitted data.', errors);
+    return { ...form, config: config! };
+  }
+
+  async function byEmail(c: Collection, email: string): Promise<Row | undefined> {
+    return store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE ${dialect.equalsNoCase(ident('email'))} LIMIT 1`, [email]);
+  }
+
+  /** PocketBase's payload for a new record: createData, the e-mail, a random password, the mapped fields. */
+  async function newRecordPayload(c: Collection, user: OAuth2User, createData: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const payload: Record<string, unknown> = { ...createData, email: user.email };
+    if (typeof payload.password !== 'string' || payload.password === '') {
+      payload.password = randomString(30);
+      payload.passwordConfirm = payload.password;
+    }
+    const mapped = authOptionsOf(c).oauth2.mappedFields;
+    const has = (k: string) => Object.hasOwn(payload, k);
+    if (mapped.id !== '' && !has(mapped.id)) payload[mapped.id] = user.id;
+    if (mapped.name !== '' && !has(mapped.name)) payload[mapped.name] = user.name;
+    if (mapped.username !== '' && !has(mapped.username) && user.username !== '') {
+      // as PocketBase: only a text field, and only a username no record has yet
+      const field = c.fields.find((f) => f.name === mapped.username);
+      const taken = await store.get(`SELECT 1 AS x FROM ${ident(c.name)} WHERE ${ident(mapped.username)} = ? LIMIT 1`, [user.username]);
+      if (field?.type === 'text' && !taken) payload[mapped.username] = user.username;
+    }
+    if (mapped.avatarURL !== '' && !has(mapped.avatarURL) && user.avatarURL !== '') {
+      const field = c.fields.find((f) => f.name === mapped.avatarURL);
+      if (field?.type === 'file') {
+        // downloaded into the file field as PocketBase does (bounded: AVATAR_TIMEOUT_MS, the field's
+        // maxSize); one that cannot be had is left out, the sign-up goes on
+        const file = await downloadAvatar(storage, user.avatarURL, effectiveMaxSize(field), report);
+        if (file) payload[mapped.avatarURL] = file;
+      } else payload[mapped.avatarURL] = user.avatarURL;
+    }
+    return payload;
+  }
+
+  return {
+    /** What the SDK's listAuthMethods() reads (PocketBase's auth-methods): password, OAuth2 with its providers; OTP and MFA off. */
+    methods(name: string, ctx: RequestContext): unknown {
+      const c = auth.authCollection(name);
+      const identityFields = c.identityFields ?? ['email'];
+      const providers = providersOf(c);
+      return pick({
+        password: { enabled: true, identityFields },
+        oauth2: { enabled: authOptionsOf(c).oauth2.enabled, providers },
+        mfa: { enabled: false, duration: 0 },
+        otp: { enabled: false, duration: 0 },
+      }, ctx.fields);
+    },
+
+    async signIn(name: string, body: Record<string, unknown>, ctx: RequestContext, userAgent: string): Promise<SignIn & { meta: unknown }> {
+      const c = auth.authCollection(name);
+      if (!authOptionsOf(c).oauth2.enabled) throw forbidden('The collection is not configured to allow OAuth2 authentication.');
+      const form = readForm(c, body);
+      const p = providerOf(form.config);
+      if (!p) throw new ApiError(500, 'Missing or invalid provider config.');
+      let token: TokenAnswer;
+      try {
+        token = await exchange(p, form.code, form.codeVerifier, form.redirectURL);
+      } catch {
+        throw badRequest('Failed to fetch OAuth2 token.');
+      }
+      let user: OAuth2User;
+      try {
+        user = await fetchUser(p, token);
+      } catch {
+        throw badRequest('Failed to fetch OAuth2 user.');
+      }
+
+      let linked = false;
+      const complete = async (): Promise<SignIn & { meta: unknown }> => {
+        const caller = ctx.request.auth && ctx.request.auth.collection.id === c.id ? ctx.request.auth : null;
+        const link = await findLink(store, c.id, p.name, user.id);
+        linked = link !== undefined;
+        let record: Row | undefined;
+        if (link) {
+          record = await store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [link.recordRef]);
+          if (!record) throw badRequest('Failed to authenticate.');
+        } else if (caller) record = caller.record;
+        else if (user.email !== '') record = await byEmail(c, user.email); // a verified address only (oauth2-providers.ts)
+        const isNew = record === undefined;
+
+        let signedIn: { id: string; token: string; sessionId: string };
+        if (!record) {
+          if (c.id === SUPERUSERS_ID) throw badRequest('Failed to authenticate.'); // superusers never sign up this way
+          const payload = await newRecordPayload(c, user, form.createData);
+          const id = typeof payload.id === 'string' && payload.id !== '' ? payload.id : newId();
+          payload.id = id;
+          const oauthCtx: RequestContext = { ...ctx, request: { ...ctx.request, context: 'oauth2', body: payload } };
+          let create: PreparedWrite<unknown>;
+          try {
+            create = await writes.prepareCreate(c, payload, oauthCtx);
+          } catch (err) {
+            await storage.discard(uploadsIn(c, payload));
+            if (err instanceof ApiError && err.status < 500) throw new ApiError(400, 'Failed to authenticate.', err.data);
+            throw err;
+          }
+          const finish: PreparedWrite<unknown> = {
+            async apply(tx) {
+              // verified as long as the e-mail is the provider's (verified) one, even both empty (PocketBase)
+              await tx.run(`UPDATE ${ident(c.name)} SET "verified" = ? WHERE "id" = ? AND "email" = ?`, [verifiedTrue(c), id, user.email]);
+              await addLink(tx, c.id, id, p.name, user.id);
+              return sessions.start(tx, c.id, id, userAgent);
+            },
+          };
+          const [, started] = (await writes.commit([create, finish])) as [unknown, { token: string; session: { id: string } }];
+          signedIn = { id, token: started.token, sessionId: started.session.id };
+        } else {
+          const r = record;
+          const id = String(r.id);
+          const email = typeof r.email === 'string' ? r.email : '';
+          const verified = (r.verified as unknown) === true || r.verified === 1;
+          const isCaller = caller !== null && String(caller.record.id) === id;
+          // an unverified account of that address: whoever registered it first loses its password (PocketBase)
+          const newPassword = !isCaller && email !== '' && !verified ? await passwords.hash(randomString(30), ctx.request.client) : null;
+          const started = await store.write(async (tx) => {
+            if (newPassword !== null) {
+              await tx.run(`UPDATE ${ident(c.name)} SET "password" = ? WHERE "id" = ?`, [newPassword, id]);
+              await sessions.endAllFor(tx, c.id, id);
+            }
+            if (email === '' && user.email !== '') await tx.run(`UPDATE ${ident(c.name)} SET "email" = ? WHERE "id" = ?`, [user.email, id]);
+            const nowEmail = email === '' ? user.email : email;
+            if (!verified && (nowEmail === '' || nowEmail === user.email)) await tx.run(`UPDATE ${ident(c.name)} SET "verified" = ? WHERE "id" = ?`, [verifiedTrue(c), id]);
+            if (!link) await addLink(tx, c.id, id, p.name, user.id);
+            return sessions.start(tx, c.id, id, userAgent);
+          });
+          signedIn = { id, token: started.token, sessionId: started.session.id };
+        }
+
+        const row = await store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [signedIn.id]);
+        if (!row) throw badRequest('Failed to authenticate.');
+        const held = { collection: c, record: row, sessionId: signedIn.sessionId };
+        if (!(await auth.passesAuthRule(c, row, ctx))) {
+          await store.write(async (tx) => sessions.end(tx, signedIn.sessionId));
+          throw new ApiError(403, "The request doesn't satisfy the collection requirements to authenticate.");
+        }
+        const meta = { ...user, avatarUrl: user.avatarURL, isNew };
+        return { token: signedIn.token, record: await auth.presentSelf(held, ctx), meta };
+      };
+      try {
+        return await complete();
+      } catch (err) {
+        // the same provider account signing in twice at once: the other request linked it first (a unique
+        // index refused this one, nothing of it kept), so this one signs in through that link
+        if (!linked && (await findLink(store, c.id, p.name, user.id))) return complete();
+        throw err;
+      }
+    },
+  };
+}
+
+export type OAuth2 = ReturnType<typeof createOAuth2>;

@@ -1,0 +1,257 @@
+// OAuth2 sign-in as PocketBase's, against a real OpenID provider (oidc-provider) on loopback, driven
+// through the official SDK: auth-methods' providers (state, PKCE), the code + PKCE exchange
+// (authWithOAuth2Code), sign-up with mapped fields, linking an existing account only by a VERIFIED
+// e-mail, a bad verifier or provider refused, `_externalAuths` listed and unlinked, and the options:
+// the client secret never answered, what Deskbase cannot honour refused naming it.
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type PocketBase from 'pocketbase';
+import { failure, sdkSuite } from '../support/sdk-server.js';
+import { startIdp, type TestIdp } from '../support/oidc.js';
+
+const sdk = sdkSuite();
+let idp: TestIdp;
+
+const provider = () => ({
+  name: 'oidc', clientId: idp.clientId, clientSecret: idp.clientSecret, displayName: 'Test IdP',
+  authURL: `${idp.issuer}/auth`, tokenURL: `${idp.issuer}/token`, userInfoURL: `${idp.issuer}/me`,
+});
+
+beforeAll(async () => {
+  idp = await startIdp([`${sdk.server.url}/api/oauth2-redirect`]);
+  idp.accounts.set('alice', { email: 'alice@example.com', email_verified: true, name: 'Alice Liddell', preferred_username: 'alice_l', picture: 'https://example.com/a.png' });
+  idp.accounts.set('bob', { email: 'bob@example.com', email_verified: true, name: 'Bob' });
+  idp.accounts.set('mallory', { email: 'carol@example.com', email_verified: false, name: 'Mallory' });
+  const users = await sdk.admin.collections.getOne('users');
+  await sdk.admin.collections.update('users', {
+    fields: [...users.fields, { name: 'nick', type: 'text' }, { name: 'picture', type: 'url' }],
+    oauth2: { enabled: true, providers: [provider()], mappedFields: { name: 'name', username: 'nick', avatarURL: 'picture' } },
+  });
+});
+afterAll(async () => { await idp?.close(); });
+
+/** The SDK's listAuthMethods, the provider's login followed, the SDK's authWithOAuth2Code. */
+async function signIn(pb: PocketBase, account: string, tamper?: (p: { codeVerifier: string }) => string) {
+  const methods = await pb.collection('users').listAuthMethods();
+  const p = methods.oauth2.providers.find((x) => x.name === 'oidc')!;
+  const back = await idp.signIn(p.authURL + encodeURIComponent(idp.redirectURL), account);
+  expect(back.searchParams.get('state')).toBe(p.state);
+  return pb.collection('users').authWithOAuth2Code('oidc', back.searchParams.get('code')!, tamper ? tamper(p) : p.codeVerifier, idp.redirectURL, { emailVisibility: true });
+}
+
+describe('auth-methods', () => {
+  it('lists the provider with a fresh state and PKCE pair, its auth URL ending in an empty redirect_uri', async () => {
+    const [a, b] = [await sdk.client().collection('users').listAuthMethods(), await sdk.client().collection('users').listAuthMethods()];
+    expect(a.oauth2.enabled).toBe(true);
+    const p = a.oauth2.providers[0]!;
+    expect(p).toMatchObject({ name: 'oidc', displayName: 'Test IdP', codeChallengeMethod: 'S256' });
+    expect(p.state).toMatch(/^[A-Za-z0-9]{30}$/);
+    expect(p.codeVerifier).toMatch(/^[A-Za-z0-9]{43}$/);
+    expect(p.codeChallenge).toBe(createHash('sha256').update(p.codeVerifier).digest('base64url'));
+    expect(b.oauth2.providers[0]!.state).not.toBe(p.state);
+    const url = new URL(p.authURL);
+    expect(url.origin + url.pathname).toBe(`${idp.issuer}/auth`);
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({ client_id: idp.clientId, response_type: 'code', scope: 'openid email profile', state: p.state, code_challenge: p.codeChallenge, redirect_uri: '' });
+    expect(p.authURL.endsWith('&redirect_uri=')).toBe(true);
+  });
+});
+
+describe('auth-with-oauth2', () => {
+  it('signs up a new user with the mapped fields, verified, linked; the next sign-in finds the link', async () => {
+    const pb = sdk.client();
+    const first = await signIn(pb, 'alice');
+    expect(first.meta).toMatchObject({ isNew: true, id: 'alice', email: 'alice@example.com', name: 'Alice Liddell', username: 'alice_l', avatarURL: 'https://example.com/a.png' });
+    expect(first.meta?.rawUser).toMatchObject({ sub: 'alice', email_verified: true });
+    expect(typeof first.meta?.accessToken).toBe('string');
+    expect(first.record).toMatchObject({ email: 'alice@example.com', name: 'Alice Liddell', nick: 'alice_l', picture: 'https://example.com/a.png', verified: true, emailVisibility: true });
+    expect(pb.authStore.isValid).toBe(true);
+    const links = await pb.collection('_externalAuths').getFullList({ filter: pb.filter('recordRef = {:id}', { id: first.record.id }) });
+    expect(links.map((l) => [l.provider, l.providerId])).toEqual([['oidc', 'alice']]);
+    const again = await signIn(sdk.client(), 'alice');
+    expect(again.meta?.isNew).toBe(false);
+    expect(again.record.id).toBe(first.record.id);
+  });
+
+  it('links an existing account by the provider\'s verified e-mail, and its unverified password stops working', async () => {
+    const bob = await sdk.admin.collection('users').create({ email: 'bob@example.com', password: 'bobs-password', passwordConfirm: 'bobs-password' });
+    const res = await signIn(sdk.client(), 'bob');
+    expect(res.meta?.isNew).toBe(false);
+    expect(res.record.id).toBe(bob.id);
+    expect(res.record.verified).toBe(true);
+    // whoever registered the address before (unverified) loses that password, as PocketBase
+    expect((await failure(sdk.client().collection('users').authWithPassword('bob@example.com', 'bobs-password'))).status).toBe(400);
+    expect((await sdk.admin.collection('_externalAuths').getFullList({ filter: `recordRef = "${bob.id}"` })).length).toBe(1);
+  });
+
+  it('never links an account by an e-mail the provider does not vouch for (no takeover)', async () => {
+    const carol = await sdk.admin.collection('users').create({ email: 'carol@example.com', password: 'carols-password', passwordConfirm: 'carols-password', verified: true });
+    const outcome = await signIn(sdk.client(), 'mallory').catch((e: unknown) => e as Error);
+    if (!(outcome instanceof Error)) {
+      expect(outcome.record.id).not.toBe(carol.id);
+      expect(outcome.record.email).not.toBe('carol@example.com');
+    }
+    expect(await sdk.admin.collection('_externalAuths').getFullList({ filter: `recordRef = "${carol.id}"` })).toEqual([]);
+    await sdk.client().collection('users').authWithPassword('carol@example.com', 'carols-password');
+  });
+
+  it('refuses a wrong PKCE verifier, a reused code and an unknown provider', async () => {
+    const err = await failure(signIn(sdk.client(), 'alice', () => 'x'.repeat(43)));
+    expect(err.status).toBe(400);
+    expect(err.message).toBe('Failed to fetch OAuth2 token.');
+    // a code is good once
+    const p = (await sdk.client().collection('users').listAuthMethods()).oauth2.providers[0]!;
+    const code = (await idp.signIn(p.authURL + encodeURIComponent(idp.redirectURL), 'alice')).searchParams.get('code')!;
+    await sdk.client().collection('users').authWithOAuth2Code('oidc', code, p.codeVerifier, idp.redirectURL);
+    expect((await failure(sdk.client().collection('users').authWithOAuth2Code('oidc', code, p.codeVerifier, idp.redirectURL))).message).toBe('Failed to fetch OAuth2 token.');
+    const bad = await failure(sdk.client().collection('users').authWithOAuth2Code('github', 'code', 'v', idp.redirectURL));
+    expect(bad.status).toBe(400);
+    expect(bad.response.data.provider.code).toBe('validation_invalid_provider');
+    const blank = await failure(sdk.client().collection('users').authWithOAuth2Code('oidc', '', 'v', ''));
+    expect(Object.keys(blank.response.data).sort()).toEqual(['code', 'redirectURL']);
+  });
+
+  it('the same new account signing in twice at once gets one record and one link', async () => {
+    idp.accounts.set('gina', { email: 'gina@example.com', email_verified: true, name: 'Gina' });
+    const grants = await Promise.all([0, 1].map(async () => {
+      const p = (await sdk.client().collection('users').listAuthMethods()).oauth2.providers[0]!;
+      return { p, code: (await idp.signIn(p.authURL + encodeURIComponent(idp.redirectURL), 'gina')).searchParams.get('code')! };
+    }));
+    const both = await Promise.all(grants.map(({ p, code }) => sdk.client().collection('users').authWithOAuth2Code('oidc', code, p.codeVerifier, idp.redirectURL)));
+    expect(both[0]!.record.id).toBe(both[1]!.record.id);
+    expect(both.map((r) => r.meta?.isNew).sort()).toEqual([false, true]);
+    expect((await sdk.admin.collection('_externalAuths').getFullList({ filter: `recordRef = "${both[0]!.record.id}"` })).length).toBe(1);
+  });
+
+  it('answers 403 for a collection without OAuth2', async () => {
+    const err = await failure(sdk.client().collection('_superusers').authWithOAuth2Code('oidc', 'c', 'v', idp.redirectURL));
+    expect(err.status).toBe(403);
+  });
+});
+
+describe('the SDK\'s all-in-one authWithOAuth2 over realtime, through /api/oauth2-redirect', () => {
+  it('signs in: the provider\'s redirect reaches the waiting realtime client, which completes the code exchange', async () => {
+    idp.accounts.set('frank', { email: 'frank@example.com', email_verified: true, name: 'Frank' });
+    const pb = sdk.client();
+    let page = '';
+    const res = await pb.collection('users').authWithOAuth2({
+      provider: 'oidc',
+      urlCallback: async (url) => {
+        // the browser: the provider's login, then its redirect to Deskbase's /api/oauth2-redirect
+        const back = await idp.signIn(url, 'frank', `${sdk.server.url}/api/oauth2-redirect`);
+        page = await (await fetch(back)).text();
+      },
+    });
+    expect(page).toMatch(/Auth completed/);
+    expect(res.record.email).toBe('frank@example.com');
+    expect(res.meta?.isNew).toBe(true);
+    expect(pb.authStore.record?.id).toBe(res.record.id);
+  });
+
+  it('a redirect naming no waiting client (a forged state) forwards nothing', async () => {
+    const forged = await fetch(`${sdk.server.url}/api/oauth2-redirect?state=nobody-waits-here&code=abc`);
+    expect(forged.status).toBe(200);
+    expect(await forged.text()).toMatch(/Failed to authenticate/);
+    const posted = await fetch(`${sdk.server.url}/api/oauth2-redirect`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'state=&code=abc' });
+    expect(await posted.text()).toMatch(/Failed to authenticate/);
+  });
+});
+
+describe('an OpenID provider without a user-info URL: the id_token', () => {
+  it('signs in from the id_token\'s claims, checked against the provider\'s keys and issuer; a wrong issuer is refused', async () => {
+    const byToken = (issuers: string[]) => ({ ...provider(), name: 'oidc2', userInfoURL: '', extra: { jwksURL: `${idp.issuer}/jwks`, issuers } });
+    const signInWith = async (account: string) => {
+      const pb = sdk.client();
+      const p = (await pb.collection('users').listAuthMethods()).oauth2.providers.find((x) => x.name === 'oidc2')!;
+      const back = await idp.signIn(p.authURL + encodeURIComponent(idp.redirectURL), account);
+      return pb.collection('users').authWithOAuth2Code('oidc2', back.searchParams.get('code')!, p.codeVerifier, idp.redirectURL);
+    };
+    try {
+      await sdk.admin.collections.update('users', { oauth2: { providers: [provider(), byToken([idp.issuer])] } });
+      idp.accounts.set('jane', { email: 'jane@example.com', email_verified: true, name: 'Jane' });
+      const jane = await signInWith('jane');
+      expect(jane.record).toMatchObject({ email: 'jane@example.com', name: 'Jane', verified: true });
+      expect(jane.meta?.rawUser).toMatchObject({ iss: idp.issuer, aud: idp.clientId, sub: 'jane' });
+      await sdk.admin.collections.update('users', { oauth2: { providers: [provider(), byToken(['https://another.example.com'])] } });
+      expect((await failure(signInWith('jane'))).message).toBe('Failed to fetch OAuth2 user.');
+    } finally {
+      await sdk.admin.collections.update('users', { oauth2: { providers: [provider()] } });
+    }
+  });
+});
+
+describe('an avatar mapped to a file field', () => {
+  it('is downloaded into it (bounded by the field\'s maxSize); one too large is left out and the sign-up goes on', async () => {
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+    const pictures = createServer((req, res) => {
+      const body = req.url === '/huge.png' ? Buffer.concat([png, Buffer.alloc(6 << 20)]) : png;
+      res.writeHead(200, { 'content-type': 'image/png' }).end(body);
+    });
+    await new Promise<void>((resolve) => pictures.listen(0, '127.0.0.1', resolve));
+    const host = `http://127.0.0.1:${(pictures.address() as AddressInfo).port}`;
+    try {
+      await sdk.admin.collections.update('users', { oauth2: { mappedFields: { avatarURL: 'avatar' } } });
+      idp.accounts.set('hank', { email: 'hank@example.com', email_verified: true, picture: `${host}/hank.png` });
+      idp.accounts.set('ida', { email: 'ida@example.com', email_verified: true, picture: `${host}/huge.png` });
+      const hank = await signIn(sdk.client(), 'hank');
+      expect(hank.record.avatar).toMatch(/^hank_\w+\.png$/);
+      const file = await fetch(`${sdk.server.url}/api/files/users/${hank.record.id}/${hank.record.avatar}`);
+      expect(Buffer.from(await file.arrayBuffer()).equals(png)).toBe(true);
+      const ida = await signIn(sdk.client(), 'ida');
+      expect(ida.meta?.isNew).toBe(true);
+      expect(ida.record.avatar).toBe('');
+    } finally {
+      await sdk.admin.collections.update('users', { oauth2: { mappedFields: { avatarURL: 'picture' } } });
+      pictures.closeAllConnections();
+      await new Promise<void>((resolve) => pictures.close(() => resolve()));
+    }
+  });
+});
+
+describe('_externalAuths', () => {
+  it('the owner lists and unlinks its own links; others see none; deleting the user deletes them', async () => {
+    idp.accounts.set('dave', { email: 'dave@example.com', email_verified: true, name: 'Dave' });
+    const dave = sdk.client();
+    const signed = await signIn(dave, 'dave');
+    const other = sdk.client();
+    await signIn(other, 'alice');
+    const own = await dave.collection('_externalAuths').getFullList();
+    expect(own.map((l) => l.recordRef)).toEqual([signed.record.id]);
+    expect(await other.collection('_externalAuths').getFullList({ filter: `recordRef = "${signed.record.id}"` })).toEqual([]);
+    expect((await failure(other.collection('_externalAuths').delete(own[0]!.id))).status).toBe(404);
+    expect(await sdk.client().collection('_externalAuths').getFullList()).toEqual([]);
+    await dave.collection('_externalAuths').delete(own[0]!.id);
+    expect(await dave.collection('_externalAuths').getFullList()).toEqual([]);
+    // linked again by the verified e-mail, then the user deleted: its links go with it
+    const again = await signIn(sdk.client(), 'dave');
+    expect(again.record.id).toBe(signed.record.id);
+    await sdk.admin.collection('users').delete(signed.record.id);
+    expect(await sdk.admin.collection('_externalAuths').getFullList({ filter: `recordRef = "${signed.record.id}"` })).toEqual([]);
+  });
+});
+
+describe('OAuth2 options', () => {
+  it('never answers the client secret, and keeps it when a change leaves it out', async () => {
+    const users = await sdk.admin.collections.getOne('users');
+    expect(users.oauth2.providers[0]).not.toHaveProperty('clientSecret');
+    expect(JSON.stringify(users)).not.toContain(idp.clientSecret);
+    const { clientSecret: _s, ...withoutSecret } = provider();
+    await sdk.admin.collections.update('users', { oauth2: { providers: [{ ...withoutSecret, displayName: 'Renamed' }] } });
+    idp.accounts.set('erin', { email: 'erin@example.com', email_verified: true });
+    expect((await signIn(sdk.client(), 'erin')).meta?.isNew).toBe(true);
+    expect((await sdk.client().collection('users').listAuthMethods()).oauth2.providers[0]!.displayName).toBe('Renamed');
+  });
+
+  it('refuses what Deskbase cannot honour, naming it, and keeps the stored options', async () => {
+    const refused = async (oauth2: unknown) => (await failure(sdk.admin.collections.update('users', { oauth2 }))).response.data.oauth2;
+    expect((await refused({ providers: [{ ...provider(), name: 'facebook' }] })).providers['0'].name.code).toBe('validation_not_supported');
+    expect((await refused({ providers: [{ ...provider(), name: 'microsoft', extra: { idTokenEmailClaim: 'email' } }] })).providers['0'].extra.idTokenEmailClaim.code).toBe('validation_not_supported');
+    expect((await refused({ providers: [{ ...provider(), name: 'nope' }] })).providers['0'].name.code).toBe('validation_missing_provider');
+    expect((await refused({ providers: [{ ...provider(), extra: { prompt: 'x' } }] })).providers['0'].extra.prompt.code).toBe('validation_not_supported');
+    expect((await refused({ providers: [{ ...provider(), name: 'google', extra: { jwksURL: 'https://x' } }] })).providers['0'].extra.jwksURL.code).toBe('validation_not_supported');
+    expect((await refused({ providers: [provider(), provider()] })).providers['1'].name.code).toBe('validation_duplicated_provider');
+    expect((await refused({ providers: [{ ...provider(), clientSecret: '', name: 'google' }] })).providers['0'].clientSecret.code).toBe('validation_required');
+    expect((await sdk.admin.collections.getOne('users')).oauth2.providers.map((p: { name: string }) => p.name)).toEqual(['oidc']);
+  });
+});
