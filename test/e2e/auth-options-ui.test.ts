@@ -141,6 +141,8 @@ describe('auth collection options in the collection editor', () => {
     await page.fill('#auth-oauth2-0-authURL', 'https://id.example.com/auth');
     await page.fill('#auth-oauth2-0-tokenURL', 'https://id.example.com/token');
     await page.fill('#auth-oauth2-0-userInfoURL', 'https://id.example.com/me');
+    await page.locator('.provider').scrollIntoViewIfNeeded();
+    await shot(page, 'auth-options-provider');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await expect.poll(() => (patches.at(-1)?.oauth2 as { providers?: unknown[] } | undefined)?.providers?.length).toBe(1);
     expect(patches.at(-1)?.oauth2).toEqual({ providers: [{ name: 'oidc', clientId: 'desk', clientSecret: 's3cret-value', displayName: '', authURL: 'https://id.example.com/auth', tokenURL: 'https://id.example.com/token', userInfoURL: 'https://id.example.com/me' }] });
@@ -162,6 +164,9 @@ describe('auth collection options in the collection editor', () => {
     await page.setViewportSize({ width: 560, height: 900 });
     await page.locator('#auth-methods-title').scrollIntoViewIfNeeded();
     await shot(page, 'auth-options-narrow');
+    await page.evaluate(() => document.documentElement.setAttribute('data-theme', 'dark'));
+    await page.locator('#auth-templates-title').scrollIntoViewIfNeeded();
+    await shot(page, 'auth-options-narrow-dark');
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow).toBeLessThanOrEqual(0);
   });
