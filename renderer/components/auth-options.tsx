@@ -2,7 +2,7 @@
 // sign-in methods (OTP, MFA, OAuth2 providers, new sign-in alerts), token durations and the e-mail
 // templates with their placeholders. Every option is shown and sent as the user sets it; the server
 // says what it refuses, and its words appear by the input (`error(path)` reads the save's field errors).
-import { createSignal, For, Show, type JSX } from 'solid-js';
+import { createEffect, createSignal, For, Show, untrack, type JSX } from 'solid-js';
 import type { SetStoreFunction } from 'solid-js/store';
 import type { Draft } from '../lib/collection-draft.js';
 import { durationWords, newProvider, PROVIDER_NAMES, TEMPLATES, TOKEN_OPTIONS, templateAt, type AuthOptionsDraft, type ProviderDraft, type TemplatePath } from '../lib/auth-options-draft.js';
@@ -113,6 +113,11 @@ export function AuthOptionsSections(props: Props): JSX.Element {
   };
   const current = () => TEMPLATES.find((t) => t.path === tpl()) ?? TEMPLATES[0];
   const tplHasError = (path: TemplatePath) => !!(props.error(`${path}.subject`) ?? props.error(`${path}.body`) ?? props.error(path));
+  // a save refused for a template not on screen opens that template, so its message is by its input
+  createEffect(() => {
+    const refused = TEMPLATES.find((t) => tplHasError(t.path));
+    if (refused && !untrack(() => tplHasError(tpl()))) setTpl(refused.path);
+  });
   const unusedProviders = () => PROVIDER_NAMES.filter((n) => !o().oauth2.providers.some((p) => p.name === n));
 
   return (

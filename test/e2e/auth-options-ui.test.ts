@@ -114,6 +114,19 @@ describe('auth collection options in the collection editor', () => {
     expect(await users()).toEqual(before);
   });
 
+  it('a template refused while another is on screen opens with the server\'s message by its input', async () => {
+    await page.reload();
+    await page.getByRole('heading', { name: 'Token durations' }).waitFor();
+    const before = await users();
+    await page.getByRole('tab', { name: 'E-mail change' }).click();
+    await page.fill('#auth-tpl-subject', '');
+    await page.getByRole('tab', { name: 'Verification' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.locator('.form-field.has-error', { has: page.locator('#auth-tpl-subject') }).getByText('Cannot be blank.').waitFor();
+    expect(await page.getAttribute('#auth-tpl-tab-confirmEmailChangeTemplate', 'aria-selected')).toBe('true');
+    expect(await users()).toEqual(before);
+  });
+
   it('a refused sign-in method shows the server\'s message beside its switch', async () => {
     await page.fill('#auth-authToken-duration', String((await users()).authToken.duration));
     await page.locator('label.switch', { has: page.locator('#auth-mfa-enabled') }).click();
