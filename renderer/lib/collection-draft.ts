@@ -4,6 +4,7 @@
 import type { Collection, CollectionInput, Field, IndexDef } from '../api.js';
 import type { CollectionType, FieldType, RuleKey } from '../../server/model/types.js';
 import { uiOf } from '../fields/registry.js';
+import { authDraftFrom, authOptionsBody, type AuthOptionsDraft } from './auth-options-draft.js';
 
 export interface DraftField {
   /** Local key, stable across renames (the field id). */
@@ -23,6 +24,8 @@ export interface Draft {
   identityFields: string[];
   /** View collections: the SELECT their records come from (the server infers their fields from it). */
   viewQuery: string;
+  /** Auth collections: the options the server answered (undefined for a new collection: it has its defaults once created). */
+  auth?: AuthOptionsDraft;
 }
 
 export const AUTH_RULES: RuleKey[] = ['authRule', 'manageRule'];
@@ -67,6 +70,7 @@ export function draftFromCollection(c: Collection): Draft {
     },
     identityFields: [...(c.identityFields ?? ['email'])],
     viewQuery: c.viewQuery ?? '',
+    auth: authDraftFrom(c),
   };
 }
 
@@ -90,7 +94,8 @@ export function submittedFields(d: Draft): DraftField[] {
   return d.fields.filter((f) => !f.removed);
 }
 
-export function toBody(d: Draft, isNew: boolean): CollectionInput {
+/** The request body; `original` is the collection as loaded: only the auth options changed from it are sent. */
+export function toBody(d: Draft, isNew: boolean, original?: Collection): CollectionInput {
   // a view has its query and its two read rules; its fields come from the query, it has no indexes
   if (d.type === 'view') {
     return { name: d.name.trim(), ...(isNew ? { type: d.type } : {}), viewQuery: d.viewQuery, listRule: d.rules.listRule, viewRule: d.rules.viewRule };
@@ -110,6 +115,7 @@ export function toBody(d: Draft, isNew: boolean): CollectionInput {
     body.authRule = d.rules.authRule;
     body.manageRule = d.rules.manageRule;
     body.identityFields = d.identityFields;
+    Object.assign(body, authOptionsBody(authDraftFrom(original), d.auth));
   }
   return body;
 }

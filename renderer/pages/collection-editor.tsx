@@ -18,10 +18,13 @@ import { RulesSection } from '../components/rules-section.js';
 import { ConfirmDialog } from '../components/dialog.js';
 import { DropFieldsDialog } from '../components/drop-fields-dialog.js';
 import { IdentityFields } from '../components/identity-fields.js';
+import { AuthOptionsSections } from '../components/auth-options.js';
 import { LeaveGuard } from '../components/leave-guard.js';
 
 /** Errors shown in the alert at the top: the keys no section shows next to its input. */
-const SHOWN_IN_PLACE = ['name', 'type', 'fields', 'indexes', 'identityFields', 'listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule', 'authRule', 'manageRule', 'viewQuery'];
+const SHOWN_IN_PLACE = ['name', 'type', 'fields', 'indexes', 'identityFields', 'listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule', 'authRule', 'manageRule', 'viewQuery',
+  'otp', 'mfa', 'oauth2', 'authAlert', 'authToken', 'verificationToken', 'passwordResetToken', 'emailChangeToken', 'fileToken',
+  'verificationTemplate', 'resetPasswordTemplate', 'confirmEmailChangeTemplate'];
 
 export function CollectionEditor(props: { collection?: Collection }): JSX.Element {
   const app = useApp();
@@ -72,6 +75,9 @@ export function CollectionEditor(props: { collection?: Collection }): JSX.Elemen
       />
       <Show when={draft.type === 'auth'}>
         <IdentityFields candidates={identityCandidates(draft)} value={draft.identityFields} error={errorUnder(errors(), 'identityFields')} onChange={(v) => setDraft('identityFields', v)} />
+        <Show when={draft.auth} fallback={<p class="muted small auth-options-later">Sign-in methods, token durations and e-mail templates can be set once the collection is created.</p>}>
+          {(auth) => <AuthOptionsSections options={auth()} setDraft={setDraft} error={(path) => errorAt(errors(), path)} />}
+        </Show>
       </Show>
       <Show when={draft.type !== 'view'}>
       <section class="card section">

@@ -61,7 +61,7 @@ export function createCollectionForm(props: { collection?: Collection }, app: Ap
     setMessage('');
     setProblem(null);
     try {
-      const body = toBody(draft, isNew());
+      const body = toBody(draft, isNew(), props.collection);
       const saved = props.collection ? await app.api.updateCollection(props.collection.id, body) : await app.api.createCollection(body);
       setSavedAs(JSON.stringify(draft));
       await app.reloadCollections();
