@@ -250,7 +250,7 @@ describe('admin UI', () => {
   });
 
   it('shows a rule that does not compile under the rule, then saves a valid one', async () => {
-    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Collection views' }).getByRole('link', { name: 'Settings' }).click();
     const list = page.locator('.rule', { has: page.locator('label', { hasText: 'List / search' }) });
     await list.getByRole('button', { name: 'Locked' }).click();
     await page.fill('#rule-listRule', 'nope = 1');
@@ -284,7 +284,7 @@ describe('admin UI', () => {
     await expect.poll(() => page.locator('.records thead').textContent()).toContain('view_count');
     await expect(page.locator('.records thead').textContent()).resolves.not.toContain('meta');
     await expect(page.locator('.records tbody tr', { hasText: 'Second post' }).textContent()).resolves.toContain('42');
-    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Collection views' }).getByRole('link', { name: 'Settings' }).click();
   });
 
   it('creates an auth record with email, password and verified', async () => {
@@ -307,7 +307,7 @@ describe('admin UI', () => {
     });
     expect(res.status).toBe(200);
     // Auth settings: system fields locked, sign-in rules present.
-    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Collection views' }).getByRole('link', { name: 'Settings' }).click();
     await expect(row('email').getByLabel('Field name').isDisabled()).resolves.toBe(true);
     await page.locator('#rule-authRule').waitFor();
     await shot(page, '12b-auth-settings');
@@ -351,7 +351,7 @@ describe('admin UI', () => {
 
   it('asks before leaving a collection editor with unsaved changes', async () => {
     await page.getByRole('link', { name: 'posts' }).click();
-    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Collection views' }).getByRole('link', { name: 'Settings' }).click();
     await row('title').getByLabel('Field name').fill('headline');
     // In-app navigation: our dialog; Cancel keeps the edit.
     await page.getByRole('link', { name: 'Records' }).click();
