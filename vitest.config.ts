@@ -41,6 +41,7 @@ const ON_BOTH_ENGINES = [
   'test/auth/setup.test.ts',
   'test/auth/sign-in.test.ts',
   'test/auth/hash-limits.test.ts',
+  'test/auth/otp.test.ts',
   'test/http/envelope.test.ts',
   'test/http/sdk-differences.test.ts',
   'test/http/sdk-kept.test.ts',

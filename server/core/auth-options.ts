@@ -3,7 +3,8 @@
 // the collection and answered in PocketBase's shape; what Deskbase does not do yet cannot be turned on
 // (a 400 naming the key: "not supported yet"), so no one believes MFA is on when it is not:
 //   - passwordAuth: always enabled; its identityFields are the collection's `identityFields`;
-//   - oauth2, otp, mfa, authAlert: stored off only (their settings are kept, no providers);
+//   - otp takes effect (account-mail.ts: request-otp, auth-with-otp; its code's length, lifetime, template);
+//   - oauth2, mfa, authAlert: stored off only (their settings are kept, no providers);
 //   - authToken: Deskbase's sessions last 7 days, extended on refresh (session-store.ts); fileToken: 3
 //     minutes (file-tokens.ts): any other duration is refused;
 //   - passwordResetToken, emailChangeToken, verificationToken and verificationTemplate,
@@ -37,6 +38,9 @@ const FIXED_DURATIONS: Partial<Record<TokenKey, { seconds: number; what: string 
   authToken: { seconds: SESSION_SECONDS, what: 'sessions last 7 days and are extended on each refresh' },
   fileToken: { seconds: FILE_TOKEN_SECONDS, what: 'file tokens last 3 minutes' },
 };
+
+/** The longest OTP code (auth-with-otp takes passwords of 1 to 71 characters, as PocketBase). */
+export const OTP_MAX_LENGTH = 71;
 
 const signature = (app = '{APP_NAME}') => `<p>\n  Thanks,<br/>\n  ${app} team\n</p>`;
 
@@ -230,10 +234,15 @@ export function readAuthOptions(input: Record<string, unknown>, current: AuthOpt
 
   const otp = sub('otp', ['enabled', 'duration', 'length', 'emailTemplate']);
   if (otp) {
-    if (otp.bool('enabled', out.otp.enabled)) otp.errors.enabled = notSupported('One-time password (OTP) sign-in');
-    out.otp.duration = otp.int('duration', out.otp.duration, 10, 86400, false);
-    out.otp.length = otp.int('length', out.otp.length, 4, Number.MAX_SAFE_INTEGER, false);
+    out.otp.enabled = otp.bool('enabled', out.otp.enabled);
+    // PocketBase checks duration and length only when OTP is on; a code longer than auth-with-otp's
+    // 71 characters could never be redeemed, so Deskbase bounds the length there
+    out.otp.duration = otp.int('duration', out.otp.duration, 10, 86400, out.otp.enabled);
+    out.otp.length = otp.int('length', out.otp.length, 4, OTP_MAX_LENGTH, out.otp.enabled);
     out.otp.emailTemplate = readTemplate(otp.input.emailTemplate, out.otp.emailTemplate, otp.errors, 'emailTemplate');
+    // turned on over values stored while off: they must hold too
+    if (out.otp.enabled && otp.errors.duration === undefined && (out.otp.duration < 10 || out.otp.duration > 86400)) otp.errors.duration = invalidValue('Must be between 10 and 86400 seconds.');
+    if (out.otp.enabled && otp.errors.length === undefined && (out.otp.length < 4 || out.otp.length > OTP_MAX_LENGTH)) otp.errors.length = invalidValue(`Must be between 4 and ${OTP_MAX_LENGTH}.`);
     done('otp', otp);
   }
 
@@ -289,7 +298,12 @@ export function importableAuthOptions(raw: Record<string, unknown>, note: (key: 
   if (isRecord(raw.mfa)) out.mfa = { enabled: false, ...pickTyped(raw.mfa, { duration: 'number', rule: 'string' }) };
   if (isRecord(raw.otp)) {
     const emailTemplate = template(raw.otp.emailTemplate);
-    out.otp = { enabled: false, ...pickTyped(raw.otp, { duration: 'number', length: 'number' }), ...(emailTemplate ? { emailTemplate } : {}) };
+    const otp = pickTyped(raw.otp, { duration: 'number', length: 'number' });
+    // OTP sign-in works: kept on when its values hold (PocketBase's checks), else off and noted
+    const usable = (d: unknown, l: unknown) => typeof d === 'number' && d >= 10 && d <= 86400 && typeof l === 'number' && l >= 4 && l <= OTP_MAX_LENGTH;
+    const on = raw.otp.enabled === true && usable(otp.duration ?? 180, otp.length ?? 8);
+    if (raw.otp.enabled === true && !on) note('OTP', `One-time password sign-in is turned off: its duration must be 10 to 86400 seconds and its length 4 to ${OTP_MAX_LENGTH}.`);
+    out.otp = { enabled: on, ...otp, ...(emailTemplate ? { emailTemplate } : {}) };
   }
   if (isRecord(raw.authAlert)) {
     const emailTemplate = template(raw.authAlert.emailTemplate);

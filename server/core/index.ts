@@ -128,7 +128,7 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const transfer = createTransfer(env, records, onCollection);
   const settings = createSettings(env);
   const mailer = createMailer(env, options.smtpTimeouts);
-  const accountMail = createAccountMail(env, { settings, mailer, writes: records.writes });
+  const accountMail = createAccountMail(env, { settings, mailer, writes: records.writes, signIn: auth });
   return {
     store, registry, sessions, collections, records, auth, setup, transfer, realtime, batch, files, settings, mailer, accountMail,
     /** Backups (`GET /api/backup`) and restores; a restore sweeps what its records do not name. */

@@ -4,6 +4,7 @@ import type { CoreEnv } from './env.js';
 import { ApiError, badRequest, fieldError, forbidden, notFound, unauthorized, type ErrorData } from '../errors.js';
 import { isRecord } from '../json-object.js';
 import { ruleSql } from './access.js';
+import { authOptionsOf } from './auth-options.js';
 import { needsRehash } from './passwords.js';
 import { accountKey } from './sign-in-limiter.js';
 import { pick } from './pick-fields.js';
@@ -48,7 +49,7 @@ export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' |
   async function passesAuthRule(c: Collection, record: Row, ctx: RuleInput): Promise<boolean> {
     if (isLocked(c.authRule)) return false;
     if (isOpen(c.authRule)) return true;
-    const authCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context: 'password', auth: { collection: c, record, sessionId: '' } }, ...(ctx.dialect === undefined ? {} : { dialect: ctx.dialect }) };
+    const authCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context: ctx.request.context === 'default' ? 'password' : ctx.request.context, auth: { collection: c, record, sessionId: '' } }, ...(ctx.dialect === undefined ? {} : { dialect: ctx.dialect }) };
     const w = ruleSql(c.authRule, c, authCtx);
     return (await store.get(`SELECT 1 AS ok FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${w.sql})`, [record.id, ...w.params])) !== undefined;
   }
@@ -61,14 +62,29 @@ export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' |
   return {
     authCollection,
 
-    /** What the PocketBase SDK's listAuthMethods() reads: password sign-in only. */
+    /**
+     * A sign-in proven by another method than the password (core/account-mail.ts's OTP): the authRule
+     * (PocketBase's 403 in RecordAuthResponse), then a session as auth-with-password starts one.
+     */
+    async complete(c: Collection, record: Row, ctx: RequestContext, userAgent: string, method: string): Promise<SignIn> {
+      if (!(await passesAuthRule(c, record, { ...ctx, request: { ...ctx.request, context: method } }))) {
+        throw new ApiError(403, "The request doesn't satisfy the collection requirements to authenticate.");
+      }
+      const started = await store.write(async (tx) => sessions.start(tx, c.id, String(record.id), userAgent));
+      return { token: started.token, record: await presentSelf({ collection: c, record, sessionId: started.session.id }, ctx) };
+    },
+
+    /** What the PocketBase SDK's listAuthMethods() reads. */
     methods(name: string, ctx: RequestContext): unknown {
-      const identityFields = authCollection(name).identityFields ?? ['email'];
+      const c = authCollection(name);
+      const identityFields = c.identityFields ?? ['email'];
+      // PocketBase's apis/record_auth_methods.go: a method's duration only when it is enabled
+      const { otp, mfa } = authOptionsOf(c);
       return pick({
         password: { enabled: true, identityFields },
         oauth2: { enabled: false, providers: [] },
-        mfa: { enabled: false, duration: 0 },
-        otp: { enabled: false, duration: 0 },
+        mfa: { enabled: mfa.enabled, duration: mfa.enabled ? mfa.duration : 0 },
+        otp: { enabled: otp.enabled, duration: otp.enabled ? otp.duration : 0 },
       }, ctx.fields);
     },
 

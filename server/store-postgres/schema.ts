@@ -69,6 +69,12 @@ export const POSTGRES_SYSTEM_SCHEMA: readonly string[] = [
   'CREATE INDEX IF NOT EXISTS "_authTokens_record" ON "_authTokens" ("collectionId", "recordId", "kind")',
   `CREATE TABLE IF NOT EXISTS "_mailRequests" ("key" ${TEXT} NOT NULL, "at" bigint NOT NULL)`,
   'CREATE INDEX IF NOT EXISTS "_mailRequests_key" ON "_mailRequests" ("key", "at")',
+  // one-time passwords (core/account-mail.ts): the code's scrypt hash, never the code
+  `CREATE TABLE IF NOT EXISTS "_otps" (
+    "id" ${TEXT} PRIMARY KEY NOT NULL, "collectionId" ${TEXT} NOT NULL, "recordId" ${TEXT} NOT NULL,
+    "codeHash" ${TEXT} NOT NULL, "sentTo" ${TEXT} NOT NULL DEFAULT '', "created" bigint NOT NULL
+  )`,
+  'CREATE INDEX IF NOT EXISTS "_otps_record" ON "_otps" ("collectionId", "recordId")',
   // the sign-in block every node counts against (core/sign-in-limiter.ts StoreFailureLimiter)
   `CREATE TABLE IF NOT EXISTS "_signInFailures" (
     "key" ${TEXT} PRIMARY KEY NOT NULL,

@@ -37,4 +37,10 @@ export async function ensureSystemSchema(tx: WriteTx): Promise<void> {
   await tx.run('CREATE INDEX IF NOT EXISTS "_authTokens_record" ON "_authTokens" ("collectionId", "recordId", "kind")');
   await tx.run('CREATE TABLE IF NOT EXISTS "_mailRequests" ("key" TEXT NOT NULL, "at" INTEGER NOT NULL)');
   await tx.run('CREATE INDEX IF NOT EXISTS "_mailRequests_key" ON "_mailRequests" ("key", "at")');
+  // one-time passwords (core/account-mail.ts): the code's scrypt hash, never the code
+  await tx.run(`CREATE TABLE IF NOT EXISTS "_otps" (
+    "id" TEXT PRIMARY KEY NOT NULL, "collectionId" TEXT NOT NULL, "recordId" TEXT NOT NULL,
+    "codeHash" TEXT NOT NULL, "sentTo" TEXT NOT NULL DEFAULT '', "created" INTEGER NOT NULL
+  )`);
+  await tx.run('CREATE INDEX IF NOT EXISTS "_otps_record" ON "_otps" ("collectionId", "recordId")');
 }

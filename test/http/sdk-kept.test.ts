@@ -244,7 +244,6 @@ describe('auth collection options', () => {
     const before = await sdk.admin.collections.getOne('members');
     const cases: [Record<string, unknown>, string[], RegExp][] = [
       [{ mfa: { enabled: true } }, ['mfa', 'enabled'], /Multi-factor authentication \(MFA\) is not supported yet/],
-      [{ otp: { enabled: true } }, ['otp', 'enabled'], /One-time password \(OTP\) sign-in is not supported yet/],
       [{ oauth2: { enabled: true } }, ['oauth2', 'enabled'], /OAuth2 sign-in is not supported yet/],
       [{ oauth2: { providers: [{ name: 'google', clientId: 'x', clientSecret: 'y' }] } }, ['oauth2', 'providers'], /OAuth2 providers are|OAuth2 providers is not supported yet/],
       [{ authAlert: { enabled: true } }, ['authAlert', 'enabled'], /not supported yet/],
@@ -316,13 +315,14 @@ describe('auth collection options', () => {
     const r = await sdk.admin.send('/api/collections/import', { method: 'PUT', body: { collections: [pbStaff] } }) as { notes: { collection: string; item: string; reason: string }[] };
     const staff = await sdk.admin.collections.getOne('staff');
     expect(staff.mfa).toEqual({ enabled: false, duration: 900, rule: '' });
-    expect(staff.otp).toEqual({ enabled: false, duration: 120, length: 6, emailTemplate: { subject: 'Code', body: '{OTP}' } });
+    expect(staff.otp).toEqual({ enabled: true, duration: 120, length: 6, emailTemplate: { subject: 'Code', body: '{OTP}' } }); // OTP works: kept on
     expect(staff.authAlert).toEqual({ enabled: false, emailTemplate: { subject: 'Alert', body: '{ALERT_INFO}' } });
     expect(staff.oauth2).toEqual({ enabled: false, mappedFields: { id: '', name: '', username: '', avatarURL: '' }, providers: [] }); // no name field here
     expect(staff.authToken).toEqual({ duration: 604800 });
     expect(staff.verificationToken).toEqual({ duration: 3600 });
     expect(staff.resetPasswordTemplate).toEqual({ subject: 'Reset it', body: '{TOKEN}' });
     const keys = r.notes.filter((n) => n.collection === 'staff').map((n) => n.item);
-    expect(keys).toEqual(expect.arrayContaining(['OAuth2', 'MFA', 'OTP', 'authAlert', 'authToken']));
+    expect(keys).toEqual(expect.arrayContaining(['OAuth2', 'MFA', 'authAlert', 'authToken']));
+    expect(keys).not.toContain('OTP');
   });
 });

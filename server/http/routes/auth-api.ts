@@ -32,6 +32,15 @@ export function registerAuth(app: H3, core: Core): void {
     return { token, record };
   });
 
+  // one-time passwords (core/account-mail.ts): request-otp answers {otpId}, auth-with-otp signs in
+  app.post('/api/collections/:collection/request-otp', async (event) =>
+    core.accountMail.requestOTP(param(event, 'collection'), await readBodyObject(event, AUTH_BODY_BYTES), clientOf(event)));
+  app.post('/api/collections/:collection/auth-with-otp', async (event) => {
+    const body = await readBodyObject(event, AUTH_BODY_BYTES);
+    const signIn = await core.accountMail.authWithOTP(param(event, 'collection'), body, contextOf(event, core, body), event.req.headers.get('user-agent') ?? '');
+    return { token: signIn.token, record: signIn.record };
+  });
+
   // the e-mail flows (core/account-mail.ts): each answers 204 on success
   const flow = (path: string, run: (name: string, body: Record<string, unknown>, event: H3Event) => Promise<void>) => {
     app.post(`/api/collections/:collection/${path}`, async (event) => {
