@@ -4,7 +4,8 @@
 // (a 400 naming the key: "not supported yet"), so no one believes MFA is on when it is not:
 //   - passwordAuth: always enabled; its identityFields are the collection's `identityFields`;
 //   - otp takes effect (account-mail.ts: request-otp, auth-with-otp; its code's length, lifetime, template);
-//   - oauth2, mfa, authAlert: stored off only (their settings are kept, no providers);
+//   - mfa takes effect (sign-in.ts `finish`: a second method with the mfaId; its rule and duration);
+//   - oauth2, authAlert: stored off only (their settings are kept, no providers);
 //   - authToken: Deskbase's sessions last 7 days, extended on refresh (session-store.ts); fileToken: 3
 //     minutes (file-tokens.ts): any other duration is refused;
 //   - passwordResetToken, emailChangeToken, verificationToken and verificationTemplate,
@@ -226,8 +227,8 @@ export function readAuthOptions(input: Record<string, unknown>, current: AuthOpt
 
   const mfa = sub('mfa', ['enabled', 'duration', 'rule']);
   if (mfa) {
-    if (mfa.bool('enabled', out.mfa.enabled)) mfa.errors.enabled = notSupported('Multi-factor authentication (MFA)');
-    out.mfa.duration = mfa.int('duration', out.mfa.duration, 10, 86400, false);
+    out.mfa.enabled = mfa.bool('enabled', out.mfa.enabled);
+    out.mfa.duration = mfa.int('duration', out.mfa.duration, 10, 86400, out.mfa.enabled);
     out.mfa.rule = mfa.string('rule', out.mfa.rule);
     done('mfa', mfa);
   }
@@ -244,6 +245,14 @@ export function readAuthOptions(input: Record<string, unknown>, current: AuthOpt
     if (out.otp.enabled && otp.errors.duration === undefined && (out.otp.duration < 10 || out.otp.duration > 86400)) otp.errors.duration = invalidValue('Must be between 10 and 86400 seconds.');
     if (out.otp.enabled && otp.errors.length === undefined && (out.otp.length < 4 || out.otp.length > OTP_MAX_LENGTH)) otp.errors.length = invalidValue(`Must be between 4 and ${OTP_MAX_LENGTH}.`);
     done('otp', otp);
+  }
+
+  if (out.mfa.enabled) {
+    const mfaErrors: ErrorData = { ...(errors.mfa as ErrorData | undefined) };
+    // PocketBase: MFA needs at least 2 sign-in methods (password is always one here)
+    if (!out.otp.enabled && !out.oauth2.enabled) mfaErrors.enabled ??= fieldError('validation_mfa_not_enough_auths', 'MFA requires at least 2 auth methods to be enabled.');
+    if (mfaErrors.duration === undefined && (out.mfa.duration < 10 || out.mfa.duration > 86400)) mfaErrors.duration = invalidValue('Must be between 10 and 86400 seconds.');
+    if (Object.keys(mfaErrors).length > 0) errors.mfa = mfaErrors;
   }
 
   const alert = sub('authAlert', ['enabled', 'emailTemplate']);

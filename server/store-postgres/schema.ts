@@ -75,6 +75,11 @@ export const POSTGRES_SYSTEM_SCHEMA: readonly string[] = [
     "codeHash" ${TEXT} NOT NULL, "sentTo" ${TEXT} NOT NULL DEFAULT '', "created" bigint NOT NULL
   )`,
   'CREATE INDEX IF NOT EXISTS "_otps_record" ON "_otps" ("collectionId", "recordId")',
+  // MFA sessions between a first and a second sign-in method (core/sign-in.ts `finish`)
+  `CREATE TABLE IF NOT EXISTS "_mfas" (
+    "id" ${TEXT} PRIMARY KEY NOT NULL, "collectionId" ${TEXT} NOT NULL, "recordId" ${TEXT} NOT NULL,
+    "method" ${TEXT} NOT NULL, "created" bigint NOT NULL
+  )`,
   // the sign-in block every node counts against (core/sign-in-limiter.ts StoreFailureLimiter)
   `CREATE TABLE IF NOT EXISTS "_signInFailures" (
     "key" ${TEXT} PRIMARY KEY NOT NULL,

@@ -43,4 +43,9 @@ export async function ensureSystemSchema(tx: WriteTx): Promise<void> {
     "codeHash" TEXT NOT NULL, "sentTo" TEXT NOT NULL DEFAULT '', "created" INTEGER NOT NULL
   )`);
   await tx.run('CREATE INDEX IF NOT EXISTS "_otps_record" ON "_otps" ("collectionId", "recordId")');
+  // MFA sessions between a first and a second sign-in method (core/sign-in.ts `finish`)
+  await tx.run(`CREATE TABLE IF NOT EXISTS "_mfas" (
+    "id" TEXT PRIMARY KEY NOT NULL, "collectionId" TEXT NOT NULL, "recordId" TEXT NOT NULL,
+    "method" TEXT NOT NULL, "created" INTEGER NOT NULL
+  )`);
 }

@@ -1,12 +1,23 @@
 // Sign-in and refresh for any auth collection.
 import type { H3, H3Event } from 'h3';
-import { getCookie } from 'h3';
+import { getCookie, type HTTPResponse } from 'h3';
+import { MfaRequired, type SignIn } from '../../core/sign-in.js';
 import { ApiError } from '../../errors.js';
 import type { Core } from '../../core/index.js';
 import { clientOf, contextOf, param, stateOf } from '../request.js';
 import { AUTH_BODY_BYTES, readBodyObject } from '../body.js';
 import { authOf, COOKIE_NAME, sameOrigin, sessionCookie } from '../caller.js';
 import { json, noContent } from '../respond.js';
+
+/** A sign-in that needs a second method answers PocketBase's 401 `{mfaId}` (not the error envelope: the SDK reads `response.mfaId`). */
+async function mfaStep(signIn: () => Promise<SignIn>): Promise<SignIn | HTTPResponse> {
+  try {
+    return await signIn();
+  } catch (err) {
+    if (err instanceof MfaRequired) return json({ mfaId: err.mfaId }, { status: 401 });
+    throw err;
+  }
+}
 
 export function registerAuth(app: H3, core: Core): void {
   app.get('/api/collections/:collection/auth-methods', (event) => core.auth.methods(param(event, 'collection'), contextOf(event, core)));
@@ -18,7 +29,8 @@ export function registerAuth(app: H3, core: Core): void {
       throw new ApiError(400, 'Cookie sign-in requires an Origin header naming this site.');
     }
     const ctx = contextOf(event, core, body);
-    const signIn = await core.auth.signInWithPassword(param(event, 'collection'), body, ctx, event.req.headers.get('user-agent') ?? '');
+    const signIn = await mfaStep(() => core.auth.signInWithPassword(param(event, 'collection'), body, ctx, event.req.headers.get('user-agent') ?? ''));
+    if (!('token' in signIn)) return signIn;
     if (cookie) return json({ record: signIn.record }, { headers: { 'set-cookie': sessionCookie(signIn.token) } });
     return { token: signIn.token, record: signIn.record };
   });
@@ -37,7 +49,8 @@ export function registerAuth(app: H3, core: Core): void {
     core.accountMail.requestOTP(param(event, 'collection'), await readBodyObject(event, AUTH_BODY_BYTES), clientOf(event)));
   app.post('/api/collections/:collection/auth-with-otp', async (event) => {
     const body = await readBodyObject(event, AUTH_BODY_BYTES);
-    const signIn = await core.accountMail.authWithOTP(param(event, 'collection'), body, contextOf(event, core, body), event.req.headers.get('user-agent') ?? '');
+    const signIn = await mfaStep(() => core.accountMail.authWithOTP(param(event, 'collection'), body, contextOf(event, core, body), event.req.headers.get('user-agent') ?? ''));
+    if (!('token' in signIn)) return signIn;
     return { token: signIn.token, record: signIn.record };
   });
 
