@@ -43,6 +43,7 @@ const ON_BOTH_ENGINES = [
   'test/auth/hash-limits.test.ts',
   'test/auth/otp.test.ts',
   'test/auth/mfa.test.ts',
+  'test/auth/auth-alert.test.ts',
   'test/http/envelope.test.ts',
   'test/http/sdk-differences.test.ts',
   'test/http/sdk-kept.test.ts',

@@ -38,6 +38,8 @@ type RequestKind = MailTokenKind | 'otp';
 /** PocketBase's limits on OTPs: 5 attempts per record in 180 s (then its OTPs are deleted), 10 live OTPs per record. */
 export const OTP_ATTEMPTS = { max: 5, windowSeconds: 180 };
 export const OTP_LIVE_MAX = 10;
+/** The devices kept per record for the new-device alert (PocketBase's maxAuthOrigins). */
+export const AUTH_ORIGINS_MAX = 5;
 const INVALID_OTP = 'Invalid or expired OTP';
 
 interface OtpRow {
@@ -430,6 +432,41 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       return signIn.complete(c, record, ctx, userAgent, 'otp');
     },
 
+    /**
+     * PocketBase's new-device alert (apis/record_helper.go authAlert): each sign-in's device (a
+     * fingerprint of the client's address and user agent, kept per record, the AUTH_ORIGINS_MAX latest)
+     * is remembered while authAlert.enabled; a device new to a record that has signed in before gets
+     * the alert mail (after the answer; a failed send is kept in the outbox as failed). The first
+     * sign-in ever sends nothing.
+     */
+    async authAlert(c: Collection, record: Row, client: string, userAgent: string): Promise<void> {
+      // as PocketBase: devices are only kept while the alert is on
+      const { authAlert } = authOptionsOf(c);
+      if (!authAlert.enabled) return;
+      const ua = userAgent.slice(0, 300);
+      const fingerprint = hashToken(`${client}\n${ua}`);
+      const recordId = String(record.id);
+      const isNew = await store.write(async (tx) => {
+        const t = now();
+        const origins = await tx.all<{ id: string; fingerprint: string }>('SELECT "id", "fingerprint" FROM "_authOrigins" WHERE "collectionId" = ? AND "recordId" = ? ORDER BY "updated" DESC', [c.id, recordId]);
+        const known = origins.find((o) => o.fingerprint === fingerprint);
+        if (known) {
+          await tx.run('UPDATE "_authOrigins" SET "updated" = ? WHERE "id" = ?', [t, known.id]);
+          return false;
+        }
+        for (const old of origins.slice(AUTH_ORIGINS_MAX - 1)) await tx.run('DELETE FROM "_authOrigins" WHERE "id" = ?', [old.id]);
+        await tx.run('INSERT INTO "_authOrigins" ("id","collectionId","recordId","fingerprint","created","updated") VALUES (?,?,?,?,?,?)', [newId(), c.id, recordId, fingerprint, t, t]);
+        return origins.length > 0;
+      });
+      const to = String(record.email ?? '');
+      if (!isNew || to === '') return;
+      later(async () => {
+        const s = await settings.get();
+        const info = `${ua === '' ? 'an unknown device' : ua}, from ${client === '' ? 'an unknown address' : client}`;
+        await mailer.send(s, resolveTemplate(authAlert.emailTemplate, s, c, record, to, { ALERT_INFO: info }));
+      });
+    },
+
     /** POST /api/settings/test/email: one template of a collection, to `email`, sent now (a failure is the 400). */
     async sendTest(body: unknown): Promise<void> {
       const b = isRecord(body) ? body : {};
@@ -443,8 +480,7 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       const templates: Record<string, MailTokenKind> = { verification: 'verification', 'password-reset': 'passwordReset', 'email-change': 'emailChange' };
       const template = b.template;
       if (template === undefined || template === '') errors.template = required();
-      else if (template === 'login-alert') errors.template = fieldError('validation_not_supported', `The "${template}" template is not supported yet.`);
-      else if (typeof template !== 'string' || (template !== 'otp' && !Object.hasOwn(templates, template))) errors.template = fieldError('validation_in_invalid', 'Must be a valid value.');
+      else if (typeof template !== 'string' || (template !== 'otp' && template !== 'login-alert' && !Object.hasOwn(templates, template))) errors.template = fieldError('validation_in_invalid', 'Must be a valid value.');
       const name = b.collection === undefined || b.collection === '' ? '_superusers' : b.collection;
       const c = typeof name === 'string' ? registry.get(name) : undefined;
       if (!c || c.type !== 'auth') errors.collection = fieldError('validation_invalid_collection', 'Missing or invalid auth collection.');
@@ -454,7 +490,9 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       // PocketBase's test message: a placeholder record with the address, and a token (or OTP) that redeems nothing
       const record: Row = { id: '_test_id_', email, verified: 0 };
       const s = await settings.get();
-      const message = kind === undefined
+      const message = template === 'login-alert'
+        ? resolveTemplate(authOptionsOf(coll).authAlert.emailTemplate, s, coll, record, email, { ALERT_INFO: 'a test device, from 127.0.0.1' })
+        : kind === undefined
         ? resolveTemplate(authOptionsOf(coll).otp.emailTemplate, s, coll, record, email, { OTP: '123456', OTP_ID: 'OTP_ID' })
         : resolveTemplate(templateOf(coll, kind), s, coll, record, email, { TOKEN: newToken({ id: '_test_id_', collectionId: coll.id, type: kind, email }) });
       try {

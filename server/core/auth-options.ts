@@ -5,7 +5,8 @@
 //   - passwordAuth: always enabled; its identityFields are the collection's `identityFields`;
 //   - otp takes effect (account-mail.ts: request-otp, auth-with-otp; its code's length, lifetime, template);
 //   - mfa takes effect (sign-in.ts `finish`: a second method with the mfaId; its rule and duration);
-//   - oauth2, authAlert: stored off only (their settings are kept, no providers);
+//   - authAlert takes effect (account-mail.ts `authAlert`: the new-device mail); off by default here;
+//   - oauth2: stored off only (its settings are kept, no providers);
 //   - authToken: Deskbase's sessions last 7 days, extended on refresh (session-store.ts); fileToken: 3
 //     minutes (file-tokens.ts): any other duration is refused;
 //   - passwordResetToken, emailChangeToken, verificationToken and verificationTemplate,
@@ -45,7 +46,7 @@ export const OTP_MAX_LENGTH = 71;
 
 const signature = (app = '{APP_NAME}') => `<p>\n  Thanks,<br/>\n  ${app} team\n</p>`;
 
-/** PocketBase's defaults (core/collection_model_auth_templates.go), but the new-login alert is off: Deskbase sends no alerts yet. */
+/** PocketBase's defaults (core/collection_model_auth_templates.go), but the new-login alert is off until turned on (PocketBase's is on). */
 export function defaultAuthOptions(identityFields: string[] = ['email']): AuthOptions {
   return {
     authAlert: {
@@ -257,7 +258,7 @@ export function readAuthOptions(input: Record<string, unknown>, current: AuthOpt
 
   const alert = sub('authAlert', ['enabled', 'emailTemplate']);
   if (alert) {
-    if (alert.bool('enabled', out.authAlert.enabled)) alert.errors.enabled = notSupported('E-mail alerts on new sign-ins (Deskbase sends no e-mail)');
+    out.authAlert.enabled = alert.bool('enabled', out.authAlert.enabled);
     out.authAlert.emailTemplate = readTemplate(alert.input.emailTemplate, out.authAlert.emailTemplate, alert.errors, 'emailTemplate');
     done('authAlert', alert);
   }
@@ -316,7 +317,7 @@ export function importableAuthOptions(raw: Record<string, unknown>, note: (key: 
   }
   if (isRecord(raw.authAlert)) {
     const emailTemplate = template(raw.authAlert.emailTemplate);
-    out.authAlert = { enabled: false, ...(emailTemplate ? { emailTemplate } : {}) };
+    out.authAlert = { enabled: raw.authAlert.enabled === true, ...(emailTemplate ? { emailTemplate } : {}) };
   }
   for (const key of TOKEN_KEYS) {
     const duration = obj(raw[key]).duration;

@@ -120,7 +120,8 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   feed.subscribe(dropReleasedFiles(storage));
   const records = createRecords(env, feed);
   const files = createFiles(env, createFileTokens(store, registry, sessions, await fileTokenSecret(store), options.now));
-  const auth = createAuth(env);
+  // the new-device alert is account-mail's (made below, with the mailer)
+  const auth = createAuth(env, (c, record, client, userAgent) => accountMail.authAlert(c, record, client, userAgent));
   if (store.bus) followBus(env, store.bus, realtime, busFrom);
   else feed.subscribe((changes) => realtime.onChanges(changes));
   const batch = createBatch(env, records.writes);

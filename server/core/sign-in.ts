@@ -34,7 +34,10 @@ interface MfaRow { id: string; collectionId: string; recordId: string; method: s
 
 const failed = () => badRequest('Failed to authenticate.');
 
-export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'sessions' | 'credentials' | 'responseBytes' | 'now'>) {
+/** What runs after a sign-in's session started (account-mail.ts's new-device alert), given the request's client and user agent. */
+export type AfterSignIn = (c: Collection, record: Row, client: string, userAgent: string) => Promise<void>;
+
+export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'sessions' | 'credentials' | 'responseBytes' | 'now'>, afterSignIn: AfterSignIn = async () => {}) {
   const { store, dialect, registry, sessions, credentials: { limiter, passwords }, responseBytes, now } = env;
   function authCollection(name: string): Collection {
     const c = registry.get(name);
@@ -109,6 +112,7 @@ export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' |
       await work?.(tx);
       return sessions.start(tx, c.id, String(record.id), userAgent);
     });
+    await afterSignIn(c, record, ctx.request.client ?? '', userAgent);
     return { token: started.token, record: await presentSelf({ collection: c, record, sessionId: started.session.id }, ctx) };
   }
 

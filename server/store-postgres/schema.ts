@@ -75,6 +75,12 @@ export const POSTGRES_SYSTEM_SCHEMA: readonly string[] = [
     "codeHash" ${TEXT} NOT NULL, "sentTo" ${TEXT} NOT NULL DEFAULT '', "created" bigint NOT NULL
   )`,
   'CREATE INDEX IF NOT EXISTS "_otps_record" ON "_otps" ("collectionId", "recordId")',
+  // the devices each auth record signed in from (core/account-mail.ts `authAlert`): a fingerprint's SHA-256
+  `CREATE TABLE IF NOT EXISTS "_authOrigins" (
+    "id" ${TEXT} PRIMARY KEY NOT NULL, "collectionId" ${TEXT} NOT NULL, "recordId" ${TEXT} NOT NULL,
+    "fingerprint" ${TEXT} NOT NULL, "created" bigint NOT NULL, "updated" bigint NOT NULL
+  )`,
+  'CREATE INDEX IF NOT EXISTS "_authOrigins_record" ON "_authOrigins" ("collectionId", "recordId")',
   // MFA sessions between a first and a second sign-in method (core/sign-in.ts `finish`)
   `CREATE TABLE IF NOT EXISTS "_mfas" (
     "id" ${TEXT} PRIMARY KEY NOT NULL, "collectionId" ${TEXT} NOT NULL, "recordId" ${TEXT} NOT NULL,

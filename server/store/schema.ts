@@ -43,6 +43,12 @@ export async function ensureSystemSchema(tx: WriteTx): Promise<void> {
     "codeHash" TEXT NOT NULL, "sentTo" TEXT NOT NULL DEFAULT '', "created" INTEGER NOT NULL
   )`);
   await tx.run('CREATE INDEX IF NOT EXISTS "_otps_record" ON "_otps" ("collectionId", "recordId")');
+  // the devices each auth record signed in from (core/account-mail.ts `authAlert`): a fingerprint's SHA-256
+  await tx.run(`CREATE TABLE IF NOT EXISTS "_authOrigins" (
+    "id" TEXT PRIMARY KEY NOT NULL, "collectionId" TEXT NOT NULL, "recordId" TEXT NOT NULL,
+    "fingerprint" TEXT NOT NULL, "created" INTEGER NOT NULL, "updated" INTEGER NOT NULL
+  )`);
+  await tx.run('CREATE INDEX IF NOT EXISTS "_authOrigins_record" ON "_authOrigins" ("collectionId", "recordId")');
   // MFA sessions between a first and a second sign-in method (core/sign-in.ts `finish`)
   await tx.run(`CREATE TABLE IF NOT EXISTS "_mfas" (
     "id" TEXT PRIMARY KEY NOT NULL, "collectionId" TEXT NOT NULL, "recordId" TEXT NOT NULL,

@@ -245,7 +245,6 @@ describe('auth collection options', () => {
     const cases: [Record<string, unknown>, string[], RegExp][] = [
       [{ oauth2: { enabled: true } }, ['oauth2', 'enabled'], /OAuth2 sign-in is not supported yet/],
       [{ oauth2: { providers: [{ name: 'google', clientId: 'x', clientSecret: 'y' }] } }, ['oauth2', 'providers'], /OAuth2 providers are|OAuth2 providers is not supported yet/],
-      [{ authAlert: { enabled: true } }, ['authAlert', 'enabled'], /not supported yet/],
       [{ passwordAuth: { enabled: false } }, ['passwordAuth', 'enabled'], /Turning password sign-in off is not supported yet/],
       [{ authToken: { duration: 3600 } }, ['authToken', 'duration'], /authToken duration other than 604800 seconds .* is not supported yet/],
       [{ fileToken: { duration: 60 } }, ['fileToken', 'duration'], /not supported yet/],
@@ -315,13 +314,14 @@ describe('auth collection options', () => {
     const staff = await sdk.admin.collections.getOne('staff');
     expect(staff.mfa).toEqual({ enabled: false, duration: 900, rule: '' });
     expect(staff.otp).toEqual({ enabled: true, duration: 120, length: 6, emailTemplate: { subject: 'Code', body: '{OTP}' } }); // OTP works: kept on
-    expect(staff.authAlert).toEqual({ enabled: false, emailTemplate: { subject: 'Alert', body: '{ALERT_INFO}' } });
+    expect(staff.authAlert).toEqual({ enabled: true, emailTemplate: { subject: 'Alert', body: '{ALERT_INFO}' } }); // alerts are sent: kept on
     expect(staff.oauth2).toEqual({ enabled: false, mappedFields: { id: '', name: '', username: '', avatarURL: '' }, providers: [] }); // no name field here
     expect(staff.authToken).toEqual({ duration: 604800 });
     expect(staff.verificationToken).toEqual({ duration: 3600 });
     expect(staff.resetPasswordTemplate).toEqual({ subject: 'Reset it', body: '{TOKEN}' });
     const keys = r.notes.filter((n) => n.collection === 'staff').map((n) => n.item);
-    expect(keys).toEqual(expect.arrayContaining(['OAuth2', 'MFA', 'authAlert', 'authToken']));
+    expect(keys).toEqual(expect.arrayContaining(['OAuth2', 'MFA', 'authToken']));
     expect(keys).not.toContain('OTP');
+    expect(keys).not.toContain('authAlert');
   });
 });

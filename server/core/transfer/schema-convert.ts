@@ -148,7 +148,6 @@ function noteAuthOptions(c: Record<string, unknown>, name: string, notes: Notes)
     notes.add(name, 'OAuth2', `OAuth2 sign-in${providers.length > 0 ? ` (${providers.join(', ')})` : ''} is not supported; users sign in with their password.`);
   }
   if (enabled('mfa')) notes.add(name, 'MFA', 'Multi-factor authentication is turned off by the import (its rule is checked when it is turned on again).');
-  if (enabled('authAlert')) notes.add(name, 'authAlert', 'New sign-in e-mail alerts are not sent (Deskbase sends no e-mail).');
   if (isRecord(c.passwordAuth) && c.passwordAuth.enabled === false) notes.add(name, 'passwordAuth', 'Password sign-in stays enabled (it was disabled in PocketBase).');
 }
 
