@@ -41,6 +41,7 @@ export const OTP_LIVE_MAX = 10;
 /** The devices kept per record for the new-device alert (PocketBase's maxAuthOrigins). */
 export const AUTH_ORIGINS_MAX = 5;
 const INVALID_OTP = 'Invalid or expired OTP';
+const OTP_ATTEMPT_PREFIX = 'otpAttempt:';
 
 interface OtpRow {
   id: string;
@@ -151,7 +152,8 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
   async function countClient(tx: Parameters<Parameters<typeof store.write>[0]>[0], c: Collection, kind: RequestKind, client: string): Promise<void> {
     const t = now();
     const key = `${kind}:${c.id}:${client}`;
-    await tx.run('DELETE FROM "_mailRequests" WHERE "at" < ?', [t - REQUEST_LIMIT.windowSeconds * 1000]);
+    // (OTP attempts are counted here too, over their own longer window: authWithOTP purges those)
+    await tx.run(`DELETE FROM "_mailRequests" WHERE "at" < ? AND "key" NOT LIKE '${OTP_ATTEMPT_PREFIX}%'`, [t - REQUEST_LIMIT.windowSeconds * 1000]);
     const row = await tx.get<{ n: number | string }>('SELECT COUNT(*) AS "n" FROM "_mailRequests" WHERE "key" = ?', [key]);
     if (Number(row?.n ?? 0) >= REQUEST_LIMIT.max) throw new ApiError(429, 'Too Many Requests.');
     await tx.run('INSERT INTO "_mailRequests" ("key", "at") VALUES (?, ?)', [key, t]);
@@ -398,11 +400,12 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       const row = await store.get<OtpRow>('SELECT * FROM "_otps" WHERE "id" = ?', [otpId]);
       if (!row || row.collectionId !== c.id || Number(row.created) + otp.duration * 1000 <= now()) throw badRequest(INVALID_OTP);
       const record = await store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [row.recordId]);
-      if (!record) throw badRequest(INVALID_OTP);
+      // Deskbase sends codes only by e-mail: one sent to an address the record no longer has redeems nothing
+      if (!record || String(record.email ?? '').toLowerCase() !== row.sentTo.toLowerCase()) throw badRequest(INVALID_OTP);
       const allowed = await store.write(async (tx) => {
         const t = now();
-        const key = `otpAttempt:${c.id}:${row.recordId}`;
-        await tx.run('DELETE FROM "_mailRequests" WHERE "at" < ?', [t - OTP_ATTEMPTS.windowSeconds * 1000]);
+        const key = `${OTP_ATTEMPT_PREFIX}${c.id}:${row.recordId}`;
+        await tx.run(`DELETE FROM "_mailRequests" WHERE "at" < ? AND "key" LIKE '${OTP_ATTEMPT_PREFIX}%'`, [t - OTP_ATTEMPTS.windowSeconds * 1000]);
         const n = await tx.get<{ n: number | string }>('SELECT COUNT(*) AS "n" FROM "_mailRequests" WHERE "key" = ?', [key]);
         if (Number(n?.n ?? 0) >= OTP_ATTEMPTS.max) {
           await tx.run('DELETE FROM "_otps" WHERE "collectionId" = ? AND "recordId" = ?', [c.id, row.recordId]);
