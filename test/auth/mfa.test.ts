@@ -125,3 +125,25 @@ describe('MFA on a fake clock', () => {
     expect(expired.body.message).toBe('Invalid or expired MFA session.');
   });
 });
+
+describe("superusers' MFA", () => {
+  const sdk = sdkSuite();
+
+  it('is off by default, and when turned on asks superusers for a second method too', async () => {
+    expect((await sdk.client().collection('_superusers').listAuthMethods()).mfa.enabled).toBe(false);
+    await sdk.admin.collections.update('_superusers', { otp: { enabled: true }, mfa: { enabled: true } });
+    const client = sdk.client();
+    const e = await failure(client.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password));
+    expect(e.status).toBe(401);
+    const mfaId = e.response.mfaId as string;
+    const { otpId } = await client.collection('_superusers').requestOTP(ADMIN.email);
+    const mail = await eventually(async () => {
+      const [m] = await outbox(sdk.admin);
+      expect(m?.to).toBe(ADMIN.email);
+      return m;
+    });
+    const auth = await client.collection('_superusers').authWithOTP(otpId, codeIn(mail.html), { mfaId });
+    expect(auth.record.email).toBe(ADMIN.email);
+    expect((await client.collections.getOne('users')).name).toBe('users'); // a superuser session
+  });
+});
