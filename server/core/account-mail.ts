@@ -28,9 +28,29 @@ import type { Mailer } from './mail/mailer.js';
 import { resolveTemplate } from './mail/templates.js';
 import { ident } from '../filter/sql.js';
 import { SUPERUSERS_ID, type AuthInfo, type Collection, type EmailTemplate, type Row } from '../model/types.js';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
+import type { Auth, SignIn } from './sign-in.js';
 
 export type MailTokenKind = 'verification' | 'passwordReset' | 'emailChange';
+/** What a client's requests are counted by (REQUEST_LIMIT): the mailed tokens' kinds, and OTP requests. */
+type RequestKind = MailTokenKind | 'otp';
+
+/** PocketBase's limits on OTPs: 5 attempts per record in 180 s (then its OTPs are deleted), 10 live OTPs per record. */
+export const OTP_ATTEMPTS = { max: 5, windowSeconds: 180 };
+export const OTP_LIVE_MAX = 10;
+/** The devices kept per record for the new-device alert (PocketBase's maxAuthOrigins). */
+export const AUTH_ORIGINS_MAX = 5;
+const INVALID_OTP = 'Invalid or expired OTP';
+const OTP_ATTEMPT_PREFIX = 'otpAttempt:';
+
+interface OtpRow {
+  id: string;
+  collectionId: string;
+  recordId: string;
+  codeHash: string;
+  sentTo: string;
+  created: number | string;
+}
 
 /** Requests one client may make per kind and collection in a window (a 429 past it). */
 export const REQUEST_LIMIT = { max: 5, windowSeconds: 60 };
@@ -98,11 +118,13 @@ export interface AccountMailDeps {
   settings: SettingsService;
   mailer: Mailer;
   writes: RecordWrites;
+  /** The session an OTP sign-in ends with (sign-in.ts: authRule, then a session as auth-with-password's). */
+  signIn: Pick<Auth, 'complete'>;
 }
 
 export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'credentials' | 'report' | 'now'>, deps: AccountMailDeps) {
   const { store, dialect, registry, credentials: { passwords }, report, now } = env;
-  const { settings, mailer, writes } = deps;
+  const { settings, mailer, writes, signIn } = deps;
 
   function authCollection(name: string): Collection {
     const c = registry.get(name);
@@ -127,10 +149,11 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
   }
 
   /** Counts this request against the client (a 429 past REQUEST_LIMIT), inside the request's one write. */
-  async function countClient(tx: Parameters<Parameters<typeof store.write>[0]>[0], c: Collection, kind: MailTokenKind, client: string): Promise<void> {
+  async function countClient(tx: Parameters<Parameters<typeof store.write>[0]>[0], c: Collection, kind: RequestKind, client: string): Promise<void> {
     const t = now();
     const key = `${kind}:${c.id}:${client}`;
-    await tx.run('DELETE FROM "_mailRequests" WHERE "at" < ?', [t - REQUEST_LIMIT.windowSeconds * 1000]);
+    // (OTP attempts are counted here too, over their own longer window: authWithOTP purges those)
+    await tx.run(`DELETE FROM "_mailRequests" WHERE "at" < ? AND "key" NOT LIKE '${OTP_ATTEMPT_PREFIX}%'`, [t - REQUEST_LIMIT.windowSeconds * 1000]);
     const row = await tx.get<{ n: number | string }>('SELECT COUNT(*) AS "n" FROM "_mailRequests" WHERE "key" = ?', [key]);
     if (Number(row?.n ?? 0) >= REQUEST_LIMIT.max) throw new ApiError(429, 'Too Many Requests.');
     await tx.run('INSERT INTO "_mailRequests" ("key", "at") VALUES (?, ?)', [key, t]);
@@ -311,6 +334,142 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       await asForm(() => applyWithToken(c, row, record, { email: row.newEmail, verified: true }, true));
     },
 
+    /**
+     * POST request-otp (PocketBase's apis/record_auth_otp_request.go): `{otpId}` for any well-formed
+     * e-mail. The answer waits only for the body check and the client's count, and its id is made
+     * before the lookup, so neither it nor its timing tells whether the e-mail exists; the lookup, the
+     * OTP row (its id the answered one, the code's scrypt hash) and the mail follow the answer. A record
+     * with OTP_LIVE_MAX live OTPs gets no new one (PocketBase reuses the last; here the id redeems nothing).
+     */
+    async requestOTP(name: string, body: unknown, client = ''): Promise<{ otpId: string }> {
+      const c = authCollection(name);
+      if (!authOptionsOf(c).otp.enabled) throw forbidden('The collection is not configured to allow OTP authentication.');
+      const email = readEmail(body, 'email');
+      await store.write(async (tx) => countClient(tx, c, 'otp', client));
+      const otpId = newId();
+      later(async () => {
+        const { otp } = authOptionsOf(c);
+        const record = await findByEmail(store, c, email);
+        if (!record) return;
+        let code = '';
+        for (let i = 0; i < otp.length; i++) code += String(randomInt(10));
+        const codeHash = await passwords.hash(code, client);
+        const sentTo = String(record.email ?? '');
+        const created = await store.write(async (tx) => {
+          const t = now();
+          await tx.run('DELETE FROM "_otps" WHERE "created" <= ?', [t - 86400 * 1000]); // past any duration
+          const live = await tx.get<{ n: number | string }>('SELECT COUNT(*) AS "n" FROM "_otps" WHERE "collectionId" = ? AND "recordId" = ? AND "created" > ?', [c.id, String(record.id), t - otp.duration * 1000]);
+          if (Number(live?.n ?? 0) >= OTP_LIVE_MAX) return false;
+          await tx.run('INSERT INTO "_otps" ("id","collectionId","recordId","codeHash","sentTo","created") VALUES (?,?,?,?,?,?)', [otpId, c.id, String(record.id), codeHash, sentTo, t]);
+          return true;
+        });
+        if (!created) return;
+        const s = await settings.get();
+        try {
+          await mailer.send(s, resolveTemplate(otp.emailTemplate, s, c, record, sentTo, { OTP: code, OTP_ID: otpId }));
+        } catch (err) {
+          // as PocketBase: an OTP whose mail failed is deleted (the message is kept in the outbox as failed)
+          await store.write(async (tx) => tx.run('DELETE FROM "_otps" WHERE "id" = ?', [otpId]));
+          throw err;
+        }
+      });
+      return { otpId };
+    },
+
+    /**
+     * POST auth-with-otp (PocketBase's apis/record_auth_with_otp.go): `{otpId, password}` signs in. Every
+     * failure is the same 400; OTP_ATTEMPTS attempts per record and window, then a 429 and the record's
+     * OTPs are deleted. The code is spent (its row deleted) in the transaction that marks the e-mail
+     * verified when it was sent to the record's current address.
+     */
+    async authWithOTP(name: string, body: unknown, ctx: RequestContext, userAgent: string): Promise<SignIn> {
+      const c = authCollection(name);
+      const { otp } = authOptionsOf(c);
+      if (!otp.enabled) throw forbidden('The collection is not configured to allow OTP authentication.');
+      const b = isRecord(body) ? body : {};
+      const errors: ErrorData = {};
+      for (const [key, max] of [['otpId', 255], ['password', 71]] as const) {
+        const v = b[key];
+        if (v === undefined || v === null || v === '') errors[key] = required();
+        else if (typeof v !== 'string') errors[key] = fieldError('validation_invalid_value', 'Must be a string.');
+        else if (v.length > max) errors[key] = fieldError('validation_length_out_of_range', `The length must be between 1 and ${max}.`, { min: 1, max });
+      }
+      if (Object.keys(errors).length > 0) throw badRequest(INVALID_DATA, errors);
+      const otpId = b.otpId as string;
+      const code = b.password as string;
+      const row = await store.get<OtpRow>('SELECT * FROM "_otps" WHERE "id" = ?', [otpId]);
+      if (!row || row.collectionId !== c.id || Number(row.created) + otp.duration * 1000 <= now()) throw badRequest(INVALID_OTP);
+      const record = await store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [row.recordId]);
+      // Deskbase sends codes only by e-mail: one sent to an address the record no longer has redeems nothing
+      if (!record || String(record.email ?? '').toLowerCase() !== row.sentTo.toLowerCase()) throw badRequest(INVALID_OTP);
+      const allowed = await store.write(async (tx) => {
+        const t = now();
+        const key = `${OTP_ATTEMPT_PREFIX}${c.id}:${row.recordId}`;
+        await tx.run(`DELETE FROM "_mailRequests" WHERE "at" < ? AND "key" LIKE '${OTP_ATTEMPT_PREFIX}%'`, [t - OTP_ATTEMPTS.windowSeconds * 1000]);
+        const n = await tx.get<{ n: number | string }>('SELECT COUNT(*) AS "n" FROM "_mailRequests" WHERE "key" = ?', [key]);
+        if (Number(n?.n ?? 0) >= OTP_ATTEMPTS.max) {
+          await tx.run('DELETE FROM "_otps" WHERE "collectionId" = ? AND "recordId" = ?', [c.id, row.recordId]);
+          return false;
+        }
+        await tx.run('INSERT INTO "_mailRequests" ("key", "at") VALUES (?, ?)', [key, t]);
+        return true;
+      });
+      if (!allowed) throw new ApiError(429, 'Too many attempts, please try again later with a new OTP.');
+      if (!(await passwords.verify(code, row.codeHash, ctx.request.client))) throw badRequest(INVALID_OTP);
+      const spend = async (tx: Parameters<Parameters<typeof store.write>[0]>[0]) => {
+        // single use: of two concurrent redemptions only one deletes the row
+        if ((await tx.run('DELETE FROM "_otps" WHERE "id" = ?', [row.id])).changes !== 1) throw badRequest(INVALID_OTP);
+      };
+      // PocketBase marks the record verified when the code went to its current e-mail (before MFA or the authRule)
+      if (Number(record.verified) !== 1 && row.sentTo !== '' && String(record.email ?? '') === row.sentTo) {
+        const update = await writes.prepareUpdate(c, String(record.id), { verified: true }, systemContext());
+        await writes.commit([{
+          apply: async (tx, feed) => { await spend(tx); return update.apply(tx, feed); },
+          afterCommit: update.afterCommit && (() => update.afterCommit?.()),
+          afterRollback: update.afterRollback && (() => update.afterRollback?.()),
+        }]);
+        record.verified = 1;
+      } else {
+        await store.write(spend);
+      }
+      return signIn.complete(c, record, ctx, userAgent, 'otp');
+    },
+
+    /**
+     * PocketBase's new-device alert (apis/record_helper.go authAlert): each sign-in's device (a
+     * fingerprint of the client's address and user agent, kept per record, the AUTH_ORIGINS_MAX latest)
+     * is remembered while authAlert.enabled; a device new to a record that has signed in before gets
+     * the alert mail (after the answer; a failed send is kept in the outbox as failed). The first
+     * sign-in ever sends nothing.
+     */
+    async authAlert(c: Collection, record: Row, client: string, userAgent: string): Promise<void> {
+      // as PocketBase: devices are only kept while the alert is on
+      const { authAlert } = authOptionsOf(c);
+      if (!authAlert.enabled) return;
+      const ua = userAgent.slice(0, 300);
+      const fingerprint = hashToken(`${client}\n${ua}`);
+      const recordId = String(record.id);
+      const isNew = await store.write(async (tx) => {
+        const t = now();
+        const origins = await tx.all<{ id: string; fingerprint: string }>('SELECT "id", "fingerprint" FROM "_authOrigins" WHERE "collectionId" = ? AND "recordId" = ? ORDER BY "updated" DESC', [c.id, recordId]);
+        const known = origins.find((o) => o.fingerprint === fingerprint);
+        if (known) {
+          await tx.run('UPDATE "_authOrigins" SET "updated" = ? WHERE "id" = ?', [t, known.id]);
+          return false;
+        }
+        for (const old of origins.slice(AUTH_ORIGINS_MAX - 1)) await tx.run('DELETE FROM "_authOrigins" WHERE "id" = ?', [old.id]);
+        await tx.run('INSERT INTO "_authOrigins" ("id","collectionId","recordId","fingerprint","created","updated") VALUES (?,?,?,?,?,?)', [newId(), c.id, recordId, fingerprint, t, t]);
+        return origins.length > 0;
+      });
+      const to = String(record.email ?? '');
+      if (!isNew || to === '') return;
+      later(async () => {
+        const s = await settings.get();
+        const info = `${ua === '' ? 'an unknown device' : ua}, from ${client === '' ? 'an unknown address' : client}`;
+        await mailer.send(s, resolveTemplate(authAlert.emailTemplate, s, c, record, to, { ALERT_INFO: info }));
+      });
+    },
+
     /** POST /api/settings/test/email: one template of a collection, to `email`, sent now (a failure is the 400). */
     async sendTest(body: unknown): Promise<void> {
       const b = isRecord(body) ? body : {};
@@ -324,19 +483,23 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       const templates: Record<string, MailTokenKind> = { verification: 'verification', 'password-reset': 'passwordReset', 'email-change': 'emailChange' };
       const template = b.template;
       if (template === undefined || template === '') errors.template = required();
-      else if (template === 'otp' || template === 'login-alert') errors.template = fieldError('validation_not_supported', `The "${template}" template is not supported yet.`);
-      else if (typeof template !== 'string' || !Object.hasOwn(templates, template)) errors.template = fieldError('validation_in_invalid', 'Must be a valid value.');
+      else if (typeof template !== 'string' || (template !== 'otp' && template !== 'login-alert' && !Object.hasOwn(templates, template))) errors.template = fieldError('validation_in_invalid', 'Must be a valid value.');
       const name = b.collection === undefined || b.collection === '' ? '_superusers' : b.collection;
       const c = typeof name === 'string' ? registry.get(name) : undefined;
       if (!c || c.type !== 'auth') errors.collection = fieldError('validation_invalid_collection', 'Missing or invalid auth collection.');
       if (Object.keys(errors).length > 0) throw badRequest(INVALID_DATA, errors);
       const coll = c as Collection;
       const kind = templates[template as string];
-      // PocketBase's test message: a placeholder record with the address, and a token that redeems nothing
+      // PocketBase's test message: a placeholder record with the address, and a token (or OTP) that redeems nothing
       const record: Row = { id: '_test_id_', email, verified: 0 };
       const s = await settings.get();
+      const message = template === 'login-alert'
+        ? resolveTemplate(authOptionsOf(coll).authAlert.emailTemplate, s, coll, record, email, { ALERT_INFO: 'a test device, from 127.0.0.1' })
+        : kind === undefined
+        ? resolveTemplate(authOptionsOf(coll).otp.emailTemplate, s, coll, record, email, { OTP: '123456', OTP_ID: 'OTP_ID' })
+        : resolveTemplate(templateOf(coll, kind), s, coll, record, email, { TOKEN: newToken({ id: '_test_id_', collectionId: coll.id, type: kind, email }) });
       try {
-        await mailer.send(s, resolveTemplate(templateOf(coll, kind), s, coll, record, email, { TOKEN: newToken({ id: '_test_id_', collectionId: coll.id, type: kind, email }) }));
+        await mailer.send(s, message);
       } catch (err) {
         throw badRequest('Failed to send the test email.', { error: fieldError('validation_send_failed', err instanceof Error ? err.message.slice(0, 200) : 'Failed to send.') });
       }

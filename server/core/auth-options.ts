@@ -4,7 +4,11 @@
 // (a 400 naming the key: "not supported yet"), so no one believes MFA is on when it is not:
 //   - passwordAuth: always enabled; its identityFields are the collection's `identityFields`;
 //   - oauth2: taken (oauth2.ts), providers as oauth2-providers.ts has them (others refused, naming them);
-//   - otp, mfa, authAlert: stored off only (their settings are kept);
+//   - otp takes effect (account-mail.ts: request-otp, auth-with-otp; its code's length, lifetime, template);
+//   - mfa takes effect (sign-in.ts `finish`: a second method with the mfaId; its rule and duration), not
+//     together with oauth2 yet (refused, naming it: an OAuth2 sign-in would pass without the second method);
+//   - authAlert takes effect (account-mail.ts `authAlert`: the new-device mail, also after an OAuth2
+//     sign-in); off by default here;
 //   - authToken: Deskbase's sessions last 7 days, extended on refresh (session-store.ts); fileToken: 3
 //     minutes (file-tokens.ts): any other duration is refused;
 //   - passwordResetToken, emailChangeToken, verificationToken and verificationTemplate,
@@ -40,9 +44,12 @@ const FIXED_DURATIONS: Partial<Record<TokenKey, { seconds: number; what: string 
   fileToken: { seconds: FILE_TOKEN_SECONDS, what: 'file tokens last 3 minutes' },
 };
 
+/** The longest OTP code (auth-with-otp takes passwords of 1 to 71 characters, as PocketBase). */
+export const OTP_MAX_LENGTH = 71;
+
 const signature = (app = '{APP_NAME}') => `<p>\n  Thanks,<br/>\n  ${app} team\n</p>`;
 
-/** PocketBase's defaults (core/collection_model_auth_templates.go), but the new-login alert is off: Deskbase sends no alerts yet. */
+/** PocketBase's defaults (core/collection_model_auth_templates.go), but the new-login alert is off until turned on (PocketBase's is on). */
 export function defaultAuthOptions(identityFields: string[] = ['email']): AuthOptions {
   return {
     authAlert: {
@@ -311,24 +318,39 @@ export function readAuthOptions(input: Record<string, unknown>, current: AuthOpt
 
   const mfa = sub('mfa', ['enabled', 'duration', 'rule']);
   if (mfa) {
-    if (mfa.bool('enabled', out.mfa.enabled)) mfa.errors.enabled = notSupported('Multi-factor authentication (MFA)');
-    out.mfa.duration = mfa.int('duration', out.mfa.duration, 10, 86400, false);
+    out.mfa.enabled = mfa.bool('enabled', out.mfa.enabled);
+    out.mfa.duration = mfa.int('duration', out.mfa.duration, 10, 86400, out.mfa.enabled);
     out.mfa.rule = mfa.string('rule', out.mfa.rule);
     done('mfa', mfa);
   }
 
   const otp = sub('otp', ['enabled', 'duration', 'length', 'emailTemplate']);
   if (otp) {
-    if (otp.bool('enabled', out.otp.enabled)) otp.errors.enabled = notSupported('One-time password (OTP) sign-in');
-    out.otp.duration = otp.int('duration', out.otp.duration, 10, 86400, false);
-    out.otp.length = otp.int('length', out.otp.length, 4, Number.MAX_SAFE_INTEGER, false);
+    out.otp.enabled = otp.bool('enabled', out.otp.enabled);
+    // PocketBase checks duration and length only when OTP is on; a code longer than auth-with-otp's
+    // 71 characters could never be redeemed, so Deskbase bounds the length there
+    out.otp.duration = otp.int('duration', out.otp.duration, 10, 86400, out.otp.enabled);
+    out.otp.length = otp.int('length', out.otp.length, 4, OTP_MAX_LENGTH, out.otp.enabled);
     out.otp.emailTemplate = readTemplate(otp.input.emailTemplate, out.otp.emailTemplate, otp.errors, 'emailTemplate');
+    // turned on over values stored while off: they must hold too
+    if (out.otp.enabled && otp.errors.duration === undefined && (out.otp.duration < 10 || out.otp.duration > 86400)) otp.errors.duration = invalidValue('Must be between 10 and 86400 seconds.');
+    if (out.otp.enabled && otp.errors.length === undefined && (out.otp.length < 4 || out.otp.length > OTP_MAX_LENGTH)) otp.errors.length = invalidValue(`Must be between 4 and ${OTP_MAX_LENGTH}.`);
     done('otp', otp);
+  }
+
+  if (out.mfa.enabled) {
+    const mfaErrors: ErrorData = { ...(errors.mfa as ErrorData | undefined) };
+    // PocketBase: MFA needs at least 2 sign-in methods (password is always one here)
+    if (!out.otp.enabled && !out.oauth2.enabled) mfaErrors.enabled ??= fieldError('validation_mfa_not_enough_auths', 'MFA requires at least 2 auth methods to be enabled.');
+    // an OAuth2 sign-in does not go through the MFA step yet (oauth2.ts): refused rather than passed by
+    if (out.oauth2.enabled) mfaErrors.enabled ??= notSupported('Multi-factor authentication (MFA) together with OAuth2 sign-in');
+    if (mfaErrors.duration === undefined && (out.mfa.duration < 10 || out.mfa.duration > 86400)) mfaErrors.duration = invalidValue('Must be between 10 and 86400 seconds.');
+    if (Object.keys(mfaErrors).length > 0) errors.mfa = mfaErrors;
   }
 
   const alert = sub('authAlert', ['enabled', 'emailTemplate']);
   if (alert) {
-    if (alert.bool('enabled', out.authAlert.enabled)) alert.errors.enabled = notSupported('E-mail alerts on new sign-ins (Deskbase sends no e-mail)');
+    out.authAlert.enabled = alert.bool('enabled', out.authAlert.enabled);
     out.authAlert.emailTemplate = readTemplate(alert.input.emailTemplate, out.authAlert.emailTemplate, alert.errors, 'emailTemplate');
     done('authAlert', alert);
   }
@@ -378,11 +400,16 @@ export function importableAuthOptions(raw: Record<string, unknown>, note: (key: 
   if (isRecord(raw.mfa)) out.mfa = { enabled: false, ...pickTyped(raw.mfa, { duration: 'number', rule: 'string' }) };
   if (isRecord(raw.otp)) {
     const emailTemplate = template(raw.otp.emailTemplate);
-    out.otp = { enabled: false, ...pickTyped(raw.otp, { duration: 'number', length: 'number' }), ...(emailTemplate ? { emailTemplate } : {}) };
+    const otp = pickTyped(raw.otp, { duration: 'number', length: 'number' });
+    // OTP sign-in works: kept on when its values hold (PocketBase's checks), else off and noted
+    const usable = (d: unknown, l: unknown) => typeof d === 'number' && d >= 10 && d <= 86400 && typeof l === 'number' && l >= 4 && l <= OTP_MAX_LENGTH;
+    const on = raw.otp.enabled === true && usable(otp.duration ?? 180, otp.length ?? 8);
+    if (raw.otp.enabled === true && !on) note('OTP', `One-time password sign-in is turned off: its duration must be 10 to 86400 seconds and its length 4 to ${OTP_MAX_LENGTH}.`);
+    out.otp = { enabled: on, ...otp, ...(emailTemplate ? { emailTemplate } : {}) };
   }
   if (isRecord(raw.authAlert)) {
     const emailTemplate = template(raw.authAlert.emailTemplate);
-    out.authAlert = { enabled: false, ...(emailTemplate ? { emailTemplate } : {}) };
+    out.authAlert = { enabled: raw.authAlert.enabled === true, ...(emailTemplate ? { emailTemplate } : {}) };
   }
   for (const key of TOKEN_KEYS) {
     const duration = obj(raw[key]).duration;

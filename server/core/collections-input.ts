@@ -249,6 +249,11 @@ export async function buildCollection(input: unknown, ctx: InputContext, default
     // PocketBase's auth options (auth-options.ts); passwordAuth.identityFields is the spec's identityFields
     const { options, identityFields } = readAuthOptions(input, authOptionsOf(base), errors);
     normalizeIdentityFields(input.identityFields ?? identityFields, base, errors);
+    // PocketBase checks the MFA rule only while MFA is on (core/collection_model_auth_options.go)
+    if (options.mfa.enabled && options.mfa.rule.trim() !== '' && (errors.mfa as ErrorData | undefined)?.rule === undefined) {
+      const problem = checkRule(options.mfa.rule, base, (idOrName: string) => (idOrName === base.id || idOrName.toLowerCase() === base.name.toLowerCase() ? base : ctx.lookup(idOrName)), ctx.dialect);
+      if (problem !== null) errors.mfa = { ...(errors.mfa as ErrorData | undefined), rule: fieldError('validation_invalid_rule', `Invalid rule. Raw error: ${problem}`) };
+    }
     storeAuthOptions(base, options);
   } else refuseAuthOptions(input, errors);
   if (Object.keys(errors).length > 0) {

@@ -122,7 +122,8 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   feed.subscribe(dropReleasedFiles(storage));
   const records = createRecords(env, feed);
   const files = createFiles(env, createFileTokens(store, registry, sessions, await fileTokenSecret(store), options.now));
-  const auth = createAuth(env);
+  // the new-device alert is account-mail's (made below, with the mailer)
+  const auth = createAuth(env, (c, record, client, userAgent) => accountMail.authAlert(c, record, client, userAgent));
   const oauth2 = createOAuth2(env, auth, records.writes);
   if (store.bus) followBus(env, store.bus, realtime, busFrom);
   else feed.subscribe((changes) => realtime.onChanges(changes));
@@ -131,7 +132,7 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const transfer = createTransfer(env, records, onCollection);
   const settings = createSettings(env);
   const mailer = createMailer(env, options.smtpTimeouts);
-  const accountMail = createAccountMail(env, { settings, mailer, writes: records.writes });
+  const accountMail = createAccountMail(env, { settings, mailer, writes: records.writes, signIn: auth });
   return {
     store, registry, sessions, collections, records, auth, oauth2, setup, transfer, realtime, batch, files, settings, mailer, accountMail,
     /** Backups (`GET /api/backup`) and restores; a restore sweeps what its records do not name. */

@@ -298,16 +298,18 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
   }
 
   return {
-    /** What the SDK's listAuthMethods() reads (PocketBase's auth-methods): password, OAuth2 with its providers; OTP and MFA off. */
+    /** What the SDK's listAuthMethods() reads (PocketBase's auth-methods): password, OAuth2 with its providers, MFA and OTP. */
     methods(name: string, ctx: RequestContext): unknown {
       const c = auth.authCollection(name);
       const identityFields = c.identityFields ?? ['email'];
       const providers = providersOf(c);
+      const options = authOptionsOf(c);
       return pick({
         password: { enabled: true, identityFields },
-        oauth2: { enabled: authOptionsOf(c).oauth2.enabled, providers },
-        mfa: { enabled: false, duration: 0 },
-        otp: { enabled: false, duration: 0 },
+        oauth2: { enabled: options.oauth2.enabled, providers },
+        // PocketBase's apis/record_auth_methods.go: a method's duration only when it is enabled
+        mfa: { enabled: options.mfa.enabled, duration: options.mfa.enabled ? options.mfa.duration : 0 },
+        otp: { enabled: options.otp.enabled, duration: options.otp.enabled ? options.otp.duration : 0 },
       }, ctx.fields);
     },
 
@@ -398,6 +400,8 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
           throw new ApiError(403, "The request doesn't satisfy the collection requirements to authenticate.");
         }
         const meta = { ...user, avatarUrl: user.avatarURL, isNew };
+        // the new-device alert, as after any other sign-in (sign-in.ts `finish`)
+        await auth.alert(c, row, ctx.request.client ?? '', userAgent);
         return { token: signedIn.token, record: await auth.presentSelf(held, ctx), meta };
       };
       try {

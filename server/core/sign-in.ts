@@ -4,6 +4,7 @@ import type { CoreEnv } from './env.js';
 import { ApiError, badRequest, fieldError, forbidden, notFound, unauthorized, type ErrorData } from '../errors.js';
 import { isRecord } from '../json-object.js';
 import { ruleSql } from './access.js';
+import { authOptionsOf } from './auth-options.js';
 import { needsRehash } from './passwords.js';
 import { accountKey } from './sign-in-limiter.js';
 import { presentRecords } from './record-response.js';
@@ -11,6 +12,8 @@ import { asCaller, type RequestContext, type RuleInput } from './request-context
 import { SESSION_SECONDS, type SessionRow } from './session-store.js';
 import { ident } from '../filter/sql.js';
 import type { AuthInfo, Collection, Row } from '../model/types.js';
+import type { WriteTx } from '../store/db.js';
+import { newId } from './ids.js';
 import { isLocked, isOpen } from '../model/rule.js';
 
 export interface SignIn {
@@ -22,10 +25,22 @@ export interface SignIn {
 /** The longest impersonation (the longest auth token duration PocketBase's options accept: 3 years). */
 export const MAX_IMPERSONATE_SECONDS = 94670856;
 
+/** PocketBase's MFA step: the first method proved, a second one (with this id) is needed: a 401 `{mfaId}`. */
+export class MfaRequired extends Error {
+  constructor(readonly mfaId: string) {
+    super('mfa required');
+  }
+}
+
+interface MfaRow { id: string; collectionId: string; recordId: string; method: string; created: number | string }
+
 const failed = () => badRequest('Failed to authenticate.');
 
-export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'sessions' | 'credentials' | 'responseBytes'>) {
-  const { store, dialect, registry, sessions, credentials: { limiter, passwords }, responseBytes } = env;
+/** What runs after a sign-in's session started (account-mail.ts's new-device alert), given the request's client and user agent. */
+export type AfterSignIn = (c: Collection, record: Row, client: string, userAgent: string) => Promise<void>;
+
+export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'sessions' | 'credentials' | 'responseBytes' | 'now'>, afterSignIn: AfterSignIn = async () => {}) {
+  const { store, dialect, registry, sessions, credentials: { limiter, passwords }, responseBytes, now } = env;
   function authCollection(name: string): Collection {
     const c = registry.get(name);
     if (!c) throw notFound('Missing or invalid collection context.');
@@ -50,9 +65,57 @@ export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' |
   async function passesAuthRule(c: Collection, record: Row, ctx: RuleInput): Promise<boolean> {
     if (isLocked(c.authRule)) return false;
     if (isOpen(c.authRule)) return true;
-    const authCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context: 'password', auth: { collection: c, record, sessionId: '' } }, ...(ctx.dialect === undefined ? {} : { dialect: ctx.dialect }) };
+    const authCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context: ctx.request.context === 'default' ? 'password' : ctx.request.context, auth: { collection: c, record, sessionId: '' } }, ...(ctx.dialect === undefined ? {} : { dialect: ctx.dialect }) };
     const w = ruleSql(c.authRule, c, authCtx);
     return (await store.get(`SELECT 1 AS ok FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${w.sql})`, [record.id, ...w.params])) !== undefined;
+  }
+
+  /** Whether `rule` (PocketBase's mfa.rule: empty is everyone) holds for the record signing in. */
+  async function ruleHolds(c: Collection, record: Row, rule: string, ctx: RuleInput, context: string): Promise<boolean> {
+    if (rule.trim() === '') return true;
+    const ruleCtx: RuleInput = { lookup: ctx.lookup, request: { ...ctx.request, context, auth: { collection: c, record, sessionId: '' } }, ...(ctx.dialect === undefined ? {} : { dialect: ctx.dialect }) };
+    const w = ruleSql(rule, c, ruleCtx);
+    return (await store.get(`SELECT 1 AS ok FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${w.sql})`, [record.id, ...w.params])) !== undefined;
+  }
+
+  /**
+   * The end of every sign-in method (PocketBase's RecordAuthResponse): with MFA on for this record
+   * (mfa.rule), a first method stores an `_mfas` row and throws MfaRequired (the 401 `{mfaId}`); a second,
+   * different method presents that mfaId (query or body) and spends it in the transaction that starts
+   * the session. `work` runs in that transaction too (a password rehash).
+   */
+  async function finish(c: Collection, record: Row, ctx: RequestContext, userAgent: string, method: string, work?: (tx: WriteTx) => Promise<void>): Promise<SignIn> {
+    const { mfa } = authOptionsOf(c);
+    let spend: MfaRow | null = null;
+    if (mfa.enabled && (await ruleHolds(c, record, mfa.rule, ctx, method))) {
+      const given = ctx.request.query.mfaId || (typeof ctx.request.body.mfaId === 'string' ? ctx.request.body.mfaId : '');
+      if (given === '') {
+        const mfaId = newId();
+        await store.write(async (tx) => {
+          await work?.(tx);
+          const t = now();
+          await tx.run('DELETE FROM "_mfas" WHERE "created" <= ?', [t - 86400 * 1000]); // past any duration
+          await tx.run('INSERT INTO "_mfas" ("id","collectionId","recordId","method","created") VALUES (?,?,?,?,?)', [mfaId, c.id, String(record.id), method, t]);
+        });
+        throw new MfaRequired(mfaId);
+      }
+      const row = given.length > 255 ? undefined : await store.get<MfaRow>('SELECT * FROM "_mfas" WHERE "id" = ?', [given]);
+      if (!row || Number(row.created) + mfa.duration * 1000 <= now()) {
+        if (row) await store.write(async (tx) => tx.run('DELETE FROM "_mfas" WHERE "id" = ?', [row.id]));
+        throw badRequest('Invalid or expired MFA session.');
+      }
+      if (row.recordId !== String(record.id) || row.collectionId !== c.id) throw badRequest('Invalid MFA session.');
+      if (row.method === method) throw badRequest('A different authentication method is required.');
+      spend = row;
+    }
+    const started = await store.write(async (tx) => {
+      // single use: of two sign-ins with one mfaId only the one that deletes it goes on
+      if (spend && (await tx.run('DELETE FROM "_mfas" WHERE "id" = ?', [spend.id])).changes !== 1) throw badRequest('Invalid or expired MFA session.');
+      await work?.(tx);
+      return sessions.start(tx, c.id, String(record.id), userAgent);
+    });
+    await afterSignIn(c, record, ctx.request.client ?? '', userAgent);
+    return { token: started.token, record: await presentSelf({ collection: c, record, sessionId: started.session.id }, ctx) };
   }
 
   /** The record as the session it now holds sees it; a large expand leaves it unexpanded (the session exists). */
@@ -64,6 +127,20 @@ export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' |
     authCollection,
     passesAuthRule,
     presentSelf,
+
+    /**
+     * A sign-in proven by another method than the password (core/account-mail.ts's OTP): the authRule
+     * (PocketBase's 403 in RecordAuthResponse), then a session as auth-with-password starts one.
+     */
+    async complete(c: Collection, record: Row, ctx: RequestContext, userAgent: string, method: string): Promise<SignIn> {
+      if (!(await passesAuthRule(c, record, { ...ctx, request: { ...ctx.request, context: method } }))) {
+        throw new ApiError(403, "The request doesn't satisfy the collection requirements to authenticate.");
+      }
+      return finish(c, record, ctx, userAgent, method);
+    },
+
+    /** The new-device alert of a sign-in made elsewhere (oauth2.ts), as `finish` sends it. */
+    alert: afterSignIn,
 
     /** `ctx` carries the sign-in body (an authRule may read `@request.body`). */
     async signInWithPassword(name: string, body: unknown, ctx: RequestContext, userAgent: string): Promise<SignIn> {
@@ -95,11 +172,10 @@ export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' |
       // a PocketBase bcrypt hash becomes scrypt with the first sign-in that proves the password
       const stored = String(record.password ?? '');
       const rehash = needsRehash(stored) ? await passwords.hash(password, ctx.request.client) : null;
-      const started = await store.write(async (tx) => {
-        if (rehash !== null) await tx.run(`UPDATE ${ident(c.name)} SET "password" = ? WHERE "id" = ? AND "password" = ?`, [rehash, record.id, stored]);
-        return sessions.start(tx, c.id, String(record.id), userAgent);
-      });
-      return { token: started.token, record: await presentSelf({ collection: c, record, sessionId: started.session.id }, ctx) };
+      const work = rehash === null ? undefined : async (tx: WriteTx) => {
+        await tx.run(`UPDATE ${ident(c.name)} SET "password" = ? WHERE "id" = ? AND "password" = ?`, [rehash, record.id, stored]);
+      };
+      return finish(c, record, ctx, userAgent, 'password', work);
     },
 
     /**

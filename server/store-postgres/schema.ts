@@ -72,6 +72,23 @@ export const POSTGRES_SYSTEM_SCHEMA: readonly string[] = [
   'CREATE INDEX IF NOT EXISTS "_authTokens_record" ON "_authTokens" ("collectionId", "recordId", "kind")',
   `CREATE TABLE IF NOT EXISTS "_mailRequests" ("key" ${TEXT} NOT NULL, "at" bigint NOT NULL)`,
   'CREATE INDEX IF NOT EXISTS "_mailRequests_key" ON "_mailRequests" ("key", "at")',
+  // one-time passwords (core/account-mail.ts): the code's scrypt hash, never the code
+  `CREATE TABLE IF NOT EXISTS "_otps" (
+    "id" ${TEXT} PRIMARY KEY NOT NULL, "collectionId" ${TEXT} NOT NULL, "recordId" ${TEXT} NOT NULL,
+    "codeHash" ${TEXT} NOT NULL, "sentTo" ${TEXT} NOT NULL DEFAULT '', "created" bigint NOT NULL
+  )`,
+  'CREATE INDEX IF NOT EXISTS "_otps_record" ON "_otps" ("collectionId", "recordId")',
+  // the devices each auth record signed in from (core/account-mail.ts `authAlert`): a fingerprint's SHA-256
+  `CREATE TABLE IF NOT EXISTS "_authOrigins" (
+    "id" ${TEXT} PRIMARY KEY NOT NULL, "collectionId" ${TEXT} NOT NULL, "recordId" ${TEXT} NOT NULL,
+    "fingerprint" ${TEXT} NOT NULL, "created" bigint NOT NULL, "updated" bigint NOT NULL
+  )`,
+  'CREATE INDEX IF NOT EXISTS "_authOrigins_record" ON "_authOrigins" ("collectionId", "recordId")',
+  // MFA sessions between a first and a second sign-in method (core/sign-in.ts `finish`)
+  `CREATE TABLE IF NOT EXISTS "_mfas" (
+    "id" ${TEXT} PRIMARY KEY NOT NULL, "collectionId" ${TEXT} NOT NULL, "recordId" ${TEXT} NOT NULL,
+    "method" ${TEXT} NOT NULL, "created" bigint NOT NULL
+  )`,
   // the sign-in block every node counts against (core/sign-in-limiter.ts StoreFailureLimiter)
   `CREATE TABLE IF NOT EXISTS "_signInFailures" (
     "key" ${TEXT} PRIMARY KEY NOT NULL,

@@ -245,9 +245,13 @@ describe('with SMTP on: password reset, e-mail change, test e-mail', () => {
   it('sends a test e-mail of a template (PocketBase\'s body)', async () => {
     expect(await sdk.admin.settings.testEmail('users', 'tester@example.com', 'password-reset')).toBe(true);
     expect((await latestTo('tester@example.com')).subject).toBe('Reset your Acme password');
-    const e = await failure(sdk.admin.settings.testEmail('users', 'tester@example.com', 'otp'));
+    expect(await sdk.admin.settings.testEmail('users', 'tester@example.com', 'otp')).toBe(true);
+    expect((await latestTo('tester@example.com')).html).toContain('<strong>123456</strong>');
+    expect(await sdk.admin.settings.testEmail('users', 'tester@example.com', 'login-alert')).toBe(true);
+    expect((await latestTo('tester@example.com')).subject).toBe('Login from a new location');
+    const e = await failure(sdk.admin.settings.testEmail('users', 'tester@example.com', 'nope'));
     expect(e.status).toBe(400);
-    expect(e.response.data.template.code).toBe('validation_not_supported');
+    expect(e.response.data.template.code).toBe('validation_in_invalid');
   });
 });
 

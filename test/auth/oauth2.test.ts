@@ -130,6 +130,32 @@ describe('auth-with-oauth2', () => {
   });
 });
 
+describe('with the other sign-in options', () => {
+  it('MFA cannot be turned on with OAuth2 (an OAuth2 sign-in would pass without the second method): a 400 naming it', async () => {
+    const err = await failure(sdk.admin.collections.update('users', { otp: { enabled: true }, mfa: { enabled: true } }));
+    expect(err.status).toBe(400);
+    expect(err.response.data.mfa.enabled.message).toMatch(/together with OAuth2 sign-in is not supported yet/);
+    const users = await sdk.admin.collections.getOne('users');
+    expect([users.mfa.enabled, users.otp.enabled]).toEqual([false, false]);
+  });
+
+  it('an OAuth2 sign-in from a new device sends the auth alert, as a password sign-in does', async () => {
+    await sdk.admin.collections.update('users', { authAlert: { enabled: true } });
+    idp.accounts.set('dora', { email: 'dora@example.com', email_verified: true, name: 'Dora' });
+    const mails = async () => ((await sdk.admin.send('/api/mails', {})) as { items: { to: string; subject: string }[] }).items.filter((m) => m.to === 'dora@example.com');
+    try {
+      await signIn(sdk.client(), 'dora'); // the first device: no alert
+      const pb = sdk.client();
+      pb.beforeSend = (url, options) => ({ url, options: { ...options, headers: { ...options.headers, 'user-agent': 'Another Phone' } } });
+      await signIn(pb, 'dora');
+      await expect.poll(mails).toHaveLength(1);
+      expect((await mails())[0].subject).toBe('Login from a new location');
+    } finally {
+      await sdk.admin.collections.update('users', { authAlert: { enabled: false } });
+    }
+  });
+});
+
 describe('the SDK\'s all-in-one authWithOAuth2 over realtime, through /api/oauth2-redirect', () => {
   it('signs in: the provider\'s redirect reaches the waiting realtime client, which completes the code exchange', async () => {
     idp.accounts.set('frank', { email: 'frank@example.com', email_verified: true, name: 'Frank' });

@@ -243,10 +243,7 @@ describe('auth collection options', () => {
   it('turning on what Deskbase does not do yet is a 400 naming the key, and nothing changes', async () => {
     const before = await sdk.admin.collections.getOne('members');
     const cases: [Record<string, unknown>, string[], RegExp][] = [
-      [{ mfa: { enabled: true } }, ['mfa', 'enabled'], /Multi-factor authentication \(MFA\) is not supported yet/],
-      [{ otp: { enabled: true } }, ['otp', 'enabled'], /One-time password \(OTP\) sign-in is not supported yet/],
       [{ oauth2: { enabled: true, providers: [{ name: 'facebook', clientId: 'x', clientSecret: 'y' }] } }, ['oauth2', 'providers'], /facebook provider is not supported yet/],
-      [{ authAlert: { enabled: true } }, ['authAlert', 'enabled'], /not supported yet/],
       [{ passwordAuth: { enabled: false } }, ['passwordAuth', 'enabled'], /Turning password sign-in off is not supported yet/],
       [{ authToken: { duration: 3600 } }, ['authToken', 'duration'], /authToken duration other than 604800 seconds .* is not supported yet/],
       [{ fileToken: { duration: 60 } }, ['fileToken', 'duration'], /not supported yet/],
@@ -262,7 +259,7 @@ describe('auth collection options', () => {
     }
     // on create too
     const created = await failure(sdk.admin.collections.create({ name: 'mfa_people', type: 'auth', mfa: { enabled: true } }));
-    expect(created.response.data.mfa.enabled.code).toBe('validation_not_supported');
+    expect(created.response.data.mfa.enabled.code).toBe('validation_mfa_not_enough_auths'); // PocketBase's: MFA needs a second method
     expect((await sdk.admin.collections.getFullList()).some((c) => c.name === 'mfa_people')).toBe(false);
     expect(await sdk.admin.collections.getOne('members')).toEqual(before);
   });
@@ -316,13 +313,15 @@ describe('auth collection options', () => {
     const r = await sdk.admin.send('/api/collections/import', { method: 'PUT', body: { collections: [pbStaff] } }) as { notes: { collection: string; item: string; reason: string }[] };
     const staff = await sdk.admin.collections.getOne('staff');
     expect(staff.mfa).toEqual({ enabled: false, duration: 900, rule: '' });
-    expect(staff.otp).toEqual({ enabled: false, duration: 120, length: 6, emailTemplate: { subject: 'Code', body: '{OTP}' } });
-    expect(staff.authAlert).toEqual({ enabled: false, emailTemplate: { subject: 'Alert', body: '{ALERT_INFO}' } });
+    expect(staff.otp).toEqual({ enabled: true, duration: 120, length: 6, emailTemplate: { subject: 'Code', body: '{OTP}' } }); // OTP works: kept on
+    expect(staff.authAlert).toEqual({ enabled: true, emailTemplate: { subject: 'Alert', body: '{ALERT_INFO}' } }); // alerts are sent: kept on
     expect(staff.oauth2).toEqual({ enabled: false, mappedFields: { id: '', name: '', username: '', avatarURL: '' }, providers: [] }); // no name field here
     expect(staff.authToken).toEqual({ duration: 604800 });
     expect(staff.verificationToken).toEqual({ duration: 3600 });
     expect(staff.resetPasswordTemplate).toEqual({ subject: 'Reset it', body: '{TOKEN}' });
     const keys = r.notes.filter((n) => n.collection === 'staff').map((n) => n.item);
-    expect(keys).toEqual(expect.arrayContaining(['OAuth2', 'MFA', 'OTP', 'authAlert', 'authToken']));
+    expect(keys).toEqual(expect.arrayContaining(['OAuth2', 'MFA', 'authToken']));
+    expect(keys).not.toContain('OTP');
+    expect(keys).not.toContain('authAlert');
   });
 });

@@ -147,9 +147,7 @@ function noteAuthOptions(c: Record<string, unknown>, name: string, notes: Notes)
   if (enabled('oauth2') || providers.length > 0) {
     notes.add(name, 'OAuth2', `OAuth2 sign-in${providers.length > 0 ? ` (${providers.join(', ')})` : ''} is not supported; users sign in with their password.`);
   }
-  if (enabled('mfa')) notes.add(name, 'MFA', 'Multi-factor authentication is not supported.');
-  if (enabled('otp')) notes.add(name, 'OTP', 'One-time password sign-in is not supported.');
-  if (enabled('authAlert')) notes.add(name, 'authAlert', 'New sign-in e-mail alerts are not sent (Deskbase sends no e-mail).');
+  if (enabled('mfa')) notes.add(name, 'MFA', 'Multi-factor authentication is turned off by the import (its rule is checked when it is turned on again).');
   if (isRecord(c.passwordAuth) && c.passwordAuth.enabled === false) notes.add(name, 'passwordAuth', 'Password sign-in stays enabled (it was disabled in PocketBase).');
 }
 

@@ -1,6 +1,7 @@
 // Sign-in and refresh for any auth collection.
 import type { H3, H3Event } from 'h3';
 import { getCookie, HTTPResponse } from 'h3';
+import { MfaRequired, type SignIn } from '../../core/sign-in.js';
 import { ApiError, forbidden } from '../../errors.js';
 import type { Core } from '../../core/index.js';
 import { clientOf, contextOf, param, stateOf } from '../request.js';
@@ -8,6 +9,16 @@ import { AUTH_BODY_BYTES, readBodyObject } from '../body.js';
 import { authOf, COOKIE_NAME, sameOrigin, sessionCookie } from '../caller.js';
 import { isSuperuser } from '../../model/types.js';
 import { json, noContent } from '../respond.js';
+
+/** A sign-in that needs a second method answers PocketBase's 401 `{mfaId}` (not the error envelope: the SDK reads `response.mfaId`). */
+async function mfaStep(signIn: () => Promise<SignIn>): Promise<SignIn | HTTPResponse> {
+  try {
+    return await signIn();
+  } catch (err) {
+    if (err instanceof MfaRequired) return json({ mfaId: err.mfaId }, { status: 401 });
+    throw err;
+  }
+}
 
 export function registerAuth(app: H3, core: Core): void {
   app.get('/api/collections/:collection/auth-methods', (event) => core.oauth2.methods(param(event, 'collection'), contextOf(event, core)));
@@ -19,7 +30,8 @@ export function registerAuth(app: H3, core: Core): void {
       throw new ApiError(400, 'Cookie sign-in requires an Origin header naming this site.');
     }
     const ctx = contextOf(event, core, body);
-    const signIn = await core.auth.signInWithPassword(param(event, 'collection'), body, ctx, event.req.headers.get('user-agent') ?? '');
+    const signIn = await mfaStep(() => core.auth.signInWithPassword(param(event, 'collection'), body, ctx, event.req.headers.get('user-agent') ?? ''));
+    if (!('token' in signIn)) return signIn;
     if (cookie) return json({ record: signIn.record }, { headers: { 'set-cookie': sessionCookie(signIn.token) } });
     return { token: signIn.token, record: signIn.record };
   });
@@ -31,6 +43,16 @@ export function registerAuth(app: H3, core: Core): void {
     // cookie sessions get a renewed cookie and no token in the body
     if (state.viaCookie) return json({ record }, { headers: { 'set-cookie': sessionCookie(token) } });
     return { token, record };
+  });
+
+  // one-time passwords (core/account-mail.ts): request-otp answers {otpId}, auth-with-otp signs in
+  app.post('/api/collections/:collection/request-otp', async (event) =>
+    core.accountMail.requestOTP(param(event, 'collection'), await readBodyObject(event, AUTH_BODY_BYTES), clientOf(event)));
+  app.post('/api/collections/:collection/auth-with-otp', async (event) => {
+    const body = await readBodyObject(event, AUTH_BODY_BYTES);
+    const signIn = await mfaStep(() => core.accountMail.authWithOTP(param(event, 'collection'), body, contextOf(event, core, body), event.req.headers.get('user-agent') ?? ''));
+    if (!('token' in signIn)) return signIn;
+    return { token: signIn.token, record: signIn.record };
   });
 
   // the e-mail flows (core/account-mail.ts): each answers 204 on success
