@@ -130,7 +130,7 @@ describe('records grid', () => {
     expect(url).toMatch(/record=\w{15}/);
     await p.keyboard.press('Escape');
     // the collection's tabs carry the list's URL along (the sidebar does not: the next test)
-    await p.getByRole('link', { name: 'Settings' }).click();
+    await p.getByRole('navigation', { name: 'Collection views' }).getByRole('link', { name: 'Settings' }).click();
     await p.getByRole('link', { name: 'Records' }).click();
     await expect.poll(() => p.locator('.pager-range').textContent()).toBe('31–35 of 35');
     await expect(p.getByLabel('Filter records').inputValue()).resolves.toBe('views >= 100');
@@ -444,7 +444,7 @@ describe('records grid', () => {
     await p.keyboard.press('Escape');
     await expect(list.count()).resolves.toBe(0);
 
-    await p.getByRole('link', { name: 'Settings' }).click();
+    await p.getByRole('navigation', { name: 'Collection views' }).getByRole('link', { name: 'Settings' }).click();
     const rule = p.locator('.rule', { has: p.locator('label', { hasText: 'List / search' }) });
     await rule.getByRole('button', { name: 'Locked' }).click();
     const box = p.locator('#rule-listRule');

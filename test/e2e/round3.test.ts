@@ -96,7 +96,7 @@ describe('the eleven defects', () => {
       await rows(p).first().waitFor();
       const at = async () => (await box(p, '.tabs')).x;
       const records = await at();
-      await p.getByRole('link', { name: 'Settings' }).click();
+      await p.getByRole('navigation', { name: 'Collection views' }).getByRole('link', { name: 'Settings' }).click();
       await p.locator('#col-name').waitFor();
       expect(await at()).toBe(records);
       await shot(p, `r3-03-settings-${vp.width}`);
