@@ -8,10 +8,10 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { probePort } from '../server/http/listener.js';
 
 const run = promisify(execFile);
 
@@ -49,16 +49,9 @@ export function findPostgresBin(): string {
   return dir !== '' && existsSync(join(dir, 'initdb')) ? dir : '';
 }
 
+/** A loopback port free now (nothing listens on it): the one probe, http/listener.ts `probePort`. */
 async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+  return (await probePort('127.0.0.1', 0)) ?? Promise.reject(new Error('no free loopback port'));
 }
 
 /** initdb and pg_ctl refuse to run as root: as root they run as the `postgres` user. */

@@ -13,7 +13,6 @@
 //   nodes write again without a restart. The gap from the kill to each node's first successful write
 //   is measured and logged. A realtime subscriber on one node (the SDK) hears every acknowledged
 //   create of both nodes, also those made after the failover (the bus's doorbell reconnected).
-import { createServer } from 'node:net';
 import { EventSource } from 'eventsource';
 import PocketBase from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +21,7 @@ import { http, setupSuperuser } from '../fixtures/hardening-http.js';
 import { QueryBudget } from '../../server/store/deadline.js';
 import { openPostgresStore } from '../../server/store-postgres/store.js';
 import { patroniMissing, startPatroniCluster, type PatroniCluster } from '../support/patroni.js';
+import { probePort } from '../../server/http/listener.js';
 
 (globalThis as { EventSource?: unknown }).EventSource ??= EventSource;
 
@@ -39,16 +39,9 @@ interface Node {
   child: Child;
 }
 
+/** A loopback port free now (nothing listens on it): the one probe, http/listener.ts `probePort`. */
 async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+  return (await probePort('127.0.0.1', 0)) ?? Promise.reject(new Error('no free loopback port'));
 }
 
 /** `npm run serve -- --db URL --http 127.0.0.1:PORT` as its own process (node --import tsx server/cli.ts). */

@@ -4,26 +4,18 @@
 // next write reconnects; a database that cannot be reached answers a 503 within the wait for a
 // connection instead of holding the caller. (test/failover/ proves the same through the CLI on a
 // Patroni cluster.)
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ApiError } from '../../server/errors.js';
 import { openPostgresStore, type PostgresStore } from '../../server/store-postgres/store.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
+import { probePort } from '../../server/http/listener.js';
 
 let db: FreshDatabase;
 let store: PostgresStore;
 
-/** A loopback port nothing listens on. */
+/** A loopback port free now (nothing listens on it): the one probe, http/listener.ts `probePort`. */
 async function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+  return (await probePort('127.0.0.1', 0)) ?? Promise.reject(new Error('no free loopback port'));
 }
 
 describePostgres('the PostgreSQL store when the database goes away', () => {

@@ -14,9 +14,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { probePort } from '../../server/http/listener.js';
 
 export const PG_BIN = '/usr/lib/postgresql/15/bin';
 
@@ -84,16 +84,9 @@ function commandExists(name: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
 }
 
+/** A loopback port free now (nothing listens on it): the one probe, http/listener.ts `probePort`. */
 async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+  return (await probePort('127.0.0.1', 0)) ?? Promise.reject(new Error('no free loopback port'));
 }
 
 /** The `postgres` user's ids when running as root (PostgreSQL refuses root), else null. */

@@ -3,6 +3,7 @@
 import net from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { expect } from 'vitest';
+import { probePort } from '../../server/http/listener.js';
 
 export interface ReceivedMail {
   from: string;
@@ -87,11 +88,7 @@ export async function startSilentServer(): Promise<{ port: number; close(): Prom
 
 /** A port nothing listens on (connection refused). */
 export async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  return (await probePort('127.0.0.1', 0)) ?? Promise.reject(new Error('no free loopback port'));
 }
 
 /** Waits (bounded) until `check` passes: mails are sent after the request's answer. */
