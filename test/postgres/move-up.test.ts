@@ -225,22 +225,38 @@ describePostgres('npm run move-up: a desktop folder into a team server', () => {
     }
   });
 
-  it('a view collection: served by the team server as on the desktop', async () => {
-    const copy = await mkdtemp(join(tmpdir(), 'deskbase-moveup-view-'));
-    const db = await freshDatabase('moveup_view');
+  /**
+   * A copy of the desktop folder changed through its own API by `change` (what it answers is handed
+   * back), and a fresh database to move it into; both removed after `check`.
+   */
+  async function movedCopy<T>(label: string, change: (admin: PocketBase) => Promise<T>, check: (db: FreshDatabase, copy: string, changed: T) => Promise<void>): Promise<void> {
+    const copy = await mkdtemp(join(tmpdir(), `deskbase-moveup-${label}-`));
+    const db = await freshDatabase(`moveup_${label}`);
     dbs.push(db);
     try {
       await cp(desktopDir, copy, { recursive: true });
       const desk = await startServer({ dir: copy, port: 0, uiDir: null, log: () => undefined });
-      let view: unknown[];
+      let changed: T;
       try {
         const admin = client(desk.url);
         await admin.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
-        await admin.collections.create({ name: 'post_titles', type: 'view', viewQuery: 'SELECT id, title FROM posts', listRule: '' });
-        view = await admin.collection('post_titles').getFullList({ sort: 'title' });
+        changed = await change(admin);
       } finally {
         await desk.close();
       }
+      await check(db, copy, changed);
+    } finally {
+      await rm(copy, { recursive: true, force: true });
+    }
+  }
+
+  const tablesOf = async (db: FreshDatabase) => (await db.sql`SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`).map((r) => r.tablename);
+
+  it('a view collection: served by the team server as on the desktop', async () => {
+    await movedCopy('view', async (admin) => {
+      await admin.collections.create({ name: 'post_titles', type: 'view', viewQuery: 'SELECT id, title FROM posts', listRule: '' });
+      return admin.collection('post_titles').getFullList({ sort: 'title' });
+    }, async (db, copy, view) => {
       const run = await moveUp(['--dir', copy, '--db', db.url, '--yes']);
       expect(run.err).toBe('');
       const team = await teamServer(db.url);
@@ -249,63 +265,36 @@ describePostgres('npm run move-up: a desktop folder into a team server', () => {
       } finally {
         await team.close();
       }
-    } finally {
-      await rm(copy, { recursive: true, force: true });
-    }
+    });
   });
 
   it('a view the team server cannot make fails the move, naming it, with nothing changed', async () => {
-    const copy = await mkdtemp(join(tmpdir(), 'deskbase-moveup-badview-'));
-    const db = await freshDatabase('moveup_badview');
-    dbs.push(db);
-    try {
-      await cp(desktopDir, copy, { recursive: true });
-      const desk = await startServer({ dir: copy, port: 0, uiDir: null, log: () => undefined });
-      try {
-        const admin = client(desk.url);
-        await admin.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
-        // typeof() is SQLite's own: the team server does not translate it (docs/architecture.md, views)
-        await admin.collections.create({ name: 'title_kinds', type: 'view', viewQuery: 'SELECT id, typeof(title) AS kind FROM posts', listRule: '' });
-      } finally {
-        await desk.close();
-      }
+    await movedCopy('badview', async (admin) => {
+      // typeof() is SQLite's own: the team server does not translate it (docs/architecture.md, views)
+      await admin.collections.create({ name: 'title_kinds', type: 'view', viewQuery: 'SELECT id, typeof(title) AS kind FROM posts', listRule: '' });
+    }, async (db, copy) => {
       const run = await moveUp(['--dir', copy, '--db', db.url, '--yes']);
       expect(run.code).toBe(1);
       expect(run.err).toMatch(/^The view collection "title_kinds" cannot be made on the destination \(.*typeof.*\).*nothing was changed/);
-      const tables = (await db.sql`SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`).map((r) => r.tablename);
-      expect(tables).not.toContain('posts');
-    } finally {
-      await rm(copy, { recursive: true, force: true });
-    }
+      expect(await tablesOf(db)).not.toContain('posts');
+    });
   });
 
   it('a desktop collection or field named as PostgreSQL reserves (pg_settings, xmin) is refused up front, naming them, with nothing changed', async () => {
-    const copy = await mkdtemp(join(tmpdir(), 'deskbase-moveup-names-'));
-    const db = await freshDatabase('moveup_names');
-    dbs.push(db);
-    try {
-      await cp(desktopDir, copy, { recursive: true });
-      const desk = await startServer({ dir: copy, port: 0, uiDir: null, log: () => undefined });
-      try {
-        const admin = client(desk.url);
-        await admin.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
-        // the desktop's SQLite has no such names of its own
-        await admin.collections.create({ name: 'pg_settings', type: 'base', fields: [{ name: 'title', type: 'text' }] });
-        await admin.collections.create({ name: 'versions', type: 'base', fields: [{ name: 'xmin', type: 'number' }] });
-      } finally {
-        await desk.close();
-      }
+    await movedCopy('names', async (admin) => {
+      // the desktop's SQLite has no such names of its own
+      await admin.collections.create({ name: 'pg_settings', type: 'base', fields: [{ name: 'title', type: 'text' }] });
+      await admin.collections.create({ name: 'versions', type: 'base', fields: [{ name: 'xmin', type: 'number' }] });
+    }, async (db, copy) => {
       for (const args of [['--dry-run'], ['--yes']]) {
         const run = await moveUp(['--dir', copy, '--db', db.url, ...args]);
         expect(run.code, args[0]).toBe(1);
         expect(run.err, args[0]).toMatch(/reserves the name of the collection "pg_settings", the field "versions\.xmin"\..*nothing was changed/);
       }
-      const tables = (await db.sql`SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`).map((r) => r.tablename);
+      const tables = await tablesOf(db);
       expect(tables).not.toContain('posts');
       expect(tables).not.toContain('versions');
-    } finally {
-      await rm(copy, { recursive: true, force: true });
-    }
+    });
   });
 
   it('refuses usage errors with a clear line', async () => {
