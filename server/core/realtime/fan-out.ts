@@ -42,7 +42,7 @@ export const MAX_BEHIND_ENTRIES = 500_000;
 export const COLLECTIONS_TOPIC = '_collections/*';
 
 type Pending =
-  | { kind: 'records'; changes: readonly RecordChange[] }
+  | { kind: 'records'; changes: readonly RecordChange[]; /** Changes before this one are delivered (a retry after the database was unreachable). */ from?: number }
   | { kind: 'collection'; action: 'create' | 'update' | 'delete'; collection: Collection };
 
 export interface RealtimeOptions {
@@ -99,7 +99,9 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'dialect' | 'registr
    */
   async function* firstLane(): AsyncGenerator<void> {
     while (pending.length > 0) {
-      const next = pending.shift() as Pending;
+      // taken off the queue once delivered: a lane that throws because the database cannot be reached
+      // finds it again (`unavailable` below), its changes already delivered skipped (`next.from`)
+      const next = pending[0];
       yield* broker.dropEndedSessions(store);
       if (next.kind === 'collection') {
         const { id, name, type, system } = next.collection;
@@ -112,11 +114,14 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'dialect' | 'registr
           }
         }
         if (d.slow.size > 0) queueBehind(d);
+        if (pending[0] === next) pending.shift();
         yield;
         continue;
       }
-      for (const change of next.changes) {
+      for (let i = next.from ?? 0; i < next.changes.length; i++) {
+        const change = next.changes[i];
         const row = change.after ?? change.before;
+        next.from = i + 1;
         if (!row) continue;
         if (change.collection.type === 'auth') broker.authRecordChanged(change.collection.id, String(row.id), change.after);
         const d: Delivery = { change, shapes: [], firstSlow: 0, entries: 0, held: [], slow: new Set() };
@@ -127,6 +132,7 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'dialect' | 'registr
         }
         if (d.slow.size > 0) queueBehind(d);
       }
+      if (pending[0] === next) pending.shift();
     }
   }
 
@@ -182,6 +188,17 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'dialect' | 'registr
     first: firstLane, second: secondLane,
     firstHasWork: () => pending.length > 0, secondHasWork: () => behind.length > 0,
     report: env.report,
+    // a team server's database failing over: the store answers its 503 (store-postgres/errors.ts
+    // DatabaseUnavailable); the change waits at the head of the queue and is tried again
+    unavailable: (err) => (err as { status?: unknown } | null)?.status === 503,
+    // any other failure drops the change the lane was delivering (reported), so it is not tried forever
+    failed: (lane) => {
+      if (lane === 'first') pending.shift();
+      else {
+        const dropped = behind.shift();
+        if (dropped) behindEntries -= dropped.entries;
+      }
+    },
   }, SLICE_MS);
 
   function enqueue(item: Pending): void {

@@ -10,7 +10,18 @@ export interface Lanes {
   secondHasWork: () => boolean;
   /** Hears a lane that threw (both lanes then start over from their queues). */
   report: (error: unknown) => void;
+  /**
+   * A lane threw because the database cannot be reached right now (a team server's failover): the
+   * change it was delivering stays queued and the slices start again after `retryMs`, instead of
+   * dropping it. Answers whether the error is such a one.
+   */
+  unavailable?: (error: unknown) => boolean;
+  /** A lane threw for another reason: the change it was delivering is dropped (reported). */
+  failed?: (lane: 'first' | 'second') => void;
 }
+
+/** How long delivery waits before trying again while the database cannot be reached. */
+export const RETRY_UNAVAILABLE_MS = 250;
 
 export class LaneSlices {
   private first: AsyncGenerator<void> | null = null;
@@ -62,16 +73,28 @@ export class LaneSlices {
     const start = performance.now();
     const half = start + this.sliceMs / 2;
     const end = start + this.sliceMs;
+    let lane: 'first' | 'second' = 'first';
     try {
       let busy = true;
       while (busy && performance.now() < half) busy = await this.step('first');
       busy = true;
+      lane = 'second';
       while (busy && performance.now() < end) busy = await this.step('second');
       busy = true;
+      lane = 'first';
       while (busy && performance.now() < end) busy = await this.step('first');
     } catch (err) {
       this.first = null;
       this.second = null;
+      if (this.lanes.unavailable?.(err) === true) {
+        // nothing is lost: the change stays at the head of its queue, tried again in a moment
+        setTimeout(() => {
+          this.scheduled = false;
+          this.schedule();
+        }, RETRY_UNAVAILABLE_MS);
+        return;
+      }
+      this.lanes.failed?.(lane);
       this.lanes.report(err);
     }
     this.scheduled = false;
