@@ -50,7 +50,8 @@ export function findPostgresBin(): string {
 }
 
 /** A loopback port free now (nothing listens on it): the one probe, http/listener.ts `probePort`. */
-async function freePort(): Promise<number> {
+/** A loopback port free now: the one probe, http/listener.ts `probePort`. */
+export async function freePort(): Promise<number> {
   return (await probePort('127.0.0.1', 0)) ?? Promise.reject(new Error('no free loopback port'));
 }
 
@@ -60,7 +61,8 @@ function asServerUser(bin: string, args: string[]): [string, string[]] {
   return isRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
 }
 
-function serverUserIds(): { uid: number; gid: number } | null {
+/** The `postgres` user's ids when running as root (PostgreSQL refuses root), else null. */
+export function serverUserIds(): { uid: number; gid: number } | null {
   if (process.getuid?.() !== 0) return null;
   const id = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
   const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
@@ -77,7 +79,7 @@ export async function psqlAdmin(info: ClusterInfo, statement: string, database =
 }
 
 /** Whether a process of that id is alive. */
-function alive(pid: number): boolean {
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -21,7 +21,7 @@ import { http, setupSuperuser } from '../fixtures/hardening-http.js';
 import { QueryBudget } from '../../server/store/deadline.js';
 import { openPostgresStore } from '../../server/store-postgres/store.js';
 import { patroniMissing, startPatroniCluster, type PatroniCluster } from '../support/patroni.js';
-import { probePort } from '../../server/http/listener.js';
+import { freePort } from '../../scripts/postgres-cluster.js';
 
 (globalThis as { EventSource?: unknown }).EventSource ??= EventSource;
 
@@ -37,11 +37,6 @@ interface Node {
   name: string;
   url: string;
   child: Child;
-}
-
-/** A loopback port free now (nothing listens on it): the one probe, http/listener.ts `probePort`. */
-async function freePort(): Promise<number> {
-  return (await probePort('127.0.0.1', 0)) ?? Promise.reject(new Error('no free loopback port'));
 }
 
 /** `npm run serve -- --db URL --http 127.0.0.1:PORT` as its own process (node --import tsx server/cli.ts). */

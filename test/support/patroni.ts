@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { probePort } from '../../server/http/listener.js';
+import { alive, freePort, serverUserIds } from '../../scripts/postgres-cluster.js';
 
 export const PG_BIN = '/usr/lib/postgresql/15/bin';
 
@@ -82,29 +82,6 @@ export function patroniMissing(): string {
 
 function commandExists(name: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
-}
-
-/** A loopback port free now (nothing listens on it): the one probe, http/listener.ts `probePort`. */
-async function freePort(): Promise<number> {
-  return (await probePort('127.0.0.1', 0)) ?? Promise.reject(new Error('no free loopback port'));
-}
-
-/** The `postgres` user's ids when running as root (PostgreSQL refuses root), else null. */
-function serverUserIds(): { uid: number; gid: number } | null {
-  if (process.getuid?.() !== 0) return null;
-  const id = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
-  const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
-  if (id.status !== 0 || gid.status !== 0) throw new Error('running as root, but there is no `postgres` user to run PostgreSQL as');
-  return { uid: Number(id.stdout.trim()), gid: Number(gid.stdout.trim()) };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function killPid(pid: number): void {
