@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundle, runChild, type Child } from '../fixtures/hardening-child.js';
 import { http, setupSuperuser } from '../fixtures/hardening-http.js';
+import { generatedUpload } from '../support/generated-upload.js';
 
 const MB = 1024 * 1024;
 const dir = mkdtempSync(join(tmpdir(), 'deskbase-large-'));
@@ -17,31 +18,6 @@ afterAll(async () => {
 });
 
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-
-/** A multipart body with one file part of `size` bytes, generated as it is sent (the client holds 1 MB at a time). */
-function multipart(field: string, size: number): { body: ReadableStream<Uint8Array>; type: string; length: number } {
-  const boundary = '----deskbase-large-upload';
-  const head = Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${field}"; filename="big.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`);
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  const chunk = Buffer.alloc(MB, 0x61);
-  let sent = -1;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (sent === -1) {
-        controller.enqueue(head);
-        sent = 0;
-      } else if (sent < size) {
-        const n = Math.min(MB, size - sent);
-        controller.enqueue(n === MB ? chunk : chunk.subarray(0, n));
-        sent += n;
-      } else {
-        controller.enqueue(tail);
-        controller.close();
-      }
-    },
-  });
-  return { body, type: `multipart/form-data; boundary=${boundary}`, length: head.length + size + tail.length };
-}
 
 function tempBytes(): number {
   try {
@@ -63,14 +39,14 @@ describe('large uploads', () => {
     expect(created.status, created.text).toBe(200);
     const pid = child.proc.pid!;
     // warm up the paths the upload takes, so the baseline holds the code and buffers they load
-    const warm = multipart('blob', 2 * MB);
+    const warm = generatedUpload('blob', 2 * MB);
     expect((await fetch(`${url}/api/collections/big/records`, { method: 'POST', body: warm.body, headers: { 'content-type': warm.type, authorization: su }, duplex: 'half' } as RequestInit)).status).toBe(200);
     await new Promise((r) => setTimeout(r, 200));
     const baseline = rssOf(pid);
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 10);
     const size = 200 * MB;
-    const upload = multipart('blob', size);
+    const upload = generatedUpload('blob', size);
     const t0 = performance.now();
     const res = await fetch(`${url}/api/collections/big/records`, { method: 'POST', body: upload.body, headers: { 'content-type': upload.type, authorization: su }, duplex: 'half' } as RequestInit);
     const ms = performance.now() - t0;
@@ -85,7 +61,7 @@ describe('large uploads', () => {
     // over-size: the file part is cut off at the limit, the rest is read and dropped
     let maxTemp = 0;
     const watch = setInterval(() => (maxTemp = Math.max(maxTemp, tempBytes())), 5);
-    const over = multipart('small', 40 * MB);
+    const over = generatedUpload('small', 40 * MB);
     const refused = await fetch(`${url}/api/collections/big/records`, { method: 'POST', body: over.body, headers: { 'content-type': over.type, authorization: su }, duplex: 'half' } as RequestInit);
     clearInterval(watch);
     const body = (await refused.json()) as { data: { small?: { code: string } } };

@@ -10,6 +10,7 @@ import { afterAll, expect, it } from 'vitest';
 import { bundle, runChild, type Child } from '../fixtures/hardening-child.js';
 import { http, setupSuperuser } from '../fixtures/hardening-http.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
+import { generatedUpload } from '../support/generated-upload.js';
 
 const MB = 1024 * 1024;
 const children: Child[] = [];
@@ -22,32 +23,6 @@ afterAll(async () => {
 });
 
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-
-/** A multipart body with one file part of `size` bytes, made as it is sent (the client holds 1 MiB at a time). */
-function multipart(size: number): { body: ReadableStream<Uint8Array>; type: string } {
-  const boundary = '----deskbase-files-measure';
-  const head = Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="blob"; filename="big.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`);
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  const chunk = Buffer.alloc(MB);
-  for (let i = 0; i < MB; i++) chunk[i] = (i * 31) % 253;
-  let sent = -1;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (sent === -1) {
-        controller.enqueue(head);
-        sent = 0;
-      } else if (sent < size) {
-        const n = Math.min(MB, size - sent);
-        controller.enqueue(n === MB ? chunk : chunk.subarray(0, n));
-        sent += n;
-      } else {
-        controller.enqueue(tail);
-        controller.close();
-      }
-    },
-  });
-  return { body, type: `multipart/form-data; boundary=${boundary}` };
-}
 
 /** Runs `work` while sampling the RSS of `pid` every 10 ms; the peak growth over the RSS before. */
 async function sampled<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; growth: number; ms: number }> {
@@ -80,7 +55,7 @@ async function measure(engine: 'desktop' | 'team'): Promise<string> {
   expect(created.status, created.text).toBe(200);
   const pid = child.proc.pid!;
   const upload = async (size: number) => {
-    const part = multipart(size);
+    const part = generatedUpload('blob', size);
     const res = await fetch(`${url}/api/collections/big/records`, { method: 'POST', body: part.body, headers: { 'content-type': part.type, authorization: su }, duplex: 'half' } as RequestInit);
     expect(res.status).toBe(200);
     return (await res.json()) as { id: string; blob: string };
