@@ -7,6 +7,7 @@ import { filenameFromDisposition } from './lib/save-file.js';
 import { hasFiles, toFormData } from './lib/form-body.js';
 import type { SchemaImportResult } from '../server/core/transfer/schema-import.js';
 import type { PocketBaseImportResult } from '../server/core/transfer/pocketbase-folder.js';
+import type { StoredMail } from '../server/core/mail/mailer.js';
 
 /** A collection as the schema API returns it; `maintainedIndexes` are the ones Deskbase keeps itself. */
 export type Collection = StoredCollection & { maintainedIndexes?: MaintainedIndex[] };
@@ -59,17 +60,8 @@ export interface AppSettings {
   [group: string]: unknown;
 }
 
-/** A message in the outbox: SMTP off, or a send that failed. */
-export interface KeptMail {
-  id: string;
-  created: string;
-  status: 'outbox' | 'failed';
-  from: string;
-  to: string;
-  subject: string;
-  html: string;
-  error: string;
-}
+/** A message in the outbox: SMTP off, or a send that failed (the server's own type). */
+export type KeptMail = StoredMail;
 
 /** One zip of the backups folder. */
 export interface BackupFile {
