@@ -33,6 +33,7 @@ import { dialectOf } from '../rules/compile.js';
 import { rebuildAllViews } from './views.js';
 import { getRow } from './records-read.js';
 import { createSettings } from './settings.js';
+import { createRateLimiter } from './rate-limits.js';
 import { createMailer, type SMTP_TIMEOUTS } from './mail/mailer.js';
 import { createAccountMail } from './account-mail.js';
 import { ensureExternalAuths } from './external-auths.js';
@@ -131,10 +132,13 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const setup = createSetup(env, records.writes, options.onSetupToken ?? (() => {}));
   const transfer = createTransfer(env, records, onCollection);
   const settings = createSettings(env);
+  await settings.refresh(); // what every request reads (rate limits, trusted proxy) is in memory from the start
   const mailer = createMailer(env, options.smtpTimeouts);
   const accountMail = createAccountMail(env, { settings, mailer, writes: records.writes, signIn: auth });
   return {
     store, registry, sessions, collections, records, auth, oauth2, setup, transfer, realtime, batch, files, settings, mailer, accountMail,
+    /** PocketBase's rate-limit rules over the settings (http/rate-limit.ts asks it for every request). */
+    rateLimits: createRateLimiter(env.now),
     /** Backups (`GET /api/backup`) and restores; a restore sweeps what its records do not name. */
     backups: createBackups(env, async () => {
       await store.write(async (tx) => {

@@ -1,11 +1,13 @@
 // The application settings (PocketBase's core/settings_model.go): `GET`/`PATCH /api/settings`.
 // Stored as one JSON row of `_params` (key `settings`, as PocketBase keeps them), read from the
-// database at each use so every node of a team server sees the same settings. What Deskbase honours:
+// database at each use so every node of a team server sees the same (and, for what every request reads,
+// `cached()`: at most CACHE_MS old). What Deskbase honours:
 //   - meta (appName, appURL, senderName, senderAddress): the mails' sender and links (mail/);
 //   - smtp: sending through an SMTP server (mail/mailer.ts); off, mails go to the outbox;
-//   - batch, rateLimits, trustedProxy: answered with what Deskbase does; a different value is a 400
-//     naming the key (Deskbase's batch has fixed limits, its own bounds instead of PocketBase's
-//     rate-limit rules, and believes no proxy header yet), never stored and ignored;
+//   - rateLimits: PocketBase's rules, counted by core/rate-limits.ts for every request (http/app.ts);
+//   - trustedProxy: the headers whose client address is believed (http/request.ts clientOf);
+//   - batch: answered with what Deskbase does; a different value is a 400 naming the key (Deskbase's
+//     batch has fixed limits), never stored and ignored;
 //   - meta.hideControls: only false (the admin UI has no such mode); logs, s3, backups: refused.
 // The SMTP password is never answered (PocketBase omits it); a PATCH without it keeps the stored one.
 import type { CoreEnv } from './env.js';
@@ -26,7 +28,7 @@ const SETTINGS_KEY = 'settings';
 /** Deskbase's batch as it is (core/batch.ts; 128 MiB is the HTTP layer's multipart batch body limit). */
 const BATCH = { enabled: true, maxRequests: MAX_BATCH_REQUESTS, timeout: 0, maxBodySize: 128 * 1024 * 1024 };
 
-/** PocketBase's default rules, answered off: Deskbase bounds clients its own way (docs/architecture.md). */
+/** PocketBase's default rules, off as in PocketBase (core/rate-limits.ts counts them once on). */
 const RATE_LIMITS: Settings['rateLimits'] = {
   enabled: false,
   rules: [
@@ -109,11 +111,7 @@ export function mergeSettings(current: Settings, input: Record<string, unknown>)
   const smtp = group(input.smtp, current.smtp, errors, 'smtp');
   const batch = group(input.batch, current.batch, errors, 'batch');
   const trustedProxy = group(input.trustedProxy, current.trustedProxy, errors, 'trustedProxy');
-  let rateLimits = current.rateLimits;
-  if (input.rateLimits !== undefined && input.rateLimits !== null) {
-    if (!isRecord(input.rateLimits)) errors.rateLimits = invalid('Must be an object.');
-    else rateLimits = { ...current.rateLimits, ...input.rateLimits } as Settings['rateLimits'];
-  }
+  const rateLimits = group(input.rateLimits, current.rateLimits, errors, 'rateLimits');
 
   const sub = (key: string): ErrorData => (errors[key] ??= {}) as ErrorData;
   if (errors.meta === undefined) {
@@ -140,15 +138,73 @@ export function mergeSettings(current: Settings, input: Record<string, unknown>)
   if (errors.batch === undefined && !same(batch, BATCH)) {
     errors.batch = notSupported(`Changing the batch settings (Deskbase's batch is always on, up to ${MAX_BATCH_REQUESTS} requests and 128 MiB)`);
   }
-  if (errors.rateLimits === undefined && !same(rateLimits, RATE_LIMITS)) {
-    errors.rateLimits = notSupported('Rate-limit rules (Deskbase bounds each client by its own limits)');
+  if (errors.rateLimits === undefined) {
+    const r = checkRateLimits(rateLimits);
+    if (r) errors.rateLimits = r;
   }
-  if (errors.trustedProxy === undefined && (trustedProxy.headers.length > 0 || trustedProxy.useLeftmostIP)) {
-    errors.trustedProxy = notSupported('Trusting proxy headers');
+  if (errors.trustedProxy === undefined) {
+    const t = checkTrustedProxy(trustedProxy);
+    if (t) errors.trustedProxy = t;
   }
   for (const [k, v] of Object.entries(errors)) if (isRecord(v) && !('code' in v) && Object.keys(v).length === 0) delete errors[k];
   if (Object.keys(errors).length > 0) throw badRequest('An error occurred while submitting the form.', errors);
-  return { meta, smtp, batch, rateLimits, trustedProxy };
+  // each rule with its four keys, audience "" when left out
+  const rules = rateLimits.rules.map((rule) => ({ label: rule.label, audience: rule.audience ?? '', duration: rule.duration, maxRequests: rule.maxRequests }));
+  return { meta, smtp, batch, rateLimits: { ...rateLimits, rules }, trustedProxy: { ...trustedProxy, headers: [...trustedProxy.headers] } };
+}
+
+/** PocketBase's RateLimitRule label: a tag, `collection:action`, `*:action`, a path or path prefix, `METHOD /path`. */
+const RULE_LABEL = /^(\w+ \/[\w/-]*|\/[\w/-]*|\w+:\w+|\*:\w+|\w+)$/;
+const AUDIENCES = ['', '@guest', '@auth'];
+/** Rules matched per request (each a few string comparisons): a bound on that work. */
+export const MAX_RATE_LIMIT_RULES = 500;
+const RULE_KEYS = ['label', 'audience', 'duration', 'maxRequests'];
+
+/** PocketBase's RateLimitsConfig.Validate: each rule's label, audience, numbers, and no two conflicting. */
+function checkRateLimits(r: Settings['rateLimits']): ErrorData | null {
+  if (r.enabled && r.rules.length === 0) return { rules: required() };
+  if (r.rules.length > MAX_RATE_LIMIT_RULES) return { rules: fieldError('validation_length_too_long', `At most ${MAX_RATE_LIMIT_RULES} rules.`, { max: MAX_RATE_LIMIT_RULES }) };
+  const errors: ErrorData = {};
+  const seen: string[] = [];
+  r.rules.forEach((rule: unknown, i) => {
+    if (!isRecord(rule)) {
+      errors[i] = invalid('Must be an object.');
+      return;
+    }
+    const e: ErrorData = {};
+    for (const k of Object.keys(rule)) if (!RULE_KEYS.includes(k)) e[k] = fieldError('validation_unknown_option', `Unknown option "${k}".`);
+    const { label, audience = '', duration, maxRequests } = rule;
+    if (typeof label !== 'string' || label === '') e.label = typeof label === 'string' || label === undefined ? required() : invalid();
+    else if (!RULE_LABEL.test(label)) e.label = fieldError('validation_match_invalid', 'Must be in a valid format.');
+    for (const [k, v] of [['duration', duration], ['maxRequests', maxRequests]] as const) {
+      if (v === undefined || v === 0) e[k] = required();
+      else if (typeof v !== 'number' || !Number.isSafeInteger(v)) e[k] = invalid();
+      else if (v < 1) e[k] = fieldError('validation_min_greater_equal_than_required', 'Must be no less than 1.', { threshold: 1 });
+    }
+    if (typeof audience !== 'string' || !AUDIENCES.includes(audience)) e.audience = fieldError('validation_in_invalid', 'Must be a valid value.');
+    if (Object.keys(e).length > 0) {
+      errors[i] = e;
+      return;
+    }
+    const key = `${label as string}@@${audience as string}`;
+    if (seen.some((k) => k.startsWith(key) || key.startsWith(k))) {
+      errors[i] = { label: fieldError('validation_conflicting_rate_limit_rule', `Rate limit rule configuration with label ${label as string} already exists or conflicts with another rule.`, { label }) };
+    } else seen.push(key);
+  });
+  return Object.keys(errors).length > 0 ? { rules: errors } : null;
+}
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,100}$/;
+const MAX_PROXY_HEADERS = 20;
+
+function checkTrustedProxy(t: Settings['trustedProxy']): ErrorData | null {
+  if (t.headers.length > MAX_PROXY_HEADERS) return { headers: fieldError('validation_length_too_long', `At most ${MAX_PROXY_HEADERS} headers.`, { max: MAX_PROXY_HEADERS }) };
+  const errors: ErrorData = {};
+  t.headers.forEach((h: unknown, i) => {
+    if (typeof h !== 'string' || !HEADER_NAME.test(h)) errors[i] = fieldError('validation_invalid_header', 'Must be an HTTP header name.');
+  });
+  return Object.keys(errors).length > 0 ? { headers: errors } : null;
 }
 
 /** The stored settings over the defaults (a folder from before settings has none). */
@@ -163,17 +219,54 @@ function parseStored(value: unknown): Settings {
   if (!isRecord(stored)) return out;
   if (isRecord(stored.meta)) out.meta = { ...out.meta, ...(stored.meta as Partial<Settings['meta']>) };
   if (isRecord(stored.smtp)) out.smtp = { ...out.smtp, ...(stored.smtp as Partial<Settings['smtp']>) };
+  // checked again as a PATCH would (a row from another version, or edited by hand, falls back to the defaults)
+  for (const key of ['rateLimits', 'trustedProxy'] as const) {
+    if (!isRecord(stored[key])) continue;
+    try {
+      (out as unknown as Record<string, unknown>)[key] = mergeSettings(out, { [key]: stored[key] })[key];
+    } catch {
+      // the default stays
+    }
+  }
   return out;
 }
 
-export function createSettings(env: Pick<CoreEnv, 'store' | 'dialect'>) {
+/** How old the settings every request reads (`cached()`: rate limits, trusted proxy) may be: another node's change shows within it. */
+export const CACHE_MS = 1000;
+
+export function createSettings(env: Pick<CoreEnv, 'store' | 'dialect' | 'report'>) {
   const { store, dialect } = env;
   const upsert = dialect.upsert('_params', ['key', 'value'], ['key']);
+  const read = async (): Promise<unknown> => (await store.get<{ value: unknown }>('SELECT "value" FROM "_params" WHERE "key" = ?', [SETTINGS_KEY]))?.value;
+  const get = async (): Promise<Settings> => parseStored(await read());
+  let current = defaultSettings();
+  /** The stored text `current` was parsed from: the same text keeps the same object (rate-limits.ts counts per rules object). */
+  let currentText: unknown;
+  let readAt = Number.NEGATIVE_INFINITY;
+  let reading: Promise<void> | null = null;
+  const refresh = (): Promise<void> => reading ??= read()
+    .then((text) => {
+      if (text !== currentText || readAt === Number.NEGATIVE_INFINITY) {
+        current = parseStored(text);
+        currentText = text;
+      }
+      readAt = performance.now();
+    }, env.report)
+    .finally(() => { reading = null; });
   return {
     /** The settings as stored now (one indexed row: every node reads the same). */
-    async get(): Promise<Settings> {
-      const row = await store.get<{ value: unknown }>('SELECT "value" FROM "_params" WHERE "key" = ?', [SETTINGS_KEY]);
-      return parseStored(row?.value);
+    get,
+
+    /** Reads the settings into `cached()` now (at start-up). */
+    refresh,
+
+    /**
+     * The settings without waiting, for what every request reads: at most CACHE_MS old (an older copy is
+     * answered while a fresh one is read), this node's own changes at once.
+     */
+    cached(): Settings {
+      if (performance.now() - readAt >= CACHE_MS) void refresh();
+      return current;
     },
 
     /** PATCH: the body merged over the stored settings, validated, stored; answers them masked. */
@@ -181,8 +274,14 @@ export function createSettings(env: Pick<CoreEnv, 'store' | 'dialect'>) {
       return store.write(async (tx) => {
         const row = await tx.get<{ value: unknown }>('SELECT "value" FROM "_params" WHERE "key" = ?', [SETTINGS_KEY]);
         const next = mergeSettings(parseStored(row?.value), input);
-        // only what Deskbase keeps per installation: batch, rateLimits and trustedProxy are fixed
-        await tx.run(upsert, [SETTINGS_KEY, JSON.stringify({ meta: next.meta, smtp: next.smtp })]);
+        // what Deskbase keeps per installation: batch is fixed
+        const text = JSON.stringify({ meta: next.meta, smtp: next.smtp, rateLimits: next.rateLimits, trustedProxy: next.trustedProxy });
+        await tx.run(upsert, [SETTINGS_KEY, text]);
+        return { next, text };
+      }).then(({ next, text }) => {
+        current = next;
+        currentText = text;
+        readAt = performance.now();
         return maskedSettings(next);
       });
     },

@@ -10,6 +10,7 @@ import { createBodyServices, setBodyServices, type BodyServices } from './body-s
 import { envelopeJson, GENERIC_MESSAGES } from './envelope.js';
 import { hostCheck } from './hosts.js';
 import { assertUrlLength } from './request.js';
+import { rateLimitMiddleware } from './rate-limit.js';
 import { registerAuth } from './routes/auth-api.js';
 import { registerBackup } from './routes/backup-api.js';
 import { registerBatch } from './routes/batch-api.js';
@@ -118,6 +119,8 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
     return undefined;
   });
   app.use('/api/**', authMiddleware(core));
+  // the trusted proxy's client and PocketBase's rate-limit rules (settings), for every path as PocketBase's
+  app.use(rateLimitMiddleware(core));
   registerHealth(app);
   registerSetup(app, core);
   registerAuth(app, core);

@@ -1,5 +1,6 @@
-// The key a client's requests are counted under: its network address, normalised so that one host
-// cannot spread its requests over many keys.
+// The key a client's requests are counted under: its network address (behind a trusted proxy, the one
+// the proxy's header names: realAddress), normalised so that one host cannot spread its requests over many keys.
+import { isIP } from 'node:net';
 
 /**
  * Who a request is charged to (its connections, and through RequestInfo.client its password hashes and
@@ -16,4 +17,30 @@ export function clientKey(address: string | undefined): string {
   const right = tail === '' ? [] : tail.split(':');
   const groups = address.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
   return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
+/** What the settings' `trustedProxy` says (core/settings.ts). */
+export interface TrustedProxy {
+  headers: readonly string[];
+  useLeftmostIP: boolean;
+}
+
+/**
+ * The client's address as PocketBase's RealIP reads it: the first of the trusted `headers` the request
+ * has, its last occurrence (the one the proxy added), the rightmost valid address in it (the leftmost
+ * with `useLeftmostIP`, which a client can forge behind some proxies); else the socket's address.
+ * `raw` is the request's headers as received, name and value alternating (node's rawHeaders).
+ */
+export function realAddress(socketAddress: string | undefined, raw: readonly string[], proxy: TrustedProxy): string | undefined {
+  for (const header of proxy.headers) {
+    const name = header.toLowerCase();
+    let value: string | undefined;
+    for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i].toLowerCase() === name) value = raw[i + 1];
+    if (value === undefined || value === '') continue;
+    const ips = value.split(',').map((s) => s.trim());
+    if (!proxy.useLeftmostIP) ips.reverse();
+    const ip = ips.find((s) => isIP(s) !== 0);
+    if (ip !== undefined) return ip;
+  }
+  return socketAddress;
 }

@@ -6,7 +6,7 @@ import { ApiError, notFound } from '../errors.js';
 import type { Core } from '../core/index.js';
 import { setOwn } from '../core/own-keys.js';
 import type { ListContext, RequestContext, RequestInput } from '../core/request-context.js';
-import { clientKey } from './client-key.js';
+import { clientKey, realAddress, type TrustedProxy } from './client-key.js';
 import type { AuthInfo } from '../model/types.js';
 
 export const MAX_URL_LENGTH = 16 * 1024;
@@ -52,9 +52,21 @@ export function inputOf(event: H3Event, body?: Record<string, unknown>): Request
   };
 }
 
-/** Who the request's shared costs are charged to: its client address's key (IPv6 by its /64). */
+const clients = new WeakMap<H3Event, string>();
+
+/** Behind a trusted proxy (settings `trustedProxy`, read once per request by rate-limit.ts): the client its header names. */
+export function trustProxy(event: H3Event, proxy: TrustedProxy): void {
+  const req = event.runtime?.node?.req;
+  clients.set(event, clientKey(realAddress(req?.socket.remoteAddress, req?.rawHeaders ?? [], proxy)));
+}
+
+/**
+ * Who the request's shared costs are charged to (hashes, sign-in checks, account-mail's and the
+ * settings' rate limits, realtime streams): its client address's key (IPv6 by its /64), behind a
+ * trusted proxy the address the proxy names.
+ */
 export function clientOf(event: H3Event): string {
-  return clientKey(event.runtime?.node?.req.socket.remoteAddress);
+  return clients.get(event) ?? clientKey(event.runtime?.node?.req.socket.remoteAddress);
 }
 
 /** The request as core sees it (who is asking, what rules read, `expand` and `fields`), built once per request. */

@@ -61,8 +61,8 @@ describe('settings', () => {
 
   it('refuses, naming it, every value it cannot honour instead of storing it', async () => {
     for (const [body, key] of [
-      [{ rateLimits: { enabled: true } }, 'rateLimits'],
-      [{ trustedProxy: { headers: ['X-Forwarded-For'] } }, 'trustedProxy'],
+      [{ rateLimits: { enabled: true, rules: [] } }, 'rateLimits'],
+      [{ trustedProxy: { headers: ['X Forwarded For'] } }, 'trustedProxy'],
       [{ batch: { maxRequests: 10 } }, 'batch'],
       [{ logs: { maxDays: 3 } }, 'logs'],
       [{ s3: { enabled: true } }, 's3'],

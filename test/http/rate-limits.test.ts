@@ -1,0 +1,130 @@
+// Settings `rateLimits` and `trustedProxy` (issue 26) over a real socket, the official SDK setting them:
+// PocketBase's rules validated as PocketBase does, stored, and taking effect on the next request: its
+// label matching (`users:auth` before `*:auth` before `METHOD /path` before a `/path/` prefix), its
+// audiences, superusers never limited, its fixed window, its 429; the trusted proxy's header deciding
+// who a request is (each forwarded client its own count), ignored while not trusted. Both engines.
+import { afterEach, describe, expect, it } from 'vitest';
+import { failure, sdkSuite } from '../support/sdk-server.js';
+
+const PASSWORD = 'password123';
+
+describe('rateLimits and trustedProxy', () => {
+  const sdk = sdkSuite();
+  const url = (path: string) => `${sdk.server.url}${path}`;
+
+  afterEach(async () => {
+    await sdk.admin.settings.update({ rateLimits: { enabled: false }, trustedProxy: { headers: [], useLeftmostIP: false } });
+  });
+
+  const signIn = (email: string, password = PASSWORD, headers: Record<string, string> = {}) =>
+    fetch(url('/api/collections/users/auth-with-password'), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ identity: email, password }) });
+  const statuses = async (n: number, request: () => Promise<Response>) => {
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) out.push((await request()).status);
+    return out;
+  };
+
+  it('validates rules as PocketBase and stores them', async () => {
+    const bad = await failure(sdk.admin.settings.update({
+      rateLimits: {
+        enabled: true,
+        rules: [
+          { label: 'not a label!', maxRequests: 1, duration: 1 },
+          { label: '*:auth', maxRequests: 0, duration: -1, audience: 'everyone' },
+          { label: '/api/', maxRequests: 10, duration: 1 },
+          { label: '/api/', maxRequests: 5, duration: 1 },
+        ],
+      },
+    }));
+    expect(bad.status).toBe(400);
+    const rules = bad.response.data.rateLimits.rules;
+    expect(rules[0].label.code).toBe('validation_match_invalid');
+    expect(rules[1].maxRequests.code).toBe('validation_required');
+    expect(rules[1].duration.code).toBe('validation_min_greater_equal_than_required');
+    expect(rules[1].audience.code).toBe('validation_in_invalid');
+    expect(rules[3].label.code).toBe('validation_conflicting_rate_limit_rule');
+    expect(rules[2]).toBeUndefined();
+    expect((await failure(sdk.admin.settings.update({ rateLimits: { enabled: true, rules: [] } }))).response.data.rateLimits.rules.code).toBe('validation_required');
+    expect((await sdk.admin.settings.getAll()).rateLimits.enabled).toBe(false); // nothing stored
+
+    const rule = { label: 'POST /api/collections/users/auth-with-password', maxRequests: 7, duration: 9, audience: '@guest' };
+    const s = await sdk.admin.settings.update({ rateLimits: { enabled: true, rules: [rule, { label: 'users:create', maxRequests: 3, duration: 5 }] } });
+    expect(s.rateLimits).toEqual({ enabled: true, rules: [rule, { label: 'users:create', maxRequests: 3, duration: 5, audience: '' }] });
+    expect((await sdk.admin.settings.getAll()).rateLimits.rules).toEqual(s.rateLimits.rules);
+  });
+
+  it('answers PocketBase\'s 429 past a rule, per label and per client, superusers never limited', async () => {
+    await sdk.admin.collection('users').create({ email: 'limited@example.com', password: PASSWORD, passwordConfirm: PASSWORD });
+    // off (the default): no limit
+    expect(await statuses(4, () => signIn('limited@example.com'))).toEqual([200, 200, 200, 200]);
+
+    await sdk.admin.settings.update({ rateLimits: { enabled: true, rules: [{ label: '*:auth', maxRequests: 2, duration: 60 }, { label: '/api/', maxRequests: 1000, duration: 60 }] } });
+    expect(await statuses(3, () => signIn('limited@example.com'))).toEqual([200, 200, 429]);
+    const refused = await signIn('limited@example.com');
+    expect(await refused.json()).toEqual({ status: 429, message: 'Too Many Requests.', data: {} });
+    // the SDK sees PocketBase's error; a wrong password counts too (the limit is before the check)
+    expect((await failure(sdk.client().collection('users').authWithPassword('limited@example.com', 'wrong'))).status).toBe(429);
+    // other routes are counted under their own rule (`/api/`)
+    expect((await fetch(url('/api/collections/users/auth-methods'))).status).toBe(200);
+    // a superuser is never limited
+    for (let i = 0; i < 3; i++) await sdk.admin.collection('_superusers').authWithPassword('admin@example.com', 'correct horse battery');
+  });
+
+  it('matches the collection\'s own tag first, then `*:tag`, then the method and path, then a path prefix', async () => {
+    await sdk.admin.settings.update({
+      rateLimits: {
+        enabled: true,
+        rules: [
+          { label: '*:create', maxRequests: 5, duration: 60 },
+          { label: 'users:create', maxRequests: 1, duration: 60 },
+          { label: 'GET /api/health', maxRequests: 2, duration: 60 },
+          { label: '/api/collections/', maxRequests: 3, duration: 60 },
+        ],
+      },
+    });
+    const create = (i: number) => fetch(url('/api/collections/users/records'), {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: `match${i}-${Date.now()}@example.com`, password: PASSWORD, passwordConfirm: PASSWORD }),
+    });
+    let i = 0;
+    // users:create (1) wins over *:create (5)
+    expect(await statuses(2, () => create(i++))).toEqual([200, 429]);
+    // GET /api/health: its exact rule
+    expect(await statuses(3, () => fetch(url('/api/health')))).toEqual([200, 200, 429]);
+    // a list has no tag rule: the path prefix `/api/collections/` (3 per minute)
+    expect(await statuses(4, () => fetch(url('/api/collections/users/records')))).toEqual([200, 200, 200, 429]);
+  });
+
+  it('applies a rule to its audience only, and refills its window after `duration` seconds', async () => {
+    await sdk.admin.collection('users').create({ email: 'audience@example.com', password: PASSWORD, passwordConfirm: PASSWORD });
+    const user = sdk.client();
+    await user.collection('users').authWithPassword('audience@example.com', PASSWORD);
+    await sdk.admin.settings.update({ rateLimits: { enabled: true, rules: [{ label: '*:list', maxRequests: 1, duration: 1, audience: '@guest' }] } });
+    const list = (token?: string) => fetch(url('/api/collections/users/records'), { headers: token ? { authorization: token } : {} });
+    expect(await statuses(2, () => list())).toEqual([200, 429]);
+    // a signed-in user is not a guest: the rule is not theirs
+    expect(await statuses(3, () => list(user.authStore.token))).toEqual([200, 200, 200]);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await statuses(2, () => list())).toEqual([200, 429]);
+  });
+
+  it('believes a proxy header only once it is trusted, each forwarded client counted on its own', async () => {
+    await sdk.admin.settings.update({ rateLimits: { enabled: true, rules: [{ label: 'GET /api/health', maxRequests: 1, duration: 60 }] } });
+    const health = (forwarded: string) => fetch(url('/api/health'), { headers: { 'x-forwarded-for': forwarded } });
+    // not trusted: the header is anyone's to write, so both are the same (socket) client
+    expect([(await health('203.0.113.1')).status, (await health('203.0.113.2')).status]).toEqual([200, 429]);
+
+    await sdk.admin.settings.update({ trustedProxy: { headers: ['X-Forwarded-For'], useLeftmostIP: false } });
+    expect((await sdk.admin.settings.getAll()).trustedProxy).toEqual({ headers: ['X-Forwarded-For'], useLeftmostIP: false });
+    // the rightmost address is the one the proxy added: the forged leftmost one changes nothing
+    expect((await health('198.51.100.7, 203.0.113.10')).status).toBe(200);
+    expect((await health('198.51.100.8, 203.0.113.10')).status).toBe(429);
+    expect((await health('203.0.113.11')).status).toBe(200);
+    // an unparsable entry is skipped for the next valid one
+    expect((await health('203.0.113.12, junk')).status).toBe(200);
+
+    await sdk.admin.settings.update({ trustedProxy: { useLeftmostIP: true } });
+    expect((await health('198.51.100.20, 203.0.113.10')).status).toBe(200);
+    expect((await health('198.51.100.20, 203.0.113.99')).status).toBe(429);
+  });
+});
