@@ -5,8 +5,8 @@
 //   - passwordAuth: always enabled; its identityFields are the collection's `identityFields`;
 //   - oauth2: taken (oauth2.ts), providers as oauth2-providers.ts has them (others refused, naming them);
 //   - otp takes effect (account-mail.ts: request-otp, auth-with-otp; its code's length, lifetime, template);
-//   - mfa takes effect (sign-in.ts `finish`: a second method with the mfaId; its rule and duration), not
-//     together with oauth2 yet (refused, naming it: an OAuth2 sign-in would pass without the second method);
+//   - mfa takes effect (sign-in.ts `finish`: a second method with the mfaId; its rule and duration), for
+//     every method: password, OTP and OAuth2 (oauth2.ts ends in sign-in.ts `complete`);
 //   - authAlert takes effect (account-mail.ts `authAlert`: the new-device mail, also after an OAuth2
 //     sign-in); off by default here;
 //   - authToken: Deskbase's sessions last 7 days, extended on refresh (session-store.ts); fileToken: 3
@@ -342,8 +342,6 @@ export function readAuthOptions(input: Record<string, unknown>, current: AuthOpt
     const mfaErrors: ErrorData = { ...(errors.mfa as ErrorData | undefined) };
     // PocketBase: MFA needs at least 2 sign-in methods (password is always one here)
     if (!out.otp.enabled && !out.oauth2.enabled) mfaErrors.enabled ??= fieldError('validation_mfa_not_enough_auths', 'MFA requires at least 2 auth methods to be enabled.');
-    // an OAuth2 sign-in does not go through the MFA step yet (oauth2.ts): refused rather than passed by
-    if (out.oauth2.enabled) mfaErrors.enabled ??= notSupported('Multi-factor authentication (MFA) together with OAuth2 sign-in');
     if (mfaErrors.duration === undefined && (out.mfa.duration < 10 || out.mfa.duration > 86400)) mfaErrors.duration = invalidValue('Must be between 10 and 86400 seconds.');
     if (Object.keys(mfaErrors).length > 0) errors.mfa = mfaErrors;
   }

@@ -333,7 +333,8 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
       }
 
       let linked = false;
-      const complete = async (): Promise<SignIn & { meta: unknown }> => {
+      /** The record this provider account signs in as: linked, found by its verified e-mail, or created (PocketBase's oauth2Submit). */
+      const resolve = async (): Promise<{ id: string; isNew: boolean }> => {
         const caller = ctx.request.auth && ctx.request.auth.collection.id === c.id ? ctx.request.auth : null;
         const link = await findLink(store, c.id, p.name, user.id);
         linked = link !== undefined;
@@ -343,9 +344,7 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
           if (!record) throw badRequest('Failed to authenticate.');
         } else if (caller) record = caller.record;
         else if (user.email !== '') record = await byEmail(c, user.email); // a verified address only (oauth2-providers.ts)
-        const isNew = record === undefined;
 
-        let signedIn: { id: string; token: string; sessionId: string };
         if (!record) {
           if (c.id === SUPERUSERS_ID) throw badRequest('Failed to authenticate.'); // superusers never sign up this way
           const payload = await newRecordPayload(c, user, form.createData);
@@ -360,58 +359,51 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
             if (err instanceof ApiError && err.status < 500) throw new ApiError(400, 'Failed to authenticate.', err.data);
             throw err;
           }
-          const finish: PreparedWrite<unknown> = {
+          const linkIt: PreparedWrite<unknown> = {
             async apply(tx) {
               // verified as long as the e-mail is the provider's (verified) one, even both empty (PocketBase)
               await tx.run(`UPDATE ${ident(c.name)} SET "verified" = ? WHERE "id" = ? AND "email" = ?`, [verifiedTrue(c), id, user.email]);
               await addLink(tx, c.id, id, p.name, user.id);
-              return sessions.start(tx, c.id, id, userAgent);
             },
           };
-          const [, started] = (await writes.commit([create, finish])) as [unknown, { token: string; session: { id: string } }];
-          signedIn = { id, token: started.token, sessionId: started.session.id };
-        } else {
-          const r = record;
-          const id = String(r.id);
-          const email = typeof r.email === 'string' ? r.email : '';
-          const verified = (r.verified as unknown) === true || r.verified === 1;
-          const isCaller = caller !== null && String(caller.record.id) === id;
-          // an unverified account of that address: whoever registered it first loses its password (PocketBase)
-          const newPassword = !isCaller && email !== '' && !verified ? await passwords.hash(randomString(30), ctx.request.client) : null;
-          const started = await store.write(async (tx) => {
-            if (newPassword !== null) {
-              await tx.run(`UPDATE ${ident(c.name)} SET "password" = ? WHERE "id" = ?`, [newPassword, id]);
-              await sessions.endAllFor(tx, c.id, id);
-            }
-            if (email === '' && user.email !== '') await tx.run(`UPDATE ${ident(c.name)} SET "email" = ? WHERE "id" = ?`, [user.email, id]);
-            const nowEmail = email === '' ? user.email : email;
-            if (!verified && (nowEmail === '' || nowEmail === user.email)) await tx.run(`UPDATE ${ident(c.name)} SET "verified" = ? WHERE "id" = ?`, [verifiedTrue(c), id]);
-            if (!link) await addLink(tx, c.id, id, p.name, user.id);
-            return sessions.start(tx, c.id, id, userAgent);
-          });
-          signedIn = { id, token: started.token, sessionId: started.session.id };
+          await writes.commit([create, linkIt]);
+          return { id, isNew: true };
         }
-
-        const row = await store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [signedIn.id]);
-        if (!row) throw badRequest('Failed to authenticate.');
-        const held = { collection: c, record: row, sessionId: signedIn.sessionId };
-        if (!(await auth.passesAuthRule(c, row, ctx))) {
-          await store.write(async (tx) => sessions.end(tx, signedIn.sessionId));
-          throw new ApiError(403, "The request doesn't satisfy the collection requirements to authenticate.");
-        }
-        const meta = { ...user, avatarUrl: user.avatarURL, isNew };
-        // the new-device alert, as after any other sign-in (sign-in.ts `finish`)
-        await auth.alert(c, row, ctx.request.client ?? '', userAgent);
-        return { token: signedIn.token, record: await auth.presentSelf(held, ctx), meta };
+        const r = record;
+        const id = String(r.id);
+        const email = typeof r.email === 'string' ? r.email : '';
+        const verified = (r.verified as unknown) === true || r.verified === 1;
+        const isCaller = caller !== null && String(caller.record.id) === id;
+        // an unverified account of that address: whoever registered it first loses its password (PocketBase)
+        const newPassword = !isCaller && email !== '' && !verified ? await passwords.hash(randomString(30), ctx.request.client) : null;
+        await store.write(async (tx) => {
+          if (newPassword !== null) {
+            await tx.run(`UPDATE ${ident(c.name)} SET "password" = ? WHERE "id" = ?`, [newPassword, id]);
+            await sessions.endAllFor(tx, c.id, id);
+          }
+          if (email === '' && user.email !== '') await tx.run(`UPDATE ${ident(c.name)} SET "email" = ? WHERE "id" = ?`, [user.email, id]);
+          const nowEmail = email === '' ? user.email : email;
+          if (!verified && (nowEmail === '' || nowEmail === user.email)) await tx.run(`UPDATE ${ident(c.name)} SET "verified" = ? WHERE "id" = ?`, [verifiedTrue(c), id]);
+          if (!link) await addLink(tx, c.id, id, p.name, user.id);
+        });
+        return { id, isNew: false };
       };
+      let resolved: { id: string; isNew: boolean };
       try {
-        return await complete();
+        resolved = await resolve();
       } catch (err) {
         // the same provider account signing in twice at once: the other request linked it first (a unique
         // index refused this one, nothing of it kept), so this one signs in through that link
-        if (!linked && (await findLink(store, c.id, p.name, user.id))) return complete();
-        throw err;
+        if (!linked && (await findLink(store, c.id, p.name, user.id))) resolved = await resolve();
+        else throw err;
       }
+
+      const row = await store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [resolved.id]);
+      if (!row) throw badRequest('Failed to authenticate.');
+      // PocketBase's RecordAuthResponse with the method `oauth2`: the authRule (403), MFA (MfaRequired:
+      // the 401 {mfaId}, the record linked or created meanwhile, as PocketBase's), the session, the alert
+      const signedIn = await auth.complete(c, row, { ...ctx, request: { ...ctx.request, context: 'oauth2' } }, userAgent, 'oauth2');
+      return { ...signedIn, meta: { ...user, avatarUrl: user.avatarURL, isNew: resolved.isNew } };
     },
   };
 }

@@ -131,12 +131,56 @@ describe('auth-with-oauth2', () => {
 });
 
 describe('with the other sign-in options', () => {
-  it('MFA cannot be turned on with OAuth2 (an OAuth2 sign-in would pass without the second method): a 400 naming it', async () => {
-    const err = await failure(sdk.admin.collections.update('users', { otp: { enabled: true }, mfa: { enabled: true } }));
-    expect(err.status).toBe(400);
-    expect(err.response.data.mfa.enabled.message).toMatch(/together with OAuth2 sign-in is not supported yet/);
-    const users = await sdk.admin.collections.getOne('users');
-    expect([users.mfa.enabled, users.otp.enabled]).toEqual([false, false]);
+  it('with MFA on, an OAuth2 sign-in is one of the two methods: its 401 {mfaId}, then a password or OTP completes it, and the other way round', async () => {
+    const mfaIdOf = async (promise: Promise<unknown>) => {
+      const e = await failure(promise);
+      expect(e.status).toBe(401);
+      expect(Object.keys(e.response)).toEqual(['mfaId']); // PocketBase's answer: no token, no record
+      return e.response.mfaId as string;
+    };
+    const codeOf = async (email: string) => {
+      const { items } = (await sdk.admin.send('/api/mails', {})) as { items: { to: string; html: string }[] };
+      return (/<strong>([0-9]+)<\/strong>/.exec(items.find((m) => m.to === email)!.html) as RegExpExecArray)[1]!;
+    };
+    idp.accounts.set('kim', { email: 'kim@example.com', email_verified: true, name: 'Kim' });
+    const kim = (await signIn(sdk.client(), 'kim')).record; // linked before MFA
+    await sdk.admin.collection('users').update(kim.id, { password: 'kims-password', passwordConfirm: 'kims-password' });
+    await sdk.admin.collections.update('users', { otp: { enabled: true }, mfa: { enabled: true } });
+    try {
+      // OAuth2 first: no session, then the password with the mfaId
+      const pb = sdk.client();
+      const mfaId = await mfaIdOf(signIn(pb, 'kim'));
+      expect(pb.authStore.isValid).toBe(false);
+      expect((await sdk.admin.collection('users').getOne(kim.id)).id).toBe(kim.id);
+      // the same method again is not a second factor
+      const p = (await sdk.client().collection('users').listAuthMethods()).oauth2.providers[0]!;
+      const back = await idp.signIn(p.authURL + encodeURIComponent(idp.redirectURL), 'kim');
+      const same = await failure(sdk.client().collection('users').authWithOAuth2Code('oidc', back.searchParams.get('code')!, p.codeVerifier, idp.redirectURL, {}, { mfaId }));
+      expect([same.status, same.message], JSON.stringify(same.response)).toEqual([400, 'A different authentication method is required.']);
+      const done = await pb.collection('users').authWithPassword('kim@example.com', 'kims-password', { mfaId });
+      expect(done.record.id).toBe(kim.id);
+      expect(pb.authStore.isValid).toBe(true);
+
+      // the password first, then OAuth2 with the mfaId (a query parameter, as the SDK's options send it)
+      const second = await mfaIdOf(sdk.client().collection('users').authWithPassword('kim@example.com', 'kims-password'));
+      const p2 = (await sdk.client().collection('users').listAuthMethods()).oauth2.providers[0]!;
+      const back2 = await idp.signIn(p2.authURL + encodeURIComponent(idp.redirectURL), 'kim');
+      const viaOAuth2 = await sdk.client().collection('users').authWithOAuth2Code('oidc', back2.searchParams.get('code')!, p2.codeVerifier, idp.redirectURL, {}, { mfaId: second });
+      expect(viaOAuth2.record.id).toBe(kim.id);
+      expect(viaOAuth2.meta?.isNew).toBe(false);
+
+      // a new user signing up through OAuth2: created and linked, then the MFA step (OTP: it has no password it knows)
+      idp.accounts.set('lou', { email: 'lou@example.com', email_verified: true, name: 'Lou' });
+      const louMfa = await mfaIdOf(signIn(sdk.client(), 'lou'));
+      const lou = await sdk.admin.collection('users').getFirstListItem('email = "lou@example.com"');
+      expect(lou.verified).toBe(true);
+      const { otpId } = await sdk.client().collection('users').requestOTP('lou@example.com');
+      const code = await expect.poll(() => codeOf('lou@example.com').catch(() => '')).not.toBe('').then(() => codeOf('lou@example.com'));
+      const louIn = await sdk.client().collection('users').authWithOTP(otpId, code, { mfaId: louMfa });
+      expect(louIn.record.id).toBe(lou.id);
+    } finally {
+      await sdk.admin.collections.update('users', { mfa: { enabled: false }, otp: { enabled: false } });
+    }
   });
 
   it('an OAuth2 sign-in from a new device sends the auth alert, as a password sign-in does', async () => {

@@ -11,7 +11,7 @@ import { isSuperuser } from '../../model/types.js';
 import { json, noContent } from '../respond.js';
 
 /** A sign-in that needs a second method answers PocketBase's 401 `{mfaId}` (not the error envelope: the SDK reads `response.mfaId`). */
-async function mfaStep(signIn: () => Promise<SignIn>): Promise<SignIn | HTTPResponse> {
+async function mfaStep<T extends SignIn>(signIn: () => Promise<T>): Promise<T | HTTPResponse> {
   try {
     return await signIn();
   } catch (err) {
@@ -73,7 +73,8 @@ export function registerAuth(app: H3, core: Core): void {
   app.post('/api/collections/:collection/auth-with-oauth2', async (event) => {
     const body = await readBodyObject(event, AUTH_BODY_BYTES);
     const ctx = contextOf(event, core, body);
-    const signIn = await core.oauth2.signIn(param(event, 'collection'), body, ctx, event.req.headers.get('user-agent') ?? '');
+    const signIn = await mfaStep(() => core.oauth2.signIn(param(event, 'collection'), body, ctx, event.req.headers.get('user-agent') ?? ''));
+    if (!('token' in signIn)) return signIn;
     return { token: signIn.token, record: signIn.record, meta: signIn.meta };
   });
 
