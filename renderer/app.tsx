@@ -1,4 +1,4 @@
-// The root: a mailed link's page (pages/confirm.tsx, no sign-in needed), first-run setup, sign-in, or the
+// The root: a mailed link's page or the OAuth2 redirect's (pages/confirm.tsx, no sign-in needed), first-run setup, sign-in, or the
 // signed-in shell, decided by GET /setup and GET /session.
 import { createResource, createSignal, Match, Switch, untrack, type JSX } from 'solid-js';
 import type { Api, SessionInfo } from './api.js';
@@ -8,7 +8,7 @@ import { ToastProvider } from './components/toasts.js';
 import { SetupPage } from './pages/setup.js';
 import { LoginPage } from './pages/login.js';
 import { Shell } from './pages/shell.js';
-import { ConfirmPage, isConfirmAction } from './pages/confirm.js';
+import { ConfirmPage, isConfirmAction, isOAuth2RedirectPage, OAuth2RedirectPage } from './pages/confirm.js';
 import { createTheme, ThemeContext } from './lib/theme.js';
 import { desktopBridge } from './desktop.js';
 
@@ -59,6 +59,9 @@ export function App(props: { makeApi(onUnauthorized: () => void): Api }): JSX.El
           <Switch>
             <Match when={router.route().segments[0] === 'auth' && isConfirmAction(router.route().segments[1]) && router.route().segments[1]}>
               {(action) => <ConfirmPage api={api} action={action() as Parameters<typeof ConfirmPage>[0]['action']} token={router.route().segments[2] ?? ''} />}
+            </Match>
+            <Match when={router.route().segments[0] === 'auth' && isOAuth2RedirectPage(router.route().segments[1])}>
+              <OAuth2RedirectPage ok={router.route().segments[1] === 'oauth2-redirect-success'} />
             </Match>
             <Match when={boot.error}>
               <div class="center-screen">

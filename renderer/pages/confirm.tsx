@@ -1,6 +1,7 @@
 // The pages a mailed link opens (`#/auth/confirm-verification/<token>`, `…/confirm-password-reset/…`,
 // `…/confirm-email-change/…`, PocketBase's paths): no sign-in needed, the token is the authority. The
-// collection is the token's `collectionId` claim, as PocketBase's dashboard reads it.
+// collection is the token's `collectionId` claim, as PocketBase's dashboard reads it. Also the page
+// /api/oauth2-redirect sends a provider's sign-in window to (`#/auth/oauth2-redirect-success`, `-failure`).
 import { createSignal, Match, Show, Switch, type JSX } from 'solid-js';
 import type { Api } from '../api.js';
 import { messageOf, ApiError } from '../api.js';
@@ -88,6 +89,24 @@ export function ConfirmPage(props: { api: Api; action: ConfirmAction; token: str
             </form>
           </Match>
         </Switch>
+      </div>
+    </div>
+  );
+}
+
+/** Where /api/oauth2-redirect sends the browser (PocketBase's `#/auth/oauth2-redirect-success` and `-failure`). */
+export const isOAuth2RedirectPage = (v: string | undefined): boolean => v === 'oauth2-redirect-success' || v === 'oauth2-redirect-failure';
+
+/** The page a provider's sign-in window ends on: the app that opened it has its answer over realtime. */
+export function OAuth2RedirectPage(props: { ok: boolean }): JSX.Element {
+  return (
+    <div class="center-screen">
+      <div class="card card-narrow">
+        <h1>{props.ok ? 'Auth completed' : 'Failed to authenticate'}</h1>
+        <p class={props.ok ? 'alert alert-info' : 'alert alert-error'} role="status">
+          {props.ok ? 'You can close this window and go back to the app.' : 'You can close this window and go back to the app to try again.'}
+        </p>
+        <button type="button" class="btn btn-primary" onClick={() => window.close()}>Close</button>
       </div>
     </div>
   );

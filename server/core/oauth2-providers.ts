@@ -81,7 +81,7 @@ export const PROVIDERS: Readonly<Record<string, () => ProviderSpec>> = {
     user: async (raw) => ({ id: str(raw.id), name: str(raw.name), username: str(raw.username), avatarURL: str(raw.avatar_url), email: str(raw.confirmed_at) !== '' ? str(raw.email) : '' }),
   }),
   // Apple has no user-info URL: the id_token, checked against Apple's keys (PocketBase's apple.go; the
-  // name Apple posts once to the redirect is not kept)
+  // name Apple posts once to the redirect is kept a minute for the sign-in: oauth2.ts keepRedirectName)
   apple: () => ({
     displayName: 'Apple', pkce: true,
     authURL: 'https://appleid.apple.com/auth/authorize', tokenURL: 'https://appleid.apple.com/auth/token', userInfoURL: '',

@@ -211,8 +211,36 @@ async function downloadAvatar(storage: FileStorage, url: string, maxBytes: numbe
 /** `verified` = true as the collection stores it (field-values.ts). */
 const verifiedTrue = (c: Collection) => toStoredValue(c.fields.find((f) => f.name === 'verified')!, true);
 
-export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'credentials' | 'dialect' | 'storage' | 'report'>, auth: Auth, writes: RecordWrites) {
-  const { store, sessions, credentials: { passwords }, dialect, storage, report } = env;
+/** How long the name Apple posts to /api/oauth2-redirect waits for its auth-with-oauth2 (PocketBase: a minute). */
+export const REDIRECT_NAME_MS = 60_000;
+/** Names waiting at once (each at most 150 characters): a bound on what redirects can make this node keep. */
+const REDIRECT_NAMES_MAX = 10_000;
+
+/** Apple's posted `user` (`{"name":{"firstName","lastName"}}`) as PocketBase reads it: the full name, at most 150 characters, or ''. */
+export function appleName(posted: string): string {
+  try {
+    const v: unknown = JSON.parse(posted);
+    const name = isRecord(v) && isRecord(v.name) ? v.name : {};
+    const part = (k: string) => (typeof name[k] === 'string' ? (name[k] as string) : '');
+    return `${part('firstName')} ${part('lastName')}`.slice(0, 150).trim();
+  } catch {
+    return '';
+  }
+}
+
+export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions' | 'credentials' | 'dialect' | 'storage' | 'report' | 'now'>, auth: Auth, writes: RecordWrites) {
+  const { store, sessions, credentials: { passwords }, dialect, storage, report, now } = env;
+  /**
+   * Apple posts the user's name once, to the redirect, beside the code; PocketBase keeps it a minute
+   * under that code for the auth-with-oauth2 that follows. In memory, per node (on a team server the
+   * redirect and the sign-in reach the same node with the sticky sessions the redirect needs anyway).
+   */
+  const redirectNames = new Map<string, { name: string; until: number }>();
+  const takeRedirectName = (code: string): string => {
+    const kept = redirectNames.get(code);
+    redirectNames.delete(code);
+    return kept && kept.until > now() ? kept.name : '';
+  };
 
   /** The providers auth-methods lists, each with a fresh state and PKCE pair (PocketBase keeps none of them). */
   function providersOf(c: Collection): unknown[] {
@@ -298,6 +326,21 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
   }
 
   return {
+    /** The name a provider posted to /api/oauth2-redirect with `code` (Apple's `user`), kept for the sign-in with that code. */
+    keepRedirectName(code: string, posted: string): void {
+      const name = appleName(posted);
+      if (name === '' || code === '' || code.length > 1000) return;
+      const t = now();
+      if (redirectNames.size >= REDIRECT_NAMES_MAX) {
+        for (const [k, v] of redirectNames) if (v.until <= t) redirectNames.delete(k);
+        if (redirectNames.size >= REDIRECT_NAMES_MAX) redirectNames.delete(redirectNames.keys().next().value as string);
+      }
+      redirectNames.set(code, { name, until: t + REDIRECT_NAME_MS });
+    },
+
+    /** The kept name of `code`, once ('' when none or past its minute). */
+    takeRedirectName,
+
     /** What the SDK's listAuthMethods() reads (PocketBase's auth-methods): password, OAuth2 with its providers, MFA and OTP. */
     methods(name: string, ctx: RequestContext): unknown {
       const c = auth.authCollection(name);
@@ -331,6 +374,9 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
       } catch {
         throw badRequest('Failed to fetch OAuth2 user.');
       }
+
+      // Apple names the user only in its first redirect's post (PocketBase's record_auth_with_oauth2.go)
+      if (p.name === 'apple' && user.name === '') user = { ...user, name: takeRedirectName(form.code) };
 
       let linked = false;
       /** The record this provider account signs in as: linked, found by its verified e-mail, or created (PocketBase's oauth2Submit). */

@@ -123,7 +123,7 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   app.use(rateLimitMiddleware(core));
   registerHealth(app);
   registerSetup(app, core);
-  registerAuth(app, core);
+  registerAuth(app, core, (options.uiDir ?? null) !== null);
   registerSessions(app, core);
   registerSettings(app, core);
   registerTransfer(app, core);

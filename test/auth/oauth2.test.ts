@@ -4,11 +4,14 @@
 // e-mail, a bad verifier or provider refused, `_externalAuths` listed and unlinked, and the options:
 // the client secret never answered, what Deskbase cannot honour refused naming it.
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type PocketBase from 'pocketbase';
-import { failure, sdkSuite } from '../support/sdk-server.js';
+import { failure, sdkSuite, startSdkServer } from '../support/sdk-server.js';
 import { startIdp, type TestIdp } from '../support/oidc.js';
 
 const sdk = sdkSuite();
@@ -225,6 +228,40 @@ describe('the SDK\'s all-in-one authWithOAuth2 over realtime, through /api/oauth
     expect(await forged.text()).toMatch(/Failed to authenticate/);
     const posted = await fetch(`${sdk.server.url}/api/oauth2-redirect`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'state=&code=abc' });
     expect(await posted.text()).toMatch(/Failed to authenticate/);
+  });
+});
+
+describe('/api/oauth2-redirect with the admin UI built', () => {
+  it('sends the browser to the UI\'s success or failure page (307 after a GET, 303 after a POST), and keeps Apple\'s posted name for its code', async () => {
+    const ui = mkdtempSync(join(tmpdir(), 'deskbase-ui-'));
+    writeFileSync(join(ui, 'index.html'), '<!doctype html><title>Deskbase</title>');
+    const withUi = await startSdkServer({ uiDir: ui });
+    try {
+      await withUi.admin.collections.update('users', { oauth2: { enabled: true, providers: [provider()] } });
+      const forged = await fetch(`${withUi.server.url}/api/oauth2-redirect?state=nobody&code=abc`, { redirect: 'manual' });
+      expect([forged.status, forged.headers.get('location')]).toEqual([307, '../_/#/auth/oauth2-redirect-failure']);
+      expect(new URL(forged.headers.get('location')!, forged.url).pathname).toBe('/_/');
+
+      const pb = withUi.client();
+      let answer: Response | null = null;
+      const signIn = pb.collection('users').authWithOAuth2({
+        provider: 'oidc',
+        urlCallback: async (url) => {
+          // a provider that posts its answer (Apple's form_post) with the user's name beside the code
+          const state = new URL(url).searchParams.get('state')!;
+          const body = new URLSearchParams({ state, code: 'code-from-apple', user: JSON.stringify({ name: { firstName: 'Ann', lastName: 'Apple' }, email: 'ann@example.com' }) });
+          answer = await fetch(`${withUi.server.url}/api/oauth2-redirect`, { method: 'POST', body, redirect: 'manual' });
+        },
+      });
+      expect((await failure(signIn)).message).toBe('Failed to fetch OAuth2 token.'); // the code is no real one
+      expect([answer!.status, answer!.headers.get('location')]).toEqual([303, '../_/#/auth/oauth2-redirect-success']);
+      // kept for that code's sign-in, once (an Apple sign-in reads it when the id_token names no one)
+      expect(withUi.server.core.oauth2.takeRedirectName('code-from-apple')).toBe('Ann Apple');
+      expect(withUi.server.core.oauth2.takeRedirectName('code-from-apple')).toBe('');
+    } finally {
+      await withUi.server.close();
+      rmSync(ui, { recursive: true, force: true });
+    }
   });
 });
 

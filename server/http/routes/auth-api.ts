@@ -20,7 +20,8 @@ async function mfaStep<T extends SignIn>(signIn: () => Promise<T>): Promise<T | 
   }
 }
 
-export function registerAuth(app: H3, core: Core): void {
+/** `hasUi`: the admin UI is built and served (its pages answer the OAuth2 redirect). */
+export function registerAuth(app: H3, core: Core, hasUi = false): void {
   app.get('/api/collections/:collection/auth-methods', (event) => core.oauth2.methods(param(event, 'collection'), contextOf(event, core)));
 
   app.post('/api/collections/:collection/auth-with-password', async (event) => {
@@ -78,17 +79,25 @@ export function registerAuth(app: H3, core: Core): void {
     return { token: signIn.token, record: signIn.record, meta: signIn.meta };
   });
 
-  // PocketBase's /api/oauth2-redirect (GET; POST for providers that post the answer): forwards the
-  // provider's code and state to the realtime client waiting on `@oauth2` (the SDK's authWithOAuth2),
-  // then answers a page the user may close. Deskbase has no admin UI pages for it, so it answers them
-  // itself, as PocketBase without its UI does.
+  // PocketBase's /api/oauth2-redirect (GET; POST for providers that post the answer, Apple's with the
+  // user's name): forwards the provider's code and state to the realtime client waiting on `@oauth2`
+  // (the SDK's authWithOAuth2), then sends the browser to the admin UI's page saying so (PocketBase's
+  // `#/auth/oauth2-redirect-success` and `-failure`: 307 after a GET, 303 after a POST); without a
+  // built admin UI, PocketBase's own texts.
   const oauth2Redirect = async (event: H3Event, data: Record<string, unknown>) => {
     const text = (k: string) => (typeof data[k] === 'string' ? (data[k] as string) : '');
     const form = { state: text('state'), code: text('code'), error: text('error') };
     const sent = form.state !== '' && core.realtime.broker.oauth2Redirect(form.state, clientOf(event), form);
+    if (sent && form.error === '' && form.code !== '' && text('user') !== '') core.oauth2.keepRedirectName(form.code, text('user'));
     const ok = sent && form.error === '' && form.code !== '';
+    if (hasUi) {
+      return new HTTPResponse(null, {
+        status: event.req.method === 'GET' ? 307 : 303,
+        headers: { location: `../_/#/auth/oauth2-redirect-${ok ? 'success' : 'failure'}`, 'cache-control': 'no-store' },
+      });
+    }
     return new HTTPResponse(ok ? 'Auth completed. You can close this window and go back to the app.' : 'Failed to authenticate. You can close this window and go back to the app to try again.', {
-      status: 200, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+      status: 200, headers: { 'content-type': `${ok ? 'text/html' : 'text/plain'}; charset=utf-8`, 'cache-control': 'no-store' },
     });
   };
   app.get('/api/oauth2-redirect', (event) => oauth2Redirect(event, Object.fromEntries(new URL(event.req.url).searchParams)));
