@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import type { FileStorage } from '../files/storage.js';
 import { StagedFile } from '../files/staged.js';
 import { effectiveMaxSize } from './fields/file.js';
+import { validateText } from './fields/text.js';
 import { uploadsIn } from './writes/file-uploads.js';
 import type { CoreEnv } from './env.js';
 import { ApiError, badRequest, fieldError, forbidden, type ErrorData } from '../errors.js';
@@ -308,10 +309,11 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
     if (mapped.id !== '' && !has(mapped.id)) payload[mapped.id] = user.id;
     if (mapped.name !== '' && !has(mapped.name)) payload[mapped.name] = user.name;
     if (mapped.username !== '' && !has(mapped.username) && user.username !== '') {
-      // as PocketBase: only a text field, and only a username no record has yet
+      // as PocketBase: only a text field, only a username no record has yet, and only one the field
+      // takes (its length and pattern: PocketBase's ValidatePlainValue); else left out, the sign-up goes on
       const field = c.fields.find((f) => f.name === mapped.username);
       const taken = await store.get(`SELECT 1 AS x FROM ${ident(c.name)} WHERE ${ident(mapped.username)} = ? LIMIT 1`, [user.username]);
-      if (field?.type === 'text' && !taken) payload[mapped.username] = user.username;
+      if (field?.type === 'text' && !taken && validateText(user.username, field) === null) payload[mapped.username] = user.username;
     }
     if (mapped.avatarURL !== '' && !has(mapped.avatarURL) && user.avatarURL !== '') {
       const field = c.fields.find((f) => f.name === mapped.avatarURL);

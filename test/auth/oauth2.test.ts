@@ -77,6 +77,22 @@ describe('auth-with-oauth2', () => {
     expect(again.record.id).toBe(first.record.id);
   });
 
+  it('leaves out a mapped username the field would refuse (its pattern), as PocketBase, and signs up anyway', async () => {
+    const users = await sdk.admin.collections.getOne('users');
+    const withPattern = (pattern: string) => users.fields.map((f: { name: string }) => (f.name === 'nick' ? { ...f, pattern } : f));
+    await sdk.admin.collections.update('users', { fields: withPattern('^[a-z_]+$') });
+    try {
+      idp.accounts.set('nora', { email: 'nora@example.com', email_verified: true, name: 'Nora', preferred_username: 'Nora Smith!' });
+      idp.accounts.set('olga', { email: 'olga@example.com', email_verified: true, name: 'Olga', preferred_username: 'olga_k' });
+      const nora = await signIn(sdk.client(), 'nora');
+      expect(nora.meta?.isNew).toBe(true);
+      expect(nora.record).toMatchObject({ email: 'nora@example.com', name: 'Nora', nick: '' });
+      expect((await signIn(sdk.client(), 'olga')).record.nick).toBe('olga_k');
+    } finally {
+      await sdk.admin.collections.update('users', { fields: withPattern('') });
+    }
+  });
+
   it('links an existing account by the provider\'s verified e-mail, and its unverified password stops working', async () => {
     const bob = await sdk.admin.collection('users').create({ email: 'bob@example.com', password: 'bobs-password', passwordConfirm: 'bobs-password' });
     const res = await signIn(sdk.client(), 'bob');
