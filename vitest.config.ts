@@ -82,6 +82,7 @@ const ON_BOTH_ENGINES = [
   'test/auth/impersonate.test.ts',
   'test/auth/oauth2.test.ts',
   'test/http/rate-limits.test.ts',
+  'test/auth/account-rows.test.ts',
 ];
 
 // `npm run test:fast` (`vitest run --mode fast`): the edit-run loop, without the browser tests, the

@@ -16,6 +16,7 @@
 // Limits: per client and kind, REQUEST_LIMIT requests per window (a 429); per record, one mail of a
 // kind per RESEND_SECONDS (PocketBase's resend key; further requests answer 204 and send nothing).
 // Both are counted in the database, so every node of a team server counts alike.
+import { otpAttemptKey } from './account-rows.js';
 import type { CoreEnv } from './env.js';
 import { ApiError, badRequest, fieldError, notFound, unauthorized, forbidden, type ErrorData } from '../errors.js';
 import { isRecord } from '../json-object.js';
@@ -404,7 +405,7 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       if (!record || String(record.email ?? '').toLowerCase() !== row.sentTo.toLowerCase()) throw badRequest(INVALID_OTP);
       const allowed = await store.write(async (tx) => {
         const t = now();
-        const key = `${OTP_ATTEMPT_PREFIX}${c.id}:${row.recordId}`;
+        const key = otpAttemptKey(c.id, row.recordId);
         await tx.run(`DELETE FROM "_mailRequests" WHERE "at" < ? AND "key" LIKE '${OTP_ATTEMPT_PREFIX}%'`, [t - OTP_ATTEMPTS.windowSeconds * 1000]);
         const n = await tx.get<{ n: number | string }>('SELECT COUNT(*) AS "n" FROM "_mailRequests" WHERE "key" = ?', [key]);
         if (Number(n?.n ?? 0) >= OTP_ATTEMPTS.max) {

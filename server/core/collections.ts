@@ -1,5 +1,6 @@
 // Collections: the schema API (superusers only, enforced by the HTTP layer). Every change runs in
 // one store transaction: the table, its indexes and the `_collections` row change together or not at all.
+import { deleteAccountRows } from './account-rows.js';
 import type { CoreEnv } from './env.js';
 import { badRequest, fieldError, notFound } from '../errors.js';
 import type { WriteTx } from '../store/db.js';
@@ -168,7 +169,7 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
         await dropViews(tx, registry.all());
         await dropCollectionTable(tx, c);
         await sessions.endCollection(tx, c.id);
-        if (c.type === 'auth') await tx.run('DELETE FROM "_externalAuths" WHERE "collectionRef" = ?', [c.id]);
+        if (c.type === 'auth') await deleteAccountRows(tx, c.id);
         const schema = await settleViews(tx, schemaWith(null, c.id), 'delete');
         others = await commitSchema(tx, schema);
         registry.remove(c.id);

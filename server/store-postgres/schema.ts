@@ -89,6 +89,8 @@ export const POSTGRES_SYSTEM_SCHEMA: readonly string[] = [
     "id" ${TEXT} PRIMARY KEY NOT NULL, "collectionId" ${TEXT} NOT NULL, "recordId" ${TEXT} NOT NULL,
     "method" ${TEXT} NOT NULL, "created" bigint NOT NULL
   )`,
+  // a record's rows found when it is deleted (core/account-rows.ts)
+  'CREATE INDEX IF NOT EXISTS "_mfas_record" ON "_mfas" ("collectionId", "recordId")',
   // the sign-in block every node counts against (core/sign-in-limiter.ts StoreFailureLimiter)
   `CREATE TABLE IF NOT EXISTS "_signInFailures" (
     "key" ${TEXT} PRIMARY KEY NOT NULL,

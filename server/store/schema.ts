@@ -59,4 +59,6 @@ export async function ensureSystemSchema(tx: WriteTx): Promise<void> {
     "id" TEXT PRIMARY KEY NOT NULL, "collectionId" TEXT NOT NULL, "recordId" TEXT NOT NULL,
     "method" TEXT NOT NULL, "created" INTEGER NOT NULL
   )`);
+  // a record's rows found when it is deleted (core/account-rows.ts)
+  await tx.run('CREATE INDEX IF NOT EXISTS "_mfas_record" ON "_mfas" ("collectionId", "recordId")');
 }

@@ -15,6 +15,7 @@
 // `dryRun` runs every step and rolls back: the admin UI's diff is what applying would do.
 // Once durable, as the schema API does (collections.ts): files of removed collections and cut file
 // fields are dropped, and each changed collection is announced (the admin UI's live list).
+import { deleteAccountRows } from '../account-rows.js';
 import type { CoreEnv } from '../env.js';
 import { ApiError, badRequest, type ErrorData, type FieldError } from '../../errors.js';
 import type { WriteTx } from '../../store/db.js';
@@ -140,6 +141,7 @@ async function removeMissing(p: Pass): Promise<Collection[]> {
     if (c.system || kept.has(c.id)) continue;
     await dropCollectionTable(p.tx, c);
     await p.sessions.endCollection(p.tx, c.id);
+    if (c.type === 'auth') await deleteAccountRows(p.tx, c.id);
     p.scratch.remove(c.id);
     removed.push(c);
   }

@@ -2,6 +2,7 @@
 // its field has cascadeDelete and nothing is left; a required relation left empty aborts the whole
 // delete (PocketBase's cascade rules). Runs inside the caller's transaction, and reports each record it deletes
 // or changes.
+import { deleteAccountRows } from '../account-rows.js';
 import { badRequest } from '../../errors.js';
 import type { WriteTx } from '../../store/db.js';
 import { isoNow } from '../ids.js';
@@ -239,8 +240,8 @@ async function open(walk: Walk, c: Collection, row: Row): Promise<Frame> {
   }
   if (c.type === 'auth') {
     await walk.sessions.endAllFor(tx, c.id, id);
-    // its OAuth2 links go with it (PocketBase's external auths cascade)
-    await tx.run('DELETE FROM "_externalAuths" WHERE "collectionRef" = ? AND "recordRef" = ?', [c.id, id]);
+    // its OAuth2 links, mailed tokens, codes, MFA steps and devices go with it (PocketBase's cascade)
+    await deleteAccountRows(tx, c.id, id);
   }
   walk.changes.push({ action: 'delete', collection: c, before: row, after: null });
   const pairs: Frame['pairs'] = [];
