@@ -8,7 +8,7 @@
 //   - mfa takes effect (sign-in.ts `finish`: a second method with the mfaId; its rule and duration), for
 //     every method: password, OTP and OAuth2 (oauth2.ts ends in sign-in.ts `complete`);
 //   - authAlert takes effect (account-mail.ts `authAlert`: the new-device mail, also after an OAuth2
-//     sign-in); off by default here;
+//     sign-in); on in new auth collections, as PocketBase's;
 //   - authToken: Deskbase's sessions last 7 days, extended on refresh (session-store.ts); fileToken: 3
 //     minutes (file-tokens.ts): any other duration is refused;
 //   - passwordResetToken, emailChangeToken, verificationToken and verificationTemplate,
@@ -49,7 +49,11 @@ export const OTP_MAX_LENGTH = 71;
 
 const signature = (app = '{APP_NAME}') => `<p>\n  Thanks,<br/>\n  ${app} team\n</p>`;
 
-/** PocketBase's defaults (core/collection_model_auth_templates.go), but the new-login alert is off until turned on (PocketBase's is on). */
+/**
+ * PocketBase's defaults (core/collection_model_auth_templates.go) for what a collection has not stored;
+ * the new-login alert off here (an older folder's collection stored without it keeps sending none), and
+ * on in every auth collection Deskbase makes, as PocketBase's (collections-defaults.ts newCollection).
+ */
 export function defaultAuthOptions(identityFields: string[] = ['email']): AuthOptions {
   return {
     authAlert: {

@@ -1,6 +1,7 @@
 // What a new collection starts with: PocketBase's defaults (rules locked, no indexes), the system
 // fields every collection and every auth collection has, and the two collections a fresh data folder
 // gets (`_superusers`, `users`, and PocketBase's system `_externalAuths`: OAuth2 links).
+import { defaultAuthOptions } from './auth-options.js';
 import { defineField } from './fields/index.js';
 import { autodateField, authSystemFields, primaryKeyField } from './fields/system-fields.js';
 import type { Defaults } from './collections-input.js';
@@ -19,7 +20,9 @@ export const defaults: Defaults = {
       listRule: null, viewRule: null, createRule: null, updateRule: null, deleteRule: null,
       created: now, updated: now,
     };
-    if (type === 'auth') Object.assign(c, { authRule: '', manageRule: null, identityFields: ['email'] });
+    // PocketBase's new auth collections (theirs and `users`, `_superusers`) have the new-device alert on;
+    // a collection stored without the option (older folders) reads it off (auth-options.ts)
+    if (type === 'auth') Object.assign(c, { authRule: '', manageRule: null, identityFields: ['email'], authAlert: { ...defaultAuthOptions().authAlert, enabled: true } });
     if (type === 'view') Object.assign(c, { viewQuery: '' });
     return c;
   },

@@ -23,8 +23,15 @@ describe('auth alerts', () => {
     return (await outbox(sdk.admin)).filter((m) => m.to === to);
   };
 
+  it('is on in the auth collections Deskbase makes, as PocketBase\'s', async () => {
+    expect((await sdk.admin.collections.getOne('users')).authAlert.enabled).toBe(true);
+    expect((await sdk.admin.collections.getOne('_superusers')).authAlert.enabled).toBe(true);
+    const made = await sdk.admin.collections.create({ name: 'members', type: 'auth', fields: [] });
+    expect(made.authAlert.enabled).toBe(true);
+    await sdk.admin.collections.delete(made.id);
+  });
+
   it('sends the alert once for a new device, never for a known one or the first sign-in', async () => {
-    await sdk.admin.collections.update('users', { authAlert: { enabled: true } });
     await sdk.admin.collection('users').create({ email: 'ann@example.com', password: PASSWORD, passwordConfirm: PASSWORD });
 
     await signIn('ann@example.com', 'Laptop Firefox');

@@ -192,7 +192,7 @@ describe('auth collection options', () => {
     expect(users.mfa).toEqual({ enabled: false, duration: 1800, rule: '' });
     expect(users.otp).toMatchObject({ enabled: false, duration: 180, length: 8, emailTemplate: { subject: 'OTP for {APP_NAME}' } });
     expect(users.oauth2).toEqual({ enabled: false, mappedFields: { id: '', name: '', username: '', avatarURL: '' }, providers: [] });
-    expect(users.authAlert.enabled).toBe(false); // Deskbase sends no e-mail
+    expect(users.authAlert.enabled).toBe(true); // as PocketBase's new collections
     expect(users.authToken).toEqual({ duration: 604800 });
     expect(users.fileToken).toEqual({ duration: 180 });
     expect(users.verificationTemplate.subject).toBe('Verify your {APP_NAME} email');
