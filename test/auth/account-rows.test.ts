@@ -75,3 +75,36 @@ describe('an auth record deleted takes its account rows with it', () => {
     expect(await rowsOf('member000000001')).toEqual({ sessions: 0, tokens: 0, otps: 0, mfas: 0, origins: 0, attempts: 0 });
   });
 });
+
+describe('a superuser changing a user\'s e-mail or password', () => {
+  const sdk = sdkSuite();
+
+  it('ends every session of the user (PocketBase refreshes its tokenKey), and its mailed tokens stop working', async () => {
+    const user = await sdk.admin.collection('users').create({ email: 'kept@example.com', password: PASSWORD, passwordConfirm: PASSWORD });
+    const signedIn = async (email: string, password = PASSWORD) => {
+      const pb = sdk.client();
+      await pb.collection('users').authWithPassword(email, password);
+      return pb;
+    };
+    const live = async (pb: PocketBase) => (await pb.collection('users').authRefresh().then(() => 200, (e: { status: number }) => e.status));
+
+    // the e-mail: sessions end, a pending reset token (sent to the old address) is refused
+    const [a, b] = [await signedIn('kept@example.com'), await signedIn('kept@example.com')];
+    await sdk.client().collection('users').requestPasswordReset('kept@example.com');
+    const token = await eventually(async () => tokenIn((await mailsTo(sdk.admin, 'kept@example.com'))[0]!.html, 'confirm-password-reset'));
+    await sdk.admin.collection('users').update(user.id, { email: 'moved@example.com' });
+    expect([await live(a), await live(b)]).toEqual([401, 401]);
+    expect((await failure(sdk.client().collection('users').confirmPasswordReset(token, 'another-password', 'another-password'))).status).toBe(400);
+
+    // the password: sessions end, the new one signs in
+    const c = await signedIn('moved@example.com');
+    await sdk.admin.collection('users').update(user.id, { password: 'set-by-admin', passwordConfirm: 'set-by-admin' });
+    expect(await live(c)).toBe(401);
+    expect(await live(await signedIn('moved@example.com', 'set-by-admin'))).toBe(200);
+
+    // another field changes nothing
+    const d = await signedIn('moved@example.com', 'set-by-admin');
+    await sdk.admin.collection('users').update(user.id, { name: 'Renamed' });
+    expect(await live(d)).toBe(200);
+  });
+});

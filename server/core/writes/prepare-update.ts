@@ -134,13 +134,14 @@ export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, 
           mapWriteError(err, c, FAILED, deps.dialect);
         }
       }
-      if (newHash) {
-        // a password change signs the record's other sessions out; the caller's own stays
+      const after = (await getRow(tx, c, id)) as Row;
+      // a password or e-mail change signs the record's other sessions out (PocketBase refreshes its
+      // tokenKey on either); the caller's own stays, so a superuser's change ends them all
+      if (newHash || (c.type === 'auth' && before.email !== after.email)) {
         const auth = ctx.request.auth;
         const keep = auth && auth.collection.id === c.id && auth.record.id === id ? auth.sessionId : null;
         await sessions.endOthers(tx, c.id, id, keep);
       }
-      const after = (await getRow(tx, c, id)) as Row;
       changes.push({ action: 'update', collection: c, before, after });
       return after;
     },
