@@ -57,8 +57,13 @@ export interface RecordModel {
 export interface AppSettings {
   meta: { appName: string; appURL: string; senderName: string; senderAddress: string; hideControls: boolean };
   smtp: { enabled: boolean; host: string; port: number; username: string; authMethod: string; tls: boolean; localName: string };
+  rateLimits: { enabled: boolean; rules: RateLimitRule[] };
+  trustedProxy: { headers: string[]; useLeftmostIP: boolean };
   [group: string]: unknown;
 }
+
+/** One of PocketBase's rate-limit rules (settings `rateLimits.rules`). */
+export interface RateLimitRule { label: string; audience: string; maxRequests: number; duration: number }
 
 /** A message in the outbox: SMTP off, or a send that failed (the server's own type). */
 export type KeptMail = StoredMail;
@@ -236,7 +241,8 @@ export function createApi(options: ApiOptions) {
 
     // the application settings and mail (server/core/settings.ts, server/core/mail/mailer.ts)
     getSettings: () => request<AppSettings>('GET', '/settings'),
-    updateSettings: (body: { meta?: Partial<AppSettings['meta']>; smtp?: Partial<AppSettings['smtp']> & { password?: string } }) => request<AppSettings>('PATCH', '/settings', { body }),
+    updateSettings: (body: { meta?: Partial<AppSettings['meta']>; smtp?: Partial<AppSettings['smtp']> & { password?: string }; rateLimits?: AppSettings['rateLimits']; trustedProxy?: AppSettings['trustedProxy'] }) =>
+      request<AppSettings>('PATCH', '/settings', { body }),
     testEmail: (body: { email: string; template: string; collection: string }) => request<void>('POST', '/settings/test/email', { body }),
     listMails: () => request<{ items: KeptMail[] }>('GET', '/mails'),
     revokeSession: (id: string) => request<void>('DELETE', `/sessions/${enc(id)}`),

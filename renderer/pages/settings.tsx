@@ -1,8 +1,9 @@
-// Application and mail settings (GET/PATCH /api/settings), a test e-mail, and the outbox: the messages
-// kept while SMTP is off (or that failed to send), newest first, their links clickable, so a local
-// developer can verify an account or reset a password without a mail server.
+// Application and mail settings (GET/PATCH /api/settings), the trusted proxy and PocketBase's rate-limit
+// rules, a test e-mail, and the outbox: the messages kept while SMTP is off (or that failed to send),
+// newest first, their links clickable, so a local developer can verify an account or reset a password
+// without a mail server.
 import { createResource, createSignal, For, Show, type JSX } from 'solid-js';
-import { ApiError, messageOf, type AppSettings, type KeptMail } from '../api.js';
+import { ApiError, messageOf, type AppSettings, type KeptMail, type RateLimitRule } from '../api.js';
 import { useApp } from '../app-context.js';
 import { useToast } from '../components/toasts.js';
 import { FormField } from '../components/form-field.js';
@@ -18,16 +19,26 @@ export function linksOf(html: string): string[] {
   return out;
 }
 
-/** `data.meta.appURL.message` → errors keyed `meta.appURL`. */
-function fieldErrors(err: unknown): Record<string, string> {
+/** `data.meta.appURL.message` → errors keyed `meta.appURL` (`rateLimits.rules.0.label`: any depth). */
+export function fieldErrors(err: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (!(err instanceof ApiError)) return out;
-  for (const [group, v] of Object.entries(err.data ?? {})) {
-    if (v && typeof v === 'object' && 'message' in v) out[group] = String((v as { message: unknown }).message);
-    else if (v && typeof v === 'object') for (const [k, e] of Object.entries(v)) out[`${group}.${k}`] = String((e as { message?: unknown }).message ?? '');
-  }
+  const walk = (v: unknown, path: string) => {
+    if (!v || typeof v !== 'object') return;
+    if ('message' in v && 'code' in v) out[path] = String((v as { message: unknown }).message);
+    else for (const [k, e] of Object.entries(v)) walk(e, path === '' ? k : `${path}.${k}`);
+  };
+  walk(err.data ?? {}, '');
   return out;
 }
+
+/** PocketBase's default rules (core/settings_model.go), offered when the list is empty. */
+const DEFAULT_RULES: RateLimitRule[] = [
+  { label: '*:auth', audience: '', maxRequests: 2, duration: 3 },
+  { label: '*:create', audience: '', maxRequests: 20, duration: 5 },
+  { label: '/api/batch', audience: '', maxRequests: 3, duration: 1 },
+  { label: '/api/', audience: '', maxRequests: 300, duration: 10 },
+];
 
 export function SettingsPage(): JSX.Element {
   const app = useApp();
@@ -48,6 +59,14 @@ export function SettingsPage(): JSX.Element {
     if (s) mutate({ ...s, [group]: { ...s[group], [key]: value } });
   };
 
+  const setRules = (rules: RateLimitRule[]) => {
+    const s = settings();
+    if (s) mutate({ ...s, rateLimits: { ...s.rateLimits, rules } });
+  };
+  const editRule = (i: number, key: keyof RateLimitRule, value: unknown) => setRules((settings()?.rateLimits.rules ?? []).map((r, j) => (j === i ? { ...r, [key]: value } : r)));
+  const [proxyHeaders, setProxyHeaders] = createSignal<string | null>(null);
+  const headersText = () => proxyHeaders() ?? (settings()?.trustedProxy.headers ?? []).join(', ');
+
   const save = async (e: Event) => {
     e.preventDefault();
     const s = settings();
@@ -57,8 +76,15 @@ export function SettingsPage(): JSX.Element {
     setErrors({});
     try {
       const { hideControls: _h, ...meta } = s.meta;
-      mutate(await app.api.updateSettings({ meta, smtp: { ...s.smtp, ...(password() !== '' ? { password: password() } : {}) } }));
+      const headers = headersText().split(',').map((h) => h.trim()).filter((h) => h !== '');
+      mutate(await app.api.updateSettings({
+        meta,
+        smtp: { ...s.smtp, ...(password() !== '' ? { password: password() } : {}) },
+        trustedProxy: { ...s.trustedProxy, headers },
+        rateLimits: s.rateLimits,
+      }));
       setPassword('');
+      setProxyHeaders(null);
       toast('Settings saved.');
     } catch (err) {
       setErrors(fieldErrors(err));
@@ -134,8 +160,83 @@ export function SettingsPage(): JSX.Element {
               </label>
               {text('smtp', 'localName', 'Local name for EHLO (optional)')}
             </Show>
-            <div class="settings-actions"><button type="submit" class="btn btn-primary" disabled={busy()}>Save settings</button></div>
           </section>
+          <section class="card section" aria-labelledby="settings-proxy">
+            <h2 id="settings-proxy">Trusted proxy</h2>
+            <p class="muted section-intro">
+              Behind a reverse proxy every request comes from the proxy's address. Name the header your proxy sets with the
+              client's address (X-Forwarded-For, X-Real-IP, CF-Connecting-IP, Fly-Client-IP...) and Deskbase counts each
+              client by it. Only do so when the server can be reached through the proxy alone: anyone can write such a header.
+            </p>
+            <FormField label="Headers (comma-separated; empty: no proxy header is believed)" for="settings-proxy-headers" error={errors()['trustedProxy.headers'] ?? Object.entries(errors()).find(([k]) => k.startsWith('trustedProxy.headers.'))?.[1]}>
+              <input id="settings-proxy-headers" class="input" value={headersText()} onInput={(e) => setProxyHeaders(e.currentTarget.value)} />
+            </FormField>
+            <label class="checkbox">
+              <input id="settings-proxy-leftmost" type="checkbox" checked={settings()?.trustedProxy.useLeftmostIP}
+                onChange={(e) => { const s = settings(); if (s) mutate({ ...s, trustedProxy: { ...s.trustedProxy, useLeftmostIP: e.currentTarget.checked } }); }} />
+              Use the leftmost address in the header (some proxies let the client write it: the rightmost is the proxy's own)
+            </label>
+          </section>
+          <section class="card section" aria-labelledby="settings-rate">
+            <h2 id="settings-rate">Rate limits</h2>
+            <p class="muted section-intro">
+              PocketBase's rules: each client may make at most <em>max requests</em> per <em>duration</em> seconds to what the
+              label names (an exact path, a path prefix ending in /, <code>METHOD /path</code>, or a tag such as
+              <code>*:auth</code>, <code>users:create</code>, <code>*:list</code>); past it, a 429. Superusers are never limited.
+              Each server counts its own requests.
+            </p>
+            <label class="checkbox">
+              <input id="settings-rate-enabled" type="checkbox" checked={settings()?.rateLimits.enabled}
+                onChange={(e) => { const s = settings(); if (s) mutate({ ...s, rateLimits: { ...s.rateLimits, enabled: e.currentTarget.checked } }); }} />
+              Enable rate limiting
+            </label>
+            <Show when={errors()['rateLimits.rules']}><p class="error-text" role="alert">{errors()['rateLimits.rules']}</p></Show>
+            <div class="table-wrap">
+              <table class="table rate-limits-table">
+                <thead>
+                  <tr><th scope="col">Label</th><th scope="col">Audience</th><th scope="col">Max requests</th><th scope="col">Duration (s)</th><th scope="col"><span class="visually-hidden">Remove</span></th></tr>
+                </thead>
+                <tbody>
+                  <For each={settings()?.rateLimits.rules ?? []}>
+                    {(rule, i) => {
+                      const err = (k: string) => errors()[`rateLimits.rules.${i()}.${k}`];
+                      return (
+                        <tr>
+                          <td>
+                            <input class="input" aria-label={`Rule ${i() + 1} label`} value={rule.label} onInput={(e) => editRule(i(), 'label', e.currentTarget.value)} />
+                            <Show when={err('label')}><div class="error-text">{err('label')}</div></Show>
+                          </td>
+                          <td>
+                            <select class="input" aria-label={`Rule ${i() + 1} audience`} value={rule.audience} onChange={(e) => editRule(i(), 'audience', e.currentTarget.value)}>
+                              <option value="">Everyone</option>
+                              <option value="@guest">Guests only</option>
+                              <option value="@auth">Signed in only</option>
+                            </select>
+                          </td>
+                          <td>
+                            <input class="input" type="number" min="1" aria-label={`Rule ${i() + 1} max requests`} value={rule.maxRequests} onInput={(e) => editRule(i(), 'maxRequests', Number(e.currentTarget.value))} />
+                            <Show when={err('maxRequests')}><div class="error-text">{err('maxRequests')}</div></Show>
+                          </td>
+                          <td>
+                            <input class="input" type="number" min="1" aria-label={`Rule ${i() + 1} duration`} value={rule.duration} onInput={(e) => editRule(i(), 'duration', Number(e.currentTarget.value))} />
+                            <Show when={err('duration')}><div class="error-text">{err('duration')}</div></Show>
+                          </td>
+                          <td><button type="button" class="btn btn-ghost" aria-label={`Remove rule ${i() + 1}`} onClick={() => setRules((settings()?.rateLimits.rules ?? []).filter((_, j) => j !== i()))}>Remove</button></td>
+                        </tr>
+                      );
+                    }}
+                  </For>
+                </tbody>
+              </table>
+            </div>
+            <div class="settings-actions">
+              <button type="button" class="btn" onClick={() => setRules([...(settings()?.rateLimits.rules ?? []), { label: '', audience: '', maxRequests: 10, duration: 1 }])}>Add rule</button>
+              <Show when={(settings()?.rateLimits.rules ?? []).length === 0}>
+                <button type="button" class="btn btn-ghost" onClick={() => setRules(DEFAULT_RULES.map((r) => ({ ...r })))}>Use PocketBase's defaults</button>
+              </Show>
+            </div>
+          </section>
+          <div class="settings-actions"><button type="submit" class="btn btn-primary" disabled={busy()}>Save settings</button></div>
         </form>
         <form class="card section" aria-labelledby="settings-test" onSubmit={sendTest}>
           <h2 id="settings-test">Send a test e-mail</h2>

@@ -1,6 +1,7 @@
 // The Settings page (issue 26) in Chromium against a real server: application and mail settings saved
 // (a bad URL refused next to its field), a test e-mail, and the outbox listing a verification mail
-// with its link on the application URL, as a local developer without a mail server uses it.
+// with its link on the application URL, as a local developer without a mail server uses it; the
+// trusted proxy and rate-limit rules set from the page and taking effect; the OAuth2 redirect's pages.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { browserSuite, shot, signInThroughForm, type TestApp } from './helpers.js';
@@ -100,5 +101,59 @@ describe('the Settings page', () => {
     await page.locator('.outbox-table tbody tr', { hasText: 'tester@example.com' }).waitFor();
     await expect.poll(async () => page.locator('.outbox-table tbody tr').first().textContent()).toContain('tester@example.com');
     expect(await page.locator('.outbox-table tbody tr').first().textContent()).toContain('Reset your Notes password');
+  });
+});
+
+describe('the trusted proxy and rate limits on the Settings page', () => {
+  it('shows PocketBase\'s default rules, refuses a bad label next to it, saves, and the rules then limit a client', async () => {
+    await page.getByRole('heading', { name: 'Rate limits' }).waitFor();
+    // PocketBase's default rules are there, off
+    expect(await page.inputValue('[aria-label="Rule 1 label"]')).toBe('*:auth');
+    expect(await page.isChecked('#settings-rate-enabled')).toBe(false);
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.fill('[aria-label="Rule 5 label"]', 'not a label!');
+    await page.check('#settings-rate-enabled');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.locator('.rate-limits-table .error-text', { hasText: 'Must be in a valid format.' }).waitFor();
+    expect(((await seeder.send('GET', '/settings')).body as { rateLimits: { enabled: boolean } }).rateLimits.enabled).toBe(false);
+
+    await page.fill('[aria-label="Rule 5 label"]', 'GET /api/health');
+    await page.fill('[aria-label="Rule 5 max requests"]', '2');
+    await page.fill('[aria-label="Rule 5 duration"]', '60');
+    await page.fill('#settings-proxy-headers', 'X-Forwarded-For');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    type Stored = { rateLimits: { enabled: boolean; rules: { label: string }[] }; trustedProxy: { headers: string[] } };
+    await expect.poll(async () => ((await seeder.send('GET', '/settings')).body as Stored).rateLimits.enabled).toBe(true);
+    await shot(page, 'settings-rate-limits');
+    const stored = (await seeder.send('GET', '/settings')).body as Stored;
+    expect(stored.rateLimits.rules.map((r) => r.label)).toEqual(['*:auth', '*:create', '/api/batch', '/api/', 'GET /api/health']);
+    expect(stored.trustedProxy.headers).toEqual(['X-Forwarded-For']);
+
+    // in effect: the third health check of one forwarded client is a 429, another client goes on
+    const health = (client: string) => fetch(`${app.url}/api/health`, { headers: { 'x-forwarded-for': client } }).then((r) => r.status);
+    expect([await health('203.0.113.5'), await health('203.0.113.5'), await health('203.0.113.5'), await health('203.0.113.6')]).toEqual([200, 200, 429, 200]);
+
+    // turned off again from the page
+    await page.uncheck('#settings-rate-enabled');
+    await page.fill('#settings-proxy-headers', '');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(async () => ((await seeder.send('GET', '/settings')).body as { rateLimits: { enabled: boolean } }).rateLimits.enabled).toBe(false);
+    expect(await health('203.0.113.5')).toBe(200);
+  });
+});
+
+describe('the OAuth2 redirect pages', () => {
+  it('/api/oauth2-redirect lands the window on the admin UI\'s page saying it failed (no waiting client)', async () => {
+    const guest = await suite.browser.newPage({ viewport: { width: 1000, height: 700 } });
+    try {
+      await guest.goto(`${app.url}/api/oauth2-redirect?state=nobody&code=abc`);
+      await guest.getByRole('heading', { name: 'Failed to authenticate' }).waitFor();
+      expect(new URL(guest.url()).hash).toBe('#/auth/oauth2-redirect-failure');
+      await guest.goto(`${app.url}/_/#/auth/oauth2-redirect-success`);
+      await guest.getByRole('heading', { name: 'Auth completed' }).waitFor();
+      await shot(guest, 'oauth2-redirect-success');
+    } finally {
+      await guest.close();
+    }
   });
 });
