@@ -49,27 +49,47 @@ interface Window {
   last: number;
 }
 
-/** Clients kept per rule before the idle ones are dropped (an idle one is as good as a fresh one). */
+/** Clients kept per rule, at most: a bound on memory, whatever the number of addresses a client has. */
 const MAX_CLIENTS = 50_000;
+
+/**
+ * A rule's clients in two generations: new clients go into `recent`; once it holds half of MAX_CLIENTS
+ * it becomes `older` and the previous `older` is dropped whole (no scan: no request pays for the
+ * others'). A client found in `older` moves back into `recent`. So the clients seen least recently go
+ * first, and a dropped one starts afresh, as one whose window has passed does.
+ */
+class Clients {
+  private recent = new Map<string, Window>();
+  private older = new Map<string, Window>();
+
+  get(key: string): Window {
+    let w = this.recent.get(key);
+    if (w) return w;
+    w = this.older.get(key);
+    if (w) this.older.delete(key);
+    else w = { available: 0, last: 0 };
+    if (this.recent.size >= MAX_CLIENTS / 2) {
+      this.older = this.recent;
+      this.recent = new Map();
+    }
+    this.recent.set(key, w);
+    return w;
+  }
+}
 
 export function createRateLimiter(now: () => number) {
   /** Per limiter id (the rule's label and audience, or the collection route's), per client. */
-  const limiters = new Map<string, { rule: RateLimitRule; clients: Map<string, Window> }>();
+  const limiters = new Map<string, { rule: RateLimitRule; clients: Clients }>();
   let rulesSeen: readonly RateLimitRule[] | null = null;
 
   const consume = (id: string, rule: RateLimitRule, client: string): boolean => {
     let limiter = limiters.get(id);
     if (!limiter || limiter.rule !== rule) {
-      limiter = { rule, clients: new Map() };
+      limiter = { rule, clients: new Clients() };
       limiters.set(id, limiter);
     }
     const t = Math.floor(now() / 1000);
-    let w = limiter.clients.get(client);
-    if (!w) {
-      if (limiter.clients.size >= MAX_CLIENTS) prune(limiter.clients, rule, t);
-      w = { available: 0, last: 0 };
-      limiter.clients.set(client, w);
-    }
+    const w = limiter.clients.get(client);
     if (t - w.last >= rule.duration) w.available = rule.maxRequests;
     if (w.available <= 0) return false;
     w.available--;
@@ -102,15 +122,6 @@ export function createRateLimiter(now: () => number) {
       if (!consume(`${id}${rule.audience}`, rule, req.client)) throw new ApiError(429, 'Too Many Requests.');
     },
   };
-}
-
-function prune(clients: Map<string, Window>, rule: RateLimitRule, t: number): void {
-  for (const [k, w] of clients) if (t - w.last >= rule.duration) clients.delete(k);
-  // still full of clients inside their window: the oldest go (a Map iterates in insertion order)
-  for (const k of clients.keys()) {
-    if (clients.size < MAX_CLIENTS) break;
-    clients.delete(k);
-  }
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
