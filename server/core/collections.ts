@@ -1,6 +1,7 @@
 // Collections: the schema API (superusers only, enforced by the HTTP layer). Every change runs in
 // one store transaction: the table, its indexes and the `_collections` row change together or not at all.
 import { deleteAccountRows } from './account-rows.js';
+import { renameRateLimitLabels } from './settings.js';
 import type { CoreEnv } from './env.js';
 import { badRequest, fieldError, notFound } from '../errors.js';
 import type { WriteTx } from '../store/db.js';
@@ -143,6 +144,7 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
         // PocketBase signs everyone out of an auth collection whose authRule changed (it regenerates the
         // collection's token secret): sessions that may no longer pass the rule end with this change
         if (built.type === 'auth' && built.authRule !== prev.authRule) await sessions.endCollection(tx, prev.id);
+        await renameRateLimitLabels(tx, prev.name, built.name); // `posts:create` follows `posts` (settings.ts)
         const schema = await settleViews(tx, schemaWith(built), 'update');
         next = schema.find((x) => x.id === built.id)!;
         await saveDefinition(dialect, tx, next);

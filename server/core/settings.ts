@@ -11,6 +11,7 @@
 //   - meta.hideControls: only false (the admin UI has no such mode); logs, s3, backups: refused.
 // The SMTP password is never answered (PocketBase omits it); a PATCH without it keeps the stored one.
 import type { CoreEnv } from './env.js';
+import type { WriteTx } from '../store/db.js';
 import { badRequest, fieldError, type ErrorData, type FieldError } from '../errors.js';
 import { isRecord } from '../json-object.js';
 import { MAX_BATCH_REQUESTS } from './batch.js';
@@ -229,6 +230,31 @@ function parseStored(value: unknown): Settings {
     }
   }
   return out;
+}
+
+/**
+ * A collection renamed: the rate-limit rules naming it (`<old>:<tag>`) name it by its new name, in the
+ * rename's transaction (PocketBase's settings hook on collection update). Other nodes read it within CACHE_MS.
+ */
+export async function renameRateLimitLabels(tx: WriteTx, from: string, to: string): Promise<void> {
+  if (from === to) return;
+  const row = await tx.get<{ value: unknown }>('SELECT "value" FROM "_params" WHERE "key" = ?', [SETTINGS_KEY]);
+  if (typeof row?.value !== 'string') return;
+  let stored: unknown;
+  try {
+    stored = JSON.parse(row.value);
+  } catch {
+    return;
+  }
+  if (!isRecord(stored) || !isRecord(stored.rateLimits) || !Array.isArray(stored.rateLimits.rules)) return;
+  let changed = false;
+  for (const rule of stored.rateLimits.rules) {
+    if (isRecord(rule) && typeof rule.label === 'string' && rule.label.startsWith(`${from}:`)) {
+      rule.label = `${to}:${rule.label.slice(from.length + 1)}`;
+      changed = true;
+    }
+  }
+  if (changed) await tx.run('UPDATE "_params" SET "value" = ? WHERE "key" = ?', [JSON.stringify(stored), SETTINGS_KEY]);
 }
 
 /** How old the settings every request reads (`cached()`: rate limits, trusted proxy) may be: another node's change shows within it. */

@@ -108,6 +108,20 @@ describe('rateLimits and trustedProxy', () => {
     expect(await statuses(2, () => list())).toEqual([200, 429]);
   });
 
+  it('renames the rules naming a collection when it is renamed, as PocketBase', async () => {
+    const c = await sdk.admin.collections.create({ name: 'things', type: 'base', fields: [{ name: 'title', type: 'text' }], createRule: '' });
+    await sdk.admin.settings.update({ rateLimits: { enabled: true, rules: [{ label: 'things:create', maxRequests: 1, duration: 60 }, { label: 'thingsx:create', maxRequests: 5, duration: 60 }] } });
+    await sdk.admin.collections.update(c.id, { name: 'stuff' });
+    expect((await sdk.admin.settings.getAll()).rateLimits.rules.map((r: { label: string }) => r.label)).toEqual(['stuff:create', 'thingsx:create']);
+    // and it still limits the collection, under its new name (once this node has read the change)
+    await new Promise((r) => setTimeout(r, 1100));
+    await fetch(url('/api/health')); // past CACHE_MS a request has the node read the settings again
+    await new Promise((r) => setTimeout(r, 100));
+    const create = () => fetch(url('/api/collections/stuff/records'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":"x"}' }).then((r) => r.status);
+    expect([await create(), await create()]).toEqual([200, 429]);
+    await sdk.admin.collections.delete(c.id);
+  });
+
   it('believes a proxy header only once it is trusted, each forwarded client counted on its own', async () => {
     await sdk.admin.settings.update({ rateLimits: { enabled: true, rules: [{ label: 'GET /api/health', maxRequests: 1, duration: 60 }] } });
     const health = (forwarded: string) => fetch(url('/api/health'), { headers: { 'x-forwarded-for': forwarded } });
