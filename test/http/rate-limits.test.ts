@@ -5,6 +5,7 @@
 // who a request is (each forwarded client its own count), ignored while not trusted. Both engines.
 import { afterEach, describe, expect, it } from 'vitest';
 import { failure, sdkSuite } from '../support/sdk-server.js';
+import { REQUEST_LIMIT } from '../../server/core/account-mail.js';
 
 const PASSWORD = 'password123';
 
@@ -140,5 +141,16 @@ describe('rateLimits and trustedProxy', () => {
     await sdk.admin.settings.update({ trustedProxy: { useLeftmostIP: true } });
     expect((await health('198.51.100.20, 203.0.113.10')).status).toBe(200);
     expect((await health('198.51.100.20, 203.0.113.99')).status).toBe(429);
+  });
+
+  it('behind a trusted proxy, Deskbase\'s own per-client bounds count the forwarded client too (account-mail\'s requests)', async () => {
+    await sdk.admin.settings.update({ trustedProxy: { headers: ['X-Real-IP'] } });
+    const request = (client: string) => fetch(url('/api/collections/users/request-verification'), {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-real-ip': client }, body: JSON.stringify({ email: 'nobody@example.com' }),
+    }).then((r) => r.status);
+    const first = [];
+    for (let i = 0; i < REQUEST_LIMIT.max + 1; i++) first.push(await request('192.0.2.1'));
+    expect(first).toEqual([...Array(REQUEST_LIMIT.max).fill(204), 429]);
+    expect(await request('192.0.2.2')).toBe(204); // another client behind the same proxy
   });
 });
