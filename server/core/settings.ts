@@ -224,7 +224,8 @@ function parseStored(value: unknown): Settings {
   for (const key of ['rateLimits', 'trustedProxy'] as const) {
     if (!isRecord(stored[key])) continue;
     try {
-      (out as unknown as Record<string, unknown>)[key] = mergeSettings(out, { [key]: stored[key] })[key];
+      // over the defaults, so only this key's own checks decide (never another group's stored values)
+      (out as unknown as Record<string, unknown>)[key] = mergeSettings(defaultSettings(), { [key]: stored[key] })[key];
     } catch {
       // the default stays
     }
