@@ -101,14 +101,20 @@ describe('the outbox and the settings, kept', () => {
     expect(items.at(-1)?.to).toBe('t5@example.com');
   });
 
-  it('settings survive a restart of a data folder', async () => {
+  it('settings survive a restart of a data folder, the rate limits and trusted proxy in effect at once', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'deskbase-settings-'));
     try {
       const first = await startSdkServer({ dir });
-      await first.admin.settings.update({ meta: { appName: 'Kept' }, smtp: { host: 'mail.example.com', password: 'pw-kept' } });
+      await first.admin.settings.update({
+        meta: { appName: 'Kept' }, smtp: { host: 'mail.example.com', password: 'pw-kept' },
+        rateLimits: { enabled: true, rules: [{ label: 'GET /api/health', maxRequests: 1, duration: 60 }] }, trustedProxy: { headers: ['X-Real-IP'] },
+      });
       await first.server.close();
       const second = await startServer({ dir, port: 0, uiDir: null, log: () => undefined });
       try {
+        // in effect from the first request after the start: the rules and the proxy's header
+        const health = (ip: string) => fetch(`${second.url}/api/health`, { headers: { 'x-real-ip': ip } }).then((r) => r.status);
+        expect([await health('192.0.2.7'), await health('192.0.2.7'), await health('192.0.2.8')]).toEqual([200, 429, 200]);
         const admin = new PocketBase(second.url);
         await admin.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
         const s = await admin.settings.getAll();
