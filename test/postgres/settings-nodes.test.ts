@@ -1,0 +1,51 @@
+// Settings between two team-server nodes (issue 26): two real HTTP servers on one PostgreSQL database.
+// Rate-limit rules and the trusted proxy set on node A take effect on node B within a second (each
+// node reads the stored settings again once its copy is CACHE_MS old), and each node counts its own
+// requests against a rule (the counters are per node, as the README says).
+import PocketBase from 'pocketbase';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../server/index.js';
+import { openPostgresStore } from '../../server/store-postgres/store.js';
+import { CACHE_MS } from '../../server/core/settings.js';
+import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
+import { ADMIN } from '../support/sdk-server.js';
+
+let db: FreshDatabase;
+let nodeA: RunningServer;
+let nodeB: RunningServer;
+let adminA: PocketBase;
+
+const node = () => startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, openStore: () => openPostgresStore({ url: db.url, max: 4 }) });
+const health = (server: RunningServer, ip: string) => fetch(`${server.url}/api/health`, { headers: { 'x-real-ip': ip } }).then((r) => r.status);
+
+describePostgres('settings between two nodes', () => {
+  beforeAll(async () => {
+    db = await freshDatabase('settings_nodes');
+    nodeA = await node();
+    const setup = await fetch(`${nodeA.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: await nodeA.setupToken(), ...ADMIN }) });
+    expect(setup.status).toBe(200);
+    nodeB = await node();
+    adminA = new PocketBase(nodeA.url);
+    await adminA.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
+  });
+  afterAll(async () => {
+    await nodeA?.close();
+    await nodeB?.close();
+    await db?.drop();
+  });
+
+  it('rules and the proxy set on one node hold on the other within a second, each node counting its own requests', async () => {
+    expect(await health(nodeB, '192.0.2.1')).toBe(200); // B's copy of the settings: rate limits off
+    await adminA.settings.update({ rateLimits: { enabled: true, rules: [{ label: 'GET /api/health', maxRequests: 2, duration: 60 }] }, trustedProxy: { headers: ['X-Real-IP'] } });
+    // A at once
+    expect([await health(nodeA, '192.0.2.1'), await health(nodeA, '192.0.2.1'), await health(nodeA, '192.0.2.1'), await health(nodeA, '192.0.2.2')]).toEqual([200, 200, 429, 200]);
+    // B once its copy is CACHE_MS old: a request has it read the settings again, the next ones hold to them
+    await new Promise((r) => setTimeout(r, CACHE_MS + 50));
+    await health(nodeB, '192.0.2.9');
+    const started = Date.now();
+    await expect.poll(async () => health(nodeB, '192.0.2.9'), { timeout: 2000, interval: 50 }).toBe(429);
+    expect(Date.now() - started).toBeLessThan(1000);
+    // B counts its own: the client A refused has its two on B
+    expect([await health(nodeB, '192.0.2.1'), await health(nodeB, '192.0.2.1'), await health(nodeB, '192.0.2.1')]).toEqual([200, 200, 429]);
+  });
+});
