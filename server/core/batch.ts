@@ -105,6 +105,9 @@ class FailedWrite extends Error {
   }
 }
 
+/** A sub-request's rate-limit check (PocketBase's record handlers' checkCollectionRateLimit): throws the 429. */
+export type SubRequestLimit = (c: Collection, method: string, url: string) => void;
+
 /** `env.responseBytes`: what the whole answer may hold (every sub-response's rows and expands together). */
 export function createBatch(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs' | 'responseBytes' | 'dialect'>, writes: RecordWrites) {
   const { store, registry, budgetMs, responseBytes, dialect } = env;
@@ -129,7 +132,7 @@ export function createBatch(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs'
   }
 
   /** One sub-request's prepared write, as the caller (`base`: the batch request's own input). */
-  async function prepare(r: SubRequest, { c, id, query }: Target, base: RequestInput, budget: QueryBudget): Promise<Prepared> {
+  async function prepare(r: SubRequest, { c, id, query }: Target, base: RequestInput, budget: QueryBudget, limit?: SubRequestLimit): Promise<Prepared> {
     const headers = new Map(base.headers);
     for (const [k, v] of Object.entries(r.headers)) headers.set(k, v);
     const input: RequestInput = { auth: base.auth, method: r.method, query, headers, body: r.body, client: base.client };
@@ -146,6 +149,7 @@ export function createBatch(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs'
       method = exists ? 'PATCH' : 'POST';
       target = exists ? bodyId : undefined;
     }
+    if (['POST', 'PATCH', 'DELETE'].includes(method)) limit?.(c, method, r.url);
     if (method === 'POST' && target === undefined) {
       return { collection: c, ctx, deletes: false, write: await writes.prepareCreate(c, r.body, ctx, undefined, db) };
     }
@@ -161,7 +165,8 @@ export function createBatch(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs'
 
   return {
     /** Runs a batch as `base`'s caller; answers each sub-request's `{status, body}` in order. */
-    async run(body: Record<string, unknown>, base: RequestInput): Promise<BatchResult[]> {
+    /** `limit`: the settings' rate-limit rules for each sub-request, as its action is known (http/rate-limit.ts). */
+    async run(body: Record<string, unknown>, base: RequestInput, limit?: SubRequestLimit): Promise<BatchResult[]> {
       const requests = parseForm(body);
       // one query budget for all the prepare steps together (not one per request): each step spends
       // what the earlier ones left, and past it the request that ran out is a 400 (failedAt) as any
@@ -174,7 +179,7 @@ export function createBatch(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs'
           // a turn of the event loop between requests: other clients are served between prepare steps
           if (i > 0) await new Promise((resolve) => setImmediate(resolve));
           const target = targetOf(requests[i]);
-          prepared.push(await prepare(requests[i], target, base, budget));
+          prepared.push(await prepare(requests[i], target, base, budget, limit));
           // weighed once its rule passed (so only a caller allowed to write learns of the fields)
           weight += valuesWeight(target.c, requests[i].body, MAX_WRITE_BYTES - weight);
           if (weight > MAX_WRITE_BYTES) throw writeTooLarge();

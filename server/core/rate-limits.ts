@@ -23,8 +23,12 @@ export interface RateLimitRequest {
   signedIn: boolean;
   /** The client's key (http/request.ts clientOf). */
   client: string;
-  /** A collection route's collection and its action tags (`['authWithPassword', 'auth']`), else null. */
-  collection: { id: string; name: string; route: string; tags: string[] } | null;
+  /**
+   * A collection route's collection and its action tags (`['authWithPassword', 'auth']`), else null;
+   * `alsoGlobal`: the path's own rule is counted too (PocketBase's record routes and batch sub-requests
+   * check their tags in the handler, after its global middleware).
+   */
+  collection: { id: string; name: string; route: string; tags: string[]; alsoGlobal: boolean } | null;
 }
 
 /** PocketBase's FindRateLimitRule: exact labels in order, a `/`-ending label as a prefix of the first. */
@@ -108,18 +112,20 @@ export function createRateLimiter(now: () => number) {
       }
       const audiences = req.signedIn ? ['', '@auth'] : ['', '@guest'];
       const paths = [`${req.method.toUpperCase()} ${req.path}`, req.path];
-      let id: string;
-      let rule: RateLimitRule | null;
+      const limit = (id: string, rule: RateLimitRule | null) => {
+        if (rule !== null && !consume(`${id}${rule.audience}`, rule, req.client)) throw new ApiError(429, 'Too Many Requests.');
+      };
+      // PocketBase's global middleware: the request's path labels, counted per rule; a route binding its
+      // collection's tags replaces it, except the record routes, whose handlers check their tags besides
+      if (!req.collection || req.collection.alsoGlobal) {
+        const rule = findRule(settings.rules, paths, audiences);
+        limit(rule?.label ?? '', rule);
+      }
       if (req.collection) {
         const { name, tags } = req.collection;
-        rule = findRule(settings.rules, [...tags.map((t) => `${name}:${t}`), ...tags.map((t) => `*:${t}`), ...paths], audiences);
-        id = `${req.collection.id}${req.collection.route}${tags.join('')}`;
-      } else {
-        rule = findRule(settings.rules, paths, audiences);
-        id = rule?.label ?? '';
+        const rule = findRule(settings.rules, [...tags.map((t) => `${name}:${t}`), ...tags.map((t) => `*:${t}`), ...paths], audiences);
+        limit(`${req.collection.id}${req.collection.route}${tags.join('')}`, rule);
       }
-      if (rule === null) return;
-      if (!consume(`${id}${rule.audience}`, rule, req.client)) throw new ApiError(429, 'Too Many Requests.');
     },
   };
 }

@@ -5,6 +5,7 @@
 import type { H3Event } from 'h3';
 import type { Core } from '../core/index.js';
 import type { RateLimitRequest } from '../core/rate-limits.js';
+import type { SubRequestLimit } from '../core/batch.js';
 import { isSuperuser } from '../model/types.js';
 import { authOf } from './caller.js';
 import { clientOf, trustProxy } from './request.js';
@@ -28,7 +29,7 @@ const RECORDS_TAGS: Record<string, string> = { GET: 'list', POST: 'create' };
 const RECORD_TAGS: Record<string, string> = { GET: 'view', PATCH: 'update', DELETE: 'delete' };
 
 /** The collection route a request is, with PocketBase's pattern and tags; null for any other. */
-function collectionRoute(method: string, path: string): { collection: string; route: string; tags: string[] } | null {
+function collectionRoute(method: string, path: string): { collection: string; route: string; tags: string[]; alsoGlobal: boolean } | null {
   const parts = path.split('/');
   // ['', 'api', 'collections', c, ...]
   if (parts[1] !== 'api') return null;
@@ -37,17 +38,17 @@ function collectionRoute(method: string, path: string): { collection: string; ro
     if (rest.length > 1 && rest[rest.length - 1] === '') rest.pop(); // a trailing slash
     const c = parts[3];
     if (rest.length === 1 && rest[0] === 'records' && RECORDS_TAGS[method]) {
-      return { collection: c, route: `${method} /api/collections/{collection}/records`, tags: [RECORDS_TAGS[method]] };
+      return { collection: c, route: `${method} /api/collections/{collection}/records`, tags: [RECORDS_TAGS[method]], alsoGlobal: true };
     }
     if (rest.length === 2 && rest[0] === 'records' && rest[1] !== '' && RECORD_TAGS[method]) {
-      return { collection: c, route: `${method} /api/collections/{collection}/records/{id}`, tags: [RECORD_TAGS[method]] };
+      return { collection: c, route: `${method} /api/collections/{collection}/records/{id}`, tags: [RECORD_TAGS[method]], alsoGlobal: true };
     }
     const tags = rest.length === 1 ? AUTH_TAGS[`${method} ${rest[0]}`] : undefined;
-    if (tags) return { collection: c, route: `${method} /api/collections/{collection}/${rest[0]}`, tags };
+    if (tags) return { collection: c, route: `${method} /api/collections/{collection}/${rest[0]}`, tags, alsoGlobal: false };
     return null;
   }
   if (parts[2] === 'files' && parts.length === 6 && (method === 'GET' || method === 'HEAD')) {
-    return { collection: parts[3], route: 'GET /api/files/{collection}/{recordId}/{filename}', tags: ['file'] };
+    return { collection: parts[3], route: 'GET /api/files/{collection}/{recordId}/{filename}', tags: ['file'], alsoGlobal: false };
   }
   return null;
 }
@@ -77,8 +78,29 @@ export function rateLimitMiddleware(core: Core) {
       path,
       signedIn: auth !== null,
       client: clientOf(event),
-      collection: route && c ? { id: c.id, name: c.name, route: route.route, tags: route.tags } : null,
+      collection: route && c ? { id: c.id, name: c.name, route: route.route, tags: route.tags, alsoGlobal: route.alsoGlobal } : null,
     };
     core.rateLimits.check(settings.rateLimits, req);
+  };
+}
+
+/**
+ * A batch's sub-requests, each checked as PocketBase's record handlers check theirs: its collection's
+ * tag (`create`, `update`, `delete`) and its own method and path, as the batch's caller (core/batch.ts
+ * calls it once a sub-request's action is known).
+ */
+export function batchRateLimit(event: H3Event, core: Core): SubRequestLimit {
+  return (c, method, url) => {
+    const settings = core.settings.cached();
+    if (!settings.rateLimits.enabled) return;
+    const auth = authOf(event);
+    if (auth !== null && isSuperuser(auth)) return;
+    const path = url.split('?')[0] ?? '';
+    const tag = method === 'POST' ? 'create' : method === 'PATCH' ? 'update' : 'delete';
+    const route = `${method} /api/collections/{collection}/records${method === 'POST' ? '' : '/{id}'}`;
+    core.rateLimits.check(settings.rateLimits, {
+      method, path, signedIn: auth !== null, client: clientOf(event),
+      collection: { id: c.id, name: c.name, route, tags: [tag], alsoGlobal: false },
+    });
   };
 }

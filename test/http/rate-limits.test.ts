@@ -92,8 +92,37 @@ describe('rateLimits and trustedProxy', () => {
     expect(await statuses(2, () => create(i++))).toEqual([200, 429]);
     // GET /api/health: its exact rule
     expect(await statuses(3, () => fetch(url('/api/health')))).toEqual([200, 200, 429]);
-    // a list has no tag rule: the path prefix `/api/collections/` (3 per minute)
+    // the creates above were counted under `/api/collections/` too (PocketBase's global middleware runs
+    // before a record handler checks its tag): one request of its 3 is left
+    expect(await statuses(2, () => fetch(url('/api/collections/users/records')))).toEqual([200, 429]);
+    // alone, the path prefix `/api/collections/` (3 per minute) takes a list that has no tag rule
+    await sdk.admin.settings.update({ rateLimits: { enabled: true, rules: [{ label: '/api/collections/', maxRequests: 3, duration: 60 }] } });
     expect(await statuses(4, () => fetch(url('/api/collections/users/records')))).toEqual([200, 200, 200, 429]);
+  });
+
+  it('counts a record request under its path\'s rule too, and a batch\'s sub-requests under their tags, as PocketBase\'s handlers', async () => {
+    const c = await sdk.admin.collections.create({ name: 'notes', type: 'base', fields: [{ name: 'title', type: 'text' }], listRule: '', createRule: '' });
+    try {
+      await sdk.admin.settings.update({ rateLimits: { enabled: true, rules: [{ label: '/api/', maxRequests: 3, duration: 60 }, { label: '*:list', maxRequests: 100, duration: 60 }, { label: 'notes:create', maxRequests: 2, duration: 60 }] } });
+      // two lists and a health check take the three of `/api/`: the next list is refused though `*:list` has room
+      const list = () => fetch(url('/api/collections/notes/records')).then((r) => r.status);
+      expect([await list(), await list(), (await fetch(url('/api/health'))).status, await list()]).toEqual([200, 200, 200, 429]);
+
+      await sdk.admin.settings.update({ rateLimits: { enabled: true, rules: [{ label: 'notes:create', maxRequests: 2, duration: 60 }] } });
+      const batch = (n: number) => fetch(url('/api/batch'), {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ requests: Array.from({ length: n }, (_, i) => ({ method: 'POST', url: '/api/collections/notes/records', body: { title: `n${i}` } })) }),
+      });
+      const refused = await batch(3);
+      expect(refused.status).toBe(400);
+      const body = await refused.json();
+      expect(body.data.requests['2'].response.status).toBe(429);
+      expect((await sdk.admin.collection('notes').getList(1, 1)).totalItems).toBe(0); // nothing of it kept
+      // the same count as a create of its own: the two taken, the next create is refused
+      expect((await fetch(url('/api/collections/notes/records'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"title":"x"}' })).status).toBe(429);
+    } finally {
+      await sdk.admin.collections.delete(c.id);
+    }
   });
 
   it('applies a rule to its audience only, and refills its window after `duration` seconds', async () => {

@@ -7,15 +7,17 @@ import type { H3 } from 'h3';
 import type { Core } from '../../core/index.js';
 import { RECORD_BODY_BYTES, readBodyObject } from '../body.js';
 import { inputOf } from '../request.js';
+import { batchRateLimit } from '../rate-limit.js';
 import { isMultipart } from '../multipart.js';
 import { readBatchForm } from '../upload-form.js';
 
 export function registerBatch(app: H3, core: Core): void {
   app.post('/api/batch', async (event) => {
-    if (!isMultipart(event)) return core.batch.run(await readBodyObject(event, RECORD_BODY_BYTES), inputOf(event));
+    const limit = batchRateLimit(event, core); // each sub-request against the rate-limit rules, as PocketBase's
+    if (!isMultipart(event)) return core.batch.run(await readBodyObject(event, RECORD_BODY_BYTES), inputOf(event), limit);
     const { body, uploads } = await readBatchForm(event, core);
     try {
-      return await core.batch.run(body, inputOf(event));
+      return await core.batch.run(body, inputOf(event), limit);
     } finally {
       if (uploads.length > 0) await core.files.discard(uploads);
     }
