@@ -6,7 +6,8 @@
 //   - batch, rateLimits, trustedProxy: answered with what Deskbase does; a different value is a 400
 //     naming the key (Deskbase's batch has fixed limits, its own bounds instead of PocketBase's
 //     rate-limit rules, and believes no proxy header yet), never stored and ignored;
-//   - meta.hideControls: only false (the admin UI has no such mode); logs, s3, backups: refused.
+//   - logs (maxDays, minLevel, logIP, logAuthId): what the request and hook logs keep (server/logs/);
+//   - meta.hideControls: only false (the admin UI has no such mode); s3, backups: refused.
 // The SMTP password is never answered (PocketBase omits it); a PATCH without it keeps the stored one.
 import type { CoreEnv } from './env.js';
 import { badRequest, fieldError, type ErrorData, type FieldError } from '../errors.js';
@@ -19,7 +20,11 @@ export interface Settings {
   batch: { enabled: boolean; maxRequests: number; timeout: number; maxBodySize: number };
   rateLimits: { enabled: boolean; rules: { label: string; audience: string; maxRequests: number; duration: number }[] };
   trustedProxy: { headers: string[]; useLeftmostIP: boolean };
+  logs: LogsSettings;
 }
+
+/** PocketBase's LogsConfig: days kept (0: no logs), the lowest level kept, and what a request's log holds. */
+export type LogsSettings = { maxDays: number; minLevel: number; logIP: boolean; logAuthId: boolean };
 
 const SETTINGS_KEY = 'settings';
 
@@ -44,6 +49,7 @@ export function defaultSettings(): Settings {
     batch: { ...BATCH },
     rateLimits: structuredClone(RATE_LIMITS),
     trustedProxy: { headers: [], useLeftmostIP: false },
+    logs: { maxDays: 5, minLevel: 0, logIP: true, logAuthId: false },
   };
 }
 
@@ -98,10 +104,10 @@ function same(a: unknown, b: unknown): boolean {
 /** The settings `input` makes of `current`, validated as PocketBase does; a 400 naming every problem. */
 export function mergeSettings(current: Settings, input: Record<string, unknown>): Settings {
   const errors: ErrorData = {};
-  const known = ['meta', 'smtp', 'batch', 'rateLimits', 'trustedProxy'];
+  const known = ['meta', 'smtp', 'batch', 'rateLimits', 'trustedProxy', 'logs'];
   for (const key of Object.keys(input)) {
     if (known.includes(key)) continue;
-    errors[key] = ['logs', 's3', 'backups'].includes(key)
+    errors[key] = ['s3', 'backups'].includes(key)
       ? notSupported(`The "${key}" settings`)
       : fieldError('validation_unknown_option', `Unknown option "${key}".`);
   }
@@ -109,6 +115,7 @@ export function mergeSettings(current: Settings, input: Record<string, unknown>)
   const smtp = group(input.smtp, current.smtp, errors, 'smtp');
   const batch = group(input.batch, current.batch, errors, 'batch');
   const trustedProxy = group(input.trustedProxy, current.trustedProxy, errors, 'trustedProxy');
+  const logs = group(input.logs, current.logs, errors, 'logs');
   let rateLimits = current.rateLimits;
   if (input.rateLimits !== undefined && input.rateLimits !== null) {
     if (!isRecord(input.rateLimits)) errors.rateLimits = invalid('Must be an object.');
@@ -137,6 +144,10 @@ export function mergeSettings(current: Settings, input: Record<string, unknown>)
     if (!['', 'PLAIN', 'LOGIN'].includes(smtp.authMethod)) s.authMethod = fieldError('validation_in_invalid', 'Must be a valid value.');
     if (smtp.localName !== '' && !HOST.test(smtp.localName)) s.localName = fieldError('validation_is_host', 'Must be a valid hostname or IP address.');
   }
+  if (errors.logs === undefined) {
+    const l = sub('logs');
+    if (logs.maxDays < 0) l.maxDays = fieldError('validation_min_greater_equal_than_required', 'Must be no less than 0.', { threshold: 0 });
+  }
   if (errors.batch === undefined && !same(batch, BATCH)) {
     errors.batch = notSupported(`Changing the batch settings (Deskbase's batch is always on, up to ${MAX_BATCH_REQUESTS} requests and 128 MiB)`);
   }
@@ -148,7 +159,7 @@ export function mergeSettings(current: Settings, input: Record<string, unknown>)
   }
   for (const [k, v] of Object.entries(errors)) if (isRecord(v) && !('code' in v) && Object.keys(v).length === 0) delete errors[k];
   if (Object.keys(errors).length > 0) throw badRequest('An error occurred while submitting the form.', errors);
-  return { meta, smtp, batch, rateLimits, trustedProxy };
+  return { meta, smtp, batch, rateLimits, trustedProxy, logs };
 }
 
 /** The stored settings over the defaults (a folder from before settings has none). */
@@ -163,13 +174,21 @@ function parseStored(value: unknown): Settings {
   if (!isRecord(stored)) return out;
   if (isRecord(stored.meta)) out.meta = { ...out.meta, ...(stored.meta as Partial<Settings['meta']>) };
   if (isRecord(stored.smtp)) out.smtp = { ...out.smtp, ...(stored.smtp as Partial<Settings['smtp']>) };
+  if (isRecord(stored.logs)) out.logs = { ...out.logs, ...(stored.logs as Partial<Settings['logs']>) };
   return out;
 }
 
 export function createSettings(env: Pick<CoreEnv, 'store' | 'dialect'>) {
   const { store, dialect } = env;
   const upsert = dialect.upsert('_params', ['key', 'value'], ['key']);
+  // what follows the settings in memory (the logs' settings, server/logs/): told after each update stored here
+  const listeners: ((settings: Settings) => void)[] = [];
   return {
+    /** Hears the settings after each update this node stores (other nodes' updates: read them with `get`). */
+    onUpdate(listener: (settings: Settings) => void): void {
+      listeners.push(listener);
+    },
+
     /** The settings as stored now (one indexed row: every node reads the same). */
     async get(): Promise<Settings> {
       const row = await store.get<{ value: unknown }>('SELECT "value" FROM "_params" WHERE "key" = ?', [SETTINGS_KEY]);
@@ -178,13 +197,15 @@ export function createSettings(env: Pick<CoreEnv, 'store' | 'dialect'>) {
 
     /** PATCH: the body merged over the stored settings, validated, stored; answers them masked. */
     async update(input: Record<string, unknown>): Promise<unknown> {
-      return store.write(async (tx) => {
+      const next = await store.write(async (tx) => {
         const row = await tx.get<{ value: unknown }>('SELECT "value" FROM "_params" WHERE "key" = ?', [SETTINGS_KEY]);
-        const next = mergeSettings(parseStored(row?.value), input);
+        const merged = mergeSettings(parseStored(row?.value), input);
         // only what Deskbase keeps per installation: batch, rateLimits and trustedProxy are fixed
-        await tx.run(upsert, [SETTINGS_KEY, JSON.stringify({ meta: next.meta, smtp: next.smtp })]);
-        return maskedSettings(next);
+        await tx.run(upsert, [SETTINGS_KEY, JSON.stringify({ meta: merged.meta, smtp: merged.smtp, logs: merged.logs })]);
+        return merged;
       });
+      for (const listener of listeners) listener(next);
+      return maskedSettings(next);
     },
   };
 }
