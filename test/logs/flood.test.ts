@@ -1,0 +1,100 @@
+// The logs on the desktop, over real sockets: a flood of logs never stalls a request (the queue is
+// bounded, drops are counted, batches are written between requests), and the logs are kept apart from
+// the data: their own database and journal in <data folder>/logs/, never in the data's journal or
+// database, kept across a restart.
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { writeLog } from '../../server/logs/index.js';
+import PocketBase from 'pocketbase';
+import { startServer } from '../../server/index.js';
+import { ADMIN, startSdkServer, type SdkServer } from '../support/sdk-server.js';
+
+const dirs: string[] = [];
+const servers: SdkServer[] = [];
+afterAll(async () => {
+  for (const s of servers) await s.server.close();
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+async function folder(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'deskbase-logs-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function bytesOf(dir: string, pattern: RegExp): Promise<Buffer> {
+  const names = (await readdir(dir)).filter((n) => pattern.test(n));
+  return Buffer.concat(await Promise.all(names.map((n) => readFile(join(dir, n)))));
+}
+
+describe('a flood of logs', () => {
+  it('never stalls a request: health answers throughout, the queue stays bounded, drops are counted', async () => {
+    const sdk = await startSdkServer({ dir: await folder(), logs: { capacity: 2_000 } });
+    servers.push(sdk);
+    const { server } = sdk;
+    const logger = server.logs.logger;
+    let flooding = true;
+    let calls = 0;
+    let highest = 0;
+    const flood = (async () => {
+      while (flooding) {
+        for (let i = 0; i < 2_000; i++) writeLog(server.logs, 'info', 'flood', { i, payload: 'x'.repeat(200) });
+        calls += 2_000;
+        highest = Math.max(highest, logger.pending());
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const waits: number[] = [];
+    const until = Date.now() + 3_000;
+    while (Date.now() < until) {
+      const t0 = performance.now();
+      const res = await fetch(`${server.url}/api/health`);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      waits.push(performance.now() - t0);
+      await sdk.client().collection('users').getList(1, 1).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    flooding = false;
+    await flood;
+    await logger.flush();
+    const worst = Math.max(...waits);
+    console.log(`flood: ${calls} logs offered in 3 s, ${logger.written} written, ${logger.dropped} dropped; ${waits.length} health requests, worst ${worst.toFixed(1)} ms, median ${waits.sort((a, b) => a - b)[waits.length >> 1].toFixed(1)} ms`);
+    expect(highest).toBeLessThanOrEqual(2_000);
+    expect(logger.dropped).toBeGreaterThan(0);
+    expect(logger.written).toBeGreaterThan(0);
+    expect(logger.written + logger.dropped).toBeGreaterThanOrEqual(calls);
+    expect(worst).toBeLessThan(250);
+    // every log counted as written is there
+    const listed = await sdk.admin.logs.getList(1, 1);
+    expect(listed.totalItems).toBe(logger.written);
+  }, 30_000);
+});
+
+describe('kept apart from the data', () => {
+  it('in <data folder>/logs/ (its own database and journal), never in the data journal, and kept across a restart', async () => {
+    const dir = await folder();
+    const sdk = await startSdkServer({ dir });
+    const marker = 'marker-apart-7f3a';
+    await fetch(`${sdk.server.url}/api/health?probe=${marker}`);
+    await sdk.server.logs.logger.flush();
+    expect((await bytesOf(join(dir, 'logs'), /^journal\./)).includes(marker)).toBe(true);
+    expect((await bytesOf(dir, /^journal\./)).includes(marker)).toBe(false);
+    expect(await sdk.server.core.store.all("SELECT name FROM sqlite_master WHERE name = '_logs'")).toEqual([]);
+    await sdk.server.close();
+
+    // the same folder again (setup done: sign in)
+    const again = await startServer({ dir, port: 0, uiDir: null, log: () => undefined });
+    try {
+      const admin = new PocketBase(again.url);
+      await admin.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
+      const found = await admin.logs.getList(1, 5, { filter: `data.url ~ '${marker}'` });
+      expect(found.totalItems).toBe(1);
+    } finally {
+      await again.close();
+    }
+    expect((await bytesOf(dir, /^data\.db$/)).includes(marker)).toBe(false);
+  }, 30_000);
+});
