@@ -128,7 +128,7 @@ describe('GET /api/logs, /api/logs/stats, /api/logs/{id}', () => {
     expect(second.items.map((l) => l.data.url)).toEqual(['/api/collections/notes/records/marker-page-0']);
     const errors = await sdk.admin.logs.getList(1, 100, { filter: 'level > 0' });
     expect(errors.items.length).toBeGreaterThan(0);
-    expect(errors.items.every((l) => l.level === 8)).toBe(true);
+    expect(errors.items.every((l) => Number(l.level) === 8)).toBe(true);
     const picked = await sdk.admin.logs.getList(1, 1, { fields: 'id,message' });
     expect(Object.keys(picked.items[0])).toEqual(['id', 'message']);
   });
