@@ -73,6 +73,19 @@ export function writeLog(logs: Logs, level: LevelName | number, message: string,
   logs.logger.log(level, message, data);
 }
 
+/**
+ * What the hooks runtime's `hooksLogger` option takes (`{level, message, data}`, level by name in any
+ * case, 'ERROR' say, or by slog number), writing into these logs: `startServer({ hooksLogger: hookLogger(logs) })`.
+ */
+export function hookLogger(logs: Logs): (entry: { level: string | number; message: string; data?: Record<string, unknown> }) => void {
+  return (entry) => writeLog(logs, typeof entry.level === 'number' ? entry.level : levelOf(entry.level), String(entry.message), entry.data ?? {});
+}
+
+function levelOf(name: string): number {
+  const key = name.toLowerCase() as LevelName;
+  return Object.hasOwn(LOG_LEVELS, key) ? LOG_LEVELS[key] : LOG_LEVELS.info;
+}
+
 const CONSOLE_LEVELS: Record<string, LevelName> = { log: 'info', info: 'info', debug: 'debug', trace: 'debug', warn: 'warn', error: 'error' };
 
 /**

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestInfo } from '../../server/model/types.js';
 import type { Store } from '../../server/store/db.js';
-import { openLogs, writeConsole, writeLog, type Logs } from '../../server/logs/index.js';
+import { hookLogger, openLogs, writeConsole, writeLog, type Logs } from '../../server/logs/index.js';
 import type { LogsSettings } from '../../server/core/settings.js';
 import { openTestStore } from '../support/test-store.js';
 
@@ -98,12 +98,17 @@ describe('what server-side code writes', () => {
     writeLog(l, 'debug', 'cron ran', { type: 'cron', id: 'nightly', took: 12 });
     writeConsole(l, 'warn', ['%s has %d items', 'cart', 3, { a: 1 }], { file: 'pb_hooks/main.pb.js', line: 7 });
     writeConsole(l, 'log', ['plain']);
+    // the hooks runtime's logger option (its entries name levels in capitals)
+    hookLogger(l)({ level: 'ERROR', message: 'hook failed', data: { event: 'onRecordCreate', file: 'main.pb.js', line: 3 } });
+    hookLogger(l)({ level: 'WARN', message: 'careful' });
     await l.logger.flush();
     const items = (await l.list({ sort: '@rowid' }, request)).items;
     expect(items.map((i) => [i.level, i.message, i.data])).toEqual([
       [-4, 'cron ran', { type: 'cron', id: 'nightly', took: 12 }],
       [4, 'cart has 3 items { a: 1 }', { type: 'console', file: 'pb_hooks/main.pb.js', line: 7 }],
       [0, 'plain', { type: 'console' }],
+      [8, 'hook failed', { event: 'onRecordCreate', file: 'main.pb.js', line: 3 }],
+      [4, 'careful', {}],
     ]);
     // filterable by their data, as any log
     expect(await messages(l, { filter: "data.type = 'console' && data.line = 7" })).toEqual(['cart has 3 items { a: 1 }']);
