@@ -45,8 +45,11 @@ export interface AppOptions {
   logs?: Logs;
 }
 
-/** Routes whose successful requests are not logged, as PocketBase's SkipSuccessActivityLog: the logs' own reads, event streams, OAuth2 redirects. */
-const UNLOGGED_SUCCESS = /^\/api\/(?:logs(?:\/|$)|realtime$|oauth2-redirect$)/;
+/**
+ * Requests whose success is not logged, as PocketBase's SkipSuccessActivityLog: the logs' own reads,
+ * the realtime connection (its subscriptions are logged), OAuth2 redirects.
+ */
+const UNLOGGED_SUCCESS = /^(?:GET \/api\/logs(?:\/|$)|GET \/api\/realtime$|(?:GET|POST) \/api\/oauth2-redirect$)/;
 
 /** What a failed request's log says of its error (message, the envelope's data). */
 interface Failure { error: string; details?: unknown }
@@ -164,7 +167,7 @@ function errorMessage(error: unknown): string {
  */
 function logRequest(logs: Logs, event: H3Event, status: number, t0: number | undefined, failure: Failure | undefined): void {
   const path = event.url.pathname;
-  if (failure === undefined && UNLOGGED_SUCCESS.test(path)) return;
+  if (failure === undefined && UNLOGGED_SUCCESS.test(`${event.req.method} ${path}`)) return;
   const auth = stateOf(event).auth;
   const headers = event.req.headers;
   const address = event.runtime?.node?.req.socket.remoteAddress ?? '';

@@ -103,6 +103,18 @@ describe('request logs', () => {
     expect(after.items[0].message).toBe('GET /api/logs?page=1&perPage=1&filter=nosuchfield = 1');
     expect(after.items[0].data.status).toBe(400);
   });
+
+  it('logs realtime subscriptions, not the event stream itself (as PocketBase)', async () => {
+    const pb = sdk.client();
+    const unsubscribe = await pb.collection('notes').subscribe('*', () => undefined);
+    try {
+      const logs = await allLogs();
+      expect(logs.some((l) => l.message === 'POST /api/realtime' && l.data.status === 204)).toBe(true);
+      expect(logs.some((l) => l.message === 'GET /api/realtime')).toBe(false);
+    } finally {
+      await unsubscribe();
+    }
+  });
 });
 
 describe('GET /api/logs, /api/logs/stats, /api/logs/{id}', () => {
