@@ -44,6 +44,8 @@ export interface LogsOptions {
   report: (error: unknown) => void;
   budgetMs?: number;
   now?: () => number;
+  /** The desktop's log database at most (LOGS_MAX_BYTES by default; tests lower it). */
+  maxBytes?: number;
   /** The logger's queue and batch (logger.ts defaults). */
   capacity?: number;
   batchSize?: number;
@@ -106,7 +108,7 @@ export async function openLogs(options: LogsOptions): Promise<Logs> {
   } else {
     own = await openStore({
       dir: options.dir === null ? null : join(options.dir, 'logs'),
-      maxDatabaseBytes: LOGS_MAX_BYTES,
+      maxDatabaseBytes: options.maxBytes ?? LOGS_MAX_BYTES,
       checkpointBytes: 16 * 1024 * 1024,
       log: (line) => report(new Error(`logs: ${line}`)),
       onBackgroundError: report,

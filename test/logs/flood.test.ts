@@ -98,3 +98,33 @@ describe('kept apart from the data', () => {
     expect((await bytesOf(dir, /^data\.db$/)).includes(marker)).toBe(false);
   }, 30_000);
 });
+
+describe('a full log database', () => {
+  it('makes room by deleting the oldest logs: writing goes on, the database stays under its cap', async () => {
+    const dir = await folder();
+    const { openStore } = await import('../../server/store/db.js');
+    const { openLogs } = await import('../../server/logs/index.js');
+    const store = await openStore({ dir: null });
+    const reported: unknown[] = [];
+    const logs = await openLogs({ store, dir, maxBytes: 1024 * 1024, settings: async () => ({ maxDays: 5, minLevel: 0, logIP: true, logAuthId: false }), report: (e) => void reported.push(e), capacity: 100_000 });
+    try {
+      for (let round = 0; round < 10; round++) {
+        for (let i = 0; i < 1_000; i++) writeLog(logs, 'info', `round ${round} log ${i}`, { filler: 'y'.repeat(300) });
+        await logs.logger.flush();
+      }
+      expect(reported).toEqual([]);
+      expect(logs.logger.dropped).toBe(0);
+      expect(logs.logger.written).toBe(10_000);
+      const request = { auth: null, method: 'GET', context: 'default', body: {}, query: {}, headers: {} };
+      const kept = await logs.list({ perPage: '1', sort: '-@rowid' }, request);
+      // ~3.5 MB of logs offered to a 1 MiB database: the newest are there, the oldest made room
+      expect(kept.items[0].message).toBe('round 9 log 999');
+      expect(kept.totalItems).toBeLessThan(10_000);
+      expect(kept.totalItems).toBeGreaterThan(500);
+      expect((await logs.list({ filter: "message = 'round 0 log 0'" }, request)).totalItems).toBe(0);
+    } finally {
+      await logs.close();
+      await store.close();
+    }
+  }, 60_000);
+});
