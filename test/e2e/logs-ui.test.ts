@@ -75,7 +75,30 @@ describe('the Logs page', () => {
     await expect.poll(() => page.locator('.logs-table tbody tr').count()).toBeGreaterThan(1);
   });
 
+  it('pages with Load more, 50 at a time', async () => {
+    for (let i = 0; i < 60; i++) await fetch(`${app.url}/api/health?bulk=${i}`);
+    const box = page.getByLabel('Search or filter logs');
+    await box.fill("data.url ~ 'bulk='");
+    await box.press('Enter');
+    await expect.poll(async () => {
+      await page.getByRole('button', { name: 'Refresh logs' }).click();
+      await page.waitForTimeout(300);
+      return page.locator('.logs-count').textContent();
+    }, { timeout: 15_000, interval: 500 }).toBe('60 logs');
+    expect(await page.locator('.logs-table tbody tr').count()).toBe(50);
+    await page.getByRole('button', { name: 'Load more (10 left)' }).click();
+    await expect.poll(() => page.locator('.logs-table tbody tr').count()).toBe(60);
+    const last = await page.locator('.logs-table tbody tr .logs-message-text').last().textContent();
+    expect(last).toBe('GET /api/health?bulk=0'); // newest first: the first request is the last row
+    expect(await page.getByRole('button', { name: /Load more/ }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Clear filter' }).click();
+  });
+
   it("shows one log's details in a panel", async () => {
+    const box = page.getByLabel('Search or filter logs');
+    await box.fill('marker-missing');
+    await box.press('Enter');
+    await expect.poll(() => page.locator('.logs-table tbody tr').count()).toBe(1);
     await page.locator('.logs-table tbody tr', { hasText: 'marker-missing' }).click();
     const panel = page.getByRole('dialog', { name: 'Log details' });
     await panel.waitFor();
@@ -87,6 +110,7 @@ describe('the Logs page', () => {
     await shot(page, 'logs-details');
     await panel.getByRole('button', { name: 'Close' }).click();
     await panel.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Clear filter' }).click();
   });
 
   it('saves the logs settings', async () => {
