@@ -135,7 +135,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   try {
     const core = await createCore(store, {
       onSetupToken: announce,
-      onError: (error) => log(`error: ${errorText(error)}`),
+      // failures no client hears of (a change listener's, a committed write's after-effect): printed, and kept in the logs
+      onError: (error) => {
+        log(`error: ${errorText(error)}`);
+        logs?.logger.error(error instanceof Error ? error.message : String(error), { type: 'server', error: errorText(error) });
+      },
       responseBytes: options.limits?.responseBytes,
       realtimeIdleMs: options.realtimeIdleMs,
       realtimeLimits: options.limits?.realtime,

@@ -99,6 +99,21 @@ describe('kept apart from the data', () => {
   }, 30_000);
 });
 
+describe('failures no client hears of', () => {
+  it('are kept in the logs as errors (a change listener that throws after a committed write)', async () => {
+    const sdk = await startSdkServer({ dir: await folder() });
+    servers.push(sdk);
+    sdk.server.core.changes.subscribe(() => { throw new Error('listener failed: marker-7c1'); });
+    await sdk.admin.collections.create({ name: 'notes', type: 'base', fields: [{ name: 'title', type: 'text' }] });
+    await sdk.admin.collection('notes').create({ title: 'x' }); // answered: the write is committed
+    await sdk.server.logs.logger.flush();
+    const [log] = (await sdk.admin.logs.getList(1, 1, { filter: "data.type = 'server'" })).items;
+    expect(log.message).toBe('listener failed: marker-7c1');
+    expect(log.level).toBe(8);
+    expect(String(log.data.error)).toContain('listener failed: marker-7c1');
+  });
+});
+
 describe('a full log database', () => {
   it('makes room by deleting the oldest logs: writing goes on, the database stays under its cap', async () => {
     const dir = await folder();
