@@ -16,6 +16,7 @@ const TIMED = [
   'test/http/connections.test.ts',
   'test/collections/view-budget.test.ts',
   'test/files/large-upload.test.ts',
+  'test/logs/log-flood.test.ts',
 ];
 
 // The API suites that also run on PostgreSQL (issue 25's proof): the same files, their harness on a
@@ -83,6 +84,8 @@ const ON_BOTH_ENGINES = [
   'test/auth/oauth2.test.ts',
   'test/http/rate-limits.test.ts',
   'test/auth/account-rows.test.ts',
+  'test/logs/logs-api.test.ts',
+  'test/logs/retention.test.ts',
 ];
 
 // `npm run test:fast` (`vitest run --mode fast`): the edit-run loop, without the browser tests, the

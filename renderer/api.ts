@@ -64,6 +64,34 @@ export interface AppSettings {
 
 /** One of PocketBase's rate-limit rules (settings `rateLimits.rules`). */
 export interface RateLimitRule { label: string; audience: string; maxRequests: number; duration: number }
+/** One log (GET /api/logs): PocketBase's shape; `level` is slog's (-4 debug, 0 info, 4 warn, 8 error). */
+export interface LogItem {
+  id: string;
+  created: string;
+  data: Record<string, unknown>;
+  message: string;
+  level: number;
+}
+
+/** Logs per hour (GET /api/logs/stats). */
+export interface LogsStat {
+  date: string;
+  total: number;
+}
+
+/** What the server keeps of its logs (settings.logs, PocketBase's LogsConfig). */
+export interface LogsSettings {
+  maxDays: number;
+  minLevel: number;
+  logIP: boolean;
+  logAuthId: boolean;
+}
+
+/** A cron job (GET /api/crons, PocketBase's shape). */
+export interface CronJob {
+  id: string;
+  expression: string;
+}
 
 /** A message in the outbox: SMTP off, or a send that failed (the server's own type). */
 export type KeptMail = StoredMail;
@@ -241,8 +269,13 @@ export function createApi(options: ApiOptions) {
 
     // the application settings and mail (server/core/settings.ts, server/core/mail/mailer.ts)
     getSettings: () => request<AppSettings>('GET', '/settings'),
-    updateSettings: (body: { meta?: Partial<AppSettings['meta']>; smtp?: Partial<AppSettings['smtp']> & { password?: string }; rateLimits?: AppSettings['rateLimits']; trustedProxy?: AppSettings['trustedProxy'] }) =>
+    updateSettings: (body: { meta?: Partial<AppSettings['meta']>; smtp?: Partial<AppSettings['smtp']> & { password?: string }; rateLimits?: AppSettings['rateLimits']; trustedProxy?: AppSettings['trustedProxy']; logs?: Partial<LogsSettings> }) =>
       request<AppSettings>('PATCH', '/settings', { body }),
+    listLogs: (query: { page: number; perPage: number; filter?: string; sort?: string }) => request<Page<LogItem>>('GET', '/logs', { query }),
+    logsStats: (filter: string) => request<LogsStat[]>('GET', '/logs/stats', { query: filter ? { filter } : {} }),
+    getLog: (id: string) => request<LogItem>('GET', `/logs/${enc(id)}`),
+    listCrons: () => request<CronJob[]>('GET', '/crons'),
+    runCron: (id: string) => request<void>('POST', `/crons/${enc(id)}`),
     testEmail: (body: { email: string; template: string; collection: string }) => request<void>('POST', '/settings/test/email', { body }),
     listMails: () => request<{ items: KeptMail[] }>('GET', '/mails'),
     revokeSession: (id: string) => request<void>('DELETE', `/sessions/${enc(id)}`),

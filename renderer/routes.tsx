@@ -1,5 +1,5 @@
 // The signed-in screens as a table: an address's path picks a page, `:name` segments become its params.
-// Sessions, Settings and Data are lazy: their code loads on first visit. A collection's pages (the screen the app
+// Sessions, Settings, Data, Logs and Crons are lazy: their code loads on first visit. A collection's pages (the screen the app
 // opens on) and the new-collection editor (the same editor as a collection's Settings tab) load up front.
 import { lazy, Show, type Component, type JSX } from 'solid-js';
 import { CollectionEditor } from './pages/collection-editor.js';
@@ -53,11 +53,15 @@ function CollectionRoute(props: { params: RouteParams }): JSX.Element {
 const SessionsPage = lazy(() => import('./pages/sessions.js').then((m) => ({ default: m.SessionsPage })));
 const SettingsPage = lazy(() => import('./pages/settings.js').then((m) => ({ default: m.SettingsPage })));
 const DataPage = lazy(() => import('./pages/data.js').then((m) => ({ default: m.DataPage })));
+const LogsPage = lazy(() => import('./pages/logs.js').then((m) => ({ default: m.LogsPage })));
+const CronsPage = lazy(() => import('./pages/crons.js').then((m) => ({ default: m.CronsPage })));
 
 export const ROUTES: readonly RouteDef[] = [
   { path: '/sessions', component: () => <SessionsPage /> },
   { path: '/data', component: () => <DataPage /> },
   { path: '/settings', component: () => <SettingsPage /> },
+  { path: '/logs', component: () => <LogsPage /> },
+  { path: '/crons', component: () => <CronsPage /> },
   { path: '/new-collection', component: () => <div class="page"><CollectionEditor /></div> },
   { path: '/collections/:name/:tab?', component: CollectionRoute },
 ];

@@ -14,6 +14,7 @@ import { hostCheck } from './http/hosts.js';
 import { ensureCertificate } from './http/certificate.js';
 import { Binding, lanAddresses, type TlsSource } from './http/listener.js';
 import { openStore, type Store, type StoreOptions } from './store/db.js';
+import { openLogs, type Logs, type LogsOptions } from './logs/index.js';
 
 /** The one free-port probe, for the desktop shell's port choice (main/ports.ts). */
 export { probePort } from './http/listener.js';
@@ -55,6 +56,8 @@ export interface ServerOptions {
   hashPool?: ScryptPool;
   /** SMTP timeouts in ms (core/mail/mailer.ts SMTP_TIMEOUTS by default). */
   smtpTimeouts?: CoreOptions['smtpTimeouts'];
+  /** The logger's queue, batch and interval (server/logs/logger.ts defaults); tests lower them. */
+  logs?: Pick<LogsOptions, 'capacity' | 'batchSize' | 'intervalMs'>;
 }
 
 export interface ServerLimits extends ConnectionLimits {
@@ -75,6 +78,8 @@ export interface RunningServer {
   host: string;
   port: number;
   core: Core;
+  /** The server's logs (server/logs/): the hooks runtime writes `console.*` and `$app.logger()` there (`writeLog`). */
+  logs: Logs;
   /** The live setup token, while setup is required. */
   setupToken(): Promise<string | null>;
   setupUrl(): Promise<string | null>;
@@ -126,16 +131,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const given = options.https;
     tls = async () => given;
   }
+  let logs: Logs | null = null;
   try {
     const core = await createCore(store, {
       onSetupToken: announce,
-      onError: (error) => log(`error: ${errorText(error)}`),
+      // failures no client hears of (a change listener's, a committed write's after-effect): printed, and kept in the logs
+      onError: (error) => {
+        log(`error: ${errorText(error)}`);
+        logs?.logger.error(error instanceof Error ? error.message : String(error), { type: 'server', error: errorText(error) });
+      },
       responseBytes: options.limits?.responseBytes,
       realtimeIdleMs: options.realtimeIdleMs,
       realtimeLimits: options.limits?.realtime,
       hashPool: options.hashPool,
       smtpTimeouts: options.smtpTimeouts,
     });
+    // kept apart from the data: the desktop's in <dir>/logs/, a team server's in its `_logs` table (logs/index.ts)
+    logs = await openLogs({ ...options.logs, store, dir: options.dir, settings: async () => (await core.settings.get()).logs, report: (error) => log(`logs: ${errorText(error)}`) });
+    const running = logs;
+    core.settings.onUpdate((settings) => running.apply(settings.logs));
     const bodies = createBodyServices(options.limits?.bodyBytesInFlight);
     const host = options.host ?? '127.0.0.1';
     const handler = createNodeHandler(core, {
@@ -146,6 +160,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       allowHost: hostCheck(() => binding?.host ?? host),
       bodies,
       realtimeQueueBytes: options.limits?.realtimeQueueBytes,
+      logs,
     });
     const bound = await Binding.open(handler, host, options.port ?? 8090, options.strictPort === true, options.limits, tls);
     binding = bound;
@@ -153,8 +168,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const heldBack = await core.setup.heldBack();
     if (heldBack !== null) log(heldBack);
     else await core.setup.issue();
-    return runningServer(core, store, bound, bodies, setupUrl, () => tlsInfo);
+    return runningServer(core, store, logs, bound, bodies, setupUrl, () => tlsInfo);
   } catch (err) {
+    await logs?.close();
     await store.close();
     throw err;
   }
@@ -164,7 +180,7 @@ function errorText(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
-function runningServer(core: Core, store: Store, binding: Binding, bodies: BodyServices, setupUrl: (token: string) => string, tls: () => RunningServer['tls']): RunningServer {
+function runningServer(core: Core, store: Store, logs: Logs, binding: Binding, bodies: BodyServices, setupUrl: (token: string) => string, tls: () => RunningServer['tls']): RunningServer {
   let closed = false;
   return {
     get url() { return binding.url; },
@@ -172,6 +188,7 @@ function runningServer(core: Core, store: Store, binding: Binding, bodies: BodyS
     get host() { return binding.host; },
     get port() { return binding.port; },
     core,
+    logs,
     setupToken: () => core.setup.token(),
     setupUrl: async () => {
       const t = await core.setup.token();
@@ -186,6 +203,7 @@ function runningServer(core: Core, store: Store, binding: Binding, bodies: BodyS
       core.realtime.broker.closeAll(); // open event streams would hold the listener open
       await binding.close();
       await core.setup.withdraw(); // its setup token dies with it on every node (never throws)
+      await logs.close(); // what is queued is written first (on a team server, into the store closed next)
       await store.close();
     },
   };

@@ -69,6 +69,14 @@ export function Sidebar(props: { onNavigate(): void }): JSX.Element {
           <Icon name="settings" />
           <span class="nav-label">Settings</span>
         </a>
+        <a href="#/logs" class="nav-item" classList={{ active: router.route().segments[0] === 'logs' }} onClick={() => props.onNavigate()}>
+          <Icon name="list" />
+          <span class="nav-label">Logs</span>
+        </a>
+        <a href="#/crons" class="nav-item" classList={{ active: router.route().segments[0] === 'crons' }} onClick={() => props.onNavigate()}>
+          <Icon name="clock" />
+          <span class="nav-label">Crons</span>
+        </a>
         <a href="#/data" class="nav-item" classList={{ active: router.route().segments[0] === 'data' }} onClick={() => props.onNavigate()}>
           <Icon name={desktop ? 'wifi' : 'download'} />
           <span class="nav-label">{dataPageTitle(!!desktop)}</span>

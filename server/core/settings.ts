@@ -8,7 +8,8 @@
 //   - trustedProxy: the headers whose client address is believed (http/request.ts clientOf);
 //   - batch: answered with what Deskbase does; a different value is a 400 naming the key (Deskbase's
 //     batch has fixed limits), never stored and ignored;
-//   - meta.hideControls: only false (the admin UI has no such mode); logs, s3, backups: refused.
+//   - logs (maxDays, minLevel, logIP, logAuthId): what the request and hook logs keep (server/logs/);
+//   - meta.hideControls: only false (the admin UI has no such mode); s3, backups: refused.
 // The SMTP password is never answered (PocketBase omits it); a PATCH without it keeps the stored one.
 import type { CoreEnv } from './env.js';
 import type { WriteTx } from '../store/db.js';
@@ -22,7 +23,11 @@ export interface Settings {
   batch: { enabled: boolean; maxRequests: number; timeout: number; maxBodySize: number };
   rateLimits: { enabled: boolean; rules: { label: string; audience: string; maxRequests: number; duration: number }[] };
   trustedProxy: { headers: string[]; useLeftmostIP: boolean };
+  logs: LogsSettings;
 }
+
+/** PocketBase's LogsConfig: days kept (0: no logs), the lowest level kept, and what a request's log holds. */
+export type LogsSettings = { maxDays: number; minLevel: number; logIP: boolean; logAuthId: boolean };
 
 const SETTINGS_KEY = 'settings';
 
@@ -47,6 +52,7 @@ export function defaultSettings(): Settings {
     batch: { ...BATCH },
     rateLimits: structuredClone(RATE_LIMITS),
     trustedProxy: { headers: [], useLeftmostIP: false },
+    logs: { maxDays: 5, minLevel: 0, logIP: true, logAuthId: false },
   };
 }
 
@@ -101,10 +107,10 @@ function same(a: unknown, b: unknown): boolean {
 /** The settings `input` makes of `current`, validated as PocketBase does; a 400 naming every problem. */
 export function mergeSettings(current: Settings, input: Record<string, unknown>): Settings {
   const errors: ErrorData = {};
-  const known = ['meta', 'smtp', 'batch', 'rateLimits', 'trustedProxy'];
+  const known = ['meta', 'smtp', 'batch', 'rateLimits', 'trustedProxy', 'logs'];
   for (const key of Object.keys(input)) {
     if (known.includes(key)) continue;
-    errors[key] = ['logs', 's3', 'backups'].includes(key)
+    errors[key] = ['s3', 'backups'].includes(key)
       ? notSupported(`The "${key}" settings`)
       : fieldError('validation_unknown_option', `Unknown option "${key}".`);
   }
@@ -112,6 +118,7 @@ export function mergeSettings(current: Settings, input: Record<string, unknown>)
   const smtp = group(input.smtp, current.smtp, errors, 'smtp');
   const batch = group(input.batch, current.batch, errors, 'batch');
   const trustedProxy = group(input.trustedProxy, current.trustedProxy, errors, 'trustedProxy');
+  const logs = group(input.logs, current.logs, errors, 'logs');
   const rateLimits = group(input.rateLimits, current.rateLimits, errors, 'rateLimits');
 
   const sub = (key: string): ErrorData => (errors[key] ??= {}) as ErrorData;
@@ -136,6 +143,10 @@ export function mergeSettings(current: Settings, input: Record<string, unknown>)
     if (!['', 'PLAIN', 'LOGIN'].includes(smtp.authMethod)) s.authMethod = fieldError('validation_in_invalid', 'Must be a valid value.');
     if (smtp.localName !== '' && !HOST.test(smtp.localName)) s.localName = fieldError('validation_is_host', 'Must be a valid hostname or IP address.');
   }
+  if (errors.logs === undefined) {
+    const l = sub('logs');
+    if (logs.maxDays < 0) l.maxDays = fieldError('validation_min_greater_equal_than_required', 'Must be no less than 0.', { threshold: 0 });
+  }
   if (errors.batch === undefined && !same(batch, BATCH)) {
     errors.batch = notSupported(`Changing the batch settings (Deskbase's batch is always on, up to ${MAX_BATCH_REQUESTS} requests and 128 MiB)`);
   }
@@ -151,7 +162,7 @@ export function mergeSettings(current: Settings, input: Record<string, unknown>)
   if (Object.keys(errors).length > 0) throw badRequest('An error occurred while submitting the form.', errors);
   // each rule with its four keys, audience "" when left out
   const rules = rateLimits.rules.map((rule) => ({ label: rule.label, audience: rule.audience ?? '', duration: rule.duration, maxRequests: rule.maxRequests }));
-  return { meta, smtp, batch, rateLimits: { ...rateLimits, rules }, trustedProxy: { ...trustedProxy, headers: [...trustedProxy.headers] } };
+  return { meta, smtp, batch, rateLimits: { ...rateLimits, rules }, trustedProxy: { ...trustedProxy, headers: [...trustedProxy.headers] }, logs };
 }
 
 /** PocketBase's RateLimitRule label: a tag, `collection:action`, `*:action`, a path or path prefix, `METHOD /path`. */
@@ -220,6 +231,7 @@ function parseStored(value: unknown): Settings {
   if (!isRecord(stored)) return out;
   if (isRecord(stored.meta)) out.meta = { ...out.meta, ...(stored.meta as Partial<Settings['meta']>) };
   if (isRecord(stored.smtp)) out.smtp = { ...out.smtp, ...(stored.smtp as Partial<Settings['smtp']>) };
+  if (isRecord(stored.logs)) out.logs = { ...out.logs, ...(stored.logs as Partial<Settings['logs']>) };
   // checked again as a PATCH would (a row from another version, or edited by hand, falls back to the defaults)
   for (const key of ['rateLimits', 'trustedProxy'] as const) {
     if (!isRecord(stored[key])) continue;
@@ -280,7 +292,14 @@ export function createSettings(env: Pick<CoreEnv, 'store' | 'dialect' | 'report'
       readAt = performance.now();
     }, env.report)
     .finally(() => { reading = null; });
+  // what follows the settings in memory (the logs' settings, server/logs/): told after each update stored here
+  const listeners: ((settings: Settings) => void)[] = [];
   return {
+    /** Hears the settings after each update this node stores (other nodes' updates: read them with `get`). */
+    onUpdate(listener: (settings: Settings) => void): void {
+      listeners.push(listener);
+    },
+
     /** The settings as stored now (one indexed row: every node reads the same). */
     get,
 
@@ -302,13 +321,14 @@ export function createSettings(env: Pick<CoreEnv, 'store' | 'dialect' | 'report'
         const row = await tx.get<{ value: unknown }>('SELECT "value" FROM "_params" WHERE "key" = ?', [SETTINGS_KEY]);
         const next = mergeSettings(parseStored(row?.value), input);
         // what Deskbase keeps per installation: batch is fixed
-        const text = JSON.stringify({ meta: next.meta, smtp: next.smtp, rateLimits: next.rateLimits, trustedProxy: next.trustedProxy });
+        const text = JSON.stringify({ meta: next.meta, smtp: next.smtp, rateLimits: next.rateLimits, trustedProxy: next.trustedProxy, logs: next.logs });
         await tx.run(upsert, [SETTINGS_KEY, text]);
         return { next, text };
       }).then(({ next, text }) => {
         current = next;
         currentText = text;
         readAt = performance.now();
+        for (const listener of listeners) listener(next);
         return maskedSettings(next);
       });
     },

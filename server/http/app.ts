@@ -17,6 +17,9 @@ import { registerBatch } from './routes/batch-api.js';
 import { registerCollections } from './routes/collections-api.js';
 import { registerFiles } from './routes/files-api.js';
 import { registerHealth } from './routes/health-api.js';
+import { registerLogs } from './routes/logs-api.js';
+import type { Logs } from '../logs/index.js';
+import { realIpOf, stateOf } from './request.js';
 import { registerRealtime } from './routes/realtime-api.js';
 import { registerRecords } from './routes/records-api.js';
 import { registerSessions } from './routes/sessions-api.js';
@@ -39,7 +42,18 @@ export interface AppOptions {
   bodies?: BodyServices;
   /** Realtime bytes waiting to be sent, all event streams together (routes/realtime-api.ts). */
   realtimeQueueBytes?: number;
+  /** The server's logs (server/logs/): every request is logged there, and `/api/logs` reads them. */
+  logs?: Logs;
 }
+
+/**
+ * Requests whose success is not logged, as PocketBase's SkipSuccessActivityLog: the logs' own reads,
+ * the realtime connection (its subscriptions are logged), OAuth2 redirects.
+ */
+const UNLOGGED_SUCCESS = /^(?:GET \/api\/logs(?:\/|$)|GET \/api\/realtime$|(?:GET|POST) \/api\/oauth2-redirect$)/;
+
+/** What a failed request's log says of its error (message, the envelope's data). */
+interface Failure { error: string; details?: unknown }
 
 const CORS: Record<string, string> = {
   'access-control-allow-origin': '*',
@@ -70,6 +84,8 @@ const findApiError = (error: unknown): ApiError | null => findCause(error, ApiEr
 export function createApp(core: Core, options: AppOptions = {}): H3 {
   const log = options.log ?? (() => {});
   const started = new WeakMap<H3Event, number>();
+  const failures = new WeakMap<H3Event, Failure>();
+  const logs = options.logs;
   const app = new H3({
     silent: true,
     onRequest(event) {
@@ -79,6 +95,7 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
       for (const [k, v] of Object.entries(CORS)) if (!response.headers.has(k)) {
         try { response.headers.set(k, v); } catch { /* immutable headers (static files) */ }
       }
+      if (logs !== undefined) logRequest(logs, event, response.status, started.get(event), failures.get(event));
       if (options.verbose) {
         const t0 = started.get(event);
         log({ level: 'info', method: event.req.method, path: event.url.pathname, status: response.status, ms: t0 === undefined ? undefined : Math.round((performance.now() - t0) * 10) / 10 });
@@ -86,6 +103,7 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
     },
     onError(error, event) {
       const api = findApiError(error);
+      if (logs !== undefined) failures.set(event, api ? { error: api.message, details: api.data } : { error: errorMessage((error as { cause?: unknown }).cause ?? error) });
       if (api instanceof BodyNotReceived) log({ level: 'warn', method: event.req.method, path: event.url.pathname, error: 'client closed the connection before its body was received' });
       if (api) return envelope(api.status, api.message, api.data);
       const status = error instanceof HTTPError ? error.status : 500;
@@ -134,11 +152,41 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   registerBatch(app, core);
   registerFiles(app, core);
   registerBackup(app, core);
+  if (logs !== undefined) registerLogs(app, core, logs);
   registerStatic(app, options.uiDir ?? null);
   app.all('/**', () => {
     throw new ApiError(404, 'Not found.');
   });
   return app;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Hands one request's facts to the logs (server/logs/), once its response is ready: a few reads of the
+ * request and one push onto the logger's queue; the log itself is made and written later, in a batch.
+ */
+function logRequest(logs: Logs, event: H3Event, status: number, t0: number | undefined, failure: Failure | undefined): void {
+  const path = event.url.pathname;
+  if (failure === undefined && UNLOGGED_SUCCESS.test(`${event.req.method} ${path}`)) return;
+  const auth = stateOf(event).auth;
+  const headers = event.req.headers;
+  const unmapped = (address: string) => (address.startsWith('::ffff:') ? address.slice(7) : address);
+  logs.request({
+    method: event.req.method,
+    url: path + event.url.search,
+    status,
+    execTime: t0 === undefined ? 0 : Math.round((performance.now() - t0) * 1000) / 1000,
+    userAgent: headers.get('user-agent') ?? '',
+    referer: headers.get('referer') ?? '',
+    auth: auth?.collection.name ?? '',
+    authId: auth === null ? '' : String(auth.record.id),
+    ip: unmapped(realIpOf(event)),
+    remoteIp: unmapped(event.runtime?.node?.req.socket.remoteAddress ?? ''),
+    ...failure,
+  });
 }
 
 /** The app as a node:http request listener (the server's only contact with h3 outside this folder). */

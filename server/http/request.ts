@@ -53,11 +53,19 @@ export function inputOf(event: H3Event, body?: Record<string, unknown>): Request
 }
 
 const clients = new WeakMap<H3Event, string>();
+const realAddresses = new WeakMap<H3Event, string>();
 
 /** Behind a trusted proxy (settings `trustedProxy`, read once per request by rate-limit.ts): the client its header names. */
 export function trustProxy(event: H3Event, proxy: TrustedProxy): void {
   const req = event.runtime?.node?.req;
-  clients.set(event, clientKey(realAddress(req?.socket.remoteAddress, req?.rawHeaders ?? [], proxy)));
+  const address = realAddress(req?.socket.remoteAddress, req?.rawHeaders ?? [], proxy);
+  realAddresses.set(event, address);
+  clients.set(event, clientKey(address));
+}
+
+/** The client's address as PocketBase's RealIP: behind a trusted proxy the one its header names, else the socket's. */
+export function realIpOf(event: H3Event): string {
+  return realAddresses.get(event) ?? event.runtime?.node?.req.socket.remoteAddress ?? '';
 }
 
 /**

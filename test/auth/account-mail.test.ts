@@ -64,7 +64,7 @@ describe('settings', () => {
       [{ rateLimits: { enabled: true, rules: [] } }, 'rateLimits'],
       [{ trustedProxy: { headers: ['X Forwarded For'] } }, 'trustedProxy'],
       [{ batch: { maxRequests: 10 } }, 'batch'],
-      [{ logs: { maxDays: 3 } }, 'logs'],
+      [{ logs: { maxDataSize: 3 } }, 'logs'], // logs are kept (server/logs/), this key of them is not Deskbase's
       [{ s3: { enabled: true } }, 's3'],
       [{ meta: { hideControls: true } }, 'meta'],
       [{ smtp: { nope: 1 } }, 'smtp'],

@@ -29,7 +29,8 @@ beforeAll(async () => {
 function damagedCopy(damage: (dir: string) => void): string {
   const dir = mkdtempSync(join(tmpdir(), 'deskbase-damaged-'));
   made.push(dir);
-  for (const name of readdirSync(healthy)) writeFileSync(join(dir, name), readFileSync(join(healthy, name)));
+  // the data's files (the logs' own folder, logs/, is no part of what is damaged here)
+  for (const e of readdirSync(healthy, { withFileTypes: true })) if (e.isFile()) writeFileSync(join(dir, e.name), readFileSync(join(healthy, e.name)));
   damage(dir);
   return dir;
 }
