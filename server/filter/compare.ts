@@ -3,7 +3,7 @@
 // value the comparison is a plain `col = ?`, which SQLite can serve from an index.
 import type { BaseOp } from './ast.js';
 import { SQLITE, type Dialect } from './dialect.js';
-import { chargeCall, LIKE_COMPARISON_WORK, LIKE_FREE_WORK, LIKE_SCAN_WORK, likeCall, linearPattern } from './guard.js';
+import { chargeCall, LIKE_COMPARISON_WORK, LIKE_SCAN_WORK, likeCall, linearPattern } from './guard.js';
 import { likePattern } from './like.js';
 import { MAX_LIKE_PATTERN_BYTES } from './limits.js';
 import { EMPTY_TEXT, param, sql, type Frag } from './sql.js';
@@ -14,15 +14,12 @@ export interface Side {
   sql: Frag;
 }
 
-/** Guarded compilation only: what a `~` may do on one row, and who pays for it (guard.ts). */
+/** Guarded compilation only: what a `~` may do on one row (guard.ts). */
 export interface LikeBudget {
-  /** The LIKE work a `~` may do on one row before it is routed to LIKE_FUNCTION. */
+  /** The LIKE comparisons a `~` may make on one row before it is routed to LIKE_FUNCTION. */
   work: number;
-  /**
-   * The filtered row's own terms: their LIKE work is added here, for the row guard to charge. Absent
-   * (a term inside a join or an "all" check), a `~` charges its own work past LIKE_FREE_WORK.
-   */
-  rowWork?: Frag[];
+  /** The work (in units) a `~` may do on one row without a charge of its own: the row's guard covers it. */
+  free: number;
 }
 
 /**
@@ -60,8 +57,8 @@ export function compare(op: BaseOp, leftSide: Side, rightSide: Side, likeBudget?
  * the row's work (text length times pattern length) goes to LIKE_FUNCTION, same meaning, which charges
  * its work while it searches (guard.ts); so does every row when the pattern is longer than SQLite's LIKE
  * takes (MAX_LIKE_PATTERN_BYTES: a bound value, or a column's value on that row). The rows left to
- * SQLite's LIKE are charged text length times pattern length (its worst case): by the row guard for the
- * filtered row's own terms, else here, past LIKE_FREE_WORK.
+ * SQLite's LIKE are charged text length times pattern length (its worst case; the text's length for a
+ * pattern that cannot backtrack) here, past the work their row's guard covers.
  */
 function like(left: Side, right: Side, negate: boolean, dialect: Dialect, budget?: LikeBudget): Frag {
   const v = right.value;
@@ -76,18 +73,14 @@ function like(left: Side, right: Side, negate: boolean, dialect: Dialect, budget
     : sql`octet_length(${left.sql}) > ${param(Math.floor(likeWork / Math.max(1, fixed.length)))}`;
   const matcher = likeCall(left.sql, pattern);
   if (fixed !== null && Buffer.byteLength(fixed) > MAX_LIKE_PATTERN_BYTES) return negate ? sql`NOT ${matcher}` : matcher;
-  // the work charged: the text's length for a pattern that cannot backtrack, else length times pattern length
+  // the work charged: the text's length for a pattern that cannot backtrack, else length times pattern
+  // length; a short text's is covered by its row's guard (no call: an argument costs a row more)
   const linear = fixed !== null && linearPattern(fixed);
-  const comparisons = fixed === null ? sql`octet_length(${left.sql}) * (octet_length(${right.sql}) + 2)` : sql`octet_length(${left.sql}) * ${param(linear ? 1 : fixed.length)}`;
-  const perComparison = param(linear ? LIKE_SCAN_WORK : LIKE_COMPARISON_WORK);
-  let charged: Frag = sql``;
-  // a side read by a subquery (a single relation's field) is charged where it is read, not evaluated twice
-  if (budget.rowWork !== undefined && !/\bSELECT\b/.test(left.sql.text + right.sql.text)) {
-    budget.rowWork.push(sql`min(${comparisons}, ${param(likeWork)}) * ${perComparison}`);
-  } else {
-    charged = sql`WHEN ${comparisons} > ${param(LIKE_FREE_WORK)} AND NOT ${chargeCall(sql`${comparisons} * ${perComparison}`)} THEN NULL `;
-  }
-  return sql`(CASE WHEN ${long} THEN ${negate ? sql`NOT ${matcher}` : matcher} ${charged}ELSE ${plain} END)`;
+  const perComparison = linear ? LIKE_SCAN_WORK : LIKE_COMPARISON_WORK;
+  const charged = fixed === null
+    ? sql`octet_length(${left.sql}) * (octet_length(${right.sql}) + 2) > ${param(Math.floor(budget.free / perComparison))} AND NOT ${chargeCall(sql`octet_length(${left.sql}) * (octet_length(${right.sql}) + 2) * ${param(perComparison)}`)}`
+    : sql`octet_length(${left.sql}) > ${param(Math.floor(budget.free / perComparison / (linear ? 1 : fixed.length)))} AND NOT ${chargeCall(sql`octet_length(${left.sql}) * ${param(perComparison * (linear ? 1 : fixed.length))}`)}`;
+  return sql`(CASE WHEN ${long} THEN ${negate ? sql`NOT ${matcher}` : matcher} WHEN ${charged} THEN NULL ELSE ${plain} END)`;
 }
 
 function equality(left: Side, right: Side, negate: boolean, dialect: Dialect): Frag {

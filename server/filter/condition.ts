@@ -9,11 +9,11 @@
 //   plain op, multi     →  <op on the joined row> AND NOT EXISTS (<fresh joins> WHERE NOT (<op>))
 // `A || B` distributes over EXISTS, so each OR branch of the top level gets its own EXISTS.
 import { baseOp, isAnyOp, type Expr, type Group, type GroupItem } from './ast.js';
-import { compare } from './compare.js';
+import { compare, type LikeBudget } from './compare.js';
 import { SQLITE } from './dialect.js';
 import { JoinSet } from './joins.js';
 import type { CompileScope } from './field-resolver.js';
-import { LIKE_WORK_PER_ROW, needsRowGuard, rowGuard, shapeOf } from './guard.js';
+import { LIKE_FREE_WORK, LIKE_WORK_PER_ROW, needsRowGuard, rowGuard, shapeOf } from './guard.js';
 import { resolveOperand } from './operands.js';
 import { joinFrags, sql, type Frag } from './sql.js';
 
@@ -27,20 +27,18 @@ interface Term {
 interface Build {
   scope: CompileScope;
   joins: JoinSet;
-  /** Guarded only: the LIKE work each `~` term may do on one row (guard.ts). */
-  likeWork?: number;
-  /** Guarded only: the LIKE work of the terms on the filtered row itself, for its row guard to charge. */
-  rowWork?: Frag[];
+  /** Guarded only: the LIKE work each `~` term may do on one row, and what it does uncharged (guard.ts). */
+  likeWork?: LikeBudget;
 }
 
 /** The whole filter: the top-level OR branches each get the EXISTS their joined terms need. */
 export function compileCondition(root: Group, scope: CompileScope): Frag {
   if (scope.guard !== true || scope.dialect?.guards === false) return compileBranches({ scope, joins: new JoinSet(scope.aliases) }, root);
   const shape = shapeOf(root);
-  const likeWork = Math.floor(LIKE_WORK_PER_ROW / Math.max(1, shape.likes));
-  const rowWork: Frag[] = [];
-  const condition = compileBranches({ scope, joins: new JoinSet(scope.aliases, true), likeWork, rowWork }, root);
-  return needsRowGuard(shape) ? sql`(${rowGuard(shape, rowWork)} AND ${condition})` : condition;
+  const terms = Math.max(1, shape.likes);
+  const likeWork = { work: Math.floor(LIKE_WORK_PER_ROW / terms), free: Math.floor(LIKE_FREE_WORK / terms) };
+  const condition = compileBranches({ scope, joins: new JoinSet(scope.aliases, true), likeWork }, root);
+  return needsRowGuard(shape) ? sql`(${rowGuard(shape)} AND ${condition})` : condition;
 }
 
 function compileBranches(state: Build, root: Group): Frag {
@@ -92,16 +90,12 @@ function compileExpr(state: Build, expr: Expr): Term {
   const joins = new Set<string>();
   state.joins.track(joins);
   const dialect = state.scope.dialect ?? SQLITE;
-  const leftSql = left.build(state.joins);
-  const rightSql = right.build(state.joins);
+  const base = compare(op, { value: left, sql: left.build(state.joins) }, { value: right, sql: right.build(state.joins) }, state.likeWork, dialect);
   state.joins.track(null);
-  // a term on the filtered row alone has its LIKE work charged by the row guard; one inside a join, by itself
-  const likeBudget = state.likeWork === undefined ? undefined : { work: state.likeWork, rowWork: joins.size === 0 ? state.rowWork : undefined };
-  const base = compare(op, { value: left, sql: leftSql }, { value: right, sql: rightSql }, likeBudget, dialect);
   const all = !isAnyOp(expr.op) && ((left.multi && left.anyOnly !== true) || (right.multi && right.anyOnly !== true));
   if (!all) return { sql: base, joins };
   // "All": no value of the path may violate the condition (a NULL comparison is no violation).
   const fresh = new JoinSet(state.scope.aliases, state.joins.guarded);
-  const check = compare(op, { value: left, sql: left.build(fresh) }, { value: right, sql: right.build(fresh) }, likeBudget && { work: likeBudget.work }, dialect);
+  const check = compare(op, { value: left, sql: left.build(fresh) }, { value: right, sql: right.build(fresh) }, state.likeWork, dialect);
   return { sql: sql`(${base} AND NOT EXISTS (SELECT 1 FROM ${fresh.from()} WHERE NOT (${check})))`, joins };
 }

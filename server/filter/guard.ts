@@ -8,14 +8,16 @@
 //    @collection, :each): GUARD_WORK. Written `(guard() OR alias._rowid_)`: the column reference keeps
 //    SQLite from hoisting the call out of the loop when it turns a LEFT JOIN into an inner one, and `OR`
 //    never reads it;
-//  - CHARGE_FUNCTION once per filtered row when the condition can cost more than a few comparisons per
-//    row (a `~`, or more than ROW_GUARD_EXPRESSIONS expressions): the row, its expressions, and the LIKE
-//    work of its `~` terms on the filtered row itself (text length times pattern length);
-//  - CHARGE_FUNCTION before each evaluation a row guard does not pay for: a `~` inside a join or an
-//    "all" check whose LIKE work passes LIKE_FREE_WORK, and a `:lower` or JSON read of a value over
-//    LARGE_VALUE_BYTES (its length); `~` on long texts goes to LIKE_FUNCTION, which charges as it goes.
-// What no charge sees is bounded per charged row (LIKE_FREE_WORK comparisons, LARGE_VALUE_BYTES per
-// read) or by the data; the store's wall-clock backstop is for the rest.
+//  - GUARD_FUNCTION once per filtered row when the condition can cost more than a few comparisons per
+//    row (a `~`, or more than ROW_GUARD_EXPRESSIONS expressions), once more per GUARD_WORK its
+//    expressions weigh;
+//  - CHARGE_FUNCTION (the work as its argument) before each evaluation a row's GUARD_WORK does not
+//    cover: a `~` whose LIKE work passes LIKE_FREE_WORK (text length times pattern length, or the text's
+//    length for a pattern that cannot backtrack), a `:lower` or JSON read of a value over
+//    LARGE_VALUE_BYTES and a back-relation's list of ids (their length); `~` on long texts goes to
+//    LIKE_FUNCTION, which charges as it goes.
+// What no charge sees is bounded per charged row (LIKE_FREE_WORK, LARGE_VALUE_BYTES per read) or by the
+// data; the store's wall-clock backstop is for the rest.
 // Unguarded compilation (tests, tools) emits none of this, and the same SQL as before.
 import type { Group } from './ast.js';
 import { likeMatches } from './like-match.js';
@@ -25,13 +27,13 @@ export const GUARD_FUNCTION = 'deskbase_guard';
 export const CHARGE_FUNCTION = 'deskbase_charge';
 export const LIKE_FUNCTION = 'deskbase_like';
 
-/** The charge of one row of a guarded join (or of a view's read collection): a row SQLite visits, and its call. */
+/**
+ * The charge of one call of GUARD_FUNCTION: a row of a guarded join (or of a view's read collection), or a
+ * filtered row under a row guard, with the LIKE work its `~` terms do uncharged (LIKE_FREE_WORK).
+ */
 export const GUARD_WORK = 500;
 
-/** The charge of one filtered row under a row guard, besides its expressions and its LIKE work. */
-export const ROW_WORK = 500;
-
-/** The charge of each expression of a condition, per filtered row under a row guard. */
+/** What each expression of a condition weighs per filtered row under a row guard (one more call per GUARD_WORK). */
 export const EXPRESSION_WORK = 50;
 
 /**
@@ -48,10 +50,10 @@ export const LIKE_COMPARISON_WORK = 8;
 export const LIKE_SCAN_WORK = 3;
 
 /**
- * The LIKE work a `~` inside a join may do on one row without a charge of its own (the join row's
- * GUARD_WORK covers it): short texts stay one call cheaper per row.
+ * The LIKE work (in units, shared among a condition's `~` terms) a row may do without a charge of its
+ * own, covered by its guard's GUARD_WORK: short texts (a title) cost no call more per row.
  */
-export const LIKE_FREE_WORK = 256;
+export const LIKE_FREE_WORK = 250;
 
 /** The charge per byte of a large value a `:lower` or a JSON parse reads (LARGE_VALUE_BYTES and over). */
 export const VALUE_BYTE_WORK = 2;
@@ -145,15 +147,14 @@ export function loopGuard(rowAlias: string): Frag {
 }
 
 /**
- * The guard for the filtered row, on every row: ROW_WORK, each expression, and `likeWork` (the LIKE
- * work of the `~` terms on the row itself, SQL expressions whose NULL counts nothing). A call costs
- * about as much as any cheaper-looking sampling expression SQLite could evaluate instead
- * (docs/architecture.md, "Decisions of the compiler").
+ * The guard for the filtered row, on every row: one GUARD_FUNCTION call (GUARD_WORK: the row, its first
+ * expressions and its `~` terms' free LIKE work), and one more for each further GUARD_WORK its
+ * expressions weigh. Calls without arguments: sql.js hands an argument over for about as much as a
+ * row costs (docs/architecture.md, "Decisions of the compiler").
  */
-export function rowGuard(shape: ConditionShape, likeWork: readonly Frag[]): Frag {
-  const fixed = param(ROW_WORK + EXPRESSION_WORK * shape.expressions);
-  const work = likeWork.length === 0 ? fixed : joinFrags([fixed, ...likeWork.map((w) => sql`coalesce(${w}, 0)`)], ' + ');
-  return sql`${CHARGE}(${work})`;
+export function rowGuard(shape: ConditionShape): Frag {
+  const calls = 1 + Math.floor((shape.expressions * EXPRESSION_WORK) / GUARD_WORK);
+  return joinFrags(Array.from({ length: calls }, () => GUARD), ' AND ');
 }
 
 /** `CHARGE_FUNCTION(work)`: charges `work` units (an SQL expression) and is true. */
