@@ -77,10 +77,16 @@ function like(left: Side, right: Side, negate: boolean, dialect: Dialect, budget
   // length; a short text's is covered by its row's guard (no call: an argument costs a row more)
   const linear = fixed !== null && linearPattern(fixed);
   const perComparison = linear ? LIKE_SCAN_WORK : LIKE_COMPARISON_WORK;
-  const charged = fixed === null
-    ? sql`octet_length(${left.sql}) * (octet_length(${right.sql}) + 2) > ${param(Math.floor(budget.free / perComparison))} AND NOT ${chargeCall(sql`octet_length(${left.sql}) * (octet_length(${right.sql}) + 2) * ${param(perComparison)}`)}`
-    : sql`octet_length(${left.sql}) > ${param(Math.floor(budget.free / perComparison / (linear ? 1 : fixed.length)))} AND NOT ${chargeCall(sql`octet_length(${left.sql}) * ${param(perComparison * (linear ? 1 : fixed.length))}`)}`;
-  return sql`(CASE WHEN ${long} THEN ${negate ? sql`NOT ${matcher}` : matcher} WHEN ${charged} THEN NULL ELSE ${plain} END)`;
+  const routed = negate ? sql`NOT ${matcher}` : matcher;
+  if (fixed === null) {
+    const comparisons = sql`octet_length(${left.sql}) * (octet_length(${right.sql}) + 2)`;
+    const charged = sql`${comparisons} > ${param(Math.floor(budget.free / perComparison))} AND NOT ${chargeCall(sql`${comparisons} * ${param(perComparison)}`)}`;
+    return sql`(CASE WHEN ${long} THEN ${routed} WHEN ${charged} THEN NULL ELSE ${plain} END)`;
+  }
+  // a bound pattern: the common short text first, with one comparison as without charges
+  const perByte = perComparison * (linear ? 1 : fixed.length);
+  const short = sql`octet_length(${left.sql}) <= ${param(Math.floor(budget.free / perByte))}`;
+  return sql`(CASE WHEN ${short} THEN ${plain} WHEN ${long} THEN ${routed} WHEN NOT ${chargeCall(sql`octet_length(${left.sql}) * ${param(perByte)}`)} THEN NULL ELSE ${plain} END)`;
 }
 
 function equality(left: Side, right: Side, negate: boolean, dialect: Dialect): Frag {
