@@ -76,8 +76,9 @@ export const ROW_GUARD_EXPRESSIONS = 16;
 /**
  * Character comparisons SQLite's LIKE may spend on one row of a condition, all `~` terms together
  * (about 0.5 ms at worst here), each charged as it is spent; a text whose length times its pattern's
- * would pass its share goes to LIKE_FUNCTION instead. LIKE compares a pattern at every position of the text, so a long pattern full
- * of near-matches over a long text costs their product, and nothing can interrupt it.
+ * would pass its share goes to LIKE_FUNCTION instead. LIKE compares a pattern at every position of the
+ * text, so a long pattern full of near-matches over a long text costs their product, and nothing can
+ * interrupt it.
  */
 export const LIKE_WORK_PER_ROW = 200_000;
 
