@@ -34,7 +34,7 @@ export const READ_BYTE_WORK = 2;
  * guard counts can reach it (an unguarded statement over a very large table); a good request is
  * charged its work long before, idle or descheduled for seconds.
  */
-export const BACKSTOP_MS = 3_000;
+export const BACKSTOP_MS = 5_000;
 
 /** How often (in charges) the backstop reads the clock: a clock read costs about as much as a charge. */
 const CLOCK_EVERY = 64;
