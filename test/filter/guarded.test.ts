@@ -6,7 +6,7 @@ import type { Database } from 'sql.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../server/errors.js';
 import { FilterError } from '../../server/filter/filter-error.js';
-import { chargedItems, GUARD_WORK, guardFunctions, ITEMS_BYTE_WORK, LIKE_COMPARISON_WORK, LIKE_FREE_WORK, LIKE_SCAN_WORK, linearPattern } from '../../server/filter/guard.js';
+import { chargedItems, GUARD_WORK, guardFunctions, ITEMS_BYTE_WORK, JS_LIKE_CHAR_WORK, JS_LIKE_STEP_WORK, LIKE_FUNCTION, LIKE_COMPARISON_WORK, LIKE_FREE_WORK, LIKE_SCAN_WORK, linearPattern } from '../../server/filter/guard.js';
 import { compileFilter, compileSort, type CompileContext } from '../../server/rules/compile.js';
 import { context, guest, openFixtureDb, query, signedIn } from './fixtures.js';
 
@@ -198,6 +198,18 @@ describe('what the checks charge', () => {
     } finally {
       db.run("DELETE FROM comments WHERE id = 'c9'");
     }
+  });
+
+  it('charges the JavaScript LIKE what it reads, and the placements a `_` pattern tries as it goes', () => {
+    const fns = guardFunctions((work) => (charged += work));
+    const like = fns[LIKE_FUNCTION];
+    charged = 0;
+    expect(like('x'.repeat(100_000), '%y%')).toBe(0);
+    expect(charged).toBe(GUARD_WORK + JS_LIKE_CHAR_WORK * 100_003);
+    // a segment with `_` is placed by trying each position: its steps are charged too, every few thousand
+    charged = 0;
+    expect(like('a'.repeat(100_000), `%${'a_'.repeat(50)}b%`)).toBe(0);
+    expect(charged).toBeGreaterThan(GUARD_WORK + JS_LIKE_CHAR_WORK * 100_104 + 100 * JS_LIKE_STEP_WORK * 4096);
   });
 
   it('charges the lists of ids a back-relation reads on each row it visits', () => {
