@@ -11,6 +11,7 @@ const TIMED = [
   'test/security/event-loop.test.ts',
   'test/security/stalls.test.ts',
   'test/security/query-deadline.test.ts',
+  'test/security/saturated.test.ts',
   'test/security/imports.test.ts',
   'test/security/write-budgets.test.ts',
   'test/http/connections.test.ts',

@@ -1,9 +1,11 @@
 // One slow query must not stall everyone: all SQL runs on the one event loop, so each operation a
 // request drives (a list or view with its expand; a write's checks; its transaction; the response after
 // it) gets a budget of QUERY_BUDGET_MS of database work, made here and handed to every store call of the
-// operation (`store.reader(budget)`, `store.write(fn, budget)`). It counts what the operation makes
-// the engine do, not the time it waits behind other requests (store/deadline.ts). Compiled filters,
-// sorts and rules check the deadline inside the SQL (filter/guard.ts); the store stops the statement.
+// operation (`store.reader(budget)`, `store.write(fn, budget)`). On the desktop the work is counted, not
+// timed (store/deadline.ts): the same request on the same data is charged the same on an idle or a
+// saturated machine. Compiled filters, sorts and rules charge their work inside the SQL
+// (filter/guard.ts); the store stops the statement. On PostgreSQL the budget is each statement's own
+// time on the server (store-postgres/store.ts).
 //
 // Past the budget the client gets a 400, not a 5xx: the cost comes from what the request asks for
 // (its filter, sort or expand, or its body against a rule) and the same request on the same data
@@ -15,7 +17,10 @@ import { QueryBudget } from '../store/db.js';
 import type { ReadDb, Store } from '../store/db.js';
 import { QueryTimeoutError, ReadTooLargeError } from '../store/deadline.js';
 
-/** One operation's budget of database work: several times what a legitimate list over a large collection takes. */
+/**
+ * One operation's budget of database work, in ms: counted work on the desktop (WORK_PER_MS units per ms),
+ * several times what a legitimate list over a large collection is charged; statement time on PostgreSQL.
+ */
 export const QUERY_BUDGET_MS = 150;
 
 /**

@@ -9,11 +9,11 @@
 //   plain op, multi     →  <op on the joined row> AND NOT EXISTS (<fresh joins> WHERE NOT (<op>))
 // `A || B` distributes over EXISTS, so each OR branch of the top level gets its own EXISTS.
 import { baseOp, isAnyOp, type Expr, type Group, type GroupItem } from './ast.js';
-import { compare } from './compare.js';
+import { compare, type LikeBudget } from './compare.js';
 import { SQLITE } from './dialect.js';
 import { JoinSet } from './joins.js';
 import type { CompileScope } from './field-resolver.js';
-import { LIKE_WORK_PER_ROW, needsRowGuard, ROW_GUARD, shapeOf } from './guard.js';
+import { LIKE_FREE_WORK, LIKE_WORK_PER_ROW, needsRowGuard, rowGuard, shapeOf } from './guard.js';
 import { resolveOperand } from './operands.js';
 import { joinFrags, sql, type Frag } from './sql.js';
 
@@ -27,17 +27,18 @@ interface Term {
 interface Build {
   scope: CompileScope;
   joins: JoinSet;
-  /** Guarded only: the LIKE work each `~` term may do on one row (guard.ts). */
-  likeWork?: number;
+  /** Guarded only: the LIKE work each `~` term may do on one row, and what it does uncharged (guard.ts). */
+  likeWork?: LikeBudget;
 }
 
 /** The whole filter: the top-level OR branches each get the EXISTS their joined terms need. */
 export function compileCondition(root: Group, scope: CompileScope): Frag {
   if (scope.guard !== true || scope.dialect?.guards === false) return compileBranches({ scope, joins: new JoinSet(scope.aliases) }, root);
   const shape = shapeOf(root);
-  const likeWork = Math.floor(LIKE_WORK_PER_ROW / Math.max(1, shape.likes));
+  const terms = Math.max(1, shape.likes);
+  const likeWork = { work: Math.floor(LIKE_WORK_PER_ROW / terms), free: Math.floor(LIKE_FREE_WORK / terms) };
   const condition = compileBranches({ scope, joins: new JoinSet(scope.aliases, true), likeWork }, root);
-  return needsRowGuard(shape) ? sql`(${ROW_GUARD} AND ${condition})` : condition;
+  return needsRowGuard(shape) ? sql`(${rowGuard(shape)} AND ${condition})` : condition;
 }
 
 function compileBranches(state: Build, root: Group): Frag {

@@ -9,6 +9,7 @@ import { FilterError, quote } from '../filter/filter-error.js';
 import type { Hop } from '../filter/path-values.js';
 import { alias, column, sql, table, type Frag } from '../filter/sql.js';
 import type { Dialect } from '../filter/dialect.js';
+import { chargedItems } from '../filter/guard.js';
 import type { RecordScope, Site } from './scope.js';
 
 export function nonFilterable(site: Site, name: string): FilterError {
@@ -87,8 +88,10 @@ export function backRelationHop(scope: RecordScope, current: Collection, name: s
     key,
     multi: !unique,
     source: (self, parent) => {
+      // guarded, each row's list of ids is charged before it is read (no join row stands for its items)
+      const items = scope.guarded ? chargedItems(column(self, rel.name)) : column(self, rel.name);
       const match = multiple
-        ? sql`${column(parent, 'id')} IN (SELECT value FROM ${scope.dialect.jsonEach(storedItems(scope.dialect, rel, column(self, rel.name)))})`
+        ? sql`${column(parent, 'id')} IN (SELECT value FROM ${scope.dialect.jsonEach(storedItems(scope.dialect, rel, items))})`
         : sql`${column(self, rel.name)} = ${column(parent, 'id')}`;
       return { from: table(target.name), on: guarded(scope, target, self, match, site) };
     },

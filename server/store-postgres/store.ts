@@ -27,7 +27,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import postgres from 'postgres';
 import { ApiError } from '../errors.js';
 import { POSTGRES } from '../filter/dialect.js';
-import { GUARD_FUNCTION, LIKE_FUNCTION } from '../filter/guard.js';
+import { CHARGE_FUNCTION, GUARD_FUNCTION, LIKE_FUNCTION } from '../filter/guard.js';
 import type { Row } from '../model/types.js';
 import type { ReadDb, SqlFunction, Store, StoreStats, WriteTx } from '../store/contract.js';
 import { QueryTimeoutError, ReadTooLargeError, valueBytes, type QueryBudget } from '../store/deadline.js';
@@ -502,7 +502,7 @@ export class PostgresStore implements Store {
    * refused rather than silently missing from the SQL that calls it.
    */
   defineFunction = (name: string, _fn: SqlFunction): void => {
-    if (name === GUARD_FUNCTION || name === LIKE_FUNCTION) return;
+    if (name === GUARD_FUNCTION || name === CHARGE_FUNCTION || name === LIKE_FUNCTION) return;
     throw new PostgresUnsupported(`The SQL function ${name} exists on the desktop engine only; the PostgreSQL store has no equivalent for it.`);
   };
 }

@@ -44,7 +44,7 @@ export interface Store extends ReadDb {
    */
   write<T>(fn: (tx: WriteTx) => Promise<T> | T, budget?: QueryBudget): Promise<T>;
   /**
-   * Reads whose engine work counts against `budget` (store/deadline.ts): past its time, a statement
+   * Reads whose engine work counts against `budget` (store/deadline.ts): past its work, a statement
    * that calls `checkDeadline()` (through an SQL function) fails with QueryTimeoutError, and so does a
    * read between two of its rows; past its read bytes (see valueBytes), with ReadTooLargeError.
    */
@@ -79,8 +79,11 @@ export interface Store extends ReadDb {
    * unacknowledged change), so caches built from the database can be rebuilt.
    */
   onReload(listener: () => void | Promise<void>): void;
-  /** Throws when the budget of the engine call running now is spent; a no-op without one (the SQL guard's check). */
-  checkDeadline(): void;
+  /**
+   * Charges `work` units (store/deadline.ts) to the budget of the engine call running now and throws once
+   * it is spent; a no-op without one (what the SQL guards call).
+   */
+  checkDeadline(work: number): void;
   /**
    * Replaces the data with what `swap` leaves in the folder (a restore): writes wait, the journal is
    * drained, `swap` runs, and memory reloads from the folder (reload listeners hear of it).

@@ -140,7 +140,7 @@ export class Engine implements Store {
   snapshot = <T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T> =>
     this.inTurn(() => fn(budget ? this.reader(budget) : this), this.gate);
 
-  checkDeadline = this.deadlines.check;
+  checkDeadline = this.deadlines.charge;
 
   defineFunction = (name: string, fn: SqlFunction): void => {
     this.functions.set(name, fn);

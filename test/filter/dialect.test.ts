@@ -3,7 +3,7 @@
 // the dialect's SQL selects is checked on a real PostgreSQL in test/postgres/filter-engines.test.ts.
 import { describe, expect, it } from 'vitest';
 import { POSTGRES, postgresName, postgresTableSql, SQLITE } from '../../server/filter/dialect.js';
-import { GUARD_FUNCTION, LIKE_FUNCTION } from '../../server/filter/guard.js';
+import { CHARGE_FUNCTION, GUARD_FUNCTION, LIKE_FUNCTION } from '../../server/filter/guard.js';
 import { checkRule, compileFilter, compileSort } from '../../server/rules/compile.js';
 import { context, lookup, posts } from './fixtures.js';
 
@@ -40,9 +40,11 @@ describe('compiling for PostgreSQL', () => {
   it('emits no deadline guards (PostgreSQL enforces statement_timeout)', () => {
     const { sql } = pg("title ~ 'x' && tags.name ?= 'red' && data.a:lower = 'b'");
     expect(sql).not.toContain(GUARD_FUNCTION);
+    expect(sql).not.toContain(CHARGE_FUNCTION);
     expect(sql).not.toContain(LIKE_FUNCTION);
     expect(sql).not.toContain('_rowid_');
-    expect(compileFilter("title ~ 'x'", context({ guard: true })).sql).toContain(GUARD_FUNCTION);
+    expect(compileFilter("title ~ 'x' && tags.name ?= 'red'", context({ guard: true })).sql).toContain(GUARD_FUNCTION);
+    expect(compileFilter("title ~ 'x'", context({ guard: true })).sql).toContain(CHARGE_FUNCTION);
   });
 
   it('writes TRUE for a blank rule and json_each as jsonb_array_elements_text', () => {

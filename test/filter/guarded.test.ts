@@ -6,17 +6,20 @@ import type { Database } from 'sql.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../server/errors.js';
 import { FilterError } from '../../server/filter/filter-error.js';
-import { guardFunctions } from '../../server/filter/guard.js';
+import { chargedItems, GUARD_WORK, guardFunctions, ITEMS_BYTE_WORK, JS_LIKE_CHAR_WORK, JS_LIKE_STEP_WORK, LIKE_FUNCTION, LIKE_COMPARISON_WORK, LIKE_FREE_WORK, LIKE_SCAN_WORK, linearPattern } from '../../server/filter/guard.js';
 import { compileFilter, compileSort, type CompileContext } from '../../server/rules/compile.js';
 import { context, guest, openFixtureDb, query, signedIn } from './fixtures.js';
 
 let db: Database;
 let checks = 0;
 let stopAfter = Infinity;
+/** The work charged so far (guard.ts units). */
+let charged = 0;
 
 beforeAll(async () => {
   db = await openFixtureDb();
-  const fns = guardFunctions(() => {
+  const fns = guardFunctions((work) => {
+    charged += work;
     if (++checks > stopAfter) throw new Error('deadline');
   });
   for (const [name, fn] of Object.entries(fns)) db.create_function(name, fn);
@@ -120,8 +123,10 @@ describe('where the checks are', () => {
     expect(sql).toContain('LEFT JOIN json_each(r."tags") AS _f1 ON (deskbase_guard() OR _f1._rowid_) AND (1)');
     expect(sql).toContain('LEFT JOIN "tags" AS _f2 ON (deskbase_guard() OR _f2._rowid_) AND (_f2."id" = _f1.value)');
     expect(sql).toMatch(/^\(deskbase_guard\(\) AND /);
-    expect(sql).toContain('(CASE WHEN octet_length(r."title") > ? THEN deskbase_like(r."title", ?) ELSE r."title" LIKE ? ESCAPE');
-    expect(compileFilter(Array.from({ length: 17 }, (_, i) => `views != ${i}`).join(' && '), ctxOf('rule', true)).sql).toMatch(/^\(deskbase_guard\(\) AND /);
+    // a long text goes to the JavaScript LIKE; a text past the free work charges its own before SQLite's LIKE
+    expect(sql).toContain('(CASE WHEN octet_length(r."title") <= ? THEN r."title" LIKE ? ESCAPE \'\\\' WHEN octet_length(r."title") > ? THEN deskbase_like(r."title", ?) WHEN NOT deskbase_charge(octet_length(r."title") * ?) THEN NULL ELSE r."title" LIKE ? ESCAPE');
+    // a condition of many expressions: one more call per GUARD_WORK they weigh
+    expect(compileFilter(Array.from({ length: 17 }, (_, i) => `views != ${i}`).join(' && '), ctxOf('rule', true)).sql).toMatch(/^\(deskbase_guard\(\) AND deskbase_guard\(\) AND \(/);
     // a few plain comparisons get no row check, and unguarded SQL has none at all
     expect(compileFilter('views > 1 && published = true', ctxOf('guest', true)).sql).not.toContain('deskbase_guard');
     expect(compileFilter("tags.name ?= 'red' && title ~ 'x'", ctxOf('guest', false)).sql).not.toContain('deskbase');
@@ -139,5 +144,85 @@ describe('where the checks are', () => {
     checks = 0;
     query(db, `SELECT r.id FROM posts AS r WHERE ${sql}`, params);
     expect(checks).toBeGreaterThan(3);
+  });
+});
+
+describe('what the checks charge', () => {
+  /** The work charged running `src` as a superuser's filter over posts, and the ids it matched. */
+  function charge(src: string): { work: number; ids: string[] } {
+    const { sql, params } = compileFilter(src, ctxOf('su', true));
+    charged = 0;
+    const found = query(db, `SELECT r.id FROM posts AS r WHERE ${sql} ORDER BY r.id`, params).map((r) => String(r[0]));
+    return { work: charged, ids: found };
+  }
+
+  it('knows which "contains" patterns SQLite\'s LIKE searches in linear time', () => {
+    expect(linearPattern('%vestibulum%')).toBe(true);
+    expect(linearPattern('%Hello world%')).toBe(true);
+    expect(linearPattern('%\\_x%')).toBe(true); // an escaped `_` is a literal character
+    // the first character again later (LIKE folds A-Z), a wildcard inside, or the caller's own pattern
+    expect(linearPattern('%abca%')).toBe(false);
+    expect(linearPattern('%abcA%')).toBe(false);
+    expect(linearPattern('%a_b%')).toBe(false);
+    expect(linearPattern('%a%b%')).toBe(false);
+    expect(linearPattern('a%')).toBe(false);
+    expect(linearPattern('%%')).toBe(false);
+  });
+
+  it('charges a `~` on the filtered row its text length, times the pattern\'s length when it can backtrack', () => {
+    const titles = query(db, 'SELECT octet_length(title) FROM posts').map((r) => Number(r[0] ?? 0));
+    const linear = charge("title ~ 'zq'");
+    const backtracking = charge("title ~ 'zz'");
+    expect(linear.ids).toEqual(backtracking.ids);
+    // the same rows and row guards, and the same JavaScript LIKE for texts past the row's share (200,000
+    // comparisons of `%zz%`); SQLite's LIKE past the free work: length x 4 comparisons, or the length
+    const sqlite = titles.filter((n) => n * 4 <= 200_000);
+    const charged = (n: number, perByte: number) => (n * perByte > LIKE_FREE_WORK ? n * perByte : 0);
+    const extra = sqlite.reduce((sum, n) => sum + charged(n, 4 * LIKE_COMPARISON_WORK) - charged(n, LIKE_SCAN_WORK), 0);
+    expect(extra).toBeGreaterThan(0);
+    expect(backtracking.work - linear.work).toBe(extra);
+  });
+
+  it('charges a `~` inside a join where it runs, past the work a join row covers', () => {
+    const { sql } = compileFilter("comments_via_post.message ?~ 'zz'", ctxOf('su', true));
+    expect(sql).toMatch(/WHEN octet_length\(_f\d+\."message"\) <= \? THEN .* WHEN NOT deskbase_charge\(octet_length\(_f\d+\."message"\) \* \?\) THEN NULL/);
+    const before = charge("comments_via_post.message ?~ 'zz'");
+    // a comment of 1,000 characters: SQLite's LIKE, past the free work (4,000 comparisons of `%zz%`)
+    db.run("INSERT INTO comments (id, post, message, author) VALUES ('c9', 'p1', ?, 'u3')", ['q'.repeat(1000)]);
+    try {
+      expect(1000 * 4).toBeGreaterThan(LIKE_FREE_WORK);
+      const after = charge("comments_via_post.message ?~ 'zz'");
+      expect(after.ids).toEqual(before.ids);
+      // one more comment visited (a join row) that also pays its own LIKE work
+      expect(after.work - before.work).toBe(GUARD_WORK + 1000 * 4 * LIKE_COMPARISON_WORK);
+    } finally {
+      db.run("DELETE FROM comments WHERE id = 'c9'");
+    }
+  });
+
+  it('charges the JavaScript LIKE what it reads, and the placements a `_` pattern tries as it goes', () => {
+    const fns = guardFunctions((work) => (charged += work));
+    const like = fns[LIKE_FUNCTION];
+    charged = 0;
+    expect(like('x'.repeat(100_000), '%y%')).toBe(0);
+    expect(charged).toBe(GUARD_WORK + JS_LIKE_CHAR_WORK * 100_003);
+    // a segment with `_` is placed by trying each position: its steps are charged too, every few thousand
+    charged = 0;
+    expect(like('a'.repeat(100_000), `%${'a_'.repeat(50)}b%`)).toBe(0);
+    expect(charged).toBeGreaterThan(GUARD_WORK + JS_LIKE_CHAR_WORK * 100_104 + 100 * JS_LIKE_STEP_WORK * 4096);
+  });
+
+  it('charges the lists of ids a back-relation reads on each row it visits', () => {
+    const { sql } = compileFilter("comments_via_post.author ?= 'u1'", ctxOf('su', true));
+    expect(sql).not.toContain('deskbase_charge'); // a single relation: a plain comparison
+    const multi = compileFilter("author.users_via_friends.name ?= 'x'", ctxOf('su', true));
+    expect(multi.sql).toMatch(/IN \(SELECT value FROM json_each\(\(CASE WHEN NOT deskbase_charge\(octet_length\(_f\d+\."friends"\) \* \?\)/);
+    // what it charges: each list's length, read or not
+    const lengths = query(db, 'SELECT coalesce(sum(octet_length(friends)), 0) FROM users')[0][0] as number;
+    const items = chargedItems({ text: 'u.friends', params: [] });
+    charged = 0;
+    const holding = query(db, `SELECT count(*) FROM users AS u WHERE 'u2' IN (SELECT value FROM json_each(${items.text}))`, items.params)[0][0];
+    expect(holding).toBe(2);
+    expect(charged).toBe(lengths * ITEMS_BYTE_WORK);
   });
 });

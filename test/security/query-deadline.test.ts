@@ -42,7 +42,12 @@ beforeAll(async () => {
   ids.doc = (await ok(http(base, 'POST', '/api/collections/docs/records', { token: su, body: { body: 'a'.repeat(400_000), title: 'short' } }))).body.id;
 
   // rows where SQLite's own LIKE does nearly its full share of work per row (5000 × 39 comparisons)
-  for (let i = 0; i < 500; i++) await ok(http(base, 'POST', '/api/collections/docs/records', { body: { title: 'a'.repeat(5000) } }));
+  const docIds: string[] = [];
+  for (let i = 0; i < 500; i++) docIds.push((await ok(http(base, 'POST', '/api/collections/docs/records', { body: { title: 'a'.repeat(5000) } }))).body.id);
+  // ...and reached through a join: four shelves holding all of them (2,000 joined rows)
+  const docs = (await ok(http(base, 'GET', '/api/collections/docs', { token: su }))).body;
+  await make({ name: 'shelves', listRule: '', fields: [{ name: 'items', type: 'relation', collectionId: docs.id, maxSelect: 500 }] });
+  for (let i = 0; i < 4; i++) await ok(http(base, 'POST', '/api/collections/shelves/records', { token: su, body: { items: docIds } }));
   await make({ name: 'big', listRule: '', fields: [{ name: 'body', type: 'editor' }] });
   await ok(http(base, 'POST', '/api/collections/big/records', { token: su, body: { body: 'A'.repeat(4_000_000) } }));
   // rules as heavy as a client can make them through the query string or the body
@@ -100,6 +105,7 @@ describe('hostile queries stop at the deadline while health keeps answering', ()
     ['`_` wildcards over a 400 KB text (guest)', () => list('docs', filter(`body ~ '%${'a_'.repeat(1000)}b%'`))],
     ['175 `:lower` reads of a 4 MB text in one row (guest)', () => list('big', filter(Array.from({ length: 175 }, () => "body:lower = 'x'").join(' || ')))],
     ['LIKE at full share on many rows (guest)', () => list('docs', filter(`title ~ '${'a'.repeat(36)}b'`))],
+    ['LIKE at full share on many joined rows (guest)', () => list('shelves', filter(`items.title ?~ '${'a'.repeat(36)}b'`))],
     ['heavy view rule driven by the query string', () => () => http(base, 'GET', `/api/collections/vaults/records/${ids.vault}?q=zzz`)],
     ['heavy create rule driven by the body', () => () => http(base, 'POST', '/api/collections/inbox/records', { body: { name: 'zzz' } })],
   ];
