@@ -59,7 +59,7 @@ const realAddresses = new WeakMap<H3Event, string>();
 export function trustProxy(event: H3Event, proxy: TrustedProxy): void {
   const req = event.runtime?.node?.req;
   const address = realAddress(req?.socket.remoteAddress, req?.rawHeaders ?? [], proxy);
-  realAddresses.set(event, address);
+  if (address !== undefined) realAddresses.set(event, address);
   clients.set(event, clientKey(address));
 }
 
