@@ -81,6 +81,7 @@ const ON_BOTH_ENGINES = [
   'test/auth/account-mail.test.ts',
   'test/auth/impersonate.test.ts',
   'test/auth/oauth2.test.ts',
+  'test/hooks/cron.test.ts',
 ];
 
 // `npm run test:fast` (`vitest run --mode fast`): the edit-run loop, without the browser tests, the

@@ -14,6 +14,7 @@ import { registerAuth } from './routes/auth-api.js';
 import { registerBackup } from './routes/backup-api.js';
 import { registerBatch } from './routes/batch-api.js';
 import { registerCollections } from './routes/collections-api.js';
+import { registerCrons, type CronJobs } from './routes/crons.js';
 import { registerFiles } from './routes/files-api.js';
 import { registerHealth } from './routes/health-api.js';
 import { registerRealtime } from './routes/realtime-api.js';
@@ -38,6 +39,8 @@ export interface AppOptions {
   bodies?: BodyServices;
   /** Realtime bytes waiting to be sent, all event streams together (routes/realtime-api.ts). */
   realtimeQueueBytes?: number;
+  /** The hooks' cron jobs (server/hooks/cron.ts) for `/api/crons`; none when absent. */
+  crons?: CronJobs | null;
 }
 
 const CORS: Record<string, string> = {
@@ -131,6 +134,7 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   registerBatch(app, core);
   registerFiles(app, core);
   registerBackup(app, core);
+  registerCrons(app, () => options.crons ?? null);
   registerStatic(app, options.uiDir ?? null);
   app.all('/**', () => {
     throw new ApiError(404, 'Not found.');

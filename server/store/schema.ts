@@ -59,4 +59,9 @@ export async function ensureSystemSchema(tx: WriteTx): Promise<void> {
     "id" TEXT PRIMARY KEY NOT NULL, "collectionId" TEXT NOT NULL, "recordId" TEXT NOT NULL,
     "method" TEXT NOT NULL, "created" INTEGER NOT NULL
   )`);
+  // cron runs claimed (server/hooks/cron-claims.ts): one row per job and tick, so a tick runs once across nodes
+  await tx.run(`CREATE TABLE IF NOT EXISTS "_cronRuns" (
+    "job" TEXT NOT NULL, "tick" INTEGER NOT NULL, "node" TEXT NOT NULL, "started" INTEGER NOT NULL, "finished" INTEGER,
+    PRIMARY KEY ("job", "tick")
+  )`);
 }

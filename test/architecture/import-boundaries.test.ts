@@ -27,6 +27,7 @@ const LAYERS: Record<string, { may: string[]; typesOnly?: string[] }> = {
   'server/core/': {
     may: ['server/rules/compile', 'server/filter/sql', 'server/filter/filter-error', 'server/filter/guard', 'server/store/', 'server/files/', 'server/model/'],
   },
+  'server/hooks/': { may: ['server/core/', 'server/store/', 'server/model/'] },
   'server/files/': { may: ['server/model/'] },
   'server/rules/': { may: ['server/filter/', 'server/model/'] },
   'server/filter/': { may: [] },
