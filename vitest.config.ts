@@ -84,6 +84,8 @@ const ON_BOTH_ENGINES = [
   'test/auth/impersonate.test.ts',
   'test/auth/oauth2.test.ts',
   'test/hooks/cron.test.ts',
+  'test/hooks/cron-api.test.ts',
+  'test/hooks/routes.test.ts',
 ];
 
 // `npm run test:fast` (`vitest run --mode fast`): the edit-run loop, without the browser tests, the

@@ -14,7 +14,7 @@ import { hostCheck } from './http/hosts.js';
 import { ensureCertificate } from './http/certificate.js';
 import { Binding, lanAddresses, type TlsSource } from './http/listener.js';
 import { openStore, type Store, type StoreOptions } from './store/db.js';
-import { createHooks, startHooks, type HookLogger, type HooksRuntime } from './hooks/index.js';
+import { createHooks, createRoutesAndCron, startHooks, type HookLogger, type HooksRuntime } from './hooks/index.js';
 
 /** The one free-port probe, for the desktop shell's port choice (main/ports.ts). */
 export { probePort } from './http/listener.js';
@@ -69,6 +69,8 @@ export interface ServerOptions {
   hooksPool?: number;
   /** Where hook output goes (console.*, $app.logger(), hook errors); stderr by default. */
   hooksLogger?: HookLogger;
+  /** The cron's tick in ms (one minute by default, as PocketBase; tests shorten it). */
+  cronIntervalMs?: number;
 }
 
 export interface ServerLimits extends ConnectionLimits {
@@ -163,10 +165,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       hashPool: options.hashPool,
       smtpTimeouts: options.smtpTimeouts,
     });
-    if (hooks) await startHooks(hooks, core, { dataDir: options.dir });
+    // routes and cron jobs are checked while the files load: against the app's built-in routes, so the app comes first
+    let builtIns: { method?: string; route?: string }[] = [];
+    const logic = hooks ? createRoutesAndCron(hooks, store, { builtIns: () => builtIns, cronIntervalMs: options.cronIntervalMs }) : null;
     const bodies = createBodyServices(options.limits?.bodyBytesInFlight);
     const host = options.host ?? '127.0.0.1';
     const handler = createNodeHandler(core, {
+      hookRoutes: logic?.routes ?? null,
+      crons: logic?.routes ?? null,
+      onBuiltIns: (routes) => void (builtIns = routes),
       uiDir: options.uiDir === undefined ? defaultUiDir() : options.uiDir,
       verbose: options.verbose,
       log: (entry) => log(JSON.stringify({ time: new Date().toISOString(), ...entry })),
@@ -175,6 +182,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       bodies,
       realtimeQueueBytes: options.limits?.realtimeQueueBytes,
     });
+    if (hooks) await startHooks(hooks, core, { dataDir: options.dir });
     const bound = await Binding.open(handler, host, options.port ?? 8090, options.strictPort === true, options.limits, tls);
     binding = bound;
     if (hooks) await hooks.trigger('onServe', {}, {}, async (p) => p);
@@ -182,7 +190,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const heldBack = await core.setup.heldBack();
     if (heldBack !== null) log(heldBack);
     else await core.setup.issue();
-    return runningServer(core, store, bound, bodies, setupUrl, () => tlsInfo, hooks);
+    logic?.start();
+    return runningServer(core, store, bound, bodies, setupUrl, () => tlsInfo, hooks, () => logic?.stop());
   } catch (err) {
     await hooks?.close();
     await store.close();
@@ -194,7 +203,7 @@ function errorText(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
-function runningServer(core: Core, store: Store, binding: Binding, bodies: BodyServices, setupUrl: (token: string) => string, tls: () => RunningServer['tls'], hooks: HooksRuntime | null): RunningServer {
+function runningServer(core: Core, store: Store, binding: Binding, bodies: BodyServices, setupUrl: (token: string) => string, tls: () => RunningServer['tls'], hooks: HooksRuntime | null, stopCron: () => void): RunningServer {
   let closed = false;
   return {
     get url() { return binding.url; },
@@ -214,6 +223,7 @@ function runningServer(core: Core, store: Store, binding: Binding, bodies: BodyS
     async close() {
       if (closed) return;
       closed = true;
+      stopCron();
       core.realtime.broker.closeAll(); // open event streams would hold the listener open
       await binding.close();
       await core.setup.withdraw(); // its setup token dies with it on every node (never throws)

@@ -23,6 +23,8 @@ export interface CronOptions {
   /** Claims shared by the nodes (cron-claims.ts); without them every tick runs here. */
   claims?: CronClaims | null;
   log?: CronLog;
+  /** Called before each tick (the hooks' jobs brought in step with the files loaded: routes.ts `sync`). */
+  beforeTick?: () => void;
 }
 
 interface Job {
@@ -43,12 +45,14 @@ export class Cron {
   private readonly intervalMs: number;
   private readonly claims: CronClaims | null;
   private readonly log: CronLog;
+  private readonly beforeTick: () => void;
 
   constructor(options: CronOptions = {}) {
     this.now = options.now ?? Date.now;
     this.intervalMs = options.intervalMs ?? 60_000;
     this.claims = options.claims ?? null;
     this.log = options.log ?? (() => {});
+    this.beforeTick = options.beforeTick ?? (() => {});
   }
 
   /** Registers (or replaces) job `id`; throws CronExpressionError with PocketBase's message for a bad expression. */
@@ -89,6 +93,7 @@ export class Cron {
 
   /** Runs every job due at `at` (a tick); resolves when their runs end. */
   async tick(at = this.now()): Promise<void> {
+    this.beforeTick();
     const tick = Math.round(at / this.intervalMs) * this.intervalMs;
     const due = [...this.jobsById.values()].filter((j) => isDue(j.schedule, tick));
     await Promise.all(due.map((j) => this.runJob(j, tick)));
@@ -121,7 +126,12 @@ export class Cron {
         await job.run();
         return 'ran';
       } catch (error) {
-        this.log({ level: 'error', message: '[cronAdd] failed to execute cron job', jobId: job.id, error: error instanceof Error ? error.message : String(error) });
+        // a hook's error carries what the hook threw and where (runtime.ts), beside the answer it would make
+        const e = error as { hookMessage?: string; hookFile?: string; hookLine?: number; message?: string };
+        this.log({
+          level: 'error', message: '[cronAdd] failed to execute cron job', jobId: job.id, error: e?.hookMessage ?? e?.message ?? String(error),
+          ...(e?.hookFile === undefined ? {} : { file: e.hookFile, line: e.hookLine }),
+        });
         return 'failed';
       }
     } catch (error) {

@@ -15,6 +15,7 @@ import { registerBackup } from './routes/backup-api.js';
 import { registerBatch } from './routes/batch-api.js';
 import { registerCollections } from './routes/collections-api.js';
 import { registerCrons, type CronJobs } from './routes/crons.js';
+import { serveHookRoute, type HookRouter } from './hook-routes.js';
 import { registerFiles } from './routes/files-api.js';
 import { registerHealth } from './routes/health-api.js';
 import { registerRealtime } from './routes/realtime-api.js';
@@ -41,6 +42,10 @@ export interface AppOptions {
   realtimeQueueBytes?: number;
   /** The hooks' cron jobs (server/hooks/cron.ts) for `/api/crons`; none when absent. */
   crons?: CronJobs | null;
+  /** The hooks' routes (routerAdd: server/hooks/routes.ts), served where no built-in route answers. */
+  hookRoutes?: HookRouter | null;
+  /** Told the app's built-in routes once they are registered (a hook route one of them covers is refused). */
+  onBuiltIns?: (routes: { method?: string; route?: string }[]) => void;
 }
 
 const CORS: Record<string, string> = {
@@ -136,10 +141,18 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   registerBackup(app, core);
   registerCrons(app, () => options.crons ?? null);
   registerStatic(app, options.uiDir ?? null);
-  app.all('/**', () => {
+  app.all('/**', async (event) => {
+    const answer = options.hookRoutes ? await serveHookRoute(event, core, options.hookRoutes) : null;
+    if (answer) return answer;
     throw new ApiError(404, 'Not found.');
   });
+  options.onBuiltIns?.(builtInRoutes(app));
   return app;
+}
+
+/** The app's built-in routes (method and h3 pattern): a hook route one of them covers is refused (server/hooks/routes.ts). */
+export function builtInRoutes(app: H3): { method?: string; route?: string }[] {
+  return app['~routes'].map((r) => ({ method: r.method, route: r.route }));
 }
 
 /** The app as a node:http request listener (the server's only contact with h3 outside this folder). */

@@ -24,11 +24,10 @@ const LAYERS: Record<string, { may: string[]; typesOnly?: string[] }> = {
   'server/cli': { may: ['server/index', 'server/store-postgres/'] },
   'server/import-pocketbase': { may: ['server/core/', 'server/store/', 'server/model/'] },
   'server/move-up': { may: ['server/core/', 'server/store/', 'server/store-postgres/', 'server/model/', 'server/cli', 'server/import-pocketbase'] },
-  'server/http/': { may: ['server/core/', 'server/files/', 'server/model/'] },
+  'server/http/': { may: ['server/core/', 'server/files/', 'server/model/'], typesOnly: ['server/hooks/'] },
   'server/core/': {
     may: ['server/rules/compile', 'server/filter/sql', 'server/filter/filter-error', 'server/filter/guard', 'server/store/', 'server/files/', 'server/model/'],
   },
-  'server/hooks/': { may: ['server/core/', 'server/store/', 'server/model/'] },
   'server/files/': { may: ['server/model/'] },
   'server/rules/': { may: ['server/filter/', 'server/model/'] },
   'server/filter/': { may: [] },

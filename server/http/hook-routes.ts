@@ -1,0 +1,117 @@
+// Routes from pb_hooks (routerAdd), served where no built-in route answers (built-in routes come first;
+// a hook route a built-in one would shadow is refused when its file loads: server/hooks/routes.ts).
+// The request crosses as plain values; who is calling is resolved as for the API (caller.ts: bearer
+// token or the session cookie, with its CSRF check); the body is read only when a handler asks, under
+// PocketBase's 32 MiB default body limit (or the route's $apis.bodyLimit); the answer is sent as the
+// handlers wrote it (e.json honours `?fields=` as PocketBase's does), an error in the spec's envelope.
+import { gzipSync } from 'node:zlib';
+import type { H3Event } from 'h3';
+import type { Core } from '../core/index.js';
+import { parseFields } from '../core/request-params.js';
+import { pick } from '../core/pick-fields.js';
+import { decodeUrlComponent } from '../core/url-parts.js';
+import type { AuthInfo } from '../model/types.js';
+import type { HookRequest, HookRequestBody, HookResponse, HookRoute } from '../hooks/routes.js';
+import { badRequest } from '../errors.js';
+import { RECORD_BODY_BYTES, readBodyBytes, readBodyObject } from './body.js';
+import { authMiddleware } from './caller.js';
+import { stateOf } from './request.js';
+
+/** What the HTTP app needs of the hook routes (server/hooks/routes.ts `HookRoutes`). */
+export interface HookRouter {
+  match(method: string, segments: readonly string[]): { route: HookRoute; params: Record<string, string> } | null;
+  serve(route: HookRoute, request: HookRequest, auth: AuthInfo | null, body: HookRequestBody): Promise<HookResponse>;
+}
+
+/** PocketBase's DefaultMaxBodySize (its bodyLimit middleware on every route). */
+export const HOOK_BODY_BYTES = RECORD_BODY_BYTES;
+
+/** An address as Go's netip StringExpanded writes it (IPv4-mapped IPv6 as IPv4). */
+function expandedIp(address: string | undefined): string {
+  if (!address) return '';
+  const v4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (v4) return v4[1];
+  if (!address.includes(':')) return address;
+  const [head, tail = ''] = address.toLowerCase().split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === '' ? [] : tail.split(':');
+  const groups = address.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
+  return groups.map((g) => g.padStart(4, '0')).join(':');
+}
+
+/** The answer for a request a hook route matches, or null when none does (the caller's 404). */
+export async function serveHookRoute(event: H3Event, core: Core, router: HookRouter): Promise<Response | null> {
+  const method = event.req.method.toUpperCase();
+  const segments = event.url.pathname.slice(1).split('/').map(decodeUrlComponent);
+  const found = router.match(method, segments);
+  if (!found) return null;
+  // the API's routes have their caller resolved by the /api/** middleware; the others here, the same way
+  if (!event.url.pathname.startsWith('/api/')) await authMiddleware(core)(event);
+  const node = event.runtime?.node?.req;
+  const remote = node?.socket?.remoteAddress;
+  const declared = event.req.headers.get('content-length');
+  const request: HookRequest = {
+    method,
+    url: event.url.pathname + event.url.search,
+    host: event.req.headers.get('host') ?? event.url.host,
+    headers: [...event.req.headers],
+    remoteAddr: remote ? `${remote.includes(':') ? `[${remote}]` : remote}:${node?.socket?.remotePort ?? 0}` : '',
+    remoteIP: expandedIp(remote),
+    realIP: expandedIp(remote),
+    tls: event.url.protocol === 'https:',
+    contentLength: declared === null ? (event.req.headers.has('transfer-encoding') ? -1 : 0) : Number(declared),
+    chunked: declared === null && event.req.headers.has('transfer-encoding'),
+    params: found.params,
+  };
+  let read: Promise<{ object?: Record<string, unknown>; text?: string }> | null = null;
+  const body: HookRequestBody = {
+    object: async (limit) => {
+      read ??= readBodyObject(event, limit > 0 ? limit : HOOK_BODY_BYTES).then((object) => ({ object }));
+      const got = await read;
+      if (got.object === undefined) return parseText(got.text ?? '', event);
+      return got.object;
+    },
+    text: async (limit) => {
+      read ??= readBodyBytes(event, limit > 0 ? limit : HOOK_BODY_BYTES).then((bytes) => ({ text: new TextDecoder().decode(bytes) }));
+      const got = await read;
+      if (got.text === undefined) return JSON.stringify(got.object ?? {});
+      return got.text;
+    },
+  };
+  const answer = await router.serve(found.route, request, stateOf(event).auth, body);
+  return toResponse(answer, event);
+}
+
+/** The body read as text first, then bound: JSON as PocketBase re-reads it; a form cannot be read twice. */
+function parseText(text: string, event: H3Event): Record<string, unknown> {
+  const media = (event.req.headers.get('content-type') ?? '').split(';', 1)[0].trim().toLowerCase();
+  if (media === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text));
+  try {
+    const value: unknown = text.trim() === '' ? {} : JSON.parse(text);
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    /* the 400 below */
+  }
+  throw badRequest('Failed to load the submitted data due to invalid formatting.');
+}
+
+function toResponse(answer: HookResponse, event: H3Event): Response {
+  const headers = new Headers();
+  for (const [k, v] of answer.headers) headers.append(k, v);
+  const status = answer.written ? answer.status : 200;
+  let payload: string | Uint8Array | null = null;
+  const b = answer.body;
+  if (b && 'json' in b) {
+    const fields = event.url.searchParams.get('fields');
+    const value = fields && status >= 200 && status <= 299 ? pick(b.json, parseFields(fields)) : b.json;
+    payload = `${JSON.stringify(value)}\n`; // Go's json.Encoder ends the value with a newline
+  } else if (b && 'text' in b) payload = b.text;
+  else if (b && 'base64' in b) payload = Buffer.from(b.base64, 'base64');
+  if (answer.gzip && payload !== null && /\bgzip\b/.test(event.req.headers.get('accept-encoding') ?? '')) {
+    payload = gzipSync(payload);
+    headers.set('content-encoding', 'gzip');
+    headers.append('vary', 'Accept-Encoding');
+  }
+  const noBody = event.req.method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
+  return new Response(noBody ? null : (payload as BodyInit | null), { status, headers });
+}
