@@ -18,6 +18,7 @@ import {
 const ROUTE = 'route:';
 const CRON = '__cron';
 const CRON_REMOVE = '__cronRemove';
+const ROUTER_USE = '__routerUse';
 
 export interface Registration {
   event: string;
@@ -36,6 +37,8 @@ export interface HooksHost {
   ): Promise<{ payload: Record<string, unknown>; ran: boolean }>;
   /** The handlers the loaded files registered (a new array after each load). */
   readonly registrations: readonly Registration[];
+  /** The hooks' logger. */
+  readonly log: (entry: { level: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR'; message: string; data: Record<string, unknown> }) => void;
 }
 
 /** A request as a route's handler sees it: plain values, made by the HTTP layer. */
@@ -156,6 +159,9 @@ export class HookRoutes {
         jobs.delete(id); // a later cronAdd of an id replaces it (and goes last, as PocketBase)
         jobs.set(id, { key, expression });
       } else if (r.event === CRON_REMOVE) jobs.delete(r.filters[1]);
+    }
+    if (regs.some((r) => r.event === ROUTER_USE)) {
+      this.host.log({ level: 'WARN', message: 'routerUse middlewares run around the routes of pb_hooks (routerAdd), not around Deskbase\'s built-in routes', data: {} });
     }
     this.table = table;
     this.cron.removeAll();

@@ -4,7 +4,8 @@
 // token or the session cookie, with its CSRF check); the body is read only when a handler asks, under
 // PocketBase's 32 MiB default body limit (or the route's $apis.bodyLimit); the answer is sent as the
 // handlers wrote it (e.json honours `?fields=` as PocketBase's does), an error in the spec's envelope.
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type { H3Event } from 'h3';
 import type { Core } from '../core/index.js';
 import { parseFields } from '../core/request-params.js';
@@ -82,6 +83,8 @@ export async function serveHookRoute(event: H3Event, core: Core, router: HookRou
   return toResponse(answer, event);
 }
 
+const gzipAsync = promisify(gzip);
+
 /** The body read as text first, then bound: JSON as PocketBase re-reads it; a form cannot be read twice. */
 function parseText(text: string, event: H3Event): Record<string, unknown> {
   const media = (event.req.headers.get('content-type') ?? '').split(';', 1)[0].trim().toLowerCase();
@@ -95,7 +98,7 @@ function parseText(text: string, event: H3Event): Record<string, unknown> {
   throw badRequest('Failed to load the submitted data due to invalid formatting.');
 }
 
-function toResponse(answer: HookResponse, event: H3Event): Response {
+async function toResponse(answer: HookResponse, event: H3Event): Promise<Response> {
   const headers = new Headers();
   for (const [k, v] of answer.headers) headers.append(k, v);
   const status = answer.written ? answer.status : 200;
@@ -108,7 +111,7 @@ function toResponse(answer: HookResponse, event: H3Event): Response {
   } else if (b && 'text' in b) payload = b.text;
   else if (b && 'base64' in b) payload = Buffer.from(b.base64, 'base64');
   if (answer.gzip && payload !== null && /\bgzip\b/.test(event.req.headers.get('accept-encoding') ?? '')) {
-    payload = gzipSync(payload);
+    payload = await gzipAsync(payload); // on the thread pool, not the event loop
     headers.set('content-encoding', 'gzip');
     headers.append('vary', 'Accept-Encoding');
   }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type PocketBase from 'pocketbase';
 import { startServer } from '../../server/index.js';
+import type { HookLogEntry } from '../../server/hooks/index.js';
 import { failure, startSdkServer, type SdkServer } from '../support/sdk-server.js';
 
 const HOOKS = String.raw`
@@ -97,11 +98,12 @@ let sdk: SdkServer;
 let user: PocketBase;
 let userId: string;
 let base: string;
+const logged: HookLogEntry[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'deskbase-routes-'));
   writeFileSync(join(dir, 'routes.pb.js'), HOOKS);
-  sdk = await startSdkServer({ hooksDir: dir });
+  sdk = await startSdkServer({ hooksDir: dir, hooksLogger: (e) => void logged.push(e) });
   base = sdk.server.url;
   const created = await sdk.admin.collection('users').create({ email: 'u@example.com', password: 'user password 1', passwordConfirm: 'user password 1' });
   userId = created.id;
@@ -200,6 +202,15 @@ describe('routerAdd', () => {
     const res = await fetch(`${base}/api/order`);
     expect(res.headers.get('x-hooked')).toBe('yes');
     expect(await res.json()).toEqual({ seen: 'early,plain,late,' });
+    // around the hooks' routes only, and the log says so once
+    expect((await fetch(`${base}/api/health`)).headers.get('x-hooked')).toBeNull();
+    expect(logged.filter((e) => e.level === 'WARN' && /routerUse middlewares run around the routes of pb_hooks/.test(e.message))).toHaveLength(1);
+  });
+
+  it('logs a route\'s error with its route, file and line, the client seeing only the envelope', async () => {
+    await fetch(`${base}/api/errors/plain`);
+    const entry = logged.find((e) => e.level === 'ERROR' && String(e.message).includes('a plain error with a secret detail'));
+    expect(entry?.data).toMatchObject({ event: 'route:GET /api/errors/{kind}', file: 'routes.pb.js', line: 54 });
   });
 
   it('refuses a body past $apis.bodyLimit with a 413', async () => {

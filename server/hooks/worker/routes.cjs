@@ -13,6 +13,7 @@
 const ROUTE = 'route:';
 const CRON = '__cron';
 const CRON_REMOVE = '__cronRemove';
+const ROUTER_USE = '__routerUse';
 /** Keys no collection, route or job id a hook names can equal (filters share the runtime's matching). */
 const keyOf = (kind, n) => `\u0001${kind}:${n}`;
 
@@ -449,6 +450,8 @@ exports.install = (globalObject, runtime) => {
   g.routerUse = (...middlewares) => {
     if (!loading) throw new Error('[routerUse] middlewares can only be added while pb_hooks load');
     for (const m of middlewares) globalMiddlewares.push(toMiddleware(m, 'routerUse'));
+    // a mark for the host, which says once per load where routerUse's middlewares run
+    rt.register(ROUTER_USE, () => undefined, [keyOf('routerUse', nextRoute++)]);
   };
 
   g.cronAdd = (jobId, cronExpr, handler) => {
