@@ -34,6 +34,8 @@ routerAdd("GET", "/api/kinds/{kind}", (e) => {
     case "nothing": return
     case "twice": { e.json(200, { first: true }); return e.json(201, { second: true }) }
     case "thenthrow": { e.json(200, { kept: true }); throw new Error("after the answer") }
+    case "badstatus": return e.json(99, {})
+    case "badheader": { e.response.header().set("X-Bad", "a\r\nb"); return e.string(200, "x") }
   }
   throw new NotFoundError("unknown kind")
 })
@@ -58,7 +60,7 @@ routerAdd("POST", "/api/bind", (e) => {
 })
 
 routerAdd("POST", "/api/raw", (e) => {
-  return e.string(200, "raw:" + toString(e.request.body))
+  return e.string(200, "raw:" + toString(e.request.body) + "|" + toString(e.request.body, 3) + "|" + toString([104, 105]))
 })
 
 routerAdd("GET", "/api/errors/{kind}", (e) => {
@@ -140,6 +142,11 @@ describe('routerAdd', () => {
     expect([t.status, await t.json()]).toEqual([200, { first: true }]);
     const k = await fetch(`${base}/api/kinds/thenthrow`);
     expect([k.status, await k.json()]).toEqual([200, { kept: true }]);
+    // what an HTTP answer cannot carry fails in the hook (a 400 logged with its line), never a 500
+    for (const kind of ['badstatus', 'badheader']) {
+      const r = await fetch(`${base}/api/kinds/${kind}`);
+      expect([r.status, await r.json()]).toEqual([400, { status: 400, message: 'Something went wrong while processing your request.', data: {} }]);
+    }
     const j = await fetch(`${base}/api/hello/a`);
     expect(j.headers.get('content-type')).toBe('application/json');
     expect(await j.text()).toBe('{"message":"Hello a","q":""}\n');
@@ -167,7 +174,7 @@ describe('routerAdd', () => {
     const broken = await fetch(`${base}/api/bind`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
     expect(broken.status).toBe(400);
     const raw = await fetch(`${base}/api/raw`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'the raw text' });
-    expect(await raw.text()).toBe('raw:the raw text');
+    expect(await raw.text()).toBe('raw:the raw text|the|hi');
   });
 
   it('answers errors in the envelope: hook error classes, a plain error as PocketBase\'s generic 400', async () => {
@@ -210,7 +217,7 @@ describe('routerAdd', () => {
   it('logs a route\'s error with its route, file and line, the client seeing only the envelope', async () => {
     await fetch(`${base}/api/errors/plain`);
     const entry = logged.find((e) => e.level === 'ERROR' && String(e.message).includes('a plain error with a secret detail'));
-    expect(entry?.data).toMatchObject({ event: 'route:GET /api/errors/{kind}', file: 'routes.pb.js', line: 54 });
+    expect(entry?.data).toMatchObject({ event: 'route:GET /api/errors/{kind}', file: 'routes.pb.js', line: 56 });
   });
 
   it('refuses a body past $apis.bodyLimit with a 413', async () => {

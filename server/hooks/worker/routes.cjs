@@ -45,6 +45,12 @@ function toMiddleware(m, where) {
 
 // ---------------------------------------------------------------- the request event
 
+/** A header a response cannot carry (a bad name, a line break in the value) fails where the hook sets it. */
+function checkHeader(name, value) {
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(String(name))) throw new Error(`invalid header name ${JSON.stringify(String(name))}`);
+  if (/[\r\n\0]/.test(String(value))) throw new Error(`invalid value for header ${String(name)}`);
+}
+
 /** Go's http.Header over [name, value] pairs: names compared case-insensitively. */
 class Header {
   constructor(pairs) {
@@ -60,9 +66,11 @@ class Header {
     return list ? [...list[1]] : [];
   }
   set(name, value) {
+    checkHeader(name, value);
     this._h.set(String(name).toLowerCase(), [String(name), [String(value)]]);
   }
   add(name, value) {
+    checkHeader(name, value);
     const key = String(name).toLowerCase();
     const list = this._h.get(key);
     if (list) list[1].push(String(value));
@@ -159,7 +167,8 @@ function makeRequest(e, r) {
   };
 }
 
-const STATUS_OK = (status) => Number.isInteger(status) && status >= 100 && status <= 999;
+/** Statuses an HTTP answer can carry here (Go takes 100-999; a fetch Response only 200-599). */
+const STATUS_OK = (status) => Number.isInteger(status) && status >= 200 && status <= 599;
 
 class RequestEvent {
   // the written response: status, headers, body ({ json } | { text } | { base64 })
@@ -414,16 +423,13 @@ exports.install = (globalObject, runtime) => {
   rt = runtime;
   g.Middleware = Middleware;
   g.$apis = makeApis();
-  if (!Object.hasOwn(g, 'toString') || g.toString === Object.prototype.toString) {
-    // PocketBase's toString(value, maxBytes): a request body (or bytes) as text
-    g.toString = (value) => {
-      if (value instanceof Body) return value.toString();
-      if (value == null) return '';
-      if (typeof value === 'string') return value;
-      if (Array.isArray(value) || ArrayBuffer.isView(value)) return Buffer.from(value).toString('utf8');
-      return typeof value === 'object' ? JSON.stringify(value) : String(value);
-    };
-  }
+  // toString(e.request.body): the request's body as text (tools.cjs's toString for any other value)
+  const baseToString = Object.hasOwn(g, 'toString') ? g.toString : (value) => (value == null ? '' : String(value));
+  g.toString = (value, maxBytes) => {
+    if (!(value instanceof Body)) return baseToString(value, maxBytes);
+    const text = value.toString();
+    return maxBytes > 0 ? Buffer.from(text).subarray(0, maxBytes).toString('utf8') : text;
+  };
 
   g.routerAdd = (method, path, handler, ...middlewares) => {
     if (!loading) throw new Error('[routerAdd] routes can only be added while pb_hooks load');
