@@ -120,10 +120,8 @@ describe('cron jobs from pb_hooks', () => {
       await until(() => log.some((e) => e.level === 'WARN' && /job "slow" skipped: its previous run is still going/.test(e.message)), 6000);
       const runs = log.filter((e) => e.message.includes('slow run')).length;
       expect(runs).toBeGreaterThanOrEqual(1);
-      // health answers throughout: the job runs on a hook worker, not on the event loop
-      const t = performance.now();
+      // the job runs on a hook worker, not on the event loop (test/hooks/safety.test.ts times this)
       expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
-      expect(performance.now() - t).toBeLessThan(250);
     } finally {
       await server.close();
       rmSync(d, { recursive: true, force: true });
