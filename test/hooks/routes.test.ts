@@ -169,6 +169,11 @@ describe('routerAdd', () => {
     multipart.append('title', 'from a form');
     multipart.append('@jsonPayload', JSON.stringify({ extra: { deep: 1 } }));
     expect(await sdk.client().send('/api/bind', { method: 'POST', body: multipart })).toEqual({ title: 'from a form', extra: { deep: 1 } });
+    const withFile = new FormData();
+    withFile.append('title', 'x');
+    withFile.append('doc', new Blob(['file bytes']), 'a.txt');
+    const refused = await failure(sdk.client().send('/api/bind', { method: 'POST', body: withFile }));
+    expect([refused.status, Object.keys(refused.response.data)]).toEqual([400, ['doc']]);
     const text = await fetch(`${base}/api/bind`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
     expect([text.status, await text.json()]).toEqual([400, { status: 400, message: 'Unsupported Content-Type.', data: {} }]);
     const broken = await fetch(`${base}/api/bind`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
