@@ -70,7 +70,8 @@ export interface HookResponse {
   written: boolean;
   status: number;
   headers: [string, string][];
-  body: { json: unknown } | { text: string } | { base64: string } | null;
+  /** `json`: the JSON text the handler's e.json wrote. */
+  body: { json: string } | { text: string } | { base64: string } | null;
   skipSuccessLog: boolean;
   gzip: boolean;
 }

@@ -106,8 +106,8 @@ async function toResponse(answer: HookResponse, event: H3Event): Promise<Respons
   const b = answer.body;
   if (b && 'json' in b) {
     const fields = event.url.searchParams.get('fields');
-    const value = fields && status >= 200 && status <= 299 ? pick(b.json, parseFields(fields)) : b.json;
-    payload = `${JSON.stringify(value)}\n`; // Go's json.Encoder ends the value with a newline
+    // the worker wrote the JSON; Go's json.Encoder ends the value with a newline
+    payload = `${fields && status >= 200 && status <= 299 ? JSON.stringify(pick(JSON.parse(b.json), parseFields(fields))) : b.json}\n`;
   } else if (b && 'text' in b) payload = b.text;
   else if (b && 'base64' in b) payload = Buffer.from(b.base64, 'base64');
   if (answer.gzip && payload !== null && /\bgzip\b/.test(event.req.headers.get('accept-encoding') ?? '')) {

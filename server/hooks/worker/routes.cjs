@@ -171,7 +171,7 @@ function makeRequest(e, r) {
 const STATUS_OK = (status) => Number.isInteger(status) && status >= 200 && status <= 599;
 
 class RequestEvent {
-  // the written response: status, headers, body ({ json } | { text } | { base64 })
+  // the written response: status, headers, body ({ json: its text } | { text } | { base64 })
   _write(status, contentType, body) {
     if (this._response.written) return; // Go ignores a second WriteHeader; the first answer stands
     const s = Number(status);
@@ -180,8 +180,9 @@ class RequestEvent {
     Object.assign(this._response, { written: true, status: s, body });
   }
   json(status, data) {
-    const value = data === undefined ? null : JSON.parse(JSON.stringify(data, (_k, v) => (typeof v === 'bigint' ? Number(v) : v)) ?? 'null');
-    this._write(status, 'application/json', { json: value });
+    // serialized here, on the worker: the host only sends the text (and picks `?fields=` from it)
+    const text = JSON.stringify(data === undefined ? null : data, (_k, v) => (typeof v === 'bigint' ? Number(v) : v)) ?? 'null';
+    this._write(status, 'application/json', { json: text });
   }
   string(status, text) {
     this._write(status, 'text/plain; charset=utf-8', { text: String(text ?? '') });
