@@ -71,7 +71,7 @@ export interface HookResponse {
   status: number;
   headers: [string, string][];
   /** `json`: the JSON text the handler's e.json wrote. */
-  body: { json: string } | { text: string } | { base64: string } | null;
+  body: { json: string } | { text: string } | { base64: string } | { file: { path: string; size: number; mtime: number } } | null;
   skipSuccessLog: boolean;
   gzip: boolean;
 }

@@ -4,6 +4,9 @@
 // token or the session cookie, with its CSRF check); the body is read only when a handler asks, under
 // PocketBase's 32 MiB default body limit (or the route's $apis.bodyLimit); the answer is sent as the
 // handlers wrote it (e.json honours `?fields=` as PocketBase's does), an error in the spec's envelope.
+import { createReadStream } from 'node:fs';
+import { extname } from 'node:path';
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { H3Event } from 'h3';
@@ -13,7 +16,7 @@ import { pick } from '../core/pick-fields.js';
 import { decodeUrlComponent } from '../core/url-parts.js';
 import type { AuthInfo } from '../model/types.js';
 import type { HookRequest, HookRequestBody, HookResponse, HookRoute } from '../hooks/routes.js';
-import { badRequest } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
 import { RECORD_BODY_BYTES, readBodyBytes, readBodyObject } from './body.js';
 import { authMiddleware } from './caller.js';
 import { stateOf } from './request.js';
@@ -110,6 +113,7 @@ async function toResponse(answer: HookResponse, event: H3Event): Promise<Respons
     payload = `${fields && status >= 200 && status <= 299 ? JSON.stringify(pick(JSON.parse(b.json), parseFields(fields))) : b.json}\n`;
   } else if (b && 'text' in b) payload = b.text;
   else if (b && 'base64' in b) payload = Buffer.from(b.base64, 'base64');
+  else if (b && 'file' in b) return fileAnswer(b.file, headers, event);
   if (answer.gzip && payload !== null && /\bgzip\b/.test(event.req.headers.get('accept-encoding') ?? '')) {
     payload = await gzipAsync(payload); // on the thread pool, not the event loop
     headers.set('content-encoding', 'gzip');
@@ -117,4 +121,30 @@ async function toResponse(answer: HookResponse, event: H3Event): Promise<Respons
   }
   const noBody = event.req.method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
   return new Response(noBody ? null : (payload as BodyInit | null), { status, headers });
+}
+
+/** What a file's extension says it holds ($apis.static), as Go's mime.TypeByExtension for the common ones. */
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8', '.htm': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.map': 'application/json',
+  '.txt': 'text/plain; charset=utf-8', '.xml': 'text/xml; charset=utf-8', '.svg': 'image/svg+xml', '.png': 'image/png',
+  '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.avif': 'image/avif', '.ico': 'image/x-icon',
+  '.woff': 'font/woff', '.woff2': 'font/woff2', '.wasm': 'application/wasm', '.pdf': 'application/pdf', '.mp4': 'video/mp4',
+  '.webm': 'video/webm', '.mp3': 'audio/mpeg', '.webmanifest': 'application/manifest+json',
+};
+
+/** A file $apis.static chose, streamed from disk: its type by extension, Last-Modified and its 304. */
+async function fileAnswer(file: { path: string; size: number; mtime: number }, headers: Headers, event: H3Event): Promise<Response> {
+  const modified = new Date(Math.floor(file.mtime / 1000) * 1000);
+  if (!headers.has('content-type')) headers.set('content-type', TYPES[extname(file.path).toLowerCase()] ?? 'application/octet-stream');
+  headers.set('last-modified', modified.toUTCString());
+  const since = Date.parse(event.req.headers.get('if-modified-since') ?? '');
+  if (!Number.isNaN(since) && modified.getTime() <= since) return new Response(null, { status: 304, headers });
+  headers.set('content-length', String(file.size));
+  if (event.req.method === 'HEAD') return new Response(null, { status: 200, headers });
+  const stream = createReadStream(file.path);
+  await new Promise<void>((resolve, reject) => stream.once('open', () => resolve()).once('error', reject)).catch(() => {
+    throw notFound('File not found.');
+  });
+  return new Response(Readable.toWeb(stream) as ReadableStream, { status: 200, headers });
 }

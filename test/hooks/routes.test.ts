@@ -3,7 +3,7 @@
 // headers, bodies bound from JSON, urlencoded and multipart forms, the request's auth record, the
 // response helpers, errors in the envelope, the middlewares, and routes a built-in one would shadow
 // refused at load as PocketBase refuses a conflicting pattern.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +93,8 @@ routerAdd("GET", "/files/{path...}", (e) => e.string(200, "file " + e.request.pa
 routerAdd("GET", "/files/special", (e) => e.string(200, "special"))
 routerAdd("GET", "/whoami", (e) => e.json(200, { auth: e.auth ? e.auth.collection().name : null }))
 routerAdd("GET", "/api/picked", (e) => e.json(200, { a: 1, b: { c: 2, d: 3 } }))
+routerAdd("GET", "/site/{path...}", $apis.static(__hooks + "/site", false))
+routerAdd("GET", "/spa/{path...}", $apis.static(__hooks + "/site", true))
 `;
 
 let dir: string;
@@ -105,6 +107,10 @@ const logged: HookLogEntry[] = [];
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'deskbase-routes-'));
   writeFileSync(join(dir, 'routes.pb.js'), HOOKS);
+  mkdirSync(join(dir, 'site', 'sub'), { recursive: true });
+  writeFileSync(join(dir, 'site', 'index.html'), '<h1>home</h1>');
+  writeFileSync(join(dir, 'site', 'a.txt'), 'a file');
+  writeFileSync(join(dir, 'site', 'sub', 'index.html'), '<h1>sub</h1>');
   sdk = await startSdkServer({ hooksDir: dir, hooksLogger: (e) => void logged.push(e) });
   base = sdk.server.url;
   const created = await sdk.admin.collection('users').create({ email: 'u@example.com', password: 'user password 1', passwordConfirm: 'user password 1' });
@@ -242,6 +248,24 @@ describe('routerAdd', () => {
 
   it('picks ?fields= from e.json as PocketBase does', async () => {
     expect(await (await fetch(`${base}/api/picked?fields=a,b.c`)).json()).toEqual({ a: 1, b: { c: 2 } });
+  });
+
+  it('serves a folder with $apis.static as PocketBase: index pages, canonical URLs, no way out of the folder, the SPA fallback', async () => {
+    const get = (path: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { redirect: 'manual', headers });
+    const a = await get('/site/a.txt');
+    expect([a.status, a.headers.get('content-type'), await a.text()]).toEqual([200, 'text/plain; charset=utf-8', 'a file']);
+    expect(await (await get('/site/')).text()).toBe('<h1>home</h1>');
+    expect(await (await get('/site/sub/')).text()).toBe('<h1>sub</h1>');
+    for (const [from, to] of [['/site/sub', '/site/sub/'], ['/site/a.txt/', '/site/a.txt'], ['/site/index.html', '/site/']]) {
+      const r = await get(from);
+      expect([from, r.status, r.headers.get('location')]).toEqual([from, 301, to]);
+    }
+    const out = await get('/site/..%2froutes.pb.js');
+    expect([out.status, await out.json()]).toEqual([404, { status: 404, message: 'File not found.', data: {} }]);
+    expect((await get('/site/missing.txt')).status).toBe(404);
+    expect(await (await get('/spa/some/app/route')).text()).toBe('<h1>home</h1>');
+    const modified = a.headers.get('last-modified')!;
+    expect((await get('/site/a.txt', { 'if-modified-since': modified })).status).toBe(304);
   });
 
   it('leaves the built-in routes and the 404 as they are', async () => {

@@ -18,6 +18,9 @@ const ROUTER_USE = '__routerUse';
 const keyOf = (kind, n) => `\u0001${kind}:${n}`;
 
 let loading = true;
+const fs = require('node:fs');
+const path = require('node:path');
+
 let rt;
 let nextRoute = 0;
 let nextCron = 0;
@@ -322,6 +325,65 @@ function makeRequestEvent(e, p) {
 
 // ---------------------------------------------------------------- $apis
 
+/** PocketBase's safeRedirectPath: leading slashes and backslashes made one `/` (no open redirect). */
+const safeRedirectPath = (p) => p.replace(/^[\\/]+/, '/');
+
+/**
+ * PocketBase's apis.Static over a folder: the route's `{path...}` value cleaned (a path climbing out of
+ * the folder is not found), a folder answered by its index.html (after the redirect to its canonical
+ * URL with a trailing slash), a file's URL without `index.html` or a trailing slash, and `index.html`
+ * of the folder for what is missing when `indexFallback` (a single-page app). The host sends the file.
+ */
+function staticHandler(dir, indexFallback) {
+  if (typeof dir !== 'string' || dir === '') throw new Error('$apis.static expects the first argument to be a plain string path (an fs.FS value is not supported by Deskbase)');
+  const root = path.resolve(dir);
+  const fallback = indexFallback === true;
+  const statOf = (rel) => {
+    try {
+      return fs.statSync(path.join(root, rel));
+    } catch {
+      return null;
+    }
+  };
+  const notFound = () => new g.NotFoundError('File not found', {});
+  const sendFile = (e, rel) => {
+    let file = rel;
+    let st = statOf(file);
+    if (st && st.isDirectory()) {
+      file = path.posix.join(file, 'index.html');
+      st = statOf(file);
+    }
+    if (!st || !st.isFile()) {
+      if (fallback && rel !== 'index.html') return sendFile(e, 'index.html');
+      throw notFound();
+    }
+    e._write(200, '', { file: { path: path.join(root, file), size: st.size, mtime: st.mtimeMs } });
+    return undefined;
+  };
+  return (e) => {
+    e._response.skipSuccessLog = true;
+    let filename = path.posix.normalize(String(e.request.pathValue('path')).replace(/^\/+/, ''));
+    if (filename.length > 1 && filename.endsWith('/')) filename = filename.slice(0, -1);
+    if (filename === '..' || filename.startsWith('../')) {
+      if (fallback) return sendFile(e, 'index.html');
+      throw notFound();
+    }
+    const st = statOf(filename);
+    if (!st) {
+      if (fallback && filename !== 'index.html') return sendFile(e, 'index.html');
+      throw notFound();
+    }
+    const urlPath = e.request.url.path;
+    if (st.isDirectory()) {
+      if (!urlPath.endsWith('/')) return e.redirect(301, safeRedirectPath(`${urlPath}/`));
+    } else if (urlPath.endsWith('/')) {
+      const trimmed = urlPath.replace(/\/+$/, '');
+      if (trimmed.length > 0) return e.redirect(301, safeRedirectPath(trimmed));
+    } else if (urlPath.endsWith('index.html')) return e.redirect(301, safeRedirectPath(urlPath.slice(0, -'index.html'.length)));
+    return sendFile(e, filename);
+  };
+}
+
 function requireAuthFn(names) {
   return (e) => {
     if (!e.auth) throw new g.UnauthorizedError('The request requires valid record authorization token.', {});
@@ -374,9 +436,7 @@ function makeApis() {
         e._response.gzip = true;
         return e.next();
       }, 0, 'pbGzip'),
-    static: () => {
-      throw new Error('$apis.static is not supported by Deskbase hooks yet');
-    },
+    static: staticHandler,
     recordAuthResponse: () => {
       throw new Error('$apis.recordAuthResponse is not supported by Deskbase hooks yet');
     },
