@@ -191,7 +191,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (heldBack !== null) log(heldBack);
     else await core.setup.issue();
     logic?.start();
-    return runningServer(core, store, bound, bodies, setupUrl, () => tlsInfo, hooks, () => logic?.stop());
+    return runningServer(core, store, bound, bodies, setupUrl, () => tlsInfo, hooks, async () => logic?.close());
   } catch (err) {
     await hooks?.close();
     await store.close();
@@ -203,7 +203,7 @@ function errorText(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
-function runningServer(core: Core, store: Store, binding: Binding, bodies: BodyServices, setupUrl: (token: string) => string, tls: () => RunningServer['tls'], hooks: HooksRuntime | null, stopCron: () => void): RunningServer {
+function runningServer(core: Core, store: Store, binding: Binding, bodies: BodyServices, setupUrl: (token: string) => string, tls: () => RunningServer['tls'], hooks: HooksRuntime | null, closeCron: () => Promise<void>): RunningServer {
   let closed = false;
   return {
     get url() { return binding.url; },
@@ -223,7 +223,7 @@ function runningServer(core: Core, store: Store, binding: Binding, bodies: BodyS
     async close() {
       if (closed) return;
       closed = true;
-      stopCron();
+      await closeCron(); // before the store closes: its claims are marked finished there
       core.realtime.broker.closeAll(); // open event streams would hold the listener open
       await binding.close();
       await core.setup.withdraw(); // its setup token dies with it on every node (never throws)

@@ -1,6 +1,7 @@
 // Which node runs a cron job's tick: the one whose claim row (`_cronRuns`, store/schema.ts and
 // store-postgres/schema.ts) goes in first. A job whose last claimed run has not finished (on any node)
-// is skipped until it does, or until that claim is older than `staleMs` (a node that died mid-run).
+// is skipped until it does (a closing node marks its runs finished), or until that claim is older than
+// `staleMs` (a node that died mid-run).
 // Same statements on both engines: `INSERT ... ON CONFLICT DO NOTHING` and plain reads.
 import type { Store } from '../store/db.js';
 
@@ -16,13 +17,20 @@ export interface CronClaims {
   claim(job: string, tick: number, now: number): Promise<Claim>;
   /** Marks this node's run of `tick` finished (so the next tick may run). */
   finish(job: string, tick: number, now: number): Promise<void>;
+  /** Marks every run of this node finished (it is closing: its runs end with it). */
+  release(now: number): Promise<void>;
 }
 
-export function storeClaims(store: Store, node: string, staleMs = STALE_RUN_MS): CronClaims {
+/**
+ * `crossNode`: whether other nodes share the database (a team server), so a run still going elsewhere
+ * holds the job back; on the desktop one process holds the folder, and its own runs are known in memory.
+ */
+export function storeClaims(store: Store, node: string, options: { crossNode: boolean; staleMs?: number }): CronClaims {
+  const staleMs = options.staleMs ?? STALE_RUN_MS;
   return {
     claim: (job, tick, now) =>
       store.write(async (tx) => {
-        const open = await tx.get<{ node: string }>(
+        const open = !options.crossNode ? undefined : await tx.get<{ node: string }>(
           'SELECT "node" FROM "_cronRuns" WHERE "job" = ? AND "tick" < ? AND "finished" IS NULL AND "started" > ? LIMIT 1',
           [job, tick, now - staleMs],
         );
@@ -37,6 +45,9 @@ export function storeClaims(store: Store, node: string, staleMs = STALE_RUN_MS):
       }),
     finish: async (job, tick, now) => {
       await store.write((tx) => tx.run('UPDATE "_cronRuns" SET "finished" = ? WHERE "job" = ? AND "tick" = ? AND "node" = ?', [now, job, tick, node]));
+    },
+    release: async (now) => {
+      await store.write((tx) => tx.run('UPDATE "_cronRuns" SET "finished" = ? WHERE "node" = ? AND "finished" IS NULL', [now, node]));
     },
   };
 }

@@ -166,6 +166,13 @@ export class Cron {
     this.timer = null;
   }
 
+  /** Stops ticking and marks this node's claimed runs finished (the server is closing; its runs end with it). */
+  async close(): Promise<void> {
+    this.stop();
+    await this.claims?.release(this.now()).catch((error: unknown) =>
+      this.log({ level: 'error', message: '[cron] the runs of this node could not be marked finished', error: String(error) }));
+  }
+
   get started(): boolean {
     return this.timer !== null;
   }

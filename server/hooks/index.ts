@@ -34,11 +34,11 @@ export async function startHooks(runtime: HooksRuntime, core: Core, options: { d
  * while the files load). `builtIns`: the HTTP app's own routes, read when a file adds a route. The cron
  * ticks once `start` is called, claiming each tick in the database (once across a team server's nodes).
  */
-export function createRoutesAndCron(runtime: HooksRuntime, store: Store, options: { builtIns: () => readonly BuiltInRoute[]; cronIntervalMs?: number }): { routes: HookRoutes; start(): void; stop(): void } {
+export function createRoutesAndCron(runtime: HooksRuntime, store: Store, options: { builtIns: () => readonly BuiltInRoute[]; cronIntervalMs?: number }): { routes: HookRoutes; start(): void; close(): Promise<void> } {
   const level = { info: 'INFO', warn: 'WARN', error: 'ERROR' } as const;
   const log: CronLog = ({ level: l, message, ...data }) => runtime.log({ level: level[l], message, data });
   let routes: HookRoutes | null = null;
-  const cron = new Cron({ claims: storeClaims(store, randomUUID()), intervalMs: options.cronIntervalMs, log, beforeTick: () => routes?.sync() });
+  const cron = new Cron({ claims: storeClaims(store, randomUUID(), { crossNode: store.dialect === 'postgres' }), intervalMs: options.cronIntervalMs, log, beforeTick: () => routes?.sync() });
   routes = new HookRoutes(runtime, cron, options.builtIns);
   return {
     routes,
@@ -46,6 +46,6 @@ export function createRoutesAndCron(runtime: HooksRuntime, store: Store, options
       routes!.sync();
       cron.start();
     },
-    stop: () => cron.stop(),
+    close: () => cron.close(),
   };
 }

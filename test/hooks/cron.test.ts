@@ -33,7 +33,7 @@ function deferred() {
 
 describe('cron scheduler', () => {
   it('runs at a tick only the jobs due then, each replaced by a later add of its id', async () => {
-    const cron = new Cron({ claims: storeClaims(store, 'a'), log });
+    const cron = new Cron({ claims: storeClaims(store, 'a', { crossNode: true }), log });
     const ran: string[] = [];
     cron.add('every', '* * * * *', async () => void ran.push('every'));
     cron.add('hourly', '@hourly', async () => void ran.push('hourly'));
@@ -65,7 +65,7 @@ describe('cron scheduler', () => {
   });
 
   it('skips a tick while the previous run is still going, and logs it', async () => {
-    const cron = new Cron({ claims: storeClaims(store, 'a'), log });
+    const cron = new Cron({ claims: storeClaims(store, 'a', { crossNode: true }), log });
     const slow = deferred();
     let runs = 0;
     cron.add('slow', '* * * * *', async () => {
@@ -85,8 +85,8 @@ describe('cron scheduler', () => {
   });
 
   it('runs a tick once across two schedulers on one database, and skips while the other node still runs', async () => {
-    const a = new Cron({ claims: storeClaims(store, 'node-a'), log });
-    const b = new Cron({ claims: storeClaims(store, 'node-b'), log });
+    const a = new Cron({ claims: storeClaims(store, 'node-a', { crossNode: true }), log });
+    const b = new Cron({ claims: storeClaims(store, 'node-b', { crossNode: true }), log });
     const ran: string[] = [];
     const slow = deferred();
     a.add('job', '* * * * *', async () => void ran.push('a'));
@@ -113,8 +113,34 @@ describe('cron scheduler', () => {
     expect(ran).toEqual(['a', 'b']);
   });
 
+  it('lets a closing node\'s runs end with it, and on one node a previous process\'s claim holds nothing back', async () => {
+    // a claim left unfinished by a node that is gone
+    await store.write((tx) => tx.run('INSERT INTO "_cronRuns" ("job", "tick", "node", "started") VALUES (?, ?, ?, ?)', ['job', T0, 'gone', Date.now()]));
+    let runs = 0;
+    const desktop = new Cron({ claims: storeClaims(store, 'desktop', { crossNode: false }), log });
+    desktop.add('job', '* * * * *', async () => void runs++);
+    await desktop.tick(T0 + MINUTE);
+    expect(runs).toBe(1);
+    const team = new Cron({ claims: storeClaims(store, 'team', { crossNode: true }), log });
+    team.add('job', '* * * * *', async () => void runs++);
+    await team.tick(T0 + 2 * MINUTE);
+    expect(runs).toBe(1); // held back by the unfinished claim of 'gone'
+    // a node closing mid-run marks its claims finished, so the others go on at the next tick
+    const slow = deferred();
+    const closing = new Cron({ claims: storeClaims(store, 'gone', { crossNode: true }), log });
+    closing.add('other', '* * * * *', async () => slow.promise);
+    const run = closing.tick(T0 + 3 * MINUTE);
+    await new Promise((r) => setTimeout(r, 100));
+    await closing.close();
+    expect(await store.all('SELECT 1 FROM "_cronRuns" WHERE "node" = ? AND "finished" IS NULL', ['gone'])).toHaveLength(0);
+    await team.tick(T0 + 4 * MINUTE);
+    expect(runs).toBe(2);
+    slow.resolve();
+    await run;
+  });
+
   it('logs a failing job and runs it again at its next tick', async () => {
-    const cron = new Cron({ claims: storeClaims(store, 'a'), log });
+    const cron = new Cron({ claims: storeClaims(store, 'a', { crossNode: true }), log });
     let runs = 0;
     cron.add('fails', '* * * * *', async () => {
       runs++;
@@ -127,7 +153,7 @@ describe('cron scheduler', () => {
   });
 
   it('runs a job now outside its schedule, null for an unknown id', async () => {
-    const cron = new Cron({ claims: storeClaims(store, 'a'), log });
+    const cron = new Cron({ claims: storeClaims(store, 'a', { crossNode: true }), log });
     let runs = 0;
     cron.add('yearly', '@yearly', async () => void runs++);
     expect(cron.runNow('nope')).toBeNull();
@@ -136,7 +162,7 @@ describe('cron scheduler', () => {
   });
 
   it('ticks on its own at each interval boundary of a real clock', async () => {
-    const cron = new Cron({ claims: storeClaims(store, 'a'), intervalMs: 1000, log });
+    const cron = new Cron({ claims: storeClaims(store, 'a', { crossNode: true }), intervalMs: 1000, log });
     const at: number[] = [];
     cron.add('each', '* * * * *', async () => void at.push(Date.now()));
     cron.start();
