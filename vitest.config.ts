@@ -25,6 +25,8 @@ const ON_BOTH_ENGINES = [
   'test/hooks/record-events.test.ts',
   'test/hooks/safety.test.ts',
   'test/hooks/app-api.test.ts',
+  'test/hooks/events.test.ts',
+  'test/hooks/reload.test.ts',
   'test/records/engine.test.ts',
   'test/auth/origin.test.ts',
   'test/auth/record-sessions.test.ts',

@@ -391,11 +391,17 @@ export class HooksRuntime implements CoreEvents {
   }
 
   private watchFiles(): void {
+    const changed = () => {
+      if (this.reloadTimer) clearTimeout(this.reloadTimer);
+      this.reloadTimer = setTimeout(() => void this.reload(), 100); // an editor's save is several events
+    };
     try {
-      this.watcher = watch(this.options.dir, () => {
-        if (this.reloadTimer) clearTimeout(this.reloadTimer);
-        this.reloadTimer = setTimeout(() => void this.reload(), 100);
-      });
+      // files required from subfolders count too (recursive where the platform has it)
+      try {
+        this.watcher = watch(this.options.dir, { recursive: true }, changed);
+      } catch {
+        this.watcher = watch(this.options.dir, changed);
+      }
       this.watcher.unref();
     } catch (err) {
       this.log({ level: 'WARN', message: `pb_hooks is not watched: ${(err as Error).message}`, data: {} });
