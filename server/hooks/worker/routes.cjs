@@ -538,7 +538,12 @@ exports.install = (globalObject, runtime) => {
   rt.eventMakers.push({
     make(event, e, p) {
       loading = false; // handlers run once every file loaded: routerAdd, routerUse and cronAdd are load-time only
-      if (event.startsWith(ROUTE) && p.request) makeRequestEvent(e, p);
+      if (event.startsWith(ROUTE) && p.request) {
+        // events.cjs copies a payload's plain values onto e and back: the request is made into objects here instead
+        const plain = e._plainKeys;
+        if (Array.isArray(plain) && plain.includes('request')) plain.splice(plain.indexOf('request'), 1);
+        makeRequestEvent(e, p);
+      }
     },
     export(event, e, out) {
       if (!event.startsWith(ROUTE) || !e._response) return;
