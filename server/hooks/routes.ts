@@ -199,14 +199,14 @@ export class HookRoutes {
 
   /** Runs the route's middlewares and handler; rejects with the handler's error (an ApiError for the envelope). */
   async serve(route: HookRoute, request: HookRequest, auth: AuthInfo | null, body: HookRequestBody): Promise<HookResponse> {
-    const { payload } = await this.host.trigger(route.event, { request, auth: auth ? wireOf(auth.collection, auth.record) : null }, { request: body }, async (p) => p, { id: route.key, name: route.key });
+    const { payload } = await this.host.trigger(route.event, { request, auth: auth ? wireOf(auth.collection, auth.record) : null }, { routeBody: body }, async (p) => p, { id: route.key, name: route.key });
     const response = payload.response as HookResponse | undefined;
     return response ?? { written: false, status: 200, headers: [], body: null, skipSuccessLog: false, gzip: false };
   }
 }
 
 function bodyOf(scope: unknown): HookRequestBody {
-  const body = (scope as { request?: HookRequestBody } | undefined)?.request;
+  const body = (scope as { routeBody?: HookRequestBody } | undefined)?.routeBody;
   if (!body || typeof body.object !== 'function') throw new Error('the request body is read only while a route handles its request');
   return body;
 }

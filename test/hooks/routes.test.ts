@@ -91,6 +91,10 @@ routerAdd("POST", "/api/limited", (e) => e.json(200, e.requestInfo().body), $api
 
 routerAdd("GET", "/files/{path...}", (e) => e.string(200, "file " + e.request.pathValue("path")))
 routerAdd("GET", "/files/special", (e) => e.string(200, "special"))
+routerAdd("GET", "/api/me", (e) => {
+  const me = $app.findRecordById("users", e.auth.id)
+  return e.json(200, { email: me.email(), same: me.id === e.auth.id, authEmail: e.auth.email() })
+}, $apis.requireAuth("users"))
 routerAdd("GET", "/whoami", (e) => e.json(200, { auth: e.auth ? e.auth.collection().name : null }))
 routerAdd("GET", "/api/picked", (e) => e.json(200, { a: 1, b: { c: 2, d: 3 } }))
 routerAdd("GET", "/site/{path...}", $apis.static(__hooks + "/site", false))
@@ -212,6 +216,8 @@ describe('routerAdd', () => {
     expect(await user.send(`/api/auth/owner/${userId}`, {})).toEqual({ id: userId });
     expect((await failure(user.send('/api/auth/owner/someoneelse', {}))).status).toBe(403);
     expect((await sdk.admin.send('/api/auth/owner/someoneelse', {})).id).toBe(sdk.admin.authStore.record!.id);
+    // the handler reaches $app with the caller's record
+    expect(await user.send('/api/me', {})).toEqual({ email: 'u@example.com', same: true, authEmail: 'u@example.com' });
     // a token that is not one is a guest, as on the API
     expect((await fetch(`${base}/api/auth/any`, { headers: { authorization: 'Bearer nonsense' } })).status).toBe(401);
   });
