@@ -282,6 +282,28 @@ describe('routerAdd', () => {
   });
 });
 
+describe('a route that runs too long', () => {
+  it('is stopped at the hooks\' time limit with a 400, the other routes answering meanwhile', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'deskbase-routes-loop-'));
+    writeFileSync(join(d, 'loop.pb.js'), 'routerAdd("GET", "/api/loop", (e) => { for (;;) {} })\nrouterAdd("GET", "/api/quick", (e) => e.string(200, "quick"))\n');
+    const server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, hooksDir: d, hooksLogger: () => undefined, hooksTimeoutMs: 800 });
+    try {
+      const looping = fetch(`${server.url}/api/loop`);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await (await fetch(`${server.url}/api/quick`)).text()).toBe('quick');
+      expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+      const res = await looping;
+      const body = await res.json();
+      expect([res.status, body.message]).toEqual([400, expect.stringMatching(/ran past its time limit/)]);
+      // its worker was replaced: the route answers again
+      expect(await (await fetch(`${server.url}/api/quick`)).text()).toBe('quick');
+    } finally {
+      await server.close();
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('routes a built-in route or another route would shadow', () => {
   async function loadFails(source: string): Promise<string> {
     const d = mkdtempSync(join(tmpdir(), 'deskbase-routes-bad-'));
