@@ -9,6 +9,7 @@
 import type { HostOps } from './runtime.js';
 import type { AuthInfo } from '../model/types.js';
 import { wireOf } from '../core/event-records.js';
+import { notFound } from '../errors.js';
 import { Cron } from './cron.js';
 import { parseSchedule } from './cron-schedule.js';
 import {
@@ -201,7 +202,9 @@ export class HookRoutes {
   async serve(route: HookRoute, request: HookRequest, auth: AuthInfo | null, body: HookRequestBody): Promise<HookResponse> {
     const { payload } = await this.host.trigger(route.event, { request, auth: auth ? wireOf(auth.collection, auth.record) : null }, { routeBody: body }, async (p) => p, { id: route.key, name: route.key });
     const response = payload.response as HookResponse | undefined;
-    return response ?? { written: false, status: 200, headers: [], body: null, skipSuccessLog: false, gzip: false };
+    // no handler ran: the files were reloaded without this route between its match and now
+    if (!response) throw notFound();
+    return response;
   }
 }
 

@@ -14,16 +14,20 @@ const ROUTE = 'route:';
 const CRON = '__cron';
 const CRON_REMOVE = '__cronRemove';
 const ROUTER_USE = '__routerUse';
-/** Keys no collection, route or job id a hook names can equal (filters share the runtime's matching). */
-const keyOf = (kind, n) => `\u0001${kind}:${n}`;
+/**
+ * Keys no collection, route or job id a hook names can equal (filters share the runtime's matching),
+ * made from what they name, so a request matched just before a reload runs the same route of the new
+ * files (or none), never another one that took its place in the order.
+ */
+const keyOf = (kind, name) => `\u0001${kind}:${name}`;
+/** How many times each cron id was added so far (a later cronAdd of an id replaces it). */
+const cronAdds = new Map();
 
 let loading = true;
 const fs = require('node:fs');
 const path = require('node:path');
 
 let rt;
-let nextRoute = 0;
-let nextCron = 0;
 /** routerUse's middlewares, in order (every route runs them). */
 const globalMiddlewares = [];
 /** The routes registered so far in this worker, for the host's conflict check. */
@@ -497,7 +501,7 @@ exports.install = (globalObject, runtime) => {
     if (typeof handler !== 'function') throw new Error('[routerAdd] failed to wrap handler: handler must be non-nil');
     const own = middlewares.map((m) => toMiddleware(m, 'routerAdd'));
     rt.call('routes.check', [String(method ?? ''), String(path ?? ''), routes]);
-    const key = keyOf('route', nextRoute++);
+    const key = keyOf('route', `${String(method ?? '').toUpperCase()} ${path}`);
     routes.push([String(method ?? ''), String(path ?? '')]);
     const fn = (e) => {
       const chain = sortByPriority([...globalMiddlewares, ...own]).map((m) => m.fn);
@@ -518,7 +522,7 @@ exports.install = (globalObject, runtime) => {
     if (!loading) throw new Error('[routerUse] middlewares can only be added while pb_hooks load');
     for (const m of middlewares) globalMiddlewares.push(toMiddleware(m, 'routerUse'));
     // a mark for the host, which says once per load where routerUse's middlewares run
-    rt.register(ROUTER_USE, () => undefined, [keyOf('routerUse', nextRoute++)]);
+    rt.register(ROUTER_USE, () => undefined, [keyOf('routerUse', '')]);
   };
 
   g.cronAdd = (jobId, cronExpr, handler) => {
@@ -526,12 +530,14 @@ exports.install = (globalObject, runtime) => {
     if (!loading) throw new Error(`[cronAdd] failed to register cron job ${id}: cron jobs can only be added while pb_hooks load`);
     if (typeof handler !== 'function') throw new Error(`[cronAdd] failed to register cron job ${id}: failed to add new cron job: fn must be non-nil function`);
     const expression = rt.call('cron.check', [id, String(cronExpr)]);
-    rt.register(CRON, () => void handler(), [keyOf('cron', nextCron++), id, expression]);
+    const n = (cronAdds.get(id) ?? 0) + 1;
+    cronAdds.set(id, n);
+    rt.register(CRON, () => void handler(), [keyOf('cron', `${n}:${id}`), id, expression]);
   };
 
   g.cronRemove = (jobId) => {
     const id = String(jobId);
-    if (loading) rt.register(CRON_REMOVE, () => undefined, [keyOf('cronRemove', nextCron++), id]);
+    if (loading) rt.register(CRON_REMOVE, () => undefined, [keyOf('cronRemove', id), id]);
     else rt.call('cron.remove', [id]);
   };
 
