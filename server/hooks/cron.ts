@@ -62,7 +62,7 @@ export class Cron {
     try {
       schedule = parseSchedule(expression);
     } catch (error) {
-      throw new CronExpressionError(`failed to add new cron job: ${(error as Error).message}`);
+      throw new CronExpressionError(`failed to add new cron job: ${(error as Error).message}`, { cause: error });
     }
     this.jobsById.delete(id); // a replaced id moves to the end, as PocketBase's slice
     this.jobsById.set(id, { id, schedule, run });

@@ -115,7 +115,7 @@ export class HookRoutes {
         try {
           pattern = parseRoutePattern(method, path);
         } catch (err) {
-          throw new Error(`[routerAdd] ${(err as Error).message}`);
+          throw new Error(`[routerAdd] ${(err as Error).message}`, { cause: err });
         }
         for (const [m, p] of before ?? []) {
           const other = parseRoutePattern(m, p);
@@ -135,7 +135,7 @@ export class HookRoutes {
         try {
           return parseSchedule(expression).expression;
         } catch (err) {
-          throw new Error(`[cronAdd] failed to register cron job ${id}: failed to add new cron job: ${(err as Error).message}`);
+          throw new Error(`[cronAdd] failed to register cron job ${id}: failed to add new cron job: ${(err as Error).message}`, { cause: err });
         }
       },
       'cron.remove': (_ctx, id: string) => {
