@@ -19,6 +19,8 @@ import type { HookRequest, HookRequestBody, HookResponse, HookRoute } from '../h
 import { badRequest, notFound } from '../errors.js';
 import { RECORD_BODY_BYTES, readBodyBytes, readBodyObject } from './body.js';
 import { authMiddleware } from './caller.js';
+import { bodyServicesOf } from './body-services.js';
+import { parseBody } from './body-values.js';
 import { stateOf } from './request.js';
 
 /** What the HTTP app needs of the hook routes (server/hooks/routes.ts `HookRoutes`). */
@@ -109,8 +111,15 @@ async function toResponse(answer: HookResponse, event: H3Event): Promise<Respons
   const b = answer.body;
   if (b && 'json' in b) {
     const fields = event.url.searchParams.get('fields');
-    // the worker wrote the JSON; Go's json.Encoder ends the value with a newline
-    payload = `${fields && status >= 200 && status <= 299 ? JSON.stringify(pick(JSON.parse(b.json), parseFields(fields))) : b.json}\n`;
+    // the worker wrote the JSON; Go's json.Encoder ends the value with a newline. `?fields=` picks from
+    // it parsed again (a large one on the body parser's thread) and only the picked part is written here
+    let text = b.json;
+    if (fields && status >= 200 && status <= 299) {
+      const tree = parseFields(fields);
+      const parsed = await parseBody(bodyServicesOf(event).parser, 'json', new TextEncoder().encode(text));
+      text = JSON.stringify(pick('value' in parsed ? parsed.value : null, tree));
+    }
+    payload = `${text}\n`;
   } else if (b && 'text' in b) payload = b.text;
   else if (b && 'base64' in b) payload = Buffer.from(b.base64, 'base64');
   else if (b && 'file' in b) return fileAnswer(b.file, headers, event);
