@@ -20,6 +20,7 @@ const ROUTE = 'route:';
 const CRON = '__cron';
 const CRON_REMOVE = '__cronRemove';
 const ROUTER_USE = '__routerUse';
+const CRON_SOURCE = '__cronSource';
 
 export interface Registration {
   event: string;
@@ -95,6 +96,8 @@ const describe = (p: RoutePattern) => `${p.method === '' ? '' : `${p.method} `}$
 export class HookRoutes {
   private seen: readonly Registration[] | null = null;
   private table: HookRoute[] = [];
+  /** Jobs cronAdd added from a running handler (their function's source): kept across reloads, as until a restart in PocketBase. */
+  private readonly added = new Map<string, { expression: string; source: string }>();
 
   /**
    * `builtIns`: the HTTP app's own routes (read when a file loads, so the app is built by then);
@@ -138,7 +141,21 @@ export class HookRoutes {
           throw new Error(`[cronAdd] failed to register cron job ${id}: failed to add new cron job: ${(err as Error).message}`, { cause: err });
         }
       },
+      'cron.add': (_ctx, id: string, expression: string, source: string) => {
+        let schedule: string;
+        try {
+          schedule = parseSchedule(expression).expression;
+        } catch (err) {
+          throw new Error(`[cronAdd] failed to register cron job ${id}: failed to add new cron job: ${(err as Error).message}`, { cause: err });
+        }
+        this.sync();
+        this.added.delete(id);
+        this.added.set(id, { expression: schedule, source });
+        this.addSourceJob(id, schedule, source);
+        return null;
+      },
       'cron.remove': (_ctx, id: string) => {
+        this.added.delete(id);
         this.cron.remove(id);
         return null;
       },
@@ -172,6 +189,13 @@ export class HookRoutes {
         await this.host.trigger(CRON, {}, {}, async (p) => p, { id: key, name: key });
       });
     }
+    for (const [id, { expression, source }] of this.added) this.addSourceJob(id, expression, source);
+  }
+
+  private addSourceJob(id: string, expression: string, source: string): void {
+    this.cron.add(id, expression, async () => {
+      await this.host.trigger(CRON_SOURCE, { source, jobId: id }, {}, async (p) => p);
+    });
   }
 
   /** The cron jobs as `GET /api/crons` lists them. */

@@ -14,7 +14,8 @@ import type { HookLogEntry } from '../../server/hooks/index.js';
 import { failure, startSdkServer, type SdkServer } from '../support/sdk-server.js';
 
 const HOOKS = String.raw`
-cronAdd("hello", "*/5 * * * *", () => {
+// on February 31st: never by the clock while the test runs, only when asked
+cronAdd("hello", "*/5 0 31 2 *", () => {
   console.log("hello from cron")
   const c = $app.findCollectionByNameOrId("runs")
   const r = new Record(c)
@@ -26,6 +27,11 @@ cronAdd("gone", "@hourly", () => {})
 cronRemove("gone")
 cronAdd("__pbInternal", "0 0 1 1 *", () => {})
 cronAdd("a_first", "0 12 * * 1-5", () => {})
+onBootstrap((e) => {
+  e.next()
+  const tag = "a variable around it"
+  cronAdd("boot", "@hourly", () => { console.log("boot job ran, tag " + typeof tag) })
+})
 `;
 
 let dir: string;
@@ -60,8 +66,9 @@ describe('the crons API', () => {
   it('lists the jobs by id, PocketBase\'s __pb ones last, macros expanded, a removed one gone', async () => {
     expect(await sdk.admin.crons.getFullList()).toEqual([
       { id: 'a_first', expression: '0 12 * * 1-5' },
+      { id: 'boot', expression: '0 * * * *' },
       { id: 'daily', expression: '0 0 * * *' },
-      { id: 'hello', expression: '*/5 * * * *' },
+      { id: 'hello', expression: '*/5 0 31 2 *' },
       { id: '__pbInternal', expression: '0 0 1 1 *' },
     ]);
   });
@@ -80,6 +87,11 @@ describe('the crons API', () => {
     expect(logged.some((e) => e.message.includes('hello from cron'))).toBe(true);
     expect(await sdk.admin.crons.run('hello')).toBe(true);
     await until(async () => (await sdk.admin.collection('runs').getFullList()).length === 2);
+  });
+
+  it('runs a job cronAdd added from a running handler, from its source as PocketBase (no variables around it)', async () => {
+    expect(await sdk.admin.crons.run('boot')).toBe(true);
+    await until(() => logged.some((e) => e.message.includes('boot job ran, tag undefined')));
   });
 
   it('logs a failing job with its id and error', async () => {

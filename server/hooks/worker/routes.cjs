@@ -14,6 +14,7 @@ const ROUTE = 'route:';
 const CRON = '__cron';
 const CRON_REMOVE = '__cronRemove';
 const ROUTER_USE = '__routerUse';
+const CRON_SOURCE = '__cronSource';
 /**
  * Keys no collection, route or job id a hook names can equal (filters share the runtime's matching),
  * made from what they name, so a request matched just before a reload runs the same route of the new
@@ -26,6 +27,7 @@ const cronAdds = new Map();
 let loading = true;
 const fs = require('node:fs');
 const path = require('node:path');
+const vm = require('node:vm');
 
 let rt;
 /** routerUse's middlewares, in order (every route runs them). */
@@ -496,6 +498,21 @@ exports.install = (globalObject, runtime) => {
     return maxBytes > 0 ? Buffer.from(text).subarray(0, maxBytes).toString('utf8') : text;
   };
 
+  // the runner of jobs cronAdd adds from a running handler: registered before the first handler of the
+  // files (none without one: then no handler can call cronAdd)
+  const register = rt.register;
+  let sourceRunner = false;
+  rt.register = (event, fn, filters) => {
+    if (!sourceRunner && event !== CRON_SOURCE) {
+      sourceRunner = true;
+      register(CRON_SOURCE, (e) => {
+        const fn = vm.runInThisContext(`(${e.source})`, { filename: `cronAdd ${e.jobId}` });
+        fn();
+      }, []);
+    }
+    return register(event, fn, filters);
+  };
+
   g.routerAdd = (method, path, handler, ...middlewares) => {
     if (!loading) throw new Error('[routerAdd] routes can only be added while pb_hooks load');
     if (typeof handler !== 'function') throw new Error('[routerAdd] failed to wrap handler: handler must be non-nil');
@@ -527,8 +544,13 @@ exports.install = (globalObject, runtime) => {
 
   g.cronAdd = (jobId, cronExpr, handler) => {
     const id = String(jobId);
-    if (!loading) throw new Error(`[cronAdd] failed to register cron job ${id}: cron jobs can only be added while pb_hooks load`);
     if (typeof handler !== 'function') throw new Error(`[cronAdd] failed to register cron job ${id}: failed to add new cron job: fn must be non-nil function`);
+    if (!loading) {
+      // from a running handler (onBootstrap...), as PocketBase: the function's source, run later on any
+      // worker; like PocketBase's, it keeps none of the variables around it
+      rt.call('cron.add', [id, String(cronExpr), String(handler)]);
+      return;
+    }
     const expression = rt.call('cron.check', [id, String(cronExpr)]);
     const n = (cronAdds.get(id) ?? 0) + 1;
     cronAdds.set(id, n);
