@@ -48,6 +48,17 @@ export const HOOK_TIMEOUT_MS = 10_000;
 export const HOOK_WORKERS = 2;
 /** Workers at most, extra ones included (a hook waiting on a write that waits on another hook). */
 const MAX_WORKERS = 16;
+/** An invocation outside a write waits this long for a busy worker before an extra one starts. */
+const EXTRA_AFTER_MS = 100;
+/** An invocation waiting this long for handlers running JavaScript gets an extra worker. */
+const LONG_WAIT_MS = 1000;
+/** An extra worker exits after this long idle. */
+const EXTRA_IDLE_MS = 30_000;
+
+interface Waiter {
+  resolve: (w: HookWorker) => void;
+  timer: NodeJS.Timeout | null;
+}
 
 export interface Registration {
   event: string;
@@ -81,6 +92,10 @@ class HookWorker {
   private nextId = 1;
   busy = false;
   dead: Error | null = null;
+  /** An extra worker's exit once idle (HooksRuntime.release). */
+  idleTimer: NodeJS.Timeout | null = null;
+  /** Host calls this worker is blocked on now (it runs no JavaScript meanwhile). */
+  waitingOnHost = 0;
   readonly ready: Promise<Registration[]>;
 
   constructor(
@@ -154,6 +169,7 @@ class HookWorker {
 
   private async answer(m: { id: number; op: string; args: unknown[]; scope: number }): Promise<void> {
     const scope = this.scopes.get(m.scope) ?? {};
+    this.waitingOnHost++;
     try {
       let value: unknown;
       if (m.op === '__next') value = await this.nextAction(this, m.args[0] as number, m.args[1] as EventPayload, scope);
@@ -173,6 +189,8 @@ class HookWorker {
       // an error this worker threw (a callback's, a nested hook's) goes back to it as itself
       const workerErrorId = (err as { workerErrorId?: number } | null)?.workerErrorId;
       this.send({ t: 'error', id: m.id, error: { status: e?.status ?? 400, message: e?.message ?? (err instanceof Error ? err.message : String(err)), data: e?.data ?? {}, hostErrorId, workerErrorId } });
+    } finally {
+      this.waitingOnHost--;
     }
   }
 
@@ -226,7 +244,7 @@ interface Loaded {
 export class HooksRuntime implements CoreEvents {
   private readonly ops: HostOps = {};
   private loaded: Loaded | null = null;
-  private readonly queue: { resolve: (w: HookWorker) => void }[] = [];
+  private readonly queue: Waiter[] = [];
   private readonly actions = new Map<HookWorker, Map<number, (payload: EventPayload, scope: EventScope) => Promise<EventPayload>>>();
   private watcher: FSWatcher | null = null;
   private reloadTimer: NodeJS.Timeout | null = null;
@@ -299,27 +317,54 @@ export class HooksRuntime implements CoreEvents {
     return ids.some((i) => matches(this.loaded!.registrations[i], collection));
   }
 
-  /** Takes an idle worker, starting an extra one while all are busy (up to MAX_WORKERS), else waits. */
-  private async acquire(): Promise<HookWorker> {
+  /**
+   * Takes an idle worker. With none idle, an invocation inside a write (which holds the single writer)
+   * gets an extra worker at once, since the busy ones may be waiting for that very write; any other waits
+   * for a worker to come free, and gets an extra one only when, EXTRA_AFTER_MS on, every worker is still
+   * blocked on the host (their handlers may be waiting for work that needs a worker, such as a hook's mail
+   * whose onMailerSend must run: it never waits forever), or after LONG_WAIT_MS behind long handlers.
+   * Short handlers are just waited for: starting a worker costs 0.2-0.8 s of a core. Extra workers exit after EXTRA_IDLE_MS idle (MAX_WORKERS in all).
+   */
+  private async acquire(inWrite: boolean): Promise<HookWorker> {
     const loaded = this.loaded!;
     const w = loaded.idle.pop();
     if (w) {
       w.busy = true;
+      if (w.idleTimer) clearTimeout(w.idleTimer);
       return w;
     }
-    if (loaded.all.size < MAX_WORKERS) {
-      const extra = this.spawn(loaded.files);
-      loaded.all.add(extra);
-      try {
-        await extra.ready;
-      } catch (err) {
-        loaded.all.delete(extra);
-        throw err;
-      }
-      extra.busy = true;
-      return extra;
+    if (inWrite && loaded.all.size < MAX_WORKERS) return this.extra(loaded);
+    return new Promise<HookWorker>((resolve, reject) => {
+      const waiter: Waiter = { resolve, timer: null };
+      const since = performance.now();
+      const check = () => {
+        const i = this.queue.indexOf(waiter);
+        if (i < 0) return; // served meanwhile
+        // every worker blocked on the host, or this invocation kept waiting past a second by long handlers
+        const stuck = [...loaded.all].every((x) => x.busy && x.waitingOnHost > 0) || performance.now() - since > LONG_WAIT_MS;
+        if (!stuck || loaded.all.size >= MAX_WORKERS || loaded !== this.loaded) {
+          waiter.timer = setTimeout(check, EXTRA_AFTER_MS);
+          return;
+        }
+        this.queue.splice(i, 1);
+        this.extra(loaded).then(resolve, reject);
+      };
+      waiter.timer = setTimeout(check, EXTRA_AFTER_MS);
+      this.queue.push(waiter);
+    });
+  }
+
+  private async extra(loaded: Loaded): Promise<HookWorker> {
+    const extra = this.spawn(loaded.files);
+    loaded.all.add(extra);
+    try {
+      await extra.ready;
+    } catch (err) {
+      loaded.all.delete(extra);
+      throw err;
     }
-    return new Promise((resolve) => this.queue.push({ resolve }));
+    extra.busy = true;
+    return extra;
   }
 
   private release(w: HookWorker, loaded = this.loaded): void {
@@ -331,13 +376,23 @@ export class HooksRuntime implements CoreEvents {
     }
     const waiter = this.queue.shift();
     if (waiter) {
+      if (waiter.timer) clearTimeout(waiter.timer);
       w.busy = true;
       waiter.resolve(w);
-    } else if (loaded.idle.length >= this.poolSize) {
-      // an extra worker started while all were busy: not kept
-      loaded.all.delete(w);
-      w.terminate();
-    } else loaded.idle.push(w);
+      return;
+    }
+    loaded.idle.push(w);
+    if (loaded.all.size > this.poolSize) {
+      // an extra worker: exits once it has been idle a while (the pool keeps poolSize)
+      w.idleTimer = setTimeout(() => {
+        const i = loaded.idle.indexOf(w);
+        if (i < 0 || loaded.all.size <= this.poolSize) return;
+        loaded.idle.splice(i, 1);
+        loaded.all.delete(w);
+        w.terminate();
+      }, EXTRA_IDLE_MS);
+      w.idleTimer.unref();
+    }
   }
 
   async trigger(
@@ -351,7 +406,7 @@ export class HooksRuntime implements CoreEvents {
     const ids = loaded?.byEvent.get(event)?.filter((i) => !collection || matches(loaded.registrations[i], collection)) ?? [];
     if (!loaded || ids.length === 0) return { payload: await action(payload, scope), ran: true };
     const nestedIn = scope.worker as HookWorker | undefined;
-    const worker = nestedIn && !nestedIn.dead ? nestedIn : await this.acquire();
+    const worker = nestedIn && !nestedIn.dead ? nestedIn : await this.acquire(scope.tx !== undefined);
     const invokeId = (worker as any).nextInvoke = ((worker as any).nextInvoke ?? 0) + 1;
     const actions = this.actions.get(worker) ?? new Map();
     this.actions.set(worker, actions);
@@ -425,7 +480,13 @@ export class HooksRuntime implements CoreEvents {
     this.loaded = next;
     if (old) for (const w of old.idle.splice(0)) w.terminate(), old.all.delete(w);
     // queued invocations go to the new pool
-    while (this.queue.length > 0 && next.idle.length > 0) this.queue.shift()!.resolve(next.idle.pop()!);
+    while (this.queue.length > 0 && next.idle.length > 0) {
+      const waiter = this.queue.shift()!;
+      if (waiter.timer) clearTimeout(waiter.timer);
+      const w = next.idle.pop()!;
+      w.busy = true;
+      waiter.resolve(w);
+    }
     this.log({ level: 'INFO', message: `pb_hooks reloaded (${next.files.length} files, ${next.registrations.length} handlers)`, data: {} });
   }
 
