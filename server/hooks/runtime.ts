@@ -19,6 +19,7 @@ export interface OpContext {
 }
 
 /** A host operation a worker calls with `rt.call(name, args)`: answers a JSON-like value or throws. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each operation declares the arguments its worker side sends
 export type HostOp = (ctx: OpContext, ...args: any[]) => unknown;
 export type HostOps = Record<string, HostOp>;
 
@@ -70,6 +71,21 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+/** A message from a worker (worker/main.cjs `post`). */
+type WorkerMessage = { t: string } & Record<string, unknown>;
+
+/** An error as the worker sends it (main.cjs `serializeError`). */
+interface SerializedError {
+  status: number;
+  message: string;
+  data: Record<string, unknown>;
+  hostErrorId?: number;
+  workerErrorId?: number;
+  file?: string;
+  line?: number;
+  stack?: string;
+}
+
 /** A stopped invocation: its worker ran past the time limit (or died). */
 export class HookStopped extends ApiError {
   constructor(message: string) {
@@ -96,6 +112,8 @@ class HookWorker {
   idleTimer: NodeJS.Timeout | null = null;
   /** Host calls this worker is blocked on now (it runs no JavaScript meanwhile). */
   waitingOnHost = 0;
+  /** Invocations sent so far (each one's id for its e.next() action). */
+  invokes = 0;
   readonly ready: Promise<Registration[]>;
 
   constructor(
@@ -110,9 +128,9 @@ class HookWorker {
     this.worker = new Worker(workerEntry(), { workerData: { port: port2, signal: this.signal, dir, files, workerId: 0 }, transferList: [port2] });
     this.worker.unref();
     this.ready = new Promise((resolve, reject) => {
-      this.port.on('message', (m: any) => {
-        if (m.t === 'ready') resolve(m.handlers);
-        else if (m.t === 'loadFailed') reject(loadError(dir, m.error));
+      this.port.on('message', (m: WorkerMessage) => {
+        if (m.t === 'ready') resolve(m.handlers as Registration[]);
+        else if (m.t === 'loadFailed') reject(loadError(dir, m.error as SerializedError));
         else this.onMessage(m);
       });
       this.worker.on('error', (err) => {
@@ -152,15 +170,15 @@ class HookWorker {
     }).finally(() => this.scopes.delete(scopeId));
   }
 
-  private onMessage(m: any): void {
+  private onMessage(m: WorkerMessage): void {
     if (m.t === 'done' || m.t === 'failed') {
-      const p = this.waiting.get(m.id);
+      const p = this.waiting.get(m.id as number);
       if (!p) return;
-      this.waiting.delete(m.id);
+      this.waiting.delete(m.id as number);
       if (m.t === 'done') p.resolve(m.value);
-      else p.reject(workerError(m.error, this.thrown));
-    } else if (m.t === 'call') void this.answer(m);
-    else if (m.t === 'log') this.log({ level: m.level, message: m.message, data: m.data });
+      else p.reject(workerError(m.error as SerializedError, this.thrown));
+    } else if (m.t === 'call') void this.answer(m as unknown as { id: number; op: string; args: unknown[]; scope: number });
+    else if (m.t === 'log') this.log({ level: m.level as HookLogEntry['level'], message: String(m.message), data: (m.data ?? {}) as Record<string, unknown> });
   }
 
   /** Errors thrown by host operations, by id: a hook that lets one through answers the original. */
@@ -207,13 +225,13 @@ function workerEntry(): URL {
   return new URL('./hooks/worker/main.cjs', import.meta.url);
 }
 
-function loadError(dir: string, error: { message: string; file?: string; line?: number }): Error {
+function loadError(dir: string, error: SerializedError): Error {
   const where = error.file ? ` (${join(dir, error.file)}:${error.line})` : '';
   return new Error(`pb_hooks failed to load: ${error.message}${where}`);
 }
 
 /** A hook's error as the request's error: the host's own error when a hook let one through. */
-function workerError(error: { status: number; message: string; data: Record<string, unknown>; hostErrorId?: number; workerErrorId?: number; file?: string; line?: number; stack?: string }, thrown: Map<number, unknown>): unknown {
+function workerError(error: SerializedError, thrown: Map<number, unknown>): unknown {
   if (error.hostErrorId !== undefined && thrown.has(error.hostErrorId)) return thrown.get(error.hostErrorId);
   const status = error.status >= 400 && error.status < 600 ? error.status : 400;
   const message = error.status >= 400 ? error.message : 'Something went wrong while processing your request.';
@@ -407,7 +425,7 @@ export class HooksRuntime implements CoreEvents {
     if (!loaded || ids.length === 0) return { payload: await action(payload, scope), ran: true };
     const nestedIn = scope.worker as HookWorker | undefined;
     const worker = nestedIn && !nestedIn.dead ? nestedIn : await this.acquire(scope.tx !== undefined);
-    const invokeId = (worker as any).nextInvoke = ((worker as any).nextInvoke ?? 0) + 1;
+    const invokeId = ++worker.invokes;
     const actions = this.actions.get(worker) ?? new Map();
     this.actions.set(worker, actions);
     // the action runs in this scope, with this worker as the one nested events go to
@@ -478,7 +496,12 @@ export class HooksRuntime implements CoreEvents {
     }
     const old = this.loaded;
     this.loaded = next;
-    if (old) for (const w of old.idle.splice(0)) w.terminate(), old.all.delete(w);
+    if (old) {
+      for (const w of old.idle.splice(0)) {
+        w.terminate();
+        old.all.delete(w);
+      }
+    }
     // queued invocations go to the new pool
     while (this.queue.length > 0 && next.idle.length > 0) {
       const waiter = this.queue.shift()!;
