@@ -372,6 +372,12 @@ export class HooksRuntime implements CoreEvents {
     });
   }
 
+  private replace(loaded: Loaded): void {
+    const w = this.spawn(loaded.files);
+    loaded.all.add(w);
+    w.ready.then(() => this.release(w, loaded), () => loaded.all.delete(w));
+  }
+
   private async extra(loaded: Loaded): Promise<HookWorker> {
     const extra = this.spawn(loaded.files);
     loaded.all.add(extra);
@@ -390,6 +396,8 @@ export class HooksRuntime implements CoreEvents {
     if (!loaded || loaded !== this.loaded || w.dead || this.closed) {
       loaded?.all.delete(w);
       if (!w.dead) w.terminate();
+      // a worker stopped past its time limit (or that exited) is replaced, so the pool keeps its size
+      if (loaded && loaded === this.loaded && !this.closed && loaded.all.size < this.poolSize) this.replace(loaded);
       return;
     }
     const waiter = this.queue.shift();
