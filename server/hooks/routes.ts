@@ -148,6 +148,9 @@ export class HookRoutes {
         } catch (err) {
           throw new Error(`[cronAdd] failed to register cron job ${id}: failed to add new cron job: ${(err as Error).message}`, { cause: err });
         }
+        if (!this.host.registrations.some((r) => r.event === CRON_SOURCE)) {
+          throw new Error(`[cronAdd] failed to register cron job ${id}: at run time, Deskbase takes cronAdd from a handler whose own code calls it (not through a function of another file)`);
+        }
         this.sync();
         this.added.delete(id);
         this.added.set(id, { expression: schedule, source });

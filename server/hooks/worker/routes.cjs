@@ -498,12 +498,12 @@ exports.install = (globalObject, runtime) => {
     return maxBytes > 0 ? Buffer.from(text).subarray(0, maxBytes).toString('utf8') : text;
   };
 
-  // the runner of jobs cronAdd adds from a running handler: registered before the first handler of the
-  // files (none without one: then no handler can call cronAdd)
+  // the runner of jobs cronAdd adds from a running handler: registered before the first handler whose
+  // code calls cronAdd (so files that never do have no extra handler)
   const register = rt.register;
   let sourceRunner = false;
   rt.register = (event, fn, filters) => {
-    if (!sourceRunner && event !== CRON_SOURCE) {
+    if (!sourceRunner && event !== CRON_SOURCE && typeof fn === 'function' && /\bcronAdd\b/.test(Function.prototype.toString.call(fn))) {
       sourceRunner = true;
       register(CRON_SOURCE, (e) => {
         const fn = vm.runInThisContext(`(${e.source})`, { filename: `cronAdd ${e.jobId}` });
