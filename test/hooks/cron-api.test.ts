@@ -123,6 +123,21 @@ describe('cron jobs from pb_hooks', () => {
     }
   });
 
+  it('refuse cronAdd at run time through another file\'s function, naming the job', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'deskbase-cron-indirect-'));
+    try {
+      writeFileSync(join(d, 'lib.js'), 'module.exports = () => cronAdd("indirect", "@daily", () => {})\n');
+      writeFileSync(join(d, 'main.pb.js'), 'onBootstrap((e) => { e.next(); require(`${__hooks}/lib.js`)() })\n');
+      const err = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, hooksDir: d, hooksLogger: () => undefined }).then(
+        async (s) => { await s.close(); return null; },
+        (e: unknown) => e as Error,
+      );
+      expect(err?.message).toMatch(/\[cronAdd\] failed to register cron job indirect: at run time, Deskbase takes cronAdd from a handler whose own code calls it/);
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+
   it('skip a real tick while their previous run is still going, and log it', async () => {
     const d = mkdtempSync(join(tmpdir(), 'deskbase-cron-slow-'));
     const log: HookLogEntry[] = [];
