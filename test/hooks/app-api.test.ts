@@ -102,6 +102,11 @@ const PROBES = {
     const res = $http.send({ url: e.record.getString("arg"), method: "POST", body: JSON.stringify({ ping: 1 }), headers: { "content-type": "application/json" }, timeout: 5 });
     return { status: res.statusCode, json: res.json };
   },
+  file: () => {
+    const u = $app.findAuthRecordByEmail("users", "ann@example.com");
+    u.set("avatar", "picture.png");
+    try { $app.save(u); return { saved: true }; } catch (err) { return { status: err.status, message: err.message }; }
+  },
   auth: (e) => ({ who: e.auth ? e.auth.email() : "guest", collection: e.auth ? e.auth.collection().name : "" }),
   password: () => {
     const u = $app.findAuthRecordByEmail("users", "ann@example.com");
@@ -214,6 +219,10 @@ describe('$app, Record and the helpers in hooks', () => {
 
   it('validatePassword checks a stored record against its hash', async () => {
     expect(await probe('password')).toEqual({ right: true, wrong: false });
+  });
+
+  it('a file field set from a hook is refused, naming it, never dropped', async () => {
+    expect(await probe('file')).toEqual({ status: 400, message: 'Setting the file field "avatar" from a hook is not supported by Deskbase yet.' });
   });
 
   it('expandRecord fills expand', async () => {
