@@ -72,8 +72,10 @@ export interface HookResponse {
   written: boolean;
   status: number;
   headers: [string, string][];
-  /** `json`: the JSON text the handler's e.json wrote. */
-  body: { json: string } | { text: string } | { base64: string } | { file: { path: string; size: number; mtime: number } } | null;
+  /** `json`: the JSON text the handler's e.json wrote; `error`: what a handler threw, for the envelope. */
+  body:
+    | { json: string } | { text: string } | { base64: string } | { file: { path: string; size: number; mtime: number } }
+    | { error: { status: number; message: string; data: Record<string, unknown> } } | null;
   skipSuccessLog: boolean;
   gzip: boolean;
 }

@@ -21,6 +21,7 @@ import { RECORD_BODY_BYTES, readBodyBytes, readBodyObject } from './body.js';
 import { authMiddleware } from './caller.js';
 import { bodyServicesOf } from './body-services.js';
 import { parseBody } from './body-values.js';
+import { envelopeJson } from './envelope.js';
 import { stateOf } from './request.js';
 
 /** What the HTTP app needs of the hook routes (server/hooks/routes.ts `HookRoutes`). */
@@ -123,6 +124,10 @@ async function toResponse(answer: HookResponse, event: H3Event): Promise<Respons
   } else if (b && 'text' in b) payload = b.text;
   else if (b && 'base64' in b) payload = Buffer.from(b.base64, 'base64');
   else if (b && 'file' in b) return fileAnswer(b.file, headers, event);
+  else if (b && 'error' in b) {
+    headers.set('content-type', 'application/json; charset=utf-8');
+    payload = envelopeJson(b.error.status, b.error.message, b.error.data);
+  }
   if (answer.gzip && payload !== null && /\bgzip\b/.test(event.req.headers.get('accept-encoding') ?? '')) {
     payload = await gzipAsync(payload); // on the thread pool, not the event loop
     headers.set('content-encoding', 'gzip');

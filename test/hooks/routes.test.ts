@@ -70,6 +70,7 @@ routerAdd("GET", "/api/errors/{kind}", (e) => {
     case "plain": throw new Error("a plain error with a secret detail")
     case "api": throw new ApiError(418, "teapot", {})
     case "returned": return e.badRequestError("returned error", {})
+    case "missing": return e.json(200, $app.findRecordById("users", "nosuchid1234567"))
   }
   return e.json(200, {})
 })
@@ -201,6 +202,11 @@ describe('routerAdd', () => {
     expect((await fetch(`${base}/api/errors/api`)).status).toBe(418);
     const returned = await fetch(`${base}/api/errors/returned`);
     expect([returned.status, (await returned.json()).message]).toEqual([400, 'Returned error.']);
+    // with the headers the middlewares set before it, as PocketBase writes the error on the same response
+    expect([returned.headers.get('x-hooked'), returned.headers.get('content-type')]).toEqual(['yes', 'application/json; charset=utf-8']);
+    // an error from the host a hook lets through is answered as the API answers it
+    const missing = await fetch(`${base}/api/errors/missing`);
+    expect([missing.status, await missing.json()]).toEqual([404, { status: 404, message: 'Not found.', data: {} }]);
   });
 
   it('applies $apis.requireAuth, requireSuperuserAuth, requireGuestOnly and requireSuperuserOrOwnerAuth', async () => {

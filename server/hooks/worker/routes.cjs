@@ -520,19 +520,28 @@ exports.install = (globalObject, runtime) => {
     rt.call('routes.check', [String(method ?? ''), String(path ?? ''), routes]);
     const key = keyOf('route', `${String(method ?? '').toUpperCase()} ${path}`);
     routes.push([String(method ?? ''), String(path ?? '')]);
+    const upper = String(method ?? '').toUpperCase();
+    const event = `${ROUTE}${upper === '' ? '' : `${upper} `}${path}`;
     const fn = (e) => {
       const chain = sortByPriority([...globalMiddlewares, ...own]).map((m) => m.fn);
       try {
         runChain(e, [...chain, handler]);
       } catch (err) {
-        if (!e._response.written) throw err;
-        // an error after the answer was written: the answer stands (PocketBase's ErrorHandler), the error is logged
-        const where = rt.locate(err && err.stack);
-        rt.log('ERROR', `${String(method).toUpperCase()} ${path}: ${err && err.message ? err.message : String(err)}`, where ?? {});
+        // an error of the host's own (a failed statement...) goes back as itself: the host answers it
+        if (err && typeof err === 'object' && typeof err.hostErrorId === 'number' && !e._response.written) throw err;
+        const where = rt.locate(err && err.stack) ?? {};
+        const text = err && err.message ? err.message : String(err);
+        rt.log('ERROR', `${event} hook failed: ${text}`, { event, ...where });
+        // an error after the answer was written: the answer stands (PocketBase's ErrorHandler)
+        if (e._response.written) return;
+        // else the error's envelope, with the headers the middlewares set (PocketBase writes it on the same response)
+        const status = err && Number.isInteger(err.status) && err.status >= 400 && err.status <= 599 ? err.status : 400;
+        const message = err && err.status >= 400 ? String(err.message) : 'Something went wrong while processing your request.';
+        const data = status >= 500 || !err || typeof err.data !== 'object' || err.data === null ? {} : err.data;
+        Object.assign(e._response, { written: true, status, body: { error: { status, message, data } } });
       }
     };
-    const upper = String(method ?? '').toUpperCase();
-    rt.register(`${ROUTE}${upper === '' ? '' : `${upper} `}${path}`, fn, [key, upper, String(path)]);
+    rt.register(event, fn, [key, upper, String(path)]);
   };
 
   g.routerUse = (...middlewares) => {
