@@ -20,7 +20,9 @@ import { badRequest, notFound } from '../errors.js';
 import { RECORD_BODY_BYTES, readBodyBytes, readBodyObject } from './body.js';
 import { authMiddleware } from './caller.js';
 import { bodyServicesOf } from './body-services.js';
-import { parseBody } from './body-values.js';
+import { formToObject, parseBody } from './body-values.js';
+import { checkEntryCount, JsonShape } from './body-shape.js';
+import { isRecord } from '../json-object.js';
 import { envelopeJson } from './envelope.js';
 import { stateOf } from './request.js';
 
@@ -70,19 +72,17 @@ export async function serveHookRoute(event: H3Event, core: Core, router: HookRou
     chunked: declared === null && event.req.headers.has('transfer-encoding'),
     params: found.params,
   };
-  let read: Promise<{ object?: Record<string, unknown>; text?: string }> | null = null;
+  let read: Promise<{ object: Record<string, unknown> } | { bytes: Uint8Array }> | null = null;
   const body: HookRequestBody = {
     object: async (limit) => {
       read ??= readBodyObject(event, limit > 0 ? limit : HOOK_BODY_BYTES).then((object) => ({ object }));
       const got = await read;
-      if (got.object === undefined) return parseText(got.text ?? '', event);
-      return got.object;
+      return 'object' in got ? got.object : bindBytes(got.bytes, event);
     },
     text: async (limit) => {
-      read ??= readBodyBytes(event, limit > 0 ? limit : HOOK_BODY_BYTES).then((bytes) => ({ text: new TextDecoder().decode(bytes) }));
+      read ??= readBodyBytes(event, limit > 0 ? limit : HOOK_BODY_BYTES).then((bytes) => ({ bytes }));
       const got = await read;
-      if (got.text === undefined) return JSON.stringify(got.object ?? {});
-      return got.text;
+      return 'bytes' in got ? new TextDecoder().decode(got.bytes) : JSON.stringify(got.object);
     },
   };
   const answer = await router.serve(found.route, request, stateOf(event).auth, body);
@@ -91,17 +91,30 @@ export async function serveHookRoute(event: H3Event, core: Core, router: HookRou
 
 const gzipAsync = promisify(gzip);
 
-/** The body read as text first, then bound: JSON as PocketBase re-reads it; a form cannot be read twice. */
-function parseText(text: string, event: H3Event): Record<string, unknown> {
+/**
+ * The body read as text first, then bound (PocketBase re-reads it): JSON and urlencoded as every body
+ * (the same bounds and parser, body-values.ts); a multipart body cannot be parsed from its text here.
+ */
+async function bindBytes(bytes: Uint8Array, event: H3Event): Promise<Record<string, unknown>> {
   const media = (event.req.headers.get('content-type') ?? '').split(';', 1)[0].trim().toLowerCase();
-  if (media === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text));
-  try {
-    const value: unknown = text.trim() === '' ? {} : JSON.parse(text);
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    /* the 400 below */
+  const { parser } = bodyServicesOf(event);
+  if (media === 'application/x-www-form-urlencoded') {
+    checkEntryCount(bytes, 0x26); // '&'
+    const parsed = await parseBody(parser, 'urlencoded', bytes);
+    return 'entries' in parsed ? formToObject(parsed.entries, parser) : {};
   }
-  throw badRequest('Failed to load the submitted data due to invalid formatting.');
+  if (media !== 'application/json') throw badRequest('The request body was read as text already: bind it before reading it as text.');
+  // its shape bounded as every JSON body's, a slice per turn of the loop (body-values.ts does the same)
+  const shape = new JsonShape();
+  for (let at = 0; at < bytes.length; at += 256 * 1024) {
+    await new Promise((resolve) => setImmediate(resolve));
+    shape.push(bytes.subarray(at, at + 256 * 1024));
+  }
+  const parsed = await parseBody(parser, 'json', bytes);
+  const value = 'value' in parsed ? parsed.value : undefined;
+  if (value === undefined) return {};
+  if (!isRecord(value)) throw badRequest('Failed to load the submitted data due to invalid formatting.');
+  return value;
 }
 
 async function toResponse(answer: HookResponse, event: H3Event): Promise<Response> {

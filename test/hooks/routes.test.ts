@@ -59,6 +59,11 @@ routerAdd("POST", "/api/bind", (e) => {
   return e.json(200, data)
 })
 
+routerAdd("POST", "/api/raw-then-bind", (e) => {
+  const text = toString(e.request.body)
+  return e.json(200, { text: text, body: e.requestInfo().body })
+})
+
 routerAdd("POST", "/api/raw", (e) => {
   return e.string(200, "raw:" + toString(e.request.body) + "|" + toString(e.request.body, 3) + "|" + toString([104, 105]))
 })
@@ -191,6 +196,13 @@ describe('routerAdd', () => {
     expect(broken.status).toBe(400);
     const raw = await fetch(`${base}/api/raw`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'the raw text' });
     expect(await raw.text()).toBe('raw:the raw text|the|hi');
+    // read as text, then bound: JSON and urlencoded as PocketBase re-reads them
+    const json = await fetch(`${base}/api/raw-then-bind`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    expect(await json.json()).toEqual({ text: '{"a":1}', body: { a: 1 } });
+    const urlencoded = await fetch(`${base}/api/raw-then-bind`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'n=5&s=x' });
+    expect(await urlencoded.json()).toEqual({ text: 'n=5&s=x', body: { n: 5, s: 'x' } });
+    const badJson = await fetch(`${base}/api/raw-then-bind`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[1,2]' });
+    expect(badJson.status).toBe(400);
   });
 
   it('answers errors in the envelope: hook error classes, a plain error as PocketBase\'s generic 400', async () => {
@@ -240,7 +252,7 @@ describe('routerAdd', () => {
   it('logs a route\'s error with its route, file and line, the client seeing only the envelope', async () => {
     await fetch(`${base}/api/errors/plain`);
     const entry = logged.find((e) => e.level === 'ERROR' && String(e.message).includes('a plain error with a secret detail'));
-    expect(entry?.data).toMatchObject({ event: 'route:GET /api/errors/{kind}', file: 'routes.pb.js', line: 56 });
+    expect(entry?.data).toMatchObject({ event: 'route:GET /api/errors/{kind}', file: 'routes.pb.js', line: HOOKS.split('\n').findIndex((l) => l.includes('a plain error with a secret detail')) + 1 });
   });
 
   it('refuses a body past $apis.bodyLimit with a 413', async () => {
