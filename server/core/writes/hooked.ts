@@ -83,8 +83,10 @@ async function run<T>(
   let last: WireRecord | undefined;
   // after-success hooks run outside the transaction, once the outermost write is durable
   const outer = scope.tx === undefined;
-  // the worker whose handler made this write (a hook's $app.save) is waiting for it: its hooks run there
-  const successScope: EventScope = scope.worker === undefined ? {} : { worker: scope.worker };
+  // an outermost write made by a waiting handler (a hook's $app.save, a request hook's e.next()): its
+  // after hooks run on that worker, which waits for them; a nested write's run once the outermost one is
+  // durable, when the worker that made it may have moved on: on any worker
+  const successScope: EventScope = outer && scope.worker !== undefined ? { worker: scope.worker } : {};
   try {
     await inWrite(h, scope, async (s) => {
       const tx = s.tx!;
