@@ -535,8 +535,9 @@ export class HooksRuntime implements CoreEvents {
   }
 }
 
+/** A handler's collection filters: names or ids; `_pb_users_auth_` (PocketBase's users id, hard-coded by apps) names `users`. */
 function matches(r: Registration, c: { id: string; name: string }): boolean {
-  return r.filters.length === 0 || r.filters.includes(c.name) || r.filters.includes(c.id);
+  return r.filters.length === 0 || r.filters.includes(c.name) || r.filters.includes(c.id) || (c.name === 'users' && r.filters.includes('_pb_users_auth_'));
 }
 
 function defaultLogger(entry: HookLogEntry): void {

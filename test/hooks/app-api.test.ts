@@ -125,7 +125,7 @@ const PROBES = {
   expand: () => {
     const child = $app.findFirstRecordByData("items", "name", "c");
     const errs = $app.expandRecord(child, ["parent"]);
-    return { parent: child.get("expand").parent.name, errs: Object.keys(errs).length };
+    return { parent: child.get("expand").parent.name, errs: Object.keys(errs).length, one: child.expandedOne("parent").getString("name"), all: child.expandedAll("parent").map((r) => r.id === child.getString("parent")) };
   },
 };
 
@@ -245,6 +245,6 @@ describe('$app, Record and the helpers in hooks', () => {
   });
 
   it('expandRecord fills expand', async () => {
-    expect(await probe('expand')).toEqual({ parent: 'a', errs: 0 });
+    expect(await probe('expand')).toEqual({ parent: 'a', errs: 0, one: 'a', all: [true] });
   });
 });

@@ -100,10 +100,11 @@ onRecordViewRequest((e) => {
 }, "tasks");
 `,
   '03_auth.pb.js': `
+// PocketBase apps name users by its hard-coded id
 onRecordAuthWithPasswordRequest((e) => {
   if (e.identity === "blocked@example.com") throw new BadRequestError("Blocked by a hook.");
   e.next();
-}, "users");
+}, "_pb_users_auth_");
 
 onRecordAuthRequest((e) => {
   e.next();
