@@ -247,4 +247,12 @@ describe('hook files that cannot load', () => {
     expect(String(err)).toMatch(/bad\.pb\.js:3/);
     void ADMIN;
   });
+
+  it('a file looping at load time fails the start at the time limit instead of hanging it', async () => {
+    const looping = hooksFolder({ 'loop.pb.js': 'while (true) {}\n' });
+    const t0 = performance.now();
+    const err = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, hooksDir: looping, hooksTimeoutMs: 800 }).catch((e: Error) => e);
+    expect(String(err)).toMatch(/still running after 800 ms/);
+    expect(performance.now() - t0).toBeLessThan(5000);
+  });
 });
