@@ -67,6 +67,13 @@ onRecordAfterCreateError((e) => {
   e.next();
 }, "tasks");
 
+onRecordValidate((e) => {
+  if (e.record.getString("title") === "invalid") {
+    throw new BadRequestError("Failed to validate.", { title: { code: "validation_custom", message: "Not this title." } });
+  }
+  e.next();
+}, "tasks");
+
 onRecordUpdateRequest((e) => {
   e.record.set("note", "was " + e.record.original().getString("title"));
   e.next();
@@ -166,6 +173,13 @@ describe('event hooks', () => {
     expect((await failure(bad.send())).status).toBe(400);
     expect(await sdk.admin.collection('tasks').getFullList({ filter: 'title = "b3"' })).toHaveLength(0);
     expect(await stat('model:tasks')).toBe(5);
+  });
+
+  it('onRecordValidate refuses a create and an update with its own field error', async () => {
+    const err = await failure(sdk.client().collection('tasks').create({ title: 'invalid' }));
+    expect(err.response).toEqual({ status: 400, message: 'Failed to validate.', data: { title: { code: 'validation_custom', message: 'Not this title.' } } });
+    const t = await sdk.client().collection('tasks').create({ title: 'valid' });
+    expect((await failure(sdk.client().collection('tasks').update(t.id, { title: 'invalid' }))).status).toBe(400);
   });
 
   it('onRecordCreateExecute may change the record at the last moment', async () => {
