@@ -309,7 +309,7 @@ export class HooksRuntime implements CoreEvents {
     const first = this.spawn(files);
     let registrations: Registration[];
     try {
-      registrations = await first.ready;
+      registrations = await this.whenLoaded(first);
     } catch (err) {
       first.terminate();
       throw err;
@@ -321,9 +321,23 @@ export class HooksRuntime implements CoreEvents {
     for (let i = 1; i < this.poolSize && files.length > 0; i++) {
       const w = this.spawn(files);
       loaded.all.add(w);
-      w.ready.then(() => this.release(w, loaded), () => loaded.all.delete(w));
+      this.whenLoaded(w).then(() => this.release(w, loaded), () => loaded.all.delete(w));
     }
     return loaded;
+  }
+
+  /** A worker's handlers once its files loaded; a file still running after the time limit (a loop at load) fails it. */
+  private whenLoaded(w: HookWorker): Promise<Registration[]> {
+    let timer: NodeJS.Timeout | null = null;
+    const limit = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        w.terminate();
+        reject(new Error(`pb_hooks failed to load: the files were still running after ${this.timeoutMs} ms (a loop at load time?)`));
+      }, this.timeoutMs);
+    });
+    return Promise.race([w.ready, limit]).finally(() => {
+      if (timer) clearTimeout(timer);
+    });
   }
 
   private spawn(files: string[]): HookWorker {
@@ -381,14 +395,14 @@ export class HooksRuntime implements CoreEvents {
   private replace(loaded: Loaded): void {
     const w = this.spawn(loaded.files);
     loaded.all.add(w);
-    w.ready.then(() => this.release(w, loaded), () => loaded.all.delete(w));
+    this.whenLoaded(w).then(() => this.release(w, loaded), () => loaded.all.delete(w));
   }
 
   private async extra(loaded: Loaded): Promise<HookWorker> {
     const extra = this.spawn(loaded.files);
     loaded.all.add(extra);
     try {
-      await extra.ready;
+      await this.whenLoaded(extra);
     } catch (err) {
       loaded.all.delete(extra);
       throw err;
@@ -535,8 +549,9 @@ export class HooksRuntime implements CoreEvents {
   }
 }
 
+/** A handler's collection filters: names or ids; `_pb_users_auth_` (PocketBase's users id, hard-coded by apps) names `users`. */
 function matches(r: Registration, c: { id: string; name: string }): boolean {
-  return r.filters.length === 0 || r.filters.includes(c.name) || r.filters.includes(c.id);
+  return r.filters.length === 0 || r.filters.includes(c.name) || r.filters.includes(c.id) || (c.name === 'users' && r.filters.includes('_pb_users_auth_'));
 }
 
 function defaultLogger(entry: HookLogEntry): void {
