@@ -304,7 +304,7 @@ describe('a route that runs too long', () => {
   it('is stopped at the hooks\' time limit with a 400, the other routes answering meanwhile', async () => {
     const d = mkdtempSync(join(tmpdir(), 'deskbase-routes-loop-'));
     writeFileSync(join(d, 'loop.pb.js'), 'routerAdd("GET", "/api/loop", (e) => { for (;;) {} })\nrouterAdd("GET", "/api/quick", (e) => e.string(200, "quick"))\n');
-    const server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, hooksDir: d, hooksLogger: () => undefined, hooksTimeoutMs: 800 });
+    const server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, hooksDir: d, hooksLogger: () => undefined, hooksTimeoutMs: 3000 });
     try {
       const looping = fetch(`${server.url}/api/loop`);
       await new Promise((r) => setTimeout(r, 100));
