@@ -24,6 +24,12 @@ const TIMED = [
 // fresh database of the run's PostgreSQL 15 (test/support/test-store.ts). docs/architecture.md ("The
 // PostgreSQL store") lists which suites are not here yet, and why.
 const ON_BOTH_ENGINES = [
+  'test/hooks/record-events.test.ts',
+  'test/hooks/safety.test.ts',
+  'test/hooks/app-api.test.ts',
+  'test/hooks/events.test.ts',
+  'test/hooks/reload.test.ts',
+  'test/hooks/pool.test.ts',
   'test/records/engine.test.ts',
   'test/auth/origin.test.ts',
   'test/auth/record-sessions.test.ts',
@@ -87,6 +93,9 @@ const ON_BOTH_ENGINES = [
   'test/auth/account-rows.test.ts',
   'test/logs/logs-api.test.ts',
   'test/logs/retention.test.ts',
+  'test/hooks/cron.test.ts',
+  'test/hooks/cron-api.test.ts',
+  'test/hooks/routes.test.ts',
 ];
 
 // `npm run test:fast` (`vitest run --mode fast`): the edit-run loop, without the browser tests, the

@@ -14,7 +14,8 @@ import { hostCheck } from './http/hosts.js';
 import { ensureCertificate } from './http/certificate.js';
 import { Binding, lanAddresses, type TlsSource } from './http/listener.js';
 import { openStore, type Store, type StoreOptions } from './store/db.js';
-import { openLogs, type Logs, type LogsOptions } from './logs/index.js';
+import { hookLogger, openLogs, type Logs, type LogsOptions } from './logs/index.js';
+import { createHooks, createRoutesAndCron, startHooks, type HookLogger, type HooksRuntime } from './hooks/index.js';
 
 /** The one free-port probe, for the desktop shell's port choice (main/ports.ts). */
 export { probePort } from './http/listener.js';
@@ -58,6 +59,21 @@ export interface ServerOptions {
   smtpTimeouts?: CoreOptions['smtpTimeouts'];
   /** The logger's queue, batch and interval (server/logs/logger.ts defaults); tests lower them. */
   logs?: Pick<LogsOptions, 'capacity' | 'batchSize' | 'intervalMs'>;
+  /**
+   * The pb_hooks folder (server-side hooks, server/hooks/): by default `pb_hooks` beside the data
+   * folder, as PocketBase; null runs no hooks. A missing folder runs none.
+   */
+  hooksDir?: string | null;
+  /** How long one hook may run before its worker is stopped, in ms (10 s by default). */
+  hooksTimeoutMs?: number;
+  /** Reload the hooks when a file of the folder changes (PocketBase's --hooksWatch). */
+  hooksWatch?: boolean;
+  /** Hook workers kept loaded (server/hooks/runtime.ts HOOK_WORKERS by default). */
+  hooksPool?: number;
+  /** Where hook output goes (console.*, $app.logger(), hook errors); stderr by default. */
+  hooksLogger?: HookLogger;
+  /** The cron's tick in ms (one minute by default, as PocketBase; tests shorten it). */
+  cronIntervalMs?: number;
 }
 
 export interface ServerLimits extends ConnectionLimits {
@@ -89,7 +105,15 @@ export interface RunningServer {
   rebind(host: string): Promise<void>;
   /** Request body bytes held in memory now, all requests together (http/bodies-in-flight.ts). */
   bodyBytesInFlight(): number;
+  /** The server-side hooks runtime, when a pb_hooks folder is served. */
+  hooks: HooksRuntime | null;
   close(): Promise<void>;
+}
+
+/** The pb_hooks folder a server runs: the option, else `pb_hooks` beside the data folder (none in memory). */
+export function hooksDirOf(options: Pick<ServerOptions, 'dir' | 'hooksDir'>): string | null {
+  if (options.hooksDir !== undefined) return options.hooksDir === null ? null : resolve(options.hooksDir);
+  return options.dir === null ? null : join(dirname(resolve(options.dir)), 'pb_hooks');
 }
 
 export function defaultUiDir(): string | null {
@@ -132,8 +156,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     tls = async () => given;
   }
   let logs: Logs | null = null;
+  const hooksDir = hooksDirOf(options);
+  const hooks = hooksDir !== null && existsSync(hooksDir)
+    ? createHooks({ dir: hooksDir, timeoutMs: options.hooksTimeoutMs, watch: options.hooksWatch, poolSize: options.hooksPool, logger: options.hooksLogger ?? ((entry) => { if (logs) hookLogger(logs)(entry); }) })
+    : null;
   try {
     const core = await createCore(store, {
+      events: hooks ?? undefined,
       onSetupToken: announce,
       // failures no client hears of (a change listener's, a committed write's after-effect): printed, and kept in the logs
       onError: (error) => {
@@ -150,9 +179,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     logs = await openLogs({ ...options.logs, store, dir: options.dir, settings: async () => (await core.settings.get()).logs, report: (error) => log(`logs: ${errorText(error)}`) });
     const running = logs;
     core.settings.onUpdate((settings) => running.apply(settings.logs));
+    // routes and cron jobs are checked while the files load: against the app's built-in routes, so the app comes first
+    let builtIns: { method?: string; route?: string }[] = [];
+    const logic = hooks ? createRoutesAndCron(hooks, store, { builtIns: () => builtIns, cronIntervalMs: options.cronIntervalMs }) : null;
     const bodies = createBodyServices(options.limits?.bodyBytesInFlight);
     const host = options.host ?? '127.0.0.1';
     const handler = createNodeHandler(core, {
+      hookRoutes: logic?.routes ?? null,
+      crons: logic?.routes ?? null,
+      onBuiltIns: (routes) => void (builtIns = routes),
       uiDir: options.uiDir === undefined ? defaultUiDir() : options.uiDir,
       verbose: options.verbose,
       log: (entry) => log(JSON.stringify({ time: new Date().toISOString(), ...entry })),
@@ -162,14 +197,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       realtimeQueueBytes: options.limits?.realtimeQueueBytes,
       logs,
     });
+    if (hooks) await startHooks(hooks, core, { dataDir: options.dir });
     const bound = await Binding.open(handler, host, options.port ?? 8090, options.strictPort === true, options.limits, tls);
     binding = bound;
+    if (hooks) await hooks.trigger('onServe', {}, {}, async (p) => p);
     // no token while writes kept aside from a damaged journal may hold the first superuser (setup.ts)
     const heldBack = await core.setup.heldBack();
     if (heldBack !== null) log(heldBack);
     else await core.setup.issue();
-    return runningServer(core, store, logs, bound, bodies, setupUrl, () => tlsInfo);
+    logic?.start();
+    return runningServer(core, store, logs, bound, bodies, setupUrl, () => tlsInfo, hooks, async () => logic?.close());
   } catch (err) {
+    await hooks?.close();
     await logs?.close();
     await store.close();
     throw err;
@@ -180,7 +219,7 @@ function errorText(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
-function runningServer(core: Core, store: Store, logs: Logs, binding: Binding, bodies: BodyServices, setupUrl: (token: string) => string, tls: () => RunningServer['tls']): RunningServer {
+function runningServer(core: Core, store: Store, logs: Logs, binding: Binding, bodies: BodyServices, setupUrl: (token: string) => string, tls: () => RunningServer['tls'], hooks: HooksRuntime | null, closeCron: () => Promise<void>): RunningServer {
   let closed = false;
   return {
     get url() { return binding.url; },
@@ -197,12 +236,17 @@ function runningServer(core: Core, store: Store, logs: Logs, binding: Binding, b
     lanUrls: () => binding.lanUrls(),
     rebind: (host) => binding.rebind(host),
     bodyBytesInFlight: () => bodies.inFlight.inUse(),
+    hooks,
     async close() {
       if (closed) return;
       closed = true;
+      await closeCron(); // before the store closes: its claims are marked finished there
       core.realtime.broker.closeAll(); // open event streams would hold the listener open
       await binding.close();
       await core.setup.withdraw(); // its setup token dies with it on every node (never throws)
+      // onTerminate hooks, then the workers (a failing or slow hook cannot keep the server from closing)
+      await hooks?.trigger('onTerminate', { isRestart: false }, {}, async (p) => p).catch(() => undefined); // logged by the runtime
+      await hooks?.close();
       await logs.close(); // what is queued is written first (on a team server, into the store closed next)
       await store.close();
     },

@@ -15,6 +15,8 @@ import { registerAuth } from './routes/auth-api.js';
 import { registerBackup } from './routes/backup-api.js';
 import { registerBatch } from './routes/batch-api.js';
 import { registerCollections } from './routes/collections-api.js';
+import { registerCrons, type CronJobs } from './routes/crons.js';
+import { serveHookRoute, type HookRouter } from './hook-routes.js';
 import { registerFiles } from './routes/files-api.js';
 import { registerHealth } from './routes/health-api.js';
 import { registerLogs } from './routes/logs-api.js';
@@ -44,6 +46,12 @@ export interface AppOptions {
   realtimeQueueBytes?: number;
   /** The server's logs (server/logs/): every request is logged there, and `/api/logs` reads them. */
   logs?: Logs;
+  /** The hooks' cron jobs (server/hooks/cron.ts) for `/api/crons`; none when absent. */
+  crons?: CronJobs | null;
+  /** The hooks' routes (routerAdd: server/hooks/routes.ts), served where no built-in route answers. */
+  hookRoutes?: HookRouter | null;
+  /** Told the app's built-in routes once they are registered (a hook route one of them covers is refused). */
+  onBuiltIns?: (routes: { method?: string; route?: string }[]) => void;
 }
 
 /**
@@ -153,10 +161,14 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   registerFiles(app, core);
   registerBackup(app, core);
   if (logs !== undefined) registerLogs(app, core, logs);
+  registerCrons(app, () => options.crons ?? null);
   registerStatic(app, options.uiDir ?? null);
-  app.all('/**', () => {
+  app.all('/**', async (event) => {
+    const answer = options.hookRoutes ? await serveHookRoute(event, core, options.hookRoutes) : null;
+    if (answer) return answer;
     throw new ApiError(404, 'Not found.');
   });
+  options.onBuiltIns?.(builtInRoutes(app));
   return app;
 }
 
@@ -187,6 +199,11 @@ function logRequest(logs: Logs, event: H3Event, status: number, t0: number | und
     remoteIp: unmapped(event.runtime?.node?.req.socket.remoteAddress ?? ''),
     ...failure,
   });
+}
+
+/** The app's built-in routes (method and h3 pattern): a hook route one of them covers is refused (server/hooks/routes.ts). */
+export function builtInRoutes(app: H3): { method?: string; route?: string }[] {
+  return app['~routes'].map((r) => ({ method: r.method, route: r.route }));
 }
 
 /** The app as a node:http request listener (the server's only contact with h3 outside this folder). */

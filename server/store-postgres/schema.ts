@@ -98,6 +98,11 @@ export const POSTGRES_SYSTEM_SCHEMA: readonly string[] = [
     "reserved" integer NOT NULL,
     "forgiven" integer NOT NULL
   )`,
+  // cron runs claimed (server/hooks/cron-claims.ts): one row per job and tick, so a tick runs once across nodes
+  `CREATE TABLE IF NOT EXISTS "_cronRuns" (
+    "job" ${TEXT} NOT NULL, "tick" bigint NOT NULL, "node" ${TEXT} NOT NULL, "started" bigint NOT NULL, "finished" bigint,
+    PRIMARY KEY ("job", "tick")
+  )`,
 ];
 
 /** Creates the system tables that are missing, one node at a time (the lock ends with the transaction). */

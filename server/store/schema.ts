@@ -61,4 +61,9 @@ export async function ensureSystemSchema(tx: WriteTx): Promise<void> {
   )`);
   // a record's rows found when it is deleted (core/account-rows.ts)
   await tx.run('CREATE INDEX IF NOT EXISTS "_mfas_record" ON "_mfas" ("collectionId", "recordId")');
+  // cron runs claimed (server/hooks/cron-claims.ts): one row per job and tick, so a tick runs once across nodes
+  await tx.run(`CREATE TABLE IF NOT EXISTS "_cronRuns" (
+    "job" TEXT NOT NULL, "tick" INTEGER NOT NULL, "node" TEXT NOT NULL, "started" INTEGER NOT NULL, "finished" INTEGER,
+    PRIMARY KEY ("job", "tick")
+  )`);
 }
