@@ -97,7 +97,7 @@ onRecordEnrich((e) => {
 }, "tasks");
 
 onRecordsListRequest((e) => {
-  e.records.forEach((r) => r.set("note", "listed"));
+  e.records.forEach((r) => { r.set("note", "listed"); r.set("notShown", "no withCustomData"); });
   e.next();
 }, "tasks");
 
@@ -216,6 +216,7 @@ describe('event hooks', () => {
     const listed = await sdk.client().collection('tasks').getList(1, 100, { filter: `id = "${t.id}"` });
     expect(listed.items[0]).toMatchObject({ note: 'listed', shout: 'ENRICHED' });
     expect(listed.items[0].secret).toBeUndefined();
+    expect(listed.items[0].notShown).toBeUndefined(); // a key that is no field needs withCustomData(true)
     const h = await sdk.admin.collection('tasks').create({ title: 'hidden by hook' });
     expect((await failure(sdk.client().collection('tasks').getOne(h.id))).status).toBe(404);
   });
