@@ -166,6 +166,8 @@ describe('event hooks', () => {
     const out = await batch.send();
     expect(out.map((r) => r.body.title)).toEqual(['b1', 'b2']);
     expect(await stat('model:tasks')).toBe(5);
+    // and each sub-request's request hooks, as PocketBase runs them through their routes
+    expect(await stat('request:tasks')).toBe(4);
     // a failing write rolls back the batch and every hook's write with it
     const bad = sdk.admin.createBatch();
     bad.collection('tasks').create({ title: 'b3' });
@@ -173,6 +175,7 @@ describe('event hooks', () => {
     expect((await failure(bad.send())).status).toBe(400);
     expect(await sdk.admin.collection('tasks').getFullList({ filter: 'title = "b3"' })).toHaveLength(0);
     expect(await stat('model:tasks')).toBe(5);
+    expect(await stat('request:tasks')).toBe(4);
   });
 
   it('onRecordValidate refuses a create and an update with its own field error', async () => {
