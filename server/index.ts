@@ -208,6 +208,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     logic?.start();
     return runningServer(core, store, logs, bound, bodies, setupUrl, () => tlsInfo, hooks, async () => logic?.close());
   } catch (err) {
+    // an onServe hook may fail after the bind: the socket is released too
+    const bound: Binding | null = binding;
+    if (bound !== null) await bound.close().catch(() => undefined);
     await hooks?.close();
     await logs?.close();
     await store.close();

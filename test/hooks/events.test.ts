@@ -3,6 +3,8 @@
 // events under every write path (single, batch, a hook's own $app.save) and the request events only
 // under the API's, after-success and after-error, enrich, list and view requests, auth, mail.
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../../server/index.js';
@@ -97,7 +99,7 @@ onRecordEnrich((e) => {
 }, "tasks");
 
 onRecordsListRequest((e) => {
-  e.records.forEach((r) => r.set("note", "listed"));
+  e.records.forEach((r) => { r.set("note", "listed"); r.set("notShown", "no withCustomData"); });
   e.next();
 }, "tasks");
 
@@ -166,6 +168,8 @@ describe('event hooks', () => {
     const out = await batch.send();
     expect(out.map((r) => r.body.title)).toEqual(['b1', 'b2']);
     expect(await stat('model:tasks')).toBe(5);
+    // and each sub-request's request hooks, as PocketBase runs them through their routes
+    expect(await stat('request:tasks')).toBe(4);
     // a failing write rolls back the batch and every hook's write with it
     const bad = sdk.admin.createBatch();
     bad.collection('tasks').create({ title: 'b3' });
@@ -173,6 +177,7 @@ describe('event hooks', () => {
     expect((await failure(bad.send())).status).toBe(400);
     expect(await sdk.admin.collection('tasks').getFullList({ filter: 'title = "b3"' })).toHaveLength(0);
     expect(await stat('model:tasks')).toBe(5);
+    expect(await stat('request:tasks')).toBe(4);
   });
 
   it('onRecordValidate refuses a create and an update with its own field error', async () => {
@@ -216,6 +221,7 @@ describe('event hooks', () => {
     const listed = await sdk.client().collection('tasks').getList(1, 100, { filter: `id = "${t.id}"` });
     expect(listed.items[0]).toMatchObject({ note: 'listed', shout: 'ENRICHED' });
     expect(listed.items[0].secret).toBeUndefined();
+    expect(listed.items[0].notShown).toBeUndefined(); // a key that is no field needs withCustomData(true)
     const h = await sdk.admin.collection('tasks').create({ title: 'hidden by hook' });
     expect((await failure(sdk.client().collection('tasks').getOne(h.id))).status).toBe(404);
   });
@@ -260,6 +266,21 @@ describe('hook files that cannot load', () => {
     expect(String(err)).toMatch(/onCollectionCreate is a PocketBase hook Deskbase does not run yet/);
     expect(String(err)).toMatch(/bad\.pb\.js:3/);
     void ADMIN;
+  });
+
+  it('an onServe hook that throws fails the start and releases the port', async () => {
+    const failing = hooksFolder({ 'serve.pb.js': 'onServe((e) => { throw new Error("not today"); });\n' });
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const p = (probe.address() as AddressInfo).port;
+        probe.close(() => resolve(p));
+      });
+    });
+    const err = await startServer({ dir: null, port, strictPort: true, uiDir: null, log: () => undefined, hooksDir: failing }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    // the port is free again: a server without hooks binds it
+    const again = await startServer({ dir: null, port, strictPort: true, uiDir: null, log: () => undefined, hooksDir: null });
+    await again.close();
   });
 
   it('a file looping at load time fails the start at the time limit instead of hanging it', async () => {
