@@ -89,6 +89,8 @@ export const POSTGRES_SYSTEM_SCHEMA: readonly string[] = [
     "id" ${TEXT} PRIMARY KEY NOT NULL, "collectionId" ${TEXT} NOT NULL, "recordId" ${TEXT} NOT NULL,
     "method" ${TEXT} NOT NULL, "created" bigint NOT NULL
   )`,
+  // the JS migrations applied (server/hooks/migrations.ts), as PocketBase's: file name, when (Unix microseconds)
+  `CREATE TABLE IF NOT EXISTS "_migrations" ("file" ${TEXT} PRIMARY KEY NOT NULL, "applied" bigint NOT NULL)`,
   // the sign-in block every node counts against (core/sign-in-limiter.ts StoreFailureLimiter)
   `CREATE TABLE IF NOT EXISTS "_signInFailures" (
     "key" ${TEXT} PRIMARY KEY NOT NULL,
