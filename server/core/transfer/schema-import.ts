@@ -279,12 +279,27 @@ export function createSchemaImport(env: Pick<CoreEnv, 'store' | 'dialect' | 'reg
   }
 
   /**
+   * Imports `body`'s collections inside the caller's transaction `tx` (a JS migration's
+   * `app.importCollections`, `app.save(collection)`): the live registry takes the new schema at once
+   * (the caller reloads it from the store if its transaction rolls back), and `settle` is for the
+   * caller to run once `tx` committed.
+   */
+  async function importWithin(tx: WriteTx, body: unknown): Promise<{ result: SchemaImportResult; settle: () => void }> {
+    const { list, deleteMissing } = readBody(body);
+    const notes = new Notes();
+    const plan = planImport(list, registry, notes);
+    const { changes, removed, cuts } = await apply(tx, plan, deleteMissing, notes, false);
+    await registry.load(tx);
+    return { result: { changes, notes: notes.list, dryRun: false }, settle: () => settle(changes, removed, cuts) };
+  }
+
+  /**
    * Imports `body`'s collections. `steps.before` runs once the plan is made, before the transaction
    * (the PocketBase import places its files there, so they are durable before the records naming
    * them); `steps.then` runs in the same transaction once the schema is in place (the PocketBase import
    * adds the records there), with the new schema's registry and the id map.
    */
-  return async function importSchema<R = undefined>(body: unknown, steps: ImportSteps<R> = {}): Promise<SchemaImportResult & { then?: R }> {
+  async function importSchema<R = undefined>(body: unknown, steps: ImportSteps<R> = {}): Promise<SchemaImportResult & { then?: R }> {
     const { list, deleteMissing, dryRun } = readBody(body);
     const notes = new Notes();
     const plan = planImport(list, registry, notes);
@@ -305,5 +320,6 @@ export function createSchemaImport(env: Pick<CoreEnv, 'store' | 'dialect' | 'reg
       if (err instanceof DryRun) return err.result as SchemaImportResult & { then?: R };
       throw err;
     }
-  };
+  }
+  return Object.assign(importSchema, { within: importWithin });
 }
