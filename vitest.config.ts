@@ -22,6 +22,7 @@ const TIMED = [
 // fresh database of the run's PostgreSQL 15 (test/support/test-store.ts). docs/architecture.md ("The
 // PostgreSQL store") lists which suites are not here yet, and why.
 const ON_BOTH_ENGINES = [
+  'test/hooks/record-events.test.ts',
   'test/records/engine.test.ts',
   'test/auth/origin.test.ts',
   'test/auth/record-sessions.test.ts',

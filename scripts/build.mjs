@@ -109,6 +109,15 @@ export async function buildServer(root, outDir) {
   });
   await copyFile(join(root, SQL_WASM), join(outDir, 'server/sql-wasm.wasm'));
   await copyFile(join(root, BCRYPTJS), join(outDir, 'server/bcryptjs.cjs'));
+  await buildHooksWorker(root, join(outDir, 'server'));
+}
+
+/**
+ * The hooks worker (server/hooks/worker/main.cjs, plain CommonJS) bundled beside each bundle that holds
+ * the server, as `worker/main.cjs`: server/hooks/runtime.ts looks for it there first.
+ */
+async function buildHooksWorker(root, bundleDir) {
+  await esbuild.build({ ...common, format: 'cjs', target: 'node20', entryPoints: [join(root, 'server/hooks/worker/main.cjs')], outfile: join(bundleDir, 'worker/main.cjs') });
 }
 
 // In the CommonJS main bundle, the server's import.meta.url (where it looks for the UI by default)
@@ -133,6 +142,7 @@ export async function buildMain(root, outDir) {
   await copyFile(join(root, 'build/trayTemplate@2x.png'), join(outDir, 'main/trayTemplate@2x.png'));
   await copyFile(join(root, SQL_WASM), join(outDir, 'main/sql-wasm.wasm'));
   await copyFile(join(root, BCRYPTJS), join(outDir, 'main/bcryptjs.cjs'));
+  await buildHooksWorker(root, join(outDir, 'main'));
 }
 
 export async function buildRenderer(root, outDir) {

@@ -14,6 +14,7 @@ import { hostCheck } from './http/hosts.js';
 import { ensureCertificate } from './http/certificate.js';
 import { Binding, lanAddresses, type TlsSource } from './http/listener.js';
 import { openStore, type Store, type StoreOptions } from './store/db.js';
+import { createHooks, startHooks, type HookLogger, type HooksRuntime } from './hooks/index.js';
 
 /** The one free-port probe, for the desktop shell's port choice (main/ports.ts). */
 export { probePort } from './http/listener.js';
@@ -55,6 +56,19 @@ export interface ServerOptions {
   hashPool?: ScryptPool;
   /** SMTP timeouts in ms (core/mail/mailer.ts SMTP_TIMEOUTS by default). */
   smtpTimeouts?: CoreOptions['smtpTimeouts'];
+  /**
+   * The pb_hooks folder (server-side hooks, server/hooks/): by default `pb_hooks` beside the data
+   * folder, as PocketBase; null runs no hooks. A missing folder runs none.
+   */
+  hooksDir?: string | null;
+  /** How long one hook may run before its worker is stopped, in ms (10 s by default). */
+  hooksTimeoutMs?: number;
+  /** Reload the hooks when a file of the folder changes (PocketBase's --hooksWatch). */
+  hooksWatch?: boolean;
+  /** Hook workers kept loaded (server/hooks/runtime.ts HOOK_WORKERS by default). */
+  hooksPool?: number;
+  /** Where hook output goes (console.*, $app.logger(), hook errors); stderr by default. */
+  hooksLogger?: HookLogger;
 }
 
 export interface ServerLimits extends ConnectionLimits {
@@ -84,7 +98,15 @@ export interface RunningServer {
   rebind(host: string): Promise<void>;
   /** Request body bytes held in memory now, all requests together (http/bodies-in-flight.ts). */
   bodyBytesInFlight(): number;
+  /** The server-side hooks runtime, when a pb_hooks folder is served. */
+  hooks: HooksRuntime | null;
   close(): Promise<void>;
+}
+
+/** The pb_hooks folder a server runs: the option, else `pb_hooks` beside the data folder (none in memory). */
+export function hooksDirOf(options: Pick<ServerOptions, 'dir' | 'hooksDir'>): string | null {
+  if (options.hooksDir !== undefined) return options.hooksDir === null ? null : resolve(options.hooksDir);
+  return options.dir === null ? null : join(dirname(resolve(options.dir)), 'pb_hooks');
 }
 
 export function defaultUiDir(): string | null {
@@ -126,8 +148,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const given = options.https;
     tls = async () => given;
   }
+  const hooksDir = hooksDirOf(options);
+  const hooks = hooksDir !== null && existsSync(hooksDir)
+    ? createHooks({ dir: hooksDir, timeoutMs: options.hooksTimeoutMs, watch: options.hooksWatch, poolSize: options.hooksPool, logger: options.hooksLogger })
+    : null;
   try {
     const core = await createCore(store, {
+      events: hooks ?? undefined,
       onSetupToken: announce,
       onError: (error) => log(`error: ${errorText(error)}`),
       responseBytes: options.limits?.responseBytes,
@@ -136,6 +163,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       hashPool: options.hashPool,
       smtpTimeouts: options.smtpTimeouts,
     });
+    if (hooks) await startHooks(hooks, core, { dataDir: options.dir });
     const bodies = createBodyServices(options.limits?.bodyBytesInFlight);
     const host = options.host ?? '127.0.0.1';
     const handler = createNodeHandler(core, {
@@ -149,12 +177,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     const bound = await Binding.open(handler, host, options.port ?? 8090, options.strictPort === true, options.limits, tls);
     binding = bound;
+    if (hooks) await hooks.trigger('onServe', {}, {}, async (p) => p);
     // no token while writes kept aside from a damaged journal may hold the first superuser (setup.ts)
     const heldBack = await core.setup.heldBack();
     if (heldBack !== null) log(heldBack);
     else await core.setup.issue();
-    return runningServer(core, store, bound, bodies, setupUrl, () => tlsInfo);
+    return runningServer(core, store, bound, bodies, setupUrl, () => tlsInfo, hooks);
   } catch (err) {
+    await hooks?.close();
     await store.close();
     throw err;
   }
@@ -164,7 +194,7 @@ function errorText(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
-function runningServer(core: Core, store: Store, binding: Binding, bodies: BodyServices, setupUrl: (token: string) => string, tls: () => RunningServer['tls']): RunningServer {
+function runningServer(core: Core, store: Store, binding: Binding, bodies: BodyServices, setupUrl: (token: string) => string, tls: () => RunningServer['tls'], hooks: HooksRuntime | null): RunningServer {
   let closed = false;
   return {
     get url() { return binding.url; },
@@ -180,12 +210,14 @@ function runningServer(core: Core, store: Store, binding: Binding, bodies: BodyS
     lanUrls: () => binding.lanUrls(),
     rebind: (host) => binding.rebind(host),
     bodyBytesInFlight: () => bodies.inFlight.inUse(),
+    hooks,
     async close() {
       if (closed) return;
       closed = true;
       core.realtime.broker.closeAll(); // open event streams would hold the listener open
       await binding.close();
       await core.setup.withdraw(); // its setup token dies with it on every node (never throws)
+      await hooks?.close();
       await store.close();
     },
   };

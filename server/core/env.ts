@@ -7,6 +7,7 @@ import type { Store } from '../store/db.js';
 import type { Registry } from './collection-registry.js';
 import type { Sessions } from './session-store.js';
 import type { Credentials } from './writes/prepared.js';
+import type { CoreEvents } from './events.js';
 
 export interface CoreEnv {
   store: Store;
@@ -27,4 +28,6 @@ export interface CoreEnv {
   report: (error: unknown) => void;
   /** The clock (tests move it). */
   now: () => number;
+  /** Server-side hooks around core's actions (events.ts; NO_EVENTS without hooks). */
+  events: CoreEvents;
 }

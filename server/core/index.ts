@@ -36,6 +36,7 @@ import { createSettings } from './settings.js';
 import { createMailer, type SMTP_TIMEOUTS } from './mail/mailer.js';
 import { createAccountMail } from './account-mail.js';
 import { ensureExternalAuths } from './external-auths.js';
+import { NO_EVENTS, type CoreEvents } from './events.js';
 
 /**
  * For the start-up sweep: the names a stored record holds, or null when it is gone; undefined for a
@@ -78,6 +79,8 @@ export interface CoreOptions {
   hashPool?: ScryptPool;
   /** SMTP timeouts in ms (mail/mailer.ts SMTP_TIMEOUTS by default; tests shorten them). */
   smtpTimeouts?: typeof SMTP_TIMEOUTS;
+  /** Server-side hooks (server/hooks/ hands its runtime in); none by default. */
+  events?: CoreEvents;
 }
 
 export async function createCore(store: Store, options: CoreOptions = {}) {
@@ -104,6 +107,7 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
     budgetMs: options.queryBudgetMs ?? QUERY_BUDGET_MS,
     responseBytes: options.responseBytes ?? MAX_RESPONSE_BYTES,
     now: options.now ?? Date.now,
+    events: options.events ?? NO_EVENTS,
   };
   const realtime = createRealtime(env, { idleMs: options.realtimeIdleMs, limits: { ...REALTIME_LIMITS, ...options.realtimeLimits } });
   // a team server's schema changes reach realtime from the bus, on every node alike (realtime/between-nodes.ts)
@@ -134,7 +138,9 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   const mailer = createMailer(env, options.smtpTimeouts);
   const accountMail = createAccountMail(env, { settings, mailer, writes: records.writes, signIn: auth });
   return {
-    store, registry, sessions, collections, records, auth, oauth2, setup, transfer, realtime, batch, files, settings, mailer, accountMail,
+    store, registry, sessions, collections, records, events: env.events,
+    /** The server's password hashing (a hook's record.validatePassword). */
+    passwords: credentials.passwords, auth, oauth2, setup, transfer, realtime, batch, files, settings, mailer, accountMail,
     /** Backups (`GET /api/backup`) and restores; a restore sweeps what its records do not name. */
     backups: createBackups(env, async () => {
       await store.write(async (tx) => {

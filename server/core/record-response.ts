@@ -10,6 +10,8 @@ import { MAX_RESPONSE_BYTES } from './query-budget.js';
 import { recordSerializer, viewerOf, type Viewer } from './record-serializer.js';
 import type { RequestContext } from './request-context.js';
 import type { Collection, Row } from '../model/types.js';
+import type { CoreEvents } from './events.js';
+import { enrichRecords } from './event-records.js';
 
 /** Ids among `rows` whose manageRule the caller satisfies: managers see emails (undefined, at once: no query to make). */
 function managedIds(db: ReadDb, c: Collection, rows: Row[], ctx: RequestContext): Promise<Set<string>> | undefined {
@@ -33,7 +35,7 @@ async function managersAmong(db: ReadDb, c: Collection, manageRule: string, rows
  * unexpanded rather than turn a done write into a 400 (a client would retry it). `:excerpt` is made
  * once per distinct text of the whole answer (pickAll).
  */
-export async function presentRecords(db: ReadDb, c: Collection, rows: Row[], ctx: RequestContext, written = false, maxBytes = MAX_RESPONSE_BYTES): Promise<unknown[]> {
+export async function presentRecords(db: ReadDb, c: Collection, rows: Row[], ctx: RequestContext, written = false, maxBytes = MAX_RESPONSE_BYTES, events?: CoreEvents): Promise<unknown[]> {
   const managed = managedIds(db, c, rows, ctx);
   const viewer: Viewer = { ...viewerOf(ctx.request), managed: managed === undefined ? undefined : await managed };
   let records = rows.map(recordSerializer(c, viewer));
@@ -44,5 +46,7 @@ export async function presentRecords(db: ReadDb, c: Collection, rows: Row[], ctx
       if (!(written && err instanceof ExpandTooLarge)) throw err;
     }
   }
+  // onRecordEnrich hooks hide or add keys of each record (event-records.ts), before `fields` picks
+  if (events?.has('onRecordEnrich', c)) records = await enrichRecords(events, c, rows, records, ctx);
   return pickAll(records, ctx.fields);
 }

@@ -19,7 +19,8 @@ const LEAVES = ['server/errors', 'server/json-scan', 'server/durable-files', 'se
 
 /** What a part of server/ may import of server/ (beyond itself and the leaves): a folder ends in `/`, a file is named without extension. */
 const LAYERS: Record<string, { may: string[]; typesOnly?: string[] }> = {
-  'server/index': { may: ['server/core/', 'server/http/', 'server/store/', 'server/model/'] },
+  'server/index': { may: ['server/core/', 'server/http/', 'server/store/', 'server/model/', 'server/hooks/'] },
+  'server/hooks/': { may: ['server/core/', 'server/model/', 'server/store/'] },
   'server/cli': { may: ['server/index', 'server/store-postgres/'] },
   'server/import-pocketbase': { may: ['server/core/', 'server/store/', 'server/model/'] },
   'server/move-up': { may: ['server/core/', 'server/store/', 'server/store-postgres/', 'server/model/', 'server/cli', 'server/import-pocketbase'] },

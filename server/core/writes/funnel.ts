@@ -15,9 +15,11 @@ import { prepareDelete } from './prepare-delete.js';
 import { prepareTruncate } from './prepare-truncate.js';
 import { prepareUpdate } from './prepare-update.js';
 import type { PreparedWrite, WriteDeps, WriteOptions } from './prepared.js';
+import type { EventScope } from '../events.js';
+import { hooked, hookedWrites, inWrite } from './hooked.js';
 
-export function createRecordWrites(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'sessions' | 'storage' | 'credentials' | 'budgetMs' | 'report'>, feed: ChangeFeed) {
-  const { store, dialect, registry, sessions, storage, credentials, budgetMs, report } = env;
+export function createRecordWrites(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'sessions' | 'storage' | 'credentials' | 'budgetMs' | 'report' | 'events'>, feed: ChangeFeed) {
+  const { store, dialect, registry, sessions, storage, credentials, budgetMs, report, events } = env;
   /** The prepare steps' dependencies, their reads through `db` (the operation's budgeted reader; by default unbudgeted). */
   const depsOf = (db: ReadDb = store): WriteDeps => ({ db, registry, sessions, files: storage, limiter: credentials.limiter, passwords: credentials.passwords, dialect });
 
@@ -63,6 +65,14 @@ export function createRecordWrites(env: Pick<CoreEnv, 'store' | 'dialect' | 'reg
     return c;
   };
 
+  // writes with event hooks (hooked.ts): only when a hook listens, or inside another write's scope
+  const withHooks = hookedWrites({
+    store, feed, events, budgetMs, report,
+    prepareCreate: (c, body, ctx, opts, tx) => prepareCreate(depsOf(tx), stored(c), body, ctx, opts),
+    prepareUpdate: (c, id, body, ctx, tx) => prepareUpdate(depsOf(tx), stored(c), id, body, ctx),
+    prepareDelete: (c, id, ctx, tx) => prepareDelete(depsOf(tx), stored(c), id, ctx),
+  });
+
   return {
     // `db`: the operation's reads (a budgeted reader, query-budget.ts); the store itself by default
     prepareCreate: (c: Collection, body: unknown, ctx: RequestContext, opts?: WriteOptions, db?: ReadDb) => prepareCreate(depsOf(db), stored(c), body, ctx, opts),
@@ -70,19 +80,29 @@ export function createRecordWrites(env: Pick<CoreEnv, 'store' | 'dialect' | 'reg
     prepareDelete: (c: Collection, id: string, ctx: RequestContext, db?: ReadDb) => prepareDelete(depsOf(db), stored(c), id, ctx),
     commit,
 
-    async create(c: Collection, body: unknown, ctx: RequestContext, opts?: WriteOptions, db?: ReadDb): Promise<Row> {
+    // `scope`: the event scope a hook's write runs in (core/events.ts): its transaction, its worker
+    async create(c: Collection, body: unknown, ctx: RequestContext, opts?: WriteOptions, db?: ReadDb, scope?: EventScope): Promise<Row> {
+      if (hooked(events, 'Create', c, scope)) return withHooks.create(c, body, ctx, opts, scope ?? {});
       const [row] = await commit([await prepareCreate(depsOf(db), stored(c), body, ctx, opts)]);
       return row;
     },
 
-    async update(c: Collection, id: string, body: unknown, ctx: RequestContext, db?: ReadDb): Promise<Row> {
+    async update(c: Collection, id: string, body: unknown, ctx: RequestContext, db?: ReadDb, scope?: EventScope): Promise<Row> {
+      if (hooked(events, 'Update', c, scope)) return withHooks.update(c, id, body, ctx, scope ?? {});
       const [row] = await commit([await prepareUpdate(depsOf(db), stored(c), id, body, ctx)]);
       return row;
     },
 
-    async remove(c: Collection, id: string, ctx: RequestContext, db?: ReadDb): Promise<void> {
+    async remove(c: Collection, id: string, ctx: RequestContext, db?: ReadDb, scope?: EventScope): Promise<void> {
+      if (hooked(events, 'Delete', c, scope)) {
+        await withHooks.remove(c, id, ctx, scope ?? {});
+        return;
+      }
       await commit([await prepareDelete(depsOf(db), stored(c), id, ctx)]);
     },
+
+    /** Runs `fn` in one write transaction (a hook's $app.runInTransaction); its writes' after-effects run once it is durable. */
+    inTransaction: <T>(fn: (scope: EventScope) => Promise<T>): Promise<T> => inWrite({ store, feed, budgetMs, report }, {}, fn),
 
     /** Deletes every record of `c` with single deletes' cascades, in one transaction (superusers only: the caller checks). */
     async truncate(c: Collection): Promise<number> {

@@ -1,0 +1,439 @@
+// The hooks runtime, host side: `pb_hooks/*.pb.js` run on a pool of worker threads (worker/main.cjs),
+// each loading every file (as PocketBase keeps a pool of VMs). Handlers run synchronously there and call
+// the host through a synchronous bridge: a call is posted on the worker's port, the worker blocks on
+// Atomics.wait, the host does the async store work here on the main thread (HostOps) and answers.
+// While a worker waits, the host may send it another invocation (the hooks of a save a hook made): it
+// runs on that worker's stack, inside the same scope (transaction). A top-level invocation past
+// `timeoutMs` has its worker terminated and replaced; the invocation fails, the rest keeps answering.
+import { existsSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { ApiError, type ErrorData } from '../errors.js';
+import type { CoreEvents, EventPayload, EventScope } from '../core/events.js';
+
+/** What a host operation gets: the scope it runs in (its transaction...) and the runtime. */
+export interface OpContext {
+  scope: EventScope;
+  /** Runs worker-side callback `id` (one `rt.keep(fn)` gave) on the calling worker, in `scope`. */
+  callback(id: number, scope: EventScope, args?: unknown[]): Promise<unknown>;
+}
+
+/** A host operation a worker calls with `rt.call(name, args)`: answers a JSON-like value or throws. */
+export type HostOp = (ctx: OpContext, ...args: any[]) => unknown;
+export type HostOps = Record<string, HostOp>;
+
+export interface HookLogEntry {
+  level: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  message: string;
+  data: Record<string, unknown>;
+}
+
+/** Where hook output goes (console.*, $app.logger(), errors with file and line): the logs part fills it. */
+export type HookLogger = (entry: HookLogEntry) => void;
+
+export interface HooksOptions {
+  /** The pb_hooks folder. */
+  dir: string;
+  /** Workers kept loaded (HOOK_WORKERS by default); more start for a while when all are busy. */
+  poolSize?: number;
+  /** How long one top-level invocation may run, in ms (HOOK_TIMEOUT_MS by default). */
+  timeoutMs?: number;
+  /** Reload the files when one changes (PocketBase's --hooksWatch). */
+  watch?: boolean;
+  logger?: HookLogger;
+}
+
+export const HOOK_TIMEOUT_MS = 10_000;
+/** Workers kept loaded: measured in docs/architecture.md "Server-side hooks". */
+export const HOOK_WORKERS = 2;
+/** Workers at most, extra ones included (a hook waiting on a write that waits on another hook). */
+const MAX_WORKERS = 16;
+
+export interface Registration {
+  event: string;
+  filters: string[];
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** A stopped invocation: its worker ran past the time limit (or died). */
+export class HookStopped extends ApiError {
+  constructor(message: string) {
+    super(400, message);
+  }
+}
+
+let nextScope = 1;
+
+/** One worker thread with its bridge. */
+class HookWorker {
+  readonly worker: Worker;
+  readonly port: MessagePort;
+  readonly signal = new SharedArrayBuffer(4);
+  private readonly flag = new Int32Array(this.signal);
+  /** Invocations and callbacks this host sent, by id. */
+  private readonly waiting = new Map<number, Pending>();
+  /** Scopes by the id the worker sends back with each call. */
+  readonly scopes = new Map<number, EventScope>();
+  private nextId = 1;
+  busy = false;
+  dead: Error | null = null;
+  readonly ready: Promise<Registration[]>;
+
+  constructor(
+    dir: string,
+    files: string[],
+    private readonly ops: HostOps,
+    private readonly log: HookLogger,
+    private readonly nextAction: (worker: HookWorker, invokeId: number, payload: EventPayload, scope: EventScope) => Promise<EventPayload>,
+  ) {
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    this.worker = new Worker(workerEntry(), { workerData: { port: port2, signal: this.signal, dir, files, workerId: 0 }, transferList: [port2] });
+    this.worker.unref();
+    this.ready = new Promise((resolve, reject) => {
+      this.port.on('message', (m: any) => {
+        if (m.t === 'ready') resolve(m.handlers);
+        else if (m.t === 'loadFailed') reject(loadError(dir, m.error));
+        else this.onMessage(m);
+      });
+      this.worker.on('error', (err) => {
+        this.fail(err);
+        reject(err);
+      });
+      this.worker.on('exit', () => {
+        this.fail(new HookStopped('A hook worker stopped.'));
+        reject(new Error('the hooks worker exited while loading'));
+      });
+    });
+  }
+
+  private fail(error: Error): void {
+    if (this.dead) return;
+    this.dead = error;
+    for (const p of this.waiting.values()) p.reject(error);
+    this.waiting.clear();
+    this.port.close();
+  }
+
+  private send(message: unknown): void {
+    this.port.postMessage(message);
+    Atomics.store(this.flag, 0, 1);
+    Atomics.notify(this.flag, 0);
+  }
+
+  /** Sends an invocation (handlers of an event) or a callback and waits for its answer. */
+  request(message: Record<string, unknown>, scope: EventScope): Promise<unknown> {
+    if (this.dead) return Promise.reject(this.dead);
+    const id = this.nextId++;
+    const scopeId = nextScope++;
+    this.scopes.set(scopeId, scope);
+    return new Promise<unknown>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.send({ ...message, id, scope: scopeId });
+    }).finally(() => this.scopes.delete(scopeId));
+  }
+
+  private onMessage(m: any): void {
+    if (m.t === 'done' || m.t === 'failed') {
+      const p = this.waiting.get(m.id);
+      if (!p) return;
+      this.waiting.delete(m.id);
+      if (m.t === 'done') p.resolve(m.value);
+      else p.reject(workerError(m.error, this.thrown));
+    } else if (m.t === 'call') void this.answer(m);
+    else if (m.t === 'log') this.log({ level: m.level, message: m.message, data: m.data });
+  }
+
+  /** Errors thrown by host operations, by id: a hook that lets one through answers the original. */
+  readonly thrown = new Map<number, unknown>();
+  private nextThrown = 1;
+
+  private async answer(m: { id: number; op: string; args: unknown[]; scope: number }): Promise<void> {
+    const scope = this.scopes.get(m.scope) ?? {};
+    try {
+      let value: unknown;
+      if (m.op === '__next') value = await this.nextAction(this, m.args[0] as number, m.args[1] as EventPayload, scope);
+      else {
+        const op = this.ops[m.op];
+        if (!op) throw new ApiError(400, `${m.op} is not supported by Deskbase hooks.`);
+        const ctx: OpContext = { scope, callback: (id, s, args) => this.request({ t: 'callback', callback: id, args }, s) };
+        value = await op(ctx, ...m.args);
+      }
+      if (!this.dead) this.send({ t: 'result', id: m.id, value: value === undefined ? null : value });
+    } catch (err) {
+      if (this.dead) return;
+      const hostErrorId = this.nextThrown++;
+      this.thrown.set(hostErrorId, err);
+      if (this.thrown.size > 1000) this.thrown.delete(this.thrown.keys().next().value as number);
+      const e = err instanceof ApiError ? err : null;
+      this.send({ t: 'error', id: m.id, error: { status: e?.status ?? 400, message: e?.message ?? (err instanceof Error ? err.message : String(err)), data: e?.data ?? {}, hostErrorId } });
+    }
+  }
+
+  terminate(): void {
+    this.fail(new HookStopped('A hook worker stopped.'));
+    void this.worker.terminate();
+  }
+}
+
+/** The worker's entry: beside this file in the source tree, or beside the bundle (scripts/build.mjs). */
+function workerEntry(): URL {
+  const bundled = new URL('./worker/main.cjs', import.meta.url);
+  if (existsSync(bundled)) return bundled;
+  return new URL('./hooks/worker/main.cjs', import.meta.url);
+}
+
+function loadError(dir: string, error: { message: string; file?: string; line?: number }): Error {
+  const where = error.file ? ` (${join(dir, error.file)}:${error.line})` : '';
+  return new Error(`pb_hooks failed to load: ${error.message}${where}`);
+}
+
+/** A hook's error as the request's error: the host's own error when a hook let one through. */
+function workerError(error: { status: number; message: string; data: Record<string, unknown>; hostErrorId?: number; file?: string; line?: number; stack?: string }, thrown: Map<number, unknown>): unknown {
+  if (error.hostErrorId !== undefined && thrown.has(error.hostErrorId)) return thrown.get(error.hostErrorId);
+  const status = error.status >= 400 && error.status < 600 ? error.status : 400;
+  const message = error.status >= 400 ? error.message : 'Something went wrong while processing your request.';
+  const out = new ApiError(status, message, status >= 500 ? {} : (error.data as ErrorData));
+  Object.assign(out, { hookFile: error.file, hookLine: error.line, hookMessage: error.message, hookStack: error.stack });
+  return out;
+}
+
+/** The `*.pb.js` files of `dir` in name order (none when the folder is missing). */
+export function hookFiles(dir: string): string[] {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
+  return readdirSync(dir).filter((n) => n.endsWith('.pb.js')).sort();
+}
+
+interface Loaded {
+  files: string[];
+  registrations: Registration[];
+  /** Handler ids per event. */
+  byEvent: Map<string, number[]>;
+  idle: HookWorker[];
+  all: Set<HookWorker>;
+}
+
+/**
+ * The runtime: `events` is what core calls (CoreEvents); `ops` the host operations workers call
+ * (features add theirs with `addOps` before `start`).
+ */
+export class HooksRuntime implements CoreEvents {
+  private readonly ops: HostOps = {};
+  private loaded: Loaded | null = null;
+  private readonly queue: { resolve: (w: HookWorker) => void }[] = [];
+  private readonly actions = new Map<HookWorker, Map<number, (payload: EventPayload, scope: EventScope) => Promise<EventPayload>>>();
+  private watcher: FSWatcher | null = null;
+  private reloadTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+  readonly timeoutMs: number;
+  readonly poolSize: number;
+  readonly log: HookLogger;
+
+  constructor(readonly options: HooksOptions) {
+    this.timeoutMs = options.timeoutMs ?? HOOK_TIMEOUT_MS;
+    this.poolSize = Math.max(1, options.poolSize ?? HOOK_WORKERS);
+    this.log = options.logger ?? defaultLogger;
+  }
+
+  /** Adds host operations (name → function); later names replace earlier ones. */
+  addOps(ops: HostOps): void {
+    Object.assign(this.ops, ops);
+  }
+
+  /** Loads the files into the pool; rejects (naming the file and line) when one fails to load. */
+  async start(): Promise<void> {
+    this.loaded = await this.load();
+    if (this.options.watch) this.watchFiles();
+  }
+
+  /** Every registered handler's event and filters, in registration order (routes and crons find theirs here). */
+  get registrations(): readonly Registration[] {
+    return this.loaded?.registrations ?? [];
+  }
+
+  /** The handler count (0: no hook file registered anything). */
+  get handlerCount(): number {
+    return this.loaded?.registrations.length ?? 0;
+  }
+
+  private async load(): Promise<Loaded> {
+    const files = hookFiles(this.options.dir);
+    const first = this.spawn(files);
+    let registrations: Registration[];
+    try {
+      registrations = await first.ready;
+    } catch (err) {
+      first.terminate();
+      throw err;
+    }
+    const byEvent = new Map<string, number[]>();
+    registrations.forEach((r, i) => byEvent.set(r.event, [...(byEvent.get(r.event) ?? []), i]));
+    const loaded: Loaded = { files, registrations, byEvent, idle: [first], all: new Set([first]) };
+    // the rest of the pool loads in the background: the first serves meanwhile
+    for (let i = 1; i < this.poolSize && files.length > 0; i++) {
+      const w = this.spawn(files);
+      loaded.all.add(w);
+      w.ready.then(() => this.release(w, loaded), () => loaded.all.delete(w));
+    }
+    return loaded;
+  }
+
+  private spawn(files: string[]): HookWorker {
+    return new HookWorker(this.options.dir, files, this.ops, this.log, (w, id, payload, scope) => {
+      const action = this.actions.get(w)?.get(id);
+      if (!action) throw new ApiError(400, 'e.next() was called after its event ended.');
+      return action(payload, scope);
+    });
+  }
+
+  has(event: string, collection?: { id: string; name: string }): boolean {
+    const ids = this.loaded?.byEvent.get(event);
+    if (!ids) return false;
+    if (!collection) return true;
+    return ids.some((i) => matches(this.loaded!.registrations[i], collection));
+  }
+
+  /** Takes an idle worker, starting an extra one while all are busy (up to MAX_WORKERS), else waits. */
+  private async acquire(): Promise<HookWorker> {
+    const loaded = this.loaded!;
+    const w = loaded.idle.pop();
+    if (w) {
+      w.busy = true;
+      return w;
+    }
+    if (loaded.all.size < MAX_WORKERS) {
+      const extra = this.spawn(loaded.files);
+      loaded.all.add(extra);
+      try {
+        await extra.ready;
+      } catch (err) {
+        loaded.all.delete(extra);
+        throw err;
+      }
+      extra.busy = true;
+      return extra;
+    }
+    return new Promise((resolve) => this.queue.push({ resolve }));
+  }
+
+  private release(w: HookWorker, loaded = this.loaded): void {
+    w.busy = false;
+    if (!loaded || loaded !== this.loaded || w.dead || this.closed) {
+      loaded?.all.delete(w);
+      if (!w.dead) w.terminate();
+      return;
+    }
+    const waiter = this.queue.shift();
+    if (waiter) {
+      w.busy = true;
+      waiter.resolve(w);
+    } else if (loaded.idle.length >= this.poolSize) {
+      // an extra worker started while all were busy: not kept
+      loaded.all.delete(w);
+      w.terminate();
+    } else loaded.idle.push(w);
+  }
+
+  async trigger(
+    event: string,
+    payload: EventPayload,
+    scope: EventScope,
+    action: (payload: EventPayload, scope: EventScope) => Promise<EventPayload>,
+    collection?: { id: string; name: string },
+  ): Promise<{ payload: EventPayload; ran: boolean }> {
+    const loaded = this.loaded;
+    const ids = loaded?.byEvent.get(event)?.filter((i) => !collection || matches(loaded.registrations[i], collection)) ?? [];
+    if (!loaded || ids.length === 0) return { payload: await action(payload, scope), ran: true };
+    const nestedIn = scope.worker as HookWorker | undefined;
+    const worker = nestedIn && !nestedIn.dead ? nestedIn : await this.acquire();
+    const invokeId = (worker as any).nextInvoke = ((worker as any).nextInvoke ?? 0) + 1;
+    const actions = this.actions.get(worker) ?? new Map();
+    this.actions.set(worker, actions);
+    // the action runs in this scope, with this worker as the one nested events go to
+    actions.set(invokeId, action);
+    let timer: NodeJS.Timeout | null = null;
+    try {
+      const run = worker.request({ t: 'invoke', event, handlers: ids, payload, invoke: invokeId }, { ...scope, worker } as EventScope);
+      const answer = nestedIn
+        ? await run
+        : await Promise.race([
+            run,
+            new Promise<never>((_, reject) => {
+              timer = setTimeout(() => {
+                worker.terminate();
+                reject(new HookStopped(`The ${event} hook ran past its time limit (${this.timeoutMs} ms) and was stopped.`));
+              }, this.timeoutMs);
+            }),
+          ]);
+      return answer as { payload: EventPayload; ran: boolean };
+    } catch (err) {
+      this.reportHookError(event, err);
+      throw err;
+    } finally {
+      if (timer) clearTimeout(timer);
+      actions.delete(invokeId);
+      if (!nestedIn) this.release(worker, loaded);
+    }
+  }
+
+  private reportHookError(event: string, err: unknown): void {
+    const e = err as { hookFile?: string; hookLine?: number; hookMessage?: string; message?: string };
+    if (err instanceof HookStopped) this.log({ level: 'ERROR', message: e.message ?? '', data: { event } });
+    else if (e.hookFile !== undefined || e.hookMessage !== undefined) {
+      this.log({ level: 'ERROR', message: `${event} hook failed: ${e.hookMessage ?? e.message}`, data: { event, file: e.hookFile, line: e.hookLine } });
+    }
+  }
+
+  private watchFiles(): void {
+    try {
+      this.watcher = watch(this.options.dir, () => {
+        if (this.reloadTimer) clearTimeout(this.reloadTimer);
+        this.reloadTimer = setTimeout(() => void this.reload(), 100);
+      });
+      this.watcher.unref();
+    } catch (err) {
+      this.log({ level: 'WARN', message: `pb_hooks is not watched: ${(err as Error).message}`, data: {} });
+    }
+  }
+
+  /**
+   * Loads the files again into new workers, then swaps them in: invocations under way finish on the old
+   * ones, new ones go to the new. A file that fails to load keeps the old hooks (logged).
+   */
+  async reload(): Promise<void> {
+    if (this.closed) return;
+    let next: Loaded;
+    try {
+      next = await this.load();
+    } catch (err) {
+      this.log({ level: 'ERROR', message: `pb_hooks not reloaded: ${(err as Error).message}`, data: {} });
+      return;
+    }
+    const old = this.loaded;
+    this.loaded = next;
+    if (old) for (const w of old.idle.splice(0)) w.terminate(), old.all.delete(w);
+    // queued invocations go to the new pool
+    while (this.queue.length > 0 && next.idle.length > 0) this.queue.shift()!.resolve(next.idle.pop()!);
+    this.log({ level: 'INFO', message: `pb_hooks reloaded (${next.files.length} files, ${next.registrations.length} handlers)`, data: {} });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.watcher?.close();
+    if (this.reloadTimer) clearTimeout(this.reloadTimer);
+    for (const w of this.loaded?.all ?? []) if (!w.busy) w.terminate();
+  }
+}
+
+function matches(r: Registration, c: { id: string; name: string }): boolean {
+  return r.filters.length === 0 || r.filters.includes(c.name) || r.filters.includes(c.id);
+}
+
+function defaultLogger(entry: HookLogEntry): void {
+  const data = Object.keys(entry.data).length > 0 ? ` ${JSON.stringify(entry.data)}` : '';
+  process.stderr.write(`[hooks] ${entry.level} ${entry.message}${data}\n`);
+}

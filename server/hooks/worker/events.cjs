@@ -1,0 +1,42 @@
+'use strict';
+// The `on*` hook registrations (PocketBase's app.OnX().BindFunc, as its JSVM names them): each takes the
+// handler and optional collection names or ids it is limited to. SUPPORTED lists what Deskbase fires;
+// registering any other PocketBase hook fails the file's load with a message naming it (never a handler
+// that silently never runs).
+const SUPPORTED = [
+  'onBootstrap', 'onServe', 'onTerminate',
+  'onRecordCreate', 'onRecordCreateExecute', 'onRecordAfterCreateSuccess', 'onRecordAfterCreateError',
+  'onRecordUpdate', 'onRecordUpdateExecute', 'onRecordAfterUpdateSuccess', 'onRecordAfterUpdateError',
+  'onRecordDelete', 'onRecordDeleteExecute', 'onRecordAfterDeleteSuccess', 'onRecordAfterDeleteError',
+  'onRecordCreateRequest', 'onRecordUpdateRequest', 'onRecordDeleteRequest', 'onRecordsListRequest', 'onRecordViewRequest',
+  'onRecordAuthRequest', 'onRecordAuthWithPasswordRequest', 'onRecordEnrich', 'onMailerSend',
+];
+
+/** PocketBase hooks Deskbase does not fire (yet): registering one is an error naming it. */
+const UNSUPPORTED = [
+  'onRecordValidate', 'onModelValidate', 'onModelCreate', 'onModelCreateExecute', 'onModelAfterCreateSuccess', 'onModelAfterCreateError',
+  'onModelUpdate', 'onModelUpdateExecute', 'onModelAfterUpdateSuccess', 'onModelAfterUpdateError', 'onModelDelete', 'onModelDeleteExecute',
+  'onModelAfterDeleteSuccess', 'onModelAfterDeleteError', 'onCollectionValidate', 'onCollectionCreate', 'onCollectionCreateExecute',
+  'onCollectionAfterCreateSuccess', 'onCollectionAfterCreateError', 'onCollectionUpdate', 'onCollectionUpdateExecute',
+  'onCollectionAfterUpdateSuccess', 'onCollectionAfterUpdateError', 'onCollectionDelete', 'onCollectionDeleteExecute',
+  'onCollectionAfterDeleteSuccess', 'onCollectionAfterDeleteError', 'onBackupCreate', 'onBackupRestore', 'onSettingsReload',
+  'onMailerRecordAuthAlertSend', 'onMailerRecordPasswordResetSend', 'onMailerRecordVerificationSend', 'onMailerRecordEmailChangeSend',
+  'onMailerRecordOTPSend', 'onRealtimeConnectRequest', 'onRealtimeSubscribeRequest', 'onRealtimeMessageSend', 'onFileDownloadRequest',
+  'onFileTokenRequest', 'onRecordAuthRefreshRequest', 'onRecordAuthWithOAuth2Request', 'onRecordAuthWithOTPRequest',
+  'onRecordRequestPasswordResetRequest', 'onRecordConfirmPasswordResetRequest', 'onRecordRequestVerificationRequest',
+  'onRecordConfirmVerificationRequest', 'onRecordRequestEmailChangeRequest', 'onRecordConfirmEmailChangeRequest', 'onRecordRequestOTPRequest',
+  'onBatchRequest', 'onSettingsListRequest', 'onSettingsUpdateRequest', 'onCollectionsListRequest', 'onCollectionViewRequest',
+  'onCollectionCreateRequest', 'onCollectionUpdateRequest', 'onCollectionDeleteRequest', 'onCollectionsImportRequest',
+];
+
+exports.SUPPORTED = SUPPORTED;
+exports.install = (g, rt) => {
+  for (const name of SUPPORTED) {
+    g[name] = (handler, ...filters) => rt.register(name, handler, filters);
+  }
+  for (const name of UNSUPPORTED) {
+    g[name] = () => {
+      throw new Error(`${name} is a PocketBase hook Deskbase does not run yet (see README "Server-side logic")`);
+    };
+  }
+};
