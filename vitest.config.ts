@@ -23,6 +23,8 @@ const TIMED = [
 // PostgreSQL store") lists which suites are not here yet, and why.
 const ON_BOTH_ENGINES = [
   'test/hooks/record-events.test.ts',
+  'test/hooks/migrations.test.ts',
+  'test/hooks/db.test.ts',
   'test/records/engine.test.ts',
   'test/auth/origin.test.ts',
   'test/auth/record-sessions.test.ts',

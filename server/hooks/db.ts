@@ -9,7 +9,7 @@
 import { badRequest } from '../errors.js';
 import { budgetError, MAX_RESPONSE_BYTES, QUERY_BUDGET_MS, underDeadline } from '../core/query-budget.js';
 import { QueryBudget, type Store, type WriteTx } from '../store/db.js';
-import type { Dialect } from '../rules/compile.js';
+import type { Core } from '../core/index.js';
 import { isRecord } from '../json-object.js';
 
 /** A query as the builder hands it over: dbx's SQL text and its named parameters. */
@@ -19,6 +19,8 @@ export interface DbQuery {
   /** `all`/`one` read rows (`one` at most one); `execute` runs a statement and answers its changes. */
   mode: 'all' | 'one' | 'execute';
 }
+
+type Dialect = Core['dialect'];
 
 export interface DbContext {
   store: Store;

@@ -5,6 +5,7 @@ import type { Core } from '../core/index.js';
 import { appOps } from './app-ops.js';
 import { HooksRuntime, type HooksOptions } from './runtime.js';
 import { toolOps } from './tool-ops.js';
+import { collectionOps } from './migrations-ops.js';
 
 export { HooksRuntime, HOOK_TIMEOUT_MS, HOOK_WORKERS, hookFiles } from './runtime.js';
 export type { HookLogger, HookLogEntry, HooksOptions } from './runtime.js';
@@ -20,6 +21,7 @@ export function createHooks(options: HooksOptions): HooksRuntime {
 export async function startHooks(runtime: HooksRuntime, core: Core, options: { dataDir: string | null }): Promise<void> {
   runtime.addOps(appOps(core, options));
   runtime.addOps(toolOps(core));
+  runtime.addOps(collectionOps(core, runtime.log));
   await runtime.start();
   await runtime.trigger('onBootstrap', {}, {}, async (p) => p);
 }

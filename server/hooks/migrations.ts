@@ -24,25 +24,44 @@ export interface MigrationFile {
 
 export type Direction = 'up' | 'down';
 
+/** What a file's work leaves for after its transaction: announcements and file clean-up once committed, undoing once rolled back. */
+export interface Staged {
+  afterCommit: (() => void | Promise<void>)[];
+  afterRollback: (() => void | Promise<void>)[];
+}
+
 /**
- * Runs one file's `up` or `down` inside `tx` (on a hooks worker, its `app` bound to `tx`); answers what
- * to do once `tx` committed (the schema changes' announcements and file clean-up), and throws when the
- * file fails, its message naming the file and line.
+ * Runs one file's `up` or `down` inside `tx` (on a hooks worker, its `app` bound to `tx`), staging in
+ * `staged` what follows the transaction; throws when the file fails, its message naming the file and line.
  */
 export interface MigrationHost {
-  run(tx: WriteTx, file: MigrationFile, direction: Direction): Promise<() => void>;
+  run(tx: WriteTx, file: MigrationFile, direction: Direction, staged: Staged): Promise<void>;
 }
 
 export interface MigrationDeps {
   store: Store;
   registry: Registry;
   host: MigrationHost;
+  /** Hears a failure of what runs after a transaction (it cannot fail the migration any more). */
+  report?: (error: unknown) => void;
+}
+
+async function settle(list: Staged['afterCommit'], report: (error: unknown) => void): Promise<void> {
+  for (const fn of list) {
+    try {
+      await fn();
+    } catch (err) {
+      report(err);
+    }
+  }
 }
 
 /** A migration that failed: the start (or the command) stops with this message. */
 export class MigrationFailed extends Error {
   constructor(readonly file: string, readonly direction: Direction, cause: unknown) {
-    super(`Failed to ${direction === 'up' ? 'apply' : 'revert'} migration ${file}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    // a file's error as the file threw it (the hooks runtime keeps it as `hookMessage` beside the API's sentence)
+    const said = (cause as { hookMessage?: unknown } | null)?.hookMessage;
+    super(`Failed to ${direction === 'up' ? 'apply' : 'revert'} migration ${file}: ${typeof said === 'string' ? said : cause instanceof Error ? cause.message : String(cause)}`);
     this.name = 'MigrationFailed';
   }
 }
@@ -78,23 +97,26 @@ const isApplied = async (tx: WriteTx, file: string) => (await tx.get('SELECT 1 A
  */
 async function runOne(deps: MigrationDeps, file: MigrationFile, direction: Direction, now: () => number): Promise<boolean> {
   const { store, registry, host } = deps;
-  let settle: (() => void) | null = null;
+  const report = deps.report ?? ((error: unknown) => console.error(error));
+  const staged: Staged = { afterCommit: [], afterRollback: [] };
+  let ran = false;
   try {
     await store.write(async (tx) => {
       if (store.dialect === 'postgres') await tx.run(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
       if ((await isApplied(tx, file.file)) !== (direction === 'down')) return;
-      settle = await host.run(tx, file, direction);
+      await host.run(tx, file, direction, staged);
       if (direction === 'up') await tx.run('INSERT INTO "_migrations" ("file", "applied") VALUES (?, ?)', [file.file, now() * 1000]);
       else await tx.run('DELETE FROM "_migrations" WHERE "file" = ?', [file.file]);
+      ran = true;
     });
   } catch (err) {
     // the schema changes the file made in memory went with the transaction
     await registry.load(store);
+    await settle(staged.afterRollback, report);
     throw err instanceof MigrationFailed ? err : new MigrationFailed(file.file, direction, err);
   }
-  if (settle === null) return false;
-  (settle as () => void)();
-  return true;
+  await settle(staged.afterCommit, report);
+  return ran;
 }
 
 /** Applies every file of `files` not applied yet, in order; answers the names applied. Stops at the first that fails (MigrationFailed). */

@@ -412,7 +412,7 @@ exports.install = (g, rt) => {
   Object.assign(g, { $dbx, DynamicModel, arrayOf });
   const builder = dbBuilder(rt);
   // `$app.db()` (and `txApp.db()`, the same object): queries go through the innermost scope's transaction
-  if (g.$app) g.$app.db = () => builder;
+  if (rt.app) rt.app.db = () => builder;
 };
 exports.$dbx = $dbx;
 exports.DynamicModel = DynamicModel;

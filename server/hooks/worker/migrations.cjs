@@ -1,7 +1,7 @@
 'use strict';
 // JS migrations on the hook's side: `migrate(up, down)` as PocketBase's JSVM has it, a migration file
-// loaded and one of its two functions run when the host asks (`migrations.run`, a named callback the
-// host calls inside the migration's transaction: server/hooks/migrations-host.ts), with `$app` as `app`
+// loaded and one of its two functions run when the host asks (as the event `__migration`, triggered
+// inside the migration's transaction: server/hooks/migrations-host.ts), with `$app` as `app`
 // (its calls go through that transaction). Collections in `$app.save`/`$app.delete`, and
 // `$app.importCollections`, go to the host's collection operations (server/hooks/migrations-ops.ts):
 // Deskbase's own collection code validates and stores them.
@@ -10,6 +10,9 @@ const path = require('node:path');
 const vm = require('node:vm');
 const { createRequire } = require('node:module');
 const { Collection, unmarshal } = require('./collection.cjs');
+
+/** The event a migration file runs as (server/hooks/migrations-host.ts MIGRATION_EVENT). */
+const MIGRATION_EVENT = '__migration';
 
 /** A collection's JSON for the host: its own properties, fields as plain objects. */
 const wireCollection = (c) => JSON.parse(JSON.stringify(c));
@@ -53,25 +56,35 @@ exports.install = (g, rt) => {
     }
   }
 
-  rt.keepAs('migrations.run', (file, direction) => {
+  /** Runs `direction` of `file`: `app` is `$app`, whose calls go through the migration's transaction (the scope). */
+  function run(file, direction) {
     try {
-      const m = load(String(file));
+      const m = load(file);
       const fn = direction === 'down' ? m.down : m.up;
-      if (fn) fn(g.$app);
-      return null;
+      if (fn) fn(rt.app);
     } catch (err) {
       // the file and line, where the file threw (or a call it made failed)
-      const line = lineIn(err && err.stack, String(file));
-      const out = new Error(`${err && err.message !== undefined ? err.message : String(err)}${line > 0 ? ` (${path.basename(String(file))}:${line})` : ''}`);
+      const line = lineIn(err && err.stack, file);
+      const out = new Error(`${err && err.message !== undefined ? err.message : String(err)}${line > 0 ? ` (${path.basename(file)}:${line})` : ''}`);
       // a status the host keeps the message of (an error's own, or 400), without the host's error itself
       out.status = err && err.status >= 400 ? err.status : 400;
       out.data = err && typeof err.data === 'object' && err.data !== null ? err.data : {};
       out.stack = err && err.stack;
       throw out;
     }
+  }
+  // the host runs a file as the event MIGRATION_EVENT (server/hooks/migrations-host.ts), registered here
+  // before any hook file loads: the same handler id in every worker
+  rt.register(MIGRATION_EVENT, (e) => run(e.migrationFile, e.migrationDirection), []);
+  rt.eventMakers.push({
+    make(event, e, payload) {
+      if (event !== MIGRATION_EVENT) return;
+      e.migrationFile = String(payload.file);
+      e.migrationDirection = payload.direction === 'down' ? 'down' : 'up';
+    },
   });
 
-  const app = g.$app;
+  const app = rt.app;
   if (!app) return;
   const saveRecord = app.save;
   const saveRecordNoValidate = app.saveNoValidate;

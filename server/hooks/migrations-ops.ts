@@ -1,0 +1,73 @@
+// The host operations behind collections in hooks and migrations (worker/migrations.cjs) and behind
+// `$app.db()` (worker/db.cjs → hooks/db.ts). A collection is saved through the schema import
+// (core/transfer/schema-import.ts `within`: PocketBase's JSON or Deskbase's, validated by
+// core/collections-input.ts, tables changed by core/collections-ddl.ts) and deleted through
+// core/collections.ts `deleteWithin`: the one owner of each, never a second validation here. Inside a
+// write (a migration's transaction, a hook running in a write) the work runs in its transaction and its
+// after-effects (announcements, files) wait for the commit; elsewhere it runs in a transaction of its own.
+import type { Core } from '../core/index.js';
+import { badRequest } from '../errors.js';
+import { isRecord } from '../json-object.js';
+import type { WriteTx } from '../store/db.js';
+import type { EventScope } from '../core/events.js';
+import { runDbQuery, type DbQuery } from './db.js';
+import type { HookLogger, HostOps, OpContext } from './runtime.js';
+import { hookCollection } from './app-ops.js';
+
+/** Runs `work` in the scope's transaction (its after-effects staged for the commit), or in one of its own. */
+async function inWrite<T>(core: Core, scope: EventScope, work: (tx: WriteTx) => Promise<{ value: T; settle: () => void }>): Promise<T> {
+  if (scope.tx) {
+    const { value, settle } = await work(scope.tx);
+    if (scope.afterCommit) scope.afterCommit.push(settle);
+    else settle();
+    // a rolled-back write takes the schema it put in memory with it
+    scope.afterRollback?.push(() => core.registry.load(core.store));
+    return value;
+  }
+  let done: { value: T; settle: () => void } | null = null;
+  try {
+    await core.store.write(async (tx) => {
+      done = await work(tx);
+    });
+  } catch (err) {
+    await core.registry.load(core.store); // the schema the failed work put in memory goes with it
+    throw err;
+  }
+  const { value, settle } = done as unknown as { value: T; settle: () => void };
+  settle();
+  return value;
+}
+
+/** A collection as hooks get it, as stored now (the same as `$app.findCollectionByNameOrId` answers). */
+const answered = (core: Core, idOrName: string) => hookCollection(core, idOrName);
+
+export function collectionOps(core: Core, log: HookLogger): HostOps {
+  const importWithin = core.transfer.importSchema.within;
+  return {
+    'collections.save': (ctx: OpContext, data: unknown) => {
+      if (!isRecord(data)) throw badRequest('$app.save(collection): not a collection.');
+      return inWrite(core, ctx.scope, async (tx) => {
+        const { result, settle } = await importWithin(tx, { collections: [data], deleteMissing: false });
+        // what the import would leave out or change is refused here: the file asked for exactly this collection
+        const refused = result.notes.filter((n) => n.warning !== true);
+        if (refused.length > 0) throw badRequest(`Failed to save collection "${String(data.name ?? '')}": ${refused.map((n) => `${n.item}: ${n.reason}`).join(' ')}`);
+        const id = result.changes[0]?.id;
+        return { value: answered(core, id ?? String(data.name ?? '')), settle };
+      });
+    },
+    'collections.delete': (ctx: OpContext, idOrName: unknown) => {
+      const c = hookCollection(core, String(idOrName ?? ''));
+      return inWrite(core, ctx.scope, async (tx) => ({ value: null, settle: await core.collections.deleteWithin(tx, c.id) }));
+    },
+    // a snapshot (PocketBase's `migrate collections`) is imported as the schema import takes it: what it
+    // leaves out (PocketBase-only system collections, OAuth2 providers...) is logged, as its notes say
+    'collections.import': (ctx: OpContext, list: unknown, deleteMissing: unknown) =>
+      inWrite(core, ctx.scope, async (tx) => {
+        const { result, settle } = await importWithin(tx, { collections: list, deleteMissing: deleteMissing === true });
+        for (const n of result.notes) log({ level: 'WARN', message: `importCollections: ${n.collection === '*' ? '' : `${n.collection}: `}${n.item}: ${n.reason}`, data: {} });
+        return { value: null, settle };
+      }),
+    'db.query': (ctx: OpContext, query: DbQuery) =>
+      runDbQuery({ store: core.store, dialect: core.dialect, tx: ctx.scope.tx ?? null }, query),
+  };
+}

@@ -1,0 +1,167 @@
+// JS migrations (pb_migrations/*.js, written as PocketBase's docs and its `migrate create`/`migrate
+// collections` templates write them) applied by startServer({ migrationsDir }) at start: file-name
+// order, each once, each in its own transaction, recorded in `_migrations`; the collections they save
+// go through Deskbase's collection code; checked through the official SDK over a real socket, on both
+// engines (ON_BOTH_ENGINES).
+import { afterAll, describe, expect, it } from 'vitest';
+import { startSdkServer, type SdkServer } from '../support/sdk-server.js';
+import { openTestStore } from '../support/test-store.js';
+import { startServer } from '../../server/index.js';
+import type { Store } from '../../server/store/db.js';
+import { sampleSchema } from '../transfer/pocketbase-fixtures.js';
+import { snapshotTemplate } from '../../server/migrate-cli.js';
+import { hooksFolder } from './support.js';
+import { applyMigrations } from '../../server/hooks/migrations-host.js';
+
+const REF = '/// <reference path="../pb_data/types.d.ts" />\n';
+
+/** A store the server's close leaves open (a failed start closes its store), closed by `end()`. */
+async function keptStore(label: string): Promise<{ store: Store; end: () => Promise<void> }> {
+  const store = await openTestStore(label);
+  const close = store.close.bind(store);
+  return { store: Object.assign(store, { close: async () => {} }), end: close };
+}
+
+const applied = async (store: Store) => (await store.all<{ file: string }>('SELECT "file" FROM "_migrations" ORDER BY "file"')).map((r) => r.file);
+
+const MIGRATIONS = {
+  // written later than the next ones, but first by name: its collection is what they use
+  '1700000000_created_posts.js': `${REF}migrate((app) => {
+  const collection = new Collection({
+    name: "posts",
+    type: "base",
+    listRule: "",
+    viewRule: "",
+    fields: [
+      { name: "title", type: "text", required: true, max: 100 },
+    ],
+    indexes: ["CREATE INDEX \`idx_posts_title\` ON \`posts\` (\`title\`)"],
+  });
+  collection.fields.add(new NumberField({ name: "views", min: 0, onlyInt: true }));
+  collection.fields.add(new BoolField({ name: "published" }));
+  return app.save(collection);
+}, (app) => {
+  const collection = app.findCollectionByNameOrId("posts");
+  return app.delete(collection);
+})
+`,
+  '1700000100_seed_posts.js': `${REF}migrate((app) => {
+  const posts = app.findCollectionByNameOrId("posts");
+  for (const [title, views] of [["First Post", 3], ["Second Post", 7]]) {
+    const record = new Record(posts);
+    record.set("title", title);
+    record.set("views", views);
+    app.save(record);
+  }
+}, (app) => {
+  app.db().newQuery("DELETE FROM {{posts}}").execute();
+})
+`,
+  '1700000200_updated_posts.js': `${REF}migrate((app) => {
+  const collection = app.findCollectionByNameOrId("posts");
+  collection.fields.removeByName("published");
+  collection.fields.getByName("title").max = 50;
+  collection.fields.addAt(1, new TextField({ name: "slug" }));
+  unmarshal({ createRule: "@request.auth.id != ''" }, collection);
+  app.save(collection);
+  app.db().newQuery("UPDATE {{posts}} SET [[slug]] = lower(replace([[title]], ' ', '-'))").execute();
+}, (app) => {
+  const collection = app.findCollectionByNameOrId("posts");
+  collection.fields.removeByName("slug");
+  collection.fields.add(new BoolField({ name: "published" }));
+  unmarshal({ createRule: null }, collection);
+  return app.save(collection);
+})
+`,
+};
+
+describe('pb_migrations at start', () => {
+  const servers: SdkServer[] = [];
+  const ends: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const s of servers) await s.server.close();
+    for (const end of ends) await end();
+  });
+
+  it('applies the files in file-name order, each in its transaction, recorded in _migrations; a second start applies none', async () => {
+    const dir = hooksFolder(MIGRATIONS);
+    const { store, end } = await keptStore('migrations-order');
+    ends.push(end);
+    const sdk = await startSdkServer({ openStore: async () => store, migrationsDir: dir });
+    servers.push(sdk);
+    const posts = await sdk.admin.collections.getOne('posts');
+    expect(posts.fields.map((f: { name: string }) => f.name)).toEqual(['id', 'slug', 'title', 'views']);
+    expect(posts.fields.find((f: { name: string }) => f.name === 'title')).toMatchObject({ type: 'text', required: true, max: 50 });
+    expect(posts.fields.find((f: { name: string }) => f.name === 'views')).toMatchObject({ type: 'number', min: 0, onlyInt: true });
+    expect(posts.createRule).toBe("@request.auth.id != ''");
+    expect(posts.indexes.some((i: unknown) => JSON.stringify(i).includes('idx_posts_title'))).toBe(true);
+    const list = await sdk.client().collection('posts').getFullList({ sort: 'title' });
+    expect(list.map((r) => [r.title, r.slug, r.views])).toEqual([['First Post', 'first-post', 3], ['Second Post', 'second-post', 7]]);
+    expect(await applied(store)).toEqual(Object.keys(MIGRATIONS));
+
+    // the same folder again (what every start does): nothing runs twice (the seed would add two more posts)
+    expect(await applyMigrations(sdk.server.hooks!, sdk.server.core, dir, () => {})).toEqual([]);
+    expect((await sdk.admin.collection('posts').getFullList()).length).toBe(2);
+    expect(await applied(store)).toEqual(Object.keys(MIGRATIONS));
+  });
+
+  it('a failing file rolls back alone and stops the start with its name and line; the ones before it stay applied', async () => {
+    const dir = hooksFolder({
+      '1700000000_a.js': `migrate((app) => {
+  app.save(new Collection({ name: "kept", type: "base", fields: [{ name: "title", type: "text" }] }));
+});
+`,
+      '1700000100_b.js': `migrate((app) => {
+  app.save(new Collection({ name: "dropped", type: "base", fields: [{ name: "title", type: "text" }] }));
+  app.db().newQuery("INSERT INTO {{kept}} ([[id]], [[title]]) VALUES ('aaaaaaaaaaaaaaa', 'x')").execute();
+  throw new Error("the schema is not what I expected");
+});
+`,
+      '1700000200_c.js': `migrate((app) => {
+  app.save(new Collection({ name: "never", type: "base" }));
+});
+`,
+    });
+    const { store, end } = await keptStore('migrations-fail');
+    ends.push(end);
+    const err = await startServer({ dir: null, openStore: async () => store, migrationsDir: dir, port: 0, uiDir: null, log: () => {} }).then(
+      (s) => s.close().then(() => null),
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toBe('Failed to apply migration 1700000100_b.js: the schema is not what I expected (1700000100_b.js:4)');
+    expect(await applied(store)).toEqual(['1700000000_a.js']);
+    const tables = (await store.all<{ id: string; name: string }>('SELECT "id", "name" FROM "_collections"')).map((r) => r.name);
+    expect(tables).toContain('kept');
+    expect(tables).not.toContain('dropped');
+    expect(tables).not.toContain('never');
+    expect(await store.all('SELECT "id" FROM "kept"')).toEqual([]);
+  });
+
+  it('a collection Deskbase cannot store as written fails the file, naming what and where', async () => {
+    const dir = hooksFolder({
+      '1_bad.js': `migrate((app) => {
+  const c = new Collection({ name: "bad", type: "base" });
+  c.fields.add(new TextField({ name: "title" }));
+  c.fields.add(new RelationField({ name: "owner", collectionId: "nope", maxSelect: 1 }));
+  app.save(c);
+});
+`,
+    });
+    const err = await startServer({ dir: null, migrationsDir: dir, port: 0, uiDir: null, log: () => {} }).then(
+      (s) => s.close().then(() => null),
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toBe('Failed to apply migration 1_bad.js: Failed to save collection "bad": field owner: Its related collection "nope" is not imported; the field was left out. (1_bad.js:5)');
+  });
+
+  it("applies the snapshot PocketBase's `migrate collections` writes for a real app's schema", async () => {
+    const schema = sampleSchema('beszel');
+    if (schema === null) return;
+    const dir = hooksFolder({ '1700000000_collections_snapshot.js': snapshotTemplate(schema) });
+    const sdk = await startSdkServer({ migrationsDir: dir });
+    servers.push(sdk);
+    const names = (await sdk.admin.collections.getFullList()).map((c) => c.name);
+    const expected = schema.map((c) => String(c.name)).filter((n) => !['_mfas', '_otps', '_externalAuths', '_authOrigins'].includes(n));
+    expect(names).toEqual(expect.arrayContaining(expected));
+  });
+});
