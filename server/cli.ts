@@ -1,4 +1,4 @@
-// npm run serve -- [--db postgres://...] [--dir DIR] [--http HOST:PORT] [--https [--https-cert FILE --https-key FILE]] [--verbose]
+// npm run serve -- [--db postgres://...] [--dir DIR] [--http HOST:PORT] [--https [--https-cert FILE --https-key FILE]] [--migrations DIR] [--verbose]
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { startServer } from './index.js';
@@ -22,6 +22,8 @@ export interface CliOptions {
   verbose: boolean;
   /** false, true (a certificate Deskbase makes, kept in DIR/tls), or the files the user gives. */
   https: boolean | { certFile: string; keyFile: string };
+  /** The pb_migrations folder (--migrations), or undefined for the default beside the data folder. */
+  migrationsDir?: string;
 }
 
 export function parseArgs(argv: string[]): CliOptions | { help: string } | { error: string } {
@@ -56,6 +58,10 @@ export function parseArgs(argv: string[]): CliOptions | { help: string } | { err
       if (!v) return { error: `${flag} needs a PEM file` };
       if (flag === '--https-cert') certFile = resolve(v);
       else keyFile = resolve(v);
+    } else if (flag === '--migrations') {
+      const v = value();
+      if (!v) return { error: '--migrations needs a folder' };
+      out.migrationsDir = resolve(v);
     } else if (flag === '--verbose' || flag === '-v') out.verbose = true;
     else if (flag === '--help' || flag === '-h') return { help: HELP };
     else return { error: `unknown option ${arg}\n\n${HELP}` };
@@ -70,7 +76,7 @@ export function parseArgs(argv: string[]): CliOptions | { help: string } | { err
 
 const HELP = `Deskbase server
 
-Usage: npm run serve -- [--db URL] [--dir DIR] [--http HOST:PORT] [--https [--https-cert FILE --https-key FILE]] [--verbose]
+Usage: npm run serve -- [--db URL] [--dir DIR] [--http HOST:PORT] [--https [--https-cert FILE --https-key FILE]] [--migrations DIR] [--verbose]
 
   --db URL           serve a team server from this PostgreSQL database instead of the desktop engine:
                      postgres://USER:PASSWORD@HOST:PORT/DB, or several hosts with
@@ -82,6 +88,8 @@ Usage: npm run serve -- [--db URL] [--dir DIR] [--http HOST:PORT] [--https [--ht
                      its CA, DIR/tls/ca.pem, once), or the one given by --https-cert and --https-key
   --https-cert FILE  the certificate chain (PEM)
   --https-key FILE   its private key (PEM)
+  --migrations DIR   JS migrations (pb_migrations/*.js) applied at start, each once (default
+                     pb_migrations beside the data folder; npm run migrate -- up|down|create|collections)
   --verbose          log every request as a JSON line`;
 
 export async function main(argv: string[]): Promise<void> {
@@ -109,6 +117,7 @@ export async function main(argv: string[]): Promise<void> {
       dir,
       ...(db !== null ? { openStore: () => openPostgresStore({ url: db, dir }) } : {}),
       host: parsed.host, port: parsed.port, strictPort: parsed.strictPort, verbose: parsed.verbose, https,
+      ...(parsed.migrationsDir !== undefined ? { migrationsDir: parsed.migrationsDir } : {}),
     });
   } catch (err) {
     if (err instanceof InvalidPostgresUrl) console.error(`Deskbase could not start: the --db URL is not valid: ${err.message}.`);
