@@ -49,7 +49,8 @@ export function collectionOps(core: Core, log: HookLogger): HostOps {
       return inWrite(core, ctx.scope, async (tx) => {
         const { result, settle } = await importWithin(tx, { collections: [data], deleteMissing: false });
         // what the import would leave out or change is refused here: the file asked for exactly this collection
-        const refused = result.notes.filter((n) => n.warning !== true);
+        // (a PocketBase id given a Deskbase one is no change: relations and lookups follow it)
+        const refused = result.notes.filter((n) => n.warning !== true && n.item !== 'id');
         if (refused.length > 0) throw badRequest(`Failed to save collection "${String(data.name ?? '')}": ${refused.map((n) => `${n.item}: ${n.reason}`).join(' ')}`);
         const id = result.changes[0]?.id;
         return { value: answered(core, id ?? String(data.name ?? '')), settle };

@@ -154,6 +154,77 @@ describe('pb_migrations at start', () => {
     expect(err?.message).toBe('Failed to apply migration 1_bad.js: Failed to save collection "bad": field owner: Its related collection "nope" is not imported; the field was left out. (1_bad.js:5)');
   });
 
+  it("applies the files PocketBase's automigrate writes: ids pbc_…, _pb_users_auth_, new Field(...) by id, unmarshal, delete", async () => {
+    const idField = { autogeneratePattern: '[a-z0-9]{15}', hidden: false, id: 'text3208210256', max: 15, min: 15, name: 'id', pattern: '^[a-z0-9]+$', presentable: false, primaryKey: true, required: true, system: true, type: 'text' };
+    const title = { autogeneratePattern: '', hidden: false, id: 'text724990059', max: 0, min: 0, name: 'title', pattern: '', presentable: false, primaryKey: false, required: false, system: false, type: 'text' };
+    const author = { cascadeDelete: false, collectionId: '_pb_users_auth_', hidden: false, id: 'relation3182418120', maxSelect: 1, minSelect: 0, name: 'author', presentable: false, required: false, system: false, type: 'relation' };
+    const created = { hidden: false, id: 'autodate2990389176', name: 'created', onCreate: true, onUpdate: false, presentable: false, system: false, type: 'autodate' };
+    const collection = (id: string, name: string) => JSON.stringify({ createRule: null, deleteRule: null, fields: [idField, title, author, created], id, indexes: [], listRule: null, name, system: false, type: 'base', updateRule: null, viewRule: null }, null, 2);
+    const dir = hooksFolder({
+      '1748000000_created_articles.js': `${REF}migrate((app) => {
+  const collection = new Collection(${collection('pbc_1125843985', 'articles')});
+
+  return app.save(collection);
+}, (app) => {
+  const collection = app.findCollectionByNameOrId("pbc_1125843985");
+
+  return app.delete(collection);
+})
+`,
+      '1748000100_updated_articles.js': `${REF}migrate((app) => {
+  const collection = app.findCollectionByNameOrId("pbc_1125843985")
+
+  // update collection data
+  unmarshal({
+    "listRule": "",
+    "viewRule": "author = @request.auth.id"
+  }, collection)
+
+  // add field
+  collection.fields.addAt(2, new Field({
+    "hidden": false,
+    "id": "bool1748787223",
+    "name": "published",
+    "presentable": false,
+    "required": false,
+    "system": false,
+    "type": "bool"
+  }))
+
+  // update field
+  collection.fields.addAt(1, new Field(${JSON.stringify({ ...title, max: 120, required: true })}))
+
+  return app.save(collection)
+}, (app) => {
+  const collection = app.findCollectionByNameOrId("pbc_1125843985")
+  collection.fields.removeById("bool1748787223")
+  return app.save(collection)
+})
+`,
+      '1748000200_created_drafts.js': `${REF}migrate((app) => {
+  app.save(new Collection(${collection('pbc_2000000001', 'drafts')}));
+  const drafts = app.findCollectionByNameOrId("pbc_2000000001");
+  app.save(new Record(drafts, { title: "kept for a moment" }));
+})
+`,
+      '1748000300_deleted_drafts.js': `${REF}migrate((app) => {
+  const collection = app.findCollectionByNameOrId("pbc_2000000001");
+
+  return app.delete(collection);
+})
+`,
+    });
+    const sdk = await startSdkServer({ migrationsDir: dir });
+    servers.push(sdk);
+    const articles = await sdk.admin.collections.getOne('articles');
+    const users = await sdk.admin.collections.getOne('users');
+    expect(articles.fields.map((f: { name: string }) => f.name)).toEqual(['id', 'title', 'published', 'author', 'created']);
+    expect(articles.fields.find((f: { name: string }) => f.name === 'title')).toMatchObject({ id: 'text724990059', max: 120, required: true });
+    expect(articles.fields.find((f: { name: string }) => f.name === 'author')).toMatchObject({ collectionId: users.id, maxSelect: 1 });
+    expect([articles.listRule, articles.viewRule]).toEqual(['', 'author = @request.auth.id']);
+    expect((await sdk.admin.collections.getFullList()).map((c) => c.name)).not.toContain('drafts');
+  });
+
   it("applies the snapshot PocketBase's `migrate collections` writes for a real app's schema", async () => {
     const schema = sampleSchema('beszel');
     if (schema === null) return;

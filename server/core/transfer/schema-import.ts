@@ -32,7 +32,10 @@ import type { CollectionListener } from '../collections.js';
 import { cutFileFields, dropCutNames, readNames, type NamesById } from '../file-cleanup.js';
 import { convertCollection, type Converted } from './schema-convert.js';
 import { diffCollections, type CollectionDiff } from './schema-diff.js';
-import { planImport, type Plan, type PlannedCollection } from './schema-plan.js';
+import { derivedId, planImport, type Plan, type PlannedCollection } from './schema-plan.js';
+
+/** PocketBase's id of its starter `users` collection, which apps' files name. */
+const POCKETBASE_USERS_ID = '_pb_users_auth_';
 import { Notes, type TransferNote } from './transfer-notes.js';
 import { dropViews, realizeView, rebuildViews, ViewFailure, viewCreationOrder } from '../views.js';
 import { noteOpenedRules } from './rule-changes.js';
@@ -147,7 +150,12 @@ async function removeMissing(p: Pass): Promise<Collection[]> {
 }
 
 function convertAll(p: Pass, keepStored: boolean): void {
-  const idOf = (foreign: string) => p.plan.ids.get(foreign) ?? p.plan.ids.get(foreign.toLowerCase()) ?? p.scratch.get(foreign)?.id;
+  // a relation may name a collection this import does not carry: a stored one by its id or name, by the
+  // id an earlier import derived from its foreign id (a JS migration naming `pbc_…`), or PocketBase's
+  // well-known id of its starter `users`
+  const idOf = (foreign: string) =>
+    p.plan.ids.get(foreign) ?? p.plan.ids.get(foreign.toLowerCase()) ?? p.scratch.get(foreign)?.id ?? p.scratch.get(derivedId(foreign))?.id ??
+    (foreign === POCKETBASE_USERS_ID ? p.scratch.get('users')?.id : undefined);
   for (const item of p.plan.items) {
     // a view's fields are inferred from its query; only its two rules travel (create/update/delete stay null)
     if (item.type === 'view') p.converted.set(item.id, { structure: { fields: [], indexes: [] }, rules: { listRule: ruleOf(item.raw.listRule), viewRule: ruleOf(item.raw.viewRule) } });
