@@ -21,12 +21,12 @@ function memory(): MemoryInfo {
 }
 
 /** `db`: a team-server node on that PostgreSQL database (bench/team.ts), `dir` its files folder. */
-async function start(dir: string, db?: string): Promise<RunningServer> {
+async function start(dir: string, db?: string, hooksDir: string | null = null): Promise<RunningServer> {
   // imported only for the team-server phase: older commits driven by bench/ab.ts have no such store
   const openStore = db === undefined ? undefined : (await import('../server/store-postgres/store.js')).openPostgresStore;
   const team = openStore === undefined || db === undefined ? {} : { openStore: () => openStore({ url: db, dir }) };
   // the realtime phase holds 1,000 event streams open from the bench's one address
-  return startServer({ dir, host: '127.0.0.1', port: 0, strictPort: true, uiDir: null, log: () => undefined, limits: { perAddress: 2048, maxConnections: 2048 }, ...team });
+  return startServer({ dir, host: '127.0.0.1', port: 0, strictPort: true, uiDir: null, log: () => undefined, limits: { perAddress: 2048, maxConnections: 2048 }, hooksDir, ...team });
 }
 
 /** Awaited: this file also drives older commits (bench/ab.ts), whose store answered synchronously. */
@@ -43,7 +43,7 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
   switch (request.op) {
     case 'seed': {
       await mkdir(request.dir, { recursive: true });
-      state.deskbase = await start(request.dir, request.db);
+      state.deskbase = await start(request.dir, request.db, request.hooksDir ?? null);
       return seed(state.deskbase, request.posts, request.users);
     }
     case 'open': {

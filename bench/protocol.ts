@@ -43,7 +43,8 @@ export interface MemoryInfo {
 
 export type ChildRequest =
   /** `db`: a team server on that PostgreSQL database (`dir` then holds its files only). */
-  | { op: 'seed'; dir: string; posts: number; users: number; db?: string }
+  /** `hooksDir`: the server runs that pb_hooks folder (bench/hooks.ts); none otherwise. */
+  | { op: 'seed'; dir: string; posts: number; users: number; db?: string; hooksDir?: string }
   | { op: 'open'; dir: string; db?: string }
   | { op: 'ceiling'; routes: Record<string, CapturedResponse> }
   | { op: 'checkpoint' }

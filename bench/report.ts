@@ -7,6 +7,7 @@ import type { LargeFigures, ScalePoint } from './scale.js';
 import type { ImportFigures } from './import.js';
 import type { RealtimeFigures } from './realtime.js';
 import type { TeamFigures } from './team.js';
+import type { HooksFigures } from './hooks.js';
 
 export interface BenchResults extends MainResults {
   small: ScalePoint;
@@ -14,6 +15,7 @@ export interface BenchResults extends MainResults {
   recordsImport: ImportFigures;
   realtime: RealtimeFigures;
   team: TeamFigures;
+  hooks: HooksFigures;
 }
 
 export interface Target {

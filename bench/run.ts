@@ -17,6 +17,7 @@ import { runScale } from './scale.js';
 import { importTable, runImportBench } from './import.js';
 import { realtimeTable, runRealtime } from './realtime.js';
 import { runTeam, teamTable } from './team.js';
+import { hooksTable, runHooksBench } from './hooks.js';
 import { mainTable, scaleTable, targets, targetTable, type BenchResults } from './report.js';
 
 /** The whole run is bounded: past this, the children are killed and the bench fails. */
@@ -67,6 +68,8 @@ const METHOD = [
   'Team server: view, list and create on the desktop engine, on one node and on two nodes (5 connections',
   'each, at once) over one PostgreSQL 15 the bench starts on loopback (fsync and synchronous_commit on),',
   'the three alternating in slices; skipped when PostgreSQL is not installed.',
+  'Hooks: the create case on two servers seeded alike, without pb_hooks and with one empty onRecordCreate',
+  'hook (e.next() only), alternating in slices.',
 ];
 
 async function main(): Promise<void> {
@@ -100,9 +103,12 @@ async function main(): Promise<void> {
     console.log(`
 5. team server: ${s.mainPosts.toLocaleString('en')} posts, desktop, one node and two nodes on one PostgreSQL`);
     const team = await runTeam(s, dir, children);
-    const results: BenchResults = { ...main, small, large, realtime, recordsImport, team };
+    console.log(`
+6. hooks: the create rate with an empty onRecordCreate hook, ${s.smallPosts.toLocaleString('en')} posts`);
+    const hooks = await runHooksBench(s, dir, children);
+    const results: BenchResults = { ...main, small, large, realtime, recordsImport, team, hooks };
     const checked = targets(results);
-    const lines = ['', ...METHOD, '', ...mainTable(results), '', ...scaleTable(results), '', ...realtimeTable(realtime), '', ...importTable(recordsImport), '', ...teamTable(team), '', ...targetTable(checked)];
+    const lines = ['', ...METHOD, '', ...mainTable(results), '', ...scaleTable(results), '', ...realtimeTable(realtime), '', ...importTable(recordsImport), '', ...teamTable(team), '', ...hooksTable(hooks), '', ...targetTable(checked)];
     console.log(lines.join('\n'));
     const file = await writeResults(s, results, checked, (performance.now() - started) / 1000);
     console.log(`\nResults: ${file} (${((performance.now() - started) / 1000).toFixed(0)} s)`);

@@ -1,4 +1,4 @@
-// npm run serve -- [--db postgres://...] [--dir DIR] [--http HOST:PORT] [--https [--https-cert FILE --https-key FILE]] [--migrations DIR] [--verbose]
+// npm run serve -- [--db postgres://...] [--dir DIR] [--http HOST:PORT] [--https [--https-cert FILE --https-key FILE]] [--verbose] [--hooks DIR ...] [--migrations DIR]
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { startServer } from './index.js';
@@ -24,10 +24,18 @@ export interface CliOptions {
   https: boolean | { certFile: string; keyFile: string };
   /** The pb_migrations folder (--migrations), or undefined for the default beside the data folder. */
   migrationsDir?: string;
+  /** The pb_hooks folder (undefined: `pb_hooks` beside the data folder, as PocketBase). */
+  hooksDir?: string;
+  /** Reload hooks when a file changes (PocketBase's --hooksWatch, on by default as there). */
+  hooksWatch: boolean;
+  /** A hook's time limit in ms (--hooksTimeout SECONDS). */
+  hooksTimeoutMs?: number;
+  /** Hook workers kept loaded (PocketBase's --hooksPool). */
+  hooksPool?: number;
 }
 
 export function parseArgs(argv: string[]): CliOptions | { help: string } | { error: string } {
-  const out: CliOptions = { dir: resolve('deskbase_data'), db: null, dirGiven: false, host: '127.0.0.1', port: 8090, strictPort: false, verbose: false, https: false };
+  const out: CliOptions = { dir: resolve('deskbase_data'), db: null, dirGiven: false, host: '127.0.0.1', port: 8090, strictPort: false, verbose: false, https: false, hooksWatch: true };
   let certFile: string | null = null;
   let keyFile: string | null = null;
   for (let i = 0; i < argv.length; i++) {
@@ -63,7 +71,24 @@ export function parseArgs(argv: string[]): CliOptions | { help: string } | { err
       if (!v) return { error: '--migrations needs a folder' };
       out.migrationsDir = resolve(v);
     } else if (flag === '--verbose' || flag === '-v') out.verbose = true;
-    else if (flag === '--help' || flag === '-h') return { help: HELP };
+    else if (flag === '--hooks' || flag === '--hooksDir') {
+      const v = value();
+      if (!v) return { error: `${flag} needs a folder` };
+      out.hooksDir = resolve(v);
+    } else if (flag === '--hooksWatch') {
+      if (inline !== undefined && inline !== 'true' && inline !== 'false') return { error: `--hooksWatch takes true or false (got "${inline}")` };
+      out.hooksWatch = inline !== 'false';
+    } else if (flag === '--hooksTimeout') {
+      const v = value();
+      const n = Number(v);
+      if (!v || !Number.isFinite(n) || n <= 0 || n > 3600) return { error: `--hooksTimeout takes seconds, from 0.001 to 3600 (got "${v ?? ''}")` };
+      out.hooksTimeoutMs = Math.round(n * 1000);
+    } else if (flag === '--hooksPool') {
+      const v = value();
+      const n = Number(v);
+      if (!v || !Number.isInteger(n) || n < 1 || n > 16) return { error: `--hooksPool takes a number of workers from 1 to 16 (got "${v ?? ''}")` };
+      out.hooksPool = n;
+    } else if (flag === '--help' || flag === '-h') return { help: HELP };
     else return { error: `unknown option ${arg}\n\n${HELP}` };
   }
   if ((certFile === null) !== (keyFile === null)) return { error: '--https-cert and --https-key go together' };
@@ -76,7 +101,7 @@ export function parseArgs(argv: string[]): CliOptions | { help: string } | { err
 
 const HELP = `Deskbase server
 
-Usage: npm run serve -- [--db URL] [--dir DIR] [--http HOST:PORT] [--https [--https-cert FILE --https-key FILE]] [--migrations DIR] [--verbose]
+Usage: npm run serve -- [--db URL] [--dir DIR] [--http HOST:PORT] [--https [--https-cert FILE --https-key FILE]] [--verbose] [--hooks DIR] [--migrations DIR]
 
   --db URL           serve a team server from this PostgreSQL database instead of the desktop engine:
                      postgres://USER:PASSWORD@HOST:PORT/DB, or several hosts with
@@ -88,9 +113,14 @@ Usage: npm run serve -- [--db URL] [--dir DIR] [--http HOST:PORT] [--https [--ht
                      its CA, DIR/tls/ca.pem, once), or the one given by --https-cert and --https-key
   --https-cert FILE  the certificate chain (PEM)
   --https-key FILE   its private key (PEM)
+  --verbose          log every request as a JSON line
+  --hooks DIR        the pb_hooks folder of server-side hooks (default: pb_hooks beside the data folder;
+                     README, "Server-side logic"); also --hooksDir
+  --hooksWatch=false do not reload the hooks when a file changes (reloaded by default)
+  --hooksTimeout S   how long one hook may run before it is stopped (default 10 seconds)
+  --hooksPool N      hook workers kept loaded (default 2)
   --migrations DIR   JS migrations (pb_migrations/*.js) applied at start, each once (default
-                     pb_migrations beside the data folder; npm run migrate -- up|down|create|collections)
-  --verbose          log every request as a JSON line`;
+                     pb_migrations beside the data folder; npm run migrate -- up|down|create|collections)`;
 
 export async function main(argv: string[]): Promise<void> {
   const parsed = parseArgs(argv);
@@ -117,6 +147,9 @@ export async function main(argv: string[]): Promise<void> {
       dir,
       ...(db !== null ? { openStore: () => openPostgresStore({ url: db, dir }) } : {}),
       host: parsed.host, port: parsed.port, strictPort: parsed.strictPort, verbose: parsed.verbose, https,
+      // a team server without a data folder runs hooks only from --hooks
+      hooksDir: parsed.hooksDir ?? (dir === null ? null : undefined),
+      hooksWatch: parsed.hooksWatch, hooksTimeoutMs: parsed.hooksTimeoutMs, hooksPool: parsed.hooksPool,
       ...(parsed.migrationsDir !== undefined ? { migrationsDir: parsed.migrationsDir } : {}),
     });
   } catch (err) {
@@ -131,6 +164,7 @@ export async function main(argv: string[]): Promise<void> {
   for (const url of await server.lanUrls()) console.log(`  On the LAN: ${url}/_/`);
   if (parsed.db !== null) console.log(`  Database: ${redactUrl(parsed.db)}`);
   if (parsed.db === null || parsed.dirGiven) console.log(`  Data folder: ${parsed.dir}`);
+  if (server.hooks) console.log(`  Hooks: ${server.hooks.options.dir} (${server.hooks.handlerCount} handlers)`);
   if (server.tls) {
     console.log(`  HTTPS certificate authority: ${server.tls.caPath}`);
     console.log(`    SHA-256 ${server.tls.caFingerprint}`);

@@ -163,8 +163,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const hooksDir = hooksDirOf(options);
   const migrationsDir = migrationsDirOf(options);
   // migrations run on the hooks' workers: a runtime (without hook files, if there is no pb_hooks) when either exists
-  const hooks = (hooksDir !== null && existsSync(hooksDir)) || (migrationsDir !== null && existsSync(migrationsDir))
-    ? createHooks({ dir: hooksDir ?? join(migrationsDir!, 'no-pb_hooks'), timeoutMs: options.hooksTimeoutMs, watch: options.hooksWatch, poolSize: options.hooksPool, logger: options.hooksLogger })
+  const hasHooks = hooksDir !== null && existsSync(hooksDir);
+  const hooks = hasHooks || (migrationsDir !== null && existsSync(migrationsDir))
+    ? createHooks({ dir: hooksDir ?? join(migrationsDir!, 'no-pb_hooks'), timeoutMs: options.hooksTimeoutMs, watch: hasHooks && options.hooksWatch, poolSize: options.hooksPool, logger: options.hooksLogger })
     : null;
   try {
     const core = await createCore(store, {

@@ -29,6 +29,7 @@ import { misplacedUploads } from './writes/file-uploads.js';
 import { decodeUrlComponent, parseQuery } from './url-parts.js';
 import type { PreparedWrite } from './writes/prepared.js';
 import type { RecordWrites } from './writes/funnel.js';
+import { hooked } from './writes/hooked.js';
 import { valuesWeight } from './writes/submitted.js';
 
 /** PocketBase's default batch.maxRequests. */
@@ -106,8 +107,8 @@ class FailedWrite extends Error {
 }
 
 /** `env.responseBytes`: what the whole answer may hold (every sub-response's rows and expands together). */
-export function createBatch(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs' | 'responseBytes' | 'dialect'>, writes: RecordWrites) {
-  const { store, registry, budgetMs, responseBytes, dialect } = env;
+export function createBatch(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs' | 'responseBytes' | 'dialect' | 'events'>, writes: RecordWrites) {
+  const { store, registry, budgetMs, responseBytes, dialect, events } = env;
   const budgeted = <T>(operation: (db: ReadDb) => Promise<T>): Promise<T> => underDeadline(store, budgetMs, operation, responseBytes);
 
   /** A sub-request's URL → its collection, record id and query. */
@@ -128,24 +129,29 @@ export function createBatch(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs'
     return { c, id, query };
   }
 
-  /** One sub-request's prepared write, as the caller (`base`: the batch request's own input). */
-  async function prepare(r: SubRequest, { c, id, query }: Target, base: RequestInput, budget: QueryBudget): Promise<Prepared> {
+  /** A sub-request's context as the caller (`base`: the batch request's own input). */
+  function subContext(r: SubRequest, query: Record<string, string>, base: RequestInput): RequestContext {
     const headers = new Map(base.headers);
     for (const [k, v] of Object.entries(r.headers)) headers.set(k, v);
     const input: RequestInput = { auth: base.auth, method: r.method, query, headers, body: r.body, client: base.client };
     const plain = requestContext(input, registry.lookup, dialect);
-    const ctx: RequestContext = { ...plain, request: { ...plain.request, context: 'batch' } };
-    let method = r.method;
-    let target = id;
+    return { ...plain, request: { ...plain.request, context: 'batch' } };
+  }
+
+  /** A PUT without id is an upsert: an update when the body's id names a stored record, else a create. */
+  async function methodOf(r: SubRequest, c: Collection, id: string | undefined, db: ReadDb): Promise<{ method: string; target: string | undefined }> {
+    if (r.method !== 'PUT' || id !== undefined) return { method: r.method, target: id };
+    const bodyId = typeof r.body.id === 'string' ? r.body.id : '';
+    const exists = bodyId !== '' && (await getRow(db, c, bodyId)) !== undefined;
+    return { method: exists ? 'PATCH' : 'POST', target: exists ? bodyId : undefined };
+  }
+
+  /** One sub-request's prepared write, as the caller (`base`: the batch request's own input). */
+  async function prepare(r: SubRequest, { c, id, query }: Target, base: RequestInput, budget: QueryBudget): Promise<Prepared> {
+    const ctx = subContext(r, query, base);
     if (budget.spent >= budget.limit) throw queryTooSlow(budgetMs);
     const db = store.reader(budget);
-    if (method === 'PUT' && id === undefined) {
-      // upsert: an update when the body's id names a stored record, else a create
-      const bodyId = typeof r.body.id === 'string' ? r.body.id : '';
-      const exists = bodyId !== '' && (await getRow(db, c, bodyId)) !== undefined;
-      method = exists ? 'PATCH' : 'POST';
-      target = exists ? bodyId : undefined;
-    }
+    const { method, target } = await methodOf(r, c, id, db);
     if (method === 'POST' && target === undefined) {
       return { collection: c, ctx, deletes: false, write: await writes.prepareCreate(c, r.body, ctx, undefined, db) };
     }
@@ -159,10 +165,63 @@ export function createBatch(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs'
   }
 
 
+  /** Whether a record write hook listens to a collection the batch writes to (hooked.ts). */
+  function anyHooked(requests: SubRequest[]): boolean {
+    return requests.some((r) => {
+      const name = RECORDS_URL.exec(r.url)?.[1];
+      let c: Collection | undefined;
+      try {
+        c = name === undefined ? undefined : registry.get(decodeUrlComponent(name));
+      } catch {
+        return false; // a malformed URL: refused by the plain path's targetOf
+      }
+      return c !== undefined && (['Create', 'Update', 'Delete'] as const).some((k) => hooked(events, k, c));
+    });
+  }
+
+  /**
+   * A batch whose collections have write hooks: each sub-request written in turn through the funnel's
+   * hooked path, all in one transaction (as PocketBase runs a batch), so every write's hooks run inside
+   * it and see the writes before it; a failure rolls all back and answers with its index.
+   */
+  async function runHooked(requests: SubRequest[], base: RequestInput): Promise<BatchResult[]> {
+    const done: { c: Collection; ctx: RequestContext; row: Row | null }[] = [];
+    let weight = 0;
+    await writes.inTransaction(async (scope) => {
+      for (let i = 0; i < requests.length; i++) {
+        try {
+          const r = requests[i];
+          const { c, id, query } = targetOf(r);
+          const ctx = subContext(r, query, base);
+          const { method, target } = await methodOf(r, c, id, scope.tx!);
+          let row: Row | null;
+          if (method === 'POST' && target === undefined) row = await writes.create(c, r.body, ctx, undefined, undefined, scope);
+          else if (method === 'PATCH' && target !== undefined) row = await writes.update(c, target, r.body, ctx, undefined, scope);
+          else if (method === 'DELETE' && target !== undefined) row = (await writes.remove(c, target, ctx, undefined, scope), null);
+          else throw badRequest('Unknown batch request action.');
+          weight += valuesWeight(c, r.body, MAX_WRITE_BYTES - weight);
+          if (weight > MAX_WRITE_BYTES) throw writeTooLarge();
+          done.push({ c, ctx, row });
+        } catch (err) {
+          throw failedAt(i, err, budgetMs);
+        }
+      }
+    });
+    return budgeted(async (db) => {
+      const results: BatchResult[] = [];
+      for (const d of done) {
+        if (!d.row) results.push({ status: 204, body: null });
+        else results.push({ status: 200, body: (await presentRecords(db, d.c, [d.row], d.ctx, true, responseBytes, events))[0] });
+      }
+      return results;
+    });
+  }
+
   return {
     /** Runs a batch as `base`'s caller; answers each sub-request's `{status, body}` in order. */
     async run(body: Record<string, unknown>, base: RequestInput): Promise<BatchResult[]> {
       const requests = parseForm(body);
+      if (anyHooked(requests)) return runHooked(requests, base);
       // one query budget for all the prepare steps together (not one per request): each step spends
       // what the earlier ones left, and past it the request that ran out is a 400 (failedAt) as any
       // request past its budget
@@ -209,7 +268,7 @@ export function createBatch(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs'
         for (const [i, p] of prepared.entries()) {
           const row = rows[i];
           if (p.deletes || !row) results.push({ status: 204, body: null });
-          else results.push({ status: 200, body: (await presentRecords(db, p.collection, [row], p.ctx, true, responseBytes))[0] });
+          else results.push({ status: 200, body: (await presentRecords(db, p.collection, [row], p.ctx, true, responseBytes, events))[0] });
         }
         return results;
       });

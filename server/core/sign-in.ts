@@ -15,6 +15,7 @@ import type { AuthInfo, Collection, Row } from '../model/types.js';
 import type { WriteTx } from '../store/db.js';
 import { newId } from './ids.js';
 import { isLocked, isOpen } from '../model/rule.js';
+import { authWire, wireOf } from './event-records.js';
 
 export interface SignIn {
   token: string;
@@ -39,8 +40,8 @@ const failed = () => badRequest('Failed to authenticate.');
 /** What runs after a sign-in's session started (account-mail.ts's new-device alert), given the request's client and user agent. */
 export type AfterSignIn = (c: Collection, record: Row, client: string, userAgent: string) => Promise<void>;
 
-export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'sessions' | 'credentials' | 'responseBytes' | 'now'>, afterSignIn: AfterSignIn = async () => {}) {
-  const { store, dialect, registry, sessions, credentials: { limiter, passwords }, responseBytes, now } = env;
+export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'sessions' | 'credentials' | 'responseBytes' | 'now' | 'events'>, afterSignIn: AfterSignIn = async () => {}) {
+  const { store, dialect, registry, sessions, credentials: { limiter, passwords }, responseBytes, now, events } = env;
   function authCollection(name: string): Collection {
     const c = registry.get(name);
     if (!c) throw notFound('Missing or invalid collection context.');
@@ -108,19 +109,65 @@ export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' |
       if (row.method === method) throw badRequest('A different authentication method is required.');
       spend = row;
     }
-    const started = await store.write(async (tx) => {
-      // single use: of two sign-ins with one mfaId only the one that deletes it goes on
-      if (spend && (await tx.run('DELETE FROM "_mfas" WHERE "id" = ?', [spend.id])).changes !== 1) throw badRequest('Invalid or expired MFA session.');
-      await work?.(tx);
-      return sessions.start(tx, c.id, String(record.id), userAgent);
-    });
-    await afterSignIn(c, record, ctx.request.client ?? '', userAgent);
-    return { token: started.token, record: await presentSelf({ collection: c, record, sessionId: started.session.id }, ctx) };
+    const start = async (): Promise<SignIn> => {
+      const started = await store.write(async (tx) => {
+        // single use: of two sign-ins with one mfaId only the one that deletes it goes on
+        if (spend && (await tx.run('DELETE FROM "_mfas" WHERE "id" = ?', [spend.id])).changes !== 1) throw badRequest('Invalid or expired MFA session.');
+        await work?.(tx);
+        return sessions.start(tx, c.id, String(record.id), userAgent);
+      });
+      await afterSignIn(c, record, ctx.request.client ?? '', userAgent);
+      return { token: started.token, record: await presentSelf({ collection: c, record, sessionId: started.session.id }, ctx) };
+    };
+    if (!events.has('onRecordAuthRequest', c)) return start();
+    // hooks (core/events.ts): before e.next() no session exists yet (a throw refuses the sign-in); after it, e.token
+    let answer: SignIn | null = null;
+    const r = await events.trigger('onRecordAuthRequest', { collection: c, record: wireOf(c, record), authMethod: method, auth: authWire(ctx) }, {}, async (p) => {
+      answer = await start();
+      return { ...p, token: answer.token };
+    }, c);
+    if (!r.ran || answer === null) throw badRequest('The sign-in was ended by an onRecordAuthRequest hook without e.next().');
+    return answer;
   }
 
   /** The record as the session it now holds sees it; a large expand leaves it unexpanded (the session exists). */
   async function presentSelf(auth: AuthInfo, ctx: RequestContext): Promise<unknown> {
-    return (await presentRecords(store, auth.collection, [auth.record], asCaller(ctx, auth), true, responseBytes))[0];
+    return (await presentRecords(store, auth.collection, [auth.record], asCaller(ctx, auth), true, responseBytes, events))[0];
+  }
+
+  /** A password sign-in (`signInWithPassword` without its hooks). */
+  async function withPassword(c: Collection, body: unknown, ctx: RequestContext, userAgent: string): Promise<SignIn> {
+    const b = isRecord(body) ? body : {};
+    const errors: ErrorData = {};
+    for (const key of ['identity', 'password'] as const) {
+      const v = b[key];
+      if (typeof v !== 'string' || v === '') errors[key] = fieldError('validation_required', 'Cannot be blank.');
+      else if (v.length > 255) errors[key] = fieldError('validation_length_out_of_range', 'The length must be between 1 and 255.');
+    }
+    // identityField, when given, must be one of the collection's identityFields (PocketBase's validation.In)
+    const only = b.identityField;
+    if (only !== undefined && only !== '' && (typeof only !== 'string' || !(c.identityFields ?? ['email']).includes(only))) {
+      errors.identityField = fieldError('validation_in_invalid', 'Must be a valid value.');
+    }
+    if (Object.keys(errors).length > 0) throw badRequest('An error occurred while validating the submitted data.', errors);
+    const identity = String(b.identity);
+    const password = String(b.password);
+    const record = await findByIdentity(c, identity, typeof only === 'string' && only !== '' ? only : undefined);
+    // a blocked or unknown account costs what a wrong password does, and answers the same
+    const burn = async () => passwords.burn(password, ctx.request.client);
+    const ok = await limiter.attempt(
+      accountKey(c, record ? String(record.id) : identity.toLowerCase()),
+      record ? async () => (await passwords.verify(password, String(record.password ?? ''), ctx.request.client)) && (await passesAuthRule(c, record, ctx)) : async () => (await burn(), false),
+      burn,
+    );
+    if (!ok || !record) throw failed();
+    // a PocketBase bcrypt hash becomes scrypt with the first sign-in that proves the password
+    const stored = String(record.password ?? '');
+    const rehash = needsRehash(stored) ? await passwords.hash(password, ctx.request.client) : null;
+    const work = rehash === null ? undefined : async (tx: WriteTx) => {
+      await tx.run(`UPDATE ${ident(c.name)} SET "password" = ? WHERE "id" = ? AND "password" = ?`, [rehash, record.id, stored]);
+    };
+    return finish(c, record, ctx, userAgent, 'password', work);
   }
 
   return {
@@ -142,40 +189,26 @@ export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' |
     /** The new-device alert of a sign-in made elsewhere (oauth2.ts), as `finish` sends it. */
     alert: afterSignIn,
 
-    /** `ctx` carries the sign-in body (an authRule may read `@request.body`). */
+    /**
+     * `ctx` carries the sign-in body (an authRule may read `@request.body`). onRecordAuthWithPasswordRequest
+     * hooks see the record the identity names (or none), the identity and the password before the check,
+     * as PocketBase's; the identity and password they leave are what is checked.
+     */
     async signInWithPassword(name: string, body: unknown, ctx: RequestContext, userAgent: string): Promise<SignIn> {
       const c = authCollection(name);
+      if (!events.has('onRecordAuthWithPasswordRequest', c)) return withPassword(c, body, ctx, userAgent);
       const b = isRecord(body) ? body : {};
-      const errors: ErrorData = {};
-      for (const key of ['identity', 'password'] as const) {
-        const v = b[key];
-        if (typeof v !== 'string' || v === '') errors[key] = fieldError('validation_required', 'Cannot be blank.');
-        else if (v.length > 255) errors[key] = fieldError('validation_length_out_of_range', 'The length must be between 1 and 255.');
-      }
-      // identityField, when given, must be one of the collection's identityFields (PocketBase's validation.In)
-      const only = b.identityField;
-      if (only !== undefined && only !== '' && (typeof only !== 'string' || !(c.identityFields ?? ['email']).includes(only))) {
-        errors.identityField = fieldError('validation_in_invalid', 'Must be a valid value.');
-      }
-      if (Object.keys(errors).length > 0) throw badRequest('An error occurred while validating the submitted data.', errors);
-      const identity = String(b.identity);
-      const password = String(b.password);
-      const record = await findByIdentity(c, identity, typeof only === 'string' && only !== '' ? only : undefined);
-      // a blocked or unknown account costs what a wrong password does, and answers the same
-      const burn = async () => passwords.burn(password, ctx.request.client);
-      const ok = await limiter.attempt(
-        accountKey(c, record ? String(record.id) : identity.toLowerCase()),
-        record ? async () => (await passwords.verify(password, String(record.password ?? ''), ctx.request.client)) && (await passesAuthRule(c, record, ctx)) : async () => (await burn(), false),
-        burn,
-      );
-      if (!ok || !record) throw failed();
-      // a PocketBase bcrypt hash becomes scrypt with the first sign-in that proves the password
-      const stored = String(record.password ?? '');
-      const rehash = needsRehash(stored) ? await passwords.hash(password, ctx.request.client) : null;
-      const work = rehash === null ? undefined : async (tx: WriteTx) => {
-        await tx.run(`UPDATE ${ident(c.name)} SET "password" = ? WHERE "id" = ? AND "password" = ?`, [rehash, record.id, stored]);
-      };
-      return finish(c, record, ctx, userAgent, 'password', work);
+      const identity = typeof b.identity === 'string' ? b.identity : '';
+      const field = typeof b.identityField === 'string' && (c.identityFields ?? ['email']).includes(b.identityField) ? b.identityField : undefined;
+      const found = identity === '' || identity.length > 255 ? undefined : await findByIdentity(c, identity, field);
+      let answer: SignIn | null = null;
+      const payload = { collection: c, record: found ? wireOf(c, found) : undefined, identity, identityField: field ?? '', password: typeof b.password === 'string' ? b.password : '', auth: authWire(ctx) };
+      const r = await events.trigger('onRecordAuthWithPasswordRequest', payload, {}, async (p) => {
+        answer = await withPassword(c, { ...b, identity: p.identity ?? b.identity, password: p.password ?? b.password }, ctx, userAgent);
+        return p;
+      }, c);
+      if (!r.ran || answer === null) throw badRequest('The sign-in was ended by an onRecordAuthWithPasswordRequest hook without e.next().');
+      return answer;
     },
 
     /**

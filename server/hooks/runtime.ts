@@ -170,7 +170,9 @@ class HookWorker {
       this.thrown.set(hostErrorId, err);
       if (this.thrown.size > 1000) this.thrown.delete(this.thrown.keys().next().value as number);
       const e = err instanceof ApiError ? err : null;
-      this.send({ t: 'error', id: m.id, error: { status: e?.status ?? 400, message: e?.message ?? (err instanceof Error ? err.message : String(err)), data: e?.data ?? {}, hostErrorId } });
+      // an error this worker threw (a callback's, a nested hook's) goes back to it as itself
+      const workerErrorId = (err as { workerErrorId?: number } | null)?.workerErrorId;
+      this.send({ t: 'error', id: m.id, error: { status: e?.status ?? 400, message: e?.message ?? (err instanceof Error ? err.message : String(err)), data: e?.data ?? {}, hostErrorId, workerErrorId } });
     }
   }
 
@@ -193,12 +195,12 @@ function loadError(dir: string, error: { message: string; file?: string; line?: 
 }
 
 /** A hook's error as the request's error: the host's own error when a hook let one through. */
-function workerError(error: { status: number; message: string; data: Record<string, unknown>; hostErrorId?: number; file?: string; line?: number; stack?: string }, thrown: Map<number, unknown>): unknown {
+function workerError(error: { status: number; message: string; data: Record<string, unknown>; hostErrorId?: number; workerErrorId?: number; file?: string; line?: number; stack?: string }, thrown: Map<number, unknown>): unknown {
   if (error.hostErrorId !== undefined && thrown.has(error.hostErrorId)) return thrown.get(error.hostErrorId);
   const status = error.status >= 400 && error.status < 600 ? error.status : 400;
   const message = error.status >= 400 ? error.message : 'Something went wrong while processing your request.';
   const out = new ApiError(status, message, status >= 500 ? {} : (error.data as ErrorData));
-  Object.assign(out, { hookFile: error.file, hookLine: error.line, hookMessage: error.message, hookStack: error.stack });
+  Object.assign(out, { hookFile: error.file, hookLine: error.line, hookMessage: error.message, hookStack: error.stack, workerErrorId: error.workerErrorId });
   return out;
 }
 
@@ -389,11 +391,17 @@ export class HooksRuntime implements CoreEvents {
   }
 
   private watchFiles(): void {
+    const changed = () => {
+      if (this.reloadTimer) clearTimeout(this.reloadTimer);
+      this.reloadTimer = setTimeout(() => void this.reload(), 100); // an editor's save is several events
+    };
     try {
-      this.watcher = watch(this.options.dir, () => {
-        if (this.reloadTimer) clearTimeout(this.reloadTimer);
-        this.reloadTimer = setTimeout(() => void this.reload(), 100);
-      });
+      // files required from subfolders count too (recursive where the platform has it)
+      try {
+        this.watcher = watch(this.options.dir, { recursive: true }, changed);
+      } catch {
+        this.watcher = watch(this.options.dir, changed);
+      }
       this.watcher.unref();
     } catch (err) {
       this.log({ level: 'WARN', message: `pb_hooks is not watched: ${(err as Error).message}`, data: {} });

@@ -64,6 +64,10 @@ export function toolOps(core: Core): HostOps {
         }
       }
       const settings = await core.settings.get();
+      const from = m.from?.address ?? '';
+      if (from !== '' && from !== settings.meta.senderAddress) {
+        throw badRequest(`MailerMessage.from: Deskbase sends as the settings' sender address (${settings.meta.senderAddress}), not ${from}.`);
+      }
       for (const address of to) await core.mailer.send(settings, { to: address, subject: String(m.subject ?? ''), html: String(m.html || m.text || '') });
       return null;
     },

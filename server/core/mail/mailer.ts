@@ -32,8 +32,8 @@ export interface StoredMail {
   error: string;
 }
 
-export function createMailer(env: Pick<CoreEnv, 'store' | 'report' | 'now'>, timeouts = SMTP_TIMEOUTS) {
-  const { store, report, now } = env;
+export function createMailer(env: Pick<CoreEnv, 'store' | 'report' | 'now' | 'events'>, timeouts = SMTP_TIMEOUTS) {
+  const { store, report, now, events } = env;
 
   async function keep(mail: Omit<StoredMail, 'id' | 'created'>): Promise<void> {
     await store.write(async (tx) => {
@@ -70,20 +70,17 @@ export function createMailer(env: Pick<CoreEnv, 'store' | 'report' | 'now'>, tim
      * refused it; the message is then kept as `failed` first, and the failure reported.
      */
     async send(settings: Settings, message: MailMessage): Promise<'sent' | 'outbox'> {
-      const from = `${settings.meta.senderName} <${settings.meta.senderAddress}>`;
-      if (!settings.smtp.enabled) {
-        await keep({ status: 'outbox', from, ...message, error: '' });
-        return 'outbox';
-      }
-      try {
-        await viaSmtp(settings, message);
-        return 'sent';
-      } catch (err) {
-        const error = err instanceof Error ? err.message : String(err);
-        await keep({ status: 'failed', from, ...message, error: error.slice(0, 1000) });
-        report(new Error(`Failed to send an e-mail to ${message.to} (kept in the outbox): ${error}`));
-        throw err;
-      }
+      if (!events.has('onMailerSend')) return sendOne(settings, message);
+      // onMailerSend hooks (core/events.ts) see PocketBase's mailer.Message and may change it before e.next()
+      let outcome: 'sent' | 'outbox' = 'outbox';
+      const shown = { from: { address: settings.meta.senderAddress, name: settings.meta.senderName }, to: [{ address: message.to, name: '' }], subject: message.subject, html: message.html, text: '', headers: {}, cc: [], bcc: [] };
+      const r = await events.trigger('onMailerSend', { message: shown }, {}, async (p) => {
+        const m = (p.message ?? shown) as typeof shown;
+        const to = (Array.isArray(m.to) ? m.to : []).map((t) => String(t?.address ?? '')).filter((a) => a !== '');
+        for (const address of to) outcome = await sendOne(settings, { to: address, subject: String(m.subject ?? ''), html: String(m.html || m.text || '') });
+        return p;
+      });
+      return r.ran ? outcome : 'outbox';
     },
 
     /** The kept messages, newest first. */
@@ -91,6 +88,24 @@ export function createMailer(env: Pick<CoreEnv, 'store' | 'report' | 'now'>, tim
       return store.all<StoredMail>('SELECT * FROM "_mails" ORDER BY "created" DESC, "id" DESC');
     },
   };
+
+  /** One message to one address: SMTP, or the outbox while SMTP is off. */
+  async function sendOne(settings: Settings, message: MailMessage): Promise<'sent' | 'outbox'> {
+    const from = `${settings.meta.senderName} <${settings.meta.senderAddress}>`;
+    if (!settings.smtp.enabled) {
+      await keep({ status: 'outbox', from, ...message, error: '' });
+      return 'outbox';
+    }
+    try {
+      await viaSmtp(settings, message);
+      return 'sent';
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      await keep({ status: 'failed', from, ...message, error: error.slice(0, 1000) });
+      report(new Error(`Failed to send an e-mail to ${message.to} (kept in the outbox): ${error}`));
+      throw err;
+    }
+  }
 }
 
 export type Mailer = ReturnType<typeof createMailer>;

@@ -30,7 +30,25 @@ const UNSUPPORTED = [
 ];
 
 exports.SUPPORTED = SUPPORTED;
+/** Payload keys other features turn into objects (record.cjs, tools.cjs): every other key is copied as is. */
+const OBJECTS = new Set(['record', 'records', 'collection', 'auth', 'error', 'message']);
+
 exports.install = (g, rt) => {
+  // plain values of the payload (identity, password, authMethod, token, result...) are e's properties,
+  // and what a handler leaves in them goes back to the host
+  rt.eventMakers.push({
+    make(_event, e, p) {
+      const keys = Object.keys(p).filter((k) => !OBJECTS.has(k));
+      Object.defineProperty(e, '_plainKeys', { value: keys, enumerable: false });
+      for (const k of keys) e[k] = p[k];
+    },
+    export(_event, e, out) {
+      for (const k of e._plainKeys ?? []) out[k] = e[k];
+    },
+    apply(_event, e, p) {
+      for (const k of e._plainKeys ?? []) if (Object.hasOwn(p, k)) e[k] = p[k];
+    },
+  });
   for (const name of SUPPORTED) {
     g[name] = (handler, ...filters) => rt.register(name, handler, filters);
   }

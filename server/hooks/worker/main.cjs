@@ -36,8 +36,15 @@ const handlers = [];
 const callbacks = new Map();
 let nextCallbackId = 1;
 
+/** Errors thrown here that went to the host, by id: one coming back (through a host call) is rethrown as itself. */
+const thrownHere = new Map();
+let nextThrown = 1;
+
 /** A host error (or a hook error) as it crosses the bridge. */
 function serializeError(err) {
+  const workerErrorId = nextThrown++;
+  thrownHere.set(workerErrorId, err);
+  if (thrownHere.size > 200) thrownHere.delete(thrownHere.keys().next().value);
   if (err && typeof err === 'object') {
     const status = typeof err.status === 'number' ? err.status : 0;
     const where = locate(err.stack);
@@ -46,13 +53,14 @@ function serializeError(err) {
       message: String(err.message ?? err),
       data: err.data && typeof err.data === 'object' ? err.data : {},
       hostErrorId: typeof err.hostErrorId === 'number' ? err.hostErrorId : undefined,
+      workerErrorId,
       name: err.name,
       stack: typeof err.stack === 'string' ? err.stack : undefined,
       file: where?.file,
       line: where?.line,
     };
   }
-  return { status: 0, message: String(err), data: {} };
+  return { status: 0, message: String(err), data: {}, workerErrorId };
 }
 
 /** The first frame of a stack in a hook file: { file, line }. */
@@ -93,7 +101,10 @@ function call(op, args) {
     while ((got = receiveMessageOnPort(port)) !== undefined) {
       const answer = handle(got.message, id);
       if (answer) {
-        if (answer.t === 'error') throw RUNTIME.toError(answer.error);
+        if (answer.t === 'error') {
+          const own = answer.error.workerErrorId !== undefined ? thrownHere.get(answer.error.workerErrorId) : undefined;
+          throw own !== undefined ? own : RUNTIME.toError(answer.error);
+        }
         return answer.value;
       }
     }

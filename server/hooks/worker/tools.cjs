@@ -172,6 +172,15 @@ exports.install = (g, rt) => {
     },
   };
   g.MailerMessage = MailerMessage;
+  // PocketBase's toString(): bytes (an array of numbers, $os.readFile's) or any value as text
+  g.toString = (value, maxBytes) => {
+    let out;
+    if (Array.isArray(value) || value instanceof Uint8Array) out = Buffer.from(value).toString('utf8');
+    else if (value === null || value === undefined) out = '';
+    else if (typeof value === 'object') out = JSON.stringify(value);
+    else out = String(value);
+    return maxBytes > 0 ? Buffer.from(out).subarray(0, maxBytes).toString('utf8') : out;
+  };
   const send = (message) => rt.call('mail.send', [{ ...message }]);
   rt.app.newMailClient = () => ({ send });
   g.$mails = {
