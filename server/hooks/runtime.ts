@@ -346,7 +346,10 @@ export class HooksRuntime implements CoreEvents {
     scope: EventScope,
     action: (payload: EventPayload, scope: EventScope) => Promise<EventPayload>,
     collection?: { id: string; name: string },
+    /** This invocation's time limit in place of `timeoutMs` (a migration's: migrations-host.ts). */
+    limitMs?: number,
   ): Promise<{ payload: EventPayload; ran: boolean }> {
+    const limit = limitMs ?? this.timeoutMs;
     const loaded = this.loaded;
     const ids = loaded?.byEvent.get(event)?.filter((i) => !collection || matches(loaded.registrations[i], collection)) ?? [];
     if (!loaded || ids.length === 0) return { payload: await action(payload, scope), ran: true };
@@ -367,8 +370,8 @@ export class HooksRuntime implements CoreEvents {
             new Promise<never>((_, reject) => {
               timer = setTimeout(() => {
                 worker.terminate();
-                reject(new HookStopped(`The ${event} hook ran past its time limit (${this.timeoutMs} ms) and was stopped.`));
-              }, this.timeoutMs);
+                reject(new HookStopped(`The ${event} hook ran past its time limit (${limit} ms) and was stopped.`));
+              }, limit);
             }),
           ]);
       return answer as { payload: EventPayload; ran: boolean };

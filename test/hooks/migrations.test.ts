@@ -225,6 +225,19 @@ describe('pb_migrations at start', () => {
     expect((await sdk.admin.collections.getFullList()).map((c) => c.name)).not.toContain('drafts');
   });
 
+  it("a file may run past the hooks' time limit: migrations have a limit of their own", async () => {
+    const dir = hooksFolder({
+      '1_slow.js': `migrate((app) => {
+  sleep(600);
+  app.save(new Collection({ name: "slow", type: "base", fields: [{ name: "title", type: "text" }] }));
+});
+`,
+    });
+    const sdk = await startSdkServer({ migrationsDir: dir, hooksTimeoutMs: 200 });
+    servers.push(sdk);
+    expect((await sdk.admin.collections.getFullList()).map((c) => c.name)).toContain('slow');
+  });
+
   it("applies the snapshot PocketBase's `migrate collections` writes for a real app's schema", async () => {
     const schema = sampleSchema('beszel');
     if (schema === null) return;
