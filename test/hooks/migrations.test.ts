@@ -4,7 +4,7 @@
 // go through Deskbase's collection code; checked through the official SDK over a real socket, on both
 // engines (ON_BOTH_ENGINES).
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSdkServer, type SdkServer } from '../support/sdk-server.js';
+import { failure, startSdkServer, type SdkServer } from '../support/sdk-server.js';
 import { openTestStore } from '../support/test-store.js';
 import { startServer } from '../../server/index.js';
 import type { Store } from '../../server/store/db.js';
@@ -236,6 +236,70 @@ describe('pb_migrations at start', () => {
     const sdk = await startSdkServer({ migrationsDir: dir, hooksTimeoutMs: 200 });
     servers.push(sdk);
     expect((await sdk.admin.collections.getFullList()).map((c) => c.name)).toContain('slow');
+  });
+
+  it('every field class PocketBase has, an auth collection with its options, indexes by addIndex', async () => {
+    const dir = hooksFolder({
+      '1_fields.js': `migrate((app) => {
+  const members = new Collection({
+    type: "auth",
+    name: "members",
+    authRule: "verified = true",
+    manageRule: null,
+    passwordAuth: { enabled: true, identityFields: ["email", "handle"] },
+    listRule: "id = @request.auth.id",
+  });
+  members.fields.add(new TextField({ name: "handle", required: true, min: 3, max: 20, pattern: "^[a-z0-9_]+$" }));
+  members.addIndex("idx_members_handle", true, "handle", "");
+  app.save(members);
+
+  const c = new Collection({ name: "everything", type: "base" });
+  c.fields.add(
+    new TextField({ name: "text", max: 10 }),
+    new NumberField({ name: "number", min: 1, max: 9, onlyInt: true }),
+    new BoolField({ name: "bool" }),
+    new EmailField({ name: "email", onlyDomains: ["example.com"] }),
+    new URLField({ name: "url", exceptDomains: ["bad.example"] }),
+    new EditorField({ name: "editor", maxSize: 2048 }),
+    new DateField({ name: "date", min: "2020-01-01 00:00:00.000Z" }),
+    new AutodateField({ name: "created", onCreate: true }),
+    new SelectField({ name: "select", values: ["a", "b"], maxSelect: 2 }),
+    new FileField({ name: "file", maxSelect: 1, maxSize: 1024, mimeTypes: ["image/png"] }),
+    new RelationField({ name: "member", collectionId: members.id, maxSelect: 1, cascadeDelete: true }),
+    new JSONField({ name: "json", maxSize: 100 }),
+    new GeoPointField({ name: "geo" }),
+  );
+  c.fields.add(new PasswordField({ name: "secret", min: 8 }));
+  c.fields.removeById(c.fields.getByName("secret").id);
+  if (c.fields.getById(c.fields.getByName("text").id).name !== "text") throw new Error("getById");
+  app.save(c);
+});
+`,
+    });
+    const sdk = await startSdkServer({ migrationsDir: dir });
+    servers.push(sdk);
+    const members = await sdk.admin.collections.getOne('members');
+    expect(members).toMatchObject({ type: 'auth', authRule: 'verified = true', manageRule: null, listRule: 'id = @request.auth.id' });
+    expect(members.passwordAuth.identityFields).toEqual(['email', 'handle']);
+    expect(members.fields.find((f: { name: string }) => f.name === 'handle')).toMatchObject({ type: 'text', required: true, min: 3, max: 20, pattern: '^[a-z0-9_]+$' });
+    const c = await sdk.admin.collections.getOne('everything');
+    const field = (name: string) => c.fields.find((f: { name: string }) => f.name === name);
+    expect(c.fields.map((f: { name: string; type: string }) => `${f.name}:${f.type}`)).toEqual([
+      'id:text', 'text:text', 'number:number', 'bool:bool', 'email:email', 'url:url', 'editor:editor', 'date:date', 'created:autodate',
+      'select:select', 'file:file', 'member:relation', 'json:json', 'geo:geoPoint',
+    ]);
+    expect(field('number')).toMatchObject({ min: 1, max: 9, onlyInt: true });
+    expect(field('email')).toMatchObject({ onlyDomains: ['example.com'] });
+    expect(field('url')).toMatchObject({ exceptDomains: ['bad.example'] });
+    expect(field('editor')).toMatchObject({ maxSize: 2048 });
+    expect(field('select')).toMatchObject({ values: ['a', 'b'], maxSelect: 2 });
+    expect(field('file')).toMatchObject({ maxSelect: 1, maxSize: 1024, mimeTypes: ['image/png'] });
+    expect(field('member')).toMatchObject({ collectionId: members.id, maxSelect: 1, cascadeDelete: true });
+    expect(field('json')).toMatchObject({ maxSize: 100 });
+    // the values the fields allow are enforced as Deskbase enforces them
+    expect(Object.keys((await failure(sdk.admin.collection('everything').create({ text: 'far too long text' }))).response.data)).toEqual(['text']);
+    const err = await failure(sdk.admin.collection('everything').create({ text: 'short', number: 12, email: 'x@other.org' }));
+    expect(Object.keys(err.response.data).sort()).toEqual(['email', 'number']);
   });
 
   it("applies the snapshot PocketBase's `migrate collections` writes for a real app's schema", async () => {
