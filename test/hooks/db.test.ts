@@ -40,6 +40,28 @@ onRecordCreateRequest((e) => {
 }, "reports");
 
 onRecordCreate((e) => {
+  if (e.record.getString("title") !== "builder") return e.next();
+  // insert/update/delete builders, a join with groupBy/having, distinct, andBind
+  const db = $app.db();
+  db.insert("posts", { id: "zzzzzzzzzzzzzz1", title: "Inserted", status: "live", views: 10 }).execute();
+  const updated = db.update("posts", { views: $dbx.exp("views + {:by}", { by: 5 }) }, $dbx.hashExp({ id: "zzzzzzzzzzzzzz1" })).execute();
+  const byStatus = arrayOf(new DynamicModel({ status: "", n: 0, total: 0 }));
+  db.select("p.status", "COUNT(*) AS n", "SUM(p.views) AS total")
+    .from("posts p")
+    .innerJoin("posts q", $dbx.exp("q.id = p.id"))
+    .groupBy("p.status")
+    .having($dbx.exp("COUNT(*) >= {:min}"))
+    .andBind({ min: 2 })
+    .orderBy("p.status")
+    .all(byStatus);
+  const statuses = arrayOf(new DynamicModel({ status: "" }));
+  db.select("status").distinct(true).from("posts").orderBy("status ASC").all(statuses);
+  const gone = db.delete("posts", $dbx.hashExp({ id: "zzzzzzzzzzzzzz1" })).execute();
+  e.record.set("summary", { byStatus, statuses: statuses.map((s) => s.status), updated: updated.rowsAffected(), deleted: gone.rowsAffected() });
+  e.next();
+}, "reports");
+
+onRecordCreate((e) => {
   // inside the write's transaction: the insert goes with it, or is rolled back with it
   $app.db().insert("audit", { id: $security.randomStringWithAlphabet(15, "abcdefghijklmnopqrstuvwxyz0123456789"), note: e.record.getString("title") }).execute();
   if (e.record.getString("title") === "rollback") throw new BadRequestError("Refused after the insert.");
@@ -89,6 +111,17 @@ describe('$app.db() in hooks', () => {
     expect(report.count).toBe(3);
     expect(report.top).toBe('Seven');
     expect(report.missing).toBe('sql: no rows in result set');
+  });
+
+  it('insert/update/delete builders, join, groupBy/having with andBind, distinct', async () => {
+    const r = await sdk.client().collection('reports').create({ title: 'builder' });
+    expect(r.summary).toEqual({
+      byStatus: [{ status: 'live', n: 5, total: 1 + 2 + 45 + 999 + 15 }],
+      statuses: ['draft', 'live', 'pinned'],
+      updated: 1,
+      deleted: 1,
+    });
+    expect((await sdk.admin.collection('posts').getFullList()).map((p) => p.title)).not.toContain('Inserted');
   });
 
   it("execute() inside a write runs in its transaction: a hook's error rolls its insert back", async () => {
