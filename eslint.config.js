@@ -37,6 +37,13 @@ export default tseslint.config(
     },
   },
   {
+    // the hooks worker (server/hooks/worker/, plain CommonJS): it defines PocketBase's globals (`Record`,
+    // `Collection`...) whose names TypeScript's lib also has
+    files: ['server/hooks/worker/**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
+    rules: { 'no-redeclare': ['error', { builtinGlobals: false }], 'no-undef': 'off' },
+  },
+  {
     // tests read JSON answers of any shape (the harness's `body` is `any`)
     files: ['test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -29,6 +29,7 @@ const ON_BOTH_ENGINES = [
   'test/hooks/app-api.test.ts',
   'test/hooks/events.test.ts',
   'test/hooks/reload.test.ts',
+  'test/hooks/pool.test.ts',
   'test/records/engine.test.ts',
   'test/auth/origin.test.ts',
   'test/auth/record-sessions.test.ts',

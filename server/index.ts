@@ -233,6 +233,8 @@ function runningServer(core: Core, store: Store, binding: Binding, bodies: BodyS
       core.realtime.broker.closeAll(); // open event streams would hold the listener open
       await binding.close();
       await core.setup.withdraw(); // its setup token dies with it on every node (never throws)
+      // onTerminate hooks, then the workers (a failing or slow hook cannot keep the server from closing)
+      await hooks?.trigger('onTerminate', { isRestart: false }, {}, async (p) => p).catch(() => undefined); // logged by the runtime
       await hooks?.close();
       await store.close();
     },

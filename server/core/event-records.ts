@@ -112,3 +112,12 @@ export async function enrichRecords(events: CoreEvents, c: Collection, rows: Row
 }
 
 const pickExpand = (api: Record<string, unknown>) => (api.expand === undefined ? {} : { expand: api.expand });
+
+/**
+ * What `e.requestInfo()` shows a request event's hooks (PocketBase's RequestInfo without `auth`, which
+ * is `e.auth`): the method, query, headers as rules see them (no Authorization, no Cookie), body, context.
+ */
+export function requestInfoOf(ctx: RuleInput): Record<string, unknown> {
+  const r = ctx.request;
+  return { method: r.method, query: r.query, headers: r.headers, body: r.body, context: r.context };
+}

@@ -13,7 +13,7 @@ import { presentRecords } from './record-response.js';
 import type { ListContext, RequestContext } from './request-context.js';
 import type { Collection, Row } from '../model/types.js';
 import type { EventPayload, EventScope } from './events.js';
-import { authWire, bodyWithChanges, wireOf, wireOfBody, withHookChanges, type WireRecord } from './event-records.js';
+import { authWire, requestInfoOf, bodyWithChanges, wireOf, wireOfBody, withHookChanges, type WireRecord } from './event-records.js';
 
 /** Records through the API, their writes through the funnel (`feed` hears each committed write's changes). */
 export function createRecords(env: CoreEnv, feed: ChangeFeed) {
@@ -31,7 +31,7 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
    */
   async function requestEvent(event: string, c: Collection, payload: EventPayload, ctx: RequestContext, action: (p: EventPayload, scope: EventScope) => Promise<{ answer: unknown; payload: EventPayload }>): Promise<unknown> {
     let answer: unknown;
-    const r = await events.trigger(event, { collection: c, auth: authWire(ctx), ...payload }, {}, async (p, scope) => {
+    const r = await events.trigger(event, { collection: c, auth: authWire(ctx), requestInfo: requestInfoOf(ctx), ...payload }, {}, async (p, scope) => {
       const out = await action(p, scope);
       answer = out.answer;
       return out.payload;

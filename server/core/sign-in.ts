@@ -15,7 +15,7 @@ import type { AuthInfo, Collection, Row } from '../model/types.js';
 import type { WriteTx } from '../store/db.js';
 import { newId } from './ids.js';
 import { isLocked, isOpen } from '../model/rule.js';
-import { authWire, wireOf } from './event-records.js';
+import { authWire, requestInfoOf, wireOf } from './event-records.js';
 
 export interface SignIn {
   token: string;
@@ -122,7 +122,7 @@ export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' |
     if (!events.has('onRecordAuthRequest', c)) return start();
     // hooks (core/events.ts): before e.next() no session exists yet (a throw refuses the sign-in); after it, e.token
     let answer: SignIn | null = null;
-    const r = await events.trigger('onRecordAuthRequest', { collection: c, record: wireOf(c, record), authMethod: method, auth: authWire(ctx) }, {}, async (p) => {
+    const r = await events.trigger('onRecordAuthRequest', { collection: c, record: wireOf(c, record), authMethod: method, auth: authWire(ctx), requestInfo: requestInfoOf(ctx) }, {}, async (p) => {
       answer = await start();
       return { ...p, token: answer.token };
     }, c);
@@ -202,7 +202,7 @@ export function createAuth(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' |
       const field = typeof b.identityField === 'string' && (c.identityFields ?? ['email']).includes(b.identityField) ? b.identityField : undefined;
       const found = identity === '' || identity.length > 255 ? undefined : await findByIdentity(c, identity, field);
       let answer: SignIn | null = null;
-      const payload = { collection: c, record: found ? wireOf(c, found) : undefined, identity, identityField: field ?? '', password: typeof b.password === 'string' ? b.password : '', auth: authWire(ctx) };
+      const payload = { collection: c, record: found ? wireOf(c, found) : undefined, identity, identityField: field ?? '', password: typeof b.password === 'string' ? b.password : '', auth: authWire(ctx), requestInfo: requestInfoOf(ctx) };
       const r = await events.trigger('onRecordAuthWithPasswordRequest', payload, {}, async (p) => {
         answer = await withPassword(c, { ...b, identity: p.identity ?? b.identity, password: p.password ?? b.password }, ctx, userAgent);
         return p;

@@ -19,6 +19,7 @@ export interface OpContext {
 }
 
 /** A host operation a worker calls with `rt.call(name, args)`: answers a JSON-like value or throws. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each operation declares the arguments its worker side sends
 export type HostOp = (ctx: OpContext, ...args: any[]) => unknown;
 export type HostOps = Record<string, HostOp>;
 
@@ -48,6 +49,17 @@ export const HOOK_TIMEOUT_MS = 10_000;
 export const HOOK_WORKERS = 2;
 /** Workers at most, extra ones included (a hook waiting on a write that waits on another hook). */
 const MAX_WORKERS = 16;
+/** An invocation outside a write waits this long for a busy worker before an extra one starts. */
+const EXTRA_AFTER_MS = 100;
+/** An invocation waiting this long for handlers running JavaScript gets an extra worker. */
+const LONG_WAIT_MS = 1000;
+/** An extra worker exits after this long idle. */
+const EXTRA_IDLE_MS = 30_000;
+
+interface Waiter {
+  resolve: (w: HookWorker) => void;
+  timer: NodeJS.Timeout | null;
+}
 
 export interface Registration {
   event: string;
@@ -57,6 +69,21 @@ export interface Registration {
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+}
+
+/** A message from a worker (worker/main.cjs `post`). */
+type WorkerMessage = { t: string } & Record<string, unknown>;
+
+/** An error as the worker sends it (main.cjs `serializeError`). */
+interface SerializedError {
+  status: number;
+  message: string;
+  data: Record<string, unknown>;
+  hostErrorId?: number;
+  workerErrorId?: number;
+  file?: string;
+  line?: number;
+  stack?: string;
 }
 
 /** A stopped invocation: its worker ran past the time limit (or died). */
@@ -81,6 +108,12 @@ class HookWorker {
   private nextId = 1;
   busy = false;
   dead: Error | null = null;
+  /** An extra worker's exit once idle (HooksRuntime.release). */
+  idleTimer: NodeJS.Timeout | null = null;
+  /** Host calls this worker is blocked on now (it runs no JavaScript meanwhile). */
+  waitingOnHost = 0;
+  /** Invocations sent so far (each one's id for its e.next() action). */
+  invokes = 0;
   readonly ready: Promise<Registration[]>;
 
   constructor(
@@ -95,9 +128,9 @@ class HookWorker {
     this.worker = new Worker(workerEntry(), { workerData: { port: port2, signal: this.signal, dir, files, workerId: 0 }, transferList: [port2] });
     this.worker.unref();
     this.ready = new Promise((resolve, reject) => {
-      this.port.on('message', (m: any) => {
-        if (m.t === 'ready') resolve(m.handlers);
-        else if (m.t === 'loadFailed') reject(loadError(dir, m.error));
+      this.port.on('message', (m: WorkerMessage) => {
+        if (m.t === 'ready') resolve(m.handlers as Registration[]);
+        else if (m.t === 'loadFailed') reject(loadError(dir, m.error as SerializedError));
         else this.onMessage(m);
       });
       this.worker.on('error', (err) => {
@@ -137,15 +170,15 @@ class HookWorker {
     }).finally(() => this.scopes.delete(scopeId));
   }
 
-  private onMessage(m: any): void {
+  private onMessage(m: WorkerMessage): void {
     if (m.t === 'done' || m.t === 'failed') {
-      const p = this.waiting.get(m.id);
+      const p = this.waiting.get(m.id as number);
       if (!p) return;
-      this.waiting.delete(m.id);
+      this.waiting.delete(m.id as number);
       if (m.t === 'done') p.resolve(m.value);
-      else p.reject(workerError(m.error, this.thrown));
-    } else if (m.t === 'call') void this.answer(m);
-    else if (m.t === 'log') this.log({ level: m.level, message: m.message, data: m.data });
+      else p.reject(workerError(m.error as SerializedError, this.thrown));
+    } else if (m.t === 'call') void this.answer(m as unknown as { id: number; op: string; args: unknown[]; scope: number });
+    else if (m.t === 'log') this.log({ level: m.level as HookLogEntry['level'], message: String(m.message), data: (m.data ?? {}) as Record<string, unknown> });
   }
 
   /** Errors thrown by host operations, by id: a hook that lets one through answers the original. */
@@ -154,6 +187,7 @@ class HookWorker {
 
   private async answer(m: { id: number; op: string; args: unknown[]; scope: number }): Promise<void> {
     const scope = this.scopes.get(m.scope) ?? {};
+    this.waitingOnHost++;
     try {
       let value: unknown;
       if (m.op === '__next') value = await this.nextAction(this, m.args[0] as number, m.args[1] as EventPayload, scope);
@@ -173,6 +207,8 @@ class HookWorker {
       // an error this worker threw (a callback's, a nested hook's) goes back to it as itself
       const workerErrorId = (err as { workerErrorId?: number } | null)?.workerErrorId;
       this.send({ t: 'error', id: m.id, error: { status: e?.status ?? 400, message: e?.message ?? (err instanceof Error ? err.message : String(err)), data: e?.data ?? {}, hostErrorId, workerErrorId } });
+    } finally {
+      this.waitingOnHost--;
     }
   }
 
@@ -189,13 +225,13 @@ function workerEntry(): URL {
   return new URL('./hooks/worker/main.cjs', import.meta.url);
 }
 
-function loadError(dir: string, error: { message: string; file?: string; line?: number }): Error {
+function loadError(dir: string, error: SerializedError): Error {
   const where = error.file ? ` (${join(dir, error.file)}:${error.line})` : '';
   return new Error(`pb_hooks failed to load: ${error.message}${where}`);
 }
 
 /** A hook's error as the request's error: the host's own error when a hook let one through. */
-function workerError(error: { status: number; message: string; data: Record<string, unknown>; hostErrorId?: number; workerErrorId?: number; file?: string; line?: number; stack?: string }, thrown: Map<number, unknown>): unknown {
+function workerError(error: SerializedError, thrown: Map<number, unknown>): unknown {
   if (error.hostErrorId !== undefined && thrown.has(error.hostErrorId)) return thrown.get(error.hostErrorId);
   const status = error.status >= 400 && error.status < 600 ? error.status : 400;
   const message = error.status >= 400 ? error.message : 'Something went wrong while processing your request.';
@@ -226,7 +262,7 @@ interface Loaded {
 export class HooksRuntime implements CoreEvents {
   private readonly ops: HostOps = {};
   private loaded: Loaded | null = null;
-  private readonly queue: { resolve: (w: HookWorker) => void }[] = [];
+  private readonly queue: Waiter[] = [];
   private readonly actions = new Map<HookWorker, Map<number, (payload: EventPayload, scope: EventScope) => Promise<EventPayload>>>();
   private watcher: FSWatcher | null = null;
   private reloadTimer: NodeJS.Timeout | null = null;
@@ -299,27 +335,60 @@ export class HooksRuntime implements CoreEvents {
     return ids.some((i) => matches(this.loaded!.registrations[i], collection));
   }
 
-  /** Takes an idle worker, starting an extra one while all are busy (up to MAX_WORKERS), else waits. */
-  private async acquire(): Promise<HookWorker> {
+  /**
+   * Takes an idle worker. With none idle, an invocation inside a write (which holds the single writer)
+   * gets an extra worker at once, since the busy ones may be waiting for that very write; any other waits
+   * for a worker to come free, and gets an extra one only when, EXTRA_AFTER_MS on, every worker is still
+   * blocked on the host (their handlers may be waiting for work that needs a worker, such as a hook's mail
+   * whose onMailerSend must run: it never waits forever), or after LONG_WAIT_MS behind long handlers.
+   * Short handlers are just waited for: starting a worker costs 0.2-0.8 s of a core. Extra workers exit after EXTRA_IDLE_MS idle (MAX_WORKERS in all).
+   */
+  private async acquire(inWrite: boolean): Promise<HookWorker> {
     const loaded = this.loaded!;
     const w = loaded.idle.pop();
     if (w) {
       w.busy = true;
+      if (w.idleTimer) clearTimeout(w.idleTimer);
       return w;
     }
-    if (loaded.all.size < MAX_WORKERS) {
-      const extra = this.spawn(loaded.files);
-      loaded.all.add(extra);
-      try {
-        await extra.ready;
-      } catch (err) {
-        loaded.all.delete(extra);
-        throw err;
-      }
-      extra.busy = true;
-      return extra;
+    if (inWrite && loaded.all.size < MAX_WORKERS) return this.extra(loaded);
+    return new Promise<HookWorker>((resolve, reject) => {
+      const waiter: Waiter = { resolve, timer: null };
+      const since = performance.now();
+      const check = () => {
+        const i = this.queue.indexOf(waiter);
+        if (i < 0) return; // served meanwhile
+        // every worker blocked on the host, or this invocation kept waiting past a second by long handlers
+        const stuck = [...loaded.all].every((x) => x.busy && x.waitingOnHost > 0) || performance.now() - since > LONG_WAIT_MS;
+        if (!stuck || loaded.all.size >= MAX_WORKERS || loaded !== this.loaded) {
+          waiter.timer = setTimeout(check, EXTRA_AFTER_MS);
+          return;
+        }
+        this.queue.splice(i, 1);
+        this.extra(loaded).then(resolve, reject);
+      };
+      waiter.timer = setTimeout(check, EXTRA_AFTER_MS);
+      this.queue.push(waiter);
+    });
+  }
+
+  private replace(loaded: Loaded): void {
+    const w = this.spawn(loaded.files);
+    loaded.all.add(w);
+    w.ready.then(() => this.release(w, loaded), () => loaded.all.delete(w));
+  }
+
+  private async extra(loaded: Loaded): Promise<HookWorker> {
+    const extra = this.spawn(loaded.files);
+    loaded.all.add(extra);
+    try {
+      await extra.ready;
+    } catch (err) {
+      loaded.all.delete(extra);
+      throw err;
     }
-    return new Promise((resolve) => this.queue.push({ resolve }));
+    extra.busy = true;
+    return extra;
   }
 
   private release(w: HookWorker, loaded = this.loaded): void {
@@ -327,17 +396,29 @@ export class HooksRuntime implements CoreEvents {
     if (!loaded || loaded !== this.loaded || w.dead || this.closed) {
       loaded?.all.delete(w);
       if (!w.dead) w.terminate();
+      // a worker stopped past its time limit (or that exited) is replaced, so the pool keeps its size
+      if (loaded && loaded === this.loaded && !this.closed && loaded.all.size < this.poolSize) this.replace(loaded);
       return;
     }
     const waiter = this.queue.shift();
     if (waiter) {
+      if (waiter.timer) clearTimeout(waiter.timer);
       w.busy = true;
       waiter.resolve(w);
-    } else if (loaded.idle.length >= this.poolSize) {
-      // an extra worker started while all were busy: not kept
-      loaded.all.delete(w);
-      w.terminate();
-    } else loaded.idle.push(w);
+      return;
+    }
+    loaded.idle.push(w);
+    if (loaded.all.size > this.poolSize) {
+      // an extra worker: exits once it has been idle a while (the pool keeps poolSize)
+      w.idleTimer = setTimeout(() => {
+        const i = loaded.idle.indexOf(w);
+        if (i < 0 || loaded.all.size <= this.poolSize) return;
+        loaded.idle.splice(i, 1);
+        loaded.all.delete(w);
+        w.terminate();
+      }, EXTRA_IDLE_MS);
+      w.idleTimer.unref();
+    }
   }
 
   async trigger(
@@ -354,8 +435,8 @@ export class HooksRuntime implements CoreEvents {
     const ids = loaded?.byEvent.get(event)?.filter((i) => !collection || matches(loaded.registrations[i], collection)) ?? [];
     if (!loaded || ids.length === 0) return { payload: await action(payload, scope), ran: true };
     const nestedIn = scope.worker as HookWorker | undefined;
-    const worker = nestedIn && !nestedIn.dead ? nestedIn : await this.acquire();
-    const invokeId = (worker as any).nextInvoke = ((worker as any).nextInvoke ?? 0) + 1;
+    const worker = nestedIn && !nestedIn.dead ? nestedIn : await this.acquire(scope.tx !== undefined);
+    const invokeId = ++worker.invokes;
     const actions = this.actions.get(worker) ?? new Map();
     this.actions.set(worker, actions);
     // the action runs in this scope, with this worker as the one nested events go to
@@ -426,9 +507,20 @@ export class HooksRuntime implements CoreEvents {
     }
     const old = this.loaded;
     this.loaded = next;
-    if (old) for (const w of old.idle.splice(0)) w.terminate(), old.all.delete(w);
+    if (old) {
+      for (const w of old.idle.splice(0)) {
+        w.terminate();
+        old.all.delete(w);
+      }
+    }
     // queued invocations go to the new pool
-    while (this.queue.length > 0 && next.idle.length > 0) this.queue.shift()!.resolve(next.idle.pop()!);
+    while (this.queue.length > 0 && next.idle.length > 0) {
+      const waiter = this.queue.shift()!;
+      if (waiter.timer) clearTimeout(waiter.timer);
+      const w = next.idle.pop()!;
+      w.busy = true;
+      waiter.resolve(w);
+    }
     this.log({ level: 'INFO', message: `pb_hooks reloaded (${next.files.length} files, ${next.registrations.length} handlers)`, data: {} });
   }
 

@@ -2,6 +2,8 @@
 // socket: e.next() chains (a second call does nothing), collection filters by name or id, the model
 // events under every write path (single, batch, a hook's own $app.save) and the request events only
 // under the API's, after-success and after-error, enrich, list and view requests, auth, mail.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../../server/index.js';
 import { failure, sdkSuite, ADMIN } from '../support/sdk-server.js';
@@ -31,6 +33,7 @@ onRecordAfterCreateSuccess((e) => {
 });
 
 onRecordCreateRequest((e) => {
+  if (e.requestInfo().headers["x_probe"] === "1") e.record.set("note", "probe header, " + e.requestInfo().method);
   const key = "request:" + e.collection.name;
   let s;
   try { s = $app.findFirstRecordByData("stats", "key", key); }
@@ -126,6 +129,13 @@ describe('event hooks', () => {
     expect(logs.filter((l) => l.startsWith('serving'))).toHaveLength(1);
   });
 
+  it('e.requestInfo() shows the request (headers as rules see them, no credentials)', async () => {
+    const res = await fetch(`${sdk.server.url}/api/collections/tasks/records`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-probe': '1' }, body: JSON.stringify({ title: 'probe' }) });
+    expect((await res.json()).note).toBe('probe header, POST');
+    await sdk.admin.collection('stats').getFullList().then((all) => Promise.all(all.map((r) => sdk.admin.collection('stats').delete(r.id))));
+    await sdk.admin.collection('tasks').getFullList().then((all) => Promise.all(all.map((r) => sdk.admin.collection('tasks').delete(r.id))));
+  });
+
   it('a second e.next() does nothing; hooks run in order and see the saved record', async () => {
     const t = await sdk.client().collection('tasks').create({ title: '  one  ' });
     expect(t.title).toBe('one');
@@ -216,6 +226,15 @@ describe('event hooks', () => {
       if (subject === undefined) await new Promise((r) => setTimeout(r, 50));
     }
     expect(subject).toMatch(/^\[hooked\] /);
+  });
+});
+
+describe('onTerminate', () => {
+  it('runs when the server closes', async () => {
+    const folder = hooksFolder({ 'bye.pb.js': 'onTerminate((e) => { $os.writeFile("terminated.txt", "restart=" + e.isRestart); e.next(); });\n' });
+    const server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, hooksDir: folder });
+    await server.close();
+    expect(readFileSync(join(folder, 'terminated.txt'), 'utf8')).toBe('restart=false');
   });
 });
 

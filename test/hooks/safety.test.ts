@@ -20,6 +20,11 @@ onRecordCreateRequest((e) => {
   'throws.pb.js': `
 onRecordCreate((e) => {
   const title = e.record.getString("title");
+  if (title === "loop in write") {
+    $app.save(new Record($app.findCollectionByNameOrId("notes"), { title: "saved before the loop" }));
+    while (true) {}
+  }
+  if (title === "exit") process.exit(3);
   if (title === "throw") {
     null.boom();
   }
@@ -53,12 +58,31 @@ describe('hook safety', () => {
     expect(logs.some((l) => l.level === 'ERROR' && /time limit/.test(l.message))).toBe(true);
   });
 
+  it('a hook looping inside a write is stopped, the write rolled back and the writer free again', async () => {
+    const { result: err, longest } = await whilePolled(sdk.server.url, () => failure(sdk.client().collection('notes').create({ title: 'loop in write' })));
+    expect(err.message).toMatch(/hook ran past its time limit \(1500 ms\)/);
+    expect(longest).toBeLessThan(MAX_HEALTH_WAIT_MS);
+    const titles = (await sdk.admin.collection('notes').getFullList()).map((r) => r.title);
+    expect(titles).not.toContain('saved before the loop');
+    expect(titles).not.toContain('loop in write');
+    // the single writer is free: writes with and without hooks go through
+    expect((await sdk.client().collection('notes').create({ title: 'next write' })).title).toBe('next write');
+    expect((await sdk.admin.collection('notes').update((await sdk.admin.collection('notes').getFirstListItem('title = "next write"')).id, { title: 'updated' })).title).toBe('updated');
+  });
+
+  it('a hook that ends its worker (process.exit) fails its request; the pool keeps serving', async () => {
+    const err = await failure(sdk.client().collection('notes').create({ title: 'exit' }));
+    expect(err.status).toBe(400);
+    for (let i = 0; i < 4; i++) expect((await sdk.client().collection('notes').create({ title: `still ${i}` })).title).toBe(`still ${i}`);
+    expect(sdk.server.hooks?.registrations.length).toBe(2);
+  });
+
   it('an exception is a 400 for that request only, logged with the file and line', async () => {
     const { result: err, longest } = await whilePolled(sdk.server.url, () => failure(sdk.client().collection('notes').create({ title: 'throw' })));
     expect(err.response).toEqual({ status: 400, message: 'Something went wrong while processing your request.', data: {} });
     expect(longest).toBeLessThan(MAX_HEALTH_WAIT_MS);
     const logged = logs.find((l) => l.level === 'ERROR' && /null/.test(l.message));
-    expect(logged?.data).toMatchObject({ event: 'onRecordCreate', file: 'throws.pb.js', line: 5 });
+    expect(logged?.data).toMatchObject({ event: 'onRecordCreate', file: 'throws.pb.js', line: 10 });
     expect((await sdk.client().collection('notes').create({ title: 'fine' })).title).toBe('fine');
   });
 

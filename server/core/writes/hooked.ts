@@ -83,7 +83,8 @@ async function run<T>(
   let last: WireRecord | undefined;
   // after-success hooks run outside the transaction, once the outermost write is durable
   const outer = scope.tx === undefined;
-  const successScope: EventScope = {};
+  // the worker whose handler made this write (a hook's $app.save) is waiting for it: its hooks run there
+  const successScope: EventScope = scope.worker === undefined ? {} : { worker: scope.worker };
   try {
     await inWrite(h, scope, async (s) => {
       const tx = s.tx!;

@@ -31,7 +31,7 @@ const UNSUPPORTED = [
 
 exports.SUPPORTED = SUPPORTED;
 /** Payload keys other features turn into objects (record.cjs, tools.cjs): every other key is copied as is. */
-const OBJECTS = new Set(['record', 'records', 'collection', 'auth', 'error', 'message']);
+const OBJECTS = new Set(['record', 'records', 'collection', 'auth', 'error', 'message', 'requestInfo']);
 
 exports.install = (g, rt) => {
   // plain values of the payload (identity, password, authMethod, token, result...) are e's properties,

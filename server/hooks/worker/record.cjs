@@ -320,6 +320,11 @@ exports.install = (g, runtime) => {
       if (p.auth) e.auth = recordFromWire(p.auth);
       if (Array.isArray(p.records)) e.records = p.records.map(recordFromWire);
       if (p.error) e.error = rt.toError(p.error);
+      // a request event's RequestInfo (routes.cjs may replace requestInfo with the full request event's)
+      if (p.requestInfo) {
+        const info = { ...p.requestInfo, auth: e.auth ?? null };
+        e.requestInfo = () => info;
+      }
     },
     export(_event, e, out) {
       if (e.record instanceof Record) out.record = recordToWire(e.record);
