@@ -249,6 +249,8 @@ export function hookFiles(dir: string): string[] {
 interface Loaded {
   files: string[];
   registrations: Registration[];
+  /** The hook files' own (`registrations` without the `__…` events the runtime's features register, a migration file's run): the same array until the next load. */
+  visible: readonly Registration[];
   /** Handler ids per event. */
   byEvent: Map<string, number[]>;
   idle: HookWorker[];
@@ -259,6 +261,8 @@ interface Loaded {
  * The runtime: `events` is what core calls (CoreEvents); `ops` the host operations workers call
  * (features add theirs with `addOps` before `start`).
  */
+const NONE: readonly Registration[] = [];
+
 export class HooksRuntime implements CoreEvents {
   private readonly ops: HostOps = {};
   private loaded: Loaded | null = null;
@@ -290,12 +294,12 @@ export class HooksRuntime implements CoreEvents {
 
   /** Every registered handler's event and filters, in registration order (routes and crons find theirs here). */
   get registrations(): readonly Registration[] {
-    return this.loaded?.registrations ?? [];
+    return this.loaded?.visible ?? NONE;
   }
 
   /** The handler count (0: no hook file registered anything). */
   get handlerCount(): number {
-    return this.loaded?.registrations.length ?? 0;
+    return this.registrations.length;
   }
 
   private async load(): Promise<Loaded> {
@@ -310,7 +314,8 @@ export class HooksRuntime implements CoreEvents {
     }
     const byEvent = new Map<string, number[]>();
     registrations.forEach((r, i) => byEvent.set(r.event, [...(byEvent.get(r.event) ?? []), i]));
-    const loaded: Loaded = { files, registrations, byEvent, idle: [first], all: new Set([first]) };
+    const visible = registrations.filter((r) => !r.event.startsWith('__'));
+    const loaded: Loaded = { files, registrations, visible, byEvent, idle: [first], all: new Set([first]) };
     // the rest of the pool loads in the background: the first serves meanwhile
     for (let i = 1; i < this.poolSize && files.length > 0; i++) {
       const w = this.spawn(files);
