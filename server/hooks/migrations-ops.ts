@@ -12,7 +12,9 @@ import type { WriteTx } from '../store/db.js';
 import type { EventScope } from '../core/events.js';
 import { runDbQuery, type DbQuery } from './db.js';
 import type { HookLogger, HostOps, OpContext } from './runtime.js';
-import { hookCollection } from './app-ops.js';
+import { hookCollection, POCKETBASE_USERS_ID } from './app-ops.js';
+import { derivedId } from '../core/transfer/schema-plan.js';
+import type { Collection } from '../model/types.js';
 
 /** Runs `work` in the scope's transaction (its after-effects staged for the commit), or in one of its own. */
 async function inWrite<T>(core: Core, scope: EventScope, work: (tx: WriteTx) => Promise<{ value: T; settle: () => void }>): Promise<T> {
@@ -38,6 +40,16 @@ async function inWrite<T>(core: Core, scope: EventScope, work: (tx: WriteTx) => 
   return value;
 }
 
+/** The stored collection of id `id` (ours, PocketBase's `_pb_users_auth_`, or the id a `pbc_…` became), never by name. */
+function storedById(core: Core, id: unknown): Collection | undefined {
+  if (typeof id !== 'string' || id === '') return undefined;
+  const direct = core.registry.get(id);
+  if (direct?.id === id) return direct;
+  if (id === POCKETBASE_USERS_ID) return core.registry.get('users');
+  const derived = core.registry.get(derivedId(id));
+  return derived?.id === derivedId(id) ? derived : undefined;
+}
+
 /** A collection as hooks get it, as stored now (the same as `$app.findCollectionByNameOrId` answers). */
 const answered = (core: Core, idOrName: string) => hookCollection(core, idOrName);
 
@@ -46,6 +58,12 @@ export function collectionOps(core: Core, log: HookLogger): HostOps {
   return {
     'collections.save': (ctx: OpContext, data: unknown) => {
       if (!isRecord(data)) throw badRequest('$app.save(collection): not a collection.');
+      // a collection without a stored id is a new one, as in PocketBase: its name must be free (the
+      // schema import would update the stored collection of that name instead)
+      const name = String(data.name ?? '');
+      if (storedById(core, data.id) === undefined && core.registry.get(name) !== undefined) {
+        throw badRequest(`Failed to save collection "${name}": name: Collection name must be unique (case insensitive).`);
+      }
       return inWrite(core, ctx.scope, async (tx) => {
         const { result, settle } = await importWithin(tx, { collections: [data], deleteMissing: false });
         // what the import would leave out or change is refused here: the file asked for exactly this collection

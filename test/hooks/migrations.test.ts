@@ -147,6 +147,18 @@ describe('pb_migrations at start', () => {
 });
 `,
     });
+    const twice = hooksFolder({
+      '1_twice.js': `migrate((app) => {
+  app.save(new Collection({ name: "tags", type: "base" }));
+  app.save(new Collection({ name: "Tags", type: "base" }));
+});
+`,
+    });
+    const dup = await startServer({ dir: null, migrationsDir: twice, port: 0, uiDir: null, log: () => {} }).then(
+      (s) => s.close().then(() => null),
+      (e: unknown) => e as Error,
+    );
+    expect(dup?.message).toBe('Failed to apply migration 1_twice.js: Failed to save collection "Tags": name: Collection name must be unique (case insensitive). (1_twice.js:3)');
     const err = await startServer({ dir: null, migrationsDir: dir, port: 0, uiDir: null, log: () => {} }).then(
       (s) => s.close().then(() => null),
       (e: unknown) => e as Error,
