@@ -117,7 +117,9 @@ describe('realtime with the SDK', () => {
         ann.collection('notes').update(note.id, { title: `judged-${i}`, public: true, body: '' }),
       ]);
     }
-    await ann.collection('notes').update(note.id, { title: 'judged-end' });
+    // shown again whichever of the last pair committed second (on a team server concurrent requests
+    // may commit in either order)
+    await ann.collection('notes').update(note.id, { title: 'judged-end', public: true, body: '' });
     // the last event twice: the '*' topic's copy and the id topic's
     await expect.poll(() => b.events.filter(titled('judged-end')).length, { timeout: 15_000 }).toBe(2);
     expect(b.events.filter((e) => String(e.record.title).includes('secret') || e.record.body !== '')).toEqual([]);
@@ -349,6 +351,7 @@ describe('the subscribe form', () => {
 
 describe('a reader that stops reading', () => {
   it('is disconnected once its queue passes the bound, and the server keeps serving', async () => {
+    const others = sdk.server.core.realtime.broker.size; // clients a failed test above may have left
     const socket = connect(sdk.server.port, '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
     let head = '';
@@ -365,11 +368,11 @@ describe('a reader that stops reading', () => {
     const closed = new Promise((resolve) => socket.once('close', resolve));
     const big = 'x'.repeat(1024 * 1024);
     let writes = 0;
-    while (sdk.server.core.realtime.broker.size > 0 && writes < 60) {
+    while (sdk.server.core.realtime.broker.size > others && writes < 60) {
       await sdk.admin.collection('notes').create({ title: `big-${writes++}`, public: true, body: big }, { fields: 'id' });
       await sdk.server.core.realtime.idle();
     }
-    expect(sdk.server.core.realtime.broker.size).toBe(0);
+    expect(sdk.server.core.realtime.broker.size).toBe(others);
     expect(writes).toBeLessThan(60);
     socket.resume();
     await closed;
