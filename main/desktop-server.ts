@@ -27,6 +27,8 @@ export async function startDesktopServer(options: DesktopServerOptions): Promise
     options.startServer({
       dir: options.dataDir, host, port, strictPort: true, uiDir: options.uiDir, log: options.log, onSetupToken: options.onSetupToken,
       https: options.https ? true : undefined,
+      // pb_hooks beside the data folder (server/index.ts), reloaded when a file changes, as PocketBase's --hooksWatch
+      hooksWatch: true,
     });
   const port = await choosePort(host, options.preferredPort ?? PREFERRED_PORT);
   try {

@@ -2,6 +2,7 @@
 // the collection, every field's API value (hidden ones too, passwords never), and what a hook changed.
 // Core makes and reads them here only: the write funnel's events (writes/hooked.ts), the request events
 // (records.ts) and the hooks' $app (server/hooks/app-ops.ts).
+import { badRequest } from '../errors.js';
 import { apiValues } from './field-values.js';
 import type { Collection, Row } from '../model/types.js';
 import type { CoreEvents } from './events.js';
@@ -45,10 +46,12 @@ export function bodyWithChanges(body: unknown, before: WireRecord, after: WireRe
   const out: Record<string, unknown> = body !== null && typeof body === 'object' ? { ...(body as Record<string, unknown>) } : {};
   if (!after) return out;
   for (const f of before.collection.fields) {
-    if (f.type === 'password' || f.type === 'file' || f.type === 'autodate') continue;
+    if (f.type === 'password' || f.type === 'autodate') continue;
     if (!Object.hasOwn(after.data, f.name)) continue;
     const was = Object.hasOwn(before.data, f.name) ? JSON.stringify(before.data[f.name]) : undefined;
-    if (JSON.stringify(after.data[f.name]) !== was) out[f.name] = after.data[f.name];
+    if (JSON.stringify(after.data[f.name]) === was) continue;
+    if (f.type === 'file') throw fileRefused(f.name);
+    out[f.name] = after.data[f.name];
   }
   if (after.password !== undefined) {
     const pw = before.collection.fields.find((f) => f.type === 'password');
@@ -64,9 +67,15 @@ export function bodyWithChanges(body: unknown, before: WireRecord, after: WireRe
 export function bodyOfWire(w: WireRecord): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const f of w.collection.fields) {
-    if (f.type === 'password' || f.type === 'file' || f.type === 'autodate' || !Object.hasOwn(w.data, f.name)) continue;
+    if (f.type === 'password' || f.type === 'autodate' || !Object.hasOwn(w.data, f.name)) continue;
     const v = w.data[f.name];
-    if (w.isNew || w.original === undefined || JSON.stringify(w.original[f.name]) !== JSON.stringify(v)) body[f.name] = v;
+    const changed = w.original === undefined ? w.isNew === true : JSON.stringify(w.original[f.name]) !== JSON.stringify(v);
+    if (f.type === 'file') {
+      const empty = v === '' || v === null || (Array.isArray(v) && v.length === 0);
+      if (changed && !(w.isNew && empty)) throw fileRefused(f.name);
+      continue;
+    }
+    if (w.isNew || changed) body[f.name] = v;
   }
   if (w.isNew && (body.id === '' || body.id === undefined)) delete body.id;
   if (w.password !== undefined) {
@@ -120,4 +129,9 @@ const pickExpand = (api: Record<string, unknown>) => (api.expand === undefined ?
 export function requestInfoOf(ctx: RuleInput): Record<string, unknown> {
   const r = ctx.request;
   return { method: r.method, query: r.query, headers: r.headers, body: r.body, context: r.context };
+}
+
+/** Files cannot be set from hooks yet ($filesystem): refused, naming the field, rather than dropped. */
+function fileRefused(name: string) {
+  return badRequest(`Setting the file field "${name}" from a hook is not supported by Deskbase yet.`);
 }

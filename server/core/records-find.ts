@@ -20,7 +20,8 @@ export interface FindQuery {
 }
 
 function where(c: Collection, q: FindQuery, lookup: Lookup, dialect?: Dialect) {
-  const ctx = { collection: c, alias: 'r', lookup, request: { ...NO_REQUEST }, mode: 'rule' as const, params: q.params ?? {}, ...compileDialect({ dialect }) };
+  // guarded: the query deadline is checked inside the statement (filter/guard.ts), as for a client's filter
+  const ctx = { collection: c, alias: 'r', lookup, request: { ...NO_REQUEST }, mode: 'rule' as const, params: q.params ?? {}, guard: true, ...compileDialect({ dialect }) };
   const w = compiling(() => compileFilter(q.filter, ctx));
   const o = q.sort ? compiling(() => compileSort(q.sort!, ctx)) : null;
   return { w, o };

@@ -13,6 +13,7 @@ import { recordSerializer } from '../core/record-serializer.js';
 import type { Collection, Row } from '../model/types.js';
 import { SUPERUSERS_ID } from '../model/types.js';
 import type { ReadDb } from '../store/db.js';
+import { QUERY_BUDGET_MS, underDeadline } from '../core/query-budget.js';
 import type { HostOps, OpContext } from './runtime.js';
 import { superusersCollection } from '../core/collections-defaults.js';
 import { derivedId } from '../core/transfer/schema-plan.js';
@@ -34,7 +35,15 @@ export function systemContext(core: Core) {
   return asCaller(core.internalContext(), { collection: su, record: { id: 'hooks', collectionId: SUPERUSERS_ID }, sessionId: '' });
 }
 
-const readerOf = (core: Core, scope: EventScope): ReadDb => scope.tx ?? core.store;
+/**
+ * Where a hook's reads go: the write's transaction (under the write's budget), else the store under a
+ * query budget of their own per operation, as every read a client drives: one hook's heavy filter is
+ * a 400 at the budget, never a stall of the event loop (sql.js runs on it).
+ */
+async function reading<T>(core: Core, scope: EventScope, read: (db: ReadDb) => Promise<T>): Promise<T> {
+  if (scope.tx) return read(scope.tx);
+  return underDeadline(core.store, QUERY_BUDGET_MS, read);
+}
 
 export function appOps(core: Core, options: { dataDir: string | null }): HostOps {
   const lookup = core.registry.lookup;
@@ -42,26 +51,27 @@ export function appOps(core: Core, options: { dataDir: string | null }): HostOps
   void dialect;
   const find = async (ctx: OpContext, name: string, filter: string, sort: string, limit: number, offset: number, params: Record<string, unknown>) => {
     const c = hookCollection(core, name);
-    const db = readerOf(core, ctx.scope);
-    const rows = await findRecords(db, c, { filter, sort, limit, offset, params }, lookup, core.internalContext().dialect);
+    const rows = await reading(core, ctx.scope, (db) => findRecords(db, c, { filter, sort, limit, offset, params }, lookup, core.internalContext().dialect));
     return rows.map((r) => wireOf(c, r));
   };
   return {
     'app.findCollectionByNameOrId': (_ctx, name: string) => hookCollection(core, name),
     'app.findRecordById': async (ctx, name: string, id: string) => {
       const c = hookCollection(core, name);
-      const row = await getRow(readerOf(core, ctx.scope), c, id);
+      const row = await reading(core, ctx.scope, (db) => getRow(db, c, id));
       if (!row) throw notFound();
       return wireOf(c, row);
     },
     'app.findRecordsByIds': async (ctx, name: string, ids: string[]) => {
       const c = hookCollection(core, name);
-      const out = [];
-      for (const id of ids) {
-        const row = await getRow(readerOf(core, ctx.scope), c, id);
-        if (row) out.push(wireOf(c, row));
-      }
-      return out;
+      return reading(core, ctx.scope, async (db) => {
+        const out = [];
+        for (const id of ids) {
+          const row = await getRow(db, c, id);
+          if (row) out.push(wireOf(c, row));
+        }
+        return out;
+      });
     },
     'app.findFirstRecordByData': async (ctx, name: string, key: string, value: unknown) => {
       const [first] = await find(ctx, name, `${key} = {:value}`, '', 1, 0, { value });
@@ -84,7 +94,7 @@ export function appOps(core: Core, options: { dataDir: string | null }): HostOps
     },
     'app.countRecords': async (ctx, name: string, filter: string, params: Record<string, unknown>) => {
       const c = hookCollection(core, name);
-      return countRecords(readerOf(core, ctx.scope), c, { filter, params }, lookup, core.internalContext().dialect);
+      return reading(core, ctx.scope, (db) => countRecords(db, c, { filter, params }, lookup, core.internalContext().dialect));
     },
     'app.save': async (ctx, w: WireRecord, _validate: boolean) => {
       const c = hookCollection(core, w.collection.id);
@@ -108,14 +118,14 @@ export function appOps(core: Core, options: { dataDir: string | null }): HostOps
       const c = hookCollection(core, w.collection.id);
       const sys = { ...systemContext(core), expand: core.listContext({ auth: null, method: 'GET', query: { expand: expands.join(',') }, headers: [] }).expand };
       const base = recordSerializer(c, { superuser: true, authCollectionId: SUPERUSERS_ID, authId: 'hooks' })(w.data as Row);
-      const [out] = await expandRecords(readerOf(core, ctx.scope), c, [{ ...base, ...w.data }], sys);
+      const [out] = await reading(core, ctx.scope, (db) => expandRecords(db, c, [{ ...base, ...w.data }], sys));
       return { expand: (out as { expand?: unknown }).expand ?? {}, failed: {} };
     },
     'app.dataDir': () => options.dataDir ?? '',
     'app.settings': async () => core.settings.get(),
     'record.validatePassword': async (ctx, name: string, id: string, plain: string) => {
       const c = hookCollection(core, name);
-      const row = await getRow(readerOf(core, ctx.scope), c, id);
+      const row = await reading(core, ctx.scope, (db) => getRow(db, c, id));
       const pw = c.fields.find((f) => f.type === 'password');
       if (!row || !pw || typeof row[pw.name] !== 'string') return false;
       return core.passwords.verify(plain, String(row[pw.name]));

@@ -5,7 +5,7 @@
 // While a worker waits, the host may send it another invocation (the hooks of a save a hook made): it
 // runs on that worker's stack, inside the same scope (transaction). A top-level invocation past
 // `timeoutMs` has its worker terminated and replaced; the invocation fails, the rest keeps answering.
-import { existsSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { ApiError, type ErrorData } from '../errors.js';
@@ -125,7 +125,8 @@ class HookWorker {
   ) {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
-    this.worker = new Worker(workerEntry(), { workerData: { port: port2, signal: this.signal, dir, files, workerId: 0 }, transferList: [port2] });
+    const { entry, eval: inline } = workerEntry();
+    this.worker = new Worker(entry, { eval: inline, workerData: { port: port2, signal: this.signal, dir, files, workerId: 0 }, transferList: [port2] });
     this.worker.unref();
     this.ready = new Promise((resolve, reject) => {
       this.port.on('message', (m: WorkerMessage) => {
@@ -218,11 +219,16 @@ class HookWorker {
   }
 }
 
-/** The worker's entry: beside this file in the source tree, or beside the bundle (scripts/build.mjs). */
-function workerEntry(): URL {
-  const bundled = new URL('./worker/main.cjs', import.meta.url);
-  if (existsSync(bundled)) return bundled;
-  return new URL('./hooks/worker/main.cjs', import.meta.url);
+/**
+ * The worker's entry: in the source tree (tsx, Vitest) the file beside this one, which requires its
+ * siblings; in a bundle (scripts/build.mjs puts the bundled worker at worker/main.cjs beside it) the
+ * bundled file's text, run as an inline worker: Electron reads it from inside app.asar, where a worker
+ * could not be started from a file.
+ */
+function workerEntry(): { entry: URL | string; eval: boolean } {
+  const here = new URL('./worker/main.cjs', import.meta.url);
+  if (!import.meta.url.endsWith('.ts')) return { entry: readFileSync(here, 'utf8'), eval: true };
+  return { entry: here, eval: false };
 }
 
 function loadError(dir: string, error: SerializedError): Error {
@@ -307,7 +313,7 @@ export class HooksRuntime implements CoreEvents {
     const first = this.spawn(files);
     let registrations: Registration[];
     try {
-      registrations = await first.ready;
+      registrations = await this.whenLoaded(first);
     } catch (err) {
       first.terminate();
       throw err;
@@ -320,9 +326,23 @@ export class HooksRuntime implements CoreEvents {
     for (let i = 1; i < this.poolSize && files.length > 0; i++) {
       const w = this.spawn(files);
       loaded.all.add(w);
-      w.ready.then(() => this.release(w, loaded), () => loaded.all.delete(w));
+      this.whenLoaded(w).then(() => this.release(w, loaded), () => loaded.all.delete(w));
     }
     return loaded;
+  }
+
+  /** A worker's handlers once its files loaded; a file still running after the time limit (a loop at load) fails it. */
+  private whenLoaded(w: HookWorker): Promise<Registration[]> {
+    let timer: NodeJS.Timeout | null = null;
+    const limit = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        w.terminate();
+        reject(new Error(`pb_hooks failed to load: the files were still running after ${this.timeoutMs} ms (a loop at load time?)`));
+      }, this.timeoutMs);
+    });
+    return Promise.race([w.ready, limit]).finally(() => {
+      if (timer) clearTimeout(timer);
+    });
   }
 
   private spawn(files: string[]): HookWorker {
@@ -380,14 +400,14 @@ export class HooksRuntime implements CoreEvents {
   private replace(loaded: Loaded): void {
     const w = this.spawn(loaded.files);
     loaded.all.add(w);
-    w.ready.then(() => this.release(w, loaded), () => loaded.all.delete(w));
+    this.whenLoaded(w).then(() => this.release(w, loaded), () => loaded.all.delete(w));
   }
 
   private async extra(loaded: Loaded): Promise<HookWorker> {
     const extra = this.spawn(loaded.files);
     loaded.all.add(extra);
     try {
-      await extra.ready;
+      await this.whenLoaded(extra);
     } catch (err) {
       loaded.all.delete(extra);
       throw err;
@@ -537,8 +557,9 @@ export class HooksRuntime implements CoreEvents {
   }
 }
 
+/** A handler's collection filters: names or ids; `_pb_users_auth_` (PocketBase's users id, hard-coded by apps) names `users`. */
 function matches(r: Registration, c: { id: string; name: string }): boolean {
-  return r.filters.length === 0 || r.filters.includes(c.name) || r.filters.includes(c.id);
+  return r.filters.length === 0 || r.filters.includes(c.name) || r.filters.includes(c.id) || (c.name === 'users' && r.filters.includes('_pb_users_auth_'));
 }
 
 function defaultLogger(entry: HookLogEntry): void {

@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdkSuite } from '../support/sdk-server.js';
+import { MAX_HEALTH_WAIT_MS, whilePolled } from '../fixtures/health-poll.js';
 import { hooksFolder } from './support.js';
 
 const dir = hooksFolder({
@@ -102,6 +103,20 @@ const PROBES = {
     const res = $http.send({ url: e.record.getString("arg"), method: "POST", body: JSON.stringify({ ping: 1 }), headers: { "content-type": "application/json" }, timeout: 5 });
     return { status: res.statusCode, json: res.json };
   },
+  file: () => {
+    const u = $app.findAuthRecordByEmail("users", "ann@example.com");
+    u.set("avatar", "picture.png");
+    try { $app.save(u); return { saved: true }; } catch (err) { return { status: err.status, message: err.message }; }
+  },
+  heavy: () => {
+    const t0 = Date.now();
+    try {
+      $app.findRecordsByFilter("texts", "body ~ {:p}", "", 10, 0, { p: "%" + "a_".repeat(1000) + "b%" });
+      return { stopped: false, ms: Date.now() - t0 };
+    } catch (err) {
+      return { stopped: true, status: err.status, ms: Date.now() - t0 };
+    }
+  },
   auth: (e) => ({ who: e.auth ? e.auth.email() : "guest", collection: e.auth ? e.auth.collection().name : "" }),
   password: () => {
     const u = $app.findAuthRecordByEmail("users", "ann@example.com");
@@ -110,7 +125,7 @@ const PROBES = {
   expand: () => {
     const child = $app.findFirstRecordByData("items", "name", "c");
     const errs = $app.expandRecord(child, ["parent"]);
-    return { parent: child.get("expand").parent.name, errs: Object.keys(errs).length };
+    return { parent: child.get("expand").parent.name, errs: Object.keys(errs).length, one: child.expandedOne("parent").getString("name"), all: child.expandedAll("parent").map((r) => r.id === child.getString("parent")) };
   },
 };
 
@@ -216,7 +231,20 @@ describe('$app, Record and the helpers in hooks', () => {
     expect(await probe('password')).toEqual({ right: true, wrong: false });
   });
 
+  it('a file field set from a hook is refused, naming it, never dropped', async () => {
+    expect(await probe('file')).toEqual({ status: 400, message: 'Setting the file field "avatar" from a hook is not supported by Deskbase yet.' });
+  });
+
+  it("a hook's heavy filter is stopped at the query budget (a 400), health answering meanwhile", async () => {
+    await sdk.admin.collections.create({ name: 'texts', type: 'base', fields: [{ name: 'body', type: 'editor' }] });
+    for (let i = 0; i < 3; i++) await sdk.admin.collection('texts').create({ body: 'a'.repeat(400_000) });
+    const { result, longest } = await whilePolled(sdk.server.url, () => probe('heavy'));
+    console.log(`heavy filter in a hook: ${JSON.stringify(result)}, longest /api/health wait ${longest.toFixed(0)} ms`);
+    expect(result).toMatchObject({ stopped: true, status: 400 });
+    expect(longest).toBeLessThan(MAX_HEALTH_WAIT_MS);
+  });
+
   it('expandRecord fills expand', async () => {
-    expect(await probe('expand')).toEqual({ parent: 'a', errs: 0 });
+    expect(await probe('expand')).toEqual({ parent: 'a', errs: 0, one: 'a', all: [true] });
   });
 });

@@ -67,6 +67,13 @@ onRecordAfterCreateError((e) => {
   e.next();
 }, "tasks");
 
+onRecordValidate((e) => {
+  if (e.record.getString("title") === "invalid") {
+    throw new BadRequestError("Failed to validate.", { title: { code: "validation_custom", message: "Not this title." } });
+  }
+  e.next();
+}, "tasks");
+
 onRecordUpdateRequest((e) => {
   e.record.set("note", "was " + e.record.original().getString("title"));
   e.next();
@@ -100,10 +107,11 @@ onRecordViewRequest((e) => {
 }, "tasks");
 `,
   '03_auth.pb.js': `
+// PocketBase apps name users by its hard-coded id
 onRecordAuthWithPasswordRequest((e) => {
   if (e.identity === "blocked@example.com") throw new BadRequestError("Blocked by a hook.");
   e.next();
-}, "users");
+}, "_pb_users_auth_");
 
 onRecordAuthRequest((e) => {
   e.next();
@@ -165,6 +173,13 @@ describe('event hooks', () => {
     expect((await failure(bad.send())).status).toBe(400);
     expect(await sdk.admin.collection('tasks').getFullList({ filter: 'title = "b3"' })).toHaveLength(0);
     expect(await stat('model:tasks')).toBe(5);
+  });
+
+  it('onRecordValidate refuses a create and an update with its own field error', async () => {
+    const err = await failure(sdk.client().collection('tasks').create({ title: 'invalid' }));
+    expect(err.response).toEqual({ status: 400, message: 'Failed to validate.', data: { title: { code: 'validation_custom', message: 'Not this title.' } } });
+    const t = await sdk.client().collection('tasks').create({ title: 'valid' });
+    expect((await failure(sdk.client().collection('tasks').update(t.id, { title: 'invalid' }))).status).toBe(400);
   });
 
   it('onRecordCreateExecute may change the record at the last moment', async () => {
@@ -245,5 +260,13 @@ describe('hook files that cannot load', () => {
     expect(String(err)).toMatch(/onCollectionCreate is a PocketBase hook Deskbase does not run yet/);
     expect(String(err)).toMatch(/bad\.pb\.js:3/);
     void ADMIN;
+  });
+
+  it('a file looping at load time fails the start at the time limit instead of hanging it', async () => {
+    const looping = hooksFolder({ 'loop.pb.js': 'while (true) {}\n' });
+    const t0 = performance.now();
+    const err = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, hooksDir: looping, hooksTimeoutMs: 800 }).catch((e: Error) => e);
+    expect(String(err)).toMatch(/still running after 800 ms/);
+    expect(performance.now() - t0).toBeLessThan(5000);
   });
 });

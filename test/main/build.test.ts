@@ -4,7 +4,7 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -59,7 +59,7 @@ function run(args: string[], env: Record<string, string | undefined> = process.e
 
 describe('npm run build', () => {
   it('writes the bundles, the wasm, the icon and the UI', () => {
-    for (const file of ['main/index.cjs', 'main/preload.cjs', 'main/icon.png', 'main/sql-wasm.wasm', 'server/index.mjs', 'server/cli.mjs', 'server/sql-wasm.wasm', 'renderer/index.html']) {
+    for (const file of ['main/index.cjs', 'main/preload.cjs', 'main/icon.png', 'main/sql-wasm.wasm', 'main/worker/main.cjs', 'server/index.mjs', 'server/cli.mjs', 'server/sql-wasm.wasm', 'server/worker/main.cjs', 'renderer/index.html']) {
       expect(existsSync(join(out, 'dist', file)), file).toBe(true);
     }
   });
@@ -115,6 +115,23 @@ describe('npm run build', () => {
       await server.exited;
     }
     expect(readdirSync(join(out, 'cli-data')).length).toBeGreaterThan(0);
+  });
+});
+
+describe('the built server with pb_hooks', () => {
+  it('loads the bundled hooks worker and runs a hook file, require() included', async () => {
+    const hooks = join(out, 'pb_hooks');
+    mkdirSync(join(hooks, 'lib'), { recursive: true });
+    writeFileSync(join(hooks, 'lib', 'mark.js'), 'module.exports = (text) => "hooks: " + text;');
+    writeFileSync(join(hooks, 'boot.pb.js'), 'onBootstrap((e) => { e.next(); $os.writeFile("booted.txt", require("./lib/mark")("ran")); });');
+    const server = run([join(out, 'dist/server/cli.mjs'), '--dir', join(out, 'hooks-data'), '--hooks', hooks, '--http', `127.0.0.1:${await osFreePort()}`]);
+    try {
+      expect(await server.waitFor((l) => l.includes('Hooks: '))).toContain('(1 handlers)');
+      expect(readFileSync(join(hooks, 'booted.txt'), 'utf8')).toBe('hooks: ran');
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
   });
 });
 

@@ -3,7 +3,8 @@
 // another write's scope (a hook's $app.save). The whole write is one transaction: `onRecordCreate`
 // (before e.next(): the record as submitted; after: as saved) wraps the prepare step, run inside the
 // transaction on its reader, and `onRecordCreateExecute` wraps the statement; a handler's error rolls
-// everything back. `onRecordAfterCreateSuccess` runs once the write is durable (the outermost write's,
+// everything back; `onRecordValidate` (create and update) wraps the checks inside the prepare step.
+// `onRecordAfterCreateSuccess` runs once the write is durable (the outermost write's,
 // for a nested one), `onRecordAfterCreateError` after it failed. Update and delete likewise.
 import { badRequest } from '../../errors.js';
 import { QueryBudget, type WriteTx } from '../../store/db.js';
@@ -18,7 +19,7 @@ import type { PreparedWrite, WriteOptions } from './prepared.js';
 import type { Store } from '../../store/db.js';
 
 type Kind = 'Create' | 'Update' | 'Delete';
-const eventsOf = (k: Kind) => [`onRecord${k}`, `onRecord${k}Execute`, `onRecordAfter${k}Success`, `onRecordAfter${k}Error`];
+const eventsOf = (k: Kind) => [`onRecord${k}`, `onRecord${k}Execute`, `onRecordAfter${k}Success`, `onRecordAfter${k}Error`, ...(k === 'Delete' ? [] : ['onRecordValidate'])];
 const EVENTS: Record<Kind, string[]> = { Create: eventsOf('Create'), Update: eventsOf('Update'), Delete: eventsOf('Delete') };
 
 /** Whether a write of kind `k` to `c` has hooks to run (or runs inside another write's scope). */
@@ -83,19 +84,30 @@ async function run<T>(
   let last: WireRecord | undefined;
   // after-success hooks run outside the transaction, once the outermost write is durable
   const outer = scope.tx === undefined;
-  // the worker whose handler made this write (a hook's $app.save) is waiting for it: its hooks run there
-  const successScope: EventScope = scope.worker === undefined ? {} : { worker: scope.worker };
+  // an outermost write made by a waiting handler (a hook's $app.save, a request hook's e.next()): its
+  // after hooks run on that worker, which waits for them; a nested write's run once the outermost one is
+  // durable, when the worker that made it may have moved on: on any worker
+  const successScope: EventScope = outer && scope.worker !== undefined ? { worker: scope.worker } : {};
   try {
     await inWrite(h, scope, async (s) => {
       const tx = s.tx!;
       const before = await initial(tx);
       const model = await events.trigger(`onRecord${k}`, { record: before }, s, async (p, s2) => {
-        const record = (p.record as WireRecord | undefined) ?? before;
-        const prepared = await prepare(record, before, tx);
-        stage(s2, prepared);
+        let record = (p.record as WireRecord | undefined) ?? before;
+        let prepared: PreparedWrite<T> | null = null;
+        if (k !== 'Delete' && events.has('onRecordValidate', c)) {
+          // onRecordValidate wraps the checks (its e.next() validates; a throw is the write's error)
+          const v = await events.trigger('onRecordValidate', { record }, s2, async (pv) => {
+            record = (pv.record as WireRecord | undefined) ?? record;
+            prepared = await prepare(record, before, tx);
+            return pv;
+          }, c);
+          if (!v.ran) throw badRequest('The record was not saved: an onRecordValidate hook did not call e.next().');
+        } else prepared = await prepare(record, before, tx);
+        stage(s2, prepared!);
         const exec = await events.trigger(`onRecord${k}Execute`, { record }, s2, async (p2, s3) => {
           const now = p2.record as WireRecord | undefined;
-          let w = prepared;
+          let w = prepared!;
           if (now && changed(record, now)) {
             w = await prepare(now, before, tx); // changed at execute time: prepared again with the change
             stage(s3, w);

@@ -9,12 +9,12 @@ const SUPPORTED = [
   'onRecordUpdate', 'onRecordUpdateExecute', 'onRecordAfterUpdateSuccess', 'onRecordAfterUpdateError',
   'onRecordDelete', 'onRecordDeleteExecute', 'onRecordAfterDeleteSuccess', 'onRecordAfterDeleteError',
   'onRecordCreateRequest', 'onRecordUpdateRequest', 'onRecordDeleteRequest', 'onRecordsListRequest', 'onRecordViewRequest',
-  'onRecordAuthRequest', 'onRecordAuthWithPasswordRequest', 'onRecordEnrich', 'onMailerSend',
+  'onRecordAuthRequest', 'onRecordAuthWithPasswordRequest', 'onRecordEnrich', 'onMailerSend', 'onRecordValidate',
 ];
 
 /** PocketBase hooks Deskbase does not fire (yet): registering one is an error naming it. */
 const UNSUPPORTED = [
-  'onRecordValidate', 'onModelValidate', 'onModelCreate', 'onModelCreateExecute', 'onModelAfterCreateSuccess', 'onModelAfterCreateError',
+  'onModelValidate', 'onModelCreate', 'onModelCreateExecute', 'onModelAfterCreateSuccess', 'onModelAfterCreateError',
   'onModelUpdate', 'onModelUpdateExecute', 'onModelAfterUpdateSuccess', 'onModelAfterUpdateError', 'onModelDelete', 'onModelDeleteExecute',
   'onModelAfterDeleteSuccess', 'onModelAfterDeleteError', 'onCollectionValidate', 'onCollectionCreate', 'onCollectionCreateExecute',
   'onCollectionAfterCreateSuccess', 'onCollectionAfterCreateError', 'onCollectionUpdate', 'onCollectionUpdateExecute',

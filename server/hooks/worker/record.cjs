@@ -212,6 +212,17 @@ class Record {
     r._extra = copy(this._extra);
     return r;
   }
+  /** The expanded record of relation `name` (after $app.expandRecord or in an expanded answer), or null. */
+  expandedOne(name) {
+    const v = this._extra.expand?.[name] ?? this._d.expand?.[name];
+    const one = Array.isArray(v) ? v[0] : v;
+    return one && typeof one === 'object' ? expandedRecord(one) : null;
+  }
+  /** The expanded records of relation `name`, or an empty list. */
+  expandedAll(name) {
+    const v = this._extra.expand?.[name] ?? this._d.expand?.[name];
+    return (Array.isArray(v) ? v : v ? [v] : []).filter((x) => x && typeof x === 'object').map(expandedRecord);
+  }
   /** Hides fields from the API answer (onRecordEnrich). */
   hide(...names) {
     for (const n of names.flat()) this._hidden.add(String(n));
@@ -284,6 +295,15 @@ function normalize(f, v) {
     default:
       return v == null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
   }
+}
+
+/** An expanded record (an API object): its values readable through the Record getters. */
+function expandedRecord(api) {
+  const r = new Record(new Collection({ id: api.collectionId, name: api.collectionName, fields: [] }));
+  r._extra = { ...api };
+  r._d = { id: api.id };
+  r._o = {};
+  return r;
 }
 
 /** A record from its wire form. */
