@@ -1,5 +1,5 @@
 // `$app.db()` on the host: the SQL PocketBase's query builder (dbx, built on the hook's side by
-// hooks/db-builder.ts) hands over, run on Deskbase's store. dbx's raw SQL conventions are read here,
+// hooks/worker/db.cjs) hands over, run on Deskbase's store. dbx's raw SQL conventions are read here,
 // outside quoted text: `{:name}` a named parameter (bound, never spliced), `{{table}}` a quoted table
 // name, `[[column]]` (or `[[table.column]]`) a quoted column name, and backtick-quoted names (SQLite's
 // MySQL-style quoting, which PocketBase apps write) as standard double-quoted ones, so the same text

@@ -74,6 +74,11 @@ onRecordCreateRequest((e) => {
     const rows = arrayOf(new DynamicModel({ x: 0 }));
     $app.db().newQuery("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c").all(rows);
   }
+  if (e.record.getString("title") === "outside") {
+    // no write around it: the statement commits in a transaction of its own, whatever follows
+    const r = $app.db().newQuery("UPDATE {{posts}} SET [[views]] = [[views]] + 1 WHERE [[title]] = {:t}").bind({ t: "Three" }).execute();
+    throw new BadRequestError("Refused after " + r.rowsAffected() + " update.");
+  }
   if (e.record.getString("title") === "unbound") {
     $app.db().newQuery("SELECT * FROM posts WHERE title = {:title}").execute();
   }
@@ -133,10 +138,13 @@ describe('$app.db() in hooks', () => {
     expect(notes).not.toContain('rollback');
   });
 
-  it('a query past the query budget is stopped with the budget 400; a missing bound parameter is named', async () => {
+  it('outside a write: a query past the query budget is stopped with the budget 400, an execute commits on its own, a missing bound parameter is named', async () => {
     const endless = await failure(sdk.client().collection('audit').create({ title: 'endless' }));
     expect(endless.status).toBe(400);
     expect(endless.response.message).toMatch(/database time/);
+    const outside = await failure(sdk.client().collection('audit').create({ title: 'outside' }));
+    expect(outside.response.message).toBe('Refused after 1 update.');
+    expect((await sdk.admin.collection('posts').getFirstListItem('title = "Three"')).views).toBe(4);
     const unbound = await failure(sdk.client().collection('audit').create({ title: 'unbound' }));
     expect(unbound.status).toBe(400);
     expect(unbound.response.message).toContain('{:title}');
