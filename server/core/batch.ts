@@ -30,6 +30,8 @@ import { decodeUrlComponent, parseQuery } from './url-parts.js';
 import type { PreparedWrite } from './writes/prepared.js';
 import type { RecordWrites } from './writes/funnel.js';
 import { hooked } from './writes/hooked.js';
+import type { EventScope } from './events.js';
+import { authWire, bodyWithChanges, requestInfoOf, wireOf, wireOfBody, type WireRecord } from './event-records.js';
 import { valuesWeight } from './writes/submitted.js';
 
 /** PocketBase's default batch.maxRequests. */
@@ -175,8 +177,38 @@ export function createBatch(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs'
       } catch {
         return false; // a malformed URL: refused by the plain path's targetOf
       }
-      return c !== undefined && (['Create', 'Update', 'Delete'] as const).some((k) => hooked(events, k, c));
+      return c !== undefined && (['Create', 'Update', 'Delete'] as const).some((k) => hooked(events, k, c) || events.has(`onRecord${k}Request`, c));
     });
+  }
+
+  /**
+   * One sub-request of a hooked batch: its request hooks (onRecordCreateRequest...) around the write, as
+   * PocketBase runs each sub-request through its route, inside the batch's transaction (`scope.tx`).
+   */
+  async function subRequest(c: Collection, method: string, target: string | undefined, body: Record<string, unknown>, ctx: RequestContext, scope: EventScope): Promise<Row | null> {
+    const kind = method === 'POST' && target === undefined ? 'Create' : method === 'PATCH' && target !== undefined ? 'Update' : method === 'DELETE' && target !== undefined ? 'Delete' : null;
+    if (kind === null) throw badRequest('Unknown batch request action.');
+    const write = (b: Record<string, unknown>, s: EventScope): Promise<Row | null> =>
+      kind === 'Create' ? writes.create(c, b, ctx, undefined, undefined, s)
+      : kind === 'Update' ? writes.update(c, target!, b, ctx, undefined, s)
+      : writes.remove(c, target!, ctx, undefined, s).then(() => null);
+    const event = `onRecord${kind}Request`;
+    if (!events.has(event, c)) return write(body, scope);
+    let first: WireRecord;
+    if (kind === 'Create') first = wireOfBody(c, body);
+    else {
+      const stored = await getRow(scope.tx!, c, target!);
+      if (!stored) throw new ApiError(404, "The requested resource wasn't found.");
+      const base = wireOf(c, stored);
+      first = kind === 'Update' ? { collection: c, data: { ...base.data, ...wireOfBody(c, body).data, id: base.data.id }, original: base.data } : base;
+    }
+    let row: Row | null = null;
+    const r = await events.trigger(event, { collection: c, record: first, auth: authWire(ctx), requestInfo: requestInfoOf(ctx) }, scope, async (p, s) => {
+      row = await write(kind === 'Delete' ? body : bodyWithChanges(body, first, p.record as WireRecord | undefined), s);
+      return { ...p, record: row ? wireOf(c, row) : p.record };
+    }, c);
+    if (!r.ran) throw badRequest(`A batch request was ended by an ${event} hook without e.next().`);
+    return row;
   }
 
   /**
@@ -194,11 +226,7 @@ export function createBatch(env: Pick<CoreEnv, 'store' | 'registry' | 'budgetMs'
           const { c, id, query } = targetOf(r);
           const ctx = subContext(r, query, base);
           const { method, target } = await methodOf(r, c, id, scope.tx!);
-          let row: Row | null;
-          if (method === 'POST' && target === undefined) row = await writes.create(c, r.body, ctx, undefined, undefined, scope);
-          else if (method === 'PATCH' && target !== undefined) row = await writes.update(c, target, r.body, ctx, undefined, scope);
-          else if (method === 'DELETE' && target !== undefined) row = (await writes.remove(c, target, ctx, undefined, scope), null);
-          else throw badRequest('Unknown batch request action.');
+          const row = await subRequest(c, method, target, r.body, ctx, scope);
           weight += valuesWeight(c, r.body, MAX_WRITE_BYTES - weight);
           if (weight > MAX_WRITE_BYTES) throw writeTooLarge();
           done.push({ c, ctx, row });

@@ -18,8 +18,10 @@ export interface WireRecord {
   password?: string;
   /** Fields to leave out of the API answer (onRecordEnrich `hide`). */
   hidden?: string[];
-  /** Keys added to the API answer (onRecordEnrich). */
+  /** Keys a hook set that are no field (onRecordEnrich adds them to the answer when `custom`). */
   extra?: Record<string, unknown>;
+  /** `withCustomData(true)`: the `extra` keys go into the API answer. */
+  custom?: boolean;
 }
 
 /** A stored row as a wire record: every field (hidden ones too) but passwords. */
@@ -96,7 +98,7 @@ export function authWire(ctx: RuleInput): WireRecord | undefined {
 
 /**
  * An API record with what a hook did to its event record: changed values of keys it shows, keys
- * hidden (`hide`), keys added (`withCustomData` + `set`). `before` is the wire record the hook got.
+ * hidden (`hide`), keys added (`withCustomData(true)` + `set`). `before` is the wire record the hook got.
  */
 export function withHookChanges(api: Record<string, unknown>, before: WireRecord, after: WireRecord | undefined): Record<string, unknown> {
   if (!after) return api;
@@ -104,7 +106,8 @@ export function withHookChanges(api: Record<string, unknown>, before: WireRecord
   for (const [k, v] of Object.entries(after.data)) {
     if (Object.hasOwn(out, k) && JSON.stringify(before.data[k]) !== JSON.stringify(v)) out[k] = v;
   }
-  for (const [k, v] of Object.entries(after.extra ?? {})) out[k] = v;
+  // keys that are no field reach the answer only with withCustomData(true), as PocketBase's
+  if (after.custom) for (const [k, v] of Object.entries(after.extra ?? {})) if (k !== 'expand') out[k] = v;
   for (const k of after.hidden ?? []) delete out[k];
   return out;
 }

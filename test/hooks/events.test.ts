@@ -97,7 +97,7 @@ onRecordEnrich((e) => {
 }, "tasks");
 
 onRecordsListRequest((e) => {
-  e.records.forEach((r) => r.set("note", "listed"));
+  e.records.forEach((r) => { r.set("note", "listed"); r.set("notShown", "no withCustomData"); });
   e.next();
 }, "tasks");
 
@@ -166,6 +166,8 @@ describe('event hooks', () => {
     const out = await batch.send();
     expect(out.map((r) => r.body.title)).toEqual(['b1', 'b2']);
     expect(await stat('model:tasks')).toBe(5);
+    // and each sub-request's request hooks, as PocketBase runs them through their routes
+    expect(await stat('request:tasks')).toBe(4);
     // a failing write rolls back the batch and every hook's write with it
     const bad = sdk.admin.createBatch();
     bad.collection('tasks').create({ title: 'b3' });
@@ -173,6 +175,7 @@ describe('event hooks', () => {
     expect((await failure(bad.send())).status).toBe(400);
     expect(await sdk.admin.collection('tasks').getFullList({ filter: 'title = "b3"' })).toHaveLength(0);
     expect(await stat('model:tasks')).toBe(5);
+    expect(await stat('request:tasks')).toBe(4);
   });
 
   it('onRecordValidate refuses a create and an update with its own field error', async () => {
@@ -216,6 +219,7 @@ describe('event hooks', () => {
     const listed = await sdk.client().collection('tasks').getList(1, 100, { filter: `id = "${t.id}"` });
     expect(listed.items[0]).toMatchObject({ note: 'listed', shout: 'ENRICHED' });
     expect(listed.items[0].secret).toBeUndefined();
+    expect(listed.items[0].notShown).toBeUndefined(); // a key that is no field needs withCustomData(true)
     const h = await sdk.admin.collection('tasks').create({ title: 'hidden by hook' });
     expect((await failure(sdk.client().collection('tasks').getOne(h.id))).status).toBe(404);
   });

@@ -84,6 +84,7 @@ class Record {
     Object.defineProperty(this, '_pw', { value: undefined, writable: true, enumerable: false });
     Object.defineProperty(this, '_hidden', { value: new Set(), writable: true, enumerable: false });
     Object.defineProperty(this, '_extra', { value: {}, writable: true, enumerable: false });
+    Object.defineProperty(this, '_custom', { value: false, writable: true, enumerable: false });
     if (c) for (const f of c.fields) if (f.type !== 'password') this._d[f.name] = zero(f);
     if (data && typeof data === 'object') this.load(data);
   }
@@ -210,6 +211,7 @@ class Record {
     r._pw = this._pw;
     r._hidden = new Set(this._hidden);
     r._extra = copy(this._extra);
+    r._custom = this._custom;
     return r;
   }
   /** The expanded record of relation `name` (after $app.expandRecord or in an expanded answer), or null. */
@@ -234,7 +236,7 @@ class Record {
   }
   /** Adds a key to the API answer that is not a field (onRecordEnrich): PocketBase's withCustomData + set. */
   withCustomData(on) {
-    Object.defineProperty(this, '_custom', { value: Boolean(on), writable: true, enumerable: false });
+    this._custom = Boolean(on);
     return this;
   }
   /** The record as the public API shows it: no password, no hidden fields, no tokenKey. */
@@ -315,6 +317,7 @@ function recordFromWire(w) {
   if (w.isNew) r._o = null;
   if (w.hidden) r._hidden = new Set(w.hidden);
   if (w.extra) r._extra = w.extra;
+  if (w.custom) r._custom = true;
   return r;
 }
 
@@ -325,6 +328,7 @@ function recordToWire(r) {
   if (r._pw !== undefined) w.password = r._pw;
   if (r._hidden.size > 0) w.hidden = [...r._hidden];
   if (Object.keys(r._extra).length > 0) w.extra = copy(r._extra);
+  if (r._custom === true) w.custom = true;
   if (r._o !== null) w.original = r._o;
   return w;
 }
