@@ -200,6 +200,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     else await core.setup.issue();
     return runningServer(core, store, bound, bodies, setupUrl, () => tlsInfo, hooks);
   } catch (err) {
+    // an onServe hook may fail after the bind: the socket is released too
+    const bound: Binding | null = binding;
+    if (bound !== null) await bound.close().catch(() => undefined);
     await hooks?.close();
     await store.close();
     throw err;

@@ -3,6 +3,8 @@
 // events under every write path (single, batch, a hook's own $app.save) and the request events only
 // under the API's, after-success and after-error, enrich, list and view requests, auth, mail.
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../../server/index.js';
@@ -264,6 +266,21 @@ describe('hook files that cannot load', () => {
     expect(String(err)).toMatch(/onCollectionCreate is a PocketBase hook Deskbase does not run yet/);
     expect(String(err)).toMatch(/bad\.pb\.js:3/);
     void ADMIN;
+  });
+
+  it('an onServe hook that throws fails the start and releases the port', async () => {
+    const failing = hooksFolder({ 'serve.pb.js': 'onServe((e) => { throw new Error("not today"); });\n' });
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const p = (probe.address() as AddressInfo).port;
+        probe.close(() => resolve(p));
+      });
+    });
+    const err = await startServer({ dir: null, port, strictPort: true, uiDir: null, log: () => undefined, hooksDir: failing }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    // the port is free again: a server without hooks binds it
+    const again = await startServer({ dir: null, port, strictPort: true, uiDir: null, log: () => undefined, hooksDir: null });
+    await again.close();
   });
 
   it('a file looping at load time fails the start at the time limit instead of hanging it', async () => {
