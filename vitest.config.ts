@@ -25,6 +25,8 @@ const TIMED = [
 // PostgreSQL store") lists which suites are not here yet, and why.
 const ON_BOTH_ENGINES = [
   'test/hooks/record-events.test.ts',
+  'test/hooks/migrations.test.ts',
+  'test/hooks/db.test.ts',
   'test/hooks/safety.test.ts',
   'test/hooks/app-api.test.ts',
   'test/hooks/events.test.ts',

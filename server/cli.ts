@@ -1,4 +1,4 @@
-// npm run serve -- [--db postgres://...] [--dir DIR] [--http HOST:PORT] [--https [--https-cert FILE --https-key FILE]] [--verbose] [--hooks DIR ...]
+// npm run serve -- [--db postgres://...] [--dir DIR] [--http HOST:PORT] [--https [--https-cert FILE --https-key FILE]] [--verbose] [--hooks DIR ...] [--migrations DIR]
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { startServer } from './index.js';
@@ -22,6 +22,8 @@ export interface CliOptions {
   verbose: boolean;
   /** false, true (a certificate Deskbase makes, kept in DIR/tls), or the files the user gives. */
   https: boolean | { certFile: string; keyFile: string };
+  /** The pb_migrations folder (--migrations), or undefined for the default beside the data folder. */
+  migrationsDir?: string;
   /** The pb_hooks folder (undefined: `pb_hooks` beside the data folder, as PocketBase). */
   hooksDir?: string;
   /** Reload hooks when a file changes (PocketBase's --hooksWatch, on by default as there). */
@@ -64,6 +66,10 @@ export function parseArgs(argv: string[]): CliOptions | { help: string } | { err
       if (!v) return { error: `${flag} needs a PEM file` };
       if (flag === '--https-cert') certFile = resolve(v);
       else keyFile = resolve(v);
+    } else if (flag === '--migrations') {
+      const v = value();
+      if (!v) return { error: '--migrations needs a folder' };
+      out.migrationsDir = resolve(v);
     } else if (flag === '--verbose' || flag === '-v') out.verbose = true;
     else if (flag === '--hooks' || flag === '--hooksDir') {
       const v = value();
@@ -95,7 +101,7 @@ export function parseArgs(argv: string[]): CliOptions | { help: string } | { err
 
 const HELP = `Deskbase server
 
-Usage: npm run serve -- [--db URL] [--dir DIR] [--http HOST:PORT] [--https [--https-cert FILE --https-key FILE]] [--verbose] [--hooks DIR]
+Usage: npm run serve -- [--db URL] [--dir DIR] [--http HOST:PORT] [--https [--https-cert FILE --https-key FILE]] [--verbose] [--hooks DIR] [--migrations DIR]
 
   --db URL           serve a team server from this PostgreSQL database instead of the desktop engine:
                      postgres://USER:PASSWORD@HOST:PORT/DB, or several hosts with
@@ -112,7 +118,9 @@ Usage: npm run serve -- [--db URL] [--dir DIR] [--http HOST:PORT] [--https [--ht
                      README, "Server-side logic"); also --hooksDir
   --hooksWatch=false do not reload the hooks when a file changes (reloaded by default)
   --hooksTimeout S   how long one hook may run before it is stopped (default 10 seconds)
-  --hooksPool N      hook workers kept loaded (default 2)`;
+  --hooksPool N      hook workers kept loaded (default 2)
+  --migrations DIR   JS migrations (pb_migrations/*.js) applied at start, each once (default
+                     pb_migrations beside the data folder; npm run migrate -- up|down|create|collections)`;
 
 export async function main(argv: string[]): Promise<void> {
   const parsed = parseArgs(argv);
@@ -142,6 +150,7 @@ export async function main(argv: string[]): Promise<void> {
       // a team server without a data folder runs hooks only from --hooks
       hooksDir: parsed.hooksDir ?? (dir === null ? null : undefined),
       hooksWatch: parsed.hooksWatch, hooksTimeoutMs: parsed.hooksTimeoutMs, hooksPool: parsed.hooksPool,
+      ...(parsed.migrationsDir !== undefined ? { migrationsDir: parsed.migrationsDir } : {}),
     });
   } catch (err) {
     if (err instanceof InvalidPostgresUrl) console.error(`Deskbase could not start: the --db URL is not valid: ${err.message}.`);

@@ -16,6 +16,7 @@ import { Binding, lanAddresses, type TlsSource } from './http/listener.js';
 import { openStore, type Store, type StoreOptions } from './store/db.js';
 import { hookLogger, openLogs, type Logs, type LogsOptions } from './logs/index.js';
 import { createHooks, createRoutesAndCron, startHooks, type HookLogger, type HooksRuntime } from './hooks/index.js';
+import { applyMigrations } from './hooks/migrations-host.js';
 
 /** The one free-port probe, for the desktop shell's port choice (main/ports.ts). */
 export { probePort } from './http/listener.js';
@@ -64,6 +65,11 @@ export interface ServerOptions {
    * folder, as PocketBase; null runs no hooks. A missing folder runs none.
    */
   hooksDir?: string | null;
+  /**
+   * The pb_migrations folder (JS migrations, server/hooks/migrations.ts), applied at start before the
+   * server listens: by default `pb_migrations` beside the data folder, as PocketBase; null applies none.
+   */
+  migrationsDir?: string | null;
   /** How long one hook may run before its worker is stopped, in ms (10 s by default). */
   hooksTimeoutMs?: number;
   /** Reload the hooks when a file of the folder changes (PocketBase's --hooksWatch). */
@@ -116,6 +122,12 @@ export function hooksDirOf(options: Pick<ServerOptions, 'dir' | 'hooksDir'>): st
   return options.dir === null ? null : join(dirname(resolve(options.dir)), 'pb_hooks');
 }
 
+/** The pb_migrations folder a server applies: the option, else `pb_migrations` beside the data folder (none in memory). */
+export function migrationsDirOf(options: Pick<ServerOptions, 'dir' | 'migrationsDir'>): string | null {
+  if (options.migrationsDir !== undefined) return options.migrationsDir === null ? null : resolve(options.migrationsDir);
+  return options.dir === null ? null : join(dirname(resolve(options.dir)), 'pb_migrations');
+}
+
 export function defaultUiDir(): string | null {
   const here = dirname(fileURLToPath(import.meta.url));
   for (const candidate of [resolve(here, '../dist/renderer'), resolve(here, '../renderer'), resolve(here, 'renderer')]) {
@@ -157,8 +169,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
   let logs: Logs | null = null;
   const hooksDir = hooksDirOf(options);
-  const hooks = hooksDir !== null && existsSync(hooksDir)
-    ? createHooks({ dir: hooksDir, timeoutMs: options.hooksTimeoutMs, watch: options.hooksWatch, poolSize: options.hooksPool, logger: options.hooksLogger ?? ((entry) => { if (logs) hookLogger(logs)(entry); }) })
+  const migrationsDir = migrationsDirOf(options);
+  // migrations run on the hooks' workers: a runtime (without hook files, if there is no pb_hooks) when either exists
+  const hasHooks = hooksDir !== null && existsSync(hooksDir);
+  const hooks = hasHooks || (migrationsDir !== null && existsSync(migrationsDir))
+    ? createHooks({ dir: hooksDir ?? join(migrationsDir!, 'no-pb_hooks'), timeoutMs: options.hooksTimeoutMs, watch: hasHooks && options.hooksWatch, poolSize: options.hooksPool, logger: options.hooksLogger ?? ((entry) => { if (logs) hookLogger(logs)(entry); }) })
     : null;
   try {
     const core = await createCore(store, {
@@ -198,6 +213,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       logs,
     });
     if (hooks) await startHooks(hooks, core, { dataDir: options.dir });
+    if (hooks && migrationsDir !== null) await applyMigrations(hooks, core, migrationsDir, log, (error) => log(`error: ${errorText(error)}`));
     const bound = await Binding.open(handler, host, options.port ?? 8090, options.strictPort === true, options.limits, tls);
     binding = bound;
     if (hooks) await hooks.trigger('onServe', {}, {}, async (p) => p);

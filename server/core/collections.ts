@@ -86,6 +86,34 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
     return registry.all().filter((c) => c.id !== target.id && c.fields.some((f) => f.type === 'relation' && f.collectionId === target.id));
   }
 
+  /** The collection `idOrName` if the schema API may delete it (not a system one, nothing relating to it). */
+  function deletable(idOrName: string): Collection {
+    const c = registry.get(idOrName);
+    if (!c) throw notFound();
+    if (c.system) throw badRequest('Failed to delete collection.');
+    const refs = referencing(c);
+    if (refs.length > 0) {
+      throw badRequest(`Failed to delete collection probably due to existing reference in ${refs.map((r) => r.name).join(', ')}.`);
+    }
+    return c;
+  }
+
+  /** Drops `c` in `tx`; answers what follows once `tx` committed (files, announcements). */
+  async function removeIn(tx: WriteTx, c: Collection): Promise<() => void> {
+    await dropViews(tx, registry.all());
+    await dropCollectionTable(tx, c);
+    await sessions.endCollection(tx, c.id);
+    if (c.type === 'auth') await deleteAccountRows(tx, c.id);
+    const schema = await settleViews(tx, schemaWith(null, c.id), 'delete');
+    const others = await commitSchema(tx, schema);
+    registry.remove(c.id);
+    return () => {
+      for (const v of others) onChange('update', v);
+      files.dropCollection(c.id);
+      onChange('delete', c);
+    };
+  }
+
   return {
     async list(ctx: ListContext): Promise<Page<unknown>> {
       const page = await listCollections(store, ctx);
@@ -159,26 +187,21 @@ export function createCollections(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
     },
 
     async delete(idOrName: string): Promise<void> {
-      const c = registry.get(idOrName);
-      if (!c) throw notFound();
-      if (c.system) throw badRequest('Failed to delete collection.');
-      const refs = referencing(c);
-      if (refs.length > 0) {
-        throw badRequest(`Failed to delete collection probably due to existing reference in ${refs.map((r) => r.name).join(', ')}.`);
-      }
-      let others: Collection[] = [];
+      const c = deletable(idOrName);
+      let settle = () => {};
       await store.write(async (tx) => {
-        await dropViews(tx, registry.all());
-        await dropCollectionTable(tx, c);
-        await sessions.endCollection(tx, c.id);
-        if (c.type === 'auth') await deleteAccountRows(tx, c.id);
-        const schema = await settleViews(tx, schemaWith(null, c.id), 'delete');
-        others = await commitSchema(tx, schema);
-        registry.remove(c.id);
+        settle = await removeIn(tx, c);
       });
-      for (const v of others) onChange('update', v);
-      files.dropCollection(c.id);
-      onChange('delete', c);
+      settle();
+    },
+
+    /**
+     * Deletes a collection inside the caller's transaction `tx` (a JS migration's `app.delete`), with
+     * the schema API's checks; the registry changes at once (the caller reloads it from the store if
+     * `tx` rolls back), and the answer is for the caller to run once `tx` committed.
+     */
+    async deleteWithin(tx: WriteTx, idOrName: string): Promise<() => void> {
+      return removeIn(tx, deletable(idOrName));
     },
 
     /**

@@ -161,6 +161,8 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
     }),
     /** The one subscription point for record changes: each committed write's, once durable, in commit order. */
     changes: { subscribe: (listener: ChangeListener) => feed.subscribe(listener) },
+    /** The SQL dialect of the store (filter/dialect.ts), for SQL written above core (hooks' `$app.db()`). */
+    dialect: env.dialect,
     /** A request's context, built once per request by the HTTP layer and carried through core. */
     context: (input: RequestInput) => requestContext(input, registry.lookup, env.dialect),
     listContext: (input: RequestInput) => listContext(input, registry.lookup, env.dialect),

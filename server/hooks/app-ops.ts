@@ -16,13 +16,15 @@ import type { ReadDb } from '../store/db.js';
 import { QUERY_BUDGET_MS, underDeadline } from '../core/query-budget.js';
 import type { HostOps, OpContext } from './runtime.js';
 import { superusersCollection } from '../core/collections-defaults.js';
+import { derivedId } from '../core/transfer/schema-plan.js';
 
 /** PocketBase apps hard-code the id of its starter `users` collection. */
 export const POCKETBASE_USERS_ID = '_pb_users_auth_';
 
 /** A collection by id or name for hooks (`_pb_users_auth_` → `users`), or a 404. */
 export function hookCollection(core: Core, idOrName: string): Collection {
-  const c = core.registry.get(idOrName) ?? (idOrName === POCKETBASE_USERS_ID ? core.registry.get('users') : undefined);
+  // a collection a migration or import made from PocketBase's JSON has the id derived from its PocketBase id (`pbc_…`)
+  const c = core.registry.get(idOrName) ?? (idOrName === POCKETBASE_USERS_ID ? core.registry.get('users') : core.registry.get(derivedId(idOrName)));
   if (!c) throw notFound(`Missing collection "${idOrName}".`);
   return c;
 }

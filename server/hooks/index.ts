@@ -10,6 +10,7 @@ import type { Store } from '../store/db.js';
 import { Cron, type CronLog } from './cron.js';
 import { storeClaims } from './cron-claims.js';
 import { HookRoutes, type BuiltInRoute } from './routes.js';
+import { collectionOps } from './migrations-ops.js';
 
 export { HooksRuntime, HOOK_TIMEOUT_MS, HOOK_WORKERS, hookFiles } from './runtime.js';
 export type { HookLogger, HookLogEntry, HooksOptions } from './runtime.js';
@@ -25,6 +26,7 @@ export function createHooks(options: HooksOptions): HooksRuntime {
 export async function startHooks(runtime: HooksRuntime, core: Core, options: { dataDir: string | null }): Promise<void> {
   runtime.addOps(appOps(core, options));
   runtime.addOps(toolOps(core));
+  runtime.addOps(collectionOps(core, runtime.log));
   await runtime.start();
   await runtime.trigger('onBootstrap', {}, {}, async (p) => p);
 }

@@ -255,6 +255,8 @@ export function hookFiles(dir: string): string[] {
 interface Loaded {
   files: string[];
   registrations: Registration[];
+  /** The hook files' own (`registrations` without the `__…` events the runtime's features register, a migration file's run): the same array until the next load. */
+  visible: readonly Registration[];
   /** Handler ids per event. */
   byEvent: Map<string, number[]>;
   idle: HookWorker[];
@@ -265,6 +267,8 @@ interface Loaded {
  * The runtime: `events` is what core calls (CoreEvents); `ops` the host operations workers call
  * (features add theirs with `addOps` before `start`).
  */
+const NONE: readonly Registration[] = [];
+
 export class HooksRuntime implements CoreEvents {
   private readonly ops: HostOps = {};
   private loaded: Loaded | null = null;
@@ -296,12 +300,12 @@ export class HooksRuntime implements CoreEvents {
 
   /** Every registered handler's event and filters, in registration order (routes and crons find theirs here). */
   get registrations(): readonly Registration[] {
-    return this.loaded?.registrations ?? [];
+    return this.loaded?.visible ?? NONE;
   }
 
   /** The handler count (0: no hook file registered anything). */
   get handlerCount(): number {
-    return this.loaded?.registrations.length ?? 0;
+    return this.registrations.length;
   }
 
   private async load(): Promise<Loaded> {
@@ -316,7 +320,8 @@ export class HooksRuntime implements CoreEvents {
     }
     const byEvent = new Map<string, number[]>();
     registrations.forEach((r, i) => byEvent.set(r.event, [...(byEvent.get(r.event) ?? []), i]));
-    const loaded: Loaded = { files, registrations, byEvent, idle: [first], all: new Set([first]) };
+    const visible = registrations.filter((r) => !r.event.startsWith('__'));
+    const loaded: Loaded = { files, registrations, visible, byEvent, idle: [first], all: new Set([first]) };
     // the rest of the pool loads in the background: the first serves meanwhile
     for (let i = 1; i < this.poolSize && files.length > 0; i++) {
       const w = this.spawn(files);
@@ -447,7 +452,10 @@ export class HooksRuntime implements CoreEvents {
     scope: EventScope,
     action: (payload: EventPayload, scope: EventScope) => Promise<EventPayload>,
     collection?: { id: string; name: string },
+    /** This invocation's time limit in place of `timeoutMs` (a migration's: migrations-host.ts). */
+    limitMs?: number,
   ): Promise<{ payload: EventPayload; ran: boolean }> {
+    const limit = limitMs ?? this.timeoutMs;
     const loaded = this.loaded;
     const ids = loaded?.byEvent.get(event)?.filter((i) => !collection || matches(loaded.registrations[i], collection)) ?? [];
     if (!loaded || ids.length === 0) return { payload: await action(payload, scope), ran: true };
@@ -468,8 +476,8 @@ export class HooksRuntime implements CoreEvents {
             new Promise<never>((_, reject) => {
               timer = setTimeout(() => {
                 worker.terminate();
-                reject(new HookStopped(`The ${event} hook ran past its time limit (${this.timeoutMs} ms) and was stopped.`));
-              }, this.timeoutMs);
+                reject(new HookStopped(`The ${event} hook ran past its time limit (${limit} ms) and was stopped.`));
+              }, limit);
             }),
           ]);
       return answer as { payload: EventPayload; ran: boolean };

@@ -91,6 +91,8 @@ export const POSTGRES_SYSTEM_SCHEMA: readonly string[] = [
   )`,
   // a record's rows found when it is deleted (core/account-rows.ts)
   'CREATE INDEX IF NOT EXISTS "_mfas_record" ON "_mfas" ("collectionId", "recordId")',
+  // the JS migrations applied (server/hooks/migrations.ts), as PocketBase's: file name, when (Unix microseconds)
+  `CREATE TABLE IF NOT EXISTS "_migrations" ("file" ${TEXT} PRIMARY KEY NOT NULL, "applied" bigint NOT NULL)`,
   // the sign-in block every node counts against (core/sign-in-limiter.ts StoreFailureLimiter)
   `CREATE TABLE IF NOT EXISTS "_signInFailures" (
     "key" ${TEXT} PRIMARY KEY NOT NULL,

@@ -54,6 +54,8 @@ export async function ensureSystemSchema(tx: WriteTx): Promise<void> {
     "fingerprint" TEXT NOT NULL, "created" INTEGER NOT NULL, "updated" INTEGER NOT NULL
   )`);
   await tx.run('CREATE INDEX IF NOT EXISTS "_authOrigins_record" ON "_authOrigins" ("collectionId", "recordId")');
+  // the JS migrations applied (server/hooks/migrations.ts), as PocketBase's: file name, when (Unix microseconds)
+  await tx.run('CREATE TABLE IF NOT EXISTS "_migrations" ("file" TEXT PRIMARY KEY NOT NULL, "applied" INTEGER NOT NULL)');
   // MFA sessions between a first and a second sign-in method (core/sign-in.ts `finish`)
   await tx.run(`CREATE TABLE IF NOT EXISTS "_mfas" (
     "id" TEXT PRIMARY KEY NOT NULL, "collectionId" TEXT NOT NULL, "recordId" TEXT NOT NULL,

@@ -23,6 +23,7 @@ const LAYERS: Record<string, { may: string[]; typesOnly?: string[] }> = {
   'server/hooks/': { may: ['server/core/', 'server/model/', 'server/store/'] },
   'server/cli': { may: ['server/index', 'server/store-postgres/'] },
   'server/import-pocketbase': { may: ['server/core/', 'server/store/', 'server/model/'] },
+  'server/migrate-cli': { may: ['server/core/', 'server/store/', 'server/store-postgres/', 'server/model/', 'server/hooks/', 'server/cli', 'server/import-pocketbase'] },
   'server/move-up': { may: ['server/core/', 'server/store/', 'server/store-postgres/', 'server/model/', 'server/cli', 'server/import-pocketbase'] },
   'server/http/': { may: ['server/core/', 'server/files/', 'server/model/', 'server/logs/'], typesOnly: ['server/hooks/'] },
   'server/logs/': { may: ['server/core/', 'server/rules/compile', 'server/store/', 'server/model/'] },

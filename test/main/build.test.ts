@@ -135,6 +135,22 @@ describe('the built server with pb_hooks', () => {
   });
 });
 
+describe('the built server with pb_migrations', () => {
+  it('applies a migration file on the bundled hooks worker at start', async () => {
+    const migrations = join(out, 'pb_migrations');
+    mkdirSync(migrations, { recursive: true });
+    writeFileSync(join(migrations, '1700000000_tags.js'), 'migrate((app) => { const c = new Collection({ name: "tags", type: "base" }); c.fields.add(new TextField({ name: "label" })); app.save(c); });');
+    const server = run([join(out, 'dist/server/cli.mjs'), '--dir', join(out, 'migrations-data'), '--migrations', migrations, '--http', `127.0.0.1:${await osFreePort()}`]);
+    try {
+      expect(await server.waitFor((l) => l.includes('Applied '))).toContain('Applied 1700000000_tags.js');
+      await server.waitFor((l) => l.includes('Deskbase is running.'));
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+});
+
 describe('the built main process, under Node with a fake electron', () => {
   type Fake = { type: string; [key: string]: unknown };
   const fakes = (lines: string[]): Fake[] => lines.filter((l) => l.startsWith('FAKE ')).map((l) => JSON.parse(l.slice(5)) as Fake);

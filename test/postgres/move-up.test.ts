@@ -3,7 +3,7 @@
 // code) into a fresh PostgreSQL database, then served by startServer on it: the same records and the
 // same answers, users and the superuser sign in with their passwords, files download. A destination
 // that is not empty is refused, naming what is there; a move that fails leaves the destination empty.
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import PocketBase from 'pocketbase';
@@ -266,6 +266,29 @@ describePostgres('npm run move-up: a desktop folder into a team server', () => {
         await team.close();
       }
     });
+  });
+
+  it('the JS migrations the desktop applied stay applied: the same pb_migrations folder runs none of them again', async () => {
+    const migrations = await mkdtemp(join(tmpdir(), 'deskbase-moveup-migrations-'));
+    await writeFile(join(migrations, '1700000000_tags.js'), 'migrate((app) => { app.save(new Collection({ name: "tags", type: "base", fields: [{ name: "label", type: "text" }] })); });\n');
+    try {
+      await movedCopy('migrations', async () => undefined, async (db, copy) => {
+        // the copy's own start applied it (pb_migrations given beside it)
+        const desk = await startServer({ dir: copy, migrationsDir: migrations, port: 0, uiDir: null, log: () => undefined });
+        await desk.close();
+        const run = await moveUp(['--dir', copy, '--db', db.url, '--yes']);
+        expect(run.err).toBe('');
+        const team = await startServer({ dir: null, openStore: () => openPostgresStore({ url: db.url, max: 4 }), migrationsDir: migrations, port: 0, uiDir: null, log: () => undefined });
+        try {
+          expect(team.core.registry.get('tags')).toBeDefined();
+          expect((await db.sql`SELECT "file" FROM "_migrations"`).map((r) => r.file)).toEqual(['1700000000_tags.js']);
+        } finally {
+          await team.close();
+        }
+      });
+    } finally {
+      await rm(migrations, { recursive: true, force: true });
+    }
   });
 
   it('a view the team server cannot make fails the move, naming it, with nothing changed', async () => {

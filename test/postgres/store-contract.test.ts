@@ -24,7 +24,7 @@ describePostgres('the PostgreSQL store', () => {
 
   it('creates the system tables at open, and opening again (another node) changes nothing', async () => {
     const tables = await store.all<{ t: string }>(`SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename COLLATE "C"`);
-    expect(tables.map((r) => r.t)).toEqual(['_authOrigins', '_authTokens', '_bus_head', '_bus_outbox', '_collections', '_cronRuns', '_file_chunks', '_files', '_mailRequests', '_mails', '_mfas', '_otps', '_params', '_sessions', '_signInFailures', 't']);
+    expect(tables.map((r) => r.t)).toEqual(['_authOrigins', '_authTokens', '_bus_head', '_bus_outbox', '_collections', '_cronRuns', '_file_chunks', '_files', '_mailRequests', '_mails', '_mfas', '_migrations', '_otps', '_params', '_sessions', '_signInFailures', 't']);
     // two more nodes opening at once: the advisory lock makes them take turns, neither fails
     const [a, b] = await Promise.all([openPostgresStore({ url: db.url, max: 1 }), openPostgresStore({ url: db.url, max: 1 })]);
     await a.close();

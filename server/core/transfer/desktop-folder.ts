@@ -170,6 +170,9 @@ export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
     return { collections, missingFiles: 0, notes: NOTES, dryRun: true };
   }
 
+  // a desktop folder from before JS migrations has no `_migrations` table
+  const hasMigrations = (await source.db.get(`SELECT 1 AS "one" FROM "sqlite_master" WHERE "type" = 'table' AND "name" = '_migrations'`)) !== undefined;
+  const appliedMigrations = hasMigrations ? await source.db.all<{ file: string; applied: number }>('SELECT "file", "applied" FROM "_migrations"') : [];
   const adopted: Adopted[] = [];
   let missingFiles = 0;
   const missingNames: string[] = [];
@@ -211,6 +214,10 @@ export async function moveDesktop(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       }
       // the starter `users` collection is never made again on this database (collections.ts bootstrap)
       await tx.run(dialect.upsert('_params', ['key', 'value'], ['key']), ['usersCreated', 'true']);
+      // the JS migrations the desktop applied stay applied (hooks/migrations.ts): the same pb_migrations
+      // folder on the team server runs none of them again
+      await tx.run('DELETE FROM "_migrations"');
+      for (const m of appliedMigrations) await tx.run('INSERT INTO "_migrations" ("file", "applied") VALUES (?, ?)', [m.file, m.applied]);
       await registry.load(tx);
       // a desktop from before OAuth2 brings no `_externalAuths`
       await ensureExternalAuths(dialect, tx, registry);

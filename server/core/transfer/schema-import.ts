@@ -33,7 +33,10 @@ import type { CollectionListener } from '../collections.js';
 import { cutFileFields, dropCutNames, readNames, type NamesById } from '../file-cleanup.js';
 import { convertCollection, type Converted } from './schema-convert.js';
 import { diffCollections, type CollectionDiff } from './schema-diff.js';
-import { planImport, type Plan, type PlannedCollection } from './schema-plan.js';
+import { derivedId, planImport, type Plan, type PlannedCollection } from './schema-plan.js';
+
+/** PocketBase's id of its starter `users` collection, which apps' files name. */
+const POCKETBASE_USERS_ID = '_pb_users_auth_';
 import { Notes, type TransferNote } from './transfer-notes.js';
 import { dropViews, realizeView, rebuildViews, ViewFailure, viewCreationOrder } from '../views.js';
 import { noteOpenedRules } from './rule-changes.js';
@@ -149,7 +152,12 @@ async function removeMissing(p: Pass): Promise<Collection[]> {
 }
 
 function convertAll(p: Pass, keepStored: boolean): void {
-  const idOf = (foreign: string) => p.plan.ids.get(foreign) ?? p.plan.ids.get(foreign.toLowerCase()) ?? p.scratch.get(foreign)?.id;
+  // a relation may name a collection this import does not carry: a stored one by its id or name, by the
+  // id an earlier import derived from its foreign id (a JS migration naming `pbc_…`), or PocketBase's
+  // well-known id of its starter `users`
+  const idOf = (foreign: string) =>
+    p.plan.ids.get(foreign) ?? p.plan.ids.get(foreign.toLowerCase()) ?? p.scratch.get(foreign)?.id ?? p.scratch.get(derivedId(foreign))?.id ??
+    (foreign === POCKETBASE_USERS_ID ? p.scratch.get('users')?.id : undefined);
   for (const item of p.plan.items) {
     // a view's fields are inferred from its query; only its two rules travel (create/update/delete stay null)
     if (item.type === 'view') p.converted.set(item.id, { structure: { fields: [], indexes: [] }, rules: { listRule: ruleOf(item.raw.listRule), viewRule: ruleOf(item.raw.viewRule) } });
@@ -281,12 +289,27 @@ export function createSchemaImport(env: Pick<CoreEnv, 'store' | 'dialect' | 'reg
   }
 
   /**
+   * Imports `body`'s collections inside the caller's transaction `tx` (a JS migration's
+   * `app.importCollections`, `app.save(collection)`): the live registry takes the new schema at once
+   * (the caller reloads it from the store if its transaction rolls back), and `settle` is for the
+   * caller to run once `tx` committed.
+   */
+  async function importWithin(tx: WriteTx, body: unknown): Promise<{ result: SchemaImportResult; settle: () => void }> {
+    const { list, deleteMissing } = readBody(body);
+    const notes = new Notes();
+    const plan = planImport(list, registry, notes);
+    const { changes, removed, cuts } = await apply(tx, plan, deleteMissing, notes, false);
+    await registry.load(tx);
+    return { result: { changes, notes: notes.list, dryRun: false }, settle: () => settle(changes, removed, cuts) };
+  }
+
+  /**
    * Imports `body`'s collections. `steps.before` runs once the plan is made, before the transaction
    * (the PocketBase import places its files there, so they are durable before the records naming
    * them); `steps.then` runs in the same transaction once the schema is in place (the PocketBase import
    * adds the records there), with the new schema's registry and the id map.
    */
-  return async function importSchema<R = undefined>(body: unknown, steps: ImportSteps<R> = {}): Promise<SchemaImportResult & { then?: R }> {
+  async function importSchema<R = undefined>(body: unknown, steps: ImportSteps<R> = {}): Promise<SchemaImportResult & { then?: R }> {
     const { list, deleteMissing, dryRun } = readBody(body);
     const notes = new Notes();
     const plan = planImport(list, registry, notes);
@@ -307,5 +330,6 @@ export function createSchemaImport(env: Pick<CoreEnv, 'store' | 'dialect' | 'reg
       if (err instanceof DryRun) return err.result as SchemaImportResult & { then?: R };
       throw err;
     }
-  };
+  }
+  return Object.assign(importSchema, { within: importWithin });
 }

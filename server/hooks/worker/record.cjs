@@ -4,29 +4,8 @@
 // bridge: a record travels as `{ collection: <collection JSON>, data: {...}, original?: {...},
 // password?: <plain text set by setPassword> }` (wire form, see server/hooks/contract.ts).
 
-class Collection {
-  constructor(data) {
-    Object.assign(this, data ?? {});
-    if (!Array.isArray(this.fields)) this.fields = [];
-  }
-  isAuth() {
-    return this.type === 'auth';
-  }
-  isBase() {
-    return this.type === 'base';
-  }
-  isView() {
-    return this.type === 'view';
-  }
-  tableName() {
-    return this.name;
-  }
-  /** The field named `name`, or null. */
-  fieldByName(name) {
-    return this.fields.find((f) => f.name === name) ?? null;
-  }
-}
-Collection.prototype.fields = undefined;
+// the collection model (fields list, field classes, unmarshal) is collection.cjs's, shared with migrations
+const { Collection } = require('./collection.cjs');
 
 const pad = (n, w = 2) => String(n).padStart(w, '0');
 /** PocketBase's DateTime: `string()` is `2006-01-02 15:04:05.000Z`. */
