@@ -13,6 +13,11 @@ export interface ActionDeps {
   dataDir: string;
   /** app.getPath('logs'), where main.log is (main/log-file.ts). */
   logsDir: string;
+  /** pb_hooks and pb_migrations beside the data folder (server/index.ts hooksDirOf, migrationsDirOf). */
+  hooksDir: string;
+  migrationsDir: string;
+  /** Makes a folder (and its parents) if missing: fs.mkdir with recursive; true when it made it. */
+  ensureFolder(path: string): Promise<boolean>;
   writeClipboard(text: string): void;
   /** shell.openPath: resolves to an error message, or "" on success. */
   openPath(path: string): Promise<string>;
@@ -69,6 +74,11 @@ export function createHandlers(deps: ActionDeps): DesktopHandlers {
   };
 }
 
+export const HOOKS_FOLDER_MADE =
+  'Put your *.pb.js hook files in this folder (PocketBase\'s pb_hooks). Deskbase starts reading it at its next start; from then on it reloads the hooks whenever a file changes.';
+export const MIGRATIONS_FOLDER_MADE =
+  'Put your JS migrations in this folder (PocketBase\'s pb_migrations). Deskbase applies new ones each time it starts, in file-name order, each once.';
+
 /** What "Check for Updates" says. */
 export function checkMessage(outcome: CheckOutcome): string {
   switch (outcome.status) {
@@ -95,6 +105,19 @@ export function createMenuActions(deps: ActionDeps, handlers: DesktopHandlers): 
     copyApiUrl: () => run('Could not copy the API URL', handlers.copyApiUrl),
     openDataFolder: () => run('Could not open the data folder', handlers.openDataFolder),
     openLogsFolder: () => run('Could not open the logs folder', () => openFolder(deps, deps.logsDir)),
+    // made first when missing: a new user's first hook or migration goes into an empty folder. The
+    // server reads pb_hooks only when it existed at start (an empty runtime would cost every start a
+    // worker thread), so a folder made now says when its files take effect.
+    openHooksFolder: () => run('Could not open the hooks folder', async () => {
+      const made = await deps.ensureFolder(deps.hooksDir);
+      await openFolder(deps, deps.hooksDir);
+      if (made) deps.reportInfo?.('Hooks folder created', HOOKS_FOLDER_MADE);
+    }),
+    openMigrationsFolder: () => run('Could not open the migrations folder', async () => {
+      const made = await deps.ensureFolder(deps.migrationsDir);
+      await openFolder(deps, deps.migrationsDir);
+      if (made) deps.reportInfo?.('Migrations folder created', MIGRATIONS_FOLDER_MADE);
+    }),
     setLan: (enabled) => run('LAN sharing', () => handlers.lanSet(enabled), deps.onLanUnchanged),
     setKeepRunning: (enabled) => run('Background mode', () => handlers.preferencesSet({ keepRunning: enabled }), deps.onPreferencesUnchanged),
     setOpenAtLogin: (enabled) => run('Open at login', () => handlers.preferencesSet({ openAtLogin: enabled }), deps.onPreferencesUnchanged),

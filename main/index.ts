@@ -3,12 +3,13 @@
 // then loads no ES module from app.asar (an area with open Electron bugs), and sql.js finds its wasm
 // beside the bundle.
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   app, clipboard, crashReporter, dialog, ipcMain, nativeTheme, powerMonitor, screen, shell, type BrowserWindow, type MessageBoxOptions,
 } from 'electron';
 import QRCode from 'qrcode';
-import { startServer, type RunningServer } from '../server/index.js';
+import { hooksDirOf, migrationsDirOf, startServer, type RunningServer } from '../server/index.js';
 import { createHandlers, createMenuActions, type ActionDeps } from './actions.js';
 import { startsHidden } from './background.js';
 import { ALL_INTERFACES, portNotice, startDesktopServer } from './desktop-server.js';
@@ -204,6 +205,9 @@ async function boot(paths: DesktopPaths, state: Shell): Promise<void> {
     lan,
     dataDir: paths.dataDir,
     logsDir: state.logsDir,
+    hooksDir: hooksDirOf({ dir: paths.dataDir }) as string,
+    migrationsDir: migrationsDirOf({ dir: paths.dataDir }) as string,
+    ensureFolder: async (path) => (await mkdir(path, { recursive: true })) !== undefined,
     writeClipboard: (text) => clipboard.writeText(text),
     openPath: (path) => shell.openPath(path),
     openUi: () => state.openUi(),

@@ -7,6 +7,9 @@ export interface DesktopActions {
   copyApiUrl(): void;
   openDataFolder(): void;
   openLogsFolder(): void;
+  /** pb_hooks and pb_migrations beside the data folder (server-side logic), made when missing. */
+  openHooksFolder(): void;
+  openMigrationsFolder(): void;
   setLan(enabled: boolean): void;
   setKeepRunning(enabled: boolean): void;
   setOpenAtLogin(enabled: boolean): void;
@@ -32,6 +35,8 @@ export function commandItems(state: MenuState, actions: DesktopActions): MenuIte
     { id: 'copy-api-url', label: 'Copy API URL', click: () => actions.copyApiUrl() },
     { id: 'open-data-folder', label: 'Open Data Folder', click: () => actions.openDataFolder() },
     { id: 'open-logs-folder', label: 'Open Logs Folder', click: () => actions.openLogsFolder() },
+    { id: 'open-hooks-folder', label: 'Open Hooks Folder (pb_hooks)', click: () => actions.openHooksFolder() },
+    { id: 'open-migrations-folder', label: 'Open Migrations Folder (pb_migrations)', click: () => actions.openMigrationsFolder() },
     { type: 'separator' },
     { id: 'lan', label: 'Share on the Local Network', type: 'checkbox', checked: state.lan, click: () => actions.setLan(!state.lan) },
     ...(state.keepRunning === undefined

@@ -179,7 +179,7 @@ describe('the built main process, under Node with a fake electron', () => {
         iconExists: true,
       });
       expect(all.filter((f) => f.type === 'tray-menu').at(-1)).toEqual({
-        type: 'tray-menu', ids: ['open-ui', 'copy-api-url', 'open-data-folder', 'open-logs-folder', 'lan', 'keep-running', 'open-at-login', 'quit'],
+        type: 'tray-menu', ids: ['open-ui', 'copy-api-url', 'open-data-folder', 'open-logs-folder', 'open-hooks-folder', 'open-migrations-folder', 'lan', 'keep-running', 'open-at-login', 'quit'],
       });
       expect(all.find((f) => f.type === 'crash-reporter')).toEqual({ type: 'crash-reporter', options: { uploadToServer: false, compress: true } });
       expect((await fetch(`${origin}/_/`)).status).toBe(200);

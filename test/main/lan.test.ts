@@ -137,7 +137,7 @@ describe.skipIf(ownAddress === undefined)(`LAN sharing (via ${ownAddress})`, () 
     await open(false);
     const copied: string[] = [];
     const handlers = createHandlers({
-      server, lan, dataDir: join(dir, 'data'), logsDir: join(dir, 'logs'), writeClipboard: (t) => copied.push(t), openPath: async () => '',
+      server, lan, dataDir: join(dir, 'data'), logsDir: join(dir, 'logs'), hooksDir: join(dir, 'pb_hooks'), migrationsDir: join(dir, 'pb_migrations'), ensureFolder: async () => false, writeClipboard: (t) => copied.push(t), openPath: async () => '',
       openUi: () => undefined, quit: () => undefined, reportError: () => undefined, onLanUnchanged: () => undefined,
     });
     expect(await handlers.copyApiUrl()).toBe(`http://127.0.0.1:${server.port}/api/`);

@@ -15,6 +15,8 @@ function recordingActions() {
     copyApiUrl: () => calls.push('copyApiUrl'),
     openDataFolder: () => calls.push('openDataFolder'),
     openLogsFolder: () => calls.push('openLogsFolder'),
+    openHooksFolder: () => calls.push('openHooksFolder'),
+    openMigrationsFolder: () => calls.push('openMigrationsFolder'),
     setLan: (enabled) => calls.push(`setLan:${enabled}`),
     setKeepRunning: (enabled) => calls.push(`setKeepRunning:${enabled}`),
     setOpenAtLogin: (enabled) => calls.push(`setOpenAtLogin:${enabled}`),
@@ -31,7 +33,7 @@ const byId = (items: MenuItemConstructorOptions[], id: string) => items.find((i)
 describe('menus', () => {
   it('offers the commands in order', () => {
     const items = commandItems({ lan: false }, recordingActions().actions);
-    expect(items.filter((i) => i.id).map((i) => i.id)).toEqual(['open-ui', 'copy-api-url', 'open-data-folder', 'open-logs-folder', 'lan', 'quit']);
+    expect(items.filter((i) => i.id).map((i) => i.id)).toEqual(['open-ui', 'copy-api-url', 'open-data-folder', 'open-logs-folder', 'open-hooks-folder', 'open-migrations-folder', 'lan', 'quit']);
   });
 
   it.each([
@@ -39,6 +41,8 @@ describe('menus', () => {
     { id: 'copy-api-url', lan: false, call: 'copyApiUrl' },
     { id: 'open-data-folder', lan: false, call: 'openDataFolder' },
     { id: 'open-logs-folder', lan: false, call: 'openLogsFolder' },
+    { id: 'open-hooks-folder', lan: false, call: 'openHooksFolder' },
+    { id: 'open-migrations-folder', lan: false, call: 'openMigrationsFolder' },
     { id: 'lan', lan: false, call: 'setLan:true' },
     { id: 'lan', lan: true, call: 'setLan:false' },
     { id: 'quit', lan: false, call: 'quit' },
@@ -51,7 +55,7 @@ describe('menus', () => {
   it('adds background mode, open at login and updates when the app has them', () => {
     const full = { lan: false, keepRunning: true, openAtLogin: false, update: { ready: null } };
     const ids = (state: Parameters<typeof commandItems>[0]) => commandItems(state, recordingActions().actions).filter((i) => i.id).map((i) => i.id);
-    expect(ids(full)).toEqual(['open-ui', 'copy-api-url', 'open-data-folder', 'open-logs-folder', 'lan', 'keep-running', 'open-at-login', 'check-updates', 'quit']);
+    expect(ids(full)).toEqual(['open-ui', 'copy-api-url', 'open-data-folder', 'open-logs-folder', 'open-hooks-folder', 'open-migrations-folder', 'lan', 'keep-running', 'open-at-login', 'check-updates', 'quit']);
     expect(ids({ ...full, update: { ready: '1.2.0' } })).toContain('install-update');
     expect(byId(commandItems({ ...full, update: { ready: '1.2.0' } }, recordingActions().actions), 'install-update').label).toBe('Restart to Update to 1.2.0');
   });
@@ -101,6 +105,10 @@ describe('menu actions', () => {
       lan,
       dataDir: '/data',
       logsDir: '/logs',
+      hooksDir: '/pb_hooks',
+      migrationsDir: '/pb_migrations',
+      ensureFolder: async (path) => (log.push(`made:${path}`), path === '/pb_hooks'),
+      reportInfo: (title) => void log.push(`info:${title}`),
       writeClipboard: (text) => log.push(`clipboard:${text}`),
       openPath: async () => 'No application knows how to open it',
       openUi: () => log.push('openUi'),
@@ -156,6 +164,22 @@ describe('menu actions', () => {
     actions.openLogsFolder();
     await settle();
     expect(log).toEqual(['error:Could not open the logs folder:Could not open /logs: No application knows how to open it']);
+  });
+
+  it('Open Hooks Folder and Open Migrations Folder make the folder when missing, then open it; a failure is reported', async () => {
+    const opened: string[] = [];
+    const ok = setup({ openPath: async (p) => (opened.push(p), '') });
+    ok.actions.openHooksFolder();
+    ok.actions.openMigrationsFolder();
+    await settle();
+    await settle();
+    expect(opened).toEqual(['/pb_hooks', '/pb_migrations']);
+    // the hooks folder was made now (it says when its files take effect), the migrations folder was there
+    expect(ok.log).toEqual(['made:/pb_hooks', 'made:/pb_migrations', 'info:Hooks folder created']);
+    const { log, actions } = setup({ ensureFolder: async () => { throw new Error('EACCES: permission denied'); } });
+    actions.openHooksFolder();
+    await settle();
+    expect(log).toEqual(['error:Could not open the hooks folder:EACCES: permission denied']);
   });
 
   it('a data folder the system cannot open is reported', async () => {
