@@ -27,7 +27,7 @@ import { asError, errorCode } from '../durable-files.js';
 import type { JournalCounters, JournalWriter } from './journal.js';
 import { removeSegmentsBefore, segmentPath, snapshotIdInSlices } from './journal-format.js';
 import type { DirLock } from './lock.js';
-import { cutSegment, loadReadOnly, loadState } from './recovery.js';
+import { cutSegment, loadReadOnly, loadState, LONG_WRITE_CACHE_PRAGMA, PAGE_CACHE_PRAGMA } from './recovery.js';
 import type { LoadedState } from './recovery.js';
 import { writeSnapshot } from './snapshot.js';
 import { queryAll, queryGet, StatementCache } from './statements.js';
@@ -45,6 +45,9 @@ export interface EngineConfig {
   lockWaitMs: number;
 }
 
+/** How long a write transaction runs before it counts as long (see `write`): ms. */
+const LONG_WRITE_MS = 50;
+
 /**
  * An open transaction, as those waiting for it see it. Nothing is made for a transaction nobody waits
  * for; the first waiter makes the promise and starts the one timer past which the waiters fail.
@@ -52,10 +55,21 @@ export interface EngineConfig {
 class Gate {
   private waiting: { ended: Promise<void>; end: () => void; fail: (error: Error) => void } | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** When the transaction last ran a statement. */
+  private active = performance.now();
 
   constructor(private readonly waitMs: number) {}
 
-  /** Resolves when the transaction ends; rejects (insideWrite) once it has been waited for waitMs. */
+  /** The transaction ran a statement: it is working, not waiting for a read made from inside it. */
+  touch(): void {
+    this.active = performance.now();
+  }
+
+  /**
+   * Resolves when the transaction ends; rejects (insideWrite) once the transaction has run no
+   * statement for waitMs while waited for. A long transaction that keeps working (an import that lets
+   * the loop turn between its statements) is waited for however long it takes.
+   */
   wait(): Promise<void> {
     if (this.waiting === null) {
       let end!: () => void;
@@ -66,7 +80,13 @@ class Gate {
       });
       ended.catch(() => undefined);
       this.waiting = { ended, end, fail };
-      this.timer = setTimeout(() => fail(insideWrite(this.waitMs)), this.waitMs);
+      const check = (): void => {
+        const idle = performance.now() - this.active;
+        if (idle >= this.waitMs) fail(insideWrite(this.waitMs));
+        else this.timer = setTimeout(check, this.waitMs - idle);
+      };
+      this.touch();
+      this.timer = setTimeout(check, this.waitMs);
     }
     return this.waiting.ended;
   }
@@ -200,11 +220,24 @@ export class Engine implements Store {
     let result: T;
     let appended: Promise<void> | null = null;
     try {
-      const call = <R>(work: () => R): R => this.deadlines.within(budget, work);
-      this.openGate();
+      // A transaction still running after LONG_WRITE_MS (an import, a truncate, a table rebuilt: work
+      // that lets the loop turn between its statements) gets a small page cache for the rest of it, so
+      // its pages are written as it goes rather than all in the one stretch of its COMMIT.
+      const began = performance.now();
+      let long = false;
+      const gate = this.openGate();
+      const call = <R>(work: () => R): R => {
+        gate.touch();
+        if (!long && performance.now() - began > LONG_WRITE_MS) {
+          long = true;
+          this.db.run(LONG_WRITE_CACHE_PRAGMA);
+        }
+        return this.deadlines.within(budget, work);
+      };
       try {
         result = await runTransaction(this.cache, recordingTx(this.db, this.cache, encoder, call), fn, call, (on) => (this.starting = on));
       } finally {
+        if (long) this.db.run(PAGE_CACHE_PRAGMA);
         this.closeGate();
       }
       if (journal !== null && encoder !== null && encoder.statementCount > 0) {
@@ -248,8 +281,9 @@ export class Engine implements Store {
     }
   }
 
-  private openGate(): void {
+  private openGate(): Gate {
     this.gate = new Gate(this.config.lockWaitMs);
+    return this.gate;
   }
 
   private closeGate(): void {
