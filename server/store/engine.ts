@@ -25,11 +25,13 @@ import { Deadlines } from './deadline.js';
 import type { Params } from './statements.js';
 import { asError, errorCode } from '../durable-files.js';
 import type { JournalCounters, JournalWriter } from './journal.js';
-import { removeSegmentsBefore, segmentPath, snapshotIdInSlices } from './journal-format.js';
+import { frameEntryInSlices, removeSegmentsBefore, segmentPath, snapshotIdInSlices } from './journal-format.js';
 import type { DirLock } from './lock.js';
 import { cutSegment, loadReadOnly, loadState, LONG_WRITE_CACHE_PRAGMA, PAGE_CACHE_PRAGMA } from './recovery.js';
 import type { LoadedState } from './recovery.js';
 import { writeSnapshot } from './snapshot.js';
+import { exportInSlices } from './export.js';
+import { LoopSlice } from '../loop-slice.js';
 import { queryAll, queryGet, StatementCache } from './statements.js';
 import { textBinder } from './text-binding.js';
 import { recordingTx, runTransaction } from './transaction.js';
@@ -44,6 +46,9 @@ export interface EngineConfig {
   /** How long a read waits for an open transaction before it fails as a read from inside it (ms). */
   lockWaitMs: number;
 }
+
+/** A journal entry at least this large is framed in slices (journal-format.ts `frameEntryInSlices`). */
+const LARGE_ENTRY_BYTES = 4 * 1024 * 1024;
 
 /** How long a write transaction runs before it counts as long (see `write`): ms. */
 const LONG_WRITE_MS = 50;
@@ -242,8 +247,13 @@ export class Engine implements Store {
       }
       if (journal !== null && encoder !== null && encoder.statementCount > 0) {
         this.unsnapshotted++;
-        // appended in commit order (before the next writer's turn); synced after the turn is released
-        appended = journal.append(encoder.finish());
+        // appended in commit order (before the next writer's turn); synced after the turn is released.
+        // A large entry is framed in slices, still in this turn, so the order holds.
+        if (encoder.byteLength < LARGE_ENTRY_BYTES) appended = journal.append(encoder.finish());
+        else {
+          const slice = new LoopSlice();
+          appended = journal.appendFrame(await frameEntryInSlices(encoder.parts(), () => slice.pause()));
+        }
       }
     } finally {
       release();
@@ -296,8 +306,14 @@ export class Engine implements Store {
   backup = <T = undefined>(alongside?: (db: ReadDb) => Promise<T>): Promise<{ bytes: Uint8Array; alongside: T }> =>
     this.inTurn(async () => {
       const read = alongside ? await alongside(this) : (undefined as T);
-      return { bytes: this.db.export(), alongside: read };
+      return { bytes: await this.exportBytes(), alongside: read };
     }, this.gate);
+
+  /** The database's bytes, copied in slices (export.ts); the caller holds the turn. */
+  private exportBytes(): Promise<Uint8Array> {
+    const slice = new LoopSlice();
+    return exportInSlices(this.config.SQL, this.db, () => slice.pause());
+  }
 
   onReload = (listener: () => void | Promise<void>): void => {
     this.reloadListeners.push(listener);
@@ -416,8 +432,8 @@ export class Engine implements Store {
     if (this.broken) throw this.broken;
     const durable = this.durable;
     if (durable === null || this.unsnapshotted === 0) return;
-    const { included, bytes, rotated } = await this.inTurn(() => {
-      const exported = this.db.export();
+    const { included, bytes, rotated } = await this.inTurn(async () => {
+      const exported = await this.exportBytes();
       // rotated now, so that writes made while the checksum is computed go to the new segment
       return { included: this.unsnapshotted, bytes: exported, rotated: durable.journal.rotate(snapshotIdInSlices(exported)) };
     }, bound);
