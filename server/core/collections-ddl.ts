@@ -79,8 +79,8 @@ export async function rebuildTable(dialect: Dialect, tx: WriteTx, prev: Collecti
   await createIndexes(dialect, tx, next);
 }
 
-/** Rows per statement of a rebuild's copy on SQLite: about 20 ms of work for a posts-like row. */
-const COPY_ROWS = 2000;
+/** Rows per statement of a rebuild's copy on SQLite: a few ms of work for posts-like rows. */
+const COPY_ROWS = 500;
 
 /**
  * SQLite runs on the event loop: one `INSERT ... SELECT` of a 100k-row table held it for seconds. The
