@@ -4,7 +4,7 @@
 // deletes, a table rebuilt by a schema change, a PocketBase import's copy, a restore's checks.
 
 /** How long one stretch of such work may hold the loop before it lets others run (ms). */
-export const SLICE_MS = 40;
+export const SLICE_MS = 20;
 
 /** One turn of the event loop: pending I/O (other requests) runs before the promise settles. */
 export const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
