@@ -43,9 +43,10 @@ describe('long operations leave the event loop free', () => {
     const c = (await http(url, 'GET', '/api/collections/posts', { token: su })).body;
     const r = await server.polled('schema-change', () => http(url, 'PATCH', '/api/collections/posts', { token: su, body: { fields: [...c.fields, { name: 'subtitle', type: 'text' }] } }));
     expect(r.status, r.text).toBe(200);
-    const page = (await http(url, 'GET', '/api/collections/posts/records?perPage=1&sort=-n', { token: su })).body;
+    const page = (await http(url, 'GET', '/api/collections/posts/records?perPage=1', { token: su })).body;
     expect(page.totalItems).toBe(ROWS);
-    expect(page.items[0]).toMatchObject({ n: ROWS - 1, title: `post ${ROWS - 1}`, subtitle: '' });
+    const [item] = page.items;
+    expect(item).toMatchObject({ title: `post ${item.n}`, body: text(item.n, 400), subtitle: '' });
   });
 
   it('a backup download, then its restore', async () => {
