@@ -507,9 +507,9 @@ export class Engine implements Store {
 
 /**
  * Caps the database's size after it is loaded (a replay must never fail on it): past the cap, writes
- * that need more pages fail with SQLITE_FULL, while deletes and updates in place go on. A checkpoint
- * copies the whole database synchronously (sql.js's export(), its time in proportion to the size),
- * and the database lives in sql.js's memory twice while it does, so the cap bounds both.
+ * that need more pages fail with SQLITE_FULL, while deletes and updates in place go on. The database
+ * lives in memory twice while a checkpoint copies it (in slices: export.ts), and sql.js's file grows by
+ * copying itself, so the cap bounds both the memory and the longest such copy.
  */
 function limitSize(db: Database, maxBytes: number): void {
   if (!Number.isFinite(maxBytes)) return;
