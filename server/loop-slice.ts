@@ -10,8 +10,10 @@ export const SLICE_MS = 20;
 export const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * The clock of one piece of long work. `pause()` costs nothing while the work has held the loop less
- * than `sliceMs` since its last turn, and gives a turn of the loop once it has.
+ * The clock of one piece of long work. `pause()` gives a turn of the loop once the work has held it
+ * for `sliceMs` since its last turn. A loop over many small steps asks `due` first
+ * (`if (slice.due) await slice.pause()`): awaiting a settled promise per step made a truncate of 30k
+ * records a third slower.
  */
 export class LoopSlice {
   private since = performance.now();

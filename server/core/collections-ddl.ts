@@ -97,7 +97,7 @@ async function copyInSlices(tx: WriteTx, into: string, from: string, columns: re
     if (changes === 0) return;
     const last = await tx.get<{ at: number }>(`SELECT max(_rowid_) AS at FROM ${ident(into)}`);
     after = Number(last?.at);
-    await slice.pause();
+    if (slice.due) await slice.pause();
   }
 }
 

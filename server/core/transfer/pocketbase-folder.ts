@@ -143,7 +143,7 @@ async function copyRecords(dialect: Dialect, db: ForeignDb, tx: WriteTx, schema:
     // read a page at a time, with a turn of the loop once a slice of work has run: a 100k-row table
     // read and copied in one stretch held every other request for seconds
     for (const row of pagedRows(db, `SELECT * FROM ${ident(item.name)} ORDER BY _rowid_`)) {
-      await slice.pause();
+      if (slice.due) await slice.pause();
       rowNumber++;
       // Deskbase's own superusers stay; PocketBase's join them unless one has the same email
       if (c.system && await tx.get(`SELECT 1 AS x FROM ${ident(c.name)} WHERE "id" = ? OR ${dialect.equalsNoCase('"email"')}`, [row.id, row.email ?? '']) !== undefined) {

@@ -53,7 +53,7 @@ export function bulkCreate(c: Collection, creates: PreparedCreate[], onRow: (ind
       const slice = new LoopSlice();
       for (let start = 0; start < creates.length; start += ROWS_PER_STATEMENT) {
         await insertChunk(tx, c, creates.slice(start, start + ROWS_PER_STATEMENT), changes, (i) => onRow(start + i));
-        await slice.pause();
+        if (slice.due) await slice.pause();
       }
       return creates.length;
     },

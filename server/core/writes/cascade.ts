@@ -177,7 +177,7 @@ export class Cascade {
     const walk = this.walk;
     const stack: Frame[] = [await open(walk, c, row)];
     while (stack.length > 0) {
-      await this.slice.pause();
+      if (this.slice.due) await this.slice.pause();
       const frame = stack[stack.length - 1];
       if (frame.pair >= frame.pairs.length) {
         stack.pop();
@@ -212,7 +212,7 @@ export class Cascade {
   async finish(): Promise<void> {
     for (const [c, ids] of this.walk.pending) {
       await flush(this.walk.tx, c, ids);
-      await this.slice.pause();
+      if (this.slice.due) await this.slice.pause();
     }
     this.walk.pending.clear();
   }

@@ -23,7 +23,7 @@ export function prepareTruncate(deps: WriteDeps, c: Collection): PreparedWrite<n
       const slice = new LoopSlice(); // a turn of the loop between slices of records: other requests go on
       try {
         for (const { id } of ids) {
-          await slice.pause();
+          if (slice.due) await slice.pause();
           const row = await cascade.current(c, id); // an earlier cascade may have taken it already
           if (row === undefined) continue;
           await cascade.delete(c, row);
