@@ -10,6 +10,7 @@ const TIMED = [
   'test/realtime/budget.test.ts',
   'test/security/event-loop.test.ts',
   'test/security/stalls.test.ts',
+  'test/security/long-operations.test.ts',
   'test/security/query-deadline.test.ts',
   'test/security/saturated.test.ts',
   'test/security/imports.test.ts',

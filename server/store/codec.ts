@@ -47,6 +47,17 @@ export class StatementEncoder {
     return this.count;
   }
 
+  /** The payload's size so far, in bytes (without the statement count in front). */
+  get byteLength(): number {
+    return this.pos;
+  }
+
+  /** The finished payload as its pieces, without a copy: the encoder must not be used after. */
+  parts(): Buffer[] {
+    const head = Buffer.allocUnsafe(10);
+    return [head.subarray(0, writeVarint(head, 0, this.count)), this.buf.subarray(0, this.pos)];
+  }
+
   /** The finished payload (a copy, so the encoder may be dropped). */
   finish(): Buffer {
     const head = Buffer.allocUnsafe(10);

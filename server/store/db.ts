@@ -55,7 +55,12 @@ export interface StoreOptions {
 /** 10 s: a desktop transaction lasts milliseconds; a read waiting this long is waiting for itself. */
 export const DEFAULT_LOCK_WAIT_MS = 10_000;
 
-/** 1 GiB: a checkpoint's synchronous copy stays near a second, and sql.js's memory (2 GiB) has room for the copy. */
+/**
+ * 1 GiB. A checkpoint no longer copies the database in one stretch (export.ts), and a 3 GiB database
+ * works (bench/big-database.ts: README, "Reliability"), but sql.js keeps the file as one array that
+ * grows by an eighth at a time by copying itself, so a write that grows a large file holds the loop
+ * for a copy of all of it, and a checkpoint holds the database twice in memory (6.4 GiB RSS at 3 GiB).
+ */
 export const DEFAULT_MAX_DATABASE_BYTES = 1024 * 1024 * 1024;
 
 export const DEFAULT_CHECKPOINT_BYTES = 64 * 1024 * 1024;

@@ -25,11 +25,13 @@ import { Deadlines } from './deadline.js';
 import type { Params } from './statements.js';
 import { asError, errorCode } from '../durable-files.js';
 import type { JournalCounters, JournalWriter } from './journal.js';
-import { removeSegmentsBefore, segmentPath, snapshotIdInSlices } from './journal-format.js';
+import { frameEntryInSlices, removeSegmentsBefore, segmentPath, snapshotIdInSlices } from './journal-format.js';
 import type { DirLock } from './lock.js';
-import { cutSegment, loadReadOnly, loadState } from './recovery.js';
+import { cutSegment, loadReadOnly, loadState, LONG_WRITE_CACHE_PRAGMA, PAGE_CACHE_PRAGMA } from './recovery.js';
 import type { LoadedState } from './recovery.js';
 import { writeSnapshot } from './snapshot.js';
+import { exportInSlices } from './export.js';
+import { LoopSlice } from '../loop-slice.js';
 import { queryAll, queryGet, StatementCache } from './statements.js';
 import { textBinder } from './text-binding.js';
 import { recordingTx, runTransaction } from './transaction.js';
@@ -45,6 +47,12 @@ export interface EngineConfig {
   lockWaitMs: number;
 }
 
+/** A journal entry at least this large is framed in slices (journal-format.ts `frameEntryInSlices`). */
+const LARGE_ENTRY_BYTES = 4 * 1024 * 1024;
+
+/** How long a write transaction runs before it counts as long (see `write`): ms. */
+const LONG_WRITE_MS = 50;
+
 /**
  * An open transaction, as those waiting for it see it. Nothing is made for a transaction nobody waits
  * for; the first waiter makes the promise and starts the one timer past which the waiters fail.
@@ -52,10 +60,21 @@ export interface EngineConfig {
 class Gate {
   private waiting: { ended: Promise<void>; end: () => void; fail: (error: Error) => void } | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** When the transaction last ran a statement. */
+  private active = performance.now();
 
   constructor(private readonly waitMs: number) {}
 
-  /** Resolves when the transaction ends; rejects (insideWrite) once it has been waited for waitMs. */
+  /** The transaction ran a statement: it is working, not waiting for a read made from inside it. */
+  touch(): void {
+    this.active = performance.now();
+  }
+
+  /**
+   * Resolves when the transaction ends; rejects (insideWrite) once the transaction has run no
+   * statement for waitMs while waited for. A long transaction that keeps working (an import that lets
+   * the loop turn between its statements) is waited for however long it takes.
+   */
   wait(): Promise<void> {
     if (this.waiting === null) {
       let end!: () => void;
@@ -66,7 +85,13 @@ class Gate {
       });
       ended.catch(() => undefined);
       this.waiting = { ended, end, fail };
-      this.timer = setTimeout(() => fail(insideWrite(this.waitMs)), this.waitMs);
+      const check = (): void => {
+        const idle = performance.now() - this.active;
+        if (idle >= this.waitMs) fail(insideWrite(this.waitMs));
+        else this.timer = setTimeout(check, this.waitMs - idle);
+      };
+      this.touch();
+      this.timer = setTimeout(check, this.waitMs);
     }
     return this.waiting.ended;
   }
@@ -200,17 +225,35 @@ export class Engine implements Store {
     let result: T;
     let appended: Promise<void> | null = null;
     try {
-      const call = <R>(work: () => R): R => this.deadlines.within(budget, work);
-      this.openGate();
+      // A transaction still running after LONG_WRITE_MS (an import, a truncate, a table rebuilt: work
+      // that lets the loop turn between its statements) gets a small page cache for the rest of it, so
+      // its pages are written as it goes rather than all in the one stretch of its COMMIT.
+      const began = performance.now();
+      let long = false;
+      const gate = this.openGate();
+      const call = <R>(work: () => R): R => {
+        gate.touch();
+        if (!long && performance.now() - began > LONG_WRITE_MS) {
+          long = true;
+          this.db.run(LONG_WRITE_CACHE_PRAGMA);
+        }
+        return this.deadlines.within(budget, work);
+      };
       try {
         result = await runTransaction(this.cache, recordingTx(this.db, this.cache, encoder, call), fn, call, (on) => (this.starting = on));
       } finally {
+        if (long) this.db.run(PAGE_CACHE_PRAGMA);
         this.closeGate();
       }
       if (journal !== null && encoder !== null && encoder.statementCount > 0) {
         this.unsnapshotted++;
-        // appended in commit order (before the next writer's turn); synced after the turn is released
-        appended = journal.append(encoder.finish());
+        // appended in commit order (before the next writer's turn); synced after the turn is released.
+        // A large entry is framed in slices, still in this turn, so the order holds.
+        if (encoder.byteLength < LARGE_ENTRY_BYTES) appended = journal.append(encoder.finish());
+        else {
+          const slice = new LoopSlice();
+          appended = journal.appendFrame(await frameEntryInSlices(encoder.parts(), () => slice.pause()));
+        }
       }
     } finally {
       release();
@@ -248,8 +291,9 @@ export class Engine implements Store {
     }
   }
 
-  private openGate(): void {
+  private openGate(): Gate {
     this.gate = new Gate(this.config.lockWaitMs);
+    return this.gate;
   }
 
   private closeGate(): void {
@@ -262,8 +306,14 @@ export class Engine implements Store {
   backup = <T = undefined>(alongside?: (db: ReadDb) => Promise<T>): Promise<{ bytes: Uint8Array; alongside: T }> =>
     this.inTurn(async () => {
       const read = alongside ? await alongside(this) : (undefined as T);
-      return { bytes: this.db.export(), alongside: read };
+      return { bytes: await this.exportBytes(), alongside: read };
     }, this.gate);
+
+  /** The database's bytes, copied in slices (export.ts); the caller holds the turn. */
+  private exportBytes(): Promise<Uint8Array> {
+    const slice = new LoopSlice();
+    return exportInSlices(this.config.SQL, this.db, () => slice.pause());
+  }
 
   onReload = (listener: () => void | Promise<void>): void => {
     this.reloadListeners.push(listener);
@@ -382,8 +432,8 @@ export class Engine implements Store {
     if (this.broken) throw this.broken;
     const durable = this.durable;
     if (durable === null || this.unsnapshotted === 0) return;
-    const { included, bytes, rotated } = await this.inTurn(() => {
-      const exported = this.db.export();
+    const { included, bytes, rotated } = await this.inTurn(async () => {
+      const exported = await this.exportBytes();
       // rotated now, so that writes made while the checksum is computed go to the new segment
       return { included: this.unsnapshotted, bytes: exported, rotated: durable.journal.rotate(snapshotIdInSlices(exported)) };
     }, bound);
@@ -457,9 +507,9 @@ export class Engine implements Store {
 
 /**
  * Caps the database's size after it is loaded (a replay must never fail on it): past the cap, writes
- * that need more pages fail with SQLITE_FULL, while deletes and updates in place go on. A checkpoint
- * copies the whole database synchronously (sql.js's export(), its time in proportion to the size),
- * and the database lives in sql.js's memory twice while it does, so the cap bounds both.
+ * that need more pages fail with SQLITE_FULL, while deletes and updates in place go on. The database
+ * lives in memory twice while a checkpoint copies it (in slices: export.ts), and sql.js's file grows by
+ * copying itself, so the cap bounds both the memory and the longest such copy.
  */
 function limitSize(db: Database, maxBytes: number): void {
   if (!Number.isFinite(maxBytes)) return;

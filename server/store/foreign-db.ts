@@ -7,6 +7,11 @@ import { loadSqlJs } from './db.js';
 
 export interface ForeignDb {
   all(sql: string, params?: SqlValue[]): Row[];
+  /**
+   * The rows of `sql`, `pageRows` at a time, read as the pages are asked for: a caller takes a turn of
+   * the event loop between pages instead of reading a whole table in one stretch.
+   */
+  pages(sql: string, pageRows: number): Generator<Row[]>;
   /** The names of the database's tables. */
   tables(): Set<string>;
   close(): void;
@@ -22,25 +27,35 @@ export async function openForeignDb(bytes: Uint8Array): Promise<ForeignDb> {
   } catch (err) {
     throw new Error(`not a SQLite database (${err instanceof Error ? err.message : String(err)})`);
   }
-  const all = (sql: string, params: SqlValue[] = []): Row[] => {
+  function* pages(sql: string, pageRows: number, params: SqlValue[] = []): Generator<Row[]> {
+    // the database is this object's own and read-only: a statement may stay open between pages
     const stmt = db.prepare(sql);
     try {
       stmt.bind(params);
-      const rows: Row[] = [];
       const names = stmt.getColumnNames();
+      let rows: Row[] = [];
       while (stmt.step()) {
         const values = stmt.get();
         const row: Row = {};
         names.forEach((name, i) => Object.defineProperty(row, name, { value: values[i] as SqlValue, enumerable: true, writable: true, configurable: true }));
-        rows.push(row);
+        if (rows.push(row) === pageRows) {
+          yield rows;
+          rows = [];
+        }
       }
-      return rows;
+      if (rows.length > 0) yield rows;
     } finally {
       stmt.free();
     }
+  }
+  const all = (sql: string, params: SqlValue[] = []): Row[] => {
+    const rows: Row[] = [];
+    for (const page of pages(sql, Number.MAX_SAFE_INTEGER, params)) rows.push(...page);
+    return rows;
   };
   return {
     all,
+    pages: (sql, pageRows) => pages(sql, pageRows),
     tables: () => new Set(all(`SELECT name FROM sqlite_master WHERE type = 'table'`).map((r) => String(r.name))),
     close: () => db.close(),
   };

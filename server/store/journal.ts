@@ -59,7 +59,12 @@ export class JournalWriter {
   }
 
   append(payload: Uint8Array): Promise<void> {
-    return this.enqueue((waiter) => ({ kind: 'entry', frame: frameEntry(payload), ...waiter }));
+    return this.appendFrame(frameEntry(payload));
+  }
+
+  /** An entry already framed (`frameEntryInSlices`). */
+  appendFrame(frame: Buffer): Promise<void> {
+    return this.enqueue((waiter) => ({ kind: 'entry', frame, ...waiter }));
   }
 
   /**

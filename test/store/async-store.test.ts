@@ -121,6 +121,25 @@ describe('the async store', () => {
     expect(await ids(store)).toEqual(['next']);
   });
 
+  it('a read from outside waits for a long transaction that keeps running statements, past lockWaitMs', async () => {
+    // an import or a truncate in slices: it lets the loop turn between its statements for longer than
+    // lockWaitMs, and a reader from another request waits for its commit instead of failing
+    const store = await openWithTable(null, 200);
+    let opened!: () => void;
+    const open = new Promise<void>((resolve) => (opened = resolve));
+    const write = store.write(async (tx) => {
+      for (let i = 0; i < 12; i++) {
+        await tx.run('INSERT INTO t (id, n) VALUES (?, ?)', [`row${String(i).padStart(2, '0')}`, i]);
+        opened();
+        await sleep(50);
+      }
+    });
+    await open;
+    const read = ids(store);
+    await write;
+    expect(await read).toHaveLength(12);
+  });
+
   it('a write through the store after an await inside a transaction fails the same way, and the store goes on', async () => {
     const store = await openWithTable(null, 200);
     const write = store.write(async (tx) => {

@@ -3,8 +3,11 @@
 // the change feed as the rows they are (no read back). A chunk SQLite refuses (a unique index, an id
 // already stored) is applied again create by create, so the error is the one a single create gives. Only creates whose
 // apply would do nothing but insert (`PreparedCreate.bulk`) take this path; the others apply as usual.
+// The statements run inside the one transaction in slices (`LoopSlice`): other requests are answered
+// between them, while readers of the store wait for the commit as for any write.
 import { ident } from '../../filter/sql.js';
 import type { WriteTx } from '../../store/db.js';
+import { LoopSlice } from '../../loop-slice.js';
 import type { Collection, Row, SqlValue } from '../../model/types.js';
 import type { RecordChange } from './changes.js';
 import type { PreparedCreate } from './prepare-create.js';
@@ -47,8 +50,10 @@ async function insertChunk(tx: WriteTx, c: Collection, chunk: PreparedCreate[], 
 export function bulkCreate(c: Collection, creates: PreparedCreate[], onRow: (index: number) => void = () => {}): PreparedWrite<number> {
   return {
     async apply(tx, changes) {
+      const slice = new LoopSlice();
       for (let start = 0; start < creates.length; start += ROWS_PER_STATEMENT) {
         await insertChunk(tx, c, creates.slice(start, start + ROWS_PER_STATEMENT), changes, (i) => onRow(start + i));
+        if (slice.due) await slice.pause();
       }
       return creates.length;
     },

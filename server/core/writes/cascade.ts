@@ -14,6 +14,7 @@ import { ident } from '../../filter/sql.js';
 import type { Dialect } from '../../rules/compile.js';
 import type { Collection, RelationField, Row, SqlValue } from '../../model/types.js';
 import { isMultiple } from '../../model/types.js';
+import { LoopSlice } from '../../loop-slice.js';
 
 function relationIds(field: RelationField, stored: SqlValue): string[] {
   if (stored === null || stored === '') return [];
@@ -152,10 +153,12 @@ interface Frame {
  * would (a cascaded record is deleted, and its own references processed, before the next referring
  * record), on an explicit stack: a 6,000-deep chain of cascades is as safe as a short one. One walk
  * may delete several records (a truncate): what it has read and deleted is shared. `finish()` sends
- * the deletes still waiting; the transaction must not commit before it.
+ * the deletes still waiting; the transaction must not commit before it. A long walk gives the event
+ * loop a turn every slice (`LoopSlice`), so other requests are answered while it runs.
  */
 export class Cascade {
   private readonly walk: Walk;
+  private readonly slice = new LoopSlice();
 
   constructor(dialect: Dialect, tx: WriteTx, registry: Registry, sessions: Sessions, changes: RecordChange[]) {
     this.walk = { tx, registry, sessions, referring: new Referrers(tx, dialect), visited: new Set(), changes, pending: new Map() };
@@ -175,6 +178,7 @@ export class Cascade {
     const walk = this.walk;
     const stack: Frame[] = [await open(walk, c, row)];
     while (stack.length > 0) {
+      if (this.slice.due) await this.slice.pause();
       const frame = stack[stack.length - 1];
       if (frame.pair >= frame.pairs.length) {
         stack.pop();
@@ -207,7 +211,10 @@ export class Cascade {
 
   /** Sends the deletes still waiting. */
   async finish(): Promise<void> {
-    for (const [c, ids] of this.walk.pending) await flush(this.walk.tx, c, ids);
+    for (const [c, ids] of this.walk.pending) {
+      await flush(this.walk.tx, c, ids);
+      if (this.slice.due) await this.slice.pause();
+    }
     this.walk.pending.clear();
   }
 }

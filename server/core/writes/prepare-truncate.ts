@@ -6,6 +6,7 @@ import { ApiError, badRequest } from '../../errors.js';
 import { ident } from '../../filter/sql.js';
 import type { Collection } from '../../model/types.js';
 import { SUPERUSERS_ID } from '../../model/types.js';
+import { LoopSlice } from '../../loop-slice.js';
 import { Cascade } from './cascade.js';
 import type { PreparedWrite, WriteDeps } from './prepared.js';
 
@@ -19,8 +20,10 @@ export function prepareTruncate(deps: WriteDeps, c: Collection): PreparedWrite<n
       let deleted = 0;
       // one walk for every record: what a cascade read or deleted serves the next ones
       const cascade = new Cascade(deps.dialect, tx, registry, sessions, changes);
+      const slice = new LoopSlice(); // a turn of the loop between slices of records: other requests go on
       try {
         for (const { id } of ids) {
+          if (slice.due) await slice.pause();
           const row = await cascade.current(c, id); // an earlier cascade may have taken it already
           if (row === undefined) continue;
           await cascade.delete(c, row);
