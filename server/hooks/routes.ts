@@ -37,8 +37,8 @@ export interface HooksHost {
     action: (payload: Record<string, unknown>) => Promise<Record<string, unknown>>,
     collection?: { id: string; name: string },
   ): Promise<{ payload: Record<string, unknown>; ran: boolean }>;
-  /** The handlers the loaded files registered (a new array after each load). */
-  readonly registrations: readonly Registration[];
+  /** Every handler the loaded files registered, the `__…` events of routes and cron included (a new array after each load). */
+  readonly allRegistrations: readonly Registration[];
   /** The hooks' logger. */
   readonly log: (entry: { level: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR'; message: string; data: Record<string, unknown> }) => void;
 }
@@ -150,7 +150,7 @@ export class HookRoutes {
         } catch (err) {
           throw new Error(`[cronAdd] failed to register cron job ${id}: failed to add new cron job: ${(err as Error).message}`, { cause: err });
         }
-        if (!this.host.registrations.some((r) => r.event === CRON_SOURCE)) {
+        if (!this.host.allRegistrations.some((r) => r.event === CRON_SOURCE)) {
           throw new Error(`[cronAdd] failed to register cron job ${id}: at run time, Deskbase takes cronAdd from a handler whose own code calls it (not through a function of another file)`);
         }
         this.sync();
@@ -169,7 +169,7 @@ export class HookRoutes {
 
   /** Brings the route table and the cron jobs in step with the files loaded now (cheap when unchanged). */
   sync(): void {
-    const regs = this.host.registrations;
+    const regs = this.host.allRegistrations;
     if (regs === this.seen) return;
     this.seen = regs;
     const table: HookRoute[] = [];

@@ -303,6 +303,11 @@ export class HooksRuntime implements CoreEvents {
     return this.loaded?.visible ?? NONE;
   }
 
+  /** Every registered handler, the features' own `__…` events too (routes.ts reads its routes and cron jobs here): the same array until the next load. */
+  get allRegistrations(): readonly Registration[] {
+    return this.loaded?.registrations ?? NONE;
+  }
+
   /** The handler count (0: no hook file registered anything). */
   get handlerCount(): number {
     return this.registrations.length;
