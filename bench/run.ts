@@ -20,7 +20,7 @@ import { runTeam, teamTable } from './team.js';
 import { mainTable, scaleTable, targets, targetTable, type BenchResults } from './report.js';
 
 /** The whole run is bounded: past this, the children are killed and the bench fails. */
-const WATCHDOG_MS = 9 * 60 * 1000;
+const WATCHDOG_MS = 12 * 60 * 1000;
 
 function settingsFromArgs(): Settings {
   const { values } = parseArgs({
