@@ -57,7 +57,6 @@ function ruleHeaders(headers: Iterable<[string, string]>): Record<string, string
  */
 export function requestContext(input: RequestInput, lookup: Lookup, dialect: Dialect): RequestContext {
   const { expand, fields } = input.query;
-  let headers: Record<string, string> | undefined;
   return {
     request: {
       auth: input.auth,
@@ -65,10 +64,7 @@ export function requestContext(input: RequestInput, lookup: Lookup, dialect: Dia
       context: 'default',
       body: input.body ?? {},
       query: input.query,
-      // built when first read: most requests' rules never name a header (a spread copies it as a value)
-      get headers() {
-        return (headers ??= ruleHeaders(input.headers));
-      },
+      headers: ruleHeaders(input.headers),
       client: input.client,
     },
     lookup,

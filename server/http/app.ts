@@ -72,11 +72,12 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   const app = new H3({
     silent: true,
     onRequest(event) {
-      if (options.verbose) started.set(event, performance.now()); // a WeakMap entry costs every young-generation GC
+      started.set(event, performance.now());
     },
     onResponse(response, event) {
-      // CORS headers are set on the node response before h3 runs (createNodeHandler): reading
-      // `response.headers` here would build a web Headers object for every answer
+      for (const [k, v] of Object.entries(CORS)) if (!response.headers.has(k)) {
+        try { response.headers.set(k, v); } catch { /* immutable headers (static files) */ }
+      }
       if (options.verbose) {
         const t0 = started.get(event);
         log({ level: 'info', method: event.req.method, path: event.url.pathname, status: response.status, ms: t0 === undefined ? undefined : Math.round((performance.now() - t0) * 10) / 10 });
@@ -137,17 +138,7 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   return app;
 }
 
-const CORS_ENTRIES = Object.entries(CORS);
-
-/**
- * The app as a node:http request listener (the server's only contact with h3 outside this folder).
- * Every answer carries the CORS headers: set on the node response first, so headers an answer sets
- * itself win (node merges them at writeHead), at the cost of four plain property writes.
- */
+/** The app as a node:http request listener (the server's only contact with h3 outside this folder). */
 export function createNodeHandler(core: Core, options: AppOptions = {}): ReturnType<typeof toNodeHandler> {
-  const handler = toNodeHandler(createApp(core, options));
-  return ((req, res) => {
-    for (const [k, v] of CORS_ENTRIES) res.setHeader(k, v);
-    return handler(req, res);
-  }) as ReturnType<typeof toNodeHandler>;
+  return toNodeHandler(createApp(core, options));
 }

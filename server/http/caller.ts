@@ -53,7 +53,8 @@ export function authMiddleware(core: Core) {
     }
     const cookie = getCookie(event, COOKIE_NAME);
     if (cookie) return viaCookie(event, cookie);
-    return undefined; // no state: stateOf answers a guest's (a WeakMap entry per request costs every young-generation GC)
+    setState(event, { auth: null, bearer: null, viaCookie: false });
+    return undefined;
   };
 }
 

@@ -49,7 +49,7 @@ describe('answers', () => {
   });
 });
 
-// over a real socket: the CORS headers are set on the node response (http/app.ts createNodeHandler)
+// over a real socket, the answers h3 builds itself (JSON, errors, HEAD) and a streamed one alike
 describe('CORS on the server', () => {
   let server: RunningServer;
   beforeAll(async () => { server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined }); });
