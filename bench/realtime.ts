@@ -91,7 +91,7 @@ export async function runRealtime(s: Settings, dir: string, children: Set<Child>
   const info = await child.call<SeedInfo>({ op: 'seed', dir: join(dir, 'realtime'), posts: s.smallPosts, users: s.users }, 300_000);
   const url = info.url;
   const body = createBody(info);
-  let attached = await attach(subscribers, url, SUBSCRIBERS);
+  const attached = await attach(subscribers, url, SUBSCRIBERS);
   s.log(`${attached} subscribers attached`);
 
   // delivery to the last subscriber, one create at a time
@@ -104,10 +104,10 @@ export async function runRealtime(s: Settings, dir: string, children: Set<Child>
   const runs: [LoadRun[], LoadRun[]] = [[], []];
   const slice = s.seconds / s.rounds;
   for (let round = 0; round < s.rounds; round++) {
-    if (attached === 0) attached = await attach(subscribers, url, SUBSCRIBERS);
+    // attached for the delivery phase before the first slice; again for each later one
+    if (round > 0) await attach(subscribers, url, SUBSCRIBERS);
     runs[0].push(await load(s, url, create, slice));
     await subscribers.call({ op: 'detach' });
-    attached = 0;
     // the server notices the closed streams and finishes the deliveries still queued for them
     await sleep(200);
     await createOne(url, info, body);

@@ -66,15 +66,14 @@ export class RealtimeFlusher {
       this.cost = 0;
     }
     const end = start + this.options.sliceMs;
-    let now = start;
     while (this.at < this.round.length) {
       const stream = this.round[this.at++];
       stream.waiting = false;
       stream.flush();
       // the clock is read every 16 streams: a write costs a few microseconds
-      if ((this.at & 15) === 0 && (now = performance.now()) >= end) break;
+      if ((this.at & 15) === 0 && performance.now() >= end) break;
     }
-    now = performance.now();
+    const now = performance.now();
     this.cost += now - start;
     if (this.at >= this.round.length) {
       const { share, maxWaitMs } = this.options;
