@@ -35,6 +35,9 @@ const HEADERS: Record<string, string> = {
   'cache-control': 'no-store',
   // nginx and similar proxies would otherwise buffer the stream
   'x-accel-buffering': 'no',
+  // the body ends with the connection (an event stream is never reused for another request), so it
+  // needs no chunked framing: each write is the events' bytes alone (see the GET below)
+  connection: 'close',
 };
 
 /** A message's `event:` and `data:` lines, encoded once for all the clients it goes to. */
@@ -59,6 +62,9 @@ export function registerRealtime(app: H3, core: Core, totalQueueBytes = REALTIME
     // between events the stream is quiet by design: the broker's idle timer (5 minutes) ends it, not
     // the server's socket inactivity timeout
     event.runtime?.node?.req.socket.setTimeout(0);
+    // no `Transfer-Encoding: chunked`: node then frames each write with a size line and CRLF, two
+    // more buffers per socket write to every subscriber
+    event.runtime?.node?.res?.removeHeader('transfer-encoding');
     let clientId = '';
     const address = clientOf(event); // the stream's address bears what its subscriptions cost
     let prefix = Buffer.alloc(0);
