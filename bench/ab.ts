@@ -2,9 +2,11 @@
 // tree, each in its own child process, in alternating slices so that background load weighs on both.
 //
 //   npx tsx bench/ab.ts <commit> <case> [--after COMMIT] [--seconds 10] [--rounds 10] [--posts 10000]
-//                                        [--connections 10]
+//                                        [--connections 10] [--subscribers N]
 //
-// --after compares with that commit instead of the working tree.
+// --after compares with that commit instead of the working tree. --subscribers N attaches N SSE
+// subscribers to posts/* on both servers for the run (the realtime fan-out's cost to the case), then
+// measures one create's delivery to the last of them on each, alternating (p50/p99).
 // The commit is exported with `git archive` to a temporary folder that borrows this tree's
 // node_modules (and this tree's bench/, so both sides are driven the same way).
 import { execFileSync } from 'node:child_process';
@@ -14,6 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { httpCases, type CaseId } from './cases.js';
+import { attach, deliveryTimes, percentile, spawnSubscribers } from './realtime.js';
 import { spawnChild, type Child } from './children.js';
 import { alternate, fmtResult, type Settings } from './phases.js';
 import type { SeedInfo } from './protocol.js';
@@ -33,7 +36,7 @@ async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
-      after: { type: 'string' }, seconds: { type: 'string' }, rounds: { type: 'string' }, posts: { type: 'string' }, connections: { type: 'string' },
+      after: { type: 'string' }, seconds: { type: 'string' }, rounds: { type: 'string' }, posts: { type: 'string' }, connections: { type: 'string' }, subscribers: { type: 'string' },
     },
   });
   const [commit, id = 'view'] = positionals;
@@ -55,7 +58,22 @@ async function main(): Promise<void> {
     };
     const target = (i: number) => ({ url: seeded[i].url, c: httpCases(seeded[i])[id as CaseId], child: children[i] });
     if (!target(0).c) throw new Error(`unknown case ${id}`);
+    const subscribers = Number(values.subscribers ?? 0);
+    // one subscriber process per server (bench/subscribers.ts)
+    const subs = subscribers > 0 ? seeded.map(() => spawnSubscribers()) : [];
+    children.push(...subs);
+    for (const [i, x] of subs.entries()) await attach(x, seeded[i].url, subscribers);
     const [before, after] = await alternate(s, target(0), target(1));
+    if (subscribers > 0) {
+      const times: number[][] = [[], []];
+      for (let round = 0; round < 10; round++) {
+        for (const i of [0, 1]) times[i].push(...(await deliveryTimes(subs[i], seeded[i].url, seeded[i], 5)));
+      }
+      for (const [i, name] of [commit, values.after ?? 'the working tree'].entries()) {
+        const sorted = times[i].sort((a, b) => a - b);
+        console.log(`delivery to the last of ${subscribers} at ${name}: p50 ${percentile(sorted, 0.5).toFixed(1)} ms, p99 ${percentile(sorted, 0.99).toFixed(1)} ms`);
+      }
+    }
     console.log(`${id} at ${commit}: ${fmtResult(before)}, ${before.cpuUsPerRequest.toFixed(0)} µs CPU/req`);
     console.log(`${id} at ${values.after ?? 'the working tree'}: ${fmtResult(after)}, ${after.cpuUsPerRequest.toFixed(0)} µs CPU/req`);
     console.log(`change: ${((100 * after.rps) / before.rps - 100).toFixed(1)}% req/s`);

@@ -25,8 +25,8 @@ async function start(dir: string, db?: string, hooksDir: string | null = null): 
   // imported only for the team-server phase: older commits driven by bench/ab.ts have no such store
   const openStore = db === undefined ? undefined : (await import('../server/store-postgres/store.js')).openPostgresStore;
   const team = openStore === undefined || db === undefined ? {} : { openStore: () => openStore({ url: db, dir }) };
-  // the realtime phase holds 1,000 event streams open from the bench's one address
-  return startServer({ dir, host: '127.0.0.1', port: 0, strictPort: true, uiDir: null, log: () => undefined, limits: { perAddress: 2048, maxConnections: 2048 }, hooksDir, ...team });
+  // the realtime phase holds 1,000 event streams open from one address, then 10,000 from five
+  return startServer({ dir, host: '127.0.0.1', port: 0, strictPort: true, uiDir: null, log: () => undefined, limits: { perAddress: 2048, maxConnections: 12_000 }, hooksDir, ...team });
 }
 
 /** Awaited: this file also drives older commits (bench/ab.ts), whose store answered synchronously. */
@@ -92,7 +92,7 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
 
 const state: ChildState = { deskbase: null, ceiling: null, profiler: new WindowProfiler() };
 process.on('message', (message: ChildEnvelope) => {
-  handle(state, message.request).then(
+  handle(state, message.request as ChildRequest).then(
     (result) => process.send?.({ id: message.id, ok: true, result } satisfies ChildReply),
     (err: unknown) => process.send?.({ id: message.id, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) } satisfies ChildReply),
   );

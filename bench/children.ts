@@ -3,13 +3,13 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ChildReply, ChildRequest } from './protocol.js';
+import type { ChildReply, ChildRequest, SubscribersRequest } from './protocol.js';
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'child.ts');
 
 export interface Child {
   readonly pid: number;
-  call<T>(request: ChildRequest, timeoutMs?: number): Promise<T>;
+  call<T>(request: ChildRequest | SubscribersRequest, timeoutMs?: number): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -39,7 +39,7 @@ export function spawnChild(profileDir: string | null, script = CHILD): Child {
   });
   return {
     pid: proc.pid ?? -1,
-    call<T>(request: ChildRequest, timeoutMs = 120_000): Promise<T> {
+    call<T>(request: ChildRequest | SubscribersRequest, timeoutMs = 120_000): Promise<T> {
       if (exited) return Promise.reject(new Error('child process has exited'));
       const id = nextId++;
       return new Promise<T>((resolve, reject) => {

@@ -56,9 +56,18 @@ export type ChildRequest =
   | { op: 'memory' }
   | { op: 'close' };
 
+/** The realtime phase's subscriber process (bench/subscribers.ts). */
+export type SubscribersRequest =
+  /** `count` SSE clients subscribed to `topic`, their connections spread over the local `addresses`. */
+  | { op: 'attach'; url: string; topic: string; count: number; addresses: string[] }
+  | { op: 'arm' }
+  | { op: 'reached'; timeoutMs: number }
+  | { op: 'detach' }
+  | { op: 'close' };
+
 export interface ChildEnvelope {
   id: number;
-  request: ChildRequest;
+  request: ChildRequest | SubscribersRequest;
 }
 
 export type ChildReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };

@@ -5,7 +5,7 @@ import type { LoadResult } from './load.js';
 import type { MainResults, Measured } from './phases.js';
 import type { LargeFigures, ScalePoint } from './scale.js';
 import type { ImportFigures } from './import.js';
-import type { RealtimeFigures } from './realtime.js';
+import { REALTIME_TARGETS, type RealtimeFigures } from './realtime.js';
 import type { TeamFigures } from './team.js';
 import type { HooksFigures } from './hooks.js';
 
@@ -80,8 +80,10 @@ export function targets(r: BenchResults): Target[] {
   const small = `${Math.round(r.small.posts / 1000)}k`;
   const rssMax = Math.max(r.large.start.rssBytes, r.large.memoryAfterLoad.rssBytes);
   const expandRatio = r.expandCost.ratio;
+  const rt = r.realtime;
+  const rtShare = rt.attached.rps / rt.detached.rps;
   return [
-    t('view by id vs ceiling', '>= 50%', pct(r.cases.view.ratio), r.cases.view.ratio >= 0.5),
+    t('view by id vs ceiling', '>= 60%', pct(r.cases.view.ratio), r.cases.view.ratio >= 0.6),
     t('list 30 with totals vs ceiling', '>= 35%', pct(r.cases.list.ratio), r.cases.list.ratio >= 0.35),
     t('durable creates', '>= 3000/s', `${num(r.cases.create.deskbase.rps)}/s`, r.cases.create.deskbase.rps >= 3000),
     t(`create rate at ${large} vs ${small}`, '>= 80%', pct(createRatio), createRatio >= 0.8),
@@ -94,6 +96,8 @@ export function targets(r: BenchResults): Target[] {
     t(`page ${deepPage(r.large.posts).toLocaleString('en')} p50 at ${large}`, '<= 10 ms', `${num(r.large.listDeepPage.p50, 2)} ms`, r.large.listDeepPage.p50 <= 10),
     t(`sort on unindexed text p50 at ${large}`, '<= 40 ms', `${num(r.large.listSortTitle.p50, 1)} ms`, r.large.listSortTitle.p50 <= 40),
     t('list 30 expand=author vs without', '>= 60%', pct(expandRatio), expandRatio >= 0.6),
+    t(`create rate with ${rt.subscribers.toLocaleString('en')} subscribers vs none`, `>= ${pct(REALTIME_TARGETS.createShare)}`, pct(rtShare), rtShare >= REALTIME_TARGETS.createShare),
+    t(`delivery to the last of ${rt.subscribers.toLocaleString('en')}, p99`, `<= ${REALTIME_TARGETS.deliveryP99Ms} ms`, `${num(rt.deliveryP99, 1)} ms`, rt.deliveryP99 <= REALTIME_TARGETS.deliveryP99Ms),
   ];
 }
 

@@ -1,7 +1,8 @@
 // What every answer looks like: health, 404s and malformed requests in the error envelope
-// `{status, message, data}`, bodies over their limit, CORS preflight.
+// `{status, message, data}`, bodies over their limit, CORS preflight and CORS headers on every answer.
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../server/index.js';
 import { harness, type Harness } from '../support/harness.js';
 
 describe('answers', () => {
@@ -45,5 +46,31 @@ describe('answers', () => {
       expect(r.headers.get('access-control-allow-origin')).toBe('*');
       expect(r.headers.get('access-control-allow-headers')).toMatch(/authorization/);
     });
+  });
+});
+
+// over a real socket, the answers h3 builds itself (JSON, errors, HEAD) and a streamed one alike
+describe('CORS on the server', () => {
+  let server: RunningServer;
+  beforeAll(async () => { server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined }); });
+  afterAll(async () => { await server.close(); });
+
+  it('every answer carries the CORS headers: JSON, an error envelope, an event stream, a HEAD', async () => {
+    const cors = { origin: '*', methods: 'GET, HEAD, POST, PATCH, PUT, DELETE, OPTIONS', headers: 'authorization, content-type, accept, x-requested-with', maxAge: '86400' };
+    const health = await fetch(`${server.url}/api/health`);
+    const missing = await fetch(`${server.url}/api/nope`);
+    const head = await fetch(`${server.url}/api/health`, { method: 'HEAD' });
+    const stream = new AbortController();
+    const events = await fetch(`${server.url}/api/realtime`, { signal: stream.signal });
+    for (const headers of [health.headers, missing.headers, head.headers, events.headers]) {
+      expect(headers.get('access-control-allow-origin')).toBe(cors.origin);
+      expect(headers.get('access-control-allow-methods')).toBe(cors.methods);
+      expect(headers.get('access-control-allow-headers')).toBe(cors.headers);
+      expect(headers.get('access-control-max-age')).toBe(cors.maxAge);
+    }
+    // an answer's own headers are kept
+    expect(health.headers.get('content-type')).toBe('application/json;charset=UTF-8');
+    expect(events.headers.get('content-type')).toBe('text/event-stream; charset=UTF-8');
+    stream.abort();
   });
 });

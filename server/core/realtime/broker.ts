@@ -43,11 +43,12 @@ export class RealtimeClient {
   /** Changes whose messages to this client wait in the fan-out's second lane (fan-out.ts). */
   behind = 0;
   private idle: NodeJS.Timeout;
+  /** When the client was last sent a message (Date.now()): the idle timer looks at it when it fires. */
+  private sentAt = Date.now();
 
   /** `address` is the client address's key its costs are charged to (the event stream's connection). */
-  constructor(readonly id: string, readonly address: string, private readonly sink: RealtimeSink, onIdle: () => void, idleMs: number) {
-    this.idle = setTimeout(onIdle, idleMs);
-    this.idle.unref();
+  constructor(readonly id: string, readonly address: string, private readonly sink: RealtimeSink, private readonly onIdle: () => void, private readonly idleMs: number) {
+    this.idle = this.arm(idleMs);
   }
 
   get auth(): AuthInfo | null {
@@ -57,12 +58,30 @@ export class RealtimeClient {
   set auth(auth: AuthInfo | null) {
     this.authInfo = auth;
     this.who = whoOf(auth);
+    this.changed?.();
+  }
+
+  /** Told when the identity changes (the broker's index of shapes depends on it). */
+  changed: (() => void) | null = null;
+
+  /**
+   * The idle timer is not moved on each message (a thousand subscribers of one write would move a
+   * thousand timers): when it fires, a client sent something since is given the rest of its time.
+   */
+  private arm(ms: number): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      const quiet = Date.now() - this.sentAt;
+      if (quiet < this.idleMs) this.idle = this.arm(this.idleMs - quiet);
+      else this.onIdle();
+    }, ms);
+    timer.unref();
+    return timer;
   }
 
   /** Sends one message; a full queue closes the client (its subscriptions must be sent again). */
   send(message: RealtimeMessage): boolean {
     if (!this.sink.send(message)) return false;
-    this.idle.refresh();
+    this.sentAt = Date.now();
     return true;
   }
 
@@ -89,6 +108,11 @@ export class RealtimeBroker {
   /** options string → the one object its subscriptions share, and how many hold it */
   private readonly options = new Map<string, { options: SubscriptionOptions; refs: number }>();
   readonly ledger: SubscriptionLedger;
+  /**
+   * Changes whenever who is subscribed to what could have changed (a subscription, an identity, a
+   * client gone): what the fan-out keeps of a collection's subscriber shapes is valid while it holds.
+   */
+  version = 0;
 
   constructor(private readonly idleMs = IDLE_MS, limits: Readonly<RealtimeLimits> = REALTIME_LIMITS) {
     this.ledger = new SubscriptionLedger(limits);
@@ -102,6 +126,7 @@ export class RealtimeBroker {
   connect(sink: RealtimeSink, address = ''): RealtimeClient {
     const id = newId(40);
     const client = new RealtimeClient(id, address, sink, () => this.disconnect(id), this.idleMs);
+    client.changed = () => this.version++;
     this.clients.set(id, client);
     return client;
   }
@@ -160,6 +185,7 @@ export class RealtimeBroker {
   }
 
   private unindex(client: RealtimeClient): void {
+    this.version++;
     for (const sub of client.subscriptions) {
       const key = sub.topic.toLowerCase();
       const entry = this.byTopic.get(key);

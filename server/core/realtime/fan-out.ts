@@ -14,7 +14,7 @@ import { isSuperuser } from '../../model/types.js';
 import type { RecordChange } from '../writes/changes.js';
 import type { RealtimeLimits } from './subscription-limits.js';
 import { RealtimeBroker, type RealtimeClient, type RealtimeMessage } from './broker.js';
-import { goesSecond, shapeMessage, shapesOf, VISITS_PER_STEP, type Delivery, type Shape } from './shapes.js';
+import { goesSecond, shapeMessage, shapesOf, VISITS_PER_STEP, type Delivery, type Shape, type ShapeCache } from './shapes.js';
 import { parseSubscribeForm } from './topics.js';
 import { LaneSlices } from './slices.js';
 
@@ -68,6 +68,8 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'dialect' | 'registr
   const behind: Delivery[] = [];
   /** Their held messages and second-lane shape members, counted as they were queued. */
   let behindEntries = 0;
+  /** Each collection's subscriber shapes while the broker is unchanged (shapes.ts). */
+  const shapeCache: ShapeCache = new Map();
 
   function send(client: RealtimeClient, m: RealtimeMessage): void {
     if (!client.send(m)) broker.disconnect(client.id);
@@ -76,7 +78,7 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'dialect' | 'registr
   /** The first lane sends, or holds for the second when the client's messages wait there. */
   function deliver(d: Delivery, client: RealtimeClient, m: RealtimeMessage): void {
     if (client.behind > 0 && !d.slow.has(client)) goesSecond(d, client);
-    if (d.slow.has(client)) d.held.push([client, m, client.who]);
+    if (d.slow.size > 0 && d.slow.has(client)) d.held.push([client, m, client.who]);
     else send(client, m);
   }
 
@@ -86,10 +88,14 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'dialect' | 'registr
     if (data === null) return;
     const messages = messagesFor(data);
     let sent = 0;
-    for (const [client, name] of shape.members) {
+    let name = '';
+    let message: RealtimeMessage | null = null;
+    for (const [client, raw] of shape.members) {
       if (++sent % VISITS_PER_STEP === 0) yield;
+      // most members share one subscription string, so one message
+      if (raw !== name || message === null) message = messages((name = raw));
       // a member whose identity changed since (its session ended) was not checked as it is now
-      if (client.who === shape.who) to(client, messages(name));
+      if (client.who === shape.who) to(client, message);
     }
   }
 
@@ -125,7 +131,7 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'dialect' | 'registr
         if (!row) continue;
         if (change.collection.type === 'auth') broker.authRecordChanged(change.collection.id, String(row.id), change.after);
         const d: Delivery = { change, shapes: [], firstSlow: 0, entries: 0, held: [], slow: new Set() };
-        yield* shapesOf(broker, change, String(row.id), d);
+        yield* shapesOf(broker, change, String(row.id), d, shapeCache);
         for (let i = 0; i < d.firstSlow; i++) {
           yield* sendShape(change, d.shapes[i], (client, m) => deliver(d, client, m));
           yield;

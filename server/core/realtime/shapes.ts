@@ -42,19 +42,49 @@ export interface Delivery {
 }
 
 /**
+ * A collection's shapes as last found for its collection-wide topics (`/*`, bare), kept while the
+ * broker's subscriptions and identities stay as they were (`RealtimeBroker.version`): a thousand
+ * subscribers of one collection are grouped once, not on every change.
+ */
+export interface KnownShapes {
+  version: number;
+  shapes: Shape[];
+  firstSlow: number;
+  /** The clients with a shape of rank 1 or more (d.slow). */
+  slow: RealtimeClient[];
+}
+
+/** Collection key (id and name: a rename is another key) → its shapes as last found. */
+export type ShapeCache = Map<string, KnownShapes>;
+
+/**
  * The subscriber shapes one change reaches (each topic spelling: by name or id, `/*`, bare, `/id`),
  * into `d.shapes`, yielding every few hundred subscriptions visited; then ordered by rank. A shape's
  * rank is how many other shapes of the change its members' client addresses had joined before it
  * (the least over its members), so each address's first shape comes before any address's second:
  * clients are cheap to open, addresses are not. Every client with a shape of rank 1 or more goes in
- * `d.slow`: all its messages of this change come from the second lane, in order.
+ * `d.slow`: all its messages of this change come from the second lane, in order. When nobody is
+ * subscribed to the record's own topics, the collection's shapes come from `cache` while the broker
+ * is unchanged since they were found (shapes are never changed once found: the next are new objects).
  */
-export function* shapesOf(broker: RealtimeBroker, change: RecordChange, id: string, d: Delivery): Generator<void> {
+export function* shapesOf(broker: RealtimeBroker, change: RecordChange, id: string, d: Delivery, cache?: ShapeCache): Generator<void> {
   const c = change.collection;
+  const own = [`${c.name}/${id}`, `${c.id}/${id}`].map((t) => t.toLowerCase());
+  const wide = [`${c.name}/*`, `${c.id}/*`, c.name, c.id].map((t) => t.toLowerCase());
+  const cacheable = cache !== undefined && own.every((t) => broker.subscribers(t) === undefined);
+  const key = `${c.id}\n${c.name}`;
+  const known = cacheable ? cache.get(key) : undefined;
+  if (known !== undefined && known.version === broker.version) {
+    d.shapes = [...known.shapes];
+    d.firstSlow = known.firstSlow;
+    for (const client of known.slow) goesSecond(d, client);
+    return;
+  }
+  const version = broker.version;
   const found = new Map<string, Map<SubscriptionOptions, Shape>>();
   const byAddress = new Map<string, Set<Shape>>();
   const joined = new Map<RealtimeClient, Set<Shape>>();
-  const topics = new Set([`${c.name}/*`, `${c.id}/*`, c.name, c.id, `${c.name}/${id}`, `${c.id}/${id}`].map((t) => t.toLowerCase()));
+  const topics = new Set(cacheable ? wide : [...wide, ...own]);
   let visits = 0;
   for (const topic of topics) {
     for (const [client, subs] of broker.subscribers(topic) ?? []) {
@@ -85,14 +115,21 @@ export function* shapesOf(broker: RealtimeBroker, change: RecordChange, id: stri
   d.shapes.sort((a, b) => a.rank - b.rank);
   const firstSlow = d.shapes.findIndex((shape) => shape.rank > 0);
   d.firstSlow = firstSlow < 0 ? d.shapes.length : firstSlow;
+  const slow: RealtimeClient[] = [];
   for (const [client, mine] of joined) {
     if (++visits % VISITS_PER_STEP === 0) yield;
     for (const shape of mine) {
       if (shape.rank > 0) {
+        slow.push(client);
         goesSecond(d, client);
         break;
       }
     }
+  }
+  // kept only when nothing changed while it was being found (it yields between steps)
+  if (cacheable && broker.version === version) {
+    if (cache.size >= 64) cache.clear(); // collections renamed or gone leave stale keys
+    cache.set(key, { version, shapes: [...d.shapes], firstSlow: d.firstSlow, slow });
   }
 }
 

@@ -10,6 +10,7 @@ import { COLLECTION_BODY_BYTES, readBodyObject } from '../body.js';
 import { authOf } from '../caller.js';
 import { clientOf } from '../request.js';
 import { noContent } from '../respond.js';
+import { FLUSH_OPTIONS, RealtimeFlusher, type Flushable, type FlushOptions } from './realtime-flush.js';
 
 /**
  * Bytes a client may have waiting (sent, not yet taken by its socket). Past it the stream is ended,
@@ -34,61 +35,97 @@ const HEADERS: Record<string, string> = {
   'cache-control': 'no-store',
   // nginx and similar proxies would otherwise buffer the stream
   'x-accel-buffering': 'no',
+  // the body ends with the connection (an event stream is never reused for another request), so it
+  // needs no chunked framing: each write is the events' bytes alone (see the GET below)
+  connection: 'close',
 };
 
 /** A message's `event:` and `data:` lines, encoded once for all the clients it goes to. */
 const frames = new WeakMap<RealtimeMessage, Buffer>();
+/** The last message encoded: a fan-out hands one message to its clients one after another. */
+let last: { message: RealtimeMessage | null; bytes: Buffer } = { message: null, bytes: Buffer.alloc(0) };
 function frame(message: RealtimeMessage): Buffer {
+  if (last.message === message) return last.bytes;
   let bytes = frames.get(message);
   if (!bytes) frames.set(message, (bytes = Buffer.from(`event:${message.name}\ndata:${message.data}\n\n`)));
+  last = { message, bytes };
   return bytes;
 }
 
-export function registerRealtime(app: H3, core: Core, totalQueueBytes = REALTIME_QUEUE_TOTAL_BYTES): void {
+export function registerRealtime(app: H3, core: Core, totalQueueBytes = REALTIME_QUEUE_TOTAL_BYTES, flush: Readonly<FlushOptions> = FLUSH_OPTIONS): void {
   const { broker } = core.realtime;
   /** Bytes waiting in all streams, as each stream last saw its own queue (on each message and each read). */
   let queuedTotal = 0;
+  const flusher = new RealtimeFlusher(flush);
 
   app.get('/api/realtime', (event) => {
     // between events the stream is quiet by design: the broker's idle timer (5 minutes) ends it, not
     // the server's socket inactivity timeout
     event.runtime?.node?.req.socket.setTimeout(0);
+    // no `Transfer-Encoding: chunked`: node then frames each write with a size line and CRLF, two
+    // more buffers per socket write to every subscriber
+    event.runtime?.node?.res?.removeHeader('transfer-encoding');
     let clientId = '';
     const address = clientOf(event); // the stream's address bears what its subscriptions cost
     let prefix = Buffer.alloc(0);
+    /** Bytes waiting: in the stream's queue (`inStream`, as last seen) and not yet written to it (`pending`). */
     let queued = 0;
+    let inStream = 0;
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
     /** When the socket last took a chunk, or the queue was last found empty. */
     let taken = performance.now();
+    let control: ReadableStreamDefaultController<Uint8Array> | null = null;
     /** This stream's queue as it is now, into the total. */
-    const sync = (controller: ReadableStreamDefaultController<Uint8Array>, closing = false) => {
-      const now = closing ? 0 : REALTIME_QUEUE_BYTES - (controller.desiredSize ?? REALTIME_QUEUE_BYTES);
+    const sync = (closing = false) => {
+      inStream = closing || control === null ? 0 : REALTIME_QUEUE_BYTES - (control.desiredSize ?? REALTIME_QUEUE_BYTES);
+      const now = closing ? 0 : inStream + pendingBytes;
       queuedTotal += now - queued;
       queued = now;
       if (now === 0) taken = performance.now();
     };
     const behind = () => queued > BEHIND_BYTES || (queued > 0 && performance.now() - taken > BEHIND_MS);
+    let closed = false;
+    /** Queued messages, written to the stream as one chunk (the flusher's round; realtime-flush.ts). */
+    const out: Flushable = {
+      waiting: false,
+      flush() {
+        if (closed || control === null || pending.length === 0) return;
+        const chunk = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
+        pending = [];
+        pendingBytes = 0;
+        control.enqueue(chunk);
+        sync();
+      },
+    };
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
-        let closed = false;
+        control = controller;
         const sink: RealtimeSink = {
           send(message) {
             if (closed) return true;
-            sync(controller);
-            const chunk = Buffer.concat([prefix, frame(message)]);
-            if ((controller.desiredSize ?? 0) <= 0 || (queuedTotal + chunk.byteLength > totalQueueBytes && behind())) {
+            const bytes = frame(message);
+            const size = prefix.byteLength + bytes.byteLength;
+            if (inStream + pendingBytes + size > REALTIME_QUEUE_BYTES || (queuedTotal + size > totalQueueBytes && behind())) {
               closed = true;
-              sync(controller, true);
+              pending = [];
+              pendingBytes = 0;
+              sync(true);
               controller.error(new Error('realtime client queue full'));
               return false;
             }
-            controller.enqueue(chunk);
-            sync(controller);
+            pending.push(prefix, bytes);
+            pendingBytes += size;
+            queued += size;
+            queuedTotal += size;
+            flusher.mark(out);
             return true;
           },
           close() {
             if (closed) return;
+            out.flush(); // what was queued before the end goes out before it
             closed = true;
-            sync(controller, true);
+            sync(true);
             controller.close();
           },
         };
@@ -98,13 +135,15 @@ export function registerRealtime(app: H3, core: Core, totalQueueBytes = REALTIME
         client.send({ name: 'PB_CONNECT', data: JSON.stringify({ clientId }) });
       },
       // called as the socket takes chunks: the total follows what is still waiting
-      pull(controller) {
+      pull() {
         taken = performance.now();
-        sync(controller);
+        sync();
       },
       cancel() {
-        queuedTotal -= queued;
-        queued = 0;
+        closed = true;
+        pending = [];
+        pendingBytes = 0;
+        sync(true);
         broker.disconnect(clientId);
       },
     }, { highWaterMark: REALTIME_QUEUE_BYTES, size: (chunk) => chunk.byteLength });

@@ -1,0 +1,84 @@
+// When realtime messages reach the sockets. A message is queued on its stream at once (the fan-out,
+// core/realtime/, decides who gets what and in which order); the streams with something queued are
+// written in rounds, each stream's queued messages as one chunk, so one socket write carries every
+// message that came for it since its last one. A round is split into slices of the loop (a few
+// milliseconds each) and the next round starts no sooner than the rounds' share of the loop allows:
+// while writes come one at a time a message leaves within a turn or two, and under a burst of writes
+// 1,000 subscribers cost one write each per round, not one per message, so writers keep their pace.
+
+/** A stream with messages queued (realtime-api.ts). */
+export interface Flushable {
+  /** Set by the flusher while the stream waits for a round. */
+  waiting: boolean;
+  /** Writes what is queued as one chunk. */
+  flush(): void;
+}
+
+export interface FlushOptions {
+  /** The longest synchronous stretch of a round (ms). */
+  sliceMs: number;
+  /** The share of the loop's time the rounds may take: after a round of `t` ms, the next waits `t × (1 / share - 1)`. */
+  share: number;
+  /** The longest wait between two rounds (ms), whatever the last one cost. */
+  maxWaitMs: number;
+}
+
+export const FLUSH_OPTIONS: Readonly<FlushOptions> = { sliceMs: 4, share: 0.2, maxWaitMs: 40 };
+
+export class RealtimeFlusher {
+  /** Streams waiting for the next round, in the order their first message came. */
+  private queued: Flushable[] = [];
+  /** The round being written, and how far it got. */
+  private round: Flushable[] = [];
+  private at = 0;
+  /** Milliseconds the current round has taken so far. */
+  private cost = 0;
+  /** The next round starts no sooner than this (performance.now()). */
+  private earliest = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private immediate: NodeJS.Immediate | null = null;
+
+  constructor(private readonly options: Readonly<FlushOptions> = FLUSH_OPTIONS) {}
+
+  /** A stream has something new queued: it is written in the next round. */
+  mark(stream: Flushable): void {
+    if (stream.waiting) return;
+    stream.waiting = true;
+    this.queued.push(stream);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.timer !== null || this.immediate !== null) return;
+    const wait = this.at < this.round.length ? 0 : this.earliest - performance.now();
+    if (wait > 0) this.timer = setTimeout(() => this.run(), wait);
+    else this.immediate = setImmediate(() => this.run());
+  }
+
+  /** One slice: a round's streams until the slice is spent; a finished round sets when the next may start. */
+  private run(): void {
+    this.timer = this.immediate = null;
+    const start = performance.now();
+    if (this.at >= this.round.length) {
+      this.round = this.queued;
+      this.queued = [];
+      this.at = 0;
+      this.cost = 0;
+    }
+    const end = start + this.options.sliceMs;
+    while (this.at < this.round.length) {
+      const stream = this.round[this.at++];
+      stream.waiting = false;
+      stream.flush();
+      // the clock is read every 16 streams: a write costs a few microseconds
+      if ((this.at & 15) === 0 && performance.now() >= end) break;
+    }
+    const now = performance.now();
+    this.cost += now - start;
+    if (this.at >= this.round.length) {
+      const { share, maxWaitMs } = this.options;
+      this.earliest = now + Math.min(maxWaitMs, this.cost * (1 / share - 1));
+    }
+    if (this.at < this.round.length || this.queued.length > 0) this.schedule();
+  }
+}

@@ -1,0 +1,100 @@
+// The realtime flusher (server/http/routes/realtime-flush.ts): streams with messages queued are
+// written in rounds, one write per stream per round however many messages it got meanwhile; a round
+// is cut into slices that let the loop's other work run; the next round waits so the rounds keep to
+// their share of the loop, and never longer than the cap.
+import { describe, expect, it } from 'vitest';
+import { FLUSH_OPTIONS, RealtimeFlusher, type Flushable } from '../../server/http/routes/realtime-flush.js';
+
+/** A stream's side as the flusher sees it: counts its messages and the writes that carried them. */
+class Counted implements Flushable {
+  waiting = false;
+  queued = 0;
+  writes: number[] = [];
+  constructor(private readonly costMs = 0) {}
+  flush(): void {
+    const end = performance.now() + this.costMs;
+    while (performance.now() < end) { /* a socket write's cost */ }
+    this.writes.push(this.queued);
+    this.queued = 0;
+  }
+  send(flusher: RealtimeFlusher): void {
+    this.queued++;
+    flusher.mark(this);
+  }
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(check: () => boolean, timeoutMs = 2000): Promise<void> {
+  const end = performance.now() + timeoutMs;
+  while (!check()) {
+    if (performance.now() > end) throw new Error('timed out');
+    await turn();
+  }
+}
+
+describe('the realtime flusher', () => {
+  it('writes each stream once for every message queued before its round, and nothing before a later turn', async () => {
+    const flusher = new RealtimeFlusher();
+    const streams = Array.from({ length: 3 }, () => new Counted());
+    for (let i = 0; i < 5; i++) for (const s of streams) s.send(flusher);
+    expect(streams.map((s) => s.writes)).toEqual([[], [], []]); // nothing synchronously: the fan-out's turn is not extended
+    await until(() => streams.every((s) => s.writes.length === 1));
+    expect(streams.map((s) => s.writes)).toEqual([[5], [5], [5]]);
+  });
+
+  it('a round longer than a slice lets other work run between its slices', async () => {
+    const flusher = new RealtimeFlusher({ sliceMs: 4, share: 0.5, maxWaitMs: 40 });
+    const streams = Array.from({ length: 64 }, () => new Counted(0.5)); // 32 ms of writes
+    for (const s of streams) s.send(flusher);
+    let turns = 0;
+    let done = false;
+    const other = async () => { while (!done) { turns++; await turn(); } };
+    const running = other();
+    await until(() => streams.every((s) => s.writes.length === 1));
+    done = true;
+    await running;
+    expect(turns).toBeGreaterThanOrEqual(4); // at least one turn of other work per slice
+  });
+
+  it('the next round waits for the rounds\' share of the loop, and at most maxWaitMs', async () => {
+    const options = { sliceMs: 50, share: 0.25, maxWaitMs: 40 };
+    const flusher = new RealtimeFlusher(options);
+    const slow = new Counted(6); // a 6 ms round: the next waits 18 ms (6 × (1 / 0.25 - 1))
+    slow.send(flusher);
+    await until(() => slow.writes.length === 1);
+    const firstDone = performance.now();
+    slow.send(flusher);
+    slow.send(flusher);
+    await until(() => slow.writes.length === 2);
+    const waited = performance.now() - firstDone;
+    expect(slow.writes).toEqual([1, 2]); // the two messages of the wait went in one write
+    expect(waited).toBeGreaterThanOrEqual(6 * 3 - 1);
+    // a round far longer than the cap: the next is not held past maxWaitMs
+    const costly = new RealtimeFlusher(options);
+    const heavy = new Counted(30); // would mean 90 ms
+    heavy.send(costly);
+    await until(() => heavy.writes.length === 1);
+    const t0 = performance.now();
+    heavy.send(costly);
+    await until(() => heavy.writes.length === 2);
+    expect(performance.now() - t0).toBeLessThan(options.maxWaitMs + 30 + 200); // the cap, the round itself, a loaded machine's slack
+  });
+
+  it('while writes are rare a message goes out within a turn or two', async () => {
+    const flusher = new RealtimeFlusher(FLUSH_OPTIONS);
+    const s = new Counted();
+    s.send(flusher);
+    await until(() => s.writes.length === 1);
+    await sleep(FLUSH_OPTIONS.maxWaitMs + 10); // the round's wait has passed
+    s.send(flusher);
+    let turns = 0;
+    while (s.writes.length < 2 && turns < 100) {
+      turns++;
+      await turn();
+    }
+    expect(s.writes).toEqual([1, 1]);
+    expect(turns).toBeLessThanOrEqual(2); // the next turn's check phase, not a timer
+  });
+});
