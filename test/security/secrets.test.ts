@@ -107,9 +107,14 @@ describe('secrets through the CLI', () => {
       expect(Number.isNaN(Date.parse(String(entry.time)))).toBe(false);
     }
 
-    // at rest: session hashes, never tokens or passwords, in any file of the data folder
-    for (const name of readdirSync(dir)) {
-      const bytes = readFileSync(join(dir, name)).toString('latin1');
+    // at rest: session hashes, never tokens or passwords, in any file of the data folder (the logs' own
+    // database in logs/ included)
+    const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+    expect(files.some((f) => f.includes(`${join(dir, 'logs')}`))).toBe(true);
+    for (const name of files) {
+      // the bad filter's literal is what the client sent as data: the logs keep a request's URL as sent
+      // (PocketBase's too), so that one text is no leak; every other place of the token would be
+      const bytes = readFileSync(name).toString('latin1').replaceAll(`text = '${user}'`, '').replaceAll(`text%20%3D%20%27${user}%27`, '');
       // a token's secret is its first and last segments (the middle only claims the expiry)
       const segments = [su, user, cookieToken].flatMap((t) => [t.split('.')[0], t.split('.')[2]]);
       for (const secret of [su, user, cookieToken, ...segments, SU_PASSWORD, USER_PASSWORD, NEW_PASSWORD]) expect(bytes, `${name} holds ${secret}`).not.toContain(secret);
