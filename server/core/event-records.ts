@@ -52,6 +52,8 @@ export function bodyWithChanges(body: unknown, before: WireRecord, after: WireRe
     if (!Object.hasOwn(after.data, f.name)) continue;
     const was = Object.hasOwn(before.data, f.name) ? JSON.stringify(before.data[f.name]) : undefined;
     if (JSON.stringify(after.data[f.name]) === was) continue;
+    // a new record's event shows no file field (its uploads are the body's): the worker's empty value is no change
+    if (f.type === 'file' && was === undefined && isEmptyFile(after.data[f.name])) continue;
     if (f.type === 'file') throw fileRefused(f.name);
     out[f.name] = after.data[f.name];
   }
@@ -73,8 +75,7 @@ export function bodyOfWire(w: WireRecord): Record<string, unknown> {
     const v = w.data[f.name];
     const changed = w.original === undefined ? w.isNew === true : JSON.stringify(w.original[f.name]) !== JSON.stringify(v);
     if (f.type === 'file') {
-      const empty = v === '' || v === null || (Array.isArray(v) && v.length === 0);
-      if (changed && !(w.isNew && empty)) throw fileRefused(f.name);
+      if (changed && !(w.isNew && isEmptyFile(v))) throw fileRefused(f.name);
       continue;
     }
     if (w.isNew || changed) body[f.name] = v;
@@ -133,6 +134,8 @@ export function requestInfoOf(ctx: RuleInput): Record<string, unknown> {
   const r = ctx.request;
   return { method: r.method, query: r.query, headers: r.headers, body: r.body, context: r.context };
 }
+
+const isEmptyFile = (v: unknown) => v === '' || v === null || v === undefined || (Array.isArray(v) && v.length === 0);
 
 /** Files cannot be set from hooks yet ($filesystem): refused, naming the field, rather than dropped. */
 function fileRefused(name: string) {
