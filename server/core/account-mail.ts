@@ -490,7 +490,7 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       if (c.type !== 'auth') throw badRequest(`"${c.name}" is not an auth collection.`);
       if (mail.kind === 'verification' && c.id === SUPERUSERS_ID) throw badRequest('All superusers are verified by default.');
       if (mail.kind === 'emailChange' && !EMAIL.test(mail.newEmail)) throw badRequest(`Invalid new email address "${mail.newEmail.slice(0, 255)}".`);
-      const prepare = async (tx: WriteTx) => {
+      const prepare = async (tx: WriteTx): Promise<{ record: Row; to: string; template: EmailTemplate; values: Record<string, string> }> => {
         const record = await tx.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [recordId]);
         if (!record) throw notFound();
         const to = mail.kind === 'emailChange' ? mail.newEmail : String(record.email ?? '');

@@ -81,7 +81,7 @@ async function receiveOne(storage: FileStorage, file: HookFile, limit: number): 
     });
     if (!info.isFile()) throw badRequest(`$filesystem.fileFromPath: "${s.path}" is not a file.`);
     if (info.size > limit) return new OversizeFile(file.originalName, limit);
-    return storage.receive(capped(createReadStream(s.path), limit, () => undefined), file.originalName, limit);
+    return storage.receive(Readable.from(capped(createReadStream(s.path), limit, () => undefined)), file.originalName, limit);
   }
   let url: URL;
   try {
@@ -103,7 +103,7 @@ async function receiveOne(storage: FileStorage, file: HookFile, limit: number): 
     // as PocketBase's NewFileFromURL
     if (res.status < 200 || res.status > 399) throw badRequest(`$filesystem.fileFromURL ${s.url}: failed to download (status ${res.status}).`);
     if (!res.body) return await storage.receive(Readable.from([]), file.originalName, limit);
-    return await storage.receive(capped(res.body as unknown as AsyncIterable<Uint8Array>, limit, () => abort.abort()), file.originalName, limit);
+    return await storage.receive(Readable.from(capped(res.body as unknown as AsyncIterable<Uint8Array>, limit, () => abort.abort())), file.originalName, limit);
   } catch (err) {
     return failed(err);
   }
