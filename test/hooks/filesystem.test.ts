@@ -2,6 +2,7 @@
 // file made from bytes, a path or a URL, set on a file field and saved ($app.save, or e.record.set in a
 // record event before e.next()), is stored through the files layer's upload path and served back; the
 // field's own checks (maxSize, mimeTypes) and the URL's timeout apply; nothing else is accepted.
+import { existsSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -136,7 +137,9 @@ describe('$filesystem', () => {
     expect([missing.status, missing.message]).toEqual([400, expect.stringContaining('status 404')]);
     const object = await failure(make({ kind: 'object' }));
     expect(object.status).toBe(400);
-    // none of the refused saves stored a record
+    // none of the refused saves left a received file behind, nor stored a record
+    const temp = sdk.server.core.files.storage.tempDir;
+    expect(existsSync(temp) ? readdirSync(temp) : []).toEqual([]);
     expect((await sdk.admin.collection('docs').getList(1, 1, { filter: 'title = "made" && single = "" && many:length = 0 && png = ""' })).totalItems).toBe(0);
   });
 
