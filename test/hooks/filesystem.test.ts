@@ -22,6 +22,8 @@ routerAdd("POST", "/api/make", (e) => {
   if (b.kind === "path") f = $filesystem.fileFromPath(b.path);
   if (b.kind === "url") f = $filesystem.fileFromURL(b.url, b.timeout || 0);
   if (b.kind === "object") f = { name: "x.txt" };
+  if (b.kind === "oldname") f = $filesystem.fileFromUrl(b.url);
+  if (b.kind === "multipart") f = $filesystem.fileFromMultipart({});
   r.set(b.field || "single", f);
   $app.save(r);
   return e.json(200, { id: r.id, single: r.get("single"), many: r.get("many"), png: r.get("png"), size: f.size, originalName: f.originalName });
@@ -107,6 +109,8 @@ describe('$filesystem', () => {
     const u = await make({ kind: 'url', url: `${webUrl}/small.txt`, timeout: 5 });
     expect(u.single).toMatch(/^small_[a-z0-9]{10}\.txt$/);
     expect(await served(u.id, u.single)).toEqual({ status: 200, text: 'downloaded bytes' });
+    const old = await make({ kind: 'oldname', url: `${webUrl}/small.txt` });
+    expect(await served(old.id, old.single)).toEqual({ status: 200, text: 'downloaded bytes' });
   });
 
   it('appends to a multi-file field, keeping the stored files', async () => {
@@ -137,6 +141,7 @@ describe('$filesystem', () => {
     expect([missing.status, missing.message]).toEqual([400, expect.stringContaining('status 404')]);
     const object = await failure(make({ kind: 'object' }));
     expect(object.status).toBe(400);
+    expect((await failure(make({ kind: 'multipart' }))).status).toBe(400);
     // none of the refused saves left a received file behind, nor stored a record
     const temp = sdk.server.core.files.storage.tempDir;
     expect(existsSync(temp) ? readdirSync(temp) : []).toEqual([]);

@@ -64,6 +64,11 @@ exports.install = (g, rt) => {
       // downloaded when the record is saved, under the field's maxSize (its size is known then)
       return new HookFile({ kind: 'url', url: u, timeout }, nameOfUrl(u), 0);
     },
-    // PocketBase's s3/local filesystem handles ($app.newFilesystem()) have no Deskbase equivalent
+    // a route's multipart file parts are refused (README), so there is no multipart header to make one from
+    fileFromMultipart: () => {
+      throw new Error('$filesystem.fileFromMultipart is not supported by Deskbase (a route\'s multipart file parts are refused)');
+    },
   };
+  // PocketBase before v0.23 spelled it fileFromUrl
+  g.$filesystem.fileFromUrl = g.$filesystem.fileFromURL;
 };
