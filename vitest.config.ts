@@ -33,6 +33,8 @@ const ON_BOTH_ENGINES = [
   'test/hooks/events.test.ts',
   'test/hooks/reload.test.ts',
   'test/hooks/pool.test.ts',
+  'test/hooks/mails.test.ts',
+  'test/hooks/filesystem.test.ts',
   'test/records/engine.test.ts',
   'test/auth/origin.test.ts',
   'test/auth/record-sessions.test.ts',

@@ -31,8 +31,15 @@ import { ident } from '../filter/sql.js';
 import { SUPERUSERS_ID, type AuthInfo, type Collection, type EmailTemplate, type Row } from '../model/types.js';
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Auth, SignIn } from './sign-in.js';
+import type { WriteTx } from '../store/db.js';
 
 export type MailTokenKind = 'verification' | 'passwordReset' | 'emailChange';
+/** A mail PocketBase's `$mails` sends for a record (mails/record.go): its template and placeholders. */
+export type RecordMail =
+  | { kind: 'verification' | 'passwordReset' }
+  | { kind: 'emailChange'; newEmail: string }
+  | { kind: 'otp'; otpId: string; password: string }
+  | { kind: 'authAlert'; info: string };
 /** What a client's requests are counted by (REQUEST_LIMIT): the mailed tokens' kinds, and OTP requests. */
 type RequestKind = MailTokenKind | 'otp';
 
@@ -469,6 +476,39 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
         const info = `${ua === '' ? 'an unknown device' : ua}, from ${client === '' ? 'an unknown address' : client}`;
         await mailer.send(s, resolveTemplate(authAlert.emailTemplate, s, c, record, to, { ALERT_INFO: info }));
       });
+    },
+
+    /**
+     * PocketBase's `$mails.sendRecord*` (mails/record.go) for hooks: the record's mail from its
+     * collection's template, sent now; a token kind issues its token as the API does (stored hashed,
+     * no resend limit: the owner's code asks), an OTP mail carries the id and code the hook gives, an
+     * alert the hook's info. Without `scope.tx` the send is awaited (a failure throws, kept in the
+     * outbox as failed). Inside a write (`scope.tx`) the token goes in that transaction and the mail
+     * once it committed (the one writer is busy until then; rolled back, nothing is sent).
+     */
+    async sendRecordMail(c: Collection, recordId: string, mail: RecordMail, scope: { tx?: WriteTx; afterCommit?: (() => Promise<void> | void)[] } = {}): Promise<void> {
+      if (c.type !== 'auth') throw badRequest(`"${c.name}" is not an auth collection.`);
+      if (mail.kind === 'verification' && c.id === SUPERUSERS_ID) throw badRequest('All superusers are verified by default.');
+      if (mail.kind === 'emailChange' && !EMAIL.test(mail.newEmail)) throw badRequest(`Invalid new email address "${mail.newEmail.slice(0, 255)}".`);
+      const prepare = async (tx: WriteTx): Promise<{ record: Row; to: string; template: EmailTemplate; values: Record<string, string> }> => {
+        const record = await tx.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [recordId]);
+        if (!record) throw notFound();
+        const to = mail.kind === 'emailChange' ? mail.newEmail : String(record.email ?? '');
+        if (to === '') throw badRequest(`The record "${recordId}" has no e-mail address.`);
+        const o = authOptionsOf(c);
+        if (mail.kind === 'otp') return { record, to, template: o.otp.emailTemplate, values: { OTP: mail.password, OTP_ID: mail.otpId } };
+        if (mail.kind === 'authAlert') return { record, to, template: o.authAlert.emailTemplate, values: { ALERT_INFO: mail.info } };
+        const token = (await issue(tx, c, record, mail.kind, mail.kind === 'emailChange' ? mail.newEmail : '', false)) as string;
+        return { record, to, template: templateOf(c, mail.kind), values: { TOKEN: token } };
+      };
+      const send = async (m: Awaited<ReturnType<typeof prepare>>) => {
+        const s = await settings.get();
+        await mailer.send(s, resolveTemplate(m.template, s, c, m.record, m.to, m.values));
+      };
+      if (!scope.tx) return send(await store.write(prepare));
+      const m = await prepare(scope.tx);
+      if (scope.afterCommit) scope.afterCommit.push(() => send(m));
+      else later(() => send(m));
     },
 
     /** POST /api/settings/test/email: one template of a collection, to `email`, sent now (a failure is the 400). */

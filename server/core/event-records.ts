@@ -4,6 +4,7 @@
 // (records.ts) and the hooks' $app (server/hooks/app-ops.ts).
 import { badRequest } from '../errors.js';
 import { apiValues } from './field-values.js';
+import { hookFileOf } from './writes/hook-files.js';
 import type { Collection, Row } from '../model/types.js';
 import type { CoreEvents } from './events.js';
 import type { RuleInput } from './request-context.js';
@@ -52,8 +53,9 @@ export function bodyWithChanges(body: unknown, before: WireRecord, after: WireRe
     if (!Object.hasOwn(after.data, f.name)) continue;
     const was = Object.hasOwn(before.data, f.name) ? JSON.stringify(before.data[f.name]) : undefined;
     if (JSON.stringify(after.data[f.name]) === was) continue;
-    if (f.type === 'file') throw fileRefused(f.name);
-    out[f.name] = after.data[f.name];
+    // a new record's event shows no file field (its uploads are the body's): the worker's empty value is no change
+    if (f.type === 'file' && was === undefined && isEmptyFile(after.data[f.name])) continue;
+    out[f.name] = f.type === 'file' ? hookFileValue(f.name, after.data[f.name]) : after.data[f.name];
   }
   if (after.password !== undefined) {
     const pw = before.collection.fields.find((f) => f.type === 'password');
@@ -73,8 +75,7 @@ export function bodyOfWire(w: WireRecord): Record<string, unknown> {
     const v = w.data[f.name];
     const changed = w.original === undefined ? w.isNew === true : JSON.stringify(w.original[f.name]) !== JSON.stringify(v);
     if (f.type === 'file') {
-      const empty = v === '' || v === null || (Array.isArray(v) && v.length === 0);
-      if (changed && !(w.isNew && empty)) throw fileRefused(f.name);
+      if (changed && !(w.isNew && isEmptyFile(v))) body[f.name] = hookFileValue(f.name, v);
       continue;
     }
     if (w.isNew || changed) body[f.name] = v;
@@ -134,7 +135,16 @@ export function requestInfoOf(ctx: RuleInput): Record<string, unknown> {
   return { method: r.method, query: r.query, headers: r.headers, body: r.body, context: r.context };
 }
 
-/** Files cannot be set from hooks yet ($filesystem): refused, naming the field, rather than dropped. */
-function fileRefused(name: string) {
-  return badRequest(`Setting the file field "${name}" from a hook is not supported by Deskbase yet.`);
+const isEmptyFile = (v: unknown) => v === '' || v === null || v === undefined || (Array.isArray(v) && v.length === 0);
+
+/**
+ * A file field's value as a hook left it: stored names (strings; the field's check refuses names the
+ * record does not have) and `$filesystem` files (hook-files.ts, received as uploads by the write);
+ * anything else is refused, naming the field, rather than dropped.
+ */
+function hookFileValue(name: string, value: unknown): unknown {
+  const items = (Array.isArray(value) ? value : [value]).map((v) => (typeof v === 'string' ? v : hookFileOf(v)));
+  if (value === null || value === undefined) return '';
+  if (items.some((i) => i === null)) throw badRequest(`The file field "${name}" takes stored file names and $filesystem files from a hook.`);
+  return Array.isArray(value) ? items : items[0];
 }

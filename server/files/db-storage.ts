@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { TEMP_DIR, isSafeSegment } from './paths.js';
 import type { StagedFile } from './staged.js';
-import type { FileStorage, FileTx, NamedFiles, StoredFile, SweepResult } from './storage.js';
+import type { FileStorage, FileTx, NamedFiles, PlaceTx, StoredFile, SweepResult } from './storage.js';
 import { UploadArea } from './storage.js';
 
 /**
@@ -103,10 +103,10 @@ export class DatabaseFileStorage extends UploadArea implements FileStorage {
     removeAtExit(this.tempDir);
   }
 
-  async place(collectionId: string, recordId: string, files: readonly StagedFile[]): Promise<string[]> {
+  async place(collectionId: string, recordId: string, files: readonly StagedFile[], inTx?: PlaceTx): Promise<string[]> {
     if (files.length === 0) return [];
     if (!isSafeSegment(collectionId) || !isSafeSegment(recordId)) throw new Error('unsafe storage path');
-    if (Date.now() - this.stagedSweptAt > STAGED_SWEEP_EVERY_MS) {
+    if (!inTx && Date.now() - this.stagedSweptAt > STAGED_SWEEP_EVERY_MS) {
       // a long-running node hears of crashed nodes' staged files without waiting for a start-up sweep
       this.stagedSweptAt = Date.now();
       await this.removeExpiredStaged();
@@ -116,25 +116,28 @@ export class DatabaseFileStorage extends UploadArea implements FileStorage {
     try {
       for (const f of files) {
         if (!isSafeSegment(f.name)) throw new Error('unsafe file name');
-        const row = await this.db.write((tx) =>
+        // inside a write's transaction (a write with hooks): its rows and chunks go in it, the write turn is its
+        const write = inTx ? <T>(fn: (tx: PlaceTx) => Promise<T>) => fn(inTx) : <T>(fn: (tx: PlaceTx) => Promise<T>) => this.db.write(fn);
+        const row = await write((tx) =>
           tx.get<{ id: number }>(
             `INSERT INTO "_files" ("collectionId", "recordId", "name", "thumb", "size", "staged", "stagedAt") VALUES (?, ?, ?, '', ?, ?, ${DB_NOW_MS}) RETURNING "id"`,
             [collectionId, recordId, f.name, f.size, token],
           ),
         );
         placed.push(`${row!.id}:${token}`);
-        await this.copyIn(row!.id, f.tempPath);
+        await this.copyIn(row!.id, f.tempPath, inTx);
         await rm(f.tempPath, { force: true });
       }
     } catch (err) {
-      await this.unplace(placed);
+      // (placed inside a write's transaction, the rows go with its rollback)
+      if (!inTx) await this.unplace(placed);
       throw err;
     }
     return placed;
   }
 
   /** A file's bytes into its chunks, one chunk per transaction, one chunk in memory. */
-  private async copyIn(fileId: number, path: string): Promise<void> {
+  private async copyIn(fileId: number, path: string, inTx?: PlaceTx): Promise<void> {
     const handle = await open(path, 'r');
     try {
       for (let seq = 0; ; seq++) {
@@ -146,6 +149,12 @@ export class DatabaseFileStorage extends UploadArea implements FileStorage {
           filled += bytesRead;
         }
         if (filled === 0 && seq > 0) break;
+        if (inTx) {
+          // (no SET LOCAL here: it would make the record's own commit asynchronous)
+          await inTx.run('INSERT INTO "_file_chunks" ("file", "seq", "data") VALUES (?, ?, ?)', [fileId, seq, buf.subarray(0, filled)]);
+          if (filled < CHUNK) break;
+          continue;
+        }
         await this.db.write(async (tx) => {
           // not waited for on its own: the write that adopts the file commits synchronously later,
           // and PostgreSQL's log is flushed (and sent to synchronous replicas) in order, these rows first

@@ -43,6 +43,11 @@ export interface FileTx {
   run(sql: string, params?: readonly unknown[]): Promise<{ changes: number }>;
 }
 
+/** A write's open transaction, for placing inside it (a hooked write's prepare step runs there). */
+export interface PlaceTx extends FileTx {
+  get<R>(sql: string, params?: readonly unknown[]): Promise<R | undefined>;
+}
+
 /** Where the files of records live; core holds one (CoreEnv.storage). */
 export interface FileStorage {
   readonly kind: 'disk' | 'database';
@@ -58,8 +63,12 @@ export interface FileStorage {
   receive(source: Readable, originalName: string, limit: number, sync?: boolean): Promise<StagedFile | OversizeFile>;
   /** Removes the temporary files of uploads that no write placed (a no-op for placed ones). */
   discard(files: readonly StagedFile[]): Promise<void>;
-  /** Moves staged files to the record before its write's transaction; returns what settle/unplace take. */
-  place(collectionId: string, recordId: string, files: readonly StagedFile[]): Promise<string[]>;
+  /**
+   * Moves staged files to the record before its write's transaction; returns what settle/unplace take.
+   * `tx`: the write's transaction when the prepare step runs inside it (a write with hooks): the
+   * database storage places through it (its own short transactions would wait on that write's turn).
+   */
+  place(collectionId: string, recordId: string, files: readonly StagedFile[], tx?: PlaceTx): Promise<string[]>;
   /** Inside the write's transaction: the placed files become the record's with its commit. */
   adopt(tx: FileTx, placed: readonly string[]): Promise<void>;
   /** A placed file's write is settled (committed or rolled back). */

@@ -2,6 +2,8 @@
 import { ApiError, badRequest } from '../errors.js';
 import type { Core } from '../core/index.js';
 import type { HostOps } from './runtime.js';
+import type { RecordMail } from '../core/account-mail.js';
+import { hookCollection } from './app-ops.js';
 
 /** What one $http.send may read back (PocketBase reads the whole body; a bound keeps the host whole). */
 const HTTP_MAX_BYTES = 32 * 1024 * 1024;
@@ -53,6 +55,11 @@ export function toolOps(core: Core): HostOps {
         headers[k.replace(/(^|-)([a-z])/g, (_m, d: string, ch: string) => d + ch.toUpperCase())] = [v];
       });
       return { statusCode: res.status, headers, raw };
+    },
+    // $mails.sendRecord*(app, record, ...): core/account-mail.ts's templates and tokens, in the hook's write if it runs in one
+    'mail.record': async (ctx, collection: string, recordId: string, mail: RecordMail) => {
+      await core.accountMail.sendRecordMail(hookCollection(core, collection), recordId, mail, ctx.scope);
+      return null;
     },
     'mail.send': async (_ctx, m: MailerMessage) => {
       const to = (m.to ?? []).map((t) => t?.address).filter((a): a is string => typeof a === 'string' && a !== '');

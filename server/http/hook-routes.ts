@@ -24,7 +24,7 @@ import { formToObject, parseBody } from './body-values.js';
 import { checkEntryCount, JsonShape } from './body-shape.js';
 import { isRecord } from '../json-object.js';
 import { envelopeJson } from './envelope.js';
-import { stateOf } from './request.js';
+import { realIpOf, stateOf } from './request.js';
 
 /** What the HTTP app needs of the hook routes (server/hooks/routes.ts `HookRoutes`). */
 export interface HookRouter {
@@ -66,7 +66,8 @@ export async function serveHookRoute(event: H3Event, core: Core, router: HookRou
     headers: [...event.req.headers],
     remoteAddr: remote ? `${remote.includes(':') ? `[${remote}]` : remote}:${node?.socket?.remotePort ?? 0}` : '',
     remoteIP: expandedIp(remote),
-    realIP: expandedIp(remote),
+    // PocketBase's RealIP: behind the settings' trusted proxy, the client its header names
+    realIP: expandedIp(realIpOf(event)),
     tls: event.url.protocol === 'https:',
     contentLength: declared === null ? (event.req.headers.has('transfer-encoding') ? -1 : 0) : Number(declared),
     chunked: declared === null && event.req.headers.has('transfer-encoding'),

@@ -23,6 +23,8 @@ routerAdd("GET", "/api/hello/{name}", (e) => {
   return e.json(200, { "message": "Hello " + name, "q": e.request.url.query().get("q") })
 })
 
+routerAdd("GET", "/api/ip", (e) => e.json(200, { real: e.realIP(), remote: e.remoteIP() }))
+
 routerAdd("GET", "/api/kinds/{kind}", (e) => {
   switch (e.request.pathValue("kind")) {
     case "string": return e.string(201, "plain text")
@@ -137,6 +139,20 @@ afterAll(async () => {
 describe('routerAdd', () => {
   it('answers through the SDK with the path value and the query', async () => {
     expect(await sdk.client().send('/api/hello/world', { query: { q: 'x y' } })).toEqual({ message: 'Hello world', q: 'x y' });
+  });
+
+  it('e.realIP() is the client the trusted proxy names (settings trustedProxy), e.remoteIP() the socket', async () => {
+    const ip = async () => (await fetch(`${base}/api/ip`, { headers: { 'X-Forwarded-For': '203.0.113.7' } })).json();
+    // no trusted proxy: the header is not believed
+    expect(await ip()).toEqual({ real: '127.0.0.1', remote: '127.0.0.1' });
+    await sdk.admin.settings.update({ trustedProxy: { headers: ['X-Forwarded-For'] } });
+    try {
+      expect(await ip()).toEqual({ real: '203.0.113.7', remote: '127.0.0.1' });
+      // without the header: the socket's address
+      expect(await (await fetch(`${base}/api/ip`)).json()).toEqual({ real: '127.0.0.1', remote: '127.0.0.1' });
+    } finally {
+      await sdk.admin.settings.update({ trustedProxy: { headers: [] } });
+    }
   });
 
   it('answers each response helper as PocketBase', async () => {

@@ -3,7 +3,7 @@
 // database storage: the same commit as the record), kept from sweeps until the write settles, and
 // removed again when it rolls back. What a durable write stops naming is dropped
 // by the change listener in core/file-cleanup.ts.
-import type { FileStorage } from '../../files/storage.js';
+import type { FileStorage, PlaceTx } from '../../files/storage.js';
 import { OversizeFile, StagedFile } from '../../files/staged.js';
 import { uploadsOf } from '../fields/file.js';
 import type { Collection } from '../../model/types.js';
@@ -33,10 +33,11 @@ export function misplacedUploads(c: Collection, body: Record<string, unknown>): 
  * Places the uploads of `values` under the record and returns the write with the after-effects that
  * settle them: kept after a commit, removed after a rollback.
  */
-export async function withPlacedUploads<T>(files: FileStorage, c: Collection, recordId: string, values: Record<string, unknown>, write: PreparedWrite<T>): Promise<PreparedWrite<T>> {
+export async function withPlacedUploads<T>(files: FileStorage, c: Collection, recordId: string, values: Record<string, unknown>, write: PreparedWrite<T>, tx?: PlaceTx): Promise<PreparedWrite<T>> {
   const uploads = uploadsIn(c, values);
   if (uploads.length === 0) return write;
-  const placed = await files.place(c.id, recordId, uploads);
+  // `tx`: the prepare step runs inside the write's transaction (a write with hooks): placed through it
+  const placed = await files.place(c.id, recordId, uploads, tx);
   return {
     async apply(tx, changes) {
       // on the team server the placed files become the record's in this transaction

@@ -17,6 +17,7 @@ import { prepareUpdate } from './prepare-update.js';
 import type { PreparedWrite, WriteDeps, WriteOptions } from './prepared.js';
 import type { EventScope } from '../events.js';
 import { hooked, hookedWrites, inWrite } from './hooked.js';
+import { withHookFiles } from './hook-files.js';
 
 export function createRecordWrites(env: Pick<CoreEnv, 'store' | 'dialect' | 'registry' | 'sessions' | 'storage' | 'credentials' | 'budgetMs' | 'report' | 'events'>, feed: ChangeFeed) {
   const { store, dialect, registry, sessions, storage, credentials, budgetMs, report, events } = env;
@@ -68,8 +69,8 @@ export function createRecordWrites(env: Pick<CoreEnv, 'store' | 'dialect' | 'reg
   // writes with event hooks (hooked.ts): only when a hook listens, or inside another write's scope
   const withHooks = hookedWrites({
     store, feed, events, budgetMs, report,
-    prepareCreate: (c, body, ctx, opts, tx) => prepareCreate(depsOf(tx), stored(c), body, ctx, opts),
-    prepareUpdate: (c, id, body, ctx, tx) => prepareUpdate(depsOf(tx), stored(c), id, body, ctx),
+    prepareCreate: (c, body, ctx, opts, tx) => withHookFiles(storage, c, body, (b) => prepareCreate({ ...depsOf(tx), tx }, stored(c), b, ctx, opts)),
+    prepareUpdate: (c, id, body, ctx, tx) => withHookFiles(storage, c, body, (b) => prepareUpdate({ ...depsOf(tx), tx }, stored(c), id, b, ctx)),
     prepareDelete: (c, id, ctx, tx) => prepareDelete(depsOf(tx), stored(c), id, ctx),
   });
 
@@ -83,13 +84,14 @@ export function createRecordWrites(env: Pick<CoreEnv, 'store' | 'dialect' | 'reg
     // `scope`: the event scope a hook's write runs in (core/events.ts): its transaction, its worker
     async create(c: Collection, body: unknown, ctx: RequestContext, opts?: WriteOptions, db?: ReadDb, scope?: EventScope): Promise<Row> {
       if (hooked(events, 'Create', c, scope)) return withHooks.create(c, body, ctx, opts, scope ?? {});
-      const [row] = await commit([await prepareCreate(depsOf(db), stored(c), body, ctx, opts)]);
+      // a hook's $filesystem files (hook-files.ts) are received first, as uploads
+      const [row] = await commit([await withHookFiles(storage, c, body, (b) => prepareCreate(depsOf(db), stored(c), b, ctx, opts))]);
       return row;
     },
 
     async update(c: Collection, id: string, body: unknown, ctx: RequestContext, db?: ReadDb, scope?: EventScope): Promise<Row> {
       if (hooked(events, 'Update', c, scope)) return withHooks.update(c, id, body, ctx, scope ?? {});
-      const [row] = await commit([await prepareUpdate(depsOf(db), stored(c), id, body, ctx)]);
+      const [row] = await commit([await withHookFiles(storage, c, body, (b) => prepareUpdate(depsOf(db), stored(c), id, b, ctx))]);
       return row;
     },
 

@@ -148,6 +148,6 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
       changes.push({ action: 'create', collection: c, before: null, after });
       return after;
     },
-  });
+  }, deps.tx);
   return { ...write, bulk };
 }

@@ -145,5 +145,5 @@ export async function prepareUpdate(deps: WriteDeps, c: Collection, id: string, 
       changes.push({ action: 'update', collection: c, before, after });
       return after;
     },
-  });
+  }, deps.tx);
 }

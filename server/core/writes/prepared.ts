@@ -36,6 +36,8 @@ export interface WriteDeps {
   sessions: Sessions;
   /** Where file fields' uploads are placed. */
   files: FileStorage;
+  /** The write's transaction when the prepare step runs inside it (a write with hooks): uploads are placed through it. */
+  tx?: WriteTx;
   /** The sign-in block, which `oldPassword` checks count against (sign-in-limiter.ts). */
   limiter: SignInBlock;
   /** The server's password hashing (passwords.ts). */

@@ -231,7 +231,7 @@ const RUNTIME = {
 const g = globalThis;
 
 // Features: each adds its globals. Others add their module here (routes, cron, db, migrations).
-const FEATURES = [require('./errors.cjs'), require('./events.cjs'), require('./collection.cjs'), require('./record.cjs'), require('./app.cjs'), require('./tools.cjs'), require('./routes.cjs'), require('./db.cjs'), require('./migrations.cjs')];
+const FEATURES = [require('./errors.cjs'), require('./events.cjs'), require('./collection.cjs'), require('./record.cjs'), require('./app.cjs'), require('./tools.cjs'), require('./filesystem.cjs'), require('./routes.cjs'), require('./db.cjs'), require('./migrations.cjs')];
 for (const feature of FEATURES) feature.install(g, RUNTIME);
 
 /** `require()` for hook files: CommonJS modules relative to the requiring file (with or without `.js`). */

@@ -6,6 +6,8 @@
 
 // the collection model (fields list, field classes, unmarshal) is collection.cjs's, shared with migrations
 const { Collection } = require('./collection.cjs');
+// $filesystem files stay themselves in a file field (sent to the host as uploads when saved)
+const { HookFile } = require('./filesystem.cjs');
 
 const pad = (n, w = 2) => String(n).padStart(w, '0');
 /** PocketBase's DateTime: `string()` is `2006-01-02 15:04:05.000Z`. */
@@ -127,8 +129,8 @@ class Record {
         const n = Number(value) || 0;
         this._d[target.name] = (Number(current) || 0) + (m[3] === '-' ? -n : n);
       } else {
-        const list = toStringSlice(current);
-        const add = toStringSlice(value);
+        const list = (target.type === 'file' && fileItems(current)) || toStringSlice(current);
+        const add = (target.type === 'file' && fileItems(value)) || toStringSlice(value);
         const next = m[3] === '-' ? list.filter((x) => !add.includes(x)) : m[1] ? [...add, ...list] : [...list, ...add];
         this._d[target.name] = normalize(target, next);
       }
@@ -276,7 +278,22 @@ function zero(f) {
   }
 }
 
+function fileItems(v) {
+  const list = Array.isArray(v) ? v : v === null || v === undefined || v === '' ? [] : [v];
+  if (!list.some((x) => x instanceof HookFile)) return null;
+  const out = [];
+  for (const x of list) {
+    if (x instanceof HookFile) out.push(x);
+    else out.push(...toStringSlice(x));
+  }
+  return out;
+}
+
 function normalize(f, v) {
+  if (f.type === 'file') {
+    const items = fileItems(v);
+    if (items) return MULTI(f) ? items : items[items.length - 1];
+  }
   if (MULTI(f)) return toStringSlice(v);
   switch (f.type) {
     case 'number': {

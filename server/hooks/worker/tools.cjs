@@ -183,17 +183,21 @@ exports.install = (g, rt) => {
   };
   const send = (message) => rt.call('mail.send', [{ ...message }]);
   rt.app.newMailClient = () => ({ send });
-  // PocketBase's $mails send the account e-mails with their tokens: core/account-mail.ts owns those and
-  // has no entry for hooks yet, so each says so instead of sending nothing
-  const notYet = (name) => () => {
-    throw new Error(`$mails.${name} is not supported by Deskbase yet (send a MailerMessage with $app.newMailClient())`);
+  // PocketBase's $mails (mails/record.go): the account e-mails of a saved auth record, from its
+  // collection's templates, with their tokens: core/account-mail.ts makes and sends them (host op mail.record)
+  const recordMail = (name, record, mail) => {
+    const c = record && typeof record.collection === 'function' ? record.collection() : null;
+    if (!c || !c.id) throw new TypeError(`$mails.${name}: the second argument must be a Record`);
+    if (record.isNew()) throw new Error(`$mails.${name}: the record must be saved first`);
+    rt.call('mail.record', [c.id, String(record.id), mail]);
   };
   g.$mails = {
-    sendRecordPasswordReset: notYet('sendRecordPasswordReset'),
-    sendRecordVerification: notYet('sendRecordVerification'),
-    sendRecordChangeEmail: notYet('sendRecordChangeEmail'),
-    sendRecordOTP: notYet('sendRecordOTP'),
-    sendRecordAuthAlert: notYet('sendRecordAuthAlert'),
+    sendRecordPasswordReset: (_app, record) => recordMail('sendRecordPasswordReset', record, { kind: 'passwordReset' }),
+    sendRecordVerification: (_app, record) => recordMail('sendRecordVerification', record, { kind: 'verification' }),
+    sendRecordChangeEmail: (_app, record, newEmail) => recordMail('sendRecordChangeEmail', record, { kind: 'emailChange', newEmail: String(newEmail ?? '') }),
+    sendRecordOTP: (_app, record, otpId, pass) => recordMail('sendRecordOTP', record, { kind: 'otp', otpId: String(otpId ?? ''), password: String(pass ?? '') }),
+    // (newer PocketBase versions pass the alert's info as a third argument)
+    sendRecordAuthAlert: (_app, record, info) => recordMail('sendRecordAuthAlert', record, { kind: 'authAlert', info: info === undefined ? 'a sign-in from a hook' : String(info) }),
   };
 
   rt.eventMakers.push({
