@@ -8,7 +8,14 @@ import { isIP } from 'node:net';
  * whole /64, and could otherwise rotate through it), IPv4-mapped ones as IPv4.
  */
 export function clientKey(address: string | undefined): string {
-  if (address === undefined || address === '') return '';
+  const expanded = expandedIp(address);
+  if (!expanded.includes(':')) return expanded;
+  return `${expanded.split(':').slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
+/** An address as Go's netip StringExpanded writes it (IPv4-mapped IPv6 as IPv4); '' for none. */
+export function expandedIp(address: string | undefined): string {
+  if (!address) return '';
   const v4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (v4) return v4[1];
   if (!address.includes(':')) return address;
@@ -16,7 +23,7 @@ export function clientKey(address: string | undefined): string {
   const left = head === '' ? [] : head.split(':');
   const right = tail === '' ? [] : tail.split(':');
   const groups = address.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return groups.map((g) => g.padStart(4, '0')).join(':');
 }
 
 /** What the settings' `trustedProxy` says (core/settings.ts). */

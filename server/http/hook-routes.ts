@@ -24,6 +24,7 @@ import { formToObject, parseBody } from './body-values.js';
 import { checkEntryCount, JsonShape } from './body-shape.js';
 import { isRecord } from '../json-object.js';
 import { envelopeJson } from './envelope.js';
+import { expandedIp } from './client-key.js';
 import { realIpOf, stateOf } from './request.js';
 
 /** What the HTTP app needs of the hook routes (server/hooks/routes.ts `HookRoutes`). */
@@ -35,18 +36,6 @@ export interface HookRouter {
 /** PocketBase's DefaultMaxBodySize (its bodyLimit middleware on every route). */
 export const HOOK_BODY_BYTES = RECORD_BODY_BYTES;
 
-/** An address as Go's netip StringExpanded writes it (IPv4-mapped IPv6 as IPv4). */
-function expandedIp(address: string | undefined): string {
-  if (!address) return '';
-  const v4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (v4) return v4[1];
-  if (!address.includes(':')) return address;
-  const [head, tail = ''] = address.toLowerCase().split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === '' ? [] : tail.split(':');
-  const groups = address.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
-  return groups.map((g) => g.padStart(4, '0')).join(':');
-}
 
 /** The answer for a request a hook route matches, or null when none does (the caller's 404). */
 export async function serveHookRoute(event: H3Event, core: Core, router: HookRouter): Promise<Response | null> {
