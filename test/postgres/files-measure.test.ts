@@ -78,7 +78,10 @@ async function measure(engine: 'desktop' | 'team'): Promise<string> {
     line.push(`${label}: upload ${Math.round(up.ms)} ms, download ${Math.round(down.ms)} ms (RSS growth ${(up.growth / MB).toFixed(1)} / ${(down.growth / MB).toFixed(1)} MiB)`);
     if (size > MB) {
       expect(up.growth, `${engine} ${label} upload RSS growth`).toBeLessThan(64 * MB);
-      expect(down.growth, `${engine} ${label} download RSS growth`).toBeLessThan(64 * MB);
+      // a download held whole would grow RSS past the file's 100 MiB (on the team server twice that: its
+      // chunks arrive as hex text); streamed, growth stays well under it. RSS frees lazily after GC, so
+      // the bound leaves room: 73 MiB was seen once on the team server under a full run's load
+      expect(down.growth, `${engine} ${label} download RSS growth`).toBeLessThan(88 * MB);
     }
   }
   return `${engine}: ${line.join('; ')}`;
