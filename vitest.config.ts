@@ -189,8 +189,7 @@ export default defineConfig(({ mode }) => ({
           globalSetup: ['test/support/build-ui.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          // in the parallel group beside the server suites (each file its own server and browser): run
-          // one at a time at the end, the e2e files made the suite's slowest stretch (182 s of 1,066)
+          fileParallelism: false,
         },
       },
     ],

@@ -91,7 +91,12 @@ export function mapPgError(err: unknown, budget: QueryBudget | null | undefined,
       // earlier, naming the field (core/writes/write-sql.ts, unstorableErrors)
       return new ApiError(400, 'The request holds the character U+0000 (NUL), which the team server\'s PostgreSQL cannot take.');
     case QUERY_CANCELED:
-      if (budget != null) return new QueryTimeoutError(budget.limit, { cause: err });
+      if (budget != null) {
+        // PostgreSQL stopped the statement at what was left of the budget: it is spent, whatever our
+        // clock measured around the round trip (so the operation's next call is refused at once)
+        budget.spent = Math.max(budget.spent, budget.limit);
+        return new QueryTimeoutError(budget.limit, { cause: err });
+      }
       // a statement_timeout core set itself for a stretch of a write (a view's creation, view-postgres.ts)
       return /statement timeout/.test(pg.message) ? new QueryTimeoutError(Number.NaN, { cause: err }) : err;
     case DISK_FULL:
