@@ -13,6 +13,7 @@ import yazl from 'yazl';
 import { createCore } from '../server/core/index.js';
 import { startServer } from '../server/index.js';
 import { loadSqlJs, openStore } from '../server/store/db.js';
+import { pocketBaseDatabase } from './pocketbase-db.js';
 
 const { values } = parseArgs({ options: { files: { type: 'string' }, size: { type: 'string' } } });
 const N = Number(values.files ?? 2000);
@@ -21,16 +22,10 @@ const ADMIN = { email: 'bench@example.com', password: 'bench password 1' };
 
 /** pb_data with one collection `docs` (PocketBase's id pbc_1000000001) whose N records name one file each. */
 async function pocketBaseFolder(dir: string): Promise<void> {
-  const SQL = await loadSqlJs();
-  const db = new SQL.Database();
-  db.run('CREATE TABLE _collections (id TEXT PRIMARY KEY, system BOOLEAN, type TEXT, name TEXT, fields JSON, listRule TEXT, viewRule TEXT, createRule TEXT, updateRule TEXT, deleteRule TEXT, options JSON, created TEXT, updated TEXT, indexes JSON)');
-  const fields = [
-    { id: 'text3208210256', name: 'id', type: 'text', primaryKey: true, system: true, required: true, min: 15, max: 15, pattern: '^[a-z0-9]+$', autogeneratePattern: '[a-z0-9]{15}' },
+  const db = pocketBaseDatabase(await loadSqlJs(), { id: 'pbc_1000000001', name: 'docs', fields: [
     { id: 'text1', name: 'title', type: 'text', max: 0, min: 0, pattern: '' },
     { id: 'file1', name: 'doc', type: 'file', maxSelect: 1, maxSize: 0, mimeTypes: [], thumbs: [], protected: false },
-  ];
-  db.run('INSERT INTO _collections VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)', ['pbc_1000000001', 0, 'base', 'docs', JSON.stringify(fields), '', '', null, null, null, '{}', '2024-01-01 00:00:00.000Z', '2024-01-01 00:00:00.000Z', '[]']);
-  db.run('CREATE TABLE docs (id TEXT PRIMARY KEY, title TEXT, doc TEXT)');
+  ] });
   const bytes = randomBytes(SIZE);
   db.run('BEGIN');
   for (let i = 0; i < N; i++) {

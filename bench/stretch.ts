@@ -15,6 +15,7 @@ import { spawnChild, type Child } from './children.js';
 import { postContent, prng } from './data.js';
 import type { SeedInfo } from './protocol.js';
 import { ADMIN } from './seed.js';
+import { pocketBaseDatabase } from './pocketbase-db.js';
 import { loadSqlJs } from '../server/store/db.js';
 
 /** The longest a health answer may wait during any operation (issue 28). */
@@ -62,17 +63,11 @@ function poller(url: string, everyMs: number) {
 
 /** A PocketBase data.db with one base collection `articles` of `rows` posts-like records. */
 async function pocketBaseZip(rows: number): Promise<Buffer> {
-  const SQL = await loadSqlJs();
-  const db = new SQL.Database();
-  db.run('CREATE TABLE _collections (id TEXT PRIMARY KEY, system BOOLEAN, type TEXT, name TEXT, fields JSON, listRule TEXT, viewRule TEXT, createRule TEXT, updateRule TEXT, deleteRule TEXT, options JSON, created TEXT, updated TEXT, indexes JSON)');
-  const fields = [
-    { id: 'text3208210256', name: 'id', type: 'text', primaryKey: true, system: true, required: true, min: 15, max: 15, pattern: '^[a-z0-9]+$', autogeneratePattern: '[a-z0-9]{15}' },
+  const db = pocketBaseDatabase(await loadSqlJs(), { id: 'pbc_1000000002', name: 'articles', fields: [
     { id: 'text1', name: 'title', type: 'text', max: 0, min: 0, pattern: '' },
     { id: 'text2', name: 'body', type: 'text', max: 0, min: 0, pattern: '' },
     { id: 'bool1', name: 'published', type: 'bool' },
-  ];
-  db.run('INSERT INTO _collections VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)', ['pbc_1000000002', 0, 'base', 'articles', JSON.stringify(fields), '', '', null, null, null, '{}', '2024-01-01 00:00:00.000Z', '2024-01-01 00:00:00.000Z', '[]']);
-  db.run('CREATE TABLE articles (id TEXT PRIMARY KEY, title TEXT, body TEXT, published BOOLEAN)');
+  ] });
   const rand = prng(11);
   db.run('BEGIN');
   const insert = db.prepare('INSERT INTO articles VALUES (?,?,?,?)');

@@ -5,6 +5,7 @@
 // a PocketBase import about a second (`npm run bench` measures them at 100k, README "Reliability").
 // Each still does all or nothing: the counts after it say so.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pocketBaseDatabase } from '../../bench/pocketbase-db.js';
 import { loadSqlJs } from '../../server/store/db.js';
 import { zipOf } from '../files/zip-read.js';
 import { http } from '../fixtures/hardening-http.js';
@@ -64,16 +65,10 @@ describe('long operations leave the event loop free', () => {
   });
 
   it(`a PocketBase import of ${ROWS.toLocaleString('en')} records`, async () => {
-    const SQL = await loadSqlJs();
-    const db = new SQL.Database();
-    db.run('CREATE TABLE _collections (id TEXT PRIMARY KEY, system BOOLEAN, type TEXT, name TEXT, fields JSON, listRule TEXT, viewRule TEXT, createRule TEXT, updateRule TEXT, deleteRule TEXT, options JSON, created TEXT, updated TEXT, indexes JSON)');
-    const fields = [
-      { id: 'text3208210256', name: 'id', type: 'text', primaryKey: true, system: true, required: true, min: 15, max: 15, pattern: '^[a-z0-9]+$', autogeneratePattern: '[a-z0-9]{15}' },
+    const db = pocketBaseDatabase(await loadSqlJs(), { id: 'pbc_1000000002', name: 'articles', fields: [
       { id: 'text1', name: 'title', type: 'text', max: 0, min: 0, pattern: '' },
       { id: 'text2', name: 'body', type: 'text', max: 0, min: 0, pattern: '' },
-    ];
-    db.run('INSERT INTO _collections VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)', ['pbc_1000000002', 0, 'base', 'articles', JSON.stringify(fields), '', '', null, null, null, '{}', '2024-01-01 00:00:00.000Z', '2024-01-01 00:00:00.000Z', '[]']);
-    db.run('CREATE TABLE articles (id TEXT PRIMARY KEY, title TEXT, body TEXT)');
+    ] });
     db.run('BEGIN');
     const insert = db.prepare('INSERT INTO articles VALUES (?,?,?)');
     for (let i = 0; i < ROWS; i++) insert.run([`a${String(i).padStart(14, '0')}`, `article ${i}`, text(i, 400)]);
