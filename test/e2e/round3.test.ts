@@ -50,7 +50,20 @@ const open = (hash: string, viewport = WIDE) => suite.open(hash, viewport);
 
 const rows = (p: Page) => p.locator('.records tbody tr[data-id]');
 const hash = (p: Page) => p.evaluate(() => decodeURIComponent(location.hash.replace(/\+/g, ' ')));
-const box = async (p: Page, selector: string) => (await p.locator(selector).first().boundingBox())!;
+/**
+ * An element's box once it is shown: a page that re-renders (its rows arriving) may detach the element
+ * for a moment, when boundingBox() answers null; read again until it is shown (5 s at most).
+ */
+const box = async (p: Page, selector: string) => {
+  const el = p.locator(selector).first();
+  const until = Date.now() + 5000;
+  for (;;) {
+    await el.waitFor({ state: 'visible', timeout: Math.max(1, until - Date.now()) });
+    const b = await el.boundingBox();
+    if (b) return b;
+    if (Date.now() > until) throw new Error(`${selector} has no box: it is not shown`);
+  }
+};
 const overlaps = (a: { x: number; y: number; width: number; height: number }, b: { x: number; y: number; width: number; height: number }) =>
   a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
