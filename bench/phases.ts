@@ -5,6 +5,7 @@ import { captureRoutes, httpCases, type CaseId, type HttpCase } from './cases.js
 import { spawnChild, type Child } from './children.js';
 import { figures, pool, runLoad, type LoadResult, type LoadRun } from './load.js';
 import type { SeedInfo } from './protocol.js';
+import { runSaturated, type SaturatedFigure } from './saturated.js';
 
 export interface Settings {
   connections: number;
@@ -109,6 +110,8 @@ export interface MainResults {
   cases: Record<MainCaseId, SideBySide>;
   expandCost: ExpandCost;
   signInUnderLoad: SignInUnderLoad;
+  /** The read cases on the machine as it is, then with every core held by busy processes. */
+  saturated: SaturatedFigure[];
 }
 
 export async function runMain(s: Settings, dir: string, children: Set<Child>): Promise<MainResults> {
@@ -137,8 +140,9 @@ export async function runMain(s: Settings, dir: string, children: Set<Child>): P
   const view = figures(viewRun);
   s.log(`views while signing in: ${fmtResult(view)}; sign-ins ${fmtResult(signIn)}`);
   await stop(children, ceiling);
+  const saturated = await runSaturated(s, info.url, cases);
   await stop(children, deskbase);
-  return { cases: out, expandCost, signInUnderLoad: { signIn, view, idleViewP99, factor: view.p99 / idleViewP99 } };
+  return { cases: out, expandCost, signInUnderLoad: { signIn, view, idleViewP99, factor: view.p99 / idleViewP99 }, saturated };
 }
 
 export function track(children: Set<Child>, child: Child): Child {

@@ -8,6 +8,8 @@ import type { ImportFigures } from './import.js';
 import { REALTIME_TARGETS, type RealtimeFigures } from './realtime.js';
 import type { TeamFigures } from './team.js';
 import type { HooksFigures } from './hooks.js';
+import { refusedOf } from './saturated.js';
+import { STRETCH_TARGET_MS, type StretchFigure } from './stretch.js';
 
 export interface BenchResults extends MainResults {
   small: ScalePoint;
@@ -16,6 +18,7 @@ export interface BenchResults extends MainResults {
   realtime: RealtimeFigures;
   team: TeamFigures;
   hooks: HooksFigures;
+  stretch: StretchFigure[];
 }
 
 export interface Target {
@@ -53,6 +56,17 @@ export function mainTable(results: BenchResults): string[] {
   return table([header, ...rows]);
 }
 
+/** The read cases idle and with every core held by busy processes (bench/saturated.ts). */
+export function saturatedTable(results: BenchResults): string[] {
+  const rows = results.saturated.map((f) => [
+    f.label, ...cells(f.idle), String(refusedOf(f.idle)), ...cells(f.saturated), String(refusedOf(f.saturated)),
+  ]);
+  return table([
+    ['case, cores saturated by busy processes (10 connections)', 'idle req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'saturated req/s', 'p50 ms', 'p99 ms', 'non-2xx (target 0)'],
+    ...rows,
+  ]);
+}
+
 export function scaleTable(results: BenchResults): string[] {
   const { small, large } = results;
   const row = (label: string, a: LoadResult, b: LoadResult, fmt: (r: LoadResult) => string) => [label, fmt(a), fmt(b), pct(b.rps / a.rps)];
@@ -82,7 +96,11 @@ export function targets(r: BenchResults): Target[] {
   const expandRatio = r.expandCost.ratio;
   const rt = r.realtime;
   const rtShare = rt.attached.rps / rt.detached.rps;
+  const refused = r.saturated.reduce((n, f) => n + refusedOf(f.saturated), 0);
+  const answered = r.saturated.reduce((n, f) => n + f.saturated.ok, 0);
+  const longest = r.stretch.reduce<StretchFigure | null>((a, f) => (a === null || f.healthMaxMs > a.healthMaxMs ? f : a), null);
   return [
+    t('read cases with every core saturated', '0 non-2xx', `${refused} of ${answered + refused}`, refused === 0 && answered > 0),
     t('view by id vs ceiling', '>= 60%', pct(r.cases.view.ratio), r.cases.view.ratio >= 0.6),
     t('list 30 with totals vs ceiling', '>= 35%', pct(r.cases.list.ratio), r.cases.list.ratio >= 0.35),
     t('durable creates', '>= 3000/s', `${num(r.cases.create.deskbase.rps)}/s`, r.cases.create.deskbase.rps >= 3000),
@@ -98,6 +116,13 @@ export function targets(r: BenchResults): Target[] {
     t('list 30 expand=author vs without', '>= 60%', pct(expandRatio), expandRatio >= 0.6),
     t(`create rate with ${rt.subscribers.toLocaleString('en')} subscribers vs none`, `>= ${pct(REALTIME_TARGETS.createShare)}`, pct(rtShare), rtShare >= REALTIME_TARGETS.createShare),
     t(`delivery to the last of ${rt.subscribers.toLocaleString('en')}, p99`, `<= ${REALTIME_TARGETS.deliveryP99Ms} ms`, `${num(rt.deliveryP99, 1)} ms`, rt.deliveryP99 <= REALTIME_TARGETS.deliveryP99Ms),
+    t(
+      'longest health answer during a long operation',
+      `<= ${STRETCH_TARGET_MS} ms`,
+      longest === null ? '-' : `${num(longest.healthMaxMs)} ms (${longest.operation})`,
+      longest !== null && r.stretch.every((f) => f.status >= 200 && f.status < 300 && f.healthMaxMs <= STRETCH_TARGET_MS),
+    ),
+    t('records import rate', '>= 9000 rows/s', `${num(r.recordsImport.rowsPerSecond)} rows/s`, r.recordsImport.rowsPerSecond >= 9000),
   ];
 }
 

@@ -3,13 +3,13 @@
 // processes as they got on the quieter machine just before, and none is refused. A budget measured in
 // wall-clock time fails here: a list that needs a few tens of ms alone is descheduled past 150 ms once
 // the cores are taken (seen in CI and in a 10-connection load run before the budget counted work).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { httpCases, type CaseId } from '../../bench/cases.js';
 import { spawnChild, type Child } from '../../bench/children.js';
+import { saturateCores, type Busy } from '../../bench/busy.js';
 import type { SeedInfo } from '../../bench/protocol.js';
 
 /** Enough posts that the heaviest cases (an unindexed sort, a `~` scan) take tens of ms of work each. */
@@ -26,7 +26,7 @@ const BUSY_MS = 90_000;
 let child: Child;
 let dir = '';
 let info: SeedInfo;
-const busy: ChildProcess[] = [];
+let busy: Busy | undefined;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'deskbase-saturated-'));
@@ -35,21 +35,10 @@ beforeAll(async () => {
 }, 200_000);
 
 afterAll(async () => {
-  for (const p of busy) if (p.exitCode === null) p.kill('SIGKILL');
+  busy?.stop();
   await child?.stop();
   if (dir !== '') rmSync(dir, { recursive: true, force: true });
 });
-
-/**
- * Four processes per core spinning until killed or BUSY_MS passed: the server gets about a fifth of a
- * core, so a list of 30-100 ms of work alone (the `~` scan, the unindexed sort) takes several times the
- * old 150 ms of wall clock.
- */
-function saturate(): void {
-  for (let i = 0; i < 4 * availableParallelism(); i++) {
-    busy.push(spawn(process.execPath, ['-e', `const end = Date.now() + ${BUSY_MS}; while (Date.now() < end);`], { stdio: 'ignore' }));
-  }
-}
 
 async function answer(path: string): Promise<{ status: number; body: string; ms: number }> {
   const t0 = performance.now();
@@ -76,8 +65,9 @@ it('answers the bench\'s list and view cases the same, none refused, while every
   for (const [i, a] of idle.entries()) expect(a.status, `${paths[i]}: ${a.body.slice(0, 200)}`).toBe(200);
   const slowestIdle = Math.max(...idle.map((a) => a.ms));
 
-  saturate();
-  await new Promise((r) => setTimeout(r, 500)); // the busy processes are spinning
+  // four busy processes per core: the server gets about a fifth of a core, so a list of 30-100 ms of
+  // work alone (the `~` scan, the unindexed sort) takes several times the old 150 ms of wall clock
+  busy = await saturateCores(BUSY_MS);
   const refused: string[] = [];
   const changed: string[] = [];
   let slowest = 0;
@@ -91,7 +81,7 @@ it('answers the bench\'s list and view cases the same, none refused, while every
     });
   }
   const busyMs = performance.now() - t0;
-  for (const p of busy) p.kill('SIGKILL');
+  busy.stop();
   console.log(`saturated: ${ROUNDS * paths.length} requests in ${busyMs.toFixed(0)} ms, slowest ${slowest.toFixed(0)} ms (idle ${slowestIdle.toFixed(0)} ms), ${refused.length} refused`);
   expect(refused).toEqual([]);
   expect(changed).toEqual([]);
