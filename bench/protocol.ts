@@ -63,6 +63,8 @@ export type SubscribersRequest =
   | { op: 'arm' }
   | { op: 'reached'; timeoutMs: number }
   | { op: 'detach' }
+  /** This process's CPU time (process.cpuUsage()): what reading the streams costs the machine. */
+  | { op: 'cpu' }
   | { op: 'close' };
 
 export interface ChildEnvelope {

@@ -101,6 +101,8 @@ async function handle(r: SubscribersRequest): Promise<unknown> {
       subs.length = 0;
       remaining = 0;
       return null;
+    case 'cpu':
+      return process.cpuUsage();
     case 'close':
       for (const s of subs) s.req.destroy();
       return null;

@@ -1,16 +1,21 @@
 // Realtime as PocketBase serves it (apis/realtime.go): GET opens a server-sent event stream that starts
 // with PB_CONNECT {clientId}; POST {clientId, subscriptions} with the caller's Authorization binds who
-// the client is and what it listens to. Each message is `id:<clientId>`, `event:<subscription>`,
-// `data:<json>`. What a client is sent, and when, is the core's (core/realtime/).
+// the client is and what it listens to. Each message is `event:<subscription>` and `data:<json>`; the
+// stream's id, `id:<clientId>`, comes once with PB_CONNECT (PocketBase repeats it on every message: an
+// event stream's last event id holds until another `id:` line, so EventSource, and the SDK through it,
+// gives every event the same `lastEventId` either way). What a client is sent, and when, is the core's
+// (core/realtime/); the bytes, shared between streams, are realtime-frames.ts's.
+import type { Socket } from 'node:net';
 import type { H3 } from 'h3';
 import { HTTPResponse } from 'h3';
 import type { Core } from '../../core/index.js';
-import type { RealtimeMessage, RealtimeSink } from '../../core/realtime/broker.js';
+import type { RealtimeSink } from '../../core/realtime/broker.js';
 import { COLLECTION_BODY_BYTES, readBodyObject } from '../body.js';
 import { authOf } from '../caller.js';
 import { clientOf } from '../request.js';
 import { noContent } from '../respond.js';
 import { FLUSH_OPTIONS, RealtimeFlusher, type Flushable, type FlushOptions } from './realtime-flush.js';
+import { FrameTree, frameOf } from './realtime-frames.js';
 
 /**
  * Bytes a client may have waiting (sent, not yet taken by its socket). Past it the stream is ended,
@@ -40,63 +45,71 @@ const HEADERS: Record<string, string> = {
   connection: 'close',
 };
 
-/** A message's `event:` and `data:` lines, encoded once for all the clients it goes to. */
-const frames = new WeakMap<RealtimeMessage, Buffer>();
-/** The last message encoded: a fan-out hands one message to its clients one after another. */
-let last: { message: RealtimeMessage | null; bytes: Buffer } = { message: null, bytes: Buffer.alloc(0) };
-function frame(message: RealtimeMessage): Buffer {
-  if (last.message === message) return last.bytes;
-  let bytes = frames.get(message);
-  if (!bytes) frames.set(message, (bytes = Buffer.from(`event:${message.name}\ndata:${message.data}\n\n`)));
-  last = { message, bytes };
-  return bytes;
-}
-
 export function registerRealtime(app: H3, core: Core, totalQueueBytes = REALTIME_QUEUE_TOTAL_BYTES, flush: Readonly<FlushOptions> = FLUSH_OPTIONS): void {
   const { broker } = core.realtime;
-  /** Bytes waiting in all streams, as each stream last saw its own queue (on each message and each read). */
+  /** Bytes waiting in all streams, as each stream last saw its own queue (on each message, write and drain). */
   let queuedTotal = 0;
-  const flusher = new RealtimeFlusher(flush);
+  const tree = new FrameTree();
+  const flusher = new RealtimeFlusher(flush, () => tree.restart());
 
   app.get('/api/realtime', (event) => {
+    const res = event.runtime?.node?.res;
+    const socket = event.runtime?.node?.req.socket;
     // between events the stream is quiet by design: the broker's idle timer (5 minutes) ends it, not
     // the server's socket inactivity timeout
-    event.runtime?.node?.req.socket.setTimeout(0);
+    socket?.setTimeout(0);
     // no `Transfer-Encoding: chunked`: node then frames each write with a size line and CRLF, two
     // more buffers per socket write to every subscriber
-    event.runtime?.node?.res?.removeHeader('transfer-encoding');
+    res?.removeHeader('transfer-encoding');
     let clientId = '';
     const address = clientOf(event); // the stream's address bears what its subscriptions cost
-    let prefix = Buffer.alloc(0);
-    /** Bytes waiting: in the stream's queue (`inStream`, as last seen) and not yet written to it (`pending`). */
+    /**
+     * Where the stream's bytes go. The head and PB_CONNECT go through the response as h3 sends it;
+     * once they are on the socket (the response's first read after them, `pull` below), every later
+     * write goes to the socket itself: the body is close-delimited, so its bytes are the events' bytes
+     * alone, and a write is one `socket.write` of a Buffer other streams share (realtime-frames.ts).
+     */
+    let direct: Socket | null = null;
+    /** What is queued and not yet written: a run of shared frames. */
+    let run = tree.root;
+    /** Bytes waiting: queued (`run.bytes`) and written but not yet taken by the socket, as last seen. */
     let queued = 0;
-    let inStream = 0;
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    /** When the socket last took a chunk, or the queue was last found empty. */
+    /** When the socket last took everything written to it, or the queue was last found empty. */
     let taken = performance.now();
     let control: ReadableStreamDefaultController<Uint8Array> | null = null;
+    /** Bytes written and not yet taken: the socket's own buffer, or the response stream's queue. */
+    const unsent = () => (direct !== null ? direct.writableLength : control === null ? 0 : Math.max(0, -(control.desiredSize ?? 0)));
     /** This stream's queue as it is now, into the total. */
     const sync = (closing = false) => {
-      inStream = closing || control === null ? 0 : REALTIME_QUEUE_BYTES - (control.desiredSize ?? REALTIME_QUEUE_BYTES);
-      const now = closing ? 0 : inStream + pendingBytes;
+      const now = closing ? 0 : unsent() + run.bytes;
       queuedTotal += now - queued;
       queued = now;
       if (now === 0) taken = performance.now();
     };
     const behind = () => queued > BEHIND_BYTES || (queued > 0 && performance.now() - taken > BEHIND_MS);
     let closed = false;
-    /** Queued messages, written to the stream as one chunk (the flusher's round; realtime-flush.ts). */
+    const write = (chunk: Buffer) => {
+      if (direct !== null) {
+        if (!direct.destroyed) direct.write(chunk);
+      } else control?.enqueue(chunk);
+    };
+    /** Queued messages, written as one chunk (the flusher's round; realtime-flush.ts). */
     const out: Flushable = {
       waiting: false,
       flush() {
-        if (closed || control === null || pending.length === 0) return;
-        const chunk = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
-        pending = [];
-        pendingBytes = 0;
-        control.enqueue(chunk);
+        if (closed || control === null || run.empty) return;
+        // a socket that has not taken the last write is skipped: its messages wait (and join the next
+        // write), and its drain brings it back (below); the queue's bound still holds for it
+        if (direct !== null && direct.writableLength > 0) return;
+        write(run.chunk());
+        run = tree.root;
         sync();
       },
+    };
+    const onDrain = () => {
+      taken = performance.now();
+      sync();
+      if (!run.empty) flusher.mark(out);
     };
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -104,18 +117,16 @@ export function registerRealtime(app: H3, core: Core, totalQueueBytes = REALTIME
         const sink: RealtimeSink = {
           send(message) {
             if (closed) return true;
-            const bytes = frame(message);
-            const size = prefix.byteLength + bytes.byteLength;
-            if (inStream + pendingBytes + size > REALTIME_QUEUE_BYTES || (queuedTotal + size > totalQueueBytes && behind())) {
+            const bytes = frameOf(message);
+            const size = bytes.byteLength;
+            if (unsent() + run.bytes + size > REALTIME_QUEUE_BYTES || (queuedTotal + size > totalQueueBytes && behind())) {
               closed = true;
-              pending = [];
-              pendingBytes = 0;
+              run = tree.root;
               sync(true);
               controller.error(new Error('realtime client queue full'));
               return false;
             }
-            pending.push(prefix, bytes);
-            pendingBytes += size;
+            run = run.then(bytes);
             queued += size;
             queuedTotal += size;
             flusher.mark(out);
@@ -123,30 +134,39 @@ export function registerRealtime(app: H3, core: Core, totalQueueBytes = REALTIME
           },
           close() {
             if (closed) return;
-            out.flush(); // what was queued before the end goes out before it
+            // what was queued before the end goes out before it (a socket behind takes it after the rest)
+            if (!run.empty) write(run.chunk());
+            run = tree.root;
             closed = true;
             sync(true);
+            direct?.off('drain', onDrain);
             controller.close();
           },
         };
         const client = broker.connect(sink, address);
         clientId = client.id;
-        prefix = Buffer.from(`id:${clientId}\n`);
-        client.send({ name: 'PB_CONNECT', data: JSON.stringify({ clientId }) });
+        // the client id once, on PB_CONNECT: an event stream's last event id holds for the events after
+        // it (what EventSource gives each event as `lastEventId`, and all the SDK reads of it)
+        controller.enqueue(Buffer.from(`id:${clientId}\nevent:PB_CONNECT\ndata:${JSON.stringify({ clientId })}\n\n`));
       },
-      // called as the socket takes chunks: the total follows what is still waiting
+      // with no high-water mark, called only when the response asks for more: the first time is right
+      // after it wrote PB_CONNECT (and the head) to the socket, so the socket is ours from here on
       pull() {
+        if (direct === null && !closed && socket !== undefined && res?.socket === socket && res.headersSent) {
+          direct = socket;
+          direct.on('drain', onDrain);
+        }
         taken = performance.now();
         sync();
       },
       cancel() {
         closed = true;
-        pending = [];
-        pendingBytes = 0;
+        run = tree.root;
         sync(true);
+        direct?.off('drain', onDrain);
         broker.disconnect(clientId);
       },
-    }, { highWaterMark: REALTIME_QUEUE_BYTES, size: (chunk) => chunk.byteLength });
+    }, { highWaterMark: 0, size: (chunk) => chunk.byteLength });
     return new HTTPResponse(stream, { status: 200, headers: HEADERS });
   });
 

@@ -38,7 +38,8 @@ export class RealtimeFlusher {
   private timer: NodeJS.Timeout | null = null;
   private immediate: NodeJS.Immediate | null = null;
 
-  constructor(private readonly options: Readonly<FlushOptions> = FLUSH_OPTIONS) {}
+  /** `onRound` is told as each round starts (realtime-frames.ts starts its tree afresh). */
+  constructor(private readonly options: Readonly<FlushOptions> = FLUSH_OPTIONS, private readonly onRound: () => void = () => undefined) {}
 
   /** A stream has something new queued: it is written in the next round. */
   mark(stream: Flushable): void {
@@ -64,6 +65,7 @@ export class RealtimeFlusher {
       this.queued = [];
       this.at = 0;
       this.cost = 0;
+      this.onRound();
     }
     const end = start + this.options.sliceMs;
     while (this.at < this.round.length) {
