@@ -27,6 +27,16 @@ export interface RealtimeSink {
   close(): void;
 }
 
+/**
+ * Where one message to many clients goes at once (the HTTP layer's shared writes, set by it): the
+ * clients are all of one subscriber shape with nothing of theirs waiting in the fan-out's second lane,
+ * and the message goes after whatever each of them was sent before. It drops (and disconnects) a
+ * client whose queue it finds full.
+ */
+export interface RealtimeGroupSink {
+  send(clients: readonly RealtimeClient[], message: RealtimeMessage): void;
+}
+
 /** The topic the SDK's all-in-one authWithOAuth2 waits on (PocketBase's oauth2SubscriptionTopic). */
 export const OAUTH2_TOPIC = '@oauth2';
 
@@ -44,7 +54,7 @@ export class RealtimeClient {
   behind = 0;
   private idle: NodeJS.Timeout;
   /** When the client was last sent a message (Date.now()): the idle timer looks at it when it fires. */
-  private sentAt = Date.now();
+  sentAt = Date.now();
 
   /** `address` is the client address's key its costs are charged to (the event stream's connection). */
   constructor(readonly id: string, readonly address: string, private readonly sink: RealtimeSink, private readonly onIdle: () => void, private readonly idleMs: number) {
@@ -79,9 +89,9 @@ export class RealtimeClient {
   }
 
   /** Sends one message; a full queue closes the client (its subscriptions must be sent again). */
-  send(message: RealtimeMessage): boolean {
+  send(message: RealtimeMessage, now = Date.now()): boolean {
     if (!this.sink.send(message)) return false;
-    this.sentAt = Date.now();
+    this.sentAt = now;
     return true;
   }
 
@@ -114,8 +124,23 @@ export class RealtimeBroker {
    */
   version = 0;
 
+  /** One message to many clients at once, when the HTTP layer offers it (`sendGroup`). */
+  groupSink: RealtimeGroupSink | null = null;
+
   constructor(private readonly idleMs = IDLE_MS, limits: Readonly<RealtimeLimits> = REALTIME_LIMITS) {
     this.ledger = new SubscriptionLedger(limits);
+  }
+
+  /**
+   * One message to all of `clients` (connected, one shape's, none with messages waiting in the second
+   * lane): through the group sink as one step, not one per client. False when there is none (the
+   * caller sends to each).
+   */
+  sendGroup(clients: readonly RealtimeClient[], message: RealtimeMessage, now = Date.now()): boolean {
+    if (this.groupSink === null) return false;
+    for (const client of clients) client.sentAt = now;
+    this.groupSink.send(clients, message);
+    return true;
   }
 
   get size(): number {
