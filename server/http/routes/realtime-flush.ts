@@ -5,8 +5,8 @@
 // milliseconds each) and the next round starts no sooner than the rounds' share of the loop allows:
 // while writes come one at a time a message leaves within a turn or two, and under a burst of writes
 // 1,000 subscribers cost one write each per round, not one per message, so writers keep their pace.
-// The wait is for the loop's other work: once the loop has sat idle since the last round (nothing
-// else wanted it), the next round starts at once.
+// The wait is for the loop's other work: when the loop has mostly sat idle since the last round
+// (nothing else wanted it), the next round starts at once.
 import { performance } from 'node:perf_hooks';
 
 /** A stream with messages queued (realtime-api.ts). */
@@ -28,8 +28,11 @@ export interface FlushOptions {
 
 export const FLUSH_OPTIONS: Readonly<FlushOptions> = { sliceMs: 4, share: 0.2, maxWaitMs: 40 };
 
-/** Idle time of the loop (ms) since the last round that lets the next one start before its wait is over. */
-const IDLE_ENOUGH_MS = 0.5;
+/**
+ * The loop's utilization since the last round under which the next one starts before its wait is over:
+ * the loop has mostly sat idle, nothing else wants it.
+ */
+const IDLE_UTILIZATION = 0.5;
 /** While a round waits, how often it looks whether the loop went idle (ms). */
 const IDLE_POLL_MS = 2;
 
@@ -62,7 +65,7 @@ export class RealtimeFlusher {
   private schedule(): void {
     if (this.timer !== null || this.immediate !== null) return;
     const wait = this.at < this.round.length ? 0 : this.earliest - performance.now();
-    if (wait <= 0 || performance.eventLoopUtilization(this.loopAtRoundEnd).idle >= IDLE_ENOUGH_MS) {
+    if (wait <= 0 || performance.eventLoopUtilization(this.loopAtRoundEnd).utilization < IDLE_UTILIZATION) {
       this.immediate = setImmediate(() => this.run());
       return;
     }
