@@ -28,8 +28,12 @@ export const REALTIME_QUEUE_BYTES = 4 * 1024 * 1024;
 export const REALTIME_QUEUE_TOTAL_BYTES = 32 * 1024 * 1024;
 const BEHIND_BYTES = 256 * 1024;
 const BEHIND_MS = 1000;
-/** A group's run is handed to its members once it is this long, whoever was written meanwhile. */
-const GROUP_RUN_BYTES = 256 * 1024;
+/**
+ * A group's run is handed to its members (each then counting it against its bounds) once it is this
+ * long, whoever was written meanwhile: a group (one per shape and subscription string; the shapes are
+ * bounded by subscription-limits.ts) holds at most this much that no client's bound counts yet.
+ */
+const GROUP_RUN_BYTES = 64 * 1024;
 
 /** What all streams share: the frame tree, the flusher, the bytes waiting in all of them. */
 export class StreamSet {
