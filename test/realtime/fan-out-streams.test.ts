@@ -1,8 +1,9 @@
 // How realtime messages reach the sockets under many subscribers (issue 28): a message for a whole
 // subscriber shape is queued once for the group (server/http/routes/realtime-streams.ts), each member
 // taking it before anything else comes for it, so every subscriber's events keep commit order however
-// its topics' groups interleave; a slow reader holds no one up; and a socket that has not taken its
-// last write is not written again until it drains, then gets everything queued meanwhile, in order.
+// its topics' groups interleave (end to end, and message by message with single sends between); a
+// slow reader holds no one up; and a socket that has not taken its last write is not written again
+// until it drains, then gets everything queued meanwhile, in order.
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RealtimeBroker } from '../../server/core/realtime/broker.js';
@@ -193,4 +194,49 @@ describe('an event stream whose socket has not taken its last write', () => {
     reader.destroy();
     serverSide.destroy();
   }, 60_000);
+});
+
+describe('messages to groups and to single streams, interleaved', () => {
+  it('each stream gets exactly its messages in the order they were sent, whichever groups carried them', async () => {
+    const broker = new RealtimeBroker();
+    const set = new StreamSet(broker, REALTIME_QUEUE_TOTAL_BYTES, FLUSH_OPTIONS);
+    broker.groupSink = set.groups;
+    /** A stream written through its response stream (no socket): what it was written, read back. */
+    const open = () => {
+      let out: EventStream | null = null;
+      const body = new ReadableStream<Uint8Array>({ start(controller) { out = new EventStream(set, controller, REALTIME_QUEUE_BYTES); } }, { highWaterMark: 0 });
+      const stream = out as unknown as EventStream;
+      const client = broker.connect({ send: (m) => stream.send(m), close: () => stream.close() }, '127.0.0.1');
+      set.byClient.set(client, stream);
+      const reader = body.getReader();
+      let text = '';
+      const pump = async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          text += Buffer.from(value).toString('utf8');
+        }
+      };
+      void pump();
+      return { client, got: () => text.split('\n\n').filter(Boolean).map((e) => /data:(.*)$/s.exec(e)?.[1]) };
+    };
+    const [one, two, three] = [open(), open(), open()];
+    const groupA = [one.client, two.client];
+    const groupB = [one.client, three.client];
+    const m = (data: string) => ({ name: 'notes/*', data });
+    broker.sendGroup(groupA, m('A1'));
+    broker.sendGroup(groupB, m('B1'));
+    broker.sendGroup(groupA, m('A2'));
+    expect(one.client.send(m('I1'))).toBe(true); // a message to one stream between two of its group's
+    broker.sendGroup(groupA, m('A3'));
+    await until(() => one.got().length === 5 && two.got().length === 3 && three.got().length === 1, 'a round of writes');
+    broker.sendGroup(groupB, m('B2')); // after a round: the groups start again
+    expect(three.client.send(m('I2'))).toBe(true);
+    broker.sendGroup(groupA, m('A4'));
+    await until(() => one.got().length === 7 && two.got().length === 4 && three.got().length === 3, 'the next round');
+    expect(one.got()).toEqual(['A1', 'B1', 'A2', 'I1', 'A3', 'B2', 'A4']);
+    expect(two.got()).toEqual(['A1', 'A2', 'A3', 'A4']);
+    expect(three.got()).toEqual(['B1', 'B2', 'I2']);
+    broker.closeAll();
+  });
 });
