@@ -113,6 +113,8 @@ export function sameAuth(a: AuthInfo | null, b: AuthInfo | null): boolean {
 
 export class RealtimeBroker {
   private readonly clients = new Map<string, RealtimeClient>();
+  /** The clients bound to a session (their sessions are checked before each delivery): guests cost nothing there. */
+  private readonly bound = new Set<RealtimeClient>();
   /** topic (`posts/*`, `posts/<id>`, `posts`, by the name or id the client used) → its subscribers */
   private readonly byTopic = new Map<string, Map<RealtimeClient, Subscription[]>>();
   /** options string → the one object its subscriptions share, and how many hold it */
@@ -151,7 +153,11 @@ export class RealtimeBroker {
   connect(sink: RealtimeSink, address = ''): RealtimeClient {
     const id = newId(40);
     const client = new RealtimeClient(id, address, sink, () => this.disconnect(id), this.idleMs);
-    client.changed = () => this.version++;
+    client.changed = () => {
+      this.version++;
+      if (client.auth !== null && client.auth.sessionId !== '') this.bound.add(client);
+      else this.bound.delete(client);
+    };
     this.clients.set(id, client);
     return client;
   }
@@ -161,6 +167,7 @@ export class RealtimeBroker {
     const client = this.clients.get(id);
     if (!client) return;
     this.clients.delete(id);
+    this.bound.delete(client);
     this.unindex(client);
     this.ledger.apply(client.address, client.charge, NO_CHARGE);
     client.subscriptions = [];
@@ -246,7 +253,7 @@ export class RealtimeBroker {
    * checked (500 per query, a turn of the fan-out each), and a client whose session ended becomes a guest.
    */
   async *dropEndedSessions(db: ReadDb, now = Date.now()): AsyncGenerator<void> {
-    const bound = [...this.clients.values()].filter((c) => c.auth !== null && c.auth.sessionId !== '');
+    const bound = [...this.bound];
     for (let i = 0; i < bound.length; i += 500) {
       const chunk = bound.slice(i, i + 500);
       const ids = chunk.map((c) => (c.auth as AuthInfo).sessionId);
