@@ -16,8 +16,6 @@ import { noContent } from '../respond.js';
 import { FLUSH_OPTIONS, type FlushOptions } from './realtime-flush.js';
 import { EventStream, REALTIME_QUEUE_BYTES, REALTIME_QUEUE_TOTAL_BYTES, StreamSet } from './realtime-streams.js';
 
-export { REALTIME_QUEUE_BYTES, REALTIME_QUEUE_TOTAL_BYTES };
-
 const HEADERS: Record<string, string> = {
   'content-type': 'text/event-stream; charset=UTF-8',
   'cache-control': 'no-store',
