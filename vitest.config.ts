@@ -85,6 +85,7 @@ const ON_BOTH_ENGINES = [
   'test/rules/request-rules.test.ts',
   'test/batch/sdk.test.ts',
   'test/realtime/sdk.test.ts',
+  'test/realtime/fan-out-streams.test.ts',
   'test/collections/maintained-indexes.test.ts',
   'test/filter/datetime-literals.test.ts',
   'test/transfer/records-export-ids.test.ts',

@@ -63,6 +63,11 @@ export type SubscribersRequest =
   | { op: 'arm' }
   | { op: 'reached'; timeoutMs: number }
   | { op: 'detach' }
+  /** This process's CPU time (process.cpuUsage()): what reading the streams costs the machine. */
+  | { op: 'cpu' }
+  /** From now on each event's time to its last subscriber is kept; `tracked` stops and answers them. */
+  | { op: 'track' }
+  | { op: 'tracked' }
   | { op: 'close' };
 
 export interface ChildEnvelope {

@@ -8,7 +8,7 @@
 // connection limit), and one create delivered to all of them. Batch: 50 creates in one batch against
 // 50 single creates one after another, alternating.
 import { join } from 'node:path';
-import { createBody, httpCases } from './cases.js';
+import { createBody, httpCases, type HttpCase } from './cases.js';
 import { spawnChild, type Child } from './children.js';
 import { figures, pool, type LoadResult, type LoadRun } from './load.js';
 import { load, stop, track, type Settings } from './phases.js';
@@ -28,8 +28,21 @@ export interface RealtimeFigures {
   deliveryP50: number;
   deliveryP99: number;
   creates: number;
+  /**
+   * While the creates run at full rate with the subscribers attached: each event's time from its
+   * record's `created` to the last subscriber holding it, ms (p50/p99), over the events every
+   * subscriber got; `incomplete`: events some subscriber had not got 300 ms after the slice.
+   */
+  loaded: { p50: number; p99: number; events: number; incomplete: number };
   attached: LoadResult;
   detached: LoadResult;
+  /**
+   * Where the machine's CPU went during the create slices, attached / none, as a share of one core:
+   * the server, the subscriber process and the runner (autocannon); and the server's CPU µs per
+   * create. The three share the cores, so the rate with subscribers is only a fair figure when the
+   * subscriber process is not what holds the server back (see the method note in bench/run.ts).
+   */
+  cpu: { attached: CpuShares; detached: CpuShares };
   idle: {
     subscribers: number;
     /** Server RSS growth over the idle subscribers, bytes per subscriber. */
@@ -49,6 +62,35 @@ export function spawnSubscribers(): Child {
   return spawnChild(null, SUBSCRIBERS_SCRIPT);
 }
 
+export interface CpuShares {
+  server: number;
+  subscribers: number;
+  runner: number;
+  serverUsPerCreate: number;
+}
+
+interface CpuTime {
+  user: number;
+  system: number;
+}
+const cpuUs = (t: CpuTime) => t.user + t.system;
+
+/** One create slice with the CPU time each process spent during it. */
+async function measuredLoad(s: Settings, url: string, c: HttpCase, seconds: number, server: Child, subscribers: Child): Promise<{ run: LoadRun; cpu: number[] }> {
+  const at = async () => [cpuUs(await server.call<CpuTime>({ op: 'cpu' })), cpuUs(await subscribers.call<CpuTime>({ op: 'cpu' })), cpuUs(process.cpuUsage())];
+  const before = await at();
+  const run = await load(s, url, c, seconds);
+  const after = await at();
+  return { run, cpu: after.map((x, i) => x - before[i]) };
+}
+
+function shares(runs: { run: LoadRun; cpu: number[] }[]): CpuShares {
+  const seconds = runs.reduce((n, r) => n + r.run.seconds, 0);
+  const ok = runs.reduce((n, r) => n + r.run.ok, 0);
+  const sum = (i: number) => runs.reduce((n, r) => n + r.cpu[i], 0);
+  return { server: sum(0) / 1e6 / seconds, subscribers: sum(1) / 1e6 / seconds, runner: sum(2) / 1e6 / seconds, serverUsPerCreate: sum(0) / Math.max(1, ok) };
+}
+
 export async function attach(subscribers: Child, url: string, count: number, addresses = ADDRESSES.slice(0, 1)): Promise<number> {
   return subscribers.call<number>({ op: 'attach', url, topic: TOPIC, count, addresses }, 300_000);
 }
@@ -56,7 +98,7 @@ export async function attach(subscribers: Child, url: string, count: number, add
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-const median = (xs: number[]): number => percentile([...xs].sort((a, b) => a - b), 0.5);
+const median = (xs: number[]): number => (xs.length === 0 ? NaN : percentile([...xs].sort((a, b) => a - b), 0.5));
 
 async function createOne(url: string, info: SeedInfo, body: string): Promise<void> {
   const res = await fetch(`${url}/api/collections/posts/records`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: info.userToken }, body });
@@ -85,7 +127,7 @@ async function batchOf(url: string, info: SeedInfo, body: string, n: number): Pr
   await res.arrayBuffer();
 }
 
-export async function runRealtime(s: Settings, dir: string, children: Set<Child>): Promise<RealtimeFigures> {
+export async function runRealtime(s: Settings, dir: string, children: Set<Child>, parts: { idle: boolean; batch: boolean; profileAttached?: string } = { idle: true, batch: true }): Promise<RealtimeFigures> {
   const child = track(children, spawnChild(s.profileDir));
   const subscribers = track(children, spawnSubscribers());
   const info = await child.call<SeedInfo>({ op: 'seed', dir: join(dir, 'realtime'), posts: s.smallPosts, users: s.users }, 300_000);
@@ -101,22 +143,54 @@ export async function runRealtime(s: Settings, dir: string, children: Set<Child>
 
   // the create rate with the subscribers attached and with none, alternating
   const create = httpCases(info).create;
-  const runs: [LoadRun[], LoadRun[]] = [[], []];
+  const runs: [{ run: LoadRun; cpu: number[] }[], { run: LoadRun; cpu: number[] }[]] = [[], []];
+  const loadedTimes: number[] = [];
+  let incomplete = 0;
   const slice = s.seconds / s.rounds;
   for (let round = 0; round < s.rounds; round++) {
     // attached for the delivery phase before the first slice; again for each later one
     if (round > 0) await attach(subscribers, url, SUBSCRIBERS);
-    runs[0].push(await load(s, url, create, slice));
+    // the server's main thread profiled over the first attached slice alone (bench/realtime-run.ts)
+    const profiled = round === 0 && parts.profileAttached !== undefined;
+    if (profiled) await child.call({ op: 'profileStart' });
+    await subscribers.call({ op: 'track' });
+    runs[0].push(await measuredLoad(s, url, create, slice, child, subscribers));
+    if (profiled) s.log(`profile: ${await child.call<string>({ op: 'profileStop', file: parts.profileAttached as string })}`);
+    await sleep(300);
+    const t = await subscribers.call<{ times: number[]; incomplete: number }>({ op: 'tracked' });
+    loadedTimes.push(...t.times);
+    incomplete += t.incomplete;
     await subscribers.call({ op: 'detach' });
     // the server notices the closed streams and finishes the deliveries still queued for them
     await sleep(200);
     await createOne(url, info, body);
-    runs[1].push(await load(s, url, create, slice));
+    runs[1].push(await measuredLoad(s, url, create, slice, child, subscribers));
   }
-  const [withSubs, without] = [figures(pool(runs[0])), figures(pool(runs[1]))];
-  s.log(`create with ${SUBSCRIBERS} subscribers: ${withSubs.rps.toFixed(0)} req/s; with none: ${without.rps.toFixed(0)} req/s`);
+  const [withSubs, without] = runs.map((r) => figures(pool(r.map((x) => x.run))));
+  const cpu = { attached: shares(runs[0]), detached: shares(runs[1]) };
+  loadedTimes.sort((a, b) => a - b);
+  const loaded = { p50: percentile(loadedTimes, 0.5), p99: percentile(loadedTimes, 0.99), events: loadedTimes.length, incomplete };
+  s.log(`delivery to the last of ${SUBSCRIBERS} while creating: p50 ${loaded.p50} ms, p99 ${loaded.p99} ms over ${loaded.events} events (${incomplete} not yet with all)`);
+  const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
+  s.log(`create with ${SUBSCRIBERS} subscribers: ${withSubs.rps.toFixed(0)} req/s; with none: ${without.rps.toFixed(0)} req/s (${pct(withSubs.rps / without.rps)})`);
+  for (const [name, c] of Object.entries(cpu)) {
+    s.log(`  ${name}: CPU server ${pct(c.server)}, subscribers ${pct(c.subscribers)}, runner ${pct(c.runner)} of a core; server ${c.serverUsPerCreate.toFixed(0)} µs CPU/create`);
+  }
 
-  // 10,000 idle subscribers: the server's memory for them, and one create delivered to all
+  let idle: RealtimeFigures['idle'] = { subscribers: 0, rssBeforeBytes: NaN, rssAfterBytes: NaN, rssPerSubscriber: NaN, deliveryMs: NaN };
+  if (parts.idle) idle = await idleSubscribers(s, child, subscribers, url, info);
+  const batchTimes: number[] = [];
+  const singleTimes: number[] = [];
+  if (parts.batch) await batchVersusSingles(s, url, info, body, batchTimes, singleTimes);
+  await stop(children, subscribers);
+  return {
+    subscribers: SUBSCRIBERS, deliveryP50: percentile(times, 0.5), deliveryP99: percentile(times, 0.99), creates, loaded,
+    attached: withSubs, detached: without, cpu, idle, batchMs: median(batchTimes), singlesMs: median(singleTimes),
+  };
+}
+
+/** 10,000 idle subscribers: the server's memory for them, and one create delivered to all. */
+async function idleSubscribers(s: Settings, child: Child, subscribers: Child, url: string, info: SeedInfo): Promise<RealtimeFigures['idle']> {
   await sleep(500);
   const before = await child.call<MemoryInfo>({ op: 'memory' });
   const idleCount = await attach(subscribers, url, IDLE_SUBSCRIBERS, ADDRESSES);
@@ -130,10 +204,11 @@ export async function runRealtime(s: Settings, dir: string, children: Set<Child>
   };
   s.log(`${idleCount} idle subscribers: RSS ${(before.rssBytes / 2 ** 20).toFixed(0)} → ${(after.rssBytes / 2 ** 20).toFixed(0)} MB (${(idle.rssPerSubscriber / 1024).toFixed(1)} KB each); one create to the last of them in ${idleDelivery.toFixed(1)} ms`);
   await sleep(200);
+  return idle;
+}
 
-  // 50 creates: one batch against 50 singles
-  const batchTimes: number[] = [];
-  const singleTimes: number[] = [];
+/** 50 creates: one batch against 50 singles, alternating. */
+async function batchVersusSingles(s: Settings, url: string, info: SeedInfo, body: string, batchTimes: number[], singleTimes: number[]): Promise<void> {
   for (let round = 0; round < (s.rounds === 1 ? 3 : 10); round++) {
     let t0 = performance.now();
     await batchOf(url, info, body, 50);
@@ -143,24 +218,24 @@ export async function runRealtime(s: Settings, dir: string, children: Set<Child>
     singleTimes.push(performance.now() - t0);
   }
   s.log(`50 creates: batch ${median(batchTimes).toFixed(1)} ms, singles ${median(singleTimes).toFixed(1)} ms`);
-  await stop(children, subscribers);
-  return {
-    subscribers: SUBSCRIBERS, deliveryP50: percentile(times, 0.5), deliveryP99: percentile(times, 0.99), creates,
-    attached: withSubs, detached: without, idle, batchMs: median(batchTimes), singlesMs: median(singleTimes),
-  };
 }
 
 /** The realtime targets of issue 28. */
 export const REALTIME_TARGETS = { createShare: 0.8, deliveryP99Ms: 50 };
 
 export function realtimeTable(r: RealtimeFigures): string[] {
-  const ms = (n: number) => `${n.toFixed(1)} ms`;
+  const ms = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? 'not run' : `${n.toFixed(1)} ms`);
+  const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
   const share = r.attached.rps / r.detached.rps;
   return table([
     [`realtime and batch (${r.subscribers.toLocaleString('en')} subscribers on posts/*)`, 'value', 'target'],
     [`one create delivered to the last subscriber, p50 / p99 (${r.creates} creates)`, `${ms(r.deliveryP50)} / ${ms(r.deliveryP99)}`, `p99 ≤ ${REALTIME_TARGETS.deliveryP99Ms} ms`],
+    [`while creating (10 connections): record created → the last subscriber has it, p50 / p99 (${r.loaded.events} events)`, `${ms(r.loaded.p50)} / ${ms(r.loaded.p99)}`, `p99 ≤ ${REALTIME_TARGETS.deliveryP99Ms} ms`],
     ['create rate, subscribers attached / none (10 connections)', `${r.attached.rps.toFixed(0)}/s / ${r.detached.rps.toFixed(0)}/s (${(100 * share).toFixed(0)}%)`, `≥ ${100 * REALTIME_TARGETS.createShare}%`],
     ['create p50 latency, subscribers attached / none', `${ms(r.attached.p50)} / ${ms(r.detached.p50)}`, ''],
+    ['server CPU µs per create, subscribers attached / none', `${r.cpu.attached.serverUsPerCreate.toFixed(0)} / ${r.cpu.detached.serverUsPerCreate.toFixed(0)} (${(100 * r.cpu.detached.serverUsPerCreate / r.cpu.attached.serverUsPerCreate).toFixed(0)}%)`, `≥ ${100 * REALTIME_TARGETS.createShare}%`],
+    ['CPU while creating, attached (of one core): server / subscriber process / load generator', `${pct(r.cpu.attached.server)} / ${pct(r.cpu.attached.subscribers)} / ${pct(r.cpu.attached.runner)}`, ''],
+    ['CPU while creating, none (of one core): server / subscriber process / load generator', `${pct(r.cpu.detached.server)} / ${pct(r.cpu.detached.subscribers)} / ${pct(r.cpu.detached.runner)}`, ''],
     [`${r.idle.subscribers.toLocaleString('en')} idle subscribers: server RSS before → after (per subscriber)`, `${(r.idle.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(r.idle.rssAfterBytes / 2 ** 20).toFixed(0)} MB (${(r.idle.rssPerSubscriber / 1024).toFixed(1)} KB)`, 'bounded'],
     [`one create delivered to the last of ${r.idle.subscribers.toLocaleString('en')}`, ms(r.idle.deliveryMs), ''],
     ['50 creates: one batch / 50 single requests in a row (median)', `${ms(r.batchMs)} / ${ms(r.singlesMs)}`, ''],

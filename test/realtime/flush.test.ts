@@ -1,7 +1,7 @@
 // The realtime flusher (server/http/routes/realtime-flush.ts): streams with messages queued are
 // written in rounds, one write per stream per round however many messages it got meanwhile; a round
 // is cut into slices that let the loop's other work run; the next round waits so the rounds keep to
-// their share of the loop, and never longer than the cap.
+// their share of the loop while other work wants it, and never longer than the cap.
 import { describe, expect, it } from 'vitest';
 import { FLUSH_OPTIONS, RealtimeFlusher, type Flushable } from '../../server/http/routes/realtime-flush.js';
 
@@ -80,6 +80,22 @@ describe('the realtime flusher', () => {
     heavy.send(costly);
     await until(() => heavy.writes.length === 2);
     expect(performance.now() - t0).toBeLessThan(options.maxWaitMs + 30 + 200); // the cap, the round itself, a loaded machine's slack
+  });
+
+  it('a round\'s wait is for the loop\'s other work: after the loop sat idle, the next round starts at once', async () => {
+    const options = { sliceMs: 50, share: 0.1, maxWaitMs: 100 };
+    const flusher = new RealtimeFlusher(options);
+    const s = new Counted(10); // a 10 ms round: the next would wait 90 ms while the loop is busy
+    s.send(flusher);
+    await until(() => s.writes.length === 1);
+    await sleep(10); // the loop has nothing to do meanwhile
+    const t0 = performance.now();
+    s.send(flusher);
+    await new Promise<void>((resolve) => {
+      const check = () => (s.writes.length === 2 ? resolve() : setTimeout(check, 1));
+      check();
+    });
+    expect(performance.now() - t0).toBeLessThan(10 + 40); // its own 10 ms and a loaded machine's slack, not 80 ms
   });
 
   it('while writes are rare a message goes out within a turn or two', async () => {

@@ -27,6 +27,16 @@ export interface RealtimeSink {
   close(): void;
 }
 
+/**
+ * Where one message to many clients goes at once (the HTTP layer's shared writes, set by it): the
+ * clients are all of one subscriber shape with nothing of theirs waiting in the fan-out's second lane,
+ * and the message goes after whatever each of them was sent before. It drops (and disconnects) a
+ * client whose queue it finds full.
+ */
+export interface RealtimeGroupSink {
+  send(clients: readonly RealtimeClient[], message: RealtimeMessage): void;
+}
+
 /** The topic the SDK's all-in-one authWithOAuth2 waits on (PocketBase's oauth2SubscriptionTopic). */
 export const OAUTH2_TOPIC = '@oauth2';
 
@@ -44,7 +54,7 @@ export class RealtimeClient {
   behind = 0;
   private idle: NodeJS.Timeout;
   /** When the client was last sent a message (Date.now()): the idle timer looks at it when it fires. */
-  private sentAt = Date.now();
+  sentAt = Date.now();
 
   /** `address` is the client address's key its costs are charged to (the event stream's connection). */
   constructor(readonly id: string, readonly address: string, private readonly sink: RealtimeSink, private readonly onIdle: () => void, private readonly idleMs: number) {
@@ -79,9 +89,9 @@ export class RealtimeClient {
   }
 
   /** Sends one message; a full queue closes the client (its subscriptions must be sent again). */
-  send(message: RealtimeMessage): boolean {
+  send(message: RealtimeMessage, now = Date.now()): boolean {
     if (!this.sink.send(message)) return false;
-    this.sentAt = Date.now();
+    this.sentAt = now;
     return true;
   }
 
@@ -103,6 +113,8 @@ export function sameAuth(a: AuthInfo | null, b: AuthInfo | null): boolean {
 
 export class RealtimeBroker {
   private readonly clients = new Map<string, RealtimeClient>();
+  /** The clients bound to a session (their sessions are checked before each delivery): guests cost nothing there. */
+  private readonly bound = new Set<RealtimeClient>();
   /** topic (`posts/*`, `posts/<id>`, `posts`, by the name or id the client used) → its subscribers */
   private readonly byTopic = new Map<string, Map<RealtimeClient, Subscription[]>>();
   /** options string → the one object its subscriptions share, and how many hold it */
@@ -114,8 +126,23 @@ export class RealtimeBroker {
    */
   version = 0;
 
+  /** One message to many clients at once, when the HTTP layer offers it (`sendGroup`). */
+  groupSink: RealtimeGroupSink | null = null;
+
   constructor(private readonly idleMs = IDLE_MS, limits: Readonly<RealtimeLimits> = REALTIME_LIMITS) {
     this.ledger = new SubscriptionLedger(limits);
+  }
+
+  /**
+   * One message to all of `clients` (connected, one shape's, none with messages waiting in the second
+   * lane): through the group sink as one step, not one per client. False when there is none (the
+   * caller sends to each).
+   */
+  sendGroup(clients: readonly RealtimeClient[], message: RealtimeMessage, now = Date.now()): boolean {
+    if (this.groupSink === null) return false;
+    for (const client of clients) client.sentAt = now;
+    this.groupSink.send(clients, message);
+    return true;
   }
 
   get size(): number {
@@ -126,7 +153,11 @@ export class RealtimeBroker {
   connect(sink: RealtimeSink, address = ''): RealtimeClient {
     const id = newId(40);
     const client = new RealtimeClient(id, address, sink, () => this.disconnect(id), this.idleMs);
-    client.changed = () => this.version++;
+    client.changed = () => {
+      this.version++;
+      if (client.auth !== null && client.auth.sessionId !== '') this.bound.add(client);
+      else this.bound.delete(client);
+    };
     this.clients.set(id, client);
     return client;
   }
@@ -136,6 +167,7 @@ export class RealtimeBroker {
     const client = this.clients.get(id);
     if (!client) return;
     this.clients.delete(id);
+    this.bound.delete(client);
     this.unindex(client);
     this.ledger.apply(client.address, client.charge, NO_CHARGE);
     client.subscriptions = [];
@@ -221,7 +253,7 @@ export class RealtimeBroker {
    * checked (500 per query, a turn of the fan-out each), and a client whose session ended becomes a guest.
    */
   async *dropEndedSessions(db: ReadDb, now = Date.now()): AsyncGenerator<void> {
-    const bound = [...this.clients.values()].filter((c) => c.auth !== null && c.auth.sessionId !== '');
+    const bound = [...this.bound];
     for (let i = 0; i < bound.length; i += 500) {
       const chunk = bound.slice(i, i + 500);
       const ids = chunk.map((c) => (c.auth as AuthInfo).sessionId);

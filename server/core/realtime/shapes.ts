@@ -21,6 +21,22 @@ export interface Shape {
   /** The lowest place it has among the shapes of one of its members' addresses in this change: rank 0 goes first. */
   rank: number;
   members: [RealtimeClient, string][];
+  /** The broker's version when the shape was found: while it holds, every member is connected and still `who`. */
+  version: number;
+  /** The members by subscription string (each string's message is one object), made on first use. */
+  byName?: Map<string, RealtimeClient[]>;
+}
+
+/** A shape's members by the subscription string their event is named after. */
+export function membersByName(shape: Shape): Map<string, RealtimeClient[]> {
+  if (shape.byName !== undefined) return shape.byName;
+  const byName = new Map<string, RealtimeClient[]>();
+  for (const [client, raw] of shape.members) {
+    const list = byName.get(raw);
+    if (list) list.push(client);
+    else byName.set(raw, [client]);
+  }
+  return (shape.byName = byName);
 }
 
 /**
@@ -98,7 +114,7 @@ export function* shapesOf(broker: RealtimeBroker, change: RecordChange, id: stri
         if (!theirs) byAddress.set(client.address, (theirs = new Set()));
         let shape = byOptions.get(sub.options);
         if (!shape) {
-          byOptions.set(sub.options, (shape = { rule, who: client.who, auth: client.auth, options: sub.options, rank: theirs.size, members: [] }));
+          byOptions.set(sub.options, (shape = { rule, who: client.who, auth: client.auth, options: sub.options, rank: theirs.size, members: [], version }));
           d.shapes.push(shape);
         }
         if (!theirs.has(shape)) {

@@ -1,34 +1,20 @@
 // Realtime as PocketBase serves it (apis/realtime.go): GET opens a server-sent event stream that starts
 // with PB_CONNECT {clientId}; POST {clientId, subscriptions} with the caller's Authorization binds who
-// the client is and what it listens to. Each message is `id:<clientId>`, `event:<subscription>`,
-// `data:<json>`. What a client is sent, and when, is the core's (core/realtime/).
+// the client is and what it listens to. Each message is `event:<subscription>` and `data:<json>`; the
+// stream's id, `id:<clientId>`, comes once with PB_CONNECT (PocketBase repeats it on every message: an
+// event stream's last event id holds until another `id:` line, so EventSource, and the SDK through it,
+// gives every event the same `lastEventId` either way). What a client is sent, and when, is the core's
+// (core/realtime/); the bytes, shared between streams, are realtime-frames.ts's.
 import type { H3 } from 'h3';
 import { HTTPResponse } from 'h3';
 import type { Core } from '../../core/index.js';
-import type { RealtimeMessage, RealtimeSink } from '../../core/realtime/broker.js';
+import type { RealtimeSink } from '../../core/realtime/broker.js';
 import { COLLECTION_BODY_BYTES, readBodyObject } from '../body.js';
 import { authOf } from '../caller.js';
 import { clientOf } from '../request.js';
 import { noContent } from '../respond.js';
-import { FLUSH_OPTIONS, RealtimeFlusher, type Flushable, type FlushOptions } from './realtime-flush.js';
-
-/**
- * Bytes a client may have waiting (sent, not yet taken by its socket). Past it the stream is ended,
- * its queue dropped: a reader that stopped reading cannot grow the server's memory. The SDK reconnects
- * and resubscribes, as after any dropped connection (PocketBase leaves such a client's goroutines
- * waiting instead).
- */
-export const REALTIME_QUEUE_BYTES = 4 * 1024 * 1024;
-
-/**
- * Bytes all clients together may have waiting. Past it, a client that is behind (more than 256 KiB
- * waiting, or anything waiting and nothing taken for a second) is dropped as a full one is, at its
- * next message: slow or stopped readers on many connections cannot hold 4 MiB each, while a client
- * that keeps up is not dropped for the others.
- */
-export const REALTIME_QUEUE_TOTAL_BYTES = 32 * 1024 * 1024;
-const BEHIND_BYTES = 256 * 1024;
-const BEHIND_MS = 1000;
+import { FLUSH_OPTIONS, type FlushOptions } from './realtime-flush.js';
+import { EventStream, REALTIME_QUEUE_BYTES, REALTIME_QUEUE_TOTAL_BYTES, StreamSet } from './realtime-streams.js';
 
 const HEADERS: Record<string, string> = {
   'content-type': 'text/event-stream; charset=UTF-8',
@@ -40,113 +26,45 @@ const HEADERS: Record<string, string> = {
   connection: 'close',
 };
 
-/** A message's `event:` and `data:` lines, encoded once for all the clients it goes to. */
-const frames = new WeakMap<RealtimeMessage, Buffer>();
-/** The last message encoded: a fan-out hands one message to its clients one after another. */
-let last: { message: RealtimeMessage | null; bytes: Buffer } = { message: null, bytes: Buffer.alloc(0) };
-function frame(message: RealtimeMessage): Buffer {
-  if (last.message === message) return last.bytes;
-  let bytes = frames.get(message);
-  if (!bytes) frames.set(message, (bytes = Buffer.from(`event:${message.name}\ndata:${message.data}\n\n`)));
-  last = { message, bytes };
-  return bytes;
-}
-
 export function registerRealtime(app: H3, core: Core, totalQueueBytes = REALTIME_QUEUE_TOTAL_BYTES, flush: Readonly<FlushOptions> = FLUSH_OPTIONS): void {
   const { broker } = core.realtime;
-  /** Bytes waiting in all streams, as each stream last saw its own queue (on each message and each read). */
-  let queuedTotal = 0;
-  const flusher = new RealtimeFlusher(flush);
+  const streams = new StreamSet(broker, totalQueueBytes, flush);
+  broker.groupSink = streams.groups;
 
   app.get('/api/realtime', (event) => {
+    const res = event.runtime?.node?.res;
+    const socket = event.runtime?.node?.req.socket;
     // between events the stream is quiet by design: the broker's idle timer (5 minutes) ends it, not
     // the server's socket inactivity timeout
-    event.runtime?.node?.req.socket.setTimeout(0);
+    socket?.setTimeout(0);
     // no `Transfer-Encoding: chunked`: node then frames each write with a size line and CRLF, two
     // more buffers per socket write to every subscriber
-    event.runtime?.node?.res?.removeHeader('transfer-encoding');
+    res?.removeHeader('transfer-encoding');
     let clientId = '';
     const address = clientOf(event); // the stream's address bears what its subscriptions cost
-    let prefix = Buffer.alloc(0);
-    /** Bytes waiting: in the stream's queue (`inStream`, as last seen) and not yet written to it (`pending`). */
-    let queued = 0;
-    let inStream = 0;
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    /** When the socket last took a chunk, or the queue was last found empty. */
-    let taken = performance.now();
-    let control: ReadableStreamDefaultController<Uint8Array> | null = null;
-    /** This stream's queue as it is now, into the total. */
-    const sync = (closing = false) => {
-      inStream = closing || control === null ? 0 : REALTIME_QUEUE_BYTES - (control.desiredSize ?? REALTIME_QUEUE_BYTES);
-      const now = closing ? 0 : inStream + pendingBytes;
-      queuedTotal += now - queued;
-      queued = now;
-      if (now === 0) taken = performance.now();
-    };
-    const behind = () => queued > BEHIND_BYTES || (queued > 0 && performance.now() - taken > BEHIND_MS);
-    let closed = false;
-    /** Queued messages, written to the stream as one chunk (the flusher's round; realtime-flush.ts). */
-    const out: Flushable = {
-      waiting: false,
-      flush() {
-        if (closed || control === null || pending.length === 0) return;
-        const chunk = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
-        pending = [];
-        pendingBytes = 0;
-        control.enqueue(chunk);
-        sync();
-      },
-    };
+    let out: EventStream | null = null;
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
-        control = controller;
-        const sink: RealtimeSink = {
-          send(message) {
-            if (closed) return true;
-            const bytes = frame(message);
-            const size = prefix.byteLength + bytes.byteLength;
-            if (inStream + pendingBytes + size > REALTIME_QUEUE_BYTES || (queuedTotal + size > totalQueueBytes && behind())) {
-              closed = true;
-              pending = [];
-              pendingBytes = 0;
-              sync(true);
-              controller.error(new Error('realtime client queue full'));
-              return false;
-            }
-            pending.push(prefix, bytes);
-            pendingBytes += size;
-            queued += size;
-            queuedTotal += size;
-            flusher.mark(out);
-            return true;
-          },
-          close() {
-            if (closed) return;
-            out.flush(); // what was queued before the end goes out before it
-            closed = true;
-            sync(true);
-            controller.close();
-          },
-        };
+        const mine = (out = new EventStream(streams, controller, REALTIME_QUEUE_BYTES));
+        const sink: RealtimeSink = { send: (message) => mine.send(message), close: () => mine.close() };
         const client = broker.connect(sink, address);
+        streams.byClient.set(client, mine);
         clientId = client.id;
-        prefix = Buffer.from(`id:${clientId}\n`);
-        client.send({ name: 'PB_CONNECT', data: JSON.stringify({ clientId }) });
+        // the client id once, on PB_CONNECT: an event stream's last event id holds for the events after
+        // it (what EventSource gives each event as `lastEventId`, and all the SDK reads of it)
+        controller.enqueue(Buffer.from(`id:${clientId}\nevent:PB_CONNECT\ndata:${JSON.stringify({ clientId })}\n\n`));
       },
-      // called as the socket takes chunks: the total follows what is still waiting
+      // with no high-water mark, called only when the response asks for more: the first time is right
+      // after it wrote PB_CONNECT (and the head) to the socket, so the socket is the stream's from here on
       pull() {
-        taken = performance.now();
-        sync();
+        if (socket !== undefined && res?.socket === socket && res.headersSent) out?.useSocket(socket);
+        out?.pulled();
       },
       cancel() {
-        closed = true;
-        pending = [];
-        pendingBytes = 0;
-        sync(true);
+        out?.cancelled();
         broker.disconnect(clientId);
       },
-    }, { highWaterMark: REALTIME_QUEUE_BYTES, size: (chunk) => chunk.byteLength });
+    }, { highWaterMark: 0, size: (chunk) => chunk.byteLength });
     return new HTTPResponse(stream, { status: 200, headers: HEADERS });
   });
 

@@ -5,6 +5,9 @@
 // milliseconds each) and the next round starts no sooner than the rounds' share of the loop allows:
 // while writes come one at a time a message leaves within a turn or two, and under a burst of writes
 // 1,000 subscribers cost one write each per round, not one per message, so writers keep their pace.
+// The wait is for the loop's other work: when the loop has mostly sat idle since the last round
+// (nothing else wanted it), the next round starts at once.
+import { performance } from 'node:perf_hooks';
 
 /** A stream with messages queued (realtime-api.ts). */
 export interface Flushable {
@@ -25,6 +28,14 @@ export interface FlushOptions {
 
 export const FLUSH_OPTIONS: Readonly<FlushOptions> = { sliceMs: 4, share: 0.2, maxWaitMs: 40 };
 
+/**
+ * The loop's utilization since the last round under which the next one starts before its wait is over:
+ * the loop has mostly sat idle, nothing else wants it.
+ */
+const IDLE_UTILIZATION = 0.5;
+/** While a round waits, how often it looks whether the loop went idle (ms). */
+const IDLE_POLL_MS = 2;
+
 export class RealtimeFlusher {
   /** Streams waiting for the next round, in the order their first message came. */
   private queued: Flushable[] = [];
@@ -35,10 +46,13 @@ export class RealtimeFlusher {
   private cost = 0;
   /** The next round starts no sooner than this (performance.now()). */
   private earliest = 0;
+  /** The loop's idle and busy time when the last round ended. */
+  private loopAtRoundEnd = performance.eventLoopUtilization();
   private timer: NodeJS.Timeout | null = null;
   private immediate: NodeJS.Immediate | null = null;
 
-  constructor(private readonly options: Readonly<FlushOptions> = FLUSH_OPTIONS) {}
+  /** `onRound` is told as each round starts (realtime-frames.ts starts its tree afresh). */
+  constructor(private readonly options: Readonly<FlushOptions> = FLUSH_OPTIONS, private readonly onRound: () => void = () => undefined) {}
 
   /** A stream has something new queued: it is written in the next round. */
   mark(stream: Flushable): void {
@@ -51,8 +65,15 @@ export class RealtimeFlusher {
   private schedule(): void {
     if (this.timer !== null || this.immediate !== null) return;
     const wait = this.at < this.round.length ? 0 : this.earliest - performance.now();
-    if (wait > 0) this.timer = setTimeout(() => this.run(), wait);
-    else this.immediate = setImmediate(() => this.run());
+    if (wait <= 0 || performance.eventLoopUtilization(this.loopAtRoundEnd).utilization < IDLE_UTILIZATION) {
+      this.immediate = setImmediate(() => this.run());
+      return;
+    }
+    // looked at again in a moment: the wait ends, or the loop goes idle first
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.schedule();
+    }, Math.min(wait, IDLE_POLL_MS));
   }
 
   /** One slice: a round's streams until the slice is spent; a finished round sets when the next may start. */
@@ -64,6 +85,7 @@ export class RealtimeFlusher {
       this.queued = [];
       this.at = 0;
       this.cost = 0;
+      this.onRound();
     }
     const end = start + this.options.sliceMs;
     while (this.at < this.round.length) {
@@ -78,6 +100,7 @@ export class RealtimeFlusher {
     if (this.at >= this.round.length) {
       const { share, maxWaitMs } = this.options;
       this.earliest = now + Math.min(maxWaitMs, this.cost * (1 / share - 1));
+      this.loopAtRoundEnd = performance.eventLoopUtilization();
     }
     if (this.at < this.round.length || this.queued.length > 0) this.schedule();
   }

@@ -1,0 +1,229 @@
+// The realtime event streams' bytes on their way to the sockets (realtime-api.ts opens the streams).
+// A stream's queued messages are a run of frames shared with the other streams of its shape
+// (realtime-frames.ts) and reach the socket as one write per round (realtime-flush.ts). A message for
+// a whole group of streams (one subscriber shape's members, core/realtime/fan-out.ts) is queued on the
+// group, one step whatever its size; each member takes the group's run as one frame of its own when
+// it is next written, or sooner when anything else comes for it, so its messages keep their order.
+// What waits for a reader is bounded per stream and in total; a reader past the bound is dropped (the
+// SDK reconnects and resubscribes).
+import type { Socket } from 'node:net';
+import type { RealtimeBroker, RealtimeClient, RealtimeGroupSink, RealtimeMessage } from '../../core/realtime/broker.js';
+import { RealtimeFlusher, type Flushable, type FlushOptions } from './realtime-flush.js';
+import { FrameTree, frameOf, type FrameRun } from './realtime-frames.js';
+
+/**
+ * Bytes a client may have waiting (sent, not yet taken by its socket). Past it the stream is ended,
+ * its queue dropped: a reader that stopped reading cannot grow the server's memory. The SDK reconnects
+ * and resubscribes, as after any dropped connection (PocketBase leaves such a client's goroutines
+ * waiting instead).
+ */
+export const REALTIME_QUEUE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Bytes all clients together may have waiting. Past it, a client that is behind (more than 256 KiB
+ * waiting, or anything waiting and nothing taken for a second) is dropped as a full one is, at its
+ * next message: slow or stopped readers on many connections cannot hold 4 MiB each, while a client
+ * that keeps up is not dropped for the others.
+ */
+export const REALTIME_QUEUE_TOTAL_BYTES = 32 * 1024 * 1024;
+const BEHIND_BYTES = 256 * 1024;
+const BEHIND_MS = 1000;
+/**
+ * A group's run is handed to its members (each then counting it against its bounds) once it is this
+ * long, whoever was written meanwhile: a group (one per shape and subscription string; the shapes are
+ * bounded by subscription-limits.ts) holds at most this much that no client's bound counts yet.
+ */
+const GROUP_RUN_BYTES = 64 * 1024;
+
+/** What all streams share: the frame tree, the flusher, the bytes waiting in all of them. */
+export class StreamSet {
+  readonly tree = new FrameTree();
+  readonly flusher: RealtimeFlusher;
+  /** Bytes waiting in all streams, as each stream last saw its own queue. */
+  queuedTotal = 0;
+  /** Each connected client's stream. */
+  readonly byClient = new WeakMap<RealtimeClient, EventStream>();
+  readonly groups: StreamGroups;
+
+  constructor(readonly broker: RealtimeBroker, readonly totalQueueBytes: number, flush: Readonly<FlushOptions>) {
+    this.flusher = new RealtimeFlusher(flush, () => this.tree.restart());
+    this.groups = new StreamGroups(this);
+  }
+}
+
+/** One message queued for many streams (a shape's members), taken by each before anything else of theirs. */
+class Group {
+  run: FrameRun;
+  open = false;
+  constructor(readonly clients: readonly RealtimeClient[], root: FrameRun) {
+    this.run = root;
+  }
+}
+
+export class StreamGroups implements RealtimeGroupSink {
+  /** Keyed by the members' array, which the fan-out keeps while its shapes hold. */
+  private readonly groups = new WeakMap<readonly RealtimeClient[], Group>();
+
+  constructor(private readonly set: StreamSet) {}
+
+  send(clients: readonly RealtimeClient[], message: RealtimeMessage): void {
+    let group = this.groups.get(clients);
+    if (!group) this.groups.set(clients, (group = new Group(clients, this.set.tree.root)));
+    if (!group.open) {
+      // each member's messages from another group go first; then it stands in this one until written
+      for (const client of clients) {
+        const stream = this.set.byClient.get(client);
+        if (stream === undefined || stream.closed) continue;
+        if (stream.group !== null) this.handOver(stream.group);
+        stream.group = group;
+        this.set.flusher.mark(stream);
+      }
+      group.open = true;
+      group.run = this.set.tree.root;
+    }
+    group.run = group.run.then(frameOf(message));
+    if (group.run.bytes >= GROUP_RUN_BYTES) this.handOver(group);
+  }
+
+  /** The group's run becomes one frame of each member still in it (their queue bounds checked then). */
+  handOver(group: Group): void {
+    const chunk = group.run.empty ? null : group.run.chunk();
+    group.open = false;
+    group.run = this.set.tree.root;
+    for (const client of group.clients) {
+      const stream = this.set.byClient.get(client);
+      if (stream === undefined || stream.group !== group) continue;
+      stream.group = null;
+      if (chunk !== null && !stream.queue(chunk)) this.set.broker.disconnect(client.id);
+    }
+  }
+}
+
+/** A client's event stream: its queued run, where it is written, what it has waiting. */
+export class EventStream implements Flushable {
+  waiting = false;
+  closed = false;
+  /** The group whose run this stream has yet to take (StreamGroups). */
+  group: Group | null = null;
+  /** What is queued and not yet written: a run of shared frames. */
+  private run: FrameRun;
+  /**
+   * Where the bytes go: the response's stream until PB_CONNECT and the head are on the socket, then the
+   * socket itself (`direct`): the body is close-delimited, so its bytes are the events' bytes alone.
+   */
+  private direct: Socket | null = null;
+  /** Bytes waiting: queued and written but not yet taken by the socket, as last seen (into the total). */
+  private queued = 0;
+  /** When the socket last took everything written to it, or the queue was last found empty. */
+  private taken = performance.now();
+
+  constructor(private readonly set: StreamSet, private readonly control: ReadableStreamDefaultController<Uint8Array>, private readonly limit: number) {
+    this.run = set.tree.root;
+  }
+
+  /** PB_CONNECT and the head are on `socket`: later writes go to it directly. */
+  useSocket(socket: Socket): void {
+    if (this.direct !== null || this.closed) return;
+    this.direct = socket;
+    socket.on('drain', this.drained);
+  }
+
+  private readonly drained = () => {
+    this.taken = performance.now();
+    this.sync();
+    if (!this.run.empty) this.set.flusher.mark(this);
+  };
+
+  /** Bytes written and not yet taken: the socket's own buffer, or the response stream's queue. */
+  private unsent(): number {
+    return this.direct !== null ? this.direct.writableLength : Math.max(0, -(this.control.desiredSize ?? 0));
+  }
+
+  /** This stream's queue as it is now, into the total. */
+  private sync(closing = false): void {
+    const now = closing ? 0 : this.unsent() + this.run.bytes;
+    this.set.queuedTotal += now - this.queued;
+    this.queued = now;
+    if (now === 0) this.taken = performance.now();
+  }
+
+  private behind(): boolean {
+    return this.queued > BEHIND_BYTES || (this.queued > 0 && performance.now() - this.taken > BEHIND_MS);
+  }
+
+  /** One message for this stream alone, after its group's. False once it is dropped (queue full). */
+  send(message: RealtimeMessage): boolean {
+    if (this.closed) return true;
+    if (this.group !== null) this.set.groups.handOver(this.group);
+    if (this.closed) return false;
+    return this.queue(frameOf(message));
+  }
+
+  /** `bytes` after what is queued, or the stream dropped when they would pass a bound. */
+  queue(bytes: Buffer): boolean {
+    const size = bytes.byteLength;
+    if (this.unsent() + this.run.bytes + size > this.limit || (this.set.queuedTotal + size > this.set.totalQueueBytes && this.behind())) {
+      this.drop();
+      return false;
+    }
+    this.run = this.run.then(bytes);
+    this.queued += size;
+    this.set.queuedTotal += size;
+    this.set.flusher.mark(this);
+    return true;
+  }
+
+  private write(chunk: Buffer): void {
+    if (this.direct !== null) {
+      if (!this.direct.destroyed) this.direct.write(chunk);
+    } else this.control.enqueue(chunk);
+  }
+
+  /** The flusher's round: what is queued, as one write. */
+  flush(): void {
+    if (this.closed) return;
+    if (this.group !== null) this.set.groups.handOver(this.group);
+    if (this.closed || this.run.empty) return;
+    // a socket that has not taken the last write is skipped: its messages wait (and join the next
+    // write), and its drain brings it back; the queue's bound still holds for it
+    if (this.direct !== null && this.direct.writableLength > 0) return;
+    this.write(this.run.chunk());
+    this.run = this.set.tree.root;
+    this.sync();
+  }
+
+  /** The response asked for more (it wrote what it had): what is waiting is seen again. */
+  pulled(): void {
+    this.taken = performance.now();
+    this.sync();
+  }
+
+  private forget(): void {
+    this.closed = true;
+    this.group = null;
+    this.run = this.set.tree.root;
+    this.sync(true);
+    this.direct?.off('drain', this.drained);
+  }
+
+  /** Over a bound: the stream fails (the connection is destroyed), nothing more is queued. */
+  private drop(): void {
+    this.forget();
+    this.control.error(new Error('realtime client queue full'));
+  }
+
+  /** Ends the stream after what was queued for it. */
+  close(): void {
+    if (this.closed) return;
+    if (this.group !== null) this.set.groups.handOver(this.group);
+    if (this.closed) return;
+    if (!this.run.empty) this.write(this.run.chunk());
+    this.forget();
+    this.control.close();
+  }
+
+  /** The connection went away. */
+  cancelled(): void {
+    this.forget();
+  }
+}
