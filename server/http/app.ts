@@ -100,8 +100,12 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
       started.set(event, performance.now());
     },
     onResponse(response, event) {
-      for (const [k, v] of Object.entries(CORS)) if (!response.headers.has(k)) {
-        try { response.headers.set(k, v); } catch { /* immutable headers (static files) */ }
+      // a request through node:http got them before the app ran (createNodeHandler); reading
+      // `response.headers` would copy a JSON answer's headers into a web Headers object to add them
+      if (event.runtime?.node?.res === undefined) {
+        for (const k in CORS) if (!response.headers.has(k)) {
+          try { response.headers.set(k, CORS[k]); } catch { /* immutable headers (static files) */ }
+        }
       }
       if (logs !== undefined) logRequest(logs, event, response.status, started.get(event), failures.get(event));
       if (options.verbose) {
@@ -182,23 +186,35 @@ function errorMessage(error: unknown): string {
  */
 function logRequest(logs: Logs, event: H3Event, status: number, t0: number | undefined, failure: Failure | undefined): void {
   const path = event.url.pathname;
-  if (failure === undefined && UNLOGGED_SUCCESS.test(`${event.req.method} ${path}`)) return;
+  const method = event.req.method;
+  if (failure === undefined && UNLOGGED_PREFIX.test(path) && UNLOGGED_SUCCESS.test(`${method} ${path}`)) return;
   const auth = stateOf(event).auth;
-  const headers = event.req.headers;
-  const unmapped = (address: string) => (address.startsWith('::ffff:') ? address.slice(7) : address);
-  logs.request({
-    method: event.req.method,
+  // node's own header object where there is one: the web Headers over it cost more to read
+  const node = event.runtime?.node?.req;
+  const header = node === undefined ? (name: string) => event.req.headers.get(name) ?? '' : (name: string) => headerText(node.headers[name]);
+  const facts = {
+    method,
     url: path + event.url.search,
     status,
     execTime: t0 === undefined ? 0 : Math.round((performance.now() - t0) * 1000) / 1000,
-    userAgent: headers.get('user-agent') ?? '',
-    referer: headers.get('referer') ?? '',
+    userAgent: header('user-agent'),
+    referer: header('referer'),
     auth: auth?.collection.name ?? '',
     authId: auth === null ? '' : String(auth.record.id),
     ip: unmapped(realIpOf(event)),
-    remoteIp: unmapped(event.runtime?.node?.req.socket.remoteAddress ?? ''),
-    ...failure,
-  });
+    remoteIp: unmapped(node?.socket.remoteAddress ?? ''),
+  };
+  logs.request(failure === undefined ? facts : { ...facts, ...failure });
+}
+
+/** The paths UNLOGGED_SUCCESS can match at all (tested first: most requests are none of them). */
+const UNLOGGED_PREFIX = /^\/api\/(?:logs|realtime|oauth2-redirect)/;
+
+const unmapped = (address: string): string => (address.startsWith('::ffff:') ? address.slice(7) : address);
+
+/** A header as the web Headers reads it: repeated values joined (node keeps `set-cookie`'s apart). */
+function headerText(value: string | string[] | undefined): string {
+  return value === undefined ? '' : typeof value === 'string' ? value : value.join(', ');
 }
 
 /** The app's built-in routes (method and h3 pattern): a hook route one of them covers is refused (server/hooks/routes.ts). */
@@ -208,5 +224,12 @@ export function builtInRoutes(app: H3): { method?: string; route?: string }[] {
 
 /** The app as a node:http request listener (the server's only contact with h3 outside this folder). */
 export function createNodeHandler(core: Core, options: AppOptions = {}): ReturnType<typeof toNodeHandler> {
-  return toNodeHandler(createApp(core, options));
+  const handler = toNodeHandler(createApp(core, options));
+  // The CORS headers on node's response before the app runs: node keeps a header the app's answer
+  // sets itself over these (its writeHead replaces a name the answer names), as onResponse does for
+  // in-process requests.
+  return (req, res) => {
+    for (const k in CORS) res.setHeader(k, CORS[k]);
+    return handler(req, res);
+  };
 }
