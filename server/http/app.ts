@@ -8,6 +8,7 @@ import { CORS, envelope, failed, logAnswered, type Failure } from './answers.js'
 import { authMiddleware } from './caller.js';
 import { createBodyServices, setBodyServices, type BodyServices } from './body-services.js';
 import { fastReads } from './fast-reads.js';
+import { ReadCache } from './read-cache.js';
 import { hostCheck } from './hosts.js';
 import { assertUrlLength } from './request.js';
 import { rateLimitMiddleware } from './rate-limit.js';
@@ -152,7 +153,8 @@ export function builtInRoutes(app: H3): { method?: string; route?: string }[] {
 export function createNodeHandler(core: Core, options: AppOptions = {}): ReturnType<typeof toNodeHandler> {
   const handler = toNodeHandler(createApp(core, options));
   // the hottest reads straight from node:http (fast-reads.ts), unless the app logs every request itself
-  const fast = options.verbose ? null : fastReads({ core, allowHost: options.allowHost ?? defaultHosts, logs: options.logs, log: options.log ?? (() => {}) });
+  // answers of record reads kept between requests where the store allows it (read-cache.ts)
+  const fast = options.verbose ? null : fastReads({ core, cache: new ReadCache(core), allowHost: options.allowHost ?? defaultHosts, logs: options.logs, log: options.log ?? (() => {}) });
   // The CORS headers on node's response before anything answers: node keeps a header the app's answer
   // sets itself over these (its writeHead replaces a name the answer names), as onResponse does for
   // in-process requests.

@@ -23,9 +23,12 @@ import { clientKey } from './client-key.js';
 import { MAX_URL_LENGTH, queryFrom } from './request.js';
 import { asH3Error, failed, logAnswered, type Failure } from './answers.js';
 import type { AuthInfo } from '../model/types.js';
+import type { ReadCache } from './read-cache.js';
 
 export interface FastReadOptions {
   core: Core;
+  /** Answers kept between requests (read-cache.ts); null keeps none. */
+  cache: ReadCache | null;
   allowHost: (host: string | null) => boolean;
   logs: Logs | undefined;
   log: (entry: Record<string, unknown>) => void;
@@ -44,7 +47,7 @@ const PLAIN_SEGMENT = /^[A-Za-z0-9_-]+$/;
 export type FastReads = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 export function fastReads(options: FastReadOptions): FastReads {
-  const { core, allowHost, logs, log } = options;
+  const { core, allowHost, logs, log, cache } = options;
   return (req, res) => {
     const url = req.url;
     if (req.method !== 'GET' || url === undefined || !url.startsWith(PREFIX) || url.length > MAX_URL_LENGTH) return false;
@@ -67,17 +70,24 @@ export function fastReads(options: FastReadOptions): FastReads {
 
   async function serve(req: IncomingMessage, res: ServerResponse, headers: Headers, path: string, search: string, name: string, id: string | null): Promise<void> {
     const t0 = performance.now();
+    // before anything is read: an answer is kept only if no write ended while it was made
+    const version = cache?.now() ?? null;
     let auth: AuthInfo | null = null;
     let status = 200;
     let failure: Failure | undefined;
     try {
-      let body: string;
       try {
         const bearer = bearerFrom(headers.get('authorization'));
         if (bearer !== null) auth = await core.sessions.resolve(bearer);
-        const input = { auth, method: 'GET', query: search === '' ? {} : queryFrom(new URLSearchParams(search)), headers, client: clientKey(req.socket.remoteAddress) };
-        const answer = id === null ? await core.records.list(name, core.listContext(input)) : await core.records.view(name, id, core.context(input));
-        body = JSON.stringify(answer);
+        const query = search === '' ? {} : queryFrom(new URLSearchParams(search));
+        const key = version === null ? null : cache!.keyOf(path + search, query, auth, headers);
+        let body = key === null ? undefined : cache!.get(key);
+        if (body === undefined) {
+          const input = { auth, method: 'GET', query, headers, client: clientKey(req.socket.remoteAddress) };
+          const answer = id === null ? await core.records.list(name, core.listContext(input)) : await core.records.view(name, id, core.context(input));
+          body = JSON.stringify(answer);
+          if (key !== null) cache!.set(key, version!, body);
+        }
         send(res, 200, JSON_TYPE, body);
       } catch (error) {
         const f = failed(asH3Error(error), 'GET', path, log);
