@@ -87,7 +87,9 @@ export function runLoad(spec: LoadSpec): Promise<LoadRun> {
               const i = next++;
               const path = spec.paths[i % spec.paths.length];
               const method = spec.methods?.[i % spec.paths.length] ?? spec.method;
-              return bodies.length === 0 || method === 'GET' ? { ...request, method, path } : { ...request, method, path, body: bodies[i % bodies.length] };
+              if (spec.methods === undefined) return bodies.length === 0 ? { ...request, path } : { ...request, path, body: bodies[i % bodies.length] };
+              // a mixed case: headers of each request's own (autocannon would keep a body's length on a GET)
+              return method === 'GET' ? { ...request, method, path, body: undefined, headers: { ...spec.headers } } : { ...request, method, path, body: bodies[i % bodies.length], headers: { ...headers } };
             },
           },
         ],
