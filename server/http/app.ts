@@ -55,6 +55,9 @@ export interface AppOptions {
   onBuiltIns?: (routes: { method?: string; route?: string }[]) => void;
 }
 
+/** The record reads' patterns (routes/records-api.ts), which fast-reads.ts serves. */
+const RECORD_READS = new Set(['/api/collections/:collection/records', '/api/collections/:collection/records/:id']);
+
 /** Without a policy: loopback names only. */
 const defaultHosts = hostCheck(() => '127.0.0.1');
 
@@ -151,10 +154,13 @@ export function builtInRoutes(app: H3): { method?: string; route?: string }[] {
 
 /** The app as a node:http request listener (the server's only contact with h3 outside this folder). */
 export function createNodeHandler(core: Core, options: AppOptions = {}): ReturnType<typeof toNodeHandler> {
-  const handler = toNodeHandler(createApp(core, options));
+  const app = createApp(core, options);
+  const handler = toNodeHandler(app);
+  // the app's GET routes beside the two record reads, besides its catch-all (hook routes)
+  const routes = builtInRoutes(app).filter((r) => (r.method === undefined || r.method === 'GET') && r.route !== undefined && r.route !== '/**' && !RECORD_READS.has(r.route)).map((r) => r.route as string);
   // the hottest reads straight from node:http (fast-reads.ts), unless the app logs every request itself
   // answers of record reads kept between requests where the store allows it (read-cache.ts)
-  const fast = options.verbose ? null : fastReads({ core, cache: new ReadCache(core), allowHost: options.allowHost ?? defaultHosts, logs: options.logs, log: options.log ?? (() => {}) });
+  const fast = options.verbose ? null : fastReads({ core, routes, cache: new ReadCache(core), allowHost: options.allowHost ?? defaultHosts, logs: options.logs, log: options.log ?? (() => {}) });
   // The CORS headers on node's response before anything answers: node keeps a header the app's answer
   // sets itself over these (its writeHead replaces a name the answer names), as onResponse does for
   // in-process requests.

@@ -27,6 +27,11 @@ import type { ReadCache } from './read-cache.js';
 
 export interface FastReadOptions {
   core: Core;
+  /**
+   * The app's other GET routes (h3 patterns): a path one of them matches is theirs, as in the app's
+   * router, where a static segment wins over `:id` (`/records/export`).
+   */
+  routes: readonly string[];
   /** Answers kept between requests (read-cache.ts); null keeps none. */
   cache: ReadCache | null;
   allowHost: (host: string | null) => boolean;
@@ -48,6 +53,9 @@ export type FastReads = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 export function fastReads(options: FastReadOptions): FastReads {
   const { core, allowHost, logs, log, cache } = options;
+  // only patterns of five or six segments under /api/collections can take one of these paths
+  const others = options.routes.map((r) => r.split('/')).filter((p) => (p.length === 5 || p.length === 6 || p.includes('**')) && p[1] === 'api' && (p[2] === 'collections' || p[2]?.startsWith(':') || p[2]?.includes('*')));
+  const shadowed = (parts: string[]) => others.some((p) => matches(p, parts));
   return (req, res) => {
     const url = req.url;
     if (req.method !== 'GET' || url === undefined || !url.startsWith(PREFIX) || url.length > MAX_URL_LENGTH) return false;
@@ -59,7 +67,7 @@ export function fastReads(options: FastReadOptions): FastReads {
     // ['', 'api', 'collections', name, 'records'(, id)]
     const parts = path.split('/');
     if (parts.length < 5 || parts.length > 6 || parts[4] !== 'records' || !PLAIN_SEGMENT.test(parts[3]) || (parts.length === 6 && !PLAIN_SEGMENT.test(parts[5]))) return false;
-    if (req.headers.cookie !== undefined) return false;
+    if (req.headers.cookie !== undefined || shadowed(parts)) return false;
     const settings = core.settings.cached();
     if (settings.rateLimits.enabled || settings.trustedProxy.headers.length > 0) return false;
     const headers = webHeaders(req);
@@ -111,6 +119,18 @@ export function fastReads(options: FastReadOptions): FastReads {
       } else res.destroy();
     }
   }
+}
+
+/** Whether an h3 route pattern (split at `/`) matches a path's segments: `:name` and `*` one segment, `**` the rest. */
+function matches(pattern: readonly string[], parts: readonly string[]): boolean {
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i];
+    if (p.startsWith('**')) return true;
+    if (i >= parts.length) return false;
+    if (p === '*' || (p.startsWith(':') && parts[i] !== '')) continue;
+    if (p !== parts[i]) return false;
+  }
+  return pattern.length === parts.length;
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string): void {

@@ -74,6 +74,8 @@ describe('record reads served from node:http', () => {
     expect((await same(`/api/collections/locked/records/${ids.locked}`)).status).toBe(403);
     expect((await same(`/api/collections/locked/records/${ids.locked}`, { authorization: adminToken })).status).toBe(200);
     expect((await same('/api/collections/nosuch/records/abc')).status).toBe(404);
+    // another route's static segment wins over `:id`, as in the app's router: the records export
+    expect((await same('/api/collections/notes/records/export?format=json', { authorization: adminToken })).status).toBe(200);
     // the owner is shown to itself only (users' rules): expanded for it, left out for a guest
     const expanded = `/api/collections/notes/records/${ids.open}?expand=owner&fields=id,title,expand.owner.name`;
     expect((await same(expanded, { authorization: userToken })).body).toContain('Reader');
