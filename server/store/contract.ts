@@ -36,7 +36,8 @@ export interface Store extends ReadDb {
   readonly dialect?: StoreDialect;
   /**
    * Moves whenever what a read can see may have changed: at the end of every write transaction (before
-   * any read that waited for it runs) and when the database is replaced (recovery, restore). Only a
+   * any read that waited for it runs) and when the database is replaced (recovery, restore: again once
+   * the reload listeners are done). Only a
    * store that sees every write itself has one (the desktop's); absent, no answer may be kept across
    * requests (http/read-cache.ts).
    */

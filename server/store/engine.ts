@@ -398,6 +398,9 @@ export class Engine implements Store {
   /** Tells the reload listeners, one after the other; writes wait for them (they run while `recovering` is set). */
   private async heardReload(): Promise<void> {
     for (const listener of this.reloadListeners) await listener();
+    // once more when they are done: what was read meanwhile may have paired the new database with what
+    // they had not caught up on yet (core's collections)
+    this.commits++;
   }
 
   /** Memory must not show what the disk refused: reload what the disk holds, writing nothing. */
