@@ -165,9 +165,9 @@ export function createNodeHandler(core: Core, options: AppOptions = {}): ReturnT
   // sets itself over these (its writeHead replaces a name the answer names), as onResponse does for
   // in-process requests.
   return (req, res) => {
-    for (const k in CORS) res.setHeader(k, CORS[k]);
-    // (HTTP/1 only: an HTTP/2 request's objects are another kind)
+    // (HTTP/1 only: an HTTP/2 request's objects are another kind; the fast reads write CORS with their answer)
     if (fast !== null && req.httpVersionMajor === 1 && fast(req as IncomingMessage, res as ServerResponse)) return;
+    for (const k in CORS) res.setHeader(k, CORS[k]);
     return handler(req, res);
   };
 }

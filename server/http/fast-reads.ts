@@ -21,7 +21,7 @@ import type { Logs } from '../logs/index.js';
 import { bearerFrom } from './caller.js';
 import { clientKey } from './client-key.js';
 import { MAX_URL_LENGTH, queryFrom } from './request.js';
-import { asH3Error, failed, logAnswered, type Failure } from './answers.js';
+import { asH3Error, CORS, failed, logAnswered, type Failure } from './answers.js';
 import type { AuthInfo } from '../model/types.js';
 import type { ReadCache } from './read-cache.js';
 
@@ -133,11 +133,14 @@ function matches(pattern: readonly string[], parts: readonly string[]): boolean 
   return pattern.length === parts.length;
 }
 
+/** The answer with its headers in one list: the CORS headers and its own (node's quickest writeHead). */
 function send(res: ServerResponse, status: number, type: string, body: string): void {
   if (res.destroyed) return;
-  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, [...CORS_LIST, 'content-type', type, 'content-length', String(Buffer.byteLength(body))]);
   res.end(body);
 }
+
+const CORS_LIST = Object.entries(CORS).flat();
 
 /** The request's headers as the app reads them: a web Headers made from node's raw headers, as srvx makes it. */
 function webHeaders(req: IncomingMessage): Headers {
