@@ -93,7 +93,7 @@ export function fastReads(options: FastReadOptions): FastReads {
         if (body === undefined) {
           const input = { auth, method: 'GET', query, headers, client: clientKey(req.socket.remoteAddress) };
           const answer = id === null ? await core.records.list(name, core.listContext(input)) : await core.records.view(name, id, core.context(input));
-          body = JSON.stringify(answer);
+          body = Buffer.from(JSON.stringify(answer));
           if (key !== null) cache!.set(key, version!, body);
         }
         send(res, 200, JSON_TYPE, body);
@@ -101,7 +101,7 @@ export function fastReads(options: FastReadOptions): FastReads {
         const f = failed(asH3Error(error), 'GET', path, log);
         status = f.status;
         failure = f.failure;
-        send(res, f.status, ENVELOPE_TYPE, f.json);
+        send(res, f.status, ENVELOPE_TYPE, Buffer.from(f.json));
       }
       if (logs !== undefined) {
         logAnswered(logs, {
@@ -134,9 +134,9 @@ function matches(pattern: readonly string[], parts: readonly string[]): boolean 
 }
 
 /** The answer with its headers in one list: the CORS headers and its own (node's quickest writeHead). */
-function send(res: ServerResponse, status: number, type: string, body: string): void {
+function send(res: ServerResponse, status: number, type: string, body: Buffer): void {
   if (res.destroyed) return;
-  res.writeHead(status, [...CORS_LIST, 'content-type', type, 'content-length', String(Buffer.byteLength(body))]);
+  res.writeHead(status, [...CORS_LIST, 'content-type', type, 'content-length', String(body.length)]);
   res.end(body);
 }
 

@@ -1,4 +1,4 @@
-// Answers of record reads kept between requests (fast-reads.ts), as JSON text: a view or list asked
+// Answers of record reads kept between requests (fast-reads.ts), as their JSON in UTF-8, ready to write: a view or list asked
 // again with nothing changed is answered from memory instead of being read, checked and serialised
 // again.
 //
@@ -44,7 +44,7 @@ function steady(c: Collection): boolean {
 }
 
 export class ReadCache {
-  private entries = new Map<string, string>();
+  private entries = new Map<string, Buffer>();
   private bytes = 0;
   /** The store version the entries belong to, and whether answers may be kept at it. */
   private version = -1;
@@ -80,13 +80,13 @@ export class ReadCache {
     return key;
   }
 
-  /** The answer kept under `key` at the store's current version. */
-  get(key: string): string | undefined {
+  /** The answer (its JSON as UTF-8) kept under `key` at the store's current version. */
+  get(key: string): Buffer | undefined {
     return this.now() === null ? undefined : this.entries.get(key);
   }
 
-  /** Keeps `json`, made from what the store held at `version`, if the store still holds it. */
-  set(key: string, version: number, json: string): void {
+  /** Keeps `json` (UTF-8), made from what the store held at `version`, if the store still holds it. */
+  set(key: string, version: number, json: Buffer): void {
     if (this.now() !== version || json.length > this.maxEntryBytes || this.entries.has(key)) return;
     this.entries.set(key, json);
     this.bytes += key.length + json.length;
