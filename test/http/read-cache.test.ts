@@ -109,6 +109,23 @@ describe('kept answers over a socket', () => {
   });
 });
 
+describe('sessions resolved again without reading them (core/session-store.ts)', () => {
+  it('a known token is still refused once its time is up, and once its session ends', async () => {
+    const dave = await signedIn('dave@example.com');
+    const token = dave.authStore.token;
+    const sessions = sdk.server.core.sessions;
+    expect((await sessions.resolve(token))?.record.id).toBe(dave.authStore.record!.id);
+    expect((await sessions.resolve(token))?.record.id).toBe(dave.authStore.record!.id); // known now (desktop)
+    expect(await sessions.resolve(token, Date.now() + 8 * 24 * 3600 * 1000)).toBeNull(); // past its 7 days
+    expect(await sessions.resolve(token)).not.toBeNull();
+    // an admin changes the record: the next resolve reads it again, not what it knew
+    await sdk.admin.collection('users').update(dave.authStore.record!.id, { name: 'Dave Again' });
+    expect((await sessions.resolve(token))?.record.name).toBe('Dave Again');
+    expect((await fetch(`${sdk.server.url}/api/session`, { method: 'DELETE', headers: { authorization: token } })).status).toBe(204);
+    expect(await sessions.resolve(token)).toBeNull();
+  });
+});
+
 describe('the cache on a real core', () => {
   let h: Awaited<ReturnType<typeof harness>>;
   beforeAll(async () => { h = await harness(); });
