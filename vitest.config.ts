@@ -73,6 +73,8 @@ const ON_BOTH_ENGINES = [
   'test/http/hosts.test.ts',
   'test/http/body-budget.test.ts',
   'test/http/sdk-pocketbase.test.ts',
+  'test/http/fast-reads.test.ts',
+  'test/http/read-cache.test.ts',
   'test/transfer/pocketbase-import.test.ts',
   'test/transfer/pocketbase-plan.test.ts',
   'test/transfer/schema-import.test.ts',

@@ -8,6 +8,8 @@ export interface LoadSpec {
   method: 'GET' | 'POST';
   /** Paths visited in turn, one per request (rotating ids). */
   paths: string[];
+  /** Each path's method, when they differ (a mixed case); else `method` for all. */
+  methods?: ('GET' | 'POST')[];
   /** JSON bodies sent in turn (rotating identities), if any. */
   bodies?: string[];
   headers?: Record<string, string>;
@@ -84,7 +86,10 @@ export function runLoad(spec: LoadSpec): Promise<LoadRun> {
             setupRequest: (request) => {
               const i = next++;
               const path = spec.paths[i % spec.paths.length];
-              return bodies.length === 0 ? { ...request, path } : { ...request, path, body: bodies[i % bodies.length] };
+              const method = spec.methods?.[i % spec.paths.length] ?? spec.method;
+              if (spec.methods === undefined) return bodies.length === 0 ? { ...request, path } : { ...request, path, body: bodies[i % bodies.length] };
+              // a mixed case: headers of each request's own (autocannon would keep a body's length on a GET)
+              return method === 'GET' ? { ...request, method, path, body: undefined, headers: { ...spec.headers } } : { ...request, method, path, body: bodies[i % bodies.length], headers: { ...headers } };
             },
           },
         ],

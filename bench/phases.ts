@@ -73,7 +73,7 @@ async function loadWithCpu(s: Settings, t: Target, seconds: number, connections:
 const MAIN_CASES: MainCaseId[] = ['view', 'list', 'listSkipTotal', 'listFilter', 'listExpand', 'listExpandMulti', 'create', 'signIn'];
 
 export function load(s: Settings, url: string, c: HttpCase, seconds = s.seconds, connections = s.connections): Promise<LoadRun> {
-  return runLoad({ url, method: c.method, paths: c.paths, bodies: c.bodies, headers: c.headers, connections, seconds });
+  return runLoad({ url, method: c.method, paths: c.paths, methods: c.methods, bodies: c.bodies, headers: c.headers, connections, seconds });
 }
 
 /**

@@ -7,7 +7,7 @@
 // --ceiling profiles the ceiling server (replaying Deskbase's answers) instead, for comparison.
 // --keep writes the .cpuprofile to FILE (Chrome DevTools and speedscope open it).
 // Cases: view, list, listSkipTotal, listFilter, listExpand, listExpandMulti, listSortTitle, listDeepPage (page
-// 3,000 at --posts 100000), create, signIn.
+// 3,000 at --posts 100000), create, signIn, mixed (nine views and a create in turn, signed in).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     let url = info.url;
     if (replay) url = (await replay.call<{ url: string }>({ op: 'ceiling', routes: await captureRoutes(info.url, [c]) })).url;
     const profiled = replay ?? deskbase;
-    const run = (seconds: number) => runLoad({ url, method: c.method, paths: c.paths, bodies: c.bodies, headers: c.headers, connections: 10, seconds });
+    const run = (seconds: number) => runLoad({ url, method: c.method, paths: c.paths, methods: c.methods, bodies: c.bodies, headers: c.headers, connections: 10, seconds });
     await run(1);
     await profiled.call({ op: 'profileStart' });
     const result = await run(Number(values.seconds ?? 5));

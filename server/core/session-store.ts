@@ -71,6 +71,19 @@ export function createSessions(store: Store, registry: Registry) {
     seen.set(id, now);
     if (seen.size > SEEN_MAX) seen.delete(seen.keys().next().value as string);
   };
+  // Sessions resolved at the store's current version (the desktop's: store/contract.ts): a token's row,
+  // collection and record, so that a caller's next request reads neither again. The version moves with
+  // every write transaction (a session ended or refreshed, a record changed or removed, a collection
+  // changed), and all of them go then; nothing is kept on a store without one (PostgreSQL).
+  const resolved = new Map<string, { session: SessionRow; collection: Collection; record: Row }>();
+  let resolvedVersion = -1;
+  const resolvedAt = (version: number) => {
+    if (version !== resolvedVersion) {
+      resolved.clear();
+      resolvedVersion = version;
+    }
+    return resolved;
+  };
   return {
     /** When the session was last used: a request it authorised, else its last sign-in or refresh. */
     lastActive(s: SessionRow): string {
@@ -103,6 +116,14 @@ export function createSessions(store: Store, registry: Registry) {
       if (token.length < 20 || token.length > 100) return null;
       const parts = partsOf(token);
       if (!parts) return null;
+      const version = store.version;
+      const known = version === undefined ? undefined : resolvedAt(version).get(token);
+      if (known !== undefined) {
+        // what the store holds is as it was; what time decides is decided again
+        if (known.session.expires <= isoNow(now) || !issuedFor(known.session, known.collection, parts, now)) return null;
+        touch(known.session.id, now);
+        return { collection: known.collection, record: { ...known.record }, sessionId: known.session.id };
+      }
       const s = await store.get<SessionRow>('SELECT * FROM "_sessions" WHERE "tokenHash" = ?', [hashToken(parts.secret)]);
       if (!s || s.expires <= isoNow(now)) return null;
       const collection = registry.get(s.collectionId);
@@ -110,6 +131,10 @@ export function createSessions(store: Store, registry: Registry) {
       const record = await store.get<Row>(`SELECT * FROM ${ident(collection.name)} WHERE "id" = ?`, [s.recordId]);
       if (!record) return null;
       touch(s.id, now);
+      if (version !== undefined && store.version === version) {
+        const map = resolvedAt(version);
+        if (map.size < SEEN_MAX) map.set(token, { session: s, collection, record: { ...record } });
+      }
       return { collection, record, sessionId: s.id };
     },
 

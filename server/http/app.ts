@@ -1,13 +1,14 @@
 // The HTTP app: one h3 instance, every error a request meets mapped to the spec's envelope here and nowhere
 // else (node:http's own refusals before the app sees a request: client-error.ts; both through envelope.ts).
-import { H3, HTTPError, toNodeHandler, type H3Event } from 'h3';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { H3, toNodeHandler, type H3Event } from 'h3';
 import { ApiError } from '../errors.js';
 import type { Core } from '../core/index.js';
-import { storeFailure } from '../core/store-failures.js';
+import { CORS, envelope, failed, logAnswered, type Failure } from './answers.js';
 import { authMiddleware } from './caller.js';
-import { BodyNotReceived } from './body.js';
 import { createBodyServices, setBodyServices, type BodyServices } from './body-services.js';
-import { envelopeJson, GENERIC_MESSAGES } from './envelope.js';
+import { fastReads } from './fast-reads.js';
+import { ReadCache } from './read-cache.js';
 import { hostCheck } from './hosts.js';
 import { assertUrlLength } from './request.js';
 import { rateLimitMiddleware } from './rate-limit.js';
@@ -54,40 +55,11 @@ export interface AppOptions {
   onBuiltIns?: (routes: { method?: string; route?: string }[]) => void;
 }
 
-/**
- * Requests whose success is not logged, as PocketBase's SkipSuccessActivityLog: the logs' own reads,
- * the realtime connection (its subscriptions are logged), OAuth2 redirects.
- */
-const UNLOGGED_SUCCESS = /^(?:GET \/api\/logs(?:\/|$)|GET \/api\/realtime$|(?:GET|POST) \/api\/oauth2-redirect$)/;
+/** The record reads' patterns (routes/records-api.ts), which fast-reads.ts serves. */
+const RECORD_READS = new Set(['/api/collections/:collection/records', '/api/collections/:collection/records/:id']);
 
-/** What a failed request's log says of its error (message, the envelope's data). */
-interface Failure { error: string; details?: unknown }
-
-const CORS: Record<string, string> = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-methods': 'GET, HEAD, POST, PATCH, PUT, DELETE, OPTIONS',
-  'access-control-allow-headers': 'authorization, content-type, accept, x-requested-with',
-  'access-control-max-age': '86400',
-};
-
-function envelope(status: number, message: string, data: object = {}): Response {
-  return new Response(envelopeJson(status, message, data), {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...CORS },
-  });
-}
-
-/** h3 wraps foreign errors, so look through `cause` for ours. */
-function findCause<T>(error: unknown, type: new (...args: never[]) => T): T | null {
-  let e: unknown = error;
-  for (let i = 0; i < 5 && e; i++) {
-    if (e instanceof type) return e;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return null;
-}
-
-const findApiError = (error: unknown): ApiError | null => findCause(error, ApiError);
+/** Without a policy: loopback names only. */
+const defaultHosts = hostCheck(() => '127.0.0.1');
 
 export function createApp(core: Core, options: AppOptions = {}): H3 {
   const log = options.log ?? (() => {});
@@ -100,8 +72,12 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
       started.set(event, performance.now());
     },
     onResponse(response, event) {
-      for (const [k, v] of Object.entries(CORS)) if (!response.headers.has(k)) {
-        try { response.headers.set(k, v); } catch { /* immutable headers (static files) */ }
+      // a request through node:http got them before the app ran (createNodeHandler); reading
+      // `response.headers` would copy a JSON answer's headers into a web Headers object to add them
+      if (event.runtime?.node?.res === undefined) {
+        for (const k in CORS) if (!response.headers.has(k)) {
+          try { response.headers.set(k, CORS[k]); } catch { /* immutable headers (static files) */ }
+        }
       }
       if (logs !== undefined) logRequest(logs, event, response.status, started.get(event), failures.get(event));
       if (options.verbose) {
@@ -110,31 +86,13 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
       }
     },
     onError(error, event) {
-      const api = findApiError(error);
-      if (logs !== undefined) failures.set(event, api ? { error: api.message, details: api.data } : { error: errorMessage((error as { cause?: unknown }).cause ?? error) });
-      if (api instanceof BodyNotReceived) log({ level: 'warn', method: event.req.method, path: event.url.pathname, error: 'client closed the connection before its body was received' });
-      if (api) return envelope(api.status, api.message, api.data);
-      const status = error instanceof HTTPError ? error.status : 500;
-      if (status >= 500 || !(error instanceof HTTPError) || error.unhandled) {
-        const cause = (error as { cause?: unknown }).cause ?? error;
-        // the database reached its size cap (the desktop's store option maxDatabaseBytes): core/store-failures.ts reads it
-        if (storeFailure(cause)?.kind === 'full') {
-          log({ level: 'warn', method: event.req.method, path: event.url.pathname, error: 'the database has reached its size limit' });
-          return envelope(507, 'The database has reached its size limit. Nothing was changed; delete records to make room.');
-        }
-        log({ level: 'error', method: event.req.method, path: event.url.pathname, error: cause instanceof Error ? (cause.stack ?? cause.message) : String(cause) });
-        const code = (cause as { code?: unknown }).code;
-        // EFBIG: a file-size limit (ulimit -f, some file systems' largest file) refuses the write like a full disk
-        if (code === 'ENOSPC' || code === 'EROFS' || code === 'EACCES' || code === 'EPERM' || code === 'EIO' || code === 'EDQUOT' || code === 'EFBIG') {
-          return envelope(503, 'The data folder cannot be written to right now (disk full or read-only). Nothing was changed.');
-        }
-        return envelope(500, 'Something went wrong while processing your request.');
-      }
-      return envelope(status, GENERIC_MESSAGES[status] ?? GENERIC_MESSAGES[400]);
+      const f = failed(error, event.req.method, event.url.pathname, log);
+      if (logs !== undefined) failures.set(event, f.failure);
+      return envelope(f.status, f.json);
     },
   });
 
-  const allowHost = options.allowHost ?? hostCheck(() => '127.0.0.1');
+  const allowHost = options.allowHost ?? defaultHosts;
   const bodies = options.bodies ?? createBodyServices(options.bodyBytesInFlight);
   app.use((event) => {
     setBodyServices(event, bodies);
@@ -172,33 +130,21 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   return app;
 }
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * Hands one request's facts to the logs (server/logs/), once its response is ready: a few reads of the
  * request and one push onto the logger's queue; the log itself is made and written later, in a batch.
  */
 function logRequest(logs: Logs, event: H3Event, status: number, t0: number | undefined, failure: Failure | undefined): void {
-  const path = event.url.pathname;
-  if (failure === undefined && UNLOGGED_SUCCESS.test(`${event.req.method} ${path}`)) return;
-  const auth = stateOf(event).auth;
+  const node = event.runtime?.node?.req;
   const headers = event.req.headers;
-  const unmapped = (address: string) => (address.startsWith('::ffff:') ? address.slice(7) : address);
-  logs.request({
-    method: event.req.method,
-    url: path + event.url.search,
-    status,
-    execTime: t0 === undefined ? 0 : Math.round((performance.now() - t0) * 1000) / 1000,
+  logAnswered(logs, {
+    method: event.req.method, path: event.url.pathname, search: event.url.search, status, t0,
+    auth: stateOf(event).auth,
     userAgent: headers.get('user-agent') ?? '',
     referer: headers.get('referer') ?? '',
-    auth: auth?.collection.name ?? '',
-    authId: auth === null ? '' : String(auth.record.id),
-    ip: unmapped(realIpOf(event)),
-    remoteIp: unmapped(event.runtime?.node?.req.socket.remoteAddress ?? ''),
-    ...failure,
-  });
+    ip: realIpOf(event),
+    remoteIp: node?.socket.remoteAddress ?? '',
+  }, failure);
 }
 
 /** The app's built-in routes (method and h3 pattern): a hook route one of them covers is refused (server/hooks/routes.ts). */
@@ -208,5 +154,20 @@ export function builtInRoutes(app: H3): { method?: string; route?: string }[] {
 
 /** The app as a node:http request listener (the server's only contact with h3 outside this folder). */
 export function createNodeHandler(core: Core, options: AppOptions = {}): ReturnType<typeof toNodeHandler> {
-  return toNodeHandler(createApp(core, options));
+  const app = createApp(core, options);
+  const handler = toNodeHandler(app);
+  // the app's GET routes beside the two record reads, besides its catch-all (hook routes)
+  const routes = builtInRoutes(app).filter((r) => (r.method === undefined || r.method === 'GET') && r.route !== undefined && r.route !== '/**' && !RECORD_READS.has(r.route)).map((r) => r.route as string);
+  // the hottest reads straight from node:http (fast-reads.ts), unless the app logs every request itself
+  // answers of record reads kept between requests where the store allows it (read-cache.ts)
+  const fast = options.verbose ? null : fastReads({ core, routes, cache: new ReadCache(core), allowHost: options.allowHost ?? defaultHosts, logs: options.logs, log: options.log ?? (() => {}) });
+  // The CORS headers on node's response before anything answers: node keeps a header the app's answer
+  // sets itself over these (its writeHead replaces a name the answer names), as onResponse does for
+  // in-process requests.
+  return (req, res) => {
+    // (HTTP/1 only: an HTTP/2 request's objects are another kind; the fast reads write CORS with their answer)
+    if (fast !== null && req.httpVersionMajor === 1 && fast(req as IncomingMessage, res as ServerResponse)) return;
+    for (const k in CORS) res.setHeader(k, CORS[k]);
+    return handler(req, res);
+  };
 }

@@ -14,7 +14,11 @@ export const COOKIE_NAME = 'service_session';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export function bearerOf(event: H3Event): string | null {
-  const header = event.req.headers.get('authorization');
+  return bearerFrom(event.req.headers.get('authorization'));
+}
+
+/** The token an Authorization header carries (`Bearer <token>`, or the bare token), or null. */
+export function bearerFrom(header: string | null): string | null {
   if (!header) return null;
   const token = header.replace(/^bearer\s+/i, '').trim();
   return token === '' ? null : token;

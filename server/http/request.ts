@@ -35,8 +35,13 @@ export function param(event: H3Event, name: string): string {
 }
 
 function queryOf(event: H3Event): Record<string, string> {
+  return queryFrom(event.url.searchParams);
+}
+
+/** A query's parameters as core reads them: the first value of each name. */
+export function queryFrom(params: Iterable<[string, string]>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of event.url.searchParams) if (!Object.hasOwn(out, k)) setOwn(out, k, v);
+  for (const [k, v] of params) if (!Object.hasOwn(out, k)) setOwn(out, k, v);
   return out;
 }
 

@@ -164,15 +164,20 @@ export async function openLogs(options: LogsOptions): Promise<Logs> {
   return {
     logger,
     request(facts) {
-      const { authId, ip, remoteIp, ...rest } = facts;
       const { logIP, logAuthId } = logger.settings;
       const level = facts.error !== undefined ? LOG_LEVELS.error : LOG_LEVELS.info;
       if (!logger.enabled(level)) return;
-      const full: RequestFacts = { ...rest };
-      if (logAuthId && facts.auth !== '') full.authId = authId;
+      // named one by one: a rest and a spread of the facts cost more than the rest of this call (V8)
+      const full: RequestFacts = {
+        method: facts.method, url: facts.url, status: facts.status, execTime: facts.execTime,
+        userAgent: facts.userAgent, referer: facts.referer, auth: facts.auth,
+      };
+      if (facts.error !== undefined) full.error = facts.error;
+      if ('details' in facts) full.details = facts.details;
+      if (logAuthId && facts.auth !== '') full.authId = facts.authId;
       if (logIP) {
-        full.userIP = ip;
-        full.remoteIP = remoteIp;
+        full.userIP = facts.ip;
+        full.remoteIP = facts.remoteIp;
       }
       // only the facts wait in the queue: the log (redacted url, message) is made in its batch's write
       logger.later(level, () => requestLog(full));

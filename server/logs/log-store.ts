@@ -22,6 +22,8 @@ export interface LogRecord {
   id: string;
   created: string;
   data: Record<string, unknown>;
+  /** `data` as JSON, when the logger made it already (written as it is). */
+  dataJson?: string;
   message: string;
   level: number;
 }
@@ -93,7 +95,7 @@ export class LogStore {
       for (let at = 0; at < logs.length; at += INSERT_ROWS) {
         const chunk = logs.slice(at, at + INSERT_ROWS);
         const values = chunk.map(() => '(?, ?, ?, ?, ?)').join(', ');
-        const params = chunk.flatMap((l) => [l.id, l.created, JSON.stringify(l.data), l.message, l.level]);
+        const params = chunk.flatMap((l) => [l.id, l.created, l.dataJson ?? JSON.stringify(l.data), l.message, l.level]);
         await tx.run(`INSERT INTO "${LOGS_TABLE}" ("id", "created", "data", "message", "level") VALUES ${values}`, params);
       }
     });

@@ -45,10 +45,13 @@ export function logTime(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ');
 }
 
-/** A log's data cut to MAX_LOG_DATA of JSON: whole keys kept while they fit, then `__pb_truncated__`. */
-function bounded(data: Data): Data {
+/**
+ * A log's data cut to MAX_LOG_DATA of JSON: whole keys kept while they fit, then `__pb_truncated__`.
+ * The JSON it measured goes with it (`dataJson`), so that the store does not make it again.
+ */
+function bounded(data: Data): { data: Data; dataJson?: string } {
   const text = JSON.stringify(data);
-  if (text === undefined || text.length <= MAX_LOG_DATA) return data;
+  if (text === undefined || text.length <= MAX_LOG_DATA) return { data, dataJson: text };
   const out: Data = {};
   let size = 2;
   for (const [key, value] of Object.entries(data)) {
@@ -58,7 +61,7 @@ function bounded(data: Data): Data {
     size += entry.length;
   }
   out.__pb_truncated__ = true;
-  return out;
+  return { data: out };
 }
 
 export class Logger {
@@ -159,7 +162,7 @@ export class Logger {
         if (!this.enabled(p.level)) continue;
         try {
           const { message, data } = p.make();
-          records.push({ id: newId(), created: logTime(p.time), data: bounded(data), message: String(message).slice(0, MAX_LOG_DATA), level: p.level });
+          records.push({ id: newId(), created: logTime(p.time), ...bounded(data), message: String(message).slice(0, MAX_LOG_DATA), level: p.level });
         } catch (error) {
           this.dropped++;
           this.options.report(error);

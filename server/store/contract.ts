@@ -35,6 +35,14 @@ export interface Store extends ReadDb {
   /** The SQL this store takes; absent means SQLite (the desktop engine). */
   readonly dialect?: StoreDialect;
   /**
+   * Moves whenever what a read can see may have changed: at the end of every write transaction (before
+   * any read that waited for it runs) and when the database is replaced (recovery, restore: again once
+   * the reload listeners are done). Only a
+   * store that sees every write itself has one (the desktop's); absent, no answer may be kept across
+   * requests (http/read-cache.ts).
+   */
+  readonly version?: number;
+  /**
    * Runs `fn` inside one transaction, one writer at a time (later writes wait their turn; reads from
    * outside wait until the transaction ends). `fn` may await, and reads and writes inside it go through
    * `tx`: a read or write through the store from inside it fails (it would wait for its own transaction). If `fn`

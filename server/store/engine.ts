@@ -152,6 +152,13 @@ export class Engine implements Store {
 
   private readonly rowRead = (bytes: number): void => this.deadlines.rowRead(bytes);
 
+  /** Write transactions ended and databases replaced so far (Store.version). */
+  private commits = 0;
+
+  get version(): number {
+    return this.commits;
+  }
+
   all = <T = Row>(sql: string, params?: Params): Promise<T[]> => this.read(null, () => queryAll<T>(this.cache, sql, params, this.rowRead));
 
   get = <T = Row>(sql: string, params?: Params): Promise<T | undefined> => this.read(null, () => queryGet<T>(this.cache, sql, params, this.rowRead));
@@ -243,6 +250,9 @@ export class Engine implements Store {
         result = await runTransaction(this.cache, recordingTx(this.db, this.cache, encoder, call), fn, call, (on) => (this.starting = on));
       } finally {
         if (long) this.db.run(PAGE_CACHE_PRAGMA);
+        // before any reader waiting at the gate can see the transaction's outcome (rolled back too: a
+        // version that moves for nothing only costs a cache its entries)
+        this.commits++;
         this.closeGate();
       }
       if (journal !== null && encoder !== null && encoder.statementCount > 0) {
@@ -388,6 +398,9 @@ export class Engine implements Store {
   /** Tells the reload listeners, one after the other; writes wait for them (they run while `recovering` is set). */
   private async heardReload(): Promise<void> {
     for (const listener of this.reloadListeners) await listener();
+    // once more when they are done: what was read meanwhile may have paired the new database with what
+    // they had not caught up on yet (core's collections)
+    this.commits++;
   }
 
   /** Memory must not show what the disk refused: reload what the disk holds, writing nothing. */
@@ -484,6 +497,7 @@ export class Engine implements Store {
   }
 
   private replaceDb(db: Database, replayed: number): void {
+    this.commits++;
     this.cache.clear();
     this.db.close();
     this.db = db;

@@ -55,10 +55,10 @@ describe('request logs', () => {
   it('behind a trusted proxy logs the address it names as userIP and the socket\'s as remoteIP', async () => {
     await sdk.admin.settings.update({ trustedProxy: { headers: ['X-Forwarded-For'], useLeftmostIP: false } });
     try {
-      const r = await fetch(`${sdk.server.url}/api/collections/notes/records?filter=${encodeURIComponent("title = 'marker-proxy'")}`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
+      const r = await fetch(`${sdk.server.url}/api/collections/notes/records?filter=${encodeURIComponent("title = 'marker-proxy'")}`, { headers: { 'x-forwarded-for': '203.0.113.7', 'user-agent': 'marker-agent/1.0', referer: 'http://example.test/page' } });
       expect(r.status).toBe(200);
       const log = (await allLogs()).find((l) => String(l.data.url).includes('marker-proxy'));
-      expect(log!.data).toMatchObject({ userIP: '203.0.113.7', remoteIP: '127.0.0.1' });
+      expect(log!.data).toMatchObject({ userIP: '203.0.113.7', remoteIP: '127.0.0.1', userAgent: 'marker-agent/1.0', referer: 'http://example.test/page' });
     } finally {
       await sdk.admin.settings.update({ trustedProxy: { headers: [], useLeftmostIP: false } });
     }

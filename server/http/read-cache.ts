@@ -1,0 +1,99 @@
+// Answers of record reads kept between requests (fast-reads.ts), as their JSON in UTF-8, ready to write: a view or list asked
+// again with nothing changed is answered from memory instead of being read, checked and serialised
+// again.
+//
+// An answer is kept only under a key holding everything it depends on, and only while nothing it
+// depends on can have changed:
+//   - the data, the collections, their rules and the sessions: all in the store, whose `version` moves
+//     at the end of every write transaction and whenever the database is replaced (store/contract.ts).
+//     An answer is kept under the version read before its request began, only if the version is the
+//     same once it is made; all entries go at once when the version moves. A store without a version
+//     (the team server's PostgreSQL, written by other nodes too) keeps nothing;
+//   - who asks: the caller's collection and record (resolved from its token for every request, so an
+//     ended session is a guest at once), and everything rules read of the request: the query (the whole
+//     request target is in the key), and the headers (all of them but `authorization` and `cookie`,
+//     which rules never see); the method is always GET;
+//   - the clock and chance: while any collection's rule or view query can read the time or a random
+//     value (a datetime macro such as `@now`, `strftime`, SQL's date/time/random functions), nothing is
+//     kept, and no request whose query names one is kept either (`@now` in a filter, `@random` in a sort);
+//   - server-side hooks that see or change reads (onRecordViewRequest, onRecordsListRequest,
+//     onRecordEnrich): while any is registered, nothing is kept.
+// Only 200 answers are kept, each at most MAX_ENTRY_BYTES, all of them (keys too) at most MAX_BYTES (the
+// oldest leave first). Every request is still logged, rate limits still apply (fast-reads.ts leaves a request to
+// the app when they are on), and the session's last activity is still noted.
+import type { Core } from '../core/index.js';
+import type { AuthInfo, Collection } from '../model/types.js';
+
+export const MAX_BYTES = 16 * 1024 * 1024;
+export const MAX_ENTRY_BYTES = 256 * 1024;
+
+/** What reads the clock or chance in a filter, sort or rule: a macro other than @request/@collection/@rowid, strftime. */
+const CHANCE_OR_CLOCK = /@(?!request\.|collection\.|rowid\b)|strftime/i;
+/** SQL functions of a view's query that read the clock or chance, or the connection's state. */
+const VIEW_VOLATILE = /\b(?:random|randomblob|date|time|datetime|julianday|unixepoch|strftime|timediff|current_date|current_time|current_timestamp|changes|total_changes|last_insert_rowid|now|clock_timestamp|statement_timestamp|transaction_timestamp|localtime|localtimestamp)\b/i;
+const RULES = ['listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule', 'authRule', 'manageRule'] as const;
+const READ_HOOKS = ['onRecordViewRequest', 'onRecordsListRequest', 'onRecordEnrich'];
+
+/** Whether a collection's rules and view query give the same answer whenever they are read. */
+function steady(c: Collection): boolean {
+  for (const key of RULES) {
+    const rule = c[key];
+    if (typeof rule === 'string' && CHANCE_OR_CLOCK.test(rule)) return false;
+  }
+  return c.viewQuery === undefined || !VIEW_VOLATILE.test(c.viewQuery);
+}
+
+export class ReadCache {
+  private entries = new Map<string, Buffer>();
+  private bytes = 0;
+  /** The store version the entries belong to, and whether answers may be kept at it. */
+  private version = -1;
+  private keeping = false;
+
+  constructor(
+    private readonly core: Core,
+    private readonly maxBytes = MAX_BYTES,
+    private readonly maxEntryBytes = MAX_ENTRY_BYTES,
+  ) {}
+
+  /** The store's version now (read before a request's work begins), or null: nothing is kept. */
+  now(): number | null {
+    const v = this.core.store.version;
+    if (v === undefined) return null;
+    if (v !== this.version) {
+      this.entries.clear();
+      this.bytes = 0;
+      this.version = v;
+      this.keeping = this.core.registry.all().every(steady);
+    }
+    return v;
+  }
+
+  /** The key of a request's answer, or null when it may not be kept. `target`: path and query as received. */
+  keyOf(target: string, query: Readonly<Record<string, string>>, auth: AuthInfo | null, headers: Headers): string | null {
+    if (this.now() === null || !this.keeping) return null;
+    const events = this.core.events;
+    for (const hook of READ_HOOKS) if (events.has(hook)) return null;
+    for (const name in query) if (CHANCE_OR_CLOCK.test(query[name])) return null;
+    let key = `${auth === null ? '' : `${auth.collection.id}/${auth.record.id}`}\n${target}`;
+    for (const [name, value] of headers) if (name !== 'authorization' && name !== 'cookie') key += `\n${name}:${value}`;
+    return key;
+  }
+
+  /** The answer (its JSON as UTF-8) kept under `key` at the store's current version. */
+  get(key: string): Buffer | undefined {
+    return this.now() === null ? undefined : this.entries.get(key);
+  }
+
+  /** Keeps `json` (UTF-8), made from what the store held at `version`, if the store still holds it. */
+  set(key: string, version: number, json: Buffer): void {
+    if (this.now() !== version || json.length > this.maxEntryBytes || this.entries.has(key)) return;
+    this.entries.set(key, json);
+    this.bytes += key.length + json.length;
+    for (const [oldest, kept] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= oldest.length + kept.length;
+    }
+  }
+}
