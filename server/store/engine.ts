@@ -29,8 +29,8 @@ import { frameEntryInSlices, removeSegmentsBefore, segmentPath, snapshotIdInSlic
 import type { DirLock } from './lock.js';
 import { cutSegment, loadReadOnly, loadState, LONG_WRITE_CACHE_PRAGMA, PAGE_CACHE_PRAGMA } from './recovery.js';
 import type { LoadedState } from './recovery.js';
-import { writeSnapshot } from './snapshot.js';
-import { exportInSlices } from './export.js';
+import { openSnapshotWriter, writeSnapshot } from './snapshot.js';
+import { exportInSlices, exportToFile } from './export.js';
 import { LoopSlice } from '../loop-slice.js';
 import { queryAll, queryGet, StatementCache } from './statements.js';
 import { textBinder } from './text-binding.js';
@@ -424,24 +424,40 @@ export class Engine implements Store {
   }
 
   /**
-   * `export()` runs in a turn of its own, so it sees exactly the transactions committed so far. The
+   * The copy runs in a turn of its own, so it sees exactly the transactions committed so far, and is
+   * written to `data.db.tmp` as it is made (writes wait for it; reads go on between its steps). The
    * journal starts a new segment after the entries of those transactions are durable; later writes go
-   * to the new segment while the snapshot is written, and only then are the old segments deleted.
+   * to the new segment while the snapshot is synced and renamed over `data.db`, and only then are the
+   * old segments deleted.
    */
   private async runCheckpoint(bound: Gate | null = null): Promise<void> {
     if (this.broken) throw this.broken;
     const durable = this.durable;
     if (durable === null || this.unsnapshotted === 0) return;
-    const { included, bytes, rotated } = await this.inTurn(async () => {
-      const exported = await this.exportBytes();
-      // rotated now, so that writes made while the checksum is computed go to the new segment
-      return { included: this.unsnapshotted, bytes: exported, rotated: durable.journal.rotate(snapshotIdInSlices(exported)) };
-    }, bound);
-    const seq = await rotated;
-    await writeSnapshot(durable.dir, bytes);
-    this.unsnapshotted -= included;
-    this.checkpoints++;
-    await removeSegmentsBefore(durable.dir, seq);
+    const snapshot = await openSnapshotWriter(durable.dir);
+    try {
+      const { included, whole, rotated } = await this.inTurn(async () => {
+        // the copy goes to data.db.tmp as it is made (export.ts), so the database is never held twice
+        const slice = new LoopSlice();
+        const id = await exportToFile(this.config.SQL, this.db, snapshot.file, () => slice.pause());
+        // where that copy cannot be made: the bytes in memory, written once the turn is released
+        const bytes = id === null ? await this.exportBytes() : null;
+        // rotated now, so that writes made from here on (or while the checksum is computed) go to the new segment
+        return { included: this.unsnapshotted, whole: bytes, rotated: durable.journal.rotate(id ?? snapshotIdInSlices(bytes!)) };
+      }, bound);
+      const seq = await rotated;
+      if (whole === null) await snapshot.commit();
+      else {
+        await snapshot.discard();
+        await writeSnapshot(durable.dir, whole);
+      }
+      this.unsnapshotted -= included;
+      this.checkpoints++;
+      await removeSegmentsBefore(durable.dir, seq);
+    } catch (err) {
+      await snapshot.discard();
+      throw err;
+    }
   }
 
   /** Automatic checkpoints run in the background once the active segment passes the threshold. */

@@ -1,8 +1,9 @@
 // The snapshot `data.db`: a plain SQLite file (the sqlite3 CLI opens it). It is replaced atomically:
 // written to `data.db.tmp`, synced, renamed over `data.db`, then the folder is synced.
-import { rm } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readWhole, replaceDurably } from '../durable-files.js';
+import { readWhole, replaceDurably, syncDir } from '../durable-files.js';
 
 export const SNAPSHOT_FILE = 'data.db';
 const TEMP_FILE = 'data.db.tmp';
@@ -27,6 +28,35 @@ export async function readSnapshot(dir: string): Promise<Buffer | null> {
 
 export async function writeSnapshot(dir: string, bytes: Uint8Array): Promise<void> {
   await replaceDurably(snapshotPath(dir), bytes, join(dir, TEMP_FILE));
+}
+
+/**
+ * A snapshot written piece by piece (a checkpoint's copy, export.ts `exportToFile`): `data.db.tmp`,
+ * opened empty. `commit()` syncs it and renames it over `data.db`, then syncs the folder, as
+ * `writeSnapshot` does; `discard()` closes and removes it.
+ */
+export async function openSnapshotWriter(dir: string): Promise<{ file: FileHandle; commit(): Promise<void>; discard(): Promise<void> }> {
+  const temp = join(dir, TEMP_FILE);
+  const file = await open(temp, 'w');
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await file.close();
+  };
+  return {
+    file,
+    async commit() {
+      await file.sync();
+      await close();
+      await rename(temp, snapshotPath(dir));
+      await syncDir(dir);
+    },
+    async discard() {
+      await close().catch(() => undefined);
+      await rm(temp, { force: true });
+    },
+  };
 }
 
 /** A temporary file left by a checkpoint that did not finish. */
