@@ -26,10 +26,11 @@ import type { Params } from './statements.js';
 import { asError, errorCode } from '../durable-files.js';
 import type { JournalCounters, JournalWriter } from './journal.js';
 import { frameEntryInSlices, removeSegmentsBefore, segmentPath, snapshotIdInSlices } from './journal-format.js';
+import type { SnapshotId } from './journal-format.js';
 import type { DirLock } from './lock.js';
 import { cutSegment, loadReadOnly, loadState, LONG_WRITE_CACHE_PRAGMA, PAGE_CACHE_PRAGMA } from './recovery.js';
 import type { LoadedState } from './recovery.js';
-import { openSnapshotWriter, writeSnapshot } from './snapshot.js';
+import { MAX_FILE_CAPACITY, openSnapshotWriter, writeSnapshot } from './snapshot.js';
 import { exportInSlices, exportToFile } from './export.js';
 import { LoopSlice } from '../loop-slice.js';
 import { queryAll, queryGet, StatementCache } from './statements.js';
@@ -352,7 +353,7 @@ export class Engine implements Store {
       await durable.journal.drain();
       await swap();
       await durable.journal.close();
-      this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log));
+      this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log, fileCapacity(this.config.maxDatabaseBytes)));
       await this.heardReload();
     }).finally(() => {
       this.recovering = null;
@@ -372,7 +373,7 @@ export class Engine implements Store {
         await failed.afterFailure();
         await failed.close();
         // in a turn: a transaction open now ends (its append fails) before memory is replaced
-        await this.inTurn(async () => this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log)));
+        await this.inTurn(async () => this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log, fileCapacity(this.config.maxDatabaseBytes))));
         await this.heardReload();
       } catch (err) {
         await failed.close().catch(() => undefined);
@@ -394,7 +395,7 @@ export class Engine implements Store {
   private async reloadReadOnly(at: { seq: number; size: number }): Promise<void> {
     if (this.durable === null) return;
     try {
-      const loaded = await loadReadOnly(this.config.SQL, this.durable.dir, at);
+      const loaded = await loadReadOnly(this.config.SQL, this.durable.dir, at, fileCapacity(this.config.maxDatabaseBytes));
       await this.inTurn(() => this.replaceDb(loaded.db, loaded.replayed));
       await this.heardReload();
     } catch {
@@ -410,7 +411,7 @@ export class Engine implements Store {
     this.recovering = this.exclusive(async () => {
       try {
         await cutSegment(segmentPath(durable.dir, stopped.seq), stopped.size);
-        await this.inTurn(async () => this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log)));
+        await this.inTurn(async () => this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log, fileCapacity(this.config.maxDatabaseBytes))));
         this.broken = null;
         this.stopped = null;
         await this.heardReload();
@@ -424,11 +425,12 @@ export class Engine implements Store {
   }
 
   /**
-   * The copy runs in a turn of its own, so it sees exactly the transactions committed so far, and is
-   * written to `data.db.tmp` as it is made (writes wait for it; reads go on between its steps). The
-   * journal starts a new segment after the entries of those transactions are durable; later writes go
-   * to the new segment while the snapshot is synced and renamed over `data.db`, and only then are the
-   * old segments deleted.
+   * The copy is written to `data.db.tmp` as it is made (export.ts `exportToFile`), a step per turn of
+   * the store, so writes commit between its steps and reads go on; its last step sees exactly the
+   * transactions committed so far, and in that turn the journal starts a new segment (once the entries
+   * of those transactions are durable), so later writes land there while the snapshot is synced and
+   * renamed over `data.db`; only then are the old segments deleted. Where the streamed copy cannot be
+   * made, the copy in memory (`exportInSlices`) in one turn, as before.
    */
   private async runCheckpoint(bound: Gate | null = null): Promise<void> {
     if (this.broken) throw this.broken;
@@ -436,14 +438,17 @@ export class Engine implements Store {
     if (durable === null || this.unsnapshotted === 0) return;
     const snapshot = await openSnapshotWriter(durable.dir);
     try {
-      const { included, whole, rotated } = await this.inTurn(async () => {
-        // the copy goes to data.db.tmp as it is made (export.ts), so the database is never held twice
-        const slice = new LoopSlice();
-        const id = await exportToFile(this.config.SQL, this.db, snapshot.file, () => slice.pause());
-        // where that copy cannot be made: the bytes in memory, written once the turn is released
-        const bytes = id === null ? await this.exportBytes() : null;
-        // rotated now, so that writes made from here on (or while the checksum is computed) go to the new segment
-        return { included: this.unsnapshotted, whole: bytes, rotated: durable.journal.rotate(id ?? snapshotIdInSlices(bytes!)) };
+      const slice = new LoopSlice();
+      const rotation = (id: SnapshotId | Promise<SnapshotId>) => ({ included: this.unsnapshotted, rotated: durable.journal.rotate(id) });
+      const streamed = await exportToFile(this.config.SQL, this.db, snapshot.file, {
+        inTurn: (step) => this.inTurn(step, bound),
+        pause: () => slice.pause(),
+        done: rotation,
+      });
+      let whole: Uint8Array | null = null;
+      const { included, rotated } = streamed ?? await this.inTurn(async () => {
+        whole = await this.exportBytes();
+        return rotation(snapshotIdInSlices(whole));
       }, bound);
       const seq = await rotated;
       if (whole === null) await snapshot.commit();
@@ -531,6 +536,14 @@ function limitSize(db: Database, maxBytes: number): void {
   if (!Number.isFinite(maxBytes)) return;
   const pageSize = Number(db.exec('PRAGMA page_size')[0].values[0][0]);
   db.run(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxBytes / pageSize))}`);
+}
+
+/**
+ * The room a durable database's in-memory file is given when it is loaded (snapshot.ts
+ * `withCapacity`): its cap, so that no write ever grows it by copying it.
+ */
+export function fileCapacity(maxDatabaseBytes: number): number {
+  return Math.min(maxDatabaseBytes, MAX_FILE_CAPACITY);
 }
 
 /** The error of a store call that would wait for the transaction it is made from. */

@@ -17,7 +17,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { writeFully } from '../durable-files.js';
-import { crc32Combine } from './journal-format.js';
+import { applyOperator, crc32Operator } from './journal-format.js';
 import type { SnapshotId } from './journal-format.js';
 
 /** Pages per backup step: 512 pages of 4 KiB (2 MiB), a few ms each on an idle machine. */
@@ -55,7 +55,7 @@ function pageFigures(db: Database): { pageSize: number; pageCount: number } {
 }
 
 /** An empty database of `pageSize` (one page), as SQLite writes it: a copy's destination starts from it. */
-function emptyDatabase(SQL: SqlJsStatic, pageSize: number): Uint8Array {
+export function emptyDatabase(SQL: SqlJsStatic, pageSize: number): Uint8Array {
   const template = new SQL.Database();
   try {
     template.run(`PRAGMA page_size = ${pageSize}`);
@@ -117,145 +117,211 @@ export async function exportInSlices(SQL: SqlJsStatic, db: Database, pause: () =
   return copiedWhole(bytes, pageSize, pageCount) ? bytes : db.export();
 }
 
+/** How a copy to a file (`exportToFile`) runs its steps, and what it hands over when it ends. */
+export interface FileExportTurns<T> {
+  /** Runs one step where no write transaction is open, and nothing else runs on the database. */
+  inTurn<R>(step: () => R): Promise<R>;
+  /** Awaited between steps: a turn of the event loop once the copy has held it a while. */
+  pause(): Promise<void>;
+  /**
+   * Called in the turn of the last step, right after it, with the id of the file (resolved once it
+   * is all written): the copy holds exactly the transactions committed so far.
+   */
+  done(id: Promise<SnapshotId>): T;
+}
+
 /**
  * The database copied into an open file (a checkpoint's `data.db.tmp`) as the copy goes, so that it
- * is never held twice in memory (issue 28: a checkpoint at 3 GiB held 6.4 GiB). The same backup steps
- * as `exportInSlices`, into a destination whose in-memory file is a `StreamedFile`: each page SQLite
- * writes there is copied out of sql.js's memory, checksummed, and written to `handle` by an
- * asynchronous write awaited after each step. Page 1, which the backup's commit writes again last, is
- * kept in memory and written at the end. Resolves with the snapshot's id (size and CRC-32, as
- * `snapshotId` computes them over the file) once every byte is written, not yet synced (the caller
- * syncs and renames), or with null when the sliced copy cannot be made or does not check out (the
+ * is never held twice in memory (issue 28: a checkpoint at 3 GiB held 6.4 GiB), and without holding
+ * writes back for the whole copy. SQLite's backup API copies PAGES_PER_STEP pages per step, each step
+ * in a turn of the store (`turns.inTurn`: no transaction open), so writes commit between the steps;
+ * the backup, made on the database's own connection, copies again into the destination every page
+ * a commit writes that it had already copied (SQLite's `sqlite3BackupUpdate`), so the copy ends as
+ * the database stands at its last step, where `turns.done` is called. The destination's in-memory
+ * file is a `StreamedFile`: each page written there is copied out of sql.js's memory, checksummed, and
+ * written to `file` by asynchronous writes awaited after each step. Answers what `done` returned, or
+ * null when the streamed copy cannot be made or does not check out (`done` is then not called; the
  * caller falls back to `exportInSlices`).
  */
-export async function exportToFile(SQL: SqlJsStatic, db: Database, file: FileHandle, pause: () => Promise<void>): Promise<SnapshotId | null> {
+export async function exportToFile<T>(SQL: SqlJsStatic, db: Database, file: FileHandle, turns: FileExportTurns<T>): Promise<T | null> {
   const api = SQL as unknown as SqlJsExports;
-  const { pageSize, pageCount } = pageFigures(db);
-  if (pageCount === 0 || typeof api._sqlite3_backup_step !== 'function') return null;
+  if (typeof api._sqlite3_backup_step !== 'function') return null;
+  const { pageSize } = pageFigures(db);
   const first = emptyDatabase(SQL, pageSize);
   if (first.length !== pageSize) return null;
   const streamed = new StreamedFile(file, first);
   const dest = new SQL.Database(streamed.initialBytes());
-  try {
-    await backupInSteps(api, db, dest, async () => {
-      await streamed.flush();
-      await pause();
-    });
-  } finally {
+  const main = api.stringToNewUTF8('main');
+  let backup = 0;
+  let open = true;
+  const close = (): void => {
+    if (!open) return;
+    open = false;
+    if (backup !== 0) api._sqlite3_backup_finish(backup);
+    api._free(main);
     dest.close();
+  };
+  try {
+    dest.run('PRAGMA journal_mode = OFF');
+    backup = api._sqlite3_backup_init(handle(dest), main, handle(db), main);
+    if (backup === 0) throw new Error(`export failed: ${api.UTF8ToString(api._sqlite3_errmsg(handle(dest)))}`);
+    for (;;) {
+      const ended = await turns.inTurn((): { result: T | null } | null => {
+        const rc = api._sqlite3_backup_step(backup, PAGES_PER_STEP);
+        if (rc === SQLITE_DONE) {
+          close();
+          const { pageCount } = pageFigures(db);
+          return { result: pageCount > 0 && streamed.whole(pageCount) ? turns.done(streamed.finish(pageCount, turns.pause)) : null };
+        }
+        if (rc !== SQLITE_OK && rc !== SQLITE_BUSY && rc !== SQLITE_LOCKED) throw new Error(`export failed: ${api.UTF8ToString(api._sqlite3_errmsg(handle(dest)))}`);
+        return null;
+      });
+      if (ended !== null) return ended.result;
+      await streamed.flush();
+      await turns.pause();
+    }
+  } finally {
+    close();
   }
-  return streamed.finish(pageCount, pause);
 }
 
-/** Bytes past which the pages waiting in memory are written out within a step (SQLite's spills). */
+/** Bytes past which the pages waiting in memory start a new run. */
 const RUN_BYTES = PAGES_PER_STEP * 4096 + 65536;
 
 /**
  * The in-memory file of `exportToFile`'s destination, standing where sql.js's file system keeps a
- * file's array (it calls `length`, `set` to write and `subarray` to read): writes go to a file on disk.
- * Bytes past page 1 are gathered in runs of consecutive bytes, written out by `flush()`; the checksum
- * follows them while they come in order (each page once, ascending), else it is computed again from
- * the file at the end. A read (SQLite reading back a page it spilled) is served from page 1, the runs
- * not yet written, and the file.
+ * file's array (it asks `length`, calls `set` to write and `subarray` to read): writes go to a file on
+ * disk. Written bytes are gathered in runs of consecutive bytes and written out, in the order they
+ * came, by `flush()`. Each page's CRC-32 is kept as it is written (again when it is written again), so
+ * the file's checksum is combined from them at the end without reading the file back; a page never
+ * written (SQLite leaves the page at 1 GiB, its lock byte's, unused) is a hole of zeros. A read
+ * (SQLite reading back a page it spilled) is served from the runs not yet on disk, then the file.
  */
 class StreamedFile {
   /** Larger than any file: sql.js's file system then never replaces this array by a bigger one. */
   readonly length = Number.MAX_SAFE_INTEGER;
-  private readonly page: Uint8Array;
   private readonly pageSize: number;
-  private firstWritten = false;
+  private readonly initial: Uint8Array;
   private runs: { at: number; bytes: Buffer; used: number }[] = [];
-  /** The checksum of bytes [pageSize, next), while they came in order. */
-  private crc = 0;
-  private next: number;
-  private inOrder = true;
+  /** Runs being written out: still read from here until their writes are done. */
+  private writing: { at: number; bytes: Buffer; used: number }[] = [];
+  private pageCrcs = new Uint32Array(1024);
+  private written = new Uint8Array(1024);
+  /** Every write was of whole pages (SQLite's are): the per-page checksums hold. */
+  private aligned = true;
   private end = 0;
 
   constructor(private readonly file: FileHandle, first: Uint8Array) {
     this.pageSize = first.length;
-    this.page = new Uint8Array(first);
-    this.next = this.pageSize;
+    this.initial = new Uint8Array(first);
+    this.end = 0;
   }
 
   /** The destination's initial bytes (page 1 of an empty database) whose `slice()` is this file. */
   initialBytes(): Uint8Array {
-    const bytes = new Uint8Array(this.page);
+    // the file starts as that page: it reads as that until SQLite writes page 1
+    this.runs.push({ at: 0, bytes: Buffer.from(this.initial), used: this.initial.length });
+    const bytes = new Uint8Array(this.initial);
     Object.defineProperty(bytes, 'slice', { value: () => this, enumerable: false });
     return bytes;
   }
 
   set(source: Uint8Array, at = 0): void {
-    let from = 0;
-    if (at < this.pageSize) {
-      from = Math.min(source.length, this.pageSize - at);
-      this.page.set(source.subarray(0, from), at);
-      this.firstWritten = true;
-      at += from;
+    const size = this.pageSize;
+    if (at % size !== 0 || source.length % size !== 0) this.aligned = false;
+    else {
+      for (let offset = 0; offset < source.length; offset += size) this.pageWritten((at + offset) / size, source.subarray(offset, offset + size));
     }
-    if (from >= source.length) return;
-    const bytes = source.subarray(from);
-    if (this.inOrder && at === this.next) {
-      this.crc = crc32(bytes, this.crc);
-      this.next += bytes.length;
-    } else this.inOrder = false;
-    this.end = Math.max(this.end, at + bytes.length);
+    this.end = Math.max(this.end, at + source.length);
     const last = this.runs.at(-1);
-    if (last !== undefined && last.at + last.used === at && last.used + bytes.length <= last.bytes.length) {
-      last.bytes.set(bytes, last.used);
-      last.used += bytes.length;
+    if (last !== undefined && last.at + last.used === at && last.used + source.length <= last.bytes.length) {
+      last.bytes.set(source, last.used);
+      last.used += source.length;
     } else {
-      const run = { at, bytes: Buffer.allocUnsafe(Math.max(RUN_BYTES, bytes.length)), used: bytes.length };
-      run.bytes.set(bytes);
+      const run = { at, bytes: Buffer.allocUnsafe(Math.max(RUN_BYTES, source.length)), used: source.length };
+      run.bytes.set(source);
       this.runs.push(run);
     }
   }
 
+  private pageWritten(index: number, page: Uint8Array): void {
+    if (index >= this.pageCrcs.length) {
+      const grown = Math.max(index + 1, this.pageCrcs.length * 2);
+      const crcs = new Uint32Array(grown);
+      crcs.set(this.pageCrcs);
+      this.pageCrcs = crcs;
+      const written = new Uint8Array(grown);
+      written.set(this.written);
+      this.written = written;
+    }
+    this.pageCrcs[index] = crc32(page);
+    this.written[index] = 1;
+  }
+
   subarray(begin: number, end: number): Uint8Array {
-    if (end <= this.pageSize) return this.page.subarray(begin, end);
     const out = Buffer.alloc(end - begin);
-    const fromDisk = Math.max(begin, this.pageSize);
-    if (fromDisk < end) readSync(this.file.fd, out, fromDisk - begin, end - fromDisk, fromDisk);
-    for (const run of this.runs) {
+    readSync(this.file.fd, out, 0, end - begin, begin);
+    for (const run of [...this.writing, ...this.runs]) {
       const lo = Math.max(begin, run.at);
       const hi = Math.min(end, run.at + run.used);
       if (lo < hi) out.set(run.bytes.subarray(lo - run.at, hi - run.at), lo - begin);
     }
-    if (begin < this.pageSize) out.set(this.page.subarray(begin), 0);
     return out;
   }
 
   async flush(): Promise<void> {
     const runs = this.runs;
     this.runs = [];
-    for (const run of runs) await writeFully(this.file, run.bytes.subarray(0, run.used), run.at);
+    this.writing.push(...runs);
+    try {
+      for (const run of runs) await writeFully(this.file, run.bytes.subarray(0, run.used), run.at);
+    } finally {
+      this.writing = this.writing.filter((run) => !runs.includes(run));
+    }
   }
 
-  /** Writes page 1 and what is left, and answers the file's id, or null when it is not the whole copy. */
-  async finish(pageCount: number, pause: () => Promise<void>): Promise<SnapshotId | null> {
+  /**
+   * Whether the file holds a whole database of `pageCount` pages that `finish` can checksum: only whole
+   * pages written, page 1 among them and still in memory, up to the last page, and its header.
+   */
+  whole(pageCount: number): boolean {
+    if (!this.aligned || this.written[0] !== 1 || this.end !== pageCount * this.pageSize) return false;
+    const page = this.page(0);
+    return page !== null && copiedWhole(page, this.pageSize, pageCount);
+  }
+
+  /** Page `index` as last written, when it is still in memory. */
+  private page(index: number): Uint8Array | null {
+    const at = index * this.pageSize;
+    for (let i = this.runs.length - 1; i >= 0; i--) {
+      const run = this.runs[i];
+      if (run.at <= at && at + this.pageSize <= run.at + run.used) return run.bytes.subarray(at - run.at, at - run.at + this.pageSize);
+    }
+    return null;
+  }
+
+  /** Writes what is left, with page 1 as export() writes it, and answers the file's id. */
+  async finish(pageCount: number, pause: () => Promise<void>): Promise<SnapshotId> {
+    const first = this.page(0);
+    // what export() writes there too: the file format of a database without WAL
+    if (first !== null && (first[18] !== 1 || first[19] !== 1)) {
+      first[18] = 1;
+      first[19] = 1;
+      this.pageCrcs[0] = crc32(first);
+    }
     await this.flush();
     const size = this.pageSize * pageCount;
-    // what export() writes there too: the file format of a database without WAL
-    this.page[18] = 1;
-    this.page[19] = 1;
-    if (!this.firstWritten || this.end !== size || !copiedWhole(this.page, this.pageSize, pageCount)) return null;
-    await writeFully(this.file, this.page, 0);
-    if (this.inOrder && this.next === size) return { size, crc: crc32Combine(crc32(this.page), this.crc, size - this.pageSize) };
-    return { size, crc: await fileCrc(this.file, size, pause) };
+    if (first === null) throw new Error('export failed: page 1 is no longer in memory'); // whole() said it was
+    // crc(A + page) = (crc(A) moved past a page's bytes) ^ crc(page): the move is one linear operator
+    const past = crc32Operator(this.pageSize);
+    const zeroPage = crc32(Buffer.alloc(this.pageSize));
+    let crc = this.pageCrcs[0];
+    for (let index = 1; index < pageCount; index++) {
+      crc = applyOperator(past, crc) ^ (this.written[index] === 1 ? this.pageCrcs[index] : zeroPage);
+      if (index % 65536 === 0) await pause();
+    }
+    return { size, crc: crc >>> 0 };
   }
-}
-
-/** The CRC-32 of a file's first `size` bytes, read 8 MiB at a time. */
-async function fileCrc(file: FileHandle, size: number, pause: () => Promise<void>): Promise<number> {
-  const chunk = Buffer.allocUnsafe(8 * 1024 * 1024);
-  let crc = 0;
-  for (let at = 0; at < size; ) {
-    const { bytesRead } = await file.read(chunk, 0, Math.min(chunk.length, size - at), at);
-    if (bytesRead === 0) throw new Error('export failed: the snapshot file is shorter than what was written');
-    crc = crc32(chunk.subarray(0, bytesRead), crc);
-    at += bytesRead;
-    await pause();
-  }
-  return crc;
 }
 
 /** Whether the array holds the whole copy: SQLite's header, the page size and the page count. */

@@ -45,17 +45,31 @@ export async function snapshotIdInSlices(bytes: Uint8Array): Promise<SnapshotId>
   return { size: bytes.length, crc };
 }
 
+/** A linear operator on CRC-32 values (32 columns over GF(2)) applied to `crc`. */
+export function applyOperator(matrix: Uint32Array, crc: number): number {
+  let sum = 0;
+  for (let i = 0, vector = crc >>> 0; vector !== 0; i++, vector >>>= 1) if (vector & 1) sum ^= matrix[i];
+  return sum >>> 0;
+}
+
+/**
+ * The operator that moves a CRC-32 past `length` more bytes: crc(A + B) = applyOperator(op, crc(A)) ^
+ * crc(B) for any B of that length. A snapshot written as it is copied (export.ts) is checksummed page
+ * by page and combined with it.
+ */
+export function crc32Operator(length: number): Uint32Array {
+  const columns = new Uint32Array(32);
+  for (let i = 0; i < 32; i++) columns[i] = crc32Combine(2 ** i, 0, length);
+  return columns;
+}
+
 /**
  * The CRC-32 of A followed by B, from crc(A), crc(B) and B's length (zlib's crc32_combine, which Node
- * does not expose): a snapshot written as it is copied (export.ts) checksums page 1 last.
+ * does not expose).
  */
 export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {
   if (lengthB <= 0) return crcA >>> 0;
-  const times = (matrix: Uint32Array, vector: number): number => {
-    let sum = 0;
-    for (let i = 0; vector !== 0; i++, vector >>>= 1) if (vector & 1) sum ^= matrix[i];
-    return sum >>> 0;
-  };
+  const times = applyOperator;
   const square = (into: Uint32Array, matrix: Uint32Array): void => {
     for (let n = 0; n < 32; n++) into[n] = times(matrix, matrix[n]);
   };
