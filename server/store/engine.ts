@@ -361,7 +361,7 @@ export class Engine implements Store {
     await this.recovering;
   };
 
-  inspect = (bytes: Buffer): Promise<ReadDb & { close(): void }> => Promise.resolve().then(() => inspectDatabase(this.config.SQL, bytes));
+  inspect = (bytes: Buffer): Promise<ReadDb & { close(): void }> => inspectDatabase(this.config.SQL, bytes);
 
   /** Installed as the journal's failure hook: runs synchronously, before any write hears of it. */
   onJournalFailure = (error: Error): void => {
