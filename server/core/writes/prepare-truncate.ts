@@ -6,7 +6,7 @@ import { ApiError, badRequest } from '../../errors.js';
 import { ident } from '../../filter/sql.js';
 import type { Collection } from '../../model/types.js';
 import { SUPERUSERS_ID } from '../../model/types.js';
-import { LoopSlice } from '../../loop-slice.js';
+import { LONG_WRITE_ROWS, LoopSlice } from '../../loop-slice.js';
 import { Cascade } from './cascade.js';
 import type { PreparedWrite, WriteDeps } from './prepared.js';
 
@@ -19,6 +19,9 @@ export function prepareTruncate(deps: WriteDeps, c: Collection): PreparedWrite<n
   const { registry, sessions } = deps;
   return {
     async apply(tx, changes) {
+      // reads from outside go on, on the data as committed, while many records go
+      const rows = await tx.get<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${ident(c.name)} LIMIT ${LONG_WRITE_ROWS}) AS s`);
+      if (Number(rows?.n) >= LONG_WRITE_ROWS) await tx.keepReadsGoing?.();
       let deleted = 0;
       // one walk for every record: what a cascade read or deleted serves the next ones
       const cascade = new Cascade(deps.dialect, tx, registry, sessions, changes);
