@@ -42,7 +42,18 @@ export const MAX_FILE_CAPACITY = 2 ** 32;
 export function withCapacity(size: number, capacity: number): Buffer {
   const room = Math.max(size, Math.min(capacity, MAX_FILE_CAPACITY));
   if (room === size) return Buffer.allocUnsafe(size);
-  const storage = new ArrayBuffer(room);
+  let storage: ArrayBuffer;
+  try {
+    storage = new ArrayBuffer(room);
+  } catch {
+    // a system that commits memory up front (Windows' commit charge) may refuse that much: then less
+    // room, or none (sql.js's own growth, copying the file, as before)
+    try {
+      storage = new ArrayBuffer(Math.max(size, Math.min(room, size * 2, size + 256 * 1024 * 1024)));
+    } catch {
+      return Buffer.allocUnsafe(size);
+    }
+  }
   const bytes = Buffer.from(storage, 0, size);
   Object.defineProperty(bytes, 'slice', { value: () => new Uint8Array(storage), enumerable: false });
   return bytes;
