@@ -199,7 +199,12 @@ export function stretchTable(rows: number, figures: StretchFigure[]): string[] {
 }
 
 if (/bench\/stretch\.ts$/.test(process.argv[1] ?? '')) {
-  const { values } = parseArgs({ options: { rows: { type: 'string' }, only: { type: 'string' } } });
+  const { values } = parseArgs({ options: { rows: { type: 'string' }, only: { type: 'string' }, help: { type: 'boolean' } } });
+  if (values.help === true) {
+    console.log(`npx tsx bench/stretch.ts [--rows 100000] [--only ${STRETCH_OPERATIONS.join(',')}]\n` +
+      'BENCH_CPU_PROF=<folder> profiles the server process (node --cpu-prof).');
+    process.exit(0);
+  }
   const rows = Number(values.rows ?? 100_000);
   const only = values.only === undefined ? undefined : new Set(values.only.split(','));
   const dir = await mkdtemp(join(tmpdir(), 'deskbase-bench-stretch-'));

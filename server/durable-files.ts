@@ -23,8 +23,8 @@ export async function writeFully(handle: FileHandle, data: Uint8Array, position:
   }
 }
 
-/** Reads a whole file, or null when it does not exist. */
-export async function readWhole(path: string): Promise<Buffer | null> {
+/** Reads a whole file, or null when it does not exist; `into` makes the buffer of its size to read into. */
+export async function readWhole(path: string, into: (size: number) => Buffer = Buffer.allocUnsafe): Promise<Buffer | null> {
   let handle: FileHandle;
   try {
     handle = await open(path, 'r');
@@ -34,7 +34,7 @@ export async function readWhole(path: string): Promise<Buffer | null> {
   }
   try {
     const { size } = await handle.stat();
-    const data = Buffer.allocUnsafe(size);
+    const data = into(size);
     let done = 0;
     while (done < size) {
       const { bytesRead } = await handle.read(data, done, Math.min(CHUNK, size - done), done);

@@ -3,6 +3,12 @@
 // piece of work may hold the loop before it gives a turn: a records import's inserts, a truncate's
 // deletes, a table rebuilt by a schema change, a PocketBase import's copy, a restore's checks.
 
+/**
+ * Rows from which a write is long enough (a second or so) that reads from outside should not wait for
+ * it: it asks its transaction to keep them going (store `WriteTx.keepReadsGoing`) before changing anything.
+ */
+export const LONG_WRITE_ROWS = 5000;
+
 /** How long one stretch of such work may hold the loop before it lets others run (ms). */
 export const SLICE_MS = 20;
 

@@ -15,7 +15,7 @@
 import type { CoreEnv } from './env.js';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { access, mkdir, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { access, mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -23,7 +23,7 @@ import { ApiError, badRequest, notFound, tooLarge } from '../errors.js';
 import { ARCHIVE_DB, ArchiveError, extractArchive, writeArchive } from '../files/archive.js';
 import { isSafeSegment } from '../files/paths.js';
 import { DiskFileStorage } from '../files/storage.js';
-import { isDiskError, replaceDurably, syncDir } from '../durable-files.js';
+import { isDiskError, readWhole, replaceDurably, syncDir } from '../durable-files.js';
 import type { ReadDb } from '../store/db.js';
 import { commitRestore, finishRestore, RESTORE_STAGING } from '../store/restore.js';
 import { ident } from '../filter/sql.js';
@@ -306,7 +306,8 @@ export function createBackups(env: Pick<CoreEnv, 'store' | 'storage' | 'report'>
     const missingFiles: string[] = [];
     let check: ReadDb & { close(): void };
     try {
-      check = await store.inspect(await readFile(join(into, ARCHIVE_DB)));
+      // read in pieces: a single readFile stops at 2 GiB, and the database may reach 4 GiB
+      check = await store.inspect((await readWhole(join(into, ARCHIVE_DB))) ?? Buffer.alloc(0));
     } catch (err) {
       throw badRequest(`Invalid backup archive: ${err instanceof Error ? err.message : String(err)}.`);
     }

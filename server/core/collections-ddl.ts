@@ -65,6 +65,12 @@ function carryExpr(dialect: Dialect, prev: Field, next: Field): string {
 export async function rebuildTable(dialect: Dialect, tx: WriteTx, prev: Collection, next: Collection): Promise<void> {
   const tmp = `_tmp_${next.id}`;
   for (const statement of createTableSql(dialect, tmp, next.fields)) await tx.run(statement);
+  // On SQLite the indexes Deskbase keeps (`created`, auth emails) are made on the empty table and
+  // filled as the rows are copied in slices: a CREATE INDEX over the full table is one statement (the
+  // `created` index of 100k rows ~100 ms, 400k rows ~400 ms). The user's indexes follow the copy, so a
+  // unique one over duplicates still fails naming itself.
+  const early = dialect.name === 'sqlite' ? maintainedIndexes(next) : [];
+  for (const index of early) await tx.run(maintainedIndexSql(dialect, { ...next, name: tmp }, index));
   const carried = next.fields
     .map((f) => ({ next: f, prev: prev.fields.find((p) => p.id === f.id) }))
     .filter((pair): pair is { next: Field; prev: Field } => pair.prev !== undefined);
@@ -76,7 +82,8 @@ export async function rebuildTable(dialect: Dialect, tx: WriteTx, prev: Collecti
   }
   await tx.run(`DROP TABLE ${ident(prev.name)}`);
   for (const statement of dialect.renameTable(tmp, next.name)) await tx.run(statement);
-  await createIndexes(dialect, tx, next);
+  if (early.length === 0) await createIndexes(dialect, tx, next);
+  else for (const index of next.indexes) await tx.run(indexSql(dialect, next, index));
 }
 
 /** Rows per statement of a rebuild's copy on SQLite: a few ms of work for posts-like rows. */

@@ -16,6 +16,13 @@ export interface ReadDb {
 export interface WriteTx extends ReadDb {
   /** Executes one statement inside the write transaction and records it for the journal. */
   run(sql: string, params?: Params): Promise<{ changes: number }>;
+  /**
+   * Called by a long write (an import, a truncate) before its first statement that changes anything:
+   * reads from outside go on during the transaction, on the data as it was committed, instead of
+   * waiting for its end. The desktop engine copies the database for them (skipped past a size); an
+   * engine whose readers never wait for a writer (PostgreSQL) has nothing to do.
+   */
+  keepReadsGoing?(): Promise<void>;
 }
 
 /** The SQL a store's engine takes: core writes through the matching Dialect (server/filter/dialect.ts). */

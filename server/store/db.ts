@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import type { Store } from './contract.js';
-import { Engine } from './engine.js';
+import { Engine, fileCapacity } from './engine.js';
 import type { JournalCounters } from './journal.js';
 import { listKeptAside } from './journal-format.js';
 import { lockDir } from './lock.js';
@@ -56,12 +56,14 @@ export interface StoreOptions {
 export const DEFAULT_LOCK_WAIT_MS = 10_000;
 
 /**
- * 1 GiB. A checkpoint no longer copies the database in one stretch (export.ts), and a 3 GiB database
- * works (bench/big-database.ts: README, "Reliability"), but sql.js keeps the file as one array that
- * grows by an eighth at a time by copying itself, so a write that grows a large file holds the loop
- * for a copy of all of it, and a checkpoint holds the database twice in memory (6.4 GiB RSS at 3 GiB).
+ * 4 GiB: the largest in-memory file sql.js can keep (one typed array, 2^32 bytes on Node 20). A loaded
+ * database's file gets that room once (snapshot.ts `withCapacity`; untouched room costs no memory), so
+ * a write that grows it copies nothing; a checkpoint writes its copy to disk as it is made
+ * (export.ts `exportToFile`), so it never holds the database twice. Measured with
+ * bench/big-database.ts at 1 and 3 GiB (README, "Reliability"). Still whole in memory: a start-up
+ * loads the file, a backup download copies it (twice the database while it runs).
  */
-export const DEFAULT_MAX_DATABASE_BYTES = 1024 * 1024 * 1024;
+export const DEFAULT_MAX_DATABASE_BYTES = 4 * 1024 * 1024 * 1024;
 
 export const DEFAULT_CHECKPOINT_BYTES = 64 * 1024 * 1024;
 
@@ -90,7 +92,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const counters: JournalCounters = { entries: 0, syncs: 0, bytes: 0 };
     // The journal reports failures to the engine, which does not exist yet (no append can fail before).
     let engine: Engine | null = null;
-    const loaded = await loadState(SQL, dir, counters, (error) => engine?.onJournalFailure(error), config.log);
+    const loaded = await loadState(SQL, dir, counters, (error) => engine?.onJournalFailure(error), config.log, fileCapacity(config.maxDatabaseBytes));
     const keptAside = await listKeptAside(dir);
     engine = new Engine(config, loaded.db, { dir, lock, counters, journal: loaded.journal, keptAside }, loaded.replayed);
     return engine;

@@ -26,15 +26,17 @@ import type { Params } from './statements.js';
 import { asError, errorCode } from '../durable-files.js';
 import type { JournalCounters, JournalWriter } from './journal.js';
 import { frameEntryInSlices, removeSegmentsBefore, segmentPath, snapshotIdInSlices } from './journal-format.js';
+import type { SnapshotId } from './journal-format.js';
 import type { DirLock } from './lock.js';
-import { cutSegment, loadReadOnly, loadState, LONG_WRITE_CACHE_PRAGMA, PAGE_CACHE_PRAGMA } from './recovery.js';
+import { cutSegment, loadReadOnly, loadState, LONG_WRITE_CACHE_PRAGMA, openDatabase, PAGE_CACHE_PRAGMA } from './recovery.js';
 import type { LoadedState } from './recovery.js';
-import { writeSnapshot } from './snapshot.js';
-import { exportInSlices } from './export.js';
+import { MAX_FILE_CAPACITY, openSnapshotWriter, writeSnapshot } from './snapshot.js';
+import { exportInSlices, exportToFile } from './export.js';
 import { LoopSlice } from '../loop-slice.js';
 import { queryAll, queryGet, StatementCache } from './statements.js';
 import { textBinder } from './text-binding.js';
 import { recordingTx, runTransaction } from './transaction.js';
+import type { OpenTx } from './transaction.js';
 
 export interface EngineConfig {
   SQL: SqlJsStatic;
@@ -59,6 +61,20 @@ const LONG_WRITE_MS = 50;
  */
 class Gate {
   private waiting: { ended: Promise<void>; end: () => void; fail: (error: Error) => void } | null = null;
+  /** The database as committed before this transaction, where reads from outside go meanwhile (`keepReadsGoing`). */
+  copy: ReaderCopy | null = null;
+  private copied: { ready: Promise<ReaderCopy>; resolve: (copy: ReaderCopy) => void } | null = null;
+
+  /** Resolves when a copy for readers is made (never, if none is). */
+  copyReady(): Promise<ReaderCopy> {
+    if (this.copy !== null) return Promise.resolve(this.copy);
+    if (this.copied === null) {
+      let resolve!: (copy: ReaderCopy) => void;
+      const ready = new Promise<ReaderCopy>((r) => (resolve = r));
+      this.copied = { ready, resolve };
+    }
+    return this.copied.ready;
+  }
   private timer: NodeJS.Timeout | null = null;
   /** When the transaction last ran a statement. */
   private active = performance.now();
@@ -96,11 +112,60 @@ class Gate {
     return this.waiting.ended;
   }
 
+  /** The copy for readers is ready: those waiting now try again (and read it). */
+  wake(copy: ReaderCopy): void {
+    this.copy = copy;
+    this.copied?.resolve(copy);
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.waiting?.end();
+    this.waiting = null;
+  }
+
   close(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.waiting?.end();
+    this.copy?.retire();
   }
 }
+
+/**
+ * A copy of the database as committed when a long write began (`WriteTx.keepReadsGoing`): reads from
+ * outside run on it while the write's transaction is open, and a snapshot begun on it reads it to its
+ * end. Closed once the transaction has ended and no snapshot uses it.
+ */
+class ReaderCopy {
+  private users = 0;
+  private retired = false;
+  private closed = false;
+
+  constructor(readonly db: Database, readonly cache: StatementCache) {}
+
+  async use<T>(work: () => Promise<T>): Promise<T> {
+    this.users++;
+    try {
+      return await work();
+    } finally {
+      this.users--;
+      this.closeIfDone();
+    }
+  }
+
+  retire(): void {
+    this.retired = true;
+    this.closeIfDone();
+  }
+
+  private closeIfDone(): void {
+    if (!this.retired || this.users > 0 || this.closed) return;
+    this.closed = true;
+    this.cache.clear();
+    this.db.close();
+  }
+}
+
+/** The largest database copied for readers during a long write: past it, reads wait for its end as before. */
+const READER_COPY_MAX_BYTES = 512 * 1024 * 1024;
 
 interface Durable {
   dir: string;
@@ -159,32 +224,88 @@ export class Engine implements Store {
     return this.commits;
   }
 
-  all = <T = Row>(sql: string, params?: Params): Promise<T[]> => this.read(null, () => queryAll<T>(this.cache, sql, params, this.rowRead));
+  all = <T = Row>(sql: string, params?: Params): Promise<T[]> => this.read(null, (cache) => queryAll<T>(cache, sql, params, this.rowRead));
 
-  get = <T = Row>(sql: string, params?: Params): Promise<T | undefined> => this.read(null, () => queryGet<T>(this.cache, sql, params, this.rowRead));
+  get = <T = Row>(sql: string, params?: Params): Promise<T | undefined> => this.read(null, (cache) => queryGet<T>(cache, sql, params, this.rowRead));
 
   reader = (budget: QueryBudget): ReadDb => ({
-    all: <T = Row>(sql: string, params?: Params) => this.read(budget, () => queryAll<T>(this.cache, sql, params, this.rowRead)),
-    get: <T = Row>(sql: string, params?: Params) => this.read(budget, () => queryGet<T>(this.cache, sql, params, this.rowRead)),
+    all: <T = Row>(sql: string, params?: Params) => this.read(budget, (cache) => queryAll<T>(cache, sql, params, this.rowRead)),
+    get: <T = Row>(sql: string, params?: Params) => this.read(budget, (cache) => queryGet<T>(cache, sql, params, this.rowRead)),
   });
 
-  // in a turn of its own: no transaction opens (and none is open) while `fn` reads
-  snapshot = <T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T> =>
-    this.inTurn(() => fn(budget ? this.reader(budget) : this), this.gate);
+  // in a turn of its own: no transaction opens (and none is open) while `fn` reads; while a long write
+  // keeps reads going, on its copy of the committed data, to the end of `fn`
+  snapshot = <T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T> => {
+    const gate = this.gate;
+    const onCopy = (copy: ReaderCopy) => copy.use(() => fn(this.copyReader(copy, budget ?? null)));
+    if (gate?.copy) return onCopy(gate.copy);
+    if (gate === null) return this.inTurn(() => fn(budget ? this.reader(budget) : this));
+    // a transaction is open: the turn after it, or the copy it makes for readers, whichever comes first
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const turn = this.turn(gate);
+      void gate.copyReady().then((copy) => {
+        if (settled) return;
+        settled = true; // the turn, when it comes, is passed on at once (below)
+        onCopy(copy).then(resolve, reject);
+      });
+      turn.then(
+        async (release) => {
+          if (settled) return release();
+          settled = true;
+          try {
+            resolve(await fn(budget ? this.reader(budget) : this));
+          } catch (err) {
+            reject(err as Error);
+          } finally {
+            release();
+          }
+        },
+        (err: unknown) => {
+          if (settled) return;
+          settled = true;
+          reject(err as Error);
+        },
+      );
+    });
+  };
+
+  /** Reads of a copy for readers, whether its write has ended or not. */
+  private copyReader(copy: ReaderCopy, budget: QueryBudget | null): ReadDb {
+    const on = <T>(call: () => T): Promise<T> => {
+      try {
+        return Promise.resolve(this.deadlines.within(budget, call));
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
+    };
+    return {
+      all: <T = Row>(sql: string, params?: Params) => on(() => queryAll<T>(copy.cache, sql, params, this.rowRead)),
+      get: <T = Row>(sql: string, params?: Params) => on(() => queryGet<T>(copy.cache, sql, params, this.rowRead)),
+    };
+  }
 
   checkDeadline = this.deadlines.charge;
 
   defineFunction = (name: string, fn: SqlFunction): void => {
     this.functions.set(name, fn);
     this.db.create_function(name, fn);
+    this.gate?.copy?.db.create_function(name, fn);
   };
 
-  /** One read from outside any transaction: at once when none is open, else once it ends. */
-  private read<T>(budget: QueryBudget | null, call: () => T): Promise<T> {
+  /**
+   * One read from outside any transaction: at once when none is open, else on the copy a long write
+   * made for readers, else once the transaction ends.
+   */
+  private read<T>(budget: QueryBudget | null, call: (cache: StatementCache) => T): Promise<T> {
     if (this.starting) return Promise.reject(insideWrite());
-    if (this.gate !== null) return this.gate.wait().then(() => this.read(budget, call));
+    let cache = this.cache;
+    if (this.gate !== null) {
+      if (this.gate.copy === null) return this.gate.wait().then(() => this.read(budget, call));
+      cache = this.gate.copy.cache;
+    }
     try {
-      return Promise.resolve(this.deadlines.within(budget, call));
+      return Promise.resolve(this.deadlines.within(budget, () => call(cache)));
     } catch (err) {
       return Promise.reject(err as Error);
     }
@@ -247,7 +368,9 @@ export class Engine implements Store {
         return this.deadlines.within(budget, work);
       };
       try {
-        result = await runTransaction(this.cache, recordingTx(this.db, this.cache, encoder, call), fn, call, (on) => (this.starting = on));
+        const opened = recordingTx(this.db, this.cache, encoder, call);
+        if (journal !== null) opened.tx.keepReadsGoing = () => this.copyForReaders(gate, opened);
+        result = await runTransaction(this.cache, opened, fn, call, (on) => (this.starting = on));
       } finally {
         if (long) this.db.run(PAGE_CACHE_PRAGMA);
         // before any reader waiting at the gate can see the transaction's outcome (rolled back too: a
@@ -280,6 +403,23 @@ export class Engine implements Store {
     this.maybeCheckpoint(journal);
     return result;
   };
+
+  /**
+   * `WriteTx.keepReadsGoing`: before the transaction changes anything, the database (as committed) is
+   * copied in slices for the reads from outside (readers waiting meanwhile), which then run on it
+   * until the transaction ends. Nothing is copied past READER_COPY_MAX_BYTES, or once it changed something.
+   */
+  private async copyForReaders(gate: Gate, opened: OpenTx): Promise<void> {
+    if (gate.copy !== null || this.gate !== gate || opened.changed()) return;
+    const size = Number(queryGet<{ s: number }>(this.cache, 'SELECT page_count * page_size AS s FROM pragma_page_count, pragma_page_size')?.s);
+    if (!(size <= READER_COPY_MAX_BYTES)) return;
+    const bytes = await this.exportBytes();
+    // the write awaited this: nothing ran in its transaction meanwhile
+    if (this.gate !== gate || opened.changed()) return;
+    const db = openDatabase(this.config.SQL, bytes as Buffer, 'the copy for readers');
+    for (const [name, fn] of this.functions) db.create_function(name, fn);
+    gate.wake(new ReaderCopy(db, new StatementCache(db, textBinder(this.config.SQL, db))));
+  }
 
   /** The write turn, once no recovery or restore is under way and the store takes writes. */
   private async writableTurn(): Promise<() => void> {
@@ -362,7 +502,7 @@ export class Engine implements Store {
       await durable.journal.drain();
       await swap();
       await durable.journal.close();
-      this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log));
+      this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log, fileCapacity(this.config.maxDatabaseBytes)));
       await this.heardReload();
     }).finally(() => {
       this.recovering = null;
@@ -370,7 +510,7 @@ export class Engine implements Store {
     await this.recovering;
   };
 
-  inspect = (bytes: Buffer): Promise<ReadDb & { close(): void }> => Promise.resolve().then(() => inspectDatabase(this.config.SQL, bytes));
+  inspect = (bytes: Buffer): Promise<ReadDb & { close(): void }> => inspectDatabase(this.config.SQL, bytes);
 
   /** Installed as the journal's failure hook: runs synchronously, before any write hears of it. */
   onJournalFailure = (error: Error): void => {
@@ -382,7 +522,7 @@ export class Engine implements Store {
         await failed.afterFailure();
         await failed.close();
         // in a turn: a transaction open now ends (its append fails) before memory is replaced
-        await this.inTurn(async () => this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log)));
+        await this.inTurn(async () => this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log, fileCapacity(this.config.maxDatabaseBytes))));
         await this.heardReload();
       } catch (err) {
         await failed.close().catch(() => undefined);
@@ -407,7 +547,7 @@ export class Engine implements Store {
   private async reloadReadOnly(at: { seq: number; size: number }): Promise<void> {
     if (this.durable === null) return;
     try {
-      const loaded = await loadReadOnly(this.config.SQL, this.durable.dir, at);
+      const loaded = await loadReadOnly(this.config.SQL, this.durable.dir, at, fileCapacity(this.config.maxDatabaseBytes));
       await this.inTurn(() => this.replaceDb(loaded.db, loaded.replayed));
       await this.heardReload();
     } catch {
@@ -423,7 +563,7 @@ export class Engine implements Store {
     this.recovering = this.exclusive(async () => {
       try {
         await cutSegment(segmentPath(durable.dir, stopped.seq), stopped.size);
-        await this.inTurn(async () => this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log)));
+        await this.inTurn(async () => this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log, fileCapacity(this.config.maxDatabaseBytes))));
         this.broken = null;
         this.stopped = null;
         await this.heardReload();
@@ -437,24 +577,44 @@ export class Engine implements Store {
   }
 
   /**
-   * `export()` runs in a turn of its own, so it sees exactly the transactions committed so far. The
-   * journal starts a new segment after the entries of those transactions are durable; later writes go
-   * to the new segment while the snapshot is written, and only then are the old segments deleted.
+   * The copy is written to `data.db.tmp` as it is made (export.ts `exportToFile`), a step per turn of
+   * the store, so writes commit between its steps and reads go on; its last step sees exactly the
+   * transactions committed so far, and in that turn the journal starts a new segment (once the entries
+   * of those transactions are durable), so later writes land there while the snapshot is synced and
+   * renamed over `data.db`; only then are the old segments deleted. Where the streamed copy cannot be
+   * made, the copy in memory (`exportInSlices`) in one turn, as before.
    */
   private async runCheckpoint(bound: Gate | null = null): Promise<void> {
     if (this.broken) throw this.broken;
     const durable = this.durable;
     if (durable === null || this.unsnapshotted === 0) return;
-    const { included, bytes, rotated } = await this.inTurn(async () => {
-      const exported = await this.exportBytes();
-      // rotated now, so that writes made while the checksum is computed go to the new segment
-      return { included: this.unsnapshotted, bytes: exported, rotated: durable.journal.rotate(snapshotIdInSlices(exported)) };
-    }, bound);
-    const seq = await rotated;
-    await writeSnapshot(durable.dir, bytes);
-    this.unsnapshotted -= included;
-    this.checkpoints++;
-    await removeSegmentsBefore(durable.dir, seq);
+    const snapshot = await openSnapshotWriter(durable.dir);
+    try {
+      const slice = new LoopSlice();
+      const rotation = (id: SnapshotId | Promise<SnapshotId>) => ({ included: this.unsnapshotted, rotated: durable.journal.rotate(id) });
+      const streamed = await exportToFile(this.config.SQL, this.db, snapshot.file, {
+        inTurn: (step) => this.inTurn(step, bound),
+        pause: () => slice.pause(),
+        done: rotation,
+      });
+      let whole: Uint8Array | null = null;
+      const { included, rotated } = streamed ?? await this.inTurn(async () => {
+        whole = await this.exportBytes();
+        return rotation(snapshotIdInSlices(whole));
+      }, bound);
+      const seq = await rotated;
+      if (whole === null) await snapshot.commit();
+      else {
+        await snapshot.discard();
+        await writeSnapshot(durable.dir, whole);
+      }
+      this.unsnapshotted -= included;
+      this.checkpoints++;
+      await removeSegmentsBefore(durable.dir, seq);
+    } catch (err) {
+      await snapshot.discard();
+      throw err;
+    }
   }
 
   /** Automatic checkpoints run in the background once the active segment passes the threshold. */
@@ -529,6 +689,14 @@ function limitSize(db: Database, maxBytes: number): void {
   if (!Number.isFinite(maxBytes)) return;
   const pageSize = Number(db.exec('PRAGMA page_size')[0].values[0][0]);
   db.run(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxBytes / pageSize))}`);
+}
+
+/**
+ * The room a durable database's in-memory file is given when it is loaded (snapshot.ts
+ * `withCapacity`): its cap, so that no write ever grows it by copying it.
+ */
+export function fileCapacity(maxDatabaseBytes: number): number {
+  return Math.min(maxDatabaseBytes, MAX_FILE_CAPACITY);
 }
 
 /** The error of a store call that would wait for the transaction it is made from. */

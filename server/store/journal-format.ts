@@ -45,6 +45,56 @@ export async function snapshotIdInSlices(bytes: Uint8Array): Promise<SnapshotId>
   return { size: bytes.length, crc };
 }
 
+/** A linear operator on CRC-32 values (32 columns over GF(2)) applied to `crc`. */
+export function applyOperator(matrix: Uint32Array, crc: number): number {
+  let sum = 0;
+  for (let i = 0, vector = crc >>> 0; vector !== 0; i++, vector >>>= 1) if (vector & 1) sum ^= matrix[i];
+  return sum >>> 0;
+}
+
+/**
+ * The operator that moves a CRC-32 past `length` more bytes: crc(A + B) = applyOperator(op, crc(A)) ^
+ * crc(B) for any B of that length. A snapshot written as it is copied (export.ts) is checksummed page
+ * by page and combined with it.
+ */
+export function crc32Operator(length: number): Uint32Array {
+  const columns = new Uint32Array(32);
+  for (let i = 0; i < 32; i++) columns[i] = crc32Combine(2 ** i, 0, length);
+  return columns;
+}
+
+/**
+ * The CRC-32 of A followed by B, from crc(A), crc(B) and B's length (zlib's crc32_combine, which Node
+ * does not expose).
+ */
+export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {
+  if (lengthB <= 0) return crcA >>> 0;
+  const times = applyOperator;
+  const square = (into: Uint32Array, matrix: Uint32Array): void => {
+    for (let n = 0; n < 32; n++) into[n] = times(matrix, matrix[n]);
+  };
+  const even = new Uint32Array(32);
+  const odd = new Uint32Array(32);
+  odd[0] = 0xedb88320; // the operator of one zero bit
+  for (let n = 1, row = 1; n < 32; n++, row <<= 1) odd[n] = row;
+  square(even, odd); // two zero bits
+  square(odd, even); // four zero bits
+  let crc = crcA >>> 0;
+  let length = lengthB;
+  // one zero byte, then doubling: the operator of each bit of the length applied to crc(A)
+  for (;;) {
+    square(even, odd);
+    if (length % 2 === 1) crc = times(even, crc);
+    length = Math.floor(length / 2);
+    if (length === 0) break;
+    square(odd, even);
+    if (length % 2 === 1) crc = times(odd, crc);
+    length = Math.floor(length / 2);
+    if (length === 0) break;
+  }
+  return (crc ^ crcB) >>> 0;
+}
+
 export function sameSnapshot(a: SnapshotId, b: SnapshotId): boolean {
   return a.size === b.size && a.crc === b.crc;
 }

@@ -9,9 +9,10 @@ import { decodeStatements } from './codec.js';
 import { asError, readWhole, syncDir, writeFully } from '../durable-files.js';
 import { createSegment, JournalWriter } from './journal.js';
 import type { ActiveSegment, JournalCounters } from './journal.js';
-import { decodeHeader, FRAME_OVERHEAD, HEADER_SIZE, listSegments, sameSnapshot, scanEntries, snapshotId } from './journal-format.js';
+import { decodeHeader, FRAME_OVERHEAD, HEADER_SIZE, listSegments, sameSnapshot, scanEntries, snapshotId, snapshotIdInSlices } from './journal-format.js';
 import type { ScannedEntry, SegmentFile, SnapshotId } from './journal-format.js';
-import { readSnapshot, removeTempSnapshot, snapshotPath } from './snapshot.js';
+import { readSnapshot, removeTempSnapshot, snapshotPath, withCapacity } from './snapshot.js';
+import { emptyDatabase } from './export.js';
 import { runStatement, StatementCache } from './statements.js';
 
 export interface LoadedState {
@@ -37,12 +38,14 @@ export async function loadState(
   counters: JournalCounters,
   onFailure: (error: Error) => void,
   log: (line: string) => void = () => undefined,
+  capacity = 0,
 ): Promise<LoadedState> {
   await removeTempSnapshot(dir);
-  const bytes = await readSnapshot(dir);
-  const db = openDatabase(SQL, bytes, snapshotPath(dir));
+  const bytes = await readSnapshot(dir, capacity);
+  const db = openDatabase(SQL, bytes, snapshotPath(dir), capacity);
   try {
-    const base = snapshotId(bytes);
+    // in slices: a restore loads the database while the server answers others
+    const base = bytes === null ? snapshotId(null) : await snapshotIdInSlices(bytes);
     const { chain, nextSeq } = await readChain(dir, base);
     const replayed = replay(db, chain);
     const journal = new JournalWriter(dir, await openActive(dir, chain, nextSeq, base, log), counters, onFailure);
@@ -58,9 +61,9 @@ export async function loadState(
  * memory drops what the disk refused while reads go on. Entries of segment `durable.seq` past byte
  * `durable.size` (what a failed append may have left) are not replayed.
  */
-export async function loadReadOnly(SQL: SqlJsStatic, dir: string, durable: { seq: number; size: number }): Promise<{ db: Database; replayed: number }> {
-  const bytes = await readSnapshot(dir);
-  const db = openDatabase(SQL, bytes, snapshotPath(dir));
+export async function loadReadOnly(SQL: SqlJsStatic, dir: string, durable: { seq: number; size: number }, capacity = 0): Promise<{ db: Database; replayed: number }> {
+  const bytes = await readSnapshot(dir, capacity);
+  const db = openDatabase(SQL, bytes, snapshotPath(dir), capacity);
   try {
     const { chain } = await readChain(dir, snapshotId(bytes), false);
     const capped = chain.map((segment) => segment.seq !== durable.seq ? segment
@@ -72,9 +75,14 @@ export async function loadReadOnly(SQL: SqlJsStatic, dir: string, durable: { seq
   }
 }
 
-/** Opens a database from snapshot bytes (or an empty one); `path` names the file in errors. */
-export function openDatabase(SQL: SqlJsStatic, bytes: Buffer | null, path: string): Database {
-  const db = bytes === null ? new SQL.Database() : new SQL.Database(bytes);
+/**
+ * Opens a database from snapshot bytes (or an empty one); `path` names the file in errors. With a
+ * `capacity`, an empty database starts from an empty file with that room (snapshot.ts `withCapacity`;
+ * snapshot bytes get theirs from `readSnapshot`).
+ */
+export function openDatabase(SQL: SqlJsStatic, bytes: Buffer | null, path: string, capacity = 0): Database {
+  const initial = bytes ?? (capacity > 0 ? roomyEmptyDatabase(SQL, capacity) : null);
+  const db = initial === null ? new SQL.Database() : new SQL.Database(initial);
   try {
     // sql.js opens lazily: read the schema now so a damaged file fails here, naming the file.
     db.exec('SELECT count(*) FROM sqlite_master');
@@ -87,6 +95,17 @@ export function openDatabase(SQL: SqlJsStatic, bytes: Buffer | null, path: strin
   db.run(PAGE_CACHE_PRAGMA);
   return db;
 }
+
+/** An empty database's one page, SQLite's own, over storage of `capacity` bytes. */
+function roomyEmptyDatabase(SQL: SqlJsStatic, capacity: number): Buffer {
+  const page = emptyDatabase(SQL, DEFAULT_PAGE_SIZE);
+  const bytes = withCapacity(page.length, capacity);
+  bytes.set(page);
+  return bytes;
+}
+
+/** SQLite's default page size, that of every database Deskbase creates. */
+const DEFAULT_PAGE_SIZE = 4096;
 
 /**
  * The database file lives in sql.js's in-memory file system and only this connection uses it, so

@@ -5,6 +5,8 @@
 // data.db is renamed over data.db, the marker goes. `openStore` finishes a swap a crash interrupted
 // (and drops a staging folder that never got its marker) before it reads anything.
 import { access, rename, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import type { ReadDb } from './contract.js';
@@ -13,6 +15,7 @@ import { removeSegmentsBefore } from './journal-format.js';
 import { openDatabase } from './recovery.js';
 import { queryAll, queryGet, StatementCache } from './statements.js';
 import { SNAPSHOT_FILE } from './snapshot.js';
+import { nextTurn } from '../loop-slice.js';
 
 export const RESTORE_STAGING = 'restore-staging';
 const MARKER = 'restore-commit';
@@ -54,13 +57,19 @@ export async function finishRestore(dir: string): Promise<boolean> {
 
 /**
  * Opens a database file for checking (a restore's candidate): a SQLite file with Deskbase's system
- * tables that SQLite's quick_check finds healthy. Throws with the reason otherwise.
+ * tables that SQLite's quick_check finds healthy. Throws with the reason otherwise. The quick_check,
+ * which reads every page (seconds for a GiB), runs on a worker thread of its own with its own sql.js,
+ * over the bytes copied once into shared memory a slice per turn of the loop; the database then opens
+ * here over that same memory, with no further copy.
  */
-export function inspectDatabase(SQL: SqlJsStatic, bytes: Buffer): ReadDb & { close(): void } {
-  const db = openDatabase(SQL, bytes, 'data.db in the archive');
+export async function inspectDatabase(SQL: SqlJsStatic, bytes: Buffer): Promise<ReadDb & { close(): void }> {
+  const shared = await sharedCopy(bytes);
+  const problem = await quickCheckInWorker(shared);
+  if (problem !== null) throw new Error(problem);
+  // the file system keeps `slice()` of a database's initial bytes as its file: here the shared bytes themselves
+  Object.defineProperty(shared, 'slice', { value: () => shared, enumerable: false });
+  const db = openDatabase(SQL, shared as Buffer, 'data.db in the archive');
   try {
-    const check = db.exec('PRAGMA quick_check');
-    if (String(check[0]?.values[0]?.[0]) !== 'ok') throw new Error('data.db in the archive is damaged');
     const tables = new Set(db.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0]?.values.map((v) => String(v[0])) ?? []);
     const missing = SYSTEM_TABLES.filter((t) => !tables.has(t));
     if (missing.length > 0) throw new Error(`data.db in the archive is not a Deskbase database (no ${missing.join(', ')})`);
@@ -77,6 +86,67 @@ export function inspectDatabase(SQL: SqlJsStatic, bytes: Buffer): ReadDb & { clo
       db.close();
     },
   };
+}
+
+/** Bytes copied per turn of the loop into shared memory. */
+const COPY_SLICE = 8 * 1024 * 1024;
+
+async function sharedCopy(bytes: Uint8Array): Promise<Uint8Array> {
+  const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
+  for (let at = 0; at < bytes.length; at += COPY_SLICE) {
+    if (at > 0) await nextTurn();
+    shared.set(bytes.subarray(at, at + COPY_SLICE), at);
+  }
+  return shared;
+}
+
+/**
+ * The worker: sql.js of its own over the shared bytes (no copy: their `slice()` answers themselves),
+ * SQLite's quick_check, one answer (null when healthy, else what is wrong), then it exits.
+ */
+const CHECK_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+(async () => {
+  let answer;
+  try {
+    const SQL = await require(workerData.sqlJs)({ useOldExtensionFunctions: false });
+    const bytes = workerData.bytes;
+    Object.defineProperty(bytes, 'slice', { value: () => bytes, enumerable: false });
+    let db;
+    try {
+      db = new SQL.Database(bytes);
+      db.exec('SELECT count(*) FROM sqlite_master');
+    } catch (err) {
+      if (db) db.close();
+      throw new Error('data.db in the archive cannot be opened as a SQLite database: ' + (err && err.message));
+    }
+    try {
+      const check = db.exec('PRAGMA quick_check');
+      answer = String(check[0] && check[0].values[0] && check[0].values[0][0]) === 'ok' ? null : 'data.db in the archive is damaged';
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    answer = String((err && err.message) || err);
+  }
+  parentPort.postMessage(answer);
+})();
+`;
+
+function quickCheckInWorker(bytes: Uint8Array): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(CHECK_SOURCE, { eval: true, workerData: { bytes, sqlJs: createRequire(import.meta.url).resolve('sql.js') } });
+    let answered = false;
+    worker.once('message', (answer: string | null) => {
+      answered = true;
+      resolve(answer);
+      void worker.terminate();
+    });
+    worker.once('error', (err) => reject(new Error(`the check of data.db in the archive failed: ${err.message}`)));
+    worker.once('exit', (code) => {
+      if (!answered) reject(new Error(`the check of data.db in the archive stopped (its worker exited with code ${code})`));
+    });
+  });
 }
 
 function settled<T>(call: () => T): Promise<T> {

@@ -16,6 +16,8 @@ export interface OpenTx {
   tx: WriteTx;
   /** After COMMIT or ROLLBACK: a `tx` kept past its transaction fails instead of writing outside one. */
   end(): void;
+  /** Whether a statement of the transaction may have changed something (a `run`, a read that changed rows; in memory: always). */
+  changed(): boolean;
 }
 
 /** Commits and returns fn's result, or rolls back and rethrows. `encoder` is null in memory. */
@@ -57,6 +59,7 @@ export async function runTransaction<T>(
  */
 export function recordingTx(db: Database, cache: StatementCache, encoder: StatementEncoder | null, call: EngineCall): OpenTx {
   let open = true;
+  let changed = false;
   const settle = <R>(work: () => R): Promise<R> => {
     try {
       if (!open) throw new Error('this transaction has ended: a statement after write() returned ran outside it');
@@ -70,7 +73,10 @@ export function recordingTx(db: Database, cache: StatementCache, encoder: Statem
     if (encoder === null) return read();
     const before = totalChanges(cache);
     const result = read();
-    if (totalChanges(cache) !== before) encoder.add(sql, params ?? []);
+    if (totalChanges(cache) !== before) {
+      changed = true;
+      encoder.add(sql, params ?? []);
+    }
     return result;
   };
   const tx: WriteTx = {
@@ -80,12 +86,14 @@ export function recordingTx(db: Database, cache: StatementCache, encoder: Statem
       settle(() => {
         // Checked in memory too, so code tested against an in-memory store behaves the same on disk.
         assertSqlValues(params);
+        changed = true;
         runStatement(cache, sql, params);
         encoder?.add(sql, params);
         return { changes: db.getRowsModified() };
       }),
   };
-  return { tx, end: () => void (open = false) };
+  // in memory (no encoder) a read that changed rows goes unseen: count the transaction as changed
+  return { tx, end: () => void (open = false), changed: () => changed || encoder === null };
 }
 
 function totalChanges(cache: StatementCache): number {

@@ -1,9 +1,9 @@
 // Checkpoints: they lose nothing written while they run, they start by themselves only past the
 // threshold, and between them a write costs the same at any database size (no snapshot per write).
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import type { WriteTx } from '../../server/store/db.js';
+import { loadSqlJs, type WriteTx } from '../../server/store/db.js';
 import { crashCopy, segmentFiles, tableIds as ids, useStores } from '../fixtures/store-helpers.js';
 
 const { dirs, openAt } = useStores();
@@ -45,6 +45,33 @@ describe('checkpoints', () => {
     expect((await ids(reopened))).toEqual(expected);
     expect(reopened.stats().replayed).toBe(0);
     expect(segmentFiles(dir)).toHaveLength(1);
+  });
+
+  it('let writes commit between the steps of their copy, which then holds them (no write waits for the whole copy)', async () => {
+    const dir = dirs.make();
+    const store = await openAt(dir);
+    await store.write(createTable);
+    // about 40 MiB: the copy takes many steps of 2 MiB
+    await store.write((tx) => tx.run("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) INSERT INTO t SELECT 'bulk' || i, hex(randomblob(500)) FROM n"));
+    const checkpoint = store.checkpoint();
+    let finished = false;
+    void checkpoint.then(() => (finished = true));
+    // once the checkpoint has its copy under way (its first turn is taken within a few microtasks)
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(finished).toBe(false);
+    await store.write(insert(1));
+    const answeredBeforeTheEnd = !finished;
+    await checkpoint;
+    expect(answeredBeforeTheEnd).toBe(true);
+    // the snapshot on disk holds the write made during its copy: it committed between two steps
+    const SQL = await loadSqlJs();
+    const snapshot = new SQL.Database(readFileSync(join(dir, 'data.db')));
+    expect(snapshot.exec(`SELECT count(*) FROM t WHERE id = '${rowId(1)}'`)[0].values).toEqual([[1]]);
+    expect(snapshot.exec('PRAGMA integrity_check')[0].values).toEqual([['ok']]);
+    snapshot.close();
+    await store.close();
+    const reopened = await openAt(dir);
+    expect((await reopened.get<{ n: number }>('SELECT count(*) AS n FROM t'))?.n).toBe(40_001);
   });
 
   it('start by themselves once the journal passes the threshold, not before', async () => {

@@ -17,7 +17,7 @@ import { ID_PATTERN } from '../ids.js';
 import { storedHashProblem } from '../passwords.js';
 import { authIdTaken } from '../writes/auth-record.js';
 import type { Collection, Row, SqlValue } from '../../model/types.js';
-import { LoopSlice } from '../../loop-slice.js';
+import { LONG_WRITE_ROWS, LoopSlice } from '../../loop-slice.js';
 import type { FileStorage } from '../../files/storage.js';
 import type { Adopted } from '../../files/adopt.js';
 import { bringFiles, type FileSource } from './pocketbase-files.js';
@@ -120,6 +120,17 @@ function refusedError(refused: Refused[], total: number): Error {
   return badRequest(`Failed to import the records: ${total} record(s) refused, nothing was changed: ${shown}${more}.`, { records: data });
 }
 
+/** How many records the foreign database holds in the tables of `collections` (counted up to LONG_WRITE_ROWS each). */
+function recordCount(db: ForeignDb, collections: readonly { name?: unknown }[]): number {
+  const tables = db.tables();
+  let total = 0;
+  for (const { name } of collections) {
+    if (typeof name !== 'string' || !tables.has(name)) continue;
+    total += Number(db.all(`SELECT count(*) AS n FROM (SELECT 1 FROM ${ident(name)} LIMIT ${LONG_WRITE_ROWS})`)[0]?.n ?? 0);
+  }
+  return total;
+}
+
 /** The rows of `sql`, read from the foreign database one page at a time. */
 function* pagedRows(db: ForeignDb, sql: string): Generator<Row> {
   for (const page of db.pages(sql, 500)) yield* page;
@@ -204,6 +215,7 @@ export async function importPocketBase(importSchema: SchemaImporter, storage: Fi
     const collections = collectionsOf(db);
     const result = await importSchema({ collections, deleteMissing: false, dryRun }, {
       keepStoredFields: true,
+      long: recordCount(db, collections) >= LONG_WRITE_ROWS,
       before: async (plan, notes) => {
         ({ adopted, counts: files } = await bringFiles(db, plan, storage, source.files, notes));
       },

@@ -55,6 +55,8 @@ export interface ImportSteps<R> {
   then?: (tx: WriteTx, schema: Registry, plan: Plan, notes: Notes) => Promise<R>;
   /** Stored fields are matched by name and kept when the file lacks them (schema-convert.ts `keepStored`). */
   keepStoredFields?: boolean;
+  /** `then` writes many rows: reads from outside go on during the transaction (store `WriteTx.keepReadsGoing`). */
+  long?: boolean;
 }
 
 class DryRun extends Error {
@@ -317,6 +319,7 @@ export function createSchemaImport(env: Pick<CoreEnv, 'store' | 'dialect' | 'reg
     try {
       let applied: { removed: Collection[]; cuts: CutNames[] } = { removed: [], cuts: [] };
       const result = await store.write(async (tx) => {
+        if (steps.long === true && !dryRun) await tx.keepReadsGoing?.();
         const { changes, scratch, removed, cuts } = await apply(tx, plan, deleteMissing, notes, steps.keepStoredFields === true);
         const more = await steps.then?.(tx, scratch, plan, notes);
         if (dryRun) throw new DryRun({ changes, notes: notes.list, dryRun, then: more });

@@ -7,7 +7,7 @@
 // between them, while readers of the store wait for the commit as for any write.
 import { ident } from '../../filter/sql.js';
 import type { WriteTx } from '../../store/db.js';
-import { LoopSlice } from '../../loop-slice.js';
+import { LONG_WRITE_ROWS, LoopSlice } from '../../loop-slice.js';
 import type { Collection, Row, SqlValue } from '../../model/types.js';
 import type { RecordChange } from './changes.js';
 import type { PreparedCreate } from './prepare-create.js';
@@ -50,6 +50,8 @@ async function insertChunk(tx: WriteTx, c: Collection, chunk: PreparedCreate[], 
 export function bulkCreate(c: Collection, creates: PreparedCreate[], onRow: (index: number) => void = () => {}): PreparedWrite<number> {
   return {
     async apply(tx, changes) {
+      // reads from outside go on, on the data as committed, while many rows go in
+      if (creates.length >= LONG_WRITE_ROWS) await tx.keepReadsGoing?.();
       const slice = new LoopSlice();
       for (let start = 0; start < creates.length; start += ROWS_PER_STATEMENT) {
         await insertChunk(tx, c, creates.slice(start, start + ROWS_PER_STATEMENT), changes, (i) => onRow(start + i));

@@ -1,0 +1,117 @@
+// A checkpoint's copy written to its file as it is made (store/export.ts `exportToFile`): the file holds
+// the database page for page as it stands at the copy's last step (writes made between the steps
+// included), its id (size, CRC-32) is the one `snapshotId` computes over the file, and the loop gets
+// turns between the steps.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import type { Database } from 'sql.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadSqlJs } from '../../server/store/db.js';
+import { exportToFile } from '../../server/store/export.js';
+import { applyOperator, crc32Combine, crc32Operator, snapshotId } from '../../server/store/journal-format.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'deskbase-export-file-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Header bytes a copy writes differently: the change counter, the schema cookie, the writer's version. */
+const COUNTERS = new Set([24, 25, 26, 27, 40, 41, 42, 43, 92, 93, 94, 95]);
+
+describe('crc32Combine and crc32Operator', () => {
+  it('answer the CRC-32 of two pieces joined, whatever their lengths', () => {
+    for (const [a, b] of [[0, 5], [1, 1], [4096, 3 * 2 ** 20 + 7], [13, 0], [65536, 1]]) {
+      const x = randomBytes(a);
+      const y = randomBytes(b);
+      const joined = crc32(Buffer.concat([x, y]));
+      expect(crc32Combine(crc32(x), crc32(y), y.length)).toBe(joined);
+      expect((applyOperator(crc32Operator(y.length), crc32(x)) ^ crc32(y)) >>> 0).toBe(joined);
+    }
+  });
+});
+
+async function database(rows: number): Promise<Database> {
+  const SQL = await loadSqlJs();
+  const db = new SQL.Database();
+  db.run('PRAGMA locking_mode = EXCLUSIVE');
+  db.run('PRAGMA journal_mode = MEMORY');
+  db.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
+  db.run('CREATE INDEX t_body ON t (body)');
+  db.run('BEGIN');
+  const insert = db.prepare('INSERT INTO t (body) VALUES (?)');
+  for (let i = 0; i < rows; i++) insert.run([randomBytes(500).toString('hex')]);
+  insert.free();
+  db.run('COMMIT');
+  return db;
+}
+
+/** Copies `db` to a file, running `between(step)` after each step; answers the file, its id and the steps. */
+async function copy(db: Database, between: (step: number) => void) {
+  const SQL = await loadSqlJs();
+  const path = join(dir, `copy-${Math.random()}.db`);
+  const file = await open(path, 'w+');
+  let steps = 0;
+  let exported: Uint8Array | null = null;
+  try {
+    const id = await exportToFile(SQL, db, file, {
+      inTurn: async (step) => step(),
+      pause: async () => {
+        between(++steps);
+        await new Promise((resolve) => setImmediate(resolve));
+      },
+      done: (written) => {
+        exported = db.export(); // the database as the last step saw it
+        return written;
+      },
+    });
+    expect(id).not.toBeNull();
+    const written = readFileSync(path);
+    expect(await id).toEqual(snapshotId(written));
+    return { written, exported: exported! as Uint8Array, steps };
+  } finally {
+    await file.close();
+  }
+}
+
+function expectSameDatabase(written: Buffer, exported: Uint8Array): void {
+  expect(written.length).toBe(exported.length);
+  const differing = [...written.keys()].filter((i) => written[i] !== exported[i] && !COUNTERS.has(i));
+  expect(differing).toEqual([]);
+}
+
+describe('exportToFile', () => {
+  it('writes the database to the file step by step and answers the id of what it wrote', async () => {
+    const db = await database(8000); // about 45 MiB: many backup steps of 2 MiB
+    const { written, exported, steps } = await copy(db, () => undefined);
+    expect(steps).toBeGreaterThanOrEqual(3);
+    expectSameDatabase(written, exported);
+    const SQL = await loadSqlJs();
+    const reopened = new SQL.Database(written);
+    expect(reopened.exec('PRAGMA integrity_check')[0].values).toEqual([['ok']]);
+    expect(reopened.exec('SELECT count(*) FROM t')[0].values).toEqual([[8000]]);
+    reopened.close();
+    db.run("INSERT INTO t (body) VALUES ('after')");
+    expect(db.exec('SELECT count(*) FROM t')[0].values).toEqual([[8001]]);
+    db.close();
+  });
+
+  it('holds what was committed between its steps: pages copied already are copied again', async () => {
+    const db = await database(8000);
+    const { written, exported } = await copy(db, (step) => {
+      // early pages (copied already) and new ones, each step
+      db.run('UPDATE t SET body = ? WHERE id = ?', [`changed at step ${step}`, step]);
+      db.run('INSERT INTO t (body) VALUES (?)', [randomBytes(800).toString('hex')]);
+      if (step === 2) db.run('DELETE FROM t WHERE id BETWEEN 3000 AND 3500');
+    });
+    expectSameDatabase(written, exported);
+    const SQL = await loadSqlJs();
+    const reopened = new SQL.Database(written);
+    expect(reopened.exec('PRAGMA integrity_check')[0].values).toEqual([['ok']]);
+    expect(reopened.exec('SELECT body FROM t WHERE id = 1')[0].values).toEqual([['changed at step 1']]);
+    expect(reopened.exec('SELECT count(*) FROM t')[0].values).toEqual(db.exec('SELECT count(*) FROM t')[0].values);
+    reopened.close();
+    db.close();
+  });
+});
