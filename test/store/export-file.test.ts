@@ -68,7 +68,7 @@ async function copy(db: Database, between: (step: number) => void) {
     });
     expect(id).not.toBeNull();
     const written = readFileSync(path);
-    expect(await id).toEqual(snapshotId(written));
+    expect(id).toEqual(snapshotId(written));
     return { written, exported: exported! as Uint8Array, steps };
   } finally {
     await file.close();

@@ -86,16 +86,16 @@ describe('reads during a long write', () => {
   it('wait as before when the write changed something before asking', async () => {
     const store = await openAt(dirs.make());
     await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)'));
-    let read: Promise<number> | null = null;
+    const asked: { read?: Promise<number> } = {};
     const write = store.write(async (tx) => {
       await tx.run("INSERT INTO t (body) VALUES ('doomed')");
       await tx.keepReadsGoing?.(); // too late: a copy now would hold this uncommitted row
-      read = store.get<{ n: number }>('SELECT count(*) AS n FROM t').then(count);
+      asked.read = store.get<{ n: number }>('SELECT count(*) AS n FROM t').then(count);
       for (let i = 0; i < 5; i++) await nextTurn();
       throw new Error('rolled back');
     });
     await expect(write).rejects.toThrow('rolled back');
     // the read waited for the transaction's end: it never saw the row that rolled back
-    expect(await read).toBe(0);
+    expect(await asked.read).toBe(0);
   });
 });
