@@ -13,12 +13,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadSqlJs } from '../../server/store/db.js';
 import { exportToFile } from '../../server/store/export.js';
 import { applyOperator, crc32Combine, crc32Operator, snapshotId } from '../../server/store/journal-format.js';
+import { filledDatabase, HEADER_COUNTERS } from '../support/sqlite-pages.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'deskbase-export-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Header bytes a copy writes differently: the change counter, the schema cookie, the writer's version. */
-const COUNTERS = new Set([24, 25, 26, 27, 40, 41, 42, 43, 92, 93, 94, 95]);
 
 describe('crc32Combine and crc32Operator', () => {
   it('answer the CRC-32 of two pieces joined, whatever their lengths', () => {
@@ -31,21 +30,6 @@ describe('crc32Combine and crc32Operator', () => {
     }
   });
 });
-
-async function database(rows: number): Promise<Database> {
-  const SQL = await loadSqlJs();
-  const db = new SQL.Database();
-  db.run('PRAGMA locking_mode = EXCLUSIVE');
-  db.run('PRAGMA journal_mode = MEMORY');
-  db.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
-  db.run('CREATE INDEX t_body ON t (body)');
-  db.run('BEGIN');
-  const insert = db.prepare('INSERT INTO t (body) VALUES (?)');
-  for (let i = 0; i < rows; i++) insert.run([randomBytes(500).toString('hex')]);
-  insert.free();
-  db.run('COMMIT');
-  return db;
-}
 
 /** Copies `db` to a file, running `between(step)` after each step; answers the file, its id and the steps. */
 async function copy(db: Database, between: (step: number) => void) {
@@ -77,13 +61,13 @@ async function copy(db: Database, between: (step: number) => void) {
 
 function expectSameDatabase(written: Buffer, exported: Uint8Array): void {
   expect(written.length).toBe(exported.length);
-  const differing = [...written.keys()].filter((i) => written[i] !== exported[i] && !COUNTERS.has(i));
+  const differing = [...written.keys()].filter((i) => written[i] !== exported[i] && !HEADER_COUNTERS.has(i));
   expect(differing).toEqual([]);
 }
 
 describe('exportToFile', () => {
   it('writes the database to the file step by step and answers the id of what it wrote', async () => {
-    const db = await database(8000); // about 45 MiB: many backup steps of 2 MiB
+    const db = await filledDatabase(8000); // about 45 MiB: many backup steps of 2 MiB
     const { written, exported, steps } = await copy(db, () => undefined);
     expect(steps).toBeGreaterThanOrEqual(3);
     expectSameDatabase(written, exported);
@@ -98,7 +82,7 @@ describe('exportToFile', () => {
   });
 
   it('holds what was committed between its steps: pages copied already are copied again', async () => {
-    const db = await database(8000);
+    const db = await filledDatabase(8000);
     const { written, exported } = await copy(db, (step) => {
       // early pages (copied already) and new ones, each step
       db.run('UPDATE t SET body = ? WHERE id = ?', [`changed at step ${step}`, step]);

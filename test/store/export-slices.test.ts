@@ -6,28 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { loadSqlJs } from '../../server/store/db.js';
 import { exportInSlices } from '../../server/store/export.js';
 import { frameEntry, frameEntryInSlices } from '../../server/store/journal-format.js';
-
-/**
- * The header bytes a copy may write differently: the file change counter, the schema cookie (a
- * backup moves the destination's on, so its connections read the schema again) and the version that
- * wrote the file.
- */
-const COUNTERS = new Set([24, 25, 26, 27, 40, 41, 42, 43, 92, 93, 94, 95]);
+import { filledDatabase, HEADER_COUNTERS } from '../support/sqlite-pages.js';
 
 describe('exportInSlices', () => {
   it('copies the database page for page, a step at a time, and the database stays usable', async () => {
     const SQL = await loadSqlJs();
-    const db = new SQL.Database();
-    db.run('PRAGMA locking_mode = EXCLUSIVE');
-    db.run('PRAGMA journal_mode = MEMORY');
-    db.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
-    db.run('CREATE INDEX t_body ON t (body)');
-    db.run('BEGIN');
-    const insert = db.prepare('INSERT INTO t (body) VALUES (?)');
     // about 8 MiB: several backup steps of 2 MiB
-    for (let i = 0; i < 8000; i++) insert.run([randomBytes(500).toString('hex').slice(0, 1000)]);
-    insert.free();
-    db.run('COMMIT');
+    const db = await filledDatabase(8000);
     const whole = db.export();
     let turns = 0;
     const sliced = await exportInSlices(SQL, db, async () => {
@@ -36,7 +21,7 @@ describe('exportInSlices', () => {
     });
     expect(turns).toBeGreaterThanOrEqual(3);
     expect(sliced.length).toBe(whole.length);
-    const differing = [...sliced.keys()].filter((i) => sliced[i] !== whole[i] && !COUNTERS.has(i));
+    const differing = [...sliced.keys()].filter((i) => sliced[i] !== whole[i] && !HEADER_COUNTERS.has(i));
     expect(differing).toEqual([]);
     const copy = new SQL.Database(sliced);
     expect(copy.exec('PRAGMA integrity_check')[0].values).toEqual([['ok']]);

@@ -10,12 +10,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadSqlJs } from '../../server/store/db.js';
 import { openDatabase } from '../../server/store/recovery.js';
 import { readSnapshot, snapshotPath } from '../../server/store/snapshot.js';
+import { HEADER_COUNTERS } from '../support/sqlite-pages.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'deskbase-capacity-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Header bytes that differ between the file and an export of it (the change counter, the schema cookie, the version). */
-const COUNTERS = new Set([24, 25, 26, 27, 40, 41, 42, 43, 92, 93, 94, 95]);
 
 describe('the in-memory file of a loaded database', () => {
   it('grows inside the room read with the snapshot, never replaced by a copy of itself', async () => {
@@ -42,7 +40,7 @@ describe('the in-memory file of a loaded database', () => {
     // the storage read at open holds the whole grown file: every write went into it
     const file = new Uint8Array(storage, 0, exported.length);
     let differing = 0;
-    for (let i = 0; i < exported.length; i++) if (file[i] !== exported[i] && !COUNTERS.has(i)) differing++;
+    for (let i = 0; i < exported.length; i++) if (file[i] !== exported[i] && !HEADER_COUNTERS.has(i)) differing++;
     expect(differing).toBe(0);
     db.close();
   });
