@@ -6,7 +6,7 @@ import { routeKey } from './protocol.js';
 
 export type CaseId =
   | 'view' | 'list' | 'listSkipTotal' | 'listFilter' | 'listExpand' | 'listExpandMulti' | 'listSortTitle' | 'listDeepPage'
-  | 'create' | 'signIn' | 'mixed';
+  | 'create' | 'signIn' | 'mixed' | 'viewComputed' | 'listComputed';
 
 export interface HttpCase {
   id: CaseId;
@@ -17,6 +17,12 @@ export interface HttpCase {
   methods?: ('GET' | 'POST')[];
   bodies?: string[];
   headers?: Record<string, string>;
+  /**
+   * Every request carries a header of its own (`x-bench-request: <n>`), so no answer is kept between
+   * requests (http/read-cache.ts keys answers by the headers a rule can read): each is read, checked
+   * and serialised again, as when the data changes between reads.
+   */
+  computed?: boolean;
 }
 
 const RECORDS = '/api/collections/posts/records';
@@ -35,6 +41,11 @@ export function httpCases(info: SeedInfo): Record<CaseId, HttpCase> {
   return {
     view: { id: 'view', label: 'view one record by id (guest)', method: 'GET', paths: info.viewIds.map((id) => `${RECORDS}/${id}`) },
     list: { id: 'list', label: 'list 30 with totals', method: 'GET', paths: [listPath({})] },
+    viewComputed: {
+      id: 'viewComputed', label: 'view by id, every answer computed (no answer kept)', method: 'GET',
+      paths: info.viewIds.map((id) => `${RECORDS}/${id}`), computed: true,
+    },
+    listComputed: { id: 'listComputed', label: 'list 30 with totals, every answer computed', method: 'GET', paths: [listPath({})], computed: true },
     listSkipTotal: { id: 'listSkipTotal', label: 'list 30, skipTotal', method: 'GET', paths: [listPath({ skipTotal: '1' })] },
     listFilter: { id: 'listFilter', label: `list 30, filter title ~ '${FILTER_WORD}'`, method: 'GET', paths: [listPath({ filter: `title ~ '${FILTER_WORD}'` })] },
     listExpand: { id: 'listExpand', label: 'list 30, expand=author', method: 'GET', paths: [listPath({ expand: 'author' })] },

@@ -10,6 +10,8 @@ export interface LoadSpec {
   paths: string[];
   /** Each path's method, when they differ (a mixed case); else `method` for all. */
   methods?: ('GET' | 'POST')[];
+  /** A header of each request's own (`x-bench-request: <n>`): no answer is kept between requests (cases.ts). */
+  computed?: boolean;
   /** JSON bodies sent in turn (rotating identities), if any. */
   bodies?: string[];
   headers?: Record<string, string>;
@@ -87,6 +89,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadRun> {
               const i = next++;
               const path = spec.paths[i % spec.paths.length];
               const method = spec.methods?.[i % spec.paths.length] ?? spec.method;
+              if (spec.computed === true) return { ...request, path, headers: { ...headers, 'x-bench-request': String(i) } };
               if (spec.methods === undefined) return bodies.length === 0 ? { ...request, path } : { ...request, path, body: bodies[i % bodies.length] };
               // a mixed case: headers of each request's own (autocannon would keep a body's length on a GET)
               return method === 'GET' ? { ...request, method, path, body: undefined, headers: { ...spec.headers } } : { ...request, method, path, body: bodies[i % bodies.length], headers: { ...headers } };

@@ -70,10 +70,10 @@ async function loadWithCpu(s: Settings, t: Target, seconds: number, connections:
   return { run, cpuUs: after.user + after.system - before.user - before.system };
 }
 
-const MAIN_CASES: MainCaseId[] = ['view', 'list', 'listSkipTotal', 'listFilter', 'listExpand', 'listExpandMulti', 'create', 'signIn'];
+const MAIN_CASES: MainCaseId[] = ['view', 'viewComputed', 'list', 'listComputed', 'listSkipTotal', 'listFilter', 'listExpand', 'listExpandMulti', 'create', 'signIn'];
 
 export function load(s: Settings, url: string, c: HttpCase, seconds = s.seconds, connections = s.connections): Promise<LoadRun> {
-  return runLoad({ url, method: c.method, paths: c.paths, methods: c.methods, bodies: c.bodies, headers: c.headers, connections, seconds });
+  return runLoad({ url, method: c.method, paths: c.paths, methods: c.methods, bodies: c.bodies, headers: c.headers, computed: c.computed, connections, seconds });
 }
 
 /**

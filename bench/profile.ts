@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     let url = info.url;
     if (replay) url = (await replay.call<{ url: string }>({ op: 'ceiling', routes: await captureRoutes(info.url, [c]) })).url;
     const profiled = replay ?? deskbase;
-    const run = (seconds: number) => runLoad({ url, method: c.method, paths: c.paths, methods: c.methods, bodies: c.bodies, headers: c.headers, connections: 10, seconds });
+    const run = (seconds: number) => runLoad({ url, method: c.method, paths: c.paths, methods: c.methods, bodies: c.bodies, headers: c.headers, computed: c.computed, connections: 10, seconds });
     await run(1);
     await profiled.call({ op: 'profileStart' });
     const result = await run(Number(values.seconds ?? 5));

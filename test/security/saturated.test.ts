@@ -40,9 +40,15 @@ afterAll(async () => {
   if (dir !== '') rmSync(dir, { recursive: true, force: true });
 });
 
+let asked = 0;
+
+/**
+ * One answer, computed: each request carries a header of its own, so no answer is kept between requests
+ * (http/read-cache.ts keys answers by the headers a rule can read) and every one does its work again.
+ */
 async function answer(path: string): Promise<{ status: number; body: string; ms: number }> {
   const t0 = performance.now();
-  const res = await fetch(`${info.url}${path}`);
+  const res = await fetch(`${info.url}${path}`, { headers: { 'x-test-request': String(asked++) } });
   const body = await res.text();
   return { status: res.status, body, ms: performance.now() - t0 };
 }
