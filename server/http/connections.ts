@@ -10,10 +10,12 @@
 //   closed, whatever else it sends read and dropped meanwhile, within 2 s at most (a script's 200
 //   parallel requests see a clear error, not ECONNRESET);
 // - a connection with no bytes either way for `idleMs` is closed (slow headers, a stalled body, a client
-//   gone quiet); headers must be complete within `headersTimeoutMs` and a whole request within
-//   `requestTimeoutMs` however slowly it trickles (node checks these two every 30 s).
+//   gone quiet), except while the server itself is at work: a whole request received and its answer not
+//   begun (a backup of a GiB database takes longer than `idleMs`, and its client was cut off at 30 s);
+//   headers must be complete within `headersTimeoutMs` and a whole request within `requestTimeoutMs`
+//   however slowly it trickles (node checks these two every 30 s).
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { clientKey } from './client-key.js';
 import { refusal } from './client-error.js';
@@ -54,6 +56,14 @@ export function limitConnections(server: Server, limits: ConnectionLimits = {}):
   server.timeout = limits.idleMs ?? 30_000;
   server.headersTimeout = limits.headersTimeoutMs ?? 20_000;
   server.requestTimeout = limits.requestTimeoutMs ?? 120_000;
+  // node asks a response's 'timeout' listeners before it closes an idle connection: while the request
+  // is whole and the answer has not begun, the silence is the server's own work, not the client's; the
+  // timer runs again from the answer's first bytes (a reader that then stalls is closed as before)
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    res.on('timeout', (socket: Socket) => {
+      if (!(req.complete && !res.headersSent)) socket.destroy();
+    });
+  });
   const perAddress = limits.perAddress ?? 128;
   const open = new Map<string, number>();
   // node:http (and listhen) take each accepted socket through 'connection': only those within the cap

@@ -145,3 +145,55 @@ describe('over the per-address cap', () => {
     expect(fetched.filter((s) => s !== 200 && s !== 503)).toEqual([]);
   });
 });
+
+describe('the server at work is not an idle connection', () => {
+  it('an answer that takes longer than the idle time arrives; a client that then stalls is still closed', async () => {
+    const { createServer } = await import('node:http');
+    const { limitConnections } = await import('../../server/http/connections.js');
+    const idleMs = 300;
+    // answers after three idle times of silence (a backup of a large database), then streams a body
+    // its client never reads
+    const server = createServer((req, res) => {
+      setTimeout(() => {
+        if (req.url === '/slow') res.end('done');
+        else {
+          res.writeHead(200);
+          res.write(Buffer.alloc(8 * 1024 * 1024)); // more than the socket's buffers take: the writer waits on the reader
+        }
+      }, 3 * idleMs);
+    });
+    limitConnections(server, { idleMs });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      const t0 = performance.now();
+      const answer = await new Promise<string>((resolve, reject) => {
+        httpRequest({ port, host: '127.0.0.1', path: '/slow' }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve(body));
+        }).on('error', reject).end();
+      });
+      expect(answer).toBe('done');
+      expect(performance.now() - t0).toBeGreaterThanOrEqual(3 * idleMs - 20);
+
+      // a client that sends its request and never reads the answer: the server closes its side once idle
+      // after the answer began
+      const opened = performance.now();
+      const closed = new Promise<number>((resolve) => {
+        server.once('connection', (accepted: net.Socket) => accepted.on('close', () => resolve(performance.now() - opened)));
+      });
+      const socket = net.connect(port, '127.0.0.1');
+      socket.pause();
+      socket.on('error', () => {}); // the server's reset
+      socket.write('GET /stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      const ms = await closed;
+      socket.destroy();
+      expect(ms).toBeGreaterThanOrEqual(4 * idleMs - 50);
+      expect(ms).toBeLessThan(3 * idleMs + 2_000);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
