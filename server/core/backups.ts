@@ -20,11 +20,11 @@ import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ApiError, badRequest, notFound, tooLarge } from '../errors.js';
-import { ARCHIVE_DB, ArchiveError, extractArchive, writeArchive } from '../files/archive.js';
+import { ARCHIVE_DB, ArchiveError, DEFAULT_ARCHIVE_LIMITS, extractArchive, writeArchive } from '../files/archive.js';
 import { isSafeSegment } from '../files/paths.js';
 import { DiskFileStorage } from '../files/storage.js';
 import { isDiskError, readWhole, replaceDurably, syncDir } from '../durable-files.js';
-import type { ReadDb } from '../store/db.js';
+import { DEFAULT_MAX_DATABASE_BYTES, type ReadDb } from '../store/db.js';
 import { commitRestore, finishRestore, RESTORE_STAGING } from '../store/restore.js';
 import { ident } from '../filter/sql.js';
 import { Registry } from './collection-registry.js';
@@ -297,7 +297,8 @@ export function createBackups(env: Pick<CoreEnv, 'store' | 'storage' | 'report'>
     const into = join(staging, 'data');
     await rm(into, { recursive: true, force: true });
     try {
-      await extractArchive(zip, into);
+      // a backup of a database at the store's cap restores
+      await extractArchive(zip, into, { limits: { ...DEFAULT_ARCHIVE_LIMITS, dbBytes: DEFAULT_MAX_DATABASE_BYTES } });
     } catch (err) {
       throw badRequest(`Invalid backup archive: ${err instanceof ArchiveError ? err.message : 'it cannot be read as a zip file'}.`);
     } finally {
