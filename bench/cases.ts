@@ -39,23 +39,23 @@ export function createBody(info: SeedInfo): string {
 
 export function httpCases(info: SeedInfo): Record<CaseId, HttpCase> {
   return {
-    view: { id: 'view', label: 'view one record by id (guest)', method: 'GET', paths: info.viewIds.map((id) => `${RECORDS}/${id}`) },
-    list: { id: 'list', label: 'list 30 with totals', method: 'GET', paths: [listPath({})] },
+    view: { id: 'view', label: 'view one record by id (guest), answers kept between requests', method: 'GET', paths: info.viewIds.map((id) => `${RECORDS}/${id}`) },
+    list: { id: 'list', label: 'list 30 with totals, answers kept', method: 'GET', paths: [listPath({})] },
     viewComputed: {
-      id: 'viewComputed', label: 'view by id, every answer computed (no answer kept)', method: 'GET',
+      id: 'viewComputed', label: 'view one record by id (guest), every answer computed', method: 'GET',
       paths: info.viewIds.map((id) => `${RECORDS}/${id}`), computed: true,
     },
     listComputed: { id: 'listComputed', label: 'list 30 with totals, every answer computed', method: 'GET', paths: [listPath({})], computed: true },
-    listSkipTotal: { id: 'listSkipTotal', label: 'list 30, skipTotal', method: 'GET', paths: [listPath({ skipTotal: '1' })] },
-    listFilter: { id: 'listFilter', label: `list 30, filter title ~ '${FILTER_WORD}'`, method: 'GET', paths: [listPath({ filter: `title ~ '${FILTER_WORD}'` })] },
-    listExpand: { id: 'listExpand', label: 'list 30, expand=author', method: 'GET', paths: [listPath({ expand: 'author' })] },
+    listSkipTotal: { id: 'listSkipTotal', label: 'list 30, skipTotal', method: 'GET', paths: [listPath({ skipTotal: '1' })], computed: true },
+    listFilter: { id: 'listFilter', label: `list 30, filter title ~ '${FILTER_WORD}'`, method: 'GET', paths: [listPath({ filter: `title ~ '${FILTER_WORD}'` })], computed: true },
+    listExpand: { id: 'listExpand', label: 'list 30, expand=author', method: 'GET', paths: [listPath({ expand: 'author' })], computed: true },
     listExpandMulti: {
-      id: 'listExpandMulti', label: 'list 30, expand=coauthors (multiple relation)', method: 'GET', paths: [listPath({ expand: 'coauthors' })],
+      id: 'listExpandMulti', label: 'list 30, expand=coauthors (multiple relation)', method: 'GET', paths: [listPath({ expand: 'coauthors' })], computed: true,
     },
-    listSortTitle: { id: 'listSortTitle', label: 'list 30, sort=title (unindexed text)', method: 'GET', paths: [listPath({ sort: 'title' })] },
+    listSortTitle: { id: 'listSortTitle', label: 'list 30, sort=title (unindexed text)', method: 'GET', paths: [listPath({ sort: 'title' })], computed: true },
     listDeepPage: {
       id: 'listDeepPage', label: `list 30, page ${deepPage(info.postsCount).toLocaleString('en')} (default sort)`, method: 'GET',
-      paths: [listPath({ page: String(deepPage(info.postsCount)) })],
+      paths: [listPath({ page: String(deepPage(info.postsCount)) })], computed: true,
     },
     create: {
       id: 'create', label: 'create (signed-in user, durable)', method: 'POST', paths: [RECORDS],

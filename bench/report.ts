@@ -103,8 +103,10 @@ export function targets(r: BenchResults): Target[] {
   const rtCpu = rt.cpu.detached.serverUsPerCreate / rt.cpu.attached.serverUsPerCreate;
   return [
     t('read cases with every core saturated', '0 non-2xx', `${refused} of ${answered + refused}`, refused === 0 && answered > 0),
-    t('view by id vs ceiling', '>= 60%', pct(r.cases.view.ratio), r.cases.view.ratio >= 0.6),
-    t('list 30 with totals vs ceiling', '>= 35%', pct(r.cases.list.ratio), r.cases.list.ratio >= 0.35),
+    t('view by id vs ceiling, answers kept', '>= 60%', pct(r.cases.view.ratio), r.cases.view.ratio >= 0.6),
+    t('view by id vs ceiling, every answer computed', '>= 60%', pct(r.cases.viewComputed.ratio), r.cases.viewComputed.ratio >= 0.6),
+    t('list 30 with totals vs ceiling, answers kept', '>= 35%', pct(r.cases.list.ratio), r.cases.list.ratio >= 0.35),
+    t('list 30 with totals vs ceiling, every answer computed', '>= 35%', pct(r.cases.listComputed.ratio), r.cases.listComputed.ratio >= 0.35),
     t('durable creates', '>= 3000/s', `${num(r.cases.create.deskbase.rps)}/s`, r.cases.create.deskbase.rps >= 3000),
     t(`create rate at ${large} vs ${small}`, '>= 80%', pct(createRatio), createRatio >= 0.8),
     t('sign-ins', '>= 25/s', `${num(r.cases.signIn.deskbase.rps, 1)}/s`, r.cases.signIn.deskbase.rps >= 25),

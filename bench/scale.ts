@@ -79,7 +79,7 @@ export async function runScale(s: Settings, dir: string, children: Set<Child>): 
   const large = await openLarge(s, dir, children);
   // latencies on one connection need fewer seconds than rates (the run stays within about 3 minutes)
   const short = { ...s, seconds: Math.min(s.seconds, 3) };
-  const [listS, listL] = await alternate(short, target(small, 'list'), target(large.side, 'list'), 1);
+  const [listS, listL] = await alternate(short, target(small, 'listComputed'), target(large.side, 'listComputed'), 1);
   const [filterS, filterL] = await alternate(short, target(small, 'listFilter'), target(large.side, 'listFilter'), 1);
   const [titleS, titleL] = await alternate(short, target(small, 'listSortTitle'), target(large.side, 'listSortTitle'), 1);
   const [deepS, deepL] = await alternate(short, target(small, 'listDeepPage'), target(large.side, 'listDeepPage'), 1);

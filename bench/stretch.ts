@@ -37,12 +37,14 @@ export interface StretchFigure {
 function poller(url: string, everyMs: number) {
   const waits: number[] = [];
   let stopped = false;
+  let asked = 0;
   const run = (async () => {
     while (!stopped) {
       const t0 = performance.now();
       for (;;) {
         try {
-          await fetch(url).then((r) => r.arrayBuffer());
+          // a header of each request's own: the answer is read again, never one kept between requests
+          await fetch(url, { headers: { 'x-bench-request': String(asked++) } }).then((r) => r.arrayBuffer());
           break;
         } catch {
           // a keep-alive connection closed under the request: sent again, its wait counted

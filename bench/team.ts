@@ -13,8 +13,9 @@ import { figures, pool, runLoad, type LoadResult, type LoadRun } from './load.js
 import { fmtResult, stop, track, type Settings } from './phases.js';
 import type { SeedInfo, StartInfo } from './protocol.js';
 
-export type TeamCaseId = 'view' | 'list' | 'create';
-const TEAM_CASES: TeamCaseId[] = ['view', 'list', 'create'];
+export type TeamCaseId = 'viewComputed' | 'listComputed' | 'create';
+// every answer computed: the team server keeps none between requests, the desktop would
+const TEAM_CASES: TeamCaseId[] = ['viewComputed', 'listComputed', 'create'];
 
 export interface TeamCase {
   label: string;
