@@ -44,7 +44,7 @@ interface Setup {
 /** One slice on a setup: each server gets its share of the connections, all at once; the rate is their sum. */
 async function slice(s: Settings, setup: Setup, seconds: number): Promise<LoadRun> {
   const share = Math.max(1, Math.floor(s.connections / setup.urls.length));
-  const runs = await Promise.all(setup.urls.map((url) => runLoad({ url, method: setup.c.method, paths: setup.c.paths, bodies: setup.c.bodies, headers: setup.c.headers, connections: share, seconds })));
+  const runs = await Promise.all(setup.urls.map((url) => runLoad({ url, method: setup.c.method, paths: setup.c.paths, bodies: setup.c.bodies, headers: setup.c.headers, computed: setup.c.computed, connections: share, seconds })));
   const together = pool(runs); // counts added, latencies pooled; the servers ran side by side, not in turn
   return { ...together, seconds, rps: together.ok / seconds };
 }
