@@ -67,6 +67,12 @@ export function figures(run: LoadRun): LoadResult {
   return rest;
 }
 
+/**
+ * The `x-bench-request` of computed cases, counted across every load of the run: a value never repeats,
+ * so no slice meets an answer an earlier slice or warm-up left kept.
+ */
+let computedRequests = 0;
+
 export function runLoad(spec: LoadSpec): Promise<LoadRun> {
   const latencies = new Float64Array(MAX_SAMPLES); // zero pages: only what is written is resident
   let kept = 0;
@@ -89,7 +95,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadRun> {
               const i = next++;
               const path = spec.paths[i % spec.paths.length];
               const method = spec.methods?.[i % spec.paths.length] ?? spec.method;
-              if (spec.computed === true) return { ...request, path, headers: { ...headers, 'x-bench-request': String(i) } };
+              if (spec.computed === true) return { ...request, path, headers: { ...headers, 'x-bench-request': String(computedRequests++) } };
               if (spec.methods === undefined) return bodies.length === 0 ? { ...request, path } : { ...request, path, body: bodies[i % bodies.length] };
               // a mixed case: headers of each request's own (autocannon would keep a body's length on a GET)
               return method === 'GET' ? { ...request, method, path, body: undefined, headers: { ...spec.headers } } : { ...request, method, path, body: bodies[i % bodies.length], headers: { ...headers } };
