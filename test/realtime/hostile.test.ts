@@ -30,10 +30,13 @@ const EVENT_MS = 1000;
 /**
  * RSS the hostile streams may add, with the writes' messages to them (measured here: about 40 MB for
  * the first wave, 70 MB in all; before: 8.5 MB per stream); and what a second wave as large may add
- * once the budgets are full (measured: 3-4 MB).
+ * once the budgets are full: 3-7 MB until the streamed checkpoints and the database's room came (issue
+ * 28), 17-19 MB since, in every run (bisected to that merge; the refused streams hold no more than
+ * before, so a one-time growth of the process, not per stream, is the likely cause: its own issue). A
+ * stream held as before the bounds would add 8.5 MB each, about 1 GB for the wave.
  */
 const RSS_GROWTH_MB = 128;
-const RSS_SECOND_WAVE_MB = 16;
+const RSS_SECOND_WAVE_MB = 32;
 /** Sixteen client addresses, 8 streams each: past every address's budget and past the server's. */
 const ADDRESSES = Array.from({ length: 16 }, (_, i) => `127.0.0.${i + 2}`);
 const STREAMS = 8;
