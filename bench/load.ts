@@ -73,6 +73,11 @@ export function figures(run: LoadRun): LoadResult {
  */
 let computedRequests = 0;
 
+/** A header no earlier request carried: its answer is computed, never one kept between requests (cases.ts). */
+export function computedHeader(): Record<string, string> {
+  return { 'x-bench-request': String(computedRequests++) };
+}
+
 export function runLoad(spec: LoadSpec): Promise<LoadRun> {
   const latencies = new Float64Array(MAX_SAMPLES); // zero pages: only what is written is resident
   let kept = 0;
@@ -95,7 +100,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadRun> {
               const i = next++;
               const path = spec.paths[i % spec.paths.length];
               const method = spec.methods?.[i % spec.paths.length] ?? spec.method;
-              if (spec.computed === true) return { ...request, path, headers: { ...headers, 'x-bench-request': String(computedRequests++) } };
+              if (spec.computed === true) return { ...request, path, headers: { ...headers, ...computedHeader() } };
               if (spec.methods === undefined) return bodies.length === 0 ? { ...request, path } : { ...request, path, body: bodies[i % bodies.length] };
               // a mixed case: headers of each request's own (autocannon would keep a body's length on a GET)
               return method === 'GET' ? { ...request, method, path, body: undefined, headers: { ...spec.headers } } : { ...request, method, path, body: bodies[i % bodies.length], headers: { ...headers } };

@@ -8,7 +8,7 @@ import { saturateCores } from './busy.js';
 import { figures, type LoadResult } from './load.js';
 import { fmtResult, load, type Settings } from './phases.js';
 
-/** The read cases run saturated: the two of the target, and the heaviest good request of the bench. */
+/** The read cases run saturated (each computed: cases.ts): the two of the target, and the heaviest good request of the bench. */
 export const SATURATED_CASES = ['viewComputed', 'listComputed', 'listFilter'] as const satisfies readonly CaseId[];
 
 export interface SaturatedFigure {
@@ -21,14 +21,13 @@ export interface SaturatedFigure {
 const BUSY_MS = 120_000;
 
 export async function runSaturated(s: Settings, url: string, cases: Record<CaseId, HttpCase>): Promise<SaturatedFigure[]> {
-  const computed = (id: CaseId): HttpCase => ({ ...cases[id], computed: true });
   const idle = [];
-  for (const id of SATURATED_CASES) idle.push(figures(await load(s, url, computed(id))));
+  for (const id of SATURATED_CASES) idle.push(figures(await load(s, url, cases[id])));
   const busy = await saturateCores(BUSY_MS);
   const out: SaturatedFigure[] = [];
   try {
     for (const [i, id] of SATURATED_CASES.entries()) {
-      const saturated = figures(await load(s, url, computed(id)));
+      const saturated = figures(await load(s, url, cases[id]));
       out.push({ label: cases[id].label, idle: idle[i], saturated });
       s.log(`${cases[id].label}: idle ${fmtResult(idle[i])} | cores saturated ${fmtResult(saturated)}`);
     }

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import yazl from 'yazl';
 import { spawnChild, type Child } from './children.js';
+import { computedHeader } from './load.js';
 import { postContent, prng } from './data.js';
 import type { SeedInfo } from './protocol.js';
 import { ADMIN } from './seed.js';
@@ -37,14 +38,13 @@ export interface StretchFigure {
 function poller(url: string, everyMs: number) {
   const waits: number[] = [];
   let stopped = false;
-  let asked = 0;
   const run = (async () => {
     while (!stopped) {
       const t0 = performance.now();
       for (;;) {
         try {
           // a header of each request's own: the answer is read again, never one kept between requests
-          await fetch(url, { headers: { 'x-bench-request': String(asked++) } }).then((r) => r.arrayBuffer());
+          await fetch(url, { headers: computedHeader() }).then((r) => r.arrayBuffer());
           break;
         } catch {
           // a keep-alive connection closed under the request: sent again, its wait counted

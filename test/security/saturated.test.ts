@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { httpCases, type CaseId } from '../../bench/cases.js';
 import { spawnChild, type Child } from '../../bench/children.js';
 import { saturateCores, type Busy } from '../../bench/busy.js';
+import { computedHeader } from '../../bench/load.js';
 import type { SeedInfo } from '../../bench/protocol.js';
 
 /** Enough posts that the heaviest cases (an unindexed sort, a `~` scan) take tens of ms of work each. */
@@ -40,15 +41,13 @@ afterAll(async () => {
   if (dir !== '') rmSync(dir, { recursive: true, force: true });
 });
 
-let asked = 0;
-
 /**
  * One answer, computed: each request carries a header of its own, so no answer is kept between requests
  * (http/read-cache.ts keys answers by the headers a rule can read) and every one does its work again.
  */
 async function answer(path: string): Promise<{ status: number; body: string; ms: number }> {
   const t0 = performance.now();
-  const res = await fetch(`${info.url}${path}`, { headers: { 'x-test-request': String(asked++) } });
+  const res = await fetch(`${info.url}${path}`, { headers: computedHeader() });
   const body = await res.text();
   return { status: res.status, body, ms: performance.now() - t0 };
 }
