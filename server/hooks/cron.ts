@@ -2,7 +2,9 @@
 // every minute boundary (UTC) running the jobs due then, `GET /api/crons`'s order. Beyond PocketBase:
 // a job whose previous run is still going when its next tick comes is skipped and logged (on this node,
 // and through the claims on every node: cron-claims.ts), and on a team server each tick runs once
-// across the nodes. The clock and the tick's length are the caller's (tests move them).
+// across the nodes. A run asked by hand (`POST /api/crons/{id}`) while the job's run is going is not
+// dropped: it runs as soon as that run ends (asks made meanwhile share that one run, as PocketBase's
+// would overlap instead). The clock and the tick's length are the caller's (tests move them).
 import { CronExpressionError, isDue, parseSchedule, type Schedule } from './cron-schedule.js';
 import type { CronClaims } from './cron-claims.js';
 
@@ -38,8 +40,10 @@ export type RunOutcome = 'ran' | 'failed' | 'skipped' | 'taken';
 
 export class Cron {
   private readonly jobsById = new Map<string, Job>();
-  /** Ids whose run is going on this node (kept across a reload's replacement of the jobs). */
-  private readonly running = new Set<string>();
+  /** Ids whose run is going on this node, and its end (kept across a reload's replacement of the jobs). */
+  private readonly running = new Map<string, Promise<RunOutcome>>();
+  /** Runs asked by hand while the job's run was going: each starts when that run ends. */
+  private readonly asked = new Map<string, Promise<RunOutcome>>();
   private timer: NodeJS.Timeout | null = null;
   private readonly now: () => number;
   private readonly intervalMs: number;
@@ -102,15 +106,37 @@ export class Cron {
   /** Runs job `id` now, outside its schedule (`POST /api/crons/{id}`); false when there is no such job. */
   runNow(id: string): Promise<RunOutcome> | null {
     const job = this.jobsById.get(id);
-    return job ? this.runJob(job, null) : null;
+    if (!job) return null;
+    if (!this.running.has(id)) return this.runJob(job, null);
+    let next = this.asked.get(id);
+    if (next === undefined) {
+      next = this.afterRunning(id);
+      this.asked.set(id, next);
+    }
+    return next;
   }
 
-  private async runJob(job: Job, tick: number | null): Promise<RunOutcome> {
+  /** Job `id`'s run once the one going has ended (and any a tick started meanwhile): the job as it is then. */
+  private async afterRunning(id: string): Promise<RunOutcome> {
+    for (let going = this.running.get(id); going !== undefined; going = this.running.get(id)) await going;
+    this.asked.delete(id);
+    const job = this.jobsById.get(id);
+    if (!job) return 'skipped'; // removed meanwhile (a reload without it)
+    return this.runJob(job, null);
+  }
+
+  private runJob(job: Job, tick: number | null): Promise<RunOutcome> {
     if (this.running.has(job.id)) {
       this.log({ level: 'warn', message: `[cron] job "${job.id}" skipped: its previous run is still going`, jobId: job.id });
-      return 'skipped';
+      return Promise.resolve('skipped');
     }
-    this.running.add(job.id);
+    // the run counts as going until its claim is marked finished (a run asked meanwhile follows it)
+    const run = this.claimAndRun(job, tick).finally(() => this.running.delete(job.id));
+    this.running.set(job.id, run);
+    return run;
+  }
+
+  private async claimAndRun(job: Job, tick: number | null): Promise<RunOutcome> {
     let claimed = false;
     try {
       if (tick !== null && this.claims) {
@@ -138,7 +164,6 @@ export class Cron {
       this.log({ level: 'error', message: `[cron] job "${job.id}" could not be claimed`, jobId: job.id, error: error instanceof Error ? error.message : String(error) });
       return 'failed';
     } finally {
-      this.running.delete(job.id);
       if (claimed && tick !== null) {
         await this.claims!.finish(job.id, tick, this.now()).catch((error: unknown) =>
           this.log({ level: 'error', message: `[cron] job "${job.id}": its run could not be marked finished`, jobId: job.id, error: String(error) }));

@@ -161,6 +161,29 @@ describe('cron scheduler', () => {
     expect(runs).toBe(1);
   });
 
+  it('runs a job asked by hand while its run is going once that run ends, asks made meanwhile sharing that run', async () => {
+    const cron = new Cron({ claims: storeClaims(store, 'a', { crossNode: true }), log });
+    const gates = [deferred(), deferred()];
+    let runs = 0;
+    cron.add('slow', '@yearly', async () => {
+      await gates[runs++].promise;
+    });
+    const first = cron.runNow('slow')!;
+    const second = cron.runNow('slow')!;
+    const third = cron.runNow('slow')!;
+    expect(third).toBe(second);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(runs).toBe(1); // the second waits for the first: never two runs of one job at once
+    gates[0].resolve();
+    expect(await first).toBe('ran');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(runs).toBe(2);
+    gates[1].resolve();
+    expect(await second).toBe('ran');
+    expect(runs).toBe(2);
+    expect(logged.some((e) => e.jobId === 'slow' && /skipped/.test(String(e.message)))).toBe(false);
+  });
+
   it('ticks on its own at each interval boundary of a real clock', async () => {
     const cron = new Cron({ claims: storeClaims(store, 'a', { crossNode: true }), intervalMs: 1000, log });
     const at: number[] = [];

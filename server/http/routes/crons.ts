@@ -1,6 +1,6 @@
 // The cron jobs (superusers), as PocketBase's apis/cron.go: GET /api/crons lists them ({id, expression},
 // by id, PocketBase's own `__pb*` last), POST /api/crons/{id} starts one now (204 at once, the run going
-// on in the background; 404 for an unknown id). The jobs are the hooks' (server/hooks/cron.ts).
+// on in the background; asked while the job runs, it starts when that run ends; 404 for an unknown id). The jobs are the hooks' (server/hooks/cron.ts).
 import type { H3 } from 'h3';
 import { ApiError } from '../../errors.js';
 import { requireSuperuser } from '../caller.js';
