@@ -71,14 +71,6 @@ export function recordingTx(db: Database, cache: StatementCache, encoder: Statem
   const recordIfChanged = <R>(sql: string, params: Params | undefined, read: () => R): R => {
     assertSqlValues(params ?? []);
     if (encoder === null) return read();
-    if (WRITES.test(sql)) {
-      // an INSERT, UPDATE or DELETE ... RETURNING: journaled once it succeeds, as `run` does, without
-      // the two reads of total_changes() (replaying one that changed nothing changes nothing)
-      const result = read();
-      changed = true;
-      encoder.add(sql, params ?? []);
-      return result;
-    }
     const before = totalChanges(cache);
     const result = read();
     if (totalChanges(cache) !== before) {
@@ -103,9 +95,6 @@ export function recordingTx(db: Database, cache: StatementCache, encoder: Statem
   // in memory (no encoder) a read that changed rows goes unseen: count the transaction as changed
   return { tx, end: () => void (open = false), changed: () => changed || encoder === null };
 }
-
-/** Statements that write (with RETURNING when read through `get` or `all`). */
-const WRITES = /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
 
 function totalChanges(cache: StatementCache): number {
   return queryGet<{ n: number }>(cache, 'SELECT total_changes() AS n')?.n ?? 0;

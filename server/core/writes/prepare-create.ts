@@ -11,6 +11,7 @@ import type { ValidateContext } from '../fields/spec.js';
 import { isRecord } from '../../json-object.js';
 import { autogenerate } from '../fields/text.js';
 import { ID_PATTERN, isoNow, newId } from '../ids.js';
+import { getRow } from '../records-read.js';
 import { withBody, type RequestContext, type RuleInput } from '../request-context.js';
 import type { Collection, Row, SqlValue } from '../../model/types.js';
 import { isSuperuser, SUPERUSERS_ID } from '../../model/types.js';
@@ -41,37 +42,22 @@ function initialValues(c: Collection, sub: Submitted): Record<string, unknown> {
  * PocketBase shows them to the rule), compiled once for both checks; `reset` after the id changes.
  */
 function createRuleCheck(dialect: Dialect, c: Collection, record: Record<string, unknown>, ctx: RuleInput, superuser: boolean) {
-  let query: (RowSource & { pure: boolean }) | null = null;
-  let passed = false;
-  const check = async (db: Pick<WriteTx, 'get'>): Promise<void> => {
-    if (superuser || c.createRule === '') return;
-    if (query === null) {
-      const w = ruleWhere(c, 'createRule', ctx);
-      const src = rowSource(dialect, c, { ...record, verified: c.type === 'auth' ? false : record.verified }, w);
-      query = { sql: `SELECT 1 AS ok FROM ${src.sql} AS r WHERE ${w.sql} LIMIT 1`, params: [...src.params, ...w.params], pure: !READS_MORE.test(w.sql) };
-    }
-    if (!(await db.get(query.sql, query.params))) throw badRequest(FAILED);
-    passed = true;
-  };
+  let query: RowSource | null = null;
   return {
-    check,
-    /**
-     * Inside the transaction: the check again, unless it passed on these very values and the rule
-     * reads nothing but them and its bound values (no table, no function: its answer cannot have changed).
-     */
-    async recheck(tx: Pick<WriteTx, 'get'>): Promise<void> {
-      if (passed && query?.pure === true) return;
-      await check(tx);
+    async check(db: Pick<WriteTx, 'get'>): Promise<void> {
+      if (superuser || c.createRule === '') return;
+      if (query === null) {
+        const w = ruleWhere(c, 'createRule', ctx);
+        const src = rowSource(dialect, c, { ...record, verified: c.type === 'auth' ? false : record.verified }, w);
+        query = { sql: `SELECT 1 AS ok FROM ${src.sql} AS r WHERE ${w.sql} LIMIT 1`, params: [...src.params, ...w.params] };
+      }
+      if (!(await db.get(query.sql, query.params))) throw badRequest(FAILED);
     },
     reset(): void {
       query = null;
-      passed = false;
     },
   };
 }
-
-/** A compiled condition reading more than the record's values and its parameters: a table (subquery, join) or a function (the clock...). */
-const READS_MORE = /\b(?:FROM|JOIN|SELECT)\b|[A-Za-z0-9_"]\s*\(/i;
 
 /** Submitted autodate values that parse as datetimes replace the creation time (records imports). */
 function keepAutodates(c: Collection, body: Record<string, unknown>, record: Record<string, unknown>): void {
@@ -151,16 +137,14 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
         record.id = newId();
         rule.reset();
       }
-      await rule.recheck(tx); // the check and the insert are one transaction
+      await rule.check(tx); // the check and the insert are one transaction
       const cols = c.fields.map((f) => ident(f.name));
-      let after: Row | undefined;
       try {
-        // the stored row as the database holds it, in the same statement
-        after = await tx.get<Row>(`INSERT INTO ${ident(c.name)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) RETURNING *`, storedValues());
+        await tx.run(`INSERT INTO ${ident(c.name)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, storedValues());
       } catch (err) {
         mapWriteError(err, c, FAILED, deps.dialect);
       }
-      if (after === undefined) throw new Error(`the INSERT into ${c.name} returned no row`);
+      const after = (await getRow(tx, c, String(record.id))) as Row;
       changes.push({ action: 'create', collection: c, before: null, after });
       return after;
     },
