@@ -6,8 +6,8 @@
 // VIEW, ALTER TABLE) may change any table; anything else (a trigger created, a pragma, a statement of
 // another shape) may change any table, then and at every write after it, until the store reopens.
 
-/** `INSERT [OR x] INTO "t"`, `REPLACE INTO "t"`, `UPDATE [OR x] "t"`, `DELETE FROM "t"`: the one table it writes. */
-const WRITES_ONE = /^\s*(?:INSERT\s+(?:OR\s+[A-Za-z]+\s+)?INTO|REPLACE\s+INTO|UPDATE\s+(?:OR\s+[A-Za-z]+\s+)?|DELETE\s+FROM)\s*"((?:[^"]|"")+)"(?=[\s(]|$)/i;
+/** `INSERT [OR x] INTO t`, `REPLACE INTO t`, `UPDATE [OR x] t`, `DELETE FROM t`, `t` quoted or plain: the one table it writes. */
+const WRITES_ONE = /^\s*(?:INSERT\s+(?:OR\s+[A-Za-z]+\s+)?INTO|REPLACE\s+INTO|UPDATE\s+(?:OR\s+[A-Za-z]+\s+)?|DELETE\s+FROM)\s*(?:"((?:[^"]|"")+)"|([A-Za-z_][A-Za-z0-9_]*))(?=[\s(]|$)/i;
 /** Schema statements of the shapes Deskbase writes: they may change any table, and nothing after them. */
 const SCHEMA = /^\s*(?:CREATE\s+(?:UNIQUE\s+)?INDEX|CREATE\s+TABLE|CREATE\s+VIEW|DROP\s+(?:TABLE|INDEX|VIEW)|ALTER\s+TABLE)\s/i;
 /** Statements that change no table themselves (a SELECT is recorded only when it changed rows: of unknown effect). */
@@ -33,7 +33,7 @@ export class TableVersions {
     for (const sql of statements) {
       const one = WRITES_ONE.exec(sql);
       if (one !== null) {
-        this.changedAt.set(one[1].replaceAll('""', '"').toLowerCase(), version);
+        this.changedAt.set((one[1] === undefined ? one[2] : one[1].replaceAll('""', '"')).toLowerCase(), version);
       } else if (SCHEMA.test(sql)) {
         this.everythingAt = version;
       } else if (!NOTHING.test(sql)) {

@@ -28,7 +28,7 @@ describe('table versions', () => {
     expect(v('b')).toBe(b);
     expect(v('B', 'other "one"')).toBe(b); // names as SQLite matches them, quotes included
     const a1 = v('a');
-    await store.write((tx) => tx.run('UPDATE OR IGNORE "b" SET n = 2'));
+    await store.write((tx) => tx.run('UPDATE OR IGNORE b SET n = 2')); // a plain name too (a hook's SQL)
     await store.write((tx) => tx.get('DELETE FROM "Other ""one""" WHERE id = ? RETURNING id', ['none'])); // changed nothing: not journaled
     expect(v('a')).toBe(a1);
     expect(v('b')).toBeGreaterThan(b);
@@ -71,7 +71,11 @@ describe('table versions', () => {
     await tables(store);
     const v = (...t: string[]) => store.tablesVersion!(t);
     const a = v('a');
+    await store.write((tx) => tx.run('INSERT INTO main.b (id, n) VALUES (?, ?)', ['m', 1])); // a schema named: not taken apart
+    expect(v('a')).toBeGreaterThan(a);
+    const a0 = v('a');
     await store.write((tx) => tx.run('WITH x AS (SELECT 1 AS n) INSERT INTO "b" (id, n) SELECT \'w\', n FROM x'));
+    expect(v('a')).toBeGreaterThan(a0);
     expect(v('a')).toBeGreaterThan(a);
     const a1 = v('a');
     await store.write((tx) => tx.run('INSERT INTO "b" (id, n) VALUES (?, ?)', ['v', 1]));
