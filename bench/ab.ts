@@ -63,7 +63,12 @@ async function main(): Promise<void> {
     const subs = subscribers > 0 ? seeded.map(() => spawnSubscribers()) : [];
     children.push(...subs);
     for (const [i, x] of subs.entries()) await attach(x, seeded[i].url, subscribers);
+    // the journal's entries per sync over the run (writes sharing one fdatasync: group commit)
+    const stats = () => Promise.all(children.slice(0, 2).map((c) => c.call<{ entries: number; syncs: number }>({ op: 'stats' })));
+    const statsBefore = await stats();
     const [before, after] = await alternate(s, target(0), target(1));
+    const statsAfter = await stats();
+    const perSync = statsAfter.map((x, i) => (x.entries - statsBefore[i].entries) / Math.max(1, x.syncs - statsBefore[i].syncs));
     if (subscribers > 0) {
       const times: number[][] = [[], []];
       for (let round = 0; round < 10; round++) {
@@ -74,8 +79,9 @@ async function main(): Promise<void> {
         console.log(`delivery to the last of ${subscribers} at ${name}: p50 ${percentile(sorted, 0.5).toFixed(1)} ms, p99 ${percentile(sorted, 0.99).toFixed(1)} ms`);
       }
     }
-    console.log(`${id} at ${commit}: ${fmtResult(before)}, ${before.cpuUsPerRequest.toFixed(0)} µs CPU/req`);
-    console.log(`${id} at ${values.after ?? 'the working tree'}: ${fmtResult(after)}, ${after.cpuUsPerRequest.toFixed(0)} µs CPU/req`);
+    const writes = (i: number) => (Number.isFinite(perSync[i]) && perSync[i] > 0 ? `, ${perSync[i].toFixed(1)} writes/sync` : '');
+    console.log(`${id} at ${commit}: ${fmtResult(before)}, ${before.cpuUsPerRequest.toFixed(0)} µs CPU/req${writes(0)}`);
+    console.log(`${id} at ${values.after ?? 'the working tree'}: ${fmtResult(after)}, ${after.cpuUsPerRequest.toFixed(0)} µs CPU/req${writes(1)}`);
     console.log(`change: ${((100 * after.rps) / before.rps - 100).toFixed(1)}% req/s`);
   } finally {
     for (const child of children) await child.stop();

@@ -71,19 +71,15 @@ export function createSessions(store: Store, registry: Registry) {
     seen.set(id, now);
     if (seen.size > SEEN_MAX) seen.delete(seen.keys().next().value as string);
   };
-  // Sessions resolved at the store's current version (the desktop's: store/contract.ts): a token's row,
-  // collection and record, so that a caller's next request reads neither again. The version moves with
-  // every write transaction (a session ended or refreshed, a record changed or removed, a collection
-  // changed), and all of them go then; nothing is kept on a store without one (PostgreSQL).
-  const resolved = new Map<string, { session: SessionRow; collection: Collection; record: Row }>();
-  let resolvedVersion = -1;
-  const resolvedAt = (version: number) => {
-    if (version !== resolvedVersion) {
-      resolved.clear();
-      resolvedVersion = version;
-    }
-    return resolved;
-  };
+  // Sessions resolved: a token's row, collection and record, so that a caller's next request reads
+  // neither again. Each is kept as of the version of the tables it was read from (the sessions, the
+  // collections, the record's table: store.tablesVersion), so writes to other tables (a post created)
+  // keep it, and any write to those (a session ended or refreshed, a record changed or removed, a
+  // collection changed) or a database replaced drops it. On a store without versions (PostgreSQL),
+  // nothing is kept.
+  const resolved = new Map<string, { session: SessionRow; collection: Collection; record: Row; at: number }>();
+  const tablesOf = (c: Collection) => ['_sessions', '_collections', c.name];
+  const tablesVersion = (c: Collection): number | undefined => (store.tablesVersion ? store.tablesVersion(tablesOf(c)) : store.version);
   return {
     /** When the session was last used: a request it authorised, else its last sign-in or refresh. */
     lastActive(s: SessionRow): string {
@@ -117,7 +113,11 @@ export function createSessions(store: Store, registry: Registry) {
       const parts = partsOf(token);
       if (!parts) return null;
       const version = store.version;
-      const known = version === undefined ? undefined : resolvedAt(version).get(token);
+      let known = version === undefined ? undefined : resolved.get(token);
+      if (known !== undefined && tablesVersion(known.collection) !== known.at) {
+        resolved.delete(token);
+        known = undefined;
+      }
       if (known !== undefined) {
         // what the store holds is as it was; what time decides is decided again
         if (known.session.expires <= isoNow(now) || !issuedFor(known.session, known.collection, parts, now)) return null;
@@ -131,9 +131,11 @@ export function createSessions(store: Store, registry: Registry) {
       const record = await store.get<Row>(`SELECT * FROM ${ident(collection.name)} WHERE "id" = ?`, [s.recordId]);
       if (!record) return null;
       touch(s.id, now);
-      if (version !== undefined && store.version === version) {
-        const map = resolvedAt(version);
-        if (map.size < SEEN_MAX) map.set(token, { session: s, collection, record: { ...record } });
+      // kept only if no write ended while it was read (then it is what the tables hold at their version)
+      const at = tablesVersion(collection);
+      if (version !== undefined && store.version === version && at !== undefined) {
+        if (resolved.size >= SEEN_MAX) resolved.clear();
+        resolved.set(token, { session: s, collection, record: { ...record }, at });
       }
       return { collection, record, sessionId: s.id };
     },

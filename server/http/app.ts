@@ -7,6 +7,7 @@ import type { Core } from '../core/index.js';
 import { CORS, envelope, failed, logAnswered, type Failure } from './answers.js';
 import { authMiddleware } from './caller.js';
 import { createBodyServices, setBodyServices, type BodyServices } from './body-services.js';
+import { fastCreates } from './fast-creates.js';
 import { fastReads } from './fast-reads.js';
 import { ReadCache } from './read-cache.js';
 import { hostCheck } from './hosts.js';
@@ -57,6 +58,9 @@ export interface AppOptions {
 
 /** The record reads' patterns (routes/records-api.ts), which fast-reads.ts serves. */
 const RECORD_READS = new Set(['/api/collections/:collection/records', '/api/collections/:collection/records/:id']);
+
+/** The record create's pattern (routes/records-api.ts), which fast-creates.ts serves for JSON bodies. */
+const RECORD_CREATE = '/api/collections/:collection/records';
 
 /** Without a policy: loopback names only. */
 const defaultHosts = hostCheck(() => '127.0.0.1');
@@ -154,19 +158,25 @@ export function builtInRoutes(app: H3): { method?: string; route?: string }[] {
 
 /** The app as a node:http request listener (the server's only contact with h3 outside this folder). */
 export function createNodeHandler(core: Core, options: AppOptions = {}): ReturnType<typeof toNodeHandler> {
-  const app = createApp(core, options);
+  // the app's bodies in flight and parser thread, shared with the creates served without it
+  const bodies = options.bodies ?? createBodyServices(options.bodyBytesInFlight);
+  const app = createApp(core, { ...options, bodies });
   const handler = toNodeHandler(app);
   // the app's GET routes beside the two record reads, besides its catch-all (hook routes)
   const routes = builtInRoutes(app).filter((r) => (r.method === undefined || r.method === 'GET') && r.route !== undefined && r.route !== '/**' && !RECORD_READS.has(r.route)).map((r) => r.route as string);
   // the hottest reads straight from node:http (fast-reads.ts), unless the app logs every request itself
   // answers of record reads kept between requests where the store allows it (read-cache.ts)
   const fast = options.verbose ? null : fastReads({ core, routes, cache: new ReadCache(core), allowHost: options.allowHost ?? defaultHosts, logs: options.logs, log: options.log ?? (() => {}) });
+  // and the plain JSON create (fast-creates.ts), beside the app's other POST routes
+  const posts = builtInRoutes(app).filter((r) => (r.method === undefined || r.method === 'POST') && r.route !== undefined && r.route !== '/**' && r.route !== RECORD_CREATE).map((r) => r.route as string);
+  const fastCreate = options.verbose ? null : fastCreates({ core, routes: posts, bodies, allowHost: options.allowHost ?? defaultHosts, logs: options.logs, log: options.log ?? (() => {}) });
   // The CORS headers on node's response before anything answers: node keeps a header the app's answer
   // sets itself over these (its writeHead replaces a name the answer names), as onResponse does for
   // in-process requests.
   return (req, res) => {
     // (HTTP/1 only: an HTTP/2 request's objects are another kind; the fast reads write CORS with their answer)
     if (fast !== null && req.httpVersionMajor === 1 && fast(req as IncomingMessage, res as ServerResponse)) return;
+    if (fastCreate !== null && req.httpVersionMajor === 1 && fastCreate(req as IncomingMessage, res as ServerResponse)) return;
     for (const k in CORS) res.setHeader(k, CORS[k]);
     return handler(req, res);
   };

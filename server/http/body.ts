@@ -2,12 +2,13 @@
 // of the body is bounded before anything parses it (body-shape.ts), and large bodies are parsed off the
 // event loop (body-worker.ts); multipart bodies go through the one multipart parser (multipart.ts).
 // Keys a client chooses are stored as own properties (own-keys.ts).
-import { PassThrough, type Readable } from 'node:stream';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 import type { H3Event } from 'h3';
 import { ApiError, badRequest, tooLarge } from '../errors.js';
 import { isRecord } from '../json-object.js';
 import { checkEntryCount, JsonShape } from './body-shape.js';
-import { bodyServicesOf } from './body-services.js';
+import { bodyServicesOf, type BodyServices } from './body-services.js';
 import { formToObject, invalidBody, parseBody } from './body-values.js';
 import { INLINE_BYTES } from './body-worker.js';
 import { readMultipart } from './multipart.js';
@@ -29,22 +30,13 @@ export const IMPORT_BODY_BYTES = 64 * 1024 * 1024;
  * is drained without being kept.
  */
 async function readLimited(event: H3Event, limit: number, inspect?: (chunk: Uint8Array) => void): Promise<Uint8Array> {
-  const declaredText = event.req.headers.get('content-length');
-  const declared = declaredText === null ? null : Number(declaredText);
-  if ((declared ?? 0) > limit) throw tooLarge();
-  // the bytes held count against all requests' budget until this one's response is sent
-  const budget = bodyServicesOf(event).inFlight.forRequest();
   const node = event.runtime?.node;
-  if (node?.res) node.res.once('close', budget.release);
-  try {
-    if (declared !== null && Number.isSafeInteger(declared) && declared > 0) budget.take(declared);
-  } catch (err) {
-    if (node?.req) drain(node.req);
-    throw err;
-  }
   // Read straight from node's request where there is one: the web stream srvx would wrap it in cost a
   // tenth of a durable create's rate.
-  if (node?.req !== undefined) return readNode(node.req, limit, budget, declared, inspect);
+  if (node?.req !== undefined && node.res !== undefined) return readNodeLimited(node.req, node.res, event.req.headers.get('content-length'), bodyServicesOf(event), limit, inspect);
+  const declared = declaredLength(event.req.headers.get('content-length'), limit);
+  const budget = bodyServicesOf(event).inFlight.forRequest();
+  if (declared !== null && Number.isSafeInteger(declared) && declared > 0) budget.take(declared);
   try {
     const stream = event.req.body;
     if (!stream) return new Uint8Array(0);
@@ -67,8 +59,30 @@ async function readLimited(event: H3Event, limit: number, inspect?: (chunk: Uint
     }
     return join(chunks, size);
   } finally {
-    if (!node?.res) budget.release(); // no response to wait for: an in-process request (tests)
+    budget.release(); // no response to wait for: an in-process request (tests)
   }
+}
+
+/** The declared length (null when none), a 413 past `limit`. */
+function declaredLength(text: string | null, limit: number): number | null {
+  const declared = text === null ? null : Number(text);
+  if ((declared ?? 0) > limit) throw tooLarge();
+  return declared;
+}
+
+/** readLimited on node's request and response (the app's requests, and creates served without h3: fast-creates.ts). */
+function readNodeLimited(req: Readable, res: Writable, contentLength: string | null, services: BodyServices, limit: number, inspect?: (chunk: Uint8Array) => void): Promise<Uint8Array> {
+  const declared = declaredLength(contentLength, limit);
+  // the bytes held count against all requests' budget until this one's response is sent
+  const budget = services.inFlight.forRequest();
+  res.once('close', budget.release);
+  try {
+    if (declared !== null && Number.isSafeInteger(declared) && declared > 0) budget.take(declared);
+  } catch (err) {
+    drain(req);
+    throw err;
+  }
+  return readNode(req, limit, budget, declared, inspect);
 }
 
 /** Body bytes inspected in one turn of the event loop before the read pauses for a turn. */
@@ -168,12 +182,25 @@ export async function readBodyObject(event: H3Event, limit = RECORD_BODY_BYTES):
     return 'entries' in parsed ? formToObject(parsed.entries, parser) : {};
   }
   const shape = new JsonShape();
-  const bytes = await readLimited(event, limit, (chunk) => shape.push(chunk));
+  return jsonObject(parser, await readLimited(event, limit, (chunk) => shape.push(chunk)));
+}
+
+/** A JSON body's bytes (its shape already counted) as an object; `{}` when empty. */
+async function jsonObject(parser: BodyServices['parser'], bytes: Uint8Array): Promise<Record<string, unknown>> {
   const parsed = await parseBody(parser, 'json', bytes);
   const value = 'value' in parsed ? parsed.value : undefined;
   if (value === undefined) return {};
   if (!isRecord(value)) throw invalidBody();
   return value;
+}
+
+/**
+ * readBodyObject's JSON body straight from node's request, for a request served without h3
+ * (fast-creates.ts): the same limits, bytes in flight, shape count and parser.
+ */
+export async function readNodeJsonObject(req: IncomingMessage, res: ServerResponse, services: BodyServices, limit = RECORD_BODY_BYTES): Promise<Record<string, unknown>> {
+  const shape = new JsonShape();
+  return jsonObject(services.parser, await readNodeLimited(req, res, req.headers['content-length'] ?? null, services, limit, (chunk) => shape.push(chunk)));
 }
 
 

@@ -39,14 +39,14 @@ export interface FastReadOptions {
   log: (entry: Record<string, unknown>) => void;
 }
 
-const PREFIX = '/api/collections/';
+export const PREFIX = '/api/collections/';
 /** h3's header of a JSON answer (its prepareResponseBody). */
-const JSON_TYPE = 'application/json;charset=UTF-8';
-const ENVELOPE_TYPE = 'application/json; charset=utf-8';
+export const JSON_TYPE = 'application/json;charset=UTF-8';
+export const ENVELOPE_TYPE = 'application/json; charset=utf-8';
 /** A request target the URL parser keeps as it is: printable ASCII without `\\`, `#` or what it encodes (a path also without `%`). */
-const UNPLAIN = /[^\x21-\x7e]|[\\#"'<>`{}|^]/;
+export const UNPLAIN = /[^\x21-\x7e]|[\\#"'<>`{}|^]/;
 /** A collection name or record id as a path segment: no dot segments, nothing to decode. */
-const PLAIN_SEGMENT = /^[A-Za-z0-9_-]+$/;
+export const PLAIN_SEGMENT = /^[A-Za-z0-9_-]+$/;
 
 /** Whether the request is served here (true: it is answered, now or later); false leaves it to the app. */
 export type FastReads = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -122,7 +122,7 @@ export function fastReads(options: FastReadOptions): FastReads {
 }
 
 /** Whether an h3 route pattern (split at `/`) matches a path's segments: `:name` and `*` one segment, `**` the rest. */
-function matches(pattern: readonly string[], parts: readonly string[]): boolean {
+export function matches(pattern: readonly string[], parts: readonly string[]): boolean {
   for (let i = 0; i < pattern.length; i++) {
     const p = pattern[i];
     if (p.startsWith('**')) return true;
@@ -134,7 +134,7 @@ function matches(pattern: readonly string[], parts: readonly string[]): boolean 
 }
 
 /** The answer with its headers in one list: the CORS headers and its own (node's quickest writeHead). */
-function send(res: ServerResponse, status: number, type: string, body: Buffer): void {
+export function send(res: ServerResponse, status: number, type: string, body: Buffer): void {
   if (res.destroyed) return;
   res.writeHead(status, [...CORS_LIST, 'content-type', type, 'content-length', String(body.length)]);
   res.end(body);
@@ -143,7 +143,7 @@ function send(res: ServerResponse, status: number, type: string, body: Buffer): 
 const CORS_LIST = Object.entries(CORS).flat();
 
 /** The request's headers as the app reads them: a web Headers made from node's raw headers, as srvx makes it. */
-function webHeaders(req: IncomingMessage): Headers {
+export function webHeaders(req: IncomingMessage): Headers {
   const headers = new Headers();
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) if (raw[i].charCodeAt(0) !== 58) headers.append(raw[i], raw[i + 1]);

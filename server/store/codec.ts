@@ -43,6 +43,11 @@ export class StatementEncoder {
     for (const value of params) this.param(value);
   }
 
+  /** Each distinct SQL text added. */
+  statementTexts(): Iterable<string> {
+    return this.sqlIds.keys();
+  }
+
   get statementCount(): number {
     return this.count;
   }

@@ -50,6 +50,11 @@ export interface Store extends ReadDb {
    */
   readonly version?: number;
   /**
+   * A number that moves whenever one of `tables` may have changed (store/table-versions.ts): what a
+   * cache keeps of a few tables outlives writes to the others. Only a store with a `version` has one.
+   */
+  tablesVersion?(tables: readonly string[]): number;
+  /**
    * Runs `fn` inside one transaction, one writer at a time (later writes wait their turn; reads from
    * outside wait until the transaction ends). `fn` may await, and reads and writes inside it go through
    * `tx`: a read or write through the store from inside it fails (it would wait for its own transaction). If `fn`

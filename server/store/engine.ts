@@ -25,6 +25,7 @@ import { Deadlines } from './deadline.js';
 import type { Params } from './statements.js';
 import { asError, errorCode } from '../durable-files.js';
 import type { JournalCounters, JournalWriter } from './journal.js';
+import { TableVersions } from './table-versions.js';
 import { frameEntryInSlices, removeSegmentsBefore, segmentPath, snapshotIdInSlices } from './journal-format.js';
 import type { SnapshotId } from './journal-format.js';
 import type { DirLock } from './lock.js';
@@ -213,6 +214,7 @@ export class Engine implements Store {
     this.cache = new StatementCache(db, textBinder(this.config.SQL, db));
     this.unsnapshotted = replayed;
     this.autoCheckpoint.atSize = config.checkpointBytes;
+    this.tables.replaced(0, hasTriggers(db));
   }
 
   private readonly rowRead = (bytes: number): void => this.deadlines.rowRead(bytes);
@@ -223,6 +225,11 @@ export class Engine implements Store {
   get version(): number {
     return this.commits;
   }
+
+  /** Which tables each committed write changed (Store.tablesVersion). */
+  private readonly tables = new TableVersions();
+
+  tablesVersion = (tables: readonly string[]): number => this.tables.of(tables);
 
   all = <T = Row>(sql: string, params?: Params): Promise<T[]> => this.read(null, (cache) => queryAll<T>(cache, sql, params, this.rowRead));
 
@@ -358,6 +365,7 @@ export class Engine implements Store {
       // its pages are written as it goes rather than all in the one stretch of its COMMIT.
       const began = performance.now();
       let long = false;
+      let committed = false;
       const gate = this.openGate();
       const call = <R>(work: () => R): R => {
         gate.touch();
@@ -371,11 +379,13 @@ export class Engine implements Store {
         const opened = recordingTx(this.db, this.cache, encoder, call);
         if (journal !== null) opened.tx.keepReadsGoing = () => this.copyForReaders(gate, opened);
         result = await runTransaction(this.cache, opened, fn, call, (on) => (this.starting = on));
+        committed = true;
       } finally {
         if (long) this.db.run(PAGE_CACHE_PRAGMA);
         // before any reader waiting at the gate can see the transaction's outcome (rolled back too: a
         // version that moves for nothing only costs a cache its entries)
         this.commits++;
+        if (committed) this.tables.committed(this.commits, encoder === null ? null : encoder.statementTexts());
         this.closeGate();
       }
       if (journal !== null && encoder !== null && encoder.statementCount > 0) {
@@ -541,6 +551,7 @@ export class Engine implements Store {
     // once more when they are done: what was read meanwhile may have paired the new database with what
     // they had not caught up on yet (core's collections)
     this.commits++;
+    this.tables.committed(this.commits, null);
   }
 
   /** Memory must not show what the disk refused: reload what the disk holds, writing nothing. */
@@ -658,6 +669,7 @@ export class Engine implements Store {
 
   private replaceDb(db: Database, replayed: number): void {
     this.commits++;
+    this.tables.replaced(this.commits, hasTriggers(db));
     this.cache.clear();
     this.db.close();
     this.db = db;
@@ -713,4 +725,9 @@ function brokenError(cause: Error, reloadError: Error): Error {
   );
   error.code = errorCode(cause);
   return error;
+}
+
+/** Whether the database has a trigger (a write could then change tables its statement does not name). */
+function hasTriggers(db: Database): boolean {
+  return db.exec("SELECT 1 FROM sqlite_master WHERE type = 'trigger' LIMIT 1").length > 0;
 }

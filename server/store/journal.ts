@@ -1,6 +1,10 @@
 // Appends entries to the active journal segment with group commit: entries that arrive while a sync is
 // in flight are written together by the next single write + fdatasync. Each append's promise settles
-// once its entry is durable (or could not be made so). One file handle stays open for appends.
+// once its entry is durable (or could not be made so). One file handle stays open for appends, and
+// where the platform has O_DSYNC a second one on the same file opened with it: each batch is then one
+// write that returns once the data and the size are on disk (what write + fdatasync did, in one system
+// call: one trip to node's thread pool per group commit instead of two).
+import { constants } from 'node:fs';
 import { open, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { encodeHeader, frameEntry, HEADER_SIZE, segmentPath } from './journal-format.js';
@@ -37,6 +41,8 @@ export class JournalWriter {
   private failure: Error | null = null;
   private truncated: Promise<void> = Promise.resolve();
   private nextSeq: number;
+  /** The active segment opened with O_DSYNC for appends (null until the first batch, and where there is none). */
+  private synced: { seq: number; handle: FileHandle } | null = null;
 
   constructor(
     private readonly dir: string,
@@ -86,6 +92,7 @@ export class JournalWriter {
   async close(): Promise<void> {
     await this.drain();
     await this.truncated.catch(() => undefined);
+    await this.closeSynced();
     await this.active.handle.close();
   }
 
@@ -142,8 +149,13 @@ export class JournalWriter {
 
   private async writeBatch(frames: Buffer[]): Promise<void> {
     const data = frames.length === 1 ? frames[0] : Buffer.concat(frames);
-    await writeFully(this.active.handle, data, this.active.size);
-    await this.active.handle.datasync();
+    const synced = await this.syncedHandle();
+    if (synced !== null) {
+      await writeFully(synced, data, this.active.size);
+    } else {
+      await writeFully(this.active.handle, data, this.active.size);
+      await this.active.handle.datasync();
+    }
     this.active.size += data.length;
     this.counters.syncs++;
     this.counters.entries += frames.length;
@@ -165,14 +177,34 @@ export class JournalWriter {
     for (const item of rejected) item.reject(error);
   }
 
+  /** The active segment's O_DSYNC handle, opened on first use; null where the platform has no O_DSYNC. */
+  private async syncedHandle(): Promise<FileHandle | null> {
+    if (O_DSYNC === undefined) return null;
+    if (this.synced?.seq === this.active.seq) return this.synced.handle;
+    await this.closeSynced();
+    const seq = this.active.seq;
+    this.synced = { seq, handle: await open(segmentPath(this.dir, seq), constants.O_WRONLY | O_DSYNC) };
+    return this.synced.handle;
+  }
+
+  private async closeSynced(): Promise<void> {
+    const synced = this.synced;
+    this.synced = null;
+    await synced?.handle.close().catch(() => undefined);
+  }
+
   private async startSegment(base: SnapshotId): Promise<void> {
     const seq = this.nextSeq++;
     const handle = await createSegment(this.dir, seq, base);
     const previous = this.active.handle;
     this.active = { handle, seq, size: HEADER_SIZE };
+    await this.closeSynced();
     await previous.close().catch(() => undefined);
   }
 }
+
+/** Writes through a file opened with it return once durable as fdatasync makes them (Linux, macOS; not Windows). */
+const O_DSYNC: number | undefined = constants.O_DSYNC;
 
 /** Creates segment `seq` with its header, durable (file and folder entry) before it takes entries. */
 export async function createSegment(dir: string, seq: number, base: SnapshotId): Promise<FileHandle> {

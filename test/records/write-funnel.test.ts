@@ -172,4 +172,20 @@ describe('prepared writes', () => {
     await expect(writes().commit([toZero])).rejects.toMatchObject({ status: 400, data: { views: { code: 'validation_min_number_constraint' } } });
     expect(await core.store.get('SELECT views FROM "posts" WHERE id = ?', [id])).toEqual({ views: 5 });
   });
+
+  it('a createRule that reads a table is checked again inside the transaction; one that reads only the request and values holds', async () => {
+    const guest = () => core.context({ auth: null, method: 'POST', query: {}, headers: new Headers(), client: 'funnel-test' });
+    const open = await writes().create(tags, { name: 'open' }, ctx());
+    await core.collections.update('posts', { createRule: "@collection.tags.name ?= 'open'" }, ctx());
+    const reading = await writes().prepareCreate(core.registry.get('posts')!, { title: 'while a tag is open' }, guest());
+    await writes().remove(tags, String(open.id), ctx());
+    await expect(writes().commit([reading])).rejects.toMatchObject({ status: 400 });
+    expect(await core.store.get('SELECT count(*) AS n FROM "posts"')).toEqual({ n: 0 });
+    await core.collections.update('posts', { createRule: "@request.method = 'POST' && title != 'refused'" }, ctx());
+    const pure = await writes().prepareCreate(core.registry.get('posts')!, { title: 'by a guest' }, guest());
+    await writes().create(tags, { name: 'a write between' }, ctx());
+    const [row] = await writes().commit([pure]);
+    expect(row).toMatchObject({ title: 'by a guest', views: 0 });
+    await expect(writes().create(core.registry.get('posts')!, { title: 'refused' }, guest())).rejects.toMatchObject({ status: 400 });
+  });
 });

@@ -1,6 +1,6 @@
 // What was acknowledged survives: a clean close, a crash without close, an exit, a kill -9 mid-stream.
 import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { constants, existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../server/store/db.js';
@@ -73,6 +73,29 @@ describe('store durability', () => {
     const present = new Set((await ids(store)));
     expect(acked.filter((id) => !present.has(id))).toEqual([]);
     expect(existsSync(join(dir, 'data.db'))).toBe(true);
+  });
+
+  // Linux shows each descriptor's open flags (octal) in /proc/self/fdinfo
+  it.skipIf(!existsSync('/proc/self/fdinfo'))('appends through the active segment opened with O_DSYNC: each group commit is one write that returns once durable', async () => {
+    const dir = dirs.make();
+    const store = await openAt(dir);
+    await seed(store, 5);
+    const stats = store.stats();
+    const appending = readdirSync('/proc/self/fd').flatMap((fd) => {
+      let target: string;
+      try {
+        target = readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return [];
+      }
+      if (!target.startsWith(dir) || !/journal\.\d+\.log$/.test(target)) return [];
+      const flags = parseInt(/^flags:\s*(\d+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1] ?? '0', 8);
+      return [flags];
+    });
+    expect(appending.some((flags) => (flags & constants.O_DSYNC) === constants.O_DSYNC)).toBe(true);
+    expect(stats.journalBytes).toBeGreaterThan(0);
+    await store.close();
+    expect((await ids(await openAt(dir)))).toHaveLength(5);
   });
 
   it('refuses a second open of a folder in use, naming the folder; a stale lock file blocks nothing', async () => {

@@ -1,0 +1,93 @@
+// Store.tablesVersion (store/table-versions.ts): which tables a committed write may have changed, read
+// from the statements it journaled. A write to one table leaves the others' version as it was; schema
+// statements, a database replaced, a trigger, a statement of unknown effect and an in-memory store (no
+// statements recorded) move every table's.
+import { describe, expect, it } from 'vitest';
+import { openStore } from '../../server/store/db.js';
+import type { Store } from '../../server/store/db.js';
+import { useStores } from '../fixtures/store-helpers.js';
+
+const { dirs, openAt } = useStores();
+
+async function tables(store: Store): Promise<void> {
+  await store.write(async (tx) => {
+    await tx.run('CREATE TABLE "a" (id TEXT PRIMARY KEY, n INTEGER)');
+    await tx.run('CREATE TABLE "b" (id TEXT PRIMARY KEY, n INTEGER)');
+    await tx.run('CREATE TABLE "Other ""one""" (id TEXT PRIMARY KEY)');
+  });
+}
+
+describe('table versions', () => {
+  it('move for the tables a write changed, and only those', async () => {
+    const store = await openAt(dirs.make());
+    await tables(store);
+    const v = (...t: string[]) => store.tablesVersion!(t);
+    const [a, b] = [v('a'), v('b')];
+    await store.write((tx) => tx.run('INSERT INTO "a" (id, n) VALUES (?, ?)', ['1', 1]));
+    expect(v('a')).toBeGreaterThan(a);
+    expect(v('b')).toBe(b);
+    expect(v('B', 'other "one"')).toBe(b); // names as SQLite matches them, quotes included
+    const a1 = v('a');
+    await store.write((tx) => tx.run('UPDATE OR IGNORE b SET n = 2')); // a plain name too (a hook's SQL)
+    await store.write((tx) => tx.get('DELETE FROM "Other ""one""" WHERE id = ? RETURNING id', ['none'])); // changed nothing: not journaled
+    expect(v('a')).toBe(a1);
+    expect(v('b')).toBeGreaterThan(b);
+    expect(v('other "one"')).toBe(b);
+    // a write that rolls back changes nothing
+    const b1 = v('b');
+    await expect(store.write(async (tx) => {
+      await tx.run('INSERT INTO "b" (id, n) VALUES (?, ?)', ['x', 1]);
+      throw new Error('no');
+    })).rejects.toThrow('no');
+    expect(v('b')).toBe(b1);
+    // a read-only transaction neither
+    await store.write((tx) => tx.get('SELECT count(*) AS n FROM "a"'));
+    expect([v('a'), v('b')]).toEqual([a1, b1]);
+  });
+
+  it('schema statements move every table; a trigger makes every later write move every table, also after a reopen', async () => {
+    const dir = dirs.make();
+    const store = await openAt(dir);
+    await tables(store);
+    const v = (...t: string[]) => store.tablesVersion!(t);
+    const a = v('a');
+    await store.write((tx) => tx.run('CREATE INDEX "b_n" ON "b" (n)'));
+    expect(v('a')).toBeGreaterThan(a);
+    // writes to "b" now also change "a"
+    await store.write((tx) => tx.run('CREATE TRIGGER "copy" AFTER INSERT ON "b" BEGIN INSERT INTO "a" (id, n) VALUES (new.id, new.n); END'));
+    const a1 = v('a');
+    await store.write((tx) => tx.run('INSERT INTO "b" (id, n) VALUES (?, ?)', ['t', 7]));
+    expect(await store.get('SELECT n FROM "a" WHERE id = ?', ['t'])).toEqual({ n: 7 });
+    expect(v('a')).toBeGreaterThan(a1);
+    await store.close();
+    const again = await openAt(dir);
+    const a2 = again.tablesVersion!(['a']);
+    await again.write((tx) => tx.run('INSERT INTO "b" (id, n) VALUES (?, ?)', ['u', 8]));
+    expect(again.tablesVersion!(['a'])).toBeGreaterThan(a2);
+  });
+
+  it('a statement of another shape moves every table, then and at every write after it', async () => {
+    const store = await openAt(dirs.make());
+    await tables(store);
+    const v = (...t: string[]) => store.tablesVersion!(t);
+    const a = v('a');
+    await store.write((tx) => tx.run('INSERT INTO main.b (id, n) VALUES (?, ?)', ['m', 1])); // a schema named: not taken apart
+    expect(v('a')).toBeGreaterThan(a);
+    const a0 = v('a');
+    await store.write((tx) => tx.run('WITH x AS (SELECT 1 AS n) INSERT INTO "b" (id, n) SELECT \'w\', n FROM x'));
+    expect(v('a')).toBeGreaterThan(a0);
+    expect(v('a')).toBeGreaterThan(a);
+    const a1 = v('a');
+    await store.write((tx) => tx.run('INSERT INTO "b" (id, n) VALUES (?, ?)', ['v', 1]));
+    expect(v('a')).toBeGreaterThan(a1);
+  });
+
+  it('in memory (no statements recorded) every write moves every table', async () => {
+    const store = await openStore({ dir: null });
+    await tables(store);
+    const a = store.tablesVersion!(['a']);
+    await store.write((tx) => tx.run('INSERT INTO "b" (id, n) VALUES (?, ?)', ['1', 1]));
+    expect(store.tablesVersion!(['a'])).toBeGreaterThan(a);
+    await store.close();
+  });
+});
