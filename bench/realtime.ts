@@ -36,7 +36,7 @@ export interface RealtimeFigures {
    * record's `created` to the last subscriber holding it, ms (p50/p99), over the events every
    * subscriber got; `incomplete`: events some subscriber had not got 300 ms after the slice.
    */
-  loaded: { p50: number; p99: number; events: number; incomplete: number; firstP50: number; firstP99: number };
+  loaded: { p50: number; p99: number; events: number; incomplete: number; firstP50: number; firstP99: number; readsPerSubscriberPerSecond: number };
   /**
    * The event loops over the create slices, attached / none (bench/loop-watch.ts): the server's and the
    * subscriber process's. A subscriber loop that is late reads late: its delay is part of the delivery
@@ -202,6 +202,7 @@ async function realtimeSection(s: Settings, dir: string, children: Set<Child>, p
   const runs: [Slice[], Slice[]] = [[], []];
   const loadedTimes: number[] = [];
   const firstTimes: number[] = [];
+  let reads = 0;
   let incomplete = 0;
   const slice = s.seconds / s.rounds;
   for (let round = 0; round < s.rounds; round++) {
@@ -214,7 +215,8 @@ async function realtimeSection(s: Settings, dir: string, children: Set<Child>, p
     runs[0].push(await measuredLoad(s, url, create, slice, child, subscribers));
     if (profiled) s.log(`profile: ${await child.call<string>({ op: 'profileStop', file: parts.profileAttached as string })}`);
     await sleep(300);
-    const t = await subscribers.call<{ times: number[]; first: number[]; incomplete: number }>({ op: 'tracked' });
+    const t = await subscribers.call<{ times: number[]; first: number[]; incomplete: number; reads: number }>({ op: 'tracked' });
+    reads += t.reads;
     loadedTimes.push(...t.times);
     firstTimes.push(...t.first);
     incomplete += t.incomplete;
@@ -228,11 +230,15 @@ async function realtimeSection(s: Settings, dir: string, children: Set<Child>, p
   const cpu = { attached: shares(runs[0]), detached: shares(runs[1]) };
   loadedTimes.sort((a, b) => a - b);
   firstTimes.sort((a, b) => a - b);
-  const loaded = { p50: percentile(loadedTimes, 0.5), p99: percentile(loadedTimes, 0.99), events: loadedTimes.length, incomplete, firstP50: percentile(firstTimes, 0.5), firstP99: percentile(firstTimes, 0.99) };
+  const attachedSeconds = runs[0].reduce((n, r) => n + r.run.seconds, 0);
+  const loaded = {
+    p50: percentile(loadedTimes, 0.5), p99: percentile(loadedTimes, 0.99), events: loadedTimes.length, incomplete,
+    firstP50: percentile(firstTimes, 0.5), firstP99: percentile(firstTimes, 0.99), readsPerSubscriberPerSecond: reads / SUBSCRIBERS / attachedSeconds,
+  };
   s.log(`delivery to the last of ${SUBSCRIBERS} while creating: p50 ${loaded.p50} ms, p99 ${loaded.p99} ms over ${loaded.events} events (${incomplete} not yet with all)`);
   const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
   s.log(`create with ${SUBSCRIBERS} subscribers: ${withSubs.rps.toFixed(0)} req/s; with none: ${without.rps.toFixed(0)} req/s (${pct(withSubs.rps / without.rps)})`);
-  s.log(`  created → the first subscriber has it: p50 ${loaded.firstP50} ms, p99 ${loaded.firstP99} ms`);
+  s.log(`  created → the first subscriber has it: p50 ${loaded.firstP50} ms, p99 ${loaded.firstP99} ms; ${loaded.readsPerSubscriberPerSecond.toFixed(1)} reads a second per subscriber`);
   for (const [name, c] of Object.entries(cpu)) {
     s.log(`  ${name}: CPU server ${pct(c.server)}, subscribers ${pct(c.subscribers)}, runner ${pct(c.runner)} of a core; server ${c.serverUsPerCreate.toFixed(0)} µs CPU/create`);
   }
@@ -294,6 +300,7 @@ export function realtimeTable(r: RealtimeFigures): string[] {
     [`one create delivered to the last subscriber, p50 / p99 (${r.creates} creates)`, `${ms(r.deliveryP50)} / ${ms(r.deliveryP99)}`, `p99 ≤ ${REALTIME_TARGETS.deliveryP99Ms} ms`],
     [`while creating (10 connections): record created → the last subscriber has it, p50 / p99 (${r.loaded.events} events)`, `${ms(r.loaded.p50)} / ${ms(r.loaded.p99)}`, `p99 ≤ ${REALTIME_TARGETS.deliveryP99Ms} ms`],
     ['while creating: record created → the first subscriber has it, p50 / p99', `${ms(r.loaded.firstP50)} / ${ms(r.loaded.firstP99)}`, ''],
+    ['while creating: reads a second per subscriber (about the server\'s rounds a second)', r.loaded.readsPerSubscriberPerSecond.toFixed(1), ''],
     ['create rate, subscribers attached / none (10 connections)', `${r.attached.rps.toFixed(0)}/s / ${r.detached.rps.toFixed(0)}/s (${(100 * share).toFixed(0)}%)`, `≥ ${100 * REALTIME_TARGETS.createShare}%`],
     ['create p50 latency, subscribers attached / none', `${ms(r.attached.p50)} / ${ms(r.detached.p50)}`, ''],
     ['server CPU µs per create, subscribers attached / none', `${r.cpu.attached.serverUsPerCreate.toFixed(0)} / ${r.cpu.detached.serverUsPerCreate.toFixed(0)} (${(100 * r.cpu.detached.serverUsPerCreate / r.cpu.attached.serverUsPerCreate).toFixed(0)}%)`, `≥ ${100 * REALTIME_TARGETS.createShare}%`],

@@ -81,8 +81,12 @@ const READ_BUFFER = Buffer.allocUnsafe(256 * 1024);
  * reads included. Every byte the server sent is read (a reader that stops reading would be dropped at
  * the server's bounds); the only string work is the tracked `created`, once per event.
  */
+/** Reads of all streams since `track`: about the server's socket writes (one a round per stream). */
+let reads = 0;
+
 function events(sub: Subscriber, index: number, mark: Buffer, bytes: Buffer): void {
   const length = bytes.byteLength;
+  reads++;
   const now = tracking ? Date.now() : 0;
   let at: number;
   if (sub.partial > 0) {
@@ -202,6 +206,7 @@ async function handle(r: SubscribersRequest): Promise<unknown> {
       return loop.stop();
     case 'track':
       tracking = true;
+      reads = 0;
       got = [];
       firstAt = [];
       lastAt = [];
@@ -221,7 +226,7 @@ async function handle(r: SubscribersRequest): Promise<unknown> {
         }
       }
       const sorted = (xs: number[]) => xs.sort((a, b) => a - b);
-      return { times: sorted(times), first: sorted(first), incomplete };
+      return { times: sorted(times), first: sorted(first), incomplete, reads };
     }
     case 'close':
       for (const s of subs) s.socket.destroy();

@@ -1,7 +1,8 @@
 // The realtime flusher (server/http/routes/realtime-flush.ts): streams with messages queued are
 // written in rounds, one write per stream per round however many messages it got meanwhile; a round
 // is cut into slices that let the loop's other work run; the next round waits so the rounds keep to
-// their share of the loop while other work wants it, and never longer than the cap.
+// their share of the loop while other work wants it, never longer than the cap, and never past the
+// oldest waiting message's deadline.
 import { describe, expect, it } from 'vitest';
 import { FLUSH_OPTIONS, RealtimeFlusher, type Flushable } from '../../server/http/routes/realtime-flush.js';
 
@@ -10,8 +11,10 @@ class Counted implements Flushable {
   waiting = false;
   queued = 0;
   writes: number[] = [];
+  flushes = 0;
   constructor(private readonly costMs = 0) {}
   flush(): void {
+    this.flushes++;
     const end = performance.now() + this.costMs;
     while (performance.now() < end) { /* a socket write's cost */ }
     this.writes.push(this.queued);
@@ -45,7 +48,7 @@ describe('the realtime flusher', () => {
   });
 
   it('a round longer than a slice lets other work run between its slices', async () => {
-    const flusher = new RealtimeFlusher({ sliceMs: 4, share: 0.5, maxWaitMs: 40 });
+    const flusher = new RealtimeFlusher({ sliceMs: 4, share: 0.5, maxWaitMs: 40, deliveryMs: 1000 });
     const streams = Array.from({ length: 64 }, () => new Counted(0.5)); // 32 ms of writes
     for (const s of streams) s.send(flusher);
     let turns = 0;
@@ -59,7 +62,7 @@ describe('the realtime flusher', () => {
   });
 
   it('the next round waits for the rounds\' share of the loop, and at most maxWaitMs', async () => {
-    const options = { sliceMs: 50, share: 0.25, maxWaitMs: 40 };
+    const options = { sliceMs: 50, share: 0.25, maxWaitMs: 40, deliveryMs: 1000 };
     const flusher = new RealtimeFlusher(options);
     const slow = new Counted(6); // a 6 ms round: the next waits 18 ms (6 × (1 / 0.25 - 1))
     slow.send(flusher);
@@ -83,7 +86,7 @@ describe('the realtime flusher', () => {
   });
 
   it('a round\'s wait is for the loop\'s other work: after the loop sat idle, the next round starts at once', async () => {
-    const options = { sliceMs: 50, share: 0.1, maxWaitMs: 100 };
+    const options = { sliceMs: 50, share: 0.1, maxWaitMs: 100, deliveryMs: 1000 };
     const flusher = new RealtimeFlusher(options);
     const s = new Counted(10); // a 10 ms round: the next would wait 90 ms while the loop is busy
     s.send(flusher);
@@ -96,6 +99,44 @@ describe('the realtime flusher', () => {
       check();
     });
     expect(performance.now() - t0).toBeLessThan(10 + 40); // its own 10 ms and a loaded machine's slack, not 80 ms
+  });
+
+  it('under a long wait the oldest waiting message is written by its deadline, the messages before it in the same write', async () => {
+    // a 10 ms round at a share of 5%: the next would wait 190 ms while the loop is busy
+    const options = { sliceMs: 50, share: 0.05, maxWaitMs: 500, deliveryMs: 40 };
+    const flusher = new RealtimeFlusher(options);
+    const s = new Counted(10);
+    s.send(flusher);
+    await until(() => s.writes.length === 1); // the loop kept busy (turn after turn), as under load
+    const t0 = performance.now();
+    s.send(flusher);
+    await until(() => performance.now() - t0 >= 5);
+    s.send(flusher);
+    await until(() => s.writes.length === 2, 5000);
+    const waited = performance.now() - t0;
+    expect(s.writes).toEqual([1, 2]); // both messages of the wait in one write
+    // started by the deadline (40 ms less the last round's 10, then its own 10), not after 190 ms, and
+    // not at once either: the loop was busy, the wait was kept until the deadline
+    expect(waited).toBeGreaterThanOrEqual(25);
+    expect(waited).toBeLessThan(150);
+  });
+
+  it('a stream given more while it is written (a group handed over to it) is not queued for another round', async () => {
+    const flusher = new RealtimeFlusher(FLUSH_OPTIONS);
+    // as realtime-streams.ts: the stream's own write takes its group's run, which queues it (mark)
+    const s = new Counted();
+    const flush = s.flush.bind(s);
+    s.flush = () => {
+      flusher.mark(s);
+      flush();
+    };
+    s.send(flusher);
+    await until(() => s.writes.length === 1);
+    await sleep(FLUSH_OPTIONS.maxWaitMs + 20);
+    expect(s.flushes).toBe(1); // no second round with nothing to write
+    s.send(flusher); // and the next message still gets its round
+    await until(() => s.writes.length === 2);
+    expect(s.writes).toEqual([1, 1]);
   });
 
   it('while writes are rare a message goes out within a turn or two', async () => {

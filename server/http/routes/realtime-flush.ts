@@ -5,8 +5,10 @@
 // milliseconds each) and the next round starts no sooner than the rounds' share of the loop allows:
 // while writes come one at a time a message leaves within a turn or two, and under a burst of writes
 // 1,000 subscribers cost one write each per round, not one per message, so writers keep their pace.
-// The wait is for the loop's other work: when the loop has mostly sat idle since the last round
-// (nothing else wanted it), the next round starts at once.
+// Two things start a round before its wait is over: the loop going idle (nothing else wants it: the
+// round costs no one anything), and the oldest waiting message's deadline (`deliveryMs`: it is written
+// by then, the last round's length allowed for), so a long wait under load does not make the last
+// subscriber late.
 import { performance } from 'node:perf_hooks';
 
 /** A stream with messages queued (realtime-api.ts). */
@@ -24,9 +26,14 @@ export interface FlushOptions {
   share: number;
   /** The longest wait between two rounds (ms), whatever the last one cost. */
   maxWaitMs: number;
+  /**
+   * From a stream's first waiting message to its write (ms): the next round starts in time for it, the
+   * last round's length (its slices and the loop's work between them) counted in, whatever the share.
+   */
+  deliveryMs: number;
 }
 
-export const FLUSH_OPTIONS: Readonly<FlushOptions> = { sliceMs: 4, share: 0.2, maxWaitMs: 40 };
+export const FLUSH_OPTIONS: Readonly<FlushOptions> = { sliceMs: 4, share: 0.2, maxWaitMs: 40, deliveryMs: 30 };
 
 /**
  * The loop's utilization since the last round under which the next one starts before its wait is over:
@@ -44,8 +51,13 @@ export class RealtimeFlusher {
   private at = 0;
   /** Milliseconds the current round has taken so far. */
   private cost = 0;
-  /** The next round starts no sooner than this (performance.now()). */
+  /** The next round starts no sooner than this (performance.now()), unless the loop is idle or a deadline comes first. */
   private earliest = 0;
+  /** When the first of the streams waiting for the next round was queued (performance.now()). */
+  private queuedSince = 0;
+  /** When the current round started, and how long the last one took from its start to its end (ms). */
+  private roundStart = 0;
+  private lastRoundMs = 0;
   /** The loop's idle and busy time when the last round ended. */
   private loopAtRoundEnd = performance.eventLoopUtilization();
   private timer: NodeJS.Timeout | null = null;
@@ -58,13 +70,20 @@ export class RealtimeFlusher {
   mark(stream: Flushable): void {
     if (stream.waiting) return;
     stream.waiting = true;
+    if (this.queued.length === 0) this.queuedSince = performance.now();
     this.queued.push(stream);
     this.schedule();
   }
 
   private schedule(): void {
     if (this.timer !== null || this.immediate !== null) return;
-    const wait = this.at < this.round.length ? 0 : this.earliest - performance.now();
+    let wait = 0;
+    if (this.at >= this.round.length) {
+      const now = performance.now();
+      // the oldest waiting message's deadline, the last round's length allowed for
+      const due = this.queuedSince + this.options.deliveryMs - this.lastRoundMs;
+      wait = Math.min(this.earliest, due) - now;
+    }
     if (wait <= 0 || performance.eventLoopUtilization(this.loopAtRoundEnd).utilization < IDLE_UTILIZATION) {
       this.immediate = setImmediate(() => this.run());
       return;
@@ -85,13 +104,16 @@ export class RealtimeFlusher {
       this.queued = [];
       this.at = 0;
       this.cost = 0;
+      this.roundStart = start;
       this.onRound();
     }
     const end = start + this.options.sliceMs;
     while (this.at < this.round.length) {
       const stream = this.round[this.at++];
-      stream.waiting = false;
+      // still waiting while it is written: what its write takes with it (a group's run handed over to
+      // it, realtime-streams.ts) does not queue it again for a round with nothing to write
       stream.flush();
+      stream.waiting = false;
       // the clock is read every 16 streams: a write costs a few microseconds
       if ((this.at & 15) === 0 && performance.now() >= end) break;
     }
@@ -100,6 +122,7 @@ export class RealtimeFlusher {
     if (this.at >= this.round.length) {
       const { share, maxWaitMs } = this.options;
       this.earliest = now + Math.min(maxWaitMs, this.cost * (1 / share - 1));
+      this.lastRoundMs = now - this.roundStart;
       this.loopAtRoundEnd = performance.eventLoopUtilization();
     }
     if (this.at < this.round.length || this.queued.length > 0) this.schedule();
