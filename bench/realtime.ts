@@ -12,6 +12,7 @@ import { createBody, httpCases, type HttpCase } from './cases.js';
 import { spawnChild, type Child } from './children.js';
 import { figures, pool, type LoadResult, type LoadRun } from './load.js';
 import { load, stop, track, type Settings } from './phases.js';
+import { LoopWatch } from './loop-watch.js';
 import { pin, planPinning, type Pinning } from './pin.js';
 import { table } from './report.js';
 import type { LoopFigures, MemoryInfo, SeedInfo } from './protocol.js';
@@ -22,6 +23,13 @@ const SUBSCRIBERS_SCRIPT = join(import.meta.dirname, 'subscribers.ts');
 const TOPIC = 'posts/*';
 /** Loopback addresses the idle subscribers connect from (Linux routes all of 127/8 to lo). */
 const ADDRESSES = ['127.0.0.1', '127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'];
+
+/** The event loops of the server, the subscriber process and the load generator over the create slices. */
+export interface Loops {
+  server: LoopFigures;
+  subscribers: LoopFigures;
+  runner: LoopFigures;
+}
 
 export interface RealtimeFigures {
   /** How the processes were placed on the cores (bench/pin.ts). */
@@ -42,7 +50,7 @@ export interface RealtimeFigures {
    * subscriber process's. A subscriber loop that is late reads late: its delay is part of the delivery
    * figures, not the server's.
    */
-  loops: { attached: { server: LoopFigures; subscribers: LoopFigures }; detached: { server: LoopFigures; subscribers: LoopFigures } };
+  loops: { attached: Loops; detached: Loops };
   attached: LoadResult;
   detached: LoadResult;
   /**
@@ -87,7 +95,7 @@ const cpuUs = (t: CpuTime) => t.user + t.system;
 interface Slice {
   run: LoadRun;
   cpu: number[];
-  /** The server's and the subscriber process's event loops over the slice. */
+  /** The server's, the subscriber process's and the load generator's event loops over the slice. */
   loops: LoopFigures[];
 }
 
@@ -96,21 +104,23 @@ async function measuredLoad(s: Settings, url: string, c: HttpCase, seconds: numb
   const at = async () => [cpuUs(await server.call<CpuTime>({ op: 'cpu' })), cpuUs(await subscribers.call<CpuTime>({ op: 'cpu' })), cpuUs(process.cpuUsage())];
   await server.call({ op: 'loopStart' });
   await subscribers.call({ op: 'loopStart' });
+  const runner = new LoopWatch();
+  runner.start();
   const before = await at();
   const run = await load(s, url, c, seconds);
   const after = await at();
-  const loops = [await server.call<LoopFigures>({ op: 'loopStop' }), await subscribers.call<LoopFigures>({ op: 'loopStop' })];
+  const loops = [await server.call<LoopFigures>({ op: 'loopStop' }), await subscribers.call<LoopFigures>({ op: 'loopStop' }), runner.stop()];
   return { run, cpu: after.map((x, i) => x - before[i]), loops };
 }
 
 /** The slices' loops as one: the worst slice's delay figures, the mean utilization. */
-function loopsOf(runs: Slice[]): { server: LoopFigures; subscribers: LoopFigures } {
+function loopsOf(runs: Slice[]): { server: LoopFigures; subscribers: LoopFigures; runner: LoopFigures } {
   const of = (i: number): LoopFigures => {
     const ls = runs.map((r) => r.loops[i]);
     const max = (k: keyof LoopFigures) => Math.max(...ls.map((l) => l[k]));
     return { delayP50: max('delayP50'), delayP99: max('delayP99'), delayMax: max('delayMax'), utilization: ls.reduce((n, l) => n + l.utilization, 0) / ls.length };
   };
-  return { server: of(0), subscribers: of(1) };
+  return { server: of(0), subscribers: of(1), runner: of(2) };
 }
 
 const loopLine = (l: LoopFigures) => `delay p99 ${l.delayP99.toFixed(1)} ms (max ${l.delayMax.toFixed(0)}), busy ${(100 * l.utilization).toFixed(0)}%`;
@@ -243,7 +253,7 @@ async function realtimeSection(s: Settings, dir: string, children: Set<Child>, p
     s.log(`  ${name}: CPU server ${pct(c.server)}, subscribers ${pct(c.subscribers)}, runner ${pct(c.runner)} of a core; server ${c.serverUsPerCreate.toFixed(0)} µs CPU/create`);
   }
   const loops = { attached: loopsOf(runs[0]), detached: loopsOf(runs[1]) };
-  for (const [name, l] of Object.entries(loops)) s.log(`  loops ${name}: server ${loopLine(l.server)}; subscribers ${loopLine(l.subscribers)}`);
+  for (const [name, l] of Object.entries(loops)) s.log(`  loops ${name}: server ${loopLine(l.server)}; subscribers ${loopLine(l.subscribers)}; load generator ${loopLine(l.runner)}`);
 
   let idle: RealtimeFigures['idle'] = { subscribers: 0, rssBeforeBytes: NaN, rssAfterBytes: NaN, rssPerSubscriber: NaN, deliveryMs: NaN };
   if (parts.idle) idle = await idleSubscribers(s, child, subscribers, url, info);
@@ -306,8 +316,8 @@ export function realtimeTable(r: RealtimeFigures): string[] {
     ['server CPU µs per create, subscribers attached / none', `${r.cpu.attached.serverUsPerCreate.toFixed(0)} / ${r.cpu.detached.serverUsPerCreate.toFixed(0)} (${(100 * r.cpu.detached.serverUsPerCreate / r.cpu.attached.serverUsPerCreate).toFixed(0)}%)`, `≥ ${100 * REALTIME_TARGETS.createShare}%`],
     ['CPU while creating, attached (of one core): server / subscriber process / load generator', `${pct(r.cpu.attached.server)} / ${pct(r.cpu.attached.subscribers)} / ${pct(r.cpu.attached.runner)}`, ''],
     ['CPU while creating, none (of one core): server / subscriber process / load generator', `${pct(r.cpu.detached.server)} / ${pct(r.cpu.detached.subscribers)} / ${pct(r.cpu.detached.runner)}`, ''],
-    ['event loops while creating, attached (worst slice): server; subscriber process', `${loopLine(r.loops.attached.server)}; ${loopLine(r.loops.attached.subscribers)}`, ''],
-    ['event loops while creating, none (worst slice): server; subscriber process', `${loopLine(r.loops.detached.server)}; ${loopLine(r.loops.detached.subscribers)}`, ''],
+    ['event loops while creating, attached (worst slice): server; subscriber process; load generator', `${loopLine(r.loops.attached.server)}; ${loopLine(r.loops.attached.subscribers)}; ${loopLine(r.loops.attached.runner)}`, ''],
+    ['event loops while creating, none (worst slice): server; subscriber process; load generator', `${loopLine(r.loops.detached.server)}; ${loopLine(r.loops.detached.subscribers)}; ${loopLine(r.loops.detached.runner)}`, ''],
     ['cores', r.pinning, ''],
     [`${r.idle.subscribers.toLocaleString('en')} idle subscribers: server RSS before → after (per subscriber)`, `${(r.idle.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(r.idle.rssAfterBytes / 2 ** 20).toFixed(0)} MB (${(r.idle.rssPerSubscriber / 1024).toFixed(1)} KB)`, 'bounded'],
     [`one create delivered to the last of ${r.idle.subscribers.toLocaleString('en')}`, ms(r.idle.deliveryMs), ''],

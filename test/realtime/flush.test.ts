@@ -48,7 +48,7 @@ describe('the realtime flusher', () => {
   });
 
   it('a round longer than a slice lets other work run between its slices', async () => {
-    const flusher = new RealtimeFlusher({ sliceMs: 4, share: 0.5, maxWaitMs: 40, deliveryMs: 1000 });
+    const flusher = new RealtimeFlusher({ sliceMs: 4, share: 0.5, maxWaitMs: 40, deliveryMs: 1000, deadlineShare: 0.5 });
     const streams = Array.from({ length: 64 }, () => new Counted(0.5)); // 32 ms of writes
     for (const s of streams) s.send(flusher);
     let turns = 0;
@@ -62,7 +62,7 @@ describe('the realtime flusher', () => {
   });
 
   it('the next round waits for the rounds\' share of the loop, and at most maxWaitMs', async () => {
-    const options = { sliceMs: 50, share: 0.25, maxWaitMs: 40, deliveryMs: 1000 };
+    const options = { sliceMs: 50, share: 0.25, maxWaitMs: 40, deliveryMs: 1000, deadlineShare: 0.5 };
     const flusher = new RealtimeFlusher(options);
     const slow = new Counted(6); // a 6 ms round: the next waits 18 ms (6 × (1 / 0.25 - 1))
     slow.send(flusher);
@@ -86,7 +86,7 @@ describe('the realtime flusher', () => {
   });
 
   it('a round\'s wait is for the loop\'s other work: after the loop sat idle, the next round starts at once', async () => {
-    const options = { sliceMs: 50, share: 0.1, maxWaitMs: 100, deliveryMs: 1000 };
+    const options = { sliceMs: 50, share: 0.1, maxWaitMs: 100, deliveryMs: 1000, deadlineShare: 0.5 };
     const flusher = new RealtimeFlusher(options);
     const s = new Counted(10); // a 10 ms round: the next would wait 90 ms while the loop is busy
     s.send(flusher);
@@ -103,7 +103,7 @@ describe('the realtime flusher', () => {
 
   it('under a long wait the oldest waiting message is written by its deadline, the messages before it in the same write', async () => {
     // a 10 ms round at a share of 5%: the next would wait 190 ms while the loop is busy
-    const options = { sliceMs: 50, share: 0.05, maxWaitMs: 500, deliveryMs: 40 };
+    const options = { sliceMs: 50, share: 0.05, maxWaitMs: 500, deliveryMs: 40, deadlineShare: 0.5 };
     const flusher = new RealtimeFlusher(options);
     const s = new Counted(10);
     s.send(flusher);
@@ -119,6 +119,22 @@ describe('the realtime flusher', () => {
     // not at once either: the loop was busy, the wait was kept until the deadline
     expect(waited).toBeGreaterThanOrEqual(25);
     expect(waited).toBeLessThan(150);
+  });
+
+  it('a deadline that cannot be met does not run rounds back to back: they keep to deadlineShare of the loop', async () => {
+    // every message is already late (deliveryMs 1); a 10 ms round at a deadline share of a quarter
+    // leaves the loop 30 ms before the next
+    const options = { sliceMs: 50, share: 0.05, maxWaitMs: 500, deliveryMs: 1, deadlineShare: 0.25 };
+    const flusher = new RealtimeFlusher(options);
+    const s = new Counted(10);
+    s.send(flusher);
+    await until(() => s.writes.length === 1);
+    const t0 = performance.now();
+    s.send(flusher);
+    await until(() => s.writes.length === 2, 5000);
+    const waited = performance.now() - t0;
+    expect(waited).toBeGreaterThanOrEqual(30 + 10 - 2); // the wait, then its own 10 ms
+    expect(waited).toBeLessThan(190); // and still the deadline's, not the share's 190 ms wait
   });
 
   it('a stream given more while it is written (a group handed over to it) is not queued for another round', async () => {

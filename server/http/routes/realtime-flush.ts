@@ -28,12 +28,24 @@ export interface FlushOptions {
   maxWaitMs: number;
   /**
    * From a stream's first waiting message to its write (ms): the next round starts in time for it, the
-   * last round's length (its slices and the loop's work between them) counted in, whatever the share.
+   * last round's length (its slices and the loop's work between them) counted in, unless that would
+   * give the rounds more than `deadlineShare` of the loop.
    */
   deliveryMs: number;
+  /**
+   * The most of the loop rounds started by a deadline may take: after a round of `t` ms, the next waits
+   * at least `t × (1 / deadlineShare - 1)`. Where rounds are that slow (a machine whose cores are taken
+   * by other work) a deadline cannot be met, and rounds back to back would only write fewer messages
+   * per write and leave the writers less of the loop.
+   */
+  deadlineShare: number;
 }
 
-export const FLUSH_OPTIONS: Readonly<FlushOptions> = { sliceMs: 4, share: 0.2, maxWaitMs: 40, deliveryMs: 30 };
+/**
+ * 35 ms from a first waiting message to its write leaves a 50 ms delivery (record created → the last of
+ * 1,000 subscribers has it) its commit and the reading.
+ */
+export const FLUSH_OPTIONS: Readonly<FlushOptions> = { sliceMs: 4, share: 0.2, maxWaitMs: 40, deliveryMs: 35, deadlineShare: 0.4 };
 
 /**
  * The loop's utilization since the last round under which the next one starts before its wait is over:
@@ -53,6 +65,8 @@ export class RealtimeFlusher {
   private cost = 0;
   /** The next round starts no sooner than this (performance.now()), unless the loop is idle or a deadline comes first. */
   private earliest = 0;
+  /** Not even a deadline starts the next round sooner than this (`deadlineShare`). */
+  private soonest = 0;
   /** When the first of the streams waiting for the next round was queued (performance.now()). */
   private queuedSince = 0;
   /** When the current round started, and how long the last one took from its start to its end (ms). */
@@ -82,7 +96,7 @@ export class RealtimeFlusher {
       const now = performance.now();
       // the oldest waiting message's deadline, the last round's length allowed for
       const due = this.queuedSince + this.options.deliveryMs - this.lastRoundMs;
-      wait = Math.min(this.earliest, due) - now;
+      wait = Math.max(this.soonest, Math.min(this.earliest, due)) - now;
     }
     if (wait <= 0 || performance.eventLoopUtilization(this.loopAtRoundEnd).utilization < IDLE_UTILIZATION) {
       this.immediate = setImmediate(() => this.run());
@@ -120,8 +134,9 @@ export class RealtimeFlusher {
     const now = performance.now();
     this.cost += now - start;
     if (this.at >= this.round.length) {
-      const { share, maxWaitMs } = this.options;
+      const { share, maxWaitMs, deadlineShare } = this.options;
       this.earliest = now + Math.min(maxWaitMs, this.cost * (1 / share - 1));
+      this.soonest = now + this.cost * (1 / deadlineShare - 1);
       this.lastRoundMs = now - this.roundStart;
       this.loopAtRoundEnd = performance.eventLoopUtilization();
     }
