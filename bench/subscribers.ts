@@ -95,7 +95,6 @@ function events(sub: Subscriber, index: number, mark: Buffer, bytes: Buffer): vo
     const whole = length >= rest && bytes.compare(mark, sub.partial, mark.byteLength, 0, rest) === 0;
     sub.partial = 0;
     if (whole) {
-      at = 0;
       const next = bytes.indexOf(mark, rest);
       one(sub, index, bytes, 0, next < 0 ? length : next, now);
       at = next;
