@@ -173,10 +173,16 @@ export async function runRealtime(s: Settings, dir: string, children: Set<Child>
   const subscribers = track(children, spawnSubscribers());
   const pinning = pinProcesses(child, subscribers);
   s.log(pinning.note);
+  // the idle subscribers' memory and the batch are measured as before: every process on every core
+  // (a server held to one core runs its garbage collector's threads there too)
+  const unpin = () => {
+    if (!('before' in pinning)) return;
+    for (const pid of [child.pid, subscribers.pid, process.pid]) pin(pid, pinning.before);
+  };
   try {
-    return await realtimeSection(s, dir, children, parts, child, subscribers, pinning.note);
+    return await realtimeSection(s, dir, children, parts, child, subscribers, pinning.note, unpin);
   } finally {
-    if ('before' in pinning) pin(process.pid, pinning.before);
+    unpin();
   }
 }
 
@@ -195,7 +201,7 @@ function pinProcesses(server: Child, subscribers: Child): Pinning | { note: stri
   return { note: 'processes unpinned: taskset refused to pin them' };
 }
 
-async function realtimeSection(s: Settings, dir: string, children: Set<Child>, parts: { idle: boolean; batch: boolean; profileAttached?: string }, child: Child, subscribers: Child, pinning: string): Promise<RealtimeFigures> {
+async function realtimeSection(s: Settings, dir: string, children: Set<Child>, parts: { idle: boolean; batch: boolean; profileAttached?: string }, child: Child, subscribers: Child, pinning: string, unpin: () => void): Promise<RealtimeFigures> {
   const info = await child.call<SeedInfo>({ op: 'seed', dir: join(dir, 'realtime'), posts: s.smallPosts, users: s.users }, 300_000);
   const url = info.url;
   const body = createBody(info);
@@ -255,6 +261,7 @@ async function realtimeSection(s: Settings, dir: string, children: Set<Child>, p
   const loops = { attached: loopsOf(runs[0]), detached: loopsOf(runs[1]) };
   for (const [name, l] of Object.entries(loops)) s.log(`  loops ${name}: server ${loopLine(l.server)}; subscribers ${loopLine(l.subscribers)}; load generator ${loopLine(l.runner)}`);
 
+  unpin();
   let idle: RealtimeFigures['idle'] = { subscribers: 0, rssBeforeBytes: NaN, rssAfterBytes: NaN, rssPerSubscriber: NaN, deliveryMs: NaN };
   if (parts.idle) idle = await idleSubscribers(s, child, subscribers, url, info);
   const batchTimes: number[] = [];

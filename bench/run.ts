@@ -70,7 +70,7 @@ const METHOD = [
   'raw sockets, every byte read into one shared buffer, events counted by their marker, the only string work',
   'the record\'s created, once per event); the subscribers stand in for other machines, so the server runs',
   'pinned to a core of its own and the subscriber process and the load generator to the others (taskset, in',
-  'the attached and the detached slices alike; unpinned, and said so, where taskset or a second core is',
+  'the attached and the detached slices alike, the idle subscribers and the batch unpinned; unpinned, and said so, where taskset or a second core is',
   'missing). Delivery = create sent to the last subscriber holding the event, one create at a time; the',
   'create rate with them attached and with none alternates (with the CPU the server, the subscriber process',
   'and the load generator each took, each event\'s time from its record\'s created to the first and to the',
