@@ -6,6 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { FLUSH_OPTIONS, RealtimeFlusher, type Flushable } from '../../server/http/routes/realtime-flush.js';
 
+const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+
 /** A stream's side as the flusher sees it: counts its messages and the writes that carried them. */
 class Counted implements Flushable {
   waiting = false;
@@ -15,8 +17,9 @@ class Counted implements Flushable {
   constructor(private readonly costMs = 0) {}
   flush(): void {
     this.flushes++;
-    const end = performance.now() + this.costMs;
-    while (performance.now() < end) { /* a socket write's cost */ }
+    // a socket write's cost, in CPU (what the flusher's slices and shares count)
+    const start = process.cpuUsage();
+    while (cpuMs(process.cpuUsage(start)) < this.costMs) { /* writing */ }
     this.writes.push(this.queued);
     this.queued = 0;
   }
@@ -61,6 +64,34 @@ describe('the realtime flusher', () => {
     expect(turns).toBeGreaterThanOrEqual(4); // at least one turn of other work per slice
   });
 
+  it('a slice counts the CPU it takes: a process kept off its core still writes a slice\'s worth before yielding', async () => {
+    const flusher = new RealtimeFlusher({ sliceMs: 4, share: 0.5, maxWaitMs: 40, deliveryMs: 1000, deadlineShare: 0.5 });
+    // each write held a quarter of a millisecond without using the CPU, as a descheduled process: 64 ms
+    // of time, almost no CPU
+    const blocked = new Int32Array(new SharedArrayBuffer(4));
+    const streams = Array.from({ length: 256 }, () => {
+      const s = new Counted();
+      const flush = s.flush.bind(s);
+      s.flush = () => {
+        Atomics.wait(blocked, 0, 0, 0.25);
+        flush();
+      };
+      return s;
+    });
+    for (const s of streams) s.send(flusher);
+    let turns = 0;
+    let done = false;
+    const other = async () => { while (!done) { turns++; await turn(); } };
+    const running = other();
+    await until(() => streams.every((s) => s.writes.length === 1), 5000);
+    done = true;
+    await running;
+    // slices of 4 ms of time would have yielded at every look (every 16 streams: 16 slices); counted in
+    // CPU, a slice stops at the wall clock's backstop (16 ms), so about 4 slices
+    expect(turns).toBeLessThanOrEqual(8);
+    expect(turns).toBeGreaterThanOrEqual(2); // the backstop still yields
+  });
+
   it('the next round waits for the rounds\' share of the loop, and at most maxWaitMs', async () => {
     const options = { sliceMs: 50, share: 0.25, maxWaitMs: 40, deliveryMs: 1000, deadlineShare: 0.5 };
     const flusher = new RealtimeFlusher(options);
@@ -91,7 +122,7 @@ describe('the realtime flusher', () => {
     const s = new Counted(10); // a 10 ms round: the next would wait 90 ms while the loop is busy
     s.send(flusher);
     await until(() => s.writes.length === 1);
-    await sleep(10); // the loop has nothing to do meanwhile
+    await sleep(20); // the loop has nothing to do meanwhile (the share would still hold the next round 70 ms)
     const t0 = performance.now();
     s.send(flusher);
     await new Promise<void>((resolve) => {

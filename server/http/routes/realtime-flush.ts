@@ -20,9 +20,9 @@ export interface Flushable {
 }
 
 export interface FlushOptions {
-  /** The longest synchronous stretch of a round (ms). */
+  /** The longest synchronous stretch of a round, in the process's CPU time (ms; 4× that of wall time at most). */
   sliceMs: number;
-  /** The share of the loop's time the rounds may take: after a round of `t` ms, the next waits `t × (1 / share - 1)`. */
+  /** The share of the loop the rounds may take: after a round of `t` ms of CPU, the next waits `t × (1 / share - 1)`. */
   share: number;
   /** The longest wait between two rounds (ms), whatever the last one cost. */
   maxWaitMs: number;
@@ -52,6 +52,11 @@ export const FLUSH_OPTIONS: Readonly<FlushOptions> = { sliceMs: 4, share: 0.2, m
  * the loop has mostly sat idle, nothing else wants it.
  */
 const IDLE_UTILIZATION = 0.5;
+/** A slice's wall-clock backstop, in slices' CPU: `sliceMs × 4` of time, however little CPU it got. */
+const SLICE_WALL_FACTOR = 4;
+
+const cpuUs = (u: NodeJS.CpuUsage): number => u.user + u.system;
+
 /** While a round waits, how often it looks whether the loop went idle (ms). */
 const IDLE_POLL_MS = 2;
 
@@ -61,7 +66,7 @@ export class RealtimeFlusher {
   /** The round being written, and how far it got. */
   private round: Flushable[] = [];
   private at = 0;
-  /** Milliseconds the current round has taken so far. */
+  /** Milliseconds of CPU the current round has taken so far. */
   private cost = 0;
   /** The next round starts no sooner than this (performance.now()), unless the loop is idle or a deadline comes first. */
   private earliest = 0;
@@ -121,18 +126,23 @@ export class RealtimeFlusher {
       this.roundStart = start;
       this.onRound();
     }
-    const end = start + this.options.sliceMs;
+    // a slice counts the CPU it takes, not the time that passes: a process kept off its core by other
+    // work still writes a slice's worth (a round spread over many short slices reaches its last
+    // subscriber late); the wall clock stops it only far past that
+    const cpuAtStart = process.cpuUsage();
+    const sliceUs = this.options.sliceMs * 1000;
+    const wallEnd = start + this.options.sliceMs * SLICE_WALL_FACTOR;
     while (this.at < this.round.length) {
       const stream = this.round[this.at++];
       // still waiting while it is written: what its write takes with it (a group's run handed over to
       // it, realtime-streams.ts) does not queue it again for a round with nothing to write
       stream.flush();
       stream.waiting = false;
-      // the clock is read every 16 streams: a write costs a few microseconds
-      if ((this.at & 15) === 0 && performance.now() >= end) break;
+      // the clocks are read every 16 streams: a write costs a few microseconds
+      if ((this.at & 15) === 0 && (cpuUs(process.cpuUsage(cpuAtStart)) >= sliceUs || performance.now() >= wallEnd)) break;
     }
     const now = performance.now();
-    this.cost += now - start;
+    this.cost += cpuUs(process.cpuUsage(cpuAtStart)) / 1000;
     if (this.at >= this.round.length) {
       const { share, maxWaitMs, deadlineShare } = this.options;
       this.earliest = now + Math.min(maxWaitMs, this.cost * (1 / share - 1));
