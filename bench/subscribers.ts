@@ -81,7 +81,7 @@ const READ_BUFFER = Buffer.allocUnsafe(256 * 1024);
  * reads included. Every byte the server sent is read (a reader that stops reading would be dropped at
  * the server's bounds); the only string work is the tracked `created`, once per event.
  */
-/** Reads of all streams since `track`: about the server's socket writes (one a round per stream). */
+/** Reads of all streams since `track`: the server's socket writes at most (one a round per stream; a late reader takes several in one read). */
 let reads = 0;
 
 function events(sub: Subscriber, index: number, mark: Buffer, bytes: Buffer): void {
