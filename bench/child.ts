@@ -6,6 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { startServer, type RunningServer } from '../server/index.js';
 import { startCeiling } from './ceiling.js';
 import { WindowProfiler } from './inspector-profile.js';
+import { LoopWatch } from './loop-watch.js';
 import type { ChildEnvelope, ChildReply, ChildRequest, MemoryInfo, StartInfo } from './protocol.js';
 import { seed } from './seed.js';
 
@@ -73,6 +74,10 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
       return state.profiler.stop(request.file);
     case 'cpu':
       return process.cpuUsage();
+    case 'loopStart':
+      return loop.start();
+    case 'loopStop':
+      return loop.stop();
     case 'stats':
       return need(state.deskbase).core.store.stats();
     case 'count':
@@ -90,6 +95,7 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
   }
 }
 
+const loop = new LoopWatch();
 const state: ChildState = { deskbase: null, ceiling: null, profiler: new WindowProfiler() };
 process.on('message', (message: ChildEnvelope) => {
   handle(state, message.request as ChildRequest).then(

@@ -51,6 +51,9 @@ export type ChildRequest =
   | { op: 'count' }
   | { op: 'stats' }
   | { op: 'cpu' }
+  /** The event loop's delay and utilization from `loopStart` to `loopStop` (LoopFigures). */
+  | { op: 'loopStart' }
+  | { op: 'loopStop' }
   | { op: 'profileStart' }
   | { op: 'profileStop'; file: string }
   | { op: 'memory' }
@@ -65,10 +68,20 @@ export type SubscribersRequest =
   | { op: 'detach' }
   /** This process's CPU time (process.cpuUsage()): what reading the streams costs the machine. */
   | { op: 'cpu' }
+  | { op: 'loopStart' }
+  | { op: 'loopStop' }
   /** From now on each event's time to its last subscriber is kept; `tracked` stops and answers them. */
   | { op: 'track' }
   | { op: 'tracked' }
   | { op: 'close' };
+
+/** A process's event loop over a window: how late its timers ran (ms) and how busy it was (0-1). */
+export interface LoopFigures {
+  delayP50: number;
+  delayP99: number;
+  delayMax: number;
+  utilization: number;
+}
 
 export interface ChildEnvelope {
   id: number;

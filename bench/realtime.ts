@@ -12,8 +12,10 @@ import { createBody, httpCases, type HttpCase } from './cases.js';
 import { spawnChild, type Child } from './children.js';
 import { figures, pool, type LoadResult, type LoadRun } from './load.js';
 import { load, stop, track, type Settings } from './phases.js';
+import { LoopWatch } from './loop-watch.js';
+import { pin, planPinning, type Pinning } from './pin.js';
 import { table } from './report.js';
-import type { MemoryInfo, SeedInfo } from './protocol.js';
+import type { LoopFigures, MemoryInfo, SeedInfo } from './protocol.js';
 
 export const SUBSCRIBERS = 1000;
 export const IDLE_SUBSCRIBERS = 10_000;
@@ -22,7 +24,16 @@ const TOPIC = 'posts/*';
 /** Loopback addresses the idle subscribers connect from (Linux routes all of 127/8 to lo). */
 const ADDRESSES = ['127.0.0.1', '127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'];
 
+/** The event loops of the server, the subscriber process and the load generator over the create slices. */
+export interface Loops {
+  server: LoopFigures;
+  subscribers: LoopFigures;
+  runner: LoopFigures;
+}
+
 export interface RealtimeFigures {
+  /** How the processes were placed on the cores (bench/pin.ts). */
+  pinning: string;
   subscribers: number;
   /** Create sent → the last subscriber has the event, ms. */
   deliveryP50: number;
@@ -33,7 +44,13 @@ export interface RealtimeFigures {
    * record's `created` to the last subscriber holding it, ms (p50/p99), over the events every
    * subscriber got; `incomplete`: events some subscriber had not got 300 ms after the slice.
    */
-  loaded: { p50: number; p99: number; events: number; incomplete: number };
+  loaded: { p50: number; p99: number; events: number; incomplete: number; firstP50: number; firstP99: number; readsPerSubscriberPerSecond: number };
+  /**
+   * The event loops over the create slices, attached / none (bench/loop-watch.ts): the server's and the
+   * subscriber process's. A subscriber loop that is late reads late: its delay is part of the delivery
+   * figures, not the server's.
+   */
+  loops: { attached: Loops; detached: Loops };
   attached: LoadResult;
   detached: LoadResult;
   /**
@@ -75,16 +92,40 @@ interface CpuTime {
 }
 const cpuUs = (t: CpuTime) => t.user + t.system;
 
-/** One create slice with the CPU time each process spent during it. */
-async function measuredLoad(s: Settings, url: string, c: HttpCase, seconds: number, server: Child, subscribers: Child): Promise<{ run: LoadRun; cpu: number[] }> {
+interface Slice {
+  run: LoadRun;
+  cpu: number[];
+  /** The server's, the subscriber process's and the load generator's event loops over the slice. */
+  loops: LoopFigures[];
+}
+
+/** One create slice with the CPU time each process spent during it and how their loops fared. */
+async function measuredLoad(s: Settings, url: string, c: HttpCase, seconds: number, server: Child, subscribers: Child): Promise<Slice> {
   const at = async () => [cpuUs(await server.call<CpuTime>({ op: 'cpu' })), cpuUs(await subscribers.call<CpuTime>({ op: 'cpu' })), cpuUs(process.cpuUsage())];
+  await server.call({ op: 'loopStart' });
+  await subscribers.call({ op: 'loopStart' });
+  const runner = new LoopWatch();
+  runner.start();
   const before = await at();
   const run = await load(s, url, c, seconds);
   const after = await at();
-  return { run, cpu: after.map((x, i) => x - before[i]) };
+  const loops = [await server.call<LoopFigures>({ op: 'loopStop' }), await subscribers.call<LoopFigures>({ op: 'loopStop' }), runner.stop()];
+  return { run, cpu: after.map((x, i) => x - before[i]), loops };
 }
 
-function shares(runs: { run: LoadRun; cpu: number[] }[]): CpuShares {
+/** The slices' loops as one: the worst slice's delay figures, the mean utilization. */
+function loopsOf(runs: Slice[]): { server: LoopFigures; subscribers: LoopFigures; runner: LoopFigures } {
+  const of = (i: number): LoopFigures => {
+    const ls = runs.map((r) => r.loops[i]);
+    const max = (k: keyof LoopFigures) => Math.max(...ls.map((l) => l[k]));
+    return { delayP50: max('delayP50'), delayP99: max('delayP99'), delayMax: max('delayMax'), utilization: ls.reduce((n, l) => n + l.utilization, 0) / ls.length };
+  };
+  return { server: of(0), subscribers: of(1), runner: of(2) };
+}
+
+const loopLine = (l: LoopFigures) => `delay p99 ${l.delayP99.toFixed(1)} ms (max ${l.delayMax.toFixed(0)}), busy ${(100 * l.utilization).toFixed(0)}%`;
+
+function shares(runs: Slice[]): CpuShares {
   const seconds = runs.reduce((n, r) => n + r.run.seconds, 0);
   const ok = runs.reduce((n, r) => n + r.run.ok, 0);
   const sum = (i: number) => runs.reduce((n, r) => n + r.cpu[i], 0);
@@ -130,6 +171,37 @@ async function batchOf(url: string, info: SeedInfo, body: string, n: number): Pr
 export async function runRealtime(s: Settings, dir: string, children: Set<Child>, parts: { idle: boolean; batch: boolean; profileAttached?: string } = { idle: true, batch: true }): Promise<RealtimeFigures> {
   const child = track(children, spawnChild(s.profileDir));
   const subscribers = track(children, spawnSubscribers());
+  const pinning = pinProcesses(child, subscribers);
+  s.log(pinning.note);
+  // the idle subscribers' memory and the batch are measured as before: every process on every core
+  // (a server held to one core runs its garbage collector's threads there too)
+  const unpin = () => {
+    if (!('before' in pinning)) return;
+    for (const pid of [child.pid, subscribers.pid, process.pid]) pin(pid, pinning.before);
+  };
+  try {
+    return await realtimeSection(s, dir, children, parts, child, subscribers, pinning.note, unpin);
+  } finally {
+    unpin();
+  }
+}
+
+/**
+ * The server on a core of its own, the subscriber process and this one (the load generator) on the
+ * others (bench/pin.ts), for every slice: what the server does for its subscribers is measured, not
+ * how the subscribers' reading competes with it for the same cores.
+ */
+function pinProcesses(server: Child, subscribers: Child): Pinning | { note: string } {
+  const plan = planPinning();
+  if (!('server' in plan)) return plan;
+  if (pin(server.pid, plan.server) && pin(subscribers.pid, plan.others) && pin(process.pid, plan.others)) return plan;
+  pin(server.pid, plan.before);
+  pin(subscribers.pid, plan.before);
+  pin(process.pid, plan.before);
+  return { note: 'processes unpinned: taskset refused to pin them' };
+}
+
+async function realtimeSection(s: Settings, dir: string, children: Set<Child>, parts: { idle: boolean; batch: boolean; profileAttached?: string }, child: Child, subscribers: Child, pinning: string, unpin: () => void): Promise<RealtimeFigures> {
   const info = await child.call<SeedInfo>({ op: 'seed', dir: join(dir, 'realtime'), posts: s.smallPosts, users: s.users }, 300_000);
   const url = info.url;
   const body = createBody(info);
@@ -143,8 +215,10 @@ export async function runRealtime(s: Settings, dir: string, children: Set<Child>
 
   // the create rate with the subscribers attached and with none, alternating
   const create = httpCases(info).create;
-  const runs: [{ run: LoadRun; cpu: number[] }[], { run: LoadRun; cpu: number[] }[]] = [[], []];
+  const runs: [Slice[], Slice[]] = [[], []];
   const loadedTimes: number[] = [];
+  const firstTimes: number[] = [];
+  let reads = 0;
   let incomplete = 0;
   const slice = s.seconds / s.rounds;
   for (let round = 0; round < s.rounds; round++) {
@@ -157,8 +231,10 @@ export async function runRealtime(s: Settings, dir: string, children: Set<Child>
     runs[0].push(await measuredLoad(s, url, create, slice, child, subscribers));
     if (profiled) s.log(`profile: ${await child.call<string>({ op: 'profileStop', file: parts.profileAttached as string })}`);
     await sleep(300);
-    const t = await subscribers.call<{ times: number[]; incomplete: number }>({ op: 'tracked' });
+    const t = await subscribers.call<{ times: number[]; first: number[]; incomplete: number; reads: number }>({ op: 'tracked' });
+    reads += t.reads;
     loadedTimes.push(...t.times);
+    firstTimes.push(...t.first);
     incomplete += t.incomplete;
     await subscribers.call({ op: 'detach' });
     // the server notices the closed streams and finishes the deliveries still queued for them
@@ -169,14 +245,23 @@ export async function runRealtime(s: Settings, dir: string, children: Set<Child>
   const [withSubs, without] = runs.map((r) => figures(pool(r.map((x) => x.run))));
   const cpu = { attached: shares(runs[0]), detached: shares(runs[1]) };
   loadedTimes.sort((a, b) => a - b);
-  const loaded = { p50: percentile(loadedTimes, 0.5), p99: percentile(loadedTimes, 0.99), events: loadedTimes.length, incomplete };
+  firstTimes.sort((a, b) => a - b);
+  const attachedSeconds = runs[0].reduce((n, r) => n + r.run.seconds, 0);
+  const loaded = {
+    p50: percentile(loadedTimes, 0.5), p99: percentile(loadedTimes, 0.99), events: loadedTimes.length, incomplete,
+    firstP50: percentile(firstTimes, 0.5), firstP99: percentile(firstTimes, 0.99), readsPerSubscriberPerSecond: reads / SUBSCRIBERS / attachedSeconds,
+  };
   s.log(`delivery to the last of ${SUBSCRIBERS} while creating: p50 ${loaded.p50} ms, p99 ${loaded.p99} ms over ${loaded.events} events (${incomplete} not yet with all)`);
   const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
   s.log(`create with ${SUBSCRIBERS} subscribers: ${withSubs.rps.toFixed(0)} req/s; with none: ${without.rps.toFixed(0)} req/s (${pct(withSubs.rps / without.rps)})`);
+  s.log(`  created → the first subscriber has it: p50 ${loaded.firstP50} ms, p99 ${loaded.firstP99} ms; ${loaded.readsPerSubscriberPerSecond.toFixed(1)} reads a second per subscriber`);
   for (const [name, c] of Object.entries(cpu)) {
     s.log(`  ${name}: CPU server ${pct(c.server)}, subscribers ${pct(c.subscribers)}, runner ${pct(c.runner)} of a core; server ${c.serverUsPerCreate.toFixed(0)} µs CPU/create`);
   }
+  const loops = { attached: loopsOf(runs[0]), detached: loopsOf(runs[1]) };
+  for (const [name, l] of Object.entries(loops)) s.log(`  loops ${name}: server ${loopLine(l.server)}; subscribers ${loopLine(l.subscribers)}; load generator ${loopLine(l.runner)}`);
 
+  unpin();
   let idle: RealtimeFigures['idle'] = { subscribers: 0, rssBeforeBytes: NaN, rssAfterBytes: NaN, rssPerSubscriber: NaN, deliveryMs: NaN };
   if (parts.idle) idle = await idleSubscribers(s, child, subscribers, url, info);
   const batchTimes: number[] = [];
@@ -184,7 +269,7 @@ export async function runRealtime(s: Settings, dir: string, children: Set<Child>
   if (parts.batch) await batchVersusSingles(s, url, info, body, batchTimes, singleTimes);
   await stop(children, subscribers);
   return {
-    subscribers: SUBSCRIBERS, deliveryP50: percentile(times, 0.5), deliveryP99: percentile(times, 0.99), creates, loaded,
+    pinning, subscribers: SUBSCRIBERS, deliveryP50: percentile(times, 0.5), deliveryP99: percentile(times, 0.99), creates, loaded, loops,
     attached: withSubs, detached: without, cpu, idle, batchMs: median(batchTimes), singlesMs: median(singleTimes),
   };
 }
@@ -231,11 +316,16 @@ export function realtimeTable(r: RealtimeFigures): string[] {
     [`realtime and batch (${r.subscribers.toLocaleString('en')} subscribers on posts/*)`, 'value', 'target'],
     [`one create delivered to the last subscriber, p50 / p99 (${r.creates} creates)`, `${ms(r.deliveryP50)} / ${ms(r.deliveryP99)}`, `p99 ≤ ${REALTIME_TARGETS.deliveryP99Ms} ms`],
     [`while creating (10 connections): record created → the last subscriber has it, p50 / p99 (${r.loaded.events} events)`, `${ms(r.loaded.p50)} / ${ms(r.loaded.p99)}`, `p99 ≤ ${REALTIME_TARGETS.deliveryP99Ms} ms`],
+    ['while creating: record created → the first subscriber has it, p50 / p99', `${ms(r.loaded.firstP50)} / ${ms(r.loaded.firstP99)}`, ''],
+    ['while creating: reads a second per subscriber (the server\'s rounds at most: a late reader takes several in one read)', r.loaded.readsPerSubscriberPerSecond.toFixed(1), ''],
     ['create rate, subscribers attached / none (10 connections)', `${r.attached.rps.toFixed(0)}/s / ${r.detached.rps.toFixed(0)}/s (${(100 * share).toFixed(0)}%)`, `≥ ${100 * REALTIME_TARGETS.createShare}%`],
     ['create p50 latency, subscribers attached / none', `${ms(r.attached.p50)} / ${ms(r.detached.p50)}`, ''],
     ['server CPU µs per create, subscribers attached / none', `${r.cpu.attached.serverUsPerCreate.toFixed(0)} / ${r.cpu.detached.serverUsPerCreate.toFixed(0)} (${(100 * r.cpu.detached.serverUsPerCreate / r.cpu.attached.serverUsPerCreate).toFixed(0)}%)`, `≥ ${100 * REALTIME_TARGETS.createShare}%`],
     ['CPU while creating, attached (of one core): server / subscriber process / load generator', `${pct(r.cpu.attached.server)} / ${pct(r.cpu.attached.subscribers)} / ${pct(r.cpu.attached.runner)}`, ''],
     ['CPU while creating, none (of one core): server / subscriber process / load generator', `${pct(r.cpu.detached.server)} / ${pct(r.cpu.detached.subscribers)} / ${pct(r.cpu.detached.runner)}`, ''],
+    ['event loops while creating, attached (worst slice): server; subscriber process; load generator', `${loopLine(r.loops.attached.server)}; ${loopLine(r.loops.attached.subscribers)}; ${loopLine(r.loops.attached.runner)}`, ''],
+    ['event loops while creating, none (worst slice): server; subscriber process; load generator', `${loopLine(r.loops.detached.server)}; ${loopLine(r.loops.detached.subscribers)}; ${loopLine(r.loops.detached.runner)}`, ''],
+    ['cores', r.pinning, ''],
     [`${r.idle.subscribers.toLocaleString('en')} idle subscribers: server RSS before → after (per subscriber)`, `${(r.idle.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(r.idle.rssAfterBytes / 2 ** 20).toFixed(0)} MB (${(r.idle.rssPerSubscriber / 1024).toFixed(1)} KB)`, 'bounded'],
     [`one create delivered to the last of ${r.idle.subscribers.toLocaleString('en')}`, ms(r.idle.deliveryMs), ''],
     ['50 creates: one batch / 50 single requests in a row (median)', `${ms(r.batchMs)} / ${ms(r.singlesMs)}`, ''],

@@ -7,11 +7,14 @@
 // subscriber holding it.
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { LoopWatch } from './loop-watch.js';
 import type { ChildEnvelope, ChildReply, SubscribersRequest } from './protocol.js';
 
 interface Subscriber {
   events: number;
   socket: Socket;
+  /** How many of the marker's first bytes ended the last read (a marker split across two reads). */
+  partial: number;
 }
 
 const subs: Subscriber[] = [];
@@ -26,25 +29,35 @@ function counted(sub: Subscriber, index: number): void {
 
 /**
  * Tracking (op `track`): the subscribers attached together get the same events in the same order, so
- * an event is known by its place in each one's count. Per place: how many have it, when the latest
- * got it, and its record's `created` (read once, from the first subscriber to get it).
+ * an event is known by its place in each one's count. Per place: how many have it, when the first and
+ * the latest read it, and its record's `created` (read once, from the first subscriber whose read holds
+ * the whole data line).
  */
 let tracking = false;
 let got: number[] = [];
+let firstAt: number[] = [];
 let lastAt: number[] = [];
 let createdAt: number[] = [];
+const CREATED = Buffer.from('"created":"');
 
-function tracked(sub: Subscriber, bytes: Buffer, at: number): void {
+function tracked(sub: Subscriber, bytes: Buffer, at: number, end: number, now: number): void {
   const k = sub.events;
-  got[k] = (got[k] ?? 0) + 1;
-  lastAt[k] = Date.now();
-  // this event's own data line (not the next one's): up to the blank line that ends it
-  if (!(createdAt[k] > 0)) {
-    const end = bytes.indexOf('\n\n', at);
-    const m = /"created":"([^"]+)"/.exec(bytes.toString('latin1', at, end < 0 ? at : end));
-    if (m) createdAt[k] = Date.parse(m[1].replace(' ', 'T'));
-  }
+  const n = (got[k] ?? 0) + 1;
+  got[k] = n;
+  if (n === 1) firstAt[k] = now;
+  lastAt[k] = now;
+  if (createdAt[k] > 0) return;
+  // this event's own data line (not the next one's): its `created`, when this read holds it whole
+  const c = bytes.indexOf(CREATED, at);
+  if (c < 0 || c >= end) return;
+  const from = c + CREATED.byteLength;
+  const to = bytes.indexOf(0x22, from);
+  if (to < 0 || to >= end) return;
+  createdAt[k] = Date.parse(bytes.toString('latin1', from, to).replace(' ', 'T'));
 }
+
+/** Loop figures of this process over a window (op loopStart / loopStop). */
+const loop = new LoopWatch();
 
 function post(url: string, body: string, agent: Agent, localAddress: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -58,6 +71,56 @@ function post(url: string, body: string, agent: Agent, localAddress: string): Pr
 }
 
 /**
+ * Every stream's reads land in this one buffer (net's `onread`: no Buffer, no stream machinery per
+ * read): each read is counted before the next one starts, so the streams can share it.
+ */
+const READ_BUFFER = Buffer.allocUnsafe(256 * 1024);
+
+/**
+ * The events in one read of a subscriber's stream: every `event:<topic>` marker, one split across two
+ * reads included. Every byte the server sent is read (a reader that stops reading would be dropped at
+ * the server's bounds); the only string work is the tracked `created`, once per event.
+ */
+/** Reads of all streams since `track`: the server's socket writes at most (one a round per stream; a late reader takes several in one read). */
+let reads = 0;
+
+function events(sub: Subscriber, index: number, mark: Buffer, bytes: Buffer): void {
+  const length = bytes.byteLength;
+  reads++;
+  const now = tracking ? Date.now() : 0;
+  let at: number;
+  if (sub.partial > 0) {
+    // the marker's rest at the start of this read
+    const rest = mark.byteLength - sub.partial;
+    const whole = length >= rest && bytes.compare(mark, sub.partial, mark.byteLength, 0, rest) === 0;
+    sub.partial = 0;
+    if (whole) {
+      const next = bytes.indexOf(mark, rest);
+      one(sub, index, bytes, 0, next < 0 ? length : next, now);
+      at = next;
+    } else at = bytes.indexOf(mark);
+  } else at = bytes.indexOf(mark);
+  while (at >= 0) {
+    const next = bytes.indexOf(mark, at + mark.byteLength);
+    one(sub, index, bytes, at, next < 0 ? length : next, now);
+    at = next;
+  }
+  // a marker's first bytes at the end of the read: its rest comes with the next
+  for (let k = Math.min(mark.byteLength - 1, length); k > 0; k--) {
+    if (bytes.compare(mark, 0, k, length - k, length) === 0) {
+      sub.partial = k;
+      break;
+    }
+  }
+}
+
+function one(sub: Subscriber, index: number, bytes: Buffer, at: number, end: number, now: number): void {
+  if (tracking) tracked(sub, bytes, at, end, now);
+  sub.events++;
+  if (index < subs.length) counted(sub, index);
+}
+
+/**
  * One SSE client from `localAddress`: connects, subscribes to `topic`, counts `event:<topic>` lines.
  * A plain TCP socket with the request written by hand, not node:http's client: the stream's body is
  * close-delimited (the server sends no chunked framing), so its bytes are read as they come, without an
@@ -68,39 +131,40 @@ function subscribe(url: string, topic: string, agent: Agent, localAddress: strin
   const mark = Buffer.from(`event:${topic}\n`);
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: hostname, port: Number(port), localAddress });
-    const sub: Subscriber = { events: 0, socket };
     let head = '';
     let index = -1;
-    let tail = Buffer.alloc(0);
-    socket.on('error', reject);
-    socket.on('connect', () => socket.write(`GET /api/realtime HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n\r\n`));
-    socket.on('data', (chunk: Buffer) => {
-      if (index < 0) {
-        head += chunk.toString('latin1');
-        const m = /id:(\w+)\nevent:PB_CONNECT\n[^\n]*\n\n/.exec(head);
-        if (!m) return;
-        index = Number.MAX_SAFE_INTEGER; // connected: events counted from here on
-        // from the stream's own address: the server counts connections per address
-        post(`${url}/api/realtime`, JSON.stringify({ clientId: m[1], subscriptions: [topic] }), agent, localAddress)
-          .then((status) => {
-            if (status !== 204) return reject(new Error(`subscribe: ${status}`));
-            index = subs.push(sub) - 1;
-            resolve(sub);
-          }, reject);
-        return;
-      }
-      // count markers, one split across two chunks included
-      const bytes = tail.byteLength > 0 ? Buffer.concat([tail, chunk]) : chunk;
-      let at = bytes.indexOf(mark);
-      while (at >= 0) {
-        sub.events++;
-        if (tracking) tracked(sub, bytes, at);
-        if (index < subs.length) counted(sub, index);
-        at = bytes.indexOf(mark, at + mark.byteLength);
-      }
-      tail = Buffer.from(bytes.subarray(Math.max(0, bytes.byteLength - mark.byteLength + 1)));
-    });
+    const sub: Subscriber = {
+      events: 0,
+      partial: 0,
+      socket: connect({
+        host: hostname, port: Number(port), localAddress,
+        onread: {
+          buffer: READ_BUFFER,
+          callback: (length: number, bytes: Uint8Array): boolean => {
+            const buf = (bytes as Buffer).subarray(0, length);
+            if (index >= 0) {
+              events(sub, index, mark, buf);
+              return true;
+            }
+            head += buf.toString('latin1');
+            const m = /id:(\w+)\nevent:PB_CONNECT\n[^\n]*\n\n/.exec(head);
+            if (!m) return true;
+            head = '';
+            index = Number.MAX_SAFE_INTEGER; // connected: events counted from here on
+            // from the stream's own address: the server counts connections per address
+            post(`${url}/api/realtime`, JSON.stringify({ clientId: m[1], subscriptions: [topic] }), agent, localAddress)
+              .then((status) => {
+                if (status !== 204) return reject(new Error(`subscribe: ${status}`));
+                index = subs.push(sub) - 1;
+                resolve(sub);
+              }, reject);
+            return true;
+          },
+        },
+      }),
+    };
+    sub.socket.on('error', reject);
+    sub.socket.on('connect', () => sub.socket.write(`GET /api/realtime HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n\r\n`));
   });
 }
 
@@ -135,22 +199,33 @@ async function handle(r: SubscribersRequest): Promise<unknown> {
       return null;
     case 'cpu':
       return process.cpuUsage();
+    case 'loopStart':
+      return loop.start();
+    case 'loopStop':
+      return loop.stop();
     case 'track':
       tracking = true;
+      reads = 0;
       got = [];
+      firstAt = [];
       lastAt = [];
       createdAt = [];
       return null;
     case 'tracked': {
       tracking = false;
       const times: number[] = [];
+      const first: number[] = [];
       let incomplete = 0;
       for (let k = 0; k < got.length; k++) {
         if (got[k] === undefined) continue;
         if (got[k] < subs.length || !(createdAt[k] > 0)) incomplete++;
-        else times.push(lastAt[k] - createdAt[k]);
+        else {
+          times.push(lastAt[k] - createdAt[k]);
+          first.push(firstAt[k] - createdAt[k]);
+        }
       }
-      return { times: times.sort((a, b) => a - b), incomplete };
+      const sorted = (xs: number[]) => xs.sort((a, b) => a - b);
+      return { times: sorted(times), first: sorted(first), incomplete, reads };
     }
     case 'close':
       for (const s of subs) s.socket.destroy();

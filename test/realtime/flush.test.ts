@@ -1,19 +1,25 @@
 // The realtime flusher (server/http/routes/realtime-flush.ts): streams with messages queued are
 // written in rounds, one write per stream per round however many messages it got meanwhile; a round
 // is cut into slices that let the loop's other work run; the next round waits so the rounds keep to
-// their share of the loop while other work wants it, and never longer than the cap.
+// their share of the loop while other work wants it, never longer than the cap, and never past the
+// oldest waiting message's deadline.
 import { describe, expect, it } from 'vitest';
 import { FLUSH_OPTIONS, RealtimeFlusher, type Flushable } from '../../server/http/routes/realtime-flush.js';
+
+const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
 /** A stream's side as the flusher sees it: counts its messages and the writes that carried them. */
 class Counted implements Flushable {
   waiting = false;
   queued = 0;
   writes: number[] = [];
+  flushes = 0;
   constructor(private readonly costMs = 0) {}
   flush(): void {
-    const end = performance.now() + this.costMs;
-    while (performance.now() < end) { /* a socket write's cost */ }
+    this.flushes++;
+    // a socket write's cost, in CPU (what the flusher's slices and shares count)
+    const start = process.cpuUsage();
+    while (cpuMs(process.cpuUsage(start)) < this.costMs) { /* writing */ }
     this.writes.push(this.queued);
     this.queued = 0;
   }
@@ -45,7 +51,7 @@ describe('the realtime flusher', () => {
   });
 
   it('a round longer than a slice lets other work run between its slices', async () => {
-    const flusher = new RealtimeFlusher({ sliceMs: 4, share: 0.5, maxWaitMs: 40 });
+    const flusher = new RealtimeFlusher({ sliceMs: 4, share: 0.5, maxWaitMs: 40, deliveryMs: 1000, deadlineShare: 0.5 });
     const streams = Array.from({ length: 64 }, () => new Counted(0.5)); // 32 ms of writes
     for (const s of streams) s.send(flusher);
     let turns = 0;
@@ -58,8 +64,36 @@ describe('the realtime flusher', () => {
     expect(turns).toBeGreaterThanOrEqual(4); // at least one turn of other work per slice
   });
 
+  it('a slice counts the CPU it takes: a process kept off its core still writes a slice\'s worth before yielding', async () => {
+    const flusher = new RealtimeFlusher({ sliceMs: 4, share: 0.5, maxWaitMs: 40, deliveryMs: 1000, deadlineShare: 0.5 });
+    // each write held a quarter of a millisecond without using the CPU, as a descheduled process: 64 ms
+    // of time, almost no CPU
+    const blocked = new Int32Array(new SharedArrayBuffer(4));
+    const streams = Array.from({ length: 256 }, () => {
+      const s = new Counted();
+      const flush = s.flush.bind(s);
+      s.flush = () => {
+        Atomics.wait(blocked, 0, 0, 0.25);
+        flush();
+      };
+      return s;
+    });
+    for (const s of streams) s.send(flusher);
+    let turns = 0;
+    let done = false;
+    const other = async () => { while (!done) { turns++; await turn(); } };
+    const running = other();
+    await until(() => streams.every((s) => s.writes.length === 1), 5000);
+    done = true;
+    await running;
+    // slices of 4 ms of time would have yielded at every look (every 16 streams: 16 slices); counted in
+    // CPU, a slice stops at the wall clock's backstop (16 ms), so about 4 slices
+    expect(turns).toBeLessThanOrEqual(8);
+    expect(turns).toBeGreaterThanOrEqual(2); // the backstop still yields
+  });
+
   it('the next round waits for the rounds\' share of the loop, and at most maxWaitMs', async () => {
-    const options = { sliceMs: 50, share: 0.25, maxWaitMs: 40 };
+    const options = { sliceMs: 50, share: 0.25, maxWaitMs: 40, deliveryMs: 1000, deadlineShare: 0.5 };
     const flusher = new RealtimeFlusher(options);
     const slow = new Counted(6); // a 6 ms round: the next waits 18 ms (6 × (1 / 0.25 - 1))
     slow.send(flusher);
@@ -83,12 +117,12 @@ describe('the realtime flusher', () => {
   });
 
   it('a round\'s wait is for the loop\'s other work: after the loop sat idle, the next round starts at once', async () => {
-    const options = { sliceMs: 50, share: 0.1, maxWaitMs: 100 };
+    const options = { sliceMs: 50, share: 0.1, maxWaitMs: 100, deliveryMs: 1000, deadlineShare: 0.5 };
     const flusher = new RealtimeFlusher(options);
     const s = new Counted(10); // a 10 ms round: the next would wait 90 ms while the loop is busy
     s.send(flusher);
     await until(() => s.writes.length === 1);
-    await sleep(10); // the loop has nothing to do meanwhile
+    await sleep(20); // the loop has nothing to do meanwhile (the share would still hold the next round 70 ms)
     const t0 = performance.now();
     s.send(flusher);
     await new Promise<void>((resolve) => {
@@ -96,6 +130,60 @@ describe('the realtime flusher', () => {
       check();
     });
     expect(performance.now() - t0).toBeLessThan(10 + 40); // its own 10 ms and a loaded machine's slack, not 80 ms
+  });
+
+  it('under a long wait the oldest waiting message is written by its deadline, the messages before it in the same write', async () => {
+    // a 10 ms round at a share of 5%: the next would wait 190 ms while the loop is busy
+    const options = { sliceMs: 50, share: 0.05, maxWaitMs: 500, deliveryMs: 40, deadlineShare: 0.5 };
+    const flusher = new RealtimeFlusher(options);
+    const s = new Counted(10);
+    s.send(flusher);
+    await until(() => s.writes.length === 1); // the loop kept busy (turn after turn), as under load
+    const t0 = performance.now();
+    s.send(flusher);
+    await until(() => performance.now() - t0 >= 5);
+    s.send(flusher);
+    await until(() => s.writes.length === 2, 5000);
+    const waited = performance.now() - t0;
+    expect(s.writes).toEqual([1, 2]); // both messages of the wait in one write
+    // started by the deadline (40 ms less the last round's 10, then its own 10), not after 190 ms, and
+    // not at once either: the loop was busy, the wait was kept until the deadline
+    expect(waited).toBeGreaterThanOrEqual(25);
+    expect(waited).toBeLessThan(150);
+  });
+
+  it('a deadline that cannot be met does not run rounds back to back: they keep to deadlineShare of the loop', async () => {
+    // every message is already late (deliveryMs 1); a 10 ms round at a deadline share of a quarter
+    // leaves the loop 30 ms before the next
+    const options = { sliceMs: 50, share: 0.05, maxWaitMs: 500, deliveryMs: 1, deadlineShare: 0.25 };
+    const flusher = new RealtimeFlusher(options);
+    const s = new Counted(10);
+    s.send(flusher);
+    await until(() => s.writes.length === 1);
+    const t0 = performance.now();
+    s.send(flusher);
+    await until(() => s.writes.length === 2, 5000);
+    const waited = performance.now() - t0;
+    expect(waited).toBeGreaterThanOrEqual(30 + 10 - 2); // the wait, then its own 10 ms
+    expect(waited).toBeLessThan(190); // and still the deadline's, not the share's 190 ms wait
+  });
+
+  it('a stream given more while it is written (a group handed over to it) is not queued for another round', async () => {
+    const flusher = new RealtimeFlusher(FLUSH_OPTIONS);
+    // as realtime-streams.ts: the stream's own write takes its group's run, which queues it (mark)
+    const s = new Counted();
+    const flush = s.flush.bind(s);
+    s.flush = () => {
+      flusher.mark(s);
+      flush();
+    };
+    s.send(flusher);
+    await until(() => s.writes.length === 1);
+    await sleep(FLUSH_OPTIONS.maxWaitMs + 20);
+    expect(s.flushes).toBe(1); // no second round with nothing to write
+    s.send(flusher); // and the next message still gets its round
+    await until(() => s.writes.length === 2);
+    expect(s.writes).toEqual([1, 1]);
   });
 
   it('while writes are rare a message goes out within a turn or two', async () => {

@@ -5,8 +5,10 @@
 // milliseconds each) and the next round starts no sooner than the rounds' share of the loop allows:
 // while writes come one at a time a message leaves within a turn or two, and under a burst of writes
 // 1,000 subscribers cost one write each per round, not one per message, so writers keep their pace.
-// The wait is for the loop's other work: when the loop has mostly sat idle since the last round
-// (nothing else wanted it), the next round starts at once.
+// Two things start a round before its wait is over: the loop going idle (nothing else wants it: the
+// round costs no one anything), and the oldest waiting message's deadline (`deliveryMs`: it is written
+// by then, the last round's length allowed for), so a long wait under load does not make the last
+// subscriber late.
 import { performance } from 'node:perf_hooks';
 
 /** A stream with messages queued (realtime-api.ts). */
@@ -18,21 +20,43 @@ export interface Flushable {
 }
 
 export interface FlushOptions {
-  /** The longest synchronous stretch of a round (ms). */
+  /** The longest synchronous stretch of a round, in the process's CPU time (ms; 4× that of wall time at most). */
   sliceMs: number;
-  /** The share of the loop's time the rounds may take: after a round of `t` ms, the next waits `t × (1 / share - 1)`. */
+  /** The share of the loop the rounds may take: after a round of `t` ms of CPU, the next waits `t × (1 / share - 1)`. */
   share: number;
   /** The longest wait between two rounds (ms), whatever the last one cost. */
   maxWaitMs: number;
+  /**
+   * From a stream's first waiting message to its write (ms): the next round starts in time for it, the
+   * last round's length (its slices and the loop's work between them) counted in, unless that would
+   * give the rounds more than `deadlineShare` of the loop.
+   */
+  deliveryMs: number;
+  /**
+   * The most of the loop rounds started by a deadline may take: after a round of `t` ms, the next waits
+   * at least `t × (1 / deadlineShare - 1)`. Where rounds are that slow (a machine whose cores are taken
+   * by other work) a deadline cannot be met, and rounds back to back would only write fewer messages
+   * per write and leave the writers less of the loop.
+   */
+  deadlineShare: number;
 }
 
-export const FLUSH_OPTIONS: Readonly<FlushOptions> = { sliceMs: 4, share: 0.2, maxWaitMs: 40 };
+/**
+ * 35 ms from a first waiting message to its write leaves a 50 ms delivery (record created → the last of
+ * 1,000 subscribers has it) its commit and the reading.
+ */
+export const FLUSH_OPTIONS: Readonly<FlushOptions> = { sliceMs: 4, share: 0.2, maxWaitMs: 40, deliveryMs: 35, deadlineShare: 0.4 };
 
 /**
  * The loop's utilization since the last round under which the next one starts before its wait is over:
  * the loop has mostly sat idle, nothing else wants it.
  */
 const IDLE_UTILIZATION = 0.5;
+/** A slice's wall-clock backstop, in slices' CPU: `sliceMs × 4` of time, however little CPU it got. */
+const SLICE_WALL_FACTOR = 4;
+
+const cpuUs = (u: NodeJS.CpuUsage): number => u.user + u.system;
+
 /** While a round waits, how often it looks whether the loop went idle (ms). */
 const IDLE_POLL_MS = 2;
 
@@ -42,10 +66,17 @@ export class RealtimeFlusher {
   /** The round being written, and how far it got. */
   private round: Flushable[] = [];
   private at = 0;
-  /** Milliseconds the current round has taken so far. */
+  /** Milliseconds of CPU the current round has taken so far. */
   private cost = 0;
-  /** The next round starts no sooner than this (performance.now()). */
+  /** The next round starts no sooner than this (performance.now()), unless the loop is idle or a deadline comes first. */
   private earliest = 0;
+  /** Not even a deadline starts the next round sooner than this (`deadlineShare`). */
+  private soonest = 0;
+  /** When the first of the streams waiting for the next round was queued (performance.now()). */
+  private queuedSince = 0;
+  /** When the current round started, and how long the last one took from its start to its end (ms). */
+  private roundStart = 0;
+  private lastRoundMs = 0;
   /** The loop's idle and busy time when the last round ended. */
   private loopAtRoundEnd = performance.eventLoopUtilization();
   private timer: NodeJS.Timeout | null = null;
@@ -58,13 +89,20 @@ export class RealtimeFlusher {
   mark(stream: Flushable): void {
     if (stream.waiting) return;
     stream.waiting = true;
+    if (this.queued.length === 0) this.queuedSince = performance.now();
     this.queued.push(stream);
     this.schedule();
   }
 
   private schedule(): void {
     if (this.timer !== null || this.immediate !== null) return;
-    const wait = this.at < this.round.length ? 0 : this.earliest - performance.now();
+    let wait = 0;
+    if (this.at >= this.round.length) {
+      const now = performance.now();
+      // the oldest waiting message's deadline, the last round's length allowed for
+      const due = this.queuedSince + this.options.deliveryMs - this.lastRoundMs;
+      wait = Math.max(this.soonest, Math.min(this.earliest, due)) - now;
+    }
     if (wait <= 0 || performance.eventLoopUtilization(this.loopAtRoundEnd).utilization < IDLE_UTILIZATION) {
       this.immediate = setImmediate(() => this.run());
       return;
@@ -85,21 +123,31 @@ export class RealtimeFlusher {
       this.queued = [];
       this.at = 0;
       this.cost = 0;
+      this.roundStart = start;
       this.onRound();
     }
-    const end = start + this.options.sliceMs;
+    // a slice counts the CPU it takes, not the time that passes: a process kept off its core by other
+    // work still writes a slice's worth (a round spread over many short slices reaches its last
+    // subscriber late); the wall clock stops it only far past that
+    const cpuAtStart = process.cpuUsage();
+    const sliceUs = this.options.sliceMs * 1000;
+    const wallEnd = start + this.options.sliceMs * SLICE_WALL_FACTOR;
     while (this.at < this.round.length) {
       const stream = this.round[this.at++];
-      stream.waiting = false;
+      // still waiting while it is written: what its write takes with it (a group's run handed over to
+      // it, realtime-streams.ts) does not queue it again for a round with nothing to write
       stream.flush();
-      // the clock is read every 16 streams: a write costs a few microseconds
-      if ((this.at & 15) === 0 && performance.now() >= end) break;
+      stream.waiting = false;
+      // the clocks are read every 16 streams: a write costs a few microseconds
+      if ((this.at & 15) === 0 && (cpuUs(process.cpuUsage(cpuAtStart)) >= sliceUs || performance.now() >= wallEnd)) break;
     }
     const now = performance.now();
-    this.cost += now - start;
+    this.cost += cpuUs(process.cpuUsage(cpuAtStart)) / 1000;
     if (this.at >= this.round.length) {
-      const { share, maxWaitMs } = this.options;
+      const { share, maxWaitMs, deadlineShare } = this.options;
       this.earliest = now + Math.min(maxWaitMs, this.cost * (1 / share - 1));
+      this.soonest = now + this.cost * (1 / deadlineShare - 1);
+      this.lastRoundMs = now - this.roundStart;
       this.loopAtRoundEnd = performance.eventLoopUtilization();
     }
     if (this.at < this.round.length || this.queued.length > 0) this.schedule();
