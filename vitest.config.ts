@@ -19,6 +19,7 @@ const TIMED = [
   'test/collections/view-budget.test.ts',
   'test/files/large-upload.test.ts',
   'test/logs/log-flood.test.ts',
+  'test/store/page-cache-memory.test.ts',
 ];
 
 // The API suites that also run on PostgreSQL (issue 25's proof): the same files, their harness on a

@@ -2,6 +2,9 @@
 // share an event loop). Driven over IPC by bench/run.ts: seed or open a Deskbase data folder, or serve
 // captured responses as the ceiling; report start-up, memory and checkpoint figures.
 import type { Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { mkdir } from 'node:fs/promises';
 import { startServer, type RunningServer } from '../server/index.js';
 import { startCeiling } from './ceiling.js';
@@ -16,9 +19,60 @@ interface ChildState {
   profiler: WindowProfiler;
 }
 
+/** Every WebAssembly memory this thread instantiates (sql.js's), to report its size. */
+const wasmMemories: WebAssembly.Memory[] = [];
+const instantiate = WebAssembly.instantiate.bind(WebAssembly) as (...args: unknown[]) => Promise<unknown>;
+(WebAssembly as { instantiate: unknown }).instantiate = async (...args: unknown[]) => {
+  const result = (await instantiate(...args)) as { instance?: WebAssembly.Instance } | WebAssembly.Instance;
+  const instance = result instanceof WebAssembly.Instance ? result : result.instance;
+  for (const value of Object.values(instance?.exports ?? {})) if (value instanceof WebAssembly.Memory) wasmMemories.push(value);
+  return result;
+};
+
+function smapsRollup(): Record<string, number> | undefined {
+  try {
+    const out: Record<string, number> = {};
+    for (const [, key, kb] of readFileSync('/proc/self/smaps_rollup', 'utf8').matchAll(/^(\w+):\s+(\d+) kB/gm)) out[key] = Number(kb);
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A full garbage collection, without starting the process with --expose-gc. */
+function fullGc(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
+
+/** The mappings holding most of RSS (kB), for bench/memory.ts's --maps. */
+function topMappings(): string[] {
+  const maps: { head: string; rss: number; size: number }[] = [];
+  let current: { head: string; rss: number; size: number } | null = null;
+  for (const row of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(row)) {
+      current = { head: row, rss: 0, size: 0 };
+      maps.push(current);
+    } else if (current !== null && row.startsWith('Rss:')) current.rss = Number(/\d+/.exec(row)![0]);
+    else if (current !== null && row.startsWith('Size:')) current.size = Number(/\d+/.exec(row)![0]);
+  }
+  const anon = maps.filter((m) => /\s0\s*$/.test(m.head) || m.head.endsWith('[heap]'));
+  const sum = (list: typeof maps) => `${(list.reduce((n, m) => n + m.rss, 0) / 1024).toFixed(1)} MB in ${list.length}`;
+  const classes = [
+    `[heap] ${sum(anon.filter((m) => m.head.endsWith('[heap]')))}`,
+    `anon <= 1 MiB ${sum(anon.filter((m) => !m.head.endsWith('[heap]') && m.size <= 1024))}`,
+    `anon 1-64 MiB ${sum(anon.filter((m) => !m.head.endsWith('[heap]') && m.size > 1024 && m.size <= 65536))}`,
+    `anon > 64 MiB ${sum(anon.filter((m) => !m.head.endsWith('[heap]') && m.size > 65536))}`,
+  ];
+  return [classes.join('; '), ...maps.sort((a, b) => b.rss - a.rss).slice(0, 6).map((m) => `${m.rss} kB of ${m.size} kB ${m.head}`)];
+}
+
 function memory(): MemoryInfo {
   const m = process.memoryUsage();
-  return { rssBytes: m.rss, heapUsedBytes: m.heapUsed, externalBytes: m.external };
+  return {
+    rssBytes: m.rss, heapUsedBytes: m.heapUsed, externalBytes: m.external, heapTotalBytes: m.heapTotal, arrayBuffersBytes: m.arrayBuffers,
+    wasmBytes: wasmMemories.map((w) => w.buffer.byteLength), smaps: smapsRollup(), maps: process.env.BENCH_MAPS === '1' ? topMappings() : undefined,
+  };
 }
 
 /** `db`: a team-server node on that PostgreSQL database (bench/team.ts), `dir` its files folder. */
@@ -83,6 +137,7 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
     case 'count':
       return await postsCount(need(state.deskbase));
     case 'memory':
+      if (request.gc === true) fullGc();
       return memory();
     case 'close': {
       await state.deskbase?.close();

@@ -39,6 +39,15 @@ export interface MemoryInfo {
   rssBytes: number;
   heapUsedBytes: number;
   externalBytes: number;
+  /** The rest is for bench/memory.ts (absent from older commits' children). */
+  heapTotalBytes?: number;
+  arrayBuffersBytes?: number;
+  /** Each WebAssembly memory instantiated in the server's thread (sql.js: one module, every database in it). */
+  wasmBytes?: number[];
+  /** /proc/self/smaps_rollup, kB by field (Linux). */
+  smaps?: Record<string, number>;
+  /** With BENCH_MAPS=1: the mappings holding most of RSS. */
+  maps?: string[];
 }
 
 export type ChildRequest =
@@ -56,7 +65,8 @@ export type ChildRequest =
   | { op: 'loopStop' }
   | { op: 'profileStart' }
   | { op: 'profileStop'; file: string }
-  | { op: 'memory' }
+  /** `gc`: a full garbage collection first (bench/memory.ts: what is held, not what is not yet collected). */
+  | { op: 'memory'; gc?: boolean }
   | { op: 'close' };
 
 /** The realtime phase's subscriber process (bench/subscribers.ts). */

@@ -114,14 +114,17 @@ const DEFAULT_PAGE_SIZE = 4096;
  *   before each statement (a primary-key read costs about a third as much);
  * - the rollback journal kept in memory (ROLLBACK still works) makes a one-row write transaction
  *   several times cheaper;
- * - a page cache up to 128 MiB keeps scans of a large table from copying every page out of the file
- *   system again. It fills only as pages are read.
+ * - a page cache of 16 MiB (SQLite's default is 2 MiB) keeps the pages point reads and lists walk (the
+ *   indexes' upper levels, recent rows). Not more: every page it holds is a second copy of a page the
+ *   in-memory file already holds, in sql.js's WebAssembly memory, which never shrinks. At 128 MiB a
+ *   full scan of 100k posts (an 86 MB file) filled it with the whole table: +88 MB of RSS for good, for
+ *   a scan 24 → 16 ms faster (bench/memory.ts, docs/architecture.md "Measurements behind the code").
  * None of these are stored in the snapshot: it stays a plain SQLite file.
  */
 const MEMORY_PRAGMAS = ['PRAGMA locking_mode = EXCLUSIVE', 'PRAGMA journal_mode = MEMORY'];
 
-/** The page cache (see MEMORY_PRAGMAS): 128 MiB. */
-export const PAGE_CACHE_PRAGMA = 'PRAGMA cache_size = -131072';
+/** The page cache (see MEMORY_PRAGMAS): 16 MiB. */
+export const PAGE_CACHE_PRAGMA = 'PRAGMA cache_size = -16384';
 /**
  * The page cache of a long write transaction (engine.ts): 2 MiB, so that its changed pages are
  * written to sql.js's file as the statements run, in the stretches between which the work lets the

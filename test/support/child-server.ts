@@ -19,10 +19,13 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
-/** `label` names the temporary data folder and the line of health waits logged at the end. */
-export async function startChildServer(label: string): Promise<ChildServer> {
+/**
+ * `label` names the temporary data folder and the line of health waits logged at the end; `nodeArgs`
+ * go to the server's `node` (a test measuring RSS may fix V8's heap sizing).
+ */
+export async function startChildServer(label: string, options: { nodeArgs?: string[] } = {}): Promise<ChildServer> {
   const dir = mkdtempSync(join(tmpdir(), `deskbase-${label}-`));
-  const child = runChild(await bundle('test/fixtures/hardening-server.ts'), [dir, String(64 * 1024 * 1024)]);
+  const child = runChild(await bundle('test/fixtures/hardening-server.ts'), [dir, String(64 * 1024 * 1024)], { nodeArgs: options.nodeArgs });
   const worst: Record<string, number> = {};
   const stop = async () => {
     await child.kill();
