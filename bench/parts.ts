@@ -12,6 +12,8 @@ import { startServer } from '../server/index.js';
 import { ReadCache } from '../server/http/read-cache.js';
 import { queryFrom } from '../server/http/request.js';
 import { logAnswered } from '../server/http/answers.js';
+import { createNodeHandler } from '../server/http/app.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { seed } from './seed.js';
 import { listPath } from './cases.js';
 import { summarize } from './cpuprofile.js';
@@ -54,6 +56,16 @@ async function main(): Promise<void> {
     const search = list.slice(list.indexOf('?'));
     const listOf = (i: number) => core.records.list('posts', core.listContext(input(i, search)));
 
+    // the node handler fast-reads serves, on a request and response that record what is written
+    const handler = createNodeHandler(core, { uiDir: null, logs, allowHost: () => true });
+    const through = (url: string, i: number) => new Promise<void>((resolve) => {
+      const rawHeaders = ['Host', '127.0.0.1:8090', 'x-bench-request', String(i)];
+      const req = { method: 'GET', url, httpVersionMajor: 1, headers: { host: '127.0.0.1:8090', 'x-bench-request': String(i) }, rawHeaders, socket: { remoteAddress: '127.0.0.1' } };
+      const res = { destroyed: false, headersSent: false, statusCode: 200, writeHead() { this.headersSent = true; return this; }, end() { resolve(); }, setHeader() {} };
+      (handler as unknown as (q: IncomingMessage, s: ServerResponse) => void)(req as unknown as IncomingMessage, res as unknown as ServerResponse);
+    });
+    await time('fast-reads handler, view (no socket, logs queued)', (i) => through(viewPath(i), i));
+    await time('fast-reads handler, list (no socket, logs queued)', (i) => through(listPath({}), i));
     await time('web Headers from raw headers', headersOf);
     const cache = new ReadCache(core);
     await time('read cache: key, miss, keep a never-asked-again answer', (i) => {
@@ -71,11 +83,13 @@ async function main(): Promise<void> {
     await time('logAnswered', () => logAnswered(logs, { method: 'GET', path: '/api/collections/posts/records/x', search: '', status: 200, t0: performance.now(), auth: null, userAgent: '', referer: '', ip: '127.0.0.1', remoteIp: '127.0.0.1' }, undefined));
     if (only === null || only.test('request logs')) {
       await logs.logger.flush();
-      const m = 5000;
+      const m = 20000;
+      await profiler?.start(100);
       const c0 = process.cpuUsage();
       for (let i = 0; i < m; i++) logAnswered(logs, { method: 'GET', path: viewPath(i), search: '', status: 200, t0: performance.now(), auth: null, userAgent: '', referer: '', ip: '127.0.0.1', remoteIp: '127.0.0.1' }, undefined);
       await logs.logger.flush();
       const c = process.cpuUsage(c0);
+      if (profiler !== null) await profiler.stop(values.prof!);
       rows.push(['request logs queued and written (main thread CPU per log)', (c.user + c.system) / m]);
     }
     await time('list context', (i) => core.listContext(input(i, search)));
