@@ -1,6 +1,8 @@
 // A view and a list read each field by name (records-read.ts wholeRow), and the store keeps the column
 // names of such statements (statements.ts columnNames): a field added, renamed or removed shows in the
-// next read, on either engine.
+// next read, on either engine. The serializer's plan is made once per fields list and kind of caller
+// (record-serializer.ts): a hidden field reaches superusers only, whoever asked first, and shows to
+// everyone once it is no longer hidden.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../support/harness.js';
 
@@ -36,5 +38,20 @@ describe('reads after a schema change', () => {
     const removed = renamed.filter((f) => f.name !== 'score');
     expect((await h.req('PATCH', '/api/collections/cols', { token: su, body: { fields: removed } })).status).toBe(200);
     for (const read of [view, listed]) expect(Object.keys(await read()).sort()).toEqual(['collectionId', 'collectionName', 'heading', 'id']);
+  });
+
+  it('a hidden field reaches superusers only, whoever asks first, and everyone once it is shown', async () => {
+    const made = await h.req('POST', '/api/collections', { token: su, body: { name: 'secretive', listRule: '', viewRule: '', fields: [{ name: 'title', type: 'text' }, { name: 'note', type: 'text', hidden: true }] } });
+    expect(made.status).toBe(200);
+    const rec = await h.req('POST', '/api/collections/secretive/records', { token: su, body: { title: 't', note: 'n' } });
+    const path = `/api/collections/secretive/records/${rec.body.id}`;
+    const guest = async () => (await h.req('GET', path)).body as Record<string, unknown>;
+    const admin = async () => (await h.req('GET', path, { token: su })).body as Record<string, unknown>;
+    expect(await guest()).not.toHaveProperty('note');
+    expect(await admin()).toMatchObject({ note: 'n' });
+    expect(await guest()).not.toHaveProperty('note');
+    const fields = (made.body as { fields: Record<string, unknown>[] }).fields.map((f) => (f.name === 'note' ? { ...f, hidden: false } : f));
+    expect((await h.req('PATCH', '/api/collections/secretive', { token: su, body: { fields } })).status).toBe(200);
+    expect(await guest()).toMatchObject({ note: 'n' });
   });
 });
