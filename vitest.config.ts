@@ -37,6 +37,7 @@ const ON_BOTH_ENGINES = [
   'test/hooks/mails.test.ts',
   'test/hooks/filesystem.test.ts',
   'test/records/engine.test.ts',
+  'test/records/read-columns.test.ts',
   'test/auth/origin.test.ts',
   'test/auth/record-sessions.test.ts',
   'test/records/concurrency.test.ts',

@@ -36,11 +36,7 @@ interface OutputKey {
  * tenth of its time, much of it sorting keys).
  */
 export function recordSerializer(c: Collection, viewer: Viewer): (row: Row) => ApiRecord {
-  // later fields replace earlier keys of the same name, as assigning them one by one did
-  const byKey = new Map<string, Field | null>([['collectionId', null], ['collectionName', null]]);
-  for (const field of shownFields(c, viewer)) byKey.set(field.name, field);
-  const keys: OutputKey[] = [...byKey.keys()].sort().map((key) => ({ key, field: byKey.get(key) ?? null }));
-  const visibility = c.type === 'auth' ? byKey.get('emailVisibility') : undefined;
+  const { keys, visibility } = planOf(c, viewer.superuser);
   return (row) => {
     const showEmail = c.type !== 'auth' || emailShown(c, row, viewer, visibility);
     const out: ApiRecord = {};
@@ -50,6 +46,33 @@ export function recordSerializer(c: Collection, viewer: Viewer): (row: Row) => A
     }
     return out;
   };
+}
+
+interface Plan {
+  keys: OutputKey[];
+  visibility: Field | null | undefined;
+}
+
+/**
+ * Plans by fields list, for other callers and for superusers: a collection's fields list is replaced
+ * whole when it changes (collections-input.ts), never changed in place, so a plan made for one list
+ * holds while the collection has it.
+ */
+const plans = new WeakMap<readonly Field[], [Plan | undefined, Plan | undefined]>();
+
+function planOf(c: Collection, superuser: boolean): Plan {
+  let both = plans.get(c.fields);
+  if (both === undefined) plans.set(c.fields, (both = [undefined, undefined]));
+  const at = superuser ? 1 : 0;
+  return (both[at] ??= makePlan(c, superuser));
+}
+
+function makePlan(c: Collection, superuser: boolean): Plan {
+  // later fields replace earlier keys of the same name, as assigning them one by one did
+  const byKey = new Map<string, Field | null>([['collectionId', null], ['collectionName', null]]);
+  for (const field of shownFields(c, { superuser, authCollectionId: null, authId: null })) byKey.set(field.name, field);
+  const keys: OutputKey[] = [...byKey.keys()].sort().map((key) => ({ key, field: byKey.get(key) ?? null }));
+  return { keys, visibility: c.type === 'auth' ? byKey.get('emailVisibility') : undefined };
 }
 
 /** The fields a record shows this viewer: never a password, hidden ones to superusers only. */

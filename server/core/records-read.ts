@@ -54,7 +54,7 @@ export async function listRecords(db: ReadDb, c: Collection, ctx: ListContext, c
   // Sorts and skips on row ids only, then reads the page's full rows (a deferred join): SQLite's
   // sorter otherwise copies every candidate row whole, and OFFSET walks whole rows. CROSS JOIN keeps the ordered ids as the outer
   // loop, so rows come out in their order; a LIMIT subquery is never flattened into a join.
-  const selected = columns === null ? 'r.*'
+  const selected = columns === null ? wholeRow(c)
     : c.fields.filter((f) => f.name === 'id' || f.name === 'emailVisibility' || columns.has(f.name)).map((f) => `r.${ident(f.name)}`).join(', ');
   // A view (views.ts) has no row ids to join on: each lookup by its `_rowid_` column would run its
   // query again (an aggregate once per row of the page), so its page is read in one pass, as on an
@@ -87,10 +87,18 @@ async function countRows(db: ReadDb, table: string, whereSql: string | null, par
   return Number((await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} AS r${where}`, params))?.n ?? 0);
 }
 
+/**
+ * The columns of a whole record `r`: each field named (the store then reads the statement's column names
+ * once, not once per execution: statements.ts columnNames); a view collection's as its query gives them.
+ */
+function wholeRow(c: Collection): string {
+  return c.type === 'view' ? 'r.*' : c.fields.map((f) => `r.${ident(f.name)}`).join(', ');
+}
+
 /** A record the rule does not match answers 404 like a missing one, so existence does not leak. */
 export async function viewRecord(db: ReadDb, c: Collection, id: string, ctx: RuleInput, key: 'viewRule' | 'updateRule' | 'deleteRule' = 'viewRule'): Promise<Row> {
   const w = ruleWhere(c, key, ctx);
-  const row = await db.get<Row>(`SELECT r.* FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${w.sql}) LIMIT 1`, [id, ...w.params]);
+  const row = await db.get<Row>(`SELECT ${wholeRow(c)} FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${w.sql}) LIMIT 1`, [id, ...w.params]);
   if (!row) throw notFound();
   return row;
 }

@@ -80,12 +80,12 @@ export function fastCreates(options: FastCreateOptions): FastCreates {
         const query = search === '' ? {} : queryFrom(new URLSearchParams(search));
         const input = { auth, method: 'POST', query, headers, client: clientKey(req.socket.remoteAddress) };
         const answer = await core.records.create(name, body, core.context(input));
-        send(res, 200, JSON_TYPE, Buffer.from(JSON.stringify(answer)));
+        send(res, 200, JSON_TYPE, JSON.stringify(answer));
       } catch (error) {
         const f = failed(asH3Error(error), 'POST', path, log);
         status = f.status;
         failure = f.failure;
-        send(res, f.status, ENVELOPE_TYPE, Buffer.from(f.json));
+        send(res, f.status, ENVELOPE_TYPE, f.json);
       }
       if (logs !== undefined) {
         logAnswered(logs, {

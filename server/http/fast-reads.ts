@@ -89,19 +89,24 @@ export function fastReads(options: FastReadOptions): FastReads {
         if (bearer !== null) auth = await core.sessions.resolve(bearer);
         const query = search === '' ? {} : queryFrom(new URLSearchParams(search));
         const key = version === null ? null : cache!.keyOf(path + search, query, auth, headers);
-        let body = key === null ? undefined : cache!.get(key);
+        let body: Buffer | string | undefined = key === null ? undefined : cache!.get(key);
         if (body === undefined) {
           const input = { auth, method: 'GET', query, headers, client: clientKey(req.socket.remoteAddress) };
           const answer = id === null ? await core.records.list(name, core.listContext(input)) : await core.records.view(name, id, core.context(input));
-          body = Buffer.from(JSON.stringify(answer));
-          if (key !== null) cache!.set(key, version!, body);
+          body = JSON.stringify(answer);
+          // kept as the UTF-8 it is written as; an answer not kept is written as text (node encodes it
+          // straight into the socket's write, with the head: one write, no copy)
+          if (key !== null && cache!.wanted(key, version!)) {
+            body = Buffer.from(body);
+            cache!.set(key, version!, body);
+          }
         }
         send(res, 200, JSON_TYPE, body);
       } catch (error) {
         const f = failed(asH3Error(error), 'GET', path, log);
         status = f.status;
         failure = f.failure;
-        send(res, f.status, ENVELOPE_TYPE, Buffer.from(f.json));
+        send(res, f.status, ENVELOPE_TYPE, f.json);
       }
       if (logs !== undefined) {
         logAnswered(logs, {
@@ -133,10 +138,14 @@ export function matches(pattern: readonly string[], parts: readonly string[]): b
   return pattern.length === parts.length;
 }
 
-/** The answer with its headers in one list: the CORS headers and its own (node's quickest writeHead). */
-export function send(res: ServerResponse, status: number, type: string, body: Buffer): void {
+/**
+ * The answer with its headers in one list: the CORS headers and its own (node's quickest writeHead). A
+ * text body goes out in one write with the head (node joins them); a Buffer in a second chunk.
+ */
+export function send(res: ServerResponse, status: number, type: string, body: Buffer | string): void {
   if (res.destroyed) return;
-  res.writeHead(status, [...CORS_LIST, 'content-type', type, 'content-length', String(body.length)]);
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  res.writeHead(status, [...CORS_LIST, 'content-type', type, 'content-length', String(length)]);
   res.end(body);
 }
 

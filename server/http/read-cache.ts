@@ -19,13 +19,18 @@
 //   - server-side hooks that see or change reads (onRecordViewRequest, onRecordsListRequest,
 //     onRecordEnrich): while any is registered, nothing is kept.
 // Only 200 answers are kept, each at most MAX_ENTRY_BYTES, all of them (keys too) at most MAX_BYTES (the
-// oldest leave first). Every request is still logged, rate limits still apply (fast-reads.ts leaves a request to
+// oldest leave first), and only answers asked for before: a key is kept the second time it is made
+// (`seen`, a table of key hashes that forgets at random), so requests that never repeat (a header of
+// their own, a new query each time) cost no copy, no entry and no eviction (measured: 17-23 µs of CPU per
+// such request when every answer was kept, most of it the memory churn of entries nobody asks again). Every request is still logged, rate limits still apply (fast-reads.ts leaves a request to
 // the app when they are on), and the session's last activity is still noted.
 import type { Core } from '../core/index.js';
 import type { AuthInfo, Collection } from '../model/types.js';
 
 export const MAX_BYTES = 16 * 1024 * 1024;
 export const MAX_ENTRY_BYTES = 256 * 1024;
+/** Slots of the table of keys asked for once (a power of two). */
+const SEEN_SLOTS = 1 << 14;
 
 /** What reads the clock or chance in a filter, sort or rule: a macro other than @request/@collection/@rowid, strftime. */
 const CHANCE_OR_CLOCK = /@(?!request\.|collection\.|rowid\b)|strftime/i;
@@ -49,6 +54,8 @@ export class ReadCache {
   /** The store version the entries belong to, and whether answers may be kept at it. */
   private version = -1;
   private keeping = false;
+  /** Hashes of keys asked for once, one per slot (a collision only keeps an answer asked for once). */
+  private readonly seen = new Int32Array(SEEN_SLOTS);
 
   constructor(
     private readonly core: Core,
@@ -85,6 +92,19 @@ export class ReadCache {
     return this.now() === null ? undefined : this.entries.get(key);
   }
 
+  /**
+   * Whether an answer made for `key` now would be kept (set): the store still at `version`, and the key
+   * asked for before (the first time, it is only noted).
+   */
+  wanted(key: string, version: number): boolean {
+    if (this.now() !== version || this.entries.has(key)) return false;
+    const hash = hashOf(key);
+    const slot = hash & (SEEN_SLOTS - 1);
+    if (this.seen[slot] === hash) return true;
+    this.seen[slot] = hash;
+    return false;
+  }
+
   /** Keeps `json` (UTF-8), made from what the store held at `version`, if the store still holds it. */
   set(key: string, version: number, json: Buffer): void {
     if (this.now() !== version || json.length > this.maxEntryBytes || this.entries.has(key)) return;
@@ -96,4 +116,11 @@ export class ReadCache {
       this.bytes -= oldest.length + kept.length;
     }
   }
+}
+
+/** FNV-1a over the key's UTF-16 units, never 0 (an empty slot). */
+function hashOf(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return h | 1;
 }

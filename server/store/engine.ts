@@ -176,6 +176,22 @@ interface Durable {
   keptAside: string[];
 }
 
+/**
+ * The reads of one budget (`store.reader`): methods, not closures made per reader (each named closure
+ * made per request costs a defineProperty under tsx's keepNames, a few µs per read in all).
+ */
+class BudgetReader implements ReadDb {
+  constructor(private readonly engine: Engine, private readonly budget: QueryBudget) {}
+
+  all<T = Row>(sql: string, params?: Params): Promise<T[]> {
+    return this.engine.readUnder<T[]>(this.budget, false, sql, params);
+  }
+
+  get<T = Row>(sql: string, params?: Params): Promise<T | undefined> {
+    return this.engine.readUnder<T | undefined>(this.budget, true, sql, params);
+  }
+}
+
 export class Engine implements Store {
   readonly dir: string | null;
   readonly keptAside: readonly string[];
@@ -235,17 +251,18 @@ export class Engine implements Store {
 
   get = <T = Row>(sql: string, params?: Params): Promise<T | undefined> => this.read(null, (cache) => queryGet<T>(cache, sql, params, this.rowRead));
 
-  reader = (budget: QueryBudget): ReadDb => ({
-    all: <T = Row>(sql: string, params?: Params) => this.read(budget, (cache) => queryAll<T>(cache, sql, params, this.rowRead)),
-    get: <T = Row>(sql: string, params?: Params) => this.read(budget, (cache) => queryGet<T>(cache, sql, params, this.rowRead)),
-  });
+  reader = (budget: QueryBudget): ReadDb => new BudgetReader(this, budget);
+
+  /** One read under `budget` (BudgetReader's): a row (`one`) or all of them. */
+  readUnder<T>(budget: QueryBudget, one: boolean, sql: string, params: Params | undefined): Promise<T> {
+    return this.read(budget, (cache) => (one ? queryGet(cache, sql, params, this.rowRead) : queryAll(cache, sql, params, this.rowRead)) as T);
+  }
 
   // in a turn of its own: no transaction opens (and none is open) while `fn` reads; while a long write
   // keeps reads going, on its copy of the committed data, to the end of `fn`
   snapshot = <T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T> => {
     const gate = this.gate;
-    const onCopy = (copy: ReaderCopy) => copy.use(() => fn(this.copyReader(copy, budget ?? null)));
-    if (gate?.copy) return onCopy(gate.copy);
+    if (gate?.copy) return this.onCopy(gate.copy, fn, budget);
     if (gate === null) return this.inTurn(() => fn(budget ? this.reader(budget) : this));
     // a transaction is open: the turn after it, or the copy it makes for readers, whichever comes first
     return new Promise<T>((resolve, reject) => {
@@ -254,7 +271,7 @@ export class Engine implements Store {
       void gate.copyReady().then((copy) => {
         if (settled) return;
         settled = true; // the turn, when it comes, is passed on at once (below)
-        onCopy(copy).then(resolve, reject);
+        this.onCopy(copy, fn, budget).then(resolve, reject);
       });
       turn.then(
         async (release) => {
@@ -276,6 +293,11 @@ export class Engine implements Store {
       );
     });
   };
+
+  /** `fn` reading a copy for readers. */
+  private onCopy<T>(copy: ReaderCopy, fn: (db: ReadDb) => Promise<T>, budget: QueryBudget | undefined): Promise<T> {
+    return copy.use(() => fn(this.copyReader(copy, budget ?? null)));
+  }
 
   /** Reads of a copy for readers, whether its write has ended or not. */
   private copyReader(copy: ReaderCopy, budget: QueryBudget | null): ReadDb {

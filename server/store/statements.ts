@@ -9,6 +9,8 @@ export type Params = readonly SqlValue[];
 /** Prepared statements are cached per SQL text: parsing dominates small queries otherwise. */
 export class StatementCache {
   private cache = new Map<string, Statement>();
+  /** Column names of statements whose SQL names every column it returns (no `*`). */
+  private names = new WeakMap<Statement, string[]>();
   /** `binder`: long texts bound natively (text-binding.ts); without it, sql.js binds everything. */
   constructor(private db: Database, private binder: TextBinder | null = null, private max = 500) {}
 
@@ -32,6 +34,21 @@ export class StatementCache {
     return stmt;
   }
 
+  /**
+   * The names of the columns a statement returns, after its first step. Read once per statement when its
+   * SQL names each column (no `*`: a schema change cannot change them, the statement would fail
+   * instead); once per execution otherwise, since a `SELECT *` prepared before a schema change returns
+   * the new columns after it (SQLite prepares it again).
+   */
+  columnNames(stmt: Statement, sql: string): string[] {
+    let names = this.names.get(stmt);
+    if (names === undefined) {
+      names = stmt.getColumnNames();
+      if (!sql.includes('*')) this.names.set(stmt, names);
+    }
+    return names;
+  }
+
   clear(): void {
     for (const stmt of this.cache.values()) stmt.free();
     this.cache.clear();
@@ -40,8 +57,7 @@ export class StatementCache {
 
 /**
  * sql.js's getAsObject() asks SQLite for every column name again on each row, which costs twice what
- * reading the values does; the names are read once per execution instead (not once per statement:
- * a `SELECT *` prepared before a schema change returns the new columns after it).
+ * reading the values does; the names are read once per statement or execution instead (columnNames).
  */
 export function queryAll<T>(cache: StatementCache, sql: string, params: Params = [], onRow?: (bytes: number) => void): T[] {
   const stmt = cache.prepare(sql);
@@ -50,7 +66,7 @@ export function queryAll<T>(cache: StatementCache, sql: string, params: Params =
     const rows: T[] = [];
     let names: string[] | null = null;
     while (stmt.step()) {
-      names ??= stmt.getColumnNames();
+      names ??= cache.columnNames(stmt, sql);
       const values = stmt.get();
       const row: Record<string, unknown> = {};
       let bytes = 0;
@@ -72,12 +88,15 @@ export function queryGet<T>(cache: StatementCache, sql: string, params: Params =
   try {
     cache.bind(stmt, params);
     if (!stmt.step()) return undefined;
-    const row = stmt.getAsObject() as Record<string, unknown>;
-    if (onRow) {
-      let bytes = 0;
-      for (const key in row) bytes += valueBytes(row[key]);
-      onRow(bytes);
+    const names = cache.columnNames(stmt, sql);
+    const values = stmt.get();
+    const row: Record<string, unknown> = {};
+    let bytes = 0;
+    for (let i = 0; i < names.length; i++) {
+      row[names[i]] = values[i];
+      bytes += valueBytes(values[i]);
     }
+    onRow?.(bytes);
     return row as T;
   } finally {
     stmt.reset();

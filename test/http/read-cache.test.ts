@@ -145,6 +145,21 @@ describe('the cache on a real core', () => {
     expect(cache.get(key)).toBeUndefined();
   });
 
+  it('keeps only answers asked for before: the first time a key is only noted', async () => {
+    const cache = new ReadCache(h.core);
+    const v = cache.now();
+    if (v === null) return;
+    const key = cache.keyOf('/api/collections/users/records', {}, null, new Headers({ host: 'localhost', 'x-once': 'a' }))!;
+    const other = cache.keyOf('/api/collections/users/records', {}, null, new Headers({ host: 'localhost', 'x-once': 'b' }))!;
+    expect(cache.wanted(key, v)).toBe(false);
+    expect(cache.wanted(other, v)).toBe(false);
+    expect(cache.wanted(key, v)).toBe(true);
+    cache.set(key, v, Buffer.from('{"kept":2}'));
+    expect(cache.get(key)?.toString()).toBe('{"kept":2}');
+    expect(cache.wanted(key, v)).toBe(false); // kept already
+    expect(cache.wanted(other, v + 1)).toBe(false); // made at another version
+  });
+
   it('keeps nothing for a query naming the clock or chance, and tells callers and headers apart', async () => {
     const cache = new ReadCache(h.core);
     if (cache.now() === null) return;

@@ -201,3 +201,24 @@ describe('the async store', () => {
     }
   });
 });
+
+describe('column names of cached statements (statements.ts columnNames)', () => {
+  it('a `SELECT *` read again after a schema change returns the new columns; a statement naming its columns keeps its names', async () => {
+    const store = await openWithTable();
+    await store.write((tx) => tx.run("INSERT INTO t (id, n) VALUES ('a', 1)"));
+    const star = 'SELECT * FROM t WHERE id = ?';
+    const named = 'SELECT t."n", t."id" FROM t WHERE id = ?';
+    expect(await store.get(star, ['a'])).toEqual({ id: 'a', n: 1 });
+    expect(await store.all(star, ['a'])).toEqual([{ id: 'a', n: 1 }]);
+    expect(await store.get(named, ['a'])).toEqual({ n: 1, id: 'a' });
+    await store.write(async (tx) => {
+      await tx.run("ALTER TABLE t ADD COLUMN label TEXT DEFAULT 'x' NOT NULL");
+      await tx.run('ALTER TABLE t RENAME COLUMN n TO m');
+    });
+    // the same statements, prepared before the change: SQLite prepares them again
+    expect(await store.get(star, ['a'])).toEqual({ id: 'a', m: 1, label: 'x' });
+    expect(await store.all(star, ['a'])).toEqual([{ id: 'a', m: 1, label: 'x' }]);
+    await expect(store.get(named, ['a'])).rejects.toThrow(/no such column/);
+    expect(await store.get('SELECT t."m", t."label" FROM t WHERE id = ?', ['a'])).toEqual({ m: 1, label: 'x' });
+  });
+});

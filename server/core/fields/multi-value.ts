@@ -22,11 +22,17 @@ export function multiFromStored(value: unknown, field: MultiValued): string | st
   }
   if (isMulti(field) && typeof value === 'string' && value.startsWith('[')) {
     const parsed = parseJson(value);
-    if (Array.isArray(parsed) && parsed.every((s) => typeof s === 'string' && s !== '') && new Set(parsed).size === parsed.length) {
-      return parsed as string[];
-    }
+    if (Array.isArray(parsed) && distinctTexts(parsed)) return parsed as string[];
   }
   return normalizeMulti(value, field);
+}
+
+/** Whether every item is a non-empty string and no two are equal (a few items compared pairwise, no Set made). */
+function distinctTexts(items: unknown[]): boolean {
+  if (!items.every((s) => typeof s === 'string' && s !== '')) return false;
+  if (items.length > 8) return new Set(items).size === items.length;
+  for (let i = 1; i < items.length; i++) for (let j = 0; j < i; j++) if (items[i] === items[j]) return false;
+  return true;
 }
 
 function parseJson(text: string): unknown {
