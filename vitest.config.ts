@@ -4,7 +4,7 @@ import solid from 'vite-plugin-solid';
 
 // Tests whose assertions are time bounds measured on a server in a child process or over a real socket
 // (the health of /api/health while a hostile client runs, a subscriber's latency...), or on a stretch
-// of work in the test's own process (a hostile filter parsed, a realtime flush round). They run one
+// of work in the test's own process (a hostile filter parsed, a realtime flush round, native text binding against sql.js's). They run one
 // file at a time after the parallel projects (vitest puts projects without file parallelism in a
 // sequential group at the end), so another file's load cannot eat their margins.
 const TIMED = [
@@ -12,6 +12,7 @@ const TIMED = [
   'test/filter/hostile.test.ts',
   'test/filter/like.test.ts',
   'test/realtime/flush.test.ts',
+  'test/store/text-binding.test.ts',
   'test/realtime/hostile.test.ts',
   'test/realtime/budget.test.ts',
   'test/security/event-loop.test.ts',
