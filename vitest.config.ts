@@ -1,11 +1,18 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import solid from 'vite-plugin-solid';
 
 // Tests whose assertions are time bounds measured on a server in a child process or over a real socket
-// (the health of /api/health while a hostile client runs, a subscriber's latency...). They run one
+// (the health of /api/health while a hostile client runs, a subscriber's latency...), or on a stretch
+// of work in the test's own process (a hostile filter parsed, a realtime flush round, native text binding against sql.js's). They run one
 // file at a time after the parallel projects (vitest puts projects without file parallelism in a
-// sequential group at the end), so another suite's load cannot eat their margins.
+// sequential group at the end), so another file's load cannot eat their margins.
 const TIMED = [
+  'test/filter/parser.test.ts',
+  'test/filter/hostile.test.ts',
+  'test/filter/like.test.ts',
+  'test/realtime/flush.test.ts',
+  'test/store/text-binding.test.ts',
   'test/realtime/hostile.test.ts',
   'test/realtime/budget.test.ts',
   'test/security/event-loop.test.ts',
@@ -116,6 +123,12 @@ const SLOW = ['test/crash/**', 'test/fuzz/journal.test.ts', 'test/main/build.tes
 // main-process tests must run in a plain node project without it (docs/architecture.md, "Toolchain facts").
 export default defineConfig(({ mode }) => ({
   test: {
+    // Files at once in the parallel projects (node, postgres, postgres-api, ui). Vitest's default, one
+    // core less than the machine has, is one worker on CI's two cores: the whole suite one file at a
+    // time, though a file keeps about one core busy (its server and client in the worker, PostgreSQL's
+    // backends beside it), so the second core idled. Two at least; the sequential projects (timed,
+    // failover, e2e: fileParallelism false) still run one file at a time, alone, after these.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         test: {

@@ -50,9 +50,9 @@ export async function startApp(uiDir: string): Promise<TestApp> {
 
 export async function shot(page: Page, name: string): Promise<void> {
   await mkdir(SHOTS, { recursive: true });
-  // Let toasts and panel animations settle so the picture shows the resting state.
-  await page.waitForTimeout(250);
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+  // The resting state: toasts' and panels' animations are taken at their end (fast-forwarded by the
+  // screenshot, not waited for with a fixed sleep), a spinner at its start.
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false, animations: 'disabled' });
 }
 
 type Viewport = { width: number; height: number };

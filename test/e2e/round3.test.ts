@@ -232,10 +232,10 @@ describe('the eleven defects', () => {
   it('11. every text on the main pages reaches 4.5:1 against its background (WCAG AA)', async () => {
     const failures: string[] = [];
     for (const vp of [NARROW, WIDE]) {
-      for (const h of ['#/collections/posts', '#/collections/posts?record=new', '#/collections/users/settings', '#/collections/posts/api', '#/sessions', '#/data', 'signed out']) {
+      for (const [h, shown] of Object.entries(PAGES)) {
         const p = h === 'signed out' ? (suite.page = await (await browser.newContext({ viewport: vp })).newPage()) : await open(h, vp);
         if (h === 'signed out') await p.goto(`${app.url}/_/#/login`);
-        await p.waitForTimeout(600);
+        await settled(p, shown);
         failures.push(...(await p.evaluate(contrastFailures)).map((f) => `${vp.width} ${h}: ${f}`));
         await p.context().close();
       }
@@ -243,6 +243,29 @@ describe('the eleven defects', () => {
     expect(failures).toEqual([]);
   });
 });
+
+/** The pages test 11 reads, each with what shows once its data is in. */
+const PAGES: Record<string, string> = {
+  '#/collections/posts': '.records tbody tr[data-id]',
+  '#/collections/posts?record=new': '.panel .form-field',
+  '#/collections/users/settings': '#col-name',
+  '#/collections/posts/api': '.api-preview',
+  '#/sessions': '.sessions-table tbody tr',
+  '#/data': '.backups-table',
+  'signed out': '#login-email',
+};
+
+/**
+ * A page at rest (instead of a fixed sleep): `shown` is visible, nothing says it is loading (no
+ * "Loading…", spinner or dimmed table) and no finite animation is still running (a panel sliding in).
+ */
+async function settled(p: Page, shown: string): Promise<void> {
+  await p.locator(shown).first().waitFor();
+  await p.waitForFunction(() =>
+    !document.querySelector('.spinner, .loading') &&
+    ![...document.querySelectorAll('.muted')].some((el) => el.textContent?.trim() === 'Loading…') &&
+    document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity));
+}
 
 /** In the page: visible text whose colour is under 4.5:1 against the first opaque background behind it. */
 function contrastFailures(): string[] {
