@@ -196,6 +196,7 @@ export default defineConfig(({ mode }) => ({
           environment: 'happy-dom',
           include: ['test/ui/**/*.test.{ts,tsx}'],
           testTimeout: 30_000,
+          setupFiles: ['test/support/ui-setup.ts'],
         },
       },
       {

@@ -5,8 +5,9 @@ import type { Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { pathToFileURL } from 'node:url';
 import { mkdir } from 'node:fs/promises';
-import { startServer, type RunningServer } from '../server/index.js';
+import { startServer as startFromSources, type RunningServer } from '../server/index.js';
 import { startCeiling } from './ceiling.js';
 import { WindowProfiler } from './inspector-profile.js';
 import { LoopWatch } from './loop-watch.js';
@@ -74,6 +75,14 @@ function memory(): MemoryInfo {
     wasmBytes: wasmMemories.map((w) => w.buffer.byteLength), smaps: smapsRollup(), maps: process.env.BENCH_MAPS === '1' ? topMappings() : undefined,
   };
 }
+
+/**
+ * The server's code: its TypeScript sources through tsx (as `npm run serve`), or, with
+ * DESKBASE_BENCH_BUNDLE naming `dist/server/index.mjs`, the esbuild bundle the desktop app runs.
+ */
+const startServer: typeof startFromSources = process.env.DESKBASE_BENCH_BUNDLE
+  ? ((await import(pathToFileURL(process.env.DESKBASE_BENCH_BUNDLE).href)) as { startServer: typeof startFromSources }).startServer
+  : startFromSources;
 
 /** `db`: a team-server node on that PostgreSQL database (bench/team.ts), `dir` its files folder. */
 async function start(dir: string, db?: string, hooksDir: string | null = null): Promise<RunningServer> {
