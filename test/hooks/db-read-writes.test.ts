@@ -1,0 +1,77 @@
+// A hook's `$app.db()` read (`all`/`one`) whose statement writes (a DELETE ... RETURNING, as dbx's
+// All runs whatever it is given): the write must be seen by the very next request of a kept session
+// (core/session-store.ts keeps sessions across writes to other tables), survive a restart (it is
+// journaled), and move the store's version (read-cache.ts drops what it kept).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../server/index.js';
+import { startSdkServer, type SdkServer } from '../support/sdk-server.js';
+import { hooksFolder } from '../hooks/support.js';
+
+const hooksDir = hooksFolder({
+  'end.pb.js': `
+routerAdd("POST", "/api/end-sessions/{id}", (e) => {
+  const ended = arrayOf(new DynamicModel({ id: "" }));
+  $app.db().newQuery("DELETE FROM {{_sessions}} WHERE [[recordId]] = {:id} RETURNING [[id]]").bind({ id: e.request.pathValue("id") }).all(ended);
+  return e.json(200, { ended: ended.length });
+});
+
+routerAdd("POST", "/api/drop-note/{id}", (e) => {
+  const row = new DynamicModel({ id: "" });
+  $app.db().newQuery("DELETE FROM {{notes}} WHERE [[id]] = {:id} RETURNING [[id]]").bind({ id: e.request.pathValue("id") }).one(row);
+  return e.json(200, { dropped: row.id });
+});
+`,
+});
+const dir = mkdtempSync(join(tmpdir(), 'deskbase-hook-read-writes-'));
+let sdk: SdkServer;
+let reopened: RunningServer | undefined;
+let token = '';
+let userId = '';
+
+beforeAll(async () => {
+  sdk = await startSdkServer({ dir, hooksDir });
+  await sdk.admin.collections.create({ name: 'notes', type: 'base', createRule: "@request.auth.id != ''", listRule: '', fields: [{ name: 'title', type: 'text' }] });
+  await sdk.admin.collection('users').create({ email: 'u@example.com', password: 'hook read writes 1', passwordConfirm: 'hook read writes 1' });
+  const pb = sdk.client();
+  await pb.collection('users').authWithPassword('u@example.com', 'hook read writes 1');
+  token = pb.authStore.token;
+  userId = pb.authStore.record!.id;
+});
+afterAll(async () => {
+  await sdk?.server.close();
+  await reopened?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function create(title: string, url = sdk.server.url): Promise<number> {
+  const r = await fetch(`${url}/api/collections/notes/records`, {
+    method: 'POST', headers: { 'content-type': 'application/json', authorization: token }, body: JSON.stringify({ title }),
+  });
+  return r.status;
+}
+
+describe("a hook's $app.db() read that writes", () => {
+  it('moves the store: a list answered before is not answered again from memory', async () => {
+    const note = await sdk.admin.collection('notes').create({ title: 'to drop' });
+    const list = async () => (await (await fetch(`${sdk.server.url}/api/collections/notes/records?perPage=500`)).json() as { items: { id: string }[] }).items.map((i) => i.id);
+    for (let i = 0; i < 3; i++) expect(await list()).toContain(note.id); // asked twice: kept (read-cache.ts)
+    const r = await fetch(`${sdk.server.url}/api/drop-note/${note.id}`, { method: 'POST' });
+    expect(await r.json()).toEqual({ dropped: note.id });
+    expect(await list()).not.toContain(note.id);
+  });
+
+  it('ends the session for the next request, and for good', async () => {
+    expect(await create('kept session')).toBe(200);
+    expect(await create('kept session again')).toBe(200);
+    const r = await fetch(`${sdk.server.url}/api/end-sessions/${userId}`, { method: 'POST' });
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({ ended: 1 });
+    expect(await create('after the end')).toBe(400);
+    await sdk.server.close();
+    reopened = await startServer({ dir, hooksDir, port: 0, uiDir: null, log: () => undefined });
+    expect(await create('after a restart', reopened.url)).toBe(400);
+  });
+});
