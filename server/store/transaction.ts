@@ -55,7 +55,8 @@ export async function runTransaction<T>(
 
 /**
  * Statements are journaled once they succeed (a failed one changed nothing). Reads journal nothing
- * unless they changed rows, as `INSERT ... RETURNING` through `tx.get` does.
+ * unless they changed rows, as `INSERT ... RETURNING` through `tx.get` does, or are not row statements
+ * at all (a hook's `$app.db()` CREATE TRIGGER through `all()`).
  */
 export function recordingTx(db: Database, cache: StatementCache, encoder: StatementEncoder | null, call: EngineCall): OpenTx {
   let open = true;
@@ -73,7 +74,8 @@ export function recordingTx(db: Database, cache: StatementCache, encoder: Statem
     if (encoder === null) return read();
     const before = totalChanges(cache);
     const result = read();
-    if (totalChanges(cache) !== before) {
+    // SQLite's count of changed rows misses a schema statement (CREATE TRIGGER, an index, ALTER TABLE)
+    if (totalChanges(cache) !== before || !ROWS_ONLY.test(sql)) {
       changed = true;
       encoder.add(sql, params ?? []);
     }
@@ -95,6 +97,9 @@ export function recordingTx(db: Database, cache: StatementCache, encoder: Statem
   // in memory (no encoder) a read that changed rows goes unseen: count the transaction as changed
   return { tx, end: () => void (open = false), changed: () => changed || encoder === null };
 }
+
+/** Statements that change rows at most (their changes are counted): anything else is journaled as it runs. */
+const ROWS_ONLY = /^\s*(?:SELECT|WITH|VALUES|INSERT|UPDATE|DELETE|REPLACE)\b/i;
 
 function totalChanges(cache: StatementCache): number {
   return queryGet<{ n: number }>(cache, 'SELECT total_changes() AS n')?.n ?? 0;

@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import PocketBase from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../server/index.js';
 import { startSdkServer, type SdkServer } from '../support/sdk-server.js';
@@ -16,6 +17,12 @@ routerAdd("POST", "/api/end-sessions/{id}", (e) => {
   const ended = arrayOf(new DynamicModel({ id: "" }));
   $app.db().newQuery("DELETE FROM {{_sessions}} WHERE [[recordId]] = {:id} RETURNING [[id]]").bind({ id: e.request.pathValue("id") }).all(ended);
   return e.json(200, { ended: ended.length });
+});
+
+routerAdd("POST", "/api/arm", (e) => {
+  // a schema statement through all(): it changes no row (SQLite's change count does not move)
+  $app.db().newQuery("CREATE TRIGGER end_sessions AFTER INSERT ON notes WHEN NEW.title = 'end them' BEGIN DELETE FROM _sessions; END").all(arrayOf(new DynamicModel({})));
+  return e.json(200, {});
 });
 
 routerAdd("POST", "/api/drop-note/{id}", (e) => {
@@ -73,5 +80,23 @@ describe("a hook's $app.db() read that writes", () => {
     await sdk.server.close();
     reopened = await startServer({ dir, hooksDir, port: 0, uiDir: null, log: () => undefined });
     expect(await create('after a restart', reopened.url)).toBe(400);
+  });
+
+  it('a schema statement through all() is journaled, and a trigger it makes is seen by the sessions kept', async () => {
+    const url = reopened!.url;
+    const pb = new PocketBase(url);
+    await pb.collection('users').authWithPassword('u@example.com', 'hook read writes 1');
+    token = pb.authStore.token;
+    expect((await fetch(`${url}/api/arm`, { method: 'POST' })).status).toBe(200);
+    expect(await create('kept session', url)).toBe(200);
+    expect(await create('end them', url)).toBe(200); // the trigger ends every session
+    expect(await create('after the trigger', url)).toBe(400);
+    await reopened!.close();
+    reopened = await startServer({ dir, hooksDir, port: 0, uiDir: null, log: () => undefined });
+    const again = new PocketBase(reopened.url);
+    await again.collection('users').authWithPassword('u@example.com', 'hook read writes 1');
+    token = again.authStore.token;
+    expect(await create('end them', reopened.url)).toBe(200); // the trigger is still there after a restart
+    expect(await create('after the trigger', reopened.url)).toBe(400);
   });
 });
