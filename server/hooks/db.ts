@@ -117,6 +117,9 @@ export async function runDbQuery(ctx: DbContext, query: DbQuery): Promise<DbAnsw
   if (!isRecord(query) || !['all', 'one', 'execute'].includes(query.mode)) throw badRequest('$app.db(): not a query.');
   const params = isRecord(query.params) ? query.params : {};
   const { sql, values } = translateDbx(query.sql, params, ctx.dialect);
+  // the store owns transactions: one ended or cut back from inside would leave memory and the journal apart
+  const control = TRANSACTION_CONTROL.exec(sql);
+  if (control !== null) throw badRequest(`$app.db(): ${control[1].toUpperCase()} is not run: use $app.runInTransaction.`);
   const budgetMs = ctx.budgetMs ?? QUERY_BUDGET_MS;
   const tx = ctx.tx ?? null;
   if (query.mode === 'execute') {
@@ -145,6 +148,9 @@ export async function runDbQuery(ctx: DbContext, query: DbQuery): Promise<DbAnsw
     throw budgetError(err, budgetMs);
   }
 }
+
+/** A statement that begins, ends or cuts back a transaction (SQLite's and PostgreSQL's words for it). */
+const TRANSACTION_CONTROL = /^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE|START\s+TRANSACTION|ABORT|PREPARE\s+TRANSACTION)\b/i;
 
 /** A statement that can only read: a SELECT (a write is never one on SQLite; a PostgreSQL function it calls is the function's own). */
 const READS_ONLY = /^\s*SELECT\b/i;

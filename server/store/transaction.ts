@@ -58,7 +58,11 @@ export async function runTransaction<T>(
  * unless they changed rows, as `INSERT ... RETURNING` through `tx.get` does, or are not row statements
  * at all (a hook's `$app.db()` CREATE TRIGGER through `all()`).
  */
-export function recordingTx(db: Database, cache: StatementCache, encoder: StatementEncoder | null, call: EngineCall): OpenTx {
+export function recordingTx(
+  db: Database, cache: StatementCache, encoder: StatementEncoder | null, call: EngineCall,
+  /** Each row a read returns (its bytes), charged to the running call's budget as the store's reads are (deadline.ts rowRead). */
+  onRow?: (bytes: number) => void,
+): OpenTx {
   let open = true;
   let changed = false;
   const settle = <R>(work: () => R): Promise<R> => {
@@ -82,8 +86,8 @@ export function recordingTx(db: Database, cache: StatementCache, encoder: Statem
     return result;
   };
   const tx: WriteTx = {
-    all: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryAll<R>(cache, sql, params))),
-    get: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryGet<R>(cache, sql, params))),
+    all: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryAll<R>(cache, sql, params, onRow))),
+    get: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryGet<R>(cache, sql, params, onRow))),
     run: (sql: string, params: Params = []) =>
       settle(() => {
         // Checked in memory too, so code tested against an in-memory store behaves the same on disk.

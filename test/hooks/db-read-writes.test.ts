@@ -25,6 +25,12 @@ routerAdd("POST", "/api/arm", (e) => {
   return e.json(200, {});
 });
 
+onRecordCreate((e) => {
+  e.next();
+  const sql = { "commit inside": "COMMIT", "savepoint inside": "SAVEPOINT s", "rollback to": "ROLLBACK", "release": "RELEASE s" }[e.record.getString("title")];
+  if (sql) $app.db().newQuery(sql).execute();
+}, "notes");
+
 routerAdd("POST", "/api/drop-note/{id}", (e) => {
   const row = new DynamicModel({ id: "" });
   $app.db().newQuery("DELETE FROM {{notes}} WHERE [[id]] = {:id} RETURNING [[id]]").bind({ id: e.request.pathValue("id") }).one(row);
@@ -59,6 +65,20 @@ async function create(title: string, url = sdk.server.url): Promise<number> {
   });
   return r.status;
 }
+
+describe("a hook's $app.db() transaction statement", () => {
+  it('is refused with a 400 naming it, and the write around it rolls back whole', async () => {
+    for (const title of ['commit inside', 'savepoint inside', 'rollback to', 'release']) {
+      const r = await fetch(`${sdk.server.url}/api/collections/notes/records`, {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: token }, body: JSON.stringify({ title }),
+      });
+      expect(r.status, title).toBe(400);
+      expect(((await r.json()) as { message: string }).message).toMatch(/runInTransaction/);
+      expect((await sdk.admin.collection('notes').getList(1, 1, { filter: `title = "${title}"` })).totalItems, title).toBe(0);
+    }
+    expect(await create('the store writes on')).toBe(200);
+  });
+});
 
 describe("a hook's $app.db() read that writes", () => {
   it('moves the store: a list answered before is not answered again from memory', async () => {
