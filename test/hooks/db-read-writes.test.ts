@@ -27,6 +27,9 @@ routerAdd("POST", "/api/arm", (e) => {
 
 onRecordCreate((e) => {
   e.next();
+  if (e.record.getString("title") === "endless inside") {
+    $app.db().newQuery("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c").all(arrayOf(new DynamicModel({ x: 0 })));
+  }
   const sql = { "commit inside": "COMMIT", "savepoint inside": "SAVEPOINT s", "rollback to": "ROLLBACK", "release": "RELEASE s" }[e.record.getString("title")];
   if (sql) $app.db().newQuery(sql).execute();
 }, "notes");
@@ -76,6 +79,17 @@ describe("a hook's $app.db() transaction statement", () => {
       expect(((await r.json()) as { message: string }).message).toMatch(/runInTransaction/);
       expect((await sdk.admin.collection('notes').getList(1, 1, { filter: `title = "${title}"` })).totalItems, title).toBe(0);
     }
+    expect(await create('the store writes on')).toBe(200);
+  });
+});
+
+describe("a hook's $app.db() read inside a write", () => {
+  it("is stopped at the write's query budget (its rows counted), the server answering on", async () => {
+    const r = await fetch(`${sdk.server.url}/api/collections/notes/records`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: token }, body: JSON.stringify({ title: 'endless inside' }),
+    });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as { message: string }).message).toMatch(/database time/);
     expect(await create('the store writes on')).toBe(200);
   });
 });
