@@ -229,9 +229,14 @@ export function takeBody(event: H3Event): Readable {
   // pipe() neither ends nor fails its destination when the client goes away mid-body (or the request
   // time limit cuts it): the reader would wait forever
   if (node && body === node) {
-    node.once('close', () => {
+    const cut = () => {
       if (!node.complete) source.destroy(badRequest('The request ended before its body was complete.'));
-    });
+    };
+    // closed already (its client hung up while the caller was looked up): its 'close' has gone by, and
+    // a destroyed request ends no pipe either
+    // (the error is kept by the stream for its reader, who comes later: pipeline and finished see it)
+    if (node.destroyed && !node.readableEnded) source.on('error', () => {}).destroy(badRequest('The request ended before its body was complete.'));
+    else node.once('close', cut);
   }
   return source;
 }

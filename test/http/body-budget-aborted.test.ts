@@ -4,6 +4,9 @@
 // meanwhile must not keep its declared length taken for good (each such request shrank the budget
 // until every body got the 503). Through the create served without h3 (fast-creates.ts) and the app.
 import net from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../server/index.js';
 import { http, setupSuperuser } from '../fixtures/hardening-http.js';
@@ -28,13 +31,13 @@ async function freshToken(n: number): Promise<string> {
 }
 
 /** Headers declaring `bytes` and a few of them sent, then the connection closed while a write holds the store. */
-async function hangUpWhileLookedUp(token: string, bytes: number, cookie: boolean): Promise<void> {
+async function hangUpWhileLookedUp(token: string, bytes: number, cookie: boolean, on = server, head = 'POST /api/collections/notes/records', type = 'application/json'): Promise<void> {
   let release = () => {};
-  const held = server.core.store.write(() => new Promise<void>((resolve) => (release = resolve)));
-  const socket = net.connect(server.port, '127.0.0.1');
+  const held = on.core.store.write(() => new Promise<void>((resolve) => (release = resolve)));
+  const socket = net.connect(on.port, '127.0.0.1');
   await new Promise((resolve) => socket.once('connect', resolve));
   const closed = new Promise((resolve) => socket.once('close', resolve));
-  socket.write(`POST /api/collections/notes/records HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAuthorization: ${token}\r\n${cookie ? 'Cookie: unrelated=1\r\n' : ''}Content-Length: ${bytes}\r\n\r\n{"text":"`);
+  socket.write(`${head} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${type}\r\nAuthorization: ${token}\r\n${cookie ? 'Cookie: unrelated=1\r\n' : ''}Content-Length: ${bytes}\r\n\r\n{"text":"`);
   await new Promise((resolve) => setTimeout(resolve, 50));
   socket.destroy();
   await closed;
@@ -52,6 +55,27 @@ describe('bodies in flight of requests that hung up', () => {
       const r = await http(server.url, 'POST', '/api/collections/notes/records', { token: su, body: { text: 'x'.repeat(900_000) } });
       expect(r.status, cookie ? 'through the app' : 'through the fast create').toBe(200);
       expect(server.bodyBytesInFlight()).toBe(0);
+    }
+  });
+});
+
+describe('a restore whose uploader hung up before its body was taken', () => {
+  it('ends, so the next restore is not refused as running', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'deskbase-restore-aborted-'));
+    const durable = await startServer({ dir, port: 0, uiDir: null, log: () => undefined });
+    try {
+      await setupSuperuser(durable.url, (await durable.setupToken())!);
+      // a fresh sign-in: its first request reads the session from the store (held by a write)
+      const signed = await http(durable.url, 'POST', '/api/collections/_superusers/auth-with-password', { body: { identity: 'admin@example.com', password: 'correct horse' } });
+      const token = signed.body.token as string;
+      await hangUpWhileLookedUp(token, 600_000, false, durable, 'POST /api/backup/restore', 'application/zip');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const next = await http(durable.url, 'POST', '/api/backup/restore', { token, raw: 'not a zip', headers: { 'content-type': 'application/zip' } });
+      expect(next.text).not.toContain('another restore is running');
+      expect(next.status).toBe(400);
+    } finally {
+      await durable.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
