@@ -31,13 +31,13 @@ async function freshToken(n: number): Promise<string> {
 }
 
 /** Headers declaring `bytes` and a few of them sent, then the connection closed while a write holds the store. */
-async function hangUpWhileLookedUp(token: string, bytes: number, cookie: boolean, on = server, head = 'POST /api/collections/notes/records', type = 'application/json'): Promise<void> {
+async function hangUpWhileLookedUp(token: string, bytes: number, cookie: boolean, on = server, head = 'POST /api/collections/notes/records', type = 'application/json', agent = 'hung-up'): Promise<void> {
   let release = () => {};
   const held = on.core.store.write(() => new Promise<void>((resolve) => (release = resolve)));
   const socket = net.connect(on.port, '127.0.0.1');
   await new Promise((resolve) => socket.once('connect', resolve));
   const closed = new Promise((resolve) => socket.once('close', resolve));
-  socket.write(`${head} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${type}\r\nAuthorization: ${token}\r\n${cookie ? 'Cookie: unrelated=1\r\n' : ''}Content-Length: ${bytes}\r\n\r\n{"text":"`);
+  socket.write(`${head} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${type}\r\nAuthorization: ${token}\r\nUser-Agent: ${agent}\r\n${cookie ? 'Cookie: unrelated=1\r\n' : ''}Content-Length: ${bytes}\r\n\r\n{"text":"`);
   await new Promise((resolve) => setTimeout(resolve, 50));
   socket.destroy();
   await closed;
@@ -77,5 +77,17 @@ describe('a restore whose uploader hung up before its body was taken', () => {
       await durable.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a multipart create whose client hung up before its body was read', () => {
+  it('is answered (and logged) instead of waiting for good', async () => {
+    const token = await freshToken(9);
+    await hangUpWhileLookedUp(token, 600_000, false, server, 'POST /api/collections/notes/records', 'multipart/form-data; boundary=xyz', 'hung-up-multipart');
+    await expect.poll(async () => {
+      await server.logs.logger.flush();
+      const r = await http(server.url, 'GET', `/api/logs?filter=${encodeURIComponent("data.userAgent = 'hung-up-multipart'")}`, { token: su });
+      return (r.body as { items: { data: { status: number } }[] }).items.map((i) => i.data.status);
+    }, { interval: 50, timeout: 3_000 }).toEqual([400]);
   });
 });
