@@ -5,7 +5,8 @@
 // MySQL-style quoting, which PocketBase apps write) as standard double-quoted ones, so the same text
 // runs on PostgreSQL where its SQL does. Inside a write's transaction (a migration, a hook running in
 // a write) the statement runs in it; otherwise a read runs under a query budget of its own and an
-// `execute` in a transaction of its own, so a query from a hook is bounded like any request's.
+// `execute` in a transaction of its own (and so does a read whose statement is not a SELECT: it may
+// write), so a query from a hook is bounded like any request's.
 import { badRequest } from '../errors.js';
 import { budgetError, MAX_RESPONSE_BYTES, QUERY_BUDGET_MS, underDeadline } from '../core/query-budget.js';
 import { QueryBudget, type Store, type WriteTx } from '../store/db.js';
@@ -116,6 +117,9 @@ export async function runDbQuery(ctx: DbContext, query: DbQuery): Promise<DbAnsw
   if (!isRecord(query) || !['all', 'one', 'execute'].includes(query.mode)) throw badRequest('$app.db(): not a query.');
   const params = isRecord(query.params) ? query.params : {};
   const { sql, values } = translateDbx(query.sql, params, ctx.dialect);
+  // the store owns transactions: one ended or cut back from inside would leave memory and the journal apart
+  const control = TRANSACTION_CONTROL.exec(sql);
+  if (control !== null) throw badRequest(`$app.db(): ${control[1].toUpperCase()} is not run: use $app.runInTransaction.`);
   const budgetMs = ctx.budgetMs ?? QUERY_BUDGET_MS;
   const tx = ctx.tx ?? null;
   if (query.mode === 'execute') {
@@ -133,5 +137,20 @@ export async function runDbQuery(ctx: DbContext, query: DbQuery): Promise<DbAnsw
     const row = await db.get<Record<string, unknown>>(sql, values);
     return row === undefined ? [] : [row];
   };
-  return { rows: tx ? await read(tx) : await underDeadline(ctx.store, budgetMs, read, ctx.readBytes ?? MAX_RESPONSE_BYTES) };
+  if (tx) return { rows: await read(tx) };
+  if (READS_ONLY.test(sql)) return { rows: await underDeadline(ctx.store, budgetMs, read, ctx.readBytes ?? MAX_RESPONSE_BYTES) };
+  // dbx's All and One run whatever they are given: a statement that may write (`DELETE ... RETURNING`,
+  // a `WITH` before an UPDATE, a PRAGMA) runs in a transaction of its own, as an execute does, so what
+  // it changes is journaled and seen (the store's versions, the sessions kept: core/session-store.ts)
+  try {
+    return { rows: await ctx.store.write((own) => read(own), new QueryBudget(budgetMs, ctx.readBytes ?? MAX_RESPONSE_BYTES)) };
+  } catch (err) {
+    throw budgetError(err, budgetMs);
+  }
 }
+
+/** A statement that begins, ends or cuts back a transaction (SQLite's and PostgreSQL's words for it). */
+const TRANSACTION_CONTROL = /^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE|START\s+TRANSACTION|ABORT|PREPARE\s+TRANSACTION)\b/i;
+
+/** A statement that can only read: a SELECT (a write is never one on SQLite; a PostgreSQL function it calls is the function's own). */
+const READS_ONLY = /^\s*SELECT\b/i;

@@ -73,6 +73,9 @@ function declaredLength(text: string | null, limit: number): number | null {
 /** readLimited on node's request and response (the app's requests, and creates served without h3: fast-creates.ts). */
 function readNodeLimited(req: Readable, res: Writable, contentLength: string | null, services: BodyServices, limit: number, inspect?: (chunk: Uint8Array) => void): Promise<Uint8Array> {
   const declared = declaredLength(contentLength, limit);
+  // a connection that closed before its body was looked at (the caller's session read first): its
+  // 'close' has gone by, so nothing may be held for it (it would be held for good) and nothing will come
+  if (req.destroyed || res.destroyed || res.closed) throw new BodyNotReceived();
   // the bytes held count against all requests' budget until this one's response is sent
   const budget = services.inFlight.forRequest();
   res.once('close', budget.release);
@@ -226,9 +229,14 @@ export function takeBody(event: H3Event): Readable {
   // pipe() neither ends nor fails its destination when the client goes away mid-body (or the request
   // time limit cuts it): the reader would wait forever
   if (node && body === node) {
-    node.once('close', () => {
+    const cut = () => {
       if (!node.complete) source.destroy(badRequest('The request ended before its body was complete.'));
-    });
+    };
+    // closed already (its client hung up while the caller was looked up): its 'close' has gone by, and
+    // a destroyed request ends no pipe either
+    // (the error is kept by the stream for its reader, who comes later: pipeline and finished see it)
+    if (node.destroyed && !node.readableEnded) source.on('error', () => {}).destroy(badRequest('The request ended before its body was complete.'));
+    else node.once('close', cut);
   }
   return source;
 }

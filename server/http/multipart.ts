@@ -68,8 +68,11 @@ export async function readMultipart(event: H3Event, limits: MultipartLimits, sin
   // the parts other than files are held in memory: they count against all requests' bodies in flight
   // until this one's response is sent (bodies-in-flight.ts); files stream to disk and do not
   const services = bodyServicesOf(event);
-  const budget = services.inFlight.forRequest();
   const response = event.runtime?.node?.res;
+  // a connection closed before its body was looked at (its client hung up while the caller was looked
+  // up): its 'close' has gone by, so nothing held would be given back, and its stream will never end
+  if (event.runtime?.node?.req.destroyed === true || response?.destroyed === true) throw badRequest('The request ended before its body was complete.');
+  const budget = services.inFlight.forRequest();
   if (response) response.once('close', budget.release);
   // no response to wait for: an in-process request (tests) gives its bytes back once read
   const released = () => { if (!response) budget.release(); };

@@ -398,7 +398,7 @@ export class Engine implements Store {
         return this.deadlines.within(budget, work);
       };
       try {
-        const opened = recordingTx(this.db, this.cache, encoder, call);
+        const opened = recordingTx(this.db, this.cache, encoder, call, this.rowRead);
         if (journal !== null) opened.tx.keepReadsGoing = () => this.copyForReaders(gate, opened);
         result = await runTransaction(this.cache, opened, fn, call, (on) => (this.starting = on));
         committed = true;

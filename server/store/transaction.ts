@@ -55,9 +55,14 @@ export async function runTransaction<T>(
 
 /**
  * Statements are journaled once they succeed (a failed one changed nothing). Reads journal nothing
- * unless they changed rows, as `INSERT ... RETURNING` through `tx.get` does.
+ * unless they changed rows, as `INSERT ... RETURNING` through `tx.get` does, or are not row statements
+ * at all (a hook's `$app.db()` CREATE TRIGGER through `all()`).
  */
-export function recordingTx(db: Database, cache: StatementCache, encoder: StatementEncoder | null, call: EngineCall): OpenTx {
+export function recordingTx(
+  db: Database, cache: StatementCache, encoder: StatementEncoder | null, call: EngineCall,
+  /** Each row a read returns (its bytes), charged to the running call's budget as the store's reads are (deadline.ts rowRead). */
+  onRow?: (bytes: number) => void,
+): OpenTx {
   let open = true;
   let changed = false;
   const settle = <R>(work: () => R): Promise<R> => {
@@ -73,15 +78,16 @@ export function recordingTx(db: Database, cache: StatementCache, encoder: Statem
     if (encoder === null) return read();
     const before = totalChanges(cache);
     const result = read();
-    if (totalChanges(cache) !== before) {
+    // SQLite's count of changed rows misses a schema statement (CREATE TRIGGER, an index, ALTER TABLE)
+    if (totalChanges(cache) !== before || !ROWS_ONLY.test(sql)) {
       changed = true;
       encoder.add(sql, params ?? []);
     }
     return result;
   };
   const tx: WriteTx = {
-    all: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryAll<R>(cache, sql, params))),
-    get: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryGet<R>(cache, sql, params))),
+    all: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryAll<R>(cache, sql, params, onRow))),
+    get: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryGet<R>(cache, sql, params, onRow))),
     run: (sql: string, params: Params = []) =>
       settle(() => {
         // Checked in memory too, so code tested against an in-memory store behaves the same on disk.
@@ -95,6 +101,9 @@ export function recordingTx(db: Database, cache: StatementCache, encoder: Statem
   // in memory (no encoder) a read that changed rows goes unseen: count the transaction as changed
   return { tx, end: () => void (open = false), changed: () => changed || encoder === null };
 }
+
+/** Statements that change rows at most (their changes are counted): anything else is journaled as it runs. */
+const ROWS_ONLY = /^\s*(?:SELECT|WITH|VALUES|INSERT|UPDATE|DELETE|REPLACE)\b/i;
 
 function totalChanges(cache: StatementCache): number {
   return queryGet<{ n: number }>(cache, 'SELECT total_changes() AS n')?.n ?? 0;
