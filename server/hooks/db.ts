@@ -137,7 +137,8 @@ export async function runDbQuery(ctx: DbContext, query: DbQuery): Promise<DbAnsw
     const row = await db.get<Record<string, unknown>>(sql, values);
     return row === undefined ? [] : [row];
   };
-  if (tx) return { rows: await read(tx) };
+  // inside a write: its rows charged to the write's budget (a hook's query may read without end)
+  if (tx) return { rows: await read(tx.counted ?? tx) };
   if (READS_ONLY.test(sql)) return { rows: await underDeadline(ctx.store, budgetMs, read, ctx.readBytes ?? MAX_RESPONSE_BYTES) };
   // dbx's All and One run whatever they are given: a statement that may write (`DELETE ... RETURNING`,
   // a `WITH` before an UPDATE, a PRAGMA) runs in a transaction of its own, as an execute does, so what

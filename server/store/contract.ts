@@ -23,6 +23,14 @@ export interface WriteTx extends ReadDb {
    * engine whose readers never wait for a writer (PostgreSQL) has nothing to do.
    */
   keepReadsGoing?(): Promise<void>;
+  /**
+   * The same reads with each row they return charged to the write's budget (its work and bytes): for SQL
+   * the store's callers do not write themselves (a hook's `$app.db()` inside a write), which may read
+   * without end. The store's own long writes (a truncate, a cascade, an import) read through `all`/`get`,
+   * uncharged: their work is bounded by what they do. An engine that bounds every statement itself
+   * (PostgreSQL's statement_timeout) has none.
+   */
+  counted?: Pick<ReadDb, 'all' | 'get'>;
 }
 
 /** The SQL a store's engine takes: core writes through the matching Dialect (server/filter/dialect.ts). */

@@ -60,7 +60,7 @@ export async function runTransaction<T>(
  */
 export function recordingTx(
   db: Database, cache: StatementCache, encoder: StatementEncoder | null, call: EngineCall,
-  /** Each row a read returns (its bytes), charged to the running call's budget as the store's reads are (deadline.ts rowRead). */
+  /** Each row a `counted` read returns (its bytes), charged to the running call's budget as the store's reads are (deadline.ts rowRead). */
   onRow?: (bytes: number) => void,
 ): OpenTx {
   let open = true;
@@ -86,8 +86,8 @@ export function recordingTx(
     return result;
   };
   const tx: WriteTx = {
-    all: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryAll<R>(cache, sql, params, onRow))),
-    get: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryGet<R>(cache, sql, params, onRow))),
+    all: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryAll<R>(cache, sql, params))),
+    get: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryGet<R>(cache, sql, params))),
     run: (sql: string, params: Params = []) =>
       settle(() => {
         // Checked in memory too, so code tested against an in-memory store behaves the same on disk.
@@ -99,6 +99,12 @@ export function recordingTx(
       }),
   };
   // in memory (no encoder) a read that changed rows goes unseen: count the transaction as changed
+  if (onRow !== undefined) {
+    tx.counted = {
+      all: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryAll<R>(cache, sql, params, onRow))),
+      get: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryGet<R>(cache, sql, params, onRow))),
+    };
+  }
   return { tx, end: () => void (open = false), changed: () => changed || encoder === null };
 }
 
