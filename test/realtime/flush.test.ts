@@ -13,10 +13,13 @@ class Counted implements Flushable {
   waiting = false;
   queued = 0;
   writes: number[] = [];
+  /** When each write began (performance.now()). */
+  starts: number[] = [];
   flushes = 0;
   constructor(private readonly costMs = 0) {}
   flush(): void {
     this.flushes++;
+    this.starts.push(performance.now());
     // a socket write's cost, in CPU (what the flusher's slices and shares count)
     const start = process.cpuUsage();
     while (cpuMs(process.cpuUsage(start)) < this.costMs) { /* writing */ }
@@ -114,6 +117,17 @@ describe('the realtime flusher', () => {
     heavy.send(costly);
     await until(() => heavy.writes.length === 2);
     expect(performance.now() - t0).toBeLessThan(options.maxWaitMs + 30 + 200); // the cap, the round itself, a loaded machine's slack
+    // nor by the deadline's floor: at a deadline share of a quarter a 30 ms round would hold the next 90 ms
+    const floored = new RealtimeFlusher({ ...options, deadlineShare: 0.25 });
+    const heavier = new Counted(30);
+    heavier.send(floored);
+    await until(() => heavier.writes.length === 1);
+    const t1 = performance.now();
+    heavier.send(floored);
+    await until(() => heavier.writes.length === 2);
+    // from the first round's end to the second's start: the cap (40) with 35 ms of slack; held by the
+    // floor it would be 90 at least
+    expect(heavier.starts[1] - t1).toBeLessThan(options.maxWaitMs + 35);
   });
 
   it('a round\'s wait is for the loop\'s other work: after the loop sat idle, the next round starts at once', async () => {

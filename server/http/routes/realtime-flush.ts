@@ -34,7 +34,7 @@ export interface FlushOptions {
   deliveryMs: number;
   /**
    * The most of the loop rounds started by a deadline may take: after a round of `t` ms, the next waits
-   * at least `t × (1 / deadlineShare - 1)`. Where rounds are that slow (a machine whose cores are taken
+   * at least `t × (1 / deadlineShare - 1)`, or maxWaitMs when that is less. Where rounds are that slow (a machine whose cores are taken
    * by other work) a deadline cannot be met, and rounds back to back would only write fewer messages
    * per write and leave the writers less of the loop.
    */
@@ -146,7 +146,8 @@ export class RealtimeFlusher {
     if (this.at >= this.round.length) {
       const { share, maxWaitMs, deadlineShare } = this.options;
       this.earliest = now + Math.min(maxWaitMs, this.cost * (1 / share - 1));
-      this.soonest = now + this.cost * (1 / deadlineShare - 1);
+      // the cap holds for it too: a round that cost more than the cap allows for is not followed later
+      this.soonest = now + Math.min(maxWaitMs, this.cost * (1 / deadlineShare - 1));
       this.lastRoundMs = now - this.roundStart;
       this.loopAtRoundEnd = performance.eventLoopUtilization();
     }
