@@ -80,39 +80,7 @@ const TYPES = {
 const MAX_CACHED_STATEMENTS = 1000;
 
 /** Opens the pool and checks the system tables (creating what is missing). */
-/** postgres.js's own connection errors (its Errors.connection: an Error whose code and errno are this word). */
-const LOST_CONNECTION = new Set(['CONNECTION_DESTROYED', 'CONNECTION_CLOSED', 'CONNECTION_ENDED']);
-const LOST_GUARD = Symbol.for('deskbase.postgres.lostConnections');
-
-function isLostConnection(reason: unknown): boolean {
-  const e = reason as { code?: unknown; errno?: unknown } | null;
-  return reason instanceof Error && typeof e!.code === 'string' && LOST_CONNECTION.has(e!.code) && e!.errno === e!.code;
-}
-
-/**
- * postgres.js rejects the statement under way on a connection it destroys or loses (a failover's lost
- * primary, a connection given up) also where nothing awaits it (its own statements while connecting:
- * porsager/postgres#1208), and Node ends the process on an unhandled rejection: a team-server node
- * died so during a failover test. Such a rejection is reported instead (everything of ours that was
- * under way is settled by its lease: connections.ts); any other still ends the process as Node's default
- * does (rethrown, an uncaught exception). One listener per process, reporting to the last store opened.
- */
-function guardLostConnections(report: (error: unknown) => void): void {
-  const slot = globalThis as { [LOST_GUARD]?: { report: (error: unknown) => void } };
-  if (slot[LOST_GUARD] !== undefined) {
-    slot[LOST_GUARD].report = report;
-    return;
-  }
-  const guard = { report };
-  slot[LOST_GUARD] = guard;
-  process.on('unhandledRejection', (reason) => {
-    if (!isLostConnection(reason)) throw reason;
-    guard.report(new Error(`PostgreSQL: a connection was lost under a statement nothing waited for (${(reason as Error).message})`, { cause: reason }));
-  });
-}
-
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  guardLostConnections(options.report ?? ((error: unknown) => console.error(error)));
   const node = newNodeId();
   // every connection names its node, so the bus knows which entries this node committed (bus.ts)
   const connection = { application_name: 'deskbase', [NODE_SETTING]: node };
