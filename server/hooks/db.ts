@@ -144,7 +144,7 @@ export async function runDbQuery(ctx: DbContext, query: DbQuery): Promise<DbAnsw
   // a `WITH` before an UPDATE, a PRAGMA) runs in a transaction of its own, as an execute does, so what
   // it changes is journaled and seen (the store's versions, the sessions kept: core/session-store.ts)
   try {
-    return { rows: await ctx.store.write((own) => read(own), new QueryBudget(budgetMs, ctx.readBytes ?? MAX_RESPONSE_BYTES)) };
+    return { rows: await ctx.store.write((own) => read(own.counted ?? own), new QueryBudget(budgetMs, ctx.readBytes ?? MAX_RESPONSE_BYTES)) };
   } catch (err) {
     throw budgetError(err, budgetMs);
   }
