@@ -79,17 +79,28 @@ const TYPES = {
 
 const MAX_CACHED_STATEMENTS = 1000;
 
+/**
+ * What every connection of a node opens with. `fetch_types: false`: postgres.js's fetch of the array
+ * types, run on each new connection's first ready, is a statement nothing awaits: a connection ended
+ * during it (a lease given up at its wait's end, connections.ts) rejects it unhandled, which ends the
+ * process (a team-server node died so in the failover test). No statement of the store sends or reads
+ * an array.
+ */
+export function connectionSettings(node: string) {
+  return {
+    onnotice: () => {},
+    types: TYPES as unknown as Record<string, postgres.PostgresType>,
+    connection: { application_name: 'deskbase', [NODE_SETTING]: node },
+    connect_timeout: CONNECT_TIMEOUT_S,
+    fetch_types: false,
+  };
+}
+
 /** Opens the pool and checks the system tables (creating what is missing). */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const node = newNodeId();
   // every connection names its node, so the bus knows which entries this node committed (bus.ts)
-  const connection = { application_name: 'deskbase', [NODE_SETTING]: node };
-  const settings = {
-    onnotice: () => {},
-    types: TYPES as unknown as Record<string, postgres.PostgresType>,
-    connection,
-    connect_timeout: CONNECT_TIMEOUT_S,
-  };
+  const settings = connectionSettings(node);
   // a URL postgres.js cannot read fails here, before any connection, with a message naming what to do
   const sql = pool(() => postgres(options.url, { ...settings, max: options.max ?? 10 }));
   // what the store's own statements run on (connections.ts); `sql` serves the bus's reads
@@ -100,8 +111,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   );
   const doorbell = (on: { notify: (payload: string) => void; close: () => void }) => {
     // `onnotify` is postgres.js's own (what its `listen` uses), missing from its types
-    const settings = { max: 1, max_lifetime: null, fetch_types: false, onnotice: () => {}, connection, onnotify: (_channel: string, payload: string) => on.notify(payload), onclose: on.close, connect_timeout: CONNECT_TIMEOUT_S };
-    return postgres(options.url, settings);
+    const doorbellSettings = { ...settings, max: 1, max_lifetime: null, onnotify: (_channel: string, payload: string) => on.notify(payload), onclose: on.close };
+    return postgres(options.url, doorbellSettings);
   };
   const bus = new PostgresBus(sql, node, doorbell, options.report ?? ((error: unknown) => console.error(error)), options.busTiming);
   const store = new PostgresStore(sql, options.dir ?? null, bus, connections);

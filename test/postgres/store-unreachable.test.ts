@@ -9,6 +9,7 @@ import { ApiError } from '../../server/errors.js';
 import { openPostgresStore, type PostgresStore } from '../../server/store-postgres/store.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
 import { probePort } from '../../server/http/listener.js';
+import { bundle, runChild } from '../fixtures/hardening-child.js';
 
 let db: FreshDatabase;
 let store: PostgresStore;
@@ -72,5 +73,14 @@ describePostgres('the PostgreSQL store when the database goes away', () => {
     expect(opened).toBeInstanceOf(ApiError);
     expect((opened as ApiError).status).toBe(503);
     expect(took).toBeLessThan(3000);
+  });
+
+  it('connections given up while they open (a wait for one ending) end without ending the process', async () => {
+    // postgres.js runs statements of its own as a connection opens; one rejected when the connection is
+    // ended under it, with nothing awaiting it, would end the process (a node died so in the failover test)
+    const child = runChild(await bundle('test/fixtures/discard-connecting.ts'), [db.url, '120']);
+    const done = await child.line((l) => l.startsWith('done ') || l.startsWith('failed '), 60_000).catch((err: unknown) => String(err));
+    const exit = await child.exited;
+    expect({ done, exit, stderr: child.stderr().slice(0, 600) }).toMatchObject({ done: expect.stringMatching(/^done [1-9]/), exit: { code: 0 } });
   });
 });
