@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { mkdir } from 'node:fs/promises';
 import { startServer as startFromSources, type RunningServer } from '../server/index.js';
 import { startCeiling } from './ceiling.js';
+import { startFloor } from './floor.js';
 import { WindowProfiler } from './inspector-profile.js';
 import { LoopWatch } from './loop-watch.js';
 import type { ChildEnvelope, ChildReply, ChildRequest, MemoryInfo, StartInfo } from './protocol.js';
@@ -16,6 +17,7 @@ import { seed } from './seed.js';
 
 interface ChildState {
   deskbase: RunningServer | null;
+  /** A bare server of this child: the ceiling, or the floor (bench/floor.ts). */
   ceiling: Server | null;
   profiler: WindowProfiler;
 }
@@ -122,6 +124,11 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
     }
     case 'ceiling': {
       const { server, url } = await startCeiling(request.routes);
+      state.ceiling = server;
+      return { url };
+    }
+    case 'floor': {
+      const { server, url } = await startFloor(request.file);
       state.ceiling = server;
       return { url };
     }

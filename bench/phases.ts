@@ -6,6 +6,7 @@ import { spawnChild, type Child } from './children.js';
 import { figures, pool, runLoad, type LoadResult, type LoadRun } from './load.js';
 import type { SeedInfo } from './protocol.js';
 import { runSaturated, type SaturatedFigure } from './saturated.js';
+import { SNAPSHOT_FILE } from '../server/store/snapshot.js';
 
 export interface Settings {
   connections: number;
@@ -112,6 +113,11 @@ export interface MainResults {
   signInUnderLoad: SignInUnderLoad;
   /** The read cases on the machine as it is, then with every core held by busy processes. */
   saturated: SaturatedFigure[];
+  /**
+   * The computed reads' floor: a bare node:http server computing the same answers on sql.js from the
+   * same (checkpointed) database, no rules, logs or sessions (bench/floor.ts), beside the ceiling.
+   */
+  floor: Record<'viewComputed' | 'listComputed', SideBySide>;
 }
 
 export async function runMain(s: Settings, dir: string, children: Set<Child>): Promise<MainResults> {
@@ -129,6 +135,18 @@ export async function runMain(s: Settings, dir: string, children: Set<Child>): P
     out[id] = { label: c.label, posts: info.postsCount, deskbase: d, ceiling: k, ratio: d.rps / k.rps };
     s.log(`${c.label}: Deskbase ${fmtResult(d)} | ceiling ${fmtResult(k)} | ratio ${(100 * d.rps / k.rps).toFixed(0)}%`);
   }
+  // what a computed read on sql.js reaches at best, measured against the ceiling as Deskbase is
+  await deskbase.call({ op: 'checkpoint' });
+  const bare = track(children, spawnChild(null));
+  const { url: floorUrl } = await bare.call<{ url: string }>({ op: 'floor', file: join(dir, 'main', SNAPSHOT_FILE) });
+  const floor = {} as MainResults['floor'];
+  for (const id of ['viewComputed', 'listComputed'] as const) {
+    const c = cases[id];
+    const [f, k] = await alternate(s, { url: floorUrl, c, child: bare }, { url: ceilingUrl, c, child: ceiling });
+    floor[id] = { label: `${c.label}: the floor (bare node:http + sql.js)`, posts: info.postsCount, deskbase: f, ceiling: k, ratio: f.rps / k.rps };
+    s.log(`${floor[id].label}: ${fmtResult(f)} | ceiling ${fmtResult(k)} | ratio ${(100 * f.rps / k.rps).toFixed(0)}%`);
+  }
+  await stop(children, bare);
   // both were warmed up as cases above; measured against each other, not at different times
   const [list, expand] = await alternate({ ...s, warmupSeconds: 0 }, { url: info.url, c: cases.listComputed, child: deskbase }, { url: info.url, c: cases.listExpand, child: deskbase });
   const expandCost = { list, expand, ratio: expand.rps / list.rps };
@@ -142,7 +160,7 @@ export async function runMain(s: Settings, dir: string, children: Set<Child>): P
   await stop(children, ceiling);
   const saturated = await runSaturated(s, info.url, cases);
   await stop(children, deskbase);
-  return { cases: out, expandCost, signInUnderLoad: { signIn, view, idleViewP99, factor: view.p99 / idleViewP99 }, saturated };
+  return { cases: out, expandCost, signInUnderLoad: { signIn, view, idleViewP99, factor: view.p99 / idleViewP99 }, saturated, floor };
 }
 
 export function track(children: Set<Child>, child: Child): Child {

@@ -56,6 +56,7 @@ export type ChildRequest =
   | { op: 'seed'; dir: string; posts: number; users: number; db?: string; hooksDir?: string }
   | { op: 'open'; dir: string; db?: string }
   | { op: 'ceiling'; routes: Record<string, CapturedResponse> }
+  | { op: 'floor'; file: string }
   | { op: 'checkpoint' }
   | { op: 'count' }
   | { op: 'stats' }
