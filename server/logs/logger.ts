@@ -5,7 +5,7 @@
 // request and never grows memory without bound. What is kept follows the `logs` settings: nothing while
 // maxDays is 0, nothing below minLevel (PocketBase's behaviour).
 import type { LogsSettings } from '../core/settings.js';
-import { newId } from '../core/ids.js';
+import { timeOrderedId } from '../core/ids.js';
 import type { LogRecord } from './log-store.js';
 
 /** slog's levels, as PocketBase stores them. */
@@ -162,7 +162,7 @@ export class Logger {
         if (!this.enabled(p.level)) continue;
         try {
           const { message, data } = p.make();
-          records.push({ id: newId(), created: logTime(p.time), ...bounded(data), message: String(message).slice(0, MAX_LOG_DATA), level: p.level });
+          records.push({ id: timeOrderedId(), created: logTime(p.time), ...bounded(data), message: String(message).slice(0, MAX_LOG_DATA), level: p.level });
         } catch (error) {
           this.dropped++;
           this.options.report(error);
