@@ -56,6 +56,17 @@ const INSERT_ROWS = 100;
 /** Rows per retention DELETE: each one a short stretch of the event loop on the desktop. */
 const DELETE_ROWS = 2_000;
 
+/** The INSERT of `rows` logs, made once per count (a full chunk's every time). */
+const insertSqls = new Map<number, string>();
+function insertSql(rows: number): string {
+  let sql = insertSqls.get(rows);
+  if (sql === undefined) {
+    sql = `INSERT INTO "${LOGS_TABLE}" (${COLUMNS}) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?)').join(', ')}`;
+    insertSqls.set(rows, sql);
+  }
+  return sql;
+}
+
 function fromRow(row: Row): LogRecord {
   let data: Record<string, unknown> = {};
   if (typeof row.data === 'string' && row.data !== '') {
@@ -93,10 +104,13 @@ export class LogStore {
     if (logs.length === 0) return;
     await this.store.write(async (tx) => {
       for (let at = 0; at < logs.length; at += INSERT_ROWS) {
-        const chunk = logs.slice(at, at + INSERT_ROWS);
-        const values = chunk.map(() => '(?, ?, ?, ?, ?)').join(', ');
-        const params = chunk.flatMap((l) => [l.id, l.created, l.dataJson ?? JSON.stringify(l.data), l.message, l.level]);
-        await tx.run(`INSERT INTO "${LOGS_TABLE}" ("id", "created", "data", "message", "level") VALUES ${values}`, params);
+        const end = Math.min(logs.length, at + INSERT_ROWS);
+        const params: (string | number)[] = [];
+        for (let i = at; i < end; i++) {
+          const l = logs[i];
+          params.push(l.id, l.created, l.dataJson ?? JSON.stringify(l.data), l.message, l.level);
+        }
+        await tx.run(insertSql(end - at), params);
       }
     });
   }

@@ -42,8 +42,15 @@ interface Pending {
 
 /** PocketBase's date-time text: `2006-01-02 15:04:05.000Z`, which sorts and filters as text. */
 export function logTime(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ');
+  if (ms === lastTime.ms) return lastTime.text;
+  const text = new Date(ms).toISOString().replace('T', ' ');
+  lastTime.ms = ms;
+  lastTime.text = text;
+  return text;
 }
+
+/** The last time logTime made (a batch's logs mostly share their millisecond with a neighbour). */
+const lastTime = { ms: Number.NaN, text: '' };
 
 /**
  * A log's data cut to MAX_LOG_DATA of JSON: whole keys kept while they fit, then `__pb_truncated__`.
