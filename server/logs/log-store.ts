@@ -85,6 +85,12 @@ export class LogStore {
     readonly store: Store,
     readonly dialect: Dialect,
     private readonly budgetMs: number,
+    /**
+     * Whether a batch's INSERTs may let the loop turn between them, its transaction open: only on a
+     * store of the logs' own (the desktop's), whose write turn nothing else waits for; a team server's
+     * logs take the data's write turn, held no longer than the batch's round trips.
+     */
+    private readonly turnsInBatch = false,
   ) {}
 
   /** Creates `_logs` and its index on `created` when missing (several team-server nodes may start at once). */
@@ -99,11 +105,15 @@ export class LogStore {
     });
   }
 
-  /** Appends logs in one transaction (a few multi-row INSERTs). */
+  /**
+   * Appends logs in one transaction (one journal entry, one sync): a few multi-row INSERTs, on a store
+   * of the logs' own each in a turn of the loop of its own.
+   */
   async insert(logs: readonly LogRecord[]): Promise<void> {
     if (logs.length === 0) return;
     await this.store.write(async (tx) => {
       for (let at = 0; at < logs.length; at += INSERT_ROWS) {
+        if (at > 0 && this.turnsInBatch) await new Promise((resolve) => setImmediate(resolve));
         const end = Math.min(logs.length, at + INSERT_ROWS);
         const params: (string | number)[] = [];
         for (let i = at; i < end; i++) {

@@ -33,6 +33,9 @@ export interface LoggerOptions {
 
 type Data = Record<string, unknown>;
 
+/** Logs of a batch made in one stretch of the event loop. */
+const MAKE_SLICE = 200;
+
 interface Pending {
   time: number;
   level: number;
@@ -77,6 +80,8 @@ export class Logger {
   dropped = 0;
   /** Logs written since start. */
   written = 0;
+  /** Batches written since start (each one `write`). */
+  batches = 0;
   private queue: Pending[] = [];
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -164,7 +169,10 @@ export class Logger {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.batchSize);
       const records: LogRecord[] = [];
-      for (const p of batch) {
+      for (let i = 0; i < batch.length; i++) {
+        const p = batch[i];
+        // a large batch is made a slice at a time, a turn of the loop between
+        if (i > 0 && i % MAKE_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
         // what the settings no longer keep (changed while it waited) is not written, as PocketBase's WriteFunc
         if (!this.enabled(p.level)) continue;
         try {
@@ -178,6 +186,7 @@ export class Logger {
       try {
         await this.options.write(records);
         this.written += records.length;
+        this.batches++;
       } catch (error) {
         this.dropped += records.length;
         this.options.report(error);

@@ -1,7 +1,8 @@
 // How the desktop's log database is written, on a real sql.js store: logs made one after another get
 // ids in the order they were made (the `_logs` primary key then grows at its end: a random id touched
 // one page of that index per log, and a batch's commit rewrote them all, a cost that grew with the log
-// database), still of the shape every id has.
+// database), still of the shape every id has; a batch is a thousand logs, one transaction (one commit,
+// one synced journal write), made and inserted a slice at a time with turns of the loop between.
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../server/store/db.js';
 import { openLogs, type Logs } from '../../server/logs/index.js';
@@ -45,5 +46,30 @@ describe('log ids', () => {
     const ids = Array.from({ length: 50_000 }, () => timeOrderedId());
     for (let i = 1; i < ids.length; i++) if (!(ids[i - 1] < ids[i])) throw new Error(`${ids[i - 1]} then ${ids[i]}`);
     expect(ids.every((id) => ID_PATTERN.test(id))).toBe(true);
+  });
+});
+
+describe('batches on a log store of their own', () => {
+  it('a thousand queued logs are one batch, written across turns of the loop', async () => {
+    const logs = await logsInMemory();
+    for (let i = 0; i < 1_000; i++) {
+      logs.request({ method: 'GET', url: `/api/health?n=${i}`, status: 200, execTime: 0.1, userAgent: 'test', referer: '', auth: '', authId: '', ip: '127.0.0.1', remoteIp: '127.0.0.1' });
+    }
+    const before = logs.logger.batches;
+    let turns = 0;
+    let done = false;
+    const tick = () => {
+      turns++;
+      if (!done) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await logs.logger.flush();
+    done = true;
+    expect(logs.logger.written).toBe(1_000);
+    expect(logs.logger.batches - before).toBe(1);
+    // five slices made and ten INSERTs, each in a turn of its own
+    expect(turns).toBeGreaterThanOrEqual(10);
+    const request = { auth: null, method: 'GET', context: 'default', body: {}, query: {}, headers: {} };
+    expect((await logs.list({ perPage: '1' }, request)).totalItems).toBe(1_000);
   });
 });
