@@ -26,12 +26,14 @@ export function newId(length = 15): string {
 
 export const ID_PATTERN = /^[a-z0-9]{15}$/;
 
+/** 36^10 µs (about 116 years): the time part wraps past it (in 2085) rather than outgrow 10 characters. */
+const TIME_SPAN = 36 ** 10;
 /** The last time (µs) a timeOrderedId was made from, in this process. */
 let lastMicros = 0;
 
 /**
  * An id of newId's shape whose first 10 characters are the time in µs (base 36, strictly increasing in
- * this process, fixed width until 2085) and whose last 5 are random: ids made one after another sort in
+ * this process; it wraps in 2085) and whose last 5 are random: ids made one after another sort in
  * the order they were made, so a B-tree index on them grows at its end instead of touching a page at
  * random for each new row (the logs' ids, tens of thousands a minute under load: logs/logger.ts).
  */
@@ -39,7 +41,7 @@ export function timeOrderedId(): string {
   let micros = Math.floor((performance.timeOrigin + performance.now()) * 1000);
   if (micros <= lastMicros) micros = lastMicros + 1;
   lastMicros = micros;
-  return micros.toString(36).padStart(10, '0') + newId(5);
+  return (micros % TIME_SPAN).toString(36).padStart(10, '0') + newId(5);
 }
 
 /** 32 random bytes in base64url: 43 characters. */
