@@ -141,6 +141,21 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
       return loop.start();
     case 'loopStop':
       return loop.stop();
+    case 'traceStart': {
+      // the realtime section's server-side delivery (server/core/realtime/trace.ts); older commits driven
+      // by bench/ab.ts have none: false
+      const broker = need(state.deskbase).core.realtime.broker as { trace?: unknown };
+      const { RealtimeTrace } = await import('../server/core/realtime/trace.js').catch(() => ({ RealtimeTrace: null }));
+      if (RealtimeTrace === null || !('trace' in broker)) return false;
+      broker.trace = new RealtimeTrace();
+      return true;
+    }
+    case 'traceStop': {
+      const broker = need(state.deskbase).core.realtime.broker as { trace?: { events: number[]; rounds: number[] } | null };
+      const trace = broker.trace ?? null;
+      if ('trace' in broker) broker.trace = null;
+      return trace === null ? null : { events: trace.events, rounds: trace.rounds };
+    }
     case 'stats':
       return need(state.deskbase).core.store.stats();
     case 'count':

@@ -4,7 +4,7 @@
 // their share of the loop while other work wants it, never longer than the cap, and never past the
 // oldest waiting message's deadline.
 import { describe, expect, it } from 'vitest';
-import { FLUSH_OPTIONS, RealtimeFlusher, type Flushable } from '../../server/http/routes/realtime-flush.js';
+import { FLUSH_OPTIONS, RealtimeFlusher, type Flushable, type FlushResult } from '../../server/http/routes/realtime-flush.js';
 
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
@@ -17,7 +17,7 @@ class Counted implements Flushable {
   starts: number[] = [];
   flushes = 0;
   constructor(private readonly costMs = 0) {}
-  flush(): void {
+  flush(): FlushResult {
     this.flushes++;
     this.starts.push(performance.now());
     // a socket write's cost, in CPU (what the flusher's slices and shares count)
@@ -25,6 +25,7 @@ class Counted implements Flushable {
     while (cpuMs(process.cpuUsage(start)) < this.costMs) { /* writing */ }
     this.writes.push(this.queued);
     this.queued = 0;
+    return 'written';
   }
   send(flusher: RealtimeFlusher): void {
     this.queued++;
@@ -77,7 +78,7 @@ describe('the realtime flusher', () => {
       const flush = s.flush.bind(s);
       s.flush = () => {
         Atomics.wait(blocked, 0, 0, 0.25);
-        flush();
+        return flush();
       };
       return s;
     });
@@ -189,7 +190,7 @@ describe('the realtime flusher', () => {
     const flush = s.flush.bind(s);
     s.flush = () => {
       flusher.mark(s);
-      flush();
+      return flush();
     };
     s.send(flusher);
     await until(() => s.writes.length === 1);

@@ -9,6 +9,7 @@ import type { ReadDb } from '../../store/db.js';
 import { isSuperuser, type AuthInfo } from '../../model/types.js';
 import { NO_CHARGE, REALTIME_LIMITS, SubscriptionLedger, type Charge, type RealtimeLimits } from './subscription-limits.js';
 import { parseSubscription, type Subscription, type SubscriptionOptions } from './topics.js';
+import type { RealtimeTrace } from './trace.js';
 
 /**
  * One message: the event name (a subscription as the client sent it) and its JSON data. Every client a
@@ -128,6 +129,9 @@ export class RealtimeBroker {
 
   /** One message to many clients at once, when the HTTP layer offers it (`sendGroup`). */
   groupSink: RealtimeGroupSink | null = null;
+
+  /** Where delivery's time goes on the server's side, when a bench asks (trace.ts); off otherwise. */
+  trace: RealtimeTrace | null = null;
 
   constructor(private readonly idleMs = IDLE_MS, limits: Readonly<RealtimeLimits> = REALTIME_LIMITS) {
     this.ledger = new SubscriptionLedger(limits);

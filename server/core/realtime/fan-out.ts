@@ -17,6 +17,7 @@ import { RealtimeBroker, type RealtimeClient, type RealtimeMessage } from './bro
 import { goesSecond, membersByName, shapeMessage, shapesOf, VISITS_PER_STEP, type Delivery, type Shape, type ShapeCache } from './shapes.js';
 import { parseSubscribeForm } from './topics.js';
 import { LaneSlices } from './slices.js';
+import { createdAt, epochNow } from './trace.js';
 
 const SLICE_MS = 8;
 
@@ -42,7 +43,7 @@ export const MAX_BEHIND_ENTRIES = 500_000;
 export const COLLECTIONS_TOPIC = '_collections/*';
 
 type Pending =
-  | { kind: 'records'; changes: readonly RecordChange[]; /** Changes before this one are delivered (a retry after the database was unreachable). */ from?: number }
+  | { kind: 'records'; changes: readonly RecordChange[]; /** Changes before this one are delivered (a retry after the database was unreachable). */ from?: number; /** When they reached the fan-out (epoch ms), while a trace is on. */ at?: number }
   | { kind: 'collection'; action: 'create' | 'update' | 'delete'; collection: Collection };
 
 export interface RealtimeOptions {
@@ -148,6 +149,7 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'dialect' | 'registr
           yield* sendShape(change, d.shapes[i], (client, m, now) => deliver(d, client, m, now), () => d.slow.size === 0);
           yield;
         }
+        if (broker.trace !== null && d.firstSlow > 0) broker.trace.event(createdAt(row), next.at ?? NaN);
         if (d.slow.size > 0) queueBehind(d);
       }
       if (pending[0] === next) pending.shift();
@@ -244,7 +246,7 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'dialect' | 'registr
     },
     /** The change feed's listener: queued, delivered from a later turn of the loop. */
     onChanges(changes: readonly RecordChange[]): void {
-      enqueue({ kind: 'records', changes });
+      enqueue(broker.trace === null ? { kind: 'records', changes } : { kind: 'records', changes, at: epochNow() });
     },
     /** A committed schema change (collections.ts). */
     onCollection(action: 'create' | 'update' | 'delete', collection: Collection): void {

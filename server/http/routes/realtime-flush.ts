@@ -10,14 +10,18 @@
 // by then, the last round's length allowed for), so a long wait under load does not make the last
 // subscriber late.
 import { performance } from 'node:perf_hooks';
+import type { RealtimeTrace } from '../../core/realtime/trace.js';
+import { epochNow } from '../../core/realtime/trace.js';
 
 /** A stream with messages queued (realtime-api.ts). */
 export interface Flushable {
   /** Set by the flusher while the stream waits for a round. */
   waiting: boolean;
-  /** Writes what is queued as one chunk. */
-  flush(): void;
+  /** Writes what is queued as one chunk: whether it wrote, found nothing, or skipped a socket still holding its last write. */
+  flush(): FlushResult;
 }
+
+export type FlushResult = 'written' | 'empty' | 'skipped';
 
 export interface FlushOptions {
   /** The longest synchronous stretch of a round, in the process's CPU time (ms; 4× that of wall time at most). */
@@ -82,8 +86,21 @@ export class RealtimeFlusher {
   private timer: NodeJS.Timeout | null = null;
   private immediate: NodeJS.Immediate | null = null;
 
-  /** `onRound` is told as each round starts (realtime-frames.ts starts its tree afresh). */
-  constructor(private readonly options: Readonly<FlushOptions> = FLUSH_OPTIONS, private readonly onRound: () => void = () => undefined) {}
+  /** The current round's streams written and skipped, and its CPU (µs, user and system), while a trace is on. */
+  private written = 0;
+  private skipped = 0;
+  private userUs = 0;
+  private systemUs = 0;
+
+  /**
+   * `onRound` is told as each round starts (realtime-frames.ts starts its tree afresh); `trace` says
+   * where the rounds are noted, when a bench asks (core/realtime/trace.ts).
+   */
+  constructor(
+    private readonly options: Readonly<FlushOptions> = FLUSH_OPTIONS,
+    private readonly onRound: () => void = () => undefined,
+    private readonly trace: () => RealtimeTrace | null = () => null,
+  ) {}
 
   /** A stream has something new queued: it is written in the next round. */
   mark(stream: Flushable): void {
@@ -123,12 +140,14 @@ export class RealtimeFlusher {
       this.queued = [];
       this.at = 0;
       this.cost = 0;
+      this.written = this.skipped = this.userUs = this.systemUs = 0;
       this.roundStart = start;
       this.onRound();
     }
     // a slice counts the CPU it takes, not the time that passes: a process kept off its core by other
     // work still writes a slice's worth (a round spread over many short slices reaches its last
     // subscriber late); the wall clock stops it only far past that
+    const trace = this.trace();
     const cpuAtStart = process.cpuUsage();
     const sliceUs = this.options.sliceMs * 1000;
     const wallEnd = start + this.options.sliceMs * SLICE_WALL_FACTOR;
@@ -136,13 +155,20 @@ export class RealtimeFlusher {
       const stream = this.round[this.at++];
       // still waiting while it is written: what its write takes with it (a group's run handed over to
       // it, realtime-streams.ts) does not queue it again for a round with nothing to write
-      stream.flush();
+      const result = stream.flush();
       stream.waiting = false;
+      if (trace !== null) {
+        if (result === 'written') this.written++;
+        else if (result === 'skipped') this.skipped++;
+      }
       // the clocks are read every 16 streams: a write costs a few microseconds
       if ((this.at & 15) === 0 && (cpuUs(process.cpuUsage(cpuAtStart)) >= sliceUs || performance.now() >= wallEnd)) break;
     }
     const now = performance.now();
-    this.cost += cpuUs(process.cpuUsage(cpuAtStart)) / 1000;
+    const used = process.cpuUsage(cpuAtStart);
+    this.cost += cpuUs(used) / 1000;
+    this.userUs += used.user;
+    this.systemUs += used.system;
     if (this.at >= this.round.length) {
       const { share, maxWaitMs, deadlineShare } = this.options;
       this.earliest = now + Math.min(maxWaitMs, this.cost * (1 / share - 1));
@@ -150,6 +176,10 @@ export class RealtimeFlusher {
       this.soonest = now + Math.min(maxWaitMs, this.cost * (1 / deadlineShare - 1));
       this.lastRoundMs = now - this.roundStart;
       this.loopAtRoundEnd = performance.eventLoopUtilization();
+      if (trace !== null) {
+        const end = epochNow();
+        trace.round(end - (now - this.roundStart), end, this.written, this.skipped, this.userUs, this.systemUs);
+      }
     }
     if (this.at < this.round.length || this.queued.length > 0) this.schedule();
   }

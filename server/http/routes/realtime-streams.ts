@@ -8,7 +8,7 @@
 // SDK reconnects and resubscribes).
 import type { Socket } from 'node:net';
 import type { RealtimeBroker, RealtimeClient, RealtimeGroupSink, RealtimeMessage } from '../../core/realtime/broker.js';
-import { RealtimeFlusher, type Flushable, type FlushOptions } from './realtime-flush.js';
+import { RealtimeFlusher, type Flushable, type FlushOptions, type FlushResult } from './realtime-flush.js';
 import { FrameTree, frameOf, type FrameRun } from './realtime-frames.js';
 
 /**
@@ -46,7 +46,7 @@ export class StreamSet {
   readonly groups: StreamGroups;
 
   constructor(readonly broker: RealtimeBroker, readonly totalQueueBytes: number, flush: Readonly<FlushOptions>) {
-    this.flusher = new RealtimeFlusher(flush, () => this.tree.restart());
+    this.flusher = new RealtimeFlusher(flush, () => this.tree.restart(), () => broker.trace);
     this.groups = new StreamGroups(this);
   }
 }
@@ -180,16 +180,17 @@ export class EventStream implements Flushable {
   }
 
   /** The flusher's round: what is queued, as one write. */
-  flush(): void {
-    if (this.closed) return;
+  flush(): FlushResult {
+    if (this.closed) return 'empty';
     if (this.group !== null) this.set.groups.handOver(this.group);
-    if (this.closed || this.run.empty) return;
+    if (this.closed || this.run.empty) return 'empty';
     // a socket that has not taken the last write is skipped: its messages wait (and join the next
     // write), and its drain brings it back; the queue's bound still holds for it
-    if (this.direct !== null && this.direct.writableLength > 0) return;
+    if (this.direct !== null && this.direct.writableLength > 0) return 'skipped';
     this.write(this.run.chunk());
     this.run = this.set.tree.root;
     this.sync();
+    return 'written';
   }
 
   /** The response asked for more (it wrote what it had): what is waiting is seen again. */
