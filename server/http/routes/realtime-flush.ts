@@ -146,10 +146,13 @@ export class RealtimeFlusher {
     }
     // a slice counts the CPU it takes, not the time that passes: a process kept off its core by other
     // work still writes a slice's worth (a round spread over many short slices reaches its last
-    // subscriber late); the wall clock stops it only far past that
+    // subscriber late); the wall clock stops it only far past that. The CPU clock (getrusage, some
+    // microseconds with the process's threads to sum) is read only once the slice's time has passed:
+    // the loop's thread cannot have taken more CPU than that before
     const trace = this.trace();
     const cpuAtStart = process.cpuUsage();
     const sliceUs = this.options.sliceMs * 1000;
+    const sliceEnd = start + this.options.sliceMs;
     const wallEnd = start + this.options.sliceMs * SLICE_WALL_FACTOR;
     while (this.at < this.round.length) {
       const stream = this.round[this.at++];
@@ -161,8 +164,11 @@ export class RealtimeFlusher {
         if (result === 'written') this.written++;
         else if (result === 'skipped') this.skipped++;
       }
-      // the clocks are read every 16 streams: a write costs a few microseconds
-      if ((this.at & 15) === 0 && (cpuUs(process.cpuUsage(cpuAtStart)) >= sliceUs || performance.now() >= wallEnd)) break;
+      // the clock is read every 16 streams: a write costs a few microseconds
+      if ((this.at & 15) === 0) {
+        const now = performance.now();
+        if (now >= wallEnd || (now >= sliceEnd && cpuUs(process.cpuUsage(cpuAtStart)) >= sliceUs)) break;
+      }
     }
     const now = performance.now();
     const used = process.cpuUsage(cpuAtStart);
