@@ -95,8 +95,7 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'dialect' | 'registr
     if (data === null) return;
     const messages = messagesFor(data);
     if (broker.groupSink !== null && broker.version === shape.version && behind.length === 0 && grouped()) {
-      const now = Date.now();
-      for (const [raw, clients] of membersByName(shape)) broker.sendGroup(clients, messages(raw), now);
+      for (const [raw, clients] of membersByName(shape)) broker.sendGroup(clients, messages(raw));
       return;
     }
     const now = Date.now();

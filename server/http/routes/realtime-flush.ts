@@ -67,6 +67,8 @@ const IDLE_POLL_MS = 2;
 export class RealtimeFlusher {
   /** Streams waiting for the next round, in the order their first message came. */
   private queued: Flushable[] = [];
+  /** When the current round started (Date.now()): its writes' time for the clients' idle timers. */
+  roundAt = 0;
   /** The round being written, and how far it got. */
   private round: Flushable[] = [];
   private at = 0;
@@ -142,6 +144,7 @@ export class RealtimeFlusher {
       this.cost = 0;
       this.written = this.skipped = this.userUs = this.systemUs = 0;
       this.roundStart = start;
+      this.roundAt = Date.now();
       this.onRound();
     }
     // a slice counts the CPU it takes, not the time that passes: a process kept off its core by other

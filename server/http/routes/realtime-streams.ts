@@ -116,6 +116,8 @@ export class EventStream implements Flushable {
   private queued = 0;
   /** When the socket last took everything written to it, or the queue was last found empty. */
   private taken = performance.now();
+  /** When messages were last written for the client (Date.now(); 0 before any): the idle timer's (RealtimeSink.sentAt). */
+  sentAt = 0;
 
   constructor(private readonly set: StreamSet, private readonly control: ReadableStreamDefaultController<Uint8Array>, private readonly limit: number) {
     this.run = set.tree.root;
@@ -188,6 +190,7 @@ export class EventStream implements Flushable {
     // write), and its drain brings it back; the queue's bound still holds for it
     if (this.direct !== null && this.direct.writableLength > 0) return 'skipped';
     this.write(this.run.chunk());
+    this.sentAt = this.set.flusher.roundAt;
     this.run = this.set.tree.root;
     this.sync();
     return 'written';
