@@ -41,7 +41,8 @@ export interface RealtimeSink {
  * client whose queue it finds full.
  */
 export interface RealtimeGroupSink {
-  send(clients: readonly RealtimeClient[], message: RealtimeMessage): void;
+  /** `committed`: when the message's change reached the fan-out (performance.now()), its delivery deadline's start. */
+  send(clients: readonly RealtimeClient[], message: RealtimeMessage, committed?: number): void;
 }
 
 /** The topic the SDK's all-in-one authWithOAuth2 waits on (PocketBase's oauth2SubscriptionTopic). */
@@ -151,9 +152,9 @@ export class RealtimeBroker {
    * lane): through the group sink as one step, not one per client (their idle timers see it when their
    * streams write it, `RealtimeSink.sentAt`). False when there is none (the caller sends to each).
    */
-  sendGroup(clients: readonly RealtimeClient[], message: RealtimeMessage): boolean {
+  sendGroup(clients: readonly RealtimeClient[], message: RealtimeMessage, committed?: number): boolean {
     if (this.groupSink === null) return false;
-    this.groupSink.send(clients, message);
+    this.groupSink.send(clients, message, committed);
     return true;
   }
 

@@ -20,9 +20,9 @@ export class RealtimeTrace {
   /** Per round: start, end, streams written, streams skipped, CPU µs user, CPU µs system (flattened). */
   readonly rounds: number[] = [];
 
-  /** A change's message queued on its streams: `created` (the record's, epoch ms), `committed` (epoch ms). */
+  /** A change's message queued on its streams: `created` (the record's, epoch ms), `committed` (performance.now()). */
   event(created: number, committed: number): void {
-    if (this.events.length < 3 * MAX_ENTRIES) this.events.push(created, committed, epochNow());
+    if (this.events.length < 3 * MAX_ENTRIES) this.events.push(created, performance.timeOrigin + committed, epochNow());
   }
 
   round(start: number, end: number, written: number, skipped: number, userUs: number, systemUs: number): void {

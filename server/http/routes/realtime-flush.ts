@@ -6,9 +6,9 @@
 // while writes come one at a time a message leaves within a turn or two, and under a burst of writes
 // 1,000 subscribers cost one write each per round, not one per message, so writers keep their pace.
 // Two things start a round before its wait is over: the loop going idle (nothing else wants it: the
-// round costs no one anything), and the oldest waiting message's deadline (`deliveryMs`: it is written
-// by then, the last round's length allowed for), so a long wait under load does not make the last
-// subscriber late.
+// round costs no one anything), and the oldest waiting message's deadline (`deliveryMs` from its
+// change's commit reaching the fan-out: it is written by then, the last round's length allowed for),
+// so a long wait under load does not make the last subscriber late.
 import { performance } from 'node:perf_hooks';
 import type { RealtimeTrace } from '../../core/realtime/trace.js';
 import { epochNow } from '../../core/realtime/trace.js';
@@ -31,9 +31,10 @@ export interface FlushOptions {
   /** The longest wait between two rounds (ms), whatever the last one cost. */
   maxWaitMs: number;
   /**
-   * From a stream's first waiting message to its write (ms): the next round starts in time for it, the
-   * last round's length (its slices and the loop's work between them) counted in, unless that would
-   * give the rounds more than `deadlineShare` of the loop.
+   * From the oldest waiting message's commit reaching the fan-out (`mark`'s since; its queuing when
+   * none is given) to its write (ms): the next round starts in time for it, the last round's length (its
+   * slices and the loop's work between them) counted in, unless that would give the rounds more than
+   * `deadlineShare` of the loop. A fan-out late to queue a message (a busy loop) leaves it less wait.
    */
   deliveryMs: number;
   /**
@@ -78,7 +79,7 @@ export class RealtimeFlusher {
   private earliest = 0;
   /** Not even a deadline starts the next round sooner than this (`deadlineShare`). */
   private soonest = 0;
-  /** When the first of the streams waiting for the next round was queued (performance.now()). */
+  /** The earliest deadline start (`mark`'s since) of the streams waiting for the next round (performance.now()). */
   private queuedSince = 0;
   /** When the current round started, and how long the last one took from its start to its end (ms). */
   private roundStart = 0;
@@ -104,11 +105,16 @@ export class RealtimeFlusher {
     private readonly trace: () => RealtimeTrace | null = () => null,
   ) {}
 
-  /** A stream has something new queued: it is written in the next round. */
-  mark(stream: Flushable): void {
+  /**
+   * A stream has something new queued: it is written in the next round. `since`: when the message's
+   * deadline started (its change's commit reaching the fan-out; now by default): a message the fan-out
+   * was late to queue is written sooner.
+   */
+  mark(stream: Flushable, since = performance.now()): void {
     if (stream.waiting) return;
     stream.waiting = true;
-    if (this.queued.length === 0) this.queuedSince = performance.now();
+    // a waiting round looks at its deadline again every IDLE_POLL_MS
+    if (this.queued.length === 0 || since < this.queuedSince) this.queuedSince = since;
     this.queued.push(stream);
     this.schedule();
   }

@@ -66,7 +66,7 @@ export class StreamGroups implements RealtimeGroupSink {
 
   constructor(private readonly set: StreamSet) {}
 
-  send(clients: readonly RealtimeClient[], message: RealtimeMessage): void {
+  send(clients: readonly RealtimeClient[], message: RealtimeMessage, committed = performance.now()): void {
     let group = this.groups.get(clients);
     if (!group) this.groups.set(clients, (group = new Group(clients, this.set.tree.root)));
     if (!group.open) {
@@ -76,7 +76,7 @@ export class StreamGroups implements RealtimeGroupSink {
         if (stream === undefined || stream.closed) continue;
         if (stream.group !== null) this.handOver(stream.group);
         stream.group = group;
-        this.set.flusher.mark(stream);
+        this.set.flusher.mark(stream, committed);
       }
       group.open = true;
       group.run = this.set.tree.root;
