@@ -55,8 +55,15 @@ export class StreamSet {
 class Group {
   run: FrameRun;
   open = false;
-  constructor(readonly clients: readonly RealtimeClient[], root: FrameRun) {
+  /**
+   * The members' streams, looked up once: a client's stream is made before it can subscribe and is its
+   * own for its life (a closed one says so), and the members' array is the fan-out's while its shapes
+   * hold, so each round's steps over the members look nothing up.
+   */
+  readonly streams: readonly (EventStream | undefined)[];
+  constructor(readonly clients: readonly RealtimeClient[], root: FrameRun, byClient: WeakMap<RealtimeClient, EventStream>) {
     this.run = root;
+    this.streams = clients.map((client) => byClient.get(client));
   }
 }
 
@@ -68,11 +75,10 @@ export class StreamGroups implements RealtimeGroupSink {
 
   send(clients: readonly RealtimeClient[], message: RealtimeMessage, committed = performance.now()): void {
     let group = this.groups.get(clients);
-    if (!group) this.groups.set(clients, (group = new Group(clients, this.set.tree.root)));
+    if (!group) this.groups.set(clients, (group = new Group(clients, this.set.tree.root, this.set.byClient)));
     if (!group.open) {
       // each member's messages from another group go first; then it stands in this one until written
-      for (const client of clients) {
-        const stream = this.set.byClient.get(client);
+      for (const stream of group.streams) {
         if (stream === undefined || stream.closed) continue;
         if (stream.group !== null) this.handOver(stream.group);
         stream.group = group;
@@ -90,11 +96,12 @@ export class StreamGroups implements RealtimeGroupSink {
     const chunk = group.run.empty ? null : group.run.chunk();
     group.open = false;
     group.run = this.set.tree.root;
-    for (const client of group.clients) {
-      const stream = this.set.byClient.get(client);
+    const { streams, clients } = group;
+    for (let i = 0; i < streams.length; i++) {
+      const stream = streams[i];
       if (stream === undefined || stream.group !== group) continue;
       stream.group = null;
-      if (chunk !== null && !stream.queue(chunk)) this.set.broker.disconnect(client.id);
+      if (chunk !== null && !stream.queue(chunk)) this.set.broker.disconnect(clients[i].id);
     }
   }
 }
