@@ -2,7 +2,7 @@
 // share an event loop). Driven over IPC by bench/run.ts: seed or open a Deskbase data folder, or serve
 // captured responses as the ceiling; report start-up, memory and checkpoint figures.
 import type { Server } from 'node:http';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { pathToFileURL } from 'node:url';
@@ -98,6 +98,29 @@ async function postsCount(server: RunningServer): Promise<number> {
   return Number((await server.core.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM "posts"'))?.n ?? 0);
 }
 
+/**
+ * CPU µs of the main thread (the event loop) and of all other threads together (libuv's pool, V8's
+ * helpers, workers), user and system, from /proc/self/task (Linux; clock ticks of 10 ms, so only a
+ * window of seconds reads true); null elsewhere.
+ */
+function threadCpu(): { main: { user: number; system: number }; others: { user: number; system: number } } | null {
+  try {
+    const tick = 1e6 / 100; // USER_HZ
+    const main = { user: 0, system: 0 };
+    const others = { user: 0, system: 0 };
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const into = Number(tid) === process.pid ? main : others;
+      into.user += Number(fields[11]) * tick;
+      into.system += Number(fields[12]) * tick;
+    }
+    return { main, others };
+  } catch {
+    return null;
+  }
+}
+
 function need(server: RunningServer | null): RunningServer {
   if (server === null) throw new Error('no Deskbase running in this child');
   return server;
@@ -137,6 +160,8 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
       return state.profiler.stop(request.file);
     case 'cpu':
       return process.cpuUsage();
+    case 'threadCpu':
+      return threadCpu();
     case 'loopStart':
       return loop.start();
     case 'loopStop':

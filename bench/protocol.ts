@@ -60,6 +60,8 @@ export type ChildRequest =
   | { op: 'count' }
   | { op: 'stats' }
   | { op: 'cpu' }
+  /** CPU µs of the main thread and of the others, user and system (Linux; null elsewhere). */
+  | { op: 'threadCpu' }
   /** The event loop's delay and utilization from `loopStart` to `loopStop` (LoopFigures). */
   | { op: 'loopStart' }
   | { op: 'loopStop' }

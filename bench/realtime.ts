@@ -92,6 +92,9 @@ export interface CpuShares {
   serverUsPerCreate: number;
   /** Of serverUsPerCreate, the kernel's (system time: on loopback a write also pays the receiver's TCP work). */
   serverSystemUsPerCreate: number;
+  /** Of serverUsPerCreate, the main thread's (the event loop's), and of that the kernel's (NaN where /proc is missing). */
+  serverMainUsPerCreate: number;
+  serverMainSystemUsPerCreate: number;
 }
 
 /** p50 / p99, ms. */
@@ -123,6 +126,11 @@ interface CpuTime {
   user: number;
   system: number;
 }
+
+interface ThreadCpu {
+  main: CpuTime;
+  others: CpuTime;
+}
 const cpuUs = (t: CpuTime) => t.user + t.system;
 
 interface Slice {
@@ -130,6 +138,9 @@ interface Slice {
   cpu: number[];
   /** The server's system CPU time over the slice, µs. */
   serverSystem: number;
+  /** The server's main thread's CPU over the slice, µs, all and system (NaN without /proc). */
+  serverMain: number;
+  serverMainSystem: number;
   /** The server's, the subscriber process's and the load generator's event loops over the slice. */
   loops: LoopFigures[];
 }
@@ -144,12 +155,16 @@ async function measuredLoad(s: Settings, url: string, c: HttpCase, seconds: numb
   await subscribers.call({ op: 'loopStart' });
   const runner = new LoopWatch();
   runner.start();
+  const threads = async () => (await server.call<ThreadCpu | null>({ op: 'threadCpu' })) ?? { main: { user: NaN, system: NaN }, others: { user: NaN, system: NaN } };
+  const threadsBefore = await threads();
   const before = await at();
   const run = await load(s, url, c, seconds);
   const after = await at();
+  const threadsAfter = await threads();
   const loops = [await server.call<LoopFigures>({ op: 'loopStop' }), await subscribers.call<LoopFigures>({ op: 'loopStop' }), runner.stop()];
   const cpu = after.map((x, i) => x - before[i]);
-  return { run, cpu: cpu.slice(0, 3), serverSystem: cpu[3], loops };
+  const serverMainSystem = threadsAfter.main.system - threadsBefore.main.system;
+  return { run, cpu: cpu.slice(0, 3), serverSystem: cpu[3], serverMain: threadsAfter.main.user - threadsBefore.main.user + serverMainSystem, serverMainSystem, loops };
 }
 
 /** The slices' loops as one: the worst slice's delay figures, the mean utilization. */
@@ -172,8 +187,11 @@ function shares(runs: Slice[]): CpuShares {
   const seconds = runs.reduce((n, r) => n + r.run.seconds, 0);
   const ok = runs.reduce((n, r) => n + r.run.ok, 0);
   const sum = (i: number) => runs.reduce((n, r) => n + r.cpu[i], 0);
-  const system = runs.reduce((n, r) => n + r.serverSystem, 0);
-  return { server: sum(0) / 1e6 / seconds, subscribers: sum(1) / 1e6 / seconds, runner: sum(2) / 1e6 / seconds, serverUsPerCreate: sum(0) / Math.max(1, ok), serverSystemUsPerCreate: system / Math.max(1, ok) };
+  const per = (f: (r: Slice) => number) => runs.reduce((n, r) => n + f(r), 0) / Math.max(1, ok);
+  return {
+    server: sum(0) / 1e6 / seconds, subscribers: sum(1) / 1e6 / seconds, runner: sum(2) / 1e6 / seconds, serverUsPerCreate: sum(0) / Math.max(1, ok),
+    serverSystemUsPerCreate: per((r) => r.serverSystem), serverMainUsPerCreate: per((r) => r.serverMain), serverMainSystemUsPerCreate: per((r) => r.serverMainSystem),
+  };
 }
 
 const spread = (xs: number[]): Spread => {
@@ -358,7 +376,7 @@ async function realtimeSection(s: Settings, dir: string, children: Set<Child>, p
   s.log(`create with ${SUBSCRIBERS} subscribers: ${withSubs.rps.toFixed(0)} req/s; with none: ${without.rps.toFixed(0)} req/s (${pct(withSubs.rps / without.rps)})`);
   s.log(`  created → the first subscriber has it: p50 ${loaded.firstP50} ms, p99 ${loaded.firstP99} ms; ${loaded.readsPerSubscriberPerSecond.toFixed(1)} reads a second per subscriber`);
   for (const [name, c] of Object.entries(cpu)) {
-    s.log(`  ${name}: CPU server ${pct(c.server)}, subscribers ${pct(c.subscribers)}, runner ${pct(c.runner)} of a core; server ${c.serverUsPerCreate.toFixed(0)} µs CPU/create (${c.serverSystemUsPerCreate.toFixed(0)} of it system)`);
+    s.log(`  ${name}: CPU server ${pct(c.server)}, subscribers ${pct(c.subscribers)}, runner ${pct(c.runner)} of a core; server ${c.serverUsPerCreate.toFixed(0)} µs CPU/create (${c.serverSystemUsPerCreate.toFixed(0)} of it system; main thread ${c.serverMainUsPerCreate.toFixed(0)}, ${c.serverMainSystemUsPerCreate.toFixed(0)} of it system)`);
   }
   const loops = { attached: loopsOf(runs[0]), detached: loopsOf(runs[1]) };
   for (const [name, l] of Object.entries(loops)) s.log(`  loops ${name}: server ${loopLine(l.server)}; subscribers ${loopLine(l.subscribers)}; load generator ${loopLine(l.runner)}`);
@@ -427,6 +445,7 @@ export function realtimeTable(r: RealtimeFigures): string[] {
     ['create p50 latency, subscribers attached / none', `${ms(r.attached.p50)} / ${ms(r.detached.p50)}`, ''],
     ['server CPU µs per create, subscribers attached / none', `${r.cpu.attached.serverUsPerCreate.toFixed(0)} / ${r.cpu.detached.serverUsPerCreate.toFixed(0)} (${(100 * r.cpu.detached.serverUsPerCreate / r.cpu.attached.serverUsPerCreate).toFixed(0)}%)`, `≥ ${100 * REALTIME_TARGETS.createShare}%`],
     ['  of which system (kernel) µs, attached / none', `${r.cpu.attached.serverSystemUsPerCreate.toFixed(0)} / ${r.cpu.detached.serverSystemUsPerCreate.toFixed(0)}`, ''],
+    ['  of which the main thread (the event loop), all / system µs, attached; none', `${r.cpu.attached.serverMainUsPerCreate.toFixed(0)} / ${r.cpu.attached.serverMainSystemUsPerCreate.toFixed(0)}; ${r.cpu.detached.serverMainUsPerCreate.toFixed(0)} / ${r.cpu.detached.serverMainSystemUsPerCreate.toFixed(0)}`, ''],
     ['CPU while creating, attached (of one core): server / subscriber process / load generator', `${pct(r.cpu.attached.server)} / ${pct(r.cpu.attached.subscribers)} / ${pct(r.cpu.attached.runner)}`, ''],
     ['CPU while creating, none (of one core): server / subscriber process / load generator', `${pct(r.cpu.detached.server)} / ${pct(r.cpu.detached.subscribers)} / ${pct(r.cpu.detached.runner)}`, ''],
     ['event loops while creating, attached (worst slice): server; subscriber process; load generator', `${loopLine(r.loops.attached.server)}; ${loopLine(r.loops.attached.subscribers)}; ${loopLine(r.loops.attached.runner)}`, ''],
