@@ -62,11 +62,6 @@ const SLICE_WALL_FACTOR = 4;
 
 const cpuUs = (u: NodeJS.CpuUsage): number => u.user + u.system;
 
-/** The fewest streams a slice writes (and measures its CPU per stream over). */
-const MIN_SLICE_STREAMS = 16;
-/** The least CPU per stream the estimate takes (µs): a slice of streams that took almost none is still bounded by the wall clock. */
-const MIN_US_PER_STREAM = 0.5;
-
 /** While a round waits, how often it looks whether the loop went idle (ms). */
 const IDLE_POLL_MS = 2;
 
@@ -94,12 +89,6 @@ export class RealtimeFlusher {
   private timer: NodeJS.Timeout | null = null;
   private immediate: NodeJS.Immediate | null = null;
 
-  /**
-   * CPU µs per stream written in the last slices: a slice writes `sliceMs` of CPU by that estimate.
-   * Until a slice has measured it, one is assumed to cost so much that a slice writes MIN_SLICE_STREAMS.
-   */
-  private usPerStream = Infinity;
-  private measured = false;
   /** The current round's streams written and skipped, and its CPU (µs, user and system), while a trace is on. */
   private written = 0;
   private skipped = 0;
@@ -166,15 +155,14 @@ export class RealtimeFlusher {
     }
     // a slice counts the CPU it takes, not the time that passes: a process kept off its core by other
     // work still writes a slice's worth (a round spread over many short slices reaches its last
-    // subscriber late); the wall clock stops it only far past that. The CPU clock (getrusage: it sums
-    // every thread of the process, many microseconds a call) is read at the slice's start and end
-    // only: the slice writes as many streams as the last slices' CPU per stream says fit
+    // subscriber late); the wall clock stops it only far past that. The CPU clock (getrusage, some
+    // microseconds with the process's threads to sum) is read only once the slice's time has passed:
+    // the loop's thread cannot have taken more CPU than that before
     const trace = this.trace();
     const cpuAtStart = process.cpuUsage();
     const sliceUs = this.options.sliceMs * 1000;
-    const budget = Math.max(MIN_SLICE_STREAMS, Math.floor(sliceUs / this.usPerStream));
+    const sliceEnd = start + this.options.sliceMs;
     const wallEnd = start + this.options.sliceMs * SLICE_WALL_FACTOR;
-    let n = 0;
     while (this.at < this.round.length) {
       const stream = this.round[this.at++];
       // still waiting while it is written: what its write takes with it (a group's run handed over to
@@ -185,18 +173,14 @@ export class RealtimeFlusher {
         if (result === 'written') this.written++;
         else if (result === 'skipped') this.skipped++;
       }
-      if (++n >= budget) break;
-      // the wall clock's backstop is read every 16 streams: a write costs a few microseconds
-      if ((n & 15) === 0 && performance.now() >= wallEnd) break;
+      // the clock is read every 16 streams: a write costs a few microseconds
+      if ((this.at & 15) === 0) {
+        const now = performance.now();
+        if (now >= wallEnd || (now >= sliceEnd && cpuUs(process.cpuUsage(cpuAtStart)) >= sliceUs)) break;
+      }
     }
     const now = performance.now();
     const used = process.cpuUsage(cpuAtStart);
-    // the next slices' estimate: this one's CPU per stream, half and half with the last estimate
-    if (n >= MIN_SLICE_STREAMS) {
-      const measured = Math.max(MIN_US_PER_STREAM, cpuUs(used) / n);
-      this.usPerStream = this.measured ? (this.usPerStream + measured) / 2 : measured;
-      this.measured = true;
-    }
     this.cost += cpuUs(used) / 1000;
     this.userUs += used.user;
     this.systemUs += used.system;
