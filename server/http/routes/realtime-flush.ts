@@ -155,9 +155,9 @@ export class RealtimeFlusher {
     }
     // a slice counts the CPU it takes, not the time that passes: a process kept off its core by other
     // work still writes a slice's worth (a round spread over many short slices reaches its last
-    // subscriber late); the wall clock stops it only far past that. The CPU clock (getrusage, some
-    // microseconds with the process's threads to sum) is read only once the slice's time has passed:
-    // the loop's thread cannot have taken more CPU than that before
+    // subscriber late); the wall clock stops it only far past that. The CPU clock (getrusage, the
+    // whole process's) is read only once the slice's time has passed: the loop's own thread cannot
+    // have taken more CPU than that before, and other threads' CPU does not end its slice sooner
     const trace = this.trace();
     const cpuAtStart = process.cpuUsage();
     const sliceUs = this.options.sliceMs * 1000;
