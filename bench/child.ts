@@ -2,7 +2,7 @@
 // share an event loop). Driven over IPC by bench/run.ts: seed or open a Deskbase data folder, or serve
 // captured responses as the ceiling; report start-up, memory and checkpoint figures.
 import type { Server } from 'node:http';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { pathToFileURL } from 'node:url';
@@ -100,6 +100,29 @@ async function postsCount(server: RunningServer): Promise<number> {
   return Number((await server.core.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM "posts"'))?.n ?? 0);
 }
 
+/**
+ * CPU µs of the main thread (the event loop) and of all other threads together (libuv's pool, V8's
+ * helpers, workers), user and system, from /proc/self/task (Linux; clock ticks of 10 ms, so only a
+ * window of seconds reads true); null elsewhere.
+ */
+function threadCpu(): { main: { user: number; system: number }; others: { user: number; system: number } } | null {
+  try {
+    const tick = 1e6 / 100; // USER_HZ
+    const main = { user: 0, system: 0 };
+    const others = { user: 0, system: 0 };
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const into = Number(tid) === process.pid ? main : others;
+      into.user += Number(fields[11]) * tick;
+      into.system += Number(fields[12]) * tick;
+    }
+    return { main, others };
+  } catch {
+    return null;
+  }
+}
+
 function need(server: RunningServer | null): RunningServer {
   if (server === null) throw new Error('no Deskbase running in this child');
   return server;
@@ -144,10 +167,27 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
       return state.profiler.stop(request.file);
     case 'cpu':
       return process.cpuUsage();
+    case 'threadCpu':
+      return threadCpu();
     case 'loopStart':
       return loop.start();
     case 'loopStop':
       return loop.stop();
+    case 'traceStart': {
+      // the realtime section's server-side delivery (server/core/realtime/trace.ts); older commits driven
+      // by bench/ab.ts have none: false
+      const broker = need(state.deskbase).core.realtime.broker as { trace?: unknown };
+      const { RealtimeTrace } = await import('../server/core/realtime/trace.js').catch(() => ({ RealtimeTrace: null }));
+      if (RealtimeTrace === null || !('trace' in broker)) return false;
+      broker.trace = new RealtimeTrace();
+      return true;
+    }
+    case 'traceStop': {
+      const broker = need(state.deskbase).core.realtime.broker as { trace?: { events: number[]; rounds: number[] } | null };
+      const trace = broker.trace ?? null;
+      if ('trace' in broker) broker.trace = null;
+      return trace === null ? null : { events: trace.events, rounds: trace.rounds };
+    }
     case 'stats':
       return need(state.deskbase).core.store.stats();
     case 'count':

@@ -61,14 +61,25 @@ export type ChildRequest =
   | { op: 'count' }
   | { op: 'stats' }
   | { op: 'cpu' }
+  /** CPU µs of the main thread and of the others, user and system (Linux; null elsewhere). */
+  | { op: 'threadCpu' }
   /** The event loop's delay and utilization from `loopStart` to `loopStop` (LoopFigures). */
   | { op: 'loopStart' }
   | { op: 'loopStop' }
+  /** The realtime trace (server/core/realtime/trace.ts) on, then off with its entries (RealtimeTraceEntries; null where there is none). */
+  | { op: 'traceStart' }
+  | { op: 'traceStop' }
   | { op: 'profileStart' }
   | { op: 'profileStop'; file: string }
   /** `gc`: a full garbage collection first (bench/memory.ts: what is held, not what is not yet collected). */
   | { op: 'memory'; gc?: boolean }
   | { op: 'close' };
+
+/** What the server's realtime trace noted (server/core/realtime/trace.ts), flattened as there. */
+export interface RealtimeTraceEntries {
+  events: number[];
+  rounds: number[];
+}
 
 /** The realtime phase's subscriber process (bench/subscribers.ts). */
 export type SubscribersRequest =

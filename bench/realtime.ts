@@ -15,7 +15,7 @@ import { load, stop, track, type Settings } from './phases.js';
 import { LoopWatch } from './loop-watch.js';
 import { pin, planPinning, type Pinning } from './pin.js';
 import { table } from './report.js';
-import type { LoopFigures, MemoryInfo, SeedInfo } from './protocol.js';
+import type { LoopFigures, MemoryInfo, RealtimeTraceEntries, SeedInfo } from './protocol.js';
 
 export const SUBSCRIBERS = 1000;
 export const IDLE_SUBSCRIBERS = 10_000;
@@ -45,6 +45,12 @@ export interface RealtimeFigures {
    * subscriber got; `incomplete`: events some subscriber had not got 300 ms after the slice.
    */
   loaded: { p50: number; p99: number; events: number; incomplete: number; firstP50: number; firstP99: number; readsPerSubscriberPerSecond: number };
+  /**
+   * The same events on the server's side (server/core/realtime/trace.ts): from the record's `created`
+   * to the end of the round that wrote it to its last subscriber, and its parts; null where the server
+   * has no trace (an older commit).
+   */
+  server: ServerDelivery | null;
   /**
    * The event loops over the create slices, attached / none (bench/loop-watch.ts): the server's and the
    * subscriber process's. A subscriber loop that is late reads late: its delay is part of the delivery
@@ -84,33 +90,81 @@ export interface CpuShares {
   subscribers: number;
   runner: number;
   serverUsPerCreate: number;
+  /** Of serverUsPerCreate, the kernel's (system time: on loopback a write also pays the receiver's TCP work). */
+  serverSystemUsPerCreate: number;
+  /** Of serverUsPerCreate, the main thread's (the event loop's), and of that the kernel's (NaN where /proc is missing). */
+  serverMainUsPerCreate: number;
+  serverMainSystemUsPerCreate: number;
+}
+
+/** p50 / p99, ms. */
+export interface Spread {
+  p50: number;
+  p99: number;
+}
+
+/** Realtime delivery while creating at full rate, on the server's side (server/core/realtime/trace.ts). */
+export interface ServerDelivery {
+  events: number;
+  /** created → the end of the round that wrote the event to its last subscriber. */
+  delivered: Spread;
+  /** Its parts: created → its commit reaching the fan-out; → its message queued on the streams; → its round's start; the round itself. */
+  committed: Spread;
+  fannedOut: Spread;
+  roundWait: Spread;
+  round: Spread;
+  roundsPerSecond: number;
+  /** Per round: streams written, and its CPU, user and system (µs). */
+  writesPerRound: number;
+  roundUserUs: number;
+  roundSystemUs: number;
+  /** Streams skipped (a socket still holding its last write): their events are later than the round figure says. */
+  skipped: number;
 }
 
 interface CpuTime {
   user: number;
   system: number;
 }
+
+interface ThreadCpu {
+  main: CpuTime;
+  others: CpuTime;
+}
 const cpuUs = (t: CpuTime) => t.user + t.system;
 
 interface Slice {
   run: LoadRun;
   cpu: number[];
+  /** The server's system CPU time over the slice, µs. */
+  serverSystem: number;
+  /** The server's main thread's CPU over the slice, µs, all and system (NaN without /proc). */
+  serverMain: number;
+  serverMainSystem: number;
   /** The server's, the subscriber process's and the load generator's event loops over the slice. */
   loops: LoopFigures[];
 }
 
 /** One create slice with the CPU time each process spent during it and how their loops fared. */
 async function measuredLoad(s: Settings, url: string, c: HttpCase, seconds: number, server: Child, subscribers: Child): Promise<Slice> {
-  const at = async () => [cpuUs(await server.call<CpuTime>({ op: 'cpu' })), cpuUs(await subscribers.call<CpuTime>({ op: 'cpu' })), cpuUs(process.cpuUsage())];
+  const at = async () => {
+    const own = await server.call<CpuTime>({ op: 'cpu' });
+    return [cpuUs(own), cpuUs(await subscribers.call<CpuTime>({ op: 'cpu' })), cpuUs(process.cpuUsage()), own.system];
+  };
   await server.call({ op: 'loopStart' });
   await subscribers.call({ op: 'loopStart' });
   const runner = new LoopWatch();
   runner.start();
+  const threads = async () => (await server.call<ThreadCpu | null>({ op: 'threadCpu' })) ?? { main: { user: NaN, system: NaN }, others: { user: NaN, system: NaN } };
+  const threadsBefore = await threads();
   const before = await at();
   const run = await load(s, url, c, seconds);
   const after = await at();
+  const threadsAfter = await threads();
   const loops = [await server.call<LoopFigures>({ op: 'loopStop' }), await subscribers.call<LoopFigures>({ op: 'loopStop' }), runner.stop()];
-  return { run, cpu: after.map((x, i) => x - before[i]), loops };
+  const cpu = after.map((x, i) => x - before[i]);
+  const serverMainSystem = threadsAfter.main.system - threadsBefore.main.system;
+  return { run, cpu: cpu.slice(0, 3), serverSystem: cpu[3], serverMain: threadsAfter.main.user - threadsBefore.main.user + serverMainSystem, serverMainSystem, loops };
 }
 
 /** The slices' loops as one: the worst slice's delay figures, the mean utilization. */
@@ -123,13 +177,73 @@ function loopsOf(runs: Slice[]): { server: LoopFigures; subscribers: LoopFigures
   return { server: of(0), subscribers: of(1), runner: of(2) };
 }
 
+const spreadLine = (x: Spread) => `${x.p50.toFixed(1)} / ${x.p99.toFixed(1)} ms`;
+const serverLine = (d: ServerDelivery) =>
+  `created → written to the last subscriber p50 / p99 ${spreadLine(d.delivered)} over ${d.events} events; parts: created → committed ${spreadLine(d.committed)}, → queued on the streams ${spreadLine(d.fannedOut)}, → its round's start ${spreadLine(d.roundWait)}, the round ${spreadLine(d.round)}; ${d.roundsPerSecond.toFixed(1)} rounds/s of ${d.writesPerRound.toFixed(0)} writes, ${d.roundUserUs.toFixed(0)} µs user + ${d.roundSystemUs.toFixed(0)} µs system each; ${d.skipped} streams skipped`;
+
 const loopLine = (l: LoopFigures) => `delay p99 ${l.delayP99.toFixed(1)} ms (max ${l.delayMax.toFixed(0)}), busy ${(100 * l.utilization).toFixed(0)}%`;
 
 function shares(runs: Slice[]): CpuShares {
   const seconds = runs.reduce((n, r) => n + r.run.seconds, 0);
   const ok = runs.reduce((n, r) => n + r.run.ok, 0);
   const sum = (i: number) => runs.reduce((n, r) => n + r.cpu[i], 0);
-  return { server: sum(0) / 1e6 / seconds, subscribers: sum(1) / 1e6 / seconds, runner: sum(2) / 1e6 / seconds, serverUsPerCreate: sum(0) / Math.max(1, ok) };
+  const per = (f: (r: Slice) => number) => runs.reduce((n, r) => n + f(r), 0) / Math.max(1, ok);
+  return {
+    server: sum(0) / 1e6 / seconds, subscribers: sum(1) / 1e6 / seconds, runner: sum(2) / 1e6 / seconds, serverUsPerCreate: sum(0) / Math.max(1, ok),
+    serverSystemUsPerCreate: per((r) => r.serverSystem), serverMainUsPerCreate: per((r) => r.serverMain), serverMainSystemUsPerCreate: per((r) => r.serverMainSystem),
+  };
+}
+
+const spread = (xs: number[]): Spread => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
+};
+
+/**
+ * The server's trace of the attached slices as delivery figures: each event's round is the first that
+ * started after its message was queued (server/core/realtime/trace.ts says why that round's end is
+ * when its last subscriber's write was done).
+ */
+export function serverDelivery(traces: RealtimeTraceEntries[], seconds: number): ServerDelivery | null {
+  if (traces.length === 0) return null;
+  const delivered: number[] = [];
+  const committed: number[] = [];
+  const fannedOut: number[] = [];
+  const roundWait: number[] = [];
+  const round: number[] = [];
+  let rounds = 0;
+  let writes = 0;
+  let user = 0;
+  let system = 0;
+  let skipped = 0;
+  for (const { events, rounds: r } of traces) {
+    const n = r.length / 6;
+    rounds += n;
+    for (let i = 0; i < n; i++) {
+      writes += r[6 * i + 2];
+      skipped += r[6 * i + 3];
+      user += r[6 * i + 4];
+      system += r[6 * i + 5];
+    }
+    let j = 0;
+    for (let e = 0; e < events.length; e += 3) {
+      const [created, commit, queued] = [events[e], events[e + 1], events[e + 2]];
+      // events come in queuing order, rounds in starting order
+      while (j < n && r[6 * j] < queued) j++;
+      if (j >= n || !(created > 0)) continue; // written after the trace ended
+      const [start, end] = [r[6 * j], r[6 * j + 1]];
+      delivered.push(end - created);
+      committed.push(commit - created);
+      fannedOut.push(queued - commit);
+      roundWait.push(start - queued);
+      round.push(end - start);
+    }
+  }
+  return {
+    events: delivered.length, delivered: spread(delivered), committed: spread(committed), fannedOut: spread(fannedOut),
+    roundWait: spread(roundWait), round: spread(round), roundsPerSecond: rounds / seconds,
+    writesPerRound: writes / Math.max(1, rounds), roundUserUs: user / Math.max(1, rounds), roundSystemUs: system / Math.max(1, rounds), skipped,
+  };
 }
 
 export async function attach(subscribers: Child, url: string, count: number, addresses = ADDRESSES.slice(0, 1)): Promise<number> {
@@ -220,6 +334,7 @@ async function realtimeSection(s: Settings, dir: string, children: Set<Child>, p
   const firstTimes: number[] = [];
   let reads = 0;
   let incomplete = 0;
+  const traces: RealtimeTraceEntries[] = [];
   const slice = s.seconds / s.rounds;
   for (let round = 0; round < s.rounds; round++) {
     // attached for the delivery phase before the first slice; again for each later one
@@ -228,9 +343,12 @@ async function realtimeSection(s: Settings, dir: string, children: Set<Child>, p
     const profiled = round === 0 && parts.profileAttached !== undefined;
     if (profiled) await child.call({ op: 'profileStart' });
     await subscribers.call({ op: 'track' });
+    const tracing = await child.call<boolean>({ op: 'traceStart' });
     runs[0].push(await measuredLoad(s, url, create, slice, child, subscribers));
     if (profiled) s.log(`profile: ${await child.call<string>({ op: 'profileStop', file: parts.profileAttached as string })}`);
     await sleep(300);
+    // after the pause: the slice's last events have had their rounds
+    if (tracing) traces.push(await child.call<RealtimeTraceEntries>({ op: 'traceStop' }));
     const t = await subscribers.call<{ times: number[]; first: number[]; incomplete: number; reads: number }>({ op: 'tracked' });
     reads += t.reads;
     loadedTimes.push(...t.times);
@@ -252,11 +370,13 @@ async function realtimeSection(s: Settings, dir: string, children: Set<Child>, p
     firstP50: percentile(firstTimes, 0.5), firstP99: percentile(firstTimes, 0.99), readsPerSubscriberPerSecond: reads / SUBSCRIBERS / attachedSeconds,
   };
   s.log(`delivery to the last of ${SUBSCRIBERS} while creating: p50 ${loaded.p50} ms, p99 ${loaded.p99} ms over ${loaded.events} events (${incomplete} not yet with all)`);
+  const server = serverDelivery(traces, attachedSeconds);
+  if (server !== null) s.log(`  on the server's side: ${serverLine(server)}`);
   const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
   s.log(`create with ${SUBSCRIBERS} subscribers: ${withSubs.rps.toFixed(0)} req/s; with none: ${without.rps.toFixed(0)} req/s (${pct(withSubs.rps / without.rps)})`);
   s.log(`  created → the first subscriber has it: p50 ${loaded.firstP50} ms, p99 ${loaded.firstP99} ms; ${loaded.readsPerSubscriberPerSecond.toFixed(1)} reads a second per subscriber`);
   for (const [name, c] of Object.entries(cpu)) {
-    s.log(`  ${name}: CPU server ${pct(c.server)}, subscribers ${pct(c.subscribers)}, runner ${pct(c.runner)} of a core; server ${c.serverUsPerCreate.toFixed(0)} µs CPU/create`);
+    s.log(`  ${name}: CPU server ${pct(c.server)}, subscribers ${pct(c.subscribers)}, runner ${pct(c.runner)} of a core; server ${c.serverUsPerCreate.toFixed(0)} µs CPU/create (${c.serverSystemUsPerCreate.toFixed(0)} of it system; main thread ${c.serverMainUsPerCreate.toFixed(0)}, ${c.serverMainSystemUsPerCreate.toFixed(0)} of it system)`);
   }
   const loops = { attached: loopsOf(runs[0]), detached: loopsOf(runs[1]) };
   for (const [name, l] of Object.entries(loops)) s.log(`  loops ${name}: server ${loopLine(l.server)}; subscribers ${loopLine(l.subscribers)}; load generator ${loopLine(l.runner)}`);
@@ -269,7 +389,7 @@ async function realtimeSection(s: Settings, dir: string, children: Set<Child>, p
   if (parts.batch) await batchVersusSingles(s, url, info, body, batchTimes, singleTimes);
   await stop(children, subscribers);
   return {
-    pinning, subscribers: SUBSCRIBERS, deliveryP50: percentile(times, 0.5), deliveryP99: percentile(times, 0.99), creates, loaded, loops,
+    pinning, subscribers: SUBSCRIBERS, deliveryP50: percentile(times, 0.5), deliveryP99: percentile(times, 0.99), creates, loaded, server, loops,
     attached: withSubs, detached: without, cpu, idle, batchMs: median(batchTimes), singlesMs: median(singleTimes),
   };
 }
@@ -317,10 +437,15 @@ export function realtimeTable(r: RealtimeFigures): string[] {
     [`one create delivered to the last subscriber, p50 / p99 (${r.creates} creates)`, `${ms(r.deliveryP50)} / ${ms(r.deliveryP99)}`, `p99 ≤ ${REALTIME_TARGETS.deliveryP99Ms} ms`],
     [`while creating (10 connections): record created → the last subscriber has it, p50 / p99 (${r.loaded.events} events)`, `${ms(r.loaded.p50)} / ${ms(r.loaded.p99)}`, `p99 ≤ ${REALTIME_TARGETS.deliveryP99Ms} ms`],
     ['while creating: record created → the first subscriber has it, p50 / p99', `${ms(r.loaded.firstP50)} / ${ms(r.loaded.firstP99)}`, ''],
+    ['while creating, on the server\'s side: record created → its write to the last subscriber done, p50 / p99', r.server === null ? 'not run' : `${ms(r.server.delivered.p50)} / ${ms(r.server.delivered.p99)}`, `p99 ≤ ${REALTIME_TARGETS.deliveryP99Ms} ms`],
+    ['  its parts, p50 / p99: created → committed; → queued on the streams; → its round\'s start; the round', r.server === null ? '' : [r.server.committed, r.server.fannedOut, r.server.roundWait, r.server.round].map((x) => `${ms(x.p50)} / ${ms(x.p99)}`).join('; '), ''],
+    ['  rounds a second; writes per round; CPU per round, user + system', r.server === null ? '' : `${r.server.roundsPerSecond.toFixed(1)}; ${r.server.writesPerRound.toFixed(0)}; ${(r.server.roundUserUs / 1000).toFixed(2)} + ${(r.server.roundSystemUs / 1000).toFixed(2)} ms (${r.server.skipped} streams skipped)`, ''],
     ['while creating: reads a second per subscriber (the server\'s rounds at most: a late reader takes several in one read)', r.loaded.readsPerSubscriberPerSecond.toFixed(1), ''],
     ['create rate, subscribers attached / none (10 connections)', `${r.attached.rps.toFixed(0)}/s / ${r.detached.rps.toFixed(0)}/s (${(100 * share).toFixed(0)}%)`, `≥ ${100 * REALTIME_TARGETS.createShare}%`],
     ['create p50 latency, subscribers attached / none', `${ms(r.attached.p50)} / ${ms(r.detached.p50)}`, ''],
     ['server CPU µs per create, subscribers attached / none', `${r.cpu.attached.serverUsPerCreate.toFixed(0)} / ${r.cpu.detached.serverUsPerCreate.toFixed(0)} (${(100 * r.cpu.detached.serverUsPerCreate / r.cpu.attached.serverUsPerCreate).toFixed(0)}%)`, `≥ ${100 * REALTIME_TARGETS.createShare}%`],
+    ['  of which system (kernel) µs, attached / none', `${r.cpu.attached.serverSystemUsPerCreate.toFixed(0)} / ${r.cpu.detached.serverSystemUsPerCreate.toFixed(0)}`, ''],
+    ['  of which the main thread (the event loop), all / system µs, attached; none', `${r.cpu.attached.serverMainUsPerCreate.toFixed(0)} / ${r.cpu.attached.serverMainSystemUsPerCreate.toFixed(0)}; ${r.cpu.detached.serverMainUsPerCreate.toFixed(0)} / ${r.cpu.detached.serverMainSystemUsPerCreate.toFixed(0)}`, ''],
     ['CPU while creating, attached (of one core): server / subscriber process / load generator', `${pct(r.cpu.attached.server)} / ${pct(r.cpu.attached.subscribers)} / ${pct(r.cpu.attached.runner)}`, ''],
     ['CPU while creating, none (of one core): server / subscriber process / load generator', `${pct(r.cpu.detached.server)} / ${pct(r.cpu.detached.subscribers)} / ${pct(r.cpu.detached.runner)}`, ''],
     ['event loops while creating, attached (worst slice): server; subscriber process; load generator', `${loopLine(r.loops.attached.server)}; ${loopLine(r.loops.attached.subscribers)}; ${loopLine(r.loops.attached.runner)}`, ''],

@@ -4,7 +4,7 @@
 // their share of the loop while other work wants it, never longer than the cap, and never past the
 // oldest waiting message's deadline.
 import { describe, expect, it } from 'vitest';
-import { FLUSH_OPTIONS, RealtimeFlusher, type Flushable } from '../../server/http/routes/realtime-flush.js';
+import { FLUSH_OPTIONS, RealtimeFlusher, type Flushable, type FlushResult } from '../../server/http/routes/realtime-flush.js';
 
 const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
 
@@ -17,7 +17,7 @@ class Counted implements Flushable {
   starts: number[] = [];
   flushes = 0;
   constructor(private readonly costMs = 0) {}
-  flush(): void {
+  flush(): FlushResult {
     this.flushes++;
     this.starts.push(performance.now());
     // a socket write's cost, in CPU (what the flusher's slices and shares count)
@@ -25,6 +25,7 @@ class Counted implements Flushable {
     while (cpuMs(process.cpuUsage(start)) < this.costMs) { /* writing */ }
     this.writes.push(this.queued);
     this.queued = 0;
+    return 'written';
   }
   send(flusher: RealtimeFlusher): void {
     this.queued++;
@@ -77,7 +78,7 @@ describe('the realtime flusher', () => {
       const flush = s.flush.bind(s);
       s.flush = () => {
         Atomics.wait(blocked, 0, 0, 0.25);
-        flush();
+        return flush();
       };
       return s;
     });
@@ -166,6 +167,25 @@ describe('the realtime flusher', () => {
     expect(waited).toBeLessThan(150);
   });
 
+  it('the deadline counts from the message\'s commit reaching the fan-out: one it was late to queue is written sooner', async () => {
+    // a 10 ms round at a share of 5% (the next would wait 190 ms while the loop is busy), a deadline of
+    // 100 ms; the message's change was committed 90 ms before the fan-out queued it: due at once (its
+    // 90 ms, the last round's 10), not 90 ms after its queuing
+    const options = { sliceMs: 50, share: 0.05, maxWaitMs: 500, deliveryMs: 100, deadlineShare: 0.5 };
+    const flusher = new RealtimeFlusher(options);
+    const s = new Counted(10);
+    s.send(flusher);
+    await until(() => s.writes.length === 1);
+    const done = performance.now();
+    await until(() => performance.now() - done >= 15); // the deadline share's floor (10 ms) passes, the loop kept busy
+    const t0 = performance.now();
+    s.queued++;
+    flusher.mark(s, t0 - 90);
+    await until(() => s.writes.length === 2, 5000);
+    expect(s.starts[1] - t0).toBeLessThan(45);
+    expect(s.writes).toEqual([1, 1]);
+  });
+
   it('a deadline that cannot be met does not run rounds back to back: they keep to deadlineShare of the loop', async () => {
     // every message is already late (deliveryMs 1); a 10 ms round at a deadline share of a quarter
     // leaves the loop 30 ms before the next
@@ -189,7 +209,7 @@ describe('the realtime flusher', () => {
     const flush = s.flush.bind(s);
     s.flush = () => {
       flusher.mark(s);
-      flush();
+      return flush();
     };
     s.send(flusher);
     await until(() => s.writes.length === 1);

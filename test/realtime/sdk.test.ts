@@ -247,6 +247,26 @@ describe('realtime with the SDK', () => {
     expect(new Set(ids).size).toBe(ids.length);
     await guest.realtime.unsubscribe();
   });
+
+  it('a connection that gets messages is not idle, though they came to its whole subscriber shape at once', async () => {
+    // guests subscribed to `*` are one shape: each message reaches them as one group (broker.sendGroup),
+    // whose writes, not a stamp per client, keep their idle timers (1.5 s here) from closing them
+    const guests = [sdk.client(), sdk.client()];
+    const ids: string[][] = [[], []];
+    const got = guests.map(() => collector());
+    for (const [i, guest] of guests.entries()) {
+      await guest.realtime.subscribe('PB_CONNECT', (e: { clientId: string }) => { ids[i].push(e.clientId); });
+      await guest.collection('notes').subscribe('*', got[i].cb);
+    }
+    for (let n = 0; n < 9; n++) {
+      await sdk.admin.collection('notes').create({ title: `busy-${n}`, public: true });
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    await Promise.all(got.map((g) => g.next(titled('busy-8'))));
+    expect(ids).toEqual([[ids[0][0]], [ids[1][0]]]); // 3.6 s of messages: never closed, never reconnected
+    expect(got.map((g) => g.events.filter((e) => String(e.record.title).startsWith('busy-')).length)).toEqual([9, 9]);
+    for (const guest of guests) await guest.realtime.unsubscribe();
+  });
 });
 
 describe('records imported in bulk', () => {

@@ -9,6 +9,7 @@ import type { ReadDb } from '../../store/db.js';
 import { isSuperuser, type AuthInfo } from '../../model/types.js';
 import { NO_CHARGE, REALTIME_LIMITS, SubscriptionLedger, type Charge, type RealtimeLimits } from './subscription-limits.js';
 import { parseSubscription, type Subscription, type SubscriptionOptions } from './topics.js';
+import type { RealtimeTrace } from './trace.js';
 
 /**
  * One message: the event name (a subscription as the client sent it) and its JSON data. Every client a
@@ -25,6 +26,12 @@ export interface RealtimeSink {
   send(message: RealtimeMessage): boolean;
   /** Ends the stream (idle, overflow, auth record deleted, server closing). */
   close(): void;
+  /**
+   * When the stream last wrote messages to its client (Date.now(); 0 before any): what a group's
+   * messages (`RealtimeGroupSink`) count for the idle timer, so a message to a thousand clients does
+   * not stamp a thousand of them.
+   */
+  sentAt?(): number;
 }
 
 /**
@@ -34,7 +41,8 @@ export interface RealtimeSink {
  * client whose queue it finds full.
  */
 export interface RealtimeGroupSink {
-  send(clients: readonly RealtimeClient[], message: RealtimeMessage): void;
+  /** `committed`: when the message's change reached the fan-out (performance.now()), its delivery deadline's start. */
+  send(clients: readonly RealtimeClient[], message: RealtimeMessage, committed?: number): void;
 }
 
 /** The topic the SDK's all-in-one authWithOAuth2 waits on (PocketBase's oauth2SubscriptionTopic). */
@@ -53,7 +61,10 @@ export class RealtimeClient {
   /** Changes whose messages to this client wait in the fan-out's second lane (fan-out.ts). */
   behind = 0;
   private idle: NodeJS.Timeout;
-  /** When the client was last sent a message (Date.now()): the idle timer looks at it when it fires. */
+  /**
+   * When the client was last sent a message of its own (Date.now()): the idle timer looks at it, and at
+   * when its stream last wrote (a group's messages, `RealtimeSink.sentAt`), when it fires.
+   */
   sentAt = Date.now();
 
   /** `address` is the client address's key its costs are charged to (the event stream's connection). */
@@ -80,7 +91,7 @@ export class RealtimeClient {
    */
   private arm(ms: number): NodeJS.Timeout {
     const timer = setTimeout(() => {
-      const quiet = Date.now() - this.sentAt;
+      const quiet = Date.now() - Math.max(this.sentAt, this.sink.sentAt?.() ?? 0);
       if (quiet < this.idleMs) this.idle = this.arm(this.idleMs - quiet);
       else this.onIdle();
     }, ms);
@@ -129,19 +140,21 @@ export class RealtimeBroker {
   /** One message to many clients at once, when the HTTP layer offers it (`sendGroup`). */
   groupSink: RealtimeGroupSink | null = null;
 
+  /** Where delivery's time goes on the server's side, when a bench asks (trace.ts); off otherwise. */
+  trace: RealtimeTrace | null = null;
+
   constructor(private readonly idleMs = IDLE_MS, limits: Readonly<RealtimeLimits> = REALTIME_LIMITS) {
     this.ledger = new SubscriptionLedger(limits);
   }
 
   /**
    * One message to all of `clients` (connected, one shape's, none with messages waiting in the second
-   * lane): through the group sink as one step, not one per client. False when there is none (the
-   * caller sends to each).
+   * lane): through the group sink as one step, not one per client (their idle timers see it when their
+   * streams write it, `RealtimeSink.sentAt`). False when there is none (the caller sends to each).
    */
-  sendGroup(clients: readonly RealtimeClient[], message: RealtimeMessage, now = Date.now()): boolean {
+  sendGroup(clients: readonly RealtimeClient[], message: RealtimeMessage, committed?: number): boolean {
     if (this.groupSink === null) return false;
-    for (const client of clients) client.sentAt = now;
-    this.groupSink.send(clients, message);
+    this.groupSink.send(clients, message, committed);
     return true;
   }
 

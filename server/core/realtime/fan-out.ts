@@ -17,6 +17,7 @@ import { RealtimeBroker, type RealtimeClient, type RealtimeMessage } from './bro
 import { goesSecond, membersByName, shapeMessage, shapesOf, VISITS_PER_STEP, type Delivery, type Shape, type ShapeCache } from './shapes.js';
 import { parseSubscribeForm } from './topics.js';
 import { LaneSlices } from './slices.js';
+import { createdAt } from './trace.js';
 
 const SLICE_MS = 8;
 
@@ -42,7 +43,7 @@ export const MAX_BEHIND_ENTRIES = 500_000;
 export const COLLECTIONS_TOPIC = '_collections/*';
 
 type Pending =
-  | { kind: 'records'; changes: readonly RecordChange[]; /** Changes before this one are delivered (a retry after the database was unreachable). */ from?: number }
+  | { kind: 'records'; changes: readonly RecordChange[]; /** Changes before this one are delivered (a retry after the database was unreachable). */ from?: number; /** When they reached the fan-out (performance.now()): their messages' delivery deadline counts from it. */ at: number }
   | { kind: 'collection'; action: 'create' | 'update' | 'delete'; collection: Collection };
 
 export interface RealtimeOptions {
@@ -89,13 +90,12 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'dialect' | 'registr
    * and nothing waits in the second lane, each subscription string's members get the message as one
    * group (broker.sendGroup): one step for a thousand subscribers, not a thousand.
    */
-  async function* sendShape(change: RecordChange, shape: Shape, to: (client: RealtimeClient, m: RealtimeMessage, now: number) => void, grouped = () => false): AsyncGenerator<void> {
+  async function* sendShape(change: RecordChange, shape: Shape, to: (client: RealtimeClient, m: RealtimeMessage, now: number) => void, grouped = () => false, committed = performance.now()): AsyncGenerator<void> {
     const data = await shapeMessage(env, change, shape);
     if (data === null) return;
     const messages = messagesFor(data);
     if (broker.groupSink !== null && broker.version === shape.version && behind.length === 0 && grouped()) {
-      const now = Date.now();
-      for (const [raw, clients] of membersByName(shape)) broker.sendGroup(clients, messages(raw), now);
+      for (const [raw, clients] of membersByName(shape)) broker.sendGroup(clients, messages(raw), committed);
       return;
     }
     const now = Date.now();
@@ -145,9 +145,10 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'dialect' | 'registr
         const d: Delivery = { change, shapes: [], firstSlow: 0, entries: 0, held: [], slow: new Set() };
         yield* shapesOf(broker, change, String(row.id), d, shapeCache);
         for (let i = 0; i < d.firstSlow; i++) {
-          yield* sendShape(change, d.shapes[i], (client, m, now) => deliver(d, client, m, now), () => d.slow.size === 0);
+          yield* sendShape(change, d.shapes[i], (client, m, now) => deliver(d, client, m, now), () => d.slow.size === 0, next.at);
           yield;
         }
+        if (broker.trace !== null && d.firstSlow > 0) broker.trace.event(createdAt(row), next.at);
         if (d.slow.size > 0) queueBehind(d);
       }
       if (pending[0] === next) pending.shift();
@@ -244,7 +245,7 @@ export function createRealtime(env: Pick<CoreEnv, 'store' | 'dialect' | 'registr
     },
     /** The change feed's listener: queued, delivered from a later turn of the loop. */
     onChanges(changes: readonly RecordChange[]): void {
-      enqueue({ kind: 'records', changes });
+      enqueue({ kind: 'records', changes, at: performance.now() });
     },
     /** A committed schema change (collections.ts). */
     onCollection(action: 'create' | 'update' | 'delete', collection: Collection): void {

@@ -46,7 +46,7 @@ export function registerRealtime(app: H3, core: Core, totalQueueBytes = REALTIME
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         const mine = (out = new EventStream(streams, controller, REALTIME_QUEUE_BYTES));
-        const sink: RealtimeSink = { send: (message) => mine.send(message), close: () => mine.close() };
+        const sink: RealtimeSink = { send: (message) => mine.send(message), close: () => mine.close(), sentAt: () => mine.sentAt };
         const client = broker.connect(sink, address);
         streams.byClient.set(client, mine);
         clientId = client.id;

@@ -6,18 +6,22 @@
 // while writes come one at a time a message leaves within a turn or two, and under a burst of writes
 // 1,000 subscribers cost one write each per round, not one per message, so writers keep their pace.
 // Two things start a round before its wait is over: the loop going idle (nothing else wants it: the
-// round costs no one anything), and the oldest waiting message's deadline (`deliveryMs`: it is written
-// by then, the last round's length allowed for), so a long wait under load does not make the last
-// subscriber late.
+// round costs no one anything), and the oldest waiting message's deadline (`deliveryMs` from its
+// change's commit reaching the fan-out: it is written by then, the last round's length allowed for),
+// so a long wait under load does not make the last subscriber late.
 import { performance } from 'node:perf_hooks';
+import type { RealtimeTrace } from '../../core/realtime/trace.js';
+import { epochNow } from '../../core/realtime/trace.js';
 
 /** A stream with messages queued (realtime-api.ts). */
 export interface Flushable {
   /** Set by the flusher while the stream waits for a round. */
   waiting: boolean;
-  /** Writes what is queued as one chunk. */
-  flush(): void;
+  /** Writes what is queued as one chunk: whether it wrote, found nothing, or skipped a socket still holding its last write. */
+  flush(): FlushResult;
 }
+
+export type FlushResult = 'written' | 'empty' | 'skipped';
 
 export interface FlushOptions {
   /** The longest synchronous stretch of a round, in the process's CPU time (ms; 4× that of wall time at most). */
@@ -27,9 +31,10 @@ export interface FlushOptions {
   /** The longest wait between two rounds (ms), whatever the last one cost. */
   maxWaitMs: number;
   /**
-   * From a stream's first waiting message to its write (ms): the next round starts in time for it, the
-   * last round's length (its slices and the loop's work between them) counted in, unless that would
-   * give the rounds more than `deadlineShare` of the loop.
+   * From the oldest waiting message's commit reaching the fan-out (`mark`'s since; its queuing when
+   * none is given) to its write (ms): the next round starts in time for it, the last round's length (its
+   * slices and the loop's work between them) counted in, unless that would give the rounds more than
+   * `deadlineShare` of the loop. A fan-out late to queue a message (a busy loop) leaves it less wait.
    */
   deliveryMs: number;
   /**
@@ -63,6 +68,8 @@ const IDLE_POLL_MS = 2;
 export class RealtimeFlusher {
   /** Streams waiting for the next round, in the order their first message came. */
   private queued: Flushable[] = [];
+  /** When the current round started (Date.now()): its writes' time for the clients' idle timers. */
+  roundAt = 0;
   /** The round being written, and how far it got. */
   private round: Flushable[] = [];
   private at = 0;
@@ -72,7 +79,7 @@ export class RealtimeFlusher {
   private earliest = 0;
   /** Not even a deadline starts the next round sooner than this (`deadlineShare`). */
   private soonest = 0;
-  /** When the first of the streams waiting for the next round was queued (performance.now()). */
+  /** The earliest deadline start (`mark`'s since) of the streams waiting for the next round (performance.now()). */
   private queuedSince = 0;
   /** When the current round started, and how long the last one took from its start to its end (ms). */
   private roundStart = 0;
@@ -82,14 +89,32 @@ export class RealtimeFlusher {
   private timer: NodeJS.Timeout | null = null;
   private immediate: NodeJS.Immediate | null = null;
 
-  /** `onRound` is told as each round starts (realtime-frames.ts starts its tree afresh). */
-  constructor(private readonly options: Readonly<FlushOptions> = FLUSH_OPTIONS, private readonly onRound: () => void = () => undefined) {}
+  /** The current round's streams written and skipped, and its CPU (µs, user and system), while a trace is on. */
+  private written = 0;
+  private skipped = 0;
+  private userUs = 0;
+  private systemUs = 0;
 
-  /** A stream has something new queued: it is written in the next round. */
-  mark(stream: Flushable): void {
+  /**
+   * `onRound` is told as each round starts (realtime-frames.ts starts its tree afresh); `trace` says
+   * where the rounds are noted, when a bench asks (core/realtime/trace.ts).
+   */
+  constructor(
+    private readonly options: Readonly<FlushOptions> = FLUSH_OPTIONS,
+    private readonly onRound: () => void = () => undefined,
+    private readonly trace: () => RealtimeTrace | null = () => null,
+  ) {}
+
+  /**
+   * A stream has something new queued: it is written in the next round. `since`: when the message's
+   * deadline started (its change's commit reaching the fan-out; now by default): a message the fan-out
+   * was late to queue is written sooner.
+   */
+  mark(stream: Flushable, since = performance.now()): void {
     if (stream.waiting) return;
     stream.waiting = true;
-    if (this.queued.length === 0) this.queuedSince = performance.now();
+    // a waiting round looks at its deadline again every IDLE_POLL_MS
+    if (this.queued.length === 0 || since < this.queuedSince) this.queuedSince = since;
     this.queued.push(stream);
     this.schedule();
   }
@@ -123,26 +148,42 @@ export class RealtimeFlusher {
       this.queued = [];
       this.at = 0;
       this.cost = 0;
+      this.written = this.skipped = this.userUs = this.systemUs = 0;
       this.roundStart = start;
+      this.roundAt = Date.now();
       this.onRound();
     }
     // a slice counts the CPU it takes, not the time that passes: a process kept off its core by other
     // work still writes a slice's worth (a round spread over many short slices reaches its last
-    // subscriber late); the wall clock stops it only far past that
+    // subscriber late); the wall clock stops it only far past that. The CPU clock (getrusage, the
+    // whole process's) is read only once the slice's time has passed: the loop's own thread cannot
+    // have taken more CPU than that before, and other threads' CPU does not end its slice sooner
+    const trace = this.trace();
     const cpuAtStart = process.cpuUsage();
     const sliceUs = this.options.sliceMs * 1000;
+    const sliceEnd = start + this.options.sliceMs;
     const wallEnd = start + this.options.sliceMs * SLICE_WALL_FACTOR;
     while (this.at < this.round.length) {
       const stream = this.round[this.at++];
       // still waiting while it is written: what its write takes with it (a group's run handed over to
       // it, realtime-streams.ts) does not queue it again for a round with nothing to write
-      stream.flush();
+      const result = stream.flush();
       stream.waiting = false;
-      // the clocks are read every 16 streams: a write costs a few microseconds
-      if ((this.at & 15) === 0 && (cpuUs(process.cpuUsage(cpuAtStart)) >= sliceUs || performance.now() >= wallEnd)) break;
+      if (trace !== null) {
+        if (result === 'written') this.written++;
+        else if (result === 'skipped') this.skipped++;
+      }
+      // the clock is read every 16 streams: a write costs a few microseconds
+      if ((this.at & 15) === 0) {
+        const now = performance.now();
+        if (now >= wallEnd || (now >= sliceEnd && cpuUs(process.cpuUsage(cpuAtStart)) >= sliceUs)) break;
+      }
     }
     const now = performance.now();
-    this.cost += cpuUs(process.cpuUsage(cpuAtStart)) / 1000;
+    const used = process.cpuUsage(cpuAtStart);
+    this.cost += cpuUs(used) / 1000;
+    this.userUs += used.user;
+    this.systemUs += used.system;
     if (this.at >= this.round.length) {
       const { share, maxWaitMs, deadlineShare } = this.options;
       this.earliest = now + Math.min(maxWaitMs, this.cost * (1 / share - 1));
@@ -150,6 +191,10 @@ export class RealtimeFlusher {
       this.soonest = now + Math.min(maxWaitMs, this.cost * (1 / deadlineShare - 1));
       this.lastRoundMs = now - this.roundStart;
       this.loopAtRoundEnd = performance.eventLoopUtilization();
+      if (trace !== null) {
+        const end = epochNow();
+        trace.round(end - (now - this.roundStart), end, this.written, this.skipped, this.userUs, this.systemUs);
+      }
     }
     if (this.at < this.round.length || this.queued.length > 0) this.schedule();
   }

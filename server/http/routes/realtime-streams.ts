@@ -8,7 +8,7 @@
 // SDK reconnects and resubscribes).
 import type { Socket } from 'node:net';
 import type { RealtimeBroker, RealtimeClient, RealtimeGroupSink, RealtimeMessage } from '../../core/realtime/broker.js';
-import { RealtimeFlusher, type Flushable, type FlushOptions } from './realtime-flush.js';
+import { RealtimeFlusher, type Flushable, type FlushOptions, type FlushResult } from './realtime-flush.js';
 import { FrameTree, frameOf, type FrameRun } from './realtime-frames.js';
 
 /**
@@ -46,7 +46,7 @@ export class StreamSet {
   readonly groups: StreamGroups;
 
   constructor(readonly broker: RealtimeBroker, readonly totalQueueBytes: number, flush: Readonly<FlushOptions>) {
-    this.flusher = new RealtimeFlusher(flush, () => this.tree.restart());
+    this.flusher = new RealtimeFlusher(flush, () => this.tree.restart(), () => broker.trace);
     this.groups = new StreamGroups(this);
   }
 }
@@ -55,8 +55,15 @@ export class StreamSet {
 class Group {
   run: FrameRun;
   open = false;
-  constructor(readonly clients: readonly RealtimeClient[], root: FrameRun) {
+  /**
+   * The members' streams, looked up once: a client's stream is made before it can subscribe and is its
+   * own for its life (a closed one says so), and the members' array is the fan-out's while its shapes
+   * hold, so each round's steps over the members look nothing up.
+   */
+  readonly streams: readonly (EventStream | undefined)[];
+  constructor(readonly clients: readonly RealtimeClient[], root: FrameRun, byClient: WeakMap<RealtimeClient, EventStream>) {
     this.run = root;
+    this.streams = clients.map((client) => byClient.get(client));
   }
 }
 
@@ -66,17 +73,16 @@ export class StreamGroups implements RealtimeGroupSink {
 
   constructor(private readonly set: StreamSet) {}
 
-  send(clients: readonly RealtimeClient[], message: RealtimeMessage): void {
+  send(clients: readonly RealtimeClient[], message: RealtimeMessage, committed = performance.now()): void {
     let group = this.groups.get(clients);
-    if (!group) this.groups.set(clients, (group = new Group(clients, this.set.tree.root)));
+    if (!group) this.groups.set(clients, (group = new Group(clients, this.set.tree.root, this.set.byClient)));
     if (!group.open) {
       // each member's messages from another group go first; then it stands in this one until written
-      for (const client of clients) {
-        const stream = this.set.byClient.get(client);
+      for (const stream of group.streams) {
         if (stream === undefined || stream.closed) continue;
         if (stream.group !== null) this.handOver(stream.group);
         stream.group = group;
-        this.set.flusher.mark(stream);
+        this.set.flusher.mark(stream, committed);
       }
       group.open = true;
       group.run = this.set.tree.root;
@@ -90,11 +96,12 @@ export class StreamGroups implements RealtimeGroupSink {
     const chunk = group.run.empty ? null : group.run.chunk();
     group.open = false;
     group.run = this.set.tree.root;
-    for (const client of group.clients) {
-      const stream = this.set.byClient.get(client);
+    const { streams, clients } = group;
+    for (let i = 0; i < streams.length; i++) {
+      const stream = streams[i];
       if (stream === undefined || stream.group !== group) continue;
       stream.group = null;
-      if (chunk !== null && !stream.queue(chunk)) this.set.broker.disconnect(client.id);
+      if (chunk !== null && !stream.queue(chunk)) this.set.broker.disconnect(clients[i].id);
     }
   }
 }
@@ -116,6 +123,8 @@ export class EventStream implements Flushable {
   private queued = 0;
   /** When the socket last took everything written to it, or the queue was last found empty. */
   private taken = performance.now();
+  /** When messages were last written for the client (Date.now(); 0 before any): the idle timer's (RealtimeSink.sentAt). */
+  sentAt = 0;
 
   constructor(private readonly set: StreamSet, private readonly control: ReadableStreamDefaultController<Uint8Array>, private readonly limit: number) {
     this.run = set.tree.root;
@@ -180,16 +189,18 @@ export class EventStream implements Flushable {
   }
 
   /** The flusher's round: what is queued, as one write. */
-  flush(): void {
-    if (this.closed) return;
+  flush(): FlushResult {
+    if (this.closed) return 'empty';
     if (this.group !== null) this.set.groups.handOver(this.group);
-    if (this.closed || this.run.empty) return;
+    if (this.closed || this.run.empty) return 'empty';
     // a socket that has not taken the last write is skipped: its messages wait (and join the next
     // write), and its drain brings it back; the queue's bound still holds for it
-    if (this.direct !== null && this.direct.writableLength > 0) return;
+    if (this.direct !== null && this.direct.writableLength > 0) return 'skipped';
     this.write(this.run.chunk());
+    this.sentAt = this.set.flusher.roundAt;
     this.run = this.set.tree.root;
     this.sync();
+    return 'written';
   }
 
   /** The response asked for more (it wrote what it had): what is waiting is seen again. */
