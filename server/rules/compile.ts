@@ -16,7 +16,6 @@ import type { CompileScope } from '../filter/field-resolver.js';
 import { AliasAllocator } from '../filter/joins.js';
 import { MAX_FILTER_LENGTH } from '../filter/limits.js';
 import { compileOrder } from '../filter/order.js';
-import type { Group } from '../filter/ast.js';
 import { parseFilter, type ParseOptions } from '../filter/parser.js';
 import { parseSort } from '../filter/sort.js';
 import { compiled, type CompiledSql } from '../filter/sql.js';
@@ -71,30 +70,8 @@ export function compileFilter(src: string, ctx: CompileContext): CompiledSql {
   if (src.trim() === '' && (options.maxLength === undefined || src.length <= options.maxLength)) {
     return { sql: (ctx.dialect ?? SQLITE).true.text, params: [] };
   }
-  const tree = ctx.mode === 'rule' ? parsedRule(src, options) : parseFilter(src, options);
+  const tree = parseFilter(src, options);
   return compiled(compileCondition(tree, scopeOf(ctx, restricted)));
-}
-
-/**
- * Parsed rules, by source: a collection's rules are compiled for every request (their SQL depends on
- * the caller), but their parse does not; compiling never changes a tree. Rules only (a handful per
- * collection, set by superusers), never clients' filters; emptied when full, in case rules keep changing
- * (server-side filters of hooks compile as rules too), and none longer than PARSED_RULE_CHARS.
- */
-const parsedRules = new Map<string, Group>();
-const PARSED_RULES_MAX = 512;
-const PARSED_RULE_CHARS = 4096;
-
-function parsedRule(src: string, options: ParseOptions): Group {
-  if (src.length > PARSED_RULE_CHARS) return parseFilter(src, options);
-  const key = `${options.placeholders === true ? 'p' : '-'}${src}`;
-  let tree = parsedRules.get(key);
-  if (tree === undefined) {
-    tree = parseFilter(src, options);
-    if (parsedRules.size >= PARSED_RULES_MAX) parsedRules.clear();
-    parsedRules.set(key, tree);
-  }
-  return tree;
 }
 
 /**
