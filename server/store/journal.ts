@@ -74,6 +74,8 @@ export interface JournalOptions {
   maxInFlight?: number;
   /** How a group's bytes are written: tests hold or fail one group's write to stage a crash between two. */
   write?: WriteAt;
+  /** False: write + fdatasync per group even where the platform has O_DSYNC (the fallback path, for tests). */
+  dsync?: boolean;
 }
 
 export class JournalWriter {
@@ -95,6 +97,7 @@ export class JournalWriter {
   private synced: { seq: number; handle: FileHandle } | null = null;
   private readonly maxInFlight: number;
   private readonly write: WriteAt;
+  private readonly dsync: boolean;
 
   constructor(
     private readonly dir: string,
@@ -108,6 +111,7 @@ export class JournalWriter {
     this.writeEnd = active.size;
     this.maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
     this.write = options.write ?? writeFully;
+    this.dsync = options.dsync ?? true;
   }
 
   /** Bytes of acknowledged entries in the active segment, header included (the automatic checkpoint watches this). */
@@ -282,7 +286,7 @@ export class JournalWriter {
 
   /** The active segment's O_DSYNC handle, opened on first use; null where the platform has no O_DSYNC. */
   private async syncedHandle(): Promise<FileHandle | null> {
-    if (O_DSYNC === undefined) return null;
+    if (O_DSYNC === undefined || !this.dsync) return null;
     if (this.synced?.seq === this.active.seq) return this.synced.handle;
     await this.closeSynced();
     const seq = this.active.seq;

@@ -46,7 +46,7 @@ async function until(holds: () => boolean): Promise<void> {
  * A journal on the crash copy of a folder holding CREATE TABLE t and rows a, b, whose group writes go
  * through `write` (the real one by default). Returns the folder, the journal and its failures.
  */
-async function journalOn(write: (call: number, handle: FileHandle, data: Uint8Array, at: number) => Promise<void>) {
+async function journalOn(write: (call: number, handle: FileHandle, data: Uint8Array, at: number) => Promise<void>, dsync = true) {
   const dir = await journalWith(stores, ['a', 'b']);
   const [path] = segmentFiles(dir);
   const size = statSync(path).size;
@@ -56,6 +56,7 @@ async function journalOn(write: (call: number, handle: FileHandle, data: Uint8Ar
   let calls = 0;
   const journal = new JournalWriter(dir, { handle, seq: 1, size }, counters, (error) => failures.push(error), {
     write: (h, data, at) => write(calls++, h, data, at),
+    dsync,
   });
   return { dir, path, size, journal, counters, failures };
 }
@@ -70,7 +71,8 @@ const crashCopyOf = (dir: string) => {
   return copy;
 };
 
-describe('pipelined group commits', () => {
+// O_DSYNC writes (Linux, macOS), and the fallback of a write then an fdatasync per group (Windows)
+describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined group commits (%s)', (_path, dsync) => {
   it('a later group durable while an earlier one is not: not acknowledged, and recovery stops at the hole', async () => {
     const release = deferred();
     const started = [deferred(), deferred()];
@@ -80,7 +82,7 @@ describe('pipelined group commits', () => {
       if (call === 0) await release.promise;
       await writeFully(handle, data, at);
       if (call === 1) secondDone.resolve();
-    });
+    }, dsync);
     const order: string[] = [];
     const c = appendTracked(journal, 'c', order);
     await started[0].promise;
@@ -128,7 +130,7 @@ describe('pipelined group commits', () => {
       }
       await writeFully(handle, data, at);
       if (call === 1) secondDone.resolve();
-    });
+    }, dsync);
     const order: string[] = [];
     const c = appendTracked(journal, 'c', order);
     await firstStarted.promise;
@@ -160,7 +162,7 @@ describe('pipelined group commits', () => {
       await writeFully(handle, data.subarray(0, 5), at);
       secondFailed.resolve();
       throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
-    });
+    }, dsync);
     const order: string[] = [];
     const c = appendTracked(journal, 'c', order);
     await firstStarted.promise;
@@ -192,7 +194,7 @@ describe('pipelined group commits', () => {
       await releases[call]?.promise;
       await writeFully(handle, data, at);
       inFlight--;
-    });
+    }, dsync);
     const order: string[] = [];
     const writes = [appendTracked(journal, 'c', order)];
     await until(() => inFlight === 1);
