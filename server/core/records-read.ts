@@ -103,6 +103,7 @@ export async function viewRecord(db: ReadDb, c: Collection, id: string, ctx: Rul
   return row;
 }
 
+/** The stored row of a record by id, its fields named (wholeRow: the store reads the column names once per statement, not per row). */
 export function getRow(db: ReadDb, c: Collection, id: string): Promise<Row | undefined> {
-  return db.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [id]);
+  return db.get<Row>(`SELECT ${wholeRow(c)} FROM ${ident(c.name)} AS r WHERE r."id" = ?`, [id]);
 }

@@ -75,7 +75,9 @@ export function recordingTx(
   };
   const recordIfChanged = <R>(sql: string, params: Params | undefined, read: () => R): R => {
     assertSqlValues(params ?? []);
-    if (encoder === null) return read();
+    // a SELECT changes nothing (only its first statement runs, and the store's SQL functions only
+    // count work): its count of changed rows need not be read, two statements per read inside a write
+    if (encoder === null || SELECT_ONLY.test(sql)) return read();
     const before = totalChanges(cache);
     const result = read();
     // SQLite's count of changed rows misses a schema statement (CREATE TRIGGER, an index, ALTER TABLE)
@@ -107,6 +109,9 @@ export function recordingTx(
   }
   return { tx, end: () => void (open = false), changed: () => changed || encoder === null };
 }
+
+/** Statements that read rows only: SQLite's SELECT (data-changing statements with RETURNING start otherwise). */
+const SELECT_ONLY = /^\s*SELECT\b/i;
 
 /** Statements that change rows at most (their changes are counted): anything else is journaled as it runs. */
 const ROWS_ONLY = /^\s*(?:SELECT|WITH|VALUES|INSERT|UPDATE|DELETE|REPLACE)\b/i;

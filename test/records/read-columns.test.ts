@@ -1,6 +1,6 @@
-// A view and a list read each field by name (records-read.ts wholeRow), and the store keeps the column
-// names of such statements (statements.ts columnNames): a field added, renamed or removed shows in the
-// next read, on either engine. The serializer's plan is made once per fields list and kind of caller
+// A view, a list and the row a create or an update reads back name each field (records-read.ts
+// wholeRow, getRow), and the store keeps the column names of such statements (statements.ts
+// columnNames): a field added, renamed or removed shows in the next read or write answer, on either engine. The serializer's plan is made once per fields list and kind of caller
 // (record-serializer.ts): a hidden field reaches superusers only, whoever asked first, and shows to
 // everyone once it is no longer hidden.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +38,38 @@ describe('reads after a schema change', () => {
     const removed = renamed.filter((f) => f.name !== 'score');
     expect((await h.req('PATCH', '/api/collections/cols', { token: su, body: { fields: removed } })).status).toBe(200);
     for (const read of [view, listed]) expect(Object.keys(await read()).sort()).toEqual(['collectionId', 'collectionName', 'heading', 'id']);
+  });
+
+  it('a create and an update answer with a field added, renamed and removed at once (the row they read back names each field)', async () => {
+    const made = await h.req('POST', '/api/collections', { token: su, body: { name: 'written', fields: [{ name: 'title', type: 'text' }] } });
+    expect(made.status).toBe(200);
+    const create = async (body: Record<string, unknown>) => {
+      const res = await h.req('POST', '/api/collections/written/records', { token: su, body });
+      expect(res.status).toBe(200);
+      return res.body as Record<string, unknown>;
+    };
+    const update = async (id: unknown, body: Record<string, unknown>) => {
+      const res = await h.req('PATCH', `/api/collections/written/records/${String(id)}`, { token: su, body });
+      expect(res.status).toBe(200);
+      return res.body as Record<string, unknown>;
+    };
+    const first = await create({ title: 'one' });
+    expect(Object.keys(first).sort()).toEqual(['collectionId', 'collectionName', 'id', 'title']);
+    const fields = (made.body as { fields: Record<string, unknown>[] }).fields;
+    const title = fields.find((f) => f.name === 'title')!;
+    const added = await h.req('PATCH', '/api/collections/written', { token: su, body: { fields: [...fields, { name: 'score', type: 'number' }] } });
+    expect(added.status).toBe(200);
+    expect(await create({ title: 'two', score: 2 })).toMatchObject({ title: 'two', score: 2 });
+    expect(await update(first.id, { score: 5 })).toMatchObject({ title: 'one', score: 5 });
+    const renamed = (added.body as { fields: Record<string, unknown>[] }).fields.map((f) => (f.id === title.id ? { ...f, name: 'heading' } : f));
+    expect((await h.req('PATCH', '/api/collections/written', { token: su, body: { fields: renamed } })).status).toBe(200);
+    const third = await create({ heading: 'three', score: 3 });
+    expect(third).toMatchObject({ heading: 'three', score: 3 });
+    expect(third).not.toHaveProperty('title');
+    const removed = renamed.filter((f) => f.name !== 'score');
+    expect((await h.req('PATCH', '/api/collections/written', { token: su, body: { fields: removed } })).status).toBe(200);
+    expect(Object.keys(await create({ heading: 'four' })).sort()).toEqual(['collectionId', 'collectionName', 'heading', 'id']);
+    expect(Object.keys(await update(first.id, { heading: 'uno' })).sort()).toEqual(['collectionId', 'collectionName', 'heading', 'id']);
   });
 
   it('a hidden field reaches superusers only, whoever asks first, and everyone once it is shown', async () => {

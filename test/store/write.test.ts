@@ -73,6 +73,21 @@ describe('write()', () => {
     ]);
   });
 
+  it('a SELECT read inside a write is not journaled and changes nothing, even with a statement after it (only the first statement runs)', async () => {
+    const store = await openAt(dirs.make());
+    await store.write(insert('a'));
+    const before = store.stats();
+    // a read's count of changed rows is not read for a SELECT (transaction.ts): this holds only because
+    // nothing after the SELECT runs
+    await store.write(async (tx) => {
+      expect(await tx.get("SELECT id FROM t; INSERT INTO t VALUES ('x', 'tail')")).toEqual({ id: 'a' });
+      expect(await tx.all("  select id from t; DELETE FROM t")).toEqual([{ id: 'a' }]);
+    });
+    expect(store.stats()).toEqual(before);
+    expect(await store.all('SELECT id FROM t ORDER BY id')).toEqual([{ id: 'a' }]);
+    expect(await (await onDisk(store)).all('SELECT id FROM t ORDER BY id')).toEqual([{ id: 'a' }]);
+  });
+
   it.each([['on disk', true], ['in memory', false]])('refuses a parameter the journal cannot carry before the statement runs (%s)', async (_name, durable) => {
     const store = await openAt(durable ? dirs.make() : null);
     const refused: string[] = [];

@@ -1,0 +1,222 @@
+// Pipelined group commits (store/journal.ts): a group's write starts while the one before it is still in
+// flight, each at its own offset of the segment, and acknowledgements go in commit order. These tests
+// stage, on real files, what a crash between two such writes leaves: the later group durable, the
+// earlier not (a hole in the segment). The write of one group is held (or failed) by wrapping the real
+// write; everything else (the segment, recovery, the store reopened on a crash copy) is the real thing.
+import { readFileSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { writeFully } from '../../server/durable-files.js';
+import { StatementEncoder } from '../../server/store/codec.js';
+import { JournalWriter } from '../../server/store/journal.js';
+import type { JournalCounters } from '../../server/store/journal.js';
+import { listKeptAside, scanEntries, segmentPath } from '../../server/store/journal-format.js';
+import { crashCopy, journalWith, segmentFiles, tableIds, useStores } from '../fixtures/store-helpers.js';
+
+const stores = useStores();
+
+const insert = (id: string): Buffer => {
+  const encoder = new StatementEncoder();
+  encoder.add('INSERT INTO t VALUES (?, ?)', [id, `body of ${id}`]);
+  return encoder.finish();
+};
+
+const deferred = () => {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+};
+
+const turns = async (n: number) => {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+/** Resolves once `holds()` is true (checked every millisecond); fails the test after 5 s. */
+async function until(holds: () => boolean): Promise<void> {
+  const end = Date.now() + 5000;
+  while (!holds()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${holds.toString()}`);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+/**
+ * A journal on the crash copy of a folder holding CREATE TABLE t and rows a, b, whose group writes go
+ * through `write` (the real one by default). Returns the folder, the journal and its failures.
+ */
+async function journalOn(write: (call: number, handle: FileHandle, data: Uint8Array, at: number) => Promise<void>) {
+  const dir = await journalWith(stores, ['a', 'b']);
+  const [path] = segmentFiles(dir);
+  const size = statSync(path).size;
+  const handle = await open(path, 'r+');
+  const counters: JournalCounters = { entries: 0, syncs: 0, bytes: 0 };
+  const failures: Error[] = [];
+  let calls = 0;
+  const journal = new JournalWriter(dir, { handle, seq: 1, size }, counters, (error) => failures.push(error), {
+    write: (h, data, at) => write(calls++, h, data, at),
+  });
+  return { dir, path, size, journal, counters, failures };
+}
+
+/** Appends `id` and records when its promise settles, in `order`. */
+const appendTracked = (journal: JournalWriter, id: string, order: string[]) =>
+  journal.append(insert(id)).then(() => void order.push(`${id} ok`), (err: Error) => void order.push(`${id} ${err.message}`));
+
+const crashCopyOf = (dir: string) => {
+  const copy = stores.dirs.make();
+  crashCopy(dir, copy);
+  return copy;
+};
+
+describe('pipelined group commits', () => {
+  it('a later group durable while an earlier one is not: not acknowledged, and recovery stops at the hole', async () => {
+    const release = deferred();
+    const started = [deferred(), deferred()];
+    const secondDone = deferred();
+    const { dir, path, size, journal, counters } = await journalOn(async (call, handle, data, at) => {
+      started[call]?.resolve();
+      if (call === 0) await release.promise;
+      await writeFully(handle, data, at);
+      if (call === 1) secondDone.resolve();
+    });
+    const order: string[] = [];
+    const c = appendTracked(journal, 'c', order);
+    await started[0].promise;
+    const d = appendTracked(journal, 'd', order);
+    // the second group's write starts while the first's is in flight, and returns: durable, but not acknowledged
+    await secondDone.promise;
+    await turns(3);
+    expect(order).toEqual([]);
+
+    // a crash now leaves a hole: the first group's bytes are zeros, the second's are on disk after them
+    const first = insert('c').length + 8;
+    const onDisk = readFileSync(path);
+    expect(onDisk.length).toBe(size + first + insert('d').length + 8);
+    expect(onDisk.subarray(size, size + first).every((byte) => byte === 0)).toBe(true);
+    const crashed = crashCopyOf(dir);
+    const recovered = await stores.openAt(crashed, { log: () => undefined });
+    // nothing past the hole is replayed: d was durable but never acknowledged, and comes after c
+    expect(await tableIds(recovered)).toEqual(['a', 'b']);
+    const [aside] = await listKeptAside(crashed);
+    expect(readFileSync(join(crashed, aside))).toEqual(onDisk.subarray(size));
+    expect(statSync(segmentPath(crashed, 1)).size).toBe(size);
+    // the recovered store appends where the intact entries end; d never comes back
+    await recovered.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['e', 'after the crash']));
+    expect(await tableIds(await stores.openAt(crashCopyOf(crashed)))).toEqual(['a', 'b', 'e']);
+
+    // once the first group is durable both are acknowledged, in commit order
+    release.resolve();
+    await Promise.all([c, d]);
+    expect(order).toEqual(['c ok', 'd ok']);
+    expect(counters).toMatchObject({ entries: 2, syncs: 2 });
+    expect(journal.activeSize).toBe(onDisk.length);
+    await journal.close();
+    expect(await tableIds(await stores.openAt(crashCopyOf(dir)))).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('an earlier group that fails takes the later, durable one with it, and the file is cut back before both', async () => {
+    const fail = deferred();
+    const firstStarted = deferred();
+    const secondDone = deferred();
+    const { dir, path, size, journal, failures } = await journalOn(async (call, handle, data, at) => {
+      if (call === 0) {
+        firstStarted.resolve();
+        await fail.promise;
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      }
+      await writeFully(handle, data, at);
+      if (call === 1) secondDone.resolve();
+    });
+    const order: string[] = [];
+    const c = appendTracked(journal, 'c', order);
+    await firstStarted.promise;
+    const d = appendTracked(journal, 'd', order);
+    await secondDone.promise;
+    expect(readFileSync(path).length).toBeGreaterThan(size);
+    fail.resolve();
+    await Promise.all([c, d]);
+    expect(order).toEqual(['c ENOSPC: no space left on device, write', 'd ENOSPC: no space left on device, write']);
+    expect(failures).toHaveLength(1);
+    await journal.afterFailure();
+    expect(readFileSync(path).length).toBe(size);
+    await expect(journal.append(insert('e'))).rejects.toThrow('ENOSPC');
+    await journal.close();
+    expect(await tableIds(await stores.openAt(crashCopyOf(dir)))).toEqual(['a', 'b']);
+  });
+
+  it('a later group that fails: the earlier one is acknowledged once durable, the later rejected, the file cut after the earlier', async () => {
+    const release = deferred();
+    const firstStarted = deferred();
+    const secondFailed = deferred();
+    const { dir, path, size, journal, failures } = await journalOn(async (call, handle, data, at) => {
+      if (call === 0) {
+        firstStarted.resolve();
+        await release.promise;
+        return writeFully(handle, data, at);
+      }
+      // a short write: part of the group's bytes land, then the disk refuses the rest
+      await writeFully(handle, data.subarray(0, 5), at);
+      secondFailed.resolve();
+      throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+    });
+    const order: string[] = [];
+    const c = appendTracked(journal, 'c', order);
+    await firstStarted.promise;
+    const d = appendTracked(journal, 'd', order);
+    await secondFailed.promise;
+    await turns(3);
+    // the failure is not reported while the earlier group may still become durable
+    expect(order).toEqual([]);
+    expect(failures).toEqual([]);
+    const e = appendTracked(journal, 'e', order); // queued behind the failed group: rejected with it
+    release.resolve();
+    await Promise.all([c, d, e]);
+    expect(order).toEqual(['c ok', 'd EIO: i/o error, write', 'e EIO: i/o error, write']);
+    expect(failures).toHaveLength(1);
+    await journal.afterFailure();
+    const end = size + insert('c').length + 8;
+    expect(readFileSync(path).length).toBe(end);
+    expect(scanEntries(readFileSync(path)).end).toBe(end);
+    await journal.close();
+    expect(await tableIds(await stores.openAt(crashCopyOf(dir)))).toEqual(['a', 'b', 'c']);
+  });
+
+  it('holds at most two groups in flight, and a rotation waits until none is', async () => {
+    const releases = [deferred(), deferred(), deferred()];
+    let inFlight = 0;
+    let most = 0;
+    const { dir, journal } = await journalOn(async (call, handle, data, at) => {
+      most = Math.max(most, ++inFlight);
+      await releases[call]?.promise;
+      await writeFully(handle, data, at);
+      inFlight--;
+    });
+    const order: string[] = [];
+    const writes = [appendTracked(journal, 'c', order)];
+    await until(() => inFlight === 1);
+    writes.push(appendTracked(journal, 'd', order));
+    await until(() => inFlight === 2);
+    writes.push(appendTracked(journal, 'e', order));
+    const rotated = journal.rotate({ size: 0, crc: 0 }).then((seq) => void order.push(`rotated to ${seq}`));
+    await turns(5);
+    expect(most).toBe(2); // e waits for a free slot
+    releases[1].resolve(); // the second group is durable first: nothing is acknowledged yet
+    await until(() => inFlight === 1);
+    await turns(3);
+    expect(order).toEqual([]);
+    releases[0].resolve();
+    await until(() => order.length === 2);
+    expect(order).toEqual(['c ok', 'd ok']);
+    // e's group is in flight now; the rotation waits for it
+    await until(() => inFlight === 1);
+    await turns(3);
+    expect(segmentFiles(dir)).toEqual([join(dir, 'journal.1.log')]);
+    releases[2].resolve();
+    await Promise.all([...writes, rotated]);
+    expect(order).toEqual(['c ok', 'd ok', 'e ok', 'rotated to 2']);
+    expect(most).toBe(2);
+    await journal.close();
+  });
+});
