@@ -3,7 +3,7 @@
 // stage, on real files, what a crash between two such writes leaves: the later group durable, the
 // earlier not (a hole in the segment). The write of one group is held (or failed) by wrapping the real
 // write; everything else (the segment, recovery, the store reopened on a crash copy) is the real thing.
-import { readFileSync, statSync } from 'node:fs';
+import { constants, readFileSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -181,6 +181,41 @@ describe('pipelined group commits', () => {
     expect(scanEntries(readFileSync(path)).end).toBe(end);
     await journal.close();
     expect(await tableIds(await stores.openAt(crashCopyOf(dir)))).toEqual(['a', 'b', 'c']);
+  });
+
+  it('two groups in flight write through two file descriptions: a sync cannot take the error of the other group\'s bytes', async () => {
+    // Linux reports a failed writeback once per file description (errseq): through one shared by both
+    // groups, the later group's O_DSYNC write could report the earlier group's lost bytes and the
+    // earlier one return success, be acknowledged, and be gone. Through one each, the earlier group's
+    // write hears of it too.
+    const releases = [deferred(), deferred(), deferred()];
+    const handles: FileHandle[] = [];
+    let inFlight = 0;
+    const { dir, journal } = await journalOn(async (call, handle, data, at) => {
+      handles[call] = handle;
+      inFlight++;
+      await releases[call]?.promise;
+      await writeFully(handle, data, at);
+      inFlight--;
+    });
+    const writes = [journal.append(insert('c'))];
+    await until(() => inFlight === 1);
+    writes.push(journal.append(insert('d')));
+    await until(() => inFlight === 2);
+    expect(handles[0].fd).not.toBe(handles[1].fd);
+    releases[0].resolve();
+    releases[1].resolve();
+    await Promise.all(writes);
+    writes.push(journal.append(insert('e')));
+    releases[2].resolve();
+    await Promise.all(writes);
+    // each is the segment, opened for writing through O_DSYNC (the flags of the description: /proc/self/fdinfo)
+    for (const handle of [handles[0], handles[1], handles[2]]) {
+      const flags = Number.parseInt(/flags:\s*([0-7]+)/.exec(readFileSync(`/proc/self/fdinfo/${handle.fd}`, 'utf8'))![1], 8);
+      expect(flags & constants.O_DSYNC, `fd ${handle.fd}`).toBe(constants.O_DSYNC);
+    }
+    await journal.close();
+    expect(await tableIds(await stores.openAt(crashCopyOf(dir)))).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
   it('holds at most two groups in flight, and a rotation waits until none is', async () => {
