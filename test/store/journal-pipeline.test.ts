@@ -7,6 +7,7 @@ import { constants, readFileSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { writeFully } from '../../server/durable-files.js';
 import { StatementEncoder } from '../../server/store/codec.js';
@@ -14,6 +15,7 @@ import { JournalWriter } from '../../server/store/journal.js';
 import type { JournalCounters } from '../../server/store/journal.js';
 import { listKeptAside, scanEntries, segmentPath } from '../../server/store/journal-format.js';
 import { crashCopy, journalWith, segmentFiles, tableIds, useStores } from '../fixtures/store-helpers.js';
+import { fuzzRuns } from '../fixtures/hardening-soak.js';
 
 const stores = useStores();
 
@@ -253,5 +255,48 @@ describe('pipelined group commits', () => {
     expect(order).toEqual(['c ok', 'd ok', 'e ok', 'rotated to 2']);
     expect(most).toBe(2);
     await journal.close();
+  });
+});
+
+describe('pipelined group commits under random write outcomes', () => {
+  type Plan = { delay: number; outcome: 'ok' | 'fail' | 'short' };
+  const plan = fc.record({ delay: fc.integer({ min: 0, max: 3 }), outcome: fc.constantFrom<Plan['outcome']>('ok', 'ok', 'ok', 'fail', 'short') });
+
+  it('acknowledges a prefix in commit order, rejects the rest, and the disk (file and reopened store) holds exactly what was acknowledged', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(plan, { minLength: 1, maxLength: 12 }), fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 14 }), async (plans, gaps) => {
+        const { dir, path, journal } = await journalOn(async (call, handle, data, at) => {
+          const p = plans[call] ?? { delay: 0, outcome: 'ok' };
+          await new Promise((resolve) => setTimeout(resolve, p.delay));
+          if (p.outcome === 'fail') throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+          if (p.outcome === 'short') {
+            await writeFully(handle, data.subarray(0, Math.max(1, data.length >> 1)), at);
+            throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+          }
+          await writeFully(handle, data, at);
+        });
+        const ids = gaps.map((_, i) => `e${i}`);
+        const outcomes: string[] = [];
+        const settled: Promise<void>[] = [];
+        for (let i = 0; i < ids.length; i++) {
+          // 0: in the same turn as the one before (same group), else a turn or a millisecond later
+          if (gaps[i] === 1) await new Promise((resolve) => setImmediate(resolve));
+          if (gaps[i] === 2) await new Promise((resolve) => setTimeout(resolve, 1));
+          settled.push(journal.append(insert(ids[i])).then(() => void outcomes.push(`${ids[i]} ok`), () => void outcomes.push(`${ids[i]} no`)));
+        }
+        await Promise.all(settled);
+        await journal.afterFailure().catch(() => undefined);
+        // settled in commit order: acknowledgements first, a prefix; then every rejection
+        const acked = outcomes.filter((o) => o.endsWith(' ok')).map((o) => o.split(' ')[0]);
+        expect(outcomes).toEqual(ids.map((id, i) => `${id} ${i < acked.length ? 'ok' : 'no'}`));
+        // the file ends where the acknowledged entries end, and holds them
+        const bytes = readFileSync(path);
+        expect(scanEntries(bytes).end).toBe(bytes.length);
+        expect(journal.activeSize).toBe(bytes.length);
+        await journal.close();
+        expect(await tableIds(await stores.openAt(crashCopyOf(dir), { log: () => undefined }))).toEqual(['a', 'b', ...acked]);
+      }),
+      { numRuns: fuzzRuns(20) },
+    );
   });
 });
