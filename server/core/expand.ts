@@ -1,7 +1,7 @@
 // `expand`: loads related records in batches (one query per path segment, whatever the page size),
 // each filtered by its own collection's viewRule with `@request.context = "expand"` (PocketBase's expand).
 import { ApiError } from '../errors.js';
-import { valueBytes } from '../store/deadline.js';
+import { rowBytes, valueBytes } from '../store/deadline.js';
 import { responseTooLarge } from './query-budget.js';
 import type { ReadDb } from '../store/db.js';
 import { compileDialect, ruleWhereOrNull } from './access.js';
@@ -36,13 +36,6 @@ export class ExpandTooLarge extends ApiError {
 
 const tooMany = () => new ExpandTooLarge();
 const tooHeavy = (maxBytes: number) => new ExpandTooLarge(responseTooLarge(maxBytes).message);
-
-/** Bytes of a row's values as read (valueBytes), the weight of the record made from it. */
-function rowBytes(row: Row): number {
-  let n = 0;
-  for (const key in row) n += valueBytes(row[key]);
-  return n;
-}
 
 /** The weight of a record the expand did not load (the page's own): its strings, roughly. */
 function recordBytes(record: ApiRecord): number {

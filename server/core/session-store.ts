@@ -4,6 +4,7 @@
 // segment must be one this session issued (a superuser's `type`; another record's current `exp`, or
 // the `exp` of an earlier copy still in `issued`). Lifetime 7 days, sliding on refresh.
 import type { ReadDb, Store, WriteTx } from '../store/db.js';
+import { rowBytes } from '../store/deadline.js';
 import { hashToken, isoNow, newId } from './ids.js';
 import { expClaims, expSeconds, newSecret, partsOf, shapeToken, SUPERUSER_CLAIMS, type TokenKind, type TokenParts } from './session-token.js';
 import type { Registry } from './collection-registry.js';
@@ -65,6 +66,13 @@ function issuedUntil(s: SessionRow, collection: Collection, parts: TokenParts, n
 
 /** Sessions whose last use is remembered in memory (the most recently used are kept). */
 const SEEN_MAX = 10_000;
+/**
+ * Bytes of the resolved sessions kept (each its own copy of the record as read: every token used
+ * makes one, and sign-ins or a refresh a second keep making new tokens): past it they are dropped, as
+ * past SEEN_MAX entries. A record over KEPT_ENTRY_MAX_BYTES is read again at each request instead.
+ */
+const KEPT_MAX_BYTES = 32 * 1024 * 1024;
+const KEPT_ENTRY_MAX_BYTES = 256 * 1024;
 
 export function createSessions(store: Store, registry: Registry) {
   const dialect = dialectOf(store.dialect);
@@ -86,7 +94,15 @@ export function createSessions(store: Store, registry: Registry) {
   // nothing is kept.
   // An entry is keyed by the exact token string, so what its claims decide is decided once: `until`, the
   // time (ms) up to which the token is accepted (issuedUntil), is all a request checks against its clock.
-  const resolved = new Map<string, { session: SessionRow; collection: Collection; record: Row; tables: readonly string[]; at: number; until: number }>();
+  const resolved = new Map<string, { session: SessionRow; collection: Collection; record: Row; tables: readonly string[]; at: number; until: number; bytes: number }>();
+  /** The bytes of what `resolved` holds (its entries' `bytes`). */
+  let keptBytes = 0;
+  const drop = (token: string) => {
+    const entry = resolved.get(token);
+    if (entry === undefined) return;
+    keptBytes -= entry.bytes;
+    resolved.delete(token);
+  };
   const tablesOf = (c: Collection): readonly string[] => ['_sessions', '_collections', c.name];
   const tablesVersion = (tables: readonly string[]): number | undefined => (store.tablesVersion ? store.tablesVersion(tables) : store.version);
   return {
@@ -121,7 +137,7 @@ export function createSessions(store: Store, registry: Registry) {
       const version = store.version;
       let known = version === undefined ? undefined : resolved.get(token);
       if (known !== undefined && tablesVersion(known.tables) !== known.at) {
-        resolved.delete(token);
+        drop(token);
         known = undefined;
       }
       if (known !== undefined) {
@@ -144,9 +160,15 @@ export function createSessions(store: Store, registry: Registry) {
       // kept only if no write ended while it was read (then it is what the tables hold at their version)
       const tables = tablesOf(collection);
       const at = tablesVersion(tables);
-      if (version !== undefined && store.version === version && at !== undefined) {
-        if (resolved.size >= SEEN_MAX) resolved.clear();
-        resolved.set(token, { session: s, collection, record: { ...record }, tables, at, until });
+      const bytes = token.length + rowBytes(s) + rowBytes(record);
+      if (version !== undefined && store.version === version && at !== undefined && bytes <= KEPT_ENTRY_MAX_BYTES) {
+        drop(token);
+        if (resolved.size >= SEEN_MAX || keptBytes + bytes > KEPT_MAX_BYTES) {
+          resolved.clear();
+          keptBytes = 0;
+        }
+        resolved.set(token, { session: s, collection, record: { ...record }, tables, at, until, bytes });
+        keptBytes += bytes;
       }
       return { collection, record, sessionId: s.id };
     },

@@ -94,6 +94,13 @@ export function valueBytes(value: unknown): number {
   return 8;
 }
 
+/** Bytes of a row's values as read (valueBytes each), the weight of what is made from it. */
+export function rowBytes(row: object): number {
+  let n = 0;
+  for (const key in row) n += valueBytes((row as Record<string, unknown>)[key]);
+  return n;
+}
+
 export class Deadlines {
   /** The budget of the engine call running now (one synchronous call at a time), or null. */
   private active: QueryBudget | null = null;

@@ -2,7 +2,7 @@
 // while a group's write is in flight form the next group, and that group's write starts at once (at
 // most MAX_IN_FLIGHT groups in flight), each at its own known offset of the segment. Each append's
 // promise settles once its entry is durable (or could not be made so). One file handle stays open for
-// appends, and where the platform has O_DSYNC a second one on the same file opened with it: each group
+// appends, and where the platform has O_DSYNC one more per group in flight, opened with it: each group
 // is then one write that returns once the data and the size are on disk (what write + fdatasync did,
 // in one system call: one trip to node's thread pool per group commit instead of two).
 //
@@ -93,8 +93,17 @@ export class JournalWriter {
   private failing = false;
   private truncated: Promise<void> = Promise.resolve();
   private nextSeq: number;
-  /** The active segment opened with O_DSYNC for appends (null until the first group, and where there is none). */
-  private synced: { seq: number; handle: FileHandle } | null = null;
+  /**
+   * The active segment opened with O_DSYNC for appends, once per slot of MAX_IN_FLIGHT (each opened on
+   * first use; null where there is no O_DSYNC): the two groups in flight write through two file
+   * descriptions. Linux reports a failed writeback (errseq) once to each file description: through a
+   * shared one, the later group's sync could take the earlier group's error, the earlier one return
+   * success and be acknowledged, its bytes lost. Through its own, each group hears of every error
+   * since its description's last report (the later one's too, at worst: then both are rejected).
+   */
+  private synced: { seq: number; handles: (FileHandle | undefined)[] } | null = null;
+  /** Groups started: group n writes through slot n % maxInFlight (the group before it is in the other one). */
+  private started = 0;
   private readonly maxInFlight: number;
   private readonly write: WriteAt;
   private readonly dsync: boolean;
@@ -193,7 +202,7 @@ export class JournalWriter {
         }
         let synced: FileHandle | null;
         try {
-          synced = await this.syncedHandle();
+          synced = await this.syncedHandle(this.started % this.maxInFlight);
         } catch (err) {
           // as a group that failed (with no entries): everything queued is rejected once the groups
           // in flight, if any, have settled
@@ -216,6 +225,7 @@ export class JournalWriter {
     const data = items.length === 1 ? items[0].frame : Buffer.concat(items.map((item) => item.frame));
     const group: Group = { items, at: this.writeEnd, length: data.length, done: false, error: null };
     this.writeEnd += data.length;
+    this.started++;
     this.inFlight.push(group);
     const handle = this.active.handle;
     const written = synced !== null
@@ -284,20 +294,25 @@ export class JournalWriter {
     if (this.idle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
-  /** The active segment's O_DSYNC handle, opened on first use; null where the platform has no O_DSYNC. */
-  private async syncedHandle(): Promise<FileHandle | null> {
+  /**
+   * The active segment's O_DSYNC handle for `slot`, opened on first use; null where the platform has
+   * no O_DSYNC. (Only the pump calls this, one call at a time.)
+   */
+  private async syncedHandle(slot: number): Promise<FileHandle | null> {
     if (O_DSYNC === undefined || !this.dsync) return null;
-    if (this.synced?.seq === this.active.seq) return this.synced.handle;
-    await this.closeSynced();
-    const seq = this.active.seq;
-    this.synced = { seq, handle: await open(segmentPath(this.dir, seq), constants.O_WRONLY | O_DSYNC) };
-    return this.synced.handle;
+    if (this.synced?.seq !== this.active.seq) {
+      await this.closeSynced();
+      this.synced = { seq: this.active.seq, handles: [] };
+    }
+    const { seq, handles } = this.synced as NonNullable<JournalWriter['synced']>;
+    handles[slot] ??= await open(segmentPath(this.dir, seq), constants.O_WRONLY | O_DSYNC);
+    return handles[slot];
   }
 
   private async closeSynced(): Promise<void> {
     const synced = this.synced;
     this.synced = null;
-    await synced?.handle.close().catch(() => undefined);
+    for (const handle of synced?.handles ?? []) await handle?.close().catch(() => undefined);
   }
 
   private async startSegment(base: SnapshotId): Promise<void> {

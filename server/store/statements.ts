@@ -6,6 +6,17 @@ import type { TextBinder } from './text-binding.js';
 
 export type Params = readonly SqlValue[];
 
+/**
+ * The one table-valued PRAGMA that writes: `pragma_optimize` runs ANALYZE (creates and fills
+ * sqlite_stat1). As a SELECT it changes nothing SQLite counts, so a read would change memory without a
+ * journal entry (transaction.ts journals a read only when the count moves or it is not a row
+ * statement), and a later journaled statement on sqlite_stat1 would fail at replay. Found by trying
+ * every `pragma_<name>(<argument>)` of SQLite's pragma list on a database and comparing its bytes
+ * (test/store/write.test.ts). The statement form `PRAGMA optimize` is journaled as it runs.
+ */
+const WRITING_TABLE_FUNCTION = /pragma_optimize\b/i;
+const WRITING_TABLE_FUNCTION_REFUSAL = 'pragma_optimize is not run as a table (it writes statistics SQLite does not count as changes): use PRAGMA optimize';
+
 /** Prepared statements are cached per SQL text: parsing dominates small queries otherwise. */
 export class StatementCache {
   private cache = new Map<string, Statement>();
@@ -23,6 +34,8 @@ export class StatementCache {
   prepare(sql: string): Statement {
     let stmt = this.cache.get(sql);
     if (stmt === undefined) {
+      // checked once per SQL text (a kept statement was checked when first prepared)
+      if (WRITING_TABLE_FUNCTION.test(sql)) throw new Error(WRITING_TABLE_FUNCTION_REFUSAL);
       stmt = this.db.prepare(sql);
       if (this.cache.size >= this.max) {
         const [oldestSql, oldest] = this.cache.entries().next().value as [string, Statement];

@@ -5,6 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdkSuite } from '../support/sdk-server.js';
 
@@ -103,5 +105,29 @@ describe('what time decides, decided at each request while kept', () => {
       expect(await sessions.resolve(current, ends)).not.toBeNull();
       expect(await sessions.resolve(current, expOf(current) + 1_000)).toBeNull();
     }
+  });
+});
+
+describe('memory of the sessions kept', () => {
+  it('stays bounded in bytes, not only in count, when many tokens of a record with a large field are each used once', async () => {
+    // each kept entry holds its own copy of the record as read: 400 tokens of a 200 KB record, each used
+    // once (sign-ins, or a refresh a second, keep making new ones), held 80 MB until 10,000 were kept
+    await sdk.admin.collections.update('users', { fields: [...(await sdk.admin.collections.getOne('users')).fields, { name: 'profile', type: 'json' }] });
+    const user = await sdk.admin.collection('users').create({ email: 'large@example.com', password: 'session cache 1', passwordConfirm: 'session cache 1', profile: { bio: 'b'.repeat(200_000) } });
+    const { store, sessions, registry } = sdk.server.core;
+    const users = registry.get('users')!;
+    const tokens = await store.write(async (tx) => {
+      const made: string[] = [];
+      for (let i = 0; i < 400; i++) made.push((await sessions.start(tx, users.id, user.id, 'test')).token);
+      return made;
+    });
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (const token of tokens) expect((await sessions.resolve(token))?.record.id).toBe(user.id);
+    gc();
+    const retained = process.memoryUsage().heapUsed - before;
+    expect(retained, `${Math.round(retained / 1e6)} MB retained`).toBeLessThan(48 * 1024 * 1024);
   });
 });

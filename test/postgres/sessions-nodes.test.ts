@@ -1,0 +1,80 @@
+// Sessions between two team-server nodes: a token's session ended by one node's write (the record
+// deleted, its password changed from another session) is refused by the other node at its very next
+// request, however many requests that node answered with it before (core/session-store.ts keeps
+// resolved sessions only on a store with table versions: the desktop's; a team node cannot see
+// another node's writes in its own versions, so it must keep nothing).
+import PocketBase from 'pocketbase';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../server/index.js';
+import { openPostgresStore } from '../../server/store-postgres/store.js';
+import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
+import { ADMIN } from '../support/sdk-server.js';
+
+let db: FreshDatabase;
+let nodeA: RunningServer;
+let nodeB: RunningServer;
+let adminA: PocketBase;
+let noteId = '';
+
+const node = () => startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, openStore: () => openPostgresStore({ url: db.url, max: 4 }) });
+const client = (server: RunningServer): PocketBase => {
+  const pb = new PocketBase(server.url);
+  pb.autoCancellation(false);
+  return pb;
+};
+/** The status of a request on `server` with `token` (a view of the user's own record: the users' viewRule asks for the caller). */
+const ownView = (server: RunningServer, token: string, id: string) =>
+  fetch(`${server.url}/api/collections/users/records/${id}`, { headers: { authorization: token } }).then((r) => r.status);
+/** A view of a note any signed-in caller may see (404 to anyone else). */
+const noteView = (server: RunningServer, token: string) =>
+  fetch(`${server.url}/api/collections/notes/records/${noteId}`, { headers: { authorization: token } }).then((r) => r.status);
+const refresh = (server: RunningServer, token: string) =>
+  fetch(`${server.url}/api/collections/users/auth-refresh`, { method: 'POST', headers: { authorization: token } }).then((r) => r.status);
+
+describePostgres('sessions between two nodes', () => {
+  beforeAll(async () => {
+    db = await freshDatabase('sessions_nodes');
+    nodeA = await node();
+    const setup = await fetch(`${nodeA.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: await nodeA.setupToken(), ...ADMIN }) });
+    expect(setup.status).toBe(200);
+    nodeB = await node();
+    adminA = client(nodeA);
+    await adminA.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);
+    await adminA.collections.update('users', { viewRule: 'id = @request.auth.id' });
+    await adminA.collections.create({ name: 'notes', type: 'base', viewRule: "@request.auth.id != ''", fields: [{ name: 'title', type: 'text' }] });
+    noteId = (await adminA.collection('notes').create({ title: 'for the signed in' })).id;
+  });
+  afterAll(async () => {
+    await nodeA?.close();
+    await nodeB?.close();
+    await db?.drop();
+  });
+
+  it('a token used many times on one node is refused there at the next request once the other node deleted its record', async () => {
+    const user = await adminA.collection('users').create({ email: 'gone@example.com', password: 'sessions nodes 1', passwordConfirm: 'sessions nodes 1' });
+    const pb = client(nodeB);
+    await pb.collection('users').authWithPassword('gone@example.com', 'sessions nodes 1');
+    const token = pb.authStore.token;
+    for (let i = 0; i < 5; i++) expect([await ownView(nodeB, token, user.id), await noteView(nodeB, token)]).toEqual([200, 200]);
+    await adminA.collection('users').delete(user.id);
+    expect(await noteView(nodeB, token)).toBe(404);
+    expect(await refresh(nodeB, token)).toBe(401);
+  });
+
+  it('a password changed on one node from another session ends this session on the other node at its next request', async () => {
+    const user = await adminA.collection('users').create({ email: 'moved@example.com', password: 'sessions nodes 2', passwordConfirm: 'sessions nodes 2' });
+    const onB = client(nodeB);
+    await onB.collection('users').authWithPassword('moved@example.com', 'sessions nodes 2');
+    const onA = client(nodeA);
+    await onA.collection('users').authWithPassword('moved@example.com', 'sessions nodes 2');
+    const token = onB.authStore.token;
+    for (let i = 0; i < 5; i++) expect([await ownView(nodeB, token, user.id), await noteView(nodeB, token)]).toEqual([200, 200]);
+    await onA.collection('users').update(user.id, { oldPassword: 'sessions nodes 2', password: 'sessions nodes 3', passwordConfirm: 'sessions nodes 3' });
+    expect(await noteView(nodeB, token)).toBe(404);
+    expect(await ownView(nodeB, token, user.id)).toBe(404);
+    expect(await refresh(nodeB, token)).toBe(401);
+    // the session that changed it goes on, on either node
+    expect(await ownView(nodeA, onA.authStore.token, user.id)).toBe(200);
+    expect(await ownView(nodeB, onA.authStore.token, user.id)).toBe(200);
+  });
+});
