@@ -133,4 +133,18 @@ describe('uploads', () => {
       await pb.collections.update('docs', { createRule: '' });
     }
   });
+
+  it('a write refused inside its transaction (a unique index) removes the files it placed before its answer', async () => {
+    // placed before the transaction, the INSERT then refused: the rollback's unplace runs before the 400
+    await pb.collections.create({ name: 'uniq', fields: [{ name: 'code', type: 'text' }, { name: 'f', type: 'file', maxSelect: 1 }], indexes: ['CREATE UNIQUE INDEX idx_uniq_code ON uniq (code)'], createRule: '' });
+    const uniqId = (await pb.collections.getOne('uniq')).id;
+    const first = await pb.collection('uniq').create({ code: 'same', f: file('one', 'one.txt') });
+    const before = await fx.storedIn(uniqId);
+    expect(before).toEqual([first.f]);
+    const err = (await pb.collection('uniq').create({ code: 'same', f: file('two', 'two.txt') }).catch((e: unknown) => e)) as ClientResponseError;
+    expect(err.status).toBe(400);
+    expect(err.response.data.code.code).toBe('validation_not_unique');
+    expect(await fx.storedIn(uniqId)).toEqual(before);
+    expect(await fx.temp()).toEqual([]);
+  });
 });
