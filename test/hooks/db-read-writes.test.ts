@@ -1,14 +1,19 @@
 // A hook's `$app.db()` read (`all`/`one`) whose statement writes (a DELETE ... RETURNING, as dbx's
 // All runs whatever it is given): the write must be seen by the very next request of a kept session
 // (core/session-store.ts keeps sessions across writes to other tables), survive a restart (it is
-// journaled), and move the store's version (read-cache.ts drops what it kept).
+// journaled), and move the store's version (read-cache.ts drops what it kept). On the suite's engine
+// (test/support/test-store.ts): the desktop's data folder, or a database of the run's PostgreSQL that
+// each restart opens again.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import PocketBase from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../server/index.js';
+import { startServer, type RunningServer, type ServerOptions } from '../../server/index.js';
+import { openPostgresStore } from '../../server/store-postgres/store.js';
+import { freshDatabase, type FreshDatabase } from '../support/pg-database.js';
 import { startSdkServer, type SdkServer } from '../support/sdk-server.js';
+import { TEST_ENGINE } from '../support/test-store.js';
 import { hooksFolder } from '../hooks/support.js';
 
 const hooksDir = hooksFolder({
@@ -21,7 +26,11 @@ routerAdd("POST", "/api/end-sessions/{id}", (e) => {
 
 routerAdd("POST", "/api/arm", (e) => {
   // a schema statement through all(): it changes no row (SQLite's change count does not move)
-  $app.db().newQuery("CREATE TRIGGER end_sessions AFTER INSERT ON notes WHEN NEW.title = 'end them' BEGIN DELETE FROM _sessions; END").all(arrayOf(new DynamicModel({})));
+  const sql = e.request.url.query().get("engine") === "postgres"
+    ? ["CREATE FUNCTION end_sessions() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN DELETE FROM _sessions; RETURN NULL; END'",
+       "CREATE TRIGGER end_sessions AFTER INSERT ON notes FOR EACH ROW WHEN (NEW.title = 'end them') EXECUTE FUNCTION end_sessions()"]
+    : ["CREATE TRIGGER end_sessions AFTER INSERT ON notes WHEN NEW.title = 'end them' BEGIN DELETE FROM _sessions; END"];
+  for (const q of sql) $app.db().newQuery(q).all(arrayOf(new DynamicModel({})));
   return e.json(200, {});
 });
 
@@ -46,9 +55,14 @@ let sdk: SdkServer;
 let reopened: RunningServer | undefined;
 let token = '';
 let userId = '';
+let pg: FreshDatabase | null = null;
+/** Where a server (and each restart) keeps its data: the folder, or the same PostgreSQL database again. */
+const onEngine = (): Partial<ServerOptions> => (pg === null ? {} : { openStore: () => openPostgresStore({ url: pg!.url, max: 4, dir }) });
 
 beforeAll(async () => {
-  sdk = await startSdkServer({ dir, hooksDir });
+  if (TEST_ENGINE === 'postgres') pg = await freshDatabase('hook-read-writes');
+  sdk = await startSdkServer({ dir, hooksDir, ...onEngine() });
+  expect(sdk.server.core.store.dialect === 'postgres').toBe(TEST_ENGINE === 'postgres'); // the engine really is the project's
   await sdk.admin.collections.create({ name: 'notes', type: 'base', createRule: "@request.auth.id != ''", listRule: '', fields: [{ name: 'title', type: 'text' }] });
   await sdk.admin.collection('users').create({ email: 'u@example.com', password: 'hook read writes 1', passwordConfirm: 'hook read writes 1' });
   const pb = sdk.client();
@@ -59,6 +73,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sdk?.server.close();
   await reopened?.close();
+  await pg?.drop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -112,7 +127,7 @@ describe("a hook's $app.db() read that writes", () => {
     expect(await r.json()).toEqual({ ended: 1 });
     expect(await create('after the end')).toBe(400);
     await sdk.server.close();
-    reopened = await startServer({ dir, hooksDir, port: 0, uiDir: null, log: () => undefined });
+    reopened = await startServer({ dir, hooksDir, port: 0, uiDir: null, log: () => undefined, ...onEngine() });
     expect(await create('after a restart', reopened.url)).toBe(400);
   });
 
@@ -121,12 +136,12 @@ describe("a hook's $app.db() read that writes", () => {
     const pb = new PocketBase(url);
     await pb.collection('users').authWithPassword('u@example.com', 'hook read writes 1');
     token = pb.authStore.token;
-    expect((await fetch(`${url}/api/arm`, { method: 'POST' })).status).toBe(200);
+    expect((await fetch(`${url}/api/arm?engine=${TEST_ENGINE}`, { method: 'POST' })).status).toBe(200);
     expect(await create('kept session', url)).toBe(200);
     expect(await create('end them', url)).toBe(200); // the trigger ends every session
     expect(await create('after the trigger', url)).toBe(400);
     await reopened!.close();
-    reopened = await startServer({ dir, hooksDir, port: 0, uiDir: null, log: () => undefined });
+    reopened = await startServer({ dir, hooksDir, port: 0, uiDir: null, log: () => undefined, ...onEngine() });
     const again = new PocketBase(reopened.url);
     await again.collection('users').authWithPassword('u@example.com', 'hook read writes 1');
     token = again.authStore.token;

@@ -33,7 +33,7 @@ const worst: Record<string, number> = {};
 afterAll(() => console.log(`imports: longest /api/health wait (ms), bound ${HEALTH_BOUND_MS}: ${JSON.stringify(worst)}`));
 
 async function polled<T>(name: string, request: () => Promise<T>): Promise<T> {
-  const { result, longest } = await whilePolled(url, request);
+  const { result, longest } = await whilePolled(url, request, server.child.proc.pid);
   worst[name] = Math.round(longest);
   expect(longest, `${name}: /api/health waited ${longest.toFixed(0)} ms`).toBeLessThan(HEALTH_BOUND_MS);
   return result;

@@ -51,7 +51,7 @@ afterAll(async () => {
 });
 
 async function polled(name: string, request: () => Promise<HttpRes>): Promise<HttpRes> {
-  const { result, longest } = await whilePolled(url, request);
+  const { result, longest } = await whilePolled(url, request, server.child.proc.pid);
   worst[name] = Math.round(longest);
   expect(longest, `${name}: /api/health waited ${longest.toFixed(0)} ms`).toBeLessThan(BOUND_MS);
   return result;
