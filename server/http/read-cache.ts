@@ -77,7 +77,7 @@ export class ReadCache {
   }
 
   /** The key of a request's answer, or null when it may not be kept. `target`: path and query as received. */
-  keyOf(target: string, query: Readonly<Record<string, string>>, auth: AuthInfo | null, headers: Headers): string | null {
+  keyOf(target: string, query: Readonly<Record<string, string>>, auth: AuthInfo | null, headers: Iterable<[string, string]>): string | null {
     if (this.now() === null || !this.keeping) return null;
     const events = this.core.events;
     for (const hook of READ_HOOKS) if (events.has(hook)) return null;

@@ -3,6 +3,7 @@
 // SDK: writes, rule changes and ended sessions show at once; callers, headers and the clock each get
 // their own answers. And on a real core: what the cache keeps, when it keeps nothing.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'node:http';
 import type PocketBase from 'pocketbase';
 import { failure, sdkSuite } from '../support/sdk-server.js';
 import { harness } from '../support/harness.js';
@@ -22,6 +23,19 @@ async function signedIn(email: string): Promise<PocketBase> {
 }
 
 const status = async (path: string, headers: Record<string, string> = {}) => (await fetch(`${sdk.server.url}${path}`, { headers })).status;
+
+/** The status of a GET sending `headers` as they are listed: each its own line, names in their case. */
+function rawStatus(path: string, headers: [string, string][]): Promise<number> {
+  const { hostname, port } = new URL(sdk.server.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ hostname, port, path, headers: [['host', `${hostname}:${port}`], ...headers].flat(), agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 beforeAll(async () => {
   alice = await signedIn('alice@example.com');
@@ -87,6 +101,23 @@ describe('kept answers over a socket', () => {
     expect(await status(path, { 'x-team': 'red' })).toBe(200);
     expect(await status(path, { 'x-team': 'blue' })).toBe(404);
     expect(await status(path)).toBe(404);
+  });
+
+  it('headers key answers as rules read them: names in any case share, a repeated header is its joined value', async () => {
+    await sdk.admin.collections.create({ name: 'crews', type: 'base', viewRule: "@request.headers.x_crew = 'red'", fields: [{ name: 'title', type: 'text' }] });
+    const red = await sdk.admin.collection('crews').create({ title: 'red crew' });
+    const path = `/api/collections/crews/records/${red.id}`;
+    // kept (asked twice), then asked with the header repeated: the rule reads 'red, blue' and refuses
+    expect(await rawStatus(path, [['x-crew', 'red']])).toBe(200);
+    expect(await rawStatus(path, [['X-Crew', 'red']])).toBe(200);
+    expect(await rawStatus(path, [['x-crew', 'red']])).toBe(200);
+    expect(await rawStatus(path, [['x-crew', 'red'], ['X-CREW', 'blue']])).toBe(404);
+    expect(await rawStatus(path, [['x-crew', 'blue'], ['x-crew', 'red']])).toBe(404);
+    expect(await rawStatus(path, [['x-crew', 'red'], ['x-other', '1'], ['x-crew', 'red']])).toBe(404);
+    // one answer for the same headers in another order, and none for another caller's
+    expect(await rawStatus(path, [['x-other', '1'], ['x-crew', 'red']])).toBe(200);
+    expect(await rawStatus(path, [['x-crew', 'red'], ['x-other', '1']])).toBe(200);
+    expect(await rawStatus(path, [['x-other', '1'], ['x-crew', 'blue']])).toBe(404);
   });
 
   it('answers that depend on the clock are not kept: a rule or a filter naming @now', async () => {
