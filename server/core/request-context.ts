@@ -57,6 +57,10 @@ function ruleHeaders(headers: Iterable<[string, string]>): Record<string, string
  */
 export function requestContext(input: RequestInput, lookup: Lookup, dialect: Dialect): RequestContext {
   const { expand, fields } = input.query;
+  // the headers as rules name them, made when first read (a rule naming @request.headers, a hook's
+  // requestInfo, a batch's sub-request): most requests never read them
+  const source = input.headers;
+  let headers: Record<string, string> | undefined;
   return {
     request: {
       auth: input.auth,
@@ -64,7 +68,9 @@ export function requestContext(input: RequestInput, lookup: Lookup, dialect: Dia
       context: 'default',
       body: input.body ?? {},
       query: input.query,
-      headers: ruleHeaders(input.headers),
+      get headers() {
+        return (headers ??= ruleHeaders(source));
+      },
       client: input.client,
     },
     lookup,
