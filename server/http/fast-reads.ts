@@ -89,7 +89,7 @@ export function fastReads(options: FastReadOptions): FastReads {
         const bearer = bearerFrom(headers.get('authorization'));
         if (bearer !== null) auth = await core.sessions.resolve(bearer);
         const query = search === '' ? {} : queryFrom(new URLSearchParams(search));
-        const key = version === null ? null : cache!.keyOf(path + search, query, auth, headers);
+        const key = version === null ? null : cache!.asked(path + search, query, auth, headers);
         let body: Buffer | string | undefined = key === null ? undefined : cache!.get(key);
         if (body === undefined) {
           const input = { auth, method: 'GET', query, headers, client: clientKey(req.socket.remoteAddress) };
@@ -97,7 +97,7 @@ export function fastReads(options: FastReadOptions): FastReads {
           body = JSON.stringify(answer);
           // kept as the UTF-8 it is written as; an answer not kept is written as text (node encodes it
           // straight into the socket's write, with the head: one write, no copy)
-          if (key !== null && cache!.wanted(key, version!)) {
+          if (key !== null) {
             body = Buffer.from(body);
             cache!.set(key, version!, body);
           }

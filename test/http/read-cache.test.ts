@@ -180,15 +180,22 @@ describe('the cache on a real core', () => {
     const cache = new ReadCache(h.core);
     const v = cache.now();
     if (v === null) return;
-    const key = cache.keyOf('/api/collections/users/records', {}, null, new Headers({ host: 'localhost', 'x-once': 'a' }))!;
-    const other = cache.keyOf('/api/collections/users/records', {}, null, new Headers({ host: 'localhost', 'x-once': 'b' }))!;
-    expect(cache.wanted(key, v)).toBe(false);
-    expect(cache.wanted(other, v)).toBe(false);
-    expect(cache.wanted(key, v)).toBe(true);
+    const once = (value: string) => new Headers({ host: 'localhost', 'x-once': value });
+    const target = '/api/collections/users/records';
+    const key = cache.keyOf(target, {}, null, once('a'))!;
+    expect(cache.asked(target, {}, null, once('a'))).toBeNull(); // noted
+    expect(cache.asked(target, {}, null, once('b'))).toBeNull();
+    expect(cache.asked(target, {}, null, once('a'))).toBe(key); // asked before: keyOf's key
+    expect(cache.asked(target, {}, null, once('a'))).toBe(key);
     cache.set(key, v, Buffer.from('{"kept":2}'));
     expect(cache.get(key)?.toString()).toBe('{"kept":2}');
-    expect(cache.wanted(key, v)).toBe(false); // kept already
-    expect(cache.wanted(other, v + 1)).toBe(false); // made at another version
+    const other = cache.asked(target, {}, null, once('b'))!;
+    expect(other).toBe(cache.keyOf(target, {}, null, once('b')));
+    cache.set(other, v + 1, Buffer.from('{"later":1}')); // made at another version: not kept
+    expect(cache.get(other)).toBeUndefined();
+    // what may not be kept is not even noted
+    expect(cache.asked(target, { filter: 'created > @now' }, null, once('c'))).toBeNull();
+    expect(cache.asked(target, { filter: 'created > @now' }, null, once('c'))).toBeNull();
   });
 
   it('keeps nothing for a query naming the clock or chance, and tells callers and headers apart', async () => {
