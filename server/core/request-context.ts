@@ -57,10 +57,6 @@ function ruleHeaders(headers: Iterable<[string, string]>): Record<string, string
  */
 export function requestContext(input: RequestInput, lookup: Lookup, dialect: Dialect): RequestContext {
   const { expand, fields } = input.query;
-  // the headers as rules name them, made when first read (a rule naming @request.headers, a hook's
-  // requestInfo, a batch's sub-request): most requests never read them
-  const source = input.headers;
-  let headers: Record<string, string> | undefined;
   return {
     request: {
       auth: input.auth,
@@ -68,9 +64,7 @@ export function requestContext(input: RequestInput, lookup: Lookup, dialect: Dia
       context: 'default',
       body: input.body ?? {},
       query: input.query,
-      get headers() {
-        return (headers ??= ruleHeaders(source));
-      },
+      headers: ruleHeaders(input.headers),
       client: input.client,
     },
     lookup,
