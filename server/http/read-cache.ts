@@ -57,6 +57,8 @@ export class ReadCache {
   private keeping = false;
   /** Hashes of keys asked for once, one per slot (a collision only keeps an answer asked for once). */
   private readonly seen = new Int32Array(SEEN_SLOTS);
+  /** The hashes of the kept answers' keys, each with how many keys have it. */
+  private readonly keptHashes = new Map<number, number>();
 
   constructor(
     private readonly core: Core,
@@ -70,6 +72,7 @@ export class ReadCache {
     if (v === undefined) return null;
     if (v !== this.version) {
       this.entries.clear();
+      this.keptHashes.clear();
       this.bytes = 0;
       this.version = v;
       this.keeping = this.core.registry.all().every(steady);
@@ -103,7 +106,8 @@ export class ReadCache {
     const slot = h & (SEEN_SLOTS - 1);
     if (this.seen[slot] !== h) {
       this.seen[slot] = h;
-      return null;
+      // a kept answer is found whatever became of its slot since (another key's hash may have taken it)
+      if (!this.keptHashes.has(h)) return null;
     }
     return keyText(target, auth, headers);
   }
@@ -126,10 +130,16 @@ export class ReadCache {
   set(key: string, version: number, json: Buffer): void {
     if (this.now() !== version || json.length > this.maxEntryBytes || this.entries.has(key)) return;
     this.entries.set(key, json);
+    const hash = hashOf(key);
+    this.keptHashes.set(hash, (this.keptHashes.get(hash) ?? 0) + 1);
     this.bytes += key.length + json.length;
     for (const [oldest, kept] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
       this.entries.delete(oldest);
+      const old = hashOf(oldest);
+      const left = (this.keptHashes.get(old) ?? 1) - 1;
+      if (left === 0) this.keptHashes.delete(old);
+      else this.keptHashes.set(old, left);
       this.bytes -= oldest.length + kept.length;
     }
   }
@@ -143,6 +153,11 @@ function keyText(target: string, auth: AuthInfo | null, headers: Iterable<[strin
 }
 
 const FNV_START = 0x811c9dc5;
+
+/** The hash asked() makes of a key from its parts. */
+function hashOf(key: string): number {
+  return hashOn(FNV_START, key) | 1;
+}
 
 /** FNV-1a of `text`'s UTF-16 units, continued from `h` (0 is never a finished hash: `| 1`, an empty slot). */
 function hashOn(h: number, text: string): number {

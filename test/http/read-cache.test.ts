@@ -198,6 +198,22 @@ describe('the cache on a real core', () => {
     expect(cache.asked(target, { filter: 'created > @now' }, null, once('c'))).toBeNull();
   });
 
+  it('a kept answer is found after other keys took its slot in the table of keys asked once', async () => {
+    const cache = new ReadCache(h.core);
+    const v = cache.now();
+    if (v === null) return;
+    const headers = new Headers({ host: 'localhost' });
+    const kept = '/api/collections/users/records/kept';
+    cache.asked(kept, {}, null, headers);
+    const key = cache.asked(kept, {}, null, headers)!;
+    cache.set(key, v, Buffer.from('{"kept":3}'));
+    // 200,000 keys asked once each: the 16,384 slots are all taken again (the kept key's is left with
+    // a chance of about 1 in 200,000)
+    for (let i = 0; i < 200_000; i++) cache.asked(`/api/collections/users/records/x${i}`, {}, null, headers);
+    expect(cache.asked(kept, {}, null, headers)).toBe(key);
+    expect(cache.get(key)?.toString()).toBe('{"kept":3}');
+  });
+
   it('keeps nothing for a query naming the clock or chance, and tells callers and headers apart', async () => {
     const cache = new ReadCache(h.core);
     if (cache.now() === null) return;
