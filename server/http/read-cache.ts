@@ -99,7 +99,7 @@ export class ReadCache {
     if (!this.admissible(query)) return null;
     // the FNV-1a of keyOf's key, piece by piece
     let h = FNV_START;
-    if (auth !== null) h = hashOn(hashOn(hashOn(h, auth.collection.id), '/'), auth.record.id);
+    if (auth !== null) h = hashOn(hashOn(hashOn(h, auth.collection.id), '/'), String(auth.record.id));
     h = hashOn(hashOn(h, '\n'), target);
     for (const [name, value] of headers) if (name !== 'authorization' && name !== 'cookie') h = hashOn(hashOn(hashOn(hashOn(h, '\n'), name), ':'), value);
     h |= 1;
