@@ -92,13 +92,34 @@ async function countRows(db: ReadDb, table: string, whereSql: string | null, par
  * once, not once per execution: statements.ts columnNames); a view collection's as its query gives them.
  */
 function wholeRow(c: Collection): string {
-  return c.type === 'view' ? 'r.*' : c.fields.map((f) => `r.${ident(f.name)}`).join(', ');
+  let columns = wholeRows.get(c);
+  if (columns === undefined) {
+    columns = c.type === 'view' ? 'r.*' : c.fields.map((f) => `r.${ident(f.name)}`).join(', ');
+    wholeRows.set(c, columns);
+  }
+  return columns;
+}
+
+// Made once per definition: the registry holds each definition as it was stored and replaces it whole
+// when it changes (collection-registry.ts put), so a definition object's columns never change. The
+// view's SQL is kept too when its rule matches every row (its text then the same for every request:
+// the statement cache finds it without hashing a new text).
+const wholeRows = new WeakMap<Collection, string>();
+const openViews = new WeakMap<Collection, { where: string; sql: string }>();
+
+function viewSql(c: Collection, where: CompiledSql): string {
+  if (where.params.length > 0 || !matchesAll(where)) return `SELECT ${wholeRow(c)} FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${where.sql}) LIMIT 1`;
+  const kept = openViews.get(c);
+  if (kept !== undefined && kept.where === where.sql) return kept.sql;
+  const sql = `SELECT ${wholeRow(c)} FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${where.sql}) LIMIT 1`;
+  openViews.set(c, { where: where.sql, sql });
+  return sql;
 }
 
 /** A record the rule does not match answers 404 like a missing one, so existence does not leak. */
 export async function viewRecord(db: ReadDb, c: Collection, id: string, ctx: RuleInput, key: 'viewRule' | 'updateRule' | 'deleteRule' = 'viewRule'): Promise<Row> {
   const w = ruleWhere(c, key, ctx);
-  const row = await db.get<Row>(`SELECT ${wholeRow(c)} FROM ${ident(c.name)} AS r WHERE r."id" = ? AND (${w.sql}) LIMIT 1`, [id, ...w.params]);
+  const row = await db.get<Row>(viewSql(c, w), [id, ...w.params]);
   if (!row) throw notFound();
   return row;
 }

@@ -8,7 +8,7 @@ import { rowBytes } from '../store/deadline.js';
 import { hashToken, isoNow, newId } from './ids.js';
 import { expClaims, expSeconds, newSecret, partsOf, shapeToken, SUPERUSER_CLAIMS, type TokenKind, type TokenParts } from './session-token.js';
 import type { Registry } from './collection-registry.js';
-import { ident } from '../filter/sql.js';
+import { getRow } from './records-read.js';
 import { dialectOf } from '../rules/compile.js';
 import { forbidden, unauthorized } from '../errors.js';
 import { SUPERUSERS_ID, type AuthInfo, type Collection, type Row } from '../model/types.js';
@@ -154,7 +154,7 @@ export function createSessions(store: Store, registry: Registry) {
       const collection = registry.get(s.collectionId);
       const until = collection ? issuedUntil(s, collection, parts, now) : 0;
       if (!collection || now >= until) return null;
-      const record = await store.get<Row>(`SELECT * FROM ${ident(collection.name)} WHERE "id" = ?`, [s.recordId]);
+      const record = await getRow(store, collection, s.recordId);
       if (!record) return null;
       touch(s.id, now);
       // kept only if no write ended while it was read (then it is what the tables hold at their version)

@@ -11,7 +11,7 @@
 //     a trusted proxy set (rate-limit.ts counts and names the client), a verbose app log;
 //   - here: the bearer token resolved by the one session store (core.sessions.resolve), the request
 //     context built by core from the same input the app builds (request.ts inputOf: query, headers
-//     as the web Headers reads them, the client's key), the read by core.records (rules, budgets,
+//     as the web Headers reads them, read here from node's raw headers: raw-headers.ts, the client's key), the read by core.records (rules, budgets,
 //     hooks, expand, fields), the answer's JSON and headers as h3 writes them (CORS set by
 //     createNodeHandler), errors answered by the app's one mapping (app.ts `failed`), and the request
 //     logged as the app logs it (app.ts `logAnswered`).
@@ -24,6 +24,7 @@ import { MAX_URL_LENGTH, queryFrom } from './request.js';
 import { asH3Error, CORS, failed, logAnswered, type Failure } from './answers.js';
 import type { AuthInfo } from '../model/types.js';
 import type { ReadCache } from './read-cache.js';
+import { RawHeaders } from './raw-headers.js';
 
 export interface FastReadOptions {
   core: Core;
@@ -70,13 +71,13 @@ export function fastReads(options: FastReadOptions): FastReads {
     if (req.headers.cookie !== undefined || shadowed(parts)) return false;
     const settings = core.settings.cached();
     if (settings.rateLimits.enabled || settings.trustedProxy.headers.length > 0) return false;
-    const headers = webHeaders(req);
+    const headers = new RawHeaders(req.rawHeaders);
     if (!allowHost(headers.get('host'))) return false;
     void serve(req, res, headers, path, q < 0 || q === url.length - 1 ? '' : url.slice(q), parts[3], parts.length === 6 ? parts[5] : null);
     return true;
   };
 
-  async function serve(req: IncomingMessage, res: ServerResponse, headers: Headers, path: string, search: string, name: string, id: string | null): Promise<void> {
+  async function serve(req: IncomingMessage, res: ServerResponse, headers: RawHeaders, path: string, search: string, name: string, id: string | null): Promise<void> {
     const t0 = performance.now();
     // before anything is read: an answer is kept only if no write ended while it was made
     const version = cache?.now() ?? null;
@@ -88,7 +89,7 @@ export function fastReads(options: FastReadOptions): FastReads {
         const bearer = bearerFrom(headers.get('authorization'));
         if (bearer !== null) auth = await core.sessions.resolve(bearer);
         const query = search === '' ? {} : queryFrom(new URLSearchParams(search));
-        const key = version === null ? null : cache!.keyOf(path + search, query, auth, headers);
+        const key = version === null ? null : cache!.asked(path + search, query, auth, headers);
         let body: Buffer | string | undefined = key === null ? undefined : cache!.get(key);
         if (body === undefined) {
           const input = { auth, method: 'GET', query, headers, client: clientKey(req.socket.remoteAddress) };
@@ -96,7 +97,7 @@ export function fastReads(options: FastReadOptions): FastReads {
           body = JSON.stringify(answer);
           // kept as the UTF-8 it is written as; an answer not kept is written as text (node encodes it
           // straight into the socket's write, with the head: one write, no copy)
-          if (key !== null && cache!.wanted(key, version!)) {
+          if (key !== null) {
             body = Buffer.from(body);
             cache!.set(key, version!, body);
           }

@@ -19,9 +19,10 @@
 //   - server-side hooks that see or change reads (onRecordViewRequest, onRecordsListRequest,
 //     onRecordEnrich): while any is registered, nothing is kept.
 // Only 200 answers are kept, each at most MAX_ENTRY_BYTES, all of them (keys too) at most MAX_BYTES (the
-// oldest leave first), and only answers asked for before: a key is kept the second time it is made
-// (`seen`, a table of key hashes that forgets at random), so requests that never repeat (a header of
-// their own, a new query each time) cost no copy, no entry and no eviction (measured: 17-23 µs of CPU per
+// oldest leave first), and only answers asked for before: a key is kept the second time it is asked
+// (`seen`, a table of key hashes that forgets at random; the hash is made from the request's parts, the
+// key itself only once it was seen), so requests that never repeat (a header of their own, a new query
+// each time) cost no key, no lookup, no copy, no entry and no eviction (measured: 17-23 µs of CPU per
 // such request when every answer was kept, most of it the memory churn of entries nobody asks again). Every request is still logged, rate limits still apply (fast-reads.ts leaves a request to
 // the app when they are on), and the session's last activity is still noted.
 import type { Core } from '../core/index.js';
@@ -56,6 +57,8 @@ export class ReadCache {
   private keeping = false;
   /** Hashes of keys asked for once, one per slot (a collision only keeps an answer asked for once). */
   private readonly seen = new Int32Array(SEEN_SLOTS);
+  /** The hashes of the kept answers' keys, each with how many keys have it. */
+  private readonly keptHashes = new Map<number, number>();
 
   constructor(
     private readonly core: Core,
@@ -69,6 +72,7 @@ export class ReadCache {
     if (v === undefined) return null;
     if (v !== this.version) {
       this.entries.clear();
+      this.keptHashes.clear();
       this.bytes = 0;
       this.version = v;
       this.keeping = this.core.registry.all().every(steady);
@@ -76,15 +80,45 @@ export class ReadCache {
     return v;
   }
 
-  /** The key of a request's answer, or null when it may not be kept. `target`: path and query as received. */
-  keyOf(target: string, query: Readonly<Record<string, string>>, auth: AuthInfo | null, headers: Headers): string | null {
-    if (this.now() === null || !this.keeping) return null;
+  /**
+   * The key of a request's answer, or null when it may not be kept. `target`: path and query as
+   * received; `headers` as the web Headers lists them (raw-headers.ts): lower-case names in order, each
+   * once with its repeats joined, so the case and order they came in make no difference, their values do.
+   */
+  keyOf(target: string, query: Readonly<Record<string, string>>, auth: AuthInfo | null, headers: Iterable<[string, string]>): string | null {
+    return this.admissible(query) ? keyText(target, auth, headers) : null;
+  }
+
+  /**
+   * keyOf's key, only for a request asked for before; null when it may not be kept, or the first time it
+   * is asked (it is only noted: a hash of what the key holds, made without making the key, so a request
+   * that never repeats costs no key, no lookup and no copy of its answer). A key returned may have its
+   * answer kept (get, set).
+   */
+  asked(target: string, query: Readonly<Record<string, string>>, auth: AuthInfo | null, headers: Iterable<[string, string]>): string | null {
+    if (!this.admissible(query)) return null;
+    // the FNV-1a of keyOf's key, piece by piece
+    let h = FNV_START;
+    if (auth !== null) h = hashOn(hashOn(hashOn(h, auth.collection.id), '/'), String(auth.record.id));
+    h = hashOn(hashOn(h, '\n'), target);
+    for (const [name, value] of headers) if (name !== 'authorization' && name !== 'cookie') h = hashOn(hashOn(hashOn(hashOn(h, '\n'), name), ':'), value);
+    h |= 1;
+    const slot = h & (SEEN_SLOTS - 1);
+    if (this.seen[slot] !== h) {
+      this.seen[slot] = h;
+      // a kept answer is found whatever became of its slot since (another key's hash may have taken it)
+      if (!this.keptHashes.has(h)) return null;
+    }
+    return keyText(target, auth, headers);
+  }
+
+  /** Whether answers may be kept now, and for a request with this query. */
+  private admissible(query: Readonly<Record<string, string>>): boolean {
+    if (this.now() === null || !this.keeping) return false;
     const events = this.core.events;
-    for (const hook of READ_HOOKS) if (events.has(hook)) return null;
-    for (const name in query) if (CHANCE_OR_CLOCK.test(query[name])) return null;
-    let key = `${auth === null ? '' : `${auth.collection.id}/${auth.record.id}`}\n${target}`;
-    for (const [name, value] of headers) if (name !== 'authorization' && name !== 'cookie') key += `\n${name}:${value}`;
-    return key;
+    for (const hook of READ_HOOKS) if (events.has(hook)) return false;
+    for (const name in query) if (CHANCE_OR_CLOCK.test(query[name])) return false;
+    return true;
   }
 
   /** The answer (its JSON as UTF-8) kept under `key` at the store's current version. */
@@ -92,35 +126,41 @@ export class ReadCache {
     return this.now() === null ? undefined : this.entries.get(key);
   }
 
-  /**
-   * Whether an answer made for `key` now would be kept (set): the store still at `version`, and the key
-   * asked for before (the first time, it is only noted).
-   */
-  wanted(key: string, version: number): boolean {
-    if (this.now() !== version || this.entries.has(key)) return false;
-    const hash = hashOf(key);
-    const slot = hash & (SEEN_SLOTS - 1);
-    if (this.seen[slot] === hash) return true;
-    this.seen[slot] = hash;
-    return false;
-  }
-
   /** Keeps `json` (UTF-8), made from what the store held at `version`, if the store still holds it. */
   set(key: string, version: number, json: Buffer): void {
     if (this.now() !== version || json.length > this.maxEntryBytes || this.entries.has(key)) return;
     this.entries.set(key, json);
+    const hash = hashOf(key);
+    this.keptHashes.set(hash, (this.keptHashes.get(hash) ?? 0) + 1);
     this.bytes += key.length + json.length;
     for (const [oldest, kept] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
       this.entries.delete(oldest);
+      const old = hashOf(oldest);
+      const left = (this.keptHashes.get(old) ?? 1) - 1;
+      if (left === 0) this.keptHashes.delete(old);
+      else this.keptHashes.set(old, left);
       this.bytes -= oldest.length + kept.length;
     }
   }
 }
 
-/** FNV-1a over the key's UTF-16 units, never 0 (an empty slot). */
+/** What keeps one request's answer from another's: the caller, the target, the headers rules may read. */
+function keyText(target: string, auth: AuthInfo | null, headers: Iterable<[string, string]>): string {
+  let key = `${auth === null ? '' : `${auth.collection.id}/${auth.record.id}`}\n${target}`;
+  for (const [name, value] of headers) if (name !== 'authorization' && name !== 'cookie') key += `\n${name}:${value}`;
+  return key;
+}
+
+const FNV_START = 0x811c9dc5;
+
+/** The hash asked() makes of a key from its parts. */
 function hashOf(key: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
-  return h | 1;
+  return hashOn(FNV_START, key) | 1;
+}
+
+/** FNV-1a of `text`'s UTF-16 units, continued from `h` (0 is never a finished hash: `| 1`, an empty slot). */
+function hashOn(h: number, text: string): number {
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h;
 }

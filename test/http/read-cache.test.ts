@@ -3,6 +3,7 @@
 // SDK: writes, rule changes and ended sessions show at once; callers, headers and the clock each get
 // their own answers. And on a real core: what the cache keeps, when it keeps nothing.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'node:http';
 import type PocketBase from 'pocketbase';
 import { failure, sdkSuite } from '../support/sdk-server.js';
 import { harness } from '../support/harness.js';
@@ -22,6 +23,19 @@ async function signedIn(email: string): Promise<PocketBase> {
 }
 
 const status = async (path: string, headers: Record<string, string> = {}) => (await fetch(`${sdk.server.url}${path}`, { headers })).status;
+
+/** The status of a GET sending `headers` as they are listed: each its own line, names in their case. */
+function rawStatus(path: string, headers: [string, string][]): Promise<number> {
+  const { hostname, port } = new URL(sdk.server.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ hostname, port, path, headers: [['host', `${hostname}:${port}`], ...headers].flat(), agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 beforeAll(async () => {
   alice = await signedIn('alice@example.com');
@@ -89,6 +103,23 @@ describe('kept answers over a socket', () => {
     expect(await status(path)).toBe(404);
   });
 
+  it('headers key answers as rules read them: names in any case share, a repeated header is its joined value', async () => {
+    await sdk.admin.collections.create({ name: 'crews', type: 'base', viewRule: "@request.headers.x_crew = 'red'", fields: [{ name: 'title', type: 'text' }] });
+    const red = await sdk.admin.collection('crews').create({ title: 'red crew' });
+    const path = `/api/collections/crews/records/${red.id}`;
+    // kept (asked twice), then asked with the header repeated: the rule reads 'red, blue' and refuses
+    expect(await rawStatus(path, [['x-crew', 'red']])).toBe(200);
+    expect(await rawStatus(path, [['X-Crew', 'red']])).toBe(200);
+    expect(await rawStatus(path, [['x-crew', 'red']])).toBe(200);
+    expect(await rawStatus(path, [['x-crew', 'red'], ['X-CREW', 'blue']])).toBe(404);
+    expect(await rawStatus(path, [['x-crew', 'blue'], ['x-crew', 'red']])).toBe(404);
+    expect(await rawStatus(path, [['x-crew', 'red'], ['x-other', '1'], ['x-crew', 'red']])).toBe(404);
+    // one answer for the same headers in another order, and none for another caller's
+    expect(await rawStatus(path, [['x-other', '1'], ['x-crew', 'red']])).toBe(200);
+    expect(await rawStatus(path, [['x-crew', 'red'], ['x-other', '1']])).toBe(200);
+    expect(await rawStatus(path, [['x-other', '1'], ['x-crew', 'blue']])).toBe(404);
+  });
+
   it('answers that depend on the clock are not kept: a rule or a filter naming @now', async () => {
     await sdk.admin.collections.create({
       name: 'offers', type: 'base', listRule: '', viewRule: 'ends > @now',
@@ -149,15 +180,38 @@ describe('the cache on a real core', () => {
     const cache = new ReadCache(h.core);
     const v = cache.now();
     if (v === null) return;
-    const key = cache.keyOf('/api/collections/users/records', {}, null, new Headers({ host: 'localhost', 'x-once': 'a' }))!;
-    const other = cache.keyOf('/api/collections/users/records', {}, null, new Headers({ host: 'localhost', 'x-once': 'b' }))!;
-    expect(cache.wanted(key, v)).toBe(false);
-    expect(cache.wanted(other, v)).toBe(false);
-    expect(cache.wanted(key, v)).toBe(true);
+    const once = (value: string) => new Headers({ host: 'localhost', 'x-once': value });
+    const target = '/api/collections/users/records';
+    const key = cache.keyOf(target, {}, null, once('a'))!;
+    expect(cache.asked(target, {}, null, once('a'))).toBeNull(); // noted
+    expect(cache.asked(target, {}, null, once('b'))).toBeNull();
+    expect(cache.asked(target, {}, null, once('a'))).toBe(key); // asked before: keyOf's key
+    expect(cache.asked(target, {}, null, once('a'))).toBe(key);
     cache.set(key, v, Buffer.from('{"kept":2}'));
     expect(cache.get(key)?.toString()).toBe('{"kept":2}');
-    expect(cache.wanted(key, v)).toBe(false); // kept already
-    expect(cache.wanted(other, v + 1)).toBe(false); // made at another version
+    const other = cache.asked(target, {}, null, once('b'))!;
+    expect(other).toBe(cache.keyOf(target, {}, null, once('b')));
+    cache.set(other, v + 1, Buffer.from('{"later":1}')); // made at another version: not kept
+    expect(cache.get(other)).toBeUndefined();
+    // what may not be kept is not even noted
+    expect(cache.asked(target, { filter: 'created > @now' }, null, once('c'))).toBeNull();
+    expect(cache.asked(target, { filter: 'created > @now' }, null, once('c'))).toBeNull();
+  });
+
+  it('a kept answer is found after other keys took its slot in the table of keys asked once', async () => {
+    const cache = new ReadCache(h.core);
+    const v = cache.now();
+    if (v === null) return;
+    const headers = new Headers({ host: 'localhost' });
+    const kept = '/api/collections/users/records/kept';
+    cache.asked(kept, {}, null, headers);
+    const key = cache.asked(kept, {}, null, headers)!;
+    cache.set(key, v, Buffer.from('{"kept":3}'));
+    // 200,000 keys asked once each: the 16,384 slots are all taken again (the kept key's is left with
+    // a chance of about 1 in 200,000)
+    for (let i = 0; i < 200_000; i++) cache.asked(`/api/collections/users/records/x${i}`, {}, null, headers);
+    expect(cache.asked(kept, {}, null, headers)).toBe(key);
+    expect(cache.get(key)?.toString()).toBe('{"kept":3}');
   });
 
   it('keeps nothing for a query naming the clock or chance, and tells callers and headers apart', async () => {
