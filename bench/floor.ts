@@ -29,7 +29,16 @@ export async function startFloor(file: string): Promise<{ server: Server; url: s
     }
     return s;
   };
-  const record = (name: string, row: Record<string, unknown>) => ({ collectionId: collections.get(name), collectionName: name, ...row });
+  // rows as arrays (sql.js's cheapest read) made into objects by the column names read once per statement
+  const columns = new Map<ReturnType<typeof db.prepare>, string[]>();
+  const rowOf = (statement: ReturnType<typeof db.prepare>, name: string): Record<string, unknown> => {
+    let names = columns.get(statement);
+    if (names === undefined) columns.set(statement, (names = statement.getColumnNames()));
+    const values = statement.get();
+    const row: Record<string, unknown> = { collectionId: collections.get(name), collectionName: name };
+    for (let i = 0; i < names.length; i++) row[names[i]] = values[i];
+    return row;
+  };
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     let body: string;
@@ -37,17 +46,17 @@ export async function startFloor(file: string): Promise<{ server: Server; url: s
     if (m !== null && collections.has(m[1])) {
       const { one } = of(m[1]);
       one.bind([decodeURIComponent(m[2])]);
-      const row = one.step() ? one.getAsObject() : null;
+      const row = one.step() ? rowOf(one, m[1]) : null;
       one.reset();
       if (row === null) {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"status":404,"message":"not found","data":{}}');
         return;
       }
-      body = JSON.stringify(record(m[1], row));
+      body = JSON.stringify(row);
     } else if ((m = LIST.exec(url)) !== null && collections.has(m[1])) {
       const { page, count } = of(m[1]);
       const items: unknown[] = [];
-      while (page.step()) items.push(record(m[1], page.getAsObject()));
+      while (page.step()) items.push(rowOf(page, m[1]));
       page.reset();
       count.step();
       const total = Number(count.get()[0]);
