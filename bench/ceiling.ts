@@ -24,6 +24,11 @@ export function startCeiling(routes: Record<string, CapturedResponse>): Promise<
       answer();
     }
   });
+  return listenBare(server);
+}
+
+/** A bare server of the bench (the ceiling, the floor) on a loopback port, kept alive as startServer keeps it. */
+export function listenBare(server: Server): Promise<{ server: Server; url: string }> {
   server.keepAliveTimeout = 5000; // as startServer sets it
   return new Promise((resolve, reject) => {
     server.once('error', reject);

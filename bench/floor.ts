@@ -5,8 +5,8 @@
 // Deskbase's computed figures are read against it as well as against the ceiling (bench/ratio.ts --floor).
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import initSqlJs from 'sql.js';
+import { listenBare } from './ceiling.js';
 
 const VIEW = /^\/api\/collections\/([^/?]+)\/records\/([^/?]+)$/;
 const LIST = /^\/api\/collections\/([^/?]+)\/records\?/;
@@ -68,12 +68,5 @@ export async function startFloor(file: string): Promise<{ server: Server; url: s
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end(body);
   });
-  server.keepAliveTimeout = 5000; // as startServer sets it
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({ server, url: `http://127.0.0.1:${port}` });
-    });
-  });
+  return listenBare(server);
 }

@@ -8,7 +8,7 @@ import { startServer, type RunningServer } from '../../server/index.js';
 import { openPostgresStore } from '../../server/store-postgres/store.js';
 import { CACHE_MS } from '../../server/core/settings.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
-import { ADMIN } from '../support/sdk-server.js';
+import { ADMIN, setUpAdmin } from '../support/sdk-server.js';
 
 let db: FreshDatabase;
 let nodeA: RunningServer;
@@ -22,8 +22,7 @@ describePostgres('settings between two nodes', () => {
   beforeAll(async () => {
     db = await freshDatabase('settings_nodes');
     nodeA = await node();
-    const setup = await fetch(`${nodeA.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: await nodeA.setupToken(), ...ADMIN }) });
-    expect(setup.status).toBe(200);
+    await setUpAdmin(nodeA);
     nodeB = await node();
     adminA = new PocketBase(nodeA.url);
     await adminA.collection('_superusers').authWithPassword(ADMIN.email, ADMIN.password);

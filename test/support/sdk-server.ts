@@ -11,6 +11,12 @@ import { engineServerOptions } from './test-store.js';
 
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
 
+/** Makes ADMIN the first superuser of a fresh server (POST /api/setup with its setup token). */
+export async function setUpAdmin(server: RunningServer): Promise<void> {
+  const setup = await fetch(`${server.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: await server.setupToken(), ...ADMIN }) });
+  expect(setup.status).toBe(200);
+}
+
 export interface SdkServer {
   server: RunningServer;
   /** Signed in as the superuser. */
@@ -23,8 +29,7 @@ export async function startSdkServer(options: Partial<ServerOptions> = {}): Prom
   // without a data folder, on the suite's engine (test-store.ts): PostgreSQL in the postgres-api project
   const onEngine = (options.dir ?? null) === null && options.openStore === undefined ? engineServerOptions('sdk') : {};
   const server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, ...onEngine, ...options });
-  const setup = await fetch(`${server.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: (await server.setupToken()), ...ADMIN }) });
-  expect(setup.status).toBe(200);
+  await setUpAdmin(server);
   const client = () => {
     const pb = new PocketBase(server.url);
     pb.autoCancellation(false);
