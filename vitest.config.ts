@@ -4,7 +4,8 @@ import solid from 'vite-plugin-solid';
 
 // Tests whose assertions are time bounds measured on a server in a child process or over a real socket
 // (the health of /api/health while a hostile client runs, a subscriber's latency...), or on a stretch
-// of work in the test's own process (a hostile filter parsed, a realtime flush round, native text binding against sql.js's). They run one
+// of work in the test's own process (a hostile filter parsed, a realtime flush round, native text binding against sql.js's),
+// or that hold every core with busy processes (the worker pool's niced job). They run one
 // file at a time after the parallel projects (vitest puts projects without file parallelism in a
 // sequential group at the end), so another file's load cannot eat their margins.
 const TIMED = [
@@ -27,6 +28,7 @@ const TIMED = [
   'test/files/large-upload.test.ts',
   'test/logs/log-flood.test.ts',
   'test/store/page-cache-memory.test.ts',
+  'test/workers/worker-pool.test.ts',
 ];
 
 // The API suites that also run on PostgreSQL (issue 25's proof): the same files, their harness on a

@@ -7,13 +7,15 @@
 // keeping the process alive; a dead worker's job rejected and the worker replaced on the next job. What
 // a pool may ask for: a bound on the jobs waiting (`maxWaiting`) and on those one client has running or
 // waiting (`maxPerClient`), both refused with `tooMany()`; a time limit per job (`jobMs`, counted from
-// when its worker is running), past which the worker is terminated and replaced and the job rejected
-// with `stopped(ms)`; workers at the lowest priority (`lowPriority`, nice 19 on Linux: they take only the
+// when its worker is running; on Linux the worker thread's own CPU time, so that a niced worker starved
+// by a busy machine never fails a good job), past which the worker is terminated and replaced and the
+// job rejected with `stopped(ms)`; workers at the lowest priority (`lowPriority`, nice 19 on Linux: they take only the
 // CPU the event loop leaves).
 //
 // Why our own and not piscina or tinypool: both load the worker from a file (a bundle would have to
 // ship and find it), neither bounds jobs per client, and neither nices its threads; see
 // docs/architecture.md, "Decisions and their measured reasons".
+import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 
 export interface WorkerPoolOptions {
@@ -43,6 +45,25 @@ interface Job {
   resolve: (reply: unknown) => void;
   reject: (error: Error) => void;
   timer?: NodeJS.Timeout;
+  /** The worker thread's CPU time (ms) when the job's time began, where it can be read. */
+  cpuAtStart?: number | null;
+}
+
+/**
+ * Each worker first tells its thread id (Linux: /proc/thread-self), so that a job's limit counts the
+ * thread's own CPU time (its schedstat), not the time a niced thread waits for a busy machine.
+ */
+const TELL_THREAD = `try { require('node:worker_threads').parentPort.postMessage({ [${JSON.stringify('\u0000tid')}]: Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()) }); } catch {}\n`;
+const TID_KEY = '\u0000tid';
+
+/** A thread's CPU time so far in ms (Linux's schedstat), or null where it cannot be read. */
+function threadCpuMs(tid: number | undefined): number | null {
+  if (tid === undefined) return null;
+  try {
+    return Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'latin1').split(' ')[0]) / 1e6;
+  } catch {
+    return null;
+  }
 }
 
 // Linux applies a nice value to the calling thread only; elsewhere setPriority(0) would lower the whole process, so skip.
@@ -57,10 +78,12 @@ export class WorkerPool<Message, Reply> {
   private perClient = new Map<string, number>();
   /** Workers that have started (a job's time limit counts from then). */
   private online = new Set<Worker>();
+  /** Each worker's OS thread id, once it told it (TELL_THREAD). */
+  private tids = new Map<Worker, number>();
   private readonly source: string;
 
   constructor(private readonly options: WorkerPoolOptions) {
-    this.source = (options.lowPriority ? LOW_PRIORITY : '') + options.source;
+    this.source = TELL_THREAD + (options.lowPriority ? LOW_PRIORITY : '') + options.source;
   }
 
   /**
@@ -113,6 +136,14 @@ export class WorkerPool<Message, Reply> {
       if (job && job.timer === undefined) this.armJobTimer(worker, job);
     });
     worker.on('message', (reply: unknown) => {
+      if (typeof reply === 'object' && reply !== null && TID_KEY in reply) {
+        const tid = (reply as Record<string, number>)[TID_KEY];
+        this.tids.set(worker, tid);
+        // a job whose time began before the thread told its id counts its CPU time from now
+        const running = this.busy.get(worker);
+        if (running?.timer !== undefined && running.cpuAtStart === null) running.cpuAtStart = threadCpuMs(tid);
+        return;
+      }
       const job = this.busy.get(worker);
       if (job === undefined) return; // a stopped worker's late answer
       clearTimeout(job.timer);
@@ -123,6 +154,7 @@ export class WorkerPool<Message, Reply> {
     });
     const lost = (error: Error) => {
       this.online.delete(worker);
+      this.tids.delete(worker);
       const job = this.busy.get(worker);
       clearTimeout(job?.timer);
       this.busy.delete(worker);
@@ -138,7 +170,20 @@ export class WorkerPool<Message, Reply> {
   private armJobTimer(worker: Worker, job: Job): void {
     const ms = this.options.jobMs;
     if (ms === undefined || !Number.isFinite(ms)) return;
-    job.timer = setTimeout(() => this.stop(worker, job, ms), ms);
+    job.cpuAtStart = threadCpuMs(this.tids.get(worker));
+    const check = (): void => {
+      // the thread's own CPU time where it can be read: a job waiting for a busy machine is not stopped
+      const from = job.cpuAtStart ?? null;
+      const now = from === null ? null : threadCpuMs(this.tids.get(worker));
+      const spent = now === null || from === null ? ms : now - from;
+      if (spent >= ms) {
+        this.stop(worker, job, ms);
+        return;
+      }
+      job.timer = setTimeout(check, Math.max(5, ms - spent));
+      job.timer.unref();
+    };
+    job.timer = setTimeout(check, ms);
     job.timer.unref();
   }
 
@@ -147,6 +192,7 @@ export class WorkerPool<Message, Reply> {
     if (this.busy.get(worker) !== job) return;
     this.busy.delete(worker);
     this.online.delete(worker);
+    this.tids.delete(worker);
     void worker.terminate();
     job.reject(this.options.stopped?.(ms) ?? new Error(`${this.options.name} job stopped after ${ms} ms`));
     this.dispatch();

@@ -1,5 +1,7 @@
 // server/worker-pool.ts, the one pool of worker threads (password hashes, large bodies): its caps, its
 // time limit with the worker replaced, and its niced threads, on real threads.
+import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { WorkerPool } from '../../server/worker-pool.js';
 
@@ -13,6 +15,16 @@ parentPort.on('message', ({ ms }) => {
 });
 `;
 type Reply = { ms: number; nice: number; thread: number };
+
+// answers after a fixed amount of work (not of time): `n` steps of arithmetic
+const WORK = `
+const { parentPort } = require('node:worker_threads');
+parentPort.on('message', ({ n }) => {
+  let x = 1;
+  for (let i = 0; i < n; i++) x = (x * 31 + i) | 0;
+  parentPort.postMessage({ x });
+});
+`;
 const tooMany = () => new Error('too many');
 
 describe('worker pool', () => {
@@ -36,6 +48,29 @@ describe('worker pool', () => {
     const next = await pool.run({ ms: 0 });
     expect(next.thread).not.toBe(first.thread);
   }, 10_000);
+
+  it.runIf(process.platform === 'linux')("counts a job's limit in its thread's CPU time: a niced job starved by a busy machine is not stopped", async () => {
+    // the job's time on this machine as it is, without a limit (its thread warmed up by a first run)
+    const n = 10_000_000;
+    const free = new WorkerPool<{ n: number }, { x: number }>({ name: 't', source: WORK, size: 1 });
+    await free.run({ n });
+    let started = performance.now();
+    await free.run({ n });
+    const jobMs = Math.max(50, Math.ceil(3 * (performance.now() - started)));
+    const pool = new WorkerPool<{ n: number }, { x: number }>({ name: 't', source: WORK, size: 1, lowPriority: true, jobMs, stopped: (ms) => new Error(`stopped after ${ms} ms`) });
+    await pool.run({ n });
+    // every core held by a busy process at the normal priority: the niced worker gets little of any
+    const hogs = Array.from({ length: availableParallelism() }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      started = performance.now();
+      await expect(pool.run({ n })).resolves.toMatchObject({ x: expect.any(Number) });
+      // it did wait past its limit in time (else this proves nothing), and was not stopped for it
+      expect(performance.now() - started).toBeGreaterThan(jobMs);
+    } finally {
+      for (const hog of hogs) hog.kill('SIGKILL');
+    }
+  }, 30_000);
 
   it.runIf(process.platform === 'linux')('lowers its threads to nice 19 on Linux when asked, and only its threads', async () => {
     const low = new WorkerPool<{ ms: number }, Reply>({ name: 't', source: SOURCE, size: 1, lowPriority: true });
