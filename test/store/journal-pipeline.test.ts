@@ -187,21 +187,30 @@ describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined grou
     expect(await tableIds(await stores.openAt(crashCopyOf(dir)))).toEqual(['a', 'b', 'c']);
   });
 
-  it('two groups in flight write through two file descriptions: a sync cannot take the error of the other group\'s bytes', async () => {
+  it('two groups in flight write and sync through two file descriptions: a sync cannot take the error of the other group\'s bytes', async () => {
     // Linux reports a failed writeback once per file description (errseq): through one shared by both
-    // groups, the later group's O_DSYNC write could report the earlier group's lost bytes and the
-    // earlier one return success, be acknowledged, and be gone. Through one each, the earlier group's
-    // write hears of it too.
+    // groups, the later group's O_DSYNC write (or fdatasync, on the fallback) could report the earlier
+    // group's lost bytes and the earlier one return success, be acknowledged, and be gone. Through one
+    // each, the earlier group's write hears of it too.
     const releases = [deferred(), deferred(), deferred()];
     const handles: FileHandle[] = [];
+    /** The descriptor each fdatasync went through (the fallback syncs after its write). */
+    const syncedFds: number[] = [];
     let inFlight = 0;
     const { dir, journal } = await journalOn(async (call, handle, data, at) => {
       handles[call] = handle;
+      if (!dsync && !Object.hasOwn(handle, 'datasync')) {
+        const datasync = handle.datasync.bind(handle);
+        handle.datasync = () => {
+          syncedFds.push(handle.fd);
+          return datasync();
+        };
+      }
       inFlight++;
       await releases[call]?.promise;
       await writeFully(handle, data, at);
       inFlight--;
-    });
+    }, dsync);
     const writes = [journal.append(insert('c'))];
     await until(() => inFlight === 1);
     writes.push(journal.append(insert('d')));
@@ -213,11 +222,14 @@ describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined grou
     writes.push(journal.append(insert('e')));
     releases[2].resolve();
     await Promise.all(writes);
-    // each is the segment, opened for writing through O_DSYNC (the flags of the description: /proc/self/fdinfo)
+    // each is the segment, opened for writing, through O_DSYNC where it is used (the flags of the
+    // description: /proc/self/fdinfo); on the fallback each group's fdatasync goes through its own
     for (const handle of [handles[0], handles[1], handles[2]]) {
       const flags = Number.parseInt(/flags:\s*([0-7]+)/.exec(readFileSync(`/proc/self/fdinfo/${handle.fd}`, 'utf8'))![1], 8);
-      expect(flags & constants.O_DSYNC, `fd ${handle.fd}`).toBe(constants.O_DSYNC);
+      expect(flags & constants.O_DSYNC, `fd ${handle.fd}`).toBe(dsync ? constants.O_DSYNC : 0);
+      expect(flags & 0o3, `fd ${handle.fd}: the access mode`).toBe(constants.O_WRONLY);
     }
+    expect(syncedFds).toEqual(dsync ? [] : [handles[0].fd, handles[1].fd, handles[2].fd]);
     await journal.close();
     expect(await tableIds(await stores.openAt(crashCopyOf(dir)))).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
