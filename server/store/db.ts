@@ -8,7 +8,7 @@ import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import type { Store } from './contract.js';
 import { Engine, fileCapacity } from './engine.js';
-import type { JournalCounters } from './journal.js';
+import type { JournalCounters, JournalOptions } from './journal.js';
 import { listKeptAside } from './journal-format.js';
 import { lockDir } from './lock.js';
 import { loadState, openDatabase } from './recovery.js';
@@ -50,6 +50,8 @@ export interface StoreOptions {
    * inside it through the store instead of its tx (ms). Default DEFAULT_LOCK_WAIT_MS.
    */
   lockWaitMs?: number;
+  /** How the journal writes its groups: for tests that stage a failed write (journal.ts JournalOptions). */
+  journal?: JournalOptions;
 }
 
 /** 10 s: a desktop transaction lasts milliseconds; a read waiting this long is waiting for itself. */
@@ -82,6 +84,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     log: options.log ?? ((line: string) => console.error(line)),
     maxDatabaseBytes: options.maxDatabaseBytes ?? DEFAULT_MAX_DATABASE_BYTES,
     lockWaitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
+    journal: options.journal,
   };
   const dir = options.dir;
   if (dir === null) return new Engine(config, openDatabase(SQL, null, ':memory:'), null);
@@ -92,7 +95,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const counters: JournalCounters = { entries: 0, syncs: 0, bytes: 0 };
     // The journal reports failures to the engine, which does not exist yet (no append can fail before).
     let engine: Engine | null = null;
-    const loaded = await loadState(SQL, dir, counters, (error) => engine?.onJournalFailure(error), config.log, fileCapacity(config.maxDatabaseBytes));
+    const loaded = await loadState(SQL, dir, counters, (error) => engine?.onJournalFailure(error), config.log, fileCapacity(config.maxDatabaseBytes), config.journal);
     const keptAside = await listKeptAside(dir);
     engine = new Engine(config, loaded.db, { dir, lock, counters, journal: loaded.journal, keptAside }, loaded.replayed);
     return engine;

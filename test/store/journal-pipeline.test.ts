@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { writeFully } from '../../server/durable-files.js';
+import { QueryBudget } from '../../server/store/db.js';
 import { StatementEncoder } from '../../server/store/codec.js';
 import { JournalWriter } from '../../server/store/journal.js';
 import type { JournalCounters } from '../../server/store/journal.js';
@@ -321,5 +322,61 @@ describe('pipelined group commits under random write outcomes', () => {
       }),
       { numRuns: fuzzRuns(20) },
     );
+  });
+});
+
+describe('reads after a failed journal write', () => {
+  it('a read made once the failure is known waits for memory to be reloaded from disk: it never sees the write being rejected (store.all, reader, snapshot, backup)', async () => {
+    const dir = await journalWith(stores, ['a']);
+    const fail = { armed: false, started: deferred(), now: deferred() };
+    const store = await stores.openAt(dir, {
+      journal: {
+        write: async (handle, data, at) => {
+          if (fail.armed) {
+            fail.armed = false;
+            fail.started.resolve();
+            await fail.now.promise;
+            throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+          }
+          await writeFully(handle, data, at);
+        },
+      },
+    });
+    const ids = (rows: { id: string }[]) => rows.map((r) => r.id).join(',');
+    const read = 'SELECT id FROM t ORDER BY id';
+    fail.armed = true;
+    const rejected = store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['x', 'rejected'])).then(() => 'acknowledged', (err: Error) => err.message);
+    await fail.started.promise;
+    // a snapshot holds the turn, so the reload (which takes the turn to replace memory) waits for it
+    const hold = deferred();
+    const holding = deferred();
+    const snapshot = store.snapshot(async () => {
+      holding.resolve();
+      await hold.promise;
+    });
+    await holding.promise;
+    const before = store.version as number;
+    fail.now.resolve();
+    await until(() => (store.version as number) > before); // the failure is known (versions move at once)
+    const outcomes: string[] = [];
+    const reads = [
+      store.all<{ id: string }>(read).then((rows) => void outcomes.push(`all ${ids(rows)}`)),
+      store.reader(new QueryBudget(1000, 1 << 20)).all<{ id: string }>(read).then((rows) => void outcomes.push(`reader ${ids(rows)}`)),
+      store.snapshot((db) => db.all<{ id: string }>(read)).then((rows) => void outcomes.push(`snapshot ${ids(rows)}`)),
+      store.backup((db) => db.all<{ id: string }>(read)).then(({ alongside }) => void outcomes.push(`backup ${ids(alongside)}`)),
+    ];
+    await turns(5);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // before the fix these answered a,x: memory still held the rejected write
+    expect(outcomes).toEqual([]);
+    hold.resolve();
+    await snapshot;
+    await Promise.all(reads);
+    expect(outcomes.sort()).toEqual(['all a', 'backup a', 'reader a', 'snapshot a']);
+    expect(await rejected).toBe('EIO: i/o error, write');
+    expect(ids(await store.all(read))).toBe('a');
+    // the store writes again, and the disk holds exactly what was acknowledged
+    await store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['y', 'after']));
+    expect(await tableIds(await stores.openAt(crashCopyOf(dir)))).toEqual(['a', 'y']);
   });
 });
