@@ -13,6 +13,8 @@ import { listKeptAside } from './journal-format.js';
 import { lockDir } from './lock.js';
 import { loadState, openDatabase } from './recovery.js';
 import { finishRestore } from './restore.js';
+import { describeWritingObjects, dropStatement, writingSchemaObjects } from './statements.js';
+import type { WritingSchemaObject } from './statements.js';
 
 // The interfaces live in contract.ts so the engine can implement them without importing this module.
 export type { BusEntry, BusListener, ReadDb, Store, StoreBus, StoreStats, WriteTx } from './contract.js';
@@ -97,10 +99,32 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     let engine: Engine | null = null;
     const loaded = await loadState(SQL, dir, counters, (error) => engine?.onJournalFailure(error), config.log, fileCapacity(config.maxDatabaseBytes), config.journal);
     const keptAside = await listKeptAside(dir);
+    const writing = writingSchemaObjects(loaded.db);
     engine = new Engine(config, loaded.db, { dir, lock, counters, journal: loaded.journal, keptAside }, loaded.replayed);
+    if (writing.length > 0) await dropWritingObjects(engine, writing, config.log);
     return engine;
   } catch (err) {
     await lock.release();
     throw err;
+  }
+}
+
+/**
+ * A folder whose database holds a view or trigger running pragma_optimize (statements.ts
+ * `writingSchemaObjects`: from an archive restored before restores refused it, or written by another
+ * tool) is opened with them dropped, in one journaled write, each one's SQL logged so that its owner can
+ * make it again without pragma_optimize: reading such a view changed memory without a journal entry.
+ * They hold no data. Fails (the folder is not opened) only if they cannot be dropped.
+ */
+async function dropWritingObjects(store: Store, objects: readonly WritingSchemaObject[], log: (line: string) => void): Promise<void> {
+  try {
+    await store.write(async (tx) => {
+      for (const object of objects) await tx.run(dropStatement(object));
+    });
+  } catch (err) {
+    throw new Error(`data.db holds ${describeWritingObjects(objects)} running pragma_optimize, which Deskbase cannot run (it writes what the journal does not replay), and dropping ${objects.length > 1 ? 'them' : 'it'} failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  for (const object of objects) {
+    log(`store: dropped ${object.type} "${object.name}": it ran pragma_optimize, which writes statistics the journal does not replay (use PRAGMA optimize). Its SQL was: ${object.sql}`);
   }
 }
