@@ -391,9 +391,16 @@ export class Engine implements Store {
   /**
    * Runs `task` in a turn of its own (no transaction open meanwhile). `bound`: as for turn(), so that a
    * backup or checkpoint awaited from inside a transaction fails instead of waiting for itself.
+   * `reloaded`: a read (snapshot, backup) that must not start on memory a failed journal write is
+   * having reloaded (`ahead`).
    */
   private async inTurn<T>(task: () => T | Promise<T>, bound: Gate | null = null, reloaded = false): Promise<T> {
-    const release = reloaded ? await this.turnOnReloaded(bound) : await this.turn(bound);
+    let release = await this.turn(bound);
+    if (reloaded && this.ahead !== null) {
+      // a journal write failed before the turn came: read once memory is reloaded
+      release();
+      release = await this.turnOnReloaded(bound);
+    }
     try {
       return await task();
     } finally {
