@@ -273,7 +273,7 @@ describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined grou
   });
 });
 
-describe('pipelined group commits under random write outcomes', () => {
+describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined group commits under random write outcomes (%s)', (_path, dsync) => {
   type Plan = { delay: number; outcome: 'ok' | 'fail' | 'short' };
   const plan = fc.record({ delay: fc.integer({ min: 0, max: 3 }), outcome: fc.constantFrom<Plan['outcome']>('ok', 'ok', 'ok', 'fail', 'short') });
 
@@ -289,7 +289,7 @@ describe('pipelined group commits under random write outcomes', () => {
             throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
           }
           await writeFully(handle, data, at);
-        });
+        }, dsync);
         const ids = gaps.map((_, i) => `e${String(i).padStart(2, '0')}`); // sorted as made (tableIds sorts)
         const outcomes: string[] = [];
         const settled: Promise<void>[] = [];
