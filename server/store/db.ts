@@ -50,6 +50,14 @@ export interface StoreOptions {
    * inside it through the store instead of its tx (ms). Default DEFAULT_LOCK_WAIT_MS.
    */
   lockWaitMs?: number;
+  /**
+   * Commits acknowledged once written to the journal, not synced each: the journal is synced in the
+   * background at most this long (ms) after a write, before a checkpoint's rotation and at close
+   * (journal.ts). A process crash loses nothing committed; a machine crash (power, kernel) the commits
+   * of the last `syncEveryMs` at most, newest first, never the database. For the logs' own store
+   * (logs/index.ts); undefined (the data's) syncs every group commit before acknowledging it.
+   */
+  syncEveryMs?: number;
 }
 
 /** 10 s: a desktop transaction lasts milliseconds; a read waiting this long is waiting for itself. */
@@ -82,6 +90,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     log: options.log ?? ((line: string) => console.error(line)),
     maxDatabaseBytes: options.maxDatabaseBytes ?? DEFAULT_MAX_DATABASE_BYTES,
     lockWaitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
+    syncEveryMs: options.syncEveryMs,
   };
   const dir = options.dir;
   if (dir === null) return new Engine(config, openDatabase(SQL, null, ':memory:'), null);
@@ -92,7 +101,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const counters: JournalCounters = { entries: 0, syncs: 0, bytes: 0 };
     // The journal reports failures to the engine, which does not exist yet (no append can fail before).
     let engine: Engine | null = null;
-    const loaded = await loadState(SQL, dir, counters, (error) => engine?.onJournalFailure(error), config.log, fileCapacity(config.maxDatabaseBytes));
+    const loaded = await loadState(SQL, dir, counters, (error) => engine?.onJournalFailure(error), config.log, fileCapacity(config.maxDatabaseBytes), { syncEveryMs: config.syncEveryMs });
     const keptAside = await listKeptAside(dir);
     engine = new Engine(config, loaded.db, { dir, lock, counters, journal: loaded.journal, keptAside }, loaded.replayed);
     return engine;

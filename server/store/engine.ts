@@ -48,6 +48,8 @@ export interface EngineConfig {
   maxDatabaseBytes: number;
   /** How long a read waits for an open transaction before it fails as a read from inside it (ms). */
   lockWaitMs: number;
+  /** The journal's sync (StoreOptions.syncEveryMs): undefined syncs every group commit. */
+  syncEveryMs?: number;
 }
 
 /** A journal entry at least this large is framed in slices (journal-format.ts `frameEntryInSlices`). */
@@ -534,7 +536,7 @@ export class Engine implements Store {
       await durable.journal.drain();
       await swap();
       await durable.journal.close();
-      this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log, fileCapacity(this.config.maxDatabaseBytes)));
+      this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log, fileCapacity(this.config.maxDatabaseBytes), { syncEveryMs: this.config.syncEveryMs }));
       await this.heardReload();
     }).finally(() => {
       this.recovering = null;
@@ -554,7 +556,7 @@ export class Engine implements Store {
         await failed.afterFailure();
         await failed.close();
         // in a turn: a transaction open now ends (its append fails) before memory is replaced
-        await this.inTurn(async () => this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log, fileCapacity(this.config.maxDatabaseBytes))));
+        await this.inTurn(async () => this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log, fileCapacity(this.config.maxDatabaseBytes), { syncEveryMs: this.config.syncEveryMs })));
         await this.heardReload();
       } catch (err) {
         await failed.close().catch(() => undefined);
@@ -596,7 +598,7 @@ export class Engine implements Store {
     this.recovering = this.exclusive(async () => {
       try {
         await cutSegment(segmentPath(durable.dir, stopped.seq), stopped.size);
-        await this.inTurn(async () => this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log, fileCapacity(this.config.maxDatabaseBytes))));
+        await this.inTurn(async () => this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log, fileCapacity(this.config.maxDatabaseBytes), { syncEveryMs: this.config.syncEveryMs })));
         this.broken = null;
         this.stopped = null;
         await this.heardReload();

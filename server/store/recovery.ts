@@ -8,7 +8,7 @@ import type { Database, SqlJsStatic } from 'sql.js';
 import { decodeStatements } from './codec.js';
 import { asError, readWhole, syncDir, writeFully } from '../durable-files.js';
 import { createSegment, JournalWriter } from './journal.js';
-import type { ActiveSegment, JournalCounters } from './journal.js';
+import type { ActiveSegment, JournalCounters, JournalOptions } from './journal.js';
 import { decodeHeader, FRAME_OVERHEAD, HEADER_SIZE, listSegments, sameSnapshot, scanEntries, snapshotId, snapshotIdInSlices } from './journal-format.js';
 import type { ScannedEntry, SegmentFile, SnapshotId } from './journal-format.js';
 import { readSnapshot, removeTempSnapshot, snapshotPath, withCapacity } from './snapshot.js';
@@ -39,6 +39,7 @@ export async function loadState(
   onFailure: (error: Error) => void,
   log: (line: string) => void = () => undefined,
   capacity = 0,
+  journalOptions: JournalOptions = {},
 ): Promise<LoadedState> {
   await removeTempSnapshot(dir);
   const bytes = await readSnapshot(dir, capacity);
@@ -48,7 +49,7 @@ export async function loadState(
     const base = bytes === null ? snapshotId(null) : await snapshotIdInSlices(bytes);
     const { chain, nextSeq } = await readChain(dir, base);
     const replayed = replay(db, chain);
-    const journal = new JournalWriter(dir, await openActive(dir, chain, nextSeq, base, log), counters, onFailure);
+    const journal = new JournalWriter(dir, await openActive(dir, chain, nextSeq, base, log), counters, onFailure, journalOptions);
     return { db, journal, replayed };
   } catch (err) {
     db.close();
