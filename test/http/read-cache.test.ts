@@ -93,6 +93,15 @@ describe('kept answers over a socket', () => {
     expect(await status(path, { authorization: alice.authStore.token })).toBe(200);
   });
 
+  it("the requests' logs, written in their batch, leave the data's version (and so every kept answer) as it was", async () => {
+    const version = sdk.server.core.store.version;
+    const written = sdk.server.logs.logger.written;
+    for (let i = 0; i < 5; i++) expect((await alice.collection('cnotes').getOne(noteId)).id).toBe(noteId);
+    await sdk.server.logs.logger.flush();
+    expect(sdk.server.logs.logger.written).toBeGreaterThanOrEqual(written + 5);
+    expect(sdk.server.core.store.version).toBe(version);
+  });
+
   it('headers a rule reads make answers of their own', async () => {
     await sdk.admin.collections.create({ name: 'teams', type: 'base', listRule: "@request.headers.x_team = 'red'", viewRule: "@request.headers.x_team = 'red'", fields: [{ name: 'title', type: 'text' }] });
     const red = await sdk.admin.collection('teams').create({ title: 'red team' });
