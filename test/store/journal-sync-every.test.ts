@@ -4,11 +4,16 @@
 // tail of the journal, or leaving a hole in it, as a power cut may) takes a tail of the commits and
 // never the database: what is replayed is a prefix of them.
 import { closeSync, openSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../server/store/db.js';
-import { crashCopy, segmentFiles, startWriter, tableIds, useStores } from '../fixtures/store-helpers.js';
+import { StatementEncoder } from '../../server/store/codec.js';
+import { JournalWriter } from '../../server/store/journal.js';
+import type { JournalCounters } from '../../server/store/journal.js';
+import { crashCopy, journalWith, segmentFiles, startWriter, tableIds, useStores } from '../fixtures/store-helpers.js';
 
-const { dirs, openAt } = useStores();
+const stores = useStores();
+const { dirs, openAt } = stores;
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `r${String(i).padStart(3, '0')}`);
 
@@ -93,5 +98,28 @@ describe('a journal synced every syncEveryMs, not every commit', () => {
     expect(left.length).toBeGreaterThan(0);
     expect(left.length).toBeLessThan(30);
     expect(left).toEqual(ids(left.length));
+  });
+
+  it('a background sync that fails fails the journal as a failed write does: reported, and nothing more is appended', async () => {
+    const dir = await journalWith(stores, ['a', 'b']);
+    const [path] = segmentFiles(dir);
+    const handle = await open(path, 'r+');
+    const counters: JournalCounters = { entries: 0, syncs: 0, bytes: 0 };
+    const failures: Error[] = [];
+    const journal = new JournalWriter(dir, { handle, seq: 1, size: statSync(path).size }, counters, (error) => failures.push(error), {
+      syncEveryMs: 20,
+      datasync: async () => { throw Object.assign(new Error('EIO: the disk refused the sync'), { code: 'EIO' }); },
+    });
+    const insert = (id: string) => {
+      const encoder = new StatementEncoder();
+      encoder.add('INSERT INTO t VALUES (?, ?)', [id, `body of ${id}`]);
+      return encoder.finish();
+    };
+    await journal.append(insert('c')); // acknowledged once written
+    await until(() => failures.length > 0);
+    expect(failures[0].message).toContain('EIO');
+    await expect(journal.append(insert('d'))).rejects.toThrow('EIO');
+    expect(counters.syncs).toBe(0);
+    await journal.close();
   });
 });
