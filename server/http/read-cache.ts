@@ -4,11 +4,15 @@
 //
 // An answer is kept only under a key holding everything it depends on, and only while nothing it
 // depends on can have changed:
-//   - the data, the collections, their rules and the sessions: all in the store, whose `version` moves
-//     at the end of every write transaction and whenever the database is replaced (store/contract.ts).
-//     An answer is kept under the version read before its request began, only if the version is the
-//     same once it is made; all entries go at once when the version moves. A store without a version
-//     (the team server's PostgreSQL, written by other nodes too) keeps nothing;
+//   - the data, the collections and their rules: all in the store, whose `version` moves at the end of
+//     every write transaction and whenever the database is replaced (store/contract.ts); of it, what
+//     the cache follows leaves out writes that changed only an account's system tables (`versionExcept`:
+//     a sign-in's new session and known device), which no answer reads (they are no collection, so
+//     rules, views, expand and lists cannot name them; the caller, resolved from its token at every
+//     request, is in the key). An answer is kept under the version read before its
+//     request began, only if the version is the same once it is made; all entries go at once when the
+//     version moves. A store without a version (the team server's PostgreSQL, written by other nodes
+//     too) keeps nothing;
 //   - who asks: the caller's collection and record (resolved from its token for every request, so an
 //     ended session is a guest at once), and everything rules read of the request: the query (the whole
 //     request target is in the key), and the headers (all of them but `authorization` and `cookie`,
@@ -46,6 +50,11 @@ const CHANCE_OR_CLOCK = /@(?!request\.|collection\.|rowid\b)|strftime/i;
 const VIEW_VOLATILE = /\b(?:random|randomblob|date|time|datetime|julianday|unixepoch|strftime|timediff|current_date|current_time|current_timestamp|changes|total_changes|last_insert_rowid|now|clock_timestamp|statement_timestamp|transaction_timestamp|localtime|localtimestamp)\b/i;
 const RULES = ['listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule', 'authRule', 'manageRule'] as const;
 const READ_HOOKS = ['onRecordViewRequest', 'onRecordsListRequest', 'onRecordEnrich'];
+/**
+ * System tables of accounts (store/schema.ts), which no answer reads while none is a collection: a write
+ * to them alone (a sign-in's session and known device, an MFA step, a mailed token) keeps every answer.
+ */
+const ACCOUNT_TABLES: readonly string[] = ['_sessions', '_authOrigins', '_mfas', '_otps', '_authTokens', '_mailRequests', '_mails'];
 
 /** Whether a collection's rules and view query give the same answer whenever they are read. */
 function steady(c: Collection): boolean {
@@ -62,6 +71,8 @@ export class ReadCache {
   /** The store version the entries belong to, and whether answers may be kept at it. */
   private version = -1;
   private keeping = false;
+  /** ACCOUNT_TABLES that are no collection now (read with `keeping`; none until first read). */
+  private unread: readonly string[] = [];
   /** Hashes of keys asked for once, SEEN_WAYS per set, each set most recent first (0: empty). */
   private readonly seen = new Int32Array(SEEN_SLOTS);
   /** The hashes of the kept answers' keys, each with how many keys have it. */
@@ -75,14 +86,18 @@ export class ReadCache {
 
   /** The store's version now (read before a request's work begins), or null: nothing is kept. */
   now(): number | null {
-    const v = this.core.store.version;
-    if (v === undefined) return null;
+    const store = this.core.store;
+    if (store.version === undefined) return null;
+    const v = store.versionExcept ? store.versionExcept(this.unread) : store.version;
     if (v !== this.version) {
       this.entries.clear();
       this.keptHashes.clear();
       this.bytes = 0;
       this.version = v;
       this.keeping = this.core.registry.all().every(steady);
+      // a collection made since by one of these names (a schema write: `v` moved) is read by answers
+      const unread = ACCOUNT_TABLES.filter((t) => this.core.registry.get(t) === undefined);
+      if (unread.length !== this.unread.length) this.unread = unread;
     }
     return v;
   }

@@ -69,6 +69,11 @@ export interface Store extends ReadDb {
    */
   rowsVersion?(tables: readonly string[]): number;
   /**
+   * As `version`, but a committed write that changed only `tables` leaves it (store/table-versions.ts):
+   * the read cache's, which no write to `_sessions` alone (a sign-in) concerns.
+   */
+  versionExcept?(tables: readonly string[]): number;
+  /**
    * Runs `fn` inside one transaction, one writer at a time (later writes wait their turn; reads from
    * outside wait until the transaction ends). `fn` may await, and reads and writes inside it go through
    * `tx`: a read or write through the store from inside it fails (it would wait for its own transaction). If `fn`

@@ -251,6 +251,8 @@ export class Engine implements Store {
 
   rowsVersion = (tables: readonly string[]): number => this.tables.rowsOf(tables);
 
+  versionExcept = (tables: readonly string[]): number => this.tables.except(tables);
+
   all = <T = Row>(sql: string, params?: Params): Promise<T[]> => this.read(null, (cache) => queryAll<T>(cache, sql, params, this.rowRead));
 
   get = <T = Row>(sql: string, params?: Params): Promise<T | undefined> => this.read(null, (cache) => queryGet<T>(cache, sql, params, this.rowRead));

@@ -26,6 +26,9 @@ export class TableVersions {
   private readonly rowsChangedAt = new Map<string, number>();
   /** The last version at which any table may have changed. */
   private everythingAt = 0;
+  /** The version of the last committed write or replacement seen, and `except`'s answer as of it. */
+  private latest = 0;
+  private exceptMemo: { at: number; tables: readonly string[]; value: number } | null = null;
   /** False once something that may change tables unseen exists (a trigger, a statement of unknown effect). */
   private tracking = true;
 
@@ -34,6 +37,7 @@ export class TableVersions {
    * changed something); null: not known (an in-memory store records none).
    */
   committed(version: number, statements: Iterable<string> | null): void {
+    this.latest = version;
     if (statements === null || !this.tracking) {
       this.everythingAt = version;
       return;
@@ -55,6 +59,7 @@ export class TableVersions {
 
   /** The database was replaced (recovery, restore) at `version`; `triggers`: whether the new one has any. */
   replaced(version: number, triggers: boolean): void {
+    this.latest = version;
     this.everythingAt = version;
     this.changedAt.clear();
     this.rowsChangedAt.clear();
@@ -65,6 +70,20 @@ export class TableVersions {
   of(tables: readonly string[]): number {
     let at = this.everythingAt;
     for (const t of tables) at = Math.max(at, this.changedAt.get(t.toLowerCase()) ?? 0);
+    return at;
+  }
+
+  /**
+   * A number that moves whenever a table other than `tables` may have changed (what reads none of them
+   * outlives writes to them alone). Worked out once per commit (the same `tables` array each call).
+   */
+  except(tables: readonly string[]): number {
+    const memo = this.exceptMemo;
+    if (memo !== null && memo.at === this.latest && memo.tables === tables) return memo.value;
+    let at = this.everythingAt;
+    const skipped = tables.map((t) => t.toLowerCase());
+    for (const [table, changed] of this.changedAt) if (changed > at && !skipped.includes(table)) at = changed;
+    this.exceptMemo = { at: this.latest, tables, value: at };
     return at;
   }
 

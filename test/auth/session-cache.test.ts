@@ -9,6 +9,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdkSuite } from '../support/sdk-server.js';
+import { ReadCache } from '../../server/http/read-cache.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'deskbase-session-cache-'));
 const sdk = sdkSuite({ dir });
@@ -216,5 +217,28 @@ describe("sessions kept across other sessions' writes (store.rowsVersion of _ses
     expect(await count()).toBe(1);
     await store.write((tx) => sessions.start(tx, user.id, userId, 'test', later + 61_000));
     expect(await count()).toBe(0);
+  });
+});
+
+describe("answers kept across other sessions' writes (http/read-cache.ts, store.versionExcept)", () => {
+  it('a sign-in (a new session row alone) keeps every kept answer; a write to a table answers read drops them', async () => {
+    const cache = new ReadCache(sdk.server.core);
+    const headers = new Headers({ host: 'localhost' });
+    const target = '/api/collections/notes/records';
+    const v = cache.now()!;
+    const key = cache.keyOf(target, {}, null, headers)!;
+    cache.set(key, v, Buffer.from('{"kept":"across sign-ins"}'));
+    await sdk.admin.collection('users').create({ email: 'answers@example.com', name: 'allowed', password: 'session cache 1', passwordConfirm: 'session cache 1' });
+    expect(cache.get(key)).toBeUndefined(); // a user created: answers may read users
+    const again = cache.now()!;
+    cache.set(key, again, Buffer.from('{"kept":"across sign-ins"}'));
+    const pb = sdk.client();
+    await pb.collection('users').authWithPassword('answers@example.com', 'session cache 1');
+    await sdk.client().collection('users').authWithPassword('answers@example.com', 'session cache 1');
+    expect(cache.get(key)?.toString()).toBe('{"kept":"across sign-ins"}');
+    expect(cache.now()).toBe(again);
+    // a note created: the answer goes
+    expect(await create(pb.authStore.token, 'a write answers read')).toBe(200);
+    expect(cache.get(key)).toBeUndefined();
   });
 });
