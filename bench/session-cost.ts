@@ -57,6 +57,25 @@ async function main(): Promise<void> {
       }
     }
     console.log(`${(againUs / m).toFixed(2).padStart(7)} µs CPU per session check, the first after a write to users (not kept: ${(reads / m).toFixed(2)} reads per write)`);
+    // other users' sessions: a sign-in's new row (kept: nothing read), a refresh of another session (the
+    // kept session's own row read once: rechecked)
+    const usersCollection = core.registry.get('users')!;
+    const other = await core.store.write((tx) => core.sessions.start(tx, usersCollection.id, users[1].id, 'bench'));
+    for (const [what, write] of [
+      ["another user's sign-in", () => core.store.write((tx) => core.sessions.start(tx, usersCollection.id, users[1].id, 'bench'))],
+      ["a refresh of another user's session", () => core.store.write((tx) => core.sessions.extend(tx, other.session.id, other.token))],
+    ] as const) {
+      let us = 0;
+      reads = 0;
+      for (let i = 0; i < m; i++) {
+        await write();
+        const c0 = process.cpuUsage();
+        if ((await core.sessions.resolve(token)) === null) throw new Error('lost');
+        const c = process.cpuUsage(c0);
+        us += c.user + c.system;
+      }
+      console.log(`${(us / m).toFixed(2).padStart(7)} µs CPU per session check, the first after ${what} (${(reads / m).toFixed(2)} reads each)`);
+    }
   } finally {
     await server.close();
     await rm(dir, { recursive: true, force: true });

@@ -73,6 +73,18 @@ const SEEN_MAX = 10_000;
  */
 const KEPT_MAX_BYTES = 32 * 1024 * 1024;
 const KEPT_ENTRY_MAX_BYTES = 256 * 1024;
+/**
+ * Expired sessions are deleted by a sign-in at most this often (ms; a resolve refuses them anyway): a
+ * DELETE at every sign-in had each one make every kept session check its row again.
+ */
+export const EXPIRED_SWEEP_MS = 60_000;
+const SESSION_KEYS = ['id', 'tokenHash', 'collectionId', 'recordId', 'created', 'expires', 'userAgent', 'issued', 'refreshable'] as const;
+
+/** Whether a session row read again is the one kept (so what it decides is as decided). */
+function sameSession(a: SessionRow, b: SessionRow): boolean {
+  for (const key of SESSION_KEYS) if (a[key] !== b[key]) return false;
+  return true;
+}
 
 export function createSessions(store: Store, registry: Registry) {
   const dialect = dialectOf(store.dialect);
@@ -87,14 +99,22 @@ export function createSessions(store: Store, registry: Registry) {
     if (seen.size > SEEN_MAX) seen.delete(seen.keys().next().value as string);
   };
   // Sessions resolved: a token's row, collection and record, so that a caller's next request reads
-  // neither again. Each is kept as of the version of the tables it was read from (the sessions, the
-  // collections, the record's table: store.tablesVersion), so writes to other tables (a post created)
-  // keep it, and any write to those (a session ended or refreshed, a record changed or removed, a
-  // collection changed) or a database replaced drops it. On a store without versions (PostgreSQL),
-  // nothing is kept.
+  // neither again. Each is kept as of the version of the tables it was read from (the collections and
+  // the record's table: store.tablesVersion), so writes to other tables (a post created) keep it, and
+  // any write to those (a record changed or removed, a collection changed) or a database replaced drops
+  // it. Of `_sessions` only writes that may change or remove a row that existed count
+  // (store.rowsVersion): a sign-in's new session leaves every kept one as it is; after a session was
+  // refreshed or ended (by anyone: a sign-out, a password change, the expired sweep, a hook's SQL), each
+  // kept session reads its own row again once (by id) and stays kept only if the row is as it was, so
+  // an ended session is refused at once and the others cost one row read instead of a session and a
+  // record. On a store without versions (PostgreSQL), nothing is kept.
   // An entry is keyed by the exact token string, so what its claims decide is decided once: `until`, the
   // time (ms) up to which the token is accepted (issuedUntil), is all a request checks against its clock.
-  const resolved = new Map<string, { session: SessionRow; collection: Collection; record: Row; tables: readonly string[]; at: number; until: number; bytes: number }>();
+  const resolved = new Map<string, { session: SessionRow; collection: Collection; record: Row; tables: readonly string[]; at: number; sessionsAt: number; until: number; bytes: number }>();
+  /** How resolves were answered (tests and benches read them): from memory, after the session's row was read again, by reading the session and record. */
+  const counts = { kept: 0, rechecked: 0, read: 0 };
+  /** When start() may next delete expired sessions. */
+  let sweepAt = 0;
   /** The bytes of what `resolved` holds (its entries' `bytes`). */
   let keptBytes = 0;
   const drop = (token: string) => {
@@ -103,9 +123,13 @@ export function createSessions(store: Store, registry: Registry) {
     keptBytes -= entry.bytes;
     resolved.delete(token);
   };
-  const tablesOf = (c: Collection): readonly string[] => ['_sessions', '_collections', c.name];
+  const tablesOf = (c: Collection): readonly string[] => ['_collections', c.name];
   const tablesVersion = (tables: readonly string[]): number | undefined => (store.tablesVersion ? store.tablesVersion(tables) : store.version);
+  const SESSIONS = ['_sessions'];
+  const sessionsVersion = (): number | undefined => (store.rowsVersion ? store.rowsVersion(SESSIONS) : tablesVersion(SESSIONS));
   return {
+    counts: counts as Readonly<typeof counts>,
+
     /** When the session was last used: a request it authorised, else its last sign-in or refresh. */
     lastActive(s: SessionRow): string {
       const renewed = Date.parse(s.expires) - SESSION_SECONDS * 1000;
@@ -124,7 +148,14 @@ export function createSessions(store: Store, registry: Registry) {
         id: newId(), tokenHash: hashToken(secret), collectionId, recordId,
         created: isoNow(now), expires, userAgent: userAgent.slice(0, 500), issued: '[]', refreshable: fixed ? 0 : 1,
       };
-      await tx.run('DELETE FROM "_sessions" WHERE "expires" < ?', [isoNow(now)]);
+      // expired sessions go now and then (through the index on expires), and only when there are any:
+      // a DELETE, even of nothing, makes every kept session read its row again
+      if (now >= sweepAt) {
+        sweepAt = now + EXPIRED_SWEEP_MS;
+        if (await tx.get('SELECT 1 AS "one" FROM "_sessions" WHERE "expires" < ? LIMIT 1', [isoNow(now)])) {
+          await tx.run('DELETE FROM "_sessions" WHERE "expires" < ?', [isoNow(now)]);
+        }
+      }
       await tx.run(
         'INSERT INTO "_sessions" ("id","tokenHash","collectionId","recordId","created","expires","userAgent","issued","refreshable") VALUES (?,?,?,?,?,?,?,?,?)',
         [session.id, session.tokenHash, collectionId, recordId, session.created, session.expires, session.userAgent, session.issued, session.refreshable],
@@ -140,15 +171,31 @@ export function createSessions(store: Store, registry: Registry) {
         drop(token);
         known = undefined;
       }
+      if (known !== undefined && sessionsVersion() !== known.sessionsAt) {
+        // a session was refreshed or ended since: is this one's row as it was?
+        const entry = known;
+        const sessionsAt = sessionsVersion();
+        const before = store.version;
+        const row = await store.get<SessionRow>('SELECT * FROM "_sessions" WHERE "id" = ?', [entry.session.id]);
+        counts.rechecked++;
+        if (row !== undefined && sameSession(row, entry.session) && tablesVersion(entry.tables) === entry.at) {
+          if (store.version === before && sessionsAt !== undefined) entry.sessionsAt = sessionsAt;
+        } else {
+          if (resolved.get(token) === entry) drop(token);
+          known = undefined;
+        }
+      }
       if (known !== undefined) {
         // what the store holds is as it was; what time decides is decided again
         if (now >= known.until) return null;
+        counts.kept++;
         touch(known.session.id, now);
         return { collection: known.collection, record: { ...known.record }, sessionId: known.session.id };
       }
       if (token.length < 20 || token.length > 100) return null;
       const parts = partsOf(token);
       if (!parts) return null;
+      counts.read++;
       const s = await store.get<SessionRow>('SELECT * FROM "_sessions" WHERE "tokenHash" = ?', [hashToken(parts.secret)]);
       if (!s || s.expires <= isoNow(now)) return null;
       const collection = registry.get(s.collectionId);
@@ -160,14 +207,15 @@ export function createSessions(store: Store, registry: Registry) {
       // kept only if no write ended while it was read (then it is what the tables hold at their version)
       const tables = tablesOf(collection);
       const at = tablesVersion(tables);
+      const sessionsAt = sessionsVersion();
       const bytes = token.length + rowBytes(s) + rowBytes(record);
-      if (version !== undefined && store.version === version && at !== undefined && bytes <= KEPT_ENTRY_MAX_BYTES) {
+      if (version !== undefined && store.version === version && at !== undefined && sessionsAt !== undefined && bytes <= KEPT_ENTRY_MAX_BYTES) {
         drop(token);
         if (resolved.size >= SEEN_MAX || keptBytes + bytes > KEPT_MAX_BYTES) {
           resolved.clear();
           keptBytes = 0;
         }
-        resolved.set(token, { session: s, collection, record: { ...record }, tables, at, until, bytes });
+        resolved.set(token, { session: s, collection, record: { ...record }, tables, at, sessionsAt, until, bytes });
         keptBytes += bytes;
       }
       return { collection, record, sessionId: s.id };

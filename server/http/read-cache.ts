@@ -4,11 +4,15 @@
 //
 // An answer is kept only under a key holding everything it depends on, and only while nothing it
 // depends on can have changed:
-//   - the data, the collections, their rules and the sessions: all in the store, whose `version` moves
-//     at the end of every write transaction and whenever the database is replaced (store/contract.ts).
-//     An answer is kept under the version read before its request began, only if the version is the
-//     same once it is made; all entries go at once when the version moves. A store without a version
-//     (the team server's PostgreSQL, written by other nodes too) keeps nothing;
+//   - the data, the collections and their rules: all in the store, whose `version` moves at the end of
+//     every write transaction and whenever the database is replaced (store/contract.ts); of it, what
+//     the cache follows leaves out writes that changed only an account's system tables (`versionExcept`:
+//     a sign-in's new session and known device), which no answer reads (they are no collection, so
+//     rules, views, expand and lists cannot name them; the caller, resolved from its token at every
+//     request, is in the key). An answer is kept under the version read before its
+//     request began, only if the version is the same once it is made; all entries go at once when the
+//     version moves. A store without a version (the team server's PostgreSQL, written by other nodes
+//     too) keeps nothing;
 //   - who asks: the caller's collection and record (resolved from its token for every request, so an
 //     ended session is a guest at once), and everything rules read of the request: the query (the whole
 //     request target is in the key), and the headers (all of them but `authorization` and `cookie`,
@@ -20,7 +24,7 @@
 //     onRecordEnrich): while any is registered, nothing is kept.
 // Only 200 answers are kept, each at most MAX_ENTRY_BYTES, all of them (keys too) at most MAX_BYTES (the
 // oldest leave first), and only answers asked for before: a key is kept the second time it is asked
-// (`seen`, a table of key hashes that forgets at random; the hash is made from the request's parts, the
+// (`seen`, 16,384 key hashes in sets of four, the least recently asked of a set forgotten first; the hash is made from the request's parts, the
 // key itself only once it was seen), so requests that never repeat (a header of their own, a new query
 // each time) cost no key, no lookup, no copy, no entry and no eviction (measured: 17-23 µs of CPU per
 // such request when every answer was kept, most of it the memory churn of entries nobody asks again). Every request is still logged, rate limits still apply (fast-reads.ts leaves a request to
@@ -30,8 +34,15 @@ import type { AuthInfo, Collection } from '../model/types.js';
 
 export const MAX_BYTES = 16 * 1024 * 1024;
 export const MAX_ENTRY_BYTES = 256 * 1024;
-/** Slots of the table of keys asked for once (a power of two). */
+/** Slots of the table of keys asked for once (a power of two), in sets of SEEN_WAYS. */
 const SEEN_SLOTS = 1 << 14;
+/**
+ * Hashes a set of the table holds, most recently asked first: keys whose hashes share a set are all
+ * remembered while at most SEEN_WAYS of them are asked in turn (with one per set, two such keys asked
+ * alternately forgot each other and were never kept: about 60 of 1,000 ids asked in turn).
+ */
+const SEEN_WAYS = 4;
+const SEEN_SETS = SEEN_SLOTS / SEEN_WAYS;
 
 /** What reads the clock or chance in a filter, sort or rule: a macro other than @request/@collection/@rowid, strftime. */
 const CHANCE_OR_CLOCK = /@(?!request\.|collection\.|rowid\b)|strftime/i;
@@ -39,6 +50,11 @@ const CHANCE_OR_CLOCK = /@(?!request\.|collection\.|rowid\b)|strftime/i;
 const VIEW_VOLATILE = /\b(?:random|randomblob|date|time|datetime|julianday|unixepoch|strftime|timediff|current_date|current_time|current_timestamp|changes|total_changes|last_insert_rowid|now|clock_timestamp|statement_timestamp|transaction_timestamp|localtime|localtimestamp)\b/i;
 const RULES = ['listRule', 'viewRule', 'createRule', 'updateRule', 'deleteRule', 'authRule', 'manageRule'] as const;
 const READ_HOOKS = ['onRecordViewRequest', 'onRecordsListRequest', 'onRecordEnrich'];
+/**
+ * System tables of accounts (store/schema.ts), which no answer reads while none is a collection: a write
+ * to them alone (a sign-in's session and known device, an MFA step, a mailed token) keeps every answer.
+ */
+const ACCOUNT_TABLES: readonly string[] = ['_sessions', '_authOrigins', '_mfas', '_otps', '_authTokens', '_mailRequests', '_mails'];
 
 /** Whether a collection's rules and view query give the same answer whenever they are read. */
 function steady(c: Collection): boolean {
@@ -55,7 +71,9 @@ export class ReadCache {
   /** The store version the entries belong to, and whether answers may be kept at it. */
   private version = -1;
   private keeping = false;
-  /** Hashes of keys asked for once, one per slot (a collision only keeps an answer asked for once). */
+  /** ACCOUNT_TABLES that are no collection now (read with `keeping`; none until first read). */
+  private unread: readonly string[] = [];
+  /** Hashes of keys asked for once, SEEN_WAYS per set, each set most recent first (0: empty). */
   private readonly seen = new Int32Array(SEEN_SLOTS);
   /** The hashes of the kept answers' keys, each with how many keys have it. */
   private readonly keptHashes = new Map<number, number>();
@@ -68,14 +86,18 @@ export class ReadCache {
 
   /** The store's version now (read before a request's work begins), or null: nothing is kept. */
   now(): number | null {
-    const v = this.core.store.version;
-    if (v === undefined) return null;
+    const store = this.core.store;
+    if (store.version === undefined) return null;
+    const v = store.versionExcept ? store.versionExcept(this.unread) : store.version;
     if (v !== this.version) {
       this.entries.clear();
       this.keptHashes.clear();
       this.bytes = 0;
       this.version = v;
       this.keeping = this.core.registry.all().every(steady);
+      // a collection made since by one of these names (a schema write: `v` moved) is read by answers
+      const unread = ACCOUNT_TABLES.filter((t) => this.core.registry.get(t) === undefined);
+      if (unread.length !== this.unread.length) this.unread = unread;
     }
     return v;
   }
@@ -103,13 +125,25 @@ export class ReadCache {
     h = hashOn(hashOn(h, '\n'), target);
     for (const [name, value] of headers) if (name !== 'authorization' && name !== 'cookie') h = hashOn(hashOn(hashOn(hashOn(h, '\n'), name), ':'), value);
     h |= 1;
-    const slot = h & (SEEN_SLOTS - 1);
-    if (this.seen[slot] !== h) {
-      this.seen[slot] = h;
-      // a kept answer is found whatever became of its slot since (another key's hash may have taken it)
-      if (!this.keptHashes.has(h)) return null;
-    }
+    if (!this.noted(h) && !this.keptHashes.has(h)) return null;
+    // a kept answer is found whatever became of its slot since (other keys' hashes may have taken it)
     return keyText(target, auth, headers);
+  }
+
+  /**
+   * Whether hash `h` was noted before; either way it is noted now, first of its set (the least recently
+   * asked of a full set leaves).
+   */
+  private noted(h: number): boolean {
+    const seen = this.seen;
+    const first = (h & (SEEN_SETS - 1)) * SEEN_WAYS;
+    let at = first;
+    const end = first + SEEN_WAYS - 1;
+    while (at < end && seen[at] !== h) at++;
+    const found = seen[at] === h;
+    for (; at > first; at--) seen[at] = seen[at - 1];
+    seen[first] = h;
+    return found;
   }
 
   /** Whether answers may be kept now, and for a request with this query. */

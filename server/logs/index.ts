@@ -29,6 +29,22 @@ export type { RequestFacts } from './request-log.js';
 
 /** The desktop's log database at most (its own store's size cap): past it the oldest logs make room. */
 export const LOGS_MAX_BYTES = 256 * 1024 * 1024;
+/**
+ * The desktop's log database syncs its journal at most this long after a batch is written, not each
+ * batch (store/journal.ts `syncEveryMs`): a machine crash (power, kernel) may lose the logs written in
+ * the last second, besides those still queued in memory (at most a second's, as ever); a crash of the
+ * process loses only the queue. Syncing every batch cost 5-15 µs of CPU per request at 15-23k req/s
+ * (bench/ab.ts view, the kernel's synced writes).
+ */
+export const LOGS_SYNC_MS = 1_000;
+/**
+ * The journal past which the desktop's log database is checkpointed: as the data's. A checkpoint copies
+ * the whole database (up to LOGS_MAX_BYTES), so at 16 MiB a full log database was written 16 times over
+ * per byte logged; 64 MiB cost 9.5 µs CPU a log against 11.2 (bench/log-cost.ts, 4 rounds of 40,000, twice,
+ * load 6-8). A clean shutdown checkpoints; after a crash the start replays up to this much journal
+ * (51 MB of logs, 165,000, in 1.5 s at load 6).
+ */
+export const LOGS_CHECKPOINT_BYTES = 64 * 1024 * 1024;
 /** How often retention runs and a team-server node reads settings other nodes changed. */
 const RETENTION_EVERY_MS = 60 * 60 * 1000;
 const SETTINGS_EVERY_MS = 10 * 1000;
@@ -116,7 +132,9 @@ export async function openLogs(options: LogsOptions): Promise<Logs> {
     own = await openStore({
       dir: options.dir === null ? null : join(options.dir, 'logs'),
       maxDatabaseBytes: options.maxBytes ?? LOGS_MAX_BYTES,
-      checkpointBytes: 16 * 1024 * 1024,
+      checkpointBytes: LOGS_CHECKPOINT_BYTES,
+      // as PocketBase's auxiliary database (synchronous=NORMAL): commits are not synced one by one
+      syncEveryMs: LOGS_SYNC_MS,
       log: (line) => report(new Error(`logs: ${line}`)),
       onBackgroundError: report,
     });

@@ -33,6 +33,8 @@ export const POSTGRES_SYSTEM_SCHEMA: readonly string[] = [
   // databases from before impersonation's sessions, which cannot be refreshed
   'ALTER TABLE "_sessions" ADD COLUMN IF NOT EXISTS "refreshable" integer NOT NULL DEFAULT 1',
   'CREATE INDEX IF NOT EXISTS "_sessions_record" ON "_sessions" ("collectionId", "recordId")',
+  // the expired sessions a sign-in deletes (core/session-store.ts start); databases from before it get it at open
+  'CREATE INDEX IF NOT EXISTS "_sessions_expires" ON "_sessions" ("expires")',
   `CREATE TABLE IF NOT EXISTS "_params" ("key" ${TEXT} PRIMARY KEY NOT NULL, "value" ${TEXT})`,
   // The files of records (files/db-storage.ts): one row per stored file (`thumb`: '' for an original, a
   // thumbnail's size), its bytes in chunks kept out of line, uncompressed (EXTERNAL: most uploads are

@@ -63,6 +63,17 @@ export interface Store extends ReadDb {
    */
   tablesVersion?(tables: readonly string[]): number;
   /**
+   * As tablesVersion, but a write that only added rows to `tables` (a plain INSERT: no REPLACE, no
+   * upsert) leaves it: what is kept of rows that existed outlives new ones (a sign-in's session row
+   * leaves every other kept session as it was: core/session-store.ts).
+   */
+  rowsVersion?(tables: readonly string[]): number;
+  /**
+   * As `version`, but a committed write that changed only `tables` leaves it (store/table-versions.ts):
+   * the read cache's, which no write to `_sessions` alone (a sign-in) concerns.
+   */
+  versionExcept?(tables: readonly string[]): number;
+  /**
    * Runs `fn` inside one transaction, one writer at a time (later writes wait their turn; reads from
    * outside wait until the transaction ends). `fn` may await, and reads and writes inside it go through
    * `tx`: a read or write through the store from inside it fails (it would wait for its own transaction). If `fn`

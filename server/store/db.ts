@@ -54,6 +54,14 @@ export interface StoreOptions {
   lockWaitMs?: number;
   /** How the journal writes its groups: for tests that stage a failed write (journal.ts JournalOptions). */
   journal?: JournalOptions;
+  /**
+   * Commits acknowledged once written to the journal, not synced each: the journal is synced in the
+   * background at most this long (ms) after a write, before a checkpoint's rotation and at close
+   * (journal.ts). A process crash loses nothing committed; a machine crash (power, kernel) the commits
+   * of the last `syncEveryMs` at most, newest first, never the database. For the logs' own store
+   * (logs/index.ts); undefined (the data's) syncs every group commit before acknowledging it.
+   */
+  syncEveryMs?: number;
 }
 
 /** 10 s: a desktop transaction lasts milliseconds; a read waiting this long is waiting for itself. */
@@ -87,6 +95,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     maxDatabaseBytes: options.maxDatabaseBytes ?? DEFAULT_MAX_DATABASE_BYTES,
     lockWaitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
     journal: options.journal,
+    syncEveryMs: options.syncEveryMs,
   };
   const dir = options.dir;
   if (dir === null) return new Engine(config, openDatabase(SQL, null, ':memory:'), null);
@@ -97,7 +106,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const counters: JournalCounters = { entries: 0, syncs: 0, bytes: 0 };
     // The journal reports failures to the engine, which does not exist yet (no append can fail before).
     let engine: Engine | null = null;
-    const loaded = await loadState(SQL, dir, counters, (error) => engine?.onJournalFailure(error), config.log, fileCapacity(config.maxDatabaseBytes), config.journal);
+    const loaded = await loadState(SQL, dir, counters, (error) => engine?.onJournalFailure(error), config.log, fileCapacity(config.maxDatabaseBytes), { ...config.journal, syncEveryMs: config.syncEveryMs });
     const keptAside = await listKeptAside(dir);
     const writing = writingSchemaObjects(loaded.db);
     engine = new Engine(config, loaded.db, { dir, lock, counters, journal: loaded.journal, keptAside }, loaded.replayed);

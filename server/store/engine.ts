@@ -50,6 +50,8 @@ export interface EngineConfig {
   lockWaitMs: number;
   /** How the journal writes its groups (tests stage failed writes: journal.ts JournalOptions). */
   journal?: JournalOptions;
+  /** The journal's sync (StoreOptions.syncEveryMs): undefined syncs every group commit. */
+  syncEveryMs?: number;
 }
 
 /** A journal entry at least this large is framed in slices (journal-format.ts `frameEntryInSlices`). */
@@ -255,6 +257,10 @@ export class Engine implements Store {
   private readonly tables = new TableVersions();
 
   tablesVersion = (tables: readonly string[]): number => this.tables.of(tables);
+
+  rowsVersion = (tables: readonly string[]): number => this.tables.rowsOf(tables);
+
+  versionExcept = (tables: readonly string[]): number => this.tables.except(tables);
 
   all = <T = Row>(sql: string, params?: Params): Promise<T[]> => this.read(null, (cache) => queryAll<T>(cache, sql, params, this.rowRead));
 
@@ -751,8 +757,8 @@ export class Engine implements Store {
 
   /** Memory and a journal as the data folder holds them (recovery.ts). */
   private loadFromDisk(durable: Durable): Promise<LoadedState> {
-    const { SQL, log, maxDatabaseBytes, journal } = this.config;
-    return loadState(SQL, durable.dir, durable.counters, this.onJournalFailure, log, fileCapacity(maxDatabaseBytes), journal);
+    const { SQL, log, maxDatabaseBytes, journal, syncEveryMs } = this.config;
+    return loadState(SQL, durable.dir, durable.counters, this.onJournalFailure, log, fileCapacity(maxDatabaseBytes), { ...journal, syncEveryMs });
   }
 
   private swap(loaded: LoadedState): void {

@@ -29,6 +29,13 @@
 // - Without O_DSYNC (the fallback), each group is a write then an fdatasync through its own handle (as
 //   above: an error is not reported to the other group's description only); an fdatasync flushes every
 //   earlier write's bytes too, and the order of acknowledgements is the same.
+// - `syncEveryMs` (a store whose last writes may be lost to a machine crash: the logs' own,
+//   logs/index.ts) acknowledges a group once written to the file, without a sync, and syncs the
+//   segment in the background at most `syncEveryMs` after a write, before a rotation and at close. A
+//   process crash loses nothing written (the bytes are the kernel's); a machine crash loses at most the
+//   groups written since the last sync, as a tail: recovery stops at the first entry that did not reach
+//   the disk, so what is replayed is a prefix of the commits (a rotation never starts a segment before
+//   the old one is synced). A failed background sync fails the journal as a failed write does.
 import { constants } from 'node:fs';
 import { open, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -78,6 +85,14 @@ export interface JournalOptions {
   write?: WriteAt;
   /** False: write + fdatasync per group even where the platform has O_DSYNC (the fallback path, for tests). */
   dsync?: boolean;
+  /**
+   * Groups acknowledged once written, not synced each: the segment is synced in the background at most
+   * this long (ms) after a write, before a rotation and at close (see the header). Undefined: every group
+   * is durable before it is acknowledged.
+   */
+  syncEveryMs?: number;
+  /** How `syncEveryMs`'s background sync syncs the segment (fdatasync): tests fail one. */
+  datasync?: (handle: FileHandle) => Promise<void>;
 }
 
 export class JournalWriter {
@@ -110,6 +125,14 @@ export class JournalWriter {
   private readonly maxInFlight: number;
   private readonly write: WriteAt;
   private readonly dsync: boolean;
+  private readonly syncEveryMs: number | undefined;
+  private readonly datasync: (handle: FileHandle) => Promise<void>;
+  /** The background sync of `syncEveryMs`, while one is due. */
+  private syncTimer: NodeJS.Timeout | null = null;
+  /** The background sync running, if one is. */
+  private syncing: Promise<void> | null = null;
+  /** `syncEveryMs`: bytes were written to the active segment since its last sync. */
+  private unsynced = false;
 
   constructor(
     private readonly dir: string,
@@ -124,6 +147,8 @@ export class JournalWriter {
     this.maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
     this.write = options.write ?? writeFully;
     this.dsync = options.dsync ?? true;
+    this.syncEveryMs = options.syncEveryMs;
+    this.datasync = options.datasync ?? ((handle) => handle.datasync());
   }
 
   /** Bytes of acknowledged entries in the active segment, header included (the automatic checkpoint watches this). */
@@ -164,6 +189,7 @@ export class JournalWriter {
   async close(): Promise<void> {
     await this.drain();
     await this.truncated.catch(() => undefined);
+    await this.syncNow().catch(() => undefined);
     await this.closeSynced();
     await this.active.handle.close();
   }
@@ -205,7 +231,8 @@ export class JournalWriter {
         }
         let synced: FileHandle;
         try {
-          synced = await this.syncedHandle(this.started % this.maxInFlight);
+          // syncEveryMs: written through the segment's own handle (no O_DSYNC), synced in the background
+          synced = this.syncEveryMs !== undefined ? this.active.handle : await this.syncedHandle(this.started % this.maxInFlight);
         } catch (err) {
           // as a group that failed (with no entries): everything queued is rejected once the groups
           // in flight, if any, have settled
@@ -230,9 +257,11 @@ export class JournalWriter {
     this.writeEnd += data.length;
     this.started++;
     this.inFlight.push(group);
-    const written = this.dsyncing()
-      ? this.write(synced, data, group.at)
-      : this.write(synced, data, group.at).then(() => synced.datasync());
+    const written = this.syncEveryMs !== undefined
+      ? this.write(synced, data, group.at).then(() => this.syncLater())
+      : this.dsyncing()
+        ? this.write(synced, data, group.at)
+        : this.write(synced, data, group.at).then(() => synced.datasync());
     written.then(
       () => this.settled(group, null),
       (err: unknown) => this.settled(group, asError(err)),
@@ -251,7 +280,7 @@ export class JournalWriter {
     while (this.inFlight.length > 0 && this.inFlight[0].done && this.inFlight[0].error === null) {
       const durable = this.inFlight.shift() as Group;
       this.active.size = durable.at + durable.length;
-      this.counters.syncs++;
+      if (this.syncEveryMs === undefined) this.counters.syncs++;
       this.counters.entries += durable.items.length;
       this.counters.bytes += durable.length;
       for (const item of durable.items) item.resolve();
@@ -322,7 +351,46 @@ export class JournalWriter {
     for (const handle of synced?.handles ?? []) await handle?.close().catch(() => undefined);
   }
 
+  /** `syncEveryMs`: a sync of the active segment due that long from now, unless one is due already. */
+  private syncLater(): void {
+    this.unsynced = true;
+    if (this.syncTimer !== null) return;
+    this.syncTimer = setTimeout(() => {
+      this.syncTimer = null;
+      // as a group that failed (with no entries): nothing more is written and the store recovers
+      this.syncNow().catch((err: unknown) => {
+        if (this.failure !== null) return;
+        const failed: Group = { items: [], at: this.writeEnd, length: 0, done: false, error: null };
+        this.inFlight.push(failed);
+        this.settled(failed, asError(err));
+      });
+    }, this.syncEveryMs);
+    this.syncTimer.unref();
+  }
+
+  /** `syncEveryMs`: syncs what was written to the active segment (the timer's work, done now). */
+  private async syncNow(): Promise<void> {
+    if (this.syncEveryMs === undefined) return;
+    if (this.syncTimer !== null) clearTimeout(this.syncTimer);
+    this.syncTimer = null;
+    while (this.syncing !== null) await this.syncing.catch(() => undefined);
+    const handle = this.active.handle;
+    if (!this.unsynced) return;
+    this.unsynced = false;
+    this.syncing = this.datasync(handle).then(() => { this.counters.syncs++; }, (err: unknown) => {
+      this.unsynced = true;
+      throw err;
+    });
+    try {
+      await this.syncing;
+    } finally {
+      this.syncing = null;
+    }
+  }
+
   private async startSegment(base: SnapshotId): Promise<void> {
+    // `syncEveryMs`: the old segment on disk before any entry goes to the new one (a prefix survives a crash)
+    await this.syncNow();
     const seq = this.nextSeq++;
     const handle = await createSegment(this.dir, seq, base);
     const previous = this.active.handle;

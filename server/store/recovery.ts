@@ -39,7 +39,7 @@ export async function loadState(
   onFailure: (error: Error) => void,
   log: (line: string) => void = () => undefined,
   capacity = 0,
-  journalOptions?: JournalOptions,
+  journalOptions: JournalOptions = {},
 ): Promise<LoadedState> {
   await removeTempSnapshot(dir);
   const bytes = await readSnapshot(dir, capacity);

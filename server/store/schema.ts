@@ -27,6 +27,9 @@ export async function ensureSystemSchema(tx: WriteTx): Promise<void> {
     await tx.run(`ALTER TABLE "_sessions" ADD COLUMN "refreshable" INTEGER NOT NULL DEFAULT 1`);
   }
   await tx.run('CREATE INDEX IF NOT EXISTS "_sessions_record" ON "_sessions" ("collectionId", "recordId")');
+  // the expired sessions a sign-in deletes (core/session-store.ts start), found without a scan; made here
+  // at every open, so folders (and backups) from before it get it too
+  await tx.run('CREATE INDEX IF NOT EXISTS "_sessions_expires" ON "_sessions" ("expires")');
   await tx.run(`CREATE TABLE IF NOT EXISTS "_params" ("key" TEXT PRIMARY KEY NOT NULL, "value" JSON)`);
   // e-mail (core/mail/mailer.ts, core/account-mail.ts): the outbox, the mailed tokens' hashes, the request counts
   await tx.run(`CREATE TABLE IF NOT EXISTS "_mails" (

@@ -9,6 +9,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdkSuite } from '../support/sdk-server.js';
+import { ReadCache } from '../../server/http/read-cache.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'deskbase-session-cache-'));
 const sdk = sdkSuite({ dir });
@@ -129,5 +130,115 @@ describe('memory of the sessions kept', () => {
     gc();
     const retained = process.memoryUsage().heapUsed - before;
     expect(retained, `${Math.round(retained / 1e6)} MB retained`).toBeLessThan(48 * 1024 * 1024);
+  });
+});
+
+describe("sessions kept across other sessions' writes (store.rowsVersion of _sessions)", () => {
+  const signIn = async (email: string) => {
+    const pb = sdk.client();
+    await pb.collection('users').authWithPassword(email, 'session cache 1');
+    return pb;
+  };
+  const counted = () => ({ ...sdk.server.core.sessions.counts });
+
+  it("a sign-in's new session leaves every kept one kept; a refresh or a sign-out has each read its own row once, and ends the one it ends at once", async () => {
+    for (const email of ['kept-a@example.com', 'kept-b@example.com']) {
+      await sdk.admin.collection('users').create({ email, name: 'allowed', password: 'session cache 1', passwordConfirm: 'session cache 1' });
+    }
+    const a = (await signIn('kept-a@example.com')).authStore.token;
+    const b = await signIn('kept-b@example.com');
+    const { sessions } = sdk.server.core;
+    expect(await sessions.resolve(a)).not.toBeNull();
+    expect(await sessions.resolve(b.authStore.token)).not.toBeNull();
+    let before = counted();
+    expect(await sessions.resolve(a)).not.toBeNull();
+    expect(counted()).toEqual({ ...before, kept: before.kept + 1 });
+
+    // sign-ins (new rows of _sessions), of another user and of the same one: nothing kept is read again
+    await signIn('kept-b@example.com');
+    await signIn('kept-a@example.com');
+    before = counted();
+    expect(await sessions.resolve(a)).not.toBeNull();
+    expect(await sessions.resolve(b.authStore.token)).not.toBeNull();
+    expect(counted()).toEqual({ ...before, kept: before.kept + 2 });
+
+    // a refresh changes b's row: a checks its own row once (one read, not session and record), b reads again
+    await new Promise((resolve) => setTimeout(resolve, 1_100)); // a later exp second: a new token
+    await b.collection('users').authRefresh();
+    before = counted();
+    expect(await sessions.resolve(a)).not.toBeNull();
+    expect(await sessions.resolve(a)).not.toBeNull();
+    expect(await sessions.resolve(b.authStore.token)).not.toBeNull();
+    expect(counted()).toEqual({ kept: before.kept + 2, rechecked: before.rechecked + 1, read: before.read + 1 });
+
+    // b signs out: refused at its very next request; a checks its row once and stays kept
+    expect((await fetch(`${sdk.server.url}/api/session`, { method: 'DELETE', headers: { authorization: b.authStore.token } })).status).toBe(204);
+    expect(await session(b.authStore.token)).toBeNull();
+    before = counted();
+    expect(await sessions.resolve(a)).not.toBeNull();
+    expect(await sessions.resolve(a)).not.toBeNull();
+    expect(counted()).toEqual({ ...before, kept: before.kept + 2, rechecked: before.rechecked + 1 });
+    // a session revoked by SQL no method of the session store ran (a hook's, say) is refused at once too
+    const aId = (await sessions.resolve(a))!.sessionId!;
+    await sdk.server.core.store.write((tx) => tx.run('DELETE FROM "_sessions" WHERE "id" = ?', [aId]));
+    expect(await sessions.resolve(a)).toBeNull();
+    expect(await session(a)).toBeNull();
+  });
+
+  it('expired sessions are deleted by a sign-in through an index, only when there are some, and at most once a minute', async () => {
+    const { store, sessions, registry } = sdk.server.core;
+    await sdk.admin.collection('users').create({ email: 'sweep@example.com', name: 'allowed', password: 'session cache 1', passwordConfirm: 'session cache 1' });
+    const kept = (await signIn('sweep@example.com')).authStore.token;
+    expect(await sessions.resolve(kept)).not.toBeNull();
+    const user = registry.get('users')!;
+    const userId = (await sessions.resolve(kept))!.record.id as string;
+    const plan = await store.all<{ detail: string }>('EXPLAIN QUERY PLAN SELECT 1 FROM "_sessions" WHERE "expires" < ? LIMIT 1', ['2000-01-01']);
+    expect(plan.map((row) => row.detail).join(' ')).toContain('_sessions_expires');
+    const count = async () => Number((await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM "_sessions" WHERE "expires" < ?', [new Date(Date.now() + 3_600_000).toISOString()]))?.n);
+    // a session that ended an hour ago; a sign-in a minute past the last sweep deletes it
+    const later = Date.now() + 2 * 60_000;
+    await store.write((tx) => tx.run(
+      'INSERT INTO "_sessions" ("id","tokenHash","collectionId","recordId","created","expires","userAgent") VALUES (?,?,?,?,?,?,?)',
+      ['expiredsession1', 'e'.repeat(64), user.id, userId, new Date(later - 8 * 86_400_000).toISOString(), new Date(Date.now() - 3_600_000).toISOString(), 'test'],
+    ));
+    expect(await count()).toBe(1);
+    await store.write((tx) => sessions.start(tx, user.id, userId, 'test', later));
+    expect(await count()).toBe(0);
+    // the kept session read its row once and stayed kept
+    const before = counted();
+    expect(await sessions.resolve(kept)).not.toBeNull();
+    expect(counted()).toEqual({ ...before, kept: before.kept + 1, rechecked: before.rechecked + 1 });
+    // another expired one within the minute stays until the next sweep (a resolve refuses it anyway)
+    await store.write((tx) => tx.run(
+      'INSERT INTO "_sessions" ("id","tokenHash","collectionId","recordId","created","expires","userAgent") VALUES (?,?,?,?,?,?,?)',
+      ['expiredsession2', 'f'.repeat(64), user.id, userId, new Date(later - 8 * 86_400_000).toISOString(), new Date(Date.now() - 3_600_000).toISOString(), 'test'],
+    ));
+    await store.write((tx) => sessions.start(tx, user.id, userId, 'test', later + 1_000));
+    expect(await count()).toBe(1);
+    await store.write((tx) => sessions.start(tx, user.id, userId, 'test', later + 61_000));
+    expect(await count()).toBe(0);
+  });
+});
+
+describe("answers kept across other sessions' writes (http/read-cache.ts, store.versionExcept)", () => {
+  it('a sign-in (a new session row alone) keeps every kept answer; a write to a table answers read drops them', async () => {
+    const cache = new ReadCache(sdk.server.core);
+    const headers = new Headers({ host: 'localhost' });
+    const target = '/api/collections/notes/records';
+    const v = cache.now()!;
+    const key = cache.keyOf(target, {}, null, headers)!;
+    cache.set(key, v, Buffer.from('{"kept":"across sign-ins"}'));
+    await sdk.admin.collection('users').create({ email: 'answers@example.com', name: 'allowed', password: 'session cache 1', passwordConfirm: 'session cache 1' });
+    expect(cache.get(key)).toBeUndefined(); // a user created: answers may read users
+    const again = cache.now()!;
+    cache.set(key, again, Buffer.from('{"kept":"across sign-ins"}'));
+    const pb = sdk.client();
+    await pb.collection('users').authWithPassword('answers@example.com', 'session cache 1');
+    await sdk.client().collection('users').authWithPassword('answers@example.com', 'session cache 1');
+    expect(cache.get(key)?.toString()).toBe('{"kept":"across sign-ins"}');
+    expect(cache.now()).toBe(again);
+    // a note created: the answer goes
+    expect(await create(pb.authStore.token, 'a write answers read')).toBe(200);
+    expect(cache.get(key)).toBeUndefined();
   });
 });

@@ -284,7 +284,7 @@ describe('cookies and sessions at rest', () => {
       expect((await app.req('GET', '/api/session', { token: hash })).text).toBe('null');
     });
 
-    it('a data folder from before `issued` gets the column on start; its sessions keep working', async () => {
+    it('a data folder from before `issued` (and the index on expires) gets them on start; its sessions keep working', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'deskbase-sessions-'));
       try {
         const store = await openStore({ dir });
@@ -294,6 +294,8 @@ describe('cookies and sessions at rest', () => {
         await store.write((tx) => tx.run(`INSERT INTO "_sessions" VALUES ('s1', 'h', 'users', 'r1', '2026-01-01', '2099-01-01', '')`));
         await createCore(store);
         expect((await store.get<{ issued: string }>('SELECT "issued" FROM "_sessions" WHERE "id" = \'s1\''))?.issued).toBe('[]');
+        // and the index a sign-in's sweep of expired sessions goes through (core/session-store.ts start)
+        expect(await store.get(`SELECT 1 AS ok FROM pragma_index_list('_sessions') WHERE "name" = '_sessions_expires'`)).toEqual({ ok: 1 });
         await store.close();
         // the column came in a journaled write: the folder reopens with it
         const again = await openStore({ dir });

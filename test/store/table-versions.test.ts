@@ -45,6 +45,54 @@ describe('table versions', () => {
     expect([v('a'), v('b')]).toEqual([a1, b1]);
   });
 
+  it("rows versions move for writes that may change or remove a table's rows, not for new rows alone", async () => {
+    const store = await openAt(dirs.make());
+    await tables(store);
+    const rows = (...t: string[]) => store.rowsVersion!(t);
+    let a = rows('a');
+    const b = rows('b');
+    await store.write((tx) => tx.run('INSERT INTO "a" (id, n) VALUES (?, ?)', ['1', 1]));
+    await store.write((tx) => tx.run('INSERT OR IGNORE INTO a (id, n) VALUES (?, ?), (?, ?)', ['1', 9, '2', 2]));
+    await store.write((tx) => tx.run('INSERT INTO "a" (id, n) VALUES (?, ?) ON CONFLICT DO NOTHING', ['2', 9]));
+    expect(rows('a')).toBe(a);
+    expect(store.tablesVersion!(['a'])).toBeGreaterThan(a); // the table changed: new rows
+    for (const [sql, params] of [
+      ['UPDATE "a" SET n = 3 WHERE id = ?', ['1']],
+      ['DELETE FROM "a" WHERE id = ?', ['2']],
+      ['INSERT OR REPLACE INTO "a" (id, n) VALUES (?, ?)', ['1', 4]],
+      ['REPLACE INTO "a" (id, n) VALUES (?, ?)', ['1', 5]],
+      ['INSERT INTO "a" (id, n) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET n = excluded.n', ['1', 6]],
+    ] as const) {
+      await store.write((tx) => tx.run(sql, [...params]));
+      expect(rows('a'), sql).toBeGreaterThan(a);
+      a = rows('a');
+    }
+    expect(await store.get('SELECT n FROM "a" WHERE id = ?', ['1'])).toEqual({ n: 6 });
+    expect(rows('b')).toBe(b);
+    // what moves every table moves its rows too
+    await store.write((tx) => tx.run('CREATE INDEX "a_n" ON "a" (n)'));
+    expect(rows('b')).toBeGreaterThan(b);
+  });
+
+  it('a version except some tables moves for writes to any other table, not for writes to those alone', async () => {
+    const store = await openAt(dirs.make());
+    await tables(store);
+    const skipped = ['A']; // names as SQLite matches them
+    const v0 = store.versionExcept!(skipped);
+    await store.write((tx) => tx.run('INSERT INTO "a" (id, n) VALUES (?, ?)', ['1', 1]));
+    await store.write((tx) => tx.run('UPDATE a SET n = 2'));
+    expect(store.versionExcept!(skipped)).toBe(v0);
+    expect(store.versionExcept!([])).toBeGreaterThan(v0);
+    await store.write(async (tx) => {
+      await tx.run('INSERT INTO "a" (id, n) VALUES (?, ?)', ['2', 1]);
+      await tx.run('INSERT INTO "b" (id, n) VALUES (?, ?)', ['1', 1]);
+    });
+    const v1 = store.versionExcept!(skipped);
+    expect(v1).toBeGreaterThan(v0);
+    await store.write((tx) => tx.run('CREATE INDEX "a_n" ON "a" (n)'));
+    expect(store.versionExcept!(skipped)).toBeGreaterThan(v1);
+  });
+
   it('schema statements move every table; a trigger makes every later write move every table, also after a reopen', async () => {
     const dir = dirs.make();
     const store = await openAt(dir);
