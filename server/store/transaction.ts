@@ -78,6 +78,18 @@ export function recordingTx(
     // a SELECT changes nothing (only its first statement runs, and the store's SQL functions only
     // count work): its count of changed rows need not be read, two statements per read inside a write
     if (encoder === null || SELECT_ONLY.test(sql)) return read();
+    if (DML.test(sql)) {
+      // an INSERT, UPDATE or DELETE (... RETURNING, a create's row): its own changes are SQLite's count for
+      // the statement, read once after it instead of the total twice around it. With none, no row trigger
+      // ran either; an INSTEAD OF trigger's changes are not counted, so then it is journaled whenever a
+      // trigger exists (replaying a statement that changed nothing changes nothing).
+      const result = read();
+      if (db.getRowsModified() > 0 || hasTrigger(cache)) {
+        changed = true;
+        encoder.add(sql, params ?? []);
+      }
+      return result;
+    }
     const before = totalChanges(cache);
     const result = read();
     // SQLite's count of changed rows misses a schema statement (CREATE TRIGGER, an index, ALTER TABLE)
@@ -113,8 +125,15 @@ export function recordingTx(
 /** Statements that read rows only: SQLite's SELECT (data-changing statements with RETURNING start otherwise). */
 const SELECT_ONLY = /^\s*SELECT\b/i;
 
+/** Statements that write rows (read through `get` or `all` with RETURNING). */
+const DML = /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
+
 /** Statements that change rows at most (their changes are counted): anything else is journaled as it runs. */
 const ROWS_ONLY = /^\s*(?:SELECT|WITH|VALUES|INSERT|UPDATE|DELETE|REPLACE)\b/i;
+
+function hasTrigger(cache: StatementCache): boolean {
+  return queryGet(cache, "SELECT 1 FROM sqlite_master WHERE type = 'trigger' LIMIT 1") !== undefined;
+}
 
 function totalChanges(cache: StatementCache): number {
   return queryGet<{ n: number }>(cache, 'SELECT total_changes() AS n')?.n ?? 0;
