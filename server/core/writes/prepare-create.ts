@@ -50,7 +50,7 @@ function createRuleCheck(dialect: Dialect, c: Collection, record: Record<string,
     if (superuser || c.createRule === '') return;
     if (query === null) {
       const w = ruleWhere(c, 'createRule', ctx);
-      const src = rowSource(dialect, c, { ...record, verified: c.type === 'auth' ? false : record.verified }, w);
+      const src = rowSource(dialect, c, c.type === 'auth' ? { ...record, verified: false } : record, w);
       query = { sql: `SELECT 1 AS ok FROM ${src.sql} AS r WHERE ${w.sql} LIMIT 1`, params: [...src.params, ...w.params] };
       standing = !readsTables(w);
     }
@@ -179,5 +179,5 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
       return after;
     },
   }, deps.tx);
-  return { ...write, bulk };
+  return { apply: write.apply, afterCommit: write.afterCommit, afterRollback: write.afterRollback, bulk };
 }
