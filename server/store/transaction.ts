@@ -84,7 +84,7 @@ class RecordingTx implements WriteTx {
     private readonly cache: StatementCache,
     private readonly encoder: StatementEncoder | null,
     private readonly call: EngineCall,
-    private readonly onRow: ((bytes: number) => void) | undefined,
+    onRow: ((bytes: number) => void) | undefined,
   ) {
     if (onRow !== undefined) {
       this.counted = {
