@@ -23,7 +23,8 @@ export const REALTIME_QUEUE_BYTES = 4 * 1024 * 1024;
  * Bytes all clients together may have waiting. Past it, a client that is behind (more than 256 KiB
  * waiting, or anything waiting and nothing taken for a second) is dropped as a full one is, at its
  * next message: slow or stopped readers on many connections cannot hold 4 MiB each, while a client
- * that keeps up is not dropped for the others.
+ * that keeps up is not dropped for the others. A group's run handed to its members is one Buffer
+ * they all hold: it counts once, however many hold it (StreamSet.hold), not once per member.
  */
 export const REALTIME_QUEUE_TOTAL_BYTES = 32 * 1024 * 1024;
 const BEHIND_BYTES = 256 * 1024;
@@ -44,10 +45,34 @@ export class StreamSet {
   /** Each connected client's stream. */
   readonly byClient = new WeakMap<RealtimeClient, EventStream>();
   readonly groups: StreamGroups;
+  /** Shared chunks (groups' runs handed over) and how many streams hold each: in `queuedTotal` once. */
+  private readonly shared = new Map<Buffer, number>();
 
   constructor(readonly broker: RealtimeBroker, readonly totalQueueBytes: number, flush: Readonly<FlushOptions>) {
     this.flusher = new RealtimeFlusher(flush, () => this.tree.restart(), () => broker.trace);
     this.groups = new StreamGroups(this);
+  }
+
+  /** Bytes `chunk` would add to the total were one more stream to hold it: none when another holds it. */
+  adds(chunk: Buffer): number {
+    return this.shared.has(chunk) ? 0 : chunk.byteLength;
+  }
+
+  /** One more stream holds `chunk`: the first counts its bytes into the total. */
+  hold(chunk: Buffer): void {
+    const holders = this.shared.get(chunk) ?? 0;
+    if (holders === 0) this.queuedTotal += chunk.byteLength;
+    this.shared.set(chunk, holders + 1);
+  }
+
+  /** A stream no longer holds `chunk` (its socket took it, or it closed): the last takes its bytes out. */
+  release(chunk: Buffer): void {
+    const holders = this.shared.get(chunk) ?? 0;
+    if (holders > 1) this.shared.set(chunk, holders - 1);
+    else if (holders === 1) {
+      this.shared.delete(chunk);
+      this.queuedTotal -= chunk.byteLength;
+    }
   }
 }
 
@@ -101,7 +126,7 @@ export class StreamGroups implements RealtimeGroupSink {
       const stream = streams[i];
       if (stream === undefined || stream.group !== group) continue;
       stream.group = null;
-      if (chunk !== null && !stream.queue(chunk)) this.set.broker.disconnect(clients[i].id);
+      if (chunk !== null && !stream.queue(chunk, true)) this.set.broker.disconnect(clients[i].id);
     }
   }
 }
@@ -119,8 +144,15 @@ export class EventStream implements Flushable {
    * socket itself (`direct`): the body is close-delimited, so its bytes are the events' bytes alone.
    */
   private direct: Socket | null = null;
-  /** Bytes waiting: queued and written but not yet taken by the socket, as last seen (into the total). */
+  /**
+   * Bytes waiting (queued, and written but not yet taken by the socket) that are this stream's own, as
+   * last seen (into the total): the shared chunks it holds are counted once in the total, not here.
+   */
   private queued = 0;
+  /** Shared chunks (its groups' runs) in its queue, and those written but maybe still in its socket; their bytes. */
+  private held: Buffer[] = [];
+  private inSocket: Buffer[] = [];
+  private heldBytes = 0;
   /** When the socket last took everything written to it, or the queue was last found empty. */
   private taken = performance.now();
   /** When messages were last written for the client (Date.now(); 0 before any): the idle timer's (RealtimeSink.sentAt). */
@@ -148,16 +180,37 @@ export class EventStream implements Flushable {
     return this.direct !== null ? this.direct.writableLength : Math.max(0, -(this.control.desiredSize ?? 0));
   }
 
-  /** This stream's queue as it is now, into the total. */
+  /** This stream's queue as it is now, into the total; the shared chunks its socket has taken let go. */
   private sync(closing = false): void {
-    const now = closing ? 0 : this.unsent() + this.run.bytes;
-    this.set.queuedTotal += now - this.queued;
-    this.queued = now;
-    if (now === 0) this.taken = performance.now();
+    const unsent = closing ? 0 : this.unsent();
+    const waiting = closing ? 0 : unsent + this.run.bytes;
+    if (waiting === 0) {
+      this.taken = performance.now();
+      if (this.heldBytes > 0) this.releaseAll();
+    } else if (unsent === 0 && this.inSocket.length > 0) this.releaseWritten();
+    const own = Math.max(0, waiting - this.heldBytes);
+    this.set.queuedTotal += own - this.queued;
+    this.queued = own;
   }
 
-  private behind(): boolean {
-    return this.queued > BEHIND_BYTES || (this.queued > 0 && performance.now() - this.taken > BEHIND_MS);
+  private releaseWritten(): void {
+    for (const chunk of this.inSocket) {
+      this.set.release(chunk);
+      this.heldBytes -= chunk.byteLength;
+    }
+    this.inSocket = [];
+  }
+
+  private releaseAll(): void {
+    this.releaseWritten();
+    for (const chunk of this.held) this.set.release(chunk);
+    this.held = [];
+    this.heldBytes = 0;
+  }
+
+  /** `waiting`: everything the stream has waiting, its own bytes and the shared chunks it holds. */
+  private behind(waiting: number): boolean {
+    return waiting > BEHIND_BYTES || (waiting > 0 && performance.now() - this.taken > BEHIND_MS);
   }
 
   /** One message for this stream alone, after its group's. False once it is dropped (queue full). */
@@ -168,16 +221,28 @@ export class EventStream implements Flushable {
     return this.queue(frameOf(message));
   }
 
-  /** `bytes` after what is queued, or the stream dropped when they would pass a bound. */
-  queue(bytes: Buffer): boolean {
+  /**
+   * `bytes` after what is queued, or the stream dropped when they would pass a bound. `shared`: a
+   * group's run, one Buffer for all its members, counted once in the total (its own bound counts it
+   * whole: it is what this stream keeps waiting).
+   */
+  queue(bytes: Buffer, shared = false): boolean {
     const size = bytes.byteLength;
-    if (this.unsent() + this.run.bytes + size > this.limit || (this.set.queuedTotal + size > this.set.totalQueueBytes && this.behind())) {
+    const waiting = this.unsent() + this.run.bytes;
+    const adds = shared ? this.set.adds(bytes) : size;
+    if (waiting + size > this.limit || (this.set.queuedTotal + adds > this.set.totalQueueBytes && this.behind(waiting))) {
       this.drop();
       return false;
     }
     this.run = this.run.then(bytes);
-    this.queued += size;
-    this.set.queuedTotal += size;
+    if (shared) {
+      this.set.hold(bytes);
+      this.held.push(bytes);
+      this.heldBytes += size;
+    } else {
+      this.queued += size;
+      this.set.queuedTotal += size;
+    }
     this.set.flusher.mark(this);
     return true;
   }
@@ -199,6 +264,11 @@ export class EventStream implements Flushable {
     this.write(this.run.chunk());
     this.sentAt = this.set.flusher.roundAt;
     this.run = this.set.tree.root;
+    if (this.held.length > 0) {
+      // its shared chunks are the socket's now, held until it takes them
+      for (const chunk of this.held) this.inSocket.push(chunk);
+      this.held = [];
+    }
     this.sync();
     return 'written';
   }
