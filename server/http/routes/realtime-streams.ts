@@ -45,34 +45,31 @@ export class StreamSet {
   /** Each connected client's stream. */
   readonly byClient = new WeakMap<RealtimeClient, EventStream>();
   readonly groups: StreamGroups;
-  /** Shared chunks (groups' runs handed over) and how many streams hold each: in `queuedTotal` once. */
-  private readonly shared = new Map<Buffer, number>();
 
   constructor(readonly broker: RealtimeBroker, readonly totalQueueBytes: number, flush: Readonly<FlushOptions>) {
     this.flusher = new RealtimeFlusher(flush, () => this.tree.restart(), () => broker.trace);
     this.groups = new StreamGroups(this);
   }
 
-  /** Bytes `chunk` would add to the total were one more stream to hold it: none when another holds it. */
-  adds(chunk: Buffer): number {
-    return this.shared.has(chunk) ? 0 : chunk.byteLength;
-  }
-
   /** One more stream holds `chunk`: the first counts its bytes into the total. */
-  hold(chunk: Buffer): void {
-    const holders = this.shared.get(chunk) ?? 0;
-    if (holders === 0) this.queuedTotal += chunk.byteLength;
-    this.shared.set(chunk, holders + 1);
+  hold(chunk: SharedChunk): void {
+    if (chunk.holders++ === 0) this.queuedTotal += chunk.bytes.byteLength;
   }
 
   /** A stream no longer holds `chunk` (its socket took it, or it closed): the last takes its bytes out. */
-  release(chunk: Buffer): void {
-    const holders = this.shared.get(chunk) ?? 0;
-    if (holders > 1) this.shared.set(chunk, holders - 1);
-    else if (holders === 1) {
-      this.shared.delete(chunk);
-      this.queuedTotal -= chunk.byteLength;
-    }
+  release(chunk: SharedChunk): void {
+    if (--chunk.holders === 0) this.queuedTotal -= chunk.bytes.byteLength;
+  }
+}
+
+/** A group's run handed over: one Buffer its members hold, in the total once while any holds it (StreamSet.hold). */
+export class SharedChunk {
+  holders = 0;
+  constructor(readonly bytes: Buffer) {}
+
+  /** Bytes it would add to the total were one more stream to hold it: none while another does. */
+  get adds(): number {
+    return this.holders > 0 ? 0 : this.bytes.byteLength;
   }
 }
 
@@ -118,7 +115,7 @@ export class StreamGroups implements RealtimeGroupSink {
 
   /** The group's run becomes one frame of each member still in it (their queue bounds checked then). */
   handOver(group: Group): void {
-    const chunk = group.run.empty ? null : group.run.chunk();
+    const chunk = group.run.empty ? null : new SharedChunk(group.run.chunk());
     group.open = false;
     group.run = this.set.tree.root;
     const { streams, clients } = group;
@@ -126,7 +123,7 @@ export class StreamGroups implements RealtimeGroupSink {
       const stream = streams[i];
       if (stream === undefined || stream.group !== group) continue;
       stream.group = null;
-      if (chunk !== null && !stream.queue(chunk, true)) this.set.broker.disconnect(clients[i].id);
+      if (chunk !== null && !stream.queue(chunk)) this.set.broker.disconnect(clients[i].id);
     }
   }
 }
@@ -149,9 +146,15 @@ export class EventStream implements Flushable {
    * last seen (into the total): the shared chunks it holds are counted once in the total, not here.
    */
   private queued = 0;
-  /** Shared chunks (its groups' runs) in its queue, and those written but maybe still in its socket; their bytes. */
-  private held: Buffer[] = [];
-  private inSocket: Buffer[] = [];
+  /**
+   * The shared chunks (its groups' runs) it holds, queued or written and not yet taken by its socket,
+   * and their bytes: one at most between two writes as a rule (a field, no array per round), more
+   * when several groups' runs come before a write (`heldMore`) or a socket keeps part of a write
+   * (`inSocket`, what it holds of those written).
+   */
+  private held: SharedChunk | null = null;
+  private heldMore: SharedChunk[] | null = null;
+  private inSocket: SharedChunk[] | null = null;
   private heldBytes = 0;
   /** When the socket last took everything written to it, or the queue was last found empty. */
   private taken = performance.now();
@@ -187,24 +190,26 @@ export class EventStream implements Flushable {
     if (waiting === 0) {
       this.taken = performance.now();
       if (this.heldBytes > 0) this.releaseAll();
-    } else if (unsent === 0 && this.inSocket.length > 0) this.releaseWritten();
+    } else if (unsent === 0 && this.inSocket !== null) this.releaseWritten();
     const own = Math.max(0, waiting - this.heldBytes);
     this.set.queuedTotal += own - this.queued;
     this.queued = own;
   }
 
   private releaseWritten(): void {
-    for (const chunk of this.inSocket) {
+    for (const chunk of this.inSocket ?? []) {
       this.set.release(chunk);
-      this.heldBytes -= chunk.byteLength;
+      this.heldBytes -= chunk.bytes.byteLength;
     }
-    this.inSocket = [];
+    this.inSocket = null;
   }
 
   private releaseAll(): void {
-    this.releaseWritten();
-    for (const chunk of this.held) this.set.release(chunk);
-    this.held = [];
+    if (this.inSocket !== null) this.releaseWritten();
+    if (this.held !== null) this.set.release(this.held);
+    for (const chunk of this.heldMore ?? []) this.set.release(chunk);
+    this.held = null;
+    this.heldMore = null;
     this.heldBytes = 0;
   }
 
@@ -222,22 +227,25 @@ export class EventStream implements Flushable {
   }
 
   /**
-   * `bytes` after what is queued, or the stream dropped when they would pass a bound. `shared`: a
-   * group's run, one Buffer for all its members, counted once in the total (its own bound counts it
-   * whole: it is what this stream keeps waiting).
+   * `frame` after what is queued, or the stream dropped when it would pass a bound. A SharedChunk (a
+   * group's run, one Buffer for all its members) counts once in the total; this stream's own bound
+   * counts it whole (it is what this stream keeps waiting).
    */
-  queue(bytes: Buffer, shared = false): boolean {
+  queue(frame: Buffer | SharedChunk): boolean {
+    const shared = frame instanceof SharedChunk ? frame : null;
+    const bytes = shared === null ? (frame as Buffer) : shared.bytes;
     const size = bytes.byteLength;
     const waiting = this.unsent() + this.run.bytes;
-    const adds = shared ? this.set.adds(bytes) : size;
+    const adds = shared === null ? size : shared.adds;
     if (waiting + size > this.limit || (this.set.queuedTotal + adds > this.set.totalQueueBytes && this.behind(waiting))) {
       this.drop();
       return false;
     }
     this.run = this.run.then(bytes);
-    if (shared) {
-      this.set.hold(bytes);
-      this.held.push(bytes);
+    if (shared !== null) {
+      this.set.hold(shared);
+      if (this.held === null) this.held = shared;
+      else (this.heldMore ??= []).push(shared);
       this.heldBytes += size;
     } else {
       this.queued += size;
@@ -264,10 +272,15 @@ export class EventStream implements Flushable {
     this.write(this.run.chunk());
     this.sentAt = this.set.flusher.roundAt;
     this.run = this.set.tree.root;
-    if (this.held.length > 0) {
-      // its shared chunks are the socket's now, held until it takes them
-      for (const chunk of this.held) this.inSocket.push(chunk);
-      this.held = [];
+    if (this.held !== null) {
+      // its shared chunks are the socket's now: let go once it has taken them (at once, as a rule)
+      if (this.unsent() === 0) this.releaseAll();
+      else {
+        const written = [this.held, ...(this.heldMore ?? [])];
+        this.inSocket = this.inSocket === null ? written : [...this.inSocket, ...written];
+        this.held = null;
+        this.heldMore = null;
+      }
     }
     this.sync();
     return 'written';
