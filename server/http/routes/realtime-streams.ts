@@ -147,14 +147,14 @@ export class EventStream implements Flushable {
    */
   private queued = 0;
   /**
-   * The shared chunks (its groups' runs) it holds, queued or written and not yet taken by its socket,
-   * and their bytes: one at most between two writes as a rule (a field, no array per round), more
-   * when several groups' runs come before a write (`heldMore`) or a socket keeps part of a write
-   * (`inSocket`, what it holds of those written).
+   * The shared chunks (its groups' runs) it holds and their bytes: queued (one as a rule, a field and
+   * no array per round; `heldMore` when several groups' runs come before a write), or written alone
+   * and not yet all taken by its socket (`inSocket`: the socket holds that very Buffer). A write that
+   * joined a chunk with anything else gave the socket a copy of its own, counted as this stream's.
    */
   private held: SharedChunk | null = null;
   private heldMore: SharedChunk[] | null = null;
-  private inSocket: SharedChunk[] | null = null;
+  private inSocket: SharedChunk | null = null;
   private heldBytes = 0;
   /** When the socket last took everything written to it, or the queue was last found empty. */
   private taken = performance.now();
@@ -197,15 +197,14 @@ export class EventStream implements Flushable {
   }
 
   private releaseWritten(): void {
-    for (const chunk of this.inSocket ?? []) {
-      this.set.release(chunk);
-      this.heldBytes -= chunk.bytes.byteLength;
-    }
+    if (this.inSocket === null) return;
+    this.set.release(this.inSocket);
+    this.heldBytes -= this.inSocket.bytes.byteLength;
     this.inSocket = null;
   }
 
   private releaseAll(): void {
-    if (this.inSocket !== null) this.releaseWritten();
+    this.releaseWritten();
     if (this.held !== null) this.set.release(this.held);
     for (const chunk of this.heldMore ?? []) this.set.release(chunk);
     this.held = null;
@@ -269,18 +268,18 @@ export class EventStream implements Flushable {
     // a socket that has not taken the last write is skipped: its messages wait (and join the next
     // write), and its drain brings it back; the queue's bound still holds for it
     if (this.direct !== null && this.direct.writableLength > 0) return 'skipped';
-    this.write(this.run.chunk());
+    const chunk = this.run.chunk();
+    this.write(chunk);
     this.sentAt = this.set.flusher.roundAt;
     this.run = this.set.tree.root;
-    if (this.held !== null) {
-      // its shared chunks are the socket's now: let go once it has taken them (at once, as a rule)
-      if (this.unsent() === 0) this.releaseAll();
-      else {
-        const written = [this.held, ...(this.heldMore ?? [])];
-        this.inSocket = this.inSocket === null ? written : [...this.inSocket, ...written];
+    if (this.heldBytes > 0) {
+      // the socket took it all (as a rule): let go; or it keeps part of the shared Buffer itself,
+      // held until it takes it; or of a copy of its own (the chunk joined with more), this stream's
+      const alone = this.held !== null && this.heldMore === null && this.inSocket === null && chunk === this.held.bytes;
+      if (alone && this.unsent() > 0) {
+        this.inSocket = this.held;
         this.held = null;
-        this.heldMore = null;
-      }
+      } else this.releaseAll();
     }
     this.sync();
     return 'written';
