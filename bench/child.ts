@@ -196,10 +196,10 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
       return true;
     }
     case 'traceStop': {
-      const broker = need(state.deskbase).core.realtime.broker as { trace?: { events: number[]; rounds: number[] } | null };
+      const broker = need(state.deskbase).core.realtime.broker as { trace?: { events: number[]; rounds: number[]; roundThreads?: number[] } | null };
       const trace = broker.trace ?? null;
       if ('trace' in broker) broker.trace = null;
-      return trace === null ? null : { events: trace.events, rounds: trace.rounds };
+      return trace === null ? null : { events: trace.events, rounds: trace.rounds, roundThreads: trace.roundThreads };
     }
     case 'stats':
       return need(state.deskbase).core.store.stats();

@@ -83,6 +83,8 @@ export type ChildRequest =
 export interface RealtimeTraceEntries {
   events: number[];
   rounds: number[];
+  /** Per round, the loop's own thread's CPU µs (absent from older commits' traces). */
+  roundThreads?: number[];
 }
 
 /** The realtime phase's subscriber process (bench/subscribers.ts). */

@@ -10,6 +10,7 @@
 // loopback writes of that size cost a process on one core while the readers run on the other.
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { threadCpuUs } from '../server/core/realtime/trace.js';
 import { listenBare } from './ceiling.js';
 
 /** What a floor run writes: as many events and rounds a second as Deskbase's run saw, frames of its size. */
@@ -36,6 +37,8 @@ export interface FloorRun {
   /** Per round, µs. */
   roundUserUs: number;
   roundSystemUs: number;
+  /** Of it, the loop's own thread's per round (schedstat, as Deskbase's trace reads it), µs. */
+  roundThreadUs: number;
   /** The process's whole CPU over the run (the rounds and everything between them), a share of one core. */
   cpuShare: number;
   /** Of that, per round: user and system µs (the rounds' writes plus the wake-ups, timers and ACKs between them). */
@@ -94,6 +97,7 @@ export async function startRealtimeFloor(): Promise<{ server: Server; url: strin
     let skipped = 0;
     let user = 0;
     let system = 0;
+    let thread = 0;
     let next = performance.now() + interval;
     const perRound = rates.eventsPerSecond / rates.roundsPerSecond;
     const round = () => {
@@ -104,6 +108,7 @@ export async function startRealtimeFloor(): Promise<{ server: Server; url: strin
       const frames: Buffer[] = [];
       for (; events < due; events++) frames.push(floorFrame(start + (1000 * events) / rates.eventsPerSecond, events, rates.eventBytes));
       if (frames.length > 0) {
+        const threadAtStart = threadCpuUs();
         const cpu = process.cpuUsage();
         const chunk = Buffer.concat(frames);
         for (const socket of streams) {
@@ -116,6 +121,7 @@ export async function startRealtimeFloor(): Promise<{ server: Server; url: strin
         const used = process.cpuUsage(cpu);
         user += used.user;
         system += used.system;
+        thread += threadCpuUs() - threadAtStart;
         rounds++;
       }
       if (now >= end) {
@@ -123,7 +129,7 @@ export async function startRealtimeFloor(): Promise<{ server: Server; url: strin
         const seconds = (Date.now() - start) / 1000;
         const per = (x: number) => x / Math.max(1, rounds);
         resolve({
-          seconds, rounds, events, writes, skipped, roundUserUs: per(user), roundSystemUs: per(system),
+          seconds, rounds, events, writes, skipped, roundUserUs: per(user), roundSystemUs: per(system), roundThreadUs: per(thread),
           cpuShare: (whole.user + whole.system) / 1e6 / seconds, wholeUserUsPerRound: per(whole.user), wholeSystemUsPerRound: per(whole.system),
         });
         return;

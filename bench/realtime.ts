@@ -136,6 +136,8 @@ export interface ServerDelivery {
   writesPerRound: number;
   roundUserUs: number;
   roundSystemUs: number;
+  /** Of it, the event loop's own thread's CPU per round, µs (the rest is other threads': V8's compiler and GC helpers); NaN where unknown. */
+  roundThreadUs: number;
   /** Streams skipped (a socket still holding its last write): their events are later than the round figure says. */
   skipped: number;
 }
@@ -197,7 +199,7 @@ function loopsOf(runs: Slice[]): { server: LoopFigures; subscribers: LoopFigures
 
 const spreadLine = (x: Spread) => `${x.p50.toFixed(1)} / ${x.p99.toFixed(1)} ms`;
 const serverLine = (d: ServerDelivery) =>
-  `created → written to the last subscriber p50 / p99 ${spreadLine(d.delivered)} over ${d.events} events; parts: created → committed ${spreadLine(d.committed)}, → queued on the streams ${spreadLine(d.fannedOut)}, → its round's start ${spreadLine(d.roundWait)}, the round ${spreadLine(d.round)}; ${d.roundsPerSecond.toFixed(1)} rounds/s of ${d.writesPerRound.toFixed(0)} writes, ${d.roundUserUs.toFixed(0)} µs user + ${d.roundSystemUs.toFixed(0)} µs system each; ${d.skipped} streams skipped`;
+  `created → written to the last subscriber p50 / p99 ${spreadLine(d.delivered)} over ${d.events} events; parts: created → committed ${spreadLine(d.committed)}, → queued on the streams ${spreadLine(d.fannedOut)}, → its round's start ${spreadLine(d.roundWait)}, the round ${spreadLine(d.round)}; ${d.roundsPerSecond.toFixed(1)} rounds/s of ${d.writesPerRound.toFixed(0)} writes, ${d.roundUserUs.toFixed(0)} µs user + ${d.roundSystemUs.toFixed(0)} µs system each (the loop's thread ${d.roundThreadUs.toFixed(0)} µs of it); ${d.skipped} streams skipped`;
 
 const loopLine = (l: LoopFigures) => `delay p99 ${l.delayP99.toFixed(1)} ms (max ${l.delayMax.toFixed(0)}), busy ${(100 * l.utilization).toFixed(0)}%`;
 
@@ -234,7 +236,9 @@ export function serverDelivery(traces: RealtimeTraceEntries[], seconds: number):
   let user = 0;
   let system = 0;
   let skipped = 0;
-  for (const { events, rounds: r } of traces) {
+  let thread = 0;
+  for (const { events, rounds: r, roundThreads } of traces) {
+    thread += roundThreads === undefined ? NaN : roundThreads.reduce((a, b) => a + b, 0);
     const n = r.length / 6;
     rounds += n;
     for (let i = 0; i < n; i++) {
@@ -260,7 +264,7 @@ export function serverDelivery(traces: RealtimeTraceEntries[], seconds: number):
   return {
     events: delivered.length, delivered: spread(delivered), committed: spread(committed), fannedOut: spread(fannedOut),
     roundWait: spread(roundWait), round: spread(round), roundsPerSecond: rounds / seconds,
-    writesPerRound: writes / Math.max(1, rounds), roundUserUs: user / Math.max(1, rounds), roundSystemUs: system / Math.max(1, rounds), skipped,
+    writesPerRound: writes / Math.max(1, rounds), roundUserUs: user / Math.max(1, rounds), roundSystemUs: system / Math.max(1, rounds), roundThreadUs: thread / Math.max(1, rounds), skipped,
   };
 }
 
@@ -433,7 +437,7 @@ const FLOOR_TARGET_ROUND_MS = 30;
 
 const floorLine = (f: FloorFigures) =>
   `${f.rates.eventsPerSecond.toFixed(0)} events/s of ${f.rates.eventBytes} bytes in ${f.rates.roundsPerSecond.toFixed(1)} rounds/s (${(f.rounds / f.seconds).toFixed(1)} run), ${(f.writes / Math.max(1, f.rounds)).toFixed(0)} writes each: ` +
-  `${f.roundUserUs.toFixed(0)} µs user + ${f.roundSystemUs.toFixed(0)} µs system per round (${f.wholeUserUsPerRound.toFixed(0)} + ${f.wholeSystemUsPerRound.toFixed(0)} with what runs between rounds), ` +
+  `${f.roundUserUs.toFixed(0)} µs user + ${f.roundSystemUs.toFixed(0)} µs system per round (its thread ${f.roundThreadUs.toFixed(0)} µs; ${f.wholeUserUsPerRound.toFixed(0)} + ${f.wholeSystemUsPerRound.toFixed(0)} with what runs between rounds), ` +
   `server ${(100 * f.cpuShare).toFixed(0)}% of a core, subscribers ${(100 * f.subscribersShare).toFixed(0)}%; created → the last subscriber p50 / p99 ${f.deliveryP50} / ${f.deliveryP99} ms (${f.incomplete} incomplete, ${f.skipped} skipped)`;
 
 /**
@@ -498,11 +502,11 @@ async function batchVersusSingles(s: Settings, url: string, info: SeedInfo, body
 /** The floor's rows beside Deskbase's rounds (bench/realtime-floor.ts). */
 function floorRows(r: RealtimeFigures): string[][] {
   if (r.floor === null) return [['  the floor (bare node:http SSE server, bench/realtime-floor.ts)', 'not run', '']];
-  const f = (x: FloorFigures) => `${(x.roundUserUs / 1000).toFixed(2)} + ${(x.roundSystemUs / 1000).toFixed(2)} ms per round; ${(100 * x.cpuShare).toFixed(0)}% of a core; delivery p50 / p99 ${x.deliveryP50} / ${x.deliveryP99} ms`;
+  const f = (x: FloorFigures) => `${(x.roundUserUs / 1000).toFixed(2)} + ${(x.roundSystemUs / 1000).toFixed(2)} ms per round (${(x.roundThreadUs / 1000).toFixed(2)} ms); ${(100 * x.cpuShare).toFixed(0)}% of a core; delivery p50 / p99 ${x.deliveryP50} / ${x.deliveryP99} ms`;
   const m = r.floor.measured;
   const t = r.floor.target;
   return [
-    [`  the floor (bare node:http SSE server, bench/realtime-floor.ts) at this run's rates (${m.rates.eventsPerSecond.toFixed(0)} events/s of ${m.rates.eventBytes} bytes, ${m.rates.roundsPerSecond.toFixed(1)} rounds/s, ${(m.writes / Math.max(1, m.rounds)).toFixed(0)} writes each): CPU per round user + system; its share of a core; delivery`, f(m), ''],
+    [`  the floor (bare node:http SSE server, bench/realtime-floor.ts) at this run's rates (${m.rates.eventsPerSecond.toFixed(0)} events/s of ${m.rates.eventBytes} bytes, ${m.rates.roundsPerSecond.toFixed(1)} rounds/s, ${(m.writes / Math.max(1, m.rounds)).toFixed(0)} writes each): CPU per round user + system (its loop's thread); its share of a core; delivery`, f(m), ''],
     [`  the floor at the targets' rates (${t.rates.eventsPerSecond.toFixed(0)} events/s, a round every ${FLOOR_TARGET_ROUND_MS} ms)`, f(t), ''],
   ];
 }
@@ -521,7 +525,7 @@ export function realtimeTable(r: RealtimeFigures): string[] {
     ['while creating: record created → the first subscriber has it, p50 / p99', `${ms(r.loaded.firstP50)} / ${ms(r.loaded.firstP99)}`, ''],
     ['while creating, on the server\'s side: record created → its write to the last subscriber done, p50 / p99', r.server === null ? 'not run' : `${ms(r.server.delivered.p50)} / ${ms(r.server.delivered.p99)}`, `p99 ≤ ${REALTIME_TARGETS.deliveryP99Ms} ms`],
     ['  its parts, p50 / p99: created → committed; → queued on the streams; → its round\'s start; the round', r.server === null ? '' : [r.server.committed, r.server.fannedOut, r.server.roundWait, r.server.round].map((x) => `${ms(x.p50)} / ${ms(x.p99)}`).join('; '), ''],
-    ['  rounds a second; writes per round; CPU per round, user + system', r.server === null ? '' : `${r.server.roundsPerSecond.toFixed(1)}; ${r.server.writesPerRound.toFixed(0)}; ${(r.server.roundUserUs / 1000).toFixed(2)} + ${(r.server.roundSystemUs / 1000).toFixed(2)} ms (${r.server.skipped} streams skipped)`, ''],
+    ['  rounds a second; writes per round; CPU per round, user + system (of it the event loop\'s own thread, the rest other threads\')', r.server === null ? '' : `${r.server.roundsPerSecond.toFixed(1)}; ${r.server.writesPerRound.toFixed(0)}; ${(r.server.roundUserUs / 1000).toFixed(2)} + ${(r.server.roundSystemUs / 1000).toFixed(2)} ms (${(r.server.roundThreadUs / 1000).toFixed(2)} ms) (${r.server.skipped} streams skipped)`, ''],
     ...floorRows(r),
     ['while creating: reads a second per subscriber (the server\'s rounds at most: a late reader takes several in one read)', r.loaded.readsPerSubscriberPerSecond.toFixed(1), ''],
     ['create rate, subscribers attached / none (10 connections)', `${r.attached.rps.toFixed(0)}/s / ${r.detached.rps.toFixed(0)}/s (${(100 * share).toFixed(0)}%)`, `≥ ${100 * REALTIME_TARGETS.createShare}%`],

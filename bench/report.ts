@@ -98,7 +98,7 @@ function realtimeFloorNote(rt: BenchResults['realtime']): string {
   if (rt.floor === null || rt.server === null) return '';
   const f = rt.floor;
   const ms = (us: number) => (us / 1000).toFixed(1);
-  return ` (per round, user + system: Deskbase ${ms(rt.server.roundUserUs)} + ${ms(rt.server.roundSystemUs)} ms, the floor ${ms(f.measured.roundUserUs)} + ${ms(f.measured.roundSystemUs)} ms; the floor's writes alone at the targets' rates: ${pct(f.target.cpuShare)} of a core)`;
+  return ` (per round, user + system (the loop's thread): Deskbase ${ms(rt.server.roundUserUs)} + ${ms(rt.server.roundSystemUs)} ms (${ms(rt.server.roundThreadUs)}), the floor ${ms(f.measured.roundUserUs)} + ${ms(f.measured.roundSystemUs)} ms (${ms(f.measured.roundThreadUs)}); the floor's writes alone at the targets' rates: ${pct(f.target.cpuShare)} of a core)`;
 }
 
 export function targets(r: BenchResults): Target[] {

@@ -11,7 +11,7 @@
 // so a long wait under load does not make the last subscriber late.
 import { performance } from 'node:perf_hooks';
 import type { RealtimeTrace } from '../../core/realtime/trace.js';
-import { epochNow } from '../../core/realtime/trace.js';
+import { epochNow, threadCpuUs } from '../../core/realtime/trace.js';
 
 /** A stream with messages queued (realtime-api.ts). */
 export interface Flushable {
@@ -94,6 +94,8 @@ export class RealtimeFlusher {
   private skipped = 0;
   private userUs = 0;
   private systemUs = 0;
+  /** Of it, the loop's own thread's (user and system), while a trace is on. */
+  private threadUs = 0;
 
   /**
    * `onRound` is told as each round starts (realtime-frames.ts starts its tree afresh); `trace` says
@@ -150,7 +152,7 @@ export class RealtimeFlusher {
       this.queued = [];
       this.at = 0;
       this.cost = 0;
-      this.written = this.skipped = this.userUs = this.systemUs = 0;
+      this.written = this.skipped = this.userUs = this.systemUs = this.threadUs = 0;
       this.roundStart = start;
       this.roundAt = Date.now();
       this.onRound();
@@ -164,6 +166,7 @@ export class RealtimeFlusher {
     // again only once the time it lacks has passed (a getrusage, ~1 µs, every 16 streams of a
     // descheduled slice was a tenth of the round's own work)
     const trace = this.trace();
+    const threadAtStart = trace === null ? 0 : threadCpuUs();
     const cpuAtStart = process.cpuUsage();
     const sliceUs = this.options.sliceMs * 1000;
     let sliceEnd = start + this.options.sliceMs;
@@ -194,6 +197,7 @@ export class RealtimeFlusher {
     this.cost += cpuUs(used) / 1000;
     this.userUs += used.user;
     this.systemUs += used.system;
+    if (trace !== null) this.threadUs += threadCpuUs() - threadAtStart;
     if (this.at >= this.round.length) {
       const { share, maxWaitMs, deadlineShare } = this.options;
       this.earliest = now + Math.min(maxWaitMs, this.cost * (1 / share - 1));
@@ -203,7 +207,7 @@ export class RealtimeFlusher {
       this.loopAtRoundEnd = performance.eventLoopUtilization();
       if (trace !== null) {
         const end = epochNow();
-        trace.round(end - (now - this.roundStart), end, this.written, this.skipped, this.userUs, this.systemUs);
+        trace.round(end - (now - this.roundStart), end, this.written, this.skipped, this.userUs, this.systemUs, this.threadUs);
       }
     }
     if (this.at < this.round.length || this.queued.length > 0) this.schedule();
