@@ -281,4 +281,47 @@ describe('bytes waiting for readers, all streams together', () => {
     await until(() => set.queuedTotal === 0, 'the total back to nothing');
     broker.closeAll();
   });
+
+  it('a member whose own bound its group\'s run would pass is dropped and disconnected when it takes it; the others get it', async () => {
+    const broker = new RealtimeBroker();
+    const set = new StreamSet(broker, 1024 * 1024 * 1024, FLUSH_OPTIONS);
+    broker.groupSink = set.groups;
+    const open = (limit: number, reading: boolean) => {
+      let out: EventStream | null = null;
+      const body = new ReadableStream<Uint8Array>({ start(controller) { out = new EventStream(set, controller, limit); }, pull() { out?.pulled(); } }, { highWaterMark: 0, size: (chunk) => chunk.byteLength });
+      const stream = out as unknown as EventStream;
+      const client = broker.connect({ send: (m) => stream.send(m), close: () => stream.close() }, '127.0.0.1');
+      set.byClient.set(client, stream);
+      let got = 0;
+      if (reading) {
+        void (async () => {
+          const reader = body.getReader();
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            got += Buffer.from(value).toString('utf8').split('event:').length - 1;
+          }
+        })().catch(() => undefined);
+      }
+      return { client, got: () => got };
+    };
+    const readers = [open(REALTIME_QUEUE_BYTES, true), open(REALTIME_QUEUE_BYTES, true)];
+    const stalled = open(100_000, false); // reads nothing: what it is written stays waiting
+    const members = [readers[0].client, stalled.client, readers[1].client];
+    const message = (i: number) => ({ name: 'notes/*', data: JSON.stringify({ i, pad: 'z'.repeat(60_000) }) });
+    const until = async (check: () => boolean) => {
+      const end = performance.now() + 20_000;
+      while (!check()) {
+        if (performance.now() > end) throw new Error('timed out');
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    };
+    broker.sendGroup(members, message(1));
+    await until(() => readers.every((r) => r.got() === 1));
+    expect(broker.size).toBe(3); // 60 KB waiting for the stalled one: within its 100 KB
+    broker.sendGroup(members, message(2));
+    await until(() => readers.every((r) => r.got() === 2));
+    expect(broker.size).toBe(2); // 120 KB would pass it: dropped when it took the run, and disconnected
+    broker.closeAll();
+  });
 });
