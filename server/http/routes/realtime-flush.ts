@@ -113,7 +113,7 @@ export class RealtimeFlusher {
    * was late to queue is written sooner.
    */
   mark(stream: Flushable, since?: number): void {
-    // a stream already waiting (every member of a group handed over in a round) costs one test
+    // a stream already waiting (a group's member taking its run as it is written) costs one test
     if (stream.waiting) return;
     stream.waiting = true;
     since ??= performance.now();
@@ -163,8 +163,7 @@ export class RealtimeFlusher {
     // whole process's) is read only once the slice's time has passed: the loop's own thread cannot
     // have taken more CPU than that before, and other threads' CPU does not end its slice sooner. Nor
     // can its thread take CPU faster than time passes, so a slice found short of its CPU is looked at
-    // again only once the time it lacks has passed (a getrusage, ~1 µs, every 16 streams of a
-    // descheduled slice was a tenth of the round's own work)
+    // again only once the time it lacks has passed, not every 16 streams (a getrusage is ~0.7 µs)
     const trace = this.trace();
     const threadAtStart = trace === null ? 0 : threadCpuUs();
     const cpuAtStart = process.cpuUsage();
