@@ -23,7 +23,8 @@ export const REALTIME_QUEUE_BYTES = 4 * 1024 * 1024;
  * Bytes all clients together may have waiting. Past it, a client that is behind (more than 256 KiB
  * waiting, or anything waiting and nothing taken for a second) is dropped as a full one is, at its
  * next message: slow or stopped readers on many connections cannot hold 4 MiB each, while a client
- * that keeps up is not dropped for the others.
+ * that keeps up is not dropped for the others. A group's run handed to its members is one Buffer
+ * they all hold: it counts once, however many hold it (StreamSet.hold), not once per member.
  */
 export const REALTIME_QUEUE_TOTAL_BYTES = 32 * 1024 * 1024;
 const BEHIND_BYTES = 256 * 1024;
@@ -48,6 +49,27 @@ export class StreamSet {
   constructor(readonly broker: RealtimeBroker, readonly totalQueueBytes: number, flush: Readonly<FlushOptions>) {
     this.flusher = new RealtimeFlusher(flush, () => this.tree.restart(), () => broker.trace);
     this.groups = new StreamGroups(this);
+  }
+
+  /** One more stream holds `chunk`: the first counts its bytes into the total. */
+  hold(chunk: SharedChunk): void {
+    if (chunk.holders++ === 0) this.queuedTotal += chunk.bytes.byteLength;
+  }
+
+  /** A stream no longer holds `chunk` (its socket took it, or it closed): the last takes its bytes out. */
+  release(chunk: SharedChunk): void {
+    if (--chunk.holders === 0) this.queuedTotal -= chunk.bytes.byteLength;
+  }
+}
+
+/** A group's run handed over: one Buffer its members hold, in the total once while any holds it (StreamSet.hold). */
+export class SharedChunk {
+  holders = 0;
+  constructor(readonly bytes: Buffer) {}
+
+  /** Bytes it would add to the total were one more stream to hold it: none while another does. */
+  get adds(): number {
+    return this.holders > 0 ? 0 : this.bytes.byteLength;
   }
 }
 
@@ -93,7 +115,7 @@ export class StreamGroups implements RealtimeGroupSink {
 
   /** The group's run becomes one frame of each member still in it (their queue bounds checked then). */
   handOver(group: Group): void {
-    const chunk = group.run.empty ? null : group.run.chunk();
+    const chunk = group.run.empty ? null : new SharedChunk(group.run.chunk());
     group.open = false;
     group.run = this.set.tree.root;
     const { streams, clients } = group;
@@ -119,8 +141,21 @@ export class EventStream implements Flushable {
    * socket itself (`direct`): the body is close-delimited, so its bytes are the events' bytes alone.
    */
   private direct: Socket | null = null;
-  /** Bytes waiting: queued and written but not yet taken by the socket, as last seen (into the total). */
+  /**
+   * Bytes waiting (queued, and written but not yet taken by the socket) that are this stream's own, as
+   * last seen (into the total): the shared chunks it holds are counted once in the total, not here.
+   */
   private queued = 0;
+  /**
+   * The shared chunks (its groups' runs) it holds and their bytes: queued (one as a rule, a field and
+   * no array per round; `heldMore` when several groups' runs come before a write), or written alone
+   * and not yet all taken by its socket (`inSocket`: the socket holds that very Buffer). A write that
+   * joined a chunk with anything else gave the socket a copy of its own, counted as this stream's.
+   */
+  private held: SharedChunk | null = null;
+  private heldMore: SharedChunk[] | null = null;
+  private inSocket: SharedChunk | null = null;
+  private heldBytes = 0;
   /** When the socket last took everything written to it, or the queue was last found empty. */
   private taken = performance.now();
   /** When messages were last written for the client (Date.now(); 0 before any): the idle timer's (RealtimeSink.sentAt). */
@@ -148,16 +183,38 @@ export class EventStream implements Flushable {
     return this.direct !== null ? this.direct.writableLength : Math.max(0, -(this.control.desiredSize ?? 0));
   }
 
-  /** This stream's queue as it is now, into the total. */
+  /** This stream's queue as it is now, into the total; the shared chunks its socket has taken let go. */
   private sync(closing = false): void {
-    const now = closing ? 0 : this.unsent() + this.run.bytes;
-    this.set.queuedTotal += now - this.queued;
-    this.queued = now;
-    if (now === 0) this.taken = performance.now();
+    const unsent = closing ? 0 : this.unsent();
+    const waiting = closing ? 0 : unsent + this.run.bytes;
+    if (waiting === 0) {
+      this.taken = performance.now();
+      if (this.heldBytes > 0) this.releaseAll();
+    } else if (unsent === 0 && this.inSocket !== null) this.releaseWritten();
+    const own = Math.max(0, waiting - this.heldBytes);
+    this.set.queuedTotal += own - this.queued;
+    this.queued = own;
   }
 
-  private behind(): boolean {
-    return this.queued > BEHIND_BYTES || (this.queued > 0 && performance.now() - this.taken > BEHIND_MS);
+  private releaseWritten(): void {
+    if (this.inSocket === null) return;
+    this.set.release(this.inSocket);
+    this.heldBytes -= this.inSocket.bytes.byteLength;
+    this.inSocket = null;
+  }
+
+  private releaseAll(): void {
+    this.releaseWritten();
+    if (this.held !== null) this.set.release(this.held);
+    for (const chunk of this.heldMore ?? []) this.set.release(chunk);
+    this.held = null;
+    this.heldMore = null;
+    this.heldBytes = 0;
+  }
+
+  /** `waiting`: everything the stream has waiting, its own bytes and the shared chunks it holds. */
+  private behind(waiting: number): boolean {
+    return waiting > BEHIND_BYTES || (waiting > 0 && performance.now() - this.taken > BEHIND_MS);
   }
 
   /** One message for this stream alone, after its group's. False once it is dropped (queue full). */
@@ -168,16 +225,31 @@ export class EventStream implements Flushable {
     return this.queue(frameOf(message));
   }
 
-  /** `bytes` after what is queued, or the stream dropped when they would pass a bound. */
-  queue(bytes: Buffer): boolean {
+  /**
+   * `frame` after what is queued, or the stream dropped when it would pass a bound. A SharedChunk (a
+   * group's run, one Buffer for all its members) counts once in the total; this stream's own bound
+   * counts it whole (it is what this stream keeps waiting).
+   */
+  queue(frame: Buffer | SharedChunk): boolean {
+    const shared = frame instanceof SharedChunk ? frame : null;
+    const bytes = shared === null ? (frame as Buffer) : shared.bytes;
     const size = bytes.byteLength;
-    if (this.unsent() + this.run.bytes + size > this.limit || (this.set.queuedTotal + size > this.set.totalQueueBytes && this.behind())) {
+    const waiting = this.unsent() + this.run.bytes;
+    const adds = shared === null ? size : shared.adds;
+    if (waiting + size > this.limit || (this.set.queuedTotal + adds > this.set.totalQueueBytes && this.behind(waiting))) {
       this.drop();
       return false;
     }
     this.run = this.run.then(bytes);
-    this.queued += size;
-    this.set.queuedTotal += size;
+    if (shared !== null) {
+      this.set.hold(shared);
+      if (this.held === null) this.held = shared;
+      else (this.heldMore ??= []).push(shared);
+      this.heldBytes += size;
+    } else {
+      this.queued += size;
+      this.set.queuedTotal += size;
+    }
     this.set.flusher.mark(this);
     return true;
   }
@@ -196,9 +268,19 @@ export class EventStream implements Flushable {
     // a socket that has not taken the last write is skipped: its messages wait (and join the next
     // write), and its drain brings it back; the queue's bound still holds for it
     if (this.direct !== null && this.direct.writableLength > 0) return 'skipped';
-    this.write(this.run.chunk());
+    const chunk = this.run.chunk();
+    this.write(chunk);
     this.sentAt = this.set.flusher.roundAt;
     this.run = this.set.tree.root;
+    if (this.heldBytes > 0) {
+      // the socket took it all (as a rule): let go; or it keeps part of the shared Buffer itself,
+      // held until it takes it; or of a copy of its own (the chunk joined with more), this stream's
+      const alone = this.held !== null && this.heldMore === null && this.inSocket === null && chunk === this.held.bytes;
+      if (alone && this.unsent() > 0) {
+        this.inSocket = this.held;
+        this.held = null;
+      } else this.releaseAll();
+    }
     this.sync();
     return 'written';
   }
