@@ -131,7 +131,7 @@ async function dropWritingObjects(store: Store, objects: readonly WritingSchemaO
       for (const object of objects) await tx.run(dropStatement(object));
     });
   } catch (err) {
-    throw new Error(`data.db holds ${describeWritingObjects(objects)} running pragma_optimize, which Deskbase cannot run (it writes what the journal does not replay), and dropping ${objects.length > 1 ? 'them' : 'it'} failed: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`data.db holds ${describeWritingObjects(objects)} running pragma_optimize, which Deskbase cannot run (it writes what the journal does not replay), and dropping ${objects.length > 1 ? 'them' : 'it'} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   for (const object of objects) {
     log(`store: dropped ${object.type} "${object.name}": it ran pragma_optimize, which writes statistics the journal does not replay (use PRAGMA optimize). Its SQL was: ${object.sql}`);

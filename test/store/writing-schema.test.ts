@@ -59,7 +59,7 @@ describe('views and triggers running pragma_optimize in a database brought in wh
       'data.db in the archive has trigger "t optimised", view "stats" running pragma_optimize',
     );
     // Deskbase's own views pass
-    await (await store.inspect(readFileSync(join(await folderWith([]), 'data.db')))).close();
+    (await store.inspect(readFileSync(join(await folderWith([]), 'data.db')))).close();
   });
 
   it('a data folder holding them opens with them dropped (journaled, their SQL logged); views over the SQL guard and read-only pragmas stay and answer', async () => {
