@@ -5,6 +5,8 @@ import type { Database } from 'sql.js';
 import { assertSqlValues } from './codec.js';
 import type { StatementEncoder } from './codec.js';
 import type { WriteTx } from './contract.js';
+import { checkWriteSql, inWrite, refusalError } from './determinism.js';
+import type { WriteScope } from './determinism.js';
 import { queryAll, queryGet, runStatement } from './statements.js';
 import type { Params, StatementCache } from './statements.js';
 
@@ -18,6 +20,8 @@ export interface OpenTx {
   end(): void;
   /** Whether a statement of the transaction may have changed something (a `run`, a read that changed rows; in memory: always). */
   changed(): boolean;
+  /** What the transaction used that replay would make differently (determinism.ts), if anything: it must not commit. */
+  refused(): string | null;
 }
 
 /** Commits and returns fn's result, or rolls back and rethrows. `encoder` is null in memory. */
@@ -39,6 +43,9 @@ export async function runTransaction<T>(
       starting(false);
     }
     const result = await pending;
+    // the caller caught a statement's refusal and went on: what that statement did must not stay
+    const refused = open.refused();
+    if (refused !== null) throw refusalError(refused);
     call(() => runStatement(cache, 'COMMIT'));
     return result;
   } catch (err) {
@@ -65,10 +72,23 @@ export function recordingTx(
 ): OpenTx {
   let open = true;
   let changed = false;
-  const settle = <R>(work: () => R): Promise<R> => {
+  // what the running statement used that replay would make differently (determinism.ts), whether it
+  // wrote, and the first such use by a statement that wrote: the transaction must not commit then
+  const scope: WriteScope = { used: null };
+  let wrote = false;
+  let refused: string | null = null;
+  const settle = <R>(sql: string, work: () => R): Promise<R> => {
     try {
       if (!open) throw new Error('this transaction has ended: a statement after write() returned ran outside it');
-      return Promise.resolve(call(work));
+      if (!SELECT_ONLY.test(sql)) checkWriteSql(sql);
+      scope.used = null;
+      wrote = false;
+      const result = call(() => inWrite(scope, work));
+      if (scope.used !== null && wrote) {
+        refused ??= scope.used;
+        throw refusalError(scope.used);
+      }
+      return Promise.resolve(result);
     } catch (err) {
       return Promise.reject(err as Error);
     }
@@ -77,24 +97,31 @@ export function recordingTx(
     assertSqlValues(params ?? []);
     // a SELECT changes nothing (only its first statement runs, and the store's SQL functions only
     // count work): its count of changed rows need not be read, two statements per read inside a write
-    if (encoder === null || SELECT_ONLY.test(sql)) return read();
+    if (SELECT_ONLY.test(sql)) return read();
+    // in memory nothing is journaled: such a statement counts as one that wrote
+    if (encoder === null) {
+      wrote = true;
+      return read();
+    }
     const before = totalChanges(cache);
     const result = read();
     // SQLite's count of changed rows misses a schema statement (CREATE TRIGGER, an index, ALTER TABLE)
     if (totalChanges(cache) !== before || !ROWS_ONLY.test(sql)) {
       changed = true;
+      wrote = true;
       encoder.add(sql, params ?? []);
     }
     return result;
   };
   const tx: WriteTx = {
-    all: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryAll<R>(cache, sql, params))),
-    get: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryGet<R>(cache, sql, params))),
+    all: <R>(sql: string, params?: Params) => settle(sql, () => recordIfChanged(sql, params, () => queryAll<R>(cache, sql, params))),
+    get: <R>(sql: string, params?: Params) => settle(sql, () => recordIfChanged(sql, params, () => queryGet<R>(cache, sql, params))),
     run: (sql: string, params: Params = []) =>
-      settle(() => {
+      settle(sql, () => {
         // Checked in memory too, so code tested against an in-memory store behaves the same on disk.
         assertSqlValues(params);
         changed = true;
+        wrote = true;
         runStatement(cache, sql, params);
         encoder?.add(sql, params);
         return { changes: db.getRowsModified() };
@@ -103,11 +130,11 @@ export function recordingTx(
   // in memory (no encoder) a read that changed rows goes unseen: count the transaction as changed
   if (onRow !== undefined) {
     tx.counted = {
-      all: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryAll<R>(cache, sql, params, onRow))),
-      get: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryGet<R>(cache, sql, params, onRow))),
+      all: <R>(sql: string, params?: Params) => settle(sql, () => recordIfChanged(sql, params, () => queryAll<R>(cache, sql, params, onRow))),
+      get: <R>(sql: string, params?: Params) => settle(sql, () => recordIfChanged(sql, params, () => queryGet<R>(cache, sql, params, onRow))),
     };
   }
-  return { tx, end: () => void (open = false), changed: () => changed || encoder === null };
+  return { tx, end: () => void (open = false), changed: () => changed || encoder === null, refused: () => refused };
 }
 
 /** Statements that read rows only: SQLite's SELECT (data-changing statements with RETURNING start otherwise). */
