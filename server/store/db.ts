@@ -3,8 +3,11 @@
 // `write()`, which runs a function (that may await) in one transaction, one writer at a time, records each
 // statement with its bound parameters, and resolves only once the journal entry is synced. The other files of server/store/ are
 // its parts: contract.ts (the interfaces), engine.ts (the Store), journal*.ts, codec.ts, snapshot.ts, recovery.ts, lock.ts.
+import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import type { Store } from './contract.js';
@@ -26,7 +29,7 @@ export { QueryBudget } from './deadline.js';
  * opens its own database.
  */
 export async function loadSqlJs(): Promise<SqlJsStatic> {
-  const wasm = await readFile(createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm'));
+  const wasm = await readFile(sqlWasmPath());
   const SQL = await initSqlJs({
     // native SQLite math functions instead of sql.js's deprecated JavaScript ones (which warn on each call)
     useOldExtensionFunctions: false,
@@ -36,6 +39,12 @@ export async function loadSqlJs(): Promise<SqlJsStatic> {
   // sql.js keeps the first module of the process: one made without the watch would let 'now' through
   if (!clockGuarded()) throw new Error('sql.js was loaded without the store (store/db.ts loadSqlJs) first: its clock is not watched');
   return SQL;
+}
+
+/** sql.js's WebAssembly: beside the bundle in a build (scripts/build.mjs copies it there, as sql.js expects), else the package's. */
+function sqlWasmPath(): string {
+  const beside = join(dirname(fileURLToPath(import.meta.url)), 'sql-wasm.wasm');
+  return existsSync(beside) ? beside : createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm');
 }
 
 export interface StoreOptions {
