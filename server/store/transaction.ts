@@ -98,18 +98,14 @@ export function recordingTx(
     // a SELECT changes nothing (only its first statement runs, and the store's SQL functions only
     // count work): its count of changed rows need not be read, two statements per read inside a write
     if (SELECT_ONLY.test(sql)) return read();
-    // in memory nothing is journaled: such a statement counts as one that wrote
-    if (encoder === null) {
-      wrote = true;
-      return read();
-    }
     const before = totalChanges(cache);
     const result = read();
-    // SQLite's count of changed rows misses a schema statement (CREATE TRIGGER, an index, ALTER TABLE)
+    // SQLite's count of changed rows misses a schema statement (CREATE TRIGGER, an index, ALTER TABLE);
+    // counted in memory too, so a read that wrote is told apart (determinism.ts) as on disk
     if (totalChanges(cache) !== before || !ROWS_ONLY.test(sql)) {
       changed = true;
       wrote = true;
-      encoder.add(sql, params ?? []);
+      encoder?.add(sql, params ?? []);
     }
     return result;
   };

@@ -110,6 +110,14 @@ describe('a write that uses what SQLite makes up as it runs', () => {
     expect((before as { t: unknown[] }).t).toHaveLength(2);
     store = await reopened(store);
     expect(await contents(store)).toEqual(before);
+    // a read that is not a SELECT but changed nothing is no write either, in memory as on disk
+    const memory = await stores.openAt(null);
+    await memory.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v)'));
+    for (const s of [store, memory]) {
+      const row = await s.write((tx) => tx.get<{ n: string }>("WITH x AS (SELECT datetime('now') AS n, random() AS r) SELECT n FROM x"));
+      expect(row!.n).toMatch(/^\d{4}-/);
+      expect((await refusal(s, (tx) => tx.all("WITH x AS (SELECT random() AS r) INSERT INTO t (v) SELECT r FROM x RETURNING v"))).status).toBe(400);
+    }
     // random() draws anew each row, as SQLite's does (not one value for the statement)
     const draws = await store.all<{ r: number }>('WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 50) SELECT random() AS r FROM c');
     expect(new Set(draws.map((d) => d.r)).size).toBe(50);
