@@ -1,8 +1,9 @@
 // Memory and the journal never differ: a write may not use what SQLite makes up as it runs. The journal
 // keeps each write as its SQL text and bound values, and replay (recovery.ts) runs them again, so a value
 // SQLite makes up at run time (random(), randomblob(), 'now' in any date function or CURRENT_TIME /
-// CURRENT_DATE / CURRENT_TIMESTAMP, the connection's counters changes(), total_changes(),
-// last_insert_rowid(), and the library's own sqlite_version() / sqlite_source_id() across an upgrade)
+// CURRENT_DATE / CURRENT_TIMESTAMP, 'localtime' and 'utc' (the machine's time zone), the connection's
+// counters changes(), total_changes(), last_insert_rowid(), and the library's own sqlite_version() /
+// sqlite_source_id() across an upgrade)
 // would come out different on disk than it did in memory.
 //
 // So a statement of a write that changed something (transaction.ts: one journaled) and used one of them
@@ -25,7 +26,9 @@
 //   a built-in one) that note their use and give what SQLite's do (a 64-bit INTEGER, N bytes) from
 //   node's CSPRNG.
 // - 'now': SQLite asks the clock through sql.js's one WebAssembly import for the time
-//   (`emscripten_date_now`); `loadSqlJs` (db.ts) wraps that import to note its use.
+//   (`emscripten_date_now`); `loadSqlJs` (db.ts) wraps that import to note its use. The same for the
+//   'localtime' and 'utc' modifiers, which ask the machine's time zone (`_localtime_js`): a restart
+//   in another zone would replay them differently.
 // - changes(), total_changes(), last_insert_rowid(), sqlite_version(), sqlite_source_id(): sql.js
 //   cannot stand in for them (and transaction.ts reads total_changes() itself), so the SQL text of each
 //   statement of a write that is not a SELECT is checked (a trigger or view naming them is refused when
@@ -58,6 +61,7 @@ export function inWrite<R>(scope: WriteScope, call: () => R): R {
 
 /** The refusal of what a write used, naming it: the message every path gives (a 400 over HTTP). */
 const NOW = "'now' (a date function's 'now', CURRENT_TIME, CURRENT_DATE or CURRENT_TIMESTAMP)";
+const LOCALTIME = "'localtime' or 'utc' (the machine's time zone)";
 export function nondeterministicRefusal(name: string): string {
   return `A statement that writes cannot use ${name}: its value is made up as the statement runs and the journal `
     + 'replays statements, so it would differ after a restart. Bind a value made in JavaScript instead (a SELECT may use it)';
@@ -88,19 +92,30 @@ function use(name: string): void {
  */
 export function instantiateWithClock(wasm: Uint8Array) {
   return (imports: { a: Record<string, unknown> }, done: (instance: WebAssembly.Instance) => void): object => {
-    const clocks = Object.entries(imports.a).filter(([, fn]) => typeof fn === 'function' && /^\(\)\s*=>\s*Date\.now\(\)$/.test(String(fn)));
-    if (clocks.length !== 1) throw new Error(`sql.js: expected one wall-clock import, found ${clocks.length}: store/determinism.ts must be updated for this sql.js`);
-    const [key] = clocks[0];
-    guarded = true;
-    imports.a[key] = () => {
+    const clock = onlyImport(imports.a, 'wall-clock', (text) => /^\(\)\s*=>\s*Date\.now\(\)$/.test(text));
+    imports.a[clock.key] = () => {
       use(NOW);
-      return Date.now();
+      return clock.fn();
     };
+    // localtime_r: the machine's time zone, which a restart elsewhere changes
+    const local = onlyImport(imports.a, 'local-time', (text) => text.includes('.getSeconds()') && text.includes('getTimezoneOffset'));
+    imports.a[local.key] = (...args: unknown[]) => {
+      use(LOCALTIME);
+      return local.fn(...args);
+    };
+    guarded = true;
     WebAssembly.instantiate(wasm as BufferSource, imports as unknown as WebAssembly.Imports).then((made) => done((made as unknown as WebAssembly.WebAssemblyInstantiatedSource).instance), (err: unknown) => {
       throw new Error(`sql.js's WebAssembly cannot be instantiated: ${String(err)}`);
     });
     return {};
   };
+}
+
+/** The one import of sql.js's WebAssembly whose source `is`; a sql.js whose build changed it fails at start here. */
+function onlyImport(imports: Record<string, unknown>, what: string, is: (source: string) => boolean): { key: string; fn: (...args: unknown[]) => unknown } {
+  const found = Object.entries(imports).filter(([, fn]) => typeof fn === 'function' && is(String(fn)));
+  if (found.length !== 1) throw new Error(`sql.js: expected one ${what} import, found ${found.length}: store/determinism.ts must be updated for this sql.js`);
+  return { key: found[0][0], fn: found[0][1] as (...args: unknown[]) => unknown };
 }
 
 let guarded = false;

@@ -1,5 +1,5 @@
 // A write may not use what SQLite makes up as it runs (store/determinism.ts): random(), randomblob(),
-// 'now' in any form, changes()/total_changes()/last_insert_rowid(), sqlite_version(). The journal
+// 'now' in any form, 'localtime'/'utc', changes()/total_changes()/last_insert_rowid(), sqlite_version(). The journal
 // replays statements, so memory and the disk after a restart would differ. Each is refused with a 400
 // naming it wherever it is reached from (the statement itself, a trigger, a column's DEFAULT, a view, a
 // bound 'now'), the write is refused whole even when its caller catches the refusal, and a SELECT (inside
@@ -43,6 +43,7 @@ async function refusal(store: Store, fn: (tx: WriteTx) => Promise<unknown>): Pro
   return err as ApiError;
 }
 
+const LOCAL = "'localtime' or 'utc' (the machine's time zone)";
 const NOW = "'now' (a date function's 'now', CURRENT_TIME, CURRENT_DATE or CURRENT_TIMESTAMP)";
 
 describe('a write that uses what SQLite makes up as it runs', () => {
@@ -59,6 +60,8 @@ describe('a write that uses what SQLite makes up as it runs', () => {
       [NOW, (tx) => tx.run('INSERT INTO t (v) VALUES (unixepoch())')],
       [NOW, (tx) => tx.run("UPDATE t SET v = julianday('now')")],
       [NOW, (tx) => tx.run('INSERT INTO t (v) VALUES (date(?))', ['now'])], // bound, not in the text
+      [LOCAL, (tx) => tx.run("INSERT INTO t (v) VALUES (datetime('2024-01-01 12:00:00', 'localtime'))")],
+      [LOCAL, (tx) => tx.run("INSERT INTO t (v) VALUES (time(?, 'utc'))", ['12:00'])],
       [NOW, (tx) => tx.run('INSERT INTO stamped (id) VALUES (1)')], // a column's DEFAULT
       ['random()', (tx) => tx.run('INSERT INTO drawn (id) VALUES (1)')],
       ['randomblob()', (tx) => tx.run("INSERT INTO fired (v) VALUES ('x')")], // a trigger
@@ -97,7 +100,7 @@ describe('a write that uses what SQLite makes up as it runs', () => {
 
   it('a SELECT uses them freely, inside a write and outside; what it read, bound, replays as it was', async () => {
     let store = await opened();
-    const read = "SELECT random() AS r, typeof(random()) AS type, length(randomblob(16)) AS n, datetime('now') AS now, CURRENT_TIMESTAMP AS stamp, changes() AS c FROM lucky";
+    const read = "SELECT random() AS r, typeof(random()) AS type, length(randomblob(16)) AS n, datetime('now') AS now, CURRENT_TIMESTAMP AS stamp, changes() AS c, datetime('2024-01-01', 'localtime') AS l FROM lucky";
     const outside = await store.get<Record<string, unknown>>(read);
     expect(outside).toMatchObject({ type: 'integer', n: 16 });
     expect(outside!.now).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
