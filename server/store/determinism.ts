@@ -72,11 +72,20 @@ export function refusalError(name: string): ApiError {
   return new ApiError(400, nondeterministicRefusal(name));
 }
 
-const TEXT_ONLY = /\b(changes|total_changes|last_insert_rowid|sqlite_version|sqlite_source_id)\s*\(/i;
+/**
+ * A call of one of them: the name, quoted or not (SQLite calls `"changes"()` too), then `(`; not a table
+ * of that name (`INSERT INTO changes (...)`).
+ */
+const TEXT_ONLY = /(?<!\b(?:into|table|update|from|join|on|exists|view|trigger|index)\s+(?:["`[]?\w+["`\]]?\s*\.\s*)?["`[]?)\b(changes|total_changes|last_insert_rowid|sqlite_version|sqlite_source_id)["`\]]?\s*\(/i;
+const ANY_NAME = /changes|insert_rowid|sqlite_/i;
+/** Texts and comments: what cannot hold a call (looked at only once the statement matched). */
+const NOT_CODE = /'(?:[^']|'')*'|--[^\n]*|\/\*[\s\S]*?(?:\*\/|$)/g;
 
 /** Throws the refusal when a write's SQL text calls a function only its text can show (see the header). */
 export function checkWriteSql(sql: string): void {
-  const found = TEXT_ONLY.exec(sql);
+  // the plain words first: 0.15 µs for a create's INSERT, the full pattern 0.7-0.9
+  if (!ANY_NAME.test(sql) || !TEXT_ONLY.test(sql)) return;
+  const found = TEXT_ONLY.exec(sql.replace(NOT_CODE, ' '));
   if (found !== null) throw refusalError(`${found[1].toLowerCase()}()`);
 }
 

@@ -71,6 +71,8 @@ describe('a write that uses what SQLite makes up as it runs', () => {
       ['total_changes()', (tx) => tx.run('INSERT INTO t (v) VALUES (total_changes())')],
       ['last_insert_rowid()', (tx) => tx.run('INSERT INTO t (v) VALUES (last_insert_rowid())')],
       ['sqlite_version()', (tx) => tx.run('INSERT INTO t (v) VALUES (sqlite_version())')],
+      ['changes()', (tx) => tx.run('INSERT INTO t (v) VALUES ("changes"())')], // a quoted name is called too
+      ['total_changes()', (tx) => tx.run("INSERT INTO t (v) VALUES ('a' || [total_changes] ())")],
     ];
     for (const [name, fn] of cases) {
       const err = await refusal(store, fn);
@@ -121,6 +123,13 @@ describe('a write that uses what SQLite makes up as it runs', () => {
       expect(row!.n).toMatch(/^\d{4}-/);
       expect((await refusal(s, (tx) => tx.all("WITH x AS (SELECT random() AS r) INSERT INTO t (v) SELECT r FROM x RETURNING v"))).status).toBe(400);
     }
+    // their names in a text, a comment, or as a table's are no calls
+    await store.write(async (tx) => {
+      await tx.run('CREATE TABLE changes (id INTEGER PRIMARY KEY, v)');
+      await tx.run("INSERT INTO changes (v) VALUES ('see changes() and random()') -- last_insert_rowid()");
+      await tx.run('INSERT INTO main.changes (v) VALUES (?)', ['/* sqlite_version() */']);
+      await tx.run('UPDATE "changes" SET v = v WHERE id IN (SELECT id FROM [changes])');
+    }).catch((err: Error) => expect.fail(err.message));
     // random() draws anew each row, as SQLite's does (not one value for the statement)
     const draws = await store.all<{ r: number }>('WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 50) SELECT random() AS r FROM c');
     expect(new Set(draws.map((d) => d.r)).size).toBe(50);
