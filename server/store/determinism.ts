@@ -3,8 +3,7 @@
 // SQLite makes up at run time (random(), randomblob(), 'now' in any date function or CURRENT_TIME /
 // CURRENT_DATE / CURRENT_TIMESTAMP, 'localtime' and 'utc' (the machine's time zone), the connection's
 // counters changes(), total_changes(), last_insert_rowid(), and the library's own sqlite_version() /
-// sqlite_source_id() across an upgrade)
-// would come out different on disk than it did in memory.
+// sqlite_source_id() across an upgrade) would come out different on disk than it did in memory.
 //
 // So a statement of a write that changed something (transaction.ts: one journaled) and used one of them
 // is refused with a 400 naming it; the write is then refused at its COMMIT too, even if the caller
@@ -17,10 +16,10 @@
 // sqlite3_last_insert_rowid, and they depend on statements that are not journaled). Refusing costs a
 // write's statement one flag set around it. Deskbase's own SQL never needs them (ids, tokens and times
 // are made in JavaScript and bound: core/ids.ts); a hook or migration binds a value made in JavaScript
-// instead ($security.randomString, new Date()), or reads it with a SELECT and binds what it read.
+// instead ($security.randomString, new DateTime()), or reads it with a SELECT and binds what it read.
 //
-// How each is seen, where it runs (not by reading SQL text: a trigger, a view, a column's DEFAULT or
-// a bound 'now' reach them too):
+// How each is seen: the random values and the clock where SQLite runs them, not in the SQL text (a
+// trigger, a view, a column's DEFAULT or a bound 'now' reach them too); the counters by the text:
 // - random(), randomblob(N): replaced on every database Deskbase opens (recovery.ts `openDatabase`) by
 //   functions of the same name and argument count (SQLite lets an application's function stand in for
 //   a built-in one) that note their use and give what SQLite's do (a 64-bit INTEGER, N bytes) from
@@ -59,9 +58,10 @@ export function inWrite<R>(scope: WriteScope, call: () => R): R {
   }
 }
 
-/** The refusal of what a write used, naming it: the message every path gives (a 400 over HTTP). */
 const NOW = "'now' (a date function's 'now', CURRENT_TIME, CURRENT_DATE or CURRENT_TIMESTAMP)";
 const LOCALTIME = "'localtime' or 'utc' (the machine's time zone)";
+
+/** The refusal of what a write used, naming it: the message every path gives (a 400 over HTTP). */
 export function nondeterministicRefusal(name: string): string {
   return `A statement that writes cannot use ${name}: its value is made up as the statement runs and the journal `
     + 'replays statements, so it would differ after a restart. Bind a value made in JavaScript instead (a SELECT may use it)';
@@ -95,9 +95,9 @@ function use(name: string): void {
 }
 
 /**
- * sql.js's instantiation hook (`instantiateWasm` of initSqlJs's config): wraps the one import that
- * reads the wall clock. Found by its source, so a sql.js whose build renamed it fails at start here
- * rather than letting 'now' through unseen.
+ * sql.js's instantiation hook (`instantiateWasm` of initSqlJs's config): wraps the imports that read the
+ * wall clock and the local time. Found by their source, so a sql.js whose build changed them fails at
+ * start here rather than letting 'now' through unseen.
  */
 export function instantiateWithClock(wasm: Uint8Array) {
   return (imports: { a: Record<string, unknown> }, done: (instance: WebAssembly.Instance) => void): object => {
