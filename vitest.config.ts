@@ -39,6 +39,7 @@ const ON_BOTH_ENGINES = [
   'test/hooks/migrations.test.ts',
   'test/hooks/db.test.ts',
   'test/hooks/db-read-writes.test.ts',
+  'test/hooks/db-determinism.test.ts',
   'test/hooks/safety.test.ts',
   'test/hooks/app-api.test.ts',
   'test/hooks/events.test.ts',

@@ -5,14 +5,15 @@
 // Deskbase's computed figures are read against it as well as against the ceiling (bench/ratio.ts --floor).
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import initSqlJs from 'sql.js';
+import { loadSqlJs } from '../server/store/db.js';
 import { listenBare } from './ceiling.js';
 
 const VIEW = /^\/api\/collections\/([^/?]+)\/records\/([^/?]+)$/;
 const LIST = /^\/api\/collections\/([^/?]+)\/records\?/;
 
 export async function startFloor(file: string): Promise<{ server: Server; url: string }> {
-  const SQL = await initSqlJs();
+  // the store's loader: sql.js keeps the first module of the process, and the store needs its own (store/determinism.ts)
+  const SQL = await loadSqlJs();
   const db = new SQL.Database(readFileSync(file));
   const collections = new Map<string, string>();
   for (const row of db.exec('SELECT "id", "name" FROM "_collections"')[0]?.values ?? []) collections.set(String(row[1]), String(row[0]));

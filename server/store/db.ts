@@ -3,10 +3,15 @@
 // `write()`, which runs a function (that may await) in one transaction, one writer at a time, records each
 // statement with its bound parameters, and resolves only once the journal entry is synced. The other files of server/store/ are
 // its parts: contract.ts (the interfaces), engine.ts (the Store), journal*.ts, codec.ts, snapshot.ts, recovery.ts, lock.ts.
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import type { Store } from './contract.js';
+import { clockGuarded, instantiateWithClock } from './determinism.js';
 import { Engine, fileCapacity } from './engine.js';
 import type { JournalCounters, JournalOptions } from './journal.js';
 import { listKeptAside } from './journal-format.js';
@@ -25,9 +30,23 @@ export { QueryBudget } from './deadline.js';
  * answers every later call with the same module (sql-wasm.js, `initSqlJsPromise`), in which each store
  * opens its own database.
  */
-export function loadSqlJs(): Promise<SqlJsStatic> {
-  // native SQLite math functions instead of sql.js's deprecated JavaScript ones (which warn on each call)
-  return initSqlJs({ useOldExtensionFunctions: false } as Parameters<typeof initSqlJs>[0]);
+export async function loadSqlJs(): Promise<SqlJsStatic> {
+  const wasm = await readFile(sqlWasmPath());
+  const SQL = await initSqlJs({
+    // native SQLite math functions instead of sql.js's deprecated JavaScript ones (which warn on each call)
+    useOldExtensionFunctions: false,
+    // the wall clock SQLite reads for 'now' watched inside writes (determinism.ts)
+    instantiateWasm: instantiateWithClock(wasm),
+  } as Parameters<typeof initSqlJs>[0]);
+  // sql.js keeps the first module of the process: one made without the watch would let 'now' through
+  if (!clockGuarded()) throw new Error('sql.js was loaded without the store (store/db.ts loadSqlJs) first: its clock is not watched');
+  return SQL;
+}
+
+/** sql.js's WebAssembly: beside the bundle in a build (scripts/build.mjs copies it there, as sql.js expects), else the package's. */
+function sqlWasmPath(): string {
+  const beside = join(dirname(fileURLToPath(import.meta.url)), 'sql-wasm.wasm');
+  return existsSync(beside) ? beside : createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm');
 }
 
 export interface StoreOptions {

@@ -6,6 +6,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { decodeStatements } from './codec.js';
+import { replaceRandom } from './determinism.js';
 import { asError, readWhole, syncDir, writeFully } from '../durable-files.js';
 import { createSegment, JournalWriter } from './journal.js';
 import type { ActiveSegment, JournalCounters, JournalOptions } from './journal.js';
@@ -92,6 +93,7 @@ export function openDatabase(SQL: SqlJsStatic, bytes: Buffer | null, path: strin
     throw new Error(`${path} cannot be opened as a SQLite database: ${asError(err).message}`);
   }
   db.run('PRAGMA foreign_keys = OFF');
+  replaceRandom(SQL, db);
   for (const pragma of MEMORY_PRAGMAS) db.run(pragma);
   db.run(PAGE_CACHE_PRAGMA);
   return db;

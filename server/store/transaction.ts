@@ -6,6 +6,8 @@ import { assertSqlValues } from './codec.js';
 import type { StatementEncoder } from './codec.js';
 import type { WriteTx } from './contract.js';
 import type { Row } from '../model/types.js';
+import { checkWriteSql, inWrite, refusalError } from './determinism.js';
+import type { WriteScope } from './determinism.js';
 import { queryAll, queryGet, runStatement } from './statements.js';
 import type { Params, StatementCache } from './statements.js';
 
@@ -19,6 +21,8 @@ export interface OpenTx {
   end(): void;
   /** Whether a statement of the transaction may have changed something (a `run`, a read that changed rows; in memory: always). */
   changed(): boolean;
+  /** What the transaction used that replay would make differently (determinism.ts), if anything: it must not commit. */
+  refused(): string | null;
 }
 
 /** Commits and returns fn's result, or rolls back and rethrows. `encoder` is null in memory. */
@@ -40,6 +44,9 @@ export async function runTransaction<T>(
       starting(false);
     }
     const result = await pending;
+    // the caller caught a statement's refusal and went on: what that statement did must not stay
+    const refused = open.refused();
+    if (refused !== null) throw refusalError(refused);
     call(() => runStatement(cache, 'COMMIT'));
     return result;
   } catch (err) {
@@ -66,7 +73,7 @@ export function recordingTx(
 ): OpenTx {
   const tx = new RecordingTx(db, cache, encoder, call, onRow);
   // in memory (no encoder) a read that changed rows goes unseen: count the transaction as changed
-  return { tx, end: () => tx.end(), changed: () => tx.changed || encoder === null };
+  return { tx, end: () => tx.end(), changed: () => tx.changed || encoder === null, refused: () => tx.refused };
 }
 
 /**
@@ -75,7 +82,13 @@ export function recordingTx(
  */
 class RecordingTx implements WriteTx {
   changed = false;
+  /** The first use of something replay would make differently by a statement that wrote: no commit then. */
+  refused: string | null = null;
   private open = true;
+  /** What the running statement used that replay would make differently (determinism.ts). */
+  private readonly scope: WriteScope = { used: null };
+  /** Whether the running statement wrote. */
+  private wrote = false;
   counted?: Pick<WriteTx, 'all' | 'get'>;
   keepReadsGoing?: () => Promise<void>;
 
@@ -88,8 +101,8 @@ class RecordingTx implements WriteTx {
   ) {
     if (onRow !== undefined) {
       this.counted = {
-        all: <R>(sql: string, params?: Params) => this.settle(() => this.recordIfChanged(sql, params, () => queryAll<R>(cache, sql, params, onRow))),
-        get: <R>(sql: string, params?: Params) => this.settle(() => this.recordIfChanged(sql, params, () => queryGet<R>(cache, sql, params, onRow))),
+        all: <R>(sql: string, params?: Params) => this.settle(sql, () => this.recordIfChanged(sql, params, () => queryAll<R>(cache, sql, params, onRow))),
+        get: <R>(sql: string, params?: Params) => this.settle(sql, () => this.recordIfChanged(sql, params, () => queryGet<R>(cache, sql, params, onRow))),
       };
     }
   }
@@ -99,28 +112,38 @@ class RecordingTx implements WriteTx {
   }
 
   all<R = Row>(sql: string, params?: Params): Promise<R[]> {
-    return this.settle(() => this.recordIfChanged(sql, params, () => queryAll<R>(this.cache, sql, params)));
+    return this.settle(sql, () => this.recordIfChanged(sql, params, () => queryAll<R>(this.cache, sql, params)));
   }
 
   get<R = Row>(sql: string, params?: Params): Promise<R | undefined> {
-    return this.settle(() => this.recordIfChanged(sql, params, () => queryGet<R>(this.cache, sql, params)));
+    return this.settle(sql, () => this.recordIfChanged(sql, params, () => queryGet<R>(this.cache, sql, params)));
   }
 
   run(sql: string, params: Params = []): Promise<{ changes: number }> {
-    return this.settle(() => {
+    return this.settle(sql, () => {
       // Checked in memory too, so code tested against an in-memory store behaves the same on disk.
       assertSqlValues(params);
       this.changed = true;
+      this.wrote = true;
       runStatement(this.cache, sql, params);
       this.encoder?.add(sql, params);
       return { changes: this.db.getRowsModified() };
     });
   }
 
-  private settle<R>(work: () => R): Promise<R> {
+  private settle<R>(sql: string, work: () => R): Promise<R> {
     try {
       if (!this.open) throw new Error('this transaction has ended: a statement after write() returned ran outside it');
-      return Promise.resolve(this.call(work));
+      if (!SELECT_ONLY.test(sql)) checkWriteSql(sql);
+      const scope = this.scope;
+      scope.used = null;
+      this.wrote = false;
+      const result = this.call(() => inWrite(scope, work));
+      if (scope.used !== null && this.wrote) {
+        this.refused ??= scope.used;
+        throw refusalError(scope.used);
+      }
+      return Promise.resolve(result);
     } catch (err) {
       return Promise.reject(err as Error);
     }
@@ -131,25 +154,29 @@ class RecordingTx implements WriteTx {
     const { encoder, cache } = this;
     // a SELECT changes nothing (only its first statement runs, and the store's SQL functions only
     // count work): its count of changed rows need not be read, two statements per read inside a write
-    if (encoder === null || SELECT_ONLY.test(sql)) return read();
+    if (SELECT_ONLY.test(sql)) return read();
     if (DML.test(sql)) {
       // an INSERT, UPDATE or DELETE (... RETURNING, a create's row): its own changes are SQLite's count for
       // the statement, read once after it instead of the total twice around it. With none, no row trigger
       // ran either; an INSTEAD OF trigger's changes are not counted, so then it is journaled whenever a
-      // trigger exists (replaying a statement that changed nothing changes nothing).
+      // trigger exists (replaying a statement that changed nothing changes nothing). Counted in memory
+      // too, so a read that wrote is told apart (determinism.ts) as on disk.
       const result = read();
       if (this.db.getRowsModified() > 0 || hasTrigger(cache)) {
         this.changed = true;
-        encoder.add(sql, params ?? []);
+        this.wrote = true;
+        encoder?.add(sql, params ?? []);
       }
       return result;
     }
     const before = totalChanges(cache);
     const result = read();
-    // SQLite's count of changed rows misses a schema statement (CREATE TRIGGER, an index, ALTER TABLE)
+    // SQLite's count of changed rows misses a schema statement (CREATE TRIGGER, an index, ALTER TABLE);
+    // counted in memory too, so a read that wrote is told apart (determinism.ts) as on disk
     if (totalChanges(cache) !== before || !ROWS_ONLY.test(sql)) {
       this.changed = true;
-      encoder.add(sql, params ?? []);
+      this.wrote = true;
+      encoder?.add(sql, params ?? []);
     }
     return result;
   }

@@ -52,7 +52,7 @@ describe('checkpoints', () => {
     const store = await openAt(dir);
     await store.write(createTable);
     // about 40 MiB: the copy takes many steps of 2 MiB
-    await store.write((tx) => tx.run("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) INSERT INTO t SELECT 'bulk' || i, hex(randomblob(500)) FROM n"));
+    await store.write((tx) => tx.run("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) INSERT INTO t SELECT 'bulk' || i, printf('%01000d', i) FROM n"));
     const checkpoint = store.checkpoint();
     let finished = false;
     void checkpoint.then(() => (finished = true));

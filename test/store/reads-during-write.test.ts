@@ -13,7 +13,7 @@ describe('reads during a long write', () => {
   it('go on, on the committed data, until it commits; a snapshot begun meanwhile keeps that state', async () => {
     const store = await openAt(dirs.make());
     await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)'));
-    await store.write((tx) => tx.run("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) INSERT INTO t (body) SELECT hex(randomblob(200)) FROM n"));
+    await store.write((tx) => tx.run("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) INSERT INTO t (body) SELECT printf('%0400d', i) FROM n"));
     const seen: number[] = [];
     let writing = true;
     let release!: () => void;
@@ -47,7 +47,7 @@ describe('reads during a long write', () => {
   it('serve a snapshot that began waiting before the copy was made, without waiting for the write', async () => {
     const store = await openAt(dirs.make());
     await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)'));
-    await store.write((tx) => tx.run("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO t (body) SELECT hex(randomblob(300)) FROM n"));
+    await store.write((tx) => tx.run("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO t (body) SELECT printf('%0600d', i) FROM n"));
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let started!: () => void;
