@@ -30,6 +30,7 @@ const TIMED = [
   'test/store/page-cache-memory.test.ts',
   'test/workers/worker-pool.test.ts',
   'test/postgres/busy-budget.test.ts',
+  'test/postgres/hostile-pool.test.ts',
 ];
 
 // The API suites that also run on PostgreSQL (issue 25's proof): the same files, their harness on a
