@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { harness, type Harness, type Res } from '../support/harness.js';
 import { blog, type Blog } from '../support/blog.js';
 import { envelope, scenarios } from '../support/scenario.js';
-import { seedOf, TEST_ENGINE } from '../support/test-store.js';
+import { seedOf } from '../support/test-store.js';
 
 const record = (collection: string, id: (b: Blog) => string) => (b: Blog) => `/api/collections/${collection}/records/${id(b)}`;
 /** Bob's comment on Ann's public post. */
