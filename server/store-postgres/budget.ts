@@ -19,6 +19,18 @@ import { QueryTimeoutError, READ_BYTE_WORK, READ_ROW_WORK, WORK_PER_MS, type Que
 /** One operation's time on PostgreSQL past which its statements are stopped: a far backstop. */
 export const POSTGRES_BACKSTOP_MS = 2_000;
 
+/**
+ * What one statement of a write may take on PostgreSQL's clock, within the backstop: a write holds the
+ * node's write turn (store.ts `turn`), every other write of the node queued behind it, so a statement
+ * there is bounded closer (a good write's statements take milliseconds, a 500-id delete of a cascade
+ * tens). A create whose createRule (`title ~ note` on 60,000 bytes, PostgreSQL's quadratic LIKE)
+ * passes its prepare step under the backstop runs the check again in its transaction: without this
+ * bound it was saved after 2.7 s and the node's other creates waited up to 1.1 s; with it, it is
+ * refused in its transaction and they waited up to 0.9 s (at a load of 6-9 on 2 cores, PostgreSQL's
+ * backends busy with the check's prepare step meanwhile).
+ */
+export const POSTGRES_WRITE_STATEMENT_MS = 500;
+
 /** The backstop of `budget` on PostgreSQL, in ms. */
 export function backstopOf(budget: QueryBudget): number {
   return Math.min(budget.backstopMs, Math.max(POSTGRES_BACKSTOP_MS, budget.limit));
@@ -37,6 +49,11 @@ export function refuseSpent(budget: QueryBudget): void {
 /** The `statement_timeout` (ms, at least 1) for the next statement under `budget`: what is left of its backstop. */
 export function timeoutOf(budget: QueryBudget): number {
   return Math.max(1, Math.ceil(backstopOf(budget) - budget.clock));
+}
+
+/** The `statement_timeout` for the next statement of a write under `budget`: POSTGRES_WRITE_STATEMENT_MS at most. */
+export function writeTimeoutOf(budget: QueryBudget): number {
+  return Math.min(POSTGRES_WRITE_STATEMENT_MS, timeoutOf(budget));
 }
 
 /** Adds a statement's time, as this node saw it, to what the backstop bounds (never to the work). */

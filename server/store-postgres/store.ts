@@ -31,7 +31,7 @@ import { CHARGE_FUNCTION, GUARD_FUNCTION, LIKE_FUNCTION } from '../filter/guard.
 import type { Row } from '../model/types.js';
 import type { ReadDb, SqlFunction, Store, StoreStats, WriteTx } from '../store/contract.js';
 import { ReadTooLargeError, valueBytes, type QueryBudget } from '../store/deadline.js';
-import { chargeRow, clocked, refuseSpent, timeoutOf } from './budget.js';
+import { chargeRow, clocked, refuseSpent, timeoutOf, writeTimeoutOf } from './budget.js';
 import type { Params } from '../store/statements.js';
 import { Connections, type Lease } from './connections.js';
 import { DatabaseUnavailable, isStalePlan, mapPgError } from './errors.js';
@@ -388,7 +388,7 @@ export class PostgresStore implements Store {
   private async transaction<T>(conn: Lease, fn: (tx: WriteTx) => Promise<T> | T, budget: QueryBudget | null, until: number): Promise<T> {
     const state = { open: true };
     // the statement_timeout set last: lowered as the backstop is spent (see `attempt`)
-    let timeout = budget === null ? 0 : timeoutOf(budget);
+    let timeout = budget === null ? 0 : writeTimeoutOf(budget);
     // Statements run one after the other, as on sql.js, also when fn starts several at once: the
     // transaction ends only after the last, and none can run after it on the pooled connection.
     let tail: Promise<unknown> = Promise.resolve();
@@ -398,10 +398,11 @@ export class PostgresStore implements Store {
       if (!state.open) return Promise.reject(new Error('this transaction has ended: a statement after write() returned ran outside it'));
       const attempt = async (again: boolean): Promise<R> => {
         if (budget !== null) refuseSpent(budget);
-        // what is left of the budget's backstop bounds the statement on the server's clock; sent only
+        // what is left of the budget's backstop, at most POSTGRES_WRITE_STATEMENT_MS (the write turn is
+        // held), bounds the statement on the server's clock; sent only
         // once it has shrunk by a tenth (a statement overruns what is left by at most that), before the
         // savepoint so that a statement undone keeps it
-        const left = budget === null ? 0 : timeoutOf(budget);
+        const left = budget === null ? 0 : writeTimeoutOf(budget);
         const tighten = budget !== null && left < timeout * 0.9 ? sent(conn.unsafe(`SET LOCAL statement_timeout = ${(timeout = left)}`)) : null;
         const mark = sent(conn.unsafe('SAVEPOINT s'));
         const run = sent(this.query(conn, sqlText, params));

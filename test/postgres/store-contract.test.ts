@@ -2,7 +2,7 @@
 // contract core relies on, as the desktop engine keeps it (test/store/async-store.test.ts).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { QueryBudget, QueryTimeoutError, READ_BYTE_WORK, READ_ROW_WORK, ReadTooLargeError } from '../../server/store/deadline.js';
-import { POSTGRES_BACKSTOP_MS } from '../../server/store-postgres/budget.js';
+import { POSTGRES_BACKSTOP_MS, POSTGRES_WRITE_STATEMENT_MS } from '../../server/store-postgres/budget.js';
 import { openPostgresStore, PostgresStore } from '../../server/store-postgres/store.js';
 import { queryTooSlow, budgetError } from '../../server/core/query-budget.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
@@ -264,6 +264,16 @@ describePostgres('the PostgreSQL store', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(200);
     expect(budget.clock).toBeLessThan(100);
     await Promise.all(busy);
+  });
+
+  it('bounds each statement of a write closer than the backstop (the write turn is held): POSTGRES_WRITE_STATEMENT_MS', async () => {
+    const started = performance.now();
+    await expect(store.write((tx) => tx.run('SELECT pg_sleep(1.5)'), new QueryBudget(150))).rejects.toBeInstanceOf(QueryTimeoutError);
+    const took = performance.now() - started;
+    expect(took).toBeGreaterThanOrEqual(POSTGRES_WRITE_STATEMENT_MS - 50);
+    expect(took).toBeLessThan(1_400);
+    // a read is bounded by the backstop alone
+    expect(await store.reader(new QueryBudget(150)).get('SELECT 1 AS x FROM pg_sleep(0.7)')).toEqual({ x: 1 });
   });
 
   it('stops a slow write at its backstop and rolls it back', async () => {
