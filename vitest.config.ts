@@ -29,6 +29,8 @@ const TIMED = [
   'test/logs/log-flood.test.ts',
   'test/store/page-cache-memory.test.ts',
   'test/workers/worker-pool.test.ts',
+  'test/postgres/busy-budget.test.ts',
+  'test/postgres/hostile-pool.test.ts',
 ];
 
 // The API suites that also run on PostgreSQL (issue 25's proof): the same files, their harness on a
@@ -151,6 +153,7 @@ export default defineConfig(({ mode }) => ({
           name: 'postgres',
           environment: 'node',
           include: ['test/postgres/**/*.test.ts'],
+          exclude: TIMED,
           globalSetup: ['test/support/postgres.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
@@ -174,6 +177,8 @@ export default defineConfig(({ mode }) => ({
           name: 'timed',
           environment: 'node',
           include: TIMED,
+          // the timed files on PostgreSQL (test/postgres/busy-budget.test.ts) take the run's cluster
+          globalSetup: ['test/support/postgres.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           fileParallelism: false,

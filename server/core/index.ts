@@ -66,7 +66,7 @@ export interface CoreOptions {
   /** Called with each new setup token (the CLI prints it; the desktop app shows the setup page). */
   onSetupToken?: (token: string) => void;
   now?: () => number;
-  /** Each operation's query budget, in ms of database work: counted work on the desktop, statement time on PostgreSQL (QUERY_BUDGET_MS by default). */
+  /** Each operation's query budget, in ms of database work: counted work on both engines (rows read on PostgreSQL), with a far wall-clock backstop (QUERY_BUDGET_MS by default). */
   queryBudgetMs?: number;
   /** Hears failures that cannot reach a client any more: a change listener's, a committed write's after-effect. */
   onError?: (error: unknown) => void;

@@ -4,8 +4,8 @@
 // operation (`store.reader(budget)`, `store.write(fn, budget)`). On the desktop the work is counted, not
 // timed (store/deadline.ts): the same request on the same data is charged the same on an idle or a
 // saturated machine. Compiled filters, sorts and rules charge their work inside the SQL
-// (filter/guard.ts); the store stops the statement. On PostgreSQL the budget is each statement's own
-// time on the server (store-postgres/store.ts).
+// (filter/guard.ts); the store stops the statement. On PostgreSQL the work counted is the rows reads copy
+// out, and each statement's time only meets a far backstop (store-postgres/budget.ts).
 //
 // Past the budget the client gets a 400, not a 5xx: the cost comes from what the request asks for
 // (its filter, sort or expand, or its body against a rule) and the same request on the same data
@@ -19,7 +19,7 @@ import { QueryTimeoutError, ReadTooLargeError } from '../store/deadline.js';
 
 /**
  * One operation's budget of database work, in ms: counted work on the desktop (WORK_PER_MS units per ms),
- * several times what a legitimate list over a large collection is charged; statement time on PostgreSQL.
+ * several times what a legitimate list over a large collection is charged; on PostgreSQL the rows read, weighed alike.
  */
 export const QUERY_BUDGET_MS = 150;
 

@@ -37,7 +37,6 @@ import type { WriteTx } from '../store/db.js';
 import { isMultiple, type Collection, type Field } from '../model/types.js';
 import { POSTGRES } from '../rules/compile.js';
 import { QueryTimeoutError } from '../store/deadline.js';
-import { QUERY_BUDGET_MS } from './query-budget.js';
 import { NOT_COLUMNS, ViewQueryError, type ParsedViewQuery, type Token } from './view-query.js';
 
 const ENGINE = 'the team server runs PostgreSQL';
@@ -677,19 +676,27 @@ export async function realizePostgresView(
 }
 
 /**
+ * What each statement of a view's save may take on PostgreSQL's clock (its statement_timeout): planning
+ * a view of many joins takes PostgreSQL seconds, all of it inside the node's write turn, with every
+ * write of the node queued behind it. A far bound, not a budget: a good view's statements take
+ * milliseconds, and the 150 ms this was (the query budget) refused good saves when PostgreSQL shared a
+ * busy machine (issue 28: a view's dependent check stopped at a load of 15).
+ */
+export const VIEW_SAVE_MS = 1_000;
+
+/**
  * Each statement of a view's creation (its CREATE VIEW, the checks, the EXPLAIN that plans it) runs
- * under the query budget as its statement_timeout: planning a view of many joins takes PostgreSQL
- * seconds, all of it inside the node's write turn, with every write of the node queued behind it. Past
- * the budget the save is refused with a 400 on viewQuery; the transaction's own timeout is put back.
+ * under VIEW_SAVE_MS as its statement_timeout. Past it the save is refused with a 400 on viewQuery; the
+ * transaction's own timeout is put back.
  */
 async function bounded<T>(tx: WriteTx, fn: () => Promise<T>): Promise<T> {
   const before = (await tx.get<{ v: string }>(`SELECT current_setting('statement_timeout') AS v`))?.v ?? '0';
-  await tx.get(`SELECT set_config('statement_timeout', CAST(? AS text), true) AS v`, [String(QUERY_BUDGET_MS)]);
+  await tx.get(`SELECT set_config('statement_timeout', CAST(? AS text), true) AS v`, [String(VIEW_SAVE_MS)]);
   try {
     return await fn();
   } catch (err) {
     if (err instanceof QueryTimeoutError || (err instanceof ViewQueryError && err.cause instanceof QueryTimeoutError)) {
-      throw new ViewQueryError(`saving it needed more than ${QUERY_BUDGET_MS} ms of database time and was stopped: the query is too heavy (fewer joins or subqueries)`);
+      throw new ViewQueryError(`saving it needed more than ${VIEW_SAVE_MS} ms of database time and was stopped: the query is too heavy (fewer joins or subqueries)`);
     }
     throw err;
   } finally {

@@ -10,6 +10,7 @@ import { ApiError } from '../errors.js';
 import type { StoreFailure } from '../store/contract.js';
 import { QueryTimeoutError } from '../store/deadline.js';
 import type { QueryBudget } from '../store/deadline.js';
+import { backstopReached } from './budget.js';
 
 /** The fields of postgres.js's PostgresError that the mapping reads. */
 interface PgErrorShape {
@@ -92,9 +93,9 @@ export function mapPgError(err: unknown, budget: QueryBudget | null | undefined,
       return new ApiError(400, 'The request holds the character U+0000 (NUL), which the team server\'s PostgreSQL cannot take.');
     case QUERY_CANCELED:
       if (budget != null) {
-        // PostgreSQL stopped the statement at what was left of the budget: it is spent, whatever our
-        // clock measured around the round trip (so the operation's next call is refused at once)
-        budget.spent = Math.max(budget.spent, budget.limit);
+        // PostgreSQL stopped the statement at what was left of the budget's backstop: it is reached,
+        // whatever our clock measured around the round trip (so the operation's next call is refused at once)
+        backstopReached(budget);
         return new QueryTimeoutError(budget.limit, { cause: err });
       }
       // a statement_timeout core set itself for a stretch of a write (a view's creation, view-postgres.ts)

@@ -8,9 +8,9 @@
 // - Connections (connections.ts): each operation leases one of its own (at most `max`), never
 //   postgres.js's reserve()/begin(), which can crash the process or run a statement outside its
 //   transaction after the server went away. `reader(budget)` runs each read in a READ ONLY transaction whose
-//   `statement_timeout` is what is left of the budget (the time a call takes is added to it), and
-//   counts the bytes of the rows read as the desktop does, reading through a cursor so that a read
-//   past the limit stops there (ReadTooLargeError).
+//   `statement_timeout` is what is left of the budget's far backstop, and charges the rows read as the
+//   desktop does (work and bytes, budget.ts), reading through a cursor so that a read past either
+//   limit stops there (QueryTimeoutError, ReadTooLargeError).
 // - Writes: `write(fn, budget)` is one transaction on one leased connection. Writes take turns
 //   within a node as on the desktop (a queue); between nodes PostgreSQL's own locks order them. Each
 //   statement inside runs under a savepoint, so a failing one undoes only itself and the transaction
@@ -30,7 +30,8 @@ import { POSTGRES } from '../filter/dialect.js';
 import { CHARGE_FUNCTION, GUARD_FUNCTION, LIKE_FUNCTION } from '../filter/guard.js';
 import type { Row } from '../model/types.js';
 import type { ReadDb, SqlFunction, Store, StoreStats, WriteTx } from '../store/contract.js';
-import { QueryTimeoutError, ReadTooLargeError, valueBytes, type QueryBudget } from '../store/deadline.js';
+import { ReadTooLargeError, valueBytes, type QueryBudget } from '../store/deadline.js';
+import { chargeRow, clocked, refuseSpent, timeoutOf, writeTimeoutOf } from './budget.js';
 import type { Params } from '../store/statements.js';
 import { Connections, type Lease } from './connections.js';
 import { DatabaseUnavailable, isStalePlan, mapPgError } from './errors.js';
@@ -266,20 +267,22 @@ export class PostgresStore implements Store {
 
   /**
    * One read under `budget`: a READ ONLY transaction whose statement_timeout is what is left of the
-   * budget, the rows read through a cursor and weighed as the desktop weighs them.
+   * budget's backstop, the rows read through a cursor and charged as the desktop charges them.
    */
   private async budgeted<T>(budget: QueryBudget, sqlText: string, params: Params | undefined, most: number): Promise<T[]> {
     this.assertOutside();
-    if (budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
-    // the budget counts the statement's own time (readRows): neither the wait for a pooled connection
+    refuseSpent(budget);
+    // the backstop counts the statement's own time (readRows): neither the wait for a pooled connection
     // (busy with other requests' work, as the write turn on the desktop) nor the BEGIN's round trip
     const readBefore = budget.read;
+    const workBefore = budget.work;
     const read = () => this.inTransaction('BEGIN READ ONLY', (tx) => this.readRows<T>(tx, budget, sqlText, params, most));
     try {
       return await read().catch((err: unknown) => {
         if (!isStalePlan(err)) throw err;
         // the connection forgot the statement: its next run prepares it again
         budget.read = readBefore;
+        budget.work = workBefore;
         return read();
       });
     } catch (err) {
@@ -288,14 +291,13 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * One read inside an open transaction `tx`: its statement_timeout what is left of `budget`, its rows
-   * read through a cursor and weighed as the desktop weighs them. The budget is charged the
-   * statement's time as the server's answers show it (see `statementTime`): from the answer to the
-   * SET sent just before it to the statement's last row.
+   * One read inside an open transaction `tx`: its statement_timeout what is left of `budget`'s
+   * backstop, its rows read through a cursor and charged as the desktop charges them (budget.ts). The
+   * backstop is charged the statement's time as the answers show it (see `statementTime`): from the
+   * answer to the SET sent just before it to the statement's last row.
    */
   private async readRows<T>(tx: Runner, budget: QueryBudget, sqlText: string, params: Params | undefined, most: number): Promise<T[]> {
-    const left = budget.limit - budget.spent;
-    const limit = sent(tx.unsafe(`SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(left))}`));
+    const limit = sent(tx.unsafe(`SET LOCAL statement_timeout = ${timeoutOf(budget)}`));
     const rows: T[] = [];
     const cursor = this.query(tx, sqlText, params).cursor(Math.min(most, CURSOR_ROWS))[Symbol.asyncIterator]();
     // asked for before the SET's answer is awaited: both go in one round trip
@@ -303,31 +305,37 @@ export class PostgresStore implements Store {
     next.catch(() => undefined);
     await limit;
     const from = performance.now();
+    // set when reading stops before the statement's last row (enough rows, or a limit passed): its
+    // portal is closed then
+    let stopped = false;
     try {
       for (let batch = await next; batch.done !== true; batch = await (next = cursor.next())) {
         for (const row of batch.value) {
           let bytes = 0;
           for (const key in row) bytes += valueBytes(row[key]);
+          stopped = true;
           if ((budget.read += bytes) > budget.readLimit) throw new ReadTooLargeError(budget.readLimit);
+          chargeRow(budget, bytes);
           rows.push(row as T);
           if (rows.length >= most) return rows;
+          stopped = false;
         }
       }
       return rows;
     } finally {
-      budget.spent += performance.now() - from;
-      if (rows.length >= most || budget.read > budget.readLimit) await cursor.return?.();
+      clocked(budget, statementTime(from));
+      if (stopped) await cursor.return?.();
     }
   }
 
   /**
    * Reads of one committed state: a READ ONLY, REPEATABLE READ transaction on one connection, so a
-   * list's page, its count and its expand agree (the desktop's snapshot turn). Each read's
-   * statement_timeout is what is left of `budget`; the time its reads take is added to it.
+   * list's page, its count and its expand agree (the desktop's snapshot turn). Each read is charged
+   * and bounded as a reader's (readRows).
    */
   snapshot = async <T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T> => {
     this.assertOutside();
-    if (budget !== undefined && budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
+    if (budget !== undefined) refuseSpent(budget);
     const reads = () => this.inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (tx) => {
       let chain: Promise<unknown> = Promise.resolve();
       // one connection: reads started together run one after the other
@@ -335,7 +343,7 @@ export class PostgresStore implements Store {
         const run = chain.then(async () => {
           try {
             if (budget === undefined) return Array.from(await this.query(tx, sqlText, params)).slice(0, most) as R[];
-            if (budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
+            refuseSpent(budget);
             return await this.readRows<R>(tx, budget, sqlText, params, most);
           } catch (err) {
             throw mapPgError(err, budget ?? null);
@@ -379,8 +387,8 @@ export class PostgresStore implements Store {
 
   private async transaction<T>(conn: Lease, fn: (tx: WriteTx) => Promise<T> | T, budget: QueryBudget | null, until: number): Promise<T> {
     const state = { open: true };
-    // the statement_timeout set last: lowered as the budget is spent (see `attempt`)
-    let timeout = budget === null ? 0 : Math.max(1, Math.ceil(budget.limit - budget.spent));
+    // the statement_timeout set last: lowered as the backstop is spent (see `attempt`)
+    let timeout = budget === null ? 0 : writeTimeoutOf(budget);
     // Statements run one after the other, as on sql.js, also when fn starts several at once: the
     // transaction ends only after the last, and none can run after it on the pooled connection.
     let tail: Promise<unknown> = Promise.resolve();
@@ -389,11 +397,12 @@ export class PostgresStore implements Store {
     const inTx = <R>(sqlText: string, params: Params | undefined, read: (rows: postgres.RowList<postgres.Row[]>) => R): Promise<R> => {
       if (!state.open) return Promise.reject(new Error('this transaction has ended: a statement after write() returned ran outside it'));
       const attempt = async (again: boolean): Promise<R> => {
-        if (budget !== null && budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
-        // what is left of the budget bounds the statement on the server's clock; sent only once it has
-        // shrunk by a tenth (a statement overruns what is left by at most that), before the savepoint
-        // so that a statement undone keeps it
-        const left = budget === null ? 0 : Math.max(1, Math.ceil(budget.limit - budget.spent));
+        if (budget !== null) refuseSpent(budget);
+        // what is left of the budget's backstop, at most POSTGRES_WRITE_STATEMENT_MS (the write turn is
+        // held), bounds the statement on the server's clock; sent only
+        // once it has shrunk by a tenth (a statement overruns what is left by at most that), before the
+        // savepoint so that a statement undone keeps it
+        const left = budget === null ? 0 : writeTimeoutOf(budget);
         const tighten = budget !== null && left < timeout * 0.9 ? sent(conn.unsafe(`SET LOCAL statement_timeout = ${(timeout = left)}`)) : null;
         const mark = sent(conn.unsafe('SAVEPOINT s'));
         const run = sent(this.query(conn, sqlText, params));
@@ -404,12 +413,12 @@ export class PostgresStore implements Store {
           await mark;
           from = performance.now();
           const rows = await run;
-          if (budget !== null) budget.spent += statementTime(from);
+          if (budget !== null) clocked(budget, statementTime(from));
           from = null;
           await done;
           return read(rows);
         } catch (err) {
-          if (budget !== null && from !== null) budget.spent += statementTime(from);
+          if (budget !== null && from !== null) clocked(budget, statementTime(from));
           if (!conn.lost) await conn.unsafe('ROLLBACK TO SAVEPOINT s').catch(() => undefined);
           // prepared before a schema change (isStalePlan): undone, and run once more, prepared again
           if (again && !conn.lost && isStalePlan(err)) return attempt(false);
@@ -425,7 +434,7 @@ export class PostgresStore implements Store {
       get: <R>(sqlText: string, params?: Params) => inTx(sqlText, params, (rows) => rows[0] as R | undefined),
       run: (sqlText: string, params?: Params) => inTx(sqlText, params, (rows) => ({ changes: rows.count ?? 0 })),
     };
-    if (budget !== null && budget.limit - budget.spent <= 0) throw new QueryTimeoutError(budget.limit);
+    if (budget !== null) refuseSpent(budget);
     // not charged to the budget: a BEGIN waits for the connection to open (the database restarting or
     // failing over), which is not this write's database time, as the wait for the pool is not
     await conn.begin(['BEGIN', ...(budget === null ? [] : [`SET LOCAL statement_timeout = ${timeout}`])], until).catch((err: unknown) => {
@@ -504,7 +513,7 @@ export class PostgresStore implements Store {
   /** The database is never swapped under the store: listeners are kept and never called. */
   onReload = (): void => {};
 
-  /** PostgreSQL enforces the budget itself (statement_timeout): the SQL guard is never called. */
+  /** No guard runs inside PostgreSQL's SQL: reads charge their rows, statement_timeout is the backstop (budget.ts). */
   checkDeadline = (): void => {};
 
   /**
@@ -519,20 +528,20 @@ export class PostgresStore implements Store {
 }
 
 /**
- * Sends a query now instead of when it is first awaited (postgres.js sends lazily), so that several
- * go out together on one connection; its failure is heard where it is awaited, never unhandled.
- */
-/**
- * A statement's time on the budget: from the answer to what was sent just before it in the same
- * round trip (a SAVEPOINT, a SET) to its own answer. The server runs the two back to back, so this is
- * the statement's work on the server and the reading of its rows, without the trip to the server and
- * back, which the desktop's engine, in the process, never makes (docs/architecture.md, "The
- * PostgreSQL store": what a budget means there).
+ * A statement's time on the budget's backstop: from the answer to what was sent just before it in the
+ * same round trip (a SAVEPOINT, a SET) to its own answer. The server runs the two back to back, so this
+ * is the statement's work on the server and the reading of its rows, without the trip to the server
+ * and back; under load it also holds the node's own event-loop delay, which is why it only feeds the
+ * far backstop, never the work (budget.ts).
  */
 function statementTime(from: number): number {
   return performance.now() - from;
 }
 
+/**
+ * Sends a query now instead of when it is first awaited (postgres.js sends lazily), so that several
+ * go out together on one connection; its failure is heard where it is awaited, never unhandled.
+ */
 function sent<T extends Promise<unknown> & { execute(): unknown }>(query: T): T {
   void query.execute();
   query.catch(() => undefined);

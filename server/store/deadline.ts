@@ -62,11 +62,12 @@ export class ReadTooLargeError extends Error {
 
 /**
  * One operation's budget: `limit` ms of database work and `readLimit` bytes of rows read, spent across
- * every database call the operation makes with it. On the desktop the work is counted (`work`, in
- * units); on PostgreSQL it is each statement's own time on the server (store-postgres/store.ts).
+ * every database call the operation makes with it. The work is counted (`work`, in units): on the desktop
+ * guard calls and rows read, on PostgreSQL rows read (store-postgres/budget.ts, where `clock` feeds its
+ * far backstop, `statement_timeout`).
  */
 export class QueryBudget {
-  /** Database work spent so far, in ms: counted work / WORK_PER_MS here, statements' time on PostgreSQL. */
+  /** Database work spent so far, in ms: counted work / WORK_PER_MS (on both engines). */
   spent = 0;
   /** Work counted so far, in units (the desktop engine). */
   work = 0;

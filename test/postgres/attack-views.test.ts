@@ -4,6 +4,7 @@
 // rows, a view over a view, fullwidth lookalikes) were all refused or held (see the report); what
 // broke is saving a heavy view. Real server, real PostgreSQL 15, fetch over a socket.
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { VIEW_SAVE_MS } from '../../server/core/view-postgres.js';
 import { openPostgresStore } from '../../server/store-postgres/store.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
 import { startSdkServer, type SdkServer } from '../support/sdk-server.js';
@@ -25,8 +26,9 @@ describePostgres('saving a heavy view on the team server (attack findings)', () 
   // A view of 80 self-joins took ~5 s to save (the checks at save time ran in the write turn with no
   // bound), and every write on that node waited for it: a record create took 4.9 s. With 200 joins the
   // save never answered (the connection was dropped at 30 s, no envelope) and writes queued behind it
-  // were dropped too. Now each statement of the view's creation runs under the query budget
-  // (view-postgres.ts `bounded`): the save is refused with a 400 on viewQuery and the writes go on.
+  // were dropped too. Now each statement of the view's creation runs under a bound of its own
+  // (view-postgres.ts `bounded`, VIEW_SAVE_MS): the save is refused with a 400 on viewQuery and the
+  // writes go on, a create waiting at most about that bound.
   const joins = (n: number) => 'SELECT p.id FROM posts p ' + Array.from({ length: n }, (_, i) => `JOIN posts p${i} ON p${i}.id = p.id`).join(' ');
   const saveView = async (name: string, viewQuery: string) => {
     const start = performance.now();
@@ -38,7 +40,7 @@ describePostgres('saving a heavy view on the team server (attack findings)', () 
   };
 
   for (const n of [80, 200]) {
-    it(`a record create answers within 1.5 s while a superuser saves a view of ${n} joins, which is refused with the budget's 400 on viewQuery`, async () => {
+    it(`a record create answers within about the save's bound while a superuser saves a view of ${n} joins, which is refused with the bound's 400 on viewQuery`, async () => {
       const saving = saveView(`heavy${n}`, joins(n));
       await new Promise((r) => setTimeout(r, 300));
       const start = performance.now();
@@ -46,10 +48,10 @@ describePostgres('saving a heavy view on the team server (attack findings)', () 
       const ms = performance.now() - start;
       const saved = await saving;
       expect(res.status).toBe(200);
-      expect(ms).toBeLessThan(1500);
+      expect(ms).toBeLessThan(VIEW_SAVE_MS + 1_000);
       expect(saved.status).toBe(400);
       expect(Object.keys(saved.body.data)).toEqual(['viewQuery']);
-      expect(saved.body.data.viewQuery.message).toMatch(/needed more than 150 ms of database time and was stopped/);
+      expect(saved.body.data.viewQuery.message).toMatch(/needed more than 1000 ms of database time and was stopped/);
       expect(saved.ms).toBeLessThan(3000);
       expect((await fetch(`${team.server.url}/api/collections/heavy${n}`, { headers: { authorization: team.admin.authStore.token } })).status).toBe(404);
     }, 60_000);

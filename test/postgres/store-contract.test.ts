@@ -1,7 +1,8 @@
 // The PostgreSQL store (server/store-postgres/) against the real PostgreSQL 15 of the run: the Store
 // contract core relies on, as the desktop engine keeps it (test/store/async-store.test.ts).
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { QueryBudget, QueryTimeoutError, ReadTooLargeError } from '../../server/store/deadline.js';
+import { QueryBudget, QueryTimeoutError, READ_BYTE_WORK, READ_ROW_WORK, ReadTooLargeError } from '../../server/store/deadline.js';
+import { POSTGRES_BACKSTOP_MS, POSTGRES_WRITE_STATEMENT_MS } from '../../server/store-postgres/budget.js';
 import { openPostgresStore, PostgresStore } from '../../server/store-postgres/store.js';
 import { queryTooSlow, budgetError } from '../../server/core/query-budget.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
@@ -146,8 +147,8 @@ describePostgres('the PostgreSQL store', () => {
     expect(budget.spent).toBeGreaterThan(0);
     // outside the snapshot, the write is there
     expect(await store.get('SELECT 1 AS x FROM "t" WHERE "id" = ?', ['between'])).toEqual({ x: 1 });
-    // a slow read inside a snapshot stops at its budget
-    await expect(store.snapshot((db) => db.all('SELECT 1 AS x FROM pg_sleep(1)'), new QueryBudget(100))).rejects.toBeInstanceOf(QueryTimeoutError);
+    // a slow read inside a snapshot stops at its budget's backstop (here a budget's own, 300 ms)
+    await expect(store.snapshot((db) => db.all('SELECT 1 AS x FROM pg_sleep(1)'), new QueryBudget(100, Infinity, 300))).rejects.toBeInstanceOf(QueryTimeoutError);
     await store.write((tx) => tx.run('DELETE FROM "t" WHERE "id" = ?', ['between']));
   });
 
@@ -189,13 +190,16 @@ describePostgres('the PostgreSQL store', () => {
     expect(await store.get('SELECT 1 AS x')).toEqual({ x: 1 });
   });
 
-  it('stops a slow read at its budget with the 400 core gives, and counts the time spent', async () => {
+  it('stops a slow read at the far backstop (POSTGRES_BACKSTOP_MS, statement_timeout) with the 400 core gives', async () => {
     const budget = new QueryBudget(150);
     const started = performance.now();
     const failure = await store.reader(budget).get('SELECT pg_sleep(5) AS s').catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(QueryTimeoutError);
-    expect(performance.now() - started).toBeLessThan(2000);
-    expect(budget.spent).toBeGreaterThanOrEqual(140);
+    const took = performance.now() - started;
+    // stopped by PostgreSQL at the backstop, on its clock: not before it, long before the 5 s sleep ends
+    expect(took).toBeGreaterThanOrEqual(POSTGRES_BACKSTOP_MS - 50);
+    expect(took).toBeLessThan(4500);
+    expect(budget.clock).toBeGreaterThanOrEqual(POSTGRES_BACKSTOP_MS);
     expect(budgetError(failure, 150)).toEqual(queryTooSlow(150));
     // a spent budget refuses the next call at once
     await expect(store.reader(budget).get('SELECT 1 AS x')).rejects.toBeInstanceOf(QueryTimeoutError);
@@ -211,14 +215,43 @@ describePostgres('the PostgreSQL store', () => {
     }, budget);
     const wall = performance.now() - start;
     expect(budget.spent).toBeLessThan(150);
-    expect(budget.spent).toBeLessThan(wall / 2);
+    // the backstop's clock counts each statement's own time, not the trips
+    expect(budget.clock).toBeLessThan(wall / 2);
     // reads too
     const read = new QueryBudget(150);
     const db = store.reader(read);
     for (let i = 0; i < 300; i++) await db.get('SELECT 1 AS x');
     expect(read.spent).toBeLessThan(150);
-    // one statement's own work is still stopped at what is left
-    await expect(store.write((tx) => tx.run('SELECT pg_sleep(1)'), new QueryBudget(100))).rejects.toBeInstanceOf(QueryTimeoutError);
+    // one statement's own time is still stopped at what is left of the backstop (a budget's own, 300 ms here)
+    await expect(store.write((tx) => tx.run('SELECT pg_sleep(1)'), new QueryBudget(100, Infinity, 300))).rejects.toBeInstanceOf(QueryTimeoutError);
+  });
+
+  it('charges reads their rows (work, as the desktop), not time: a slow statement is charged what a quick one is, rows past the budget stop the read', async () => {
+    const sql = (sleep: number) => `SELECT g AS n, 'abc' AS s FROM generate_series(1, 1000) AS g, pg_sleep(${sleep})`;
+    const quick = new QueryBudget(150);
+    expect(await store.reader(quick).all(sql(0))).toHaveLength(1000);
+    // 700 ms of the server's time, and the node's event loop held 300 ms while the rows come in: the same charge
+    const slow = new QueryBudget(150);
+    const reading = store.reader(slow).all(sql(0.7));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const busyUntil = performance.now() + 300;
+    while (performance.now() < busyUntil) { /* the node's event loop busy, as under load */ }
+    expect(await reading).toHaveLength(1000);
+    expect(slow.work).toBe(quick.work);
+    expect(slow.spent).toBe(quick.spent);
+    expect(slow.clock).toBeGreaterThan(quick.clock);
+    expect(quick.spent).toBeGreaterThan(0);
+    // the work: READ_ROW_WORK a row plus READ_BYTE_WORK a byte of its values (8 for the number, 3 + 2 for the text)
+    expect(quick.work).toBe(1000 * (READ_ROW_WORK + 13 * READ_BYTE_WORK));
+    // 200,000 rows are past 150 ms of work: stopped by the count, long before the backstop
+    const many = new QueryBudget(150);
+    const started = performance.now();
+    await expect(store.reader(many).all('SELECT g AS n FROM generate_series(1, 200000) AS g')).rejects.toBeInstanceOf(QueryTimeoutError);
+    expect(performance.now() - started).toBeLessThan(POSTGRES_BACKSTOP_MS);
+    expect(many.spent).toBeGreaterThan(150);
+    expect(many.clock).toBeLessThan(POSTGRES_BACKSTOP_MS);
+    // the connection is given back clean: the next read answers
+    expect(await store.reader(new QueryBudget(150)).get('SELECT 1 AS x')).toEqual({ x: 1 });
   });
 
   it('does not charge a budget for the wait for a pooled connection', async () => {
@@ -229,12 +262,22 @@ describePostgres('the PostgreSQL store', () => {
     const started = performance.now();
     expect(await store.reader(budget).get('SELECT 1 AS x')).toEqual({ x: 1 });
     expect(performance.now() - started).toBeGreaterThanOrEqual(200);
-    expect(budget.spent).toBeLessThan(100);
+    expect(budget.clock).toBeLessThan(100);
     await Promise.all(busy);
   });
 
-  it('stops a slow write at its budget and rolls it back', async () => {
-    const budget = new QueryBudget(150);
+  it('bounds each statement of a write closer than the backstop (the write turn is held): POSTGRES_WRITE_STATEMENT_MS', async () => {
+    const started = performance.now();
+    await expect(store.write((tx) => tx.run('SELECT pg_sleep(1.5)'), new QueryBudget(150))).rejects.toBeInstanceOf(QueryTimeoutError);
+    const took = performance.now() - started;
+    expect(took).toBeGreaterThanOrEqual(POSTGRES_WRITE_STATEMENT_MS - 50);
+    expect(took).toBeLessThan(1_400);
+    // a read is bounded by the backstop alone
+    expect(await store.reader(new QueryBudget(150)).get('SELECT 1 AS x FROM pg_sleep(0.7)')).toEqual({ x: 1 });
+  });
+
+  it('stops a slow write at its backstop and rolls it back', async () => {
+    const budget = new QueryBudget(150, Infinity, 500);
     const failure = await store
       .write(async (tx) => {
         await tx.run('INSERT INTO "t" ("id") VALUES (?)', ['slow-write']);

@@ -100,7 +100,8 @@ describe('on the blog', () => {
       } else {
         // PostgreSQL's own LIKE has no length limit, but it is quadratic: the 60,000-byte pattern that
         // fails at its last byte against the other row's 60,000 bytes is seconds of its work, stopped
-        // by the budget with its 400 (the desktop matches such a pattern in JavaScript, linearly)
+        // at the budget's far backstop with its 400 (store-postgres/budget.ts; the desktop matches such
+        // a pattern in JavaScript, linearly)
         expect(r.status, r.text).toBe(400);
         expect(r.body.message).toMatch(/^The request needed more than 150 ms of database time/);
         // the same column pattern over the row that matches is found
