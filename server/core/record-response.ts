@@ -37,7 +37,8 @@ async function managersAmong(db: ReadDb, c: Collection, manageRule: string, rows
  */
 export async function presentRecords(db: ReadDb, c: Collection, rows: Row[], ctx: RequestContext, written = false, maxBytes = MAX_RESPONSE_BYTES, events?: CoreEvents): Promise<unknown[]> {
   const managed = managedIds(db, c, rows, ctx);
-  const viewer: Viewer = { ...viewerOf(ctx.request), managed: managed === undefined ? undefined : await managed };
+  const viewer: Viewer = viewerOf(ctx.request);
+  if (managed !== undefined) viewer.managed = await managed;
   let records = rows.map(recordSerializer(c, viewer));
   if (ctx.expand.size > 0) {
     try {

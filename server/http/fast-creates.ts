@@ -24,7 +24,8 @@ import { readNodeJsonObject } from './body.js';
 import type { BodyServices } from './body-services.js';
 import { bearerFrom } from './caller.js';
 import { clientKey } from './client-key.js';
-import { ENVELOPE_TYPE, JSON_TYPE, matches, PLAIN_SEGMENT, PREFIX, send, UNPLAIN, webHeaders } from './fast-reads.js';
+import { ENVELOPE_TYPE, JSON_TYPE, matches, PLAIN_SEGMENT, PREFIX, send, UNPLAIN } from './fast-reads.js';
+import { RawHeaders } from './raw-headers.js';
 import { MAX_URL_LENGTH, queryFrom } from './request.js';
 
 export interface FastCreateOptions {
@@ -60,13 +61,13 @@ export function fastCreates(options: FastCreateOptions): FastCreates {
     if ((req.headers['content-type'] ?? '').split(';', 1)[0].trim().toLowerCase() !== 'application/json') return false;
     const settings = core.settings.cached();
     if (settings.rateLimits.enabled || settings.trustedProxy.headers.length > 0) return false;
-    const headers = webHeaders(req);
+    const headers = new RawHeaders(req.rawHeaders);
     if (!allowHost(headers.get('host'))) return false;
     void serve(req, res, headers, path, q < 0 || q === url.length - 1 ? '' : url.slice(q), parts[3]);
     return true;
   };
 
-  async function serve(req: IncomingMessage, res: ServerResponse, headers: Headers, path: string, search: string, name: string): Promise<void> {
+  async function serve(req: IncomingMessage, res: ServerResponse, headers: RawHeaders, path: string, search: string, name: string): Promise<void> {
     const t0 = performance.now();
     let auth: AuthInfo | null = null;
     let status = 200;

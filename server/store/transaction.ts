@@ -5,6 +5,7 @@ import type { Database } from 'sql.js';
 import { assertSqlValues } from './codec.js';
 import type { StatementEncoder } from './codec.js';
 import type { WriteTx } from './contract.js';
+import type { Row } from '../model/types.js';
 import { queryAll, queryGet, runStatement } from './statements.js';
 import type { Params, StatementCache } from './statements.js';
 
@@ -63,58 +64,109 @@ export function recordingTx(
   /** Each row a `counted` read returns (its bytes), charged to the running call's budget as the store's reads are (deadline.ts rowRead). */
   onRow?: (bytes: number) => void,
 ): OpenTx {
-  let open = true;
-  let changed = false;
-  const settle = <R>(work: () => R): Promise<R> => {
+  const tx = new RecordingTx(db, cache, encoder, call, onRow);
+  // in memory (no encoder) a read that changed rows goes unseen: count the transaction as changed
+  return { tx, end: () => tx.end(), changed: () => tx.changed || encoder === null };
+}
+
+/**
+ * The transaction's statements: a class, so that each write makes one object and not a dozen closures
+ * (a create's largest allocation in the store, and each named again under tsx).
+ */
+class RecordingTx implements WriteTx {
+  changed = false;
+  private open = true;
+  counted?: Pick<WriteTx, 'all' | 'get'>;
+  keepReadsGoing?: () => Promise<void>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly cache: StatementCache,
+    private readonly encoder: StatementEncoder | null,
+    private readonly call: EngineCall,
+    onRow: ((bytes: number) => void) | undefined,
+  ) {
+    if (onRow !== undefined) {
+      this.counted = {
+        all: <R>(sql: string, params?: Params) => this.settle(() => this.recordIfChanged(sql, params, () => queryAll<R>(cache, sql, params, onRow))),
+        get: <R>(sql: string, params?: Params) => this.settle(() => this.recordIfChanged(sql, params, () => queryGet<R>(cache, sql, params, onRow))),
+      };
+    }
+  }
+
+  end(): void {
+    this.open = false;
+  }
+
+  all<R = Row>(sql: string, params?: Params): Promise<R[]> {
+    return this.settle(() => this.recordIfChanged(sql, params, () => queryAll<R>(this.cache, sql, params)));
+  }
+
+  get<R = Row>(sql: string, params?: Params): Promise<R | undefined> {
+    return this.settle(() => this.recordIfChanged(sql, params, () => queryGet<R>(this.cache, sql, params)));
+  }
+
+  run(sql: string, params: Params = []): Promise<{ changes: number }> {
+    return this.settle(() => {
+      // Checked in memory too, so code tested against an in-memory store behaves the same on disk.
+      assertSqlValues(params);
+      this.changed = true;
+      runStatement(this.cache, sql, params);
+      this.encoder?.add(sql, params);
+      return { changes: this.db.getRowsModified() };
+    });
+  }
+
+  private settle<R>(work: () => R): Promise<R> {
     try {
-      if (!open) throw new Error('this transaction has ended: a statement after write() returned ran outside it');
-      return Promise.resolve(call(work));
+      if (!this.open) throw new Error('this transaction has ended: a statement after write() returned ran outside it');
+      return Promise.resolve(this.call(work));
     } catch (err) {
       return Promise.reject(err as Error);
     }
-  };
-  const recordIfChanged = <R>(sql: string, params: Params | undefined, read: () => R): R => {
+  }
+
+  private recordIfChanged<R>(sql: string, params: Params | undefined, read: () => R): R {
     assertSqlValues(params ?? []);
+    const { encoder, cache } = this;
     // a SELECT changes nothing (only its first statement runs, and the store's SQL functions only
     // count work): its count of changed rows need not be read, two statements per read inside a write
     if (encoder === null || SELECT_ONLY.test(sql)) return read();
+    if (DML.test(sql)) {
+      // an INSERT, UPDATE or DELETE (... RETURNING, a create's row): its own changes are SQLite's count for
+      // the statement, read once after it instead of the total twice around it. With none, no row trigger
+      // ran either; an INSTEAD OF trigger's changes are not counted, so then it is journaled whenever a
+      // trigger exists (replaying a statement that changed nothing changes nothing).
+      const result = read();
+      if (this.db.getRowsModified() > 0 || hasTrigger(cache)) {
+        this.changed = true;
+        encoder.add(sql, params ?? []);
+      }
+      return result;
+    }
     const before = totalChanges(cache);
     const result = read();
     // SQLite's count of changed rows misses a schema statement (CREATE TRIGGER, an index, ALTER TABLE)
     if (totalChanges(cache) !== before || !ROWS_ONLY.test(sql)) {
-      changed = true;
+      this.changed = true;
       encoder.add(sql, params ?? []);
     }
     return result;
-  };
-  const tx: WriteTx = {
-    all: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryAll<R>(cache, sql, params))),
-    get: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryGet<R>(cache, sql, params))),
-    run: (sql: string, params: Params = []) =>
-      settle(() => {
-        // Checked in memory too, so code tested against an in-memory store behaves the same on disk.
-        assertSqlValues(params);
-        changed = true;
-        runStatement(cache, sql, params);
-        encoder?.add(sql, params);
-        return { changes: db.getRowsModified() };
-      }),
-  };
-  // in memory (no encoder) a read that changed rows goes unseen: count the transaction as changed
-  if (onRow !== undefined) {
-    tx.counted = {
-      all: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryAll<R>(cache, sql, params, onRow))),
-      get: <R>(sql: string, params?: Params) => settle(() => recordIfChanged(sql, params, () => queryGet<R>(cache, sql, params, onRow))),
-    };
   }
-  return { tx, end: () => void (open = false), changed: () => changed || encoder === null };
 }
 
 /** Statements that read rows only: SQLite's SELECT (data-changing statements with RETURNING start otherwise). */
 const SELECT_ONLY = /^\s*SELECT\b/i;
 
+/** Statements that write rows (read through `get` or `all` with RETURNING). */
+const DML = /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
+
 /** Statements that change rows at most (their changes are counted): anything else is journaled as it runs. */
 const ROWS_ONLY = /^\s*(?:SELECT|WITH|VALUES|INSERT|UPDATE|DELETE|REPLACE)\b/i;
+
+function hasTrigger(cache: StatementCache): boolean {
+  return queryGet(cache, "SELECT 1 FROM sqlite_master WHERE type = 'trigger' LIMIT 1") !== undefined;
+}
 
 function totalChanges(cache: StatementCache): number {
   return queryGet<{ n: number }>(cache, 'SELECT total_changes() AS n')?.n ?? 0;

@@ -4,6 +4,7 @@ import { FIELD_SPECS, specFor } from '../../server/core/fields/index.js';
 import { generateFromPattern } from '../../server/core/fields/pattern-generate.js';
 import { primaryKeyField } from '../../server/core/fields/system-fields.js';
 import { autogenerate } from '../../server/core/fields/text.js';
+import { isoNow } from '../../server/core/ids.js';
 import type { ModifierOp } from '../../server/core/fields/spec.js';
 import type { Field, TextField } from '../../server/model/types.js';
 
@@ -104,5 +105,12 @@ describe('autogenerate', () => {
     expect(autogenerate(slug, 'post-')).toMatch(/^post-\d{3}$/);
     expect(autogenerate({ ...slug, autogeneratePattern: '' }, 'post-')).toBe('post-');
     expect(autogenerate({ ...slug, autogeneratePattern: '' })).toBe('');
+  });
+});
+
+describe('isoNow', () => {
+  it('is the text of the instant asked, when one repeats (the last one is kept) or time goes back', () => {
+    for (const t of [0, 0, 1, 86_400_000, 1, 1, Date.UTC(2026, 10, 27, 11, 30, 0, 5)]) expect(isoNow(t)).toBe(new Date(t).toISOString());
+    expect(isoNow()).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 });

@@ -73,6 +73,25 @@ describe('write()', () => {
     ]);
   });
 
+  it('a write read through tx.get is journaled by its own count of changes: one that changed nothing is not, one through an INSTEAD OF trigger (not counted as its own) is', async () => {
+    const store = await openAt(dirs.make());
+    await store.write(insert('a'));
+    const before = store.stats();
+    expect(await store.write((tx) => tx.get('DELETE FROM t WHERE id = ? RETURNING id', ['none']))).toBeUndefined();
+    expect(await store.write((tx) => tx.get('UPDATE t SET body = ? WHERE id = ?', ['x', 'none']))).toBeUndefined();
+    expect(store.stats().entries).toBe(before.entries);
+    await store.write(async (tx) => {
+      await tx.run('CREATE VIEW v AS SELECT id, body FROM t');
+      await tx.run('CREATE TRIGGER v_insert INSTEAD OF INSERT ON v BEGIN INSERT INTO t VALUES (new.id, new.body); END');
+    });
+    // the view's INSERT changes no row of its own (SQLite counts none): its trigger wrote one to t
+    await store.write((tx) => tx.get('INSERT INTO v VALUES (?, ?)', ['b', 'through the view']));
+    expect(await (await onDisk(store)).all('SELECT id, body FROM t ORDER BY id')).toEqual([
+      { id: 'a', body: 'body a' },
+      { id: 'b', body: 'through the view' },
+    ]);
+  });
+
   it('a SELECT read inside a write is not journaled and changes nothing, even with a statement after it (only the first statement runs)', async () => {
     const store = await openAt(dirs.make());
     await store.write(insert('a'));

@@ -6,7 +6,7 @@ import type { AutodateField, BoolField, EmailField, Field, PasswordField, TextFi
 import { defaultFieldId } from './base.js';
 import { sortKeys } from './common.js';
 import { AUTH_PASSWORD_MIN } from './password.js';
-import { DEFAULT_ID_PATTERN } from './text.js';
+import { DEFAULT_ID_PATTERN, ID_AUTOGENERATE } from './text.js';
 
 const common = (type: Field['type'], name: string) => ({
   id: defaultFieldId(type, name), name, system: true, hidden: false, presentable: false,
@@ -15,7 +15,7 @@ const common = (type: Field['type'], name: string) => ({
 export function primaryKeyField(): TextField {
   return sortKeys({
     ...common('text', 'id'), id: '_id', type: 'text', help: '', required: true, primaryKey: true,
-    min: 15, max: 15, pattern: DEFAULT_ID_PATTERN, autogeneratePattern: '[a-z0-9]{15}',
+    min: 15, max: 15, pattern: DEFAULT_ID_PATTERN, autogeneratePattern: ID_AUTOGENERATE,
   });
 }
 

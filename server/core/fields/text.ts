@@ -8,6 +8,7 @@ import {
 } from './common.js';
 import { matchesPattern } from './pattern.js';
 import { generateFromPattern } from './pattern-generate.js';
+import { newId } from '../ids.js';
 import type { FieldSpec } from './spec.js';
 
 export const DEFAULT_TEXT_MAX = 5000;
@@ -56,8 +57,14 @@ function checkPrimaryKey(value: string): FieldError | null {
 
 /** The value a new record gets when it leaves the field empty (or `prefix` + generated for `:autogenerate`). */
 export function autogenerate(field: TextField, prefix = ''): string {
-  return field.autogeneratePattern === '' ? prefix : prefix + generateFromPattern(field.autogeneratePattern);
+  if (field.autogeneratePattern === '') return prefix;
+  // the ids' own pattern (every record's id): newId draws the same uniform characters, 5x quicker
+  if (field.autogeneratePattern === ID_AUTOGENERATE) return prefix + newId();
+  return prefix + generateFromPattern(field.autogeneratePattern);
 }
+
+/** The `id` field's autogeneratePattern (system-fields.ts): what newId makes. */
+export const ID_AUTOGENERATE = '[a-z0-9]{15}';
 
 function define(input: Record<string, unknown>, base: FieldBase) {
   const r = new OptionReader(input);

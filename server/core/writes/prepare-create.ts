@@ -11,7 +11,6 @@ import type { ValidateContext } from '../fields/spec.js';
 import { isRecord } from '../../json-object.js';
 import { autogenerate } from '../fields/text.js';
 import { ID_PATTERN, isoNow, newId } from '../ids.js';
-import { getRow } from '../records-read.js';
 import { withBody, type RequestContext, type RuleInput } from '../request-context.js';
 import type { Collection, Row, SqlValue } from '../../model/types.js';
 import { isSuperuser, SUPERUSERS_ID } from '../../model/types.js';
@@ -20,7 +19,7 @@ import type { PreparedWrite, WriteDeps, WriteOptions } from './prepared.js';
 import { readSubmitted, refuseOversized, sizeBody, type Submitted } from './submitted.js';
 import { uploadsIn, withPlacedUploads } from './file-uploads.js';
 import { validateFields, validationContext } from './validate.js';
-import { mapWriteError, rowSource, throwIfErrors, unstorableErrors, type RowSource } from './write-sql.js';
+import { mapWriteError, readsTables, rowSource, throwIfErrors, unstorableErrors, type RowSource } from './write-sql.js';
 
 const FAILED = 'Failed to create record.';
 
@@ -40,24 +39,54 @@ function initialValues(c: Collection, sub: Submitted): Record<string, unknown> {
 /**
  * The createRule over the record as it would be stored (auth records with `verified` false, as
  * PocketBase shows them to the rule), compiled once for both checks; `reset` after the id changes.
+ * `recheck` runs in the transaction: it asks again only a rule that reads a table (another write may
+ * have changed it since `check`); one that reads none holds on the same record and request as it did.
  */
 function createRuleCheck(dialect: Dialect, c: Collection, record: Record<string, unknown>, ctx: RuleInput, superuser: boolean) {
   let query: RowSource | null = null;
+  let holds = false;
+  let standing = false;
+  const check = async (db: Pick<WriteTx, 'get'>): Promise<void> => {
+    if (superuser || c.createRule === '') return;
+    if (query === null) {
+      const w = ruleWhere(c, 'createRule', ctx);
+      const src = rowSource(dialect, c, c.type === 'auth' ? { ...record, verified: false } : record, w);
+      query = { sql: `SELECT 1 AS ok FROM ${src.sql} AS r WHERE ${w.sql} LIMIT 1`, params: [...src.params, ...w.params] };
+      standing = !readsTables(w);
+    }
+    holds = false;
+    if (!(await db.get(query.sql, query.params))) throw badRequest(FAILED);
+    holds = true;
+  };
   return {
-    async check(db: Pick<WriteTx, 'get'>): Promise<void> {
-      if (superuser || c.createRule === '') return;
-      if (query === null) {
-        const w = ruleWhere(c, 'createRule', ctx);
-        const src = rowSource(dialect, c, { ...record, verified: c.type === 'auth' ? false : record.verified }, w);
-        query = { sql: `SELECT 1 AS ok FROM ${src.sql} AS r WHERE ${w.sql} LIMIT 1`, params: [...src.params, ...w.params] };
-      }
-      if (!(await db.get(query.sql, query.params))) throw badRequest(FAILED);
+    check,
+    async recheck(tx: Pick<WriteTx, 'get'>): Promise<void> {
+      if (holds && standing) return;
+      await check(tx);
     },
     reset(): void {
       query = null;
+      holds = false;
     },
   };
 }
+
+/**
+ * A record's INSERT answering the stored row, each column named (a statement without `*` has its
+ * column names read once: statements.ts): made once per definition, as the registry replaces a
+ * changed definition whole.
+ */
+function insertSql(c: Collection): string {
+  let sql = inserts.get(c);
+  if (sql === undefined) {
+    const cols = c.fields.map((f) => ident(f.name)).join(', ');
+    sql = `INSERT INTO ${ident(c.name)} (${cols}) VALUES (${c.fields.map(() => '?').join(', ')}) RETURNING ${cols}`;
+    inserts.set(c, sql);
+  }
+  return sql;
+}
+
+const inserts = new WeakMap<Collection, string>();
 
 /** Submitted autodate values that parse as datetimes replace the creation time (records imports). */
 function keepAutodates(c: Collection, body: Record<string, unknown>, record: Record<string, unknown>): void {
@@ -137,17 +166,18 @@ export async function prepareCreate(deps: WriteDeps, c: Collection, rawBody: unk
         record.id = newId();
         rule.reset();
       }
-      await rule.check(tx); // the check and the insert are one transaction
-      const cols = c.fields.map((f) => ident(f.name));
+      await rule.recheck(tx); // the check and the insert are one transaction
+      let after: Row | undefined;
       try {
-        await tx.run(`INSERT INTO ${ident(c.name)} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`, storedValues());
+        // the row as the database stores it (its affinities, its engine's types), from the INSERT itself
+        after = await tx.get<Row>(insertSql(c), storedValues());
       } catch (err) {
         mapWriteError(err, c, FAILED, deps.dialect);
       }
-      const after = (await getRow(tx, c, String(record.id))) as Row;
+      if (after === undefined) throw new Error(`the INSERT into ${c.name} returned no row`);
       changes.push({ action: 'create', collection: c, before: null, after });
       return after;
     },
   }, deps.tx);
-  return { ...write, bulk };
+  return { apply: write.apply, afterCommit: write.afterCommit, afterRollback: write.afterRollback, bulk };
 }

@@ -25,6 +25,18 @@ export function rowSource(dialect: Dialect, c: Collection, values: Record<string
   return { sql: `(SELECT ${cols})`, params: fields.map((f) => toStoredValue(f, values[f.name])) };
 }
 
+/**
+ * Whether a compiled condition reads a table: any read of one is a subquery (`SELECT ... FROM`), and
+ * the compiler binds every value, so the word appears in the SQL text only as a keyword or inside a
+ * quoted name (counted too: a false "yes" costs a query, never a wrong answer). A condition that reads
+ * none depends only on its bound values and the row it is checked against.
+ */
+export function readsTables(where: { sql: string }): boolean {
+  return SELECT_WORD.test(where.sql);
+}
+
+const SELECT_WORD = /select/i;
+
 /** An escaped U+0000 in JSON text: `\u0000` whose backslash is not itself escaped. */
 const ESCAPED_NUL = /(?<!\\)(?:\\\\)*\\u0000/;
 
