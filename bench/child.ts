@@ -10,6 +10,7 @@ import { mkdir } from 'node:fs/promises';
 import { startServer as startFromSources, type RunningServer } from '../server/index.js';
 import { startCeiling } from './ceiling.js';
 import { startFloor } from './floor.js';
+import { startRealtimeFloor, type FloorRates, type FloorRun } from './realtime-floor.js';
 import { WindowProfiler } from './inspector-profile.js';
 import { LoopWatch } from './loop-watch.js';
 import type { ChildEnvelope, ChildReply, ChildRequest, MemoryInfo, StartInfo } from './protocol.js';
@@ -19,6 +20,8 @@ interface ChildState {
   deskbase: RunningServer | null;
   /** A bare server of this child: the ceiling, or the floor (bench/floor.ts). */
   ceiling: Server | null;
+  /** The realtime floor's rounds (bench/realtime-floor.ts), once it serves. */
+  realtimeFloor: ((rates: FloorRates) => Promise<FloorRun>) | null;
   profiler: WindowProfiler;
 }
 
@@ -155,6 +158,16 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
       state.ceiling = server;
       return { url };
     }
+    case 'realtimeFloor': {
+      const { server, url, run } = await startRealtimeFloor();
+      state.ceiling = server;
+      state.realtimeFloor = run;
+      return { url };
+    }
+    case 'realtimeFloorRun': {
+      if (state.realtimeFloor === null) throw new Error('no realtime floor running in this child');
+      return state.realtimeFloor(request.rates);
+    }
     case 'checkpoint': {
       const store = need(state.deskbase).core.store;
       const t0 = performance.now();
@@ -183,10 +196,10 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
       return true;
     }
     case 'traceStop': {
-      const broker = need(state.deskbase).core.realtime.broker as { trace?: { events: number[]; rounds: number[] } | null };
+      const broker = need(state.deskbase).core.realtime.broker as { trace?: { events: number[]; rounds: number[]; roundThreads?: number[] } | null };
       const trace = broker.trace ?? null;
       if ('trace' in broker) broker.trace = null;
-      return trace === null ? null : { events: trace.events, rounds: trace.rounds };
+      return trace === null ? null : { events: trace.events, rounds: trace.rounds, roundThreads: trace.roundThreads };
     }
     case 'stats':
       return need(state.deskbase).core.store.stats();
@@ -207,7 +220,7 @@ async function handle(state: ChildState, request: ChildRequest): Promise<unknown
 }
 
 const loop = new LoopWatch();
-const state: ChildState = { deskbase: null, ceiling: null, profiler: new WindowProfiler() };
+const state: ChildState = { deskbase: null, ceiling: null, realtimeFloor: null, profiler: new WindowProfiler() };
 process.on('message', (message: ChildEnvelope) => {
   handle(state, message.request as ChildRequest).then(
     (result) => process.send?.({ id: message.id, ok: true, result } satisfies ChildReply),

@@ -1,5 +1,6 @@
 // Messages between the bench runner (load generator) and its child processes (the servers under test).
 // Requests carry an id; the child answers each with `{ id, ok, result }` or `{ id, ok: false, error }`.
+import type { FloorRates } from './realtime-floor.js';
 
 /** A captured HTTP answer the ceiling server replays from memory. */
 export interface CapturedResponse {
@@ -57,6 +58,9 @@ export type ChildRequest =
   | { op: 'open'; dir: string; db?: string }
   | { op: 'ceiling'; routes: Record<string, CapturedResponse> }
   | { op: 'floor'; file: string }
+  /** The realtime floor (bench/realtime-floor.ts): serve, then write rounds at the rates given (FloorRun). */
+  | { op: 'realtimeFloor' }
+  | { op: 'realtimeFloorRun'; rates: FloorRates }
   | { op: 'checkpoint' }
   | { op: 'count' }
   | { op: 'stats' }
@@ -79,6 +83,8 @@ export type ChildRequest =
 export interface RealtimeTraceEntries {
   events: number[];
   rounds: number[];
+  /** Per round, the loop's own thread's CPU µs (absent from older commits' traces). */
+  roundThreads?: number[];
 }
 
 /** The realtime phase's subscriber process (bench/subscribers.ts). */

@@ -14,6 +14,7 @@ import { figures, pool, type LoadResult, type LoadRun } from './load.js';
 import { load, stop, track, type Settings } from './phases.js';
 import { LoopWatch } from './loop-watch.js';
 import { pin, planPinning, type Pinning } from './pin.js';
+import type { FloorRates, FloorRun } from './realtime-floor.js';
 import { table } from './report.js';
 import type { LoopFigures, MemoryInfo, RealtimeTraceEntries, SeedInfo } from './protocol.js';
 
@@ -75,9 +76,26 @@ export interface RealtimeFigures {
     /** One create delivered to the last of them, ms. */
     deliveryMs: number;
   };
+  /**
+   * The realtime floor (bench/realtime-floor.ts): a bare node:http SSE server, pinned as the server is,
+   * writing to the same 1,000 subscribers at this run's rates (its events a second with subscribers
+   * attached, its rounds a second, its events' size) and at the targets' (80% of the rate with none,
+   * a round every 30 ms); null when the run had no server trace to take the rates from.
+   */
+  floor: { measured: FloorFigures; target: FloorFigures } | null;
   /** 50 creates: one batch against 50 single requests in a row, ms (median of the rounds). */
   batchMs: number;
   singlesMs: number;
+}
+
+/** A floor run at some rates, with the subscribers' delivery (each event's `created` → its last subscriber holding it, ms). */
+export interface FloorFigures extends FloorRun {
+  rates: FloorRates;
+  deliveryP50: number;
+  deliveryP99: number;
+  incomplete: number;
+  /** The subscriber process's CPU over the run, a share of one core. */
+  subscribersShare: number;
 }
 
 /** The subscriber process: `count` more SSE clients on `posts/*` of the server at `url`. */
@@ -118,6 +136,8 @@ export interface ServerDelivery {
   writesPerRound: number;
   roundUserUs: number;
   roundSystemUs: number;
+  /** Of it, the event loop's own thread's CPU per round, µs (the rest is other threads': V8's compiler and GC helpers); NaN where unknown. */
+  roundThreadUs: number;
   /** Streams skipped (a socket still holding its last write): their events are later than the round figure says. */
   skipped: number;
 }
@@ -179,7 +199,7 @@ function loopsOf(runs: Slice[]): { server: LoopFigures; subscribers: LoopFigures
 
 const spreadLine = (x: Spread) => `${x.p50.toFixed(1)} / ${x.p99.toFixed(1)} ms`;
 const serverLine = (d: ServerDelivery) =>
-  `created → written to the last subscriber p50 / p99 ${spreadLine(d.delivered)} over ${d.events} events; parts: created → committed ${spreadLine(d.committed)}, → queued on the streams ${spreadLine(d.fannedOut)}, → its round's start ${spreadLine(d.roundWait)}, the round ${spreadLine(d.round)}; ${d.roundsPerSecond.toFixed(1)} rounds/s of ${d.writesPerRound.toFixed(0)} writes, ${d.roundUserUs.toFixed(0)} µs user + ${d.roundSystemUs.toFixed(0)} µs system each; ${d.skipped} streams skipped`;
+  `created → written to the last subscriber p50 / p99 ${spreadLine(d.delivered)} over ${d.events} events; parts: created → committed ${spreadLine(d.committed)}, → queued on the streams ${spreadLine(d.fannedOut)}, → its round's start ${spreadLine(d.roundWait)}, the round ${spreadLine(d.round)}; ${d.roundsPerSecond.toFixed(1)} rounds/s of ${d.writesPerRound.toFixed(0)} writes, ${d.roundUserUs.toFixed(0)} µs user + ${d.roundSystemUs.toFixed(0)} µs system each (the loop's thread ${d.roundThreadUs.toFixed(0)} µs of it); ${d.skipped} streams skipped`;
 
 const loopLine = (l: LoopFigures) => `delay p99 ${l.delayP99.toFixed(1)} ms (max ${l.delayMax.toFixed(0)}), busy ${(100 * l.utilization).toFixed(0)}%`;
 
@@ -216,7 +236,9 @@ export function serverDelivery(traces: RealtimeTraceEntries[], seconds: number):
   let user = 0;
   let system = 0;
   let skipped = 0;
-  for (const { events, rounds: r } of traces) {
+  let thread = 0;
+  for (const { events, rounds: r, roundThreads } of traces) {
+    thread += roundThreads === undefined ? NaN : roundThreads.reduce((a, b) => a + b, 0);
     const n = r.length / 6;
     rounds += n;
     for (let i = 0; i < n; i++) {
@@ -242,7 +264,7 @@ export function serverDelivery(traces: RealtimeTraceEntries[], seconds: number):
   return {
     events: delivered.length, delivered: spread(delivered), committed: spread(committed), fannedOut: spread(fannedOut),
     roundWait: spread(roundWait), round: spread(round), roundsPerSecond: rounds / seconds,
-    writesPerRound: writes / Math.max(1, rounds), roundUserUs: user / Math.max(1, rounds), roundSystemUs: system / Math.max(1, rounds), skipped,
+    writesPerRound: writes / Math.max(1, rounds), roundUserUs: user / Math.max(1, rounds), roundSystemUs: system / Math.max(1, rounds), roundThreadUs: thread / Math.max(1, rounds), skipped,
   };
 }
 
@@ -294,7 +316,7 @@ export async function runRealtime(s: Settings, dir: string, children: Set<Child>
     for (const pid of [child.pid, subscribers.pid, process.pid]) pin(pid, pinning.before);
   };
   try {
-    return await realtimeSection(s, dir, children, parts, child, subscribers, pinning.note, unpin);
+    return await realtimeSection(s, dir, children, parts, child, subscribers, pinning, unpin);
   } finally {
     unpin();
   }
@@ -315,7 +337,8 @@ function pinProcesses(server: Child, subscribers: Child): Pinning | { note: stri
   return { note: 'processes unpinned: taskset refused to pin them' };
 }
 
-async function realtimeSection(s: Settings, dir: string, children: Set<Child>, parts: { idle: boolean; batch: boolean; profileAttached?: string }, child: Child, subscribers: Child, pinning: string, unpin: () => void): Promise<RealtimeFigures> {
+async function realtimeSection(s: Settings, dir: string, children: Set<Child>, parts: { idle: boolean; batch: boolean; profileAttached?: string }, child: Child, subscribers: Child, pinned: Pinning | { note: string }, unpin: () => void): Promise<RealtimeFigures> {
+  const pinning = pinned.note;
   const info = await child.call<SeedInfo>({ op: 'seed', dir: join(dir, 'realtime'), posts: s.smallPosts, users: s.users }, 300_000);
   const url = info.url;
   const body = createBody(info);
@@ -329,11 +352,19 @@ async function realtimeSection(s: Settings, dir: string, children: Set<Child>, p
 
   // the create rate with the subscribers attached and with none, alternating
   const create = httpCases(info).create;
+  // creates at full rate with the subscribers attached before the first slice, as the other sections
+  // warm both sides up (phases.ts alternate): the first slice, always an attached one, does not carry
+  // the create and fan-out paths' first compiling alone
+  if (s.warmupSeconds > 0) {
+    await load(s, url, create, s.warmupSeconds);
+    await sleep(300);
+  }
   const runs: [Slice[], Slice[]] = [[], []];
   const loadedTimes: number[] = [];
   const firstTimes: number[] = [];
   let reads = 0;
   let incomplete = 0;
+  const eventBytes: number[] = [];
   const traces: RealtimeTraceEntries[] = [];
   const slice = s.seconds / s.rounds;
   for (let round = 0; round < s.rounds; round++) {
@@ -349,7 +380,8 @@ async function realtimeSection(s: Settings, dir: string, children: Set<Child>, p
     await sleep(300);
     // after the pause: the slice's last events have had their rounds
     if (tracing) traces.push(await child.call<RealtimeTraceEntries>({ op: 'traceStop' }));
-    const t = await subscribers.call<{ times: number[]; first: number[]; incomplete: number; reads: number }>({ op: 'tracked' });
+    const t = await subscribers.call<{ times: number[]; first: number[]; incomplete: number; reads: number; eventBytes: number }>({ op: 'tracked' });
+    eventBytes.push(t.eventBytes);
     reads += t.reads;
     loadedTimes.push(...t.times);
     firstTimes.push(...t.first);
@@ -381,6 +413,19 @@ async function realtimeSection(s: Settings, dir: string, children: Set<Child>, p
   const loops = { attached: loopsOf(runs[0]), detached: loopsOf(runs[1]) };
   for (const [name, l] of Object.entries(loops)) s.log(`  loops ${name}: server ${loopLine(l.server)}; subscribers ${loopLine(l.subscribers)}; load generator ${loopLine(l.runner)}`);
 
+  // the floor at this run's rates and at the targets', pinned as the server was
+  let floor: RealtimeFigures['floor'] = null;
+  if (server !== null && server.roundsPerSecond > 0) {
+    const seconds = Math.max(2, attachedSeconds / 2);
+    const bytes = Math.round(median(eventBytes));
+    floor = await runFloor(s, children, subscribers, pinned, [
+      { eventsPerSecond: withSubs.rps, roundsPerSecond: server.roundsPerSecond, eventBytes: bytes, seconds },
+      { eventsPerSecond: REALTIME_TARGETS.createShare * without.rps, roundsPerSecond: 1000 / FLOOR_TARGET_ROUND_MS, eventBytes: bytes, seconds },
+    ]);
+    s.log(`  floor at this run's rates: ${floorLine(floor.measured)}`);
+    s.log(`  floor at the targets' rates: ${floorLine(floor.target)}`);
+  }
+
   unpin();
   let idle: RealtimeFigures['idle'] = { subscribers: 0, rssBeforeBytes: NaN, rssAfterBytes: NaN, rssPerSubscriber: NaN, deliveryMs: NaN };
   if (parts.idle) idle = await idleSubscribers(s, child, subscribers, url, info);
@@ -390,8 +435,44 @@ async function realtimeSection(s: Settings, dir: string, children: Set<Child>, p
   await stop(children, subscribers);
   return {
     pinning, subscribers: SUBSCRIBERS, deliveryP50: percentile(times, 0.5), deliveryP99: percentile(times, 0.99), creates, loaded, server, loops,
-    attached: withSubs, detached: without, cpu, idle, batchMs: median(batchTimes), singlesMs: median(singleTimes),
+    attached: withSubs, detached: without, cpu, floor, idle, batchMs: median(batchTimes), singlesMs: median(singleTimes),
   };
+}
+
+/** Rounds this far apart (ms) leave an event its 50 ms: its wait for the round and the round. */
+const FLOOR_TARGET_ROUND_MS = 30;
+
+const floorLine = (f: FloorFigures) =>
+  `${f.rates.eventsPerSecond.toFixed(0)} events/s of ${f.rates.eventBytes} bytes in ${f.rates.roundsPerSecond.toFixed(1)} rounds/s (${(f.rounds / f.seconds).toFixed(1)} run), ${(f.writes / Math.max(1, f.rounds)).toFixed(0)} writes each: ` +
+  `${f.roundUserUs.toFixed(0)} µs user + ${f.roundSystemUs.toFixed(0)} µs system per round (its thread ${f.roundThreadUs.toFixed(0)} µs; ${f.wholeUserUsPerRound.toFixed(0)} + ${f.wholeSystemUsPerRound.toFixed(0)} with what runs between rounds), ` +
+  `server ${(100 * f.cpuShare).toFixed(0)}% of a core, subscribers ${(100 * f.subscribersShare).toFixed(0)}%; created → the last subscriber p50 / p99 ${f.deliveryP50} / ${f.deliveryP99} ms (${f.incomplete} incomplete, ${f.skipped} skipped)`;
+
+/**
+ * The floor (bench/realtime-floor.ts) in a child of its own, pinned where the server was, the same
+ * subscriber process attached to it: one run per rates.
+ */
+async function runFloor(s: Settings, children: Set<Child>, subscribers: Child, pinned: Pinning | { note: string }, rates: [FloorRates, FloorRates]): Promise<{ measured: FloorFigures; target: FloorFigures }> {
+  const floor = track(children, spawnChild(null));
+  try {
+    if ('server' in pinned) pin(floor.pid, pinned.server);
+    const { url } = await floor.call<{ url: string }>({ op: 'realtimeFloor' });
+    const out: FloorFigures[] = [];
+    for (const r of rates) {
+      await attach(subscribers, url, SUBSCRIBERS);
+      await subscribers.call({ op: 'track' });
+      const cpu0 = await subscribers.call<CpuTime>({ op: 'cpu' });
+      const run = await floor.call<FloorRun>({ op: 'realtimeFloorRun', rates: r }, 120_000);
+      const cpu1 = await subscribers.call<CpuTime>({ op: 'cpu' });
+      await sleep(300);
+      const t = await subscribers.call<{ times: number[]; incomplete: number }>({ op: 'tracked' });
+      await subscribers.call({ op: 'detach' });
+      await sleep(200);
+      out.push({ ...run, rates: r, deliveryP50: percentile(t.times, 0.5), deliveryP99: percentile(t.times, 0.99), incomplete: t.incomplete, subscribersShare: (cpuUs(cpu1) - cpuUs(cpu0)) / 1e6 / run.seconds });
+    }
+    return { measured: out[0], target: out[1] };
+  } finally {
+    await stop(children, floor);
+  }
 }
 
 /** 10,000 idle subscribers: the server's memory for them, and one create delivered to all. */
@@ -425,6 +506,18 @@ async function batchVersusSingles(s: Settings, url: string, info: SeedInfo, body
   s.log(`50 creates: batch ${median(batchTimes).toFixed(1)} ms, singles ${median(singleTimes).toFixed(1)} ms`);
 }
 
+/** The floor's rows beside Deskbase's rounds (bench/realtime-floor.ts). */
+function floorRows(r: RealtimeFigures): string[][] {
+  if (r.floor === null) return [['  the floor (bare node:http SSE server, bench/realtime-floor.ts)', 'not run', '']];
+  const f = (x: FloorFigures) => `${(x.roundUserUs / 1000).toFixed(2)} + ${(x.roundSystemUs / 1000).toFixed(2)} ms per round (${(x.roundThreadUs / 1000).toFixed(2)} ms); ${(100 * x.cpuShare).toFixed(0)}% of a core; delivery p50 / p99 ${x.deliveryP50} / ${x.deliveryP99} ms`;
+  const m = r.floor.measured;
+  const t = r.floor.target;
+  return [
+    [`  the floor (bare node:http SSE server, bench/realtime-floor.ts) at this run's rates (${m.rates.eventsPerSecond.toFixed(0)} events/s of ${m.rates.eventBytes} bytes, ${m.rates.roundsPerSecond.toFixed(1)} rounds/s, ${(m.writes / Math.max(1, m.rounds)).toFixed(0)} writes each): CPU per round user + system (its loop's thread); its share of a core; delivery`, f(m), ''],
+    [`  the floor at the targets' rates (${t.rates.eventsPerSecond.toFixed(0)} events/s, a round every ${FLOOR_TARGET_ROUND_MS} ms)`, f(t), ''],
+  ];
+}
+
 /** The realtime targets of issue 28. */
 export const REALTIME_TARGETS = { createShare: 0.8, deliveryP99Ms: 50 };
 
@@ -439,7 +532,8 @@ export function realtimeTable(r: RealtimeFigures): string[] {
     ['while creating: record created → the first subscriber has it, p50 / p99', `${ms(r.loaded.firstP50)} / ${ms(r.loaded.firstP99)}`, ''],
     ['while creating, on the server\'s side: record created → its write to the last subscriber done, p50 / p99', r.server === null ? 'not run' : `${ms(r.server.delivered.p50)} / ${ms(r.server.delivered.p99)}`, `p99 ≤ ${REALTIME_TARGETS.deliveryP99Ms} ms`],
     ['  its parts, p50 / p99: created → committed; → queued on the streams; → its round\'s start; the round', r.server === null ? '' : [r.server.committed, r.server.fannedOut, r.server.roundWait, r.server.round].map((x) => `${ms(x.p50)} / ${ms(x.p99)}`).join('; '), ''],
-    ['  rounds a second; writes per round; CPU per round, user + system', r.server === null ? '' : `${r.server.roundsPerSecond.toFixed(1)}; ${r.server.writesPerRound.toFixed(0)}; ${(r.server.roundUserUs / 1000).toFixed(2)} + ${(r.server.roundSystemUs / 1000).toFixed(2)} ms (${r.server.skipped} streams skipped)`, ''],
+    ['  rounds a second; writes per round; CPU per round, user + system (of it the event loop\'s own thread, the rest other threads\')', r.server === null ? '' : `${r.server.roundsPerSecond.toFixed(1)}; ${r.server.writesPerRound.toFixed(0)}; ${(r.server.roundUserUs / 1000).toFixed(2)} + ${(r.server.roundSystemUs / 1000).toFixed(2)} ms (${(r.server.roundThreadUs / 1000).toFixed(2)} ms) (${r.server.skipped} streams skipped)`, ''],
+    ...floorRows(r),
     ['while creating: reads a second per subscriber (the server\'s rounds at most: a late reader takes several in one read)', r.loaded.readsPerSubscriberPerSecond.toFixed(1), ''],
     ['create rate, subscribers attached / none (10 connections)', `${r.attached.rps.toFixed(0)}/s / ${r.detached.rps.toFixed(0)}/s (${(100 * share).toFixed(0)}%)`, `≥ ${100 * REALTIME_TARGETS.createShare}%`],
     ['create p50 latency, subscribers attached / none', `${ms(r.attached.p50)} / ${ms(r.detached.p50)}`, ''],

@@ -83,6 +83,9 @@ const READ_BUFFER = Buffer.allocUnsafe(256 * 1024);
  */
 /** Reads of all streams since `track`: the server's socket writes at most (one a round per stream; a late reader takes several in one read). */
 let reads = 0;
+/** Bytes read and events counted by all streams since `track`: an event's frame size, for the floor (bench/realtime-floor.ts). */
+let bytesRead = 0;
+let eventsSeen = 0;
 
 /**
  * The last read searched whole (no marker split into it): its bytes, its markers' offsets and the
@@ -98,6 +101,7 @@ function events(sub: Subscriber, index: number, mark: Buffer, bytes: Buffer): vo
   const length = bytes.byteLength;
   reads++;
   const now = tracking ? Date.now() : 0;
+  if (tracking) bytesRead += length;
   if (sub.partial === 0 && length === known.byteLength && bytes.equals(known)) {
     for (let i = 0; i < knownAt.length; i++) one(sub, index, bytes, knownAt[i], i + 1 < knownAt.length ? knownAt[i + 1] : length, now);
     sub.partial = knownPartial;
@@ -141,7 +145,10 @@ function events(sub: Subscriber, index: number, mark: Buffer, bytes: Buffer): vo
 }
 
 function one(sub: Subscriber, index: number, bytes: Buffer, at: number, end: number, now: number): void {
-  if (tracking) tracked(sub, bytes, at, end, now);
+  if (tracking) {
+    tracked(sub, bytes, at, end, now);
+    eventsSeen++;
+  }
   sub.events++;
   if (index < subs.length) counted(sub, index);
 }
@@ -232,6 +239,7 @@ async function handle(r: SubscribersRequest): Promise<unknown> {
     case 'track':
       tracking = true;
       reads = 0;
+      bytesRead = eventsSeen = 0;
       got = [];
       firstAt = [];
       lastAt = [];
@@ -251,7 +259,7 @@ async function handle(r: SubscribersRequest): Promise<unknown> {
         }
       }
       const sorted = (xs: number[]) => xs.sort((a, b) => a - b);
-      return { times: sorted(times), first: sorted(first), incomplete, reads };
+      return { times: sorted(times), first: sorted(first), incomplete, reads, eventBytes: bytesRead / Math.max(1, eventsSeen) };
     }
     case 'close':
       for (const s of subs) s.socket.destroy();

@@ -3,12 +3,16 @@
 // characters), each refused with its own envelope naming the limit, the client keeping what it had;
 // room coming back as clients go; superusers never locked out; and a client with several shapes still
 // getting its events in commit order while a client with one is served first; and the bytes waiting for
-// readers, all streams together, bounded without dropping a reader that keeps up.
+// readers, all streams together, bounded without dropping a reader that keeps up, a group's shared
+// bytes counted once.
 import type { ClientRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import PocketBase, { type RecordSubscription } from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RealtimeBroker } from '../../server/core/realtime/broker.js';
 import type { RealtimeLimits } from '../../server/core/realtime/subscription-limits.js';
+import { FLUSH_OPTIONS } from '../../server/http/routes/realtime-flush.js';
+import { EventStream, REALTIME_QUEUE_BYTES, StreamSet } from '../../server/http/routes/realtime-streams.js';
 import type { RunningServer } from '../../server/index.js';
 import { openEventStream } from '../fixtures/event-stream.js';
 import { ADMIN, failure, startSdkServer } from '../support/sdk-server.js';
@@ -223,4 +227,101 @@ describe('bytes waiting for readers, all streams together', () => {
     // each stalled reader's 4 MiB is 8 writes; the kernel's socket buffers take the same in both runs
     expect(bounded.writes).toBeLessThanOrEqual(perClientOnly.writes - 4);
   }, 120_000);
+
+  it('a message to a whole shape counts once in the total, not once per member: a reader behind is not dropped for bytes its group shares', async () => {
+    // a real broker and stream set (what registerRealtime builds), each stream written through its
+    // response stream: the readers read it, the one behind does not
+    const broker = new RealtimeBroker();
+    const set = new StreamSet(broker, 1024 * 1024, FLUSH_OPTIONS);
+    broker.groupSink = set.groups;
+    const open = (reading: boolean) => {
+      let out: EventStream | null = null;
+      // as realtime-api.ts opens it: the response's reads tell the stream (`pulled`)
+      const body = new ReadableStream<Uint8Array>({ start(controller) { out = new EventStream(set, controller, REALTIME_QUEUE_BYTES); }, pull() { out?.pulled(); } }, { highWaterMark: 0, size: (chunk) => chunk.byteLength });
+      const stream = out as unknown as EventStream;
+      const client = broker.connect({ send: (m) => stream.send(m), close: () => stream.close() }, '127.0.0.1');
+      set.byClient.set(client, stream);
+      const reader = body.getReader();
+      const got: string[] = [];
+      const pump = async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          for (const e of Buffer.from(value).toString('utf8').split('\n\n')) if (e !== '') got.push(/data:\{"i":"([^"]+)"/.exec(e)?.[1] ?? '?');
+        }
+      };
+      if (reading) void pump();
+      return { client, stream, got, pump };
+    };
+    const until = async (check: () => boolean, what: string) => {
+      const end = performance.now() + 20_000;
+      while (!check()) {
+        if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    };
+    const message = (i: string, bytes: number) => ({ name: 'notes/*', data: JSON.stringify({ i, pad: 'z'.repeat(bytes) }) });
+    const readers = Array.from({ length: 20 }, () => open(true));
+    const slow = open(false);
+    // the slow reader has 300 KB of its own waiting (written, not read): it is behind (over 256 KiB)
+    expect(slow.client.send(message('own', 300_000))).toBe(true);
+    await until(() => set.queuedTotal >= 300_000 && set.queuedTotal < 310_000, 'its write');
+    // one 40 KB message to the shape's 21 members: 840 KB were it counted per member, past the 1 MiB
+    // total with the 300 KB; one Buffer held by all, 40 KB, is what it is
+    const members = [...readers.map((r) => r.client), slow.client];
+    broker.sendGroup(members, message('shared', 40_000));
+    await until(() => readers.every((r) => r.got.length === 1), 'the readers');
+    expect(broker.size).toBe(21); // the slow reader was not dropped
+    expect(set.queuedTotal).toBeGreaterThan(340_000);
+    expect(set.queuedTotal).toBeLessThan(350_000); // its 300 KB and the shared 40 KB it still holds, once
+    // the slow reader reads: everything, in order; nothing waits and nothing is counted any more
+    void slow.pump();
+    await until(() => slow.got.length === 2, 'the slow reader');
+    expect(slow.got).toEqual(['own', 'shared']);
+    await until(() => set.queuedTotal === 0, 'the total back to nothing');
+    broker.closeAll();
+  });
+
+  it('a member whose own bound its group\'s run would pass is dropped and disconnected when it takes it; the others get it', async () => {
+    const broker = new RealtimeBroker();
+    const set = new StreamSet(broker, 1024 * 1024 * 1024, FLUSH_OPTIONS);
+    broker.groupSink = set.groups;
+    const open = (limit: number, reading: boolean) => {
+      let out: EventStream | null = null;
+      const body = new ReadableStream<Uint8Array>({ start(controller) { out = new EventStream(set, controller, limit); }, pull() { out?.pulled(); } }, { highWaterMark: 0, size: (chunk) => chunk.byteLength });
+      const stream = out as unknown as EventStream;
+      const client = broker.connect({ send: (m) => stream.send(m), close: () => stream.close() }, '127.0.0.1');
+      set.byClient.set(client, stream);
+      let got = 0;
+      if (reading) {
+        void (async () => {
+          const reader = body.getReader();
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            got += Buffer.from(value).toString('utf8').split('event:').length - 1;
+          }
+        })().catch(() => undefined);
+      }
+      return { client, got: () => got };
+    };
+    const readers = [open(REALTIME_QUEUE_BYTES, true), open(REALTIME_QUEUE_BYTES, true)];
+    const stalled = open(100_000, false); // reads nothing: what it is written stays waiting
+    const members = [readers[0].client, stalled.client, readers[1].client];
+    const message = (i: number) => ({ name: 'notes/*', data: JSON.stringify({ i, pad: 'z'.repeat(60_000) }) });
+    const until = async (check: () => boolean) => {
+      const end = performance.now() + 20_000;
+      while (!check()) {
+        if (performance.now() > end) throw new Error('timed out');
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    };
+    broker.sendGroup(members, message(1));
+    await until(() => readers.every((r) => r.got() === 1));
+    expect(broker.size).toBe(3); // 60 KB waiting for the stalled one: within its 100 KB
+    broker.sendGroup(members, message(2));
+    await until(() => readers.every((r) => r.got() === 2));
+    expect(broker.size).toBe(2); // 120 KB would pass it: dropped when it took the run, and disconnected
+    broker.closeAll();
+  });
 });

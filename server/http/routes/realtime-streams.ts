@@ -4,6 +4,8 @@
 // a whole group of streams (one subscriber shape's members, core/realtime/fan-out.ts) is queued on the
 // group, one step whatever its size; each member takes the group's run as one frame of its own when
 // it is next written, or sooner when anything else comes for it, so its messages keep their order.
+// The run is frozen once (one Buffer, a SharedChunk) by the first member to take it, and each member
+// takes it in its own step: a round touches each member once, when it writes it.
 // What waits for a reader is bounded per stream and in total; a reader past the bound is dropped (the
 // SDK reconnects and resubscribes).
 import type { Socket } from 'node:net';
@@ -23,7 +25,8 @@ export const REALTIME_QUEUE_BYTES = 4 * 1024 * 1024;
  * Bytes all clients together may have waiting. Past it, a client that is behind (more than 256 KiB
  * waiting, or anything waiting and nothing taken for a second) is dropped as a full one is, at its
  * next message: slow or stopped readers on many connections cannot hold 4 MiB each, while a client
- * that keeps up is not dropped for the others.
+ * that keeps up is not dropped for the others. A group's run handed to its members is one Buffer
+ * they all hold: it counts once, however many hold it (StreamSet.hold), not once per member.
  */
 export const REALTIME_QUEUE_TOTAL_BYTES = 32 * 1024 * 1024;
 const BEHIND_BYTES = 256 * 1024;
@@ -49,6 +52,27 @@ export class StreamSet {
     this.flusher = new RealtimeFlusher(flush, () => this.tree.restart(), () => broker.trace);
     this.groups = new StreamGroups(this);
   }
+
+  /** One more stream holds `chunk`: the first counts its bytes into the total. */
+  hold(chunk: SharedChunk): void {
+    if (chunk.holders++ === 0) this.queuedTotal += chunk.bytes.byteLength;
+  }
+
+  /** A stream no longer holds `chunk` (its socket took it, or it closed): the last takes its bytes out. */
+  release(chunk: SharedChunk): void {
+    if (--chunk.holders === 0) this.queuedTotal -= chunk.bytes.byteLength;
+  }
+}
+
+/** A group's run handed over: one Buffer its members hold, in the total once while any holds it (StreamSet.hold). */
+export class SharedChunk {
+  holders = 0;
+  constructor(readonly bytes: Buffer) {}
+
+  /** Bytes it would add to the total were one more stream to hold it: none while another does. */
+  get adds(): number {
+    return this.holders > 0 ? 0 : this.bytes.byteLength;
+  }
 }
 
 /** One message queued for many streams (a shape's members), taken by each before anything else of theirs. */
@@ -56,14 +80,25 @@ class Group {
   run: FrameRun;
   open = false;
   /**
+   * While not open: its last run as one Buffer (null when it was empty), for the members that have yet
+   * to take it (those whose `group` is still this one). Every member takes it before the group opens
+   * again, so there is one at most.
+   */
+  frozen: SharedChunk | null = null;
+  /**
    * The members' streams, looked up once: a client's stream is made before it can subscribe and is its
    * own for its life (a closed one says so), and the members' array is the fan-out's while its shapes
-   * hold, so each round's steps over the members look nothing up.
+   * hold, so each round's steps over the members look nothing up. Each stream learns its client here
+   * (to disconnect it when taking a run drops it).
    */
   readonly streams: readonly (EventStream | undefined)[];
   constructor(readonly clients: readonly RealtimeClient[], root: FrameRun, byClient: WeakMap<RealtimeClient, EventStream>) {
     this.run = root;
-    this.streams = clients.map((client) => byClient.get(client));
+    this.streams = clients.map((client) => {
+      const stream = byClient.get(client);
+      if (stream !== undefined) stream.client = client;
+      return stream;
+    });
   }
 }
 
@@ -77,32 +112,30 @@ export class StreamGroups implements RealtimeGroupSink {
     let group = this.groups.get(clients);
     if (!group) this.groups.set(clients, (group = new Group(clients, this.set.tree.root, this.set.byClient)));
     if (!group.open) {
-      // each member's messages from another group go first; then it stands in this one until written
+      // each member's messages from before go first (this group's last run, or another group's); then
+      // it stands in this one until written
       for (const stream of group.streams) {
         if (stream === undefined || stream.closed) continue;
-        if (stream.group !== null) this.handOver(stream.group);
+        if (stream.group !== null && !stream.take()) continue;
         stream.group = group;
         this.set.flusher.mark(stream, committed);
       }
+      group.frozen = null; // every member took it
       group.open = true;
       group.run = this.set.tree.root;
     }
     group.run = group.run.then(frameOf(message));
-    if (group.run.bytes >= GROUP_RUN_BYTES) this.handOver(group);
+    if (group.run.bytes >= GROUP_RUN_BYTES) this.freeze(group);
   }
 
-  /** The group's run becomes one frame of each member still in it (their queue bounds checked then). */
-  handOver(group: Group): void {
-    const chunk = group.run.empty ? null : group.run.chunk();
+  /**
+   * The group's run becomes one Buffer its members take, each when it is next written or before
+   * anything else comes for it (their queue bounds checked then); the next message opens it again.
+   */
+  freeze(group: Group): void {
+    group.frozen = group.run.empty ? null : new SharedChunk(group.run.chunk());
     group.open = false;
     group.run = this.set.tree.root;
-    const { streams, clients } = group;
-    for (let i = 0; i < streams.length; i++) {
-      const stream = streams[i];
-      if (stream === undefined || stream.group !== group) continue;
-      stream.group = null;
-      if (chunk !== null && !stream.queue(chunk)) this.set.broker.disconnect(clients[i].id);
-    }
   }
 }
 
@@ -112,6 +145,8 @@ export class EventStream implements Flushable {
   closed = false;
   /** The group whose run this stream has yet to take (StreamGroups). */
   group: Group | null = null;
+  /** Its client, once a group has it as a member (Group): a stream dropped taking a run disconnects it. */
+  client: RealtimeClient | null = null;
   /** What is queued and not yet written: a run of shared frames. */
   private run: FrameRun;
   /**
@@ -119,8 +154,21 @@ export class EventStream implements Flushable {
    * socket itself (`direct`): the body is close-delimited, so its bytes are the events' bytes alone.
    */
   private direct: Socket | null = null;
-  /** Bytes waiting: queued and written but not yet taken by the socket, as last seen (into the total). */
+  /**
+   * Bytes waiting (queued, and written but not yet taken by the socket) that are this stream's own, as
+   * last seen (into the total): the shared chunks it holds are counted once in the total, not here.
+   */
   private queued = 0;
+  /**
+   * The shared chunks (its groups' runs) it holds and their bytes: queued (one as a rule, a field and
+   * no array per round; `heldMore` when several groups' runs come before a write), or written alone
+   * and not yet all taken by its socket (`inSocket`: the socket holds that very Buffer). A write that
+   * joined a chunk with anything else gave the socket a copy of its own, counted as this stream's.
+   */
+  private held: SharedChunk | null = null;
+  private heldMore: SharedChunk[] | null = null;
+  private inSocket: SharedChunk | null = null;
+  private heldBytes = 0;
   /** When the socket last took everything written to it, or the queue was last found empty. */
   private taken = performance.now();
   /** When messages were last written for the client (Date.now(); 0 before any): the idle timer's (RealtimeSink.sentAt). */
@@ -148,36 +196,85 @@ export class EventStream implements Flushable {
     return this.direct !== null ? this.direct.writableLength : Math.max(0, -(this.control.desiredSize ?? 0));
   }
 
-  /** This stream's queue as it is now, into the total. */
+  /** This stream's queue as it is now, into the total; the shared chunks its socket has taken let go. */
   private sync(closing = false): void {
-    const now = closing ? 0 : this.unsent() + this.run.bytes;
-    this.set.queuedTotal += now - this.queued;
-    this.queued = now;
-    if (now === 0) this.taken = performance.now();
+    const unsent = closing ? 0 : this.unsent();
+    const waiting = closing ? 0 : unsent + this.run.bytes;
+    if (waiting === 0) {
+      this.taken = performance.now();
+      if (this.heldBytes > 0) this.releaseAll();
+    } else if (unsent === 0 && this.inSocket !== null) this.releaseWritten();
+    const own = Math.max(0, waiting - this.heldBytes);
+    this.set.queuedTotal += own - this.queued;
+    this.queued = own;
   }
 
-  private behind(): boolean {
-    return this.queued > BEHIND_BYTES || (this.queued > 0 && performance.now() - this.taken > BEHIND_MS);
+  private releaseWritten(): void {
+    if (this.inSocket === null) return;
+    this.set.release(this.inSocket);
+    this.heldBytes -= this.inSocket.bytes.byteLength;
+    this.inSocket = null;
+  }
+
+  private releaseAll(): void {
+    this.releaseWritten();
+    if (this.held !== null) this.set.release(this.held);
+    for (const chunk of this.heldMore ?? []) this.set.release(chunk);
+    this.held = null;
+    this.heldMore = null;
+    this.heldBytes = 0;
+  }
+
+  /** `waiting`: everything the stream has waiting, its own bytes and the shared chunks it holds. */
+  private behind(waiting: number): boolean {
+    return waiting > BEHIND_BYTES || (waiting > 0 && performance.now() - this.taken > BEHIND_MS);
   }
 
   /** One message for this stream alone, after its group's. False once it is dropped (queue full). */
   send(message: RealtimeMessage): boolean {
     if (this.closed) return true;
-    if (this.group !== null) this.set.groups.handOver(this.group);
-    if (this.closed) return false;
+    if (this.group !== null && !this.take()) return false;
     return this.queue(frameOf(message));
   }
 
-  /** `bytes` after what is queued, or the stream dropped when they would pass a bound. */
-  queue(bytes: Buffer): boolean {
+  /**
+   * Takes its group's run (frozen first if the group is still open) after what it has queued. False
+   * when that drops it: its client is disconnected (the SDK reconnects).
+   */
+  take(): boolean {
+    const group = this.group as Group;
+    if (group.open) this.set.groups.freeze(group);
+    this.group = null;
+    if (group.frozen === null || this.queue(group.frozen)) return true;
+    if (this.client !== null) this.set.broker.disconnect(this.client.id);
+    return false;
+  }
+
+  /**
+   * `frame` after what is queued, or the stream dropped when it would pass a bound. A SharedChunk (a
+   * group's run, one Buffer for all its members) counts once in the total; this stream's own bound
+   * counts it whole (it is what this stream keeps waiting).
+   */
+  queue(frame: Buffer | SharedChunk): boolean {
+    const shared = frame instanceof SharedChunk ? frame : null;
+    const bytes = shared === null ? (frame as Buffer) : shared.bytes;
     const size = bytes.byteLength;
-    if (this.unsent() + this.run.bytes + size > this.limit || (this.set.queuedTotal + size > this.set.totalQueueBytes && this.behind())) {
+    const waiting = this.unsent() + this.run.bytes;
+    const adds = shared === null ? size : shared.adds;
+    if (waiting + size > this.limit || (this.set.queuedTotal + adds > this.set.totalQueueBytes && this.behind(waiting))) {
       this.drop();
       return false;
     }
     this.run = this.run.then(bytes);
-    this.queued += size;
-    this.set.queuedTotal += size;
+    if (shared !== null) {
+      this.set.hold(shared);
+      if (this.held === null) this.held = shared;
+      else (this.heldMore ??= []).push(shared);
+      this.heldBytes += size;
+    } else {
+      this.queued += size;
+      this.set.queuedTotal += size;
+    }
     this.set.flusher.mark(this);
     return true;
   }
@@ -191,14 +288,24 @@ export class EventStream implements Flushable {
   /** The flusher's round: what is queued, as one write. */
   flush(): FlushResult {
     if (this.closed) return 'empty';
-    if (this.group !== null) this.set.groups.handOver(this.group);
-    if (this.closed || this.run.empty) return 'empty';
+    if (this.group !== null && !this.take()) return 'empty';
+    if (this.run.empty) return 'empty';
     // a socket that has not taken the last write is skipped: its messages wait (and join the next
     // write), and its drain brings it back; the queue's bound still holds for it
     if (this.direct !== null && this.direct.writableLength > 0) return 'skipped';
-    this.write(this.run.chunk());
+    const chunk = this.run.chunk();
+    this.write(chunk);
     this.sentAt = this.set.flusher.roundAt;
     this.run = this.set.tree.root;
+    if (this.heldBytes > 0) {
+      // the socket took it all (as a rule): let go; or it keeps part of the shared Buffer itself,
+      // held until it takes it; or of a copy of its own (the chunk joined with more), this stream's
+      const alone = this.held !== null && this.heldMore === null && this.inSocket === null && chunk === this.held.bytes;
+      if (alone && this.unsent() > 0) {
+        this.inSocket = this.held;
+        this.held = null;
+      } else this.releaseAll();
+    }
     this.sync();
     return 'written';
   }
@@ -226,8 +333,7 @@ export class EventStream implements Flushable {
   /** Ends the stream after what was queued for it. */
   close(): void {
     if (this.closed) return;
-    if (this.group !== null) this.set.groups.handOver(this.group);
-    if (this.closed) return;
+    if (this.group !== null && !this.take()) return;
     if (!this.run.empty) this.write(this.run.chunk());
     this.forget();
     this.control.close();
