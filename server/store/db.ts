@@ -8,11 +8,13 @@ import initSqlJs from 'sql.js';
 import type { SqlJsStatic } from 'sql.js';
 import type { Store } from './contract.js';
 import { Engine, fileCapacity } from './engine.js';
-import type { JournalCounters } from './journal.js';
+import type { JournalCounters, JournalOptions } from './journal.js';
 import { listKeptAside } from './journal-format.js';
 import { lockDir } from './lock.js';
 import { loadState, openDatabase } from './recovery.js';
 import { finishRestore } from './restore.js';
+import { describeWritingObjects, dropStatement, writingSchemaObjects } from './statements.js';
+import type { WritingSchemaObject } from './statements.js';
 
 // The interfaces live in contract.ts so the engine can implement them without importing this module.
 export type { BusEntry, BusListener, ReadDb, Store, StoreBus, StoreStats, WriteTx } from './contract.js';
@@ -58,6 +60,8 @@ export interface StoreOptions {
    * (logs/index.ts); undefined (the data's) syncs every group commit before acknowledging it.
    */
   syncEveryMs?: number;
+  /** How the journal writes its groups: for tests that stage a failed write (journal.ts JournalOptions). */
+  journal?: JournalOptions;
 }
 
 /** 10 s: a desktop transaction lasts milliseconds; a read waiting this long is waiting for itself. */
@@ -91,6 +95,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     maxDatabaseBytes: options.maxDatabaseBytes ?? DEFAULT_MAX_DATABASE_BYTES,
     lockWaitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
     syncEveryMs: options.syncEveryMs,
+    journal: options.journal,
   };
   const dir = options.dir;
   if (dir === null) return new Engine(config, openDatabase(SQL, null, ':memory:'), null);
@@ -101,12 +106,34 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const counters: JournalCounters = { entries: 0, syncs: 0, bytes: 0 };
     // The journal reports failures to the engine, which does not exist yet (no append can fail before).
     let engine: Engine | null = null;
-    const loaded = await loadState(SQL, dir, counters, (error) => engine?.onJournalFailure(error), config.log, fileCapacity(config.maxDatabaseBytes), { syncEveryMs: config.syncEveryMs });
+    const loaded = await loadState(SQL, dir, counters, (error) => engine?.onJournalFailure(error), config.log, fileCapacity(config.maxDatabaseBytes), { ...config.journal, syncEveryMs: config.syncEveryMs });
     const keptAside = await listKeptAside(dir);
+    const writing = writingSchemaObjects(loaded.db);
     engine = new Engine(config, loaded.db, { dir, lock, counters, journal: loaded.journal, keptAside }, loaded.replayed);
+    if (writing.length > 0) await dropWritingObjects(engine, writing, config.log);
     return engine;
   } catch (err) {
     await lock.release();
     throw err;
+  }
+}
+
+/**
+ * A folder whose database holds a view or trigger running pragma_optimize (statements.ts
+ * `writingSchemaObjects`: from an archive restored before restores refused it, or written by another
+ * tool) is opened with them dropped, in one journaled write, each one's SQL logged so that its owner can
+ * make it again without pragma_optimize: reading such a view changed memory without a journal entry.
+ * They hold no data. Fails (the folder is not opened) only if they cannot be dropped.
+ */
+async function dropWritingObjects(store: Store, objects: readonly WritingSchemaObject[], log: (line: string) => void): Promise<void> {
+  try {
+    await store.write(async (tx) => {
+      for (const object of objects) await tx.run(dropStatement(object));
+    });
+  } catch (err) {
+    throw new Error(`data.db holds ${describeWritingObjects(objects)} running pragma_optimize, which Deskbase cannot run (it writes what the journal does not replay), and dropping ${objects.length > 1 ? 'them' : 'it'} failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  for (const object of objects) {
+    log(`store: dropped ${object.type} "${object.name}": it ran pragma_optimize, which writes statistics the journal does not replay (use PRAGMA optimize). Its SQL was: ${object.sql}`);
   }
 }

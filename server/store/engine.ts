@@ -24,7 +24,7 @@ import { inspectDatabase } from './restore.js';
 import { Deadlines } from './deadline.js';
 import type { Params } from './statements.js';
 import { asError, errorCode } from '../durable-files.js';
-import type { JournalCounters, JournalWriter } from './journal.js';
+import type { JournalCounters, JournalOptions, JournalWriter } from './journal.js';
 import { TableVersions } from './table-versions.js';
 import { frameEntryInSlices, removeSegmentsBefore, segmentPath, snapshotIdInSlices } from './journal-format.js';
 import type { SnapshotId } from './journal-format.js';
@@ -50,6 +50,8 @@ export interface EngineConfig {
   lockWaitMs: number;
   /** The journal's sync (StoreOptions.syncEveryMs): undefined syncs every group commit. */
   syncEveryMs?: number;
+  /** How the journal writes its groups (tests stage failed writes: journal.ts JournalOptions). */
+  journal?: JournalOptions;
 }
 
 /** A journal entry at least this large is framed in slices (journal-format.ts `frameEntryInSlices`). */
@@ -183,14 +185,15 @@ interface Durable {
  * made per request costs a defineProperty under tsx's keepNames, a few µs per read in all).
  */
 class BudgetReader implements ReadDb {
-  constructor(private readonly engine: Engine, private readonly budget: QueryBudget) {}
+  /** `inTurn`: the reads of a snapshot or backup holding the turn (they do not wait for a reload: `ahead`). */
+  constructor(private readonly engine: Engine, private readonly budget: QueryBudget | null, private readonly inTurn = false) {}
 
   all<T = Row>(sql: string, params?: Params): Promise<T[]> {
-    return this.engine.readUnder<T[]>(this.budget, false, sql, params);
+    return this.engine.readUnder<T[]>(this.budget, false, sql, params, this.inTurn);
   }
 
   get<T = Row>(sql: string, params?: Params): Promise<T | undefined> {
-    return this.engine.readUnder<T | undefined>(this.budget, true, sql, params);
+    return this.engine.readUnder<T | undefined>(this.budget, true, sql, params, this.inTurn);
   }
 }
 
@@ -211,6 +214,12 @@ export class Engine implements Store {
   private recovering: Promise<void> | null = null;
   private reloadListeners: (() => void | Promise<void>)[] = [];
   private broken: Error | null = null;
+  /**
+   * From a failed journal write until memory is reloaded from disk: memory still holds the writes being
+   * rejected, so reads from outside wait for the reload (and fail with the store's error if memory
+   * cannot be reloaded at all). Set synchronously, before any write hears of its failure.
+   */
+  private ahead: { reloaded: Promise<void>; done: () => void; fail: (error: Error) => void } | null = null;
   /** While broken: the failed segment's last durable byte, the disk's first error, the last retry. */
   private stopped: { seq: number; size: number; cause: Error; retried: number } | null = null;
   /** Serialises checkpoints and recoveries. */
@@ -260,16 +269,27 @@ export class Engine implements Store {
   reader = (budget: QueryBudget): ReadDb => new BudgetReader(this, budget);
 
   /** One read under `budget` (BudgetReader's): a row (`one`) or all of them. */
-  readUnder<T>(budget: QueryBudget, one: boolean, sql: string, params: Params | undefined): Promise<T> {
-    return this.read(budget, (cache) => (one ? queryGet(cache, sql, params, this.rowRead) : queryAll(cache, sql, params, this.rowRead)) as T);
+  readUnder<T>(budget: QueryBudget | null, one: boolean, sql: string, params: Params | undefined, inTurn = false): Promise<T> {
+    return this.read(budget, (cache) => (one ? queryGet(cache, sql, params, this.rowRead) : queryAll(cache, sql, params, this.rowRead)) as T, inTurn);
+  }
+
+  /**
+   * The reads of a snapshot or backup once it holds the turn. A journal failure while it runs does not
+   * stop them (the reload waits for the turn they hold): they read one state, committed before the
+   * failure was known, as a read that ended just before it would have; one that starts once a failure
+   * is known waits for the reload first (`turnOnReloaded`).
+   */
+  private turnReader(budget: QueryBudget | undefined): ReadDb {
+    return new BudgetReader(this, budget ?? null, true);
   }
 
   // in a turn of its own: no transaction opens (and none is open) while `fn` reads; while a long write
   // keeps reads going, on its copy of the committed data, to the end of `fn`
   snapshot = <T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T> => {
+    if (this.ahead !== null) return this.ahead.reloaded.then(() => this.snapshot(fn, budget));
     const gate = this.gate;
     if (gate?.copy) return this.onCopy(gate.copy, fn, budget);
-    if (gate === null) return this.inTurn(() => fn(budget ? this.reader(budget) : this));
+    if (gate === null) return this.inTurn(() => fn(this.turnReader(budget)), null, true);
     // a transaction is open: the turn after it, or the copy it makes for readers, whichever comes first
     return new Promise<T>((resolve, reject) => {
       let settled = false;
@@ -283,8 +303,14 @@ export class Engine implements Store {
         async (release) => {
           if (settled) return release();
           settled = true;
+          if (this.ahead !== null) {
+            // a journal write failed meanwhile: after the reload
+            release();
+            this.snapshot(fn, budget).then(resolve, reject);
+            return;
+          }
           try {
-            resolve(await fn(budget ? this.reader(budget) : this));
+            resolve(await fn(this.turnReader(budget)));
           } catch (err) {
             reject(err as Error);
           } finally {
@@ -332,8 +358,9 @@ export class Engine implements Store {
    * One read from outside any transaction: at once when none is open, else on the copy a long write
    * made for readers, else once the transaction ends.
    */
-  private read<T>(budget: QueryBudget | null, call: (cache: StatementCache) => T): Promise<T> {
+  private read<T>(budget: QueryBudget | null, call: (cache: StatementCache) => T, inTurn = false): Promise<T> {
     if (this.starting) return Promise.reject(insideWrite());
+    if (this.ahead !== null && !inTurn) return this.ahead.reloaded.then(() => this.read(budget, call));
     let cache = this.cache;
     if (this.gate !== null) {
       if (this.gate.copy === null) return this.gate.wait().then(() => this.read(budget, call));
@@ -370,9 +397,16 @@ export class Engine implements Store {
   /**
    * Runs `task` in a turn of its own (no transaction open meanwhile). `bound`: as for turn(), so that a
    * backup or checkpoint awaited from inside a transaction fails instead of waiting for itself.
+   * `reloaded`: a read (snapshot, backup) that must not start on memory a failed journal write is
+   * having reloaded (`ahead`).
    */
-  private async inTurn<T>(task: () => T | Promise<T>, bound: Gate | null = null): Promise<T> {
-    const release = await this.turn(bound);
+  private async inTurn<T>(task: () => T | Promise<T>, bound: Gate | null = null, reloaded = false): Promise<T> {
+    let release = await this.turn(bound);
+    if (reloaded && this.ahead !== null) {
+      // a journal write failed before the turn came: read once memory is reloaded
+      release();
+      release = await this.turnOnReloaded(bound);
+    }
     try {
       return await task();
     } finally {
@@ -459,6 +493,16 @@ export class Engine implements Store {
     gate.wake(new ReaderCopy(db, new StatementCache(db, textBinder(this.config.SQL, db))));
   }
 
+  /** The turn, for reading, once memory holds nothing a failed journal write is rejecting (`ahead`). */
+  private async turnOnReloaded(bound: Gate | null): Promise<() => void> {
+    for (;;) {
+      while (this.ahead !== null) await this.ahead.reloaded;
+      const release = await this.turn(bound);
+      if (this.ahead === null) return release;
+      release();
+    }
+  }
+
   /** The write turn, once no recovery or restore is under way and the store takes writes. */
   private async writableTurn(): Promise<() => void> {
     for (;;) {
@@ -493,9 +537,9 @@ export class Engine implements Store {
   // in a turn of its own: no transaction is open, and none starts before export() has run
   backup = <T = undefined>(alongside?: (db: ReadDb) => Promise<T>): Promise<{ bytes: Uint8Array; alongside: T }> =>
     this.inTurn(async () => {
-      const read = alongside ? await alongside(this) : (undefined as T);
+      const read = alongside ? await alongside(this.turnReader(undefined)) : (undefined as T);
       return { bytes: await this.exportBytes(), alongside: read };
-    }, this.gate);
+    }, this.gate, true);
 
   /** The database's bytes, copied in slices (export.ts); the caller holds the turn. */
   private exportBytes(): Promise<Uint8Array> {
@@ -540,7 +584,7 @@ export class Engine implements Store {
       await durable.journal.drain();
       await swap();
       await durable.journal.close();
-      this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log, fileCapacity(this.config.maxDatabaseBytes), { syncEveryMs: this.config.syncEveryMs }));
+      this.swap(await this.loadFromDisk(durable));
       await this.heardReload();
     }).finally(() => {
       this.recovering = null;
@@ -555,23 +599,45 @@ export class Engine implements Store {
     const durable = this.durable;
     if (durable === null || this.recovering) return;
     const failed = durable.journal;
+    this.holdReads();
     this.recovering = this.exclusive(async () => {
       try {
         await failed.afterFailure();
         await failed.close();
         // in a turn: a transaction open now ends (its append fails) before memory is replaced
-        await this.inTurn(async () => this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log, fileCapacity(this.config.maxDatabaseBytes), { syncEveryMs: this.config.syncEveryMs })));
+        await this.inTurn(async () => this.swap(await this.loadFromDisk(durable)));
         await this.heardReload();
       } catch (err) {
         await failed.close().catch(() => undefined);
-        this.broken = brokenError(error, asError(err));
+        const broken = brokenError(error, asError(err));
+        this.broken = broken;
         this.stopped = { seq: failed.activeSeq, size: failed.activeSize, cause: error, retried: Date.now() };
         await this.reloadReadOnly(this.stopped);
+        // memory could not be reloaded: reads fail (it may hold what the disk refused) until a write's retry reloads it
+        this.ahead?.fail(broken);
       }
     }).finally(() => {
       this.recovering = null;
     });
   };
+
+  /**
+   * Memory holds writes the journal is rejecting: reads from outside wait from now until it is
+   * reloaded (replaceDb), and what was kept of what they read (the versions move) is dropped.
+   */
+  private holdReads(): void {
+    if (this.ahead !== null) return;
+    let done!: () => void;
+    let fail!: (error: Error) => void;
+    const reloaded = new Promise<void>((resolve, reject) => {
+      done = resolve;
+      fail = reject;
+    });
+    reloaded.catch(() => undefined);
+    this.ahead = { reloaded, done, fail };
+    this.commits++;
+    this.tables.committed(this.commits, null);
+  }
 
   /** Tells the reload listeners, one after the other; writes wait for them (they run while `recovering` is set). */
   private async heardReload(): Promise<void> {
@@ -602,7 +668,7 @@ export class Engine implements Store {
     this.recovering = this.exclusive(async () => {
       try {
         await cutSegment(segmentPath(durable.dir, stopped.seq), stopped.size);
-        await this.inTurn(async () => this.swap(await loadState(this.config.SQL, durable.dir, durable.counters, this.onJournalFailure, this.config.log, fileCapacity(this.config.maxDatabaseBytes), { syncEveryMs: this.config.syncEveryMs })));
+        await this.inTurn(async () => this.swap(await this.loadFromDisk(durable)));
         this.broken = null;
         this.stopped = null;
         await this.heardReload();
@@ -689,6 +755,12 @@ export class Engine implements Store {
     if (failure !== null) throw failure;
   }
 
+  /** Memory and a journal as the data folder holds them (recovery.ts). */
+  private loadFromDisk(durable: Durable): Promise<LoadedState> {
+    const { SQL, log, maxDatabaseBytes, journal, syncEveryMs } = this.config;
+    return loadState(SQL, durable.dir, durable.counters, this.onJournalFailure, log, fileCapacity(maxDatabaseBytes), { ...journal, syncEveryMs });
+  }
+
   private swap(loaded: LoadedState): void {
     if (this.durable === null) return;
     this.replaceDb(loaded.db, loaded.replayed);
@@ -705,6 +777,10 @@ export class Engine implements Store {
     for (const [name, fn] of this.functions) db.create_function(name, fn);
     this.cache = new StatementCache(db, textBinder(this.config.SQL, db));
     this.unsnapshotted = replayed;
+    // memory holds what the disk holds: reads waiting for that go on
+    const ahead = this.ahead;
+    this.ahead = null;
+    ahead?.done();
   }
 
   private exclusive<T>(task: () => Promise<T>): Promise<T> {

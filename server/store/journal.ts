@@ -1,10 +1,11 @@
 // Appends entries to the active journal segment with group commit, pipelined: entries that arrive
 // while a group's write is in flight form the next group, and that group's write starts at once (at
 // most MAX_IN_FLIGHT groups in flight), each at its own known offset of the segment. Each append's
-// promise settles once its entry is durable (or could not be made so). One file handle stays open for
-// appends, and where the platform has O_DSYNC one more per group in flight, opened with it: each group
-// is then one write that returns once the data and the size are on disk (what write + fdatasync did,
-// in one system call: one trip to node's thread pool per group commit instead of two).
+// promise settles once its entry is durable (or could not be made so). One file handle stays open (the
+// segment's: cut back after a failure), and one more per group in flight, through which that group is
+// written: opened with O_DSYNC where the platform has it, each group is then one write that returns
+// once the data and the size are on disk (what write + fdatasync did, in one system call: one trip to
+// node's thread pool per group commit instead of two).
 //
 // Why two groups in flight are safe (a crash can stop the disk at any point of either write):
 // - Acknowledgements go in commit order: a group's entries resolve only once its write AND the write of
@@ -25,8 +26,9 @@
 //   disk holds exactly what was acknowledged (`fail`).
 // - A rotation (checkpoint) waits until no group is in flight: groups never span two segments, and a
 //   new segment starts only once every entry before it is durable in the old one.
-// - Without O_DSYNC (the fallback), each group is a write then an fdatasync of the file; an fdatasync
-//   flushes every earlier write's bytes too, and the order of acknowledgements is the same.
+// - Without O_DSYNC (the fallback), each group is a write then an fdatasync through its own handle (as
+//   above: an error is not reported to the other group's description only); an fdatasync flushes every
+//   earlier write's bytes too, and the order of acknowledgements is the same.
 // - `syncEveryMs` (a store whose last writes may be lost to a machine crash: the logs' own,
 //   logs/index.ts) acknowledges a group once written to the file, without a sync, and syncs the
 //   segment in the background at most `syncEveryMs` after a write, before a rotation and at close. A
@@ -109,12 +111,13 @@ export class JournalWriter {
   private truncated: Promise<void> = Promise.resolve();
   private nextSeq: number;
   /**
-   * The active segment opened with O_DSYNC for appends, once per slot of MAX_IN_FLIGHT (each opened on
-   * first use; null where there is no O_DSYNC): the two groups in flight write through two file
-   * descriptions. Linux reports a failed writeback (errseq) once to each file description: through a
-   * shared one, the later group's sync could take the earlier group's error, the earlier one return
-   * success and be acknowledged, its bytes lost. Through its own, each group hears of every error
-   * since its description's last report (the later one's too, at worst: then both are rejected).
+   * The active segment opened for appends once per slot of MAX_IN_FLIGHT (each opened on first use;
+   * with O_DSYNC where the platform has it, else plainly, for a write then an fdatasync): the two
+   * groups in flight write and sync through two file descriptions. Linux reports a failed writeback
+   * (errseq) once to each file description: through a shared one, the later group's sync could take
+   * the earlier group's error, the earlier one return success and be acknowledged, its bytes lost.
+   * Through its own, each group hears of every error since its description's last report (the later
+   * one's too, at worst: then both are rejected).
    */
   private synced: { seq: number; handles: (FileHandle | undefined)[] } | null = null;
   /** Groups started: group n writes through slot n % maxInFlight (the group before it is in the other one). */
@@ -226,7 +229,7 @@ export class JournalWriter {
           await Promise.resolve(head.base).then((base) => this.startSegment(base)).then(head.resolve, (err: unknown) => head.reject(asError(err)));
           continue;
         }
-        let synced: FileHandle | null;
+        let synced: FileHandle;
         try {
           synced = await this.syncedHandle(this.started % this.maxInFlight);
         } catch (err) {
@@ -247,7 +250,7 @@ export class JournalWriter {
   }
 
   /** Starts one group's write at the end of the groups before it. */
-  private start(items: EntryItem[], synced: FileHandle | null): void {
+  private start(items: EntryItem[], synced: FileHandle): void {
     const data = items.length === 1 ? items[0].frame : Buffer.concat(items.map((item) => item.frame));
     const group: Group = { items, at: this.writeEnd, length: data.length, done: false, error: null };
     this.writeEnd += data.length;
@@ -256,9 +259,9 @@ export class JournalWriter {
     const handle = this.active.handle;
     const written = this.syncEveryMs !== undefined
       ? this.write(handle, data, group.at).then(() => this.syncLater())
-      : synced !== null
+      : this.dsyncing()
         ? this.write(synced, data, group.at)
-        : this.write(handle, data, group.at).then(() => handle.datasync());
+        : this.write(synced, data, group.at).then(() => synced.datasync());
     written.then(
       () => this.settled(group, null),
       (err: unknown) => this.settled(group, asError(err)),
@@ -322,18 +325,23 @@ export class JournalWriter {
     if (this.idle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
+  /** Whether groups are written through O_DSYNC (else: a write then an fdatasync of the slot's handle). */
+  private dsyncing(): boolean {
+    return O_DSYNC !== undefined && this.dsync;
+  }
+
   /**
-   * The active segment's O_DSYNC handle for `slot`, opened on first use; null where the platform has
-   * no O_DSYNC. (Only the pump calls this, one call at a time.)
+   * The active segment's handle for `slot`, opened on first use: with O_DSYNC where the platform has
+   * it, else plainly for writing (the fallback then syncs it with fdatasync). (Only the pump calls
+   * this, one call at a time.)
    */
-  private async syncedHandle(slot: number): Promise<FileHandle | null> {
-    if (O_DSYNC === undefined || !this.dsync || this.syncEveryMs !== undefined) return null;
+  private async syncedHandle(slot: number): Promise<FileHandle> {
     if (this.synced?.seq !== this.active.seq) {
       await this.closeSynced();
       this.synced = { seq: this.active.seq, handles: [] };
     }
     const { seq, handles } = this.synced as NonNullable<JournalWriter['synced']>;
-    handles[slot] ??= await open(segmentPath(this.dir, seq), constants.O_WRONLY | O_DSYNC);
+    handles[slot] ??= await open(segmentPath(this.dir, seq), constants.O_WRONLY | (this.dsyncing() ? (O_DSYNC as number) : 0));
     return handles[slot];
   }
 

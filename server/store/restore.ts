@@ -13,7 +13,7 @@ import type { ReadDb } from './contract.js';
 import { syncDir, writeSynced } from '../durable-files.js';
 import { removeSegmentsBefore } from './journal-format.js';
 import { openDatabase } from './recovery.js';
-import { queryAll, queryGet, StatementCache } from './statements.js';
+import { describeWritingObjects, queryAll, queryGet, StatementCache, writingSchemaObjects } from './statements.js';
 import { SNAPSHOT_FILE } from './snapshot.js';
 import { nextTurn } from '../loop-slice.js';
 
@@ -73,6 +73,10 @@ export async function inspectDatabase(SQL: SqlJsStatic, bytes: Buffer): Promise<
     const tables = new Set(db.exec("SELECT name FROM sqlite_master WHERE type = 'table'")[0]?.values.map((v) => String(v[0])) ?? []);
     const missing = SYSTEM_TABLES.filter((t) => !tables.has(t));
     if (missing.length > 0) throw new Error(`data.db in the archive is not a Deskbase database (no ${missing.join(', ')})`);
+    const writing = writingSchemaObjects(db);
+    if (writing.length > 0) {
+      throw new Error(`data.db in the archive has ${describeWritingObjects(writing)} running pragma_optimize (it writes statistics SQLite does not count as changes, which the journal cannot replay; Deskbase refuses it in new SQL: use PRAGMA optimize): drop ${writing.length > 1 ? 'them' : 'it'} from that database and restore again`);
+    }
   } catch (err) {
     db.close();
     throw err;

@@ -17,6 +17,50 @@ export type Params = readonly SqlValue[];
 const WRITING_TABLE_FUNCTION = /pragma_optimize\b/i;
 const WRITING_TABLE_FUNCTION_REFUSAL = 'pragma_optimize is not run as a table (it writes statistics SQLite does not count as changes): use PRAGMA optimize';
 
+/** A view or trigger of a database whose SQL runs WRITING_TABLE_FUNCTION. */
+export interface WritingSchemaObject {
+  type: 'view' | 'trigger';
+  name: string;
+  sql: string;
+}
+
+/**
+ * The views and triggers of `db` that run WRITING_TABLE_FUNCTION. New SQL naming it is refused
+ * (`prepare`), but a database brought in whole (a restored archive, a data folder written by an older
+ * version) may hold one made elsewhere: a SELECT on such a view (or a write firing such a trigger) would
+ * change memory without a journal entry that replays it the same way. The name can only appear in the
+ * object's SQL text as written (an identifier has no escapes), in any case, quoted or not.
+ *
+ * Checked on the text, not by `PRAGMA trusted_schema = OFF`: that refuses every virtual table and
+ * every application-defined function a view or trigger uses unless it is registered SQLITE_INNOCUOUS,
+ * which sql.js's create_function cannot say; so it refuses pragma_optimize, but also every view
+ * collection (its projections call the query guard, filter/guard.ts GUARD_FUNCTION) and any view
+ * over pragma_table_info (test/store/restore-schema.test.ts).
+ */
+export function writingSchemaObjects(db: Database): WritingSchemaObject[] {
+  const found: WritingSchemaObject[] = [];
+  const stmt = db.prepare("SELECT type, name, sql FROM sqlite_master WHERE type IN ('view', 'trigger') AND sql IS NOT NULL ORDER BY type, name");
+  try {
+    while (stmt.step()) {
+      const [type, name, sql] = stmt.get() as [WritingSchemaObject['type'], string, string];
+      if (WRITING_TABLE_FUNCTION.test(sql)) found.push({ type, name, sql });
+    }
+  } finally {
+    stmt.free();
+  }
+  return found;
+}
+
+/** The objects as a refusal names them: `view "v", trigger "t"`. */
+export function describeWritingObjects(objects: readonly WritingSchemaObject[]): string {
+  return objects.map((o) => `${o.type} "${o.name}"`).join(', ');
+}
+
+/** The statement that drops `object` (its name quoted as SQLite quotes identifiers). */
+export function dropStatement(object: WritingSchemaObject): string {
+  return `DROP ${object.type === 'view' ? 'VIEW' : 'TRIGGER'} "${object.name.replaceAll('"', '""')}"`;
+}
+
 /** Prepared statements are cached per SQL text: parsing dominates small queries otherwise. */
 export class StatementCache {
   private cache = new Map<string, Statement>();

@@ -7,6 +7,7 @@ import { ApiError } from '../../server/errors.js';
 import { FilterError } from '../../server/filter/filter-error.js';
 import { compileFilter, compileSort, type CompileContext } from '../../server/rules/compile.js';
 import { context, guest, matching, openFixtureDb, query, signedIn } from './fixtures.js';
+import { cpuWatch } from '../fixtures/health-poll.js';
 
 let db: Database;
 beforeAll(async () => {
@@ -87,7 +88,7 @@ describe('hostile input fails fast', () => {
   ];
   it.each(cases)('%s', (_name, src, message) => {
     for (const mode of ['rule', 'filter'] as const) {
-      const start = performance.now();
+      const cpu = cpuWatch(); // this thread's CPU time, which a busy machine does not stretch
       const run = () => compileFilter(src, context({ mode }));
       expect(run).toThrow(mode === 'filter' ? 'filter is too long' : message);
       try {
@@ -95,7 +96,7 @@ describe('hostile input fails fast', () => {
       } catch (err) {
         expect((err as Error).message.length).toBeLessThan(200);
       }
-      expect(performance.now() - start).toBeLessThan(1000);
+      expect(cpu()).toBeLessThan(1000);
     }
   });
 
@@ -108,10 +109,10 @@ describe('hostile input fails fast', () => {
   });
 
   it('huge sorts fail fast', () => {
-    const start = performance.now();
+    const cpu = cpuWatch(); // this thread's CPU time, which a busy machine does not stretch
     expect(() => compileSort('title,'.repeat(200_000), context())).toThrow('too many sort fields');
     expect(() => compileSort(`${'author.'.repeat(40)}name`, context())).toThrow('sort field is too long');
-    expect(performance.now() - start).toBeLessThan(1000);
+    expect(cpu()).toBeLessThan(1000);
   });
 });
 
@@ -144,9 +145,9 @@ describe('cost of compiling', () => {
   it('compiles a typical rule in well under a millisecond', () => {
     const request = signedIn(db, 'u1');
     const time = (ctx: CompileContext) => {
-      const start = performance.now();
+      const cpu = cpuWatch(); // this thread's CPU time, which a busy machine does not stretch
       for (let i = 0; i < 5000; i++) compileFilter(rule, ctx);
-      return (performance.now() - start) / 5000;
+      return cpu() / 5000;
     };
     time(context({ request }));
     expect(time(context({ request }))).toBeLessThan(0.2);

@@ -43,7 +43,9 @@ async function holdWrite(ms: number): Promise<{ done: Promise<void> }> {
 
 describe('the query budget and the write turn', () => {
   it('a list that waited behind a long write transaction still has its whole budget, and sees the commit', async () => {
-    const { done: writing } = await holdWrite(400); // more than twice the 150 ms budget
+    // more than twice the 150 ms budget; on PostgreSQL, where the list does not wait, far longer than the
+    // list takes on a busy machine, so that not waiting is told from waiting whatever the load
+    const { done: writing } = await holdWrite(TEST_ENGINE === 'sqlite' ? 400 : 3000);
     const start = performance.now();
     const res = await h.req('GET', `/api/collections/nodes/records?filter=${encodeURIComponent("links.links.name ?= 'renamed'")}&sort=name&perPage=3`);
     const waited = performance.now() - start;
@@ -53,7 +55,7 @@ describe('the query budget and the write turn', () => {
       expect(res.body.items.map((r: { name: string }) => r.name)).toEqual(['n1', 'n10', 'n11']); // ...and sees it
     } else {
       // PostgreSQL: no wait; the rows committed before the write (no record is named 'renamed' yet)
-      expect(waited).toBeLessThan(300);
+      expect(waited).toBeLessThan(2500);
       expect(res.body.items).toEqual([]);
     }
     await writing;

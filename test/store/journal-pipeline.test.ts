@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { writeFully } from '../../server/durable-files.js';
+import { QueryBudget } from '../../server/store/db.js';
 import { StatementEncoder } from '../../server/store/codec.js';
 import { JournalWriter } from '../../server/store/journal.js';
 import type { JournalCounters } from '../../server/store/journal.js';
@@ -187,21 +188,30 @@ describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined grou
     expect(await tableIds(await stores.openAt(crashCopyOf(dir)))).toEqual(['a', 'b', 'c']);
   });
 
-  it('two groups in flight write through two file descriptions: a sync cannot take the error of the other group\'s bytes', async () => {
+  it('two groups in flight write and sync through two file descriptions: a sync cannot take the error of the other group\'s bytes', async () => {
     // Linux reports a failed writeback once per file description (errseq): through one shared by both
-    // groups, the later group's O_DSYNC write could report the earlier group's lost bytes and the
-    // earlier one return success, be acknowledged, and be gone. Through one each, the earlier group's
-    // write hears of it too.
+    // groups, the later group's O_DSYNC write (or fdatasync, on the fallback) could report the earlier
+    // group's lost bytes and the earlier one return success, be acknowledged, and be gone. Through one
+    // each, the earlier group's write hears of it too.
     const releases = [deferred(), deferred(), deferred()];
     const handles: FileHandle[] = [];
+    /** The descriptor each fdatasync went through (the fallback syncs after its write). */
+    const syncedFds: number[] = [];
     let inFlight = 0;
     const { dir, journal } = await journalOn(async (call, handle, data, at) => {
       handles[call] = handle;
+      if (!dsync && !Object.hasOwn(handle, 'datasync')) {
+        const datasync = handle.datasync.bind(handle);
+        handle.datasync = () => {
+          syncedFds.push(handle.fd);
+          return datasync();
+        };
+      }
       inFlight++;
       await releases[call]?.promise;
       await writeFully(handle, data, at);
       inFlight--;
-    });
+    }, dsync);
     const writes = [journal.append(insert('c'))];
     await until(() => inFlight === 1);
     writes.push(journal.append(insert('d')));
@@ -213,11 +223,14 @@ describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined grou
     writes.push(journal.append(insert('e')));
     releases[2].resolve();
     await Promise.all(writes);
-    // each is the segment, opened for writing through O_DSYNC (the flags of the description: /proc/self/fdinfo)
+    // each is the segment, opened for writing, through O_DSYNC where it is used (the flags of the
+    // description: /proc/self/fdinfo); on the fallback each group's fdatasync goes through its own
     for (const handle of [handles[0], handles[1], handles[2]]) {
       const flags = Number.parseInt(/flags:\s*([0-7]+)/.exec(readFileSync(`/proc/self/fdinfo/${handle.fd}`, 'utf8'))![1], 8);
-      expect(flags & constants.O_DSYNC, `fd ${handle.fd}`).toBe(constants.O_DSYNC);
+      expect(flags & constants.O_DSYNC, `fd ${handle.fd}`).toBe(dsync ? constants.O_DSYNC : 0);
+      expect(flags & 0o3, `fd ${handle.fd}: the access mode`).toBe(constants.O_WRONLY);
     }
+    expect(syncedFds).toEqual(dsync ? [] : [handles[0].fd, handles[1].fd, handles[2].fd]);
     await journal.close();
     expect(await tableIds(await stores.openAt(crashCopyOf(dir)))).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
@@ -260,7 +273,7 @@ describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined grou
   });
 });
 
-describe('pipelined group commits under random write outcomes', () => {
+describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined group commits under random write outcomes (%s)', (_path, dsync) => {
   type Plan = { delay: number; outcome: 'ok' | 'fail' | 'short' };
   const plan = fc.record({ delay: fc.integer({ min: 0, max: 3 }), outcome: fc.constantFrom<Plan['outcome']>('ok', 'ok', 'ok', 'fail', 'short') });
 
@@ -276,7 +289,7 @@ describe('pipelined group commits under random write outcomes', () => {
             throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
           }
           await writeFully(handle, data, at);
-        });
+        }, dsync);
         const ids = gaps.map((_, i) => `e${String(i).padStart(2, '0')}`); // sorted as made (tableIds sorts)
         const outcomes: string[] = [];
         const settled: Promise<void>[] = [];
@@ -309,5 +322,61 @@ describe('pipelined group commits under random write outcomes', () => {
       }),
       { numRuns: fuzzRuns(20) },
     );
+  });
+});
+
+describe('reads after a failed journal write', () => {
+  it('a read made once the failure is known waits for memory to be reloaded from disk: it never sees the write being rejected (store.all, reader, snapshot, backup)', async () => {
+    const dir = await journalWith(stores, ['a']);
+    const fail = { armed: false, started: deferred(), now: deferred() };
+    const store = await stores.openAt(dir, {
+      journal: {
+        write: async (handle, data, at) => {
+          if (fail.armed) {
+            fail.armed = false;
+            fail.started.resolve();
+            await fail.now.promise;
+            throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+          }
+          await writeFully(handle, data, at);
+        },
+      },
+    });
+    const ids = (rows: { id: string }[]) => rows.map((r) => r.id).join(',');
+    const read = 'SELECT id FROM t ORDER BY id';
+    fail.armed = true;
+    const rejected = store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['x', 'rejected'])).then(() => 'acknowledged', (err: Error) => err.message);
+    await fail.started.promise;
+    // a snapshot holds the turn, so the reload (which takes the turn to replace memory) waits for it
+    const hold = deferred();
+    const holding = deferred();
+    const snapshot = store.snapshot(async () => {
+      holding.resolve();
+      await hold.promise;
+    });
+    await holding.promise;
+    const before = store.version as number;
+    fail.now.resolve();
+    await until(() => (store.version as number) > before); // the failure is known (versions move at once)
+    const outcomes: string[] = [];
+    const reads = [
+      store.all<{ id: string }>(read).then((rows) => void outcomes.push(`all ${ids(rows)}`)),
+      store.reader(new QueryBudget(1000, 1 << 20)).all<{ id: string }>(read).then((rows) => void outcomes.push(`reader ${ids(rows)}`)),
+      store.snapshot((db) => db.all<{ id: string }>(read)).then((rows) => void outcomes.push(`snapshot ${ids(rows)}`)),
+      store.backup((db) => db.all<{ id: string }>(read)).then(({ alongside }) => void outcomes.push(`backup ${ids(alongside)}`)),
+    ];
+    await turns(5);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // before the fix these answered a,x: memory still held the rejected write
+    expect(outcomes).toEqual([]);
+    hold.resolve();
+    await snapshot;
+    await Promise.all(reads);
+    expect(outcomes.sort()).toEqual(['all a', 'backup a', 'reader a', 'snapshot a']);
+    expect(await rejected).toBe('EIO: i/o error, write');
+    expect(ids(await store.all(read))).toBe('a');
+    // the store writes again, and the disk holds exactly what was acknowledged
+    await store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['y', 'after']));
+    expect(await tableIds(await stores.openAt(crashCopyOf(dir)))).toEqual(['a', 'y']);
   });
 });
