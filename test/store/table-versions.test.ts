@@ -130,6 +130,28 @@ describe('table versions', () => {
     expect(v('a')).toBeGreaterThan(a1);
   });
 
+  it('a schema-qualified name spaced around its dot, and an upsert whose DO and UPDATE a comment parts, are not taken for writes to another table or new rows alone (a hook\'s SQL)', async () => {
+    const store = await openAt(dirs.make());
+    await tables(store);
+    const v = (...t: string[]) => store.tablesVersion!(t);
+    const rows = (...t: string[]) => store.rowsVersion!(t);
+    await store.write((tx) => tx.run('INSERT INTO "a" (id, n) VALUES (?, ?)', ['1', 1]));
+    const [a, ra] = [v('a'), rows('a')];
+    // SQLite reads `main . "a"` as main."a": this write removes a row of "a", not of a table "main"
+    await store.write((tx) => tx.run('DELETE FROM main . "a" WHERE id = ?', ['1']));
+    expect(await store.get('SELECT n FROM "a" WHERE id = ?', ['1'])).toBeUndefined();
+    expect(v('a')).toBeGreaterThan(a);
+    expect(rows('a')).toBeGreaterThan(ra);
+
+    const other = await openAt(dirs.make());
+    await tables(other);
+    await other.write((tx) => tx.run('INSERT INTO "a" (id, n) VALUES (?, ?)', ['1', 1]));
+    const r0 = other.rowsVersion!(['a']);
+    await other.write((tx) => tx.run('INSERT INTO "a" (id, n) VALUES (?, ?) ON CONFLICT (id) DO/* an upsert */UPDATE SET n = excluded.n', ['1', 2]));
+    expect(await other.get('SELECT n FROM "a" WHERE id = ?', ['1'])).toEqual({ n: 2 });
+    expect(other.rowsVersion!(['a'])).toBeGreaterThan(r0);
+  });
+
   it('in memory (no statements recorded) every write moves every table', async () => {
     const store = await openStore({ dir: null });
     await tables(store);
