@@ -264,7 +264,7 @@ describe('sessions ended by SQL of unusual shape (a hook\'s)', () => {
     expect(await sessions.resolve(b)).not.toBeNull();
 
     // the session's row is updated (it ended an hour ago) by an INSERT: an upsert
-    const row = (await store.get<Record<string, unknown>>('SELECT * FROM "_sessions" WHERE "id" = ?', [aId]))!;
+    const row = (await store.get<Record<string, string>>('SELECT * FROM "_sessions" WHERE "id" = ?', [aId]))!;
     await store.write((tx) => tx.run(
       'INSERT INTO "_sessions" ("id","tokenHash","collectionId","recordId","created","expires","userAgent") VALUES (?,?,?,?,?,?,?) ON CONFLICT ("id") DO/* ended */UPDATE SET "expires" = excluded."expires"',
       [aId, row.tokenHash, row.collectionId, row.recordId, row.created, new Date(Date.now() - 3_600_000).toISOString(), 'test'],
