@@ -36,7 +36,7 @@ import { exportInSlices, exportToFile } from './export.js';
 import { LoopSlice } from '../loop-slice.js';
 import { queryAll, queryGet, StatementCache } from './statements.js';
 import { textBinder } from './text-binding.js';
-import { recordingTx, runTransaction } from './transaction.js';
+import { ANY_TRIGGER, recordingTx, runTransaction } from './transaction.js';
 import type { OpenTx } from './transaction.js';
 
 export interface EngineConfig {
@@ -865,5 +865,5 @@ function brokenError(cause: Error, reloadError: Error): Error {
 
 /** Whether the database has a trigger (a write could then change tables its statement does not name). */
 function hasTriggers(db: Database): boolean {
-  return db.exec("SELECT 1 FROM sqlite_master WHERE type = 'trigger' LIMIT 1").length > 0;
+  return db.exec(ANY_TRIGGER).length > 0;
 }

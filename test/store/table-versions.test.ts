@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../server/store/db.js';
 import type { Store } from '../../server/store/db.js';
-import { useStores } from '../fixtures/store-helpers.js';
+import { crashCopy, useStores } from '../fixtures/store-helpers.js';
 
 const { dirs, openAt } = useStores();
 
@@ -150,6 +150,20 @@ describe('table versions', () => {
     await other.write((tx) => tx.run('INSERT INTO "a" (id, n) VALUES (?, ?) ON CONFLICT (id) DO/* an upsert */UPDATE SET n = excluded.n', ['1', 2]));
     expect(await other.get('SELECT n FROM "a" WHERE id = ?', ['1'])).toEqual({ n: 2 });
     expect(other.rowsVersion!(['a'])).toBeGreaterThan(r0);
+  });
+
+  it('a TEMP trigger, made again by replay when the store reopens after a crash, makes every write move every table too', async () => {
+    const dir = dirs.make();
+    const store = await openAt(dir);
+    await tables(store);
+    await store.write((tx) => tx.run('CREATE TEMP TRIGGER "copy" AFTER INSERT ON main."b" BEGIN INSERT INTO main."a" (id, n) VALUES (new.id, new.n); END'));
+    const copy = dirs.make();
+    crashCopy(dir, copy); // a crash: the journal's CREATE TEMP TRIGGER is replayed, the trigger exists again
+    const again = await openAt(copy);
+    const a = again.tablesVersion!(['a']);
+    await again.write((tx) => tx.run('INSERT INTO "b" (id, n) VALUES (?, ?)', ['t', 7]));
+    expect(await again.get('SELECT n FROM "a" WHERE id = ?', ['t'])).toEqual({ n: 7 });
+    expect(again.tablesVersion!(['a'])).toBeGreaterThan(a);
   });
 
   it('in memory (no statements recorded) every write moves every table', async () => {
