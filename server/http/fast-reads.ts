@@ -68,10 +68,11 @@ export function fastReads(options: FastReadOptions): FastReads {
     // ['', 'api', 'collections', name, 'records'(, id)]
     const parts = path.split('/');
     if (parts.length < 5 || parts.length > 6 || parts[4] !== 'records' || !PLAIN_SEGMENT.test(parts[3]) || (parts.length === 6 && !PLAIN_SEGMENT.test(parts[5]))) return false;
-    if (req.headers.cookie !== undefined || shadowed(parts)) return false;
+    // from the raw headers: node builds `req.headers` only when it is first read (a walk of every header)
+    const headers = new RawHeaders(req.rawHeaders);
+    if (headers.get('cookie') !== null || shadowed(parts)) return false;
     const settings = core.settings.cached();
     if (settings.rateLimits.enabled || settings.trustedProxy.headers.length > 0) return false;
-    const headers = new RawHeaders(req.rawHeaders);
     if (!allowHost(headers.get('host'))) return false;
     void serve(req, res, headers, path, q < 0 || q === url.length - 1 ? '' : url.slice(q), parts[3], parts.length === 6 ? parts[5] : null);
     return true;

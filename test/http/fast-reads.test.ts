@@ -4,6 +4,7 @@
 // headers, body) and their logs must be the same. Rules reading the caller, the query and the headers,
 // a bad filter, a locked rule, a missing record or collection, expand and fields are among them.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'node:http';
 import type PocketBase from 'pocketbase';
 import { sdkSuite } from '../support/sdk-server.js';
 
@@ -80,6 +81,22 @@ describe('record reads served from node:http', () => {
     const expanded = `/api/collections/notes/records/${ids.open}?expand=owner&fields=id,title,expand.owner.name`;
     expect((await same(expanded, { authorization: userToken })).body).toContain('Reader');
     expect((await same(expanded)).body).not.toContain('Reader');
+  });
+
+  it("a request with the session cookie is the app's (caller.ts reads it), whatever the header's case", async () => {
+    const path = `/api/collections/notes/records/${ids.secret}`;
+    expect((await get(path, { cookie: `service_session=${userToken}` })).status).toBe(200);
+    const { hostname, port } = new URL(sdk.server.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ hostname, port, path, headers: [['Host', `${hostname}:${port}`], ['COOKIE', `service_session=${userToken}`]].flat(), agent: false }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(200);
+    expect((await get(path, {})).status).toBe(404);
   });
 
   it('a list answers as the app: rules over the caller, query and headers; filter, sort, paging, expand, fields', async () => {
