@@ -113,7 +113,7 @@ export class RealtimeFlusher {
    * was late to queue is written sooner.
    */
   mark(stream: Flushable, since?: number): void {
-    // a stream already waiting (a group's member taking its run as it is written) costs one test
+    // a stream already waiting (every member of a group handed over in a round) costs one test
     if (stream.waiting) return;
     stream.waiting = true;
     since ??= performance.now();

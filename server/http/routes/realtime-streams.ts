@@ -4,8 +4,6 @@
 // a whole group of streams (one subscriber shape's members, core/realtime/fan-out.ts) is queued on the
 // group, one step whatever its size; each member takes the group's run as one frame of its own when
 // it is next written, or sooner when anything else comes for it, so its messages keep their order.
-// The run is frozen once (one Buffer, a SharedChunk) by the first member to take it, and each member
-// takes it in its own step: a round touches each member once, when it writes it.
 // What waits for a reader is bounded per stream and in total; a reader past the bound is dropped (the
 // SDK reconnects and resubscribes).
 import type { Socket } from 'node:net';
@@ -80,25 +78,14 @@ class Group {
   run: FrameRun;
   open = false;
   /**
-   * While not open: its last run as one Buffer (null when it was empty), for the members that have yet
-   * to take it (those whose `group` is still this one). Every member takes it before the group opens
-   * again, so there is one at most.
-   */
-  frozen: SharedChunk | null = null;
-  /**
    * The members' streams, looked up once: a client's stream is made before it can subscribe and is its
    * own for its life (a closed one says so), and the members' array is the fan-out's while its shapes
-   * hold, so each round's steps over the members look nothing up. Each stream learns its client here
-   * (to disconnect it when taking a run drops it).
+   * hold, so each round's steps over the members look nothing up.
    */
   readonly streams: readonly (EventStream | undefined)[];
   constructor(readonly clients: readonly RealtimeClient[], root: FrameRun, byClient: WeakMap<RealtimeClient, EventStream>) {
     this.run = root;
-    this.streams = clients.map((client) => {
-      const stream = byClient.get(client);
-      if (stream !== undefined) stream.client = client;
-      return stream;
-    });
+    this.streams = clients.map((client) => byClient.get(client));
   }
 }
 
@@ -112,30 +99,32 @@ export class StreamGroups implements RealtimeGroupSink {
     let group = this.groups.get(clients);
     if (!group) this.groups.set(clients, (group = new Group(clients, this.set.tree.root, this.set.byClient)));
     if (!group.open) {
-      // each member's messages from before go first (this group's last run, or another group's); then
-      // it stands in this one until written
+      // each member's messages from another group go first; then it stands in this one until written
       for (const stream of group.streams) {
         if (stream === undefined || stream.closed) continue;
-        if (stream.group !== null && !stream.take()) continue;
+        if (stream.group !== null) this.handOver(stream.group);
         stream.group = group;
         this.set.flusher.mark(stream, committed);
       }
-      group.frozen = null; // every member took it
       group.open = true;
       group.run = this.set.tree.root;
     }
     group.run = group.run.then(frameOf(message));
-    if (group.run.bytes >= GROUP_RUN_BYTES) this.freeze(group);
+    if (group.run.bytes >= GROUP_RUN_BYTES) this.handOver(group);
   }
 
-  /**
-   * The group's run becomes one Buffer its members take, each when it is next written or before
-   * anything else comes for it (their queue bounds checked then); the next message opens it again.
-   */
-  freeze(group: Group): void {
-    group.frozen = group.run.empty ? null : new SharedChunk(group.run.chunk());
+  /** The group's run becomes one frame of each member still in it (their queue bounds checked then). */
+  handOver(group: Group): void {
+    const chunk = group.run.empty ? null : new SharedChunk(group.run.chunk());
     group.open = false;
     group.run = this.set.tree.root;
+    const { streams, clients } = group;
+    for (let i = 0; i < streams.length; i++) {
+      const stream = streams[i];
+      if (stream === undefined || stream.group !== group) continue;
+      stream.group = null;
+      if (chunk !== null && !stream.queue(chunk)) this.set.broker.disconnect(clients[i].id);
+    }
   }
 }
 
@@ -145,8 +134,6 @@ export class EventStream implements Flushable {
   closed = false;
   /** The group whose run this stream has yet to take (StreamGroups). */
   group: Group | null = null;
-  /** Its client, once a group has it as a member (Group): a stream dropped taking a run disconnects it. */
-  client: RealtimeClient | null = null;
   /** What is queued and not yet written: a run of shared frames. */
   private run: FrameRun;
   /**
@@ -233,21 +220,9 @@ export class EventStream implements Flushable {
   /** One message for this stream alone, after its group's. False once it is dropped (queue full). */
   send(message: RealtimeMessage): boolean {
     if (this.closed) return true;
-    if (this.group !== null && !this.take()) return false;
+    if (this.group !== null) this.set.groups.handOver(this.group);
+    if (this.closed) return false;
     return this.queue(frameOf(message));
-  }
-
-  /**
-   * Takes its group's run (frozen first if the group is still open) after what it has queued. False
-   * when that drops it: its client is disconnected (the SDK reconnects).
-   */
-  take(): boolean {
-    const group = this.group as Group;
-    if (group.open) this.set.groups.freeze(group);
-    this.group = null;
-    if (group.frozen === null || this.queue(group.frozen)) return true;
-    if (this.client !== null) this.set.broker.disconnect(this.client.id);
-    return false;
   }
 
   /**
@@ -288,8 +263,8 @@ export class EventStream implements Flushable {
   /** The flusher's round: what is queued, as one write. */
   flush(): FlushResult {
     if (this.closed) return 'empty';
-    if (this.group !== null && !this.take()) return 'empty';
-    if (this.run.empty) return 'empty';
+    if (this.group !== null) this.set.groups.handOver(this.group);
+    if (this.closed || this.run.empty) return 'empty';
     // a socket that has not taken the last write is skipped: its messages wait (and join the next
     // write), and its drain brings it back; the queue's bound still holds for it
     if (this.direct !== null && this.direct.writableLength > 0) return 'skipped';
@@ -333,7 +308,8 @@ export class EventStream implements Flushable {
   /** Ends the stream after what was queued for it. */
   close(): void {
     if (this.closed) return;
-    if (this.group !== null && !this.take()) return;
+    if (this.group !== null) this.set.groups.handOver(this.group);
+    if (this.closed) return;
     if (!this.run.empty) this.write(this.run.chunk());
     this.forget();
     this.control.close();
