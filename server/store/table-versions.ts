@@ -8,9 +8,10 @@
 
 /**
  * `INSERT [OR x] INTO t`, `REPLACE INTO t`, `UPDATE [OR x] t`, `DELETE FROM t`, `t` quoted or plain: the
- * one table it writes. Not a schema's name: SQLite reads `main . t` (spaces around the dot) as main.t.
+ * one table it writes. Not a schema's name: SQLite reads `main . t` (spaces or comments around the dot)
+ * as main.t.
  */
-const WRITES_ONE = /^\s*(?:INSERT\s+(?:OR\s+[A-Za-z]+\s+)?INTO|REPLACE\s+INTO|UPDATE\s+(?:OR\s+[A-Za-z]+\s+)?|DELETE\s+FROM)\s*(?:"((?:[^"]|"")+)"|([A-Za-z_][A-Za-z0-9_]*))(?=[\s(]|$)(?!\s*\.)/i;
+const WRITES_ONE = /^\s*(?:INSERT\s+(?:OR\s+[A-Za-z]+\s+)?INTO|REPLACE\s+INTO|UPDATE\s+(?:OR\s+[A-Za-z]+\s+)?|DELETE\s+FROM)\s*(?:"((?:[^"]|"")+)"|([A-Za-z_][A-Za-z0-9_]*))(?=[\s(]|$)(?!(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?(?:\*\/|$))*\.)/i;
 /** Schema statements of the shapes Deskbase writes: they may change any table, and nothing after them. */
 const SCHEMA = /^\s*(?:CREATE\s+(?:UNIQUE\s+)?INDEX|CREATE\s+TABLE|CREATE\s+VIEW|DROP\s+(?:TABLE|INDEX|VIEW)|ALTER\s+TABLE)\s/i;
 /**

@@ -142,6 +142,15 @@ describe('table versions', () => {
     expect(await store.get('SELECT n FROM "a" WHERE id = ?', ['1'])).toBeUndefined();
     expect(v('a')).toBeGreaterThan(a);
     expect(rows('a')).toBeGreaterThan(ra);
+    // a comment before the dot too (a store of its own: the write above stopped this one's tracking)
+    const commented = await openAt(dirs.make());
+    await tables(commented);
+    await commented.write((tx) => tx.run('INSERT INTO "a" (id, n) VALUES (?, ?)', ['2', 2]));
+    const [a2, ra2] = [commented.tablesVersion!(['a']), commented.rowsVersion!(['a'])];
+    await commented.write((tx) => tx.run('DELETE FROM main /* the schema */ . "a" WHERE id = ?', ['2']));
+    expect(await commented.get('SELECT n FROM "a" WHERE id = ?', ['2'])).toBeUndefined();
+    expect(commented.tablesVersion!(['a'])).toBeGreaterThan(a2);
+    expect(commented.rowsVersion!(['a'])).toBeGreaterThan(ra2);
 
     const other = await openAt(dirs.make());
     await tables(other);
