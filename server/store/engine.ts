@@ -36,7 +36,7 @@ import { exportInSlices, exportToFile } from './export.js';
 import { LoopSlice } from '../loop-slice.js';
 import { queryAll, queryGet, StatementCache } from './statements.js';
 import { textBinder } from './text-binding.js';
-import { recordingTx, runTransaction } from './transaction.js';
+import { ANY_TRIGGER, recordingTx, runTransaction } from './transaction.js';
 import type { OpenTx } from './transaction.js';
 
 export interface EngineConfig {
@@ -220,6 +220,12 @@ export class Engine implements Store {
    * cannot be reloaded at all). Set synchronously, before any write hears of its failure.
    */
   private ahead: { reloaded: Promise<void>; done: () => void; fail: (error: Error) => void } | null = null;
+  /**
+   * Snapshots and backups holding the turn (they started before any failure now `ahead`): the reload
+   * waits for them, so a read they await through the store itself (a hook's $app read inside a record's
+   * answer) waits for the reload for lockWaitMs at most (`afterReload`), not for ever.
+   */
+  private readerTurns = 0;
   /** While broken: the failed segment's last durable byte, the disk's first error, the last retry. */
   private stopped: { seq: number; size: number; cause: Error; retried: number } | null = null;
   /** Serialises checkpoints and recoveries. */
@@ -309,11 +315,13 @@ export class Engine implements Store {
             this.snapshot(fn, budget).then(resolve, reject);
             return;
           }
+          this.readerTurns++;
           try {
             resolve(await fn(this.turnReader(budget)));
           } catch (err) {
             reject(err as Error);
           } finally {
+            this.readerTurns--;
             release();
           }
         },
@@ -360,17 +368,39 @@ export class Engine implements Store {
    */
   private read<T>(budget: QueryBudget | null, call: (cache: StatementCache) => T, inTurn = false): Promise<T> {
     if (this.starting) return Promise.reject(insideWrite());
-    if (this.ahead !== null && !inTurn) return this.ahead.reloaded.then(() => this.read(budget, call));
-    let cache = this.cache;
-    if (this.gate !== null) {
-      if (this.gate.copy === null) return this.gate.wait().then(() => this.read(budget, call));
-      cache = this.gate.copy.cache;
-    }
+    // an open transaction first (its wait is bounded: a read from inside it waits for itself), then a reload
+    if (this.gate !== null && this.gate.copy === null) return this.gate.wait().then(() => this.read(budget, call, inTurn));
+    if (this.ahead !== null && !inTurn) return this.afterReload(() => this.read(budget, call));
+    const cache = this.gate?.copy?.cache ?? this.cache;
     try {
       return Promise.resolve(this.deadlines.within(budget, () => call(cache)));
     } catch (err) {
       return Promise.reject(err as Error);
     }
+  }
+
+  /**
+   * `then` once memory is reloaded after a failed journal write (`ahead`). While a snapshot or backup
+   * holds the turn the reload waits for, the wait fails after lockWaitMs: the read may be one the holder
+   * itself awaits, which would wait for ever (and every write with it).
+   */
+  private afterReload<T>(then: () => Promise<T>): Promise<T> {
+    const ahead = this.ahead as NonNullable<Engine['ahead']>;
+    if (this.readerTurns === 0) return ahead.reloaded.then(then);
+    const ms = this.config.lockWaitMs;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`a read waited ${ms} ms for memory to be reloaded after a failed journal write, and the reload waits for a snapshot or backup holding the store's turn: a read from inside one goes through the reader it is handed`)), ms);
+      ahead.reloaded.then(
+        () => {
+          clearTimeout(timer);
+          then().then(resolve, reject);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          reject(err as Error);
+        },
+      );
+    });
   }
 
   /**
@@ -407,9 +437,11 @@ export class Engine implements Store {
       release();
       release = await this.turnOnReloaded(bound);
     }
+    if (reloaded) this.readerTurns++;
     try {
       return await task();
     } finally {
+      if (reloaded) this.readerTurns--;
       release();
     }
   }
@@ -833,5 +865,5 @@ function brokenError(cause: Error, reloadError: Error): Error {
 
 /** Whether the database has a trigger (a write could then change tables its statement does not name). */
 function hasTriggers(db: Database): boolean {
-  return db.exec("SELECT 1 FROM sqlite_master WHERE type = 'trigger' LIMIT 1").length > 0;
+  return db.exec(ANY_TRIGGER).length > 0;
 }

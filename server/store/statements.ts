@@ -17,6 +17,14 @@ export type Params = readonly SqlValue[];
 const WRITING_TABLE_FUNCTION = /pragma_optimize\b/i;
 const WRITING_TABLE_FUNCTION_REFUSAL = 'pragma_optimize is not run as a table (it writes statistics SQLite does not count as changes): use PRAGMA optimize';
 
+/**
+ * `PRAGMA writable_schema` (statement or table): with it, SQL writes schema text into sqlite_master by
+ * hand, past every check new SQL gets here (a view edited to run pragma_optimize, its name written in
+ * pieces). Nothing of Deskbase's writes the schema that way.
+ */
+const WRITABLE_SCHEMA = /writable_schema/i;
+const WRITABLE_SCHEMA_REFUSAL = 'PRAGMA writable_schema is refused: schema text written by hand escapes the checks new SQL gets; use CREATE, DROP or ALTER';
+
 /** A view or trigger of a database whose SQL runs WRITING_TABLE_FUNCTION. */
 export interface WritingSchemaObject {
   type: 'view' | 'trigger';
@@ -80,6 +88,7 @@ export class StatementCache {
     if (stmt === undefined) {
       // checked once per SQL text (a kept statement was checked when first prepared)
       if (WRITING_TABLE_FUNCTION.test(sql)) throw new Error(WRITING_TABLE_FUNCTION_REFUSAL);
+      if (WRITABLE_SCHEMA.test(sql)) throw new Error(WRITABLE_SCHEMA_REFUSAL);
       stmt = this.db.prepare(sql);
       if (this.cache.size >= this.max) {
         const [oldestSql, oldest] = this.cache.entries().next().value as [string, Statement];

@@ -6,16 +6,21 @@
 // VIEW, ALTER TABLE) may change any table; anything else (a trigger created, a pragma, a statement of
 // another shape) may change any table, then and at every write after it, until the store reopens.
 
-/** `INSERT [OR x] INTO t`, `REPLACE INTO t`, `UPDATE [OR x] t`, `DELETE FROM t`, `t` quoted or plain: the one table it writes. */
-const WRITES_ONE = /^\s*(?:INSERT\s+(?:OR\s+[A-Za-z]+\s+)?INTO|REPLACE\s+INTO|UPDATE\s+(?:OR\s+[A-Za-z]+\s+)?|DELETE\s+FROM)\s*(?:"((?:[^"]|"")+)"|([A-Za-z_][A-Za-z0-9_]*))(?=[\s(]|$)/i;
+/**
+ * `INSERT [OR x] INTO t`, `REPLACE INTO t`, `UPDATE [OR x] t`, `DELETE FROM t`, `t` quoted or plain: the
+ * one table it writes. Not a schema's name: SQLite reads `main . t` (spaces or comments around the dot)
+ * as main.t.
+ */
+const WRITES_ONE = /^\s*(?:INSERT\s+(?:OR\s+[A-Za-z]+\s+)?INTO|REPLACE\s+INTO|UPDATE\s+(?:OR\s+[A-Za-z]+\s+)?|DELETE\s+FROM)\s*(?:"((?:[^"]|"")+)"|([A-Za-z_][A-Za-z0-9_]*))(?=[\s(]|$)(?!(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?(?:\*\/|$))*\.)/i;
 /** Schema statements of the shapes Deskbase writes: they may change any table, and nothing after them. */
 const SCHEMA = /^\s*(?:CREATE\s+(?:UNIQUE\s+)?INDEX|CREATE\s+TABLE|CREATE\s+VIEW|DROP\s+(?:TABLE|INDEX|VIEW)|ALTER\s+TABLE)\s/i;
 /**
  * A plain INSERT (or one that ignores a conflict): it adds rows and changes none that existed. REPLACE
- * and an upsert (`ON CONFLICT ... DO UPDATE`) may change existing rows.
+ * and an upsert (`ON CONFLICT ... DO UPDATE`) may change existing rows: an INSERT naming UPDATE anywhere
+ * counts as one (its DO and UPDATE may be parted by a comment; a false "yes" costs a row read).
  */
 const INSERTS_ONLY = /^\s*INSERT\s+(?:OR\s+(?:IGNORE|ABORT|FAIL|ROLLBACK)\s+)?INTO\b/i;
-const UPSERT = /\bDO\s+UPDATE\b/i;
+const UPSERT = /\bUPDATE\b/i;
 /** Statements that change no table themselves (a SELECT is recorded only when it changed rows: of unknown effect). */
 const NOTHING = /^\s*(?:BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
 

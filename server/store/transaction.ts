@@ -185,6 +185,9 @@ class RecordingTx implements WriteTx {
 /** Statements that read rows only: SQLite's SELECT (data-changing statements with RETURNING start otherwise). */
 const SELECT_ONLY = /^\s*SELECT\b/i;
 
+/** Whether a trigger exists: of the database or TEMP (a hook's CREATE TEMP TRIGGER; replay makes it again). */
+export const ANY_TRIGGER = "SELECT 1 FROM sqlite_master WHERE type = 'trigger' UNION ALL SELECT 1 FROM sqlite_temp_master WHERE type = 'trigger' LIMIT 1";
+
 /** Statements that write rows (read through `get` or `all` with RETURNING). */
 const DML = /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
 
@@ -192,7 +195,7 @@ const DML = /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i;
 const ROWS_ONLY = /^\s*(?:SELECT|WITH|VALUES|INSERT|UPDATE|DELETE|REPLACE)\b/i;
 
 function hasTrigger(cache: StatementCache): boolean {
-  return queryGet(cache, "SELECT 1 FROM sqlite_master WHERE type = 'trigger' LIMIT 1") !== undefined;
+  return queryGet(cache, ANY_TRIGGER) !== undefined;
 }
 
 function totalChanges(cache: StatementCache): number {

@@ -242,3 +242,41 @@ describe("answers kept across other sessions' writes (http/read-cache.ts, store.
     expect(cache.get(key)).toBeUndefined();
   });
 });
+
+// Last in the file: a statement of a shape the table versions do not take apart stops their tracking
+// for the store's life (store/table-versions.ts), which the tests above count on.
+describe('sessions ended by SQL of unusual shape (a hook\'s)', () => {
+  it('an upsert whose DO and UPDATE a comment parts, and a write to `main . "_sessions"`, end kept sessions at once', async () => {
+    const { sessions, store } = sdk.server.core;
+    for (const email of ['shape-a@example.com', 'shape-b@example.com']) {
+      await sdk.admin.collection('users').create({ email, name: 'allowed', password: 'session cache 1', passwordConfirm: 'session cache 1' });
+    }
+    const signIn = async (email: string) => {
+      const pb = sdk.client();
+      await pb.collection('users').authWithPassword(email, 'session cache 1');
+      return pb.authStore.token;
+    };
+    const a = await signIn('shape-a@example.com');
+    const b = await signIn('shape-b@example.com');
+    const aId = (await sessions.resolve(a))!.sessionId!;
+    const bId = (await sessions.resolve(b))!.sessionId!;
+    expect(await sessions.resolve(a)).not.toBeNull(); // kept
+    expect(await sessions.resolve(b)).not.toBeNull();
+
+    // the session's row is updated (it ended an hour ago) by an INSERT: an upsert
+    const row = (await store.get<Record<string, string>>('SELECT * FROM "_sessions" WHERE "id" = ?', [aId]))!;
+    await store.write((tx) => tx.run(
+      'INSERT INTO "_sessions" ("id","tokenHash","collectionId","recordId","created","expires","userAgent") VALUES (?,?,?,?,?,?,?) ON CONFLICT ("id") DO/* ended */UPDATE SET "expires" = excluded."expires"',
+      [aId, row.tokenHash, row.collectionId, row.recordId, row.created, new Date(Date.now() - 3_600_000).toISOString(), 'test'],
+    ));
+    expect(await sessions.resolve(a)).toBeNull();
+    expect(await session(a)).toBeNull();
+    expect(await sessions.resolve(b)).not.toBeNull(); // b read its row again: kept as of this write
+
+    // SQLite reads `main . "_sessions"` as main."_sessions"
+    await store.write((tx) => tx.run('DELETE FROM main . "_sessions" WHERE "id" = ?', [bId]));
+    expect(await store.get('SELECT 1 AS one FROM "_sessions" WHERE "id" = ?', [bId])).toBeUndefined();
+    expect(await sessions.resolve(b)).toBeNull();
+    expect(await session(b)).toBeNull();
+  });
+});

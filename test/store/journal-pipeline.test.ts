@@ -381,4 +381,92 @@ describe('reads after a failed journal write', () => {
     await store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['y', 'after']));
     expect(await tableIds(await stores.openAt(crashCopyOf(dir)))).toEqual(['a', 'y']);
   });
+  it('a read from outside while a snapshot holding the turn waits on it (a hook\'s $app read during an onRecordEnrich) ends instead of waiting for a reload that waits for that turn', async () => {
+    const dir = await journalWith(stores, ['a']);
+    const fail = { armed: false, started: deferred(), now: deferred() };
+    const store = await stores.openAt(dir, {
+      lockWaitMs: 300,
+      journal: {
+        write: async (handle, data, at) => {
+          if (fail.armed) {
+            fail.armed = false;
+            fail.started.resolve();
+            await fail.now.promise;
+            throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+          }
+          await writeFully(handle, data, at);
+        },
+      },
+    });
+    const read = 'SELECT id FROM t ORDER BY id';
+    fail.armed = true;
+    const rejected = store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['x', 'rejected'])).then(() => 'acknowledged', (err: Error) => err.message);
+    await fail.started.promise;
+    const holding = deferred();
+    const failed = deferred();
+    // the snapshot (a record's answer, say) reads through the store itself once the failure is known,
+    // as a hook's $app.findRecordById does from inside onRecordEnrich (hooks/app-ops.ts reading)
+    const snapshot = store.snapshot(async () => {
+      holding.resolve();
+      await failed.promise;
+      return store.all<{ id: string }>(read);
+    }).then(() => 'answered', (err: Error) => `refused: ${err.message}`);
+    await holding.promise;
+    const before = store.version as number;
+    fail.now.resolve();
+    await until(() => (store.version as number) > before);
+    failed.resolve();
+    let outcome: string | null = null;
+    void snapshot.then((o) => (outcome = o));
+    const end = Date.now() + 10_000; // a hang, not a slow machine: the wait is bounded at lockWaitMs (300 ms)
+    while (outcome === null && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(outcome).toMatch(/^refused: .*reload/);
+    expect(await rejected).toBe('EIO: i/o error, write');
+    // memory is reloaded: the rejected write is gone, and the store writes again
+    expect((await store.all<{ id: string }>(read)).map((r) => r.id)).toEqual(['a']);
+    await store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['y', 'after']));
+    expect(await tableIds(await stores.openAt(crashCopyOf(dir)))).toEqual(['a', 'y']);
+  });
+  it('a read from outside made inside an open transaction once the failure is known fails as such a read does, instead of waiting for a reload that waits for that transaction', async () => {
+    const dir = await journalWith(stores, ['a']);
+    const fail = { armed: false, started: deferred(), now: deferred() };
+    const store = await stores.openAt(dir, {
+      lockWaitMs: 300,
+      journal: {
+        write: async (handle, data, at) => {
+          if (fail.armed) {
+            fail.armed = false;
+            fail.started.resolve();
+            await fail.now.promise;
+            throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+          }
+          await writeFully(handle, data, at);
+        },
+      },
+    });
+    const read = 'SELECT id FROM t ORDER BY id';
+    fail.armed = true;
+    const rejected = store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['x', 'rejected'])).then(() => 'acknowledged', (err: Error) => err.message);
+    await fail.started.promise;
+    const open = deferred();
+    const known = deferred();
+    const inside = store.write(async (tx) => {
+      await tx.run('INSERT INTO t VALUES (?, ?)', ['z', 'later']);
+      open.resolve();
+      await known.promise;
+      return store.all<{ id: string }>(read); // not through its tx
+    }).then(() => 'answered', (err: Error) => `refused: ${err.message}`);
+    await open.promise;
+    const before = store.version as number;
+    fail.now.resolve();
+    await until(() => (store.version as number) > before);
+    known.resolve();
+    let outcome: string | null = null;
+    void inside.then((o) => (outcome = o));
+    const end = Date.now() + 10_000; // a hang, not a slow machine: the wait is bounded at lockWaitMs (300 ms)
+    while (outcome === null && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(outcome).toMatch(/^refused: .*inside a write\(\) transaction/);
+    expect(await rejected).toBe('EIO: i/o error, write');
+    expect((await store.all<{ id: string }>(read)).map((r) => r.id)).toEqual(['a']);
+  });
 });

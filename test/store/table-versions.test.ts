@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../server/store/db.js';
 import type { Store } from '../../server/store/db.js';
-import { useStores } from '../fixtures/store-helpers.js';
+import { crashCopy, useStores } from '../fixtures/store-helpers.js';
 
 const { dirs, openAt } = useStores();
 
@@ -128,6 +128,51 @@ describe('table versions', () => {
     const a1 = v('a');
     await store.write((tx) => tx.run('INSERT INTO "b" (id, n) VALUES (?, ?)', ['v', 1]));
     expect(v('a')).toBeGreaterThan(a1);
+  });
+
+  it('a schema-qualified name spaced around its dot, and an upsert whose DO and UPDATE a comment parts, are not taken for writes to another table or new rows alone (a hook\'s SQL)', async () => {
+    const store = await openAt(dirs.make());
+    await tables(store);
+    const v = (...t: string[]) => store.tablesVersion!(t);
+    const rows = (...t: string[]) => store.rowsVersion!(t);
+    await store.write((tx) => tx.run('INSERT INTO "a" (id, n) VALUES (?, ?)', ['1', 1]));
+    const [a, ra] = [v('a'), rows('a')];
+    // SQLite reads `main . "a"` as main."a": this write removes a row of "a", not of a table "main"
+    await store.write((tx) => tx.run('DELETE FROM main . "a" WHERE id = ?', ['1']));
+    expect(await store.get('SELECT n FROM "a" WHERE id = ?', ['1'])).toBeUndefined();
+    expect(v('a')).toBeGreaterThan(a);
+    expect(rows('a')).toBeGreaterThan(ra);
+    // a comment before the dot too (a store of its own: the write above stopped this one's tracking)
+    const commented = await openAt(dirs.make());
+    await tables(commented);
+    await commented.write((tx) => tx.run('INSERT INTO "a" (id, n) VALUES (?, ?)', ['2', 2]));
+    const [a2, ra2] = [commented.tablesVersion!(['a']), commented.rowsVersion!(['a'])];
+    await commented.write((tx) => tx.run('DELETE FROM main /* the schema */ . "a" WHERE id = ?', ['2']));
+    expect(await commented.get('SELECT n FROM "a" WHERE id = ?', ['2'])).toBeUndefined();
+    expect(commented.tablesVersion!(['a'])).toBeGreaterThan(a2);
+    expect(commented.rowsVersion!(['a'])).toBeGreaterThan(ra2);
+
+    const other = await openAt(dirs.make());
+    await tables(other);
+    await other.write((tx) => tx.run('INSERT INTO "a" (id, n) VALUES (?, ?)', ['1', 1]));
+    const r0 = other.rowsVersion!(['a']);
+    await other.write((tx) => tx.run('INSERT INTO "a" (id, n) VALUES (?, ?) ON CONFLICT (id) DO/* an upsert */UPDATE SET n = excluded.n', ['1', 2]));
+    expect(await other.get('SELECT n FROM "a" WHERE id = ?', ['1'])).toEqual({ n: 2 });
+    expect(other.rowsVersion!(['a'])).toBeGreaterThan(r0);
+  });
+
+  it('a TEMP trigger, made again by replay when the store reopens after a crash, makes every write move every table too', async () => {
+    const dir = dirs.make();
+    const store = await openAt(dir);
+    await tables(store);
+    await store.write((tx) => tx.run('CREATE TEMP TRIGGER "copy" AFTER INSERT ON main."b" BEGIN INSERT INTO main."a" (id, n) VALUES (new.id, new.n); END'));
+    const copy = dirs.make();
+    crashCopy(dir, copy); // a crash: the journal's CREATE TEMP TRIGGER is replayed, the trigger exists again
+    const again = await openAt(copy);
+    const a = again.tablesVersion!(['a']);
+    await again.write((tx) => tx.run('INSERT INTO "b" (id, n) VALUES (?, ?)', ['t', 7]));
+    expect(await again.get('SELECT n FROM "a" WHERE id = ?', ['t'])).toEqual({ n: 7 });
+    expect(again.tablesVersion!(['a'])).toBeGreaterThan(a);
   });
 
   it('in memory (no statements recorded) every write moves every table', async () => {

@@ -92,6 +92,24 @@ describe('write()', () => {
     ]);
   });
 
+  it('a write read through tx.get into a TEMP view whose TEMP INSTEAD OF trigger writes a table reaches the disk too (temp triggers are not in sqlite_master)', async () => {
+    const store = await openAt(dirs.make());
+    await store.write(insert('a'));
+    await store.write(async (tx) => {
+      await tx.run('CREATE TEMP VIEW tv AS SELECT id, body FROM t');
+      await tx.run('CREATE TEMP TRIGGER tv_insert INSTEAD OF INSERT ON tv BEGIN INSERT INTO t VALUES (new.id, new.body); END');
+    });
+    await store.write((tx) => tx.get('INSERT INTO tv VALUES (?, ?)', ['b', 'through the temp view']));
+    expect(await store.all('SELECT id, body FROM t ORDER BY id')).toEqual([
+      { id: 'a', body: 'body a' },
+      { id: 'b', body: 'through the temp view' },
+    ]);
+    expect(await (await onDisk(store)).all('SELECT id, body FROM t ORDER BY id')).toEqual([
+      { id: 'a', body: 'body a' },
+      { id: 'b', body: 'through the temp view' },
+    ]);
+  });
+
   it('a SELECT read inside a write is not journaled and changes nothing, even with a statement after it (only the first statement runs)', async () => {
     const store = await openAt(dirs.make());
     await store.write(insert('a'));

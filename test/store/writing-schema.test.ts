@@ -109,3 +109,28 @@ describe('views and triggers running pragma_optimize in a database brought in wh
     db.close();
   });
 });
+
+describe('schema text written by hand (PRAGMA writable_schema)', () => {
+  it('is refused: a view edited in sqlite_master to run pragma_optimize would escape the refusal of new SQL naming it, and a SELECT on it would write statistics no journal entry replays', async () => {
+    const store = await stores.openAt(stores.dirs.make());
+    await store.write(async (tx) => {
+      await tx.run('CREATE TABLE t (id TEXT PRIMARY KEY, body TEXT)');
+      await tx.run('CREATE INDEX t_body ON t (body)');
+      for (let i = 0; i < 40; i++) await tx.run('INSERT INTO t VALUES (?, ?)', [`r${i}`, `body ${i % 3}`]);
+      await tx.run('CREATE VIEW v AS SELECT 1 AS x');
+    });
+    // a hook's or a migration's SQL: the text names pragma_ and optimize apart
+    const edit = store.write(async (tx) => {
+      await tx.run('PRAGMA writable_schema = ON');
+      const version = (await tx.get<{ schema_version: number }>('PRAGMA schema_version'))!.schema_version;
+      await tx.run("UPDATE sqlite_master SET sql = 'CREATE VIEW v AS SELECT * FROM pragma_' || 'optimize(65538)' WHERE name = 'v'");
+      await tx.run(`PRAGMA schema_version = ${version + 1}`);
+      await tx.run('PRAGMA writable_schema = OFF');
+    });
+    await expect(edit).rejects.toThrow(/writable_schema/);
+    await expect(store.all('SELECT * FROM pragma_writable_schema')).rejects.toThrow(/writable_schema/);
+    expect(await store.get<{ sql: string }>("SELECT sql FROM sqlite_master WHERE name = 'v'")).toEqual({ sql: 'CREATE VIEW v AS SELECT 1 AS x' });
+    expect(await store.all('SELECT * FROM v')).toEqual([{ x: 1 }]);
+    expect(await store.all("SELECT name FROM sqlite_master WHERE name LIKE 'sqlite_stat%'")).toEqual([]);
+  });
+});
