@@ -78,3 +78,12 @@ export function byCategory(functions: FunctionCost[]): { name: string; ms: numbe
   for (const f of functions) sums.set(category(f.name), (sums.get(category(f.name)) ?? 0) + f.selfMs);
   return [...sums].map(([name, ms]) => ({ name, ms })).sort((a, b) => b.ms - a.ms);
 }
+
+/** Prints a CPU profile's functions by self and by total time, the `top` costliest of each (the parts scripts' --prof). */
+export async function printFunctions(file: string, top: number): Promise<void> {
+  const { totalMs, functions } = await summarize(file);
+  for (const key of ['selfMs', 'totalMs'] as const) {
+    console.log(`\n${key === 'selfMs' ? 'self' : 'total'} time by function (of ${totalMs.toFixed(0)} ms)`);
+    for (const f of [...functions].sort((a, b) => b[key] - a[key]).slice(0, top)) console.log(`${f[key].toFixed(0).padStart(8)} ms  ${f.name}`);
+  }
+}

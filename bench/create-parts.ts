@@ -18,7 +18,7 @@ import { startServer } from '../server/index.js';
 import { createNodeHandler } from '../server/http/app.js';
 import { seed } from './seed.js';
 import { createBody } from './cases.js';
-import { summarize } from './cpuprofile.js';
+import { printFunctions } from './cpuprofile.js';
 import { WindowProfiler } from './inspector-profile.js';
 
 async function main(): Promise<void> {
@@ -99,13 +99,7 @@ async function main(): Promise<void> {
     const answer = await core.records.create('posts', JSON.parse(text), ctx());
     await time('JSON.stringify of the answer', () => JSON.stringify(answer));
     for (const [name, us] of rows) console.log(`${us.toFixed(1).padStart(9)} µs  ${name}`);
-    if (values.prof !== undefined) {
-      const { totalMs, functions } = await summarize(values.prof);
-      for (const key of ['selfMs', 'totalMs'] as const) {
-        console.log(`\n${key === 'selfMs' ? 'self' : 'total'} time by function (of ${totalMs.toFixed(0)} ms)`);
-        for (const f of [...functions].sort((a, b) => b[key] - a[key]).slice(0, 40)) console.log(`${f[key].toFixed(0).padStart(8)} ms  ${f.name}`);
-      }
-    }
+    if (values.prof !== undefined) await printFunctions(values.prof, 40);
   } finally {
     await server.close();
     await rm(dir, { recursive: true, force: true });

@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { openStore } from '../server/store/db.js';
 import { openLogs } from '../server/logs/index.js';
 import { logAnswered } from '../server/http/answers.js';
-import { summarize } from './cpuprofile.js';
+import { printFunctions } from './cpuprofile.js';
 import { WindowProfiler } from './inspector-profile.js';
 
 async function main(): Promise<void> {
@@ -54,13 +54,7 @@ async function main(): Promise<void> {
     await data.close();
     await rm(dir, { recursive: true, force: true });
   }
-  if (values.prof !== undefined) {
-    const { totalMs, functions } = await summarize(values.prof);
-    for (const key of ['selfMs', 'totalMs'] as const) {
-      console.log(`\n${key === 'selfMs' ? 'self' : 'total'} time by function (of ${totalMs.toFixed(0)} ms)`);
-      for (const f of [...functions].sort((a, b) => b[key] - a[key]).slice(0, 35)) console.log(`${f[key].toFixed(0).padStart(8)} ms  ${f.name}`);
-    }
-  }
+  if (values.prof !== undefined) await printFunctions(values.prof, 35);
 }
 
 main().catch((err: unknown) => {

@@ -327,23 +327,33 @@ describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined grou
   });
 });
 
+/**
+ * A store on `dir` whose next journal write, once `fail.armed`, says so (`fail.started`) and then fails
+ * with EIO when `fail.now` is resolved.
+ */
+async function storeFailingOnce(dir: string, options: { lockWaitMs?: number }) {
+  const fail = { armed: false, started: deferred(), now: deferred() };
+  const store = await stores.openAt(dir, {
+    ...options,
+    journal: {
+      write: async (handle, data, at) => {
+        if (fail.armed) {
+          fail.armed = false;
+          fail.started.resolve();
+          await fail.now.promise;
+          throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+        }
+        await writeFully(handle, data, at);
+      },
+    },
+  });
+  return { store, fail };
+}
+
 describe('reads after a failed journal write', () => {
   it('a read made once the failure is known waits for memory to be reloaded from disk: it never sees the write being rejected (store.all, reader, snapshot, backup)', async () => {
     const dir = await journalWith(stores, ['a']);
-    const fail = { armed: false, started: deferred(), now: deferred() };
-    const store = await stores.openAt(dir, {
-      journal: {
-        write: async (handle, data, at) => {
-          if (fail.armed) {
-            fail.armed = false;
-            fail.started.resolve();
-            await fail.now.promise;
-            throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
-          }
-          await writeFully(handle, data, at);
-        },
-      },
-    });
+    const { store, fail } = await storeFailingOnce(dir, {});
     const ids = (rows: { id: string }[]) => rows.map((r) => r.id).join(',');
     const read = 'SELECT id FROM t ORDER BY id';
     fail.armed = true;
@@ -383,21 +393,7 @@ describe('reads after a failed journal write', () => {
   });
   it('a read from outside while a snapshot holding the turn waits on it (a hook\'s $app read during an onRecordEnrich) ends instead of waiting for a reload that waits for that turn', async () => {
     const dir = await journalWith(stores, ['a']);
-    const fail = { armed: false, started: deferred(), now: deferred() };
-    const store = await stores.openAt(dir, {
-      lockWaitMs: 300,
-      journal: {
-        write: async (handle, data, at) => {
-          if (fail.armed) {
-            fail.armed = false;
-            fail.started.resolve();
-            await fail.now.promise;
-            throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
-          }
-          await writeFully(handle, data, at);
-        },
-      },
-    });
+    const { store, fail } = await storeFailingOnce(dir, { lockWaitMs: 300 });
     const read = 'SELECT id FROM t ORDER BY id';
     fail.armed = true;
     const rejected = store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['x', 'rejected'])).then(() => 'acknowledged', (err: Error) => err.message);
@@ -429,21 +425,7 @@ describe('reads after a failed journal write', () => {
   });
   it('a read from outside made inside an open transaction once the failure is known fails as such a read does, instead of waiting for a reload that waits for that transaction', async () => {
     const dir = await journalWith(stores, ['a']);
-    const fail = { armed: false, started: deferred(), now: deferred() };
-    const store = await stores.openAt(dir, {
-      lockWaitMs: 300,
-      journal: {
-        write: async (handle, data, at) => {
-          if (fail.armed) {
-            fail.armed = false;
-            fail.started.resolve();
-            await fail.now.promise;
-            throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
-          }
-          await writeFully(handle, data, at);
-        },
-      },
-    });
+    const { store, fail } = await storeFailingOnce(dir, { lockWaitMs: 300 });
     const read = 'SELECT id FROM t ORDER BY id';
     fail.armed = true;
     const rejected = store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['x', 'rejected'])).then(() => 'acknowledged', (err: Error) => err.message);
