@@ -10,6 +10,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdkSuite } from '../support/sdk-server.js';
 import { ReadCache } from '../../server/http/read-cache.js';
+import { EXPIRED_SWEEP_BATCH } from '../../server/core/session-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'deskbase-session-cache-'));
 const sdk = sdkSuite({ dir });
@@ -217,6 +218,34 @@ describe("sessions kept across other sessions' writes (store.rowsVersion of _ses
     expect(await count()).toBe(1);
     await store.write((tx) => sessions.start(tx, user.id, userId, 'test', later + 61_000));
     expect(await count()).toBe(0);
+  });
+
+  it('a backlog of expired sessions goes a bounded batch per sign-in, the next sign-in going on at once while a batch comes back full', async () => {
+    const { store, sessions, registry } = sdk.server.core;
+    await sdk.admin.collection('users').create({ email: 'backlog@example.com', name: 'allowed', password: 'session cache 1', passwordConfirm: 'session cache 1' });
+    const pb = await signIn('backlog@example.com');
+    const user = registry.get('users')!;
+    const userId = pb.authStore.record!.id;
+    const at = Date.now() + 10 * 60_000; // past every earlier test's sweep
+    const expired = () => store.get<{ n: number }>('SELECT COUNT(*) AS n FROM "_sessions" WHERE "expires" < ?', [new Date(at).toISOString()]).then((r) => Number(r?.n));
+    const backlog = 2 * EXPIRED_SWEEP_BATCH + 500;
+    await store.write(async (tx) => {
+      for (let i = 0; i < backlog; i++) {
+        await tx.run(
+          'INSERT INTO "_sessions" ("id","tokenHash","collectionId","recordId","created","expires","userAgent") VALUES (?,?,?,?,?,?,?)',
+          [`backlog${String(i).padStart(8, '0')}`, String(i).padStart(64, '0'), user.id, userId, new Date(at - 8 * 86_400_000).toISOString(), new Date(at - 3_600_000).toISOString(), 'test'],
+        );
+      }
+    });
+    const before = await expired();
+    expect(before).toBeGreaterThanOrEqual(backlog);
+    await store.write((tx) => sessions.start(tx, user.id, userId, 'test', at));
+    expect(await expired()).toBe(before - EXPIRED_SWEEP_BATCH);
+    // a full batch: the next sign-in goes on without waiting for the minute
+    await store.write((tx) => sessions.start(tx, user.id, userId, 'test', at + 1_000));
+    expect(await expired()).toBe(before - 2 * EXPIRED_SWEEP_BATCH);
+    await store.write((tx) => sessions.start(tx, user.id, userId, 'test', at + 2_000));
+    expect(await expired()).toBe(0);
   });
 });
 
