@@ -9,6 +9,7 @@ import { startServer, type RunningServer } from '../../server/index.js';
 import { openPostgresStore } from '../../server/store-postgres/store.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
 import { ADMIN, setUpAdmin } from '../support/sdk-server.js';
+import { EXPIRED_SWEEP_BATCH } from '../../server/core/session-store.js';
 
 let db: FreshDatabase;
 let nodeA: RunningServer;
@@ -75,5 +76,27 @@ describePostgres('sessions between two nodes', () => {
     // the session that changed it goes on, on either node
     expect(await ownView(nodeA, onA.authStore.token, user.id)).toBe(200);
     expect(await ownView(nodeB, onA.authStore.token, user.id)).toBe(200);
+  });
+
+  it('a backlog of expired sessions goes at most a batch per sign-in on PostgreSQL too (the sweep\'s DELETE ... IN (SELECT ... LIMIT ?))', async () => {
+    const user = await adminA.collection('users').create({ email: 'backlog@example.com', password: 'sessions nodes 1', passwordConfirm: 'sessions nodes 1' });
+    const { store, sessions, registry } = nodeA.core;
+    const users = registry.get('users')!;
+    const at = Date.now() + 10 * 60_000; // past any sweep an earlier sign-in on this node made
+    const expired = () => store.get<{ n: number }>('SELECT COUNT(*) AS n FROM "_sessions" WHERE "expires" < ?', [new Date(at).toISOString()]).then((r) => Number(r?.n));
+    await store.write(async (tx) => {
+      for (let i = 0; i < EXPIRED_SWEEP_BATCH + 200; i++) {
+        await tx.run(
+          'INSERT INTO "_sessions" ("id","tokenHash","collectionId","recordId","created","expires","userAgent") VALUES (?,?,?,?,?,?,?)',
+          [`backlog${String(i).padStart(8, '0')}`, String(i).padStart(64, '0'), users.id, user.id, new Date(at - 8 * 86_400_000).toISOString(), new Date(at - 3_600_000).toISOString(), 'test'],
+        );
+      }
+    });
+    const before = await expired();
+    expect(before).toBeGreaterThanOrEqual(EXPIRED_SWEEP_BATCH + 200);
+    await store.write((tx) => sessions.start(tx, users.id, user.id, 'test', at));
+    expect(await expired()).toBe(before - EXPIRED_SWEEP_BATCH);
+    await store.write((tx) => sessions.start(tx, users.id, user.id, 'test', at + 1_000));
+    expect(await expired()).toBe(0);
   });
 });
