@@ -99,11 +99,15 @@ describe('on the blog', () => {
         expect(r.body.items).toEqual([{ id: hit.body.id }]);
       } else {
         // PostgreSQL's own LIKE has no length limit, but it is quadratic: the 60,000-byte pattern that
-        // fails at its last byte against the other row's 60,000 bytes is seconds of its work, stopped
-        // at the budget's far backstop with its 400 (store-postgres/budget.ts; the desktop matches such
-        // a pattern in JavaScript, linearly)
-        expect(r.status, r.text).toBe(400);
-        expect(r.body.message).toMatch(/^The request needed more than 150 ms of database time/);
+        // fails at its last byte against the other row's 60,000 bytes is seconds of its work on a busy
+        // machine, stopped at the budget's far backstop with its 400 (store-postgres/budget.ts; the
+        // desktop matches such a pattern in JavaScript, linearly), and may finish under it on a quiet one
+        // (the fresh-clone CI got its 200): either way the answer is right or refused whole
+        if (r.status === 200) expect(r.body.items).toEqual([{ id: hit.body.id }]);
+        else {
+          expect(r.status, r.text).toBe(400);
+          expect(r.body.message).toMatch(/^The request needed more than 150 ms of database time/);
+        }
         // the same column pattern over the row that matches is found
         const one = await h.req('GET', `/api/collections/notes/records?filter=${encodeURIComponent(`id = "${hit.body.id}" && title ~ note`)}&fields=id`);
         expect(one.status, one.text).toBe(200);
