@@ -69,7 +69,7 @@ const SEEN_MAX = 10_000;
 /**
  * Bytes of the resolved sessions kept (each its own copy of the record as read: every token used
  * makes one, and sign-ins or a refresh a second keep making new tokens): past it they are dropped, as
- * past SEEN_MAX entries. A record over KEPT_ENTRY_MAX_BYTES is read again at each request instead.
+ * past SEEN_MAX entries, the oldest kept first. A record over KEPT_ENTRY_MAX_BYTES is read again at each request instead.
  */
 const KEPT_MAX_BYTES = 32 * 1024 * 1024;
 const KEPT_ENTRY_MAX_BYTES = 256 * 1024;
@@ -219,10 +219,8 @@ export function createSessions(store: Store, registry: Registry) {
       const bytes = token.length + rowBytes(s) + rowBytes(record);
       if (version !== undefined && store.version === version && at !== undefined && sessionsAt !== undefined && bytes <= KEPT_ENTRY_MAX_BYTES) {
         drop(token);
-        if (resolved.size >= SEEN_MAX || keptBytes + bytes > KEPT_MAX_BYTES) {
-          resolved.clear();
-          keptBytes = 0;
-        }
+        // past either bound the oldest kept go first, as many as it takes (not every kept one at once)
+        while (resolved.size > 0 && (resolved.size >= SEEN_MAX || keptBytes + bytes > KEPT_MAX_BYTES)) drop(resolved.keys().next().value as string);
         resolved.set(token, { session: s, collection, record: { ...record }, tables, at, sessionsAt, until, bytes });
         keptBytes += bytes;
       }
