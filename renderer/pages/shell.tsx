@@ -4,7 +4,7 @@ import { createEffect, createMemo, createResource, createSignal, onCleanup, onMo
 import { Dynamic } from 'solid-js/web';
 import type { Api, SessionInfo } from '../api.js';
 import { AppContext, type AppCtx } from '../app-context.js';
-import { useRouter } from '../router.js';
+import { parseHash, useRouter } from '../router.js';
 import { useToast } from '../components/toasts.js';
 import { Sidebar } from '../components/sidebar.js';
 import { Icon } from '../components/icon.js';
@@ -92,6 +92,9 @@ export function Shell(props: { api: Api; session: Accessor<SessionInfo | null>; 
     const list = collections();
     if (!list) return;
     const s = router.route().segments;
+    // a hash newer than the router's (a link or address typed while the list loaded; its hashchange
+    // not yet heard) is the user's: it decides, not this redirect (which replaced it)
+    if (parseHash(window.location.hash).segments.join('/') !== s.join('/')) return;
     if (s.length === 0 || (s[0] === 'collections' && !s[1]) || s[0] === 'login' || s[0] === 'setup') {
       const first = list.find((c) => !c.system);
       router.navigate(first ? `#/collections/${encodeURIComponent(first.name)}` : '#/new-collection', { replace: true });
