@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { writeFully } from '../../server/durable-files.js';
 import { QueryBudget } from '../../server/store/db.js';
+import type { Store } from '../../server/store/db.js';
 import { StatementEncoder } from '../../server/store/codec.js';
 import { JournalWriter } from '../../server/store/journal.js';
 import type { JournalCounters } from '../../server/store/journal.js';
@@ -350,15 +351,36 @@ async function storeFailingOnce(dir: string, options: { lockWaitMs?: number }) {
   return { store, fail };
 }
 
+/** Arms the failure and starts a write it will reject, once that write's journal write has begun: what the write answers. */
+async function writeFailing(store: Store, fail: { armed: boolean; started: ReturnType<typeof deferred> }): Promise<{ rejected: Promise<string> }> {
+  fail.armed = true;
+  const rejected = store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['x', 'rejected'])).then(() => 'acknowledged', (err: Error) => err.message);
+  await fail.started.promise;
+  return { rejected };
+}
+
+/** The store writes again after the failure, and the disk holds exactly what was acknowledged. */
+async function expectWritesAgain(store: Store, dir: string): Promise<void> {
+  await store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['y', 'after']));
+  expect(await tableIds(await stores.openAt(crashCopyOf(dir)))).toEqual(['a', 'y']);
+}
+
+/** What `outcome` settles to, or null past 10 s: a hang, not a slow machine (the waits tested are bounded at lockWaitMs, 300 ms). */
+async function unlessHung(outcome: Promise<string>): Promise<string | null> {
+  let settled: string | null = null;
+  void outcome.then((o) => (settled = o));
+  const end = Date.now() + 10_000;
+  while (settled === null && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
+  return settled;
+}
+
 describe('reads after a failed journal write', () => {
   it('a read made once the failure is known waits for memory to be reloaded from disk: it never sees the write being rejected (store.all, reader, snapshot, backup)', async () => {
     const dir = await journalWith(stores, ['a']);
     const { store, fail } = await storeFailingOnce(dir, {});
     const ids = (rows: { id: string }[]) => rows.map((r) => r.id).join(',');
     const read = 'SELECT id FROM t ORDER BY id';
-    fail.armed = true;
-    const rejected = store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['x', 'rejected'])).then(() => 'acknowledged', (err: Error) => err.message);
-    await fail.started.promise;
+    const { rejected } = await writeFailing(store, fail);
     // a snapshot holds the turn, so the reload (which takes the turn to replace memory) waits for it
     const hold = deferred();
     const holding = deferred();
@@ -388,16 +410,13 @@ describe('reads after a failed journal write', () => {
     expect(await rejected).toBe('EIO: i/o error, write');
     expect(ids(await store.all(read))).toBe('a');
     // the store writes again, and the disk holds exactly what was acknowledged
-    await store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['y', 'after']));
-    expect(await tableIds(await stores.openAt(crashCopyOf(dir)))).toEqual(['a', 'y']);
+    await expectWritesAgain(store, dir);
   });
   it('a read from outside while a snapshot holding the turn waits on it (a hook\'s $app read during an onRecordEnrich) ends instead of waiting for a reload that waits for that turn', async () => {
     const dir = await journalWith(stores, ['a']);
     const { store, fail } = await storeFailingOnce(dir, { lockWaitMs: 300 });
     const read = 'SELECT id FROM t ORDER BY id';
-    fail.armed = true;
-    const rejected = store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['x', 'rejected'])).then(() => 'acknowledged', (err: Error) => err.message);
-    await fail.started.promise;
+    const { rejected } = await writeFailing(store, fail);
     const holding = deferred();
     const failed = deferred();
     // the snapshot (a record's answer, say) reads through the store itself once the failure is known,
@@ -412,24 +431,18 @@ describe('reads after a failed journal write', () => {
     fail.now.resolve();
     await until(() => (store.version as number) > before);
     failed.resolve();
-    let outcome: string | null = null;
-    void snapshot.then((o) => (outcome = o));
-    const end = Date.now() + 10_000; // a hang, not a slow machine: the wait is bounded at lockWaitMs (300 ms)
-    while (outcome === null && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
+    const outcome = await unlessHung(snapshot);
     expect(outcome).toMatch(/^refused: .*reload/);
     expect(await rejected).toBe('EIO: i/o error, write');
     // memory is reloaded: the rejected write is gone, and the store writes again
     expect((await store.all<{ id: string }>(read)).map((r) => r.id)).toEqual(['a']);
-    await store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['y', 'after']));
-    expect(await tableIds(await stores.openAt(crashCopyOf(dir)))).toEqual(['a', 'y']);
+    await expectWritesAgain(store, dir);
   });
   it('a read from outside made inside an open transaction once the failure is known fails as such a read does, instead of waiting for a reload that waits for that transaction', async () => {
     const dir = await journalWith(stores, ['a']);
     const { store, fail } = await storeFailingOnce(dir, { lockWaitMs: 300 });
     const read = 'SELECT id FROM t ORDER BY id';
-    fail.armed = true;
-    const rejected = store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['x', 'rejected'])).then(() => 'acknowledged', (err: Error) => err.message);
-    await fail.started.promise;
+    const { rejected } = await writeFailing(store, fail);
     const open = deferred();
     const known = deferred();
     const inside = store.write(async (tx) => {
@@ -443,10 +456,7 @@ describe('reads after a failed journal write', () => {
     fail.now.resolve();
     await until(() => (store.version as number) > before);
     known.resolve();
-    let outcome: string | null = null;
-    void inside.then((o) => (outcome = o));
-    const end = Date.now() + 10_000; // a hang, not a slow machine: the wait is bounded at lockWaitMs (300 ms)
-    while (outcome === null && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
+    const outcome = await unlessHung(inside);
     expect(outcome).toMatch(/^refused: .*inside a write\(\) transaction/);
     expect(await rejected).toBe('EIO: i/o error, write');
     expect((await store.all<{ id: string }>(read)).map((r) => r.id)).toEqual(['a']);
