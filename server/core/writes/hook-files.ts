@@ -90,9 +90,13 @@ async function receiveOne(storage: FileStorage, file: HookFile, limit: number): 
     throw badRequest(`$filesystem.fileFromURL: invalid url "${s.url.slice(0, 200)}".`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest(`$filesystem.fileFromURL: only http and https URLs (got ${url.protocol}).`);
-  const abort = new AbortController();
   const seconds = s.timeout > 0 ? s.timeout : 120;
-  const signal = AbortSignal.any([abort.signal, AbortSignal.timeout(seconds * 1000)]);
+  // one controller, its own timer: Node 20's AbortSignal.any() holds the signals it combines only weakly,
+  // so an AbortSignal.timeout() given to it was collected by a garbage collection during the download and
+  // its timer cleared with it (the download then waited for the server, however long)
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(new DOMException(`no answer within ${seconds} s`, 'TimeoutError')), seconds * 1000);
+  const signal = abort.signal;
   const failed = (err: unknown): never => {
     if (err instanceof ApiError) throw err;
     const e = err as Error;
@@ -106,6 +110,8 @@ async function receiveOne(storage: FileStorage, file: HookFile, limit: number): 
     return await storage.receive(Readable.from(capped(res.body as unknown as AsyncIterable<Uint8Array>, limit, () => abort.abort())), file.originalName, limit);
   } catch (err) {
     return failed(err);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
