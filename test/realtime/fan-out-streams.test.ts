@@ -182,6 +182,8 @@ describe('an event stream whose socket has not taken its last write', () => {
       for (let i = 0; i < 5; i++) await turn();
     }
     expect(serverSide.writableLength).toBeGreaterThan(0);
+    // the stream listens for the socket's drain only while the socket holds some of its write
+    expect(serverSide.listenerCount('drain')).toBe(1);
     const written = serverSide.bytesWritten;
     // more messages: queued, not written while the socket holds its last write
     for (let i = 0; i < 3; i++) expect(out.send(message(sent++))).toBe(true);
@@ -195,6 +197,11 @@ describe('an event stream whose socket has not taken its last write', () => {
     // and only they were written after it: nothing twice
     const queued = [sent - 3, sent - 2, sent - 1].reduce((n, i) => n + Buffer.byteLength(`event:notes/*\ndata:${message(i).data}\n\n`), 0);
     expect(serverSide.bytesWritten - written).toBe(queued);
+    // everything taken: no listener left, so a round's writes to sockets that take them cost no 'drain' call
+    await until(() => serverSide.writableLength === 0 && serverSide.listenerCount('drain') === 0, 'the socket drained');
+    expect(out.send(message(sent++))).toBe(true);
+    await until(() => events().length >= sent, 'one more message');
+    await until(() => serverSide.writableLength === 0 && serverSide.listenerCount('drain') === 0, 'no listener after the next write');
     reader.destroy();
     serverSide.destroy();
   }, 60_000);
