@@ -147,33 +147,35 @@ describe('realtime messages to many subscribers', () => {
   }, 60_000);
 });
 
+/** A real socket pair on loopback, its server end driven by an EventStream of a real broker; the reader paused. */
+async function streamOnSocketPair(): Promise<{ serverSide: Socket; reader: Socket; out: EventStream; events: () => string[] }> {
+  const readers: Socket[] = [];
+  const serverSide = await new Promise<Socket>((resolve) => {
+    const listener = createServer((socket) => {
+      listener.close();
+      resolve(socket);
+    });
+    listener.listen(0, '127.0.0.1', () => readers.push(connect((listener.address() as AddressInfo).port, '127.0.0.1')));
+  });
+  await until(() => readers.length === 1, 'the reader');
+  const reader = readers[0];
+  reader.pause();
+  const received: Buffer[] = [];
+  reader.on('data', (chunk: Buffer) => received.push(chunk));
+  const set = new StreamSet(new RealtimeBroker(), REALTIME_QUEUE_TOTAL_BYTES, FLUSH_OPTIONS);
+  let stream: EventStream | null = null;
+  new ReadableStream<Uint8Array>({ start(controller) { stream = new EventStream(set, controller, REALTIME_QUEUE_BYTES); } });
+  const out = stream as unknown as EventStream;
+  out.useSocket(serverSide);
+  const events = () => Buffer.concat(received).toString('utf8').split('\n\n').filter((e) => e.startsWith('event:'));
+  return { serverSide, reader, out, events };
+}
+
+const turn = () => new Promise((resolve) => setTimeout(resolve, 2));
+
 describe('an event stream whose socket has not taken its last write', () => {
   it('is not written again until the socket drains; then what was queued meanwhile follows by itself, in order', async () => {
-    // a real socket pair on loopback, the server's end driven by an EventStream of a real broker
-    const accepted = new Promise<Socket>((resolve) => {
-      const listener = createServer((socket) => {
-        listener.close();
-        resolve(socket);
-      });
-      listener.listen(0, '127.0.0.1', () => {
-        const reader = connect((listener.address() as AddressInfo).port, '127.0.0.1');
-        readers.push(reader);
-      });
-    });
-    const readers: Socket[] = [];
-    const serverSide = await accepted;
-    await until(() => readers.length === 1, 'the reader');
-    const reader = readers[0];
-    reader.pause();
-    const received: Buffer[] = [];
-    reader.on('data', (chunk: Buffer) => received.push(chunk));
-    const broker = new RealtimeBroker();
-    const set = new StreamSet(broker, REALTIME_QUEUE_TOTAL_BYTES, FLUSH_OPTIONS);
-    let stream: EventStream | null = null;
-    new ReadableStream<Uint8Array>({ start(controller) { stream = new EventStream(set, controller, REALTIME_QUEUE_BYTES); } });
-    const out = stream as unknown as EventStream;
-    out.useSocket(serverSide);
-    const turn = () => new Promise((resolve) => setTimeout(resolve, 2));
+    const { serverSide, reader, out, events } = await streamOnSocketPair();
     const message = (i: number) => ({ name: 'notes/*', data: JSON.stringify({ i, pad: 'z'.repeat(256 * 1024) }) });
     // messages until the kernel's buffers are full (loopback's grow to tens of MB) and the socket keeps some of a write
     let sent = 0;
@@ -191,7 +193,6 @@ describe('an event stream whose socket has not taken its last write', () => {
     expect(serverSide.bytesWritten).toBe(written);
     // the reader reads again: the socket drains and the queued messages follow by themselves
     reader.resume();
-    const events = () => Buffer.concat(received).toString('utf8').split('\n\n').filter((e) => e.startsWith('event:'));
     await until(() => events().length >= sent, 'every message');
     expect(events().map((e) => (JSON.parse(e.slice(e.indexOf('data:') + 5)) as { i: number }).i)).toEqual(Array.from({ length: sent }, (_, i) => i));
     // and only they were written after it: nothing twice
@@ -202,6 +203,30 @@ describe('an event stream whose socket has not taken its last write', () => {
     expect(out.send(message(sent++))).toBe(true);
     await until(() => events().length >= sent, 'one more message');
     await until(() => serverSide.writableLength === 0 && serverSide.listenerCount('drain') === 0, 'no listener after the next write');
+    reader.destroy();
+    serverSide.destroy();
+  }, 60_000);
+
+  it('gets what was queued meanwhile once the socket takes a write smaller than its high-water mark (no drain event comes for it)', async () => {
+    const { serverSide, reader, out, events } = await streamOnSocketPair();
+    // writes under the socket's 16 KiB high-water mark each, until the kernel's buffers are full and the
+    // socket keeps some of one: node emits 'drain' only after a write it refused, so none comes for this
+    const message = (i: number) => ({ name: 'notes/*', data: JSON.stringify({ i, pad: 'z'.repeat(12 * 1024) }) });
+    let sent = 0;
+    while (serverSide.writableLength === 0 && sent < 5_000) {
+      expect(out.send(message(sent++))).toBe(true);
+      await turn();
+    }
+    expect(serverSide.writableLength).toBeGreaterThan(0);
+    expect(serverSide.writableNeedDrain).toBe(false);
+    const written = serverSide.bytesWritten;
+    for (let i = 0; i < 3; i++) expect(out.send(message(sent++))).toBe(true);
+    for (let i = 0; i < 10; i++) await turn();
+    expect(serverSide.bytesWritten).toBe(written); // skipped: the socket still holds its last write
+    // the reader reads again and nothing more is sent: what was queued follows by itself, in order
+    reader.resume();
+    await until(() => events().length >= sent, 'every message');
+    expect(events().map((e) => (JSON.parse(e.slice(e.indexOf('data:') + 5)) as { i: number }).i)).toEqual(Array.from({ length: sent }, (_, i) => i));
     reader.destroy();
     serverSide.destroy();
   }, 60_000);

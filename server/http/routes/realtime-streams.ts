@@ -27,6 +27,9 @@ export const REALTIME_QUEUE_BYTES = 4 * 1024 * 1024;
  * they all hold: it counts once, however many hold it (StreamSet.hold), not once per member.
  */
 export const REALTIME_QUEUE_TOTAL_BYTES = 32 * 1024 * 1024;
+/** An empty write: its callback runs once the socket has taken every write before it. */
+const NOTHING = Buffer.alloc(0);
+
 const BEHIND_BYTES = 256 * 1024;
 const BEHIND_MS = 1000;
 /**
@@ -181,11 +184,15 @@ export class EventStream implements Flushable {
   private awaitDrain(): void {
     if (this.draining || this.direct === null) return;
     this.draining = true;
-    this.direct.once('drain', this.drained);
+    // node emits 'drain' only after a write the socket refused (its buffer at the 16 KiB high-water mark
+    // or over); below that, an empty write's callback tells when everything before it is taken
+    if (this.direct.writableNeedDrain) this.direct.once('drain', this.drained);
+    else this.direct.write(NOTHING, this.drained);
   }
 
   private readonly drained = () => {
     this.draining = false;
+    if (this.closed) return;
     this.taken = performance.now();
     this.sync();
     if (!this.run.empty) this.set.flusher.mark(this);
