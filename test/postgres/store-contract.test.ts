@@ -245,11 +245,11 @@ describePostgres('the PostgreSQL store', () => {
     expect(quick.work).toBe(1000 * (READ_ROW_WORK + 13 * READ_BYTE_WORK));
     // 200,000 rows are past 150 ms of work: stopped by the count, long before the backstop
     const many = new QueryBudget(150);
-    const started = performance.now();
     await expect(store.reader(many).all('SELECT g AS n FROM generate_series(1, 200000) AS g')).rejects.toBeInstanceOf(QueryTimeoutError);
-    expect(performance.now() - started).toBeLessThan(POSTGRES_BACKSTOP_MS);
     expect(many.spent).toBeGreaterThan(150);
-    expect(many.clock).toBeLessThan(POSTGRES_BACKSTOP_MS);
+    // stopped by the count as the rows came in, not at the end (nor by the clock: no bound on it here,
+    // a loaded machine may take the backstop's time to stream them)
+    expect(many.work).toBeLessThan(200_000 * (READ_ROW_WORK + 8 * READ_BYTE_WORK));
     // the connection is given back clean: the next read answers
     expect(await store.reader(new QueryBudget(150)).get('SELECT 1 AS x')).toEqual({ x: 1 });
   });
