@@ -16,7 +16,7 @@
 // any number of slow operations keeps no other client waiting behind them: the next connection given
 // back goes to a client holding fewer.
 import postgres from 'postgres';
-import { DatabaseUnavailable } from './errors.js';
+import { DatabaseBusy, DatabaseUnavailable } from './errors.js';
 
 type Sql = postgres.Sql;
 
@@ -169,11 +169,16 @@ export class Connections {
     this.down = false;
   }
 
-  /** `work`, or a 503 (DatabaseUnavailable) when it is not done by `until` (see deadline()). */
-  async withinWait<T>(work: Promise<T>, until: number): Promise<T> {
+  /**
+   * `work`, or a 503 when it is not done by `until` (see deadline()): DatabaseUnavailable (and the
+   * database taken as down) when `work` waits for the database to answer, DatabaseBusy when it waits
+   * for a connection another operation holds (`busy`: the database answers, the pool is all taken).
+   */
+  async withinWait<T>(work: Promise<T>, until: number, busy = false): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
+        if (busy) return reject(new DatabaseBusy(this.waitMs));
         this.down = true;
         reject(new DatabaseUnavailable(false));
       }, Math.max(0, until - performance.now()));
@@ -201,7 +206,7 @@ export class Connections {
     else waiting.queue.push(wake);
     try {
       // counted as the client's when given (giveBack)
-      return new Lease(this, await this.withinWait(given, until), client);
+      return new Lease(this, await this.withinWait(given, until, true), client);
     } catch (err) {
       if (!this.unqueue(client, wake)) void given.then((conn) => this.giveBack(conn, false, client));
       throw err;

@@ -52,13 +52,26 @@ const READ_ONLY_TRANSACTION = '25006';
  * its way, so whether it was saved cannot be known; otherwise nothing was changed.
  */
 export class DatabaseUnavailable extends ApiError {
-  readonly code = 'EDESKBASE_DATABASE_UNAVAILABLE';
-  constructor(inDoubt: boolean, options?: { cause?: unknown }) {
-    super(503, inDoubt
+  readonly code: string = 'EDESKBASE_DATABASE_UNAVAILABLE';
+  constructor(inDoubt: boolean, options?: { cause?: unknown; message?: string }) {
+    super(503, options?.message ?? (inDoubt
       ? 'The connection to the database was lost while this change was being saved: it may or may not have been saved. Check before trying again'
-      : 'The database cannot be reached right now (it may be failing over to another server). Nothing was changed; try again in a moment');
+      : 'The database cannot be reached right now (it may be failing over to another server). Nothing was changed; try again in a moment'));
     this.name = 'DatabaseUnavailable';
     if (options?.cause !== undefined) Object.defineProperty(this, 'cause', { value: options.cause, enumerable: false });
+  }
+}
+
+/**
+ * No pooled connection came free within the wait while every one was busy with other operations: the
+ * database answers, this node's connections are all taken (a 503 as an outage is, and retried as one,
+ * but not called one, and it does not shorten the next operations' wait as an outage does).
+ */
+export class DatabaseBusy extends DatabaseUnavailable {
+  override readonly code = 'EDESKBASE_DATABASE_BUSY';
+  constructor(waitMs: number) {
+    super(false, { message: `The database is busy: no connection came free within ${waitMs / 1000} s. Nothing was changed; try again in a moment` });
+    this.name = 'DatabaseBusy';
   }
 }
 

@@ -96,13 +96,20 @@ describePostgres('connections shared fairly between clients', () => {
   });
 
   it('an operation that gave up its wait (503) leaves nothing counted or queued behind it', async () => {
-    const store = await openPostgresStore({ url: db.url, max: 2, connectWaitMs: 1000 });
+    const store = await openPostgresStore({ url: db.url, max: 2, connectWaitMs: 2000 });
     stores.push(store);
     await holder`SELECT pg_advisory_lock(12)`;
     const blocked = [blocking(store, 'A', 12), blocking(store, 'A', 12)];
     await waitingForLocks(2);
     const refused = await read(store, [], 'A', 'a3').then(() => null, (err: unknown) => err);
     expect((refused as { status?: number } | null)?.status).toBe(503);
+    // said as it is: the database answers, every connection is busy (not "cannot be reached")
+    expect((refused as Error).message).toBe('The database is busy: no connection came free within 2 s. Nothing was changed; try again in a moment.');
+    // and not taken for an outage: the next operation still waits its whole 2 s, not DOWN_WAIT_MS (1 s)
+    const waitedFrom = performance.now();
+    const again = await read(store, [], 'A', 'a4').then(() => null, (err: unknown) => err);
+    expect((again as { status?: number } | null)?.status).toBe(503);
+    expect(performance.now() - waitedFrom).toBeGreaterThanOrEqual(1990);
     await holder`SELECT pg_advisory_unlock(12)`;
     await Promise.all(blocked);
     // A and B hold one connection each; B asks first, then A; A's connection comes back
