@@ -57,6 +57,8 @@ function ruleHeaders(headers: Iterable<[string, string]>): Record<string, string
  */
 export function requestContext(input: RequestInput, lookup: Lookup, dialect: Dialect): RequestContext {
   const { expand, fields } = input.query;
+  const received = input.headers;
+  let headers: Record<string, string> | undefined;
   return {
     request: {
       auth: input.auth,
@@ -64,7 +66,12 @@ export function requestContext(input: RequestInput, lookup: Lookup, dialect: Dia
       context: 'default',
       body: input.body ?? {},
       query: input.query,
-      headers: ruleHeaders(input.headers),
+      // made when first read (a rule or hook naming @request.headers, a copy of the request): most
+      // requests are answered without (a record read by id under an open rule). A copy ({ ...request })
+      // holds them made.
+      get headers() {
+        return (headers ??= ruleHeaders(received));
+      },
       client: input.client,
     },
     lookup,
