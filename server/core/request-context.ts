@@ -57,8 +57,6 @@ function ruleHeaders(headers: Iterable<[string, string]>): Record<string, string
  */
 export function requestContext(input: RequestInput, lookup: Lookup, dialect: Dialect): RequestContext {
   const { expand, fields } = input.query;
-  const received = input.headers;
-  let headers: Record<string, string> | undefined;
   return {
     request: {
       auth: input.auth,
@@ -66,12 +64,7 @@ export function requestContext(input: RequestInput, lookup: Lookup, dialect: Dia
       context: 'default',
       body: input.body ?? {},
       query: input.query,
-      // made when first read (a rule or hook naming @request.headers, a copy of the request): most
-      // requests are answered without (a record read by id under an open rule). A copy ({ ...request })
-      // holds them made.
-      get headers() {
-        return (headers ??= ruleHeaders(received));
-      },
+      headers: ruleHeaders(input.headers),
       client: input.client,
     },
     lookup,
