@@ -59,8 +59,12 @@ export async function listRecords(db: ReadDb, c: Collection, ctx: ListContext, c
   // A view (views.ts) has no row ids to join on: each lookup by its `_rowid_` column would run its
   // query again (an aggregate once per row of the page), so its page is read in one pass, as on an
   // engine without the deferred join (dialect.keyJoin).
+  // The first page in the default order with no condition is read directly: the default order's
+  // maintained index gives its rows in order (no sorter) and nothing is skipped, so the join would only
+  // add its subquery and a second lookup per row (about 8% of the page's read: 132 against 143 µs, load ~20).
   const keyJoin = ctx.dialect === undefined ? 'CROSS JOIN' : ctx.dialect.keyJoin;
-  const items = c.type === 'view' || keyJoin === undefined
+  const direct = offset === 0 && order === null && matchesAll(where);
+  const items = c.type === 'view' || keyJoin === undefined || direct
     ? await db.all<Row>(`SELECT ${selected} FROM ${table} AS r WHERE ${whereSql} ORDER BY ${orderSql} LIMIT ? OFFSET ?`, [...whereParams, ...orderParams, q.perPage, offset])
     : await db.all<Row>(
       `SELECT ${selected} FROM (SELECT r._rowid_ AS k FROM ${table} AS r WHERE ${whereSql} ORDER BY ${orderSql} LIMIT ? OFFSET ?) AS p ` +

@@ -8,10 +8,18 @@ import { isIP } from 'node:net';
  * whole /64, and could otherwise rotate through it), IPv4-mapped ones as IPv4.
  */
 export function clientKey(address: string | undefined): string {
+  // asked for every request and every connection, mostly of the last address again (a client's
+  // connections, the desktop's one local address): that one's key is kept
+  if (address === last.address && address !== undefined) return last.key;
   const expanded = expandedIp(address);
-  if (!expanded.includes(':')) return expanded;
-  return `${expanded.split(':').slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  const key = !expanded.includes(':') ? expanded : `${expanded.split(':').slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  last.address = address;
+  last.key = key;
+  return key;
 }
+
+/** The last address clientKey was asked for, and its key. */
+const last: { address: string | undefined; key: string } = { address: undefined, key: '' };
 
 /** An address as Go's netip StringExpanded writes it (IPv4-mapped IPv6 as IPv4); '' for none. */
 export function expandedIp(address: string | undefined): string {

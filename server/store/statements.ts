@@ -102,7 +102,7 @@ export class StatementCache {
 
   /**
    * The names of the columns a statement returns, after its first step. Read once per statement when its
-   * SQL names each column (no `*`: a schema change cannot change them, the statement would fail
+   * SQL names each column (no `*` but COUNT(*)'s: a schema change cannot change them, the statement would fail
    * instead); once per execution otherwise, since a `SELECT *` prepared before a schema change returns
    * the new columns after it (SQLite prepares it again).
    */
@@ -110,15 +110,28 @@ export class StatementCache {
     let names = this.names.get(stmt);
     if (names === undefined) {
       names = stmt.getColumnNames();
-      if (!sql.includes('*')) this.names.set(stmt, names);
+      if (this.wildcards.has(stmt)) return names;
+      if (namesEveryColumn(sql)) this.names.set(stmt, names);
+      else this.wildcards.add(stmt);
     }
     return names;
   }
+
+  /** Statements whose SQL has a `*` that may stand for columns (their names are read at every execution). */
+  private wildcards = new WeakSet<Statement>();
 
   clear(): void {
     for (const stmt of this.cache.values()) stmt.free();
     this.cache.clear();
   }
+}
+
+/** `COUNT(*)`, whose `*` stands for no column: a list's total (records-read.ts countRows). */
+const COUNT_ALL = /\bcount\(\*\)/gi;
+
+/** Whether a statement's SQL names every column it returns: no `*` but those of COUNT(*). */
+function namesEveryColumn(sql: string): boolean {
+  return !sql.includes('*') || !sql.replace(COUNT_ALL, '').includes('*');
 }
 
 /**

@@ -127,11 +127,12 @@ describe('fromStored of values written outside the API', () => {
 
   it('select and relation values read back as their normalisation gives them, whatever was stored', () => {
     // the read path skips normalizeMulti's copies for the values the write funnel stores
-    const item = fc.constantFrom('a', 'b', '', 'x[y', '"q"');
+    // items with what JSON escapes or refuses raw (a backslash, quotes, control characters) and what ends an item
+    const item = fc.constantFrom('a', 'b', '', 'x[y', '"q"', 'a\\b', 'a\nb', '\u0000', 'a,b', 'a]', '\ud800');
     const stored = fc.oneof(
       item,
       fc.array(item, { maxLength: 5 }).map((a) => JSON.stringify(a)),
-      fc.constantFrom('[', '[1,2]', ' ["a"]', '["a",null]', '[]', 'null', '{"a":1}'),
+      fc.constantFrom('[', '[1,2]', ' ["a"]', '["a",null]', '[]', 'null', '{"a":1}', '["a","b"]x', '["a",]', '["a" ,"b"]', '["a"]]', '["\\u0061"]', '["a\tb"]', '["a', '[""]', '["a","a"]'),
       fc.constant(null),
       fc.integer(),
     );
