@@ -146,14 +146,15 @@ class ReaderCopy {
 
   constructor(readonly db: Database, readonly cache: StatementCache) {}
 
-  async use<T>(work: () => Promise<T>): Promise<T> {
+  /** A reader reads it from now (`readerTurn`) until it gives it back (`release`). */
+  held(): this {
     this.users++;
-    try {
-      return await work();
-    } finally {
-      this.users--;
-      this.closeIfDone();
-    }
+    return this;
+  }
+
+  release(): void {
+    this.users--;
+    this.closeIfDone();
   }
 
   retire(): void {
@@ -185,7 +186,7 @@ interface Durable {
  * made per request costs a defineProperty under tsx's keepNames, a few µs per read in all).
  */
 class BudgetReader implements ReadDb {
-  /** `inTurn`: the reads of a snapshot or backup holding the turn (they do not wait for a reload: `ahead`). */
+  /** `inTurn`: the reads of a snapshot or backup holding the turn (they do not wait for a reload: `readerTurn`). */
   constructor(private readonly engine: Engine, private readonly budget: QueryBudget | null, private readonly inTurn = false) {}
 
   all<T = Row>(sql: string, params?: Params): Promise<T[]> {
@@ -216,8 +217,9 @@ export class Engine implements Store {
   private broken: Error | null = null;
   /**
    * From a failed journal write until memory is reloaded from disk: memory still holds the writes being
-   * rejected, so reads from outside wait for the reload (and fail with the store's error if memory
-   * cannot be reloaded at all). Set synchronously, before any write hears of its failure.
+   * rejected, so reads from outside wait for the reload (`read`; snapshots and backups: `readerTurn`),
+   * and fail with the store's error if memory cannot be reloaded at all. Set synchronously, before any
+   * write hears of its failure.
    */
   private ahead: { reloaded: Promise<void>; done: () => void; fail: (error: Error) => void } | null = null;
   /**
@@ -279,51 +281,70 @@ export class Engine implements Store {
     return this.read(budget, (cache) => (one ? queryGet(cache, sql, params, this.rowRead) : queryAll(cache, sql, params, this.rowRead)) as T, inTurn);
   }
 
-  /**
-   * The reads of a snapshot or backup once it holds the turn. A journal failure while it runs does not
-   * stop them (the reload waits for the turn they hold): they read one state, committed before the
-   * failure was known, as a read that ended just before it would have; one that starts once a failure
-   * is known waits for the reload first (`turnOnReloaded`).
-   */
-  private turnReader(budget: QueryBudget | undefined): ReadDb {
-    return new BudgetReader(this, budget ?? null, true);
-  }
-
   // in a turn of its own: no transaction opens (and none is open) while `fn` reads; while a long write
   // keeps reads going, on its copy of the committed data, to the end of `fn`
-  snapshot = <T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T> => {
-    if (this.ahead !== null) return this.ahead.reloaded.then(() => this.snapshot(fn, budget));
+  snapshot = <T>(fn: (db: ReadDb) => Promise<T>, budget?: QueryBudget): Promise<T> => this.readerTurn(fn, budget ?? null, true);
+
+  /**
+   * The one way a reader holding one state to its end (a snapshot, a backup) starts: `fn` in the turn,
+   * or with `copies` on a long write's copy for readers (`turnOrCopy`), taken after any reload. What
+   * it takes once a failed journal write is known (`ahead`: memory, and any copy made of it, may hold
+   * what is being rejected) is given back: the turn until memory is reloaded, a copy for the turn, whose
+   * wait the open transaction bounds (the reload waits for that transaction too). Once `fn` runs, its
+   * reads go on whatever fails meanwhile (the reload waits for the turn they hold): one state, committed
+   * before the failure was known, as a read that ended just before it would have. A turn counts in
+   * `readerTurns` while `fn` runs (`afterReload`).
+   */
+  private async readerTurn<T>(fn: (db: ReadDb) => Promise<T>, budget: QueryBudget | null, copies: boolean): Promise<T> {
+    let held = await this.turnOrCopy(copies);
+    for (let ahead = this.ahead; ahead !== null; ahead = this.ahead) {
+      if (held instanceof ReaderCopy) {
+        held.release();
+        held = await this.turn(this.gate);
+      } else {
+        held();
+        await ahead.reloaded;
+        held = await this.turnOrCopy(copies);
+      }
+    }
+    if (held instanceof ReaderCopy) {
+      try {
+        return await fn(this.copyReader(held, budget));
+      } finally {
+        held.release();
+      }
+    }
+    this.readerTurns++;
+    try {
+      return await fn(new BudgetReader(this, budget, true));
+    } finally {
+      this.readerTurns--;
+      held();
+    }
+  }
+
+  /**
+   * Waits for the turn, bound to the transaction open now (turn()); resolves with its release. With
+   * `copies`, while that transaction is a long write keeping reads going, its copy for readers instead
+   * if it comes first (held: `ReaderCopy.held`), and the turn, when it comes, is passed on at once.
+   */
+  private turnOrCopy(copies: boolean): Promise<(() => void) | ReaderCopy> {
     const gate = this.gate;
-    if (gate?.copy) return this.onCopy(gate.copy, fn, budget);
-    if (gate === null) return this.inTurn(() => fn(this.turnReader(budget)), null, true);
-    // a transaction is open: the turn after it, or the copy it makes for readers, whichever comes first
-    return new Promise<T>((resolve, reject) => {
+    if (!copies || gate === null) return this.turn(gate);
+    if (gate.copy !== null) return Promise.resolve(gate.copy.held());
+    return new Promise((resolve, reject) => {
       let settled = false;
       const turn = this.turn(gate);
       void gate.copyReady().then((copy) => {
         if (settled) return;
         settled = true; // the turn, when it comes, is passed on at once (below)
-        this.onCopy(copy, fn, budget).then(resolve, reject);
+        resolve(copy.held());
       });
       turn.then(
-        async (release) => {
+        (release) => {
           if (settled) return release();
           settled = true;
-          if (this.ahead !== null) {
-            // a journal write failed meanwhile: after the reload
-            release();
-            this.snapshot(fn, budget).then(resolve, reject);
-            return;
-          }
-          this.readerTurns++;
-          try {
-            resolve(await fn(this.turnReader(budget)));
-          } catch (err) {
-            reject(err as Error);
-          } finally {
-            this.readerTurns--;
-            release();
-          }
+          resolve(release);
         },
         (err: unknown) => {
           if (settled) return;
@@ -332,11 +353,6 @@ export class Engine implements Store {
         },
       );
     });
-  };
-
-  /** `fn` reading a copy for readers. */
-  private onCopy<T>(copy: ReaderCopy, fn: (db: ReadDb) => Promise<T>, budget: QueryBudget | undefined): Promise<T> {
-    return copy.use(() => fn(this.copyReader(copy, budget ?? null)));
   }
 
   /** Reads of a copy for readers, whether its write has ended or not. */
@@ -426,22 +442,14 @@ export class Engine implements Store {
 
   /**
    * Runs `task` in a turn of its own (no transaction open meanwhile). `bound`: as for turn(), so that a
-   * backup or checkpoint awaited from inside a transaction fails instead of waiting for itself.
-   * `reloaded`: a read (snapshot, backup) that must not start on memory a failed journal write is
-   * having reloaded (`ahead`).
+   * checkpoint awaited from inside a transaction fails instead of waiting for itself. Readers (a
+   * snapshot, a backup) take theirs through `readerTurn`.
    */
-  private async inTurn<T>(task: () => T | Promise<T>, bound: Gate | null = null, reloaded = false): Promise<T> {
-    let release = await this.turn(bound);
-    if (reloaded && this.ahead !== null) {
-      // a journal write failed before the turn came: read once memory is reloaded
-      release();
-      release = await this.turnOnReloaded(bound);
-    }
-    if (reloaded) this.readerTurns++;
+  private async inTurn<T>(task: () => T | Promise<T>, bound: Gate | null = null): Promise<T> {
+    const release = await this.turn(bound);
     try {
       return await task();
     } finally {
-      if (reloaded) this.readerTurns--;
       release();
     }
   }
@@ -525,16 +533,6 @@ export class Engine implements Store {
     gate.wake(new ReaderCopy(db, new StatementCache(db, textBinder(this.config.SQL, db))));
   }
 
-  /** The turn, for reading, once memory holds nothing a failed journal write is rejecting (`ahead`). */
-  private async turnOnReloaded(bound: Gate | null): Promise<() => void> {
-    for (;;) {
-      while (this.ahead !== null) await this.ahead.reloaded;
-      const release = await this.turn(bound);
-      if (this.ahead === null) return release;
-      release();
-    }
-  }
-
   /** The write turn, once no recovery or restore is under way and the store takes writes. */
   private async writableTurn(): Promise<() => void> {
     for (;;) {
@@ -568,10 +566,10 @@ export class Engine implements Store {
 
   // in a turn of its own: no transaction is open, and none starts before export() has run
   backup = <T = undefined>(alongside?: (db: ReadDb) => Promise<T>): Promise<{ bytes: Uint8Array; alongside: T }> =>
-    this.inTurn(async () => {
-      const read = alongside ? await alongside(this.turnReader(undefined)) : (undefined as T);
+    this.readerTurn(async (db) => {
+      const read = alongside ? await alongside(db) : (undefined as T);
       return { bytes: await this.exportBytes(), alongside: read };
-    }, this.gate, true);
+    }, null, false);
 
   /** The database's bytes, copied in slices (export.ts); the caller holds the turn. */
   private exportBytes(): Promise<Uint8Array> {

@@ -375,19 +375,20 @@ async function unlessHung(outcome: Promise<string>): Promise<string | null> {
 }
 
 describe('reads after a failed journal write', () => {
-  it('a read made once the failure is known waits for memory to be reloaded from disk: it never sees the write being rejected (store.all, reader, snapshot, backup)', async () => {
+  const read = 'SELECT id FROM t ORDER BY id';
+  const ids = (rows: { id: string }[]) => rows.map((r) => r.id).join(',');
+  it.each(['snapshot', 'backup'] as const)('a read made once the failure is known, while a %s holds the turn, waits for memory to be reloaded from disk: it never sees the write being rejected (store.all, reader, snapshot, backup)', async (holder) => {
     const dir = await journalWith(stores, ['a']);
     const { store, fail } = await storeFailingOnce(dir, {});
-    const ids = (rows: { id: string }[]) => rows.map((r) => r.id).join(',');
-    const read = 'SELECT id FROM t ORDER BY id';
     const { rejected } = await writeFailing(store, fail);
-    // a snapshot holds the turn, so the reload (which takes the turn to replace memory) waits for it
+    // a snapshot or backup holds the turn, so the reload (which takes the turn to replace memory) waits for it
     const hold = deferred();
     const holding = deferred();
-    const snapshot = store.snapshot(async () => {
+    const holds = async () => {
       holding.resolve();
       await hold.promise;
-    });
+    };
+    const held = holder === 'snapshot' ? store.snapshot(holds) : store.backup(holds);
     await holding.promise;
     const before = store.version as number;
     fail.now.resolve();
@@ -404,7 +405,7 @@ describe('reads after a failed journal write', () => {
     // before the fix these answered a,x: memory still held the rejected write
     expect(outcomes).toEqual([]);
     hold.resolve();
-    await snapshot;
+    await held;
     await Promise.all(reads);
     expect(outcomes.sort()).toEqual(['all a', 'backup a', 'reader a', 'snapshot a']);
     expect(await rejected).toBe('EIO: i/o error, write');
@@ -412,10 +413,55 @@ describe('reads after a failed journal write', () => {
     // the store writes again, and the disk holds exactly what was acknowledged
     await expectWritesAgain(store, dir);
   });
+  // Readers waiting for a write's open transaction: the turn (or the copy for readers the write makes,
+  // `keepReadsGoing`) comes to them after the failure is known, while memory still holds the rejected write.
+  it.each([
+    ['no copy for readers', 'none'],
+    ['a copy for readers made before the failure is known', 'before'],
+    ['a copy for readers made once the failure is known', 'after'],
+  ] as const)('readers waiting for an open transaction read what the disk holds once the failure is known (%s): snapshot, backup, store.all', async (_name, copy) => {
+    const dir = await journalWith(stores, ['a']);
+    const { store, fail } = await storeFailingOnce(dir, {});
+    const { rejected } = await writeFailing(store, fail);
+    const open = deferred();
+    const known = deferred();
+    // the open transaction, queued behind the failing write: its own entry is rejected with it
+    const queued = store.write(async (tx) => {
+      if (copy === 'before') await tx.keepReadsGoing?.();
+      open.resolve();
+      await known.promise;
+      if (copy === 'after') await tx.keepReadsGoing?.();
+      await tx.run('INSERT INTO t VALUES (?, ?)', ['z', 'queued']);
+    }).then(() => 'acknowledged', () => 'rejected');
+    await open.promise;
+    const outcomes: string[] = [];
+    const readers = (when: string) => [
+      store.snapshot((db) => db.all<{ id: string }>(read)).then((rows) => void outcomes.push(`${when} snapshot ${ids(rows)}`)),
+      store.backup((db) => db.all<{ id: string }>(read)).then(({ alongside }) => void outcomes.push(`${when} backup ${ids(alongside)}`)),
+      store.all<{ id: string }>(read).then((rows) => void outcomes.push(`${when} all ${ids(rows)}`)),
+    ];
+    // made before the failure is known: waiting for the transaction (a snapshot on the copy made before
+    // it reads at once the state of a read that ended just before it, and is not one of these)
+    const early = copy === 'before' ? [] : readers('early');
+    await turns(5);
+    expect(outcomes).toEqual([]);
+    const before = store.version as number;
+    fail.now.resolve();
+    await until(() => (store.version as number) > before); // the failure is known (versions move at once)
+    const late = readers('late');
+    known.resolve();
+    await Promise.all([...early, ...late]);
+    expect(outcomes.sort()).toEqual([
+      ...(copy === 'before' ? [] : ['early all a', 'early backup a', 'early snapshot a']),
+      'late all a', 'late backup a', 'late snapshot a',
+    ]);
+    expect(await rejected).toBe('EIO: i/o error, write');
+    expect(await queued).toBe('rejected');
+    await expectWritesAgain(store, dir);
+  });
   it('a read from outside while a snapshot holding the turn waits on it (a hook\'s $app read during an onRecordEnrich) ends instead of waiting for a reload that waits for that turn', async () => {
     const dir = await journalWith(stores, ['a']);
     const { store, fail } = await storeFailingOnce(dir, { lockWaitMs: 300 });
-    const read = 'SELECT id FROM t ORDER BY id';
     const { rejected } = await writeFailing(store, fail);
     const holding = deferred();
     const failed = deferred();
@@ -438,10 +484,9 @@ describe('reads after a failed journal write', () => {
     expect((await store.all<{ id: string }>(read)).map((r) => r.id)).toEqual(['a']);
     await expectWritesAgain(store, dir);
   });
-  it('a read from outside made inside an open transaction once the failure is known fails as such a read does, instead of waiting for a reload that waits for that transaction', async () => {
+  it.each(['all', 'snapshot', 'backup'] as const)('a read from outside made inside an open transaction once the failure is known fails as such a read does, instead of waiting for a reload that waits for that transaction (store.%s)', async (how) => {
     const dir = await journalWith(stores, ['a']);
     const { store, fail } = await storeFailingOnce(dir, { lockWaitMs: 300 });
-    const read = 'SELECT id FROM t ORDER BY id';
     const { rejected } = await writeFailing(store, fail);
     const open = deferred();
     const known = deferred();
@@ -449,7 +494,10 @@ describe('reads after a failed journal write', () => {
       await tx.run('INSERT INTO t VALUES (?, ?)', ['z', 'later']);
       open.resolve();
       await known.promise;
-      return store.all<{ id: string }>(read); // not through its tx
+      // not through its tx
+      if (how === 'all') return store.all<{ id: string }>(read);
+      if (how === 'snapshot') return store.snapshot((db) => db.all<{ id: string }>(read));
+      return (await store.backup((db) => db.all<{ id: string }>(read))).alongside;
     }).then(() => 'answered', (err: Error) => `refused: ${err.message}`);
     await open.promise;
     const before = store.version as number;
