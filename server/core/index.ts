@@ -168,7 +168,19 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
     listContext: (input: RequestInput) => listContext(input, registry.lookup, env.dialect),
     /** The context of work the server does for itself (no caller, no parameters). */
     internalContext: () => internalContext(registry.lookup, env.dialect),
+    /**
+     * Runs `fn` (a request's whole handling) as work for `client`, its client key (http/client-key.ts):
+     * the store shares what it holds between clients fairly (Store.asClient: the team server's
+     * connections); on a store without it (the desktop's), `fn` as it is. Work outside any request
+     * (hooks' host operations, cron, start-up) is the server's own.
+     */
+    asClient: store.asClient?.bind(store) ?? runAsItIs,
   };
 }
 
 export type Core = Awaited<ReturnType<typeof createCore>>;
+
+/** `fn`, for a store with nothing shared between clients (Store.asClient absent). */
+function runAsItIs<T>(_client: string, fn: () => T): T {
+  return fn();
+}

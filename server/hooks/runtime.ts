@@ -6,6 +6,7 @@
 // runs on that worker's stack, inside the same scope (transaction). A top-level invocation past
 // `timeoutMs` has its worker terminated and replaced; the invocation fails, the rest keeps answering.
 import { existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { AsyncResource } from 'node:async_hooks';
 import { join } from 'node:path';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { ApiError, type ErrorData } from '../errors.js';
@@ -280,6 +281,13 @@ export class HooksRuntime implements CoreEvents {
   readonly timeoutMs: number;
   readonly poolSize: number;
   readonly log: HookLogger;
+  /**
+   * The async context the runtime was made in (the server's start): every worker is spawned in it, so
+   * what its port delivers (host operations, e.next()) runs as the server's own work, never in the
+   * context of the request that happened to need an extra worker (its client, core.asClient; or its
+   * write transaction, which the store would take a later operation to be inside of).
+   */
+  private readonly home = new AsyncResource('DeskbaseHooks');
 
   constructor(readonly options: HooksOptions) {
     this.timeoutMs = options.timeoutMs ?? HOOK_TIMEOUT_MS;
@@ -351,6 +359,10 @@ export class HooksRuntime implements CoreEvents {
   }
 
   private spawn(files: string[]): HookWorker {
+    return this.home.runInAsyncScope(() => this.worker(files));
+  }
+
+  private worker(files: string[]): HookWorker {
     return new HookWorker(this.options.dir, files, this.ops, this.log, (w, id, payload, scope) => {
       const action = this.actions.get(w)?.get(id);
       if (!action) throw new ApiError(400, 'e.next() was called after its event ended.');

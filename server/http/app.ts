@@ -23,7 +23,7 @@ import { registerFiles } from './routes/files-api.js';
 import { registerHealth } from './routes/health-api.js';
 import { registerLogs } from './routes/logs-api.js';
 import type { Logs } from '../logs/index.js';
-import { realIpOf, stateOf } from './request.js';
+import { clientOf, realIpOf, stateOf, trustProxy } from './request.js';
 import { registerRealtime } from './routes/realtime-api.js';
 import { registerRecords } from './routes/records-api.js';
 import { registerSessions } from './routes/sessions-api.js';
@@ -106,8 +106,15 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
     if (event.req.method === 'OPTIONS') return new Response(null, { status: 204, headers: CORS });
     return undefined;
   });
+  // who the request is (request.ts clientOf: behind a trusted proxy, the client the proxy names): the
+  // rest of its handling runs as that client's work, among which the store shares its connections fairly
+  app.use((event, next) => {
+    const proxy = core.settings.cached().trustedProxy;
+    if (proxy.headers.length > 0) trustProxy(event, proxy);
+    return core.asClient(clientOf(event), next);
+  });
   app.use('/api/**', authMiddleware(core));
-  // the trusted proxy's client and PocketBase's rate-limit rules (settings), for every path as PocketBase's
+  // PocketBase's rate-limit rules (settings), for every path as PocketBase's
   app.use(rateLimitMiddleware(core));
   registerHealth(app);
   registerSetup(app, core);

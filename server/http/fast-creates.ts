@@ -63,11 +63,13 @@ export function fastCreates(options: FastCreateOptions): FastCreates {
     if (settings.rateLimits.enabled || settings.trustedProxy.headers.length > 0) return false;
     const headers = new RawHeaders(req.rawHeaders);
     if (!allowHost(headers.get('host'))) return false;
-    void serve(req, res, headers, path, q < 0 || q === url.length - 1 ? '' : url.slice(q), parts[3]);
+    // as the app's: the whole create is its client's work (core.asClient), the client's key as rules see it
+    const client = clientKey(req.socket.remoteAddress);
+    void core.asClient(client, () => serve(req, res, headers, client, path, q < 0 || q === url.length - 1 ? '' : url.slice(q), parts[3]));
     return true;
   };
 
-  async function serve(req: IncomingMessage, res: ServerResponse, headers: RawHeaders, path: string, search: string, name: string): Promise<void> {
+  async function serve(req: IncomingMessage, res: ServerResponse, headers: RawHeaders, client: string, path: string, search: string, name: string): Promise<void> {
     const t0 = performance.now();
     let auth: AuthInfo | null = null;
     let status = 200;
@@ -79,7 +81,7 @@ export function fastCreates(options: FastCreateOptions): FastCreates {
         if (bearer !== null) auth = await core.sessions.resolve(bearer);
         const body = await readNodeJsonObject(req, res, bodies);
         const query = search === '' ? {} : queryFrom(new URLSearchParams(search));
-        const input = { auth, method: 'POST', query, headers, client: clientKey(req.socket.remoteAddress) };
+        const input = { auth, method: 'POST', query, headers, client };
         const answer = await core.records.create(name, body, core.context(input));
         send(res, 200, JSON_TYPE, JSON.stringify(answer));
       } catch (error) {

@@ -74,11 +74,13 @@ export function fastReads(options: FastReadOptions): FastReads {
     const settings = core.settings.cached();
     if (settings.rateLimits.enabled || settings.trustedProxy.headers.length > 0) return false;
     if (!allowHost(headers.get('host'))) return false;
-    void serve(req, res, headers, path, q < 0 || q === url.length - 1 ? '' : url.slice(q), parts[3], parts.length === 6 ? parts[5] : null);
+    // as the app's: the whole read is its client's work (core.asClient), the client's key as rules see it
+    const client = clientKey(req.socket.remoteAddress);
+    void core.asClient(client, () => serve(req, res, headers, client, path, q < 0 || q === url.length - 1 ? '' : url.slice(q), parts[3], parts.length === 6 ? parts[5] : null));
     return true;
   };
 
-  async function serve(req: IncomingMessage, res: ServerResponse, headers: RawHeaders, path: string, search: string, name: string, id: string | null): Promise<void> {
+  async function serve(req: IncomingMessage, res: ServerResponse, headers: RawHeaders, client: string, path: string, search: string, name: string, id: string | null): Promise<void> {
     const t0 = performance.now();
     // before anything is read: an answer is kept only if no write ended while it was made
     const version = cache?.now() ?? null;
@@ -93,7 +95,7 @@ export function fastReads(options: FastReadOptions): FastReads {
         const key = version === null ? null : cache!.asked(path + search, query, auth, headers);
         let body: Buffer | string | undefined = key === null ? undefined : cache!.get(key);
         if (body === undefined) {
-          const input = { auth, method: 'GET', query, headers, client: clientKey(req.socket.remoteAddress) };
+          const input = { auth, method: 'GET', query, headers, client };
           const answer = id === null ? await core.records.list(name, core.listContext(input)) : await core.records.view(name, id, core.context(input));
           body = JSON.stringify(answer);
           // kept as the UTF-8 it is written as; an answer not kept is written as text (node encodes it

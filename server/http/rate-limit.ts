@@ -1,5 +1,6 @@
-// Per request, what the settings say of its client and its rate: the trusted proxy's address
-// (request.ts trustProxy) and PocketBase's rate-limit rules (core/rate-limits.ts), with the labels
+// Per request, what the settings say of its rate: PocketBase's rate-limit rules (core/rate-limits.ts),
+// each request's client as request.ts clientOf names it (the trusted proxy's client: app.ts reads it
+// first), with the labels
 // PocketBase gives each route: a collection route's `<collection>:<action>` and `*:<action>` tags
 // (its apis/record_auth.go, record_crud.go, file.go), then `METHOD /path` and `/path`.
 import type { H3Event } from 'h3';
@@ -8,7 +9,7 @@ import type { RateLimitRequest } from '../core/rate-limits.js';
 import type { SubRequestLimit } from '../core/batch.js';
 import { isSuperuser } from '../model/types.js';
 import { authOf } from './caller.js';
-import { clientOf, trustProxy } from './request.js';
+import { clientOf } from './request.js';
 
 /** PocketBase's tags of each auth route (`auth` on those that sign in). */
 const AUTH_TAGS: Record<string, string[]> = {
@@ -65,7 +66,6 @@ function decoded(part: string): string {
 export function rateLimitMiddleware(core: Core) {
   return (event: H3Event): void => {
     const settings = core.settings.cached();
-    if (settings.trustedProxy.headers.length > 0) trustProxy(event, settings.trustedProxy);
     if (!settings.rateLimits.enabled) return;
     const auth = authOf(event);
     if (auth !== null && isSuperuser(auth)) return; // as PocketBase: superusers are never limited

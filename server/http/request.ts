@@ -60,7 +60,7 @@ export function inputOf(event: H3Event, body?: Record<string, unknown>): Request
 const clients = new WeakMap<H3Event, string>();
 const realAddresses = new WeakMap<H3Event, string>();
 
-/** Behind a trusted proxy (settings `trustedProxy`, read once per request by rate-limit.ts): the client its header names. */
+/** Behind a trusted proxy (settings `trustedProxy`, read once per request by app.ts, before the caller): the client its header names. */
 export function trustProxy(event: H3Event, proxy: TrustedProxy): void {
   const req = event.runtime?.node?.req;
   const address = realAddress(req?.socket.remoteAddress, req?.rawHeaders ?? [], proxy);

@@ -8,6 +8,13 @@
 // belonged to (committed on its own). A lease here refuses every statement once its connection has
 // closed; the instance is then ended and replaced, and a fresh one reconnects (to whichever host is
 // primary, with target_session_attrs=primary).
+//
+// Shared fairly between clients: each lease is for a client (the request's client key, '' the server's
+// own work: store.ts `asClient`). With every connection held, a connection given back goes to the
+// waiting client that holds the fewest; among those holding as many, round-robin (the client served
+// longest ago, or never; each client's own operations first come, first served). One client queueing
+// any number of slow operations keeps no other client waiting behind them: the next connection given
+// back goes to a client holding fewer.
 import postgres from 'postgres';
 import { DatabaseUnavailable } from './errors.js';
 
@@ -65,6 +72,8 @@ export class Lease {
   constructor(
     private readonly owner: Connections,
     private readonly conn: Conn,
+    /** Whom the connection is lent to (Connections counts what each client holds). */
+    readonly client: string,
   ) {
     this.closesAtStart = conn.closes;
     conn.listeners.add(this.onClose);
@@ -111,7 +120,7 @@ export class Lease {
 
   release(): void {
     this.conn.listeners.delete(this.onClose);
-    this.owner.giveBack(this.conn, this.lost || this.inTransaction);
+    this.owner.giveBack(this.conn, this.lost || this.inTransaction, this.client);
   }
 }
 
@@ -120,10 +129,22 @@ function refusedCursor(): AsyncIterable<never> {
   return { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new DatabaseUnavailable(false)) }) };
 }
 
+/** A client's operations waiting for a connection, in the order they asked; its place in the round. */
+interface Waiting {
+  readonly queue: ((conn: Conn) => void)[];
+  /** Lower goes first among clients holding as many: when it began waiting, or was last served. */
+  turn: number;
+}
+
 export class Connections {
   private readonly idle: Conn[] = [];
   private readonly all = new Set<Conn>();
-  private readonly waiting: ((conn: Conn) => void)[] = [];
+  /** Operations waiting for a connection, by client. */
+  private readonly waiting = new Map<string, Waiting>();
+  /** Connections lent, by client (a client holding none is absent). */
+  private readonly held = new Map<string, number>();
+  /** The round's clock: `turn`s are taken from it. */
+  private turns = 0;
   private ending: Promise<void> | null = null;
 
   constructor(
@@ -164,23 +185,65 @@ export class Connections {
     }
   }
 
-  /** A connection of one's own: an idle one, a new one while under `max`, else the next given back (by `until`). */
-  async lease(until: number): Promise<Lease> {
+  /**
+   * A connection of one's own for `client` ('' the server's own work): an idle one, a new one while
+   * under `max`, else one given back (by `until`), in the order of fairness between clients (giveBack).
+   */
+  async lease(until: number, client = ''): Promise<Lease> {
     if (this.ending) throw new Error('the store is closed');
     const idle = this.idle.pop();
-    if (idle !== undefined) return new Lease(this, idle);
-    if (this.all.size < this.max) return new Lease(this, this.open());
+    if (idle !== undefined) return this.lend(idle, client);
+    if (this.all.size < this.max) return this.lend(this.open(), client);
     let wake!: (conn: Conn) => void;
     const given = new Promise<Conn>((resolve) => (wake = resolve));
-    this.waiting.push(wake);
+    const waiting = this.waiting.get(client);
+    if (waiting === undefined) this.waiting.set(client, { queue: [wake], turn: this.turns++ });
+    else waiting.queue.push(wake);
     try {
-      return new Lease(this, await this.withinWait(given, until));
+      // counted as the client's when given (giveBack)
+      return new Lease(this, await this.withinWait(given, until), client);
     } catch (err) {
-      const at = this.waiting.indexOf(wake);
-      if (at >= 0) this.waiting.splice(at, 1);
-      else void given.then((conn) => this.giveBack(conn, false));
+      if (!this.unqueue(client, wake)) void given.then((conn) => this.giveBack(conn, false, client));
       throw err;
     }
+  }
+
+  /** Connections lent to `client` now. */
+  private holding(client: string): number {
+    return this.held.get(client) ?? 0;
+  }
+
+  private lend(conn: Conn, client: string): Lease {
+    this.held.set(client, this.holding(client) + 1);
+    return new Lease(this, conn, client);
+  }
+
+  /** Takes `wake` out of `client`'s queue; false when it was already given a connection. */
+  private unqueue(client: string, wake: (conn: Conn) => void): boolean {
+    const waiting = this.waiting.get(client);
+    const at = waiting === undefined ? -1 : waiting.queue.indexOf(wake);
+    if (at < 0) return false;
+    waiting!.queue.splice(at, 1);
+    if (waiting!.queue.length === 0) this.waiting.delete(client);
+    return true;
+  }
+
+  /**
+   * Who the next connection given back goes to: the client holding the fewest, of those equal the
+   * one whose turn is first; its first operation waiting is taken out of its queue, and the client
+   * goes to the end of the round.
+   */
+  private nextWaiter(): { client: string; wake: (conn: Conn) => void } | null {
+    let best: { client: string; waiting: Waiting; holds: number } | null = null;
+    for (const [client, waiting] of this.waiting) {
+      const holds = this.holding(client);
+      if (best === null || holds < best.holds || (holds === best.holds && waiting.turn < best.waiting.turn)) best = { client, waiting, holds };
+    }
+    if (best === null) return null;
+    const wake = best.waiting.queue.shift()!;
+    if (best.waiting.queue.length === 0) this.waiting.delete(best.client);
+    else best.waiting.turn = this.turns++;
+    return { client: best.client, wake };
   }
 
   private open(): Conn {
@@ -189,8 +252,14 @@ export class Connections {
     return conn;
   }
 
-  /** Back to the idle list or a waiter; `discard`: ended, and a new one takes its place. */
-  giveBack(conn: Conn, discard: boolean): void {
+  /**
+   * Back from `client` to the idle list or a waiter (nextWaiter: the client holding the fewest);
+   * `discard`: ended, and a new one takes its place.
+   */
+  giveBack(conn: Conn, discard: boolean, client: string): void {
+    const holds = this.holding(client) - 1;
+    if (holds > 0) this.held.set(client, holds);
+    else this.held.delete(client);
     if (!this.all.has(conn)) return;
     if (discard || this.ending) {
       this.all.delete(conn);
@@ -198,9 +267,13 @@ export class Connections {
       if (this.ending) return;
       conn = this.open();
     }
-    const next = this.waiting.shift();
-    if (next !== undefined) next(conn);
-    else this.idle.push(conn);
+    const next = this.nextWaiter();
+    if (next === null) {
+      this.idle.push(conn);
+      return;
+    }
+    this.held.set(next.client, this.holding(next.client) + 1);
+    next.wake(conn);
   }
 
   /** Ends every connection (those still leased when their operation gives them back). */

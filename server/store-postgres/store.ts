@@ -5,7 +5,9 @@
 //   63 bytes shortened), cached per text; each is prepared once per connection.
 // - Rows look as on SQLite: int8 and numeric read as numbers, booleans as 1/0, json and timestamps as
 //   the stored text (type parsers below).
-// - Connections (connections.ts): each operation leases one of its own (at most `max`), never
+// - Connections (connections.ts): each operation leases one of its own (at most `max`), for the
+//   client the work is for (`asClient`, an AsyncLocalStorage: set per request by the HTTP layer
+//   through core; '' the server's own), the pool shared fairly between clients; never
 //   postgres.js's reserve()/begin(), which can crash the process or run a statement outside its
 //   transaction after the server went away. `reader(budget)` runs each read in a READ ONLY transaction whose
 //   `statement_timeout` is what is left of the budget's far backstop, and charges the rows read as the
@@ -175,6 +177,8 @@ export class PostgresStore implements Store {
   private readonly statements = new Map<string, string>();
   private turns: Promise<void> = Promise.resolve();
   private readonly inside = new AsyncLocalStorage<{ open: boolean }>();
+  /** Whom the work running now is for (asClient); outside any, the server's own (''). */
+  private readonly clients = new AsyncLocalStorage<string>();
   private closing: Promise<void> | null = null;
 
   constructor(
@@ -185,9 +189,15 @@ export class PostgresStore implements Store {
     private readonly connections: Connections,
   ) {}
 
-  /** `work` on a connection of its own, given back (or replaced, when lost) after. */
+  /**
+   * Runs `fn` as work for `client` (Store.asClient): the connections its operations lease are
+   * counted as that client's, and shared fairly between clients (connections.ts).
+   */
+  asClient = <T>(client: string, fn: () => T): T => this.clients.run(client, fn);
+
+  /** `work` on a connection of its own (leased for the client the work is for), given back (or replaced, when lost) after. */
   private async leased<T>(until: number, work: (lease: Lease, until: number) => Promise<T>): Promise<T> {
-    const lease = await this.connections.lease(until);
+    const lease = await this.connections.lease(until, this.clients.getStore() ?? '');
     try {
       return await work(lease, until);
     } finally {

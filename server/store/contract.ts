@@ -133,6 +133,15 @@ export interface Store extends ReadDb {
   /** Registers a scalar SQL function for every statement from now on (kept across reloads). */
   defineFunction(name: string, fn: SqlFunction): void;
   /**
+   * Runs `fn` as work for `client` (a request's client key, http/client-key.ts; '' is the server's
+   * own work: hooks, cron, start-up): what every operation started inside it holds of what the store
+   * shares between callers is counted as that client's, and shared fairly between clients (the team
+   * server's pooled connections: one client's queued operations never keep another's waiting behind
+   * them). Absent on the desktop engine, which has nothing so shared (one writer at a time, reads
+   * in turn): callers run `fn` as it is (core's `asClient`).
+   */
+  asClient?<T>(client: string, fn: () => T): T;
+  /**
    * What this node's committed writes tell the other nodes over one database, and what theirs tell it
    * (a team server); absent on the desktop, where one process holds everything.
    */

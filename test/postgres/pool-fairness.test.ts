@@ -1,0 +1,125 @@
+// The team server's connections shared fairly between clients (store-postgres/connections.ts): with
+// every connection held, one given back goes to the waiting client holding the fewest, round-robin among
+// those holding as many, each client's own operations in the order they asked; work outside any client
+// (`asClient`: hooks, cron, start-up) is the server's own, a client like the others. What is counted is
+// the order in which operations got a connection, never time: each operation's read is answered before
+// the next one gets its connection (a pool of one), or the only connection free is given to one of them.
+import postgres from 'postgres';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openPostgresStore, type PostgresStore } from '../../server/store-postgres/store.js';
+import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
+
+let db: FreshDatabase;
+/** Holds the advisory locks the blocking reads wait for (one connection: its session's locks). */
+let holder: postgres.Sql;
+const stores: PostgresStore[] = [];
+
+/** A store of `max` connections on the file's database. */
+async function storeOf(max: number): Promise<PostgresStore> {
+  const store = await openPostgresStore({ url: db.url, max });
+  stores.push(store);
+  return store;
+}
+
+/**
+ * A read that holds its connection until the holder lets lock `key` go: in a snapshot, whose statements
+ * are not bounded by the wait for a connection (a bare read's are).
+ */
+function blocking(store: PostgresStore, client: string, key: number): Promise<unknown> {
+  return store.asClient(client, () => store.snapshot((tx) => tx.all(`SELECT 1 AS "n" FROM (SELECT pg_advisory_xact_lock_shared(${key})) AS "l"`)));
+}
+
+/** Resolves once `n` of the store's reads wait for an advisory lock (they hold their connections). */
+async function waitingForLocks(n: number): Promise<void> {
+  for (;;) {
+    const [{ count }] = await db.sql<{ count: number }[]>`SELECT count(*)::int AS count FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`;
+    if (count >= n) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describePostgres('connections shared fairly between clients', () => {
+  beforeAll(async () => {
+    db = await freshDatabase('pool_fairness');
+    holder = postgres(db.url, { max: 1, onnotice: () => {} });
+  });
+
+  afterAll(async () => {
+    for (const store of stores) await store.close();
+    await holder?.end();
+    await db?.drop();
+  });
+
+  /** Starts a read named `name` for `client` (null: outside any client, the server's own); its name goes into `order` once answered. */
+  function read(store: PostgresStore, order: string[], client: string | null, name: string): Promise<void> {
+    const run = () => store.all<{ name: string }>('SELECT CAST(? AS text) AS "name"', [name]).then((rows) => void order.push(rows[0].name));
+    return client === null ? run() : store.asClient(client, run);
+  }
+
+  it('among clients holding as many, round-robin: one client\'s queue does not keep another\'s read, or the server\'s own, behind it', async () => {
+    const store = await storeOf(1);
+    await holder`SELECT pg_advisory_lock(7)`;
+    const held = blocking(store, 'A', 7);
+    await waitingForLocks(1);
+    const order: string[] = [];
+    // in this order, all waiting for the one connection
+    const reads = [
+      read(store, order, 'A', 'a2'),
+      read(store, order, 'A', 'a3'),
+      read(store, order, 'B', 'b'),
+      read(store, order, null, 'server'),
+      read(store, order, 'A', 'a4'),
+    ];
+    await holder`SELECT pg_advisory_unlock(7)`;
+    await held;
+    await Promise.all(reads);
+    // first come, first served was a2, a3, b, server, a4: B and the server each waited behind two of A's
+    expect(order).toEqual(['a2', 'b', 'server', 'a3', 'a4']);
+  });
+
+  it('the client holding the fewest connections gets the one given back, before a client that asked first', async () => {
+    const store = await storeOf(2);
+    await holder`SELECT pg_advisory_lock(8), pg_advisory_lock(9)`;
+    const first = blocking(store, 'A', 8);
+    const second = blocking(store, 'A', 9);
+    await waitingForLocks(2);
+    const order: string[] = [];
+    const a3 = read(store, order, 'A', 'a3');
+    const b = read(store, order, 'B', 'b');
+    // one connection comes back (A's first read ends), A still holding the other: it goes to B, which holds none
+    await holder`SELECT pg_advisory_unlock(8)`;
+    await first;
+    await Promise.all([a3, b]);
+    expect(order).toEqual(['b', 'a3']);
+    await holder`SELECT pg_advisory_unlock(9)`;
+    await second;
+  });
+
+  it('an operation that gave up its wait (503) leaves nothing counted or queued behind it', async () => {
+    const store = await openPostgresStore({ url: db.url, max: 2, connectWaitMs: 1000 });
+    stores.push(store);
+    await holder`SELECT pg_advisory_lock(12)`;
+    const blocked = [blocking(store, 'A', 12), blocking(store, 'A', 12)];
+    await waitingForLocks(2);
+    const refused = await read(store, [], 'A', 'a3').then(() => null, (err: unknown) => err);
+    expect((refused as { status?: number } | null)?.status).toBe(503);
+    await holder`SELECT pg_advisory_unlock(12)`;
+    await Promise.all(blocked);
+    // A and B hold one connection each; B asks first, then A; A's connection comes back
+    await holder`SELECT pg_advisory_lock(13), pg_advisory_lock(14)`;
+    const a1 = blocking(store, 'A', 13);
+    const b1 = blocking(store, 'B', 14);
+    await waitingForLocks(2);
+    const order: string[] = [];
+    const b2 = read(store, order, 'B', 'b2');
+    const a2 = read(store, order, 'A', 'a2');
+    await holder`SELECT pg_advisory_unlock(13)`;
+    await a1;
+    await Promise.all([a2, b2]);
+    // A holds none (its refused wait counted nothing): it goes first; with the wait counted as A's, B would
+    // (as many held, B's turn first), and with the refused wait still queued A's connection would go to it
+    expect(order).toEqual(['a2', 'b2']);
+    await holder`SELECT pg_advisory_unlock(14)`;
+    await b1;
+  });
+});
