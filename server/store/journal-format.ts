@@ -212,7 +212,7 @@ export function scanEntries(file: Buffer): ScanResult {
 const ZEROS = Buffer.alloc(64 * 1024);
 
 /** The end of the last byte of `file` that is not zero (0 when all are), compared a block at a time. */
-function nonZeroEnd(file: Buffer): number {
+export function nonZeroEnd(file: Buffer): number {
   let end = file.length;
   while (end > 0) {
     const start = Math.max(0, end - ZEROS.length);

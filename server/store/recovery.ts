@@ -10,7 +10,7 @@ import { replaceRandom } from './determinism.js';
 import { asError, readWhole, syncDir, writeFully } from '../durable-files.js';
 import { createSegment, JournalWriter } from './journal.js';
 import type { ActiveSegment, JournalCounters, JournalOptions } from './journal.js';
-import { decodeHeader, FRAME_OVERHEAD, HEADER_SIZE, listSegments, sameSnapshot, scanEntries, snapshotId, snapshotIdInSlices } from './journal-format.js';
+import { decodeHeader, FRAME_OVERHEAD, HEADER_SIZE, listSegments, nonZeroEnd, sameSnapshot, scanEntries, snapshotId, snapshotIdInSlices } from './journal-format.js';
 import type { ScannedEntry, SegmentFile, SnapshotId } from './journal-format.js';
 import { readSnapshot, removeTempSnapshot, snapshotPath, withCapacity } from './snapshot.js';
 import { emptyDatabase } from './export.js';
@@ -141,9 +141,10 @@ export const LONG_WRITE_CACHE_PRAGMA = 'PRAGMA cache_size = -2048';
 
 /**
  * The segments to replay: from the first one that continues the snapshot on disk to the last. Older
- * segments are already in the snapshot and are deleted. A last segment no longer than a header whose
- * header is unreadable was torn while it was created (entries are appended only once the header is
- * durable), held no entries and is deleted too; a longer one held acknowledged writes and its header was
+ * segments are already in the snapshot and are deleted. A last segment whose header is unreadable and
+ * that holds nothing but zeros after it (none, or its preallocated room: journal.ts createSegment) was
+ * torn while it was created (entries are appended only once the header is durable), held no entries
+ * and is deleted too; a longer one held acknowledged writes and its header was
  * damaged since, so the start is refused, naming the file, and the file is left as it is: deleting it
  * silently dropped every write it held (the first superuser's too, which reopened setup to anyone).
  */
@@ -154,12 +155,12 @@ async function readChain(dir: string, base: SnapshotId, cleanUp = true): Promise
   for (const segment of segments) {
     const file = (await readWhole(segment.path)) ?? Buffer.alloc(0);
     const base = decodeHeader(file);
-    const scan = base === null ? { entries: [], end: 0, dataEnd: file.length } : scanEntries(file);
+    const scan = base === null ? { entries: [], end: 0, dataEnd: nonZeroEnd(file) } : scanEntries(file);
     read.push({ ...segment, ...scan, size: file.length, base });
   }
   const last = read.at(-1);
   if (last !== undefined && last.base === null) {
-    if (last.size > HEADER_SIZE) throw damagedHeader(last.path, last.size);
+    if (last.dataEnd > HEADER_SIZE) throw damagedHeader(last.path, last.size);
     if (cleanUp) await unlink(last.path);
     read.pop();
   }

@@ -4,14 +4,14 @@
 // after the last entry); what is not zeros after the last intact entry (an entry torn over the zeros, a
 // hole then a later group's bytes) is kept aside and cut as before; a zero-fill the disk refuses stops
 // only the room, never an append.
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { StatementEncoder } from '../../server/store/codec.js';
 import { JournalWriter, ROOM_CHUNK_MIN } from '../../server/store/journal.js';
 import type { JournalCounters } from '../../server/store/journal.js';
-import { frameEntry, listKeptAside, scanEntries } from '../../server/store/journal-format.js';
+import { frameEntry, HEADER_SIZE, listKeptAside, scanEntries } from '../../server/store/journal-format.js';
 import { crashCopy, journalWith, segmentFiles, tableIds, useStores, writeAtEnd } from '../fixtures/store-helpers.js';
 
 const stores = useStores();
@@ -139,5 +139,25 @@ describe('the room\'s zero-fill', () => {
     crashCopy(dir, copy);
     expect(await tableIds(await stores.openAt(copy))).toEqual(['a', 'big', ...ids].sort());
     expect(await listKeptAside(copy)).toEqual([]);
+  });
+});
+
+describe('a segment torn while it was created with its room', () => {
+  // createSegment writes the header and a chunk of zeros, then syncs: a crash before the sync can leave
+  // the file at its full size with a header that never reached the disk (zeros, or a part of it)
+  it.each([
+    ['zeros', () => Buffer.alloc(HEADER_SIZE)],
+    ['a part of the header', (dir: string) => Buffer.concat([readFileSync(segmentFiles(dir)[0]).subarray(0, 7), Buffer.alloc(HEADER_SIZE - 7)])],
+  ])('with %s for a header and only zeros after it held no entries: deleted, and appends go on in the segment before it', async (_name, header) => {
+    const dir = await journalWith(stores, ['a']);
+    const torn = join(dir, 'journal.2.log');
+    writeFileSync(torn, Buffer.concat([header(dir), Buffer.alloc(ROOM_CHUNK_MIN)]));
+    const store = await stores.openAt(dir);
+    expect(await tableIds(store)).toEqual(['a']);
+    expect(segmentFiles(dir)).toEqual([join(dir, 'journal.1.log')]);
+    await store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['b', 'x']));
+    const again = stores.dirs.make();
+    crashCopy(dir, again);
+    expect(await tableIds(await stores.openAt(again))).toEqual(['a', 'b']);
   });
 });
