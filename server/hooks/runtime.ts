@@ -283,9 +283,8 @@ export class HooksRuntime implements CoreEvents {
   readonly log: HookLogger;
   /**
    * The async context the runtime was made in (the server's start): every worker is spawned in it, so
-   * what its port delivers (host operations, e.next()) runs as the server's own work, never in the
-   * context of the request that happened to need an extra worker (its client, core.asClient; or its
-   * write transaction, which the store would take a later operation to be inside of).
+   * what its port delivers (host operations, e.next()) runs as the server's own work (core.asClient),
+   * never as the client of the request that happened to need an extra worker, for that worker's life.
    */
   private readonly home = new AsyncResource('DeskbaseHooks');
 

@@ -12,8 +12,9 @@
 //   took, as this node saw it, is summed into `budget.clock` across the operation's statements. A good
 //   request never meets it: its statements take milliseconds, even with the node's event loop late by
 //   hundreds. It is shorter than the wait for a pooled connection (CONNECT_WAIT_MS, 5 s), so requests
-//   that hold every connection until their backstop delay a good request (the queue is first come,
-//   first served) but never make it fail its wait (docs/architecture.md, "The PostgreSQL store").
+//   that hold every connection until their backstop delay a good request but never make it fail its
+//   wait, however many of them one client queues (connections.ts: a connection given back goes to the
+//   client holding the fewest; docs/architecture.md, "The PostgreSQL store").
 import { QueryTimeoutError, READ_BYTE_WORK, READ_ROW_WORK, WORK_PER_MS, type QueryBudget } from '../store/deadline.js';
 
 /** One operation's time on PostgreSQL past which its statements are stopped: a far backstop. */
