@@ -122,4 +122,28 @@ describePostgres('connections shared fairly between clients', () => {
     await holder`SELECT pg_advisory_unlock(14)`;
     await b1;
   });
+  it('a write waiting for a connection holds the node\'s write turn: it goes first, so a client holding many keeps no other client\'s write behind its own', async () => {
+    const store = await storeOf(2);
+    await store.write((tx) => tx.run('CREATE TABLE IF NOT EXISTS "inversion" ("id" TEXT PRIMARY KEY)'));
+    await holder`SELECT pg_advisory_lock(20), pg_advisory_lock(21)`;
+    const first = blocking(store, 'H', 20);
+    const second = blocking(store, 'H', 21);
+    await waitingForLocks(2);
+    const order: string[] = [];
+    const insert = (client: string, id: string) => store.asClient(client, () => store.write((tx) => tx.run('INSERT INTO "inversion" VALUES (?)', [id]))).then(() => void order.push(id));
+    // H's write takes the write turn and waits for a connection; V's waits for the turn behind it
+    const h = insert('H', 'h-write');
+    const v = insert('V', 'v-write');
+    await new Promise((r) => setImmediate(r)); // H's write has its turn and waits for a connection (a few microtasks)
+    const c = read(store, order, 'C', 'c-read');
+    // one of H's connections comes back, H still holding the other
+    await holder`SELECT pg_advisory_unlock(20)`;
+    await first;
+    await Promise.all([h, v, c]);
+    // first come, first served: H's write first; by holdings alone C's read went first and H's write,
+    // and V's behind it on the turn, after it
+    expect(order).toEqual(['h-write', 'c-read', 'v-write']);
+    await holder`SELECT pg_advisory_unlock(21)`;
+    await second;
+  });
 });
