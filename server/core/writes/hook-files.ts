@@ -72,8 +72,14 @@ async function* capped(source: AsyncIterable<Uint8Array>, limit: number, stop: (
   }
 }
 
-/** The longest delay setTimeout holds. */
-const TIMER_MAX_MS = 2 ** 31 - 1;
+/**
+ * A hook's timeout in seconds as a timer's delay: at most 2^31-1 ms (~24.8 days), the longest a timer
+ * holds (past it Node fires it after 1 ms, and AbortSignal.timeout refuses 2^32 ms and more); a longer
+ * one (PocketBase takes any) waits that long, no timeout in practice.
+ */
+export function timerDelayMs(seconds: number): number {
+  return Math.min(seconds * 1000, 2 ** 31 - 1);
+}
 
 async function receiveOne(storage: FileStorage, file: HookFile, limit: number): Promise<StagedFile | OversizeFile> {
   const s = file.source;
@@ -98,9 +104,7 @@ async function receiveOne(storage: FileStorage, file: HookFile, limit: number): 
   // so an AbortSignal.timeout() given to it was collected by a garbage collection during the download and
   // its timer cleared with it (the download then waited for the server, however long)
   const abort = new AbortController();
-  // a timer holds at most 2^31-1 ms (~24.8 days; past it Node fires it after 1 ms): a longer timeout
-  // (PocketBase takes any) waits that long, no timeout in practice
-  const timer = setTimeout(() => abort.abort(new DOMException(`no answer within ${seconds} s`, 'TimeoutError')), Math.min(seconds * 1000, TIMER_MAX_MS));
+  const timer = setTimeout(() => abort.abort(new DOMException(`no answer within ${seconds} s`, 'TimeoutError')), timerDelayMs(seconds));
   const signal = abort.signal;
   const failed = (err: unknown): never => {
     if (err instanceof ApiError) throw err;
