@@ -145,7 +145,7 @@ export class Connections {
   /** Connections lent, by client (a client holding none is absent). */
   private readonly held = new Map<string, number>();
   /**
-   * The write waiting for a connection (`lease`'s `writer`: at most one, writes take turns), served
+   * The write waiting for a connection (`lease`'s `writer`: one at a time, writes take turns), served
    * before any client: it holds the node's write turn, so every other client's write waits behind it
    * (by holdings alone, a client holding many would keep them all waiting behind its own write).
    */
@@ -205,7 +205,7 @@ export class Connections {
     let wake!: (conn: Conn) => void;
     const given = new Promise<Conn>((resolve) => (wake = resolve));
     const waiting = this.waiting.get(client);
-    if (writer) this.writer = { client, wake };
+    if (writer && this.writer === null) this.writer = { client, wake };
     else if (waiting === undefined) this.waiting.set(client, { queue: [wake], turn: this.turns++ });
     else waiting.queue.push(wake);
     try {
