@@ -16,8 +16,9 @@
 // on the write path: a group never writes into the chunk being filled (it waits for it: only a burst
 // of a whole chunk during one fill, or an entry larger than the room). A segment thus ends in zeros,
 // which recovery reads as a clean end (scanEntries `dataEnd`) and keeps as room; a zero-fill the disk
-// refuses stops only the room (appends grow the file until the writes pass another chunk). Not with
-// `syncEveryMs`, whose sync is not per write.
+// refuses, or that would leave less than 256 MiB free (ROOM_FREE_SPACE), stops only the room (appends
+// grow the file until the writes pass another chunk). Not with `syncEveryMs`, whose sync is not per
+// write.
 //
 // Why two groups in flight are safe (a crash can stop the disk at any point of either write):
 // - Acknowledgements go in commit order: a group's entries resolve only once its write AND the write of
@@ -41,7 +42,7 @@
 //   (`fail`).
 // - A rotation (checkpoint) waits until no group (nor zero-fill) is in flight: groups never span two
 //   segments, and a new segment starts only once every entry before it is durable in the old one. The
-//   new one is created with its first chunk of room; the old one keeps its zeros until deleted.
+//   old one keeps its zeros until deleted.
 // - Without O_DSYNC (the fallback), each group is a write then an fdatasync through its own handle (as
 //   above: an error is not reported to the other group's description only); an fdatasync flushes every
 //   earlier write's bytes too, and the order of acknowledgements is the same.
@@ -53,7 +54,7 @@
 //   the disk, so what is replayed is a prefix of the commits (a rotation never starts a segment before
 //   the old one is synced). A failed background sync fails the journal as a failed write does.
 import { constants } from 'node:fs';
-import { open, unlink } from 'node:fs/promises';
+import { open, statfs, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { encodeHeader, frameEntry, HEADER_SIZE, segmentPath } from './journal-format.js';
 import type { SnapshotId } from './journal-format.js';
@@ -187,7 +188,7 @@ export class JournalWriter {
     this.syncEveryMs = options.syncEveryMs;
     this.datasync = options.datasync ?? ((handle) => handle.datasync());
     this.preallocate = (options.preallocate ?? true) && this.syncEveryMs === undefined;
-    this.zeroFill = options.zeroFill ?? zeroFill;
+    this.zeroFill = options.zeroFill ?? ((handle, at, length) => zeroFill(dir, handle, at, length));
     this.allocated = Math.max(active.size, active.allocated ?? 0);
     this.extend();
   }
@@ -493,13 +494,13 @@ export class JournalWriter {
     await this.syncNow();
     await this.roomReady();
     const seq = this.nextSeq++;
-    const room = this.preallocate ? ROOM_CHUNK_MIN : 0;
-    const handle = await createSegment(this.dir, seq, base, room);
+    const handle = await createSegment(this.dir, seq, base);
     const previous = this.active.handle;
     this.active = { handle, seq, size: HEADER_SIZE };
     this.writeEnd = HEADER_SIZE;
-    this.allocated = HEADER_SIZE + room;
+    this.allocated = HEADER_SIZE;
     this.retryAt = 0;
+    this.extend();
     await this.closeSynced();
     await previous.close().catch(() => undefined);
   }
@@ -525,24 +526,34 @@ const ROOM_CHUNK_MAX = 4 * 1024 * 1024;
 
 const ZEROS = Buffer.alloc(1024 * 1024);
 
-/** Writes `length` zeros at `at`, a MiB per write, then fdatasyncs the file (its new size with them). */
-async function zeroFill(handle: FileHandle, at: number, length: number): Promise<void> {
+/**
+ * Free space the room never takes: a nearly full disk keeps what it has for the appends themselves and
+ * for the snapshot a checkpoint writes (on a 4 MiB disk, the room took the space a freed file gave back,
+ * and the checkpoint at close failed with ENOSPC: test/crash/disk.test.ts).
+ */
+const ROOM_FREE_SPACE = 256 * 1024 * 1024;
+
+/**
+ * Writes `length` zeros at `at`, a MiB per write, then fdatasyncs the file (its new size with them);
+ * refused (as a full disk) when the folder's file system would keep less than ROOM_FREE_SPACE free.
+ */
+async function zeroFill(dir: string, handle: FileHandle, at: number, length: number): Promise<void> {
+  const { bavail, bsize } = await statfs(dir);
+  if (bavail * bsize < length + ROOM_FREE_SPACE) {
+    throw Object.assign(new Error(`ENOSPC: less than ${ROOM_FREE_SPACE} bytes would be left free, no journal room made`), { code: 'ENOSPC' });
+  }
   for (let done = 0; done < length; done += ZEROS.length) {
     await writeFully(handle, ZEROS.subarray(0, Math.min(ZEROS.length, length - done)), at + done);
   }
   await handle.datasync();
 }
 
-/**
- * Creates segment `seq` with its header and `room` zeros after it, durable (file and folder entry)
- * before it takes entries.
- */
-export async function createSegment(dir: string, seq: number, base: SnapshotId, room = 0): Promise<FileHandle> {
+/** Creates segment `seq` with its header, durable (file and folder entry) before it takes entries. */
+export async function createSegment(dir: string, seq: number, base: SnapshotId): Promise<FileHandle> {
   const path = segmentPath(dir, seq);
   const handle = await open(path, 'wx');
   try {
     await writeFully(handle, encodeHeader(base), 0);
-    if (room > 0) await writeFully(handle, Buffer.alloc(room), HEADER_SIZE);
     await handle.datasync();
     await syncDir(dir);
   } catch (err) {
