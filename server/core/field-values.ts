@@ -33,6 +33,12 @@ export function fromStoredValue(field: Field, value: SqlValue | undefined): unkn
   return specFor(field).fromStored(value ?? null, field);
 }
 
+/** fromStoredValue for one field, its spec looked up once (a serializer's plan: record-serializer.ts). */
+export function storedReader(field: Field): (value: SqlValue | undefined) => unknown {
+  const spec = specFor(field);
+  return (value) => spec.fromStored(value ?? null, field);
+}
+
 /** Every field of a stored row in API form, hidden ones included (the current values an update starts from). */
 export function apiValues(c: Collection, row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {};

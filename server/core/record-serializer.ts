@@ -2,7 +2,7 @@
 // are alphabetical as in PocketBase; passwords never leave the server; hidden fields only reach
 // superusers; an auth record's email is shown only when emailVisibility is on, or to the record
 // itself, a superuser or a manager.
-import { fromStoredValue } from './field-values.js';
+import { fromStoredValue, storedReader } from './field-values.js';
 import type { Collection, Field, RequestInfo, Row } from '../model/types.js';
 import { isSuperuser } from '../model/types.js';
 
@@ -36,7 +36,8 @@ interface OutputKey {
  * tenth of its time, much of it sorting keys).
  */
 export function recordSerializer(c: Collection, viewer: Viewer): (row: Row) => ApiRecord {
-  const { keys, visibility } = planOf(c, viewer.superuser);
+  const { keys, visibility, make } = planOf(c, viewer.superuser);
+  if (make !== null) return (row) => make(row, c);
   return (row) => {
     const showEmail = c.type !== 'auth' || emailShown(c, row, viewer, visibility);
     const out: ApiRecord = {};
@@ -51,6 +52,8 @@ export function recordSerializer(c: Collection, viewer: Viewer): (row: Row) => A
 interface Plan {
   keys: OutputKey[];
   visibility: Field | null | undefined;
+  /** The record made in one object literal (`literalMaker`), or null: made key by key. */
+  make: ((row: Row, c: Collection) => ApiRecord) | null;
 }
 
 /**
@@ -72,7 +75,26 @@ function makePlan(c: Collection, superuser: boolean): Plan {
   const byKey = new Map<string, Field | null>([['collectionId', null], ['collectionName', null]]);
   for (const field of shownFields(c, { superuser, authCollectionId: null, authId: null })) byKey.set(field.name, field);
   const keys: OutputKey[] = [...byKey.keys()].sort().map((key) => ({ key, field: byKey.get(key) ?? null }));
-  return { keys, visibility: c.type === 'auth' ? byKey.get('emailVisibility') : undefined };
+  return { keys, visibility: c.type === 'auth' ? byKey.get('emailVisibility') : undefined, make: c.type === 'auth' ? null : literalMaker(keys) };
+}
+
+/**
+ * A function making a record of a collection without emails to hide in one object literal of its keys
+ * (code made once per plan, each key and field name written as a JSON string literal): the stores of a
+ * key-by-key loop take V8's generic path (a different key at every turn), and made the records of a list
+ * about five times slower than the literal (24 against 4 µs for 30 records of 13 keys, load ~20); the
+ * literal's objects share one shape, which JSON.stringify also writes faster. Null when a key is
+ * `__proto__` (a literal would set the prototype).
+ */
+function literalMaker(keys: readonly OutputKey[]): Plan['make'] {
+  if (keys.some((k) => k.key === '__proto__')) return null;
+  const readers = keys.map((k) => (k.field === null ? null : storedReader(k.field)));
+  const members = keys.map((k, i) => {
+    const value = k.field === null ? (k.key === 'collectionId' ? 'c.id' : 'c.name') : `read[${i}](row[${JSON.stringify(k.field.name)}])`;
+    return `${JSON.stringify(k.key)}: ${value}`;
+  });
+  const make = new Function('read', 'row', 'c', `return { ${members.join(', ')} };`) as (read: typeof readers, row: Row, c: Collection) => ApiRecord;
+  return (row, c) => make(readers, row, c);
 }
 
 /** The fields a record shows this viewer: never a password, hidden ones to superusers only. */
