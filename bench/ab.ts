@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { httpCases, type CaseId } from './cases.js';
 import { attach, deliveryTimes, percentile, spawnSubscribers } from './realtime.js';
-import { spawnChild, type Child } from './children.js';
+import { spawnChild, tearDown, type Child } from './children.js';
 import { alternate, fmtResult, type Settings } from './phases.js';
 import type { SeedInfo } from './protocol.js';
 
@@ -84,8 +84,7 @@ async function main(): Promise<void> {
     console.log(`${id} at ${values.after ?? 'the working tree'}: ${fmtResult(after)}, ${after.cpuUsPerRequest.toFixed(0)} µs CPU/req${writes(1)}`);
     console.log(`change: ${((100 * after.rps) / before.rps - 100).toFixed(1)}% req/s`);
   } finally {
-    for (const child of children) await child.stop();
-    await rm(dir, { recursive: true, force: true });
+    await tearDown(children, dir);
   }
 }
 

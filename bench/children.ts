@@ -1,6 +1,8 @@
 // The runner's side of the child processes: fork bench/child.ts under tsx and call it over IPC, each
-// call bounded in time. `BENCH_CPU_PROF=<folder>` runs the children under `node --cpu-prof`.
+// call bounded in time. `BENCH_CPU_PROF=<folder>` runs the children under `node --cpu-prof`. And the
+// end of a run (`tearDown`): what it started stopped or closed, its temporary folders removed.
 import { fork, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildReply, ChildRequest, SubscribersRequest } from './protocol.js';
@@ -61,4 +63,32 @@ export function spawnChild(profileDir: string | null, script = CHILD): Child {
       clearTimeout(timer);
     },
   };
+}
+
+/** Stops `child` and forgets it (`children`: the ones a run still has to stop at its end). */
+export async function stop(children: Set<Child>, child: Child): Promise<void> {
+  await child.stop();
+  children.delete(child);
+}
+
+/** What a run started and stops at its end: a child (`stop`), a server, a store, a cluster (`close` or `stop`). */
+export type Started = { stop(): unknown } | { close(): unknown };
+
+/**
+ * The end of a run, whatever happened in it: each of `started` stopped or closed in turn (none of them
+ * given: skipped), then `folders` removed; one that fails to stop keeps neither the others running nor
+ * the folders. The first failure is thrown once all that is done.
+ */
+export async function tearDown(started: Iterable<Started | null | undefined>, ...folders: string[]): Promise<void> {
+  const failures: unknown[] = [];
+  for (const one of started) {
+    if (one === null || one === undefined) continue;
+    try {
+      await ('stop' in one ? one.stop() : one.close());
+    } catch (err) {
+      failures.push(err);
+    }
+  }
+  for (const folder of folders) await rm(folder, { recursive: true, force: true });
+  if (failures.length > 0) throw failures[0];
 }

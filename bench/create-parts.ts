@@ -7,13 +7,14 @@
 // difference to `bench/ab.ts create`.
 //
 //   npx tsx bench/create-parts.ts [--posts 10000] [--n 20000] [--writers 10] [--prof FILE]
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { tearDown } from './children.js';
 import { startServer } from '../server/index.js';
 import { createNodeHandler } from '../server/http/app.js';
 import { seed } from './seed.js';
@@ -101,8 +102,7 @@ async function main(): Promise<void> {
     for (const [name, us] of rows) console.log(`${us.toFixed(1).padStart(9)} µs  ${name}`);
     if (values.prof !== undefined) await printFunctions(values.prof, 40);
   } finally {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
+    await tearDown([server], dir);
   }
 }
 

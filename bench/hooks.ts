@@ -1,12 +1,12 @@
 // The cost of server-side hooks on the create rate (issue 27): the same durable create (a signed-in
 // user's ~500-character post) against two servers seeded alike, one without hooks and one whose
 // pb_hooks folder holds only an empty onRecordCreate hook (`e.next()`), alternating in slices.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { httpCases } from './cases.js';
-import { spawnChild, type Child } from './children.js';
+import { spawnChild, tearDown, type Child } from './children.js';
 import { alternate, fmtResult, track, type Measured, type Settings } from './phases.js';
 import type { SeedInfo } from './protocol.js';
 import { table } from './report.js';
@@ -55,7 +55,6 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   try {
     console.log(hooksTable(await runHooksBench(s, dir, children)).join('\n'));
   } finally {
-    for (const child of children) await child.stop().catch(() => undefined);
-    await rm(dir, { recursive: true, force: true });
+    await tearDown(children, dir);
   }
 }

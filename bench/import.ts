@@ -4,11 +4,11 @@
 // other requests waited meanwhile.
 //
 //   npx tsx bench/import.ts [--rows 100000]   (also phase 3 of npm run bench)
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { spawnChild, type Child } from './children.js';
+import { spawnChild, stop, tearDown, type Child } from './children.js';
 import { postContent, prng } from './data.js';
 import type { SeedInfo } from './protocol.js';
 import { ADMIN } from './seed.js';
@@ -83,8 +83,7 @@ export async function runImportBench(rows: number, dir: string, children: Set<Ch
       health: { samples: waits.length, resets: resets.n, p50Ms: quantile(waits, 0.5), p99Ms: quantile(waits, 0.99), maxMs: waits[waits.length - 1] ?? 0 },
     };
   } finally {
-    await child.stop();
-    children.delete(child);
+    await stop(children, child);
   }
 }
 
@@ -103,7 +102,6 @@ if (/bench\/import\.ts$/.test(process.argv[1] ?? '')) {
   try {
     console.log(importTable(await runImportBench(Number(values.rows ?? 100_000), dir, children, (l) => console.log(`  ${l}`))).join('\n'));
   } finally {
-    for (const c of children) await c.stop().catch(() => undefined);
-    await rm(dir, { recursive: true, force: true });
+    await tearDown(children, dir);
   }
 }

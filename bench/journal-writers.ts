@@ -5,10 +5,11 @@
 // the CPU, is the bound. Compare two commits by running it in each tree, alternating.
 //
 //   npx tsx bench/journal-writers.ts [--writers 10] [--seconds 3] [--work 40] [--rounds 1]
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { tearDown } from './children.js';
 import { openStore } from '../server/store/db.js';
 
 const spin = (us: number) => {
@@ -40,8 +41,7 @@ async function round(writers: number, seconds: number, work: number): Promise<st
     const perSync = (after.entries - before.entries) / Math.max(1, after.syncs - before.syncs);
     return `${writers} writers: ${Math.round(done / seconds)} durable writes/s, ${perSync.toFixed(2)} entries per sync`;
   } finally {
-    await store.close();
-    await rm(dir, { recursive: true, force: true });
+    await tearDown([store], dir);
   }
 }
 

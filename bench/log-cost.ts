@@ -5,10 +5,11 @@
 // part (logAnswered alone) apart from the batch part. Every log must be written: a dropped one fails it.
 //
 //   npx tsx bench/log-cost.ts [--n 40000] [--rounds 3] [--prof out.cpuprofile]
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { tearDown } from './children.js';
 import { openStore } from '../server/store/db.js';
 import { openLogs } from '../server/logs/index.js';
 import { logAnswered } from '../server/http/answers.js';
@@ -50,9 +51,7 @@ async function main(): Promise<void> {
       if (!warm) console.log(`${((c.user + c.system) / n).toFixed(2).padStart(7)} µs CPU per request log (of which ~${(path / n).toFixed(2)} µs on the request's path, timer included)`);
     }
   } finally {
-    await logs.close();
-    await data.close();
-    await rm(dir, { recursive: true, force: true });
+    await tearDown([logs, data], dir);
   }
   if (values.prof !== undefined) await printFunctions(values.prof, 35);
 }

@@ -12,7 +12,7 @@ import { cp, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { httpCases, type CaseId } from './cases.js';
-import { spawnChild, type Child } from './children.js';
+import { spawnChild, tearDown, type Child } from './children.js';
 import { alternate, fmtResult } from './phases.js';
 import type { MemoryInfo, SeedInfo, StartInfo } from './protocol.js';
 
@@ -74,8 +74,7 @@ async function main(): Promise<void> {
     console.log(line(`after checkpoint ${ms.toFixed(0)} ms`, await child.call<MemoryInfo>({ op: 'memory' })));
     console.log(line('after checkpoint, GC', await child.call<MemoryInfo>({ op: 'memory', gc: true })));
   } finally {
-    await child.stop();
-    await rm(work, { recursive: true, force: true });
+    await tearDown([child], work);
   }
 }
 

@@ -8,11 +8,12 @@
 //   npx tsx bench/move-up.ts [--posts 10000,100000]
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { tearDown } from './children.js';
 import { createDatabase, findPostgresBin, POSTGRES_MISSING, startCluster } from '../scripts/postgres-cluster.js';
 import { startServer } from '../server/index.js';
 import { seed } from './seed.js';
@@ -66,8 +67,7 @@ async function main(): Promise<void> {
       console.log(`| ${posts.toLocaleString('en')} | ${run.seconds.toFixed(1)} s | ${Math.round((posts + 100) / run.seconds).toLocaleString('en')} | ${run.peakMb.toFixed(0)} MB | ${dry.peakMb.toFixed(0)} MB |`);
     }
   } finally {
-    cluster.stop();
-    await rm(work, { recursive: true, force: true });
+    await tearDown([cluster], work);
   }
 }
 

@@ -4,10 +4,11 @@
 // node:http itself costs per request is the ceiling's (bench/profile.ts --ceiling).
 //
 //   npx tsx bench/parts.ts [--posts 10000] [--n 20000]
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { tearDown } from './children.js';
 import { startServer } from '../server/index.js';
 import { ReadCache } from '../server/http/read-cache.js';
 import { RawHeaders } from '../server/http/raw-headers.js';
@@ -130,8 +131,7 @@ async function main(): Promise<void> {
     for (const [name, us] of rows) console.log(`${us.toFixed(1).padStart(9)} µs  ${name}`);
     if (values.prof !== undefined) await printFunctions(values.prof, 40);
   } finally {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
+    await tearDown([server], dir);
   }
 }
 

@@ -2,7 +2,7 @@
 // under load; and the helpers the scale phase (scale.ts) shares.
 import { join } from 'node:path';
 import { captureRoutes, httpCases, type CaseId, type HttpCase } from './cases.js';
-import { spawnChild, type Child } from './children.js';
+import { spawnChild, stop, type Child } from './children.js';
 import { figures, pool, runLoad, type LoadResult, type LoadRun } from './load.js';
 import type { SeedInfo } from './protocol.js';
 import { runSaturated, type SaturatedFigure } from './saturated.js';
@@ -166,9 +166,4 @@ export async function runMain(s: Settings, dir: string, children: Set<Child>): P
 export function track(children: Set<Child>, child: Child): Child {
   children.add(child);
   return child;
-}
-
-export async function stop(children: Set<Child>, child: Child): Promise<void> {
-  await child.stop();
-  children.delete(child);
 }

@@ -8,12 +8,12 @@
 // --keep writes the .cpuprofile to FILE (Chrome DevTools and speedscope open it).
 // Cases: view, list, listSkipTotal, listFilter, listExpand, listExpandMulti, listSortTitle, listDeepPage (page
 // 3,000 at --posts 100000), create, signIn, mixed (nine views and a create in turn, signed in).
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { captureRoutes, httpCases, type CaseId } from './cases.js';
-import { spawnChild } from './children.js';
+import { spawnChild, tearDown } from './children.js';
 import { byCategory, summarize } from './cpuprofile.js';
 import { runLoad } from './load.js';
 import { fmtResult } from './phases.js';
@@ -55,9 +55,7 @@ async function main(): Promise<void> {
       for (const f of [...functions].sort((a, b) => b[key] - a[key]).slice(0, top)) console.log(`${pad(f[key], totalMs)}  ${f.name}`);
     }
   } finally {
-    await deskbase.stop();
-    await replay?.stop();
-    await rm(dir, { recursive: true, force: true });
+    await tearDown([deskbase, replay], dir);
   }
 }
 

@@ -5,12 +5,12 @@
 //   npx tsx bench/ratio.ts [case...] [--seconds 10] [--rounds 5] [--posts 10000] [--floor]
 //
 // Cases default to view, viewComputed, list, listComputed.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { captureRoutes, httpCases, type CaseId } from './cases.js';
-import { spawnChild, type Child } from './children.js';
+import { spawnChild, tearDown, type Child } from './children.js';
 import { alternate, fmtResult, type Settings } from './phases.js';
 import type { SeedInfo } from './protocol.js';
 import { SNAPSHOT_FILE } from '../server/store/snapshot.js';
@@ -58,8 +58,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    for (const child of children) await child.stop();
-    await rm(dir, { recursive: true, force: true });
+    await tearDown(children, dir);
   }
 }
 

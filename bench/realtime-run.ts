@@ -7,11 +7,11 @@
 // --profile DIR: the server runs under `node --cpu-prof` and writes its .cpuprofile to DIR.
 // --profile-attached FILE: the server's main thread profiled over the first slice of creates with the
 // subscribers attached, written to FILE (a .cpuprofile).
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Child } from './children.js';
+import { tearDown, type Child } from './children.js';
 import type { Settings } from './phases.js';
 import { realtimeTable, runRealtime } from './realtime.js';
 
@@ -35,8 +35,7 @@ async function main(): Promise<void> {
     const r = await runRealtime(s, dir, children, { idle: values['no-idle'] !== true, batch: values['no-batch'] !== true, profileAttached: values['profile-attached'] === undefined ? undefined : resolve(values['profile-attached']) });
     console.log(['', ...realtimeTable(r)].join('\n'));
   } finally {
-    for (const child of children) await child.stop();
-    await rm(dir, { recursive: true, force: true });
+    await tearDown(children, dir);
   }
 }
 

@@ -9,9 +9,9 @@
 // 50 single creates one after another, alternating.
 import { join } from 'node:path';
 import { createBody, httpCases, type HttpCase } from './cases.js';
-import { spawnChild, type Child } from './children.js';
+import { spawnChild, stop, type Child } from './children.js';
 import { figures, pool, type LoadResult, type LoadRun } from './load.js';
-import { load, stop, track, type Settings } from './phases.js';
+import { load, track, type Settings } from './phases.js';
 import { LoopWatch } from './loop-watch.js';
 import { pin, planPinning, type Pinning } from './pin.js';
 import type { FloorRates, FloorRun } from './realtime-floor.js';

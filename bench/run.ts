@@ -7,11 +7,11 @@
 // `node --cpu-prof` and write their .cpuprofile files to DIR.
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { rmSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Child } from './children.js';
+import { tearDown, type Child } from './children.js';
 import { runMain, type Settings } from './phases.js';
 import { runScale } from './scale.js';
 import { importTable, runImportBench } from './import.js';
@@ -135,8 +135,7 @@ async function main(): Promise<void> {
     console.log(`\nResults: ${file} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
   } finally {
     clearTimeout(watchdog);
-    for (const child of children) await child.stop().catch(() => undefined);
-    await rm(dir, { recursive: true, force: true });
+    await tearDown(children, dir);
   }
 }
 

@@ -2,8 +2,8 @@
 // compared in alternating slices; start-up, memory and checkpoint figures of the large one.
 import { join } from 'node:path';
 import { httpCases, type CaseId, type HttpCase } from './cases.js';
-import { spawnChild, type Child } from './children.js';
-import { alternate, fmtResult, stop, track, type Measured, type Settings } from './phases.js';
+import { spawnChild, stop, type Child } from './children.js';
+import { alternate, fmtResult, track, type Measured, type Settings } from './phases.js';
 import type { MemoryInfo, SeedInfo, StartInfo } from './protocol.js';
 
 export interface ScalePoint {

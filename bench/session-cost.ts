@@ -4,10 +4,11 @@
 // own, which must not drop what is kept). In one process, by the process's CPU clock.
 //
 //   npx tsx bench/session-cost.ts [--n 50000]
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { tearDown } from './children.js';
 import { startServer } from '../server/index.js';
 import { seed } from './seed.js';
 
@@ -77,8 +78,7 @@ async function main(): Promise<void> {
       console.log(`${(us / m).toFixed(2).padStart(7)} µs CPU per session check, the first after ${what} (${(reads / m).toFixed(2)} reads each)`);
     }
   } finally {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
+    await tearDown([server], dir);
   }
 }
 

@@ -6,12 +6,12 @@
 // truncate, a PocketBase import of N records.
 //
 //   npx tsx bench/stretch.ts [--rows 100000] [--only import,checkpoint,...]   (also a phase of npm run bench)
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import yazl from 'yazl';
-import { spawnChild, type Child } from './children.js';
+import { spawnChild, stop, tearDown, type Child } from './children.js';
 import { computedHeader } from './load.js';
 import { postContent, prng } from './data.js';
 import type { SeedInfo } from './protocol.js';
@@ -182,8 +182,7 @@ export async function runStretchBench(rows: number, dir: string, children: Set<C
     }
     return figures;
   } finally {
-    await child.stop();
-    children.delete(child);
+    await stop(children, child);
   }
 }
 
@@ -214,7 +213,6 @@ if (/bench\/stretch\.ts$/.test(process.argv[1] ?? '')) {
   try {
     console.log(stretchTable(rows, await runStretchBench(rows, dir, children, (l) => console.log(`  ${l}`), only)).join('\n'));
   } finally {
-    for (const c of children) await c.stop().catch(() => undefined);
-    await rm(dir, { recursive: true, force: true });
+    await tearDown(children, dir);
   }
 }

@@ -8,9 +8,9 @@
 import { join } from 'node:path';
 import { createDatabase, findPostgresBin, POSTGRES_MISSING, startCluster, type Cluster } from '../scripts/postgres-cluster.js';
 import { httpCases, type HttpCase } from './cases.js';
-import { spawnChild, type Child } from './children.js';
+import { spawnChild, stop, type Child } from './children.js';
 import { figures, pool, runLoad, type LoadResult, type LoadRun } from './load.js';
-import { fmtResult, stop, track, type Settings } from './phases.js';
+import { fmtResult, track, type Settings } from './phases.js';
 import type { SeedInfo, StartInfo } from './protocol.js';
 
 export type TeamCaseId = 'viewComputed' | 'listComputed' | 'create';
