@@ -194,6 +194,8 @@ describe('an event stream whose socket has not taken its last write', () => {
     const events = () => Buffer.concat(received).toString('utf8').split('\n\n').filter((e) => e.startsWith('event:'));
     await until(() => events().length >= sent, 'every message, the last one too', 10_000);
     expect(events().map((e) => (JSON.parse(e.slice(e.indexOf('data:') + 5)) as { i: number }).i)).toEqual(Array.from({ length: sent }, (_, i) => i));
+    // the 'drain' awaited meanwhile is let go with it (none left behind, none piling up)
+    await until(() => serverSide.writableLength === 0 && serverSide.listenerCount('drain') === 0, 'no listener left');
     reader.destroy();
     serverSide.destroy();
   }, 60_000);
@@ -232,6 +234,8 @@ describe('an event stream whose socket has not taken its last write', () => {
       for (let i = 0; i < 5; i++) await turn();
     }
     expect(serverSide.writableLength).toBeGreaterThan(0);
+    // the stream listens for the socket's drain only while the socket holds some of its write
+    expect(serverSide.listenerCount('drain')).toBe(1);
     const written = serverSide.bytesWritten;
     // more messages: queued, not written while the socket holds its last write
     for (let i = 0; i < 3; i++) expect(out.send(message(sent++))).toBe(true);
@@ -245,6 +249,11 @@ describe('an event stream whose socket has not taken its last write', () => {
     // and only they were written after it: nothing twice
     const queued = [sent - 3, sent - 2, sent - 1].reduce((n, i) => n + Buffer.byteLength(`event:notes/*\ndata:${message(i).data}\n\n`), 0);
     expect(serverSide.bytesWritten - written).toBe(queued);
+    // everything taken: no listener left, so a round's writes to sockets that take them cost no 'drain' call
+    await until(() => serverSide.writableLength === 0 && serverSide.listenerCount('drain') === 0, 'the socket drained');
+    expect(out.send(message(sent++))).toBe(true);
+    await until(() => events().length >= sent, 'one more message');
+    await until(() => serverSide.writableLength === 0 && serverSide.listenerCount('drain') === 0, 'no listener after the next write');
     reader.destroy();
     serverSide.destroy();
   }, 60_000);

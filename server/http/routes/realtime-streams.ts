@@ -171,10 +171,23 @@ export class EventStream implements Flushable {
   useSocket(socket: Socket): void {
     if (this.direct !== null || this.closed) return;
     this.direct = socket;
-    socket.on('drain', this.drained);
+  }
+
+  /**
+   * Listening for the socket's next 'drain' only while it holds something of ours (a write it did not
+   * take whole, or a round that skipped it): a write of a round's 16 KiB or more ends in a 'drain' even
+   * when the socket took it at once, and a listener on every subscriber would run once per round each.
+   */
+  private draining = false;
+
+  private awaitDrain(): void {
+    if (this.draining || this.direct === null) return;
+    this.draining = true;
+    this.direct.once('drain', this.drained);
   }
 
   private readonly drained = () => {
+    this.draining = false;
     this.taken = performance.now();
     this.sync();
     if (!this.run.empty) this.set.flusher.mark(this);
@@ -186,9 +199,8 @@ export class EventStream implements Flushable {
   }
 
   /** This stream's queue as it is now, into the total; the shared chunks its socket has taken let go. */
-  private sync(closing = false): void {
-    const unsent = closing ? 0 : this.unsent();
-    const waiting = closing ? 0 : unsent + this.run.bytes;
+  private sync(unsent = this.unsent()): void {
+    const waiting = unsent + this.run.bytes;
     if (waiting === 0) {
       this.taken = performance.now();
       if (this.heldBytes > 0) this.releaseAll();
@@ -208,7 +220,7 @@ export class EventStream implements Flushable {
   private releaseAll(): void {
     this.releaseWritten();
     if (this.held !== null) this.set.release(this.held);
-    for (const chunk of this.heldMore ?? []) this.set.release(chunk);
+    if (this.heldMore !== null) for (const chunk of this.heldMore) this.set.release(chunk);
     this.held = null;
     this.heldMore = null;
     this.heldBytes = 0;
@@ -266,9 +278,11 @@ export class EventStream implements Flushable {
     } else this.control.enqueue(chunk);
   }
 
-  /** The empty write's callback (write): as a 'drain', unless the stream has closed meanwhile. */
+  /** The empty write's callback (write): as a 'drain' (the one awaited no longer), unless the stream has closed meanwhile. */
   private readonly keptTaken = () => {
-    if (!this.closed) this.drained();
+    if (this.closed) return;
+    if (this.draining) this.direct?.off('drain', this.drained);
+    this.drained();
   };
 
   /** The flusher's round: what is queued, as one write. */
@@ -278,21 +292,26 @@ export class EventStream implements Flushable {
     if (this.closed || this.run.empty) return 'empty';
     // a socket that has not taken the last write is skipped: its messages wait (and join the next
     // write), and its drain brings it back; the queue's bound still holds for it
-    if (this.direct !== null && this.direct.writableLength > 0) return 'skipped';
+    if (this.direct !== null && this.direct.writableLength > 0) {
+      this.awaitDrain();
+      return 'skipped';
+    }
     const chunk = this.run.chunk();
     this.write(chunk);
     this.sentAt = this.set.flusher.roundAt;
     this.run = this.set.tree.root;
+    const unsent = this.unsent();
+    if (unsent > 0) this.awaitDrain();
     if (this.heldBytes > 0) {
       // the socket took it all (as a rule): let go; or it keeps part of the shared Buffer itself,
       // held until it takes it; or of a copy of its own (the chunk joined with more), this stream's
       const alone = this.held !== null && this.heldMore === null && this.inSocket === null && chunk === this.held.bytes;
-      if (alone && this.unsent() > 0) {
+      if (alone && unsent > 0) {
         this.inSocket = this.held;
         this.held = null;
       } else this.releaseAll();
     }
-    this.sync();
+    this.sync(unsent);
     return 'written';
   }
 
@@ -306,8 +325,8 @@ export class EventStream implements Flushable {
     this.closed = true;
     this.group = null;
     this.run = this.set.tree.root;
-    this.sync(true);
-    this.direct?.off('drain', this.drained);
+    this.sync(0);
+    if (this.draining) this.direct?.off('drain', this.drained);
   }
 
   /** Over a bound: the stream fails (the connection is destroyed), nothing more is queued. */
