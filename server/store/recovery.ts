@@ -142,9 +142,9 @@ export const LONG_WRITE_CACHE_PRAGMA = 'PRAGMA cache_size = -2048';
 /**
  * The segments to replay: from the first one that continues the snapshot on disk to the last. Older
  * segments are already in the snapshot and are deleted. A last segment whose header is unreadable and
- * that holds nothing but zeros after it (none, or its preallocated room: journal.ts createSegment) was
+ * that holds nothing but zeros after it (none, or room: an entry is never all zeros) was
  * torn while it was created (entries are appended only once the header is durable), held no entries
- * and is deleted too; a longer one held acknowledged writes and its header was
+ * and is deleted too; one with bytes that are not zeros after it held acknowledged writes and its header was
  * damaged since, so the start is refused, naming the file, and the file is left as it is: deleting it
  * silently dropped every write it held (the first superuser's too, which reopened setup to anyone).
  */

@@ -143,8 +143,10 @@ describe('the room\'s zero-fill', () => {
 });
 
 describe('a segment torn while it was created with its room', () => {
-  // createSegment writes the header and a chunk of zeros, then syncs: a crash before the sync can leave
-  // the file at its full size with a header that never reached the disk (zeros, or a part of it)
+  // a segment's header and zeros after it, the header never on disk (zeros, or a part of it): what a
+  // crash left when createSegment wrote the room with the header before one sync (as it did before the
+  // room moved to the background), or a file system that extended the file without its data. No entry
+  // can be in it (an entry's bytes are never all zeros): nothing to keep
   it.each([
     ['zeros', () => Buffer.alloc(HEADER_SIZE)],
     ['a part of the header', (dir: string) => Buffer.concat([readFileSync(segmentFiles(dir)[0]).subarray(0, 7), Buffer.alloc(HEADER_SIZE - 7)])],
