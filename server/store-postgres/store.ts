@@ -195,6 +195,9 @@ export class PostgresStore implements Store {
    */
   asClient = <T>(client: string, fn: () => T): T => this.clients.run(client, fn);
 
+  /** Store.clientNow: whom the work running now is for. */
+  clientNow = (): string => this.clients.getStore() ?? '';
+
   /** `work` on a connection of its own (leased for the client the work is for), given back (or replaced, when lost) after. */
   private async leased<T>(until: number, work: (lease: Lease, until: number) => Promise<T>, writer = false): Promise<T> {
     const lease = await this.connections.lease(until, this.clients.getStore() ?? '', writer);
