@@ -332,7 +332,7 @@ export class JournalWriter {
   /**
    * Keeps the room (zero-filled, synced bytes past the write end) at least a chunk: when less is left,
    * zero-fills the next chunk in the background. Appends into the room are the fast O_DSYNC path (data
-   * only); appends that grow the file commit its size too (see the constant's comment). A zero-fill
+   * only); appends that grow the file commit its size too (see the header). A zero-fill
    * that fails (a full disk) only stops the room growing until the writes pass another chunk: appends
    * grow the file meanwhile, and fail themselves if the disk has no room for them.
    */
