@@ -175,10 +175,17 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
      * (hooks' host operations, cron, start-up) is the server's own.
      */
     asClient: store.asClient?.bind(store) ?? runAsItIs,
+    /** The client the work running now is for (asClient's; '' outside any, and on the desktop). */
+    clientNow: store.clientNow?.bind(store) ?? serverOwn,
   };
 }
 
 export type Core = Awaited<ReturnType<typeof createCore>>;
+
+/** The server's own work: every client on a store with nothing shared (Store.clientNow absent). */
+function serverOwn(): string {
+  return '';
+}
 
 /** `fn`, for a store with nothing shared between clients (Store.asClient absent). */
 function runAsItIs<T>(_client: string, fn: () => T): T {

@@ -24,6 +24,7 @@ export function createHooks(options: HooksOptions): HooksRuntime {
  * it), then runs `onBootstrap`. Features (routes, cron, db, migrations) add their `*Ops(core)` here.
  */
 export async function startHooks(runtime: HooksRuntime, core: Core, options: { dataDir: string | null }): Promise<void> {
+  runtime.useClients({ now: core.clientNow, run: core.asClient });
   runtime.addOps(appOps(core, options));
   runtime.addOps(toolOps(core));
   runtime.addOps(collectionOps(core, runtime.log));

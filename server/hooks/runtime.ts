@@ -24,6 +24,18 @@ export interface OpContext {
 export type HostOp = (ctx: OpContext, ...args: any[]) => unknown;
 export type HostOps = Record<string, HostOp>;
 
+/**
+ * Whom work is for (core's `clientNow` and `asClient`: the store shares its connections fairly between
+ * clients): a host operation runs as the client of the request whose invocation called it.
+ */
+export interface HookClients {
+  now(): string;
+  run<T>(client: string, fn: () => T): T;
+}
+
+/** Before startHooks sets core's: everything is the server's own work. */
+const SERVER_ONLY: HookClients = { now: () => '', run: (_client, fn) => fn() };
+
 export interface HookLogEntry {
   level: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   message: string;
@@ -106,6 +118,8 @@ class HookWorker {
   private readonly waiting = new Map<number, Pending>();
   /** Scopes by the id the worker sends back with each call. */
   readonly scopes = new Map<number, EventScope>();
+  /** The client each scope's invocation or callback was asked for (HookClients.now when sent). */
+  private readonly scopeClients = new Map<number, string>();
   private nextId = 1;
   busy = false;
   dead: Error | null = null;
@@ -123,6 +137,7 @@ class HookWorker {
     private readonly ops: HostOps,
     private readonly log: HookLogger,
     private readonly nextAction: (worker: HookWorker, invokeId: number, payload: EventPayload, scope: EventScope) => Promise<EventPayload>,
+    private readonly clients: () => HookClients = () => SERVER_ONLY,
   ) {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
@@ -166,10 +181,14 @@ class HookWorker {
     const id = this.nextId++;
     const scopeId = nextScope++;
     this.scopes.set(scopeId, scope);
+    this.scopeClients.set(scopeId, this.clients().now());
     return new Promise<unknown>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       this.send({ ...message, id, scope: scopeId });
-    }).finally(() => this.scopes.delete(scopeId));
+    }).finally(() => {
+      this.scopes.delete(scopeId);
+      this.scopeClients.delete(scopeId);
+    });
   }
 
   private onMessage(m: WorkerMessage): void {
@@ -189,16 +208,17 @@ class HookWorker {
 
   private async answer(m: { id: number; op: string; args: unknown[]; scope: number }): Promise<void> {
     const scope = this.scopes.get(m.scope) ?? {};
+    // as the work of the client its invocation was for (the worker's own context is the server's start)
+    const client = this.scopeClients.get(m.scope) ?? '';
     this.waitingOnHost++;
     try {
-      let value: unknown;
-      if (m.op === '__next') value = await this.nextAction(this, m.args[0] as number, m.args[1] as EventPayload, scope);
-      else {
+      const value = await this.clients().run(client, async (): Promise<unknown> => {
+        if (m.op === '__next') return this.nextAction(this, m.args[0] as number, m.args[1] as EventPayload, scope);
         const op = this.ops[m.op];
         if (!op) throw new ApiError(400, `${m.op} is not supported by Deskbase hooks.`);
         const ctx: OpContext = { scope, callback: (id, s, args) => this.request({ t: 'callback', callback: id, args }, s) };
-        value = await op(ctx, ...m.args);
-      }
+        return op(ctx, ...m.args);
+      });
       if (!this.dead) this.send({ t: 'result', id: m.id, value: value === undefined ? null : value });
     } catch (err) {
       if (this.dead) return;
@@ -283,8 +303,9 @@ export class HooksRuntime implements CoreEvents {
   readonly log: HookLogger;
   /**
    * The async context the runtime was made in (the server's start): every worker is spawned in it, so
-   * what its port delivers (host operations, e.next()) runs as the server's own work (core.asClient),
-   * never as the client of the request that happened to need an extra worker, for that worker's life.
+   * what its port delivers (host operations, e.next()) never runs in the context of the request that
+   * happened to need an extra worker, for that worker's life; each runs as the client of the request
+   * its invocation was for (HookClients), the server's own ('') for cron and start-up.
    */
   private readonly home = new AsyncResource('DeskbaseHooks');
 
@@ -295,6 +316,13 @@ export class HooksRuntime implements CoreEvents {
   }
 
   /** Adds host operations (name → function); later names replace earlier ones. */
+  /** Whom host operations run for (startHooks: core's clients); the server's own until set. */
+  private clients: HookClients = SERVER_ONLY;
+
+  useClients(clients: HookClients): void {
+    this.clients = clients;
+  }
+
   addOps(ops: HostOps): void {
     Object.assign(this.ops, ops);
   }
@@ -366,7 +394,7 @@ export class HooksRuntime implements CoreEvents {
       const action = this.actions.get(w)?.get(id);
       if (!action) throw new ApiError(400, 'e.next() was called after its event ended.');
       return action(payload, scope);
-    });
+    }, () => this.clients);
   }
 
   has(event: string, collection?: { id: string; name: string }): boolean {

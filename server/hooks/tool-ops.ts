@@ -4,6 +4,7 @@ import type { Core } from '../core/index.js';
 import type { HostOps } from './runtime.js';
 import type { RecordMail } from '../core/account-mail.js';
 import { hookCollection } from './app-ops.js';
+import { timerDelayMs } from '../core/writes/hook-files.js';
 
 /** What one $http.send may read back (PocketBase reads the whole body; a bound keeps the host whole). */
 const HTTP_MAX_BYTES = 32 * 1024 * 1024;
@@ -42,7 +43,7 @@ export function toolOps(core: Core): HostOps {
         method: c.method,
         headers: c.headers,
         body: c.method === 'GET' || c.method === 'HEAD' || c.body === '' ? undefined : c.body,
-        signal: AbortSignal.timeout(Math.max(1, c.timeout) * 1000),
+        signal: AbortSignal.timeout(timerDelayMs(Math.max(1, c.timeout))),
         redirect: 'follow',
       }).catch((err: Error) => {
         throw new ApiError(400, `$http.send ${c.method} ${url.origin}: ${err.name === 'TimeoutError' ? `no answer within ${c.timeout} s` : err.message}.`);

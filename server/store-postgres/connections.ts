@@ -14,7 +14,8 @@
 // waiting client that holds the fewest; among those holding as many, round-robin (the client served
 // longest ago, or never; each client's own operations first come, first served). One client queueing
 // any number of slow operations keeps no other client waiting behind them: the next connection given
-// back goes to a client holding fewer.
+// back goes to a client holding fewer. A write waiting for a connection goes before every client: it
+// holds the node's write turn, which every other client's write waits for.
 import postgres from 'postgres';
 import { DatabaseBusy, DatabaseUnavailable } from './errors.js';
 
@@ -143,6 +144,12 @@ export class Connections {
   private readonly waiting = new Map<string, Waiting>();
   /** Connections lent, by client (a client holding none is absent). */
   private readonly held = new Map<string, number>();
+  /**
+   * The write waiting for a connection (`lease`'s `writer`: one at a time, writes take turns), served
+   * before any client: it holds the node's write turn, so every other client's write waits behind it
+   * (by holdings alone, a client holding many would keep them all waiting behind its own write).
+   */
+  private writer: { client: string; wake: (conn: Conn) => void } | null = null;
   /** The round's clock: `turn`s are taken from it. */
   private turns = 0;
   private ending: Promise<void> | null = null;
@@ -192,9 +199,10 @@ export class Connections {
 
   /**
    * A connection of one's own for `client` ('' the server's own work): an idle one, a new one while
-   * under `max`, else one given back (by `until`), in the order of fairness between clients (giveBack).
+   * under `max`, else one given back (by `until`), in the order of fairness between clients (giveBack);
+   * `writer`: for the write holding the node's write turn, given back before any client (`writer`).
    */
-  async lease(until: number, client = ''): Promise<Lease> {
+  async lease(until: number, client = '', writer = false): Promise<Lease> {
     if (this.ending) throw new Error('the store is closed');
     const idle = this.idle.pop();
     if (idle !== undefined) return this.lend(idle, client);
@@ -202,7 +210,8 @@ export class Connections {
     let wake!: (conn: Conn) => void;
     const given = new Promise<Conn>((resolve) => (wake = resolve));
     const waiting = this.waiting.get(client);
-    if (waiting === undefined) this.waiting.set(client, { queue: [wake], turn: this.turns++ });
+    if (writer && this.writer === null) this.writer = { client, wake };
+    else if (waiting === undefined) this.waiting.set(client, { queue: [wake], turn: this.turns++ });
     else waiting.queue.push(wake);
     try {
       // counted as the client's when given (giveBack)
@@ -225,6 +234,10 @@ export class Connections {
 
   /** Takes `wake` out of `client`'s queue; false when it was already given a connection. */
   private unqueue(client: string, wake: (conn: Conn) => void): boolean {
+    if (this.writer?.wake === wake) {
+      this.writer = null;
+      return true;
+    }
     const waiting = this.waiting.get(client);
     const at = waiting === undefined ? -1 : waiting.queue.indexOf(wake);
     if (at < 0) return false;
@@ -239,6 +252,11 @@ export class Connections {
    * goes to the end of the round.
    */
   private nextWaiter(): { client: string; wake: (conn: Conn) => void } | null {
+    const writer = this.writer;
+    if (writer !== null) {
+      this.writer = null;
+      return writer;
+    }
     let best: { client: string; waiting: Waiting; holds: number } | null = null;
     for (const [client, waiting] of this.waiting) {
       const holds = this.holding(client);

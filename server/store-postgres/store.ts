@@ -195,9 +195,12 @@ export class PostgresStore implements Store {
    */
   asClient = <T>(client: string, fn: () => T): T => this.clients.run(client, fn);
 
+  /** Store.clientNow: whom the work running now is for. */
+  clientNow = (): string => this.clients.getStore() ?? '';
+
   /** `work` on a connection of its own (leased for the client the work is for), given back (or replaced, when lost) after. */
-  private async leased<T>(until: number, work: (lease: Lease, until: number) => Promise<T>): Promise<T> {
-    const lease = await this.connections.lease(until, this.clients.getStore() ?? '');
+  private async leased<T>(until: number, work: (lease: Lease, until: number) => Promise<T>, writer = false): Promise<T> {
+    const lease = await this.connections.lease(until, this.clients.getStore() ?? '', writer);
     try {
       return await work(lease, until);
     } finally {
@@ -389,7 +392,8 @@ export class PostgresStore implements Store {
     this.assertOutside();
     const release = await this.turn();
     try {
-      return await this.leased(this.connections.deadline(), (conn, until) => this.transaction(conn, fn, budget ?? null, until));
+      // first of the waiters: it holds the write turn every other write waits for (connections.ts `writer`)
+      return await this.leased(this.connections.deadline(), (conn, until) => this.transaction(conn, fn, budget ?? null, until), true);
     } finally {
       release();
     }

@@ -141,6 +141,8 @@ export interface Store extends ReadDb {
    * in turn): callers run `fn` as it is (core's `asClient`).
    */
   asClient?<T>(client: string, fn: () => T): T;
+  /** The client the work running now is for (asClient's), '' outside any: hooks run their host operations as it. */
+  clientNow?(): string;
   /**
    * What this node's committed writes tell the other nodes over one database, and what theirs tell it
    * (a team server); absent on the desktop, where one process holds everything.

@@ -183,8 +183,14 @@ export interface ScannedEntry {
 
 export interface ScanResult {
   entries: ScannedEntry[];
-  /** Where the intact entries end: everything after is a torn or corrupt tail. */
+  /** Where the intact entries end: the next append goes here. */
   end: number;
+  /**
+   * Where the bytes that are not zeros end (at least `end`): past it the file holds only zeros, the
+   * journal's preallocated room (journal.ts), a clean end. Above `end`: a torn or corrupt tail (or a
+   * hole, then a later group's bytes) from `end` to here.
+   */
+  dataEnd: number;
 }
 
 /** Reads the entries after the header up to the first one whose length or checksum does not hold. */
@@ -200,7 +206,21 @@ export function scanEntries(file: Buffer): ScanResult {
     entries.push({ offset: pos, payload });
     pos = end;
   }
-  return { entries, end: pos };
+  return { entries, end: pos, dataEnd: Math.max(pos, nonZeroEnd(file)) };
+}
+
+const ZEROS = Buffer.alloc(64 * 1024);
+
+/** The end of the last byte of `file` that is not zero (0 when all are), compared a block at a time. */
+export function nonZeroEnd(file: Buffer): number {
+  let end = file.length;
+  while (end > 0) {
+    const start = Math.max(0, end - ZEROS.length);
+    if (!file.subarray(start, end).equals(ZEROS.subarray(0, end - start))) break;
+    end = start;
+  }
+  while (end > 0 && file[end - 1] === 0) end--;
+  return end;
 }
 
 /** Deletes the segments before `seq` (a snapshot now holds their entries). */

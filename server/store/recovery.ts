@@ -10,7 +10,7 @@ import { replaceRandom } from './determinism.js';
 import { asError, readWhole, syncDir, writeFully } from '../durable-files.js';
 import { createSegment, JournalWriter } from './journal.js';
 import type { ActiveSegment, JournalCounters, JournalOptions } from './journal.js';
-import { decodeHeader, FRAME_OVERHEAD, HEADER_SIZE, listSegments, sameSnapshot, scanEntries, snapshotId, snapshotIdInSlices } from './journal-format.js';
+import { decodeHeader, FRAME_OVERHEAD, HEADER_SIZE, listSegments, nonZeroEnd, sameSnapshot, scanEntries, snapshotId, snapshotIdInSlices } from './journal-format.js';
 import type { ScannedEntry, SegmentFile, SnapshotId } from './journal-format.js';
 import { readSnapshot, removeTempSnapshot, snapshotPath, withCapacity } from './snapshot.js';
 import { emptyDatabase } from './export.js';
@@ -26,8 +26,10 @@ export interface LoadedState {
 
 interface ReadSegment extends SegmentFile {
   entries: ScannedEntry[];
-  /** End of the intact entries; less than the file size when the tail is torn. */
+  /** End of the intact entries. */
   end: number;
+  /** End of the bytes that are not zeros: above `end` when the tail is torn or damaged (scanEntries). */
+  dataEnd: number;
   size: number;
 }
 
@@ -139,9 +141,10 @@ export const LONG_WRITE_CACHE_PRAGMA = 'PRAGMA cache_size = -2048';
 
 /**
  * The segments to replay: from the first one that continues the snapshot on disk to the last. Older
- * segments are already in the snapshot and are deleted. A last segment no longer than a header whose
- * header is unreadable was torn while it was created (entries are appended only once the header is
- * durable), held no entries and is deleted too; a longer one held acknowledged writes and its header was
+ * segments are already in the snapshot and are deleted. A last segment whose header is unreadable and
+ * that holds nothing but zeros after it (none, or room: an entry is never all zeros) was
+ * torn while it was created (entries are appended only once the header is durable), held no entries
+ * and is deleted too; one with bytes that are not zeros after it held acknowledged writes and its header was
  * damaged since, so the start is refused, naming the file, and the file is left as it is: deleting it
  * silently dropped every write it held (the first superuser's too, which reopened setup to anyone).
  */
@@ -152,12 +155,12 @@ async function readChain(dir: string, base: SnapshotId, cleanUp = true): Promise
   for (const segment of segments) {
     const file = (await readWhole(segment.path)) ?? Buffer.alloc(0);
     const base = decodeHeader(file);
-    const scan = base === null ? { entries: [], end: 0 } : scanEntries(file);
+    const scan = base === null ? { entries: [], end: 0, dataEnd: nonZeroEnd(file) } : scanEntries(file);
     read.push({ ...segment, ...scan, size: file.length, base });
   }
   const last = read.at(-1);
   if (last !== undefined && last.base === null) {
-    if (last.size > HEADER_SIZE) throw damagedHeader(last.path, last.size);
+    if (last.dataEnd > HEADER_SIZE) throw damagedHeader(last.path, last.size);
     if (cleanUp) await unlink(last.path);
     read.pop();
   }
@@ -174,7 +177,7 @@ async function readChain(dir: string, base: SnapshotId, cleanUp = true): Promise
     if (i > 0 && segment.seq !== chain[i - 1].seq + 1) {
       throw new Error(`journal segment ${chain[i - 1].seq + 1} is missing in ${dir}`);
     }
-    if (i < chain.length - 1 && segment.end !== segment.size) {
+    if (i < chain.length - 1 && segment.dataEnd !== segment.end) {
       throw new Error(`${segment.path}: damaged journal entry at byte ${segment.end} (not at the end of the journal)`);
     }
   });
@@ -250,24 +253,26 @@ export async function cutSegment(path: string, size: number): Promise<void> {
 }
 
 /**
- * Opens the last segment for appends, or starts the first one. Bytes after the last intact entry (a
- * write torn by a crash, or damage) are first copied to `journal.<n>.log.damaged-<time>` beside it,
- * durably, and only then cut off: nothing on disk is destroyed, and the log says what was kept where.
+ * Opens the last segment for appends, or starts the first one. Zeros after the last intact entry are
+ * the journal's preallocated room (journal.ts), a clean end: kept, the appends continue into them. Bytes
+ * after it that are not all zeros (a write torn by a crash, a hole then a later group's write, or
+ * damage) are first copied, up to the last byte that is not zero, to `journal.<n>.log.damaged-<time>`
+ * beside it, durably, and only then cut off with the room: nothing on disk is destroyed, and the log
+ * says what was kept where.
  */
 async function openActive(dir: string, chain: ReadSegment[], nextSeq: number, base: SnapshotId, log: (line: string) => void): Promise<ActiveSegment> {
   const last = chain.at(-1);
   if (last === undefined) return { handle: await createSegment(dir, nextSeq, base), seq: nextSeq, size: HEADER_SIZE };
   const handle = await open(last.path, 'r+');
   try {
-    if (last.end !== last.size) {
-      const aside = await keepTail(handle, last);
-      await handle.truncate(last.end);
-      await handle.datasync();
-      log(
-        `journal: ${basename(last.path)} held ${last.size - last.end} bytes after its last intact entry (byte ${last.end}; ` +
-          `${last.entries.length} entries replayed): moved them to ${aside} and continued from there`,
-      );
-    }
+    if (last.dataEnd === last.end) return { handle, seq: last.seq, size: last.end, allocated: last.size };
+    const aside = await keepTail(handle, last);
+    await handle.truncate(last.end);
+    await handle.datasync();
+    log(
+      `journal: ${basename(last.path)} held ${last.dataEnd - last.end} bytes after its last intact entry (byte ${last.end}; ` +
+        `${last.entries.length} entries replayed): moved them to ${aside} and continued from there`,
+    );
   } catch (err) {
     await handle.close();
     throw err;
@@ -275,9 +280,12 @@ async function openActive(dir: string, chain: ReadSegment[], nextSeq: number, ba
   return { handle, seq: last.seq, size: last.end };
 }
 
-/** Copies a segment's bytes past its intact entries to a new file beside it, synced with its folder entry. */
+/**
+ * Copies a segment's bytes past its intact entries, up to the zeros after them, to a new file beside
+ * it, synced with its folder entry.
+ */
 async function keepTail(handle: FileHandle, segment: ReadSegment): Promise<string> {
-  const tail = Buffer.alloc(segment.size - segment.end);
+  const tail = Buffer.alloc(segment.dataEnd - segment.end);
   const { bytesRead } = await handle.read(tail, 0, tail.length, segment.end);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const path = `${segment.path}.damaged-${stamp}`;

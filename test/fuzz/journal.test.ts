@@ -5,13 +5,13 @@
 //   flight, which is what a kill -9 at that instant leaves; copies with a damaged journal tail must
 //   still open to some earlier acknowledged state;
 // - a child process killed with SIGKILL at random points (during writes, checkpoints, even replay).
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../server/store/db.js';
-import { HEADER_SIZE } from '../../server/store/journal-format.js';
+import { HEADER_SIZE, scanEntries } from '../../server/store/journal-format.js';
 import { bundle, runChild } from '../fixtures/hardening-child.js';
 import { CREATE_TABLE, journaled, makeOps, readState, runOp, show, statesOf, type Op, type State } from '../fixtures/hardening-ops.js';
 import { fuzzRuns, SOAK } from '../fixtures/hardening-soak.js';
@@ -54,11 +54,14 @@ const lastSegment = (dir: string): string | null => {
 
 type Damage = { kind: 'none' } | { kind: 'truncate'; at: number } | { kind: 'flip'; at: number };
 
-/** Damages the tail of the last journal segment: `at` is a fraction of its length past the header. */
+/**
+ * Damages the tail of the last journal segment: `at` is a fraction of its written bytes past the header
+ * (the zeros after them, the journal's room, left out: damage there is test/store/journal-room.test.ts's).
+ */
 function damage(dir: string, how: Damage): void {
   const file = lastSegment(dir);
   if (file === null || how.kind === 'none') return;
-  const size = statSync(file).size;
+  const size = scanEntries(readFileSync(file)).dataEnd;
   if (size <= HEADER_SIZE) return;
   const offset = HEADER_SIZE + Math.floor(how.at * (size - HEADER_SIZE));
   if (how.kind === 'truncate') truncateSync(file, offset);

@@ -103,6 +103,11 @@ const PROBES = {
     const res = $http.send({ url: e.record.getString("arg"), method: "POST", body: JSON.stringify({ ping: 1 }), headers: { "content-type": "application/json" }, timeout: 5 });
     return { status: res.statusCode, json: res.json };
   },
+  // a timeout past what a timer holds (2^31-1 ms): no timeout in practice, as on PocketBase
+  httpLong: (e) => {
+    const res = $http.send({ url: e.record.getString("arg") + "?later", method: "POST", body: JSON.stringify({ ping: 2 }), headers: { "content-type": "application/json" }, timeout: 3000000 });
+    return { status: res.statusCode, json: res.json };
+  },
   file: () => {
     const u = $app.findAuthRecordByEmail("users", "ann@example.com");
     u.set("avatar", "picture.png");
@@ -165,7 +170,8 @@ beforeAll(async () => {
   echo = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
-    req.on('end', () => res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, got: JSON.parse(body) })));
+    const answer = () => res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, got: JSON.parse(body) }));
+    req.on('end', () => (req.url?.endsWith('?later') ? setTimeout(answer, 100) : answer()));
   });
   await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
   echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/echo`;
@@ -218,6 +224,7 @@ describe('$app, Record and the helpers in hooks', () => {
 
   it('$http.send makes the outbound request on the host and answers status and JSON', async () => {
     expect(await probe('http', echoUrl)).toEqual({ status: 201, json: { method: 'POST', got: { ping: 1 } } });
+    expect(await probe('httpLong', echoUrl)).toEqual({ status: 201, json: { method: 'POST', got: { ping: 2 } } });
   });
 
   it('e.auth is the signed-in record in request events', async () => {

@@ -79,6 +79,7 @@ beforeAll(async () => {
   web = createServer((req, res) => {
     if (req.url === '/small.txt') return void res.end('downloaded bytes');
     if (req.url === '/big.bin') return void res.end(Buffer.alloc(50_000, 7));
+    if (req.url === '/later.txt') return void setTimeout(() => res.end('answered later'), 100);
     if (req.url === '/missing') {
       res.statusCode = 404;
       return void res.end('no');
@@ -120,6 +121,10 @@ describe('$filesystem', () => {
     const u = await make({ kind: 'url', url: `${webUrl}/small.txt`, timeout: 5 });
     expect(u.single).toMatch(/^small_[a-z0-9]{10}\.txt$/);
     expect(await served(u.id, u.single)).toEqual({ status: 200, text: 'downloaded bytes' });
+    // a timeout longer than a timer holds (2^31-1 ms, ~24.8 days; PocketBase takes any): no timeout
+    // in practice, not a timer cut to 1 ms (Node's TimeoutOverflowWarning)
+    const long = await make({ kind: 'url', url: `${webUrl}/later.txt`, timeout: 3_000_000 });
+    expect(await served(long.id, long.single)).toEqual({ status: 200, text: 'answered later' });
     const old = await make({ kind: 'oldname', url: `${webUrl}/small.txt` });
     expect(await served(old.id, old.single)).toEqual({ status: 200, text: 'downloaded bytes' });
   });

@@ -8,6 +8,8 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openPostgresStore, type PostgresStore } from '../../server/store-postgres/store.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
+import { startSdkServer } from '../support/sdk-server.js';
+import { hooksFolder } from '../hooks/support.js';
 
 let db: FreshDatabase;
 /** Holds the advisory locks the blocking reads wait for (one connection: its session's locks). */
@@ -128,5 +130,70 @@ describePostgres('connections shared fairly between clients', () => {
     expect(order).toEqual(['a2', 'b2']);
     await holder`SELECT pg_advisory_unlock(14)`;
     await b1;
+  });
+  it('a write waiting for a connection holds the node\'s write turn: it goes first, so a client holding many keeps no other client\'s write behind its own', async () => {
+    const store = await storeOf(2);
+    await store.write((tx) => tx.run('CREATE TABLE IF NOT EXISTS "inversion" ("id" TEXT PRIMARY KEY)'));
+    await holder`SELECT pg_advisory_lock(20), pg_advisory_lock(21)`;
+    const first = blocking(store, 'H', 20);
+    const second = blocking(store, 'H', 21);
+    await waitingForLocks(2);
+    const order: string[] = [];
+    const insert = (client: string, id: string) => store.asClient(client, () => store.write((tx) => tx.run('INSERT INTO "inversion" VALUES (?)', [id]))).then(() => void order.push(id));
+    // H's write takes the write turn and waits for a connection; V's waits for the turn behind it
+    const h = insert('H', 'h-write');
+    const v = insert('V', 'v-write');
+    await new Promise((r) => setImmediate(r)); // H's write has its turn and waits for a connection (a few microtasks)
+    const c = read(store, order, 'C', 'c-read');
+    // one of H's connections comes back, H still holding the other
+    await holder`SELECT pg_advisory_unlock(20)`;
+    await first;
+    await Promise.all([h, v, c]);
+    // first come, first served: H's write first; by holdings alone C's read went first and H's write,
+    // and V's behind it on the turn, after it
+    expect(order).toEqual(['h-write', 'c-read', 'v-write']);
+    await holder`SELECT pg_advisory_unlock(21)`;
+    await second;
+  });
+  it('a hook\'s host operation counts as the client of the request it runs for, not as the server\'s own work', async () => {
+    const store = await storeOf(2);
+    const dir = hooksFolder({
+      'read.pb.js': `routerAdd("GET", "/api/hook-read", (e) => e.json(200, { n: $app.countRecords("_superusers") }));`,
+    });
+    const sdk = await startSdkServer({ openStore: async () => store, hooksDir: dir });
+    try {
+      // the HTTP requests here come from 127.0.0.1: that client holds both connections
+      const self = '127.0.0.1';
+      // once first: the worker warm, the settings every request reads cached (for a second: their
+      // refresh, the server's own read, would take the connection given back first)
+      expect((await fetch(`${sdk.server.url}/api/hook-read`)).status).toBe(200);
+      await holder`SELECT pg_advisory_lock(30), pg_advisory_lock(31)`;
+      const first = blocking(store, self, 30);
+      const second = blocking(store, self, 31);
+      await waitingForLocks(2);
+      let hookDone = false;
+      const hooked = fetch(`${sdk.server.url}/api/hook-read`).then((res) => {
+        expect(res.status).toBe(200);
+        hookDone = true;
+      });
+      // the hook's read waits for a connection (the route's invocation, then its host call: a few turns)
+      for (let i = 0; i < 10; i++) await new Promise((r) => setTimeout(r, 10));
+      await holder`SELECT pg_advisory_lock(32)`;
+      const b = blocking(store, 'B', 32);
+      // one connection comes back, 127.0.0.1 still holding the other: it goes to B, holding none, whose
+      // read then holds it (lock 32), so the hook's read cannot have run. As the server's own work
+      // (holding none, waiting longer) the hook's read took it first, and its request was answered.
+      await holder`SELECT pg_advisory_unlock(30)`;
+      await first;
+      await waitingForLocks(2); // 127.0.0.1's second read and B's
+      await Promise.race([hooked, new Promise((r) => setTimeout(r, 300))]);
+      expect(hookDone).toBe(false);
+      await holder`SELECT pg_advisory_unlock(32)`;
+      await Promise.all([b, hooked]);
+      await holder`SELECT pg_advisory_unlock(31)`;
+      await second;
+    } finally {
+      await sdk.server.close();
+    }
   });
 });

@@ -3,7 +3,7 @@
 // stage, on real files, what a crash between two such writes leaves: the later group durable, the
 // earlier not (a hole in the segment). The write of one group is held (or failed) by wrapping the real
 // write; everything else (the segment, recovery, the store reopened on a crash copy) is the real thing.
-import { constants, readFileSync, statSync } from 'node:fs';
+import { constants, readFileSync, statSync, truncateSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -48,19 +48,23 @@ async function until(holds: () => boolean): Promise<void> {
 
 /**
  * A journal on the crash copy of a folder holding CREATE TABLE t and rows a, b, whose group writes go
- * through `write` (the real one by default). Returns the folder, the journal and its failures.
+ * through `write` (the real one by default), with preallocated room (zeros past the entries, kept
+ * ahead of the writes) or without (`preallocate` false: the zeros are cut off first). Returns the
+ * folder, the journal and its failures; `size` is where the intact entries end.
  */
-async function journalOn(write: (call: number, handle: FileHandle, data: Uint8Array, at: number) => Promise<void>, dsync = true) {
+async function journalOn(write: (call: number, handle: FileHandle, data: Uint8Array, at: number) => Promise<void>, dsync = true, preallocate = true) {
   const dir = await journalWith(stores, ['a', 'b']);
   const [path] = segmentFiles(dir);
-  const size = statSync(path).size;
+  const size = scanEntries(readFileSync(path)).end;
+  if (!preallocate) truncateSync(path, size);
   const handle = await open(path, 'r+');
   const counters: JournalCounters = { entries: 0, syncs: 0, bytes: 0 };
   const failures: Error[] = [];
   let calls = 0;
-  const journal = new JournalWriter(dir, { handle, seq: 1, size }, counters, (error) => failures.push(error), {
+  const journal = new JournalWriter(dir, { handle, seq: 1, size, allocated: statSync(path).size }, counters, (error) => failures.push(error), {
     write: (h, data, at) => write(calls++, h, data, at),
     dsync,
+    preallocate,
   });
   return { dir, path, size, journal, counters, failures };
 }
@@ -75,8 +79,9 @@ const crashCopyOf = (dir: string) => {
   return copy;
 };
 
-// O_DSYNC writes (Linux, macOS), and the fallback of a write then an fdatasync per group (Windows)
-describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined group commits (%s)', (_path, dsync) => {
+// O_DSYNC writes (Linux, macOS), and the fallback of a write then an fdatasync per group (Windows);
+// into preallocated room (zeros: a hole reads as zeros either way), and growing the file
+describe.each([['O_DSYNC', true, true], ['write + fdatasync', false, true], ['O_DSYNC, no room', true, false]])('pipelined group commits (%s)', (_path, dsync, preallocate) => {
   it('a later group durable while an earlier one is not: not acknowledged, and recovery stops at the hole', async () => {
     const release = deferred();
     const started = [deferred(), deferred()];
@@ -86,7 +91,7 @@ describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined grou
       if (call === 0) await release.promise;
       await writeFully(handle, data, at);
       if (call === 1) secondDone.resolve();
-    }, dsync);
+    }, dsync, preallocate);
     const order: string[] = [];
     const c = appendTracked(journal, 'c', order);
     await started[0].promise;
@@ -98,16 +103,20 @@ describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined grou
 
     // a crash now leaves a hole: the first group's bytes are zeros, the second's are on disk after them
     const first = insert('c').length + 8;
+    const dataEnd = size + first + insert('d').length + 8;
     const onDisk = readFileSync(path);
-    expect(onDisk.length).toBe(size + first + insert('d').length + 8);
+    expect(scanEntries(onDisk)).toMatchObject({ end: size, dataEnd });
+    if (!preallocate) expect(onDisk.length).toBe(dataEnd);
     expect(onDisk.subarray(size, size + first).every((byte) => byte === 0)).toBe(true);
     const crashed = crashCopyOf(dir);
     const recovered = await stores.openAt(crashed, { log: () => undefined });
     // nothing past the hole is replayed: d was durable but never acknowledged, and comes after c
     expect(await tableIds(recovered)).toEqual(['a', 'b']);
     const [aside] = await listKeptAside(crashed);
-    expect(readFileSync(join(crashed, aside))).toEqual(onDisk.subarray(size));
-    expect(statSync(segmentPath(crashed, 1)).size).toBe(size);
+    // up to the last byte that is not zero: the room after d's bytes is not kept
+    expect(readFileSync(join(crashed, aside))).toEqual(onDisk.subarray(size, dataEnd));
+    // cut at the hole (then room again: only zeros past it)
+    expect(scanEntries(readFileSync(segmentPath(crashed, 1)))).toMatchObject({ end: size, dataEnd: size });
     // the recovered store appends where the intact entries end; d never comes back
     await recovered.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['e', 'after the crash']));
     expect(await tableIds(await stores.openAt(crashCopyOf(crashed)))).toEqual(['a', 'b', 'e']);
@@ -117,7 +126,7 @@ describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined grou
     await Promise.all([c, d]);
     expect(order).toEqual(['c ok', 'd ok']);
     expect(counters).toMatchObject({ entries: 2, syncs: 2 });
-    expect(journal.activeSize).toBe(onDisk.length);
+    expect(journal.activeSize).toBe(dataEnd);
     await journal.close();
     expect(await tableIds(await stores.openAt(crashCopyOf(dir)))).toEqual(['a', 'b', 'c', 'd']);
   });
@@ -134,13 +143,13 @@ describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined grou
       }
       await writeFully(handle, data, at);
       if (call === 1) secondDone.resolve();
-    }, dsync);
+    }, dsync, preallocate);
     const order: string[] = [];
     const c = appendTracked(journal, 'c', order);
     await firstStarted.promise;
     const d = appendTracked(journal, 'd', order);
     await secondDone.promise;
-    expect(readFileSync(path).length).toBeGreaterThan(size);
+    expect(scanEntries(readFileSync(path)).dataEnd).toBeGreaterThan(size);
     fail.resolve();
     await Promise.all([c, d]);
     expect(order).toEqual(['c ENOSPC: no space left on device, write', 'd ENOSPC: no space left on device, write']);
@@ -166,7 +175,7 @@ describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined grou
       await writeFully(handle, data.subarray(0, 5), at);
       secondFailed.resolve();
       throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
-    }, dsync);
+    }, dsync, preallocate);
     const order: string[] = [];
     const c = appendTracked(journal, 'c', order);
     await firstStarted.promise;
@@ -212,7 +221,7 @@ describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined grou
       await releases[call]?.promise;
       await writeFully(handle, data, at);
       inFlight--;
-    }, dsync);
+    }, dsync, preallocate);
     const writes = [journal.append(insert('c'))];
     await until(() => inFlight === 1);
     writes.push(journal.append(insert('d')));
@@ -247,7 +256,7 @@ describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined grou
       await releases[call]?.promise;
       await writeFully(handle, data, at);
       inFlight--;
-    }, dsync);
+    }, dsync, preallocate);
     const order: string[] = [];
     const writes = [appendTracked(journal, 'c', order)];
     await until(() => inFlight === 1);
@@ -310,10 +319,9 @@ describe.each([['O_DSYNC', true], ['write + fdatasync', false]])('pipelined grou
         // settled in commit order: acknowledgements first, a prefix; then every rejection
         const acked = outcomes.filter((o) => o.endsWith(' ok')).map((o) => o.split(' ')[0]);
         expect(outcomes).toEqual(ids.map((id, i) => `${id} ${i < acked.length ? 'ok' : 'no'}`));
-        // the file ends where the acknowledged entries end, and holds them
+        // the file holds the acknowledged entries, then only zeros (the room) or nothing
         const bytes = readFileSync(path);
-        expect(scanEntries(bytes).end).toBe(bytes.length);
-        expect(journal.activeSize).toBe(bytes.length);
+        expect(scanEntries(bytes)).toMatchObject({ end: journal.activeSize, dataEnd: journal.activeSize });
         await journal.close();
         expect(await tableIds(await stores.openAt(crashCopyOf(dir), { log: () => undefined }))).toEqual(['a', 'b', ...acked]);
         if (crash !== null) {

@@ -31,16 +31,18 @@ describe('a damaged journal tail', () => {
     const [segment] = segmentFiles(dir);
     const at = damageEntry(segment, 3); // the entry of 'c': 'c', 'd' and 'e' are after the damage
     const before = readFileSync(segment);
+    const { dataEnd } = scanEntries(before); // the zeros after it are the journal's room: not kept
 
     const lines: string[] = [];
     const store = await openAt(dir, { log: (line) => lines.push(line) });
     expect((await ids(store))).toEqual(['a', 'b']);
-    expect(readFileSync(segment)).toEqual(before.subarray(0, at));
+    expect(readFileSync(segment).subarray(0, at)).toEqual(before.subarray(0, at));
+    expect(scanEntries(readFileSync(segment))).toMatchObject({ end: at, dataEnd: at });
     const [aside] = damagedFiles(dir);
     expect(aside).toBeDefined();
-    expect(readFileSync(join(dir, aside))).toEqual(before.subarray(at));
+    expect(readFileSync(join(dir, aside))).toEqual(before.subarray(at, dataEnd));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`journal.1.log held ${before.length - at} bytes after its last intact entry (byte ${at}`);
+    expect(lines[0]).toContain(`journal.1.log held ${dataEnd - at} bytes after its last intact entry (byte ${at}`);
     expect(lines[0]).toContain(`moved them to ${aside}`);
 
     // the store goes on after the kept part, and the kept file stays out of the journal

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { StatementEncoder } from '../../server/store/codec.js';
 import { openStore } from '../../server/store/db.js';
-import { frameEntry, HEADER_SIZE, scanEntries } from '../../server/store/journal-format.js';
-import { crashCopy, journalWith as journalWithIds, segmentFiles, startWriter, tableIds as ids, useStores } from '../fixtures/store-helpers.js';
+import { frameEntry, HEADER_SIZE, listKeptAside, scanEntries } from '../../server/store/journal-format.js';
+import { crashCopy, journalWith as journalWithIds, segmentFiles, startWriter, tableIds as ids, useStores, writeAtEnd } from '../fixtures/store-helpers.js';
 
 const stores = useStores();
 const { dirs, openAt } = stores;
@@ -22,6 +22,9 @@ describe('journal tail damage', () => {
   ])('drops a tail %s, keeps the earlier entries and appends after them', async (name, damage) => {
     const dir = await journalWith(['a', 'b', 'c']);
     const [segment] = segmentFiles(dir);
+    // the entries alone, without the journal's preallocated room: the damage is at the file's end
+    // (the same damage over the room: test/store/journal-room.test.ts)
+    truncateSync(segment, scanEntries(readFileSync(segment)).end);
     const keepsAll = name.startsWith('zeros');
     const intactEnd = keepsAll ? statSync(segment).size : lastEntryOffset(segment);
     damage(segment);
@@ -29,7 +32,9 @@ describe('journal tail damage', () => {
     const store = await openAt(dir);
     const kept = keepsAll ? ['a', 'b', 'c'] : ['a', 'b'];
     expect((await ids(store))).toEqual(kept);
-    expect(statSync(segment).size).toBe(intactEnd);
+    // cut at the intact end (the zeros kept, or written since, are room: only zeros past it)
+    expect(scanEntries(readFileSync(segment))).toMatchObject({ end: intactEnd, dataEnd: intactEnd });
+    expect(await listKeptAside(dir)).toHaveLength(keepsAll ? 0 : 1);
 
     await store.write((tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['d', 'after recovery']));
     const again = dirs.make();
@@ -116,7 +121,7 @@ describe('damage that must stop the start', () => {
     crashCopy(dir, beforeCheckpoint);
     rmSync(join(beforeCheckpoint, 'data.db'));
     const [first] = segmentFiles(beforeCheckpoint);
-    flipByte(first, statSync(first).size - 2);
+    flipByte(first, scanEntries(readFileSync(first)).end - 2);
     await expect(openStore({ dir: beforeCheckpoint })).rejects.toThrow(/journal\.1\.log: damaged journal entry/);
   });
 
@@ -124,7 +129,7 @@ describe('damage that must stop the start', () => {
     const dir = await journalWith(['a']);
     const encoder = new StatementEncoder();
     encoder.add('INSERT INTO missing_table VALUES (?)', [1]);
-    appendFileSync(segmentFiles(dir)[0], frameEntry(encoder.finish()));
+    writeAtEnd(segmentFiles(dir)[0], frameEntry(encoder.finish()));
     await expect(openStore({ dir })).rejects.toThrow(/cannot replay the journal entry at byte \d+ of .*journal\.1\.log: .*missing_table/);
   });
 });

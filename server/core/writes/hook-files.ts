@@ -72,6 +72,15 @@ async function* capped(source: AsyncIterable<Uint8Array>, limit: number, stop: (
   }
 }
 
+/**
+ * A hook's timeout in seconds as a timer's delay: at most 2^31-1 ms (~24.8 days), the longest a timer
+ * holds (past it Node fires it after 1 ms, and AbortSignal.timeout refuses 2^32 ms and more); a longer
+ * one (PocketBase takes any) waits that long, no timeout in practice.
+ */
+export function timerDelayMs(seconds: number): number {
+  return Math.min(seconds * 1000, 2 ** 31 - 1);
+}
+
 async function receiveOne(storage: FileStorage, file: HookFile, limit: number): Promise<StagedFile | OversizeFile> {
   const s = file.source;
   if (s.kind === 'bytes') return storage.receive(Readable.from([Buffer.from(s.base64, 'base64')]), file.originalName, limit);
@@ -95,7 +104,7 @@ async function receiveOne(storage: FileStorage, file: HookFile, limit: number): 
   // so an AbortSignal.timeout() given to it was collected by a garbage collection during the download and
   // its timer cleared with it (the download then waited for the server, however long)
   const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(new DOMException(`no answer within ${seconds} s`, 'TimeoutError')), seconds * 1000);
+  const timer = setTimeout(() => abort.abort(new DOMException(`no answer within ${seconds} s`, 'TimeoutError')), timerDelayMs(seconds));
   const signal = abort.signal;
   const failed = (err: unknown): never => {
     if (err instanceof ApiError) throw err;
