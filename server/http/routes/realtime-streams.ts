@@ -38,8 +38,6 @@ const BEHIND_MS = 1000;
  * bounded by subscription-limits.ts) holds at most this much that no client's bound counts yet.
  */
 const GROUP_RUN_BYTES = 64 * 1024;
-/** An empty write (EventStream.write): its callback comes once the socket has taken every write before it. */
-const EMPTY = Buffer.alloc(0);
 
 /** What all streams share: the frame tree, the flusher, the bytes waiting in all of them. */
 export class StreamSet {
@@ -277,20 +275,10 @@ export class EventStream implements Flushable {
 
   private write(chunk: Buffer): void {
     if (this.direct !== null) {
-      if (this.direct.destroyed) return;
-      // a write the socket keeps (some of) ends in a 'drain' only when it returned false (past the
-      // socket's highWaterMark); one under it is taken without a word, and what was queued meanwhile
-      // (skipped, below) would wait for the next message: an empty write after it calls back then
-      if (this.direct.write(chunk) && this.direct.writableLength > 0) this.direct.write(EMPTY, this.keptTaken);
+      // a write the socket keeps some of is followed by awaitDrain (flush): a 'drain', or an empty write
+      if (!this.direct.destroyed) this.direct.write(chunk);
     } else this.control.enqueue(chunk);
   }
-
-  /** The empty write's callback (write): as a 'drain' (the one awaited no longer), unless the stream has closed meanwhile. */
-  private readonly keptTaken = () => {
-    if (this.closed) return;
-    if (this.draining) this.direct?.off('drain', this.drained);
-    this.drained();
-  };
 
   /** The flusher's round: what is queued, as one write. */
   flush(): FlushResult {
