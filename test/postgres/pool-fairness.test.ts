@@ -131,6 +131,7 @@ describePostgres('connections shared fairly between clients', () => {
     await holder`SELECT pg_advisory_unlock(14)`;
     await b1;
   });
+
   it('a write waiting for a connection holds the node\'s write turn: it goes first, so a client holding many keeps no other client\'s write behind its own', async () => {
     const store = await storeOf(2);
     await store.write((tx) => tx.run('CREATE TABLE IF NOT EXISTS "inversion" ("id" TEXT PRIMARY KEY)'));
