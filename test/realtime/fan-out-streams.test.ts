@@ -167,7 +167,8 @@ async function streamOnSocketPair(): Promise<{ serverSide: Socket; reader: Socke
   new ReadableStream<Uint8Array>({ start(controller) { stream = new EventStream(set, controller, REALTIME_QUEUE_BYTES); } });
   const out = stream as unknown as EventStream;
   out.useSocket(serverSide);
-  const events = () => Buffer.concat(received).toString('utf8').split('\n\n').filter((e) => e.startsWith('event:'));
+  // complete events only: what follows the last blank line is an event still arriving (or nothing)
+  const events = () => Buffer.concat(received).toString('utf8').split('\n\n').slice(0, -1).filter((e) => e.startsWith('event:'));
   return { serverSide, reader, out, events };
 }
 
