@@ -6,7 +6,7 @@
 // until it drains, then gets everything queued meanwhile, in order.
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RealtimeBroker } from '../../server/core/realtime/broker.js';
+import { RealtimeBroker, type RealtimeMessage } from '../../server/core/realtime/broker.js';
 import { FLUSH_OPTIONS } from '../../server/http/routes/realtime-flush.js';
 import { EventStream, REALTIME_QUEUE_BYTES, REALTIME_QUEUE_TOTAL_BYTES, StreamSet } from '../../server/http/routes/realtime-streams.js';
 import { sdkSuite } from '../support/sdk-server.js';
@@ -148,7 +148,7 @@ describe('realtime messages to many subscribers', () => {
 });
 
 /** A real socket pair on loopback, its server end driven by an EventStream of a real broker; the reader paused. */
-async function streamOnSocketPair(): Promise<{ serverSide: Socket; reader: Socket; out: EventStream; events: () => string[] }> {
+async function streamOnSocketPair(): Promise<{ serverSide: Socket; reader: Socket; out: EventStream; events: () => string[]; order: () => number[] }> {
   const readers: Socket[] = [];
   const serverSide = await new Promise<Socket>((resolve) => {
     const listener = createServer((socket) => {
@@ -169,34 +169,51 @@ async function streamOnSocketPair(): Promise<{ serverSide: Socket; reader: Socke
   out.useSocket(serverSide);
   // complete events only: what follows the last blank line is an event still arriving (or nothing)
   const events = () => Buffer.concat(received).toString('utf8').split('\n\n').slice(0, -1).filter((e) => e.startsWith('event:'));
-  return { serverSide, reader, out, events };
+  // the `i` of each event's data, in the order they came
+  const order = () => events().map((e) => (JSON.parse(e.slice(e.indexOf('data:') + 5)) as { i: number }).i);
+  return { serverSide, reader, out, events, order };
+}
+
+/**
+ * Sends `message(0)`, `message(1)`... on `out`, waiting `turns` turns after each, until the socket keeps
+ * some of a write (the kernel's buffers full: the reader is paused), at most `most`; answers how many.
+ */
+async function sendUntilKept(out: EventStream, socket: Socket, message: (i: number) => RealtimeMessage, most: number, turns: number): Promise<number> {
+  let sent = 0;
+  while (socket.writableLength === 0 && sent < most) {
+    expect(out.send(message(sent++))).toBe(true);
+    for (let i = 0; i < turns; i++) await turn();
+  }
+  expect(socket.writableLength).toBeGreaterThan(0);
+  return sent;
+}
+
+/** Sends three more messages after `sent` while the socket keeps its last write: queued, none written. */
+async function queueWhileKept(out: EventStream, socket: Socket, message: (i: number) => RealtimeMessage, sent: number): Promise<number> {
+  const written = socket.bytesWritten;
+  for (let i = 0; i < 3; i++) expect(out.send(message(sent + i))).toBe(true);
+  for (let i = 0; i < 10; i++) await turn();
+  expect(socket.bytesWritten).toBe(written);
+  return written;
 }
 
 const turn = () => new Promise((resolve) => setTimeout(resolve, 2));
 
 describe('an event stream whose socket has not taken its last write', () => {
-
   it('is not written again until the socket drains; then what was queued meanwhile follows by itself, in order', async () => {
-    const { serverSide, reader, out, events } = await streamOnSocketPair();
+    const { serverSide, reader, out, events, order } = await streamOnSocketPair();
     const message = (i: number) => ({ name: 'notes/*', data: JSON.stringify({ i, pad: 'z'.repeat(256 * 1024) }) });
     // messages until the kernel's buffers are full (loopback's grow to tens of MB) and the socket keeps some of a write
-    let sent = 0;
-    while (serverSide.writableLength === 0 && sent < 400) {
-      expect(out.send(message(sent++))).toBe(true);
-      for (let i = 0; i < 5; i++) await turn();
-    }
-    expect(serverSide.writableLength).toBeGreaterThan(0);
+    let sent = await sendUntilKept(out, serverSide, message, 400, 5);
     // the stream listens for the socket's drain only while the socket holds some of its write
     expect(serverSide.listenerCount('drain')).toBe(1);
-    const written = serverSide.bytesWritten;
     // more messages: queued, not written while the socket holds its last write
-    for (let i = 0; i < 3; i++) expect(out.send(message(sent++))).toBe(true);
-    for (let i = 0; i < 10; i++) await turn();
-    expect(serverSide.bytesWritten).toBe(written);
+    const written = await queueWhileKept(out, serverSide, message, sent);
+    sent += 3;
     // the reader reads again: the socket drains and the queued messages follow by themselves
     reader.resume();
     await until(() => events().length >= sent, 'every message');
-    expect(events().map((e) => (JSON.parse(e.slice(e.indexOf('data:') + 5)) as { i: number }).i)).toEqual(Array.from({ length: sent }, (_, i) => i));
+    expect(order()).toEqual(Array.from({ length: sent }, (_, i) => i));
     // and only they were written after it: nothing twice
     const queued = [sent - 3, sent - 2, sent - 1].reduce((n, i) => n + Buffer.byteLength(`event:notes/*\ndata:${message(i).data}\n\n`), 0);
     expect(serverSide.bytesWritten - written).toBe(queued);
@@ -210,25 +227,19 @@ describe('an event stream whose socket has not taken its last write', () => {
   }, 60_000);
 
   it('gets what was queued meanwhile once the socket takes a write smaller than its high-water mark (no drain event comes for it)', async () => {
-    const { serverSide, reader, out, events } = await streamOnSocketPair();
+    const { serverSide, reader, out, events, order } = await streamOnSocketPair();
     // writes under the socket's 16 KiB high-water mark each, until the kernel's buffers are full and the
     // socket keeps some of one: node emits 'drain' only after a write it refused, so none comes for this
     const message = (i: number) => ({ name: 'notes/*', data: JSON.stringify({ i, pad: 'z'.repeat(12 * 1024) }) });
-    let sent = 0;
-    while (serverSide.writableLength === 0 && sent < 5_000) {
-      expect(out.send(message(sent++))).toBe(true);
-      await turn();
-    }
-    expect(serverSide.writableLength).toBeGreaterThan(0);
+    let sent = await sendUntilKept(out, serverSide, message, 5_000, 1);
     expect(serverSide.writableNeedDrain).toBe(false);
-    const written = serverSide.bytesWritten;
-    for (let i = 0; i < 3; i++) expect(out.send(message(sent++))).toBe(true);
-    for (let i = 0; i < 10; i++) await turn();
-    expect(serverSide.bytesWritten).toBe(written); // skipped: the socket still holds its last write
+    // skipped: the socket still holds its last write
+    await queueWhileKept(out, serverSide, message, sent);
+    sent += 3;
     // the reader reads again and nothing more is sent: what was queued follows by itself, in order
     reader.resume();
     await until(() => events().length >= sent, 'every message');
-    expect(events().map((e) => (JSON.parse(e.slice(e.indexOf('data:') + 5)) as { i: number }).i)).toEqual(Array.from({ length: sent }, (_, i) => i));
+    expect(order()).toEqual(Array.from({ length: sent }, (_, i) => i));
     expect(serverSide.listenerCount('drain')).toBe(0); // none awaited, none left behind
     reader.destroy();
     serverSide.destroy();
