@@ -315,7 +315,6 @@ export class HooksRuntime implements CoreEvents {
     this.log = options.logger ?? defaultLogger;
   }
 
-  /** Adds host operations (name → function); later names replace earlier ones. */
   /** Whom host operations run for (startHooks: core's clients); the server's own until set. */
   private clients: HookClients = SERVER_ONLY;
 
@@ -323,6 +322,7 @@ export class HooksRuntime implements CoreEvents {
     this.clients = clients;
   }
 
+  /** Adds host operations (name → function); later names replace earlier ones. */
   addOps(ops: HostOps): void {
     Object.assign(this.ops, ops);
   }
