@@ -40,6 +40,23 @@ async function waitingForLocks(n: number): Promise<void> {
   }
 }
 
+/**
+ * Both of the store's connections held, each by a blocking read for its client until the holder lets
+ * its lock go: `free(i)` lets read `i` end, giving its connection back.
+ */
+async function holdingTwo(store: PostgresStore, reads: [[string, number], [string, number]]): Promise<{ free: (i: 0 | 1) => Promise<void> }> {
+  const [[clientA, keyA], [clientB, keyB]] = reads;
+  await holder.unsafe(`SELECT pg_advisory_lock(${keyA}), pg_advisory_lock(${keyB})`);
+  const blocked = [blocking(store, clientA, keyA), blocking(store, clientB, keyB)];
+  await waitingForLocks(2);
+  return {
+    free: async (i) => {
+      await holder.unsafe(`SELECT pg_advisory_unlock(${reads[i][1]})`);
+      await blocked[i];
+    },
+  };
+}
+
 describePostgres('connections shared fairly between clients', () => {
   beforeAll(async () => {
     db = await freshDatabase('pool_fairness');
@@ -81,20 +98,15 @@ describePostgres('connections shared fairly between clients', () => {
 
   it('the client holding the fewest connections gets the one given back, before a client that asked first', async () => {
     const store = await storeOf(2);
-    await holder`SELECT pg_advisory_lock(8), pg_advisory_lock(9)`;
-    const first = blocking(store, 'A', 8);
-    const second = blocking(store, 'A', 9);
-    await waitingForLocks(2);
+    const held = await holdingTwo(store, [['A', 8], ['A', 9]]);
     const order: string[] = [];
     const a3 = read(store, order, 'A', 'a3');
     const b = read(store, order, 'B', 'b');
     // one connection comes back (A's first read ends), A still holding the other: it goes to B, which holds none
-    await holder`SELECT pg_advisory_unlock(8)`;
-    await first;
+    await held.free(0);
     await Promise.all([a3, b]);
     expect(order).toEqual(['b', 'a3']);
-    await holder`SELECT pg_advisory_unlock(9)`;
-    await second;
+    await held.free(1);
   });
 
   it('an operation that gave up its wait (503) leaves nothing counted or queued behind it', async () => {
@@ -115,30 +127,22 @@ describePostgres('connections shared fairly between clients', () => {
     await holder`SELECT pg_advisory_unlock(12)`;
     await Promise.all(blocked);
     // A and B hold one connection each; B asks first, then A; A's connection comes back
-    await holder`SELECT pg_advisory_lock(13), pg_advisory_lock(14)`;
-    const a1 = blocking(store, 'A', 13);
-    const b1 = blocking(store, 'B', 14);
-    await waitingForLocks(2);
+    const held = await holdingTwo(store, [['A', 13], ['B', 14]]);
     const order: string[] = [];
     const b2 = read(store, order, 'B', 'b2');
     const a2 = read(store, order, 'A', 'a2');
-    await holder`SELECT pg_advisory_unlock(13)`;
-    await a1;
+    await held.free(0);
     await Promise.all([a2, b2]);
     // A holds none (its refused wait counted nothing): it goes first; with the wait counted as A's, B would
     // (as many held, B's turn first), and with the refused wait still queued A's connection would go to it
     expect(order).toEqual(['a2', 'b2']);
-    await holder`SELECT pg_advisory_unlock(14)`;
-    await b1;
+    await held.free(1);
   });
 
   it('a write waiting for a connection holds the node\'s write turn: it goes first, so a client holding many keeps no other client\'s write behind its own', async () => {
     const store = await storeOf(2);
     await store.write((tx) => tx.run('CREATE TABLE IF NOT EXISTS "inversion" ("id" TEXT PRIMARY KEY)'));
-    await holder`SELECT pg_advisory_lock(20), pg_advisory_lock(21)`;
-    const first = blocking(store, 'H', 20);
-    const second = blocking(store, 'H', 21);
-    await waitingForLocks(2);
+    const held = await holdingTwo(store, [['H', 20], ['H', 21]]);
     const order: string[] = [];
     const insert = (client: string, id: string) => store.asClient(client, () => store.write((tx) => tx.run('INSERT INTO "inversion" VALUES (?)', [id]))).then(() => void order.push(id));
     // H's write takes the write turn and waits for a connection; V's waits for the turn behind it
@@ -147,15 +151,14 @@ describePostgres('connections shared fairly between clients', () => {
     await new Promise((r) => setImmediate(r)); // H's write has its turn and waits for a connection (a few microtasks)
     const c = read(store, order, 'C', 'c-read');
     // one of H's connections comes back, H still holding the other
-    await holder`SELECT pg_advisory_unlock(20)`;
-    await first;
+    await held.free(0);
     await Promise.all([h, v, c]);
     // first come, first served: H's write first; by holdings alone C's read went first and H's write,
     // and V's behind it on the turn, after it
     expect(order).toEqual(['h-write', 'c-read', 'v-write']);
-    await holder`SELECT pg_advisory_unlock(21)`;
-    await second;
+    await held.free(1);
   });
+
   it('a hook\'s host operation counts as the client of the request it runs for, not as the server\'s own work', async () => {
     const store = await storeOf(2);
     const dir = hooksFolder({
@@ -168,10 +171,7 @@ describePostgres('connections shared fairly between clients', () => {
       // once first: the worker warm, the settings every request reads cached (for a second: their
       // refresh, the server's own read, would take the connection given back first)
       expect((await fetch(`${sdk.server.url}/api/hook-read`)).status).toBe(200);
-      await holder`SELECT pg_advisory_lock(30), pg_advisory_lock(31)`;
-      const first = blocking(store, self, 30);
-      const second = blocking(store, self, 31);
-      await waitingForLocks(2);
+      const held = await holdingTwo(store, [[self, 30], [self, 31]]);
       let hookDone = false;
       const hooked = fetch(`${sdk.server.url}/api/hook-read`).then((res) => {
         expect(res.status).toBe(200);
@@ -184,15 +184,13 @@ describePostgres('connections shared fairly between clients', () => {
       // one connection comes back, 127.0.0.1 still holding the other: it goes to B, holding none, whose
       // read then holds it (lock 32), so the hook's read cannot have run. As the server's own work
       // (holding none, waiting longer) the hook's read took it first, and its request was answered.
-      await holder`SELECT pg_advisory_unlock(30)`;
-      await first;
+      await held.free(0);
       await waitingForLocks(2); // 127.0.0.1's second read and B's
       await Promise.race([hooked, new Promise((r) => setTimeout(r, 300))]);
       expect(hookDone).toBe(false);
       await holder`SELECT pg_advisory_unlock(32)`;
       await Promise.all([b, hooked]);
-      await holder`SELECT pg_advisory_unlock(31)`;
-      await second;
+      await held.free(1);
     } finally {
       await sdk.server.close();
     }
