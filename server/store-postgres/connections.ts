@@ -183,12 +183,14 @@ export class Connections {
    */
   async withinWait<T>(work: Promise<T>, until: number, busy = false): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
+    // the wait as it is (waitMs, DOWN_WAIT_MS during an outage, or what an operation's deadline left)
+    const waitMs = Math.max(0, until - performance.now());
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        if (busy) return reject(new DatabaseBusy(this.waitMs));
+        if (busy) return reject(new DatabaseBusy(waitMs));
         this.down = true;
         reject(new DatabaseUnavailable(false));
-      }, Math.max(0, until - performance.now()));
+      }, waitMs);
     });
     try {
       return await Promise.race([work, expired]);

@@ -70,7 +70,7 @@ export class DatabaseUnavailable extends ApiError {
 export class DatabaseBusy extends DatabaseUnavailable {
   override readonly code = 'EDESKBASE_DATABASE_BUSY';
   constructor(waitMs: number) {
-    super(false, { message: `The database is busy: no connection came free within ${waitMs / 1000} s. Nothing was changed; try again in a moment` });
+    super(false, { message: `The database is busy: no connection came free within ${Math.round(waitMs / 100) / 10} s. Nothing was changed; try again in a moment` });
     this.name = 'DatabaseBusy';
   }
 }
