@@ -7,8 +7,8 @@
 // the round). A caller may rank clients before their place (`shift`'s `weight`: connections.ts, the
 // connections a client holds), and may send a client to the end of the round (`toBack`: store.ts, the
 // client whose write turn just ended). One client queueing any amount of work keeps no other client
-// waiting behind more than one of its own in a round, and no client waits for ever: every client
-// waiting is served once the clients before it in the round have been.
+// waiting behind all of it, and no client waits for ever: among clients of the same weight, every
+// client waiting is served once those before it in the round have been, once each.
 
 /** A client's waiting work, in the order it came; its place in the round. */
 interface Waiting<T> {
@@ -22,9 +22,11 @@ export class FairQueue<T> {
   /** The round's clock: places are taken from it. */
   private clock = 0;
 
-  /** Nothing waiting. */
-  get empty(): boolean {
-    return this.waiting.size === 0;
+  /** Items waiting, every client's. */
+  get size(): number {
+    let n = 0;
+    for (const w of this.waiting.values()) n += w.queue.length;
+    return n;
   }
 
   /** `item` waits for `client`, after the client's own waiting work. */

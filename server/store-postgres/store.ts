@@ -418,6 +418,11 @@ export class PostgresStore implements Store {
     for (const told of this.drained.splice(0)) told();
   }
 
+  /** Writes waiting for the write turn now (the one holding it not counted), for tests and diagnostics. */
+  get writesWaiting(): number {
+    return this.writers.size;
+  }
+
   /** Resolves once no write holds the turn or waits for it. */
   private writesDone(): Promise<void> {
     if (!this.writing) return Promise.resolve();
