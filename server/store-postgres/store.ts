@@ -15,10 +15,11 @@
 //   limit stops there (QueryTimeoutError, ReadTooLargeError).
 // - Writes: `write(fn, budget)` is one transaction on one leased connection. Writes take turns
 //   within a node as on the desktop, one at a time, the turn shared fairly between clients (`turn`,
-//   fair.ts: round-robin, each client's own in order); between nodes PostgreSQL's own locks order them. Each
-//   statement inside runs under a savepoint, so a failing one undoes only itself and the transaction
-//   goes on, as a failing statement does on SQLite. A read or write through the store from inside a
-//   write's function fails at once (it would not see the transaction's rows, or would wait for it).
+//   fair.ts: round-robin, each client's own in order); between nodes PostgreSQL's own locks order
+//   them. Each statement inside runs under a savepoint, so a failing one undoes only itself and the
+//   transaction goes on, as a failing statement does on SQLite. A read or write through the store
+//   from inside a write's function fails at once (it would not see the transaction's rows, or would
+//   wait for it).
 // - Errors by SQLSTATE (errors.ts). A database that cannot be reached answers a 503
 //   (DatabaseUnavailable) instead of holding the request: postgres.js retries a connection until a
 //   host takes it (with several hosts, until one is primary), so an operation that has no connection
