@@ -12,12 +12,14 @@
 // Shared fairly between clients: each lease is for a client (the request's client key, '' the server's
 // own work: store.ts `asClient`). With every connection held, a connection given back goes to the
 // waiting client that holds the fewest; among those holding as many, round-robin (the client served
-// longest ago, or never; each client's own operations first come, first served). One client queueing
-// any number of slow operations keeps no other client waiting behind them: the next connection given
-// back goes to a client holding fewer. A write waiting for a connection goes before every client: it
-// holds the node's write turn, which every other client's write waits for.
+// longest ago, or never; each client's own operations first come, first served: fair.ts, the order the
+// node's write turn is shared in too). One client queueing any number of slow operations keeps no
+// other client waiting behind them: the next connection given back goes to a client holding fewer.
+// A write waiting for a connection goes before every client: it holds the node's write turn, which
+// every other client's write waits for.
 import postgres from 'postgres';
 import { DatabaseBusy, DatabaseUnavailable } from './errors.js';
+import { FairQueue } from './fair.js';
 
 type Sql = postgres.Sql;
 
@@ -130,18 +132,11 @@ function refusedCursor(): AsyncIterable<never> {
   return { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new DatabaseUnavailable(false)) }) };
 }
 
-/** A client's operations waiting for a connection, in the order they asked; its place in the round. */
-interface Waiting {
-  readonly queue: ((conn: Conn) => void)[];
-  /** Lower goes first among clients holding as many: when it began waiting, or was last served. */
-  turn: number;
-}
-
 export class Connections {
   private readonly idle: Conn[] = [];
   private readonly all = new Set<Conn>();
-  /** Operations waiting for a connection, by client. */
-  private readonly waiting = new Map<string, Waiting>();
+  /** Operations waiting for a connection, by client (fair.ts: round-robin, ranked by connections held). */
+  private readonly waiting = new FairQueue<(conn: Conn) => void>();
   /** Connections lent, by client (a client holding none is absent). */
   private readonly held = new Map<string, number>();
   /**
@@ -150,8 +145,6 @@ export class Connections {
    * (by holdings alone, a client holding many would keep them all waiting behind its own write).
    */
   private writer: { client: string; wake: (conn: Conn) => void } | null = null;
-  /** The round's clock: `turn`s are taken from it. */
-  private turns = 0;
   private ending: Promise<void> | null = null;
 
   constructor(
@@ -211,10 +204,8 @@ export class Connections {
     if (this.all.size < this.max) return this.lend(this.open(), client);
     let wake!: (conn: Conn) => void;
     const given = new Promise<Conn>((resolve) => (wake = resolve));
-    const waiting = this.waiting.get(client);
     if (writer && this.writer === null) this.writer = { client, wake };
-    else if (waiting === undefined) this.waiting.set(client, { queue: [wake], turn: this.turns++ });
-    else waiting.queue.push(wake);
+    else this.waiting.push(client, wake);
     try {
       // counted as the client's when given (giveBack)
       return new Lease(this, await this.withinWait(given, until, true), client);
@@ -240,18 +231,13 @@ export class Connections {
       this.writer = null;
       return true;
     }
-    const waiting = this.waiting.get(client);
-    const at = waiting === undefined ? -1 : waiting.queue.indexOf(wake);
-    if (at < 0) return false;
-    waiting!.queue.splice(at, 1);
-    if (waiting!.queue.length === 0) this.waiting.delete(client);
-    return true;
+    return this.waiting.remove(client, wake);
   }
 
   /**
-   * Who the next connection given back goes to: the client holding the fewest, of those equal the
-   * one whose turn is first; its first operation waiting is taken out of its queue, and the client
-   * goes to the end of the round.
+   * Who the next connection given back goes to: the write holding the node's write turn, else the
+   * client holding the fewest, of those equal the one whose place in the round comes first (fair.ts);
+   * its first operation waiting is taken out of its queue, and the client goes to the end of the round.
    */
   private nextWaiter(): { client: string; wake: (conn: Conn) => void } | null {
     const writer = this.writer;
@@ -259,16 +245,8 @@ export class Connections {
       this.writer = null;
       return writer;
     }
-    let best: { client: string; waiting: Waiting; holds: number } | null = null;
-    for (const [client, waiting] of this.waiting) {
-      const holds = this.holding(client);
-      if (best === null || holds < best.holds || (holds === best.holds && waiting.turn < best.waiting.turn)) best = { client, waiting, holds };
-    }
-    if (best === null) return null;
-    const wake = best.waiting.queue.shift()!;
-    if (best.waiting.queue.length === 0) this.waiting.delete(best.client);
-    else best.waiting.turn = this.turns++;
-    return { client: best.client, wake };
+    const next = this.waiting.shift((client) => this.holding(client));
+    return next === null ? null : { client: next.client, wake: next.item };
   }
 
   private open(): Conn {

@@ -14,10 +14,12 @@
 //   desktop does (work and bytes, budget.ts), reading through a cursor so that a read past either
 //   limit stops there (QueryTimeoutError, ReadTooLargeError).
 // - Writes: `write(fn, budget)` is one transaction on one leased connection. Writes take turns
-//   within a node as on the desktop (a queue); between nodes PostgreSQL's own locks order them. Each
-//   statement inside runs under a savepoint, so a failing one undoes only itself and the transaction
-//   goes on, as a failing statement does on SQLite. A read or write through the store from inside a
-//   write's function fails at once (it would not see the transaction's rows, or would wait for it).
+//   within a node as on the desktop, one at a time, the turn shared fairly between clients (`turn`,
+//   fair.ts: round-robin, each client's own in order); between nodes PostgreSQL's own locks order
+//   them. Each statement inside runs under a savepoint, so a failing one undoes only itself and the
+//   transaction goes on, as a failing statement does on SQLite. A read or write through the store
+//   from inside a write's function fails at once (it would not see the transaction's rows, or would
+//   wait for it).
 // - Errors by SQLSTATE (errors.ts). A database that cannot be reached answers a 503
 //   (DatabaseUnavailable) instead of holding the request: postgres.js retries a connection until a
 //   host takes it (with several hosts, until one is primary), so an operation that has no connection
@@ -36,6 +38,7 @@ import { ReadTooLargeError, valueBytes, type QueryBudget } from '../store/deadli
 import { chargeRow, clocked, refuseSpent, timeoutOf, writeTimeoutOf } from './budget.js';
 import type { Params } from '../store/statements.js';
 import { Connections, type Lease } from './connections.js';
+import { FairQueue } from './fair.js';
 import { DatabaseUnavailable, isStalePlan, mapPgError } from './errors.js';
 import { ensurePostgresSchema } from './schema.js';
 import { APPEND_SQL, APPEND_TIMEOUT_MS, ensureBusSchema, newNodeId, NODE_SETTING, PostgresBus, type BusTiming } from './bus.js';
@@ -175,7 +178,12 @@ export class PostgresStore implements Store {
   readonly dialect = 'postgres' as const;
   readonly keptAside: readonly string[] = [];
   private readonly statements = new Map<string, string>();
-  private turns: Promise<void> = Promise.resolve();
+  /** Writes waiting for the node's write turn, by client (`turn`). */
+  private readonly writers = new FairQueue<() => void>();
+  /** The write turn is held (by a write between its `turn` and its release). */
+  private writing = false;
+  /** Told once no write holds the turn or waits for it (`close`). */
+  private readonly drained: (() => void)[] = [];
   private readonly inside = new AsyncLocalStorage<{ open: boolean }>();
   /** Whom the work running now is for (asClient); outside any, the server's own (''). */
   private readonly clients = new AsyncLocalStorage<string>();
@@ -378,13 +386,48 @@ export class PostgresStore implements Store {
     })) as T;
   };
 
-  /** Waits for this node's write turn; resolves with its release. */
+  /**
+   * Waits for this node's write turn (one write at a time, so commits, and the bus's positions, come
+   * in the order the turn was held); resolves with its release. Shared fairly between clients
+   * (fair.ts): each client's writes in the order they asked, and between clients round-robin, the
+   * client whose write just ended going to the end of the round, so one client queueing many writes,
+   * or slow ones, keeps another client's write behind one of its own at most, not behind all of them.
+   */
   private turn(): Promise<() => void> {
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    const before = this.turns;
-    this.turns = mine;
-    return before.then(() => release);
+    const client = this.clientNow();
+    return new Promise((granted) => {
+      let released = false;
+      const take = (): void => {
+        this.writing = true;
+        granted(() => {
+          if (released) return;
+          released = true;
+          this.passTurn(client);
+        });
+      };
+      if (this.writing) this.writers.push(client, take);
+      else take();
+    });
+  }
+
+  /** `client`'s write ended: the turn to the next write waiting (fair.ts), or free. */
+  private passTurn(client: string): void {
+    this.writers.toBack(client);
+    const next = this.writers.shift();
+    if (next !== null) return next.item();
+    this.writing = false;
+    for (const told of this.drained.splice(0)) told();
+  }
+
+  /** Writes waiting for the write turn now (the one holding it not counted), for tests and diagnostics. */
+  get writesWaiting(): number {
+    return this.writers.size;
+  }
+
+  /** Resolves once no write holds the turn or waits for it. */
+  private writesDone(): Promise<void> {
+    if (!this.writing) return Promise.resolve();
+    return new Promise((resolve) => this.drained.push(resolve));
   }
 
   write = async <T>(fn: (tx: WriteTx) => Promise<T> | T, budget?: QueryBudget): Promise<T> => {
@@ -506,7 +549,7 @@ export class PostgresStore implements Store {
   close = (): Promise<void> => {
     this.closing ??= (async () => {
       // writes queued before close still run
-      await this.turns;
+      await this.writesDone();
       await this.bus.close();
       await Promise.all([this.connections.end(5), this.sql.end({ timeout: 5 })]);
     })();
