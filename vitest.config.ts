@@ -29,6 +29,7 @@ const TIMED = [
   'test/logs/log-flood.test.ts',
   'test/store/page-cache-memory.test.ts',
   'test/workers/worker-pool.test.ts',
+  'test/auth/hash-priority.test.ts',
   'test/postgres/busy-budget.test.ts',
   'test/postgres/hostile-pool.test.ts',
 ];

@@ -4,6 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 
 export interface Busy {
+  /** The busy processes' ids (their share of the CPU can be read from /proc/<pid>/schedstat). */
+  readonly pids: number[];
   /** Kills every busy process (they also end by themselves after `maxMs`). */
   stop(): void;
 }
@@ -19,6 +21,7 @@ export async function saturateCores(maxMs: number, perCore = 4): Promise<Busy> {
   }
   await new Promise((resolve) => setTimeout(resolve, 500));
   return {
+    pids: busy.map((p) => p.pid ?? -1),
     stop() {
       for (const p of busy) if (p.exitCode === null) p.kill('SIGKILL');
     },

@@ -9,8 +9,10 @@
 // waiting (`maxPerClient`), both refused with `tooMany()`; a time limit per job (`jobMs`, counted from
 // when its worker is running; on Linux the worker thread's own CPU time, so that a niced worker starved
 // by a busy machine never fails a good job), past which the worker is terminated and replaced and the
-// job rejected with `stopped(ms)`; workers at the lowest priority (`lowPriority`, nice 19 on Linux: they take only the
-// CPU the event loop leaves).
+// job rejected with `stopped(ms)`; workers at a lower priority (`nice`, on Linux: nice 19 takes only
+// the CPU the event loop leaves), all but `normalWorkers` of them, which stay at the process's own and
+// are handed jobs first (a niced thread cannot be raised back without privileges, so a worker keeps
+// the priority it started with).
 //
 // Why our own and not piscina or tinypool: both load the worker from a file (a bundle would have to
 // ship and find it), neither bounds jobs per client, and neither nices its threads; see
@@ -31,8 +33,10 @@ export interface WorkerPoolOptions {
   maxPerClient?: number;
   /** How long one job may hold its worker; unbounded by default. */
   jobMs?: number;
-  /** On Linux, workers lower their own priority to nice 19 before their first job. */
-  lowPriority?: boolean;
+  /** On Linux, workers lower their own priority to this nice value before their first job (none by default). */
+  nice?: number;
+  /** With `nice`: this many workers stay at the process's own priority, and jobs go to them first. */
+  normalWorkers?: number;
   tooMany?: () => Error;
   stopped?: (ms: number) => Error;
   /** Names the pool in the error of a worker that exited. */
@@ -67,7 +71,7 @@ function threadCpuMs(tid: number | undefined): number | null {
 }
 
 // Linux applies a nice value to the calling thread only; elsewhere setPriority(0) would lower the whole process, so skip.
-const LOW_PRIORITY = `if (process.platform === 'linux') { try { require('node:os').setPriority(0, 19); } catch {} }\n`;
+const lowerTo = (nice: number) => `if (process.platform === 'linux') { try { require('node:os').setPriority(0, ${nice}); } catch {} }\n`;
 
 export class WorkerPool<Message, Reply> {
   private idle: Worker[] = [];
@@ -80,11 +84,10 @@ export class WorkerPool<Message, Reply> {
   private online = new Set<Worker>();
   /** Each worker's OS thread id, once it told it (TELL_THREAD). */
   private tids = new Map<Worker, number>();
-  private readonly source: string;
+  /** Workers at the process's own priority (all of them without `nice`). */
+  private normal = new Set<Worker>();
 
-  constructor(private readonly options: WorkerPoolOptions) {
-    this.source = TELL_THREAD + (options.lowPriority ? LOW_PRIORITY : '') + options.source;
-  }
+  constructor(private readonly options: WorkerPoolOptions) {}
 
   /**
    * Runs one job. `client` names who asked ('' the server itself, bounded only by the queue);
@@ -116,7 +119,7 @@ export class WorkerPool<Message, Reply> {
 
   private dispatch(): void {
     while (this.queue.length > 0) {
-      const worker = this.idle.pop() ?? (this.busy.size < this.options.size ? this.spawn() : null);
+      const worker = this.nextWorker();
       if (worker === null) return;
       const job = this.queue.shift() as Job;
       this.busy.set(worker, job);
@@ -126,9 +129,20 @@ export class WorkerPool<Message, Reply> {
     this.armIdleTimer();
   }
 
-  private spawn(): Worker {
-    const worker = new Worker(this.source, { eval: true });
+  /** An idle worker at the normal priority, else a new one, else an idle niced one, else a new niced one; null when all are busy. */
+  private nextWorker(): Worker | null {
+    const { size, nice, normalWorkers = 0 } = this.options;
+    const room = this.idle.length + this.busy.size < size;
+    const normal = this.idle.findLastIndex((w) => this.normal.has(w));
+    if (normal >= 0) return this.idle.splice(normal, 1)[0];
+    if (room && (nice === undefined || this.normal.size < normalWorkers)) return this.spawn(false);
+    return this.idle.pop() ?? (room ? this.spawn(true) : null);
+  }
+
+  private spawn(niced: boolean): Worker {
+    const worker = new Worker(TELL_THREAD + (niced ? lowerTo(this.options.nice ?? 0) : '') + this.options.source, { eval: true });
     worker.unref();
+    if (!niced) this.normal.add(worker);
     // a new worker's start-up is not its job's cost: the job's time counts from when it runs
     worker.once('online', () => {
       this.online.add(worker);
@@ -154,6 +168,7 @@ export class WorkerPool<Message, Reply> {
     });
     const lost = (error: Error) => {
       this.online.delete(worker);
+      this.normal.delete(worker);
       this.tids.delete(worker);
       const job = this.busy.get(worker);
       clearTimeout(job?.timer);
@@ -192,6 +207,7 @@ export class WorkerPool<Message, Reply> {
     if (this.busy.get(worker) !== job) return;
     this.busy.delete(worker);
     this.online.delete(worker);
+    this.normal.delete(worker);
     this.tids.delete(worker);
     void worker.terminate();
     job.reject(this.options.stopped?.(ms) ?? new Error(`${this.options.name} job stopped after ${ms} ms`));
@@ -206,7 +222,10 @@ export class WorkerPool<Message, Reply> {
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null;
       if (this.busy.size > 0) return;
-      for (const worker of this.idle.splice(0)) void worker.terminate();
+      for (const worker of this.idle.splice(0)) {
+        this.normal.delete(worker);
+        void worker.terminate();
+      }
     }, this.options.idleMs ?? 30_000);
     this.idleTimer.unref();
   }

@@ -1,7 +1,10 @@
-// scrypt (and bcrypt, for hashes moved from PocketBase) on a few worker threads that, on Linux, run at the lowest priority (nice 19). A sign-in
-// costs tens of milliseconds of CPU; on libuv's pool (4 threads) a burst of sign-ins took every core
-// from the event loop. Niced workers take only the CPU the event loop leaves, and sign-ins alone still
-// use every core (docs/architecture.md, "Measurements behind the code").
+// scrypt (and bcrypt, for hashes moved from PocketBase) on a few worker threads. A sign-in costs tens
+// of milliseconds of CPU; on libuv's pool (4 threads) a burst of sign-ins took every core from the event
+// loop. All but one core's worth of workers run at the process's own priority and take the jobs first;
+// the rest (on two cores, the second worker) run at nice 19 on Linux, so a flood of sign-ins leaves the
+// event loop a core of its own, and sign-ins alone still use every core. A sign-in while other processes
+// hold every core gets its fair share of one (at nice 19 it got 1.4%: 1-7 s a sign-in at load 17).
+// docs/architecture.md, "Measurements behind the code".
 //
 // The workers are server/worker-pool.ts's: started on the first hash, exiting when idle, never keeping
 // the process alive. createCore makes one pool per server (core/index.ts) and hands it to passwords.ts.
@@ -66,10 +69,13 @@ parentPort.on('message', (m) => {
 });
 `;
 
-/** The pool's bounds (worker-pool.ts); by default the cores (at most 4) and the constants above. */
-export type ScryptPoolOptions = Partial<Pick<WorkerPoolOptions, 'size' | 'idleMs' | 'maxWaiting' | 'maxPerClient' | 'jobMs'>>;
+/**
+ * The pool's bounds and priorities (worker-pool.ts); by default the cores (at most 4), the constants
+ * above, and all workers but one core's worth at the normal priority, the rest at nice 19.
+ */
+export type ScryptPoolOptions = Partial<Pick<WorkerPoolOptions, 'size' | 'idleMs' | 'maxWaiting' | 'maxPerClient' | 'jobMs' | 'nice' | 'normalWorkers'>>;
 
-/** Password hashes on niced workers, bounded per client and in total, each job under MAX_HASH_JOB_MS. */
+/** Password hashes on worker threads (one core's worth niced), bounded per client and in total, each job under MAX_HASH_JOB_MS. */
 export class ScryptPool {
   private readonly pool: WorkerPool<Message, Reply>;
 
@@ -77,7 +83,8 @@ export class ScryptPool {
     this.pool = new WorkerPool({
       name: 'scrypt',
       source: WORKER_SOURCE,
-      lowPriority: true,
+      nice: options.nice ?? 19,
+      normalWorkers: options.normalWorkers ?? availableParallelism() - 1,
       size: options.size ?? Math.max(1, Math.min(4, availableParallelism())),
       idleMs: options.idleMs ?? 30_000,
       maxWaiting: options.maxWaiting ?? MAX_WAITING_HASHES,

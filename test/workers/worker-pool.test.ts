@@ -1,7 +1,7 @@
 // server/worker-pool.ts, the one pool of worker threads (password hashes, large bodies): its caps, its
 // time limit with the worker replaced, and its niced threads, on real threads.
 import { spawn } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, getPriority } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { WorkerPool } from '../../server/worker-pool.js';
 
@@ -59,7 +59,7 @@ describe('worker pool', () => {
     let started = performance.now();
     await free.run({ n });
     const jobMs = Math.max(50, Math.ceil(3 * (performance.now() - started)));
-    const pool = new WorkerPool<{ n: number }, { x: number }>({ name: 't', source: WORK, size: 1, lowPriority: true, jobMs, stopped: (ms) => new Error(`stopped after ${ms} ms`) });
+    const pool = new WorkerPool<{ n: number }, { x: number }>({ name: 't', source: WORK, size: 1, nice: 19, jobMs, stopped: (ms) => new Error(`stopped after ${ms} ms`) });
     await pool.run({ n });
     // every core held by a busy process at the normal priority: the niced worker gets little of any
     const hogs = Array.from({ length: availableParallelism() }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
@@ -74,10 +74,21 @@ describe('worker pool', () => {
     }
   }, 30_000);
 
-  it.runIf(process.platform === 'linux')('lowers its threads to nice 19 on Linux when asked, and only its threads', async () => {
-    const low = new WorkerPool<{ ms: number }, Reply>({ name: 't', source: SOURCE, size: 1, lowPriority: true });
+  it.runIf(process.platform === 'linux')('lowers its threads to the nice asked on Linux, all but `normalWorkers` of them, and only its threads', async () => {
+    const low = new WorkerPool<{ ms: number }, Reply>({ name: 't', source: SOURCE, size: 1, nice: 19 });
     const normal = new WorkerPool<{ ms: number }, Reply>({ name: 't', source: SOURCE, size: 1 });
     expect((await low.run({ ms: 0 })).nice).toBe(19);
     expect((await normal.run({ ms: 0 })).nice).not.toBe(19);
+    expect(getPriority(0)).not.toBe(19); // this thread kept its own
+
+    // three workers, one kept at the process's priority: three jobs at once get one normal thread and two niced
+    const split = new WorkerPool<{ ms: number }, Reply>({ name: 't', source: SOURCE, size: 3, nice: 19, normalWorkers: 1 });
+    // (the first job, on the normal worker, ends first: it is not the last worker left idle)
+    const three = await Promise.all([0, 100, 100].map((ms) => split.run({ ms })));
+    expect(new Set(three.map((r) => r.thread)).size).toBe(3);
+    expect(three.map((r) => r.nice === 19).sort()).toEqual([false, true, true]);
+    // a job alone goes to the normal worker, however the idle ones were left
+    const normalThread = three.find((r) => r.nice !== 19)!.thread;
+    for (let i = 0; i < 3; i++) expect(await split.run({ ms: 0 })).toMatchObject({ thread: normalThread });
   });
 });
