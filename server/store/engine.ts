@@ -519,15 +519,17 @@ export class Engine implements Store {
   /**
    * `WriteTx.keepReadsGoing`: before the transaction changes anything, the database (as committed) is
    * copied in slices for the reads from outside (readers waiting meanwhile), which then run on it
-   * until the transaction ends. Nothing is copied past READER_COPY_MAX_BYTES, or once it changed something.
+   * until the transaction ends. Nothing is copied past READER_COPY_MAX_BYTES, once it changed something,
+   * or once a failed journal write is known (`ahead`: no reader reads memory, or a copy of it, until it is
+   * reloaded; readers wait for this transaction, bounded, as without a copy).
    */
   private async copyForReaders(gate: Gate, opened: OpenTx): Promise<void> {
-    if (gate.copy !== null || this.gate !== gate || opened.changed()) return;
+    if (gate.copy !== null || this.gate !== gate || opened.changed() || this.ahead !== null) return;
     const size = Number(queryGet<{ s: number }>(this.cache, 'SELECT page_count * page_size AS s FROM pragma_page_count, pragma_page_size')?.s);
     if (!(size <= READER_COPY_MAX_BYTES)) return;
     const bytes = await this.exportBytes();
     // the write awaited this: nothing ran in its transaction meanwhile
-    if (this.gate !== gate || opened.changed()) return;
+    if (this.gate !== gate || opened.changed() || this.ahead !== null) return;
     const db = openDatabase(this.config.SQL, bytes as Buffer, 'the copy for readers');
     for (const [name, fn] of this.functions) db.create_function(name, fn);
     gate.wake(new ReaderCopy(db, new StatementCache(db, textBinder(this.config.SQL, db))));
