@@ -14,6 +14,7 @@ import { loadSqlJs } from '../../server/store/db.js';
 import { exportToFile } from '../../server/store/export.js';
 import { applyOperator, crc32Combine, crc32Operator, snapshotId } from '../../server/store/journal-format.js';
 import { PAGE_CACHE_PRAGMA } from '../../server/store/recovery.js';
+import { rng } from '../fixtures/hardening-ops.js';
 import { differingBytes, filledDatabase, freeListLeaves, HEADER_COUNTERS } from '../support/sqlite-pages.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'deskbase-export-file-'));
@@ -121,6 +122,43 @@ describe('exportToFile', () => {
     const reopened = new SQL.Database(written);
     expect(reopened.exec('PRAGMA integrity_check')[0].values).toEqual([['ok']]);
     expect(reopened.exec('SELECT count(*) FROM t')[0].values).toEqual([[2000 - 141]]);
+    reopened.close();
+    db.close();
+  });
+
+  // Seeded writes between the steps: updates, inserts, deletes of ranges, in a transaction rolled back
+  // (SQLite writes back the pages it spilled, and the backup copies them again), then committed, with a
+  // small page cache (pages spilled in the middle of a transaction) and the store's.
+  it.each([
+    [1, 'PRAGMA cache_size = -512'],
+    [2, PAGE_CACHE_PRAGMA],
+  ])('holds what seeded writes between its steps committed, and nothing of those rolled back (seed %i, %s)', async (seed, cache) => {
+    const random = rng(seed);
+    const db = await filledDatabase(1500); // about 8 MiB: 4 steps
+    db.run(cache);
+    const writes = (): void => {
+      for (let i = 0; i < 4; i++) {
+        const pick = random();
+        const id = 1 + Math.floor(random() * Number(db.exec('SELECT max(id) FROM t')[0].values[0][0]));
+        if (pick < 0.3) db.run('UPDATE t SET body = ? WHERE id = ?', [randomBytes(Math.floor(random() * 750)).toString('hex'), id]);
+        else if (pick < 0.6) db.run('INSERT INTO t (body) VALUES (?)', [randomBytes(Math.floor(random() * 1000)).toString('hex')]);
+        else db.run('DELETE FROM t WHERE id BETWEEN ? AND ?', [id, id + Math.floor(random() * 300)]);
+      }
+    };
+    const { written, exported } = await copy(db, () => {
+      db.run('BEGIN');
+      writes();
+      db.run('ROLLBACK');
+      const inTransaction = random() < 0.5;
+      if (inTransaction) db.run('BEGIN');
+      writes();
+      if (inTransaction) db.run('COMMIT');
+    });
+    expectSameDatabase(written, exported);
+    const SQL = await loadSqlJs();
+    const reopened = new SQL.Database(written);
+    expect(reopened.exec('PRAGMA integrity_check')[0].values).toEqual([['ok']]);
+    expect(reopened.exec('SELECT count(*), sum(length(body)) FROM t')[0].values).toEqual(db.exec('SELECT count(*), sum(length(body)) FROM t')[0].values);
     reopened.close();
     db.close();
   });
