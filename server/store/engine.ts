@@ -297,13 +297,13 @@ export class Engine implements Store {
    */
   private async readerTurn<T>(fn: (db: ReadDb) => Promise<T>, budget: QueryBudget | null, copies: boolean): Promise<T> {
     let held = await this.turnOrCopy(copies);
-    for (let ahead = this.ahead; ahead !== null; ahead = this.ahead) {
+    while (this.ahead !== null) {
       if (held instanceof ReaderCopy) {
         held.release();
         held = await this.turn(this.gate);
       } else {
         held();
-        await ahead.reloaded;
+        await this.afterReload();
         held = await this.turnOrCopy(copies);
       }
     }
@@ -386,7 +386,7 @@ export class Engine implements Store {
     if (this.starting) return Promise.reject(insideWrite());
     // an open transaction first (its wait is bounded: a read from inside it waits for itself), then a reload
     if (this.gate !== null && this.gate.copy === null) return this.gate.wait().then(() => this.read(budget, call, inTurn));
-    if (this.ahead !== null && !inTurn) return this.afterReload(() => this.read(budget, call));
+    if (this.ahead !== null && !inTurn) return this.afterReload().then(() => this.read(budget, call));
     const cache = this.gate?.copy?.cache ?? this.cache;
     try {
       return Promise.resolve(this.deadlines.within(budget, () => call(cache)));
@@ -396,20 +396,21 @@ export class Engine implements Store {
   }
 
   /**
-   * `then` once memory is reloaded after a failed journal write (`ahead`). While a snapshot or backup
-   * holds the turn the reload waits for, the wait fails after lockWaitMs: the read may be one the holder
-   * itself awaits, which would wait for ever (and every write with it).
+   * The one wait for memory to be reloaded after a failed journal write (`ahead`, set): a read's
+   * (`read`) and a reader's that gave its turn back (`readerTurn`). While a snapshot or backup holds the
+   * turn the reload waits for, the wait fails after lockWaitMs: the read may be one the holder itself
+   * awaits, which would wait for ever (and every write with it).
    */
-  private afterReload<T>(then: () => Promise<T>): Promise<T> {
+  private afterReload(): Promise<void> {
     const ahead = this.ahead as NonNullable<Engine['ahead']>;
-    if (this.readerTurns === 0) return ahead.reloaded.then(then);
+    if (this.readerTurns === 0) return ahead.reloaded;
     const ms = this.config.lockWaitMs;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`a read waited ${ms} ms for memory to be reloaded after a failed journal write, and the reload waits for a snapshot or backup holding the store's turn: a read from inside one goes through the reader it is handed`)), ms);
       ahead.reloaded.then(
         () => {
           clearTimeout(timer);
-          then().then(resolve, reject);
+          resolve();
         },
         (err: unknown) => {
           clearTimeout(timer);
@@ -519,15 +520,17 @@ export class Engine implements Store {
   /**
    * `WriteTx.keepReadsGoing`: before the transaction changes anything, the database (as committed) is
    * copied in slices for the reads from outside (readers waiting meanwhile), which then run on it
-   * until the transaction ends. Nothing is copied past READER_COPY_MAX_BYTES, or once it changed something.
+   * until the transaction ends. Nothing is copied past READER_COPY_MAX_BYTES, once it changed something,
+   * or once a failed journal write is known (`ahead`: no reader reads memory, or a copy of it, until it is
+   * reloaded; readers wait for this transaction, bounded, as without a copy).
    */
   private async copyForReaders(gate: Gate, opened: OpenTx): Promise<void> {
-    if (gate.copy !== null || this.gate !== gate || opened.changed()) return;
+    if (gate.copy !== null || this.gate !== gate || opened.changed() || this.ahead !== null) return;
     const size = Number(queryGet<{ s: number }>(this.cache, 'SELECT page_count * page_size AS s FROM pragma_page_count, pragma_page_size')?.s);
     if (!(size <= READER_COPY_MAX_BYTES)) return;
     const bytes = await this.exportBytes();
     // the write awaited this: nothing ran in its transaction meanwhile
-    if (this.gate !== gate || opened.changed()) return;
+    if (this.gate !== gate || opened.changed() || this.ahead !== null) return;
     const db = openDatabase(this.config.SQL, bytes as Buffer, 'the copy for readers');
     for (const [name, fn] of this.functions) db.create_function(name, fn);
     gate.wake(new ReaderCopy(db, new StatementCache(db, textBinder(this.config.SQL, db))));

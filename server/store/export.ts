@@ -137,7 +137,10 @@ export interface FileExportTurns<T> {
  * in a turn of the store (`turns.inTurn`: no transaction open), so writes commit between the steps;
  * the backup, made on the database's own connection, copies again into the destination every page
  * a commit writes that it had already copied (SQLite's `sqlite3BackupUpdate`), so the copy ends as
- * the database stands at its last step, where `turns.done` is called. The destination's in-memory
+ * the database stands at its last step, where `turns.done` is called. Save the free-list's leaves: a
+ * page a commit changes and then frees is never written (the pager's DONT_WRITE), so the copy keeps
+ * its bytes as it took them, where `export()` may read the commit's from the page cache; they are no
+ * part of the database (test/store/export-file.test.ts). The destination's in-memory
  * file is a `StreamedFile`: each page written there is copied out of sql.js's memory, checksummed, and
  * written to `file` by asynchronous writes awaited after each step. Answers what `done` returned, or
  * null when the streamed copy cannot be made or does not check out (`done` is then not called; the

@@ -426,7 +426,7 @@ describe('reads after a failed journal write', () => {
   it.each([
     ['no copy for readers', 'none'],
     ['a copy for readers made before the failure is known', 'before'],
-    ['a copy for readers made once the failure is known', 'after'],
+    ['a copy for readers asked for once the failure is known: none is made', 'after'],
   ] as const)('readers waiting for an open transaction read what the disk holds once the failure is known (%s): snapshot, backup, store.all', async (_name, copy) => {
     const dir = await journalWith(stores, ['a']);
     const { store, fail } = await storeFailingOnce(dir, {});
@@ -516,5 +516,31 @@ describe('reads after a failed journal write', () => {
     expect(outcome).toMatch(/^refused: .*inside a write\(\) transaction/);
     expect(await rejected).toBe('EIO: i/o error, write');
     expect((await store.all<{ id: string }>(read)).map((r) => r.id)).toEqual(['a']);
+  });  it('a transaction that asks to keep reads going once the failure is known gets no copy for readers: a read from inside it through the store fails as such a read does, instead of waiting for the reload', async () => {
+    const dir = await journalWith(stores, ['a']);
+    const { store, fail } = await storeFailingOnce(dir, { lockWaitMs: 300 });
+    const { rejected } = await writeFailing(store, fail);
+    const open = deferred();
+    const known = deferred();
+    const inside = store.write(async (tx) => {
+      open.resolve();
+      await known.promise;
+      // no reader may read a copy now (memory holds the write being rejected): none is made, and the
+      // read below waits for this transaction as any read does, bounded
+      await tx.keepReadsGoing?.();
+      return store.all<{ id: string }>(read); // not through its tx
+    }).then(() => 'answered', (err: Error) => `refused: ${err.message}`);
+    await open.promise;
+    const before = store.version as number;
+    fail.now.resolve();
+    await until(() => (store.version as number) > before);
+    known.resolve();
+    // before the change the copy was made, the read took it for one and waited for the reload, which
+    // waited for this transaction: every write hung with it
+    const outcome = await unlessHung(inside);
+    expect(outcome).toMatch(/^refused: .*inside a write\(\) transaction/);
+    expect(await rejected).toBe('EIO: i/o error, write');
+    expect((await store.all<{ id: string }>(read)).map((r) => r.id)).toEqual(['a']);
+    await expectWritesAgain(store, dir);
   });
 });
