@@ -12,7 +12,10 @@
 // job rejected with `stopped(ms)`; workers at a lower priority (`nice`, on Linux: nice 19 takes only
 // the CPU the event loop leaves), all but `normalWorkers` of them, which stay at the process's own and
 // are handed jobs first (a niced thread cannot be raised back without privileges, so a worker keeps
-// the priority it started with).
+// the priority it started with). A niced worker takes the first waiting job of a client that has
+// another job running or waiting (a flood's overflow) before the head of the queue: on a busy machine a
+// niced thread is starved, and a lone job from a client given to it would wait while the normal
+// workers went on serving the flood behind it.
 //
 // Why our own and not piscina or tinypool: both load the worker from a file (a bundle would have to
 // ship and find it), neither bounds jobs per client, and neither nices its threads; see
@@ -44,6 +47,8 @@ export interface WorkerPoolOptions {
 }
 
 interface Job {
+  /** Who asked ('' the server itself). */
+  client: string;
   message: unknown;
   transfer: ArrayBuffer[];
   resolve: (reply: unknown) => void;
@@ -108,7 +113,7 @@ export class WorkerPool<Message, Reply> {
         if (client !== '') done();
         f(v);
       };
-      this.queue.push({ message, transfer, resolve: settle(resolve as (reply: unknown) => void), reject: settle(reject) });
+      this.queue.push({ client, message, transfer, resolve: settle(resolve as (reply: unknown) => void), reject: settle(reject) });
       this.dispatch();
     });
   }
@@ -121,12 +126,18 @@ export class WorkerPool<Message, Reply> {
     while (this.queue.length > 0) {
       const worker = this.nextWorker();
       if (worker === null) return;
-      const job = this.queue.shift() as Job;
+      const job = this.normal.has(worker) ? (this.queue.shift() as Job) : this.overflowFirst();
       this.busy.set(worker, job);
       if (this.online.has(worker)) this.armJobTimer(worker, job);
       worker.postMessage(job.message, job.transfer);
     }
     this.armIdleTimer();
+  }
+
+  /** For a niced worker: the first waiting job of a client with more than this one (see the header), else the head. */
+  private overflowFirst(): Job {
+    const i = this.queue.findIndex((job) => job.client !== '' && (this.perClient.get(job.client) ?? 0) > 1);
+    return this.queue.splice(Math.max(0, i), 1)[0];
   }
 
   /** An idle worker at the normal priority, else a new one, else an idle niced one, else a new niced one; null when all are busy. */

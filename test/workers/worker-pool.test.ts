@@ -27,6 +27,20 @@ parentPort.on('message', ({ n }) => {
 `;
 const tooMany = () => new Error('too many');
 
+// answers { nice } once its gate (a shared Int32Array, if given) is opened: the test says when a job ends
+const GATED = `
+const { parentPort } = require('node:worker_threads');
+parentPort.on('message', ({ gate }) => {
+  if (gate) { const flag = new Int32Array(gate); while (Atomics.load(flag, 0) === 0) Atomics.wait(flag, 0, 0, 50); }
+  parentPort.postMessage({ nice: require('node:os').getPriority(0) });
+});
+`;
+const gate = () => new SharedArrayBuffer(4);
+const open = (g: SharedArrayBuffer) => {
+  Atomics.store(new Int32Array(g), 0, 1);
+  Atomics.notify(new Int32Array(g), 0);
+};
+
 describe('worker pool', () => {
   it('caps the jobs of one client and the jobs waiting; the server itself (client "") only by the queue', async () => {
     const pool = new WorkerPool<{ ms: number }, Reply>({ name: 't', source: SOURCE, size: 1, maxWaiting: 3, maxPerClient: 2, tooMany });
@@ -90,5 +104,24 @@ describe('worker pool', () => {
     // a job alone goes to the normal worker, however the idle ones were left
     const normalThread = three.find((r) => r.nice !== 19)!.thread;
     for (let i = 0; i < 3; i++) expect(await split.run({ ms: 0 })).toMatchObject({ thread: normalThread });
+  });
+
+  it.runIf(process.platform === 'linux')("gives a niced worker a flooding client's next job, not a lone client's waiting ahead of it", async () => {
+    const pool = new WorkerPool<{ gate?: SharedArrayBuffer }, { nice: number }>({ name: 't', source: GATED, size: 2, nice: 19, normalWorkers: 1 });
+    const [g1, g2, g3] = [gate(), gate(), gate()];
+    // A's first job holds the normal worker, its second the niced one; then B's one job waits, then A's third
+    const a1 = pool.run({ gate: g1 }, 'A');
+    const a2 = pool.run({ gate: g2 }, 'A');
+    const b = pool.run({}, 'B');
+    const a3 = pool.run({ gate: g3 }, 'A');
+    // the niced worker comes free first: it takes A's third job (B's would wait on a starved thread
+    // while the normal worker served A), and B's goes to the normal worker when it comes free
+    open(g2);
+    expect((await a2).nice).toBe(19);
+    open(g1);
+    expect((await a1).nice).not.toBe(19);
+    expect((await b).nice).not.toBe(19);
+    open(g3);
+    expect((await a3).nice).toBe(19);
   });
 });
