@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { readFile } from 'node:fs/promises';
 import QRCode from 'qrcode';
 import PocketBase from 'pocketbase';
-import { browserSuite, downloaded, shot, type TestApp } from './helpers.js';
+import { browserSuite, shot, type TestApp } from './helpers.js';
 import { installDeskbaseStub } from './desktop-stub.js';
 
 // The address the server prints for first-run setup.
@@ -385,7 +385,7 @@ describe('admin UI', () => {
     const file = await download;
     expect(file.suggestedFilename()).toMatch(/^deskbase-.*\.zip$/);
     const { unzip } = await import('../files/zip-read.js');
-    const bytes = (await unzip(await downloaded(file))).get('data.db')!;
+    const bytes = (await unzip(await readFile(await file.path()))).get('data.db')!;
     expect(bytes.subarray(0, 15).toString('latin1')).toBe('SQLite format 3');
     await toast(/Backup ready \(.+\)\./).waitFor();
     await expect(page.locator('.backup-last').textContent()).resolves.toMatch(

@@ -3,8 +3,9 @@
 // (800×600) and wide (1920×1080).
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { readFile } from 'node:fs/promises';
 import { parseCsv } from '../../server/core/transfer/csv.js';
-import { browserSuite, downloaded, shot } from './helpers.js';
+import { browserSuite, shot } from './helpers.js';
 import { EMAIL, PASSWORD, type Seeder } from './api-seed.js';
 
 const NARROW = { width: 800, height: 600 };
@@ -332,14 +333,14 @@ describe('records grid', () => {
 
     const csvDownload = p.waitForEvent('download');
     await p.getByRole('button', { name: 'Export CSV' }).click();
-    const csv = (await downloaded(await csvDownload)).toString('utf8');
+    const csv = (await readFile(await (await csvDownload).path())).toString('utf8');
     const table = [...parseCsv(csv)];
     expect(table[0]).toEqual(['id', 'title', 'views', 'published', 'tags', 'author', 'when', 'created']);
     expect(table.slice(1).map((r) => r[0]).sort()).toEqual([...picked].sort());
     expect(table.slice(1).map((r) => r[1]).sort()).toEqual(['Post 00', 'Post 01', 'Post 02', 'Post 03', 'Post 04']);
     const jsonDownload = p.waitForEvent('download');
     await p.getByRole('button', { name: 'Export JSON' }).click();
-    const json = JSON.parse((await downloaded(await jsonDownload)).toString('utf8')) as Row[];
+    const json = JSON.parse((await readFile(await (await jsonDownload).path())).toString('utf8')) as Row[];
     expect(json.map((r) => r.id).sort()).toEqual([...picked].sort());
     expect(json.map((r) => r.title).sort()).toEqual(['Post 00', 'Post 01', 'Post 02', 'Post 03', 'Post 04']);
     expect(json[0]).not.toHaveProperty('expand');

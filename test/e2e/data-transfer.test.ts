@@ -1,9 +1,10 @@
 // Data in and out in the admin UI, in Chromium against a real server: a PocketBase schema file
 // previewed as a diff and applied, records imported from CSV (a refused file lists its rows) and
 // exported, and a PocketBase backup zip (data and files) moved in with the list of what could not come over.
+import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { browserSuite, downloaded, shot, type TestApp } from './helpers.js';
+import { browserSuite, shot, type TestApp } from './helpers.js';
 import type { Seeder } from './api-seed.js';
 import { pbPosts, pbUsers, pbView } from '../transfer/pocketbase-fixtures.js';
 import { pocketBaseData, pocketBaseZip } from '../transfer/pocketbase-storage.js';
@@ -73,7 +74,8 @@ describe('data in and out', () => {
     await page.getByRole('button', { name: 'Export / import' }).click();
     const download = page.waitForEvent('download');
     await page.getByRole('menuitem', { name: 'Export filtered as CSV' }).click();
-    const csv = (await downloaded(await download)).toString('utf8');
+    const file = await (await download).path();
+    const csv = await readFile(file, 'utf8');
     expect(csv.split('\r\n')[0]).toBe('id,title,author,status,related,cover,attachments,views,created,updated');
     expect(csv).toContain(',World,,published,[],,[],1,');
     expect(csv).not.toContain('Hello');

@@ -1,16 +1,16 @@
 // Shared plumbing for the browser tests: the admin UI built once per run, start a server on a temp folder,
-// drive Debian's Chromium (started once per run) through playwright-core, and save screenshots to look at.
-import { mkdtemp, mkdir, readFile, rm } from 'node:fs/promises';
+// drive Debian's Chromium through playwright-core, and save screenshots to look at.
+import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Download, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { createSeeder, EMAIL, PASSWORD, type Seeder } from './api-seed.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const SHOTS = join(ROOT, 'test-results/screenshots');
 
-export { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.js';
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /**
  * The admin UI, built once per run by the e2e project's global setup (test/support/build-ui.ts), to be
@@ -20,13 +20,8 @@ export async function buildRenderer(): Promise<string> {
   return inject('uiDir');
 }
 
-/**
- * The run's Chromium (started once by the e2e project's global setup, test/support/build-ui.ts),
- * connected to: what the file opens is in contexts of its own, and `close()` closes them and
- * disconnects, leaving the browser to the next file.
- */
 export function launchBrowser(): Promise<Browser> {
-  return chromium.connect(inject('chromiumEndpoint'));
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
 }
 
 export interface TestApp {
@@ -51,22 +46,6 @@ export async function startApp(uiDir: string): Promise<TestApp> {
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-/**
- * A download's bytes. The run's Chromium is connected to (launchBrowser), and Playwright keeps a remote
- * browser's downloads on its side (`download.path()` throws there): the file is copied over with
- * `saveAs` into a temporary folder, read, and removed.
- */
-export async function downloaded(download: Download): Promise<Buffer> {
-  const dir = await mkdtemp(join(tmpdir(), 'deskbase-download-'));
-  try {
-    const file = join(dir, download.suggestedFilename() || 'download');
-    await download.saveAs(file);
-    return await readFile(file);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
 }
 
 export async function shot(page: Page, name: string): Promise<void> {
