@@ -162,7 +162,7 @@ export default defineConfig(({ mode }) => ({
       },
       {
         test: {
-          // ON_BOTH_ENGINES again, on PostgreSQL: one throwaway cluster for the project, a database per harness.
+          // ON_BOTH_ENGINES again, on PostgreSQL: the run's one cluster (test/support/postgres.ts), a database per harness.
           name: 'postgres-api',
           environment: 'node',
           include: ON_BOTH_ENGINES,

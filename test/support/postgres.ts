@@ -1,6 +1,13 @@
-// A throwaway PostgreSQL 15 cluster for the tests: Vitest global setup of the `postgres` project
-// (vitest.config.ts), started once per run and handed to each test file through `inject('postgres')`.
-// The cluster itself is scripts/postgres-cluster.ts's (the bench's team-server phase starts it too).
+// A throwaway PostgreSQL 15 cluster for the tests: Vitest global setup of the projects that use it
+// (`postgres`, `postgres-api`, `timed` in vitest.config.ts), started once per run for all of them and
+// handed to each test file through `inject('postgres')`. The cluster itself is
+// scripts/postgres-cluster.ts's (the bench's team-server phase starts it too).
+//
+// - One cluster, not one per project: Vitest runs each project's global setup one after another before
+//   any file starts, so every cluster more was an initdb and a start the whole run waited for. The
+//   projects' setups share it through the main process (they are separate module instances there);
+//   the last project's teardown stops it. Files never share a database (`freshDatabase`), and what a
+//   test reads cluster-wide (`pg_stat_activity`) it filters by its own database.
 //
 // - The cluster lives in a folder under the OS temp dir, listens on a free loopback port only, and is
 //   stopped and removed at the end of the run, also when tests fail or the process exits early; a run
@@ -31,19 +38,43 @@ declare module 'vitest' {
   }
 }
 
-export default async function startPostgres(project: TestProject): Promise<() => void> {
+/** The run's cluster, shared by the projects' global setups (one module instance each) through the main process. */
+interface Shared {
+  cluster: Promise<{ info: PostgresInfo; stop: () => void }>;
+  /** Projects whose teardown has not run yet. */
+  users: number;
+}
+const SHARED = Symbol.for('deskbase.test-postgres');
+
+async function start(): Promise<{ info: PostgresInfo; stop: () => void }> {
   const bin = findPostgresBin();
   if (bin === '') {
     if (process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false') throw new Error(`${POSTGRES_MISSING}: the PostgreSQL tests cannot run in CI without it`);
     console.warn(`[postgres] ${POSTGRES_MISSING}: the PostgreSQL tests are skipped`);
-    project.provide('postgres', { bin, host: '127.0.0.1', port: 0, adminUser: 'postgres', adminPassword: '', user: 'deskbase', password: '', missing: POSTGRES_MISSING, startMs: 0 });
-    return () => {};
+    return { info: { bin, host: '127.0.0.1', port: 0, adminUser: 'postgres', adminPassword: '', user: 'deskbase', password: '', missing: POSTGRES_MISSING, startMs: 0 }, stop: () => {} };
   }
   const cluster = await startCluster(bin, {
     icu: true,
     settings: ['fsync=off', 'full_page_writes=off', 'synchronous_commit=off', 'max_connections=200', 'shared_buffers=64MB'],
   });
   console.log(`[postgres] PostgreSQL 15 ready on 127.0.0.1:${cluster.info.port} in ${cluster.info.startMs} ms`);
-  project.provide('postgres', { ...cluster.info, missing: '' });
-  return () => cluster.stop();
+  return { info: { ...cluster.info, missing: '' }, stop: () => cluster.stop() };
+}
+
+export default async function startPostgres(project: TestProject): Promise<() => Promise<void>> {
+  const holder = globalThis as { [SHARED]?: Shared };
+  const shared = (holder[SHARED] ??= { cluster: start(), users: 0 });
+  shared.users++;
+  const teardown = async (): Promise<void> => {
+    if (--shared.users > 0) return;
+    if (holder[SHARED] === shared) delete holder[SHARED];
+    (await shared.cluster.catch(() => null))?.stop();
+  };
+  try {
+    project.provide('postgres', (await shared.cluster).info);
+  } catch (err) {
+    await teardown();
+    throw err;
+  }
+  return teardown;
 }
