@@ -1,8 +1,8 @@
 // Shared fixtures of the resolver tests: a few collections (users auth, tags, posts, comments, news,
 // notes) created as real sql.js tables following the storage conventions of core/fields/spec.ts, with
 // a handful of rows, and a helper that runs a compiled filter and returns the matching ids.
-import initSqlJs from 'sql.js';
 import type { Database, SqlValue as SqlJsValue } from 'sql.js';
+import { loadSqlJs } from '../../server/store/db.js';
 import type { AuthInfo, Collection, Field, RequestInfo, SqlValue } from '../../server/model/types.js';
 import { compileFilter, compileSort, type CompileContext } from '../../server/rules/compile.js';
 
@@ -102,9 +102,8 @@ function columnType(f: Field): string {
 }
 
 export async function openFixtureDb(): Promise<Database> {
-  // Native SQLite math functions (geoDistance) instead of sql.js' deprecated extension functions.
-  const init = initSqlJs as unknown as (config: { useOldExtensionFunctions: boolean }) => ReturnType<typeof initSqlJs>;
-  const SQL = await init({ useOldExtensionFunctions: false });
+  // the store's loader: native SQLite math functions (geoDistance), and the process's one sql.js module
+  const SQL = await loadSqlJs();
   const db = new SQL.Database();
   for (const c of collections) createFixtureTable(db, c, ROWS[c.name]);
   return db;

@@ -2,8 +2,8 @@
 // JavaScript LIKE that long texts are routed to (filter/like-match.ts), which answers exactly as SQLite's
 // `LIKE ... ESCAPE '\'` does and stops when its tick throws.
 import fc from 'fast-check';
-import initSqlJs from 'sql.js';
 import type { Database } from 'sql.js';
+import { loadSqlJs } from '../../server/store/db.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { escapeLike, hasUnescapedPercent, likePattern } from '../../server/filter/like.js';
 import { likeMatches } from '../../server/filter/like-match.js';
@@ -11,8 +11,7 @@ import { cpuWatch } from '../fixtures/health-poll.js';
 
 let db: Database;
 beforeAll(async () => {
-  const init = initSqlJs as unknown as (config: { useOldExtensionFunctions: boolean }) => ReturnType<typeof initSqlJs>;
-  db = new (await init({ useOldExtensionFunctions: false })).Database();
+  db = new (await loadSqlJs()).Database();
 });
 
 function sqlite(text: string, pattern: string): boolean | null {
