@@ -40,11 +40,13 @@ function distinctTexts(items: unknown[]): boolean {
 const ESCAPED = /[\\\x00-\x1f]/;
 
 /**
- * JSON.parse's array for the text the write funnel stores, `["a","b"]` (strings without escapes, no
+ * JSON.parse's array for the text the write funnel stores, `["a","b"]` or `[]` (strings without escapes, no
  * spaces), read at about half its cost (every multiple relation or select of every record served);
  * undefined for any other text, which JSON.parse reads.
  */
 function plainTexts(text: string): string[] | undefined {
+  // no items: what the funnel stores for an empty multiple value (a list's records often have one)
+  if (text === '[]') return [];
   if (text.charCodeAt(1) !== 34 || ESCAPED.test(text)) return undefined;
   const out: string[] = [];
   let at = 1;
