@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { writeFully } from '../../server/durable-files.js';
 import { QueryBudget } from '../../server/store/db.js';
-import type { Store } from '../../server/store/db.js';
+import type { Store, WriteTx } from '../../server/store/db.js';
 import { StatementEncoder } from '../../server/store/codec.js';
 import { JournalWriter } from '../../server/store/journal.js';
 import type { JournalCounters } from '../../server/store/journal.js';
@@ -492,55 +492,54 @@ describe('reads after a failed journal write', () => {
     expect((await store.all<{ id: string }>(read)).map((r) => r.id)).toEqual(['a']);
     await expectWritesAgain(store, dir);
   });
-  it.each(['all', 'snapshot', 'backup'] as const)('a read from outside made inside an open transaction once the failure is known fails as such a read does, instead of waiting for a reload that waits for that transaction (store.%s)', async (how) => {
+  /**
+   * A journal write failing once, then a transaction (`first` run in it at once) that runs `body` once
+   * the failure is known (the store reloaded past it): what the transaction came to ('answered', or
+   * 'refused: <message>'), unless it hung; the failed write's rejection, and the store as it was read after.
+   */
+  async function insideOnceKnown(body: (store: Store, tx: WriteTx) => Promise<unknown>, first?: (tx: WriteTx) => Promise<unknown>) {
     const dir = await journalWith(stores, ['a']);
     const { store, fail } = await storeFailingOnce(dir, { lockWaitMs: 300 });
     const { rejected } = await writeFailing(store, fail);
     const open = deferred();
     const known = deferred();
     const inside = store.write(async (tx) => {
-      await tx.run('INSERT INTO t VALUES (?, ?)', ['z', 'later']);
+      await first?.(tx);
       open.resolve();
       await known.promise;
+      return body(store, tx);
+    }).then(() => 'answered', (err: Error) => `refused: ${err.message}`);
+    await open.promise;
+    const before = store.version as number;
+    fail.now.resolve();
+    await until(() => (store.version as number) > before);
+    known.resolve();
+    const outcome = await unlessHung(inside);
+    expect(await rejected).toBe('EIO: i/o error, write');
+    expect((await store.all<{ id: string }>(read)).map((r) => r.id)).toEqual(['a']);
+    return { outcome, store, dir };
+  }
+
+  it.each(['all', 'snapshot', 'backup'] as const)('a read from outside made inside an open transaction once the failure is known fails as such a read does, instead of waiting for a reload that waits for that transaction (store.%s)', async (how) => {
+    const { outcome } = await insideOnceKnown(async (store) => {
       // not through its tx
       if (how === 'all') return store.all<{ id: string }>(read);
       if (how === 'snapshot') return store.snapshot((db) => db.all<{ id: string }>(read));
       return (await store.backup((db) => db.all<{ id: string }>(read))).alongside;
-    }).then(() => 'answered', (err: Error) => `refused: ${err.message}`);
-    await open.promise;
-    const before = store.version as number;
-    fail.now.resolve();
-    await until(() => (store.version as number) > before);
-    known.resolve();
-    const outcome = await unlessHung(inside);
+    }, (tx) => tx.run('INSERT INTO t VALUES (?, ?)', ['z', 'later']));
     expect(outcome).toMatch(/^refused: .*inside a write\(\) transaction/);
-    expect(await rejected).toBe('EIO: i/o error, write');
-    expect((await store.all<{ id: string }>(read)).map((r) => r.id)).toEqual(['a']);
-  });  it('a transaction that asks to keep reads going once the failure is known gets no copy for readers: a read from inside it through the store fails as such a read does, instead of waiting for the reload', async () => {
-    const dir = await journalWith(stores, ['a']);
-    const { store, fail } = await storeFailingOnce(dir, { lockWaitMs: 300 });
-    const { rejected } = await writeFailing(store, fail);
-    const open = deferred();
-    const known = deferred();
-    const inside = store.write(async (tx) => {
-      open.resolve();
-      await known.promise;
+  });
+
+  it('a transaction that asks to keep reads going once the failure is known gets no copy for readers: a read from inside it through the store fails as such a read does, instead of waiting for the reload', async () => {
+    const { outcome, store, dir } = await insideOnceKnown(async (store, tx) => {
       // no reader may read a copy now (memory holds the write being rejected): none is made, and the
       // read below waits for this transaction as any read does, bounded
       await tx.keepReadsGoing?.();
       return store.all<{ id: string }>(read); // not through its tx
-    }).then(() => 'answered', (err: Error) => `refused: ${err.message}`);
-    await open.promise;
-    const before = store.version as number;
-    fail.now.resolve();
-    await until(() => (store.version as number) > before);
-    known.resolve();
+    });
     // before the change the copy was made, the read took it for one and waited for the reload, which
     // waited for this transaction: every write hung with it
-    const outcome = await unlessHung(inside);
     expect(outcome).toMatch(/^refused: .*inside a write\(\) transaction/);
-    expect(await rejected).toBe('EIO: i/o error, write');
-    expect((await store.all<{ id: string }>(read)).map((r) => r.id)).toEqual(['a']);
     await expectWritesAgain(store, dir);
   });
 });
