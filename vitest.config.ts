@@ -136,20 +136,15 @@ export default defineConfig(({ mode }) => ({
     // backends beside it), so the second core idled. Two at least; the sequential projects (timed,
     // failover, e2e: fileParallelism false) still run one file at a time, alone, after these.
     maxWorkers: Math.max(2, availableParallelism() - 1),
-    // The node project reuses each worker's modules from file to file (`isolate: false`): a file importing
-    // the test harness spent 1.1-1.7 s of CPU evaluating the server's ~270 modules before its first test,
-    // in every file; with the modules kept, test/records and test/rules ran in 22.6 s instead of 46.9
-    // (CPU 40 s against 87), the whole node project in 5.7 min. Every file still makes its own servers,
-    // stores and data folders (test/support/harness.ts); sql.js is loaded through the store's loader
-    // everywhere (store/db.ts loadSqlJs: the process keeps the first module). The PostgreSQL projects keep
-    // their isolation (their files measure RSS and ran into timeouts without it), as do timed, failover,
-    // e2e and ui (their margins; happy-dom's globals).
+    // Each file evaluates the server's modules afresh (vitest's isolation). Without it (`isolate: false`)
+    // the node project alone ran 2x faster on a subset (test/records + test/rules 46.9 -> 22.6 s), but a
+    // whole fresh-clone run gained about half a minute of 25 (24 min 42 s against 25 min 16 s), inside
+    // the machine's noise, against files that could then see each other's module state: kept isolated.
     projects: [
       {
         test: {
           name: 'node',
           environment: 'node',
-          isolate: false,
           include: ['test/**/*.test.ts'],
           exclude: ['test/ui/**', 'test/e2e/**', 'test/postgres/**', 'test/failover/**', ...TIMED, ...(mode === 'fast' ? SLOW : [])],
           testTimeout: 30_000,
