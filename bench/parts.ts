@@ -123,7 +123,9 @@ async function main(): Promise<void> {
       rows.push(['request logs queued and written (main thread CPU per log)', (c.user + c.system) / m]);
     }
     await time('list context', (i) => core.listContext(input(i, search)));
-    await time('list page SQL alone', () => core.store.all('SELECT r.* FROM (SELECT r._rowid_ AS k FROM "posts" AS r WHERE 1 ORDER BY r."created" DESC, r._rowid_ DESC LIMIT ? OFFSET ?) AS p CROSS JOIN "posts" AS r ON r._rowid_ = p.k', [30, 0]));
+    // the first page in the default order with no condition, read directly as listRecords reads it
+    // (server/core/records-read.ts: no deferred join when nothing is skipped)
+    await time('list page SQL alone', () => core.store.all('SELECT r.* FROM "posts" AS r WHERE 1 ORDER BY r."created" DESC, r._rowid_ DESC LIMIT ? OFFSET ?', [30, 0]));
     await time('count SQL alone', () => core.store.get('SELECT COUNT(*) AS n FROM "posts" AS r'));
     await time('core.records.list (whole)', listOf);
     const page = await listOf(0);
