@@ -63,14 +63,24 @@ export class DatabaseUnavailable extends ApiError {
 }
 
 /**
- * No pooled connection came free within the wait while every one was busy with other operations: the
- * database answers, this node's connections are all taken (a 503 as an outage is, and retried as one,
- * but not called one, and it does not shorten the next operations' wait as an outage does).
+ * What an operation waited for when it ran out of its wait while the database answered: a pooled
+ * connection (connections.ts), or the node's write turn (store.ts `turn`).
+ */
+export type BusyWait = 'connection' | 'write turn';
+
+/**
+ * No pooled connection came free within the wait while every one was busy with other operations, or
+ * the node's write turn did not come to a write within it (other writes held it): the database
+ * answers, this node's connections or its write turn are all taken (a 503 as an outage is, and
+ * retried as one, but not called one, and it does not shorten the next operations' wait as an outage
+ * does). Nothing of the operation was sent.
  */
 export class DatabaseBusy extends DatabaseUnavailable {
   override readonly code = 'EDESKBASE_DATABASE_BUSY';
-  constructor(waitMs: number) {
-    super(false, { message: `The database is busy: no connection came free within ${Math.round(waitMs / 100) / 10} s. Nothing was changed; try again in a moment` });
+  constructor(waitMs: number, waited: BusyWait = 'connection') {
+    const s = Math.round(waitMs / 100) / 10;
+    const what = waited === 'connection' ? `no connection came free within ${s} s` : `other writes held the write turn for ${s} s`;
+    super(false, { message: `The database is busy: ${what}. Nothing was changed; try again in a moment` });
     this.name = 'DatabaseBusy';
   }
 }

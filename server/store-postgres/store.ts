@@ -16,7 +16,8 @@
 // - Writes: `write(fn, budget)` is one transaction on one leased connection. Writes take turns
 //   within a node as on the desktop, one at a time, the turn shared fairly between clients (`turn`,
 //   fair.ts: round-robin, each client's own in order); between nodes PostgreSQL's own locks order
-//   them. Each statement inside runs under a savepoint, so a failing one undoes only itself and the
+//   them; a write the turn has not come to within `connectWaitMs` is refused (DatabaseBusy, a 503)
+//   and never runs. Each statement inside runs under a savepoint, so a failing one undoes only itself and the
 //   transaction goes on, as a failing statement does on SQLite. A read or write through the store
 //   from inside a write's function fails at once (it would not see the transaction's rows, or would
 //   wait for it).
@@ -39,7 +40,7 @@ import { chargeRow, clocked, refuseSpent, timeoutOf, writeTimeoutOf } from './bu
 import type { Params } from '../store/statements.js';
 import { Connections, type Lease } from './connections.js';
 import { FairQueue } from './fair.js';
-import { DatabaseUnavailable, isStalePlan, mapPgError } from './errors.js';
+import { DatabaseBusy, DatabaseUnavailable, isStalePlan, mapPgError } from './errors.js';
 import { ensurePostgresSchema } from './schema.js';
 import { APPEND_SQL, APPEND_TIMEOUT_MS, ensureBusSchema, newNodeId, NODE_SETTING, PostgresBus, type BusTiming } from './bus.js';
 
@@ -56,7 +57,8 @@ export interface PostgresStoreOptions {
   max?: number;
   /**
    * How long an operation waits for a connection (the database down, restarting or failing over,
-   * the pool busy) before it is refused with a 503. Default CONNECT_WAIT_MS.
+   * the pool busy), and a write for the node's write turn, before it is refused with a 503. Default
+   * CONNECT_WAIT_MS.
    */
   connectWaitMs?: number;
   /** Hears what fails where no caller waits (the bus between nodes). Default: console.error. */
@@ -392,12 +394,15 @@ export class PostgresStore implements Store {
    * (fair.ts): each client's writes in the order they asked, and between clients round-robin, the
    * client whose write just ended going to the end of the round, so one client queueing many writes,
    * or slow ones, keeps another client's write behind one of its own at most, not behind all of them.
+   * The wait is the wait for a connection (`connectWaitMs`): a write the turn has not come to by then
+   * is refused (DatabaseBusy, a 503) and taken out of the queue, the others' order as it was; it never
+   * runs, so nothing of it commits, and commits stay in the order the turn was held.
    */
   private turn(): Promise<() => void> {
     const client = this.clientNow();
-    return new Promise((granted) => {
+    return new Promise((granted, refused) => {
       let released = false;
-      const take = (): void => {
+      const grant = (): void => {
         this.writing = true;
         granted(() => {
           if (released) return;
@@ -405,8 +410,18 @@ export class PostgresStore implements Store {
           this.passTurn(client);
         });
       };
-      if (this.writing) this.writers.push(client, take);
-      else take();
+      if (!this.writing) return grant();
+      const waitMs = this.connections.waitMs;
+      const timer = setTimeout(() => {
+        // not taken (taking clears this timer): out of the queue, never to run
+        this.writers.remove(client, take);
+        refused(new DatabaseBusy(waitMs, 'write turn'));
+      }, waitMs);
+      const take = (): void => {
+        clearTimeout(timer);
+        grant();
+      };
+      this.writers.push(client, take);
     });
   }
 

@@ -7,7 +7,9 @@
 // gate) rather than see its uncommitted rows. A read or write through the store from inside a
 // transaction would wait for itself: during the function's synchronous start it fails at once, later it
 // fails once it has waited `lockWaitMs` for that transaction (a desktop transaction lasts milliseconds). Checkpoints, backups, restores and
-// reloads take the same turn, so none of them ever sees or replaces a database mid-transaction.
+// reloads take the same turn, so none of them ever sees or replaces a database mid-transaction. A
+// snapshot or backup holds the turn too: a write, snapshot, backup or checkpoint started from inside its
+// function (not through the reader it is handed) fails once the holder has read nothing for lockWaitMs.
 //
 // A failed append (ENOSPC, EIO, ...) cannot be undone in memory: the transaction committed before the
 // append started, and later writes may already build on it. So the failed write and everything queued
@@ -61,8 +63,9 @@ const LARGE_ENTRY_BYTES = 4 * 1024 * 1024;
 const LONG_WRITE_MS = 50;
 
 /**
- * An open transaction, as those waiting for it see it. Nothing is made for a transaction nobody waits
- * for; the first waiter makes the promise and starts the one timer past which the waiters fail.
+ * An open transaction, as those waiting for it see it (or a snapshot or backup holding the turn:
+ * `Engine.reading`). Nothing is made for a transaction nobody waits for; the first waiter makes the
+ * promise and starts the one timer past which the waiters fail (`refusal`: what they fail with).
  */
 class Gate {
   private waiting: { ended: Promise<void>; end: () => void; fail: (error: Error) => void } | null = null;
@@ -84,7 +87,7 @@ class Gate {
   /** When the transaction last ran a statement. */
   private active = performance.now();
 
-  constructor(private readonly waitMs: number) {}
+  constructor(private readonly waitMs: number, private readonly refusal: (waitedMs: number) => Error = insideWrite) {}
 
   /** The transaction ran a statement: it is working, not waiting for a read made from inside it. */
   touch(): void {
@@ -108,7 +111,7 @@ class Gate {
       this.waiting = { ended, end, fail };
       const check = (): void => {
         const idle = performance.now() - this.active;
-        if (idle >= this.waitMs) fail(insideWrite(this.waitMs));
+        if (idle >= this.waitMs) fail(this.refusal(this.waitMs));
         else this.timer = setTimeout(check, this.waitMs - idle);
       };
       this.touch();
@@ -209,6 +212,14 @@ export class Engine implements Store {
   private turns: Promise<void> = Promise.resolve();
   /** While a transaction is open: what reads from outside wait for. */
   private gate: Gate | null = null;
+  /**
+   * While a snapshot or backup holds the turn (`readerTurn`): what a write, snapshot, backup or
+   * checkpoint waiting for the turn is bound to. One started from inside the holder's function (not
+   * through the reader it is handed: a hook's `$app.save` inside a record's answer) would wait for
+   * the turn its caller holds for ever; it fails once the holder has read nothing for lockWaitMs
+   * (its reads and a backup's export slices count), as a wait for a transaction does (`Gate`).
+   */
+  private reading: Gate | null = null;
   /** A write function's synchronous start is running: a read through the store now is one from inside it. */
   private starting = false;
   private closing: Promise<void> | null = null;
@@ -300,7 +311,7 @@ export class Engine implements Store {
     while (this.ahead !== null) {
       if (held instanceof ReaderCopy) {
         held.release();
-        held = await this.turn(this.gate);
+        held = await this.turn(this.gate ?? this.reading);
       } else {
         held();
         await this.afterReload();
@@ -315,10 +326,13 @@ export class Engine implements Store {
       }
     }
     this.readerTurns++;
+    const hold = (this.reading = new Gate(this.config.lockWaitMs, insideReader));
     try {
       return await fn(new BudgetReader(this, budget, true));
     } finally {
       this.readerTurns--;
+      this.reading = null;
+      hold.close();
       held();
     }
   }
@@ -330,7 +344,7 @@ export class Engine implements Store {
    */
   private turnOrCopy(copies: boolean): Promise<(() => void) | ReaderCopy> {
     const gate = this.gate;
-    if (!copies || gate === null) return this.turn(gate);
+    if (!copies || gate === null) return this.turn(gate ?? this.reading);
     if (gate.copy !== null) return Promise.resolve(gate.copy.held());
     return new Promise((resolve, reject) => {
       let settled = false;
@@ -387,6 +401,8 @@ export class Engine implements Store {
     // an open transaction first (its wait is bounded: a read from inside it waits for itself), then a reload
     if (this.gate !== null && this.gate.copy === null) return this.gate.wait().then(() => this.read(budget, call, inTurn));
     if (this.ahead !== null && !inTurn) return this.afterReload().then(() => this.read(budget, call));
+    // a snapshot or backup reading: working, not waiting for something started from inside it
+    if (inTurn) this.reading?.touch();
     const cache = this.gate?.copy?.cache ?? this.cache;
     try {
       return Promise.resolve(this.deadlines.within(budget, () => call(cache)));
@@ -542,7 +558,7 @@ export class Engine implements Store {
       while (this.recovering) await this.recovering;
       if (this.stopped) await this.retryWritable(this.stopped);
       this.assertWritable();
-      const release = await this.turn(this.gate);
+      const release = await this.turn(this.gate ?? this.reading);
       if (this.recovering === null) {
         try {
           this.assertWritable();
@@ -574,10 +590,13 @@ export class Engine implements Store {
       return { bytes: await this.exportBytes(), alongside: read };
     }, null, false);
 
-  /** The database's bytes, copied in slices (export.ts); the caller holds the turn. */
+  /** The database's bytes, copied in slices (export.ts); the caller holds the turn (a backup's slices count as its reads: `reading`). */
   private exportBytes(): Promise<Uint8Array> {
     const slice = new LoopSlice();
-    return exportInSlices(this.config.SQL, this.db, () => slice.pause());
+    return exportInSlices(this.config.SQL, this.db, () => {
+      this.reading?.touch();
+      return slice.pause();
+    });
   }
 
   onReload = (listener: () => void | Promise<void>): void => {
@@ -586,7 +605,7 @@ export class Engine implements Store {
 
   checkpoint = async (): Promise<void> => {
     if (this.starting) throw new Error('checkpoint() cannot run inside a write() transaction');
-    const bound = this.gate;
+    const bound = this.gate ?? this.reading;
     if (this.durable !== null) await this.exclusive(() => this.runCheckpoint(bound));
   };
 
@@ -846,6 +865,11 @@ function limitSize(db: Database, maxBytes: number): void {
  */
 export function fileCapacity(maxDatabaseBytes: number): number {
   return Math.min(maxDatabaseBytes, MAX_FILE_CAPACITY);
+}
+
+/** The error of a store call that would wait for the snapshot or backup it is made from (Engine.reading). */
+function insideReader(waitedMs: number): Error {
+  return new Error(`a write, snapshot, backup or checkpoint through the store from inside a snapshot or backup would wait for it (it waited ${waitedMs} ms while the snapshot or backup holding the store's turn read nothing): read through the reader it is handed`);
 }
 
 /** The error of a store call that would wait for the transaction it is made from. */

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { QueryBudget, QueryTimeoutError, READ_BYTE_WORK, READ_ROW_WORK, ReadTooLargeError } from '../../server/store/deadline.js';
 import { POSTGRES_BACKSTOP_MS, POSTGRES_WRITE_STATEMENT_MS } from '../../server/store-postgres/budget.js';
 import { openPostgresStore, PostgresStore } from '../../server/store-postgres/store.js';
+import { DatabaseBusy } from '../../server/store-postgres/errors.js';
 import { queryTooSlow, budgetError } from '../../server/core/query-budget.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
 
@@ -188,6 +189,32 @@ describePostgres('the PostgreSQL store', () => {
     await expect(kept.run('INSERT INTO "t" ("id") VALUES (?)', ['late'])).rejects.toThrow(/transaction has ended/);
     // after the write, the same async context may read again
     expect(await store.get('SELECT 1 AS x')).toEqual({ x: 1 });
+  });
+
+  it('a snapshot, write or backup started from inside a snapshot\'s own function does not wait for it: readers hold no turn here; with every connection held by the caller, it is refused after the wait', async () => {
+    const seen = await store.snapshot(async (db) => {
+      const before = await db.all('SELECT "id" FROM "t" WHERE "id" = ?', ['nested']);
+      // a write in a turn of its own, on a connection of its own: committed, not seen by the snapshot
+      await store.write((tx) => tx.run('INSERT INTO "t" ("id") VALUES (?)', ['nested']));
+      const inner = await store.snapshot((own) => own.all('SELECT "id" FROM "t" WHERE "id" = ?', ['nested']));
+      const after = await db.all('SELECT "id" FROM "t" WHERE "id" = ?', ['nested']);
+      const backup = await store.backup().then(() => 'made', (err: unknown) => String(err));
+      return { before, inner, after, backup };
+    });
+    expect(seen).toMatchObject({ before: [], inner: [{ id: 'nested' }], after: [] });
+    expect(seen.backup).toMatch(/pg_dump/);
+    await store.write((tx) => tx.run('DELETE FROM "t" WHERE "id" = ?', ['nested']));
+    // one connection, held by the snapshot: what it starts waits for a connection, bounded (DatabaseBusy)
+    const one = await openPostgresStore({ url: db.url, max: 1, connectWaitMs: 500 });
+    try {
+      const refused = await one.snapshot(async () => one.snapshot((own) => own.all('SELECT 1 AS x'))).then(() => null, (err: unknown) => err);
+      expect(refused).toBeInstanceOf(DatabaseBusy);
+      const write = await one.snapshot(async () => one.write((tx) => tx.run('INSERT INTO "t" ("id") VALUES (?)', ['never']))).then(() => null, (err: unknown) => err);
+      expect(write).toBeInstanceOf(DatabaseBusy);
+      expect(await one.get('SELECT count(*) AS n FROM "t" WHERE "id" = ?', ['never'])).toEqual({ n: 0 });
+    } finally {
+      await one.close();
+    }
   });
 
   it('stops a slow read at the far backstop (POSTGRES_BACKSTOP_MS, statement_timeout) with the 400 core gives', async () => {

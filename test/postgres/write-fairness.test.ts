@@ -4,10 +4,13 @@
 // another client's write behind one of its own, not behind all of them. What is counted is the order
 // the writes committed in, as the database numbered them (a sequence taken inside each write, or over
 // HTTP the bus's outbox positions: one write holds the turn at a time, so that order is the turn's),
-// never time; what waits is known from pg_locks and the store's own count of writes waiting.
+// never time; what waits is known from pg_locks and the store's own count of writes waiting. The wait
+// for the turn is bounded as the wait for a connection is (connectWaitMs): a write the turn does not
+// come to is refused with DatabaseBusy's 503, out of the queue, never committed.
 import { request } from 'node:http';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { DatabaseBusy } from '../../server/store-postgres/errors.js';
 import { openPostgresStore, type PostgresStore } from '../../server/store-postgres/store.js';
 import { describePostgres, freshDatabase, type FreshDatabase } from '../support/pg-database.js';
 import { startSdkServer } from '../support/sdk-server.js';
@@ -139,6 +142,69 @@ describePostgres('the write turn shared fairly between clients', () => {
     } finally {
       await locker.end();
       await sdk.server.close();
+    }
+  });
+
+  it('a write the turn does not come to within the wait is refused with a 503, taken out of the queue, and never commits; the queue serves later writes in order', async () => {
+    const bounded = await openPostgresStore({ url: db.url, max: 4, connectWaitMs: 1000 });
+    const mine = store;
+    store = bounded;
+    try {
+      await db.sql`TRUNCATE "turns" RESTART IDENTITY`;
+      await holder.unsafe('SELECT pg_advisory_lock(43)');
+      // A's write holds the turn and does not finish (it waits for the lock the holder keeps)
+      const first = write('A', 'a1', 43);
+      await waitingForLocks(1);
+      const refused = await write('B', 'b').then(() => null, (err: unknown) => err);
+      expect(refused).toBeInstanceOf(DatabaseBusy);
+      expect((refused as DatabaseBusy).status).toBe(503);
+      // named as the wait it is: the write turn, not a connection
+      expect((refused as Error).message).toBe('The database is busy: other writes held the write turn for 1 s. Nothing was changed; try again in a moment.');
+      // nothing left queued behind it
+      expect(bounded.writesWaiting).toBe(0);
+      const later = [write('C', 'c1'), write('A', 'a2'), write('C', 'c2')];
+      await writesWaiting(bounded, 3);
+      await holder.unsafe('SELECT pg_advisory_unlock(43)');
+      await Promise.all([first, ...later]);
+      // B's write never ran (nor committed once the turn was free), and the turn order of the others is
+      // the fair one: A's write ended, C's first, then round-robin
+      expect(await committed()).toEqual(['a1', 'c1', 'a2', 'c2']);
+      expect(bounded.writesWaiting).toBe(0);
+    } finally {
+      store = mine;
+      await bounded.close();
+    }
+  });
+
+  it('over HTTP: a create the write turn does not come to within the wait answers 503 in the error envelope, nothing of it stored', async () => {
+    // a database of its own: its server sets up its first superuser
+    const own = await freshDatabase('write_turn_wait');
+    // advisory locks are the database's: the lock the held write waits for is taken on it
+    const ownHolder = postgres(own.url, { max: 1, onnotice: () => {} });
+    const team = await openPostgresStore({ url: own.url, max: 4, connectWaitMs: 1000 });
+    const sdk = await startSdkServer({ openStore: async () => team });
+    try {
+      const notes = await sdk.admin.collections.create({ name: 'waits', createRule: '', fields: [{ name: 'title', type: 'text' }] });
+      const url = `${sdk.server.url}/api/collections/waits/records`;
+      await ownHolder.unsafe('SELECT pg_advisory_lock(44)');
+      // a write of the server's own holds the turn and does not finish
+      const held = team.write((tx) => tx.get('SELECT pg_advisory_xact_lock_shared(44) AS "l"'));
+      await waitingForLocks(1);
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'refused' }) });
+      expect(res.status).toBe(503);
+      expect(await res.json()).toEqual({ status: 503, message: 'The database is busy: other writes held the write turn for 1 s. Nothing was changed; try again in a moment.', data: {} });
+      await ownHolder.unsafe('SELECT pg_advisory_unlock(44)');
+      await held;
+      expect(await postFrom('127.0.0.1', url, { title: 'after' })).toBe(200);
+      const [{ count }] = await own.sql<{ count: number }[]>`SELECT count(*)::int AS count FROM "waits"`;
+      expect(count).toBe(1);
+      const titles = (await own.sql<{ title: string }[]>`SELECT "data"::json->'f'->>'title' AS "title" FROM "_bus_outbox" WHERE "kind" = 'records' AND "data"::json->>'c' = ${notes.id} ORDER BY "pos"`).map((r) => r.title);
+      expect(titles).toEqual(['after']);
+    } finally {
+      // the held write ends (the store closes once it has)
+      await ownHolder.end();
+      await sdk.server.close();
+      await own.drop();
     }
   });
 

@@ -1,7 +1,8 @@
 // The asynchronous store on sql.js's one connection: a write's function may await inside its
 // transaction, so writes take turns and reads from outside wait until the transaction ends. A reader
 // never sees uncommitted rows, two writes never interleave, and a read through the store from inside a
-// transaction fails clearly instead of waiting for itself forever.
+// transaction fails clearly instead of waiting for itself forever; so does a write, snapshot, backup or
+// checkpoint started from inside a snapshot's or backup's own function (the turn its caller holds).
 import { describe, expect, it } from 'vitest';
 import { loadSqlJs } from '../../server/store/db.js';
 import type { Store, WriteTx } from '../../server/store/db.js';
@@ -179,6 +180,52 @@ describe('the async store', () => {
     expect(seen).toEqual([0, 0]); // a list's page and its count agree
     await writing;
     expect(await count(store)).toBe(1);
+  });
+
+  it.each([
+    ['a snapshot', 'a snapshot', (store: Store) => store.snapshot((db) => db.all('SELECT id FROM t'))],
+    ['a backup', 'a snapshot', (store: Store) => store.backup()],
+    ['a write', 'a snapshot', (store: Store) => store.write((tx) => tx.run("INSERT INTO t (id, n) VALUES ('inner', 1)"))],
+    ['a checkpoint', 'a snapshot', (store: Store) => store.checkpoint()],
+    ['a snapshot', 'a backup', (store: Store) => store.snapshot((db) => db.all('SELECT id FROM t'))],
+    ['a write', 'a backup', (store: Store) => store.write((tx) => tx.run("INSERT INTO t (id, n) VALUES ('inner', 1)"))],
+  ])('%s started from inside %s\'s own function (not through its reader) fails after lockWaitMs instead of waiting for the turn its caller holds; the store goes on', async (_inner, outer, inner) => {
+    const store = await openWithTable(stores.dirs.make(), 150);
+    const holding = (fn: (db: Pick<Store, 'all'>) => Promise<unknown>) => (outer === 'a snapshot' ? store.snapshot(fn) : store.backup(fn));
+    const outcome = holding(async (db) => {
+      await db.all('SELECT id FROM t');
+      await inner(store);
+    }).then(() => 'done', (err: unknown) => String(err));
+    // a hang (the old wait for ever) fails here, not at the suite's timeout
+    const settled = await Promise.race([outcome, sleep(10_000).then(() => 'still waiting after 10 s')]);
+    expect(settled).toMatch(/from inside a snapshot or backup would wait for it \(it waited 150 ms while .* read nothing\): read through the reader it is handed/);
+    // nothing of the inner write is kept, and the turn was passed on: writes, snapshots and backups go on
+    expect(await ids(store)).toEqual([]);
+    await store.write((tx) => tx.run("INSERT INTO t (id, n) VALUES ('after', 1)"));
+    expect(await store.snapshot((db) => ids(db))).toEqual(['after']);
+    expect((await store.backup()).bytes.byteLength).toBeGreaterThan(0);
+  });
+
+  it('a write from outside waits for a snapshot that keeps reading, past lockWaitMs, and commits after it', async () => {
+    // a slow list page, or a backup's reads: the snapshot works all along, so the wait for it is not
+    // taken for one from inside it
+    const store = await openWithTable(null, 200);
+    let opened!: () => void;
+    const open = new Promise<void>((resolve) => (opened = resolve));
+    const seen = store.snapshot(async (db) => {
+      const counts: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        counts.push((await db.get<{ n: number }>('SELECT count(*) AS n FROM t'))!.n);
+        opened();
+        await sleep(50);
+      }
+      return counts;
+    });
+    await open;
+    const writing = store.write((tx) => tx.run("INSERT INTO t (id, n) VALUES ('waited', 1)"));
+    expect(await seen).toEqual(Array(12).fill(0));
+    await writing;
+    expect(await ids(store)).toEqual(['waited']);
   });
 
   it('a backup taken while a transaction is open holds only committed rows', async () => {
