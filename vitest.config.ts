@@ -133,8 +133,9 @@ export default defineConfig(({ mode }) => ({
     // Files at once in the parallel projects (node, postgres, postgres-api, ui). Vitest's default, one
     // core less than the machine has, is one worker on CI's two cores: the whole suite one file at a
     // time, though a file keeps about one core busy (its server and client in the worker, PostgreSQL's
-    // backends beside it), so the second core idled. Two at least; the sequential projects (timed,
-    // failover, e2e: fileParallelism false) still run one file at a time, alone, after these.
+    // backends beside it), so the second core idled. Two at least; then the e2e project, two files at a
+    // time in a group of its own (sequence.groupOrder 1), and last the sequential projects (timed,
+    // failover: fileParallelism false), one file at a time, alone.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     // Each file evaluates the server's modules afresh (vitest's isolation). Without it (`isolate: false`)
     // the node project alone ran 2x faster on a subset (test/records + test/rules 46.9 -> 22.6 s), but a
@@ -225,7 +226,14 @@ export default defineConfig(({ mode }) => ({
           globalSetup: ['test/support/build-ui.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          // Two files at a time, in a group of their own after the parallel projects (groupOrder 1) and
+          // before the sequential ones (timed, failover: vitest runs those last, alone). One at a time
+          // they kept about one core of two busy (the project's CPU, 226-235 s a run here, is about CI's
+          // 251 s of wall), each file waiting on Chromium, the server and the test in turn. Side by side
+          // on the same loaded machine the project took 716 s two at a time against 1,017 s one at a
+          // time (load 17-23), 1,001 s against 1,664 s (load 25-30); docs/architecture.md, "Tests".
+          sequence: { groupOrder: 1 },
+          maxWorkers: 2,
         },
       },
     ],
