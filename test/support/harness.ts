@@ -7,7 +7,7 @@ import { DEFAULT_CHECKPOINT_BYTES, DEFAULT_LOCK_WAIT_MS, DEFAULT_MAX_DATABASE_BY
 import { Engine } from '../../server/store/engine.js';
 import { openDatabase } from '../../server/store/recovery.js';
 import type { H3 } from 'h3';
-import { openTestStore, type StoreSeed } from './test-store.js';
+import { openTestStore, seedOf, type StoreSeed } from './test-store.js';
 
 export interface Harness {
   core: Core;
@@ -103,13 +103,25 @@ export async function harness(options: Omit<CoreOptions, 'onSetupToken'> = {}, s
 
 /**
  * A fresh harness with its first superuser before each test of the enclosing describe (handed to
- * `set` with the superuser's token), closed after it.
+ * `set` with the superuser's token), closed after it. The superuser (its setup, its password's hash
+ * and a sign-in) is made once per describe and each test's app opened on a copy of that data, as the
+ * scenario tables do: its session is in the copy, so the token works on every copy.
  */
 export function eachSuperuser(set: (h: Harness, su: string) => void): void {
+  let prepared: Promise<{ seed: StoreSeed; su: string }> | null = null;
   let current: Harness | null = null;
   beforeEach(async () => {
-    current = await harness();
-    set(current, await current.superuser());
+    prepared ??= (async () => {
+      const h = await harness();
+      try {
+        return { su: await h.superuser(), seed: await seedOf(h.core.store) };
+      } finally {
+        await h.close();
+      }
+    })();
+    const { seed, su } = await prepared;
+    current = await harness({}, seed);
+    set(current, su);
   });
   afterEach(async () => { await current?.close(); });
 }

@@ -32,8 +32,17 @@ export interface FreshDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * The file's one connection as the cluster's superuser (creates and drops), opened when first needed
+ * and closed by postgres.js once idle for a second, so a file ends with nothing open: a connection per
+ * create and per drop cost each harness two more logins (their password exchanges) and round trips.
+ * Two at most, so a drop the caller does not wait for (`dropLater`) never holds up the next create.
+ */
+let root: Sql | null = null;
+
 function admin(info: PostgresInfo): Sql {
-  return postgres({ host: info.host, port: info.port, user: info.adminUser, password: info.adminPassword, database: 'postgres', max: 1, onnotice: () => {} });
+  root ??= postgres({ host: info.host, port: info.port, user: info.adminUser, password: info.adminPassword, database: 'postgres', max: 2, idle_timeout: 1, onnotice: () => {} });
+  return root;
 }
 
 /**
@@ -44,14 +53,10 @@ export async function freshDatabase(label: string, template = 'template0'): Prom
   const info = postgresInfo();
   if (info.missing !== '') throw new Error(info.missing);
   const name = `t_${label.replace(/\W/g, '_').slice(0, 40)}_${randomBytes(4).toString('hex')}`;
-  const root = admin(info);
-  try {
-    await root.unsafe(`CREATE DATABASE "${name}" OWNER "${info.user}" TEMPLATE "${template}" ENCODING 'UTF8'`);
-    // The application role owns the database and its public schema, as on a team server.
-    await root.unsafe(`REVOKE ALL ON DATABASE "${name}" FROM PUBLIC`);
-  } finally {
-    await root.end();
-  }
+  const sql0 = admin(info);
+  await sql0.unsafe(`CREATE DATABASE "${name}" OWNER "${info.user}" TEMPLATE "${template}" ENCODING 'UTF8'`);
+  // The application role owns the database and its public schema, as on a team server.
+  await sql0.unsafe(`REVOKE ALL ON DATABASE "${name}" FROM PUBLIC`);
   const url = `postgres://${info.user}:${encodeURIComponent(info.password)}@${info.host}:${info.port}/${name}`;
   const sql = postgres(url, { max: 4, onnotice: () => {} });
   return {
@@ -60,12 +65,15 @@ export async function freshDatabase(label: string, template = 'template0'): Prom
     sql,
     async drop() {
       await sql.end({ timeout: 5 });
-      const root2 = admin(info);
-      try {
-        await root2.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      } finally {
-        await root2.end();
-      }
+      await admin(info).unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     },
   };
+}
+
+/**
+ * Drops `db` without the caller waiting (a harness's close): the cluster is the run's and thrown away
+ * at its end, so a drop cut short by the file's end only leaves a database there; a failure is logged.
+ */
+export function dropLater(db: FreshDatabase): void {
+  db.drop().catch((error: unknown) => console.error(`[postgres] dropping ${db.name}:`, error));
 }

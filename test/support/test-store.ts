@@ -6,7 +6,8 @@ import type { ServerOptions } from '../../server/index.js';
 import type { Store } from '../../server/store/db.js';
 import { openStore } from '../../server/store/db.js';
 import { openPostgresStore } from '../../server/store-postgres/store.js';
-import { freshDatabase } from './pg-database.js';
+import postgres from 'postgres';
+import { dropLater, freshDatabase } from './pg-database.js';
 
 export type TestEngine = 'sqlite' | 'postgres';
 
@@ -19,8 +20,11 @@ export const TEST_ENGINE: TestEngine = process.env.DESKBASE_TEST_ENGINE === 'pos
  */
 export type StoreSeed = { bytes: Uint8Array } | { template: string };
 
-/** The PostgreSQL stores' databases, so that a seed can keep one instead of dropping it. */
-const databases = new WeakMap<Store, { name: string; keep: boolean }>();
+/**
+ * The PostgreSQL stores' databases, so that a seed can keep one instead of dropping it; `marks`: the
+ * client writeMark reads the database with, once it has.
+ */
+const databases = new WeakMap<Store, { name: string; url: string; keep: boolean; marks: postgres.Sql | null }>();
 
 /**
  * An empty store on the suite's engine: in memory on SQLite (or on the data folder `dir`); on
@@ -33,12 +37,14 @@ export async function openTestStore(label = 'suite', template?: string, dir: str
   // the database's own client is not needed: the store has its pool
   await db.sql.end({ timeout: 5 });
   const store = await openPostgresStore({ url: db.url, max: 4, dir });
-  const entry = { name: db.name, keep: false };
+  const entry = { name: db.name, url: db.url, keep: false, marks: null as postgres.Sql | null };
   const close = store.close;
   const closing = Object.assign(store, {
     close: async () => {
       await close();
-      if (!entry.keep) await db.drop();
+      await entry.marks?.end({ timeout: 5 });
+      // nothing waits for the drop (the run's cluster is thrown away at its end)
+      if (!entry.keep) dropLater(db);
     },
   });
   databases.set(closing, entry);
@@ -55,6 +61,31 @@ export async function seedOf(store: Store): Promise<StoreSeed> {
   if (pg === undefined) return { bytes: (await store.backup()).bytes };
   pg.keep = true;
   return { template: pg.name };
+}
+
+/**
+ * A mark of what `store` holds, to prove that a stretch of work wrote nothing (scenario.ts: the rows
+ * that only read share one app): equal marks, nothing committed in between. On SQLite the store's
+ * `version`, which every write transaction moves (rolled back too). On PostgreSQL, per relation of the
+ * database's own schemas: its name, its file (a TRUNCATE gives a new one), its catalog row's
+ * transaction (an ALTER, a rename), and for a table its rows' count and newest `xmin` (an insert or an
+ * update gives a row a new one, a delete lowers the count). One round trip on a client of its own.
+ */
+export async function writeMark(store: Store): Promise<string> {
+  const pg = databases.get(store);
+  if (pg === undefined) {
+    if (store.version === undefined) throw new Error('writeMark: this store has no version');
+    return String(store.version);
+  }
+  pg.marks ??= postgres(pg.url, { max: 1, onnotice: () => {} });
+  const rows = await pg.marks.unsafe(`
+    SELECT c.oid::regclass::text AS name, c.relfilenode, c.xmin::text AS changed,
+      CASE WHEN c.relkind IN ('r', 'p', 'm') THEN (xpath('/row/m/text()', query_to_xml(
+        format('SELECT count(*) || '':'' || coalesce(max(xmin::text::bigint), 0) AS m FROM %I.%I', n.nspname, c.relname), false, true, '')))[1]::text END AS rows
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND n.nspname NOT LIKE 'pg_temp%' AND n.nspname NOT LIKE 'pg_toast_temp%'
+    ORDER BY 1`);
+  return JSON.stringify(rows.map((r) => [r.name, r.relfilenode, r.changed, r.rows]));
 }
 
 /**
