@@ -5,8 +5,6 @@
 import type { ServerOptions } from '../../server/index.js';
 import type { Store } from '../../server/store/db.js';
 import { openStore } from '../../server/store/db.js';
-import { openPostgresStore } from '../../server/store-postgres/store.js';
-import { freshDatabase } from './pg-database.js';
 
 export type TestEngine = 'sqlite' | 'postgres';
 
@@ -29,6 +27,8 @@ const databases = new WeakMap<Store, { name: string; keep: boolean }>();
  */
 export async function openTestStore(label = 'suite', template?: string, dir: string | null = null): Promise<Store> {
   if (TEST_ENGINE === 'sqlite') return openStore({ dir });
+  // the PostgreSQL side is imported here, not at the top: a file on SQLite (most) does not load postgres.js
+  const [{ freshDatabase }, { openPostgresStore }] = await Promise.all([import('./pg-database.js'), import('../../server/store-postgres/store.js')]);
   const db = await freshDatabase(label, template);
   // the database's own client is not needed: the store has its pool
   await db.sql.end({ timeout: 5 });
