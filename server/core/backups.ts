@@ -137,7 +137,7 @@ export function createBackups(env: Pick<CoreEnv, 'store' | 'storage' | 'report'>
       const { bytes, alongside: files } = await store.backup(async (db) => namedFiles(db, await collectionsOf(db)));
       // the desktop's backup zip: only its store gets here (a team server's refuses backup() first)
       if (!(storage instanceof DiskFileStorage)) throw new Error('a backup zip holds files kept on disk');
-      const stream = writeArchive(bytes, storage.root, files);
+      const stream = await writeArchive(bytes, storage.root, files);
       stream.once('close', release);
       stream.once('end', release);
       stream.once('error', release);

@@ -8,8 +8,7 @@ import { access, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable, Transform } from 'node:stream';
-import yauzl from 'yauzl';
-import yazl from 'yazl';
+import type yauzl from 'yauzl';
 import { syncDir, syncFile } from '../durable-files.js';
 import { isSafeSegment, STORAGE_DIR } from './paths.js';
 
@@ -32,7 +31,9 @@ function* pieces(bytes: Uint8Array, size: number): Generator<Buffer> {
   for (let at = 0; at < bytes.byteLength; at += size) yield Buffer.from(bytes.buffer, bytes.byteOffset + at, Math.min(size, bytes.byteLength - at));
 }
 
-export function writeArchive(db: Uint8Array, storageRoot: string, files: readonly string[]): Readable {
+export async function writeArchive(db: Uint8Array, storageRoot: string, files: readonly string[]): Promise<Readable> {
+  // yazl and yauzl are loaded by the first backup or restore, not with the server
+  const { default: yazl } = await import('yazl');
   const zip = new yazl.ZipFile();
   const out = zip.outputStream as Readable;
   zip.on('error', (err: Error) => out.destroy(err));
@@ -89,6 +90,7 @@ export interface ExtractOptions {
 
 export async function extractArchive(zipPath: string, into: string, options: ExtractOptions = {}): Promise<{ files: number }> {
   const { limits = DEFAULT_ARCHIVE_LIMITS, layout = backupLayout, sync = true } = options;
+  const { default: yauzl } = await import('yauzl');
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
     yauzl.open(zipPath, { lazyEntries: true, validateEntrySizes: true, strictFileNames: true, decodeStrings: true }, (err, z) => (err ? reject(new ArchiveError(err.message)) : resolve(z))),
   );

@@ -17,7 +17,7 @@
 // other client waiting behind them: the next connection given back goes to a client holding fewer.
 // A write waiting for a connection goes before every client: it holds the node's write turn, which
 // every other client's write waits for.
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { DatabaseBusy, DatabaseUnavailable } from './errors.js';
 import { FairQueue } from './fair.js';
 

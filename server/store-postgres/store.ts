@@ -29,7 +29,7 @@
 // - What has no meaning here is empty (stats, keptAside, checkpoint, reload listeners); what cannot be
 //   done refuses with an error naming what to use instead (backup and restore: pg_dump / pg_restore).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { ApiError } from '../errors.js';
 import { POSTGRES } from '../filter/dialect.js';
 import { CHARGE_FUNCTION, GUARD_FUNCTION, LIKE_FUNCTION } from '../filter/guard.js';
@@ -106,6 +106,8 @@ export function connectionSettings(node: string) {
 
 /** Opens the pool and checks the system tables (creating what is missing). */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  // postgres.js is loaded with the first PostgreSQL store, not with the server: the desktop never opens one
+  const { default: postgres } = await import('postgres');
   const node = newNodeId();
   // every connection names its node, so the bus knows which entries this node committed (bus.ts)
   const settings = connectionSettings(node);

@@ -5,9 +5,7 @@
 import type { ServerOptions } from '../../server/index.js';
 import type { Store } from '../../server/store/db.js';
 import { openStore } from '../../server/store/db.js';
-import { openPostgresStore } from '../../server/store-postgres/store.js';
-import postgres from 'postgres';
-import { dropLater, freshDatabase } from './pg-database.js';
+import type postgres from 'postgres';
 
 export type TestEngine = 'sqlite' | 'postgres';
 
@@ -33,6 +31,8 @@ const databases = new WeakMap<Store, { name: string; url: string; keep: boolean;
  */
 export async function openTestStore(label = 'suite', template?: string, dir: string | null = null): Promise<Store> {
   if (TEST_ENGINE === 'sqlite') return openStore({ dir });
+  // the PostgreSQL side is imported here, not at the top: a file on SQLite (most) does not load postgres.js
+  const [{ dropLater, freshDatabase }, { openPostgresStore }] = await Promise.all([import('./pg-database.js'), import('../../server/store-postgres/store.js')]);
   const db = await freshDatabase(label, template);
   // the database's own client is not needed: the store has its pool
   await db.sql.end({ timeout: 5 });
@@ -77,7 +77,10 @@ export async function writeMark(store: Store): Promise<string> {
     if (store.version === undefined) throw new Error('writeMark: this store has no version');
     return String(store.version);
   }
-  pg.marks ??= postgres(pg.url, { max: 1, onnotice: () => {} });
+  if (pg.marks === null) {
+    const { default: postgres } = await import('postgres');
+    pg.marks = postgres(pg.url, { max: 1, onnotice: () => {} });
+  }
   const rows = await pg.marks.unsafe(`
     SELECT c.oid::regclass::text AS name, c.relfilenode, c.xmin::text AS changed,
       CASE WHEN c.relkind IN ('r', 'p', 'm') THEN (xpath('/row/m/text()', query_to_xml(

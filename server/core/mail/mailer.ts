@@ -4,7 +4,6 @@
 // developer can verify an account or reset a password without any mail server. A message whose send
 // fails is kept there too (status `failed`, with the error) and reported: never discarded silently.
 // Sent messages are not kept (their links are credentials).
-import nodemailer from 'nodemailer';
 import type { CoreEnv } from '../env.js';
 import type { Settings } from '../settings.js';
 import { isoNow, newId } from '../ids.js';
@@ -48,6 +47,8 @@ export function createMailer(env: Pick<CoreEnv, 'store' | 'report' | 'now' | 'ev
 
   async function viaSmtp(settings: Settings, message: MailMessage): Promise<void> {
     const { smtp, meta } = settings;
+    // loaded on the first message through SMTP, not with the server: most never send one (the outbox)
+    const { default: nodemailer } = await import('nodemailer');
     const transport = nodemailer.createTransport({
       host: smtp.host,
       port: smtp.port,
