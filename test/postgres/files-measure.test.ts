@@ -1,8 +1,9 @@
 // Files on both engines, measured: upload and download of a 1 MiB and a 100 MiB file through a server in
 // a child process (the desktop engine on a data folder; a team server node on PostgreSQL, its files in
 // the database), with the server's RSS sampled from /proc while the 100 MiB file goes in and out: it
-// grows by less than 64 MiB on either engine (well under the file: it is streamed, never held whole;
-// what it grows by is buffers the collector has not taken back yet, 26-47 MiB measured). Prints the figures.
+// grows by less than 88 MiB on either engine (under the file: it is streamed, never held whole; what it
+// grows by is buffers the collector has not taken back yet: the desktop 15-18 MiB, the team server's
+// upload 52-60 MiB on a quiet machine and 68 MiB once in a CI run under full load). Prints the figures.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,10 +78,11 @@ async function measure(engine: 'desktop' | 'team'): Promise<string> {
     const label = `${size / MB} MiB`;
     line.push(`${label}: upload ${Math.round(up.ms)} ms, download ${Math.round(down.ms)} ms (RSS growth ${(up.growth / MB).toFixed(1)} / ${(down.growth / MB).toFixed(1)} MiB)`);
     if (size > MB) {
-      expect(up.growth, `${engine} ${label} upload RSS growth`).toBeLessThan(64 * MB);
-      // a download held whole would grow RSS past the file's 100 MiB (on the team server twice that: its
-      // chunks arrive as hex text); streamed, growth stays well under it. RSS frees lazily after GC, so
-      // the bound leaves room: 73 MiB was seen once on the team server under a full run's load
+      // a file held whole would grow RSS past its 100 MiB (on the team server twice that: its chunks go
+      // and come as hex text); streamed, growth stays under it. RSS frees lazily after GC, so the bound
+      // leaves room for what a loaded machine's collector has not taken back yet: on the team server 68 MiB
+      // was seen for an upload and 73 MiB for a download under a full run's load
+      expect(up.growth, `${engine} ${label} upload RSS growth`).toBeLessThan(88 * MB);
       expect(down.growth, `${engine} ${label} download RSS growth`).toBeLessThan(88 * MB);
     }
   }
