@@ -552,6 +552,8 @@ describe('the record form and the relation picker', () => {
       expect(cut.length).toBe(5);
       expect(cut.every((c) => c.ellipsis === 'ellipsis')).toBe(true);
       expect(cut.some((c) => c.overflowing)).toBe(true);
+      // and none sticks out of its cell: each is inside it, or wholly past its right edge (clipped)
+      expect(cut.every((c) => c.inside)).toBe(true);
       await shot(p, `r3-grid-chips-${vp.width}`);
     }
   });
