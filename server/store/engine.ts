@@ -220,6 +220,10 @@ export class Engine implements Store {
    * (its reads and a backup's export slices count), as a wait for a transaction does (`Gate`).
    */
   private reading: Gate | null = null;
+  /** What holds the turn now and bounds a wait for it: an open transaction, or a snapshot or backup. */
+  private get holder(): Gate | null {
+    return this.gate ?? this.reading;
+  }
   /** A write function's synchronous start is running: a read through the store now is one from inside it. */
   private starting = false;
   private closing: Promise<void> | null = null;
@@ -311,7 +315,7 @@ export class Engine implements Store {
     while (this.ahead !== null) {
       if (held instanceof ReaderCopy) {
         held.release();
-        held = await this.turn(this.gate ?? this.reading);
+        held = await this.turn(this.holder);
       } else {
         held();
         await this.afterReload();
@@ -344,7 +348,7 @@ export class Engine implements Store {
    */
   private turnOrCopy(copies: boolean): Promise<(() => void) | ReaderCopy> {
     const gate = this.gate;
-    if (!copies || gate === null) return this.turn(gate ?? this.reading);
+    if (!copies || gate === null) return this.turn(this.holder);
     if (gate.copy !== null) return Promise.resolve(gate.copy.held());
     return new Promise((resolve, reject) => {
       let settled = false;
@@ -558,7 +562,7 @@ export class Engine implements Store {
       while (this.recovering) await this.recovering;
       if (this.stopped) await this.retryWritable(this.stopped);
       this.assertWritable();
-      const release = await this.turn(this.gate ?? this.reading);
+      const release = await this.turn(this.holder);
       if (this.recovering === null) {
         try {
           this.assertWritable();
@@ -605,7 +609,7 @@ export class Engine implements Store {
 
   checkpoint = async (): Promise<void> => {
     if (this.starting) throw new Error('checkpoint() cannot run inside a write() transaction');
-    const bound = this.gate ?? this.reading;
+    const bound = this.holder;
     if (this.durable !== null) await this.exclusive(() => this.runCheckpoint(bound));
   };
 
