@@ -19,10 +19,10 @@ export const TEST_ENGINE: TestEngine = process.env.DESKBASE_TEST_ENGINE === 'pos
 export type StoreSeed = { bytes: Uint8Array } | { template: string };
 
 /**
- * The PostgreSQL stores' databases, so that a seed can keep one instead of dropping it; `marks`: the
- * client writeMark reads the database with, once it has.
+ * The PostgreSQL stores' databases, so that a seed can keep one instead of dropping it; `sql`: the
+ * database's own client (freshDatabase's), which writeMark reads with (it connects on its first query).
  */
-const databases = new WeakMap<Store, { name: string; url: string; keep: boolean; marks: postgres.Sql | null }>();
+const databases = new WeakMap<Store, { name: string; keep: boolean; sql: postgres.Sql }>();
 
 /**
  * An empty store on the suite's engine: in memory on SQLite (or on the data folder `dir`); on
@@ -34,17 +34,15 @@ export async function openTestStore(label = 'suite', template?: string, dir: str
   // the PostgreSQL side is imported here, not at the top: a file on SQLite (most) does not load postgres.js
   const [{ dropLater, freshDatabase }, { openPostgresStore }] = await Promise.all([import('./pg-database.js'), import('../../server/store-postgres/store.js')]);
   const db = await freshDatabase(label, template);
-  // the database's own client is not needed: the store has its pool
-  await db.sql.end({ timeout: 5 });
   const store = await openPostgresStore({ url: db.url, max: 4, dir });
-  const entry = { name: db.name, url: db.url, keep: false, marks: null as postgres.Sql | null };
+  const entry = { name: db.name, keep: false, sql: db.sql };
   const close = store.close;
   const closing = Object.assign(store, {
     close: async () => {
       await close();
-      await entry.marks?.end({ timeout: 5 });
-      // nothing waits for the drop (the run's cluster is thrown away at its end)
-      if (!entry.keep) dropLater(db);
+      // nothing waits for the drop (the run's cluster is thrown away at its end); the drop ends the client
+      if (entry.keep) await db.sql.end({ timeout: 5 });
+      else dropLater(db);
     },
   });
   databases.set(closing, entry);
@@ -69,7 +67,7 @@ export async function seedOf(store: Store): Promise<StoreSeed> {
  * `version`, which every write transaction moves (rolled back too). On PostgreSQL, per relation of the
  * database's own schemas: its name, its file (a TRUNCATE gives a new one), its catalog row's
  * transaction (an ALTER, a rename), and for a table its rows' count and newest `xmin` (an insert or an
- * update gives a row a new one, a delete lowers the count). One round trip on a client of its own.
+ * update gives a row a new one, a delete lowers the count). One round trip on the database's own client.
  */
 export async function writeMark(store: Store): Promise<string> {
   const pg = databases.get(store);
@@ -77,11 +75,7 @@ export async function writeMark(store: Store): Promise<string> {
     if (store.version === undefined) throw new Error('writeMark: this store has no version');
     return String(store.version);
   }
-  if (pg.marks === null) {
-    const { default: postgres } = await import('postgres');
-    pg.marks = postgres(pg.url, { max: 1, onnotice: () => {} });
-  }
-  const rows = await pg.marks.unsafe(`
+  const rows = await pg.sql.unsafe(`
     SELECT c.oid::regclass::text AS name, c.relfilenode, c.xmin::text AS changed,
       CASE WHEN c.relkind IN ('r', 'p', 'm') THEN (xpath('/row/m/text()', query_to_xml(
         format('SELECT count(*) || '':'' || coalesce(max(xmin::text::bigint), 0) AS m FROM %I.%I', n.nspname, c.relname), false, true, '')))[1]::text END AS rows
