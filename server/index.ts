@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCore, type Core, type CoreOptions } from './core/index.js';
 import type { ScryptPool } from './core/scrypt-pool.js';
+import { scryptNProblem } from './core/passwords.js';
 import { createNodeHandler } from './http/app.js';
 import { createBodyServices, type BodyServices } from './http/body-services.js';
 import type { RealtimeLimits } from './core/realtime/subscription-limits.js';
@@ -56,6 +57,8 @@ export interface ServerOptions {
   https?: true | { cert: string; key: string };
   /** The password hashing workers (core/scrypt-pool.ts); a pool of this server's own by default. */
   hashPool?: ScryptPool;
+  /** scrypt's work factor for new password hashes (CoreOptions.scryptN). */
+  scryptN?: number;
   /** SMTP timeouts in ms (core/mail/mailer.ts SMTP_TIMEOUTS by default). */
   smtpTimeouts?: CoreOptions['smtpTimeouts'];
   /** The logger's queue, batch and interval (server/logs/logger.ts defaults); tests lower them. */
@@ -138,6 +141,9 @@ export function defaultUiDir(): string | null {
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => console.log(line));
+  // refused before the data folder is opened (createCore checks it again, for its own callers)
+  const scryptN = options.scryptN === undefined ? null : scryptNProblem(options.scryptN);
+  if (scryptN) throw new Error(scryptN);
   const store = options.openStore ? await options.openStore() : await openStore({ log, ...options.store, dir: options.dir });
   let binding: Binding | null = null;
   const setupUrl = (token: string) => `${binding?.url ?? ''}/_/#/setup?token=${token}`;
@@ -188,6 +194,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       realtimeIdleMs: options.realtimeIdleMs,
       realtimeLimits: options.limits?.realtime,
       hashPool: options.hashPool,
+      scryptN: options.scryptN,
       smtpTimeouts: options.smtpTimeouts,
     });
     // kept apart from the data: the desktop's in <dir>/logs/, a team server's in its `_logs` table (logs/index.ts)

@@ -78,6 +78,8 @@ export interface CoreOptions {
   responseBytes?: number;
   /** The password hashing workers (scrypt-pool.ts); a pool of this server's own by default. */
   hashPool?: ScryptPool;
+  /** scrypt's work factor for new password hashes (passwords.ts SCRYPT_N by default; scryptNProblem says what else may be given: test suites lower it). */
+  scryptN?: number;
   /** SMTP timeouts in ms (mail/mailer.ts SMTP_TIMEOUTS by default; tests shorten them). */
   smtpTimeouts?: typeof SMTP_TIMEOUTS;
   /** Server-side hooks (server/hooks/ hands its runtime in); none by default. */
@@ -100,7 +102,7 @@ export async function createCore(store: Store, options: CoreOptions = {}) {
   // one sign-in block per server: sign-in and an update's oldPassword count against the same accounts;
   // on a team server in the database, so that every node counts against the same block
   const limiter = store.dialect === 'postgres' ? new StoreFailureLimiter(store, options.now) : new FailureLimiter(options.now);
-  const credentials = { limiter, passwords: new Passwords(options.hashPool ?? new ScryptPool()) };
+  const credentials = { limiter, passwords: new Passwords(options.hashPool ?? new ScryptPool(), options.scryptN) };
   // what every factory below is made of (env.ts)
   const env: CoreEnv = {
     store, registry, sessions, storage, credentials, report,

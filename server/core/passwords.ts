@@ -9,7 +9,21 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HashJobStopped, ScryptPool } from './scrypt-pool.js';
 
-const N = 16384, R = 8, P = 1, KEYLEN = 64;
+const R = 8, P = 1, KEYLEN = 64;
+
+/** scrypt's work factor (N) for new hashes: 2^14, about 16 MiB and 60 ms of one core a hash. */
+export const SCRYPT_N = 16384;
+
+/**
+ * Why `n` cannot be a server's work factor for new hashes (CoreOptions.scryptN), or null: a power of two
+ * from 2^10 (a sixteenth of the default's work, for test suites that hash thousands of passwords, as
+ * Laravel's BCRYPT_ROUNDS=4 in tests) to HASH_LIMITS' 2^17. Hashes already stored keep their own N.
+ */
+export function scryptNProblem(n: number): string | null {
+  return Number.isInteger(n) && n >= 1024 && n <= HASH_LIMITS.scrypt.maxN && (n & (n - 1)) === 0
+    ? null
+    : `scryptN must be a power of two from 1024 to ${HASH_LIMITS.scrypt.maxN}, not ${String(n)}`;
+}
 
 
 /** PocketBase's hashes (bcrypt, `$2a$10$` + 53 characters), which records moved from PocketBase keep until their next sign-in. */
@@ -26,7 +40,7 @@ const BCRYPT_HASH = /^\$2[aby]\$(\d\d)\$[./A-Za-z0-9]{53}$/;
  */
 export const HASH_LIMITS = {
   bcryptCost: { min: 4, max: 13 },
-  scrypt: { maxN: 2 ** 17, maxR: 16, maxP: 4, maxMemory: 128 * 1024 ** 2, maxWork: 8 * N * R * P, saltBytes: { min: 8, max: 64 }, keyBytes: { min: 16, max: 128 } },
+  scrypt: { maxN: 2 ** 17, maxR: 16, maxP: 4, maxMemory: 128 * 1024 ** 2, maxWork: 8 * SCRYPT_N * R * P, saltBytes: { min: 8, max: 64 }, keyBytes: { min: 16, max: 128 } },
 } as const;
 
 interface ScryptHash {
@@ -87,7 +101,11 @@ const DUMMY_SALT = Buffer.alloc(16, 7);
  * charged to: past the pool's bounds a 429, before any work.
  */
 export class Passwords {
-  constructor(private readonly pool: ScryptPool = new ScryptPool()) {}
+  /** `n`: the work factor of new hashes, of unknown identities' and of malformed hashes' checks (SCRYPT_N unless a server is given another: scryptNProblem). */
+  constructor(private readonly pool: ScryptPool = new ScryptPool(), private readonly n = SCRYPT_N) {
+    const problem = scryptNProblem(n);
+    if (problem) throw new Error(problem);
+  }
 
   private derive(password: string, salt: Buffer, n: number, r: number, p: number, keylen: number, client: string): Promise<Buffer> {
     // maxmem: node's default (32 MiB) is too small from N = 32768 on
@@ -96,8 +114,8 @@ export class Passwords {
 
   async hash(password: string, client = ''): Promise<string> {
     const salt = randomBytes(16);
-    const key = await this.derive(password, salt, N, R, P, KEYLEN, client);
-    return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`;
+    const key = await this.derive(password, salt, this.n, R, P, KEYLEN, client);
+    return `scrypt$${this.n}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`;
   }
 
   /**
@@ -111,7 +129,7 @@ export class Passwords {
       if (cost !== null && boundedCost(cost)) return await this.pool.bcryptCompare(password, stored, bcryptModule(), client);
       const hash = cost === null ? scryptHash(stored) : null;
       if (hash === null) {
-        await this.derive(password, DUMMY_SALT, N, R, P, KEYLEN, client); // same cost on malformed or unbounded hashes
+        await this.derive(password, DUMMY_SALT, this.n, R, P, KEYLEN, client); // same cost on malformed or unbounded hashes
         return false;
       }
       const actual = await this.derive(password, hash.salt, hash.n, hash.r, hash.p, hash.key.length, client);
@@ -124,6 +142,6 @@ export class Passwords {
 
   /** Unknown identities still cost one hash, so timing does not reveal which accounts exist. */
   async burn(password: string, client = ''): Promise<void> {
-    await this.derive(password, DUMMY_SALT, N, R, P, KEYLEN, client);
+    await this.derive(password, DUMMY_SALT, this.n, R, P, KEYLEN, client);
   }
 }

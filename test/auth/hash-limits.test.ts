@@ -3,10 +3,16 @@
 // HASH_LIMITS are never run (the ordinary failed sign-in), and a job past the pool's time limit is
 // stopped and its worker replaced.
 import bcrypt from 'bcryptjs';
+import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { storedHashProblem } from '../../server/core/passwords.js';
+import { Passwords, scryptNProblem, storedHashProblem } from '../../server/core/passwords.js';
+import { startServer } from '../../server/index.js';
 import { HashJobStopped, ScryptPool } from '../../server/core/scrypt-pool.js';
 import { eachSuperuser, harness, signUpUser, type Harness } from '../support/harness.js';
+import { seedOf } from '../support/test-store.js';
 
 const FAILED = { status: 400, message: 'Failed to authenticate.', data: {} };
 
@@ -101,4 +107,50 @@ describe('each server hashes on its own pool (CoreOptions.hashPool), not a proce
       await Promise.all([full.close(), other.close()]);
     }
   }, 60_000);
+});
+
+describe("a server's scrypt work factor (CoreOptions.scryptN: test suites lower it)", () => {
+  const stored = async (h: Harness, email: string) => (await h.core.store.get<{ password: string }>('SELECT password FROM users WHERE email = ?', [email]))?.password;
+  const signIn = (h: Harness, identity: string) => h.req('POST', '/api/collections/users/auth-with-password', { body: { identity, password: 'password123' } });
+  /** `h`'s data on a new server given `scryptN` (seedOf: on PostgreSQL `h` is closed first). */
+  const moved = async (h: Harness, scryptN: number | undefined) => {
+    const seed = await seedOf(h.core.store);
+    await h.close();
+    return harness({ scryptN }, seed);
+  };
+
+  it('new hashes use SCRYPT_N unless the server is given another; a hash keeps its own N when the server changes', async () => {
+    expect(await new Passwords().hash('pw')).toMatch(/^scrypt\$16384\$8\$1\$/);
+    // a harness without the suite's lower factor: the product's default
+    const real = await harness({ scryptN: undefined });
+    await real.superuser();
+    await signUpUser(real, 'real@example.com', 'password123');
+    expect(await stored(real, 'real@example.com')).toMatch(/^scrypt\$16384\$8\$1\$/);
+    // the same data on a server at 2^10: the old hash still signs in, a new one is made at 2^10
+    const low = await moved(real, 1024);
+    expect((await signIn(low, 'real@example.com')).status).toBe(200);
+    await signUpUser(low, 'low@example.com', 'password123');
+    expect(await stored(low, 'low@example.com')).toMatch(/^scrypt\$1024\$8\$1\$/);
+    expect((await signIn(low, 'low@example.com')).status).toBe(200);
+    // and back at the default, the 2^10 hash signs in too
+    const back = await moved(low, undefined);
+    try {
+      expect((await signIn(back, 'low@example.com')).status).toBe(200);
+      expect((await signIn(back, 'real@example.com')).status).toBe(200);
+      expect(await stored(back, 'low@example.com')).toMatch(/^scrypt\$1024\$8\$1\$/);
+    } finally {
+      await back.close();
+    }
+  }, 60_000);
+
+  it('a factor that is not a power of two from 1024 to 2^17 is refused, naming it, before the data folder is touched', async () => {
+    for (const n of [1000, 512, 2 ** 18, 16384.5, Number.NaN]) {
+      expect(scryptNProblem(n)).toBe(`scryptN must be a power of two from 1024 to 131072, not ${String(n)}`);
+      expect(() => new Passwords(undefined, n)).toThrow(/scryptN must be a power of two/);
+    }
+    for (const n of [1024, 16384, 2 ** 17]) expect(scryptNProblem(n)).toBeNull();
+    const dir = join(await mkdtemp(join(tmpdir(), 'deskbase-scrypt-')), 'data');
+    await expect(startServer({ dir, port: 0, uiDir: null, log: () => undefined, scryptN: 4096 + 1 })).rejects.toThrow('scryptN must be a power of two from 1024 to 131072, not 4097');
+    expect(existsSync(dir)).toBe(false);
+  });
 });

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { createSeeder, EMAIL, PASSWORD, type Seeder } from './api-seed.js';
+import { TEST_SCRYPT_N } from '../support/test-store.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const SHOTS = join(ROOT, 'test-results/screenshots');
@@ -36,7 +37,7 @@ export interface TestApp {
 export async function startApp(uiDir: string): Promise<TestApp> {
   const dir = await mkdtemp(join(tmpdir(), 'deskbase-e2e-'));
   const { startServer } = await import('../../server/index.js');
-  const server = await startServer({ dir, port: 0, uiDir, log: () => undefined });
+  const server = await startServer({ dir, port: 0, uiDir, log: () => undefined, scryptN: TEST_SCRYPT_N });
   return {
     url: server.url,
     setupToken: () => server.setupToken(),

@@ -7,7 +7,7 @@ import { DEFAULT_CHECKPOINT_BYTES, DEFAULT_LOCK_WAIT_MS, DEFAULT_MAX_DATABASE_BY
 import { Engine } from '../../server/store/engine.js';
 import { openDatabase } from '../../server/store/recovery.js';
 import type { H3 } from 'h3';
-import { openTestStore, seedOf, type StoreSeed } from './test-store.js';
+import { openTestStore, seedOf, TEST_SCRYPT_N, type StoreSeed } from './test-store.js';
 
 export interface Harness {
   core: Core;
@@ -62,7 +62,7 @@ export async function harness(options: Omit<CoreOptions, 'onSetupToken'> = {}, s
     : 'bytes' in seed ? await storeFrom(seed.bytes)
     : await openTestStore('harness', seed.template);
   let token = '';
-  const core = await createCore(store, { ...options, onSetupToken: (t) => (token = t) });
+  const core = await createCore(store, { scryptN: TEST_SCRYPT_N, ...options, onSetupToken: (t) => (token = t) });
   await core.setup.issue();
   const app = createApp(core, { uiDir: null });
   const req = async (method: string, path: string, opts: ReqOpts = {}): Promise<Res> => {

@@ -4,7 +4,7 @@ import { EventSource } from 'eventsource';
 import PocketBase, { ClientResponseError } from 'pocketbase';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startServer, type RunningServer, type ServerOptions } from '../../server/index.js';
-import { engineServerOptions } from './test-store.js';
+import { engineServerOptions, TEST_SCRYPT_N } from './test-store.js';
 
 // Node has no EventSource; the SDK's realtime service needs one (PocketBase's docs name this package)
 (globalThis as { EventSource?: unknown }).EventSource ??= EventSource;
@@ -28,7 +28,7 @@ export interface SdkServer {
 export async function startSdkServer(options: Partial<ServerOptions> = {}): Promise<SdkServer> {
   // without a data folder, on the suite's engine (test-store.ts): PostgreSQL in the postgres-api project
   const onEngine = (options.dir ?? null) === null && options.openStore === undefined ? engineServerOptions('sdk') : {};
-  const server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, ...onEngine, ...options });
+  const server = await startServer({ dir: null, port: 0, uiDir: null, log: () => undefined, scryptN: TEST_SCRYPT_N, ...onEngine, ...options });
   await setUpAdmin(server);
   const client = () => {
     const pb = new PocketBase(server.url);

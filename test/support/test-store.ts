@@ -11,6 +11,12 @@ export type TestEngine = 'sqlite' | 'postgres';
 
 export const TEST_ENGINE: TestEngine = process.env.DESKBASE_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
 
+/**
+ * The scrypt work factor of the test servers' new password hashes (CoreOptions.scryptN): the lowest a
+ * server takes, a sixteenth of SCRYPT_N's work (4 ms a hash against 60 here). The suite hashes thousands
+ * of passwords (setup, sign-ups, sign-ins); a test about a hash's cost or time gives `scryptN: SCRYPT_N`.
+ */
+export const TEST_SCRYPT_N = 1024;
 
 /**
  * A store's data kept to start others from (scenario tables copy one prepared store per row): on
