@@ -208,6 +208,10 @@ export default defineConfig(({ mode }) => ({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           fileParallelism: false,
+          // after the e2e group (1), alone: without isolation Vitest no longer puts it in the sequential
+          // group of its own accord (it refused the run: same group as postgres-api, other maxWorkers)
+          sequence: { groupOrder: 2 },
+          maxWorkers: 1,
         },
       },
       {
@@ -221,6 +225,9 @@ export default defineConfig(({ mode }) => ({
           testTimeout: 150_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+          // last, alone (after timed)
+          sequence: { groupOrder: 3 },
+          maxWorkers: 1,
         },
       },
       {
