@@ -10,6 +10,7 @@ import type { TeamFigures } from './team.js';
 import type { HooksFigures } from './hooks.js';
 import { refusedOf } from './saturated.js';
 import { STRETCH_TARGET_MS, type StretchFigure } from './stretch.js';
+import { median, UI_TARGET_MS, type UiFigures } from './ui.js';
 
 export interface BenchResults extends MainResults {
   small: ScalePoint;
@@ -19,6 +20,7 @@ export interface BenchResults extends MainResults {
   team: TeamFigures;
   hooks: HooksFigures;
   stretch: StretchFigure[];
+  ui: UiFigures;
 }
 
 export interface Target {
@@ -144,6 +146,12 @@ export function targets(r: BenchResults): Target[] {
       longest !== null && r.stretch.every((f) => f.status >= 200 && f.status < 300 && f.healthMaxMs <= STRETCH_TARGET_MS),
     ),
     t('records import rate', '>= 9000 rows/s', `${num(r.recordsImport.rowsPerSecond)} rows/s`, r.recordsImport.rowsPerSecond >= 9000),
+    ...[['admin UI: sign-in to the first rows, median', r.ui.signInMs], ['admin UI: a 5,000-record collection opened, median', r.ui.openBigMs]].map(([name, xs]) => {
+      const ms = xs as number[];
+      return r.ui.skipped === null
+        ? t(name as string, `< ${UI_TARGET_MS} ms`, `${num(median(ms))} ms`, median(ms) < UI_TARGET_MS)
+        : t(name as string, `< ${UI_TARGET_MS} ms`, 'not measured (no Chromium)', false);
+    }),
   ];
 }
 

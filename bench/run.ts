@@ -19,6 +19,7 @@ import { runStretchBench, stretchTable } from './stretch.js';
 import { realtimeTable, runRealtime } from './realtime.js';
 import { runTeam, teamTable } from './team.js';
 import { hooksTable, runHooksBench } from './hooks.js';
+import { runUiBench, uiTable } from './ui.js';
 import { mainTable, saturatedTable, scaleTable, targets, targetTable, type BenchResults } from './report.js';
 
 /** The whole run is bounded: past this, the children are killed and the bench fails. */
@@ -88,6 +89,9 @@ const METHOD = [
   'hook (e.next() only), alternating in slices.',
   'Long operations: each on the large data set in its own server process, /api/health and a page of posts',
   'asked every 50 ms from the runner meanwhile; the longest health answer is what any request waited.',
+  'Admin UI: the UI built for the run, served by a server in the runner\'s process (the product\'s defaults),',
+  'Debian\'s Chromium (playwright-core); three fresh contexts: sign-in to the first rows, and a 5,000-record',
+  'collection opened from another page to its rows and count (bench/ui.ts); skipped without Chromium.',
 ];
 
 async function main(): Promise<void> {
@@ -127,9 +131,12 @@ async function main(): Promise<void> {
     console.log(`
 6. hooks: the create rate with an empty onRecordCreate hook, ${s.smallPosts.toLocaleString('en')} posts`);
     const hooks = await runHooksBench(s, dir, children);
-    const results: BenchResults = { ...main, small, large, realtime, recordsImport, team, hooks, stretch };
+    console.log(`
+7. admin UI in Chromium: sign-in and a 5,000-record collection, three fresh contexts`);
+    const ui = await runUiBench(dir, s.log);
+    const results: BenchResults = { ...main, small, large, realtime, recordsImport, team, hooks, stretch, ui };
     const checked = targets(results);
-    const lines = ['', ...METHOD, '', ...mainTable(results), '', ...saturatedTable(results), '', ...scaleTable(results), '', ...realtimeTable(realtime), '', ...importTable(recordsImport), '', ...stretchTable(s.largePosts, stretch), '', ...teamTable(team), '', ...hooksTable(hooks), '', ...targetTable(checked)];
+    const lines = ['', ...METHOD, '', ...mainTable(results), '', ...saturatedTable(results), '', ...scaleTable(results), '', ...realtimeTable(realtime), '', ...importTable(recordsImport), '', ...stretchTable(s.largePosts, stretch), '', ...teamTable(team), '', ...hooksTable(hooks), '', ...uiTable(ui), '', ...targetTable(checked)];
     console.log(lines.join('\n'));
     const file = await writeResults(s, results, checked, (performance.now() - started) / 1000);
     console.log(`\nResults: ${file} (${((performance.now() - started) / 1000).toFixed(0)} s)`);

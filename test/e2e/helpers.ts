@@ -3,15 +3,16 @@
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { createSeeder, EMAIL, PASSWORD, type Seeder } from './api-seed.js';
 import { TEST_SCRYPT_N } from '../support/test-store.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, launchBrowser } from '../support/chromium.js';
+
+export { CHROMIUM_ARGS, CHROMIUM_PATH, launchBrowser };
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const SHOTS = join(ROOT, 'test-results/screenshots');
-
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /**
  * The admin UI, built once per run by the e2e project's global setup (test/support/build-ui.ts), to be
@@ -19,10 +20,6 @@ export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--
  */
 export async function buildRenderer(): Promise<string> {
   return inject('uiDir');
-}
-
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
 }
 
 export interface TestApp {

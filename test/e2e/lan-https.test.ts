@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
 import { startServer, type RunningServer } from '../../server/index.js';
-import { CHROMIUM_ARGS, shot } from './helpers.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, shot } from './helpers.js';
 
 const id = String(process.pid % 10_000);
 const NS = `dbns${id}`;
@@ -81,7 +81,7 @@ describe.skipIf(!enabled)('a LAN browser (another network namespace)', () => {
     const leaf = new X509Certificate((await readFile(join(work, 'https', 'tls', 'cert.pem'), 'utf8')));
     const spki = createHash('sha256').update(leaf.publicKey.export({ type: 'spki', format: 'der' })).digest('base64');
     const wrapper = join(work, 'chromium-in-namespace.sh');
-    await writeFile(wrapper, `#!/bin/sh\nexec ip netns exec ${NS} ${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'} "$@"\n`);
+    await writeFile(wrapper, `#!/bin/sh\nexec ip netns exec ${NS} ${CHROMIUM_PATH} "$@"\n`);
     await chmod(wrapper, 0o755);
     browser = await chromium.launch({ executablePath: wrapper, args: [...CHROMIUM_ARGS, `--ignore-certificate-errors-spki-list=${spki}`] });
   }, 120_000);

@@ -664,42 +664,35 @@ describe('editors: JSON, long text, rich text, file preview', () => {
   });
 });
 
-describe('page timings', () => {
-  it('logs sign-in to first rows and opening a 5,000-record collection (kept as the issue measured them)', async () => {
+// Issue 23's page timings (sign-in to first rows, a 5,000-record collection opened) are a speed target:
+// measured by `npm run bench` (bench/ui.ts, three fresh contexts, medians against 3 s), not here. This
+// test keeps what they go through: the form's sign-in lands on the first collection's rows, and the big
+// collection opens from another page with its count.
+describe('a 5,000-record collection', () => {
+  it('the sign-in form lands on its rows; opened from another page it shows its rows and its count', async () => {
     await seeder.call('POST', '/collections', { name: 'big', fields: [{ name: 'title', type: 'text' }, { name: 'n', type: 'number' }, { name: 'created', type: 'autodate', onCreate: true, onUpdate: false }] });
     for (let b = 0; b < 100; b++) {
       await seeder.call('POST', '/batch', { requests: Array.from({ length: 50 }, (_, i) => ({ method: 'POST', url: '/api/collections/big/records', body: { title: `Row ${b * 50 + i}`, n: b * 50 + i } })) });
     }
     expect((await seeder.call<{ totalItems: number }>('GET', '/collections/big/records?perPage=1')).totalItems).toBe(5000);
-    const signIn: number[] = [];
-    const openBig: number[] = [];
-    for (let run = 0; run < 3; run++) {
-      const context = await browser.newContext({ viewport: WIDE });
-      const p = (suite.page = await context.newPage());
-      p.setDefaultTimeout(8000);
-      await p.goto(`${app.url}/_/#/login`);
-      await p.locator('#login-email').fill(EMAIL);
-      await p.locator('#login-password').fill(PASSWORD);
-      const t0 = Date.now();
-      await p.getByRole('button', { name: 'Sign in' }).click();
-      await rows(p).first().waitFor(); // the first collection, "big"
-      signIn.push(Date.now() - t0);
-      await p.locator('.sidebar a', { hasText: 'posts' }).click();
-      await expect.poll(() => hash(p)).toBe('#/collections/posts');
-      await rows(p).first().waitFor();
-      const t1 = Date.now();
-      await p.locator('.sidebar a', { hasText: 'big' }).click();
-      // the big collection's own page: its pager counts 5,000 (the rows of posts are gone)
-      await p.locator('.pager-range', { hasText: /of 5,000$/ }).waitFor();
-      await rows(p).first().waitFor();
-      openBig.push(Date.now() - t1);
-      await context.close();
-      suite.page = undefined;
-    }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1];
-    console.log(`[page-timings] sign-in to first rows ${signIn.join(', ')} ms (median ${median(signIn)}); 5,000-record collection ${openBig.join(', ')} ms (median ${median(openBig)})`);
-    expect(median(signIn)).toBeLessThan(3000);
-    expect(median(openBig)).toBeLessThan(3000);
+    const context = await browser.newContext({ viewport: WIDE });
+    const p = (suite.page = await context.newPage());
+    p.setDefaultTimeout(8000);
+    await p.goto(`${app.url}/_/#/login`);
+    await p.locator('#login-email').fill(EMAIL);
+    await p.locator('#login-password').fill(PASSWORD);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await rows(p).first().waitFor(); // the first collection, "big"
+    await expect.poll(() => hash(p)).toMatch(/^#\/collections\/big\b/);
+    await p.locator('.sidebar a', { hasText: 'posts' }).click();
+    await expect.poll(() => hash(p)).toBe('#/collections/posts');
+    await rows(p).first().waitFor();
+    await p.locator('.sidebar a', { hasText: 'big' }).click();
+    // the big collection's own page: its pager counts 5,000 (the rows of posts are gone)
+    await p.locator('.pager-range', { hasText: /of 5,000$/ }).waitFor();
+    await expect.poll(() => hash(p)).toBe('#/collections/big');
+    expect(await rows(p).count()).toBeGreaterThan(0);
+    await expect.poll(async () => (await rows(p).first().textContent()) ?? '').toMatch(/Row \d+/);
   });
 });
 

@@ -14,10 +14,16 @@ declare module 'vitest' {
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-export default async function buildUi(project: TestProject): Promise<() => Promise<void>> {
+/** Builds the admin UI into a new temporary folder (the caller removes it); also the bench's (bench/ui.ts). */
+export async function buildAdminUi(): Promise<string> {
   const outDir = await mkdtemp(join(tmpdir(), 'deskbase-ui-'));
   const { build } = await import('vite');
   await build({ configFile: join(ROOT, 'vite.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  return outDir;
+}
+
+export default async function buildUi(project: TestProject): Promise<() => Promise<void>> {
+  const outDir = await buildAdminUi();
   project.provide('uiDir', outDir);
   return () => rm(outDir, { recursive: true, force: true });
 }
