@@ -44,6 +44,7 @@ const ON_BOTH_ENGINES = [
   'test/hooks/db-read-writes.test.ts',
   'test/hooks/db-determinism.test.ts',
   'test/hooks/safety.test.ts',
+  'test/hooks/stopped-writes.test.ts',
   'test/hooks/app-api.test.ts',
   'test/hooks/events.test.ts',
   'test/hooks/reload.test.ts',

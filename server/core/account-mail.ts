@@ -32,6 +32,8 @@ import { SUPERUSERS_ID, type AuthInfo, type Collection, type EmailTemplate, type
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Auth, SignIn } from './sign-in.js';
 import type { WriteTx } from '../store/db.js';
+import type { EventScope } from './events.js';
+import { stoppable } from './stoppable.js';
 
 export type MailTokenKind = 'verification' | 'passwordReset' | 'emailChange';
 /** A mail PocketBase's `$mails` sends for a record (mails/record.go): its template and placeholders. */
@@ -486,7 +488,7 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
      * outbox as failed). Inside a write (`scope.tx`) the token goes in that transaction and the mail
      * once it committed (the one writer is busy until then; rolled back, nothing is sent).
      */
-    async sendRecordMail(c: Collection, recordId: string, mail: RecordMail, scope: { tx?: WriteTx; afterCommit?: (() => Promise<void> | void)[] } = {}): Promise<void> {
+    async sendRecordMail(c: Collection, recordId: string, mail: RecordMail, scope: Pick<EventScope, 'tx' | 'afterCommit' | 'stopped'> = {}): Promise<void> {
       if (c.type !== 'auth') throw badRequest(`"${c.name}" is not an auth collection.`);
       if (mail.kind === 'verification' && c.id === SUPERUSERS_ID) throw badRequest('All superusers are verified by default.');
       if (mail.kind === 'emailChange' && !EMAIL.test(mail.newEmail)) throw badRequest(`Invalid new email address "${mail.newEmail.slice(0, 255)}".`);
@@ -505,7 +507,7 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
         const s = await settings.get();
         await mailer.send(s, resolveTemplate(m.template, s, c, m.record, m.to, m.values));
       };
-      if (!scope.tx) return send(await store.write(prepare));
+      if (!scope.tx) return send(await store.write(stoppable(scope.stopped, prepare)));
       const m = await prepare(scope.tx);
       if (scope.afterCommit) scope.afterCommit.push(() => send(m));
       else later(() => send(m));

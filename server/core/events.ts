@@ -21,7 +21,15 @@ export interface EventScope {
   /** Inside a write: what runs once it committed (after-success hooks, staged files), or rolled back. */
   afterCommit?: (() => Promise<void> | void)[];
   afterRollback?: (() => Promise<void> | void)[];
+  /**
+   * The hooks runtime's own: fires when the worker whose handler made this call is stopped (past its
+   * time limit, or dead). A transaction begun for the call and not committed yet then rolls back
+   * (core/stoppable.ts): a stopped hook's `$app.save` that was waiting for the write turn never commits after
+   * its request was answered that the hook was stopped.
+   */
+  stopped?: AbortSignal;
 }
+
 
 /**
  * An event's data as it crosses to a hook: plain JSON-like values. `record` is `{ collection, data,

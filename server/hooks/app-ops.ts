@@ -112,7 +112,7 @@ export function appOps(core: Core, options: { dataDir: string | null }): HostOps
     },
     'app.runInTransaction': async (ctx, callback: number) => {
       if (ctx.scope.tx) return ctx.callback(callback, ctx.scope);
-      return core.records.writes.inTransaction((scope) => ctx.callback(callback, { ...ctx.scope, ...scope }));
+      return core.records.writes.inTransaction((scope) => ctx.callback(callback, { ...ctx.scope, ...scope }), ctx.scope.stopped);
     },
     'app.expandRecord': async (ctx, w: WireRecord, expands: string[]) => {
       const c = hookCollection(core, w.collection.id);

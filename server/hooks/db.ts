@@ -10,6 +10,7 @@
 import { badRequest } from '../errors.js';
 import { budgetError, MAX_RESPONSE_BYTES, QUERY_BUDGET_MS, underDeadline } from '../core/query-budget.js';
 import { QueryBudget, type Store, type WriteTx } from '../store/db.js';
+import { stoppable } from '../core/stoppable.js';
 import type { Core } from '../core/index.js';
 import { isRecord } from '../json-object.js';
 
@@ -30,6 +31,8 @@ export interface DbContext {
   tx?: WriteTx | null;
   budgetMs?: number;
   readBytes?: number;
+  /** The calling hook's EventScope.stopped: a transaction of the query's own rolls back once it fired. */
+  stopped?: AbortSignal;
 }
 
 export type DbAnswer = { rows: Record<string, unknown>[] } | { rowsAffected: number };
@@ -125,7 +128,7 @@ export async function runDbQuery(ctx: DbContext, query: DbQuery): Promise<DbAnsw
   if (query.mode === 'execute') {
     if (tx) return { rowsAffected: (await tx.run(sql, values)).changes };
     try {
-      const { changes } = await ctx.store.write((own) => own.run(sql, values), new QueryBudget(budgetMs, ctx.readBytes ?? MAX_RESPONSE_BYTES));
+      const { changes } = await ctx.store.write(stoppable(ctx.stopped, (own: WriteTx) => own.run(sql, values)), new QueryBudget(budgetMs, ctx.readBytes ?? MAX_RESPONSE_BYTES));
       return { rowsAffected: changes };
     } catch (err) {
       throw budgetError(err, budgetMs);
@@ -144,7 +147,7 @@ export async function runDbQuery(ctx: DbContext, query: DbQuery): Promise<DbAnsw
   // a `WITH` before an UPDATE, a PRAGMA) runs in a transaction of its own, as an execute does, so what
   // it changes is journaled and seen (the store's versions, the sessions kept: core/session-store.ts)
   try {
-    return { rows: await ctx.store.write((own) => read(own.counted ?? own), new QueryBudget(budgetMs, ctx.readBytes ?? MAX_RESPONSE_BYTES)) };
+    return { rows: await ctx.store.write(stoppable(ctx.stopped, (own: WriteTx) => read(own.counted ?? own)), new QueryBudget(budgetMs, ctx.readBytes ?? MAX_RESPONSE_BYTES)) };
   } catch (err) {
     throw budgetError(err, budgetMs);
   }

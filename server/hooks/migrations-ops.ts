@@ -87,6 +87,6 @@ export function collectionOps(core: Core, log: HookLogger): HostOps {
         return { value: null, settle };
       }),
     'db.query': (ctx: OpContext, query: DbQuery) =>
-      runDbQuery({ store: core.store, dialect: core.dialect, tx: ctx.scope.tx ?? null }, query),
+      runDbQuery({ store: core.store, dialect: core.dialect, tx: ctx.scope.tx ?? null, stopped: ctx.scope.stopped }, query),
   };
 }

@@ -123,6 +123,11 @@ class HookWorker {
   private nextId = 1;
   busy = false;
   dead: Error | null = null;
+  /**
+   * Fires as the worker is stopped or dies: every host call it made runs with it as its scope's
+   * `stopped` (core/events.ts), so a write begun for it and not committed yet rolls back.
+   */
+  private readonly stop = new AbortController();
   /** An extra worker's exit once idle (HooksRuntime.release). */
   idleTimer: NodeJS.Timeout | null = null;
   /** Host calls this worker is blocked on now (it runs no JavaScript meanwhile). */
@@ -164,6 +169,7 @@ class HookWorker {
   private fail(error: Error): void {
     if (this.dead) return;
     this.dead = error;
+    this.stop.abort(error);
     for (const p of this.waiting.values()) p.reject(error);
     this.waiting.clear();
     this.port.close();
@@ -207,7 +213,7 @@ class HookWorker {
   private nextThrown = 1;
 
   private async answer(m: { id: number; op: string; args: unknown[]; scope: number }): Promise<void> {
-    const scope = this.scopes.get(m.scope) ?? {};
+    const scope: EventScope = { ...(this.scopes.get(m.scope) ?? {}), stopped: this.stop.signal };
     // as the work of the client its invocation was for (the worker's own context is the server's start)
     const client = this.scopeClients.get(m.scope) ?? '';
     this.waitingOnHost++;

@@ -3,6 +3,7 @@
 // synced, in commit order, and never for a write that rolled back or whose journal append failed.
 import type { QueryBudget, Store, WriteTx } from '../../store/db.js';
 import type { Collection, Row } from '../../model/types.js';
+import { stoppable } from '../stoppable.js';
 
 export interface RecordChange {
   action: 'create' | 'update' | 'delete';
@@ -45,13 +46,16 @@ export class ChangeFeed {
    * `store.write(fn, budget)`, with `fn` reporting what it changed. Writes run one at a time, so the order in
    * which their transactions end is the commit order; journal syncs may settle out of it (one sync
    * can serve several writes), so a durable write waits in the queue for those committed before it.
+   * `stopped`: a stopped hook's (EventScope.stopped), rolled back when it fired.
    */
-  async write<T>(store: Store, fn: (tx: WriteTx, changes: RecordChange[]) => Promise<T>, budget?: QueryBudget): Promise<T> {
+  async write<T>(store: Store, fn: (tx: WriteTx, changes: RecordChange[]) => Promise<T>, budget?: QueryBudget, stopped?: AbortSignal): Promise<T> {
     const entry: Entry = { changes: [], state: 'pending' };
     let queued = false;
+    // a stopped hook's write (EventScope.stopped) rolls back instead of committing
+    const body = stoppable(stopped, fn);
     try {
       const result = await store.write(async (tx) => {
-        const out = await fn(tx, entry.changes);
+        const out = await body(tx, entry.changes);
         if (this.beforeCommit !== null && entry.changes.length > 0) await this.beforeCommit(tx, entry.changes);
         // queued as the transaction ends: a throw before this point rolled everything back
         this.queue.push(entry);

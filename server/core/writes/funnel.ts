@@ -40,16 +40,17 @@ export function createRecordWrites(env: Pick<CoreEnv, 'store' | 'dialect' | 'reg
    * record changes are published together once durable (changes.ts). The transaction has a budget of
    * its own, covering its rule re-checks and statements (a QueryTimeoutError rolls it back and is the
    * budget's 400); its wait for the write turn costs it nothing. `budget` null: none (first-time setup,
-   * whose transaction may wait for another node's setup to end: setup.ts).
+   * whose transaction may wait for another node's setup to end: setup.ts). `stopped`: a stopped hook's
+   * (EventScope.stopped): the writes roll back instead of committing once it fired.
    */
-  async function commit<T>(writes: readonly PreparedWrite<T>[], budget: QueryBudget | null = new QueryBudget(budgetMs)): Promise<T[]> {
+  async function commit<T>(writes: readonly PreparedWrite<T>[], budget: QueryBudget | null = new QueryBudget(budgetMs), stopped?: AbortSignal): Promise<T[]> {
     let results: T[];
     try {
       results = await feed.write(store, async (tx, changes) => {
         const out: T[] = [];
         for (const w of writes) out.push(await w.apply(tx, changes));
         return out;
-      }, budget ?? undefined);
+      }, budget ?? undefined, stopped);
     } catch (err) {
       await settle(writes.flatMap((w) => (w.afterRollback ? [() => w.afterRollback?.()] : [])));
       // the budget's 400 for every caller (a truncate and a records import commit here without a
@@ -85,13 +86,13 @@ export function createRecordWrites(env: Pick<CoreEnv, 'store' | 'dialect' | 'reg
     async create(c: Collection, body: unknown, ctx: RequestContext, opts?: WriteOptions, db?: ReadDb, scope?: EventScope): Promise<Row> {
       if (hooked(events, 'Create', c, scope)) return withHooks.create(c, body, ctx, opts, scope ?? {});
       // a hook's $filesystem files (hook-files.ts) are received first, as uploads
-      const [row] = await commit([await withHookFiles(storage, c, body, (b) => prepareCreate(depsOf(db), stored(c), b, ctx, opts))]);
+      const [row] = await commit([await withHookFiles(storage, c, body, (b) => prepareCreate(depsOf(db), stored(c), b, ctx, opts))], undefined, scope?.stopped);
       return row;
     },
 
     async update(c: Collection, id: string, body: unknown, ctx: RequestContext, db?: ReadDb, scope?: EventScope): Promise<Row> {
       if (hooked(events, 'Update', c, scope)) return withHooks.update(c, id, body, ctx, scope ?? {});
-      const [row] = await commit([await withHookFiles(storage, c, body, (b) => prepareUpdate(depsOf(db), stored(c), id, b, ctx))]);
+      const [row] = await commit([await withHookFiles(storage, c, body, (b) => prepareUpdate(depsOf(db), stored(c), id, b, ctx))], undefined, scope?.stopped);
       return row;
     },
 
@@ -100,11 +101,12 @@ export function createRecordWrites(env: Pick<CoreEnv, 'store' | 'dialect' | 'reg
         await withHooks.remove(c, id, ctx, scope ?? {});
         return;
       }
-      await commit([await prepareDelete(depsOf(db), stored(c), id, ctx)]);
+      await commit([await prepareDelete(depsOf(db), stored(c), id, ctx)], undefined, scope?.stopped);
     },
 
     /** Runs `fn` in one write transaction (a hook's $app.runInTransaction); its writes' after-effects run once it is durable. */
-    inTransaction: <T>(fn: (scope: EventScope) => Promise<T>): Promise<T> => inWrite({ store, feed, budgetMs, report }, {}, fn),
+    /** `fn` in a transaction of its own; `stopped`: a stopped hook's (EventScope.stopped), rolled back once it fired. */
+    inTransaction: <T>(fn: (scope: EventScope) => Promise<T>, stopped?: AbortSignal): Promise<T> => inWrite({ store, feed, budgetMs, report }, stopped ? { stopped } : {}, fn),
 
     /** Deletes every record of `c` with single deletes' cascades, in one transaction (superusers only: the caller checks). */
     async truncate(c: Collection): Promise<number> {

@@ -58,7 +58,7 @@ export async function inWrite<T>(h: Pick<HookedDeps, 'store' | 'feed' | 'budgetM
   const afterRollback: (() => void | Promise<void>)[] = [];
   let result: T;
   try {
-    result = await h.feed.write(h.store, (tx: WriteTx, changes: RecordChange[]) => fn({ ...scope, tx, changes, afterCommit, afterRollback }), new QueryBudget(h.budgetMs));
+    result = await h.feed.write(h.store, (tx: WriteTx, changes: RecordChange[]) => fn({ ...scope, tx, changes, afterCommit, afterRollback }), new QueryBudget(h.budgetMs), scope.stopped);
   } catch (err) {
     await settle(afterRollback, h.report);
     throw budgetError(err, h.budgetMs);

@@ -1,0 +1,53 @@
+// A hook stopped at its time limit leaves nothing behind: a write it started that had not committed yet
+// (waiting for the write turn another write held) rolls back instead of committing once the turn comes,
+// after its request was already answered that the hook was stopped. Each way a hook writes outside an
+// event's transaction: $app.save, $app.runInTransaction, $app.db() (an execute). On both engines.
+import { describe, expect, it } from 'vitest';
+import { failure, sdkSuite } from '../support/sdk-server.js';
+import { hooksFolder } from './support.js';
+
+const dir = hooksFolder({
+  'held.pb.js': `
+routerAdd("POST", "/api/held/{how}", (e) => {
+  const how = e.request.pathValue("how");
+  const notes = $app.findCollectionByNameOrId("notes");
+  if (how === "save") $app.save(new Record(notes, { title: "saved by a stopped hook" }));
+  if (how === "transaction") $app.runInTransaction((txApp) => { txApp.save(new Record(notes, { title: "saved by a stopped hook" })); });
+  if (how === "db") $app.db().newQuery("INSERT INTO {{notes}} ([[id]], [[title]]) VALUES ('stoppedhook0001', 'saved by a stopped hook')").execute();
+  return e.json(200, { saved: how });
+});
+`,
+});
+
+const sdk = sdkSuite({ hooksDir: dir, hooksTimeoutMs: 1000 });
+
+describe("a stopped hook's writes", () => {
+  for (const how of ['save', 'transaction', 'db']) {
+    it(`${how}: waiting for the write turn when the hook is stopped, it rolls back once the turn comes`, async () => {
+      if (how === 'save') await sdk.admin.collections.create({ name: 'notes', type: 'base', listRule: '', viewRule: '', createRule: '', fields: [{ name: 'title', type: 'text' }] });
+      // another write holds the turn until the hook has been stopped
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const held = sdk.server.core.store.write(async () => released);
+      try {
+        const err = await failure(sdk.client().send(`/api/held/${how}`, { method: 'POST' }));
+        expect(err.status).toBe(400);
+        expect(err.message).toMatch(/ran past its time limit \(1000 ms\)/);
+      } finally {
+        release();
+      }
+      await held;
+      // writes take the turn in order: once this one has committed, the hook's has ended either way
+      expect((await sdk.client().collection('notes').create({ title: `after ${how}` })).title).toBe(`after ${how}`);
+      const titles = (await sdk.admin.collection('notes').getFullList()).map((r) => r.title);
+      expect(titles).toContain(`after ${how}`);
+      expect(titles).not.toContain('saved by a stopped hook');
+    });
+  }
+
+  it('a hook within its time limit saves as before', async () => {
+    expect(await sdk.admin.send('/api/held/save', { method: 'POST' })).toEqual({ saved: 'save' });
+    const titles = (await sdk.admin.collection('notes').getFullList()).map((r) => r.title);
+    expect(titles.filter((t) => t === 'saved by a stopped hook')).toHaveLength(1);
+  });
+});
