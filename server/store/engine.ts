@@ -26,6 +26,7 @@ import { inspectDatabase } from './restore.js';
 import { Deadlines } from './deadline.js';
 import type { Params } from './statements.js';
 import { asError, errorCode } from '../durable-files.js';
+import { ApiError } from '../errors.js';
 import type { JournalCounters, JournalOptions, JournalWriter } from './journal.js';
 import { TableVersions } from './table-versions.js';
 import { frameEntryInSlices, removeSegmentsBefore, segmentPath, snapshotIdInSlices } from './journal-format.js';
@@ -872,14 +873,30 @@ export function fileCapacity(maxDatabaseBytes: number): number {
 }
 
 /** The error of a store call that would wait for the snapshot or backup it is made from (Engine.reading). */
+/**
+ * A wait for the store's turn given up (Gate): the transaction, snapshot or backup holding it ran nothing
+ * for lockWaitMs while this waited. Called from inside the holder's own function, the call would wait
+ * for itself; from outside, the holder's work is elsewhere (a hook looping inside a write). Either way a
+ * 503 in the envelope, as the team server's DatabaseBusy: nothing of the waiting operation was done. Its
+ * message says both, what a client should do and what a caller from inside did wrong.
+ */
+export class StoreBusy extends ApiError {
+  readonly code = 'EDESKBASE_STORE_BUSY';
+  constructor(message: string) {
+    super(503, message);
+    this.name = 'StoreBusy';
+  }
+}
+
 function insideReader(waitedMs: number): Error {
-  return new Error(`a write, snapshot, backup or checkpoint through the store from inside a snapshot or backup would wait for it (it waited ${waitedMs} ms while the snapshot or backup holding the store's turn read nothing): read through the reader it is handed`);
+  return new StoreBusy(`The database is busy: a snapshot or backup holding the store's turn read nothing for ${waitedMs} ms while this waited for it. Nothing of this was done; try again in a moment (a write, snapshot, backup or checkpoint from inside a snapshot or backup waits for it: read through the reader it is handed)`);
 }
 
 /** The error of a store call that would wait for the transaction it is made from. */
 function insideWrite(waitedMs?: number): Error {
-  const waited = waitedMs === undefined ? '' : ` (it waited ${waitedMs} ms for the open transaction)`;
-  return new Error(`a read or write through the store from inside a write() transaction would wait for that transaction${waited}: go through its tx`);
+  // at a write function's synchronous start: certainly from inside it
+  if (waitedMs === undefined) return new Error('a read or write through the store from inside a write() transaction would wait for that transaction: go through its tx');
+  return new StoreBusy(`The database is busy: a write transaction ran no statement for ${waitedMs} ms while this waited for it. Nothing of this was done; try again in a moment (a read or write through the store from inside a write() transaction waits for that transaction: go through its tx)`);
 }
 
 function brokenError(cause: Error, reloadError: Error): Error {
