@@ -89,6 +89,7 @@ const ON_BOTH_ENGINES = [
   'test/http/limits.test.ts',
   'test/http/hosts.test.ts',
   'test/http/body-budget.test.ts',
+  'test/http/busy-store.test.ts',
   'test/http/sdk-pocketbase.test.ts',
   'test/http/fast-reads.test.ts',
   'test/http/read-cache.test.ts',
@@ -138,14 +139,15 @@ export default defineConfig(({ mode }) => ({
     // time in a group of its own (sequence.groupOrder 1), and last the sequential projects (timed,
     // failover: fileParallelism false), one file at a time, alone.
     maxWorkers: Math.max(2, availableParallelism() - 1),
-    // The parallel and timed projects run without Vitest's isolation (`isolate: false`): a worker
-    // evaluates the server's ~270 modules once and runs file after file on them, instead of a fresh child
-    // per file spending about 1.25 s of CPU on its imports first (profiled: 35% of the node project's
-    // CPU). Alone on this machine the node project took 491 s isolated and 387 s without (import 172 s ->
-    // 25 s summed over files), all green. What a file changes in a module (a mock, the clock) Vitest
-    // resets per file; a server or store a test leaves open lives on in its worker, so every harness and
-    // server is closed by its test. `main` (the desktop shell's, which mock `electron`), `e2e` and `ui`
-    // stay isolated.
+    // `node` and `timed` run without Vitest's isolation (`isolate: false`): a worker evaluates the
+    // server's ~270 modules once and runs file after file on them, instead of a fresh child per file
+    // spending about 1.25 s of CPU on its imports first (profiled: 35% of the node project's CPU). Alone
+    // on this machine the node project took 491 s isolated and 387 s without (import 172 s -> 25 s
+    // summed over files), all green. A server or store a test leaves open lives on in its worker: the
+    // PostgreSQL projects stay isolated, since there what earlier files left open (pools, the bus's
+    // listeners) took PostgreSQL's connections and CPU from the later ones (a CI run without isolation:
+    // postgres-api 496 -> 967 s of file time, 503s for want of a connection, deep cascades past 30 s).
+    // `main` (the desktop shell's, which mock `electron`), `e2e` and `ui` stay isolated too.
     projects: [
       {
         test: {
@@ -176,7 +178,6 @@ export default defineConfig(({ mode }) => ({
           // database per file (test/support/pg-database.ts), files in parallel.
           name: 'postgres',
           environment: 'node',
-          isolate: false,
           include: ['test/postgres/**/*.test.ts'],
           exclude: TIMED,
           globalSetup: ['test/support/postgres.ts'],
@@ -189,7 +190,6 @@ export default defineConfig(({ mode }) => ({
           // ON_BOTH_ENGINES again, on PostgreSQL: the run's one cluster (test/support/postgres.ts), a database per harness.
           name: 'postgres-api',
           environment: 'node',
-          isolate: false,
           include: ON_BOTH_ENGINES,
           exclude: TIMED,
           globalSetup: ['test/support/postgres.ts'],
