@@ -5,9 +5,10 @@ import solid from 'vite-plugin-solid';
 // Tests whose assertions are time bounds measured on a server in a child process or over a real socket
 // (the health of /api/health while a hostile client runs, a subscriber's latency...), or on a stretch
 // of work in the test's own process (a hostile filter parsed, a realtime flush round, native text binding against sql.js's),
-// or that hold every core with busy processes (the worker pool's niced job). They run one
-// file at a time after the parallel projects (vitest puts projects without file parallelism in a
-// sequential group at the end), so another file's load cannot eat their margins.
+// or that hold every core with busy processes (the worker pool's niced job). They run in a group of
+// their own after the parallel projects and the e2e files, two at a time: their bounds count work (the
+// server's CPU, workWatch), not a loaded machine's wall clock, and one at a time they left a third of
+// the two cores idle (all 23 files: 141 s one at a time, 95 and 96 s two at a time, green each time).
 const TIMED = [
   'test/filter/parser.test.ts',
   'test/filter/hostile.test.ts',
@@ -136,8 +137,8 @@ export default defineConfig(({ mode }) => ({
     // core less than the machine has, is one worker on CI's two cores: the whole suite one file at a
     // time, though a file keeps about one core busy (its server and client in the worker, PostgreSQL's
     // backends beside it), so the second core idled. Two at least; then the e2e project, two files at a
-    // time in a group of its own (sequence.groupOrder 1), and last the sequential projects (timed,
-    // failover: fileParallelism false), one file at a time, alone.
+    // time in a group of its own (sequence.groupOrder 1), then timed, two at a time (2), and last
+    // failover, alone (3).
     maxWorkers: Math.max(2, availableParallelism() - 1),
     // `node` and `timed` run without Vitest's isolation (`isolate: false`): a worker evaluates the
     // server's ~270 modules once and runs file after file on them, instead of a fresh child per file
@@ -208,11 +209,10 @@ export default defineConfig(({ mode }) => ({
           globalSetup: ['test/support/postgres.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          fileParallelism: false,
-          // after the e2e group (1), alone: without isolation Vitest no longer puts it in the sequential
-          // group of its own accord (it refused the run: same group as postgres-api, other maxWorkers)
+          // after the e2e group (1), two files at a time (TIMED above), in a group of its own: never
+          // beside the parallel projects' or the browsers' load
           sequence: { groupOrder: 2 },
-          maxWorkers: 1,
+          maxWorkers: 2,
         },
       },
       {
