@@ -1,7 +1,8 @@
 // A hook stopped at its time limit leaves nothing behind: a write it started that had not committed yet
 // (waiting for the write turn another write held) rolls back instead of committing once the turn comes,
 // after its request was already answered that the hook was stopped. Each way a hook writes outside an
-// event's transaction: $app.save, $app.runInTransaction, $app.db() (an execute). On both engines.
+// event's transaction: $app.save, $app.runInTransaction, $app.db() (an execute), and the write a request
+// hook's e.next() goes on to. On both engines.
 import { describe, expect, it } from 'vitest';
 import { failure, sdkSuite } from '../support/sdk-server.js';
 import { hooksFolder } from './support.js';
@@ -16,6 +17,11 @@ routerAdd("POST", "/api/held/{how}", (e) => {
   if (how === "db") $app.db().newQuery("INSERT INTO {{notes}} ([[id]], [[title]]) VALUES ('stoppedhook0001', 'saved by a stopped hook')").execute();
   return e.json(200, { saved: how });
 });
+
+// e.next() goes on to the create itself, which waits for the turn in its turn
+onRecordCreateRequest((e) => {
+  e.next();
+}, "queued");
 `,
 });
 
@@ -44,6 +50,23 @@ describe("a stopped hook's writes", () => {
       expect(titles).not.toContain('saved by a stopped hook');
     });
   }
+
+  it("e.next(): the request's own create, waiting for the turn when its hook is stopped, rolls back", async () => {
+    await sdk.admin.collections.create({ name: 'queued', type: 'base', listRule: '', viewRule: '', createRule: '', fields: [{ name: 'title', type: 'text' }] });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const held = sdk.server.core.store.write(async () => released);
+    try {
+      const err = await failure(sdk.client().collection('queued').create({ title: 'queued behind' }));
+      expect(err.status).toBe(400);
+      expect(err.message).toMatch(/onRecordCreateRequest hook ran past its time limit \(1000 ms\)/);
+    } finally {
+      release();
+    }
+    await held;
+    expect((await sdk.client().collection('notes').create({ title: 'after next' })).title).toBe('after next');
+    expect(await sdk.client().collection('queued').getFullList()).toEqual([]);
+  });
 
   it('a hook within its time limit saves as before', async () => {
     expect(await sdk.admin.send('/api/held/save', { method: 'POST' })).toEqual({ saved: 'save' });
