@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { failure, sdkSuite } from '../support/sdk-server.js';
 import { hooksFolder } from './support.js';
+import { whileWriteTurnHeld } from '../support/test-store.js';
 
 const dir = hooksFolder({
   'held.pb.js': `
@@ -32,17 +33,11 @@ describe("a stopped hook's writes", () => {
     it(`${how}: waiting for the write turn when the hook is stopped, it rolls back once the turn comes`, async () => {
       if (how === 'save') await sdk.admin.collections.create({ name: 'notes', type: 'base', listRule: '', viewRule: '', createRule: '', fields: [{ name: 'title', type: 'text' }] });
       // another write holds the turn until the hook has been stopped
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      const held = sdk.server.core.store.write(async () => released);
-      try {
+      await whileWriteTurnHeld(sdk.server.core.store, async () => {
         const err = await failure(sdk.client().send(`/api/held/${how}`, { method: 'POST' }));
         expect(err.status).toBe(400);
         expect(err.message).toMatch(/ran past its time limit \(1000 ms\)/);
-      } finally {
-        release();
-      }
-      await held;
+      });
       // writes take the turn in order: once this one has committed, the hook's has ended either way
       expect((await sdk.client().collection('notes').create({ title: `after ${how}` })).title).toBe(`after ${how}`);
       const titles = (await sdk.admin.collection('notes').getFullList()).map((r) => r.title);
@@ -53,17 +48,11 @@ describe("a stopped hook's writes", () => {
 
   it("e.next(): the request's own create, waiting for the turn when its hook is stopped, rolls back", async () => {
     await sdk.admin.collections.create({ name: 'queued', type: 'base', listRule: '', viewRule: '', createRule: '', fields: [{ name: 'title', type: 'text' }] });
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const held = sdk.server.core.store.write(async () => released);
-    try {
+    await whileWriteTurnHeld(sdk.server.core.store, async () => {
       const err = await failure(sdk.client().collection('queued').create({ title: 'queued behind' }));
       expect(err.status).toBe(400);
       expect(err.message).toMatch(/onRecordCreateRequest hook ran past its time limit \(1000 ms\)/);
-    } finally {
-      release();
-    }
-    await held;
+    });
     expect((await sdk.client().collection('notes').create({ title: 'after next' })).title).toBe('after next');
     expect(await sdk.client().collection('queued').getFullList()).toEqual([]);
   });

@@ -4,26 +4,21 @@
 // here), on a team server the pool's wait for the write turn (DatabaseBusy). On both engines.
 import { describe, expect, it } from 'vitest';
 import { failure, sdkSuite } from '../support/sdk-server.js';
+import { whileWriteTurnHeld } from '../support/test-store.js';
 
 const sdk = sdkSuite({ store: { lockWaitMs: 300 } });
 
 describe('a request behind a write that runs nothing', () => {
   it('gets a 503 saying the database is busy, nothing saved; once the write ends the next is served', async () => {
     await sdk.admin.collections.create({ name: 'notes', listRule: '', createRule: '', fields: [{ name: 'title', type: 'text' }] });
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const held = sdk.server.core.store.write(async () => released);
-    try {
+    await whileWriteTurnHeld(sdk.server.core.store, async () => {
       const err = await failure(sdk.client().collection('notes').create({ title: 'behind' }));
       expect(err.status).toBe(503);
       expect(Object.keys(err.response).sort()).toEqual(['data', 'message', 'status']);
       expect(err.response.status).toBe(503);
       expect(err.response.message).toMatch(/^The database is busy: .*try again in a moment/);
       expect(err.response.message).not.toMatch(/Something went wrong/);
-    } finally {
-      release();
-    }
-    await held;
+    });
     expect((await sdk.client().collection('notes').create({ title: 'after' })).title).toBe('after');
     expect((await sdk.client().collection('notes').getFullList()).map((r) => r.title)).toEqual(['after']);
   });

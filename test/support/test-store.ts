@@ -98,3 +98,19 @@ export async function writeMark(store: Store): Promise<string> {
 export function engineServerOptions(label = 'server'): Pick<ServerOptions, 'openStore'> {
   return TEST_ENGINE === 'sqlite' ? {} : { openStore: () => openTestStore(label) };
 }
+
+/**
+ * Runs `fn` while `store`'s write turn is held by a transaction that runs nothing (as a hook looping
+ * inside a write holds it), then lets that transaction end and waits for it.
+ */
+export async function whileWriteTurnHeld<T>(store: Store, fn: () => Promise<T>): Promise<T> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const held = store.write(async () => released);
+  try {
+    return await fn();
+  } finally {
+    release();
+    await held;
+  }
+}
