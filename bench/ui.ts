@@ -31,7 +31,7 @@ export interface UiFigures {
   openBigMs: number[];
 }
 
-export const median = (xs: number[]): number => {
+export const median = (xs: readonly number[]): number => {
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted.length === 0 ? Number.NaN : sorted[Math.floor(sorted.length / 2)]!;
 };

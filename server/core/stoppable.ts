@@ -6,8 +6,9 @@
  * `body`, a transaction's body, failing with `stopped`'s reason (so the transaction rolls back) when
  * `stopped` fired before it begins or by its end (EventScope.stopped); `body` itself without one.
  */
-export function stoppable<A extends unknown[], T>(stopped: AbortSignal | undefined, body: (...args: A) => Promise<T> | T): (...args: A) => Promise<T> {
-  if (stopped === undefined) return async (...args) => body(...args);
+export function stoppable<A extends unknown[], T>(stopped: AbortSignal | undefined, body: (...args: A) => Promise<T> | T): (...args: A) => Promise<T> | T {
+  // every write without a hook passes here (the change feed): no wrapper for it
+  if (stopped === undefined) return body;
   return async (...args) => {
     stopped.throwIfAborted();
     const result = await body(...args);
