@@ -198,7 +198,7 @@ export interface StoreStats {
   journalBytes: number;
   /** Bytes in the journal segment being appended to (what the automatic checkpoint watches). */
   journalSize: number;
-  /** Snapshots written since open. */
+  /** Checkpoints finished since open: the snapshot written and the journal segments it replaces removed. */
   checkpoints: number;
   /** Journal entries replayed when the store was opened. */
   replayed: number;

@@ -771,8 +771,9 @@ export class Engine implements Store {
         await writeSnapshot(durable.dir, whole);
       }
       this.unsnapshotted -= included;
-      this.checkpoints++;
       await removeSegmentsBefore(durable.dir, seq);
+      // counted once whole, the old segments gone too (stats() read between the two saw both segments)
+      this.checkpoints++;
     } catch (err) {
       await snapshot.discard();
       throw err;
