@@ -8,13 +8,14 @@ import solid from 'vite-plugin-solid';
 // or that hold every core with busy processes (the worker pool's niced job). They run in a group of
 // their own after the parallel projects and the e2e files, two at a time: their bounds count work (the
 // server's CPU, workWatch), not a loaded machine's wall clock, and one at a time they left a third of
-// the two cores idle (all 23 files: 141 s one at a time, 95 and 96 s two at a time, green each time).
+// the two cores idle (its 23 files then: 141 s one at a time, 95 and 96 s two at a time, green each time).
 const TIMED = [
   'test/filter/parser.test.ts',
   'test/filter/hostile.test.ts',
   'test/filter/like.test.ts',
   'test/realtime/flush.test.ts',
   'test/store/text-binding.test.ts',
+  'test/store/inspect.test.ts',
   'test/realtime/hostile.test.ts',
   'test/realtime/budget.test.ts',
   'test/security/event-loop.test.ts',
@@ -155,6 +156,7 @@ export default defineConfig(({ mode }) => ({
           name: 'node',
           environment: 'node',
           isolate: false,
+          setupFiles: ['test/support/leak-guard.ts'],
           include: ['test/**/*.test.ts'],
           exclude: ['test/ui/**', 'test/e2e/**', 'test/postgres/**', 'test/failover/**', 'test/main/**', ...TIMED, ...(mode === 'fast' ? SLOW : [])],
           testTimeout: 30_000,
@@ -204,6 +206,7 @@ export default defineConfig(({ mode }) => ({
           name: 'timed',
           environment: 'node',
           isolate: false,
+          setupFiles: ['test/support/leak-guard.ts'],
           include: TIMED,
           // the timed files on PostgreSQL (test/postgres/busy-budget.test.ts) take the run's cluster
           globalSetup: ['test/support/postgres.ts'],

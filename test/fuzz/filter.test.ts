@@ -10,6 +10,7 @@ import { compileFilter, compileSort, type CompileContext } from '../../server/ru
 import { blog, type Blog } from '../support/blog.js';
 import { harness, type Harness, type Res } from '../support/harness.js';
 import { fuzzRuns, SOAK } from '../fixtures/hardening-soak.js';
+import { anyText } from '../fixtures/any-text.js';
 
 let h: Harness;
 let b: Blog;
@@ -41,7 +42,7 @@ const expr = fc.tuple(operand, op, operand).map(([l, o, r]) => `${l} ${o} ${r}`)
 const group = fc.array(expr, { minLength: 1, maxLength: 3 }).map((es) => `(${es.join(' || ')})`);
 const wellFormed = fc.array(fc.tuple(fc.constantFrom('&&', '||'), fc.oneof(expr, group)), { minLength: 1, maxLength: 4 })
   .map((items) => items.map(([join, item], i) => (i === 0 ? item : `${join} ${item}`)).join(' '));
-const anyFilter = fc.oneof(wellFormed, fc.string({ unit: 'binary', maxLength: 60 }), fc.array(fc.constantFrom('(', ')', '&&', '"', "'", '//', '\n', '@', '.', ':', '?', 'title', '=', '1'), { maxLength: 10 }).map((p) => p.join('')));
+const anyFilter = fc.oneof(wellFormed, anyText(60), fc.array(fc.constantFrom('(', ')', '&&', '"', "'", '//', '\n', '@', '.', ':', '?', 'title', '=', '1'), { maxLength: 10 }).map((p) => p.join('')));
 const sortArb = fc.array(fc.constantFrom('title', '-views', '+created', 'secret', '-author.name', 'author.email', 'tags.name', '@random', '@rowid', 'meta.level', 'nope', '', '--title', '@collection.posts.title', '@request.auth.id'), { maxLength: 4 }).map((p) => p.join(','));
 const expandArb = fc.array(fc.constantFrom('author', 'tags', 'comments_via_post', 'comments_via_post.post', 'author.posts_via_author', 'nope', 'tags.nope', '.', 'author..', 'a.b.c.d.e.f.g.h'), { maxLength: 3 }).map((p) => p.join(','));
 const fieldsArb = fc.array(fc.constantFrom('*', 'id', 'title', 'secret', 'expand.author.email', 'expand.*', 'title:excerpt(3,true)', 'title:excerpt(0)', 'title:nope(1)', 'password', ''), { maxLength: 3 }).map((p) => p.join(','));
