@@ -62,7 +62,7 @@ export function toolOps(core: Core): HostOps {
       await core.accountMail.sendRecordMail(hookCollection(core, collection), recordId, mail, ctx.scope);
       return null;
     },
-    'mail.send': async (_ctx, m: MailerMessage) => {
+    'mail.send': async (ctx, m: MailerMessage) => {
       const to = (m.to ?? []).map((t) => t?.address).filter((a): a is string => typeof a === 'string' && a !== '');
       if (to.length === 0) throw badRequest('MailerMessage: "to" needs at least one address.');
       for (const key of ['cc', 'bcc', 'attachments'] as const) {
@@ -76,7 +76,12 @@ export function toolOps(core: Core): HostOps {
       if (from !== '' && from !== settings.meta.senderAddress) {
         throw badRequest(`MailerMessage.from: Deskbase sends as the settings' sender address (${settings.meta.senderAddress}), not ${from}.`);
       }
-      for (const address of to) await core.mailer.send(settings, { to: address, subject: String(m.subject ?? ''), html: String(m.html || m.text || '') });
+      for (const address of to) {
+        // a hook stopped past its time limit while a mail went out sends no more of them: its request
+        // was answered that it was stopped (EventScope.stopped)
+        ctx.scope.stopped?.throwIfAborted();
+        await core.mailer.send(settings, { to: address, subject: String(m.subject ?? ''), html: String(m.html || m.text || '') });
+      }
       return null;
     },
   };

@@ -39,8 +39,11 @@ function parse(raw: string, from: string, to: string[]): ReceivedMail {
   return { from, to, subject, html: decodeBody(headers, raw.slice(split + 4)).trim(), raw };
 }
 
-/** `users`: accepted logins (user → password); without it any client may send unauthenticated. */
-export async function startSmtp(users?: Record<string, string>): Promise<Smtp> {
+/**
+ * `users`: accepted logins (user → password); without it any client may send unauthenticated.
+ * `accept`: what a message waits for once received, before the server answers that it took it.
+ */
+export async function startSmtp(users?: Record<string, string>, accept?: (mail: ReceivedMail) => Promise<void>): Promise<Smtp> {
   const received: ReceivedMail[] = [];
   const logins: string[] = [];
   const server = new SMTPServer({
@@ -58,8 +61,10 @@ export async function startSmtp(users?: Record<string, string>): Promise<Smtp> {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        received.push(parse(Buffer.concat(chunks).toString('utf8'), session.envelope.mailFrom ? session.envelope.mailFrom.address : '', session.envelope.rcptTo.map((r) => r.address)));
-        callback();
+        const mail = parse(Buffer.concat(chunks).toString('utf8'), session.envelope.mailFrom ? session.envelope.mailFrom.address : '', session.envelope.rcptTo.map((r) => r.address));
+        received.push(mail);
+        if (accept) void accept(mail).then(() => callback(), (err: Error) => callback(err));
+        else callback();
       });
     },
   });
