@@ -44,7 +44,7 @@ export interface ServerOptions {
   /** Extra store options (journal threshold...). */
   store?: Omit<StoreOptions, 'dir'>;
   /**
-   * Opens the store instead of the desktop engine on `dir` (`store` is then unused): the PostgreSQL
+   * Opens the store instead of the desktop engine on `dir` (`store` is then refused): the PostgreSQL
    * store of a team server, or the tests' store on the engine they run on. The server closes it.
    */
   openStore?: () => Promise<Store>;
@@ -144,6 +144,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // refused before the data folder is opened (createCore checks it again, for its own callers)
   const scryptN = options.scryptN === undefined ? null : scryptNProblem(options.scryptN);
   if (scryptN) throw new Error(scryptN);
+  // the desktop engine's options with a store opened elsewhere would be ignored: refused, naming them
+  if (options.openStore && options.store !== undefined) {
+    throw new Error(`store options (${Object.keys(options.store).join(', ') || 'none given'}) apply to the desktop engine Deskbase opens on dir; with openStore, give them to the store it opens`);
+  }
   const store = options.openStore ? await options.openStore() : await openStore({ log, ...options.store, dir: options.dir });
   let binding: Binding | null = null;
   const setupUrl = (token: string) => `${binding?.url ?? ''}/_/#/setup?token=${token}`;
