@@ -1,7 +1,7 @@
 // The e-mail flows' tokens and limits in time, on a fake clock: a token expires after its collection's
 // duration (verificationToken, passwordResetToken), the per-record resend limit and the per-client
 // request limit end with their windows.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { clockedApp, type Clocked } from '../support/clocked-app.js';
 import { tokenIn } from '../support/smtp.js';
 import { REQUEST_LIMIT, RESEND_SECONDS } from '../../server/core/account-mail.js';
@@ -31,6 +31,8 @@ describe('mailed tokens on a fake clock', () => {
     app = await clockedApp();
     admin = (await app.req('POST', '/api/collections/_superusers/auth-with-password', { body: { identity: 'admin@example.com', password: 'correct horse' } })).body.token;
   });
+  // the clocked app's store is the suite's (on PostgreSQL its connections and the bus's polling)
+  afterEach(async () => { await app.store.close(); });
 
   it('a verification token works until its duration ends, and not after', async () => {
     expect((await app.req('POST', '/api/collections/users/request-verification', { body: { email: 'ann@example.com' } })).status).toBe(204);
@@ -89,16 +91,20 @@ describe('mailed tokens on a fake clock', () => {
 describe('the outbox and the settings, kept', () => {
   it('keeps the newest OUTBOX_KEEP messages, newest first', async () => {
     const app = await clockedApp();
-    const admin = (await app.req('POST', '/api/collections/_superusers/auth-with-password', { body: { identity: 'admin@example.com', password: 'correct horse' } })).body.token;
-    for (let i = 0; i < OUTBOX_KEEP + 5; i++) {
-      app.now.t += 1000;
-      const r = await app.req('POST', '/api/settings/test/email', { token: admin, body: { email: `t${i}@example.com`, template: 'verification', collection: 'users' } });
-      expect(r.status).toBe(204);
+    try {
+      const admin = (await app.req('POST', '/api/collections/_superusers/auth-with-password', { body: { identity: 'admin@example.com', password: 'correct horse' } })).body.token;
+      for (let i = 0; i < OUTBOX_KEEP + 5; i++) {
+        app.now.t += 1000;
+        const r = await app.req('POST', '/api/settings/test/email', { token: admin, body: { email: `t${i}@example.com`, template: 'verification', collection: 'users' } });
+        expect(r.status).toBe(204);
+      }
+      const items = (await app.req('GET', '/api/mails', { token: admin })).body.items as { to: string }[];
+      expect(items).toHaveLength(OUTBOX_KEEP);
+      expect(items[0].to).toBe(`t${OUTBOX_KEEP + 4}@example.com`);
+      expect(items.at(-1)?.to).toBe('t5@example.com');
+    } finally {
+      await app.store.close();
     }
-    const items = (await app.req('GET', '/api/mails', { token: admin })).body.items as { to: string }[];
-    expect(items).toHaveLength(OUTBOX_KEEP);
-    expect(items[0].to).toBe(`t${OUTBOX_KEEP + 4}@example.com`);
-    expect(items.at(-1)?.to).toBe('t5@example.com');
   });
 
   it('settings survive a restart of a data folder, the rate limits and trusted proxy in effect at once', async () => {

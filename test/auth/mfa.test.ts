@@ -2,7 +2,7 @@
 // the first method answers PocketBase's 401 `{mfaId}` and a second, different one with that mfaId
 // completes the sign-in (password then OTP, OTP then password); the mfaId is bound to its record, single
 // use, and expires (fake clock); mfa.rule decides for whom. Both engines (ON_BOTH_ENGINES).
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type PocketBase from 'pocketbase';
 import { ADMIN, failure, sdkSuite } from '../support/sdk-server.js';
 import { eventually } from '../support/smtp.js';
@@ -110,6 +110,8 @@ describe('MFA on a fake clock', () => {
     const on = await app.req('PATCH', '/api/collections/users', { token: admin, body: { otp: { enabled: true, duration: 3600 }, mfa: { enabled: true, duration: 60 } } });
     expect(on.status, on.text).toBe(200);
   });
+  // the clocked app's store is the suite's (on PostgreSQL its connections and the bus's polling)
+  afterEach(async () => { await app.store.close(); });
 
   it('an mfaId expires after mfa.duration', async () => {
     const first = await app.signIn('ann@example.com', 'password123');

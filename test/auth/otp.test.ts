@@ -2,7 +2,7 @@
 // an otpId whatever the e-mail, the mailed code (read from the outbox, SMTP off; or a real SMTP server)
 // signs in once, marks the e-mail verified, and only while OTP is on; then, on a fake clock, expiry and
 // the wrong-attempt limit. Both engines (ON_BOTH_ENGINES).
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type PocketBase from 'pocketbase';
 import { failure, sdkSuite } from '../support/sdk-server.js';
 import { eventually, startSmtp } from '../support/smtp.js';
@@ -184,6 +184,8 @@ describe('OTP on a fake clock', () => {
     const on = await app.req('PATCH', '/api/collections/users', { token: admin, body: { otp: { enabled: true, duration: 600 } } });
     expect(on.status, on.text).toBe(200);
   });
+  // the clocked app's store is the suite's (on PostgreSQL its connections and the bus's polling)
+  afterEach(async () => { await app.store.close(); });
 
   it('a code works until its duration ends, and not after', async () => {
     const first = await request('ann@example.com', 1);
