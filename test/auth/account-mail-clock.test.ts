@@ -31,8 +31,7 @@ describe('mailed tokens on a fake clock', () => {
     app = await clockedApp();
     admin = (await app.req('POST', '/api/collections/_superusers/auth-with-password', { body: { identity: 'admin@example.com', password: 'correct horse' } })).body.token;
   });
-  // the clocked app's store is the suite's (on PostgreSQL its connections and the bus's polling)
-  afterEach(async () => { await app.store.close(); });
+  afterEach(async () => { await app.close(); });
 
   it('a verification token works until its duration ends, and not after', async () => {
     expect((await app.req('POST', '/api/collections/users/request-verification', { body: { email: 'ann@example.com' } })).status).toBe(204);
@@ -103,7 +102,7 @@ describe('the outbox and the settings, kept', () => {
       expect(items[0].to).toBe(`t${OUTBOX_KEEP + 4}@example.com`);
       expect(items.at(-1)?.to).toBe('t5@example.com');
     } finally {
-      await app.store.close();
+      await app.close();
     }
   });
 

@@ -110,8 +110,7 @@ describe('MFA on a fake clock', () => {
     const on = await app.req('PATCH', '/api/collections/users', { token: admin, body: { otp: { enabled: true, duration: 3600 }, mfa: { enabled: true, duration: 60 } } });
     expect(on.status, on.text).toBe(200);
   });
-  // the clocked app's store is the suite's (on PostgreSQL its connections and the bus's polling)
-  afterEach(async () => { await app.store.close(); });
+  afterEach(async () => { await app.close(); });
 
   it('an mfaId expires after mfa.duration', async () => {
     const first = await app.signIn('ann@example.com', 'password123');

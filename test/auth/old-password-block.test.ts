@@ -19,7 +19,7 @@ beforeEach(async () => {
   bob = (await app.signIn('bob@example.com', 'password123')).body.token;
   annId = (await app.req('GET', '/api/collections/users/records?filter=email="ann@example.com"', { token: su })).body.items[0].id;
 });
-afterEach(async () => { await app.store.close(); });
+afterEach(async () => { await app.close(); });
 
 const change = (oldPassword: string) => app.req('PATCH', `/api/collections/users/records/${annId}`, {
   token: bob, body: { oldPassword, password: 'taken-over-1', passwordConfirm: 'taken-over-1' },

@@ -184,8 +184,7 @@ describe('OTP on a fake clock', () => {
     const on = await app.req('PATCH', '/api/collections/users', { token: admin, body: { otp: { enabled: true, duration: 600 } } });
     expect(on.status, on.text).toBe(200);
   });
-  // the clocked app's store is the suite's (on PostgreSQL its connections and the bus's polling)
-  afterEach(async () => { await app.store.close(); });
+  afterEach(async () => { await app.close(); });
 
   it('a code works until its duration ends, and not after', async () => {
     const first = await request('ann@example.com', 1);

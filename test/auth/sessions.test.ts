@@ -201,7 +201,7 @@ describe('cookies and sessions at rest', () => {
   beforeEach(async () => {
     app = await clockedApp();
   });
-  afterEach(async () => { await app.store.close(); });
+  afterEach(async () => { await app.close(); });
 
   const signIn: Clocked['signIn'] = (...args) => app.signIn(...args);
 

@@ -124,7 +124,7 @@ describe('the block and timing on a fake clock', () => {
   beforeEach(async () => {
     app = await clockedApp();
   });
-  afterEach(async () => { await app.store.close(); });
+  afterEach(async () => { await app.close(); });
 
   const signIn: Clocked['signIn'] = (...args) => app.signIn(...args);
 

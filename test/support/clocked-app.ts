@@ -13,6 +13,8 @@ export interface Clocked {
   req(method: string, path: string, opts?: { body?: unknown; headers?: Record<string, string>; token?: string }): Promise<Res>;
   /** Password sign-in to `users`; `cookie` asks for a cookie session. */
   signIn(identity: string, password: string, extra?: { headers?: Record<string, string>; cookie?: boolean }): Promise<Res>;
+  /** Closes its store (the suite's engine's: on PostgreSQL its connections and the bus's polling). */
+  close(): Promise<void>;
 }
 
 /** Setup done (admin@example.com), and two users, ann@ and bob@example.com, with password123. */
@@ -34,7 +36,7 @@ export async function clockedApp(): Promise<Clocked> {
   };
   const signIn: Clocked['signIn'] = (identity, password, extra = {}) =>
     req('POST', '/api/collections/users/auth-with-password', { body: { identity, password, ...(extra.cookie ? { cookie: true } : {}) }, headers: extra.headers });
-  const app = { store, now, req, signIn };
+  const app: Clocked = { store, now, req, signIn, close: () => store.close() };
   expect((await req('POST', '/api/setup', { body: { token: setup, email: 'admin@example.com', password: 'correct horse' } })).status).toBe(200);
   for (const email of ['ann@example.com', 'bob@example.com']) {
     expect((await req('POST', '/api/collections/users/records', { body: { email, password: 'password123', passwordConfirm: 'password123' } })).status).toBe(200);
