@@ -282,9 +282,15 @@ export function createSettings(env: Pick<CoreEnv, 'store' | 'dialect' | 'report'
   /** The stored text `current` was parsed from: the same text keeps the same object (rate-limits.ts counts per rules object). */
   let currentText: unknown;
   let readAt = Number.NEGATIVE_INFINITY;
+  /** Moves with each update this node makes: a read begun before it is older than what `current` holds. */
+  let generation = 0;
   let reading: Promise<void> | null = null;
-  const refresh = (): Promise<void> => reading ??= read()
+  const refresh = (): Promise<void> => {
+    if (reading !== null) return reading;
+    const began = generation;
+    return reading = read()
     .then((text) => {
+      if (began !== generation) return; // an update of ours came meanwhile: this read may predate it
       if (text !== currentText || readAt === Number.NEGATIVE_INFINITY) {
         current = parseStored(text);
         currentText = text;
@@ -292,6 +298,7 @@ export function createSettings(env: Pick<CoreEnv, 'store' | 'dialect' | 'report'
       readAt = performance.now();
     }, env.report)
     .finally(() => { reading = null; });
+  };
   // what follows the settings in memory (the logs' settings, server/logs/): told after each update stored here
   const listeners: ((settings: Settings) => void)[] = [];
   return {
@@ -317,19 +324,32 @@ export function createSettings(env: Pick<CoreEnv, 'store' | 'dialect' | 'report'
 
     /** PATCH: the body merged over the stored settings, validated, stored; answers them masked. */
     async update(input: Record<string, unknown>): Promise<unknown> {
+      let previous: { current: Settings; currentText: unknown; next: Settings } | null = null;
       return store.write(async (tx) => {
         const row = await tx.get<{ value: unknown }>('SELECT "value" FROM "_params" WHERE "key" = ?', [SETTINGS_KEY]);
         const next = mergeSettings(parseStored(row?.value), input);
         // what Deskbase keeps per installation: batch is fixed
         const text = JSON.stringify({ meta: next.meta, smtp: next.smtp, rateLimits: next.rateLimits, trustedProxy: next.trustedProxy, logs: next.logs });
         await tx.run(upsert, [SETTINGS_KEY, text]);
-        return { next, text };
-      }).then(({ next, text }) => {
+        // in effect from the commit, not from when it is on disk: a read of the stored settings (which
+        // sees the commit at once) never shows rules that requests are not yet held to
+        previous = { current, currentText, next };
+        generation++;
         current = next;
         currentText = text;
         readAt = performance.now();
+        return next;
+      }).then((next) => {
         for (const listener of listeners) listener(next);
         return maskedSettings(next);
+      }, (err: unknown) => {
+        // not stored after all (its commit or journal write failed): back to what the store holds
+        if (previous !== null && current === previous.next) {
+          generation++;
+          ({ current, currentText } = previous);
+          readAt = Number.NEGATIVE_INFINITY;
+        }
+        throw err;
       });
     },
   };

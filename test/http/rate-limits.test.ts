@@ -3,9 +3,14 @@
 // label matching (`users:auth` before `*:auth` before `METHOD /path` before a `/path/` prefix), its
 // audiences, superusers never limited, its fixed window, its 429; the trusted proxy's header deciding
 // who a request is (each forwarded client its own count), ignored while not trusted. Both engines.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { failure, sdkSuite } from '../support/sdk-server.js';
+import { failure, sdkSuite, startSdkServer } from '../support/sdk-server.js';
+import { TEST_ENGINE } from '../support/test-store.js';
 import { REQUEST_LIMIT } from '../../server/core/account-mail.js';
+import { writeFully } from '../../server/durable-files.js';
 
 const PASSWORD = 'password123';
 
@@ -198,5 +203,47 @@ describe('rateLimits and trustedProxy', () => {
     for (let i = 0; i < REQUEST_LIMIT.max + 1; i++) first.push(await request('192.0.2.1'));
     expect(first).toEqual([...Array(REQUEST_LIMIT.max).fill(204), 429]);
     expect(await request('192.0.2.2')).toBe(204); // another client behind the same proxy
+  });
+});
+
+// On the desktop a commit is visible to reads before its journal entry is on disk (the store's group
+// commit), and the PATCH is answered only after. A read that shows new rules must not be followed by a
+// request held to the old ones (stop 39's CI: the Settings page's test saw rate limits off, then a 429).
+describe.skipIf(TEST_ENGINE !== 'sqlite')('settings in effect from their commit (desktop, a slow disk)', () => {
+  it('a read showing the rate limits off is followed by a request they no longer limit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'deskbase-settings-commit-'));
+    let hold: Promise<void> | null = null;
+    let writing = () => undefined as void;
+    let release = () => undefined as void;
+    const journal = { write: async (handle: Parameters<typeof writeFully>[0], data: Uint8Array, position: number) => {
+      if (hold !== null) { writing(); await hold; }
+      await writeFully(handle, data, position);
+    } };
+    const sdk = await startSdkServer({ dir, store: { journal } });
+    try {
+      await sdk.admin.settings.update({ rateLimits: { enabled: true, rules: [{ label: 'GET /api/health', maxRequests: 1, duration: 60 }] } });
+      const health = () => fetch(`${sdk.server.url}/api/health`).then((r) => r.status);
+      expect([await health(), await health()]).toEqual([200, 429]);
+
+      // the disk slow: the change to "off" is committed, its journal write held
+      hold = new Promise<void>((resolve) => (release = resolve));
+      const written = new Promise<void>((resolve) => (writing = resolve));
+      const off = sdk.admin.settings.update({ rateLimits: { enabled: false } });
+      await written;
+      let answered = false;
+      void off.finally(() => { answered = true; });
+      expect((await sdk.admin.settings.getAll()).rateLimits.enabled).toBe(false);
+      expect(answered).toBe(false);
+      expect(await health()).toBe(200);
+      hold = null;
+      release();
+      expect((await off).rateLimits.enabled).toBe(false);
+      expect(await health()).toBe(200);
+    } finally {
+      hold = null;
+      release(); // on a failure above too: the held write must end for the server to close
+      await sdk.server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
