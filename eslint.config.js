@@ -12,7 +12,9 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      // the one tsconfig's program for every file (typescript-eslint's `projectService` built programs
+      // file by file: 116 CPU-s for `eslint .` here, 102 with this)
+      parserOptions: { project: ['./tsconfig.json'], tsconfigRootDir: import.meta.dirname },
       globals: { ...globals.node },
     },
     rules: {
