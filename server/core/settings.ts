@@ -302,7 +302,7 @@ export function createSettings(env: Pick<CoreEnv, 'store' | 'dialect' | 'report'
   // what follows the settings in memory (the logs' settings, server/logs/): told after each update stored here
   const listeners: ((settings: Settings) => void)[] = [];
   return {
-    /** Hears the settings after each update this node stores (other nodes' updates: read them with `get`). */
+    /** Hears the settings as each update this node makes commits (other nodes' updates: read them with `get`). */
     onUpdate(listener: (settings: Settings) => void): void {
       listeners.push(listener);
     },
@@ -324,7 +324,22 @@ export function createSettings(env: Pick<CoreEnv, 'store' | 'dialect' | 'report'
 
     /** PATCH: the body merged over the stored settings, validated, stored; answers them masked. */
     async update(input: Record<string, unknown>): Promise<unknown> {
-      let previous: { current: Settings; currentText: unknown; next: Settings } | null = null;
+      // what this node held before (kept from the first attempt: a team server's write may run its
+      // transaction again), put back if the change is not stored after all
+      let previous: { current: Settings; currentText: unknown } | null = null;
+      let mine: Settings | null = null;
+      const hold = (settings: Settings, text: unknown): void => {
+        generation++;
+        current = settings;
+        currentText = text;
+        for (const listener of listeners) {
+          try {
+            listener(settings);
+          } catch (err) {
+            env.report(err);
+          }
+        }
+      };
       return store.write(async (tx) => {
         const row = await tx.get<{ value: unknown }>('SELECT "value" FROM "_params" WHERE "key" = ?', [SETTINGS_KEY]);
         const next = mergeSettings(parseStored(row?.value), input);
@@ -332,21 +347,16 @@ export function createSettings(env: Pick<CoreEnv, 'store' | 'dialect' | 'report'
         const text = JSON.stringify({ meta: next.meta, smtp: next.smtp, rateLimits: next.rateLimits, trustedProxy: next.trustedProxy, logs: next.logs });
         await tx.run(upsert, [SETTINGS_KEY, text]);
         // in effect from the commit, not from when it is on disk: a read of the stored settings (which
-        // sees the commit at once) never shows rules that requests are not yet held to
-        previous = { current, currentText, next };
-        generation++;
-        current = next;
-        currentText = text;
+        // sees the commit at once) never shows settings that requests are not yet held to
+        previous ??= { current, currentText };
+        mine = next;
+        hold(next, text);
         readAt = performance.now();
         return next;
-      }).then((next) => {
-        for (const listener of listeners) listener(next);
-        return maskedSettings(next);
-      }, (err: unknown) => {
+      }).then((next) => maskedSettings(next), (err: unknown) => {
         // not stored after all (its commit or journal write failed): back to what the store holds
-        if (previous !== null && current === previous.next) {
-          generation++;
-          ({ current, currentText } = previous);
+        if (previous !== null && current === mine) {
+          hold(previous.current, previous.currentText);
           readAt = Number.NEGATIVE_INFINITY;
         }
         throw err;
