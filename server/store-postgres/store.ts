@@ -216,7 +216,7 @@ export class PostgresStore implements Store {
 
   /** `work` on a connection of its own (leased for the client the work is for), given back (or replaced, when lost) after. */
   private async leased<T>(until: number, work: (lease: Lease, until: number) => Promise<T>, writer = false): Promise<T> {
-    const lease = await this.connections.lease(until, this.context.getStore()?.client ?? '', writer);
+    const lease = await this.connections.lease(until, this.clientNow(), writer);
     try {
       return await work(lease, until);
     } finally {
@@ -520,7 +520,7 @@ export class PostgresStore implements Store {
     });
     this.bus.begin(tx);
     try {
-      const result = await this.context.run({ client: this.context.getStore()?.client ?? '', tx: state }, () => fn(tx));
+      const result = await this.context.run({ client: this.clientNow(), tx: state }, () => fn(tx));
       state.open = false;
       await tail;
       const staged = this.bus.end(tx);

@@ -11,6 +11,7 @@ import { failure, sdkSuite, startSdkServer } from '../support/sdk-server.js';
 import { TEST_ENGINE } from '../support/test-store.js';
 import { REQUEST_LIMIT } from '../../server/core/account-mail.js';
 import { writeFully } from '../../server/durable-files.js';
+import type { WriteAt } from '../../server/store/journal.js';
 
 const PASSWORD = 'password123';
 
@@ -215,10 +216,11 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('settings in effect from their commit 
     let hold: Promise<void> | null = null;
     let writing = () => undefined as void;
     let release = () => undefined as void;
-    const journal = { write: async (handle: Parameters<typeof writeFully>[0], data: Uint8Array, position: number) => {
+    const write: WriteAt = async (handle, data, position) => {
       if (hold !== null) { writing(); await hold; }
       await writeFully(handle, data, position);
-    } };
+    };
+    const journal = { write };
     const sdk = await startSdkServer({ dir, store: { journal } });
     try {
       await sdk.admin.settings.update({ rateLimits: { enabled: true, rules: [{ label: 'GET /api/health', maxRequests: 1, duration: 60 }] } });
