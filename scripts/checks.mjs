@@ -1,8 +1,8 @@
-// `npm test`: ESLint and `tsc --noEmit` side by side (each is one busy thread), each one's output printed
-// whole once it ends, and the command after `--` (the suite: `vitest run`) beside them from the start,
-// its output as it comes; fails when any of them fails. The checks alone used two cores for 60 s and one
-// for the next 45 (ESLint's type-aware rules type-check the program again) before the suite started;
-// now the suite's files take what they leave. Usage: node scripts/checks.mjs [-- command args...]
+// `npm test`: the type check and ESLint (`npm run check`: both on one TypeScript program, one busy
+// thread), its output printed whole once it ends, and the command after `--` (the suite: `vitest run`)
+// beside it from the start, its output as it comes; fails when either fails. The checks alone kept the
+// machine busy for a minute and a half before the suite started; now the suite's files take what they
+// leave. Usage: node scripts/checks.mjs [-- command args...]
 import { spawn } from 'node:child_process';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -46,5 +46,5 @@ function runInherited([command, ...args]) {
 
 const dash = process.argv.indexOf('--');
 const suite = dash === -1 ? [] : process.argv.slice(dash + 1);
-const codes = await Promise.all([run('lint'), run('typecheck'), ...(suite.length ? [runInherited(suite)] : [])]);
+const codes = await Promise.all([run('check'), ...(suite.length ? [runInherited(suite)] : [])]);
 process.exit(codes.every((c) => c === 0) ? 0 : 1);
