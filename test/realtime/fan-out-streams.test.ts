@@ -175,14 +175,16 @@ async function streamOnSocketPair(): Promise<{ serverSide: Socket; reader: Socke
 }
 
 /**
- * Sends `message(0)`, `message(1)`... on `out`, waiting `turns` turns after each, until the socket keeps
- * some of a write (the kernel's buffers full: the reader is paused), at most `most`; answers how many.
+ * Sends `message(0)`, `message(1)`... on `out`, each once the round that writes the one before is done
+ * (so each write is one message, whatever the machine's load: a round late by more than a fixed wait
+ * wrote two as one chunk, over the socket's high-water mark), until the socket keeps some of a write
+ * (the kernel's buffers full: the reader is paused), at most `most`; answers how many.
  */
-async function sendUntilKept(out: EventStream, socket: Socket, message: (i: number) => RealtimeMessage, most: number, turns: number): Promise<number> {
+async function sendUntilKept(out: EventStream, socket: Socket, message: (i: number) => RealtimeMessage, most: number): Promise<number> {
   let sent = 0;
   while (socket.writableLength === 0 && sent < most) {
     expect(out.send(message(sent++))).toBe(true);
-    for (let i = 0; i < turns; i++) await turn();
+    await until(() => !out.waiting, 'the round that writes it');
   }
   expect(socket.writableLength).toBeGreaterThan(0);
   return sent;
@@ -204,7 +206,7 @@ describe('an event stream whose socket has not taken its last write', () => {
     const { serverSide, reader, out, events, order } = await streamOnSocketPair();
     const message = (i: number) => ({ name: 'notes/*', data: JSON.stringify({ i, pad: 'z'.repeat(256 * 1024) }) });
     // messages until the kernel's buffers are full (loopback's grow to tens of MB) and the socket keeps some of a write
-    let sent = await sendUntilKept(out, serverSide, message, 400, 5);
+    let sent = await sendUntilKept(out, serverSide, message, 400);
     // the stream listens for the socket's drain only while the socket holds some of its write
     expect(serverSide.listenerCount('drain')).toBe(1);
     // more messages: queued, not written while the socket holds its last write
@@ -231,7 +233,7 @@ describe('an event stream whose socket has not taken its last write', () => {
     // writes under the socket's 16 KiB high-water mark each, until the kernel's buffers are full and the
     // socket keeps some of one: node emits 'drain' only after a write it refused, so none comes for this
     const message = (i: number) => ({ name: 'notes/*', data: JSON.stringify({ i, pad: 'z'.repeat(12 * 1024) }) });
-    let sent = await sendUntilKept(out, serverSide, message, 5_000, 1);
+    let sent = await sendUntilKept(out, serverSide, message, 5_000);
     expect(serverSide.writableNeedDrain).toBe(false);
     // skipped: the socket still holds its last write
     await queueWhileKept(out, serverSide, message, sent);
