@@ -36,6 +36,29 @@ export interface SignInBlock {
 }
 
 /**
+ * SignInBlock.attempt, for either limiter: the attempt is reserved as the call starts (the memory
+ * limiter's synchronously, before any await: concurrent checks cannot all read the count first), then
+ * `blocked` runs if none was, `check` if one was, and the attempt is settled whatever `check` does.
+ */
+async function attemptWith<A>(
+  reserve: () => A | null | Promise<A | null>, settle: (attempt: A, ok: boolean | null) => void | Promise<void>,
+  check: () => Promise<boolean>, blocked: () => Promise<void>,
+): Promise<boolean> {
+  const attempt = await reserve();
+  if (attempt === null) {
+    await blocked();
+    return false;
+  }
+  let ok: boolean | null = null;
+  try {
+    ok = await check();
+  } finally {
+    await settle(attempt, ok);
+  }
+  return ok;
+}
+
+/**
  * Ten failures for one account within 15 minutes block it for the rest of that window. An attempt is
  * reserved before its (asynchronous) password check and counts as a failure until it succeeds, so at
  * most ten checks run per account per window however many attempts arrive at once; the next one is
@@ -77,19 +100,8 @@ export class FailureLimiter implements SignInBlock {
    * must cost what a check does) when it is, and the answer is then false, as for a wrong password.
    * A check that throws (a 429 before any hash) counts as no failure.
    */
-  async attempt(key: string, check: () => Promise<boolean>, blocked: () => Promise<void>): Promise<boolean> {
-    const attempt = this.reserve(key); // before any await: concurrent checks cannot all read the count first
-    if (!attempt) {
-      await blocked();
-      return false;
-    }
-    let ok: boolean | null = null;
-    try {
-      ok = await check();
-    } finally {
-      this.settle(attempt, ok);
-    }
-    return ok;
+  attempt(key: string, check: () => Promise<boolean>, blocked: () => Promise<void>): Promise<boolean> {
+    return attemptWith(() => this.reserve(key), (attempt, ok) => this.settle(attempt, ok), check, blocked);
   }
 
   private prune(t: number): void {
@@ -140,19 +152,8 @@ export class StoreFailureLimiter implements SignInBlock {
       : tx.run(`UPDATE ${T} SET "forgiven" = "forgiven" + 1 ${where}`, [key, start, n]));
   }
 
-  async attempt(key: string, check: () => Promise<boolean>, blocked: () => Promise<void>): Promise<boolean> {
-    const attempt = await this.reserve(key);
-    if (!attempt) {
-      await blocked();
-      return false;
-    }
-    let ok: boolean | null = null;
-    try {
-      ok = await check();
-    } finally {
-      await this.settle(attempt, ok);
-    }
-    return ok;
+  attempt(key: string, check: () => Promise<boolean>, blocked: () => Promise<void>): Promise<boolean> {
+    return attemptWith(() => this.reserve(key), (attempt, ok) => this.settle(attempt, ok), check, blocked);
   }
 }
 

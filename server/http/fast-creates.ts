@@ -14,17 +14,16 @@
 //     parser thread), the request context built by core from the same input the app builds (request.ts
 //     inputOf), the write by core.records.create (rules, validation, hooks, journal, realtime), the
 //     answer's JSON and headers as h3 writes them, errors answered by the app's one mapping
-//     (answers.ts `failed`), and the request logged as the app logs it (answers.ts `logAnswered`).
+//     (answers.ts `failed`), and the request logged as the app logs it (answers.ts `logAnswered`), both
+//     through fast-reads.ts `answerDirect`, as the reads are.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Core } from '../core/index.js';
 import type { Logs } from '../logs/index.js';
-import type { AuthInfo } from '../model/types.js';
-import { asH3Error, failed, logAnswered, type Failure } from './answers.js';
 import { readNodeJsonObject } from './body.js';
 import type { BodyServices } from './body-services.js';
 import { bearerFrom } from './caller.js';
 import { clientKey } from './client-key.js';
-import { ENVELOPE_TYPE, JSON_TYPE, matches, PLAIN_SEGMENT, PREFIX, send, UNPLAIN } from './fast-reads.js';
+import { answerDirect, matches, PLAIN_SEGMENT, PREFIX, UNPLAIN } from './fast-reads.js';
 import { RawHeaders } from './raw-headers.js';
 import { MAX_URL_LENGTH, queryFrom } from './request.js';
 
@@ -69,41 +68,15 @@ export function fastCreates(options: FastCreateOptions): FastCreates {
     return true;
   };
 
-  async function serve(req: IncomingMessage, res: ServerResponse, headers: RawHeaders, client: string, path: string, search: string, name: string): Promise<void> {
-    const t0 = performance.now();
-    let auth: AuthInfo | null = null;
-    let status = 200;
-    let failure: Failure | undefined;
-    try {
-      try {
-        // the app's order: the caller (authMiddleware), then the route reads the body, then the context
-        const bearer = bearerFrom(headers.get('authorization'));
-        if (bearer !== null) auth = await core.sessions.resolve(bearer);
-        const body = await readNodeJsonObject(req, res, bodies);
-        const query = search === '' ? {} : queryFrom(new URLSearchParams(search));
-        const input = { auth, method: 'POST', query, headers, client };
-        const answer = await core.records.create(name, body, core.context(input));
-        send(res, 200, JSON_TYPE, JSON.stringify(answer));
-      } catch (error) {
-        const f = failed(asH3Error(error), 'POST', path, log);
-        status = f.status;
-        failure = f.failure;
-        send(res, f.status, ENVELOPE_TYPE, f.json);
-      }
-      if (logs !== undefined) {
-        logAnswered(logs, {
-          method: 'POST', path, search, status, t0, auth,
-          userAgent: headers.get('user-agent') ?? '', referer: headers.get('referer') ?? '',
-          ip: req.socket.remoteAddress ?? '', remoteIp: req.socket.remoteAddress ?? '',
-        }, failure);
-      }
-    } catch (error) {
-      // writing the answer failed (the socket is gone): as srvx, the response is ended or destroyed
-      log({ level: 'error', method: 'POST', path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-      if (!res.headersSent) {
-        res.statusCode = 500;
-        res.end();
-      } else res.destroy();
-    }
+  function serve(req: IncomingMessage, res: ServerResponse, headers: RawHeaders, client: string, path: string, search: string, name: string): Promise<void> {
+    return answerDirect(req, res, 'POST', path, search, headers, logs, log, async (caller) => {
+      // the app's order: the caller (authMiddleware), then the route reads the body, then the context
+      const bearer = bearerFrom(headers.get('authorization'));
+      const auth = bearer === null ? null : (caller.auth = await core.sessions.resolve(bearer));
+      const body = await readNodeJsonObject(req, res, bodies);
+      const query = search === '' ? {} : queryFrom(new URLSearchParams(search));
+      const input = { auth, method: 'POST', query, headers, client };
+      return JSON.stringify(await core.records.create(name, body, core.context(input)));
+    });
   }
 }

@@ -80,53 +80,71 @@ export function fastReads(options: FastReadOptions): FastReads {
     return true;
   };
 
-  async function serve(req: IncomingMessage, res: ServerResponse, headers: RawHeaders, client: string, path: string, search: string, name: string, id: string | null): Promise<void> {
-    const t0 = performance.now();
-    // before anything is read: an answer is kept only if no write ended while it was made
-    const version = cache?.now() ?? null;
-    let auth: AuthInfo | null = null;
-    let status = 200;
-    let failure: Failure | undefined;
-    try {
-      try {
-        const bearer = bearerFrom(headers.get('authorization'));
-        if (bearer !== null) auth = await core.sessions.resolve(bearer);
-        const query = search === '' ? {} : queryFrom(new URLSearchParams(search));
-        const key = version === null ? null : cache!.asked(path + search, query, auth, headers);
-        let body: Buffer | string | undefined = key === null ? undefined : cache!.get(key);
-        if (body === undefined) {
-          const input = { auth, method: 'GET', query, headers, client };
-          const answer = id === null ? await core.records.list(name, core.listContext(input)) : await core.records.view(name, id, core.context(input));
-          body = JSON.stringify(answer);
-          // kept as the UTF-8 it is written as; an answer not kept is written as text (node encodes it
-          // straight into the socket's write, with the head: one write, no copy)
-          if (key !== null) {
-            body = Buffer.from(body);
-            cache!.set(key, version!, body);
-          }
+  function serve(req: IncomingMessage, res: ServerResponse, headers: RawHeaders, client: string, path: string, search: string, name: string, id: string | null): Promise<void> {
+    return answerDirect(req, res, 'GET', path, search, headers, logs, log, async (caller) => {
+      // before anything is read: an answer is kept only if no write ended while it was made
+      const version = cache?.now() ?? null;
+      const bearer = bearerFrom(headers.get('authorization'));
+      const auth = bearer === null ? null : (caller.auth = await core.sessions.resolve(bearer));
+      const query = search === '' ? {} : queryFrom(new URLSearchParams(search));
+      const key = version === null ? null : cache!.asked(path + search, query, auth, headers);
+      let body: Buffer | string | undefined = key === null ? undefined : cache!.get(key);
+      if (body === undefined) {
+        const input = { auth, method: 'GET', query, headers, client };
+        const answer = id === null ? await core.records.list(name, core.listContext(input)) : await core.records.view(name, id, core.context(input));
+        body = JSON.stringify(answer);
+        // kept as the UTF-8 it is written as; an answer not kept is written as text (node encodes it
+        // straight into the socket's write, with the head: one write, no copy)
+        if (key !== null) {
+          body = Buffer.from(body);
+          cache!.set(key, version!, body);
         }
-        send(res, 200, JSON_TYPE, body);
-      } catch (error) {
-        const f = failed(asH3Error(error), 'GET', path, log);
-        status = f.status;
-        failure = f.failure;
-        send(res, f.status, ENVELOPE_TYPE, f.json);
       }
-      if (logs !== undefined) {
-        logAnswered(logs, {
-          method: 'GET', path, search, status, t0, auth,
-          userAgent: headers.get('user-agent') ?? '', referer: headers.get('referer') ?? '',
-          ip: req.socket.remoteAddress ?? '', remoteIp: req.socket.remoteAddress ?? '',
-        }, failure);
-      }
+      return body;
+    });
+  }
+}
+
+/** Who a direct answer's caller turned out to be: set by its work once the token is resolved (the request log names it, a failure's too). */
+export interface DirectCaller {
+  auth: AuthInfo | null;
+}
+
+/**
+ * A request served here answered as the app answers it: `work`'s JSON with 200, or the app's error
+ * envelope (answers.ts `failed`); then logged as the app logs it (`logAnswered`). Writing the answer
+ * failing (the socket is gone) ends or destroys the response, as srvx does.
+ */
+export async function answerDirect(
+  req: IncomingMessage, res: ServerResponse, method: 'GET' | 'POST', path: string, search: string, headers: RawHeaders,
+  logs: Logs | undefined, log: (entry: Record<string, unknown>) => void, work: (caller: DirectCaller) => Promise<Buffer | string>,
+): Promise<void> {
+  const t0 = performance.now();
+  const caller: DirectCaller = { auth: null };
+  let status = 200;
+  let failure: Failure | undefined;
+  try {
+    try {
+      send(res, 200, JSON_TYPE, await work(caller));
     } catch (error) {
-      // writing the answer failed (the socket is gone): as srvx, the response is ended or destroyed
-      log({ level: 'error', method: 'GET', path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-      if (!res.headersSent) {
-        res.statusCode = 500;
-        res.end();
-      } else res.destroy();
+      const f = failed(asH3Error(error), method, path, log);
+      status = f.status;
+      failure = f.failure;
+      send(res, f.status, ENVELOPE_TYPE, f.json);
     }
+    if (logs !== undefined) {
+      logAnswered(logs, {
+        method, path, search, status, t0, auth: caller.auth,
+        userAgent: headers.get('user-agent') ?? '', referer: headers.get('referer') ?? '',
+        ip: req.socket.remoteAddress ?? '', remoteIp: req.socket.remoteAddress ?? '',
+      }, failure);
+    }
+  } catch (error) {
+    log({ level: 'error', method, path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    if (!res.headersSent) {
+      res.statusCode = 500;
+      res.end();
+    } else res.destroy();
   }
 }
 

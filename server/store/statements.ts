@@ -134,6 +134,18 @@ function namesEveryColumn(sql: string): boolean {
   return !sql.includes('*') || !sql.replace(COUNT_ALL, '').includes('*');
 }
 
+/** A row read: its values by column name, and their bytes (valueBytes each) told to `onRow`. */
+function rowOf<T>(names: readonly string[], values: readonly unknown[], onRow?: (bytes: number) => void): T {
+  const row: Record<string, unknown> = {};
+  let bytes = 0;
+  for (let i = 0; i < names.length; i++) {
+    row[names[i]] = values[i];
+    bytes += valueBytes(values[i]);
+  }
+  onRow?.(bytes);
+  return row as T;
+}
+
 /**
  * sql.js's getAsObject() asks SQLite for every column name again on each row, which costs twice what
  * reading the values does; the names are read once per statement or execution instead (columnNames).
@@ -146,15 +158,7 @@ export function queryAll<T>(cache: StatementCache, sql: string, params: Params =
     let names: string[] | null = null;
     while (stmt.step()) {
       names ??= cache.columnNames(stmt, sql);
-      const values = stmt.get();
-      const row: Record<string, unknown> = {};
-      let bytes = 0;
-      for (let i = 0; i < names.length; i++) {
-        row[names[i]] = values[i];
-        bytes += valueBytes(values[i]);
-      }
-      onRow?.(bytes);
-      rows.push(row as T);
+      rows.push(rowOf<T>(names, stmt.get(), onRow));
     }
     return rows;
   } finally {
@@ -167,16 +171,7 @@ export function queryGet<T>(cache: StatementCache, sql: string, params: Params =
   try {
     cache.bind(stmt, params);
     if (!stmt.step()) return undefined;
-    const names = cache.columnNames(stmt, sql);
-    const values = stmt.get();
-    const row: Record<string, unknown> = {};
-    let bytes = 0;
-    for (let i = 0; i < names.length; i++) {
-      row[names[i]] = values[i];
-      bytes += valueBytes(values[i]);
-    }
-    onRow?.(bytes);
-    return row as T;
+    return rowOf<T>(cache.columnNames(stmt, sql), stmt.get(), onRow);
   } finally {
     stmt.reset();
   }
