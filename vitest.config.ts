@@ -74,6 +74,7 @@ const ON_BOTH_ENGINES = [
   'test/auth/sign-in.test.ts',
   'test/auth/hash-limits.test.ts',
   'test/auth/otp.test.ts',
+  'test/auth/otp-enumeration.test.ts',
   'test/auth/mfa.test.ts',
   'test/auth/auth-alert.test.ts',
   'test/http/envelope.test.ts',

@@ -16,7 +16,7 @@
 // Limits: per client and kind, REQUEST_LIMIT requests per window (a 429); per record, one mail of a
 // kind per RESEND_SECONDS (PocketBase's resend key; further requests answer 204 and send nothing).
 // Both are counted in the database, so every node of a team server counts alike.
-import { otpAttemptKey } from './account-rows.js';
+import { otpAttemptKey, otpDecoyAttemptKey } from './account-rows.js';
 import type { CoreEnv } from './env.js';
 import { ApiError, badRequest, fieldError, notFound, unauthorized, forbidden, type ErrorData } from '../errors.js';
 import { isRecord } from '../json-object.js';
@@ -350,6 +350,10 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
      * before the lookup, so neither it nor its timing tells whether the e-mail exists; the lookup, the
      * OTP row (its id the answered one, the code's scrypt hash) and the mail follow the answer. A record
      * with OTP_LIVE_MAX live OTPs gets no new one (PocketBase reuses the last; here the id redeems nothing).
+     * An e-mail no record has gets a decoy row all the same (no record, `sentTo` the address in lower
+     * case, a hash of a code nobody is sent, the same live cap per address), so that auth-with-otp
+     * answers its id as a real one's: PocketBase stores nothing, and its 429 after five wrong codes
+     * comes only for real accounts.
      */
     async requestOTP(name: string, body: unknown, client = ''): Promise<{ otpId: string }> {
       const c = authCollection(name);
@@ -360,20 +364,23 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       later(async () => {
         const { otp } = authOptionsOf(c);
         const record = await findByEmail(store, c, email);
-        if (!record) return;
         let code = '';
         for (let i = 0; i < otp.length; i++) code += String(randomInt(10));
         const codeHash = await passwords.hash(code, client);
-        const sentTo = String(record.email ?? '');
+        const recordId = record ? String(record.id) : '';
+        const sentTo = record ? String(record.email ?? '') : email.toLowerCase();
         const created = await store.write(async (tx) => {
           const t = now();
           await tx.run('DELETE FROM "_otps" WHERE "created" <= ?', [t - 86400 * 1000]); // past any duration
-          const live = await tx.get<{ n: number | string }>('SELECT COUNT(*) AS "n" FROM "_otps" WHERE "collectionId" = ? AND "recordId" = ? AND "created" > ?', [c.id, String(record.id), t - otp.duration * 1000]);
+          const live = await tx.get<{ n: number | string }>(
+            `SELECT COUNT(*) AS "n" FROM "_otps" WHERE "collectionId" = ? AND "recordId" = ? AND "created" > ?${record ? '' : ' AND "sentTo" = ?'}`,
+            [c.id, recordId, t - otp.duration * 1000, ...(record ? [] : [sentTo])],
+          );
           if (Number(live?.n ?? 0) >= OTP_LIVE_MAX) return false;
-          await tx.run('INSERT INTO "_otps" ("id","collectionId","recordId","codeHash","sentTo","created") VALUES (?,?,?,?,?,?)', [otpId, c.id, String(record.id), codeHash, sentTo, t]);
+          await tx.run('INSERT INTO "_otps" ("id","collectionId","recordId","codeHash","sentTo","created") VALUES (?,?,?,?,?,?)', [otpId, c.id, recordId, codeHash, sentTo, t]);
           return true;
         });
-        if (!created) return;
+        if (!created || !record) return;
         const s = await settings.get();
         try {
           await mailer.send(s, resolveTemplate(otp.emailTemplate, s, c, record, sentTo, { OTP: code, OTP_ID: otpId }));
@@ -390,7 +397,8 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
      * POST auth-with-otp (PocketBase's apis/record_auth_with_otp.go): `{otpId, password}` signs in. Every
      * failure is the same 400; OTP_ATTEMPTS attempts per record and window, then a 429 and the record's
      * OTPs are deleted. The code is spent (its row deleted) in the transaction that marks the e-mail
-     * verified when it was sent to the record's current address.
+     * verified when it was sent to the record's current address. A decoy's id (requestOTP: an e-mail no
+     * record had) goes the same way, its attempts counted per address, and never signs in.
      */
     async authWithOTP(name: string, body: unknown, ctx: RequestContext, userAgent: string): Promise<SignIn> {
       const c = authCollection(name);
@@ -410,22 +418,24 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       const row = await store.get<OtpRow>('SELECT * FROM "_otps" WHERE "id" = ?', [otpId]);
       if (!row || row.collectionId !== c.id || Number(row.created) + otp.duration * 1000 <= now()) throw badRequest(INVALID_OTP);
       const record = await store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [row.recordId]);
+      const decoy = row.recordId === '';
       // Deskbase sends codes only by e-mail: one sent to an address the record no longer has redeems nothing
-      if (!record || String(record.email ?? '').toLowerCase() !== row.sentTo.toLowerCase()) throw badRequest(INVALID_OTP);
+      if (!decoy && (!record || String(record.email ?? '').toLowerCase() !== row.sentTo.toLowerCase())) throw badRequest(INVALID_OTP);
       const allowed = await store.write(async (tx) => {
         const t = now();
-        const key = otpAttemptKey(c.id, row.recordId);
+        const key = decoy ? otpDecoyAttemptKey(c.id, row.sentTo) : otpAttemptKey(c.id, row.recordId);
         await tx.run(`DELETE FROM "_mailRequests" WHERE "at" < ? AND "key" LIKE '${OTP_ATTEMPT_PREFIX}%'`, [t - OTP_ATTEMPTS.windowSeconds * 1000]);
         const n = await tx.get<{ n: number | string }>('SELECT COUNT(*) AS "n" FROM "_mailRequests" WHERE "key" = ?', [key]);
         if (Number(n?.n ?? 0) >= OTP_ATTEMPTS.max) {
-          await tx.run('DELETE FROM "_otps" WHERE "collectionId" = ? AND "recordId" = ?', [c.id, row.recordId]);
+          await tx.run(`DELETE FROM "_otps" WHERE "collectionId" = ? AND "recordId" = ?${decoy ? ' AND "sentTo" = ?' : ''}`, [c.id, row.recordId, ...(decoy ? [row.sentTo] : [])]);
           return false;
         }
         await tx.run('INSERT INTO "_mailRequests" ("key", "at") VALUES (?, ?)', [key, t]);
         return true;
       });
       if (!allowed) throw new ApiError(429, 'Too many attempts, please try again later with a new OTP.');
-      if (!(await passwords.verify(code, row.codeHash, ctx.request.client))) throw badRequest(INVALID_OTP);
+      // (a decoy's code was sent to nobody: even the right guess redeems nothing)
+      if (!(await passwords.verify(code, row.codeHash, ctx.request.client)) || decoy || !record) throw badRequest(INVALID_OTP);
       const spend = async (tx: Parameters<Parameters<typeof store.write>[0]>[0]) => {
         // single use: of two concurrent redemptions only one deletes the row
         if ((await tx.run('DELETE FROM "_otps" WHERE "id" = ?', [row.id])).changes !== 1) throw badRequest(INVALID_OTP);
