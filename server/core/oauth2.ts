@@ -15,7 +15,7 @@ import type { CoreEnv } from './env.js';
 import { ApiError, badRequest, fieldError, forbidden, type ErrorData } from '../errors.js';
 import { isRecord } from '../json-object.js';
 import { authOptionsOf } from './auth-options.js';
-import { addLink, findLink } from './external-auths.js';
+import { addLink, findLink, removeLinks } from './external-auths.js';
 import { newId } from './ids.js';
 import { pick } from './pick-fields.js';
 import { toStoredValue } from './field-values.js';
@@ -428,6 +428,9 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
           if (newPassword !== null) {
             await tx.run(`UPDATE ${ident(c.name)} SET "password" = ? WHERE "id" = ?`, [newPassword, id]);
             await sessions.endAllFor(tx, c.id, id);
+            // and, claimed by its e-mail, the links it made: another provider account linked while
+            // signed in would sign in as the account once it is the address's owner's (PocketBase keeps them)
+            if (!link) await removeLinks(tx, c.id, id);
           }
           if (email === '' && user.email !== '') await tx.run(`UPDATE ${ident(c.name)} SET "email" = ? WHERE "id" = ?`, [user.email, id]);
           const nowEmail = email === '' ? user.email : email;

@@ -104,6 +104,39 @@ describe('auth-with-oauth2', () => {
     expect((await sdk.admin.collection('_externalAuths').getFullList({ filter: `recordRef = "${bob.id}"` })).length).toBe(1);
   });
 
+  it('an unverified account claimed by the provider\'s verified e-mail keeps no link its first registrant made (no pre-hijack)', async () => {
+    // a second provider (the same IdP under PocketBase's `oidc2`), for Eve's link
+    const users = await sdk.admin.collections.getOne('users');
+    await sdk.admin.collections.update('users', { oauth2: { providers: [...users.oauth2.providers, { ...provider(), name: 'oidc2' }] } });
+    const viaSecond = async (pb: PocketBase, account: string) => {
+      const p = (await pb.collection('users').listAuthMethods()).oauth2.providers.find((x) => x.name === 'oidc2')!;
+      const back = await idp.signIn(p.authURL + encodeURIComponent(idp.redirectURL), account);
+      return pb.collection('users').authWithOAuth2Code('oidc2', back.searchParams.get('code')!, p.codeVerifier, idp.redirectURL);
+    };
+    try {
+      // Eve registers Victor's address (unverified), signs in and links her own provider account to it
+      idp.accounts.set('eve', { email: 'eve@example.com', email_verified: true, name: 'Eve' });
+      idp.accounts.set('victor', { email: 'victor@example.com', email_verified: true, name: 'Victor' });
+      const eve = sdk.client();
+      const planted = await eve.collection('users').create({ email: 'victor@example.com', password: 'eves-password', passwordConfirm: 'eves-password' });
+      await eve.collection('users').authWithPassword('victor@example.com', 'eves-password');
+      const linked = await viaSecond(eve, 'eve');
+      expect(linked.record.id).toBe(planted.id);
+      expect(linked.record.verified).toBe(false);
+      // Victor signs in with his provider account: the address is his, so is the account now
+      const victor = await signIn(sdk.client(), 'victor');
+      expect(victor.record.id).toBe(planted.id);
+      expect(victor.record.verified).toBe(true);
+      // Eve's provider account no longer signs in as it (a new account of her own instead)
+      const again = await viaSecond(sdk.client(), 'eve');
+      expect(again.record.id).not.toBe(planted.id);
+      const links = await sdk.admin.collection('_externalAuths').getFullList({ filter: `recordRef = "${planted.id}"` });
+      expect(links.map((l) => `${l.provider} ${l.providerId}`)).toEqual(['oidc victor']);
+    } finally {
+      await sdk.admin.collections.update('users', { oauth2: { providers: users.oauth2.providers } });
+    }
+  });
+
   it('never links an account by an e-mail the provider does not vouch for (no takeover)', async () => {
     const carol = await sdk.admin.collection('users').create({ email: 'carol@example.com', password: 'carols-password', passwordConfirm: 'carols-password', verified: true });
     const outcome = await signIn(sdk.client(), 'mallory').catch((e: unknown) => e as Error);
