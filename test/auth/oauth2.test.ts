@@ -137,6 +137,17 @@ describe('auth-with-oauth2', () => {
     }
   });
 
+  it('a signed-in user linking a second account of a provider it has a link of is PocketBase\'s 400, not a 500', async () => {
+    idp.accounts.set('zed', { email: 'zed@example.com', email_verified: true, name: 'Zed' });
+    idp.accounts.set('zed2', { email: 'zed2@example.com', email_verified: true, name: 'Zed' });
+    const zed = sdk.client();
+    const first = await signIn(zed, 'zed');
+    const err = await failure(signIn(zed, 'zed2'));
+    expect({ status: err.status, message: err.message }).toEqual({ status: 400, message: 'Failed to authenticate.' });
+    const links = await sdk.admin.collection('_externalAuths').getFullList({ filter: `recordRef = "${first.record.id}"` });
+    expect(links.map((l) => l.providerId)).toEqual(['zed']);
+  });
+
   it('never links an account by an e-mail the provider does not vouch for (no takeover)', async () => {
     const carol = await sdk.admin.collection('users').create({ email: 'carol@example.com', password: 'carols-password', passwordConfirm: 'carols-password', verified: true });
     const outcome = await signIn(sdk.client(), 'mallory').catch((e: unknown) => e as Error);
