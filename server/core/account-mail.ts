@@ -17,6 +17,7 @@
 // kind per RESEND_SECONDS (PocketBase's resend key; further requests answer 204 and send nothing).
 // Both are counted in the database, so every node of a team server counts alike.
 import { otpAttemptKey, otpDecoyAttemptKey } from './account-rows.js';
+import { removeLinks } from './external-auths.js';
 import type { CoreEnv } from './env.js';
 import { ApiError, badRequest, fieldError, notFound, unauthorized, forbidden, type ErrorData } from '../errors.js';
 import { isRecord } from '../json-object.js';
@@ -238,7 +239,11 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
   }
 
   /** Applies `changes` to the record with the token's authority; the token is spent in the same transaction. */
-  async function applyWithToken(c: Collection, row: TokenRow, record: Row, changes: Record<string, unknown>, endSessions = false): Promise<Row> {
+  /**
+   * `endSessions`: every session of the record ends; `dropLinks`: its OAuth2 links go (an unverified
+   * account claimed through its e-mail: what its first registrant linked must not sign in as it).
+   */
+  async function applyWithToken(c: Collection, row: TokenRow, record: Row, changes: Record<string, unknown>, { endSessions = false, dropLinks = false } = {}): Promise<Row> {
     const ctx = systemContext();
     const update = await writes.prepareUpdate(c, String(record.id), changes, ctx);
     const [after] = await writes.commit([{
@@ -251,6 +256,7 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
         await tx.run('DELETE FROM "_authTokens" WHERE "collectionId" = ? AND "recordId" = ? AND "kind" = ?', [c.id, row.recordId, row.kind]);
         const after = await update.apply(tx, feed);
         if (endSessions) await tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ? AND "recordId" = ?', [c.id, row.recordId]);
+        if (dropLinks) await removeLinks(tx, c.id, row.recordId);
         return after;
       },
       afterCommit: update.afterCommit && (() => update.afterCommit?.()),
@@ -283,7 +289,12 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
 
     requestPasswordReset: (name: string, body: unknown, client = '') => request(name, body, client, 'passwordReset'),
 
-    /** The password changes, every session of the record ends (the funnel's password change), and the e-mail counts as verified. */
+    /**
+     * The password changes, every session of the record ends (the funnel's password change), and the
+     * e-mail counts as verified. An unverified record is the address's owner's from now on: its OAuth2
+     * links go too (as when oauth2.ts claims it), else a provider account its first registrant linked
+     * would still sign in as it (PocketBase keeps them).
+     */
     async confirmPasswordReset(name: string, body: unknown): Promise<void> {
       const c = authCollection(name);
       const errors: ErrorData = {};
@@ -297,7 +308,7 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       const { row, record } = await redeemable(c, token, 'passwordReset');
       const changes: Record<string, unknown> = { password, passwordConfirm };
       if (c.id !== SUPERUSERS_ID) changes.verified = true;
-      await asForm(() => applyWithToken(c, row, record, changes));
+      await asForm(() => applyWithToken(c, row, record, changes, { dropLinks: c.id !== SUPERUSERS_ID && Number(record.verified) !== 1 }));
     },
 
     /** Signed in as a record of `name`: mails a confirmation link to `newEmail`. */
@@ -341,7 +352,7 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       if (!(await passwords.verify(password, String(record.password ?? ''), client))) {
         throw badRequest(INVALID_DATA, { password: fieldError('validation_invalid_password', 'Missing or invalid auth record password.') });
       }
-      await asForm(() => applyWithToken(c, row, record, { email: row.newEmail, verified: true }, true));
+      await asForm(() => applyWithToken(c, row, record, { email: row.newEmail, verified: true }, { endSessions: true }));
     },
 
     /**

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type PocketBase from 'pocketbase';
 import { failure, sdkSuite, startSdkServer } from '../support/sdk-server.js';
 import { startIdp, type TestIdp } from '../support/oidc.js';
+import { eventually, tokenIn } from '../support/smtp.js';
 
 const sdk = sdkSuite();
 let idp: TestIdp;
@@ -135,6 +136,27 @@ describe('auth-with-oauth2', () => {
     } finally {
       await sdk.admin.collections.update('users', { oauth2: { providers: users.oauth2.providers } });
     }
+  });
+
+  it('an unverified account whose password is reset through its e-mail keeps no link its first registrant made (no pre-hijack)', async () => {
+    // Mallory registers Walt's address (unverified), signs in and links her own provider account to it
+    idp.accounts.set('mallory2', { email: 'mallory2@example.com', email_verified: true, name: 'Mallory' });
+    const mallory = sdk.client();
+    const planted = await mallory.collection('users').create({ email: 'walt@example.com', password: 'mallorys-password', passwordConfirm: 'mallorys-password' });
+    await mallory.collection('users').authWithPassword('walt@example.com', 'mallorys-password');
+    expect((await signIn(mallory, 'mallory2')).record.id).toBe(planted.id);
+    // Walt, told the address is taken, resets the password through the mail to it
+    await sdk.client().collection('users').requestPasswordReset('walt@example.com');
+    const mail = await eventually(async () => {
+      const items = ((await sdk.admin.send('/api/mails', {})) as { items: { to: string; html: string }[] }).items.filter((m) => m.to === 'walt@example.com');
+      expect(items).toHaveLength(1);
+      return items[0]!;
+    });
+    await sdk.client().collection('users').confirmPasswordReset(tokenIn(mail.html, 'confirm-password-reset'), 'walts-password', 'walts-password');
+    expect((await sdk.client().collection('users').authWithPassword('walt@example.com', 'walts-password')).record.verified).toBe(true);
+    // Mallory's provider account no longer signs in as it
+    expect((await signIn(sdk.client(), 'mallory2')).record.id).not.toBe(planted.id);
+    expect(await sdk.admin.collection('_externalAuths').getFullList({ filter: `recordRef = "${planted.id}"` })).toEqual([]);
   });
 
   it('a signed-in user linking a second account of a provider it has a link of is PocketBase\'s 400, not a 500', async () => {
