@@ -396,8 +396,10 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
         try {
           await mailer.send(s, resolveTemplate(otp.emailTemplate, s, c, record, sentTo, { OTP: code, OTP_ID: otpId }));
         } catch (err) {
-          // as PocketBase: an OTP whose mail failed is deleted (the message is kept in the outbox as failed)
-          await store.write(async (tx) => tx.run('DELETE FROM "_otps" WHERE "id" = ?', [otpId]));
+          // an OTP whose mail failed redeems nothing, as PocketBase's (which deletes it; the message is
+          // kept in the outbox as failed): here it becomes the address's decoy, so that its id still
+          // answers as an unknown e-mail's does
+          await store.write(async (tx) => tx.run('UPDATE "_otps" SET "recordId" = \'\', "sentTo" = ? WHERE "id" = ?', [email.toLowerCase(), otpId]));
           throw err;
         }
       });

@@ -6,8 +6,8 @@
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ClientResponseError } from 'pocketbase';
-import { failure, sdkSuite } from '../support/sdk-server.js';
-import { eventually } from '../support/smtp.js';
+import { failure, sdkSuite, startSdkServer } from '../support/sdk-server.js';
+import { closedPort, eventually } from '../support/smtp.js';
 import { ScryptPool } from '../../server/core/scrypt-pool.js';
 import { OTP_ATTEMPTS } from '../../server/core/account-mail.js';
 
@@ -62,6 +62,37 @@ describe('auth-with-otp does not tell whether the e-mail of its otpId has an acc
       expect(answer(b)).toEqual(answer(a));
     } finally {
       await Promise.all(held);
+    }
+  });
+});
+
+describe('with the mail server failing', () => {
+  it('a known e-mail\'s code that could not be sent redeems as an unknown e-mail\'s: the same 400s, the same 429', async () => {
+    const sdk = await startSdkServer({ smtpTimeouts: { connectionTimeout: 500, greetingTimeout: 500, socketTimeout: 500 } });
+    try {
+      await sdk.admin.settings.update({ smtp: { enabled: true, host: '127.0.0.1', port: await closedPort(), tls: false } });
+      await sdk.admin.collections.update('users', { otp: { enabled: true, duration: 300, length: 6 } });
+      const ann = await sdk.admin.collection('users').create({ email: 'ann@example.com', password: PASSWORD, passwordConfirm: PASSWORD });
+      const unknown = (await sdk.client().collection('users').requestOTP('ghost@example.com')).otpId;
+      const known = (await sdk.client().collection('users').requestOTP('ann@example.com')).otpId;
+      const store = sdk.server.core.store;
+      // the send to ann failed (kept in the outbox as failed) and her code was dealt with; ghost's row is there
+      await eventually(async () => {
+        const mails = ((await sdk.admin.send('/api/mails', {})) as { items: { to: string; status: string }[] }).items;
+        expect(mails.map((m) => [m.to, m.status])).toEqual([['ann@example.com', 'failed']]);
+        expect(await store.get('SELECT 1 AS "x" FROM "_otps" WHERE "recordId" = ?', [ann.id])).toBeUndefined();
+        expect(await store.get('SELECT 1 AS "x" FROM "_otps" WHERE "id" = ?', [unknown])).toBeDefined();
+      });
+      const attempt = async (otpId: string) => {
+        const e = await failure(sdk.client().collection('users').authWithOTP(otpId, '0000000'));
+        return { status: e.status, body: e.response };
+      };
+      for (let i = 0; i < OTP_ATTEMPTS.max; i++) expect(await attempt(known)).toEqual(await attempt(unknown));
+      const [a, b] = [await attempt(known), await attempt(unknown)];
+      expect(a.status).toBe(429);
+      expect(b).toEqual(a);
+    } finally {
+      await sdk.server.close();
     }
   });
 });
