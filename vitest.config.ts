@@ -101,6 +101,7 @@ const ON_BOTH_ENGINES = [
   'test/transfer/schema-import.test.ts',
   'test/records/hidden-columns.test.ts',
   'test/auth/old-password-block.test.ts',
+  'test/auth/email-change-guess.test.ts',
   'test/records/cascade.test.ts',
   'test/transfer/records-transfer.test.ts',
   'test/records/list.test.ts',

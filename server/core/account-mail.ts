@@ -18,6 +18,7 @@
 // Both are counted in the database, so every node of a team server counts alike.
 import { otpAttemptKey, otpDecoyAttemptKey } from './account-rows.js';
 import { removeLinks } from './external-auths.js';
+import { provesPassword } from './writes/auth-record.js';
 import type { CoreEnv } from './env.js';
 import { ApiError, badRequest, fieldError, notFound, unauthorized, forbidden, type ErrorData } from '../errors.js';
 import { isRecord } from '../json-object.js';
@@ -340,7 +341,7 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       }
     },
 
-    /** Token + the record's password: the e-mail becomes the new one, verified, and every session of the record ends. */
+    /** Token + the record's password (counted against its sign-in block): the e-mail becomes the new one, verified, and every session of the record ends. */
     async confirmEmailChange(name: string, body: unknown, client = ''): Promise<void> {
       const c = authCollection(name);
       if (c.id === SUPERUSERS_ID) throw badRequest(SUPERUSERS_CHANGE);
@@ -349,7 +350,9 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       const password = readString(body, 'password', errors);
       if (Object.keys(errors).length > 0) throw badRequest(INVALID_DATA, errors);
       const { row, record } = await redeemable(c, token, 'emailChange');
-      if (!(await passwords.verify(password, String(record.password ?? ''), client))) {
+      // (counted against the account's sign-in block: a stolen session and a token mailed to an address
+      // of the thief's choice must not make it an unlimited password oracle)
+      if (!(await provesPassword(env.credentials, c, record, password, client))) {
         throw badRequest(INVALID_DATA, { password: fieldError('validation_invalid_password', 'Missing or invalid auth record password.') });
       }
       await asForm(() => applyWithToken(c, row, record, { email: row.newEmail, verified: true }, { endSessions: true }));
