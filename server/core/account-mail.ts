@@ -16,7 +16,9 @@
 // Limits: per client and kind, REQUEST_LIMIT requests per window (a 429); per record, one mail of a
 // kind per RESEND_SECONDS (PocketBase's resend key; further requests answer 204 and send nothing).
 // Both are counted in the database, so every node of a team server counts alike.
-import { otpAttemptKey } from './account-rows.js';
+import { otpAttemptKey, otpDecoyAttemptKey } from './account-rows.js';
+import { removeLinks } from './external-auths.js';
+import { provesPassword } from './writes/auth-record.js';
 import type { CoreEnv } from './env.js';
 import { ApiError, badRequest, fieldError, notFound, unauthorized, forbidden, type ErrorData } from '../errors.js';
 import { isRecord } from '../json-object.js';
@@ -238,7 +240,11 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
   }
 
   /** Applies `changes` to the record with the token's authority; the token is spent in the same transaction. */
-  async function applyWithToken(c: Collection, row: TokenRow, record: Row, changes: Record<string, unknown>, endSessions = false): Promise<Row> {
+  /**
+   * `endSessions`: every session of the record ends; `dropLinks`: its OAuth2 links go (an unverified
+   * account claimed through its e-mail: what its first registrant linked must not sign in as it).
+   */
+  async function applyWithToken(c: Collection, row: TokenRow, record: Row, changes: Record<string, unknown>, { endSessions = false, dropLinks = false } = {}): Promise<Row> {
     const ctx = systemContext();
     const update = await writes.prepareUpdate(c, String(record.id), changes, ctx);
     const [after] = await writes.commit([{
@@ -251,6 +257,7 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
         await tx.run('DELETE FROM "_authTokens" WHERE "collectionId" = ? AND "recordId" = ? AND "kind" = ?', [c.id, row.recordId, row.kind]);
         const after = await update.apply(tx, feed);
         if (endSessions) await tx.run('DELETE FROM "_sessions" WHERE "collectionId" = ? AND "recordId" = ?', [c.id, row.recordId]);
+        if (dropLinks) await removeLinks(tx, c.id, row.recordId);
         return after;
       },
       afterCommit: update.afterCommit && (() => update.afterCommit?.()),
@@ -283,7 +290,12 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
 
     requestPasswordReset: (name: string, body: unknown, client = '') => request(name, body, client, 'passwordReset'),
 
-    /** The password changes, every session of the record ends (the funnel's password change), and the e-mail counts as verified. */
+    /**
+     * The password changes, every session of the record ends (the funnel's password change), and the
+     * e-mail counts as verified. An unverified record is the address's owner's from now on: its OAuth2
+     * links go too (as when oauth2.ts claims it), else a provider account its first registrant linked
+     * would still sign in as it (PocketBase keeps them).
+     */
     async confirmPasswordReset(name: string, body: unknown): Promise<void> {
       const c = authCollection(name);
       const errors: ErrorData = {};
@@ -297,7 +309,7 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       const { row, record } = await redeemable(c, token, 'passwordReset');
       const changes: Record<string, unknown> = { password, passwordConfirm };
       if (c.id !== SUPERUSERS_ID) changes.verified = true;
-      await asForm(() => applyWithToken(c, row, record, changes));
+      await asForm(() => applyWithToken(c, row, record, changes, { dropLinks: c.id !== SUPERUSERS_ID && Number(record.verified) !== 1 }));
     },
 
     /** Signed in as a record of `name`: mails a confirmation link to `newEmail`. */
@@ -329,7 +341,7 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       }
     },
 
-    /** Token + the record's password: the e-mail becomes the new one, verified, and every session of the record ends. */
+    /** Token + the record's password (counted against its sign-in block): the e-mail becomes the new one, verified, and every session of the record ends. */
     async confirmEmailChange(name: string, body: unknown, client = ''): Promise<void> {
       const c = authCollection(name);
       if (c.id === SUPERUSERS_ID) throw badRequest(SUPERUSERS_CHANGE);
@@ -338,10 +350,12 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       const password = readString(body, 'password', errors);
       if (Object.keys(errors).length > 0) throw badRequest(INVALID_DATA, errors);
       const { row, record } = await redeemable(c, token, 'emailChange');
-      if (!(await passwords.verify(password, String(record.password ?? ''), client))) {
+      // (counted against the account's sign-in block: a stolen session and a token mailed to an address
+      // of the thief's choice must not make it an unlimited password oracle)
+      if (!(await provesPassword(env.credentials, c, record, password, client))) {
         throw badRequest(INVALID_DATA, { password: fieldError('validation_invalid_password', 'Missing or invalid auth record password.') });
       }
-      await asForm(() => applyWithToken(c, row, record, { email: row.newEmail, verified: true }, true));
+      await asForm(() => applyWithToken(c, row, record, { email: row.newEmail, verified: true }, { endSessions: true }));
     },
 
     /**
@@ -350,6 +364,10 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
      * before the lookup, so neither it nor its timing tells whether the e-mail exists; the lookup, the
      * OTP row (its id the answered one, the code's scrypt hash) and the mail follow the answer. A record
      * with OTP_LIVE_MAX live OTPs gets no new one (PocketBase reuses the last; here the id redeems nothing).
+     * An e-mail no record has gets a decoy row all the same (no record, `sentTo` the address in lower
+     * case, a hash of a code nobody is sent, the same live cap per address), so that auth-with-otp
+     * answers its id as a real one's: PocketBase stores nothing, and its 429 after five wrong codes
+     * comes only for real accounts.
      */
     async requestOTP(name: string, body: unknown, client = ''): Promise<{ otpId: string }> {
       const c = authCollection(name);
@@ -360,26 +378,31 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       later(async () => {
         const { otp } = authOptionsOf(c);
         const record = await findByEmail(store, c, email);
-        if (!record) return;
         let code = '';
         for (let i = 0; i < otp.length; i++) code += String(randomInt(10));
         const codeHash = await passwords.hash(code, client);
-        const sentTo = String(record.email ?? '');
+        const recordId = record ? String(record.id) : '';
+        const sentTo = record ? String(record.email ?? '') : email.toLowerCase();
         const created = await store.write(async (tx) => {
           const t = now();
           await tx.run('DELETE FROM "_otps" WHERE "created" <= ?', [t - 86400 * 1000]); // past any duration
-          const live = await tx.get<{ n: number | string }>('SELECT COUNT(*) AS "n" FROM "_otps" WHERE "collectionId" = ? AND "recordId" = ? AND "created" > ?', [c.id, String(record.id), t - otp.duration * 1000]);
+          const live = await tx.get<{ n: number | string }>(
+            `SELECT COUNT(*) AS "n" FROM "_otps" WHERE "collectionId" = ? AND "recordId" = ? AND "created" > ?${record ? '' : ' AND "sentTo" = ?'}`,
+            [c.id, recordId, t - otp.duration * 1000, ...(record ? [] : [sentTo])],
+          );
           if (Number(live?.n ?? 0) >= OTP_LIVE_MAX) return false;
-          await tx.run('INSERT INTO "_otps" ("id","collectionId","recordId","codeHash","sentTo","created") VALUES (?,?,?,?,?,?)', [otpId, c.id, String(record.id), codeHash, sentTo, t]);
+          await tx.run('INSERT INTO "_otps" ("id","collectionId","recordId","codeHash","sentTo","created") VALUES (?,?,?,?,?,?)', [otpId, c.id, recordId, codeHash, sentTo, t]);
           return true;
         });
-        if (!created) return;
+        if (!created || !record) return;
         const s = await settings.get();
         try {
           await mailer.send(s, resolveTemplate(otp.emailTemplate, s, c, record, sentTo, { OTP: code, OTP_ID: otpId }));
         } catch (err) {
-          // as PocketBase: an OTP whose mail failed is deleted (the message is kept in the outbox as failed)
-          await store.write(async (tx) => tx.run('DELETE FROM "_otps" WHERE "id" = ?', [otpId]));
+          // an OTP whose mail failed redeems nothing, as PocketBase's (which deletes it; the message is
+          // kept in the outbox as failed): here it becomes the address's decoy, so that its id still
+          // answers as an unknown e-mail's does
+          await store.write(async (tx) => tx.run('UPDATE "_otps" SET "recordId" = \'\', "sentTo" = ? WHERE "id" = ?', [email.toLowerCase(), otpId]));
           throw err;
         }
       });
@@ -390,7 +413,8 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
      * POST auth-with-otp (PocketBase's apis/record_auth_with_otp.go): `{otpId, password}` signs in. Every
      * failure is the same 400; OTP_ATTEMPTS attempts per record and window, then a 429 and the record's
      * OTPs are deleted. The code is spent (its row deleted) in the transaction that marks the e-mail
-     * verified when it was sent to the record's current address.
+     * verified when it was sent to the record's current address. A decoy's id (requestOTP: an e-mail no
+     * record had) goes the same way, its attempts counted per address, and never signs in.
      */
     async authWithOTP(name: string, body: unknown, ctx: RequestContext, userAgent: string): Promise<SignIn> {
       const c = authCollection(name);
@@ -410,22 +434,24 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       const row = await store.get<OtpRow>('SELECT * FROM "_otps" WHERE "id" = ?', [otpId]);
       if (!row || row.collectionId !== c.id || Number(row.created) + otp.duration * 1000 <= now()) throw badRequest(INVALID_OTP);
       const record = await store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE "id" = ?`, [row.recordId]);
+      const decoy = row.recordId === '';
       // Deskbase sends codes only by e-mail: one sent to an address the record no longer has redeems nothing
-      if (!record || String(record.email ?? '').toLowerCase() !== row.sentTo.toLowerCase()) throw badRequest(INVALID_OTP);
+      if (!decoy && (!record || String(record.email ?? '').toLowerCase() !== row.sentTo.toLowerCase())) throw badRequest(INVALID_OTP);
       const allowed = await store.write(async (tx) => {
         const t = now();
-        const key = otpAttemptKey(c.id, row.recordId);
+        const key = decoy ? otpDecoyAttemptKey(c.id, row.sentTo) : otpAttemptKey(c.id, row.recordId);
         await tx.run(`DELETE FROM "_mailRequests" WHERE "at" < ? AND "key" LIKE '${OTP_ATTEMPT_PREFIX}%'`, [t - OTP_ATTEMPTS.windowSeconds * 1000]);
         const n = await tx.get<{ n: number | string }>('SELECT COUNT(*) AS "n" FROM "_mailRequests" WHERE "key" = ?', [key]);
         if (Number(n?.n ?? 0) >= OTP_ATTEMPTS.max) {
-          await tx.run('DELETE FROM "_otps" WHERE "collectionId" = ? AND "recordId" = ?', [c.id, row.recordId]);
+          await tx.run(`DELETE FROM "_otps" WHERE "collectionId" = ? AND "recordId" = ?${decoy ? ' AND "sentTo" = ?' : ''}`, [c.id, row.recordId, ...(decoy ? [row.sentTo] : [])]);
           return false;
         }
         await tx.run('INSERT INTO "_mailRequests" ("key", "at") VALUES (?, ?)', [key, t]);
         return true;
       });
       if (!allowed) throw new ApiError(429, 'Too many attempts, please try again later with a new OTP.');
-      if (!(await passwords.verify(code, row.codeHash, ctx.request.client))) throw badRequest(INVALID_OTP);
+      // (a decoy's code was sent to nobody: even the right guess redeems nothing)
+      if (!(await passwords.verify(code, row.codeHash, ctx.request.client)) || decoy || !record) throw badRequest(INVALID_OTP);
       const spend = async (tx: Parameters<Parameters<typeof store.write>[0]>[0]) => {
         // single use: of two concurrent redemptions only one deletes the row
         if ((await tx.run('DELETE FROM "_otps" WHERE "id" = ?', [row.id])).changes !== 1) throw badRequest(INVALID_OTP);

@@ -9,6 +9,12 @@ import type { WriteTx } from '../store/db.js';
 /** The `_mailRequests` key counting a record's OTP attempts (account-mail.ts). */
 export const otpAttemptKey = (collectionId: string, recordId: string): string => `otpAttempt:${collectionId}:${recordId}`;
 
+/**
+ * The `_mailRequests` key counting the OTP attempts at an e-mail no record had (its decoy codes,
+ * account-mail.ts requestOTP): under the collection's prefix (deleted with it), `@` and the address.
+ */
+export const otpDecoyAttemptKey = (collectionId: string, email: string): string => otpAttemptKey(collectionId, `@${email}`);
+
 const BY_RECORD: readonly [table: string, collection: string, record: string][] = [
   ['_externalAuths', 'collectionRef', 'recordRef'],
   ['_authTokens', 'collectionId', 'recordId'],

@@ -38,3 +38,8 @@ export async function addLink(tx: WriteTx, collectionId: string, recordId: strin
     [newId(), collectionId, recordId, provider, providerId, now, now],
   );
 }
+
+/** Deletes every link of a record (an unverified account claimed by its e-mail's provider: oauth2.ts). */
+export async function removeLinks(tx: WriteTx, collectionId: string, recordId: string): Promise<void> {
+  await tx.run('DELETE FROM "_externalAuths" WHERE "collectionRef" = ? AND "recordRef" = ?', [collectionId, recordId]);
+}

@@ -15,8 +15,9 @@ import type { CoreEnv } from './env.js';
 import { ApiError, badRequest, fieldError, forbidden, type ErrorData } from '../errors.js';
 import { isRecord } from '../json-object.js';
 import { authOptionsOf } from './auth-options.js';
-import { addLink, findLink } from './external-auths.js';
+import { addLink, findLink, removeLinks } from './external-auths.js';
 import { newId } from './ids.js';
+import { storeFailure } from './store-failures.js';
 import { pick } from './pick-fields.js';
 import { toStoredValue } from './field-values.js';
 import { PROVIDERS, type OAuth2User, type ProviderSpec } from './oauth2-providers.js';
@@ -428,6 +429,9 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
           if (newPassword !== null) {
             await tx.run(`UPDATE ${ident(c.name)} SET "password" = ? WHERE "id" = ?`, [newPassword, id]);
             await sessions.endAllFor(tx, c.id, id);
+            // and, claimed by its e-mail, the links it made: another provider account linked while
+            // signed in would sign in as the account once it is the address's owner's (PocketBase keeps them)
+            if (!link) await removeLinks(tx, c.id, id);
           }
           if (email === '' && user.email !== '') await tx.run(`UPDATE ${ident(c.name)} SET "email" = ? WHERE "id" = ?`, [user.email, id]);
           const nowEmail = email === '' ? user.email : email;
@@ -443,6 +447,8 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
         // the same provider account signing in twice at once: the other request linked it first (a unique
         // index refused this one, nothing of it kept), so this one signs in through that link
         if (!linked && (await findLink(store, c.id, p.name, user.id))) resolved = await resolve();
+        // else a unique index refused the link (one per provider and record) or the e-mail: PocketBase's 400
+        else if (storeFailure(err)?.kind === 'unique') throw badRequest('Failed to authenticate.');
         else throw err;
       }
 

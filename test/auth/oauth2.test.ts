@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type PocketBase from 'pocketbase';
 import { failure, sdkSuite, startSdkServer } from '../support/sdk-server.js';
 import { startIdp, type TestIdp } from '../support/oidc.js';
+import { eventually, tokenIn } from '../support/smtp.js';
 
 const sdk = sdkSuite();
 let idp: TestIdp;
@@ -102,6 +103,71 @@ describe('auth-with-oauth2', () => {
     // whoever registered the address before (unverified) loses that password, as PocketBase
     expect((await failure(sdk.client().collection('users').authWithPassword('bob@example.com', 'bobs-password'))).status).toBe(400);
     expect((await sdk.admin.collection('_externalAuths').getFullList({ filter: `recordRef = "${bob.id}"` })).length).toBe(1);
+  });
+
+  it('an unverified account claimed by the provider\'s verified e-mail keeps no link its first registrant made (no pre-hijack)', async () => {
+    // a second provider (the same IdP under PocketBase's `oidc2`), for Eve's link
+    const users = await sdk.admin.collections.getOne('users');
+    await sdk.admin.collections.update('users', { oauth2: { providers: [...users.oauth2.providers, { ...provider(), name: 'oidc2' }] } });
+    const viaSecond = async (pb: PocketBase, account: string) => {
+      const p = (await pb.collection('users').listAuthMethods()).oauth2.providers.find((x) => x.name === 'oidc2')!;
+      const back = await idp.signIn(p.authURL + encodeURIComponent(idp.redirectURL), account);
+      return pb.collection('users').authWithOAuth2Code('oidc2', back.searchParams.get('code')!, p.codeVerifier, idp.redirectURL);
+    };
+    try {
+      // Eve registers Victor's address (unverified), signs in and links her own provider account to it
+      idp.accounts.set('eve', { email: 'eve@example.com', email_verified: true, name: 'Eve' });
+      idp.accounts.set('victor', { email: 'victor@example.com', email_verified: true, name: 'Victor' });
+      const eve = sdk.client();
+      const planted = await eve.collection('users').create({ email: 'victor@example.com', password: 'eves-password', passwordConfirm: 'eves-password' });
+      await eve.collection('users').authWithPassword('victor@example.com', 'eves-password');
+      const linked = await viaSecond(eve, 'eve');
+      expect(linked.record.id).toBe(planted.id);
+      expect(linked.record.verified).toBe(false);
+      // Victor signs in with his provider account: the address is his, so is the account now
+      const victor = await signIn(sdk.client(), 'victor');
+      expect(victor.record.id).toBe(planted.id);
+      expect(victor.record.verified).toBe(true);
+      // Eve's provider account no longer signs in as it (a new account of her own instead)
+      const again = await viaSecond(sdk.client(), 'eve');
+      expect(again.record.id).not.toBe(planted.id);
+      const links = await sdk.admin.collection('_externalAuths').getFullList({ filter: `recordRef = "${planted.id}"` });
+      expect(links.map((l) => `${l.provider} ${l.providerId}`)).toEqual(['oidc victor']);
+    } finally {
+      await sdk.admin.collections.update('users', { oauth2: { providers: users.oauth2.providers } });
+    }
+  });
+
+  it('an unverified account whose password is reset through its e-mail keeps no link its first registrant made (no pre-hijack)', async () => {
+    // Mallory registers Walt's address (unverified), signs in and links her own provider account to it
+    idp.accounts.set('mallory2', { email: 'mallory2@example.com', email_verified: true, name: 'Mallory' });
+    const mallory = sdk.client();
+    const planted = await mallory.collection('users').create({ email: 'walt@example.com', password: 'mallorys-password', passwordConfirm: 'mallorys-password' });
+    await mallory.collection('users').authWithPassword('walt@example.com', 'mallorys-password');
+    expect((await signIn(mallory, 'mallory2')).record.id).toBe(planted.id);
+    // Walt, told the address is taken, resets the password through the mail to it
+    await sdk.client().collection('users').requestPasswordReset('walt@example.com');
+    const mail = await eventually(async () => {
+      const items = ((await sdk.admin.send('/api/mails', {})) as { items: { to: string; html: string }[] }).items.filter((m) => m.to === 'walt@example.com');
+      expect(items).toHaveLength(1);
+      return items[0]!;
+    });
+    await sdk.client().collection('users').confirmPasswordReset(tokenIn(mail.html, 'confirm-password-reset'), 'walts-password', 'walts-password');
+    expect((await sdk.client().collection('users').authWithPassword('walt@example.com', 'walts-password')).record.verified).toBe(true);
+    // Mallory's provider account no longer signs in as it
+    expect((await signIn(sdk.client(), 'mallory2')).record.id).not.toBe(planted.id);
+    expect(await sdk.admin.collection('_externalAuths').getFullList({ filter: `recordRef = "${planted.id}"` })).toEqual([]);
+  });
+
+  it('a signed-in user linking a second account of a provider it has a link of is PocketBase\'s 400, not a 500', async () => {
+    idp.accounts.set('zed', { email: 'zed@example.com', email_verified: true, name: 'Zed' });
+    idp.accounts.set('zed2', { email: 'zed2@example.com', email_verified: true, name: 'Zed' });
+    const zed = sdk.client();
+    const first = await signIn(zed, 'zed');
+    const err = await failure(signIn(zed, 'zed2'));
+    expect({ status: err.status, message: err.message }).toEqual({ status: 400, message: 'Failed to authenticate.' });
+    const links = await sdk.admin.collection('_externalAuths').getFullList({ filter: `recordRef = "${first.record.id}"` });
+    expect(links.map((l) => l.providerId)).toEqual(['zed']);
   });
 
   it('never links an account by an e-mail the provider does not vouch for (no takeover)', async () => {

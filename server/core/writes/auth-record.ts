@@ -48,18 +48,26 @@ export function changesPassword(sub: Submitted): boolean {
 }
 
 /**
- * Non-managers prove the current password with `oldPassword` (one hash, whatever the answer), charged to
- * `client` (the request's, see passwords.ts). Each check counts against the account's sign-in block
- * (sign-in-limiter.ts): where an updateRule lets users edit each other, guesses stop after the same ten
- * failures, and a blocked account answers exactly as a wrong `oldPassword` does, after the same work.
+ * Whether `guess` is the record's current password (one hash, whatever the answer), charged to `client`
+ * (the request's, see passwords.ts). Each check counts against the account's sign-in block
+ * (sign-in-limiter.ts), as a sign-in does: guesses stop after the same ten failures, and a blocked
+ * account answers exactly as a wrong password does, after the same work. The one check of a password
+ * given as a proof: `oldPassword` here, confirm-email-change's password (account-mail.ts).
  */
-export async function oldPasswordError({ limiter, passwords }: Credentials, c: Collection, sub: Submitted, stored: Row, client?: string): Promise<ErrorData> {
-  const guess = sub.oldPassword;
-  const ok = typeof guess === 'string' && guess !== '' && (await limiter.attempt(
+export async function provesPassword({ limiter, passwords }: Credentials, c: Collection, stored: Row, guess: unknown, client?: string): Promise<boolean> {
+  return typeof guess === 'string' && guess !== '' && limiter.attempt(
     accountKey(c, String(stored.id)),
     () => passwords.verify(guess, String(stored.password ?? ''), client),
     () => passwords.burn(guess, client),
-  ));
+  );
+}
+
+/**
+ * Non-managers prove the current password with `oldPassword` (provesPassword): where an updateRule lets
+ * users edit each other, guessing another's stops after ten failures.
+ */
+export async function oldPasswordError(credentials: Credentials, c: Collection, sub: Submitted, stored: Row, client?: string): Promise<ErrorData> {
+  const ok = await provesPassword(credentials, c, stored, sub.oldPassword, client);
   return ok ? {} : { oldPassword: fieldError('validation_invalid_old_password', 'Missing or invalid old password.') };
 }
 
