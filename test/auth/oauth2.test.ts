@@ -413,7 +413,7 @@ describe('an avatar mapped to a file field', () => {
   const withAvatarTypes = async (mimeTypes: string[], run: () => Promise<void>) => {
     const users = await sdk.admin.collections.getOne('users');
     const fields = (types: unknown) => users.fields.map((f: { name: string }) => (f.name === 'avatar' ? { ...f, mimeTypes: types } : f));
-    const before = users.fields.find((f: { name: string }) => f.name === 'avatar').mimeTypes as string[];
+    const before = users.fields.find((f: { name: string }) => f.name === 'avatar')!.mimeTypes as string[];
     await sdk.admin.collections.update('users', { fields: fields(mimeTypes) });
     try {
       await run();
