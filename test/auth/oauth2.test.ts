@@ -78,6 +78,33 @@ describe('auth-with-oauth2', () => {
     expect(again.record.id).toBe(first.record.id);
   });
 
+  it('signs up with createData\'s e-mail when it gives one, verified only when it is the provider\'s (PocketBase\'s oauth2Submit)', async () => {
+    const signUpWith = async (account: string, createData: Record<string, unknown>) => {
+      idp.accounts.set(account, { email: `${account}@example.com`, email_verified: true, name: account });
+      const pb = sdk.client();
+      const p = (await pb.collection('users').listAuthMethods()).oauth2.providers.find((x) => x.name === 'oidc')!;
+      const back = await idp.signIn(p.authURL + encodeURIComponent(idp.redirectURL), account);
+      return pb.collection('users').authWithOAuth2Code('oidc', back.searchParams.get('code')!, p.codeVerifier, idp.redirectURL, createData);
+    };
+    // another address than the provider's: the record's, unverified (the provider vouched for its own only)
+    const pia = await signUpWith('pia', { email: 'pia.work@example.com' });
+    expect(pia.meta).toMatchObject({ isNew: true, email: 'pia@example.com' });
+    expect(pia.record).toMatchObject({ email: 'pia.work@example.com', verified: false });
+    // the link signs in to it again, still unverified
+    const again = await signIn(sdk.client(), 'pia');
+    expect(again.record).toMatchObject({ id: pia.record.id, email: 'pia.work@example.com', verified: false });
+    // the provider's own address given: verified; an empty one: the provider's, verified
+    expect((await signUpWith('quinn', { email: 'quinn@example.com' })).record).toMatchObject({ email: 'quinn@example.com', verified: true });
+    expect((await signUpWith('rosa', { email: '' })).record).toMatchObject({ email: 'rosa@example.com', verified: true });
+    // one that is no e-mail is refused, not replaced by the provider's
+    for (const email of [42, 'not an e-mail']) {
+      const err = await failure(signUpWith('sami', { email }));
+      expect([err.status, err.message], JSON.stringify(email)).toEqual([400, 'Failed to authenticate.']);
+      expect(Object.keys(err.response.data)).toEqual(['email']);
+    }
+    expect(await sdk.admin.collection('users').getList(1, 1, { filter: 'email = "sami@example.com"' })).toMatchObject({ totalItems: 0 });
+  });
+
   it('leaves out a mapped username the field would refuse (its pattern), as PocketBase, and signs up anyway', async () => {
     const users = await sdk.admin.collections.getOne('users');
     const withPattern = (pattern: string) => users.fields.map((f: { name: string }) => (f.name === 'nick' ? { ...f, pattern } : f));
