@@ -328,9 +328,13 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
     return store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE ${dialect.equalsNoCase(ident('email'))} LIMIT 1`, [email]);
   }
 
-  /** PocketBase's payload for a new record: createData, the e-mail, a random password, the mapped fields. */
+  /**
+   * PocketBase's payload for a new record: createData, its e-mail or else the provider's, a random
+   * password, the mapped fields. A createData e-mail that is no text is left for the create to refuse.
+   */
   async function newRecordPayload(c: Collection, p: Provider, user: OAuth2User, createData: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const payload: Record<string, unknown> = { ...createData, email: user.email };
+    const payload: Record<string, unknown> = { ...createData };
+    if (payload.email === undefined || payload.email === null || payload.email === '') payload.email = user.email;
     if (typeof payload.password !== 'string' || payload.password === '') {
       payload.password = randomString(30);
       payload.passwordConfirm = payload.password;
@@ -440,7 +444,8 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
           }
           const linkIt: PreparedWrite<unknown> = {
             async apply(tx) {
-              // verified as long as the e-mail is the provider's (verified) one, even both empty (PocketBase)
+              // verified as long as the e-mail is the provider's (verified) one, even both empty; a
+              // createData e-mail of another address stays unverified (PocketBase)
               await tx.run(`UPDATE ${ident(c.name)} SET "verified" = ? WHERE "id" = ? AND "email" = ?`, [verifiedTrue(c), id, user.email]);
               await addLink(tx, c.id, id, p.name, user.id);
             },
