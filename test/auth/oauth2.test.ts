@@ -421,6 +421,8 @@ describe('an avatar mapped to a file field', () => {
       redirectsAnswered++;
       res.writeHead(302, { location: `http://127.0.0.1:${insidePort}/secret.png` }).end();
     });
+    // /pictures/hops-N: N redirects on the provider's host, then the picture
+    for (let n = 0; n <= 4; n++) idp.pages.set(`/pictures/hops-${n}`, n === 0 ? picture(png) : (_req, res) => { res.writeHead(302, { location: `/pictures/hops-${n - 1}` }).end(); });
     await sdk.admin.collections.update('users', { oauth2: { mappedFields: { avatarURL: 'avatar' } } });
   });
   afterAll(async () => {
@@ -465,6 +467,11 @@ describe('an avatar mapped to a file field', () => {
     ]) expect((await signUp(account!, picture!)).avatar, picture).toBe('');
     expect(redirectsAnswered).toBe(1);
     expect(insideAsked).toEqual([]);
+  });
+
+  it('follows 3 redirects at most', async () => {
+    expect((await signUp('otto', `${idp.issuer}/pictures/hops-3`)).avatar).toMatch(/^hops_3_\w+\.png$/);
+    expect((await signUp('pete', `${idp.issuer}/pictures/hops-4`)).avatar).toBe('');
   });
 
   it('keeps only an image the field takes: another answer is left out and the sign-up goes on', async () => {
