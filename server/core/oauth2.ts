@@ -8,9 +8,11 @@ import { createHash, createPublicKey, randomInt, verify } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FileStorage } from '../files/storage.js';
 import { StagedFile } from '../files/staged.js';
-import { effectiveMaxSize } from './fields/file.js';
+import { effectiveMaxSize, takesMime } from './fields/file.js';
 import { validateText } from './fields/text.js';
 import { uploadsIn } from './writes/file-uploads.js';
+import { capped } from './writes/hook-files.js';
+import { getPublic } from './public-fetch.js';
 import type { CoreEnv } from './env.js';
 import { ApiError, badRequest, fieldError, forbidden, type ErrorData } from '../errors.js';
 import { isRecord } from '../json-object.js';
@@ -26,7 +28,7 @@ import type { RecordWrites } from './writes/funnel.js';
 import type { PreparedWrite } from './writes/prepared.js';
 import type { Auth, SignIn } from './sign-in.js';
 import { ident } from '../filter/sql.js';
-import { SUPERUSERS_ID, type Collection, type OAuth2ProviderConfig, type Row } from '../model/types.js';
+import { SUPERUSERS_ID, type Collection, type FileField, type OAuth2ProviderConfig, type Row } from '../model/types.js';
 
 /** PocketBase gives the whole exchange 30 seconds; each request here gets at most that. */
 export const OAUTH2_TIMEOUT_MS = 30_000;
@@ -187,26 +189,54 @@ async function fetchUser(p: Provider, token: TokenAnswer): Promise<OAuth2User> {
   return { ...user, rawUser: raw, accessToken: token.accessToken, refreshToken: token.refreshToken, expiry: token.expiry };
 }
 
-/** PocketBase gives an avatar's download 15 seconds. */
+/** PocketBase gives an avatar's download 15 seconds (here: all of it, redirects included). */
 export const AVATAR_TIMEOUT_MS = 15_000;
+/** Redirects an avatar's download follows at most. */
+export const AVATAR_REDIRECTS = 3;
 
-/** The picture at `url` received as an upload (files/storage.ts), or null when it cannot be had within the bounds. */
-async function downloadAvatar(storage: FileStorage, url: string, maxBytes: number, report: (error: unknown) => void): Promise<StagedFile | null> {
-  try {
-    const u = new URL(url);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
-    const res = await fetch(u, { signal: AbortSignal.timeout(AVATAR_TIMEOUT_MS) });
-    if (!res.ok || !res.body) return null;
-    if (Number(res.headers.get('content-length') ?? '0') > maxBytes) {
-      await res.body.cancel();
-      return null;
+/** The hosts (URL.host) of the provider's URLs as configured: its own pictures are fetched from them as the admin set them. */
+function providerHosts(p: Provider): Set<string> {
+  const hosts = new Set<string>();
+  for (const url of [p.authURL, p.tokenURL, p.userInfoURL]) {
+    if (url === '') continue;
+    try {
+      hosts.add(new URL(url).host);
+    } catch {
+      // not a URL: no host trusted for it
     }
-    const name = decodeURIComponent(u.pathname.split('/').pop() ?? '') || 'avatar';
-    const file = await storage.receive(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), name, maxBytes);
-    return file instanceof StagedFile ? file : null;
+  }
+  return hosts;
+}
+
+/**
+ * The picture at `url` received as an upload (files/storage.ts) for `field`, or null when it cannot be
+ * had within the bounds: http(s) only, a public address or the provider's host at every hop
+ * (public-fetch.ts), AVATAR_TIMEOUT_MS, the field's maxSize, and an image the field takes.
+ */
+async function downloadAvatar(storage: FileStorage, url: string, field: FileField, trustedHosts: ReadonlySet<string>, report: (error: unknown) => void): Promise<StagedFile | null> {
+  const maxBytes = effectiveMaxSize(field);
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(new Error(`no answer within ${AVATAR_TIMEOUT_MS / 1000} s`)), AVATAR_TIMEOUT_MS);
+  try {
+    const res = await getPublic(url, { trustedHosts, maxRedirects: AVATAR_REDIRECTS, signal: abort.signal, headers: { accept: 'image/*' } });
+    const status = res.statusCode ?? 0;
+    if (status < 200 || status > 299 || Number(res.headers['content-length'] ?? '0') > maxBytes) {
+      res.destroy();
+      throw new Error(status < 200 || status > 299 ? `answered ${status}` : `larger than ${maxBytes} bytes`);
+    }
+    const name = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') || 'avatar';
+    const file = await storage.receive(Readable.from(capped(res, maxBytes, () => res.destroy())), name, maxBytes);
+    if (!(file instanceof StagedFile)) throw new Error(`larger than ${maxBytes} bytes`);
+    if (!file.sniffed.mime.startsWith('image/') || !takesMime(field, file.sniffed.mime)) {
+      await storage.discard([file]);
+      throw new Error(`${file.sniffed.mime} is not an image the field takes`);
+    }
+    return file;
   } catch (err) {
     report(new Error(`OAuth2 avatar not downloaded from ${url}: ${err instanceof Error ? err.message : String(err)}`));
     return null;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -298,9 +328,13 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
     return store.get<Row>(`SELECT * FROM ${ident(c.name)} WHERE ${dialect.equalsNoCase(ident('email'))} LIMIT 1`, [email]);
   }
 
-  /** PocketBase's payload for a new record: createData, the e-mail, a random password, the mapped fields. */
-  async function newRecordPayload(c: Collection, user: OAuth2User, createData: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const payload: Record<string, unknown> = { ...createData, email: user.email };
+  /**
+   * PocketBase's payload for a new record: createData, its e-mail or else the provider's, a random
+   * password, the mapped fields. A createData e-mail that is no text is left for the create to refuse.
+   */
+  async function newRecordPayload(c: Collection, p: Provider, user: OAuth2User, createData: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const payload: Record<string, unknown> = { ...createData };
+    if (payload.email === undefined || payload.email === null || payload.email === '') payload.email = user.email;
     if (typeof payload.password !== 'string' || payload.password === '') {
       payload.password = randomString(30);
       payload.passwordConfirm = payload.password;
@@ -319,9 +353,9 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
     if (mapped.avatarURL !== '' && !has(mapped.avatarURL) && user.avatarURL !== '') {
       const field = c.fields.find((f) => f.name === mapped.avatarURL);
       if (field?.type === 'file') {
-        // downloaded into the file field as PocketBase does (bounded: AVATAR_TIMEOUT_MS, the field's
-        // maxSize); one that cannot be had is left out, the sign-up goes on
-        const file = await downloadAvatar(storage, user.avatarURL, effectiveMaxSize(field), report);
+        // downloaded into the file field as PocketBase does, but only from a public address or the
+        // provider's own host (downloadAvatar); one that cannot be had is left out, the sign-up goes on
+        const file = await downloadAvatar(storage, user.avatarURL, field, providerHosts(p), report);
         if (file) payload[mapped.avatarURL] = file;
       } else payload[mapped.avatarURL] = user.avatarURL;
     }
@@ -396,7 +430,7 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
 
         if (!record) {
           if (c.id === SUPERUSERS_ID) throw badRequest('Failed to authenticate.'); // superusers never sign up this way
-          const payload = await newRecordPayload(c, user, form.createData);
+          const payload = await newRecordPayload(c, p, user, form.createData);
           const id = typeof payload.id === 'string' && payload.id !== '' ? payload.id : newId();
           payload.id = id;
           const oauthCtx: RequestContext = { ...ctx, request: { ...ctx.request, context: 'oauth2', body: payload } };
@@ -410,7 +444,8 @@ export function createOAuth2(env: Pick<CoreEnv, 'store' | 'registry' | 'sessions
           }
           const linkIt: PreparedWrite<unknown> = {
             async apply(tx) {
-              // verified as long as the e-mail is the provider's (verified) one, even both empty (PocketBase)
+              // verified as long as the e-mail is the provider's (verified) one, even both empty; a
+              // createData e-mail of another address stays unverified (PocketBase)
               await tx.run(`UPDATE ${ident(c.name)} SET "verified" = ? WHERE "id" = ? AND "email" = ?`, [verifiedTrue(c), id, user.email]);
               await addLink(tx, c.id, id, p.name, user.id);
             },

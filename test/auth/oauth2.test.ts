@@ -5,7 +5,7 @@
 // the client secret never answered, what Deskbase cannot honour refused naming it.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -76,6 +76,33 @@ describe('auth-with-oauth2', () => {
     const again = await signIn(sdk.client(), 'alice');
     expect(again.meta?.isNew).toBe(false);
     expect(again.record.id).toBe(first.record.id);
+  });
+
+  it('signs up with createData\'s e-mail when it gives one, verified only when it is the provider\'s (PocketBase\'s oauth2Submit)', async () => {
+    const signUpWith = async (account: string, createData: Record<string, unknown>) => {
+      idp.accounts.set(account, { email: `${account}@example.com`, email_verified: true, name: account });
+      const pb = sdk.client();
+      const p = (await pb.collection('users').listAuthMethods()).oauth2.providers.find((x) => x.name === 'oidc')!;
+      const back = await idp.signIn(p.authURL + encodeURIComponent(idp.redirectURL), account);
+      return pb.collection('users').authWithOAuth2Code('oidc', back.searchParams.get('code')!, p.codeVerifier, idp.redirectURL, createData);
+    };
+    // another address than the provider's: the record's, unverified (the provider vouched for its own only)
+    const pia = await signUpWith('pia', { email: 'pia.work@example.com' });
+    expect(pia.meta).toMatchObject({ isNew: true, email: 'pia@example.com' });
+    expect(pia.record).toMatchObject({ email: 'pia.work@example.com', verified: false });
+    // the link signs in to it again, still unverified
+    const again = await signIn(sdk.client(), 'pia');
+    expect(again.record).toMatchObject({ id: pia.record.id, email: 'pia.work@example.com', verified: false });
+    // the provider's own address given: verified; an empty one: the provider's, verified
+    expect((await signUpWith('quinn', { email: 'quinn@example.com' })).record).toMatchObject({ email: 'quinn@example.com', verified: true });
+    expect((await signUpWith('rosa', { email: '' })).record).toMatchObject({ email: 'rosa@example.com', verified: true });
+    // one that is no e-mail is refused, not replaced by the provider's
+    for (const email of [42, 'not an e-mail']) {
+      const err = await failure(signUpWith('sami', { email }));
+      expect([err.status, err.message], JSON.stringify(email)).toEqual([400, 'Failed to authenticate.']);
+      expect(Object.keys(err.response.data)).toEqual(['email']);
+    }
+    expect(await sdk.admin.collection('users').getList(1, 1, { filter: 'email = "sami@example.com"' })).toMatchObject({ totalItems: 0 });
   });
 
   it('leaves out a mapped username the field would refuse (its pattern), as PocketBase, and signs up anyway', async () => {
@@ -371,30 +398,92 @@ describe('an OpenID provider without a user-info URL: the id_token', () => {
 });
 
 describe('an avatar mapped to a file field', () => {
-  it('is downloaded into it (bounded by the field\'s maxSize); one too large is left out and the sign-up goes on', async () => {
-    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
-    const pictures = createServer((req, res) => {
-      const body = req.url === '/huge.png' ? Buffer.concat([png, Buffer.alloc(6 << 20)]) : png;
-      res.writeHead(200, { 'content-type': 'image/png' }).end(body);
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+  /** A server of this machine that is not the provider: no sign-up may make Deskbase ask it anything. */
+  let inside: Server;
+  let insidePort = 0;
+  const insideAsked: string[] = [];
+  let redirectsAnswered = 0;
+  beforeAll(async () => {
+    inside = createServer((req, res) => {
+      insideAsked.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'image/png' }).end(png);
     });
-    await new Promise<void>((resolve) => pictures.listen(0, '127.0.0.1', resolve));
-    const host = `http://127.0.0.1:${(pictures.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => inside.listen(0, '127.0.0.1', resolve));
+    insidePort = (inside.address() as AddressInfo).port;
+    // pictures the provider hosts (on loopback, as the admin configured it)
+    const picture = (body: Buffer | string, type = 'image/png') => (_req: unknown, res: ServerResponse) => { res.writeHead(200, { 'content-type': type }).end(body); };
+    idp.pages.set('/pictures/hank.png', picture(png));
+    idp.pages.set('/pictures/huge.png', picture(Buffer.concat([png, Buffer.alloc(6 << 20)])));
+    // a page claiming to be a picture
+    idp.pages.set('/pictures/page.png', picture('<html><body>not a picture</body></html>'));
+    idp.pages.set('/pictures/moved.png', (_req, res) => {
+      redirectsAnswered++;
+      res.writeHead(302, { location: `http://127.0.0.1:${insidePort}/secret.png` }).end();
+    });
+    // /pictures/hops-N: N redirects on the provider's host, then the picture
+    for (let n = 0; n <= 4; n++) idp.pages.set(`/pictures/hops-${n}`, n === 0 ? picture(png) : (_req, res) => { res.writeHead(302, { location: `/pictures/hops-${n - 1}` }).end(); });
+    await sdk.admin.collections.update('users', { oauth2: { mappedFields: { avatarURL: 'avatar' } } });
+  });
+  afterAll(async () => {
+    await sdk.admin.collections.update('users', { oauth2: { mappedFields: { avatarURL: 'picture' } } });
+    inside.closeAllConnections();
+    await new Promise<void>((resolve) => inside.close(() => resolve()));
+  });
+
+  /** A new provider account whose picture is at `picture`, signed up. */
+  const signUp = async (account: string, picture: string) => {
+    idp.accounts.set(account, { email: `${account}@example.com`, email_verified: true, picture });
+    const res = await signIn(sdk.client(), account);
+    expect(res.meta?.isNew).toBe(true);
+    return res.record;
+  };
+  /** The users collection's avatar field with `mimeTypes` while `run` runs. */
+  const withAvatarTypes = async (mimeTypes: string[], run: () => Promise<void>) => {
+    const users = await sdk.admin.collections.getOne('users');
+    const fields = (types: unknown) => users.fields.map((f: { name: string }) => (f.name === 'avatar' ? { ...f, mimeTypes: types } : f));
+    const before = users.fields.find((f: { name: string }) => f.name === 'avatar')!.mimeTypes as string[];
+    await sdk.admin.collections.update('users', { fields: fields(mimeTypes) });
     try {
-      await sdk.admin.collections.update('users', { oauth2: { mappedFields: { avatarURL: 'avatar' } } });
-      idp.accounts.set('hank', { email: 'hank@example.com', email_verified: true, picture: `${host}/hank.png` });
-      idp.accounts.set('ida', { email: 'ida@example.com', email_verified: true, picture: `${host}/huge.png` });
-      const hank = await signIn(sdk.client(), 'hank');
-      expect(hank.record.avatar).toMatch(/^hank_\w+\.png$/);
-      const file = await fetch(`${sdk.server.url}/api/files/users/${hank.record.id}/${hank.record.avatar}`);
-      expect(Buffer.from(await file.arrayBuffer()).equals(png)).toBe(true);
-      const ida = await signIn(sdk.client(), 'ida');
-      expect(ida.meta?.isNew).toBe(true);
-      expect(ida.record.avatar).toBe('');
+      await run();
     } finally {
-      await sdk.admin.collections.update('users', { oauth2: { mappedFields: { avatarURL: 'picture' } } });
-      pictures.closeAllConnections();
-      await new Promise<void>((resolve) => pictures.close(() => resolve()));
+      await sdk.admin.collections.update('users', { fields: fields(before) });
     }
+  };
+
+  it('is downloaded from the provider into it (bounded by the field\'s maxSize); one too large is left out and the sign-up goes on', async () => {
+    const hank = await signUp('hank', `${idp.issuer}/pictures/hank.png`);
+    expect(hank.avatar).toMatch(/^hank_\w+\.png$/);
+    const file = await fetch(`${sdk.server.url}/api/files/users/${hank.id}/${hank.avatar}`);
+    expect(Buffer.from(await file.arrayBuffer()).equals(png)).toBe(true);
+    expect((await signUp('ida', `${idp.issuer}/pictures/huge.png`)).avatar).toBe('');
+  });
+
+  it('never asks another server of this machine, named or through a redirect of the provider (SSRF); the sign-up goes on without it', async () => {
+    for (const [account, picture] of [
+      ['ivan', `http://127.0.0.1:${insidePort}/secret.png`], // the provider's address, another port
+      ['jack', `http://localhost:${insidePort}/secret.png`], // a name resolving to loopback
+      ['kate', `${idp.issuer}/pictures/moved.png`], // the provider's page, redirecting inside
+    ]) expect((await signUp(account!, picture!)).avatar, picture).toBe('');
+    expect(redirectsAnswered).toBe(1);
+    expect(insideAsked).toEqual([]);
+  });
+
+  it('follows 3 redirects at most', async () => {
+    expect((await signUp('otto', `${idp.issuer}/pictures/hops-3`)).avatar).toMatch(/^hops_3_\w+\.png$/);
+    expect((await signUp('pete', `${idp.issuer}/pictures/hops-4`)).avatar).toBe('');
+  });
+
+  it('keeps only an image the field takes: another answer is left out and the sign-up goes on', async () => {
+    expect((await signUp('liam', `${idp.issuer}/pictures/page.png`)).avatar).toBe('');
+    // a field taking any type still gets no page
+    await withAvatarTypes([], async () => {
+      expect((await signUp('mona', `${idp.issuer}/pictures/page.png`)).avatar).toBe('');
+    });
+    // an image of a type the field does not take
+    await withAvatarTypes(['image/jpeg'], async () => {
+      expect((await signUp('nell', `${idp.issuer}/pictures/hank.png`)).avatar).toBe('');
+    });
   });
 });
 

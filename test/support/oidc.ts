@@ -1,7 +1,7 @@
 // A real OpenID provider (oidc-provider, the certified Node one) on loopback for the OAuth2 tests, and
 // a user agent that follows its login and consent pages programmatically (its dev interactions: any
 // account id signs in), ending at the client's redirect URL with `code` and `state`.
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 
@@ -19,6 +19,8 @@ export interface TestIdp {
   clientSecret: string;
   redirectURL: string;
   accounts: Map<string, Account>;
+  /** Other pages the provider's server answers, by path (a user's picture it hosts), before its OpenID routes. */
+  pages: Map<string, RequestListener>;
   /** Opens `authURL` as a browser would, signs in as `accountId`, consents; answers the redirect's URL (not opened). */
   signIn(authURL: string, accountId: string, redirect?: string): Promise<URL>;
   close(): Promise<void>;
@@ -44,7 +46,13 @@ export async function startIdp(moreRedirects: string[] = []): Promise<TestIdp> {
     // the id_token carries the scopes' claims too (a provider read without its user-info URL)
     conformIdTokenClaims: false,
   });
-  server.on('request', provider.callback());
+  const pages = new Map<string, RequestListener>();
+  const openid = provider.callback();
+  server.on('request', (req, res) => {
+    const page = pages.get(new URL(req.url ?? '/', issuer).pathname);
+    if (page) page(req, res);
+    else openid(req, res);
+  });
 
   async function signIn(authURL: string, accountId: string, redirect = redirectURL): Promise<URL> {
     const jar = new Map<string, string>();
@@ -79,7 +87,7 @@ export async function startIdp(moreRedirects: string[] = []): Promise<TestIdp> {
   }
 
   return {
-    issuer, clientId, clientSecret, redirectURL, accounts, signIn,
+    issuer, clientId, clientSecret, redirectURL, accounts, pages, signIn,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }

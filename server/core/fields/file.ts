@@ -21,6 +21,8 @@ export type FileItem = string | StagedFile | OversizeFile;
 
 export const effectiveMaxSize = (f: FileField): number => (f.maxSize > 0 ? f.maxSize : DEFAULT_FILE_MAX_SIZE);
 export const effectiveMaxSelect = (f: FileField): number => Math.max(f.maxSelect, 1);
+/** Whether the field takes a file of the sniffed type `mime` (any, without `mimeTypes`). */
+export const takesMime = (f: FileField, mime: string): boolean => f.mimeTypes.length === 0 || f.mimeTypes.map(baseMime).includes(baseMime(mime));
 
 const itemName = (item: FileItem): string => (typeof item === 'string' ? item : item instanceof StagedFile ? item.name : item.originalName);
 
@@ -98,7 +100,7 @@ export const fileSpec: FieldSpec<'file'> = {
       if (item instanceof OversizeFile || item.size > maxSize) {
         return err('validation_file_size_limit', 'Failed to upload {file} - the maximum allowed file size is {maxSize} bytes.', { file: item.originalName, maxSize });
       }
-      if (field.mimeTypes.length > 0 && !field.mimeTypes.map(baseMime).includes(baseMime(item.sniffed.mime))) {
+      if (!takesMime(field, item.sniffed.mime)) {
         return err('validation_invalid_mime_type', '"{file}" mime type must be one of: {types}.', { file: item.originalName, types: field.mimeTypes.join(', ') });
       }
     }

@@ -60,7 +60,7 @@ function hasHookFiles(c: Collection, body: unknown): body is Record<string, unkn
 }
 
 /** Chunks of `source` until past `limit` (then the download stops: receive() sees it oversize). */
-async function* capped(source: AsyncIterable<Uint8Array>, limit: number, stop: () => void): AsyncGenerator<Buffer> {
+export async function* capped(source: AsyncIterable<Uint8Array>, limit: number, stop: () => void): AsyncGenerator<Buffer> {
   let n = 0;
   for await (const chunk of source) {
     n += chunk.length;
