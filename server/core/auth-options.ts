@@ -383,9 +383,10 @@ export function refuseAuthOptions(input: Record<string, unknown>, errors: ErrorD
 /**
  * A foreign collection's auth options (PocketBase's export) as Deskbase can keep them: what Deskbase
  * cannot do is turned off (the import notes it), fixed token durations become Deskbase's (noted here),
- * secrets and OAuth2 providers are left out, values of the wrong type are skipped (the defaults stay).
+ * secrets and OAuth2 providers are left out (OAuth2 stays on where the providers named are `setUp`, the
+ * stored collection's), values of the wrong type are skipped (the defaults stay).
  */
-export function importableAuthOptions(raw: Record<string, unknown>, note: (key: string, message: string) => void): Partial<Record<keyof AuthOptions, unknown>> {
+export function importableAuthOptions(raw: Record<string, unknown>, note: (key: string, message: string) => void, setUp: readonly string[] = []): Partial<Record<keyof AuthOptions, unknown>> {
   const out: Partial<Record<keyof AuthOptions, unknown>> = {};
   const obj = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
   const pickTyped = (v: unknown, keys: Record<string, 'string' | 'number'>): Record<string, unknown> => {
@@ -398,7 +399,17 @@ export function importableAuthOptions(raw: Record<string, unknown>, note: (key: 
     const t = pickTyped(v, { subject: 'string', body: 'string' });
     return typeof t.subject === 'string' && t.subject !== '' && typeof t.body === 'string' && t.body !== '' ? t : undefined;
   };
-  if (isRecord(raw.oauth2)) out.oauth2 = { enabled: false, mappedFields: pickTyped(raw.oauth2.mappedFields, { id: 'string', name: 'string', username: 'string', avatarURL: 'string' }) };
+  if (isRecord(raw.oauth2)) {
+    // providers never travel (no export holds their client secrets): OAuth2 stays on only where every
+    // provider the import names is set up here already (`setUp`: this collection's stored providers),
+    // as when this collection's own export is imported back
+    const named = Array.isArray(raw.oauth2.providers) ? raw.oauth2.providers.map((p) => (isRecord(p) ? String(p.name) : '')).filter(Boolean) : [];
+    const missing = named.filter((n) => !setUp.includes(n));
+    const on = raw.oauth2.enabled === true && setUp.length > 0 && missing.length === 0;
+    if (missing.length > 0) note('OAuth2', `OAuth2 sign-in (${missing.join(', ')}) is off: a provider's client secret is in no export, so providers are not brought over; set ${missing.join(', ')} up here (the collection's OAuth2 options) and turn OAuth2 on.`);
+    else if (raw.oauth2.enabled === true && !on) note('OAuth2', 'OAuth2 sign-in is off: no provider is set up here (the collection\'s OAuth2 options).');
+    out.oauth2 = { enabled: on, mappedFields: pickTyped(raw.oauth2.mappedFields, { id: 'string', name: 'string', username: 'string', avatarURL: 'string' }) };
+  }
   if (isRecord(raw.mfa)) out.mfa = { enabled: false, ...pickTyped(raw.mfa, { duration: 'number', rule: 'string' }) };
   if (isRecord(raw.otp)) {
     const emailTemplate = template(raw.otp.emailTemplate);
