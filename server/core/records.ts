@@ -12,6 +12,8 @@ import { topLevelNames } from './pick-fields.js';
 import { presentRecords } from './record-response.js';
 import type { ListContext, RequestContext } from './request-context.js';
 import type { Collection, Row } from '../model/types.js';
+import { isSuperuser } from '../model/types.js';
+import { refuseIfLocked } from './access.js';
 import type { EventPayload, EventScope } from './events.js';
 import { authWire, requestInfoOf, bodyWithChanges, wireOf, wireOfBody, withHookChanges, type WireRecord } from './event-records.js';
 
@@ -72,6 +74,15 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
 
   return {
     collection,
+
+    /**
+     * The 403 of a create or update its rule locks to superusers (null), asked before the body is read:
+     * a multipart body's files are then never received for a write that cannot happen (the write
+     * itself checks again).
+     */
+    refuseLocked(name: string, key: 'createRule' | 'updateRule', ctx: RequestContext): void {
+      refuseIfLocked(collection(name, 'Missing or invalid collection context.'), key, isSuperuser(ctx.request.auth));
+    },
 
     /** Only the columns `fields` picks are read (with what expanding and presenting need). */
     list(name: string, ctx: ListContext): Promise<Page<unknown>> {
