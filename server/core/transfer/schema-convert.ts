@@ -177,7 +177,7 @@ export function convertCollection(c: Record<string, unknown>, type: Collection['
   if (type === 'auth') {
     structure.identityFields = usableIdentityFields(identityFieldsOf(c), structure, name, ctx.notes);
     noteAuthOptions(c, name, ctx.notes);
-    const setUp = ctx.existing?.type === 'auth' ? authOptionsOf(ctx.existing).oauth2.providers.map((p) => p.name) : [];
+    const setUp = ctx.existing?.type === 'auth' ? authOptionsOf(ctx.existing).oauth2.providers : [];
     Object.assign(structure, importableAuthOptions(c, (key, message) => ctx.notes.add(name, key, message), setUp));
   }
   return { structure, rules };
