@@ -77,8 +77,8 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
 
     /**
      * The 403 of a create or update its rule locks to superusers (null), asked before the body is read:
-     * a multipart body's files are then never received for a write that cannot happen (the write
-     * itself checks again).
+     * a body's files are then never received for a write that cannot happen (create and update check
+     * again first thing, before their request hooks, and so does the write).
      */
     refuseLocked(name: string, key: 'createRule' | 'updateRule', ctx: RequestContext): void {
       refuseIfLocked(collection(name, 'Missing or invalid collection context.'), key, isSuperuser(ctx.request.auth));
@@ -104,6 +104,7 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
     // passed, has its own); the response is built under another.
     async create(name: string, body: unknown, ctx: RequestContext): Promise<unknown> {
       const c = collection(name, 'Missing or invalid collection context.');
+      refuseIfLocked(c, 'createRule', isSuperuser(ctx.request.auth)); // before the request hooks, as PocketBase
       if (events.has('onRecordCreateRequest', c)) {
         const first = wireOfBody(c, body);
         return requestEvent('onRecordCreateRequest', c, { record: first }, ctx, async (p, scope) => {
@@ -118,6 +119,7 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
 
     async update(name: string, id: string, body: unknown, ctx: RequestContext): Promise<unknown> {
       const c = collection(name, 'Missing or invalid collection context.');
+      refuseIfLocked(c, 'updateRule', isSuperuser(ctx.request.auth)); // before the request hooks, as PocketBase
       if (events.has('onRecordUpdateRequest', c)) {
         // the record as stored with the body's values over it (the updateRule is the write's to check)
         const stored = await reading((db) => viewRecord(db, c, id, ctx, 'updateRule')).catch(() => null);

@@ -11,9 +11,10 @@ import { readRecordForm } from '../upload-form.js';
 
 /** Reads a write's body (files included) and runs it, removing what it received and did not place. */
 async function withBody<T>(event: H3Event, core: Core, failed: string, rule: 'createRule' | 'updateRule', run: (body: Record<string, unknown>) => Promise<T>): Promise<T> {
-  if (!isMultipart(event)) return run(await readBodyObject(event));
-  // a write locked to superusers is refused from the request's head: no file of it is received
+  // a write locked to superusers is refused from the request's head: no byte of its body is read, no
+  // file of it received
   core.records.refuseLocked(param(event, 'collection'), rule, contextOf(event, core));
+  if (!isMultipart(event)) return run(await readBodyObject(event));
   const { body, uploads } = await readRecordForm(event, core, param(event, 'collection'), failed);
   try {
     return await run(body);
