@@ -138,6 +138,7 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
 
     async remove(name: string, id: string, ctx: RequestContext): Promise<void> {
       const c = collection(name);
+      refuseIfLocked(c, 'deleteRule', isSuperuser(ctx.request.auth)); // before the request hooks (their path read it as a 404)
       if (events.has('onRecordDeleteRequest', c)) {
         const stored = await reading((db) => viewRecord(db, c, id, ctx, 'deleteRule')).catch(() => null);
         if (!stored) throw notFound();

@@ -136,6 +136,11 @@ onRecordUpdateRequest((e) => {
   $app.logger().info("locked update request", "title", e.record.getString("title"));
   e.next();
 }, "locked");
+
+onRecordDeleteRequest((e) => {
+  $app.logger().info("locked delete request", "title", e.record.getString("title"));
+  e.next();
+}, "locked");
 `,
 });
 
@@ -249,7 +254,7 @@ describe('event hooks', () => {
     expect((await failure(sdk.client().collection('users').authWithPassword('ok@example.com', 'wrong-password'))).status).toBe(400);
   });
 
-  it("a write its null rule refuses is answered before its request hooks run, as PocketBase (JSON and multipart alike)", async () => {
+  it("a write its null rule refuses is answered (403) before its request hooks run, as PocketBase (JSON and multipart alike)", async () => {
     await sdk.admin.collections.create({ name: 'locked', type: 'base', listRule: '', viewRule: '', fields: [{ name: 'title', type: 'text' }] });
     const rec = await sdk.admin.collection('locked').create({ title: 'by a superuser' });
     const guest = sdk.client();
@@ -259,6 +264,8 @@ describe('event hooks', () => {
       expect((await failure(guest.collection('locked').create(body))).status).toBe(403);
       expect((await failure(guest.collection('locked').update(rec.id, body))).status).toBe(403);
     }
+    // a delete too: the 403 it has without hooks (was a 404 with a delete request hook)
+    expect((await failure(guest.collection('locked').delete(rec.id))).status).toBe(403);
     await sdk.admin.collection('locked').update(rec.id, { title: 'by a superuser again' });
     const heard = logs.filter((l) => l.startsWith('locked '));
     expect(heard).toEqual([
