@@ -66,6 +66,15 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
     });
   }
 
+  /**
+   * A null rule's 403 for anyone but a superuser, before anything else of the write runs (its body, its
+   * request hooks), as PocketBase answers it; a view's writes are left to the write's 400, which
+   * PocketBase answers first, to everyone.
+   */
+  function refuseLockedWrite(c: Collection, key: 'createRule' | 'updateRule' | 'deleteRule', ctx: RequestContext): void {
+    if (c.type !== 'view') refuseIfLocked(c, key, isSuperuser(ctx.request.auth));
+  }
+
   function collection(idOrName: string, message = 'Missing collection context.'): Collection {
     const c = registry.get(idOrName);
     if (!c) throw notFound(message);
@@ -81,7 +90,7 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
      * again first thing, before their request hooks, and so does the write).
      */
     refuseLocked(name: string, key: 'createRule' | 'updateRule', ctx: RequestContext): void {
-      refuseIfLocked(collection(name, 'Missing or invalid collection context.'), key, isSuperuser(ctx.request.auth));
+      refuseLockedWrite(collection(name, 'Missing or invalid collection context.'), key, ctx);
     },
 
     /** Only the columns `fields` picks are read (with what expanding and presenting need). */
@@ -104,7 +113,7 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
     // passed, has its own); the response is built under another.
     async create(name: string, body: unknown, ctx: RequestContext): Promise<unknown> {
       const c = collection(name, 'Missing or invalid collection context.');
-      refuseIfLocked(c, 'createRule', isSuperuser(ctx.request.auth)); // before the request hooks, as PocketBase
+      refuseLockedWrite(c, 'createRule', ctx);
       if (events.has('onRecordCreateRequest', c)) {
         const first = wireOfBody(c, body);
         return requestEvent('onRecordCreateRequest', c, { record: first }, ctx, async (p, scope) => {
@@ -119,7 +128,7 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
 
     async update(name: string, id: string, body: unknown, ctx: RequestContext): Promise<unknown> {
       const c = collection(name, 'Missing or invalid collection context.');
-      refuseIfLocked(c, 'updateRule', isSuperuser(ctx.request.auth)); // before the request hooks, as PocketBase
+      refuseLockedWrite(c, 'updateRule', ctx);
       if (events.has('onRecordUpdateRequest', c)) {
         // the record as stored with the body's values over it (the updateRule is the write's to check)
         const stored = await reading((db) => viewRecord(db, c, id, ctx, 'updateRule')).catch(() => null);
@@ -138,7 +147,7 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
 
     async remove(name: string, id: string, ctx: RequestContext): Promise<void> {
       const c = collection(name);
-      refuseIfLocked(c, 'deleteRule', isSuperuser(ctx.request.auth)); // before the request hooks (their path read it as a 404)
+      refuseLockedWrite(c, 'deleteRule', ctx); // (the hooked path below read the refusal as a 404)
       if (events.has('onRecordDeleteRequest', c)) {
         const stored = await reading((db) => viewRecord(db, c, id, ctx, 'deleteRule')).catch(() => null);
         if (!stored) throw notFound();
