@@ -383,9 +383,10 @@ export function refuseAuthOptions(input: Record<string, unknown>, errors: ErrorD
 /**
  * A foreign collection's auth options (PocketBase's export) as Deskbase can keep them: what Deskbase
  * cannot do is turned off (the import notes it), fixed token durations become Deskbase's (noted here),
- * secrets and OAuth2 providers are left out, values of the wrong type are skipped (the defaults stay).
+ * secrets and OAuth2 providers are left out (OAuth2 stays on where the providers named are `setUp`, the
+ * stored collection's), values of the wrong type are skipped (the defaults stay).
  */
-export function importableAuthOptions(raw: Record<string, unknown>, note: (key: string, message: string) => void): Partial<Record<keyof AuthOptions, unknown>> {
+export function importableAuthOptions(raw: Record<string, unknown>, note: (key: string, message: string) => void, setUp: readonly OAuth2ProviderConfig[] = []): Partial<Record<keyof AuthOptions, unknown>> {
   const out: Partial<Record<keyof AuthOptions, unknown>> = {};
   const obj = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
   const pickTyped = (v: unknown, keys: Record<string, 'string' | 'number'>): Record<string, unknown> => {
@@ -398,7 +399,24 @@ export function importableAuthOptions(raw: Record<string, unknown>, note: (key: 
     const t = pickTyped(v, { subject: 'string', body: 'string' });
     return typeof t.subject === 'string' && t.subject !== '' && typeof t.body === 'string' && t.body !== '' ? t : undefined;
   };
-  if (isRecord(raw.oauth2)) out.oauth2 = { enabled: false, mappedFields: pickTyped(raw.oauth2.mappedFields, { id: 'string', name: 'string', username: 'string', avatarURL: 'string' }) };
+  if (isRecord(raw.oauth2)) {
+    // providers never travel (no export holds their client secrets): OAuth2 stays on only where every
+    // provider the import names is set up here already (`setUp`: this collection's stored providers),
+    // as when this collection's own export is imported back; a named provider's other settings that
+    // differ from the stored ones are noted, never taken silently
+    const given = Array.isArray(raw.oauth2.providers) ? raw.oauth2.providers.filter(isRecord) : [];
+    const storedOf = (p: Record<string, unknown>) => setUp.find((s) => s.name === p.name);
+    const missing = given.filter((p) => storedOf(p) === undefined).map((p) => String(p.name));
+    const differs = (p: Record<string, unknown>, stored: OAuth2ProviderConfig) => Object.keys(p).some((k) => k === 'clientSecret'
+      ? p.clientSecret !== '' && p.clientSecret !== stored.clientSecret
+      : JSON.stringify(p[k]) !== JSON.stringify((stored as unknown as Record<string, unknown>)[k]));
+    const changed = given.filter((p) => { const stored = storedOf(p); return stored !== undefined && differs(p, stored); }).map((p) => String(p.name));
+    const on = raw.oauth2.enabled === true && setUp.length > 0 && missing.length === 0;
+    if (missing.length > 0) note('OAuth2', `OAuth2 sign-in (${missing.join(', ')}) is off: a provider's client secret is in no export, so providers are not brought over; set ${missing.join(', ')} up here (the collection's OAuth2 options) and turn OAuth2 on.`);
+    else if (raw.oauth2.enabled === true && !on) note('OAuth2', 'OAuth2 sign-in is off: no provider is set up here (the collection\'s OAuth2 options).');
+    if (changed.length > 0) note('OAuth2 providers', `The settings of ${changed.join(', ')} here are kept: an import does not change OAuth2 providers (edit them in the collection's OAuth2 options).`);
+    out.oauth2 = { enabled: on, mappedFields: pickTyped(raw.oauth2.mappedFields, { id: 'string', name: 'string', username: 'string', avatarURL: 'string' }) };
+  }
   if (isRecord(raw.mfa)) out.mfa = { enabled: false, ...pickTyped(raw.mfa, { duration: 'number', rule: 'string' }) };
   if (isRecord(raw.otp)) {
     const emailTemplate = template(raw.otp.emailTemplate);

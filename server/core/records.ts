@@ -12,6 +12,8 @@ import { topLevelNames } from './pick-fields.js';
 import { presentRecords } from './record-response.js';
 import type { ListContext, RequestContext } from './request-context.js';
 import type { Collection, Row } from '../model/types.js';
+import { isSuperuser } from '../model/types.js';
+import { refuseIfLocked } from './access.js';
 import type { EventPayload, EventScope } from './events.js';
 import { authWire, requestInfoOf, bodyWithChanges, wireOf, wireOfBody, withHookChanges, type WireRecord } from './event-records.js';
 
@@ -64,6 +66,15 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
     });
   }
 
+  /**
+   * A null rule's 403 for anyone but a superuser, before anything else of the write runs (its body, its
+   * request hooks), as PocketBase answers it; a view's writes are left to the write's 400, which
+   * PocketBase answers first, to everyone.
+   */
+  function refuseLockedWrite(c: Collection, key: 'createRule' | 'updateRule' | 'deleteRule', ctx: RequestContext): void {
+    if (c.type !== 'view') refuseIfLocked(c, key, isSuperuser(ctx.request.auth));
+  }
+
   function collection(idOrName: string, message = 'Missing collection context.'): Collection {
     const c = registry.get(idOrName);
     if (!c) throw notFound(message);
@@ -72,6 +83,15 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
 
   return {
     collection,
+
+    /**
+     * The 403 of a create or update its rule locks to superusers (null), asked before the body is read:
+     * a body's files are then never received for a write that cannot happen (create and update check
+     * again first thing, before their request hooks, and so does the write).
+     */
+    refuseLocked(name: string, key: 'createRule' | 'updateRule', ctx: RequestContext): void {
+      refuseLockedWrite(collection(name, 'Missing or invalid collection context.'), key, ctx);
+    },
 
     /** Only the columns `fields` picks are read (with what expanding and presenting need). */
     list(name: string, ctx: ListContext): Promise<Page<unknown>> {
@@ -93,6 +113,7 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
     // passed, has its own); the response is built under another.
     async create(name: string, body: unknown, ctx: RequestContext): Promise<unknown> {
       const c = collection(name, 'Missing or invalid collection context.');
+      refuseLockedWrite(c, 'createRule', ctx);
       if (events.has('onRecordCreateRequest', c)) {
         const first = wireOfBody(c, body);
         return requestEvent('onRecordCreateRequest', c, { record: first }, ctx, async (p, scope) => {
@@ -107,6 +128,7 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
 
     async update(name: string, id: string, body: unknown, ctx: RequestContext): Promise<unknown> {
       const c = collection(name, 'Missing or invalid collection context.');
+      refuseLockedWrite(c, 'updateRule', ctx);
       if (events.has('onRecordUpdateRequest', c)) {
         // the record as stored with the body's values over it (the updateRule is the write's to check)
         const stored = await reading((db) => viewRecord(db, c, id, ctx, 'updateRule')).catch(() => null);
@@ -125,6 +147,7 @@ export function createRecords(env: CoreEnv, feed: ChangeFeed) {
 
     async remove(name: string, id: string, ctx: RequestContext): Promise<void> {
       const c = collection(name);
+      refuseLockedWrite(c, 'deleteRule', ctx); // (the hooked path below read the refusal as a 404)
       if (events.has('onRecordDeleteRequest', c)) {
         const stored = await reading((db) => viewRecord(db, c, id, ctx, 'deleteRule')).catch(() => null);
         if (!stored) throw notFound();

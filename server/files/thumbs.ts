@@ -1,7 +1,10 @@
 // Thumbnails (`?thumb=WxH` and its crop and fit variants) with sharp: decoded and resized on libuv's
 // thread pool, never on the event loop. Each is generated once, on first request (concurrent first
 // requests share one generation), written to a temporary name and renamed into place, so a reader
-// never sees half a thumbnail; a few generations run at a time (as PocketBase's semaphore).
+// never sees half a thumbnail; a few generations run at a time (as PocketBase's semaphore). One that
+// fails is not tried again for RETRY_FAILED_MS (the original is served meanwhile, as on a failure): an
+// image that cannot be decoded (cut short, say) may cost seconds of CPU and hundreds of MiB before it
+// fails, and PocketBase's way, trying again on every request, let a client repeat that at will.
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
@@ -12,6 +15,10 @@ export const THUMBABLE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image
 /** Larger images are not decoded (decompression bombs): 100 megapixels. */
 const MAX_PIXELS = 100_000_000;
 const CONCURRENCY = 2;
+/** How long a thumbnail whose generation failed is not tried again. */
+const RETRY_FAILED_MS = 10 * 60_000;
+/** Failed generations remembered at most (the oldest forgotten first). */
+const MAX_FAILED = 10_000;
 
 const FORMATS: Record<string, 'png' | 'jpeg' | 'gif' | 'webp'> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' };
 
@@ -39,8 +46,12 @@ export class Thumbnails {
   private readonly inFlight = new Map<string, Promise<void>>();
   private running = 0;
   private readonly waiting: (() => void)[] = [];
+  /** When each recent failed generation failed (performance.now()), by its key. */
+  private readonly failed = new Map<string, number>();
   /** Generations done (tests count them). */
   generated = 0;
+  /** Generations begun, made or failed (tests count them). */
+  tried = 0;
 
   /** Makes `target` from `source` unless it exists; rejects when the image cannot be read. */
   async ensure(source: string, target: string, size: string, mime: string): Promise<void> {
@@ -48,11 +59,18 @@ export class Thumbnails {
     return this.once(target, () => this.generate(source, target, size, mime));
   }
 
-  /** Runs `job` unless one for `key` is running; concurrent callers share it. */
+  /** Runs `job` unless one for `key` is running (concurrent callers share it) or failed a short while ago (rejects at once). */
   once(key: string, job: () => Promise<void>): Promise<void> {
+    const failedAt = this.failed.get(key);
+    if (failedAt !== undefined && performance.now() - failedAt < RETRY_FAILED_MS) return Promise.reject(new Error('this thumbnail could not be made a short while ago'));
     let running = this.inFlight.get(key);
     if (running === undefined) {
-      running = job().finally(() => this.inFlight.delete(key));
+      running = job().then(() => void this.failed.delete(key), (err: unknown) => {
+        this.failed.delete(key); // re-inserted last: the map's order is the failures' order
+        this.failed.set(key, performance.now());
+        if (this.failed.size > MAX_FAILED) this.failed.delete(this.failed.keys().next().value as string);
+        throw err;
+      }).finally(() => this.inFlight.delete(key));
       this.inFlight.set(key, running);
     }
     return running;
@@ -62,6 +80,7 @@ export class Thumbnails {
   async render(source: string, size: string, mime: string): Promise<Buffer> {
     const { options, format } = plan(size, mime);
     await this.slot();
+    this.tried++;
     try {
       const { default: sharp } = await import('sharp');
       const out = await sharp(source, { limitInputPixels: MAX_PIXELS }).rotate().resize(options).toFormat(format).toBuffer();
@@ -75,6 +94,7 @@ export class Thumbnails {
   private async generate(source: string, target: string, size: string, mime: string): Promise<void> {
     const { options, format } = plan(size, mime);
     await this.slot();
+    this.tried++;
     const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
     try {
       await mkdir(dirname(target), { recursive: true });

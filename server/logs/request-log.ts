@@ -5,7 +5,8 @@
 //
 // Secrets: bodies are never logged (so no password is); query values that carry a secret (a file token,
 // an OAuth2 code or state, anything named like a token, password, secret or key) are replaced with
-// `[redacted]`, in the url and the message alike. PocketBase logs the URL as it came and skips the
+// `[redacted]`, in the url and the message alike, and in the referer (a same-origin page's whole URL, as
+// `/reset?token=...` sends it with each API call it makes). PocketBase logs the URL as it came and skips the
 // successful logs of `/api/oauth2-redirect` instead; Deskbase redacts and skips both ways.
 
 export interface RequestFacts {
@@ -72,7 +73,7 @@ export function requestLog(f: RequestFacts): { level: number; message: string; d
   data.url = url;
   data.method = method;
   data.status = f.status;
-  data.referer = cut(f.referer, 2000);
+  data.referer = cut(redactUrl(f.referer), 2000);
   data.userAgent = cut(f.userAgent, 2000);
   data.auth = f.auth;
   if (f.authId !== undefined) data.authId = f.authId;

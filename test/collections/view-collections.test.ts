@@ -321,8 +321,8 @@ describe('a view collection: who may read it, and that it is read-only (in proce
   }
   const STATS_URL = '/api/collections/post_stats/records';
   const titles = (items: { title: string }[]) => items.map((r) => r.title);
-  const readOnly = (name: string, method: string, url: (c: Stats) => string, body?: Record<string, unknown>): Scenario<Stats> => ({
-    name: `is read-only: ${name} answers 400`, method, url, token: (c) => c.su, body,
+  const readOnly = (name: string, method: string, url: (c: Stats) => string, body?: Record<string, unknown>, guest = false): Scenario<Stats> => ({
+    name: `is read-only: ${name} answers 400${guest ? ' to a guest too (before its null rule, as PocketBase)' : ''}`, method, url, token: (c) => (guest ? undefined : c.su), body,
     status: 400, json: envelope(400, 'Unsupported collection type.'),
     // the post behind the view is unchanged
     after: async (_r, h, c) => { expect((await h.req('GET', `/api/collections/posts/records/${c.p1}`)).body.title).toBe('alpha'); },
@@ -344,6 +344,9 @@ describe('a view collection: who may read it, and that it is read-only (in proce
     readOnly('a create', 'POST', () => STATS_URL, { title: 'x' }),
     readOnly('an update', 'PATCH', (c) => `${STATS_URL}/${c.p1}`, { title: 'x' }),
     readOnly('a delete', 'DELETE', (c) => `${STATS_URL}/${c.p1}`),
+    readOnly('a create', 'POST', () => STATS_URL, { title: 'x' }, true),
+    readOnly('an update', 'PATCH', (c) => `${STATS_URL}/${c.p1}`, { title: 'x' }, true),
+    readOnly('a delete', 'DELETE', (c) => `${STATS_URL}/${c.p1}`, undefined, true),
     {
       name: 'is read-only: a truncate answers 400',
       method: 'DELETE', url: '/api/collections/post_stats/truncate', token: (c) => c.su,

@@ -115,6 +115,25 @@ describe('thumbnails', () => {
     expect(await text.text()).toBe('text');
   });
 
+  it('tries a thumbnail that cannot be made once: later requests get the original without decoding it again', async () => {
+    // an image cut short: its header reads as a PNG, its pixels cannot be decoded (a large interlaced
+    // one costs seconds of CPU and hundreds of MiB per try, so a client asking again and again must not
+    // make the server try again and again)
+    const whole = await png(200, 100);
+    const cut = whole.subarray(0, 80);
+    const rec = await pb.collection('media').create({ image: file(cut, 'cut.png') });
+    const thumbs = fx.server.core.files.thumbs;
+    const before = thumbs.tried;
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(pb.files.getURL(rec, rec.image, { thumb: '50x20' }));
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-disposition')).toBe(`inline; filename="${rec.image}"`);
+      expect(Buffer.from(await res.arrayBuffer()).equals(cut)).toBe(true);
+    }
+    expect(thumbs.tried - before).toBe(1);
+    expect(await fx.thumbsOf(mediaId, rec.id, rec.image)).toEqual([]);
+  });
+
   it('generates a thumbnail once for concurrent first requests', async () => {
     const rec = await pb.collection('media').create({ image: file(await png(300, 200), 'big.png') });
     const before = fx.server.core.files.thumbs.generated;

@@ -1,5 +1,6 @@
 // Uploads through the official SDK over a real socket: single and multiple fields, the `+field`,
 // `field+` and `field-` modifiers, kept names, unknown names, size and type limits, stored names.
+import { request } from 'node:http';
 import type PocketBase from 'pocketbase';
 import { ClientResponseError } from 'pocketbase';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,6 +132,36 @@ describe('uploads', () => {
       expect(await fx.temp()).toEqual([]);
     } finally {
       await pb.collections.update('docs', { createRule: '' });
+    }
+  });
+
+  it('a write its rule locks to superusers is refused before any file of its body is received', async () => {
+    // a guest streaming a large file to a collection only superusers write: the 403 comes from the
+    // request's head, so the client is answered (and nothing is written to disk) while its body is unsent
+    await pb.collections.update('docs', { createRule: null, updateRule: null });
+    const rec = await pb.collection('docs').create({ title: 'locked' });
+    try {
+      for (const [method, path] of [['POST', `/api/collections/docs/records`], ['PATCH', `/api/collections/docs/records/${rec.id}`]]) {
+        const boundary = 'deskbase-locked-boundary';
+        const req = request(`${fx.server.url}${path}`, { method, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+        const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+          req.once('response', (res) => {
+            let body = '';
+            res.setEncoding('utf8').on('data', (c: string) => (body += c)).once('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          });
+          req.once('error', reject);
+        });
+        // the head of a file part and its first 256 KiB; the rest never comes
+        req.write(`--${boundary}\r\ncontent-disposition: form-data; name="attachments"; filename="big.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`);
+        req.write(Buffer.alloc(256 * 1024, 7));
+        const { status, body } = await answered;
+        req.destroy();
+        expect(status).toBe(403);
+        expect(JSON.parse(body)).toEqual({ status: 403, message: 'Only superusers can perform this action.', data: {} });
+        expect(await fx.temp()).toEqual([]);
+      }
+    } finally {
+      await pb.collections.update('docs', { createRule: '', updateRule: '' });
     }
   });
 

@@ -126,6 +126,22 @@ onMailerSend((e) => {
   e.next();
 });
 `,
+  '04_locked.pb.js': `
+onRecordCreateRequest((e) => {
+  $app.logger().info("locked create request", "title", e.record.getString("title"));
+  e.next();
+}, "locked");
+
+onRecordUpdateRequest((e) => {
+  $app.logger().info("locked update request", "title", e.record.getString("title"));
+  e.next();
+}, "locked");
+
+onRecordDeleteRequest((e) => {
+  $app.logger().info("locked delete request", "title", e.record.getString("title"));
+  e.next();
+}, "locked");
+`,
 });
 
 const logs: string[] = [];
@@ -236,6 +252,26 @@ describe('event hooks', () => {
     expect((await failure(sdk.client().collection('users').authWithPassword('blocked@example.com', 'pass-word-123'))).message).toBe('Blocked by a hook.');
     // a wrong password still answers as without hooks
     expect((await failure(sdk.client().collection('users').authWithPassword('ok@example.com', 'wrong-password'))).status).toBe(400);
+  });
+
+  it("a write its null rule refuses is answered (403) before its request hooks run, as PocketBase (JSON and multipart alike)", async () => {
+    await sdk.admin.collections.create({ name: 'locked', type: 'base', listRule: '', viewRule: '', fields: [{ name: 'title', type: 'text' }] });
+    const rec = await sdk.admin.collection('locked').create({ title: 'by a superuser' });
+    const guest = sdk.client();
+    const form = new FormData();
+    form.append('title', 'multipart');
+    for (const body of [{ title: 'json' }, form]) {
+      expect((await failure(guest.collection('locked').create(body))).status).toBe(403);
+      expect((await failure(guest.collection('locked').update(rec.id, body))).status).toBe(403);
+    }
+    // a delete too: the 403 it has without hooks (was a 404 with a delete request hook)
+    expect((await failure(guest.collection('locked').delete(rec.id))).status).toBe(403);
+    await sdk.admin.collection('locked').update(rec.id, { title: 'by a superuser again' });
+    const heard = logs.filter((l) => l.startsWith('locked '));
+    expect(heard).toEqual([
+      'locked create request {"title":"by a superuser"}',
+      'locked update request {"title":"by a superuser again"}',
+    ]);
   });
 
   it('onMailerSend may change a message before it is sent', async () => {

@@ -103,6 +103,17 @@ describe('request logs', () => {
     expect(signIns.find((l) => l.data.status === 400)!.level).toBe(8);
   });
 
+  it("never logs a secret of the referring page's query (a same-origin page such as /reset?token=...)", async () => {
+    // a browser sends a same-origin page's whole URL as the Referer of the API calls it makes
+    const referer = `${sdk.server.url}/reset-password?token=REFERER-SECRET-6&lang=en`;
+    await fetch(`${sdk.server.url}/api/health?marker=referer`, { headers: { referer } });
+    await fetch(`${sdk.server.url}/api/collections/notes/records/missing1234567?marker=referer`, { headers: { referer } });
+    const logs = (await allLogs()).filter((l) => String(l.data.url).includes('marker=referer'));
+    expect(logs).toHaveLength(2);
+    expect(JSON.stringify(logs)).not.toContain('REFERER-SECRET-6');
+    for (const l of logs) expect(l.data.referer).toBe(`${sdk.server.url}/reset-password?token=[redacted]&lang=en`);
+  });
+
   it("does not log the logs' own successful reads, as PocketBase; their failures it does", async () => {
     await flushed();
     const before = await sdk.admin.logs.getList(1, 1);

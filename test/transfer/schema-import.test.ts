@@ -92,6 +92,32 @@ describe('schema import and export', () => {
     expect(again.body.changes.every((c: any) => c.action === 'unchanged'), again.text).toBe(true);
   });
 
+  it('OAuth2 set up here survives its own export imported back: still on, its client secret kept, nothing noted', async () => {
+    const google = { name: 'google', clientId: 'client-id-1', clientSecret: 'CLIENT-SECRET-1' };
+    const set = await h.req('PATCH', '/api/collections/users', { token: su, body: { oauth2: { enabled: true, providers: [google] } } });
+    expect(set.status, set.text).toBe(200);
+    const exported = (await h.req('GET', '/api/collections/meta/export', { token: su })).body as any[];
+    expect(JSON.stringify(exported)).not.toContain(google.clientSecret);
+    const again = await importSchema(exported);
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.changes.find((c: any) => c.name === 'users')).toMatchObject({ action: 'unchanged', settings: [] });
+    expect((again.body.notes as Note[]).filter((n) => n.item.startsWith('OAuth2'))).toEqual([]);
+    const users = h.core.registry.get('users')!;
+    expect(users.oauth2).toMatchObject({ enabled: true, providers: [{ name: 'google', clientId: 'client-id-1', clientSecret: google.clientSecret }] });
+    // a set-up provider's settings that differ are not taken, and said so
+    const changedId = exported.map((c) => (c.name === 'users' ? { ...c, oauth2: { ...c.oauth2, providers: [{ ...c.oauth2.providers[0], clientId: 'client-id-2', clientSecret: 'CLIENT-SECRET-2' }] } } : c));
+    const changed = await importSchema(changedId);
+    expect(changed.status, changed.text).toBe(200);
+    expect((changed.body.notes as Note[]).find((n) => n.collection === 'users' && n.item === 'OAuth2 providers')?.reason).toContain('google');
+    expect(h.core.registry.get('users')!.oauth2).toMatchObject({ enabled: true, providers: [{ name: 'google', clientId: 'client-id-1', clientSecret: google.clientSecret }] });
+    // a provider this collection has not set up (its secret is in no export) still turns OAuth2 off, noted
+    const other = exported.map((c) => (c.name === 'users' ? { ...c, oauth2: { ...c.oauth2, providers: [...c.oauth2.providers, { name: 'github', clientId: 'x' }] } } : c));
+    const withGithub = await importSchema(other);
+    expect(withGithub.status, withGithub.text).toBe(200);
+    expect((withGithub.body.notes as Note[]).find((n) => n.collection === 'users' && n.item === 'OAuth2')?.reason).toContain('github');
+    expect(h.core.registry.get('users')!.oauth2).toMatchObject({ enabled: false, providers: [{ name: 'google', clientSecret: google.clientSecret }] });
+  });
+
   it('a second import of the same file changes nothing, and the ids stay the same', async () => {
     await importSchema([pbPosts, pbUsers]);
     const first = await schema();

@@ -7,7 +7,7 @@ import { authSystemFields, primaryKeyField } from '../fields/system-fields.js';
 import { badRequest } from '../../errors.js';
 import { isRecord } from '../../json-object.js';
 import { defaultFieldId, resolveFieldType } from '../fields/base.js';
-import { importableAuthOptions } from '../auth-options.js';
+import { authOptionsOf, importableAuthOptions } from '../auth-options.js';
 import type { AuthOptions, Collection, IndexDef, RuleKey } from '../../model/types.js';
 import { RULE_KEYS } from '../../model/types.js';
 import { isPocketBaseAuthIndex, parseIndexSql } from './index-sql.js';
@@ -142,11 +142,6 @@ function convertIndexes(raw: unknown, type: Collection['type'], name: string, fi
 
 function noteAuthOptions(c: Record<string, unknown>, name: string, notes: Notes): void {
   const enabled = (key: string) => isRecord(c[key]) && (c[key] as Record<string, unknown>).enabled === true;
-  const oauth = isRecord(c.oauth2) ? c.oauth2 : {};
-  const providers = Array.isArray(oauth.providers) ? oauth.providers.map((p) => (isRecord(p) ? String(p.name) : '')).filter(Boolean) : [];
-  if (enabled('oauth2') || providers.length > 0) {
-    notes.add(name, 'OAuth2', `OAuth2 sign-in${providers.length > 0 ? ` (${providers.join(', ')})` : ''} is not supported; users sign in with their password.`);
-  }
   if (enabled('mfa')) notes.add(name, 'MFA', 'Multi-factor authentication is turned off by the import (its rule is checked when it is turned on again).');
   if (isRecord(c.passwordAuth) && c.passwordAuth.enabled === false) notes.add(name, 'passwordAuth', 'Password sign-in stays enabled (it was disabled in PocketBase).');
 }
@@ -182,7 +177,8 @@ export function convertCollection(c: Record<string, unknown>, type: Collection['
   if (type === 'auth') {
     structure.identityFields = usableIdentityFields(identityFieldsOf(c), structure, name, ctx.notes);
     noteAuthOptions(c, name, ctx.notes);
-    Object.assign(structure, importableAuthOptions(c, (key, message) => ctx.notes.add(name, key, message)));
+    const setUp = ctx.existing?.type === 'auth' ? authOptionsOf(ctx.existing).oauth2.providers : [];
+    Object.assign(structure, importableAuthOptions(c, (key, message) => ctx.notes.add(name, key, message), setUp));
   }
   return { structure, rules };
 }
