@@ -70,13 +70,16 @@ export function fastCreates(options: FastCreateOptions): FastCreates {
 
   function serve(req: IncomingMessage, res: ServerResponse, headers: RawHeaders, client: string, path: string, search: string, name: string): Promise<void> {
     return answerDirect(req, res, 'POST', path, search, headers, logs, log, async (caller) => {
-      // the app's order: the caller (authMiddleware), then the route reads the body, then the context
+      // the app's order: the caller (authMiddleware), a locked create refused, then the body read
       const bearer = bearerFrom(headers.get('authorization'));
       const auth = bearer === null ? null : (caller.auth = await core.sessions.resolve(bearer));
-      const body = await readNodeJsonObject(req, res, bodies);
       const query = search === '' ? {} : queryFrom(new URLSearchParams(search));
-      const input = { auth, method: 'POST', query, headers, client };
-      return JSON.stringify(await core.records.create(name, body, core.context(input)));
+      const ctx = core.context({ auth, method: 'POST', query, headers, client });
+      // as the app's (routes/records-api.ts withBody): a create locked to superusers, or of no such
+      // collection, is refused before its body is read
+      core.records.refuseLocked(name, 'createRule', ctx);
+      const body = await readNodeJsonObject(req, res, bodies);
+      return JSON.stringify(await core.records.create(name, body, ctx));
     });
   }
 }

@@ -97,6 +97,9 @@ describe('record creates served from node:http', () => {
     expect((await same('/api/collections/notes/records', '[1, 2]', user)).status).toBe(400);
     expect((await same('/api/collections/notes/records', '', user)).status).toBe(400); // {}: title is required
     expect((await same('/api/collections/notes/records', `{${Array.from({ length: 2000 }, (_, i) => `"k${i}":1`).join(',')}}`, user)).status).toBe(400);
+    // a create locked to superusers, and an unknown collection, answered before the body is read
+    expect((await same('/api/collections/locked/records', '{"title": ', user)).status).toBe(403);
+    expect((await same('/api/collections/nosuch/records', '{"title": ', user)).status).toBe(404);
   });
 
   it('each create is logged as the app logs it', async () => {
