@@ -203,6 +203,26 @@ describePostgres('realtime and the registry between two nodes', () => {
     pb.realtime.unsubscribe().catch(() => undefined);
   });
 
+  it('a session signed out on A: B refuses its token at its next request, and its stream open on B hears only what a guest may', async () => {
+    const ann = await signedIn(nodeB, 'ann@example.com');
+    const token = ann.authStore.token;
+    const notes = adminA.collection('notes');
+    const mine = await notes.create({ title: 'ann-before', owner: annId });
+    const view = () => fetch(`${nodeB.url}/api/collections/notes/records/${mine.id}`, { headers: { authorization: token } }).then((r) => r.status);
+    expect(await view()).toBe(200);
+    const c = collector();
+    await ann.collection('notes').subscribe('*', c.cb);
+    await notes.create({ title: 'ann-while-signed-in', owner: annId });
+    await c.until(() => c.events.some((e) => e.record.title === 'ann-while-signed-in'), 'ann-while-signed-in');
+    expect((await fetch(`${nodeA.url}/api/session`, { method: 'DELETE', headers: { authorization: token } })).status).toBe(204);
+    expect(await view()).toBe(404);
+    await notes.create({ title: 'ann-after-sign-out', owner: annId });
+    await notes.create({ title: 'public-after-sign-out', public: true });
+    await c.until(() => c.events.some((e) => e.record.title === 'public-after-sign-out'), 'public-after-sign-out');
+    expect(titles(c.events)).toEqual(['create:ann-while-signed-in', 'create:public-after-sign-out']);
+    ann.realtime.unsubscribe().catch(() => undefined);
+  });
+
   it('subscribers on B still get A\'s writes after both nodes\' doorbell connections are killed', async () => {
     const guest = client(nodeB);
     const g = collector();
