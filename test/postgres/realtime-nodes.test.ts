@@ -3,7 +3,9 @@
 // A's create, update and delete (a record past 8 KB too) in commit order under its rules; concurrent
 // writes on both nodes reach every subscriber on either node in one order, the commit order; a
 // collection created on A is usable on B within a second and a rule tightened on A is enforced on B
-// within a second; the doorbell's connections killed, subscribers still get what follows.
+// within a second; a session signed out on A is refused by B at once and its stream open on B hears
+// only what a guest may; a field made hidden on A is left out of B's answers within a second and out
+// of what B's subscribers hear; the doorbell's connections killed, subscribers still get what follows.
 import { EventSource } from 'eventsource';
 import PocketBase, { type RecordSubscription } from 'pocketbase';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -221,6 +223,25 @@ describePostgres('realtime and the registry between two nodes', () => {
     await c.until(() => c.events.some((e) => e.record.title === 'public-after-sign-out'), 'public-after-sign-out');
     expect(titles(c.events)).toEqual(['create:ann-while-signed-in', 'create:public-after-sign-out']);
     ann.realtime.unsubscribe().catch(() => undefined);
+  });
+
+  it('a field made hidden on A: B leaves it out of its answers within a second, and out of what its subscribers hear', async () => {
+    const notes = adminA.collection('notes');
+    const shown = await notes.create({ title: 'hidden-later', public: true, body: 'secret body' });
+    const guest = client(nodeB);
+    expect((await guest.collection('notes').getOne(shown.id)).body).toBe('secret body');
+    const c = collector();
+    await guest.collection('notes').subscribe('*', c.cb);
+    const collection = await adminA.collections.getOne('notes');
+    await adminA.collections.update('notes', { fields: collection.fields.map((f: { name: string }) => (f.name === 'body' ? { ...f, hidden: true } : f)) });
+    const took = await timeUntil(async () => {
+      if ('body' in (await guest.collection('notes').getOne(shown.id))) throw new Error('body still shown');
+    });
+    expect(took).toBeLessThan(1000);
+    await notes.create({ title: 'after-hidden', public: true, body: 'secret body' });
+    await c.until(() => c.events.some((e) => e.record.title === 'after-hidden'), 'after-hidden');
+    expect(c.events.find((e) => e.record.title === 'after-hidden')?.record).not.toHaveProperty('body');
+    await guest.realtime.unsubscribe();
   });
 
   it('subscribers on B still get A\'s writes after both nodes\' doorbell connections are killed', async () => {
