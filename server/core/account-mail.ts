@@ -66,6 +66,8 @@ interface OtpRow {
 
 /** Requests one client may make per kind and collection in a window (a 429 past it). */
 export const REQUEST_LIMIT = { max: 5, windowSeconds: 60 };
+/** The first key of the PostgreSQL advisory locks (the two-key space) `_mailRequests`' counts are taken under. */
+const COUNT_LOCK_CLASS = 0x646b6d72;
 /** One mail of a kind per record in this time (PocketBase's 2 minutes). */
 export const RESEND_SECONDS = 120;
 
@@ -160,10 +162,21 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
     return asCaller(internalContext(registry.lookup, dialect), { collection: su, record: { id: '' } as Row, sessionId: '' });
   }
 
+  /**
+   * Before a count of `key`'s rows and the insert that follows it: on a team server, where nodes' writes
+   * run side by side (READ COMMITTED: each would count without the other's uncommitted row, so N nodes
+   * would let N times the limit through), the key's lock, held to the commit. Within a node, and on the
+   * desktop, writes take turns already.
+   */
+  async function lockKey(tx: Parameters<Parameters<typeof store.write>[0]>[0], key: string): Promise<void> {
+    if (dialect.name === 'postgres') await tx.run(`SELECT pg_advisory_xact_lock(${COUNT_LOCK_CLASS}, hashtext(?))`, [key]);
+  }
+
   /** Counts this request against the client (a 429 past REQUEST_LIMIT), inside the request's one write. */
   async function countClient(tx: Parameters<Parameters<typeof store.write>[0]>[0], c: Collection, kind: RequestKind, client: string): Promise<void> {
     const t = now();
     const key = `${kind}:${c.id}:${client}`;
+    await lockKey(tx, key);
     // (OTP attempts are counted here too, over their own longer window: authWithOTP purges those)
     await tx.run(`DELETE FROM "_mailRequests" WHERE "at" < ? AND "key" NOT LIKE '${OTP_ATTEMPT_PREFIX}%'`, [t - REQUEST_LIMIT.windowSeconds * 1000]);
     const row = await tx.get<{ n: number | string }>('SELECT COUNT(*) AS "n" FROM "_mailRequests" WHERE "key" = ?', [key]);
@@ -440,6 +453,7 @@ export function createAccountMail(env: Pick<CoreEnv, 'store' | 'dialect' | 'regi
       const allowed = await store.write(async (tx) => {
         const t = now();
         const key = decoy ? otpDecoyAttemptKey(c.id, row.sentTo) : otpAttemptKey(c.id, row.recordId);
+        await lockKey(tx, key);
         await tx.run(`DELETE FROM "_mailRequests" WHERE "at" < ? AND "key" LIKE '${OTP_ATTEMPT_PREFIX}%'`, [t - OTP_ATTEMPTS.windowSeconds * 1000]);
         const n = await tx.get<{ n: number | string }>('SELECT COUNT(*) AS "n" FROM "_mailRequests" WHERE "key" = ?', [key]);
         if (Number(n?.n ?? 0) >= OTP_ATTEMPTS.max) {

@@ -296,8 +296,18 @@ export function createSettings(env: Pick<CoreEnv, 'store' | 'dialect' | 'report'
         currentText = text;
       }
       readAt = performance.now();
-    }, env.report)
+    }, (err: unknown) => {
+      // the copy kept (an outage: nothing newer can be read), read again once CACHE_MS old, so a request
+      // waits for such a read at most once per CACHE_MS
+      readAt = performance.now();
+      env.report(err);
+    })
     .finally(() => { reading = null; });
+  };
+  const ifFresh = (): Settings | null => {
+    if (performance.now() - readAt < CACHE_MS) return current;
+    void refresh();
+    return null;
   };
   // what follows the settings in memory (the logs' settings, server/logs/): told after each update stored here
   const listeners: ((settings: Settings) => void)[] = [];
@@ -314,8 +324,20 @@ export function createSettings(env: Pick<CoreEnv, 'store' | 'dialect' | 'report'
     refresh,
 
     /**
-     * The settings without waiting, for what every request reads: at most CACHE_MS old (an older copy is
-     * answered while a fresh one is read), this node's own changes at once.
+     * The settings for a request's start (http/app.ts, the fast paths): the copy in memory while it is
+     * less than CACHE_MS old, else null after starting a read (`fresh()` waits for it), so a request never
+     * holds to a copy older than that (an idle node's copy may be hours old). This node's own changes at once.
+     */
+    ifFresh,
+
+    /** As `ifFresh`, waiting for the read when the copy is older (a failed read keeps the copy, reported). */
+    fresh(): Settings | Promise<Settings> {
+      return ifFresh() ?? refresh().then(() => current);
+    },
+
+    /**
+     * The settings without waiting, for what a request reads after its start (the rate limits, a batch's
+     * sub-requests): its start read them with `fresh()`; an older copy is answered while a fresh one is read.
      */
     cached(): Settings {
       if (performance.now() - readAt >= CACHE_MS) void refresh();

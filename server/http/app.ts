@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { H3, toNodeHandler, type H3Event } from 'h3';
 import { ApiError } from '../errors.js';
 import type { Core } from '../core/index.js';
+import type { Settings } from '../core/settings.js';
 import { CORS, envelope, failed, logAnswered, type Failure } from './answers.js';
 import { authMiddleware } from './caller.js';
 import { createBodyServices, setBodyServices, type BodyServices } from './body-services.js';
@@ -109,9 +110,13 @@ export function createApp(core: Core, options: AppOptions = {}): H3 {
   // who the request is (request.ts clientOf: behind a trusted proxy, the client the proxy names): the
   // rest of its handling runs as that client's work, among which the store shares its connections fairly
   app.use((event, next) => {
-    const proxy = core.settings.cached().trustedProxy;
-    if (proxy.headers.length > 0) trustProxy(event, proxy);
-    return core.asClient(clientOf(event), next);
+    // at most CACHE_MS old: another node's change (a proxy no longer trusted) holds from then on
+    const settings = core.settings.fresh();
+    const go = ({ trustedProxy: proxy }: Settings) => {
+      if (proxy.headers.length > 0) trustProxy(event, proxy);
+      return core.asClient(clientOf(event), next);
+    };
+    return settings instanceof Promise ? settings.then(go) : go(settings);
   });
   app.use('/api/**', authMiddleware(core));
   // PocketBase's rate-limit rules (settings), for every path as PocketBase's

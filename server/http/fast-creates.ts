@@ -58,8 +58,9 @@ export function fastCreates(options: FastCreateOptions): FastCreates {
     if (req.headers.cookie !== undefined || shadowed(parts)) return false;
     // as body.ts readBodyObject reads the media type; anything but JSON is the app's (multipart, forms)
     if ((req.headers['content-type'] ?? '').split(';', 1)[0].trim().toLowerCase() !== 'application/json') return false;
-    const settings = core.settings.cached();
-    if (settings.rateLimits.enabled || settings.trustedProxy.headers.length > 0) return false;
+    // a copy CACHE_MS old or older: the app's path, which reads the settings again first
+    const settings = core.settings.ifFresh();
+    if (settings === null || settings.rateLimits.enabled || settings.trustedProxy.headers.length > 0) return false;
     const headers = new RawHeaders(req.rawHeaders);
     if (!allowHost(headers.get('host'))) return false;
     // as the app's: the whole create is its client's work (core.asClient), the client's key as rules see it

@@ -71,8 +71,9 @@ export function fastReads(options: FastReadOptions): FastReads {
     // from the raw headers: node builds `req.headers` only when it is first read (a walk of every header)
     const headers = new RawHeaders(req.rawHeaders);
     if (headers.get('cookie') !== null || shadowed(parts)) return false;
-    const settings = core.settings.cached();
-    if (settings.rateLimits.enabled || settings.trustedProxy.headers.length > 0) return false;
+    // a copy CACHE_MS old or older: the app's path, which reads the settings again first
+    const settings = core.settings.ifFresh();
+    if (settings === null || settings.rateLimits.enabled || settings.trustedProxy.headers.length > 0) return false;
     if (!allowHost(headers.get('host'))) return false;
     // as the app's: the whole read is its client's work (core.asClient), the client's key as rules see it
     const client = clientKey(req.socket.remoteAddress);

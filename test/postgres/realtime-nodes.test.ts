@@ -3,7 +3,9 @@
 // A's create, update and delete (a record past 8 KB too) in commit order under its rules; concurrent
 // writes on both nodes reach every subscriber on either node in one order, the commit order; a
 // collection created on A is usable on B within a second and a rule tightened on A is enforced on B
-// within a second; the doorbell's connections killed, subscribers still get what follows.
+// within a second; a session signed out on A is refused by B at once and its stream open on B hears
+// only what a guest may; a field made hidden on A is left out of B's answers within a second and out
+// of what B's subscribers hear; the doorbell's connections killed, subscribers still get what follows.
 import { EventSource } from 'eventsource';
 import PocketBase, { type RecordSubscription } from 'pocketbase';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -201,6 +203,45 @@ describePostgres('realtime and the registry between two nodes', () => {
       if (clientsOf() !== 0) throw new Error('still connected');
     }, 2000);
     pb.realtime.unsubscribe().catch(() => undefined);
+  });
+
+  it('a session signed out on A: B refuses its token at its next request, and its stream open on B hears only what a guest may', async () => {
+    const ann = await signedIn(nodeB, 'ann@example.com');
+    const token = ann.authStore.token;
+    const notes = adminA.collection('notes');
+    const mine = await notes.create({ title: 'ann-before', owner: annId });
+    const view = () => fetch(`${nodeB.url}/api/collections/notes/records/${mine.id}`, { headers: { authorization: token } }).then((r) => r.status);
+    expect(await view()).toBe(200);
+    const c = collector();
+    await ann.collection('notes').subscribe('*', c.cb);
+    await notes.create({ title: 'ann-while-signed-in', owner: annId });
+    await c.until(() => c.events.some((e) => e.record.title === 'ann-while-signed-in'), 'ann-while-signed-in');
+    expect((await fetch(`${nodeA.url}/api/session`, { method: 'DELETE', headers: { authorization: token } })).status).toBe(204);
+    expect(await view()).toBe(404);
+    await notes.create({ title: 'ann-after-sign-out', owner: annId });
+    await notes.create({ title: 'public-after-sign-out', public: true });
+    await c.until(() => c.events.some((e) => e.record.title === 'public-after-sign-out'), 'public-after-sign-out');
+    expect(titles(c.events)).toEqual(['create:ann-while-signed-in', 'create:public-after-sign-out']);
+    ann.realtime.unsubscribe().catch(() => undefined);
+  });
+
+  it('a field made hidden on A: B leaves it out of its answers within a second, and out of what its subscribers hear', async () => {
+    const notes = adminA.collection('notes');
+    const shown = await notes.create({ title: 'hidden-later', public: true, body: 'secret body' });
+    const guest = client(nodeB);
+    expect((await guest.collection('notes').getOne(shown.id)).body).toBe('secret body');
+    const c = collector();
+    await guest.collection('notes').subscribe('*', c.cb);
+    const collection = await adminA.collections.getOne('notes');
+    await adminA.collections.update('notes', { fields: collection.fields.map((f: { name: string }) => (f.name === 'body' ? { ...f, hidden: true } : f)) });
+    const took = await timeUntil(async () => {
+      if ('body' in (await guest.collection('notes').getOne(shown.id))) throw new Error('body still shown');
+    });
+    expect(took).toBeLessThan(1000);
+    await notes.create({ title: 'after-hidden', public: true, body: 'secret body' });
+    await c.until(() => c.events.some((e) => e.record.title === 'after-hidden'), 'after-hidden');
+    expect(c.events.find((e) => e.record.title === 'after-hidden')?.record).not.toHaveProperty('body');
+    await guest.realtime.unsubscribe();
   });
 
   it('subscribers on B still get A\'s writes after both nodes\' doorbell connections are killed', async () => {

@@ -1,6 +1,7 @@
 // Sessions between two team-server nodes: a token's session ended by one node's write (the record
 // deleted, its password changed from another session) is refused by the other node at its very next
-// request, however many requests that node answered with it before (core/session-store.ts keeps
+// request, however many requests that node answered with it before; a superuser deleted on one node
+// is refused by the other at once (settings, a batch, a file token) (core/session-store.ts keeps
 // resolved sessions only on a store with table versions: the desktop's; a team node cannot see
 // another node's writes in its own versions, so it must keep nothing).
 import PocketBase from 'pocketbase';
@@ -76,6 +77,26 @@ describePostgres('sessions between two nodes', () => {
     // the session that changed it goes on, on either node
     expect(await ownView(nodeA, onA.authStore.token, user.id)).toBe(200);
     expect(await ownView(nodeB, onA.authStore.token, user.id)).toBe(200);
+  });
+
+  it('a superuser deleted on one node: its token is refused by the other at its next request (settings, a batch, a file token)', async () => {
+    const second = await adminA.collection('_superusers').create({ email: 'second@example.com', password: 'sessions nodes 4', passwordConfirm: 'sessions nodes 4' });
+    const onB = client(nodeB);
+    await onB.collection('_superusers').authWithPassword('second@example.com', 'sessions nodes 4');
+    const token = onB.authStore.token;
+    const settings = () => fetch(`${nodeB.url}/api/settings`, { headers: { authorization: token } }).then((r) => r.status);
+    const batch = () => fetch(`${nodeB.url}/api/batch`, {
+      method: 'POST', headers: { authorization: token, 'content-type': 'application/json' },
+      body: JSON.stringify({ requests: [{ method: 'POST', url: '/api/collections/_superusers/records', body: { email: 'third@example.com', password: 'sessions nodes 5', passwordConfirm: 'sessions nodes 5' } }] }),
+    }).then((r) => r.status);
+    const fileToken = () => fetch(`${nodeB.url}/api/files/token`, { method: 'POST', headers: { authorization: token } }).then(async (r) => ({ status: r.status, token: ((await r.json()) as { token?: string }).token }));
+    expect(await settings()).toBe(200);
+    expect((await fileToken()).token).not.toBe('');
+    await adminA.collection('_superusers').delete(second.id);
+    expect(await settings()).toBe(401);
+    expect(await batch()).not.toBe(200);
+    expect(await adminA.collection('_superusers').getFullList({ filter: "email = 'third@example.com'" })).toEqual([]);
+    expect((await fileToken()).token ?? '').toBe('');
   });
 
   it('a backlog of expired sessions goes at most a batch per sign-in on PostgreSQL too (the sweep\'s DELETE ... IN (SELECT ... LIMIT ?))', async () => {
