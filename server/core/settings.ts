@@ -304,10 +304,14 @@ export function createSettings(env: Pick<CoreEnv, 'store' | 'dialect' | 'report'
     })
     .finally(() => { reading = null; });
   };
+  // One node alone (the desktop): every change of the settings is its own, in memory from its commit, so
+  // its copy is never behind; it is read again in the background, and no request waits for that read
+  // (on the desktop a read waits for an open write: a hook looping in one would hold every request).
+  const alone = dialect.name !== 'postgres';
   const ifFresh = (): Settings | null => {
     if (performance.now() - readAt < CACHE_MS) return current;
     void refresh();
-    return null;
+    return alone ? current : null;
   };
   // what follows the settings in memory (the logs' settings, server/logs/): told after each update stored here
   const listeners: ((settings: Settings) => void)[] = [];
@@ -325,8 +329,9 @@ export function createSettings(env: Pick<CoreEnv, 'store' | 'dialect' | 'report'
 
     /**
      * The settings for a request's start (http/app.ts, the fast paths): the copy in memory while it is
-     * less than CACHE_MS old, else null after starting a read (`fresh()` waits for it), so a request never
-     * holds to a copy older than that (an idle node's copy may be hours old). This node's own changes at once.
+     * less than CACHE_MS old, else, on a team server, null after starting a read (`fresh()` waits for
+     * it), so a request never holds to a copy older than that (an idle node's copy may be hours old); on
+     * the desktop the copy (never behind: see `alone`). This node's own changes at once.
      */
     ifFresh,
 
